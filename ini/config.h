@@ -1,0 +1,147 @@
+/*
+ * config.h - the machine description: clusters, compute nodes (PEs), INI
+ * nodes and the parameters of the stack, read from one libconfig file.
+ *
+ * The file is parsed and validated completely before anything starts; every
+ * error is reported as one line "FILE:LINE: FIELD: what is wrong" and the
+ * caller exits with status 2.  The format is documented field by field in
+ * docs/config.md.
+ *
+ * Ids: PEs carry global ids 0..n_pes-1 and INIs global ids 0..n_inis-1,
+ * both unique over the whole machine; clusters are numbered 0..n_clusters-1.
+ * Arrays are sized by the INI_MAX_* limits so that the parsed configuration is
+ * one plain struct that can be copied into shared memory.
+ */
+#ifndef INI_CONFIG_H
+#define INI_CONFIG_H
+
+#include <stdint.h>
+#include <stdio.h>
+
+#define INI_MAX_CLUSTERS     64
+#define INI_MAX_PES          256
+#define INI_MAX_INIS         128
+#define INI_MAX_INIS_PER_CLUSTER 16
+#define INI_MAX_PES_PER_CLUSTER  64
+#define INI_MAX_EAL_ARGS     32
+#define INI_DEVARGS_LEN      256
+#define INI_PATH_LEN         512
+#define INI_MAX_MESSAGE_LIMIT 65000   /* upper bound of stack.max_message */
+
+enum ini_net_mode   { INI_NET_MEMIF, INI_NET_AF_PACKET, INI_NET_PCI };
+enum ini_idle_mode  { INI_IDLE_POLL, INI_IDLE_ADAPTIVE, INI_IDLE_AUTO };
+enum ini_trace_mode { INI_TRACE_OFF, INI_TRACE_SUMMARY, INI_TRACE_DETAILED };
+enum ini_policy     { INI_POLICY_STATIC, INI_POLICY_ROUND_ROBIN, INI_POLICY_LOAD_AWARE };
+
+/* Faults injected at an INI's ports (stack/fault.h).  Each rate is the
+ * probability that a frame suffers that fault, applied once per frame on
+ * its way between two INIs: at the sender's port on transmit ("tx", the
+ * default) or at the receiver's port ("rx"). */
+struct ini_fault_cfg {
+    int enabled;
+    double drop, dup, reorder, corrupt, delay;
+    int reorder_depth;        /* a reordered frame is held back this many frames, default 3 */
+    int delay_us;             /* a delayed (or held-back) frame waits at most this long, default 200 */
+    uint64_t seed;            /* default 1 */
+    int on_rx;                /* 0: on transmit, 1: on receive */
+};
+
+struct ini_node_cfg {
+    int      id;                 /* global INI id */
+    int      cluster;            /* cluster index */
+    int      index;              /* position among its cluster's INIs */
+    int      core;               /* CPU the daemon's lcore runs on; -1 = any */
+    uint32_t ip;                 /* IPv4 address, network byte order */
+    uint8_t  mac[6];
+    /* pci mode: DPDK device (PCI address or vdev string).  memif and
+     * af_packet modes: empty in the file, the launcher derives the ports. */
+    char     devargs[INI_DEVARGS_LEN];
+    struct ini_fault_cfg faults;   /* faults = {...} in the INI, else the global group */
+};
+
+struct ini_cluster_cfg {
+    int id;
+    int n_pes;
+    int pes[INI_MAX_PES_PER_CLUSTER];    /* global PE ids, ascending */
+    int n_inis;
+    int inis[INI_MAX_INIS_PER_CLUSTER];  /* global INI ids, file order */
+};
+
+struct ini_pe_cfg {
+    int id;            /* global PE id */
+    int cluster;
+    int local;         /* index of the PE within its cluster */
+    int static_ini;    /* global INI id used under the static policy */
+};
+
+struct ini_stack_cfg {
+    int mtu;                 /* 576..9000, default 1500 */
+    int window;              /* 1..(2^(seq_bits-1)), default 16 */
+    int seq_bits;            /* 8, 16 or 32, default 16 */
+    int send_timeout_us;     /* SEND timer, default 2000 */
+    int ack_timeout_us;      /* ACK timer, default 200 */
+    int max_message;         /* payload bytes, 1..65000, default 65000 */
+    int nak;                 /* send NAKs on out-of-order arrival, default 1 */
+};
+
+struct ini_idle_cfg {
+    enum ini_idle_mode mode; /* default auto */
+    int spin_us;             /* adaptive: busy-poll this long before sleeping, default 5 */
+    int max_sleep_us;        /* adaptive: longest sleep between polls, default 1000 */
+};
+
+struct ini_trace_cfg {
+    enum ini_trace_mode mode;  /* default off */
+    int records;               /* per-INI trace buffer, default 1048576 */
+};
+
+struct ini_config {
+    char path[INI_PATH_LEN];          /* the file it came from */
+    enum ini_net_mode net_mode;       /* network.mode, default memif */
+    char bridge[16];                  /* af_packet: bridge name, default "inibr0" */
+    enum ini_policy pe_policy;        /* policy.compute, default static */
+    enum ini_policy ini_policy;       /* policy.ini, default static */
+    struct ini_stack_cfg stack;
+    struct ini_idle_cfg  idle;
+    struct ini_trace_cfg trace;
+    struct ini_fault_cfg faults;      /* global faults = {...}, default none */
+    int n_eal_args;                   /* eal.args: extra EAL arguments */
+    char eal_args[INI_MAX_EAL_ARGS][128];
+    int eal_memory_mb;                /* eal.memory_mb, default 256 */
+
+    int n_clusters, n_pes, n_inis;
+    struct ini_cluster_cfg clusters[INI_MAX_CLUSTERS];
+    struct ini_pe_cfg      pes[INI_MAX_PES];       /* indexed by PE id */
+    struct ini_node_cfg    inis[INI_MAX_INIS];     /* indexed by INI id */
+};
+
+/* Parses and validates PATH into *cfg.  Returns 0, or -1 after writing one
+ * line "PATH:LINE: FIELD: message" (no newline) into err (errlen bytes); for
+ * an absent field LINE is that of the enclosing group (0 at the top level).
+ * *cfg is left untouched on error. */
+int ini_config_load(const char *path, struct ini_config *cfg, char *err, size_t errlen);
+
+/* Writes a configuration in the file format: n_clusters clusters of
+ * pes_per_cluster compute nodes and inis_per_cluster INIs each, in the given
+ * network mode, with compute nodes spread over the INIs in blocks for the
+ * static policy.  Returns 0, or -1 with a message in err for values out of
+ * range. */
+int ini_config_generate(FILE *out, int n_clusters, int pes_per_cluster,
+                        int inis_per_cluster, enum ini_net_mode mode,
+                        char *err, size_t errlen);
+
+/* Names as written in the file, for messages and reports. */
+const char *ini_net_mode_name(enum ini_net_mode m);
+const char *ini_idle_mode_name(enum ini_idle_mode m);
+const char *ini_trace_mode_name(enum ini_trace_mode m);
+const char *ini_policy_name(enum ini_policy p);
+/* Parses a policy name ("static", "round-robin", "load-aware"); -1 if none. */
+int ini_policy_parse(const char *name);
+
+/* Parses a fault specification "drop=0.1,dup=0.05,reorder=0.05,corrupt=0.01,
+ * delay=0,depth=3,delay_us=200,seed=7,side=tx" into *f (fields not named
+ * keep their value).  0, or -1 with a one-line message in err. */
+int ini_fault_parse(const char *spec, struct ini_fault_cfg *f, char *err, size_t errlen);
+void ini_fault_defaults(struct ini_fault_cfg *f);
+
+#endif

@@ -1,0 +1,1 @@
+# loadbal/: see the header comments of its files.

@@ -1,0 +1,1 @@
+# stack/: see the header comments of its files.

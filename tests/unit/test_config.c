@@ -1,0 +1,853 @@
+/*
+ * test_config.c - the configuration module (ini/config.c).
+ *
+ * What is checked:
+^ *   - the shipped files in conf/ load, with the values they spell out;
+ *   - a minimal file gets every default of config.h, the derived MACs and
+ *     the block static mapping; PE lists come out sorted while static
+ *     follows the file order of pes; @include is relative to the file;
+ *   - every kind of invalid file is rejected with exactly one line whose
+ *     prefix is "FILE:LINE: FIELD:" (file, line and field asserted exactly)
+ *     and whose message says what is wrong; the caller's struct is left
+ *     untouched;
+ *   - the generator: the thesis's 16-node family (clusters of 1, 2, 4, 8
+ *     compute nodes with 1, 2, 4, 8 INIs each) and the largest machine
+ *     generate and reload with the right counts and a valid block mapping;
+ *     out-of-range arguments are refused with a message;
+ *   - the name and parse helpers.
+ *
+ * Run from the repository root (conf/ is found relative to it); temporary
+ * files go to a mkdtemp directory removed at the end.
+ */
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <cmocka.h>
+
+#include <arpa/inet.h>
+#include <ftw.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "config.h"
+
+static char tmp_dir[] = "/tmp/test_config.XXXXXX";
+
+/* Writes TEXT to tmp_dir/NAME and returns the path (static buffer). */
+static const char *write_file(const char *name, const char *text)
+{
+    static char path[INI_PATH_LEN];
+    snprintf(path, sizeof path, "%s/%s", tmp_dir, name);
+    FILE *f = fopen(path, "w");
+    assert_non_null(f);
+    fputs(text, f);
+    assert_int_equal(fclose(f), 0);
+    return path;
+}
+
+static int setup(void **state)
+{
+    return mkdtemp(tmp_dir) ? 0 : -1;
+}
+
+static int remove_entry(const char *path, const struct stat *st, int flag, struct FTW *ftw)
+{
+    return remove(path);
+}
+
+static int teardown(void **state)
+{
+    return nftw(tmp_dir, remove_entry, 16, FTW_DEPTH | FTW_PHYS);
+}
+
+static uint32_t ip_of(const char *text)
+{
+    struct in_addr addr;
+    assert_int_equal(inet_pton(AF_INET, text, &addr), 1);
+    return addr.s_addr;
+}
+
+/* The RFC 2544 benchmark range every file of the project uses. */
+static int in_benchmark_range(uint32_t ip)
+{
+    return (ntohl(ip) & 0xFFFE0000u) == 0xC6120000u;
+}
+
+static void assert_mac(const uint8_t mac[6], uint8_t b0, uint8_t b1, uint8_t b2, uint8_t b3,
+                       uint8_t b4, uint8_t b5)
+{
+    const uint8_t want[6] = { b0, b1, b2, b3, b4, b5 };
+    assert_memory_equal(mac, want, 6);
+}
+
+/* Invariants every loaded configuration must satisfy, whatever the file. */
+static void assert_consistent(const struct ini_config *cfg)
+{
+    int pes_seen = 0, inis_seen = 0;
+    for (int c = 0; c < cfg->n_clusters; c++) {
+        const struct ini_cluster_cfg *cl = &cfg->clusters[c];
+        assert_int_equal(cl->id, c);
+        for (int i = 0; i < cl->n_pes; i++) {
+            const struct ini_pe_cfg *pe = &cfg->pes[cl->pes[i]];
+            if (i > 0)
+                assert_true(cl->pes[i - 1] < cl->pes[i]);
+            assert_int_equal(pe->id, cl->pes[i]);
+            assert_int_equal(pe->cluster, c);
+            assert_int_equal(pe->local, i);
+            assert_in_range(pe->static_ini, 0, cfg->n_inis - 1);
+            assert_int_equal(cfg->inis[pe->static_ini].cluster, c);
+            pes_seen++;
+        }
+        for (int k = 0; k < cl->n_inis; k++) {
+            const struct ini_node_cfg *ini = &cfg->inis[cl->inis[k]];
+            assert_int_equal(ini->id, cl->inis[k]);
+            assert_int_equal(ini->cluster, c);
+            assert_int_equal(ini->index, k);
+            inis_seen++;
+        }
+    }
+    assert_int_equal(pes_seen, cfg->n_pes);
+    assert_int_equal(inis_seen, cfg->n_inis);
+    for (int a = 0; a < cfg->n_inis; a++)
+        for (int b = a + 1; b < cfg->n_inis; b++) {
+            assert_int_not_equal(cfg->inis[a].ip, cfg->inis[b].ip);
+            assert_memory_not_equal(cfg->inis[a].mac, cfg->inis[b].mac, 6);
+        }
+}
+
+static struct ini_config *load_ok(const char *path)
+{
+    static struct ini_config cfg;
+    char err[512] = "";
+    int rc = ini_config_load(path, &cfg, err, sizeof err);
+    if (rc != 0)
+        print_error("%s: unexpected error: %s\n", path, err);
+    assert_int_equal(rc, 0);
+    assert_string_equal(err, "");
+    assert_string_equal(cfg.path, path);
+    assert_consistent(&cfg);
+    return &cfg;
+}
+
+/* ---- the shipped files ------------------------------------------------- */
+
+static void test_conf_default(void **state)
+{
+    const struct ini_config *cfg = load_ok("conf/default.cfg");
+    assert_int_equal(cfg->net_mode, INI_NET_MEMIF);
+    assert_string_equal(cfg->bridge, "inibr0");
+    assert_int_equal(cfg->n_clusters, 2);
+    assert_int_equal(cfg->n_pes, 4);
+    assert_int_equal(cfg->n_inis, 2);
+    assert_int_equal(cfg->clusters[1].pes[0], 2);
+    assert_int_equal(cfg->pes[3].static_ini, 1);
+    assert_int_equal(cfg->inis[0].ip, ip_of("198.18.0.1"));
+    assert_int_equal(cfg->inis[1].ip, ip_of("198.18.0.2"));
+    assert_mac(cfg->inis[1].mac, 0x02, 0x00, 0xc6, 0x12, 0x00, 0x01);
+    assert_int_equal(cfg->stack.max_message, 65000);
+    assert_int_equal(cfg->n_eal_args, 0);
+}
+
+static void test_conf_af_packet(void **state)
+{
+    const struct ini_config *cfg = load_ok("conf/af_packet.cfg");
+    assert_int_equal(cfg->net_mode, INI_NET_AF_PACKET);
+    assert_string_equal(cfg->bridge, "inibr0");
+    assert_int_equal(cfg->n_clusters, 2);
+    assert_int_equal(cfg->n_pes, 4);
+    assert_int_equal(cfg->n_inis, 2);
+    assert_mac(cfg->inis[0].mac, 0x02, 0x00, 0xc6, 0x12, 0x00, 0x00);
+}
+
+static void test_conf_4x2(void **state)
+{
+    const struct ini_config *cfg = load_ok("conf/4x2.cfg");
+    assert_int_equal(cfg->n_clusters, 4);
+    assert_int_equal(cfg->n_pes, 8);
+    assert_int_equal(cfg->n_inis, 8);
+    for (int c = 0; c < 4; c++) {
+        assert_int_equal(cfg->clusters[c].n_pes, 2);
+        assert_int_equal(cfg->clusters[c].n_inis, 2);
+    }
+}
+
+static void test_conf_files_use_benchmark_range(void **state)
+{
+    const char *files[] = { "conf/default.cfg", "conf/af_packet.cfg", "conf/4x2.cfg" };
+    for (size_t f = 0; f < sizeof files / sizeof files[0]; f++) {
+        const struct ini_config *cfg = load_ok(files[f]);
+        for (int i = 0; i < cfg->n_inis; i++)
+            assert_true(in_benchmark_range(cfg->inis[i].ip));
+    }
+}
+
+/* ---- defaults and derived values --------------------------------------- */
+
+static void test_defaults(void **state)
+{
+    const char *path = write_file("minimal.cfg",
+        "version = 1;\n"
+        "clusters = (\n"
+        "  { id = 0; pes = [0, 1, 2, 3];\n"
+        "    inis = ( { id = 0; ip = \"198.18.0.1\"; }, { id = 1; ip = \"198.18.0.2\"; } ); },\n"
+        "  { id = 1; pes = [4]; inis = ( { id = 2; ip = \"198.18.1.3\"; } ); }\n"
+        ");\n");
+    const struct ini_config *c = load_ok(path);
+    assert_int_equal(c->net_mode, INI_NET_MEMIF);
+    assert_string_equal(c->bridge, "inibr0");
+    assert_int_equal(c->pe_policy, INI_POLICY_STATIC);
+    assert_int_equal(c->ini_policy, INI_POLICY_STATIC);
+    assert_int_equal(c->stack.mtu, 1500);
+    assert_int_equal(c->stack.window, 16);
+    assert_int_equal(c->stack.seq_bits, 16);
+    assert_int_equal(c->stack.send_timeout_us, 2000);
+    assert_int_equal(c->stack.ack_timeout_us, 200);
+    assert_int_equal(c->stack.max_message, 65000);
+    assert_int_equal(c->stack.nak, 1);
+    assert_int_equal(c->idle.mode, INI_IDLE_AUTO);
+    assert_int_equal(c->idle.spin_us, 5);
+    assert_int_equal(c->idle.max_sleep_us, 1000);
+    assert_int_equal(c->trace.mode, INI_TRACE_OFF);
+    assert_int_equal(c->trace.records, 1048576);
+    assert_int_equal(c->eal_memory_mb, 256);
+    assert_int_equal(c->n_eal_args, 0);
+    assert_int_equal(c->n_clusters, 2);
+    assert_int_equal(c->n_pes, 5);
+    assert_int_equal(c->n_inis, 3);
+    for (int i = 0; i < 3; i++) {
+        assert_int_equal(c->inis[i].core, -1);
+        assert_string_equal(c->inis[i].devargs, "");
+        assert_mac(c->inis[i].mac, 0x02, 0x00, 0xc6, 0x12, 0x00, (uint8_t)i);
+    }
+    /* Blocks: local index i uses INI index i * n_inis / n_pes. */
+    assert_int_equal(c->pes[0].static_ini, 0);
+    assert_int_equal(c->pes[1].static_ini, 0);
+    assert_int_equal(c->pes[2].static_ini, 1);
+    assert_int_equal(c->pes[3].static_ini, 1);
+    assert_int_equal(c->pes[4].static_ini, 2);
+    assert_int_equal(c->pes[4].local, 0);
+    assert_int_equal(c->inis[2].cluster, 1);
+    assert_int_equal(c->inis[1].index, 1);
+}
+
+static void test_every_field(void **state)
+{
+    const char *path = write_file("full.cfg",
+        "version = 1;\n"
+        "network = { mode = \"pci\"; bridge = \"br-test\"; };\n"
+        "policy  = { compute = \"round-robin\"; ini = \"load-aware\"; };\n"
+        "stack   = { mtu = 9000; window = 128; seq_bits = 8; send_timeout_us = 10000000;\n"
+        "            ack_timeout_us = 1; max_message = 1; nak = false; };\n"
+        "idle    = { mode = \"adaptive\"; spin_us = 0; max_sleep_us = 1000000; };\n"
+        "trace   = { mode = \"detailed\"; records = 67108864; };\n"
+        "eal     = { memory_mb = 16384; args = [ \"--no-telemetry\", \"--log-level=7\" ]; };\n"
+        "clusters = (\n"
+        "  { id = 1; pes = [3, 1];\n"
+        "    inis = ( { id = 1; core = 1023; ip = \"198.19.255.254\"; mac = \"AA:bb:cc:dd:ee:ff\";\n"
+        "               devargs = \"0000:03:00.1\"; },\n"
+        "             { id = 0; core = 0; ip = \"198.18.0.9\"; devargs = \"0000:03:00.0\"; } );\n"
+        "    static = [1, 0]; },\n"
+        "  { id = 0; pes = [0, 2]; inis = ( { id = 2; ip = \"198.18.0.10\"; devargs = \"net_null0\"; } ); }\n"
+        ");\n");
+    const struct ini_config *c = load_ok(path);
+    assert_int_equal(c->net_mode, INI_NET_PCI);
+    assert_string_equal(c->bridge, "br-test");
+    assert_int_equal(c->pe_policy, INI_POLICY_ROUND_ROBIN);
+    assert_int_equal(c->ini_policy, INI_POLICY_LOAD_AWARE);
+    assert_int_equal(c->stack.mtu, 9000);
+    assert_int_equal(c->stack.window, 128);
+    assert_int_equal(c->stack.seq_bits, 8);
+    assert_int_equal(c->stack.send_timeout_us, 10000000);
+    assert_int_equal(c->stack.ack_timeout_us, 1);
+    assert_int_equal(c->stack.max_message, 1);
+    assert_int_equal(c->stack.nak, 0);
+    assert_int_equal(c->idle.mode, INI_IDLE_ADAPTIVE);
+    assert_int_equal(c->idle.spin_us, 0);
+    assert_int_equal(c->idle.max_sleep_us, 1000000);
+    assert_int_equal(c->trace.mode, INI_TRACE_DETAILED);
+    assert_int_equal(c->trace.records, 1 << 26);
+    assert_int_equal(c->eal_memory_mb, 16384);
+    assert_int_equal(c->n_eal_args, 2);
+    assert_string_equal(c->eal_args[1], "--log-level=7");
+
+    /* Cluster 1 lists pes [3, 1] and static [1, 0]: PE 3 -> INI 1, PE 1 -> INI 0;
+     * the cluster's array is sorted, so PE 1 is local 0. */
+    const struct ini_cluster_cfg *cl = &c->clusters[1];
+    assert_int_equal(cl->n_pes, 2);
+    assert_int_equal(cl->pes[0], 1);
+    assert_int_equal(cl->pes[1], 3);
+    assert_int_equal(cl->inis[0], 1);
+    assert_int_equal(cl->inis[1], 0);
+    assert_int_equal(c->pes[1].local, 0);
+    assert_int_equal(c->pes[3].local, 1);
+    assert_int_equal(c->pes[3].static_ini, 1);
+    assert_int_equal(c->pes[1].static_ini, 0);
+    assert_int_equal(c->pes[2].cluster, 0);
+    assert_int_equal(c->pes[2].static_ini, 2);
+    assert_int_equal(c->inis[1].index, 0);
+    assert_int_equal(c->inis[0].index, 1);
+    assert_int_equal(c->inis[1].core, 1023);
+    assert_int_equal(c->inis[1].ip, ip_of("198.19.255.254"));
+    assert_mac(c->inis[1].mac, 0xaa, 0xbb, 0xcc, 0xdd, 0xee, 0xff);
+    assert_mac(c->inis[0].mac, 0x02, 0x00, 0xc6, 0x12, 0x00, 0x00);
+    assert_string_equal(c->inis[0].devargs, "0000:03:00.0");
+    assert_string_equal(c->inis[2].devargs, "net_null0");
+}
+
+static void test_include_is_relative_to_the_file(void **state)
+{
+    write_file("part.cfg",
+        "clusters = ( { id = 0; pes = [0]; inis = ( { id = 0; ip = \"198.18.0.1\"; } ); } );\n");
+    const char *path = write_file("main.cfg", "version = 1;\n@include \"part.cfg\"\n");
+    const struct ini_config *c = load_ok(path);
+    assert_int_equal(c->n_pes, 1);
+
+    /* An error in the included file names that file and its line. */
+    char part[INI_PATH_LEN], expected[INI_PATH_LEN + 64], err[512];
+    snprintf(part, sizeof part, "%s", write_file("part.cfg",
+        "stack = { mtu = 1; };\n"
+        "clusters = ( { id = 0; pes = [0]; inis = ( { id = 0; ip = \"198.18.0.1\"; } ); } );\n"));
+    path = write_file("main.cfg", "version = 1;\n@include \"part.cfg\"\n");
+    struct ini_config cfg;
+    assert_int_equal(ini_config_load(path, &cfg, err, sizeof err), -1);
+    snprintf(expected, sizeof expected, "%s:1: stack.mtu: ", part);
+    if (strncmp(err, expected, strlen(expected)) != 0)
+        print_error("expected %s..., got %s\n", expected, err);
+    assert_memory_equal(err, expected, strlen(expected));
+}
+
+/* ---- invalid files ------------------------------------------------------ */
+
+struct bad_case {
+    const char *name;
+    const char *text;
+    int line;
+    const char *field;
+    const char *message;   /* a fragment the message must contain */
+};
+
+/* Two clusters of two PEs and one INI, on lines 3 and 4. */
+#define CLUSTERS \
+    "clusters = ( { id = 0; pes = [0, 1]; inis = ( { id = 0; ip = \"198.18.0.1\"; } ); },\n" \
+    "             { id = 1; pes = [2, 3]; inis = ( { id = 1; ip = \"198.18.0.2\"; } ); } );\n"
+
+/* A top-level group GROUP on line 2, followed by CLUSTERS. */
+#define WITH(group) "version = 1;\n" group "\n" CLUSTERS
+
+static const struct bad_case bad_cases[] = {
+    /* syntax */
+    { "syntax error", "version = 1;\nstack = { mtu = ; };\n" CLUSTERS, 2, "syntax", "syntax error" },
+    { "duplicate name", "version = 1;\nversion = 1;\n" CLUSTERS, 2, "syntax", "duplicate" },
+    { "mixed array", "version = 1;\neal = { args = [\"a\", 1]; };\n" CLUSTERS, 2, "syntax", "array" },
+
+    /* required fields */
+    { "no version", "network = { mode = \"memif\"; };\n" CLUSTERS, 0, "version", "missing" },
+    { "no clusters", "version = 1;\n", 0, "clusters", "missing" },
+    { "no cluster id",
+      "version = 1;\nclusters = (\n  { pes = [0]; inis = ( { id = 0; ip = \"198.18.0.1\"; } ); }\n);\n",
+      3, "clusters[0].id", "missing" },
+    { "no pes",
+      "version = 1;\nclusters = (\n  { id = 0; inis = ( { id = 0; ip = \"198.18.0.1\"; } ); }\n);\n",
+      3, "clusters[0].pes", "missing" },
+    { "no inis", "version = 1;\nclusters = (\n  { id = 0; pes = [0]; }\n);\n",
+      3, "clusters[0].inis", "missing" },
+    { "no INI id",
+      "version = 1;\nclusters = (\n  { id = 0; pes = [0];\n    inis = (\n      { ip = \"198.18.0.1\"; } ); }\n);\n",
+      5, "clusters[0].inis[0].id", "missing" },
+    { "no INI ip",
+      "version = 1;\nclusters = (\n  { id = 0; pes = [0];\n    inis = ( { id = 0; } ); }\n);\n",
+      4, "clusters[0].inis[0].ip", "missing" },
+    { "no devargs in pci mode", WITH("network = { mode = \"pci\"; };"), 3,
+      "clusters[0].inis[0].devargs", "pci" },
+    { "empty cluster list", "version = 1;\nclusters = ( );\n", 2, "clusters", "no cluster" },
+
+    /* types */
+    { "version string", "version = \"1\";\n" CLUSTERS, 1, "version", "integer" },
+    { "mtu string", WITH("stack = { mtu = \"1500\"; };"), 2, "stack.mtu", "expected an integer" },
+    { "mtu float", WITH("stack = { mtu = 1500.0; };"), 2, "stack.mtu", "expected an integer" },
+    { "nak integer", WITH("stack = { nak = 1; };"), 2, "stack.nak", "true or false" },
+    { "group is scalar", WITH("stack = 5;"), 2, "stack", "expected a group" },
+    { "enum not string", WITH("idle = { mode = 1; };"), 2, "idle.mode", "expected a string" },
+    { "eal arg integer", WITH("eal = { args = [ 1 ]; };"), 2, "eal.args[0]", "expected a string" },
+    { "clusters group", "version = 1;\nclusters = { id = 0; };\n", 2, "clusters", "expected a list" },
+    { "pes scalar",
+      "version = 1;\nclusters = (\n  { id = 0; pes = 0; inis = ( { id = 0; ip = \"198.18.0.1\"; } ); }\n);\n",
+      3, "clusters[0].pes", "expected an array" },
+    { "pes element string",
+      "version = 1;\nclusters = (\n  { id = 0; pes = (0,\n  \"1\"); inis = ( { id = 0; ip = \"198.18.0.1\"; } ); }\n);\n",
+      4, "clusters[0].pes[1]", "expected an integer" },
+    { "inis group",
+      "version = 1;\nclusters = (\n  { id = 0; pes = [0]; inis = { id = 0; ip = \"198.18.0.1\"; }; }\n);\n",
+      3, "clusters[0].inis", "expected a list" },
+    { "ip integer",
+      "version = 1;\nclusters = (\n  { id = 0; pes = [0]; inis = ( { id = 0; ip = 3323068417; } ); }\n);\n",
+      3, "clusters[0].inis[0].ip", "expected a string" },
+    { "static string",
+      "version = 1;\nclusters = (\n  { id = 0; pes = [0]; inis = ( { id = 0; ip = \"198.18.0.1\"; } );\n"
+      "    static = \"0\"; }\n);\n",
+      4, "clusters[0].static", "expected an array" },
+
+    /* unknown names */
+    { "unknown top-level", WITH("stak = { mtu = 1500; };"), 2, "stak", "unknown field" },
+    { "unknown stack field", WITH("stack = { windw = 16; };"), 2, "stack.windw", "unknown field" },
+    { "unknown INI field",
+      "version = 1;\nclusters = (\n  { id = 0; pes = [0];\n"
+      "    inis = ( { id = 0; ip = \"198.18.0.1\";\n               adress = \"x\"; } ); }\n);\n",
+      5, "clusters[0].inis[0].adress", "unknown field" },
+    { "unknown cluster field",
+      "version = 1;\nclusters = (\n  { id = 0; pes = [0]; inis = ( { id = 0; ip = \"198.18.0.1\"; } );\n"
+      "    statc = [0]; }\n);\n",
+      4, "clusters[0].statc", "unknown field" },
+
+    /* unknown enum names */
+    { "unknown network mode", WITH("network = { mode = \"tap\"; };"), 2, "network.mode", "unknown value \"tap\"" },
+    { "unknown compute policy", WITH("policy = { compute = \"random\"; };"), 2, "policy.compute", "round-robin" },
+    { "unknown INI policy", WITH("policy = { ini = \"Static\"; };"), 2, "policy.ini", "unknown value" },
+    { "unknown idle mode", WITH("idle = { mode = \"sleep\"; };"), 2, "idle.mode", "poll, adaptive or auto" },
+    { "unknown trace mode", WITH("trace = { mode = \"verbose\"; };"), 2, "trace.mode", "unknown value" },
+
+    /* ids */
+    { "duplicate cluster id",
+      "version = 1;\nclusters = ( { id = 0; pes = [0, 1]; inis = ( { id = 0; ip = \"198.18.0.1\"; } ); },\n"
+      "             { id = 0; pes = [2, 3]; inis = ( { id = 1; ip = \"198.18.0.2\"; } ); } );\n",
+      3, "clusters[1].id", "duplicate cluster id 0" },
+    { "cluster ids not dense",
+      "version = 1;\nclusters = ( { id = 0; pes = [0, 1]; inis = ( { id = 0; ip = \"198.18.0.1\"; } ); },\n"
+      "             { id = 2; pes = [2, 3]; inis = ( { id = 1; ip = \"198.18.0.2\"; } ); } );\n",
+      3, "clusters[1].id", "out of range 0..1" },
+    { "negative cluster id",
+      "version = 1;\nclusters = ( { id = -1; pes = [0]; inis = ( { id = 0; ip = \"198.18.0.1\"; } ); } );\n",
+      2, "clusters[0].id", "out of range 0..0" },
+    { "duplicate PE id",
+      "version = 1;\nclusters = ( { id = 0; pes = [0, 0]; inis = ( { id = 0; ip = \"198.18.0.1\"; } ); },\n"
+      "             { id = 1; pes = [2, 3]; inis = ( { id = 1; ip = \"198.18.0.2\"; } ); } );\n",
+      2, "clusters[0].pes[1]", "duplicate compute node id 0" },
+    { "PE ids not dense",
+      "version = 1;\nclusters = ( { id = 0; pes = [0, 1]; inis = ( { id = 0; ip = \"198.18.0.1\"; } ); },\n"
+      "             { id = 1; pes = [2, 5]; inis = ( { id = 1; ip = \"198.18.0.2\"; } ); } );\n",
+      3, "clusters[1].pes[1]", "out of range 0..3" },
+    { "PE in two clusters",
+      "version = 1;\nclusters = ( { id = 0; pes = [0, 1]; inis = ( { id = 0; ip = \"198.18.0.1\"; } ); },\n"
+      "             { id = 1; pes = [1, 2]; inis = ( { id = 1; ip = \"198.18.0.2\"; } ); } );\n",
+      3, "clusters[1].pes[0]", "compute node 1 is already in cluster 0" },
+    { "duplicate INI id",
+      "version = 1;\nclusters = ( { id = 0; pes = [0, 1]; inis = ( { id = 0; ip = \"198.18.0.1\"; } ); },\n"
+      "             { id = 1; pes = [2, 3]; inis = ( { id = 0; ip = \"198.18.0.2\"; } ); } );\n",
+      3, "clusters[1].inis[0].id", "duplicate INI id 0" },
+    { "INI ids not dense",
+      "version = 1;\nclusters = ( { id = 0; pes = [0, 1]; inis = ( { id = 0; ip = \"198.18.0.1\"; } ); },\n"
+      "             { id = 1; pes = [2, 3]; inis = ( { id = 3; ip = \"198.18.0.2\"; } ); } );\n",
+      3, "clusters[1].inis[0].id", "INI id 3 is out of range 0..1" },
+    { "compute nodes without INI",
+      "version = 1;\nclusters = ( { id = 0; pes = [0, 1]; inis = ( { id = 0; ip = \"198.18.0.1\"; } ); },\n"
+      "             { id = 1; pes = [2, 3];\n               inis = ( ); } );\n",
+      4, "clusters[1].inis", "compute node 2 has no INI" },
+    { "empty cluster",
+      "version = 1;\nclusters = ( { id = 0; pes = [0]; inis = ( { id = 0; ip = \"198.18.0.1\"; } ); },\n"
+      "             { id = 1; pes = [ ]; inis = ( ); } );\n",
+      3, "clusters[1]", "no compute node and no INI" },
+
+    /* addresses */
+    { "IP used twice",
+      "version = 1;\nclusters = ( { id = 0; pes = [0, 1]; inis = ( { id = 0; ip = \"198.18.0.1\"; } ); },\n"
+      "             { id = 1; pes = [2, 3]; inis = ( { id = 1; ip = \"198.18.0.1\"; } ); } );\n",
+      3, "clusters[1].inis[0].ip", "198.18.0.1 is already the address of INI 0" },
+    { "MAC used twice",
+      "version = 1;\nclusters = (\n"
+      "  { id = 0; pes = [0]; inis = ( { id = 0; ip = \"198.18.0.1\"; mac = \"02:00:c6:12:00:07\"; } ); },\n"
+      "  { id = 1; pes = [1]; inis = ( { id = 1; ip = \"198.18.0.2\"; mac = \"02:00:C6:12:00:07\"; } ); }\n);\n",
+      4, "clusters[1].inis[0].mac", "02:00:c6:12:00:07 is already the MAC of INI 0" },
+    { "MAC equal to a derived one",
+      "version = 1;\nclusters = (\n"
+      "  { id = 0; pes = [0]; inis = ( { id = 0; ip = \"198.18.0.1\"; mac = \"02:00:c6:12:00:01\"; } ); },\n"
+      "  { id = 1; pes = [1];\n    inis = ( { id = 1; ip = \"198.18.0.2\"; } ); }\n);\n",
+      5, "clusters[1].inis[0].mac", "derived from the id" },
+    { "IP with a byte over 255",
+      "version = 1;\nclusters = ( { id = 0; pes = [0]; inis = ( { id = 0; ip = \"198.18.0.256\"; } ); } );\n",
+      2, "clusters[0].inis[0].ip", "not an IPv4 address" },
+    { "IP with three parts",
+      "version = 1;\nclusters = ( { id = 0; pes = [0]; inis = ( { id = 0; ip = \"198.18.1\"; } ); } );\n",
+      2, "clusters[0].inis[0].ip", "not an IPv4 address" },
+    { "IP multicast",
+      "version = 1;\nclusters = ( { id = 0; pes = [0]; inis = ( { id = 0; ip = \"224.0.0.1\"; } ); } );\n",
+      2, "clusters[0].inis[0].ip", "not a unicast address" },
+    { "MAC with five bytes",
+      "version = 1;\nclusters = ( { id = 0; pes = [0]; inis = ( { id = 0; ip = \"198.18.0.1\";\n"
+      "  mac = \"02:00:c6:12:00\"; } ); } );\n",
+      3, "clusters[0].inis[0].mac", "not a MAC address" },
+    { "MAC with a bad digit",
+      "version = 1;\nclusters = ( { id = 0; pes = [0]; inis = ( { id = 0; ip = \"198.18.0.1\";\n"
+      "  mac = \"02:00:c6:12:00:0g\"; } ); } );\n",
+      3, "clusters[0].inis[0].mac", "not a MAC address" },
+    { "MAC with dashes",
+      "version = 1;\nclusters = ( { id = 0; pes = [0]; inis = ( { id = 0; ip = \"198.18.0.1\";\n"
+      "  mac = \"02-00-c6-12-00-01\"; } ); } );\n",
+      3, "clusters[0].inis[0].mac", "not a MAC address" },
+    { "MAC multicast",
+      "version = 1;\nclusters = ( { id = 0; pes = [0]; inis = ( { id = 0; ip = \"198.18.0.1\";\n"
+      "  mac = \"01:00:5e:00:00:01\"; } ); } );\n",
+      3, "clusters[0].inis[0].mac", "not a unicast address" },
+
+    /* static mapping */
+    { "static names INI of another cluster",
+      "version = 1;\nclusters = (\n  { id = 0; pes = [0, 1]; inis = ( { id = 0; ip = \"198.18.0.1\"; } );\n"
+      "    static = [0,\n              1]; },\n"
+      "  { id = 1; pes = [2, 3]; inis = ( { id = 1; ip = \"198.18.0.2\"; } ); }\n);\n",
+      5, "clusters[0].static[1]", "INI 1 belongs to cluster 1" },
+    { "static names no INI",
+      "version = 1;\nclusters = (\n  { id = 0; pes = [0]; inis = ( { id = 0; ip = \"198.18.0.1\"; } );\n"
+      "    static = [7]; }\n);\n",
+      4, "clusters[0].static[0]", "INI 7 does not exist" },
+    { "static shorter than pes",
+      "version = 1;\nclusters = (\n  { id = 0; pes = [0, 1]; inis = ( { id = 0; ip = \"198.18.0.1\"; } );\n"
+      "    static = [0]; }\n);\n",
+      4, "clusters[0].static", "length 1 differs from the length of pes (2)" },
+    { "static longer than pes",
+      "version = 1;\nclusters = (\n  { id = 0; pes = [0]; inis = ( { id = 0; ip = \"198.18.0.1\"; } );\n"
+      "    static = [0, 0]; }\n);\n",
+      4, "clusters[0].static", "length 2 differs from the length of pes (1)" },
+
+    /* ranges */
+    { "version 2", "version = 2;\n" CLUSTERS, 1, "version", "unsupported version 2" },
+    { "mtu too small", WITH("stack = { mtu = 575; };"), 2, "stack.mtu", "575 is out of range 576..9000" },
+    { "mtu too large", WITH("stack = { mtu = 9001; };"), 2, "stack.mtu", "out of range 576..9000" },
+    { "window 0", WITH("stack = { window = 0; };"), 2, "stack.window", "out of range 1..4096" },
+    { "window over 4096", WITH("stack = { window = 4097; seq_bits = 32; };"), 2, "stack.window",
+      "out of range 1..4096" },
+    { "window over half of 8-bit space", WITH("stack = { seq_bits = 8; window = 129; };"), 2,
+      "stack.window", "out of range 1..128" },
+    { "seq_bits 12", WITH("stack = { seq_bits = 12; };"), 2, "stack.seq_bits", "not 8, 16 or 32" },
+    { "send timeout 0", WITH("stack = { send_timeout_us = 0; };"), 2, "stack.send_timeout_us",
+      "out of range 1..10000000" },
+    { "send timeout too long", WITH("stack = { send_timeout_us = 10000001; };"), 2,
+      "stack.send_timeout_us", "out of range 1..10000000" },
+    { "ack timeout 0", WITH("stack = { ack_timeout_us = 0; };"), 2, "stack.ack_timeout_us",
+      "out of range" },
+    { "ack timeout not below send", WITH("stack = { send_timeout_us = 500; ack_timeout_us = 500; };"), 2,
+      "stack.ack_timeout_us", "less than send_timeout_us" },
+    { "send timeout below default ack", WITH("stack = { send_timeout_us = 100; };"), 2,
+      "stack.send_timeout_us", "more than ack_timeout_us" },
+    { "max_message 0", WITH("stack = { max_message = 0; };"), 2, "stack.max_message", "out of range 1..65000" },
+    { "max_message over 65000", WITH("stack = { max_message = 65001; };"), 2, "stack.max_message",
+      "out of range 1..65000" },
+    { "spin negative", WITH("idle = { spin_us = -1; };"), 2, "idle.spin_us", "out of range 0..1000000" },
+    { "spin too long", WITH("idle = { spin_us = 1000001; };"), 2, "idle.spin_us", "out of range" },
+    { "max sleep 0", WITH("idle = { max_sleep_us = 0; };"), 2, "idle.max_sleep_us", "out of range 1..1000000" },
+    { "max sleep too long", WITH("idle = { max_sleep_us = 1000001; };"), 2, "idle.max_sleep_us", "out of range" },
+    { "records too few", WITH("trace = { records = 1023; };"), 2, "trace.records", "out of range 1024..67108864" },
+    { "records too many", WITH("trace = { records = 67108865; };"), 2, "trace.records", "out of range" },
+    { "records 64-bit", WITH("trace = { records = 4294967296L; };"), 2, "trace.records", "out of range" },
+    { "memory too small", WITH("eal = { memory_mb = 63; };"), 2, "eal.memory_mb", "out of range 64..16384" },
+    { "memory too large", WITH("eal = { memory_mb = 16385; };"), 2, "eal.memory_mb", "out of range" },
+    { "core -2",
+      "version = 1;\nclusters = ( { id = 0; pes = [0]; inis = ( { id = 0; core = -2; ip = \"198.18.0.1\"; } ); } );\n",
+      2, "clusters[0].inis[0].core", "out of range -1..1023" },
+    { "core 1024",
+      "version = 1;\nclusters = ( { id = 0; pes = [0]; inis = ( { id = 0; core = 1024; ip = \"198.18.0.1\"; } ); } );\n",
+      2, "clusters[0].inis[0].core", "out of range -1..1023" },
+    { "bridge too long", WITH("network = { bridge = \"bridge-name-of-16\"; };"), 2, "network.bridge",
+      "longer than 15" },
+    { "bridge empty", WITH("network = { bridge = \"\"; };"), 2, "network.bridge", "empty" },
+    { "eal arg empty", WITH("eal = { args = [ \"\" ]; };"), 2, "eal.args[0]", "empty" },
+    { "devargs empty in pci mode",
+      "version = 1;\nnetwork = { mode = \"pci\"; };\n"
+      "clusters = ( { id = 0; pes = [0]; inis = ( { id = 0; ip = \"198.18.0.1\"; devargs = \"\"; } ); } );\n",
+      3, "clusters[0].inis[0].devargs", "pci mode" },
+};
+
+/* Checks one rejected file; returns 0 if the error is the expected one. */
+static int check_rejected(const char *name, const char *path, int line, const char *field,
+                          const char *message)
+{
+    struct ini_config cfg;
+    char err[512], prefix[INI_PATH_LEN + 128];
+    memset(&cfg, 0x5a, sizeof cfg);
+    int rc = ini_config_load(path, &cfg, err, sizeof err);
+    snprintf(prefix, sizeof prefix, "%s:%d: %s: ", path, line, field);
+
+    const char *problem = NULL;
+    if (rc != -1)
+        problem = "accepted";
+    else if (strncmp(err, prefix, strlen(prefix)) != 0)
+        problem = "wrong location";
+    else if (strchr(err, '\n'))
+        problem = "more than one line";
+    else if (!strstr(err + strlen(prefix), message))
+        problem = "wrong message";
+    else {
+        /* A rejected file leaves the caller's struct as it was. */
+        const unsigned char *bytes = (const unsigned char *)&cfg;
+        for (size_t i = 0; i < sizeof cfg && !problem; i++)
+            if (bytes[i] != 0x5a)
+                problem = "result modified";
+    }
+    if (problem)
+        print_error("case \"%s\": %s\n  expected: %s... %s\n  got:      %s\n", name, problem, prefix,
+                    message, rc == -1 ? err : "(no error)");
+    return problem ? 1 : 0;
+}
+
+static void test_invalid_files(void **state)
+{
+    int failures = 0;
+    for (size_t i = 0; i < sizeof bad_cases / sizeof bad_cases[0]; i++) {
+        const struct bad_case *c = &bad_cases[i];
+        const char *path = write_file("bad.cfg", c->text);
+        failures += check_rejected(c->name, path, c->line, c->field, c->message);
+    }
+    assert_int_equal(failures, 0);
+}
+
+/* Files too big to write by hand: each cluster on its own line (line 3+i). */
+static char *machine_text(int n_clusters, int pes_per_cluster, int inis_per_cluster)
+{
+    char *text;
+    size_t size;
+    FILE *f = open_memstream(&text, &size);
+    assert_non_null(f);
+    fputs("version = 1;\nclusters = (\n", f);
+    int pe = 0, ini = 0;
+    for (int c = 0; c < n_clusters; c++) {
+        fprintf(f, "  { id = %d; pes = [", c);
+        for (int p = 0; p < pes_per_cluster; p++)
+            fprintf(f, "%s%d", p ? ", " : "", pe++);
+        fputs("]; inis = (", f);
+        for (int k = 0; k < inis_per_cluster; k++, ini++)
+            fprintf(f, "%s { id = %d; ip = \"198.18.%d.%d\"; }", k ? "," : "", ini,
+                    (ini + 1) >> 8, (ini + 1) & 255);
+        fprintf(f, " ); }%s\n", c + 1 < n_clusters ? "," : "");
+    }
+    fputs(");\n", f);
+    fclose(f);
+    return text;
+}
+
+static void test_limits(void **state)
+{
+    int failures = 0;
+    char *text;
+
+    text = machine_text(INI_MAX_CLUSTERS + 1, 1, 1);
+    failures += check_rejected("too many clusters", write_file("big.cfg", text), 2, "clusters",
+                               "65 clusters, at most 64");
+    free(text);
+
+    text = machine_text(1, INI_MAX_PES_PER_CLUSTER + 1, 1);
+    failures += check_rejected("too many PEs in a cluster", write_file("big.cfg", text), 3,
+                               "clusters[0].pes", "65 entries, at most 64");
+    free(text);
+
+    text = machine_text(1, 1, INI_MAX_INIS_PER_CLUSTER + 1);
+    failures += check_rejected("too many INIs in a cluster", write_file("big.cfg", text), 3,
+                               "clusters[0].inis", "17 INIs, at most 16");
+    free(text);
+
+    /* 9 x 16 = 144 INIs: the 129th is the first of cluster 8. */
+    text = machine_text(9, 1, 16);
+    failures += check_rejected("too many INIs", write_file("big.cfg", text), 11, "clusters[8].inis[0]",
+                               "more than 128 INIs");
+    free(text);
+
+    /* 5 x 64 = 320 PEs: cluster 4 goes over 256. */
+    text = machine_text(5, 64, 1);
+    failures += check_rejected("too many PEs", write_file("big.cfg", text), 7, "clusters[4].pes",
+                               "more than 256 compute nodes");
+    free(text);
+
+    char args[2048] = "version = 1;\neal = { args = [";
+    for (int i = 0; i <= INI_MAX_EAL_ARGS; i++)
+        strcat(args, i ? ", \"-v\"" : "\"-v\"");
+    strcat(args, "]; };\n" CLUSTERS);
+    failures += check_rejected("too many EAL args", write_file("big.cfg", args), 2, "eal.args",
+                               "33 entries, at most 32");
+
+    char long_arg[1024] = "version = 1;\neal = { args = [\"";
+    memset(long_arg + strlen(long_arg), 'x', 128);
+    strcat(long_arg, "\"]; };\n" CLUSTERS);
+    failures += check_rejected("EAL arg too long", write_file("big.cfg", long_arg), 2, "eal.args[0]",
+                               "longer than 127");
+
+    assert_int_equal(failures, 0);
+}
+
+static void test_unreadable(void **state)
+{
+    struct ini_config cfg;
+    char path[INI_PATH_LEN], err[512], prefix[INI_PATH_LEN + 32];
+
+    snprintf(path, sizeof path, "%s/does-not-exist.cfg", tmp_dir);
+    assert_int_equal(ini_config_load(path, &cfg, err, sizeof err), -1);
+    snprintf(prefix, sizeof prefix, "%s:0: file: ", path);
+    assert_memory_equal(err, prefix, strlen(prefix));
+    assert_non_null(strstr(err, "No such file"));
+
+    assert_int_equal(ini_config_load(tmp_dir, &cfg, err, sizeof err), -1);
+    snprintf(prefix, sizeof prefix, "%s:0: file: ", tmp_dir);
+    assert_memory_equal(err, prefix, strlen(prefix));
+    assert_non_null(strstr(err, "directory"));
+}
+
+static void test_error_stays_one_line(void **state)
+{
+    /* A string of the file carrying a newline must not split the error. */
+    const char *path = write_file("nl.cfg", WITH("network = { mode = \"mem\\nif\"; };"));
+    struct ini_config cfg;
+    char err[512];
+    assert_int_equal(ini_config_load(path, &cfg, err, sizeof err), -1);
+    assert_null(strchr(err, '\n'));
+
+    /* A small buffer truncates, it does not overflow. */
+    char tiny[8];
+    assert_int_equal(ini_config_load(path, &cfg, tiny, sizeof tiny), -1);
+    assert_int_equal(strlen(tiny), sizeof tiny - 1);
+    assert_int_equal(ini_config_load(path, &cfg, NULL, 0), -1);
+}
+
+/* ---- the generator ------------------------------------------------------ */
+
+/* Generates, reloads and checks the machine against what was asked. */
+static void check_generated(int n_clusters, int pes_per_cluster, int inis_per_cluster,
+                            enum ini_net_mode mode)
+{
+    char path[INI_PATH_LEN], err[512] = "";
+    snprintf(path, sizeof path, "%s/gen-%d-%d-%d.cfg", tmp_dir, n_clusters, pes_per_cluster,
+             inis_per_cluster);
+    FILE *f = fopen(path, "w");
+    assert_non_null(f);
+    int rc = ini_config_generate(f, n_clusters, pes_per_cluster, inis_per_cluster, mode, err, sizeof err);
+    assert_int_equal(fclose(f), 0);
+    if (rc != 0)
+        print_error("generate %d %d %d: %s\n", n_clusters, pes_per_cluster, inis_per_cluster, err);
+    assert_int_equal(rc, 0);
+
+    const struct ini_config *cfg = load_ok(path);
+    assert_int_equal(cfg->net_mode, mode);
+    assert_int_equal(cfg->n_clusters, n_clusters);
+    assert_int_equal(cfg->n_pes, n_clusters * pes_per_cluster);
+    assert_int_equal(cfg->n_inis, n_clusters * inis_per_cluster);
+    for (int c = 0; c < n_clusters; c++) {
+        const struct ini_cluster_cfg *cl = &cfg->clusters[c];
+        assert_int_equal(cl->n_pes, pes_per_cluster);
+        assert_int_equal(cl->n_inis, inis_per_cluster);
+        for (int i = 0; i < pes_per_cluster; i++) {
+            const struct ini_pe_cfg *pe = &cfg->pes[cl->pes[i]];
+            /* Blocks, as the loader's default would have it. */
+            assert_int_equal(pe->static_ini, cl->inis[i * inis_per_cluster / pes_per_cluster]);
+        }
+        /* With at least as many PEs as INIs, every INI serves someone. */
+        if (pes_per_cluster >= inis_per_cluster)
+            for (int k = 0; k < inis_per_cluster; k++) {
+                int served = 0;
+                for (int i = 0; i < pes_per_cluster; i++)
+                    served += cfg->pes[cl->pes[i]].static_ini == cl->inis[k];
+                assert_true(served > 0);
+            }
+    }
+    for (int i = 0; i < cfg->n_inis; i++) {
+        assert_int_equal(cfg->inis[i].core, -1);
+        assert_true(in_benchmark_range(cfg->inis[i].ip));
+        assert_mac(cfg->inis[i].mac, 0x02, 0x00, 0xc6, 0x12, (uint8_t)(i >> 8), (uint8_t)i);
+    }
+}
+
+static void test_generate_thesis_family(void **state)
+{
+    /* 16 compute nodes in clusters of 1, 2, 4 and 8, with 1, 2, 4 and 8
+     * INIs per cluster (also more INIs than compute nodes). */
+    for (int pes_per_cluster = 1; pes_per_cluster <= 8; pes_per_cluster *= 2)
+        for (int inis = 1; inis <= 8; inis *= 2)
+            check_generated(16 / pes_per_cluster, pes_per_cluster, inis, INI_NET_MEMIF);
+}
+
+static void test_generate_other_shapes(void **state)
+{
+    check_generated(2, 2, 1, INI_NET_AF_PACKET);
+    check_generated(3, 5, 3, INI_NET_MEMIF);   /* uneven blocks: 2, 2, 1 */
+    check_generated(1, INI_MAX_PES_PER_CLUSTER, INI_MAX_INIS_PER_CLUSTER, INI_NET_MEMIF);
+    check_generated(INI_MAX_CLUSTERS, INI_MAX_PES / INI_MAX_CLUSTERS,
+                    INI_MAX_INIS / INI_MAX_CLUSTERS, INI_NET_MEMIF);   /* the largest machine */
+}
+
+static void test_generate_rejects(void **state)
+{
+    struct { int clusters, pes, inis; enum ini_net_mode mode; const char *message; } bad[] = {
+        { 0, 2, 1, INI_NET_MEMIF, "clusters: 0 is out of range 1..64" },
+        { 65, 1, 1, INI_NET_MEMIF, "clusters: 65" },
+        { 2, 0, 1, INI_NET_MEMIF, "compute nodes per cluster: 0" },
+        { 2, 65, 1, INI_NET_MEMIF, "compute nodes per cluster: 65" },
+        { 2, 2, 0, INI_NET_MEMIF, "INIs per cluster: 0" },
+        { 2, 2, 17, INI_NET_MEMIF, "INIs per cluster: 17" },
+        { 64, 5, 1, INI_NET_MEMIF, "320 compute nodes, at most 256" },
+        { 16, 1, 9, INI_NET_MEMIF, "144 INIs, at most 128" },
+        { 2, 2, 1, INI_NET_PCI, "pci mode" },
+        { 2, 2, 1, (enum ini_net_mode)7, "unknown network mode" },
+    };
+    for (size_t i = 0; i < sizeof bad / sizeof bad[0]; i++) {
+        char *text = NULL;
+        size_t size = 0;
+        FILE *f = open_memstream(&text, &size);
+        char err[256] = "";
+        assert_int_equal(ini_config_generate(f, bad[i].clusters, bad[i].pes, bad[i].inis, bad[i].mode,
+                                             err, sizeof err), -1);
+        fclose(f);
+        if (!strstr(err, bad[i].message))
+            print_error("generate %d %d %d: got \"%s\", expected \"%s\"\n", bad[i].clusters,
+                        bad[i].pes, bad[i].inis, err, bad[i].message);
+        assert_non_null(strstr(err, bad[i].message));
+        assert_int_equal(size, 0);   /* nothing written for refused arguments */
+        free(text);
+    }
+    char err[64];
+    assert_int_equal(ini_config_generate(NULL, 1, 1, 1, INI_NET_MEMIF, err, sizeof err), -1);
+}
+
+/* ---- names -------------------------------------------------------------- */
+
+static void test_names(void **state)
+{
+    assert_string_equal(ini_net_mode_name(INI_NET_MEMIF), "memif");
+    assert_string_equal(ini_net_mode_name(INI_NET_AF_PACKET), "af_packet");
+    assert_string_equal(ini_net_mode_name(INI_NET_PCI), "pci");
+    assert_string_equal(ini_idle_mode_name(INI_IDLE_POLL), "poll");
+    assert_string_equal(ini_idle_mode_name(INI_IDLE_ADAPTIVE), "adaptive");
+    assert_string_equal(ini_idle_mode_name(INI_IDLE_AUTO), "auto");
+    assert_string_equal(ini_trace_mode_name(INI_TRACE_OFF), "off");
+    assert_string_equal(ini_trace_mode_name(INI_TRACE_SUMMARY), "summary");
+    assert_string_equal(ini_trace_mode_name(INI_TRACE_DETAILED), "detailed");
+    assert_string_equal(ini_policy_name(INI_POLICY_STATIC), "static");
+    assert_string_equal(ini_policy_name(INI_POLICY_ROUND_ROBIN), "round-robin");
+    assert_string_equal(ini_policy_name(INI_POLICY_LOAD_AWARE), "load-aware");
+    assert_string_equal(ini_policy_name((enum ini_policy)42), "?");
+    assert_string_equal(ini_net_mode_name((enum ini_net_mode)-1), "?");
+
+    for (int p = INI_POLICY_STATIC; p <= INI_POLICY_LOAD_AWARE; p++)
+        assert_int_equal(ini_policy_parse(ini_policy_name((enum ini_policy)p)), p);
+    assert_int_equal(ini_policy_parse("round_robin"), -1);
+    assert_int_equal(ini_policy_parse(""), -1);
+    assert_int_equal(ini_policy_parse(NULL), -1);
+}
+
+int main(void)
+{
+    const struct CMUnitTest tests[] = {
+        cmocka_unit_test(test_conf_default),
+        cmocka_unit_test(test_conf_af_packet),
+        cmocka_unit_test(test_conf_4x2),
+        cmocka_unit_test(test_conf_files_use_benchmark_range),
+        cmocka_unit_test(test_defaults),
+        cmocka_unit_test(test_every_field),
+        cmocka_unit_test(test_include_is_relative_to_the_file),
+        cmocka_unit_test(test_invalid_files),
+        cmocka_unit_test(test_limits),
+        cmocka_unit_test(test_unreadable),
+        cmocka_unit_test(test_error_stays_one_line),
+        cmocka_unit_test(test_generate_thesis_family),
+        cmocka_unit_test(test_generate_other_shapes),
+        cmocka_unit_test(test_generate_rejects),
+        cmocka_unit_test(test_names),
+    };
+    return cmocka_run_group_tests(tests, setup, teardown);
+}
