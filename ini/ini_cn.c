@@ -1,0 +1,373 @@
+/*
+ * ini_cn.c - the compute-node interface (see ini_cn.h).
+ *
+ * Each PE owns, for every INI of its cluster, the producer side of its
+ * PE -> INI ring and the consumer side of the INI -> PE ring.  Nothing here
+ * is shared between PE threads except read-only configuration and the
+ * handler table, so no lock is taken on any path.
+ */
+#include "ini_cn.h"
+
+#include <errno.h>
+#include <pthread.h>
+#include <stdatomic.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+#include <unistd.h>
+#include <fcntl.h>
+
+#include "loadbal.h"
+#include "msg.h"
+#include "segment.h"
+
+enum { REC_MSG = 1 };
+
+struct handler_slot {
+    ini_handler_fn fn;
+    void *arg;
+};
+
+struct ini_pe {
+    _Alignas(64) struct ini_cn *cn;
+    int id, local;
+    int in_handler;
+    int next_in;                              /* ring to read first: fairness */
+    uint32_t seq;
+    struct ini_lb_pe lb;
+    struct ini_ring_prod out[INI_MAX_INIS_PER_CLUSTER];
+    struct ini_ring_cons in[INI_MAX_INIS_PER_CLUSTER];
+    struct ini_pe_stats stats;
+};
+
+/* Doorbell FIFOs of the cluster's INIs, opened once per process. */
+struct ini_wake {
+    int fd[INI_MAX_INIS_PER_CLUSTER];
+};
+
+struct ini_cn {
+    struct ini_config cfg;
+    struct ini_segment *seg;
+    int cluster;
+    int n_pes, n_inis;
+    int spin_us;
+    int adaptive;                             /* PEs sleep when idle */
+    struct handler_slot handlers[INI_MAX_HANDLERS];
+    struct ini_pe *pes;
+    struct ini_wake wake;
+};
+
+static inline uint64_t now_us(void)
+{
+    struct timespec ts;
+    clock_gettime(CLOCK_MONOTONIC, &ts);
+    return (uint64_t)ts.tv_sec * 1000000u + (uint64_t)ts.tv_nsec / 1000u;
+}
+
+static inline uint64_t rdtsc(void)
+{
+    return __builtin_ia32_rdtsc();
+}
+
+struct ini_cn *ini_cn_attach(const char *cfg_path, int cluster, const char *segment,
+                             char *err, size_t errlen)
+{
+    struct ini_cn *cn = calloc(1, sizeof(*cn));
+    if (!cn) {
+        snprintf(err, errlen, "out of memory");
+        return NULL;
+    }
+    if (ini_config_load(cfg_path, &cn->cfg, err, errlen) < 0)
+        goto fail;
+    if (cluster < 0 || cluster >= cn->cfg.n_clusters) {
+        snprintf(err, errlen, "%s: cluster %d does not exist", cfg_path, cluster);
+        goto fail;
+    }
+    cn->seg = ini_segment_attach(segment, cluster, err, errlen);
+    if (!cn->seg)
+        goto fail;
+    const struct ini_cluster_cfg *cl = &cn->cfg.clusters[cluster];
+    if (cn->seg->n_pes != (uint32_t)cl->n_pes || cn->seg->n_inis != (uint32_t)cl->n_inis) {
+        snprintf(err, errlen, "segment %s does not match %s", segment, cfg_path);
+        goto fail;
+    }
+    cn->cluster = cluster;
+    cn->n_pes = cl->n_pes;
+    cn->n_inis = cl->n_inis;
+    cn->spin_us = cn->cfg.idle.spin_us;
+    cn->adaptive = cn->cfg.idle.mode != INI_IDLE_POLL;
+    for (int i = 0; i < cl->n_inis; i++)
+        cn->wake.fd[i] = -1;
+    cn->pes = aligned_alloc(64, sizeof(struct ini_pe) * (size_t)cn->n_pes);
+    if (!cn->pes) {
+        snprintf(err, errlen, "out of memory");
+        goto fail;
+    }
+    memset(cn->pes, 0, sizeof(struct ini_pe) * (size_t)cn->n_pes);
+    for (int p = 0; p < cn->n_pes; p++) {
+        struct ini_pe *pe = &cn->pes[p];
+        pe->cn = cn;
+        pe->local = p;
+        pe->id = cl->pes[p];
+        pe->lb.policy = cn->cfg.pe_policy;
+        pe->lb.n_inis = cn->n_inis;
+        pe->lb.rr_next = (uint32_t)p;          /* spread PEs' first choices */
+        for (int i = 0; i < cn->n_inis; i++) {
+            if (cl->inis[i] == cn->cfg.pes[pe->id].static_ini)
+                pe->lb.static_local = i;
+            pe->lb.load[i] = &cn->seg->inis[i].load;
+            ini_ring_prod_attach(&pe->out[i], ini_segment_ring(cn->seg, p, i, INI_TO_INI));
+            ini_ring_cons_attach(&pe->in[i], ini_segment_ring(cn->seg, p, i, INI_TO_PE));
+        }
+    }
+    return cn;
+fail:
+    ini_segment_detach(cn->seg);
+    free(cn);
+    return NULL;
+}
+
+struct ini_cn *ini_cn_attach_env(char *err, size_t errlen)
+{
+    const char *cfg = getenv("INI_CONFIG"), *cl = getenv("INI_CLUSTER"), *seg = getenv("INI_SEGMENT");
+    if (!cfg || !cl || !seg) {
+        snprintf(err, errlen, "INI_CONFIG, INI_CLUSTER and INI_SEGMENT are not set: "
+                              "run this program under ini-cluster run");
+        return NULL;
+    }
+    char *end;
+    long c = strtol(cl, &end, 10);
+    if (*cl == '\0' || *end != '\0' || c < 0 || c >= INI_MAX_CLUSTERS) {
+        snprintf(err, errlen, "INI_CLUSTER: not a cluster number: '%s'", cl);
+        return NULL;
+    }
+    return ini_cn_attach(cfg, (int)c, seg, err, errlen);
+}
+
+void ini_cn_detach(struct ini_cn *cn)
+{
+    if (!cn)
+        return;
+    for (int i = 0; i < cn->n_inis; i++)
+        if (cn->wake.fd[i] >= 0)
+            close(cn->wake.fd[i]);
+    ini_segment_detach(cn->seg);
+    free(cn->pes);
+    free(cn);
+}
+
+int ini_cn_register(struct ini_cn *cn, uint16_t id, ini_handler_fn fn, void *arg)
+{
+    if (id >= INI_MAX_HANDLERS || !fn) {
+        errno = EINVAL;
+        return -1;
+    }
+    cn->handlers[id].fn = fn;
+    cn->handlers[id].arg = arg;
+    return 0;
+}
+
+const struct ini_config *ini_cn_config(const struct ini_cn *cn) { return &cn->cfg; }
+int ini_cn_cluster(const struct ini_cn *cn) { return cn->cluster; }
+int ini_cn_n_pes(const struct ini_cn *cn) { return cn->n_pes; }
+struct ini_pe *ini_cn_pe(struct ini_cn *cn, int local)
+{
+    return (local >= 0 && local < cn->n_pes) ? &cn->pes[local] : NULL;
+}
+void ini_cn_set_policy(struct ini_cn *cn, enum ini_policy policy)
+{
+    for (int p = 0; p < cn->n_pes; p++)
+        cn->pes[p].lb.policy = policy;
+}
+int ini_pe_id(const struct ini_pe *pe) { return pe->id; }
+int ini_pe_local(const struct ini_pe *pe) { return pe->local; }
+struct ini_cn *ini_pe_cn(struct ini_pe *pe) { return pe->cn; }
+const struct ini_pe_stats *ini_pe_stats(const struct ini_pe *pe) { return &pe->stats; }
+
+struct run_arg {
+    struct ini_pe *pe;
+    int (*fn)(struct ini_pe *, void *);
+    void *arg;
+    int rc;
+};
+
+static void *run_thread(void *p)
+{
+    struct run_arg *ra = p;
+    ra->rc = ra->fn(ra->pe, ra->arg);
+    return NULL;
+}
+
+int ini_cn_run(struct ini_cn *cn, int (*fn)(struct ini_pe *pe, void *arg), void *arg)
+{
+    pthread_t th[INI_MAX_PES_PER_CLUSTER];
+    struct run_arg ra[INI_MAX_PES_PER_CLUSTER];
+    int started = 0, failed = 0;
+    for (int p = 0; p < cn->n_pes; p++) {
+        ra[p] = (struct run_arg){ &cn->pes[p], fn, arg, 0 };
+        if (pthread_create(&th[p], NULL, run_thread, &ra[p]) != 0) {
+            ra[p].rc = -1;
+            break;
+        }
+        started++;
+    }
+    for (int p = 0; p < started; p++)
+        pthread_join(th[p], NULL);
+    for (int p = 0; p < cn->n_pes; p++)
+        failed += ra[p].rc != 0;
+    return failed;
+}
+
+static int inis_stopped(const struct ini_cn *cn)
+{
+    for (int i = 0; i < cn->n_inis; i++)
+        if (atomic_load_explicit(&cn->seg->inis[i].state, memory_order_relaxed) == INI_SEG_STOPPED)
+            return 1;
+    return 0;
+}
+
+/* Rings INI i's doorbell.  The FIFO is opened on first use (threads may
+ * race to open it; the loser closes its copy).  A full FIFO means the INI
+ * has wake-ups pending already. */
+static void wake_ini(struct ini_cn *cn, int i)
+{
+    int fd = __atomic_load_n(&cn->wake.fd[i], __ATOMIC_ACQUIRE);
+    if (fd < 0) {
+        int nfd = open(cn->seg->inis[i].wake_path, O_WRONLY | O_NONBLOCK | O_CLOEXEC);
+        if (nfd < 0)
+            return;
+        int expected = -1;
+        if (!__atomic_compare_exchange_n(&cn->wake.fd[i], &expected, nfd, 0, __ATOMIC_ACQ_REL,
+                                         __ATOMIC_ACQUIRE))
+            close(nfd);
+        fd = __atomic_load_n(&cn->wake.fd[i], __ATOMIC_ACQUIRE);
+    }
+    char b = 1;
+    ssize_t rc = write(fd, &b, 1);
+    (void)rc;
+}
+
+int ini_send(struct ini_pe *pe, int dst_pe, uint16_t handler, const void *buf, uint32_t len)
+{
+    struct ini_cn *cn = pe->cn;
+    if (dst_pe < 0 || dst_pe >= cn->cfg.n_pes || handler >= INI_MAX_HANDLERS ||
+        len > (uint32_t)cn->cfg.stack.max_message || (len && !buf)) {
+        errno = EINVAL;
+        return -1;
+    }
+    int i = ini_lb_pe_pick(&pe->lb);
+    uint32_t rec_len = INI_HEADROOM + (uint32_t)sizeof(struct ini_am_hdr) + len;
+    struct ini_rec *rec;
+    while (!(rec = ini_ring_reserve(&pe->out[i], rec_len))) {
+        pe->stats.send_waits++;
+        if (inis_stopped(cn)) {
+            errno = EPIPE;
+            return -1;
+        }
+        /* Keep draining our own deliveries so that two PEs sending to
+         * each other through full rings cannot deadlock. */
+        if (!pe->in_handler)
+            ini_poll(pe);
+        __builtin_ia32_pause();
+    }
+    rec->type = REC_MSG;
+    uint64_t t = rdtsc();
+    memcpy(rec->data, &t, sizeof(t));
+    struct ini_am_hdr *h = (struct ini_am_hdr *)(rec->data + INI_HEADROOM);
+    h->src_pe = (uint16_t)pe->id;
+    h->dst_pe = (uint16_t)dst_pe;
+    h->handler = handler;
+    h->flags = 0;
+    h->len = len;
+    h->pe_seq = pe->seq++;
+    if (len)
+        memcpy(h + 1, buf, len);
+    ini_ring_publish(&pe->out[i]);
+
+    /* Pairs with the INI's fence between setting `sleeping` and its last
+     * look at the rings: one of the two sides sees the other. */
+    atomic_thread_fence(memory_order_seq_cst);
+    struct ini_seg_ini *ini = &cn->seg->inis[i];
+    if (atomic_load_explicit(&ini->sleeping, memory_order_relaxed))
+        wake_ini(cn, i);
+
+    pe->stats.sent++;
+    pe->stats.sent_bytes += len;
+    pe->stats.sent_per_ini[i]++;
+    return 0;
+}
+
+int ini_poll(struct ini_pe *pe)
+{
+    struct ini_cn *cn = pe->cn;
+    int ran = 0;
+    for (int k = 0; k < cn->n_inis; k++) {
+        int i = (pe->next_in + k) % cn->n_inis;
+        struct ini_ring_cons *in = &pe->in[i];
+        struct ini_rec *rec;
+        uint64_t end;
+        /* A bounded batch per ring keeps one busy INI from starving the others. */
+        for (int b = 0; b < 32 && (rec = ini_ring_next(in, &end)); b++) {
+            const struct ini_am_hdr *h = (const struct ini_am_hdr *)rec->data;
+            const struct handler_slot *hs = &cn->handlers[h->handler];
+            if (hs->fn) {
+                pe->in_handler = 1;
+                hs->fn(pe, h->src_pe, h + 1, h->len, hs->arg);
+                pe->in_handler = 0;
+            } else {
+                fprintf(stderr, "ini: PE %d: message from PE %u for unregistered handler %u dropped\n",
+                        pe->id, h->src_pe, h->handler);
+            }
+            ini_ring_release_to(in, end);
+            pe->stats.received++;
+            pe->stats.received_bytes += h->len;
+            ran++;
+        }
+    }
+    pe->next_in = (pe->next_in + 1) % cn->n_inis;
+    return ran;
+}
+
+static int any_unread(struct ini_pe *pe)
+{
+    for (int i = 0; i < pe->cn->n_inis; i++)
+        if (ini_ring_has_unread(&pe->in[i]))
+            return 1;
+    return 0;
+}
+
+int ini_wait(struct ini_pe *pe, uint64_t timeout_us)
+{
+    struct ini_cn *cn = pe->cn;
+    struct ini_seg_pe *me = &cn->seg->pes[pe->local];
+    uint64_t start = now_us();
+    uint64_t spin_until = start + (uint64_t)cn->spin_us;
+    for (;;) {
+        int n = ini_poll(pe);
+        if (n)
+            return n;
+        uint64_t now = now_us();
+        if (timeout_us && now - start >= timeout_us)
+            return 0;
+        if (inis_stopped(cn))
+            return -1;
+        if (!cn->adaptive || now < spin_until) {
+            __builtin_ia32_pause();
+            continue;
+        }
+        /* Sleep on our doorbell; the INI rings it after delivering to us
+         * while `sleeping` is set.  The fence and the re-check close the
+         * window between our last poll and going to sleep. */
+        uint32_t seen = atomic_load_explicit(&me->doorbell, memory_order_acquire);
+        atomic_store_explicit(&me->sleeping, 1, memory_order_relaxed);
+        atomic_thread_fence(memory_order_seq_cst);
+        if (!any_unread(pe)) {
+            uint64_t left = timeout_us ? timeout_us - (now - start) : 0;
+            /* Bounded sleeps so a stopped INI is noticed. */
+            ini_doorbell_wait(&me->doorbell, seen, (!left || left > 100000) ? 100000 : left);
+        }
+        atomic_store_explicit(&me->sleeping, 0, memory_order_relaxed);
+        spin_until = now_us() + (uint64_t)cn->spin_us;
+    }
+}

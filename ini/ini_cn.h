@@ -1,0 +1,86 @@
+/*
+ * ini_cn.h - the compute-node interface: how a program's compute nodes
+ * (PEs) send active messages to PEs of other clusters through the INIs.
+ *
+ * A cluster's compute nodes are the threads of one process.  The process
+ * attaches once to its cluster (ini_cn_attach_env, from the environment the
+ * launcher sets: INI_CONFIG, INI_CLUSTER, INI_SEGMENT, INI_RUN_DIR), registers
+ * its handlers, then runs one thread per PE (ini_cn_run).  Each PE thread
+ * owns its struct ini_pe: send, poll and wait are called only by that
+ * thread, so the fabric needs no lock.
+ *
+ *   send: the PE picks one of its cluster's INIs by the compute-node policy
+ *         (loadbal/), writes the message into its ring to that INI (the one
+ *         copy, the "DMA" to the INI) and publishes it.  If the ring is full
+ *         it keeps serving its own incoming messages while it waits, unless
+ *         it is inside a handler.
+ *   poll: runs the handler of every message delivered to this PE; the
+ *         handler sees the payload in place in the ring, valid only during
+ *         the call.  Handlers may send.
+ *   wait: like poll, but sleeps (adaptive: spin, then futex) until at least
+ *         one message has been handled or the timeout passes.
+ *
+ * Messages between two PEs through one INI pair arrive in order; see
+ * docs/architecture.md for what each scheduling policy guarantees.
+ */
+#ifndef INI_CN_H
+#define INI_CN_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#include "config.h"
+
+struct ini_cn;   /* one attached cluster process */
+struct ini_pe;   /* one compute node of it */
+
+/* Called on the receiving PE's thread.  `data` is valid during the call. */
+typedef void (*ini_handler_fn)(struct ini_pe *pe, int src_pe, const void *data,
+                               uint32_t len, void *arg);
+
+/* Attaches using INI_CONFIG, INI_CLUSTER and INI_SEGMENT from the
+ * environment.  NULL with a one-line message in err on failure. */
+struct ini_cn *ini_cn_attach_env(char *err, size_t errlen);
+/* Attaches to the segment `segment` of `cluster` described by cfg_path. */
+struct ini_cn *ini_cn_attach(const char *cfg_path, int cluster, const char *segment,
+                             char *err, size_t errlen);
+void ini_cn_detach(struct ini_cn *cn);
+
+/* Registers fn for handler id `id` (< INI_MAX_HANDLERS).  Before ini_cn_run. */
+int ini_cn_register(struct ini_cn *cn, uint16_t id, ini_handler_fn fn, void *arg);
+
+const struct ini_config *ini_cn_config(const struct ini_cn *cn);
+int ini_cn_cluster(const struct ini_cn *cn);
+int ini_cn_n_pes(const struct ini_cn *cn);          /* PEs of this cluster */
+struct ini_pe *ini_cn_pe(struct ini_cn *cn, int local);
+/* Overrides the compute-node policy of the config (before ini_cn_run). */
+void ini_cn_set_policy(struct ini_cn *cn, enum ini_policy policy);
+
+/* Runs fn(pe, arg) on one thread per PE of the cluster and waits for all;
+ * returns the number of PEs whose fn returned non-zero. */
+int ini_cn_run(struct ini_cn *cn, int (*fn)(struct ini_pe *pe, void *arg), void *arg);
+
+int ini_pe_id(const struct ini_pe *pe);             /* global PE id */
+int ini_pe_local(const struct ini_pe *pe);          /* index within cluster */
+struct ini_cn *ini_pe_cn(struct ini_pe *pe);
+
+/* Sends len bytes (<= stack.max_message) to PE dst_pe, to run handler
+ * `handler` there.  Returns 0, or -1 with errno EINVAL (bad PE, handler or
+ * length) or EPIPE (the INIs stopped).  The buffer is the caller's again on
+ * return. */
+int ini_send(struct ini_pe *pe, int dst_pe, uint16_t handler, const void *buf, uint32_t len);
+
+/* Runs handlers of delivered messages; returns how many ran. */
+int ini_poll(struct ini_pe *pe);
+/* Runs handlers, sleeping up to timeout_us (0: no limit) until at least
+ * one ran.  Returns how many ran (0 on timeout), -1 if the INIs stopped. */
+int ini_wait(struct ini_pe *pe, uint64_t timeout_us);
+
+/* Per-PE counters. */
+struct ini_pe_stats {
+    uint64_t sent, sent_bytes, received, received_bytes, send_waits;
+    uint64_t sent_per_ini[INI_MAX_INIS_PER_CLUSTER];
+};
+const struct ini_pe_stats *ini_pe_stats(const struct ini_pe *pe);
+
+#endif

@@ -1,0 +1,92 @@
+/*
+ * loadbal.h - INI scheduling policies (thesis section 3.3).
+ *
+ * Two decisions are made per message:
+ *   - at the source compute node, which INI of its own cluster carries it
+ *     (struct ini_lb_pe): static (the PE's assigned INI), round-robin (each
+ *     PE cycles over its cluster's INIs) or load-aware (the INI with the
+ *     fewest queued messages, read from the load word each INI publishes in
+ *     the cluster segment; ties broken round-robin);
+ *   - at the sending INI, which INI of the destination cluster receives it
+ *     (struct ini_lb_conn): static (by destination PE: the INI that PE is
+ *     assigned to), round-robin per destination cluster, or load-aware
+ *     (the fewest queued messages as last reported by the peers).
+ * Both are a few instructions and touch no lock.
+ */
+#ifndef INI_LOADBAL_H
+#define INI_LOADBAL_H
+
+#include <stdatomic.h>
+#include <stdint.h>
+
+#include "config.h"
+
+struct ini_lb_pe {
+    enum ini_policy policy;
+    int n_inis;
+    int static_local;                 /* local index of the assigned INI */
+    uint32_t rr_next;
+    _Atomic uint32_t *load[INI_MAX_INIS_PER_CLUSTER];   /* published by the INIs */
+};
+
+/* Local index (within the cluster) of the INI that carries the next message. */
+static inline int ini_lb_pe_pick(struct ini_lb_pe *lb)
+{
+    switch (lb->policy) {
+    case INI_POLICY_ROUND_ROBIN: {
+        int i = (int)(lb->rr_next++ % (uint32_t)lb->n_inis);
+        return i;
+    }
+    case INI_POLICY_LOAD_AWARE: {
+        int start = (int)(lb->rr_next++ % (uint32_t)lb->n_inis);
+        int best = start;
+        uint32_t best_load = atomic_load_explicit(lb->load[start], memory_order_relaxed);
+        for (int k = 1; k < lb->n_inis && best_load > 0; k++) {
+            int i = (start + k) % lb->n_inis;
+            uint32_t l = atomic_load_explicit(lb->load[i], memory_order_relaxed);
+            if (l < best_load) {
+                best = i;
+                best_load = l;
+            }
+        }
+        return best;
+    }
+    case INI_POLICY_STATIC:
+    default:
+        return lb->static_local;
+    }
+}
+
+/* INI-side choice of the receiving INI in a destination cluster. */
+struct ini_lb_conn {
+    enum ini_policy policy;
+    uint32_t rr_next[INI_MAX_CLUSTERS];
+    uint32_t peer_load[INI_MAX_INIS];     /* last load each peer reported */
+};
+
+/* Global id of the INI of cluster `cl` that should receive a message for
+ * PE `dst_pe`. */
+static inline int ini_lb_conn_pick(struct ini_lb_conn *lb, const struct ini_config *cfg, int dst_pe)
+{
+    const struct ini_pe_cfg *pe = &cfg->pes[dst_pe];
+    const struct ini_cluster_cfg *cl = &cfg->clusters[pe->cluster];
+    switch (lb->policy) {
+    case INI_POLICY_ROUND_ROBIN:
+        return cl->inis[lb->rr_next[pe->cluster]++ % (uint32_t)cl->n_inis];
+    case INI_POLICY_LOAD_AWARE: {
+        int start = (int)(lb->rr_next[pe->cluster]++ % (uint32_t)cl->n_inis);
+        int best = cl->inis[start];
+        for (int k = 1; k < cl->n_inis; k++) {
+            int id = cl->inis[(start + k) % cl->n_inis];
+            if (lb->peer_load[id] < lb->peer_load[best])
+                best = id;
+        }
+        return best;
+    }
+    case INI_POLICY_STATIC:
+    default:
+        return pe->static_ini;
+    }
+}
+
+#endif
