@@ -1,0 +1,29 @@
+# mgs/water/: the Water application (SPLASH-2 water-nsquared, see
+# docs/water.md) over the portable interface mgs/par.h, here implemented with
+# pthreads (mgs/par_threads.c). Everything except main() goes into libwater.a
+# so that the unit tests link the same objects as the program.
+LIBWATER_SRCS := mgs/par_threads.c \
+	mgs/water/water_input.c mgs/water/water_setup.c mgs/water/water_split.c \
+	mgs/water/water_integrate.c mgs/water/water_intra.c mgs/water/water_pair.c \
+	mgs/water/water_worker.c mgs/water/water_report.c
+LIBWATER := $(BUILD)/libwater.a
+$(LIBWATER): $(LIBWATER_SRCS:%.c=$(OBJ)/%.o)
+	@mkdir -p $(dir $@)
+	$(AR) rcs $@ $^
+
+# water: the program; water_compare: compares "FULL" lines of two outputs
+# (used by tests/integration/water_*.sh).
+BINS += $(BIN)/water $(BIN)/water_compare
+$(BIN)/water: $(OBJ)/mgs/water/water_main.o $(LIBWATER)
+	@mkdir -p $(dir $@)
+	$(CC) $(LDFLAGS) -o $@ $^ -lpthread -lm
+$(BIN)/water_compare: $(OBJ)/mgs/water/water_compare.o
+	@mkdir -p $(dir $@)
+	$(CC) $(LDFLAGS) -o $@ $^ -lm
+
+WATER_UNIT_TESTS := input setup integrate step par
+UNIT_TESTS += $(WATER_UNIT_TESTS:%=$(BIN)/test_water_%)
+$(WATER_UNIT_TESTS:%=$(BIN)/test_water_%): $(LIBWATER)
+
+.PHONY: water
+water: $(BIN)/water $(BIN)/water_compare $(WATER_UNIT_TESTS:%=$(BIN)/test_water_%)

@@ -1,0 +1,106 @@
+/*
+ * water_compare.c - test helper: compares the full-precision "FULL" lines
+ * (written by `water --full`) of two files number by number.
+ *
+ *   water_compare [--tol REL] EXPECTED ACTUAL
+ *
+ * Lines not starting with "FULL " are ignored. Both files must have the same
+ * FULL lines (same steps, 8 fields each). Numbers are converted with strtod,
+ * which rounds correctly, so a decimal %.17g/%.17e text identifies its double
+ * exactly; with the default --tol 0 every value must be bit-identical.
+ * Prints the largest relative difference |a - e| / |e| and exits 0 if it is
+ * within the tolerance, 1 if not, 2 on unreadable or mismatched files.
+ */
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#define MAX_LINES 100000
+#define FIELDS 8 /* step TEN POTA POTR POTRF XTT AVGT XVIR */
+
+static const char *const NAMES[FIELDS] = { "step", "TEN", "POTA", "POTR", "POTRF", "XTT", "AVGT", "XVIR" };
+
+/* Reads the FULL lines of path into values[line][field]; returns the line count or -1. */
+static long read_full_lines(const char *path, double (*values)[FIELDS])
+{
+    FILE *f = fopen(path, "r");
+    if (!f) {
+        fprintf(stderr, "water_compare: cannot open %s\n", path);
+        return -1;
+    }
+    char line[4096];
+    long n = 0;
+    while (fgets(line, sizeof line, f)) {
+        if (strncmp(line, "FULL ", 5) != 0)
+            continue;
+        if (n == MAX_LINES) {
+            fprintf(stderr, "water_compare: too many FULL lines in %s\n", path);
+            fclose(f);
+            return -1;
+        }
+        char *p = line + 5, *end;
+        for (int k = 0; k < FIELDS; k++, p = end) {
+            values[n][k] = strtod(p, &end);
+            if (end == p) {
+                fprintf(stderr, "water_compare: %s: FULL line %ld has fewer than %d numbers\n", path,
+                        n + 1, FIELDS);
+                fclose(f);
+                return -1;
+            }
+        }
+        n++;
+    }
+    fclose(f);
+    return n;
+}
+
+int main(int argc, char **argv)
+{
+    double tol = 0.0;
+    int arg = 1;
+    if (argc == 5 && !strcmp(argv[1], "--tol")) {
+        tol = strtod(argv[2], NULL);
+        arg = 3;
+    }
+    if (argc - arg != 2) {
+        fprintf(stderr, "usage: water_compare [--tol REL] EXPECTED ACTUAL\n");
+        return 2;
+    }
+    double (*expected)[FIELDS] = malloc(sizeof(double[MAX_LINES][FIELDS]));
+    double (*actual)[FIELDS] = malloc(sizeof(double[MAX_LINES][FIELDS]));
+    if (!expected || !actual)
+        return 2;
+    long ne = read_full_lines(argv[arg], expected);
+    long na = read_full_lines(argv[arg + 1], actual);
+    if (ne < 0 || na < 0)
+        return 2;
+    if (ne == 0 || ne != na) {
+        fprintf(stderr, "water_compare: %ld FULL lines expected, %ld found\n", ne, na);
+        return 2;
+    }
+    double worst = 0.0;
+    long worst_line = 0;
+    int worst_field = 1;
+    for (long i = 0; i < ne; i++) {
+        if (expected[i][0] != actual[i][0]) {
+            fprintf(stderr, "water_compare: line %ld is step %.0f, expected step %.0f\n", i + 1,
+                    actual[i][0], expected[i][0]);
+            return 2;
+        }
+        for (int k = 1; k < FIELDS; k++) {
+            double e = expected[i][k], a = actual[i][k];
+            double rel = e != 0.0 ? fabs(a - e) / fabs(e) : fabs(a);
+            if (rel > worst || isnan(rel)) {
+                worst = isnan(rel) ? INFINITY : rel;
+                worst_line = i;
+                worst_field = k;
+            }
+        }
+    }
+    printf("max relative difference %.3e (step %.0f %s)%s\n", worst, expected[worst_line][0],
+           NAMES[worst_field], worst == 0.0 ? ", all values bit-identical" : "");
+    free(expected);
+    free(actual);
+    return worst <= tol ? 0 : 1;
+}
