@@ -1,0 +1,228 @@
+/*
+ * timer_list.c - send_timers / ack_timers (see timer_list.h for the design).
+ */
+#include "timer_list.h"
+
+#include <errno.h>
+#include <stdlib.h>
+
+static int init_common(struct timer_list *l, uint32_t n_conns, uint32_t capacity,
+                       uint64_t timeout, bool one_per_conn)
+{
+    *l = (struct timer_list){0};
+    if (n_conns == 0 || n_conns > TIMER_MAX_CONNS || capacity == 0 || timeout == 0)
+        return -EINVAL;
+    /* Counts are returned as int by the cancel functions. */
+    if (capacity > (uint32_t)INT32_MAX)
+        return -EINVAL;
+    l->pool = calloc(capacity, sizeof *l->pool);
+    l->conns = calloc(n_conns, sizeof *l->conns);
+    if (!l->pool || !l->conns) {
+        free(l->pool);
+        free(l->conns);
+        *l = (struct timer_list){0};
+        return -ENOMEM;
+    }
+    /* Free list in pool order, threaded through conn_next (unused while a
+     * record is free). */
+    for (uint32_t i = 0; i + 1 < capacity; i++)
+        l->pool[i].conn_next = &l->pool[i + 1];
+    l->free_records = &l->pool[0];
+    l->capacity = capacity;
+    l->n_conns = n_conns;
+    l->timeout = timeout;
+    l->one_per_conn = one_per_conn;
+    return 0;
+}
+
+int timer_list_init_send(struct timer_list *l, uint32_t n_conns,
+                         uint32_t capacity, uint64_t timeout)
+{
+    return init_common(l, n_conns, capacity, timeout, false);
+}
+
+int timer_list_init_ack(struct timer_list *l, uint32_t n_conns, uint64_t timeout)
+{
+    /* One record per connection can never run out. */
+    return init_common(l, n_conns, n_conns, timeout, true);
+}
+
+void timer_list_destroy(struct timer_list *l)
+{
+    free(l->pool);
+    free(l->conns);
+    *l = (struct timer_list){0};
+}
+
+int timer_list_start(struct timer_list *l, uint16_t conn, uint32_t seq, uint64_t now)
+{
+    /* Deadlines stay below TIMER_NO_DEADLINE so that value means "none". */
+    if (conn >= l->n_conns || now >= UINT64_MAX - l->timeout)
+        return -EINVAL;
+    uint64_t deadline = now + l->timeout;
+    /* The tail's deadline came from an earlier now (or a later removal moved
+     * it back), so it is only above this one if time went backwards; the
+     * new record could not go at the tail then. */
+    if (l->head && deadline < l->max_time)
+        return -EINVAL;
+    struct timer_conn *c = &l->conns[conn];
+    if (l->one_per_conn && c->head)
+        return -EBUSY;
+    struct timer_record *r = l->free_records;
+    if (!r)
+        return -ENOSPC;
+    l->free_records = r->conn_next;
+    l->in_use++;
+
+    r->seq = seq;
+    r->conn = conn;
+    r->conn_next = NULL;
+    r->next = NULL;
+    if (l->head) {
+        r->ticks_to_go = deadline - l->max_time;
+        r->prev = l->tail;
+        l->tail->next = r;
+    } else {
+        l->base_time = now;
+        r->ticks_to_go = l->timeout;
+        r->prev = NULL;
+        l->head = r;
+    }
+    l->tail = r;
+    l->max_time = deadline;
+
+    if (c->tail)
+        c->tail->conn_next = r;
+    else
+        c->head = r;
+    c->tail = r;
+    return 0;
+}
+
+/* Unlinks r from the list of all records, keeping every other record's
+ * deadline unchanged, and returns r to the free list.  The caller has
+ * already unlinked it from its connection's list. */
+static void unlink_and_free(struct timer_list *l, struct timer_record *r)
+{
+    if (r->prev)
+        r->prev->next = r->next;
+    else
+        l->head = r->next;
+    if (r->next)
+        r->next->prev = r->prev;
+    else
+        l->tail = r->prev;
+
+    if (!r->prev && !r->next) {
+        /* Now empty: the next start sets base_time and max_time afresh. */
+        l->base_time = l->max_time = 0;
+    } else if (!r->prev) {
+        l->base_time += r->ticks_to_go;      /* the new head counts from r's deadline */
+    } else if (!r->next) {
+        l->max_time -= r->ticks_to_go;       /* the new tail's deadline */
+    } else {
+        r->next->ticks_to_go += r->ticks_to_go;
+    }
+
+    r->prev = r->next = NULL;
+    r->conn_next = l->free_records;
+    l->free_records = r;
+    l->in_use--;
+}
+
+/* Removes r, found while walking its connection's list right after
+ * conn_prev (NULL when r is the connection's first record). */
+static void remove_record(struct timer_list *l, struct timer_record *conn_prev,
+                          struct timer_record *r)
+{
+    struct timer_conn *c = &l->conns[r->conn];
+    if (conn_prev)
+        conn_prev->conn_next = r->conn_next;
+    else
+        c->head = r->conn_next;
+    if (c->tail == r)
+        c->tail = conn_prev;
+    unlink_and_free(l, r);
+}
+
+bool timer_list_pop_expired(struct timer_list *l, uint64_t now,
+                            uint16_t *conn, uint32_t *seq)
+{
+    struct timer_record *r = l->head;
+    if (!r || l->base_time + r->ticks_to_go > now)
+        return false;
+    *conn = r->conn;
+    *seq = r->seq;
+    /* The oldest record of all is the oldest of its connection: both lists
+     * keep start order, so it heads its connection's list. */
+    remove_record(l, NULL, r);
+    return true;
+}
+
+uint32_t timer_list_expire(struct timer_list *l, uint64_t now,
+                           timer_expired_fn fn, void *ctx)
+{
+    uint32_t n = 0;
+    uint16_t conn;
+    uint32_t seq;
+    while (timer_list_pop_expired(l, now, &conn, &seq)) {
+        n++;
+        fn(conn, seq, ctx);
+    }
+    return n;
+}
+
+static inline uint32_t seq_mask(unsigned seq_bits)
+{
+    return seq_bits == 32 ? UINT32_MAX : (UINT32_C(1) << seq_bits) - 1;
+}
+
+int timer_list_cancel_range(struct timer_list *l, uint16_t conn,
+                            uint32_t from, uint32_t to, unsigned seq_bits)
+{
+    if (conn >= l->n_conns || seq_bits < 1 || seq_bits > 32)
+        return -EINVAL;
+    const uint32_t mask = seq_mask(seq_bits);
+    /* Unsigned subtraction wraps mod 2^32; masking reduces it mod 2^w. */
+    const uint32_t span = (to - from) & mask;
+    int cancelled = 0;
+    struct timer_record *conn_prev = NULL, *r = l->conns[conn].head;
+    while (r) {
+        struct timer_record *conn_next = r->conn_next;
+        if (((r->seq - from) & mask) < span) {
+            remove_record(l, conn_prev, r);
+            cancelled++;
+        } else {
+            conn_prev = r;
+        }
+        r = conn_next;
+    }
+    return cancelled;
+}
+
+int timer_list_cancel_one(struct timer_list *l, uint16_t conn, uint32_t seq)
+{
+    if (conn >= l->n_conns)
+        return -EINVAL;
+    struct timer_record *conn_prev = NULL;
+    for (struct timer_record *r = l->conns[conn].head; r; conn_prev = r, r = r->conn_next) {
+        if (r->seq == seq) {
+            remove_record(l, conn_prev, r);
+            return 1;
+        }
+    }
+    return 0;
+}
+
+int timer_list_cancel_conn(struct timer_list *l, uint16_t conn)
+{
+    if (conn >= l->n_conns)
+        return -EINVAL;
+    int cancelled = 0;
+    struct timer_record *r;
+    while ((r = l->conns[conn].head) != NULL) {
+        remove_record(l, NULL, r);
+        cancelled++;
+    }
+    return cancelled;
+}
