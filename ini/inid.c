@@ -1,0 +1,237 @@
+/*
+ * inid.c - the INI daemon: arguments, EAL, lwIP, ports, then the loop.
+ *
+ *   inid --config FILE --ini ID --tag TAG --run-dir DIR
+ *        [--ini-policy P] [--idle poll|adaptive|auto] [--trace MODE]
+ *        [-- EXTRA EAL ARGS...]
+ *
+ * The launcher (ini-cluster) creates the cluster's shared segment before it
+ * starts inid, and waits for the INI's state in it to become READY, which
+ * inid sets once its links are up.  SIGTERM or SIGINT ends the loop; inid
+ * then marks itself STOPPED, writes its counters to DIR/ini<ID>.counters.json
+ * and releases its ports.
+ */
+#include "inid.h"
+
+#include <errno.h>
+#include <getopt.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include <rte_cycles.h>
+#include <rte_eal.h>
+#include <rte_errno.h>
+#include <rte_ethdev.h>
+#include <rte_lcore.h>
+#include <rte_mbuf.h>
+
+#include "lwip/init.h"
+
+#define MBUFS 16383
+
+/* The daemon's state: the one global, so the signal handler can reach it. */
+static struct inid inid_state;
+
+static void on_signal(int sig)
+{
+    inid_state.stop = 1;
+}
+
+static void usage_error(const char *msg)
+{
+    fprintf(stderr, "inid: %s\nusage: inid --config FILE --ini ID --tag TAG --run-dir DIR "
+                    "[--ini-policy P] [--idle MODE] [--trace MODE] [-- EAL ARGS]\n", msg);
+    exit(2);
+}
+
+static int parse_args(struct inid *d, int argc, char **argv, int *eal_extra)
+{
+    static const struct option opts[] = {
+        { "config", required_argument, NULL, 'c' }, { "ini", required_argument, NULL, 'i' },
+        { "tag", required_argument, NULL, 't' },    { "run-dir", required_argument, NULL, 'r' },
+        { "ini-policy", required_argument, NULL, 'p' }, { "idle", required_argument, NULL, 'I' },
+        { "trace", required_argument, NULL, 'T' },  { "fault", required_argument, NULL, 'f' },
+        { NULL, 0, NULL, 0 },
+    };
+    const char *config = NULL, *policy = NULL, *idle = NULL, *trace = NULL, *fault = NULL;
+    long id = -1;
+    int c;
+    char err[1024], *end;
+    while ((c = getopt_long(argc, argv, "", opts, NULL)) != -1) {
+        switch (c) {
+        case 'c': config = optarg; break;
+        case 'i':
+            id = strtol(optarg, &end, 10);
+            if (*optarg == '\0' || *end || id < 0 || id >= INI_MAX_INIS)
+                usage_error("--ini: not an INI id");
+            break;
+        case 't': snprintf(d->tag, sizeof(d->tag), "%s", optarg); break;
+        case 'r': snprintf(d->run_dir, sizeof(d->run_dir), "%s", optarg); break;
+        case 'p': policy = optarg; break;
+        case 'I': idle = optarg; break;
+        case 'T': trace = optarg; break;
+        case 'f': fault = optarg; break;
+        default: usage_error("unknown option");
+        }
+    }
+    *eal_extra = optind;
+    if (!config || id < 0 || !d->tag[0] || !d->run_dir[0])
+        usage_error("--config, --ini, --tag and --run-dir are required");
+    if (ini_config_load(config, &d->cfg, err, sizeof(err)) < 0) {
+        fprintf(stderr, "%s\n", err);
+        exit(2);
+    }
+    if (id >= d->cfg.n_inis) {
+        fprintf(stderr, "inid: --ini %ld: %s has INIs 0..%d\n", id, config, d->cfg.n_inis - 1);
+        exit(2);
+    }
+    if (policy) {
+        int p = ini_policy_parse(policy);
+        if (p < 0)
+            usage_error("--ini-policy: expected static, round-robin or load-aware");
+        d->cfg.ini_policy = (enum ini_policy)p;
+    }
+    if (idle) {
+        if (!strcmp(idle, "poll")) d->cfg.idle.mode = INI_IDLE_POLL;
+        else if (!strcmp(idle, "adaptive")) d->cfg.idle.mode = INI_IDLE_ADAPTIVE;
+        else if (!strcmp(idle, "auto")) d->cfg.idle.mode = INI_IDLE_AUTO;
+        else usage_error("--idle: expected poll, adaptive or auto");
+    }
+    if (trace) {
+        if (!strcmp(trace, "off")) d->cfg.trace.mode = INI_TRACE_OFF;
+        else if (!strcmp(trace, "summary")) d->cfg.trace.mode = INI_TRACE_SUMMARY;
+        else if (!strcmp(trace, "detailed")) d->cfg.trace.mode = INI_TRACE_DETAILED;
+        else usage_error("--trace: expected off, summary or detailed");
+    }
+    if (fault) {
+        /* --fault overrides the configuration for every INI, on transmit
+         * unless it says side=rx. */
+        struct ini_fault_cfg f;
+        ini_fault_defaults(&f);
+        if (ini_fault_parse(fault, &f, err, sizeof(err)) < 0) {
+            fprintf(stderr, "inid: --fault: %s\n", err);
+            exit(2);
+        }
+        d->cfg.faults = f;
+        for (int i = 0; i < d->cfg.n_inis; i++)
+            d->cfg.inis[i].faults = f;
+    }
+    d->me = &d->cfg.inis[id];
+    d->cluster = d->me->cluster;
+    d->local = d->me->index;
+    return 0;
+}
+
+/* auto: poll only when every daemon and compute node can have a core. */
+static enum ini_idle_mode pick_idle_mode(const struct ini_config *cfg)
+{
+    if (cfg->idle.mode != INI_IDLE_AUTO)
+        return cfg->idle.mode;
+    long cores = sysconf(_SC_NPROCESSORS_ONLN);
+    return (long)(cfg->n_inis + cfg->n_pes) <= cores ? INI_IDLE_POLL : INI_IDLE_ADAPTIVE;
+}
+
+static int eal_init(struct inid *d, int argc, char **argv, int extra)
+{
+    static char store[64 + INI_MAX_EAL_ARGS + INI_NETIF_MAX_PORTS][INI_DEVARGS_LEN];
+    char *eal_argv[64 + INI_MAX_EAL_ARGS + INI_NETIF_MAX_PORTS + 64];
+    int n = 0, s = 0;
+#define ADD(...) do { snprintf(store[s], INI_DEVARGS_LEN, __VA_ARGS__); eal_argv[n++] = store[s++]; } while (0)
+    ADD("inid%d", d->me->id);
+    ADD("--file-prefix=ini-%s-%d", d->tag, d->me->id);
+    ADD("--no-huge");
+    ADD("-m");
+    ADD("%d", d->cfg.eal_memory_mb);
+    ADD("--no-shconf");
+    ADD("--no-telemetry");
+    ADD("--log-level=*:warning");
+    if (d->cfg.net_mode != INI_NET_PCI)
+        ADD("--no-pci");
+    long cores = sysconf(_SC_NPROCESSORS_ONLN);
+    if (d->me->core >= 0 && d->me->core < cores)
+        ADD("--lcores=0@%d", d->me->core);
+    else
+        ADD("--lcores=0@(0-%ld)", cores - 1);
+    int vdevs = inid_ports_eal_args(d, store + s, INI_NETIF_MAX_PORTS);
+    for (int k = 0; k < vdevs; k++)
+        eal_argv[n++] = store[s++];
+    for (int k = 0; k < d->cfg.n_eal_args; k++)
+        eal_argv[n++] = d->cfg.eal_args[k];
+    for (int k = extra; k < argc && n < (int)(sizeof(eal_argv) / sizeof(eal_argv[0])) - 1; k++)
+        eal_argv[n++] = argv[k];
+    eal_argv[n] = NULL;
+#undef ADD
+    int rc = rte_eal_init(n, eal_argv);
+    if (rc < 0) {
+        fprintf(stderr, "inid %d: EAL init failed: %s\n", d->me->id, rte_strerror(rte_errno));
+        return -1;
+    }
+    return 0;
+}
+
+int main(int argc, char **argv)
+{
+    struct inid *d = &inid_state;
+    int extra;
+    char err[512];
+
+    setvbuf(stdout, NULL, _IOLBF, 0);
+    parse_args(d, argc, argv, &extra);
+    d->idle = pick_idle_mode(&d->cfg);
+    d->lb.policy = d->cfg.ini_policy;
+
+    ini_segment_name(d->seg_name, sizeof(d->seg_name), d->tag, d->cluster);
+    d->seg = ini_segment_attach(d->seg_name, d->cluster, err, sizeof(err));
+    if (!d->seg) {
+        fprintf(stderr, "inid %d: %s\n", d->me->id, err);
+        return 1;
+    }
+    if (eal_init(d, argc, argv, extra) < 0)
+        return 1;
+    signal(SIGTERM, on_signal);
+    signal(SIGINT, on_signal);
+    d->tsc_hz = rte_get_tsc_hz();
+
+    uint16_t room = (uint16_t)RTE_MAX(RTE_MBUF_DEFAULT_BUF_SIZE, d->cfg.stack.mtu + 14 + RTE_PKTMBUF_HEADROOM + 64);
+    char name[64];
+    snprintf(name, sizeof(name), "ini%d_mbufs", d->me->id);
+    d->pool = rte_pktmbuf_pool_create(name, MBUFS, 256, INI_MBUF_PRIV_SIZE, room, (int)rte_socket_id());
+    if (!d->pool) {
+        fprintf(stderr, "inid %d: mbuf pool: %s\n", d->me->id, rte_strerror(rte_errno));
+        return 1;
+    }
+    lwip_init();
+    if (ini_netif_init(&d->nf, d->me->ip, d->me->mac, d->cfg.stack.mtu, d->pool) < 0 ||
+        ini_swp_init(&d->swp, &d->cfg, d->me->id, d->tsc_hz, inid_transport_deliver,
+                     inid_transport_release, d) < 0) {
+        fprintf(stderr, "inid %d: lwIP setup failed\n", d->me->id);
+        return 1;
+    }
+    if (inid_ports_init(d) < 0)
+        return 1;
+    inid_faults_init(d);
+    inid_fabric_init(d);
+    if (inid_ports_wait_up(d, 20000) < 0 || inid_idle_init(d) < 0)
+        return 1;
+
+    atomic_store(&d->seg->inis[d->local].pid, (int32_t)getpid());
+    atomic_store(&d->seg->inis[d->local].state, INI_SEG_READY);
+    printf("inid %d: cluster %d, %d port(s) (%d with rx interrupts), %s mode, idle %s: ready\n",
+           d->me->id, d->cluster, d->n_ports, d->n_intr, ini_net_mode_name(d->cfg.net_mode),
+           ini_idle_mode_name(d->idle));
+
+    inid_loop(d);
+
+    atomic_store(&d->seg->inis[d->local].state, INI_SEG_STOPPED);
+    for (int p = 0; p < d->n_pes; p++)
+        ini_doorbell_ring(&d->seg->pes[p].doorbell);
+    inid_write_counters(d);
+    printf("inid %d: stopped\n", d->me->id);
+    ini_swp_close(&d->swp);
+    inid_ports_close(d);
+    ini_segment_detach(d->seg);
+    rte_eal_cleanup();
+    return 0;
+}

@@ -1,0 +1,146 @@
+/*
+ * inid.h - the INI daemon's top-level state.
+ *
+ * One inid process runs one INI node.  Like DPDK's l2fwd/l3fwd it keeps
+ * initialisation (inid.c: arguments, EAL, lwIP), port setup (inid_port.c)
+ * and the protocol loop on the INI's lcore (inid_loop.c) apart; everything
+ * the loop touches lives in struct inid, the only global state.
+ *
+ * The loop is figure 3-1 of the thesis: messages from the cluster's compute
+ * nodes (records in the PE -> INI rings) and packets from the network (mbufs
+ * from rx bursts) enter one FIFO work queue and are processed to completion
+ * in arrival order.  A message that cannot proceed (its connection's send
+ * window is full, or the destination PE's ring is full) waits in a stall
+ * list and the work behind it goes on (section 3.1).
+ */
+#ifndef INI_INID_H
+#define INI_INID_H
+
+#include <signal.h>
+#include <stdint.h>
+
+#include <rte_mempool.h>
+
+#include "config.h"
+#include "netif_dpdk.h"
+#include "ring.h"
+#include "segment.h"
+#include "fault.h"
+#include "swp.h"
+#include "loadbal.h"
+
+#define INID_QUEUE_SIZE     4096   /* FIFO work queue, power of two */
+#define INID_RING_INFLIGHT  64     /* records taken from one PE ring and not yet released */
+#define INID_BACKLOG        512    /* deliveries waiting for a PE's ring, per PE */
+
+enum work_kind { WORK_OUT = 1, WORK_IN = 2 };
+
+struct work {
+    uint8_t  kind;
+    uint8_t  pe;             /* WORK_OUT: local index of the source PE */
+    uint16_t slot;           /* WORK_OUT: slot in that ring's in-flight list */
+    int16_t  target;         /* WORK_OUT: peer INI id, or -1 - local PE; INT16_MIN: not chosen */
+    uint32_t qlen;           /* queue length at arrival */
+    uint64_t t_arrive;       /* TSC */
+    union {
+        struct ini_rec *rec;     /* WORK_OUT */
+        struct rte_mbuf *m;      /* WORK_IN */
+    };
+};
+
+/* Records taken from one PE -> INI ring, released in ring order. */
+struct out_ring {
+    struct ini_ring_cons cons;
+    uint32_t head, tail;                       /* in-flight slots */
+    uint64_t end[INID_RING_INFLIGHT];
+    uint8_t  done[INID_RING_INFLIGHT];
+};
+
+/* Deliveries to one PE that did not fit in its ring yet. */
+struct pe_backlog {
+    uint32_t head, tail;
+    struct pbuf *p[INID_BACKLOG];
+    uint16_t off[INID_BACKLOG];
+};
+
+struct inid_stats {
+    uint64_t out_msgs, out_bytes, in_msgs, in_bytes, local_msgs;
+    uint64_t bad_dst, bad_msg, refused, deferred, stalls;
+    uint64_t loops, idle_sleeps, queue_sum, queue_samples, queue_max;
+};
+
+struct inid {
+    /* identity */
+    struct ini_config cfg;
+    const struct ini_node_cfg *me;
+    int cluster, local;                        /* my cluster, my index in it */
+    char tag[64], run_dir[INI_PATH_LEN], seg_name[128];
+    enum ini_idle_mode idle;
+
+    /* resources */
+    struct ini_segment *seg;
+    struct rte_mempool *pool;
+    int n_ports;
+    uint16_t ports[INI_NETIF_MAX_PORTS];
+    int port_peer[INI_NETIF_MAX_PORTS];        /* memif: peer INI of each port */
+    struct ini_netif nf;
+    struct ini_swp swp;
+    struct ini_lb_conn lb;
+    struct ini_fault tx_fault[INI_NETIF_MAX_PORTS];
+    struct ini_fault rx_fault[INI_NETIF_MAX_PORTS];
+    int rx_faults;                             /* faults injected on receive */
+
+    /* intra-cluster fabric */
+    int n_pes;
+    struct out_ring out[INI_MAX_PES_PER_CLUSTER];
+    struct ini_ring_prod deliver[INI_MAX_PES_PER_CLUSTER];
+    struct pe_backlog backlog[INI_MAX_PES_PER_CLUSTER];
+
+    /* FIFO work queue and stall list */
+    uint32_t q_head, q_tail;
+    struct work queue[INID_QUEUE_SIZE];
+    uint32_t n_stalled;
+    struct work stalled[INID_QUEUE_SIZE];
+
+    /* adaptive idle: the INI sleeps in epoll on its doorbell FIFO and on
+     * the receive interrupts of the ports that have them */
+    int epfd, wake_fd;
+    int n_intr;                                /* ports with rx interrupts */
+    uint8_t port_intr[INI_NETIF_MAX_PORTS];
+    /* memif links join INIs of one host: in place of the link interrupt
+     * that DPDK's memif driver does not expose, a sender rings the
+     * doorbell of a peer that is asleep, found in the peer's segment. */
+    struct ini_segment *peer_seg[INI_MAX_CLUSTERS];
+    int peer_wake_fd[INI_NETIF_MAX_PORTS];
+
+    uint64_t tsc_hz;
+    volatile sig_atomic_t stop;
+    struct inid_stats stats;
+};
+
+/* inid_port.c: creates and starts the DPDK ports of this INI and tells the
+ * netif which peer each reaches.  0 or -1 after printing why. */
+int inid_ports_init(struct inid *d);
+/* Waits until every port's link is up (restarting memif clients whose
+ * server was not there yet); 0, or -1 on timeout. */
+int inid_ports_wait_up(struct inid *d, int timeout_ms);
+void inid_ports_close(struct inid *d);
+/* Sets up fault injection on the ports from the INI's configuration. */
+void inid_faults_init(struct inid *d);
+/* Sets up the adaptive idle mode: doorbell FIFO and receive interrupts. */
+int inid_idle_init(struct inid *d);
+/* Rings the doorbells of sleeping memif peers that were sent frames. */
+void inid_wake_peers(struct inid *d);
+/* Builds the vdev argument of each port of this INI into args (EAL form). */
+int inid_ports_eal_args(const struct inid *d, char args[][INI_DEVARGS_LEN], int max);
+
+/* inid_loop.c */
+void inid_fabric_init(struct inid *d);
+int  inid_loop(void *arg);
+void inid_write_counters(struct inid *d);
+/* Transport callbacks (swp.h): a message for one of this cluster's PEs
+ * (0: taken, -1: not now); a compute node's record that may be released. */
+int  inid_transport_deliver(void *ctx, int src_ini, struct pbuf *p, uint16_t off);
+void inid_transport_release(void *ctx, void *cookie);
+
+#endif

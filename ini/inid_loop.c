@@ -1,0 +1,498 @@
+/*
+ * inid_loop.c - the protocol loop of an INI (figure 3-1), run on its lcore.
+ *
+ * Each turn: retry stalled work and waiting deliveries, pull new records
+ * from the compute nodes' rings and bursts of frames from the ports into the
+ * FIFO work queue, process the queue to completion, flush the transmit
+ * queues, publish the INI's load, and run lwIP's timers when due.  Nothing
+ * here allocates, locks or makes a system call per message; the only system
+ * call is the futex sleep of the adaptive idle mode (and the wake of a
+ * sleeping compute node).
+ */
+#include "inid.h"
+
+#include <stdio.h>
+#include <string.h>
+#include <sys/epoll.h>
+#include <time.h>
+#include <unistd.h>
+
+#include <rte_cycles.h>
+#include <rte_ethdev.h>
+
+#include "lwip/timeouts.h"
+#include "msg.h"
+
+enum { DONE = 0, STALL = 1 };
+
+static inline uint32_t queue_len(const struct inid *d) { return d->q_tail - d->q_head; }
+static inline uint32_t queue_room(const struct inid *d) { return INID_QUEUE_SIZE - queue_len(d); }
+
+void inid_fabric_init(struct inid *d)
+{
+    d->n_pes = (int)d->seg->n_pes;
+    for (int p = 0; p < d->n_pes; p++) {
+        ini_ring_cons_attach(&d->out[p].cons, ini_segment_ring(d->seg, p, d->local, INI_TO_INI));
+        ini_ring_prod_attach(&d->deliver[p], ini_segment_ring(d->seg, p, d->local, INI_TO_PE));
+    }
+}
+
+/* ---- the compute-node side: releasing records, delivering messages ---- */
+
+/* A record's message has left (or been dropped): give back the prefix of
+ * the ring whose records are all done. */
+static void out_record_done(struct inid *d, int pe, uint32_t slot)
+{
+    struct out_ring *o = &d->out[pe];
+    o->done[slot % INID_RING_INFLIGHT] = 1;
+    uint64_t release = 0;
+    while (o->head != o->tail && o->done[o->head % INID_RING_INFLIGHT]) {
+        o->done[o->head % INID_RING_INFLIGHT] = 0;
+        release = o->end[o->head % INID_RING_INFLIGHT];
+        o->head++;
+    }
+    if (release)
+        ini_ring_release_to(&o->cons, release);
+}
+
+void inid_transport_release(void *ctx, void *cookie)
+{
+    uintptr_t c = (uintptr_t)cookie;
+    out_record_done(ctx, (int)(c >> 16), (uint32_t)(c & 0xffff));
+}
+
+static void wake_pe(struct inid *d, int pe)
+{
+    struct ini_seg_pe *sp = &d->seg->pes[pe];
+    atomic_thread_fence(memory_order_seq_cst);
+    if (atomic_load_explicit(&sp->sleeping, memory_order_relaxed))
+        ini_doorbell_ring(&sp->doorbell);
+}
+
+/* Copies AM header + payload (len bytes at offset off of p) into PE pe's
+ * ring.  0, or -1 when the ring has no room now. */
+static int deliver_pbuf(struct inid *d, int pe, struct pbuf *p, uint16_t off, uint32_t len)
+{
+    struct ini_rec *rec = ini_ring_reserve(&d->deliver[pe], len);
+    if (!rec)
+        return -1;
+    rec->type = 1;
+    pbuf_copy_partial(p, rec->data, (u16_t)len, off);
+    ini_ring_publish(&d->deliver[pe]);
+    wake_pe(d, pe);
+    return 0;
+}
+
+static int backlog_push(struct inid *d, int pe, struct pbuf *p, uint16_t off)
+{
+    struct pe_backlog *b = &d->backlog[pe];
+    if (b->tail - b->head >= INID_BACKLOG)
+        return -1;
+    b->p[b->tail % INID_BACKLOG] = p;
+    b->off[b->tail % INID_BACKLOG] = off;
+    b->tail++;
+    d->stats.deferred++;
+    return 0;
+}
+
+static int retry_backlogs(struct inid *d)
+{
+    int n = 0;
+    for (int pe = 0; pe < d->n_pes; pe++) {
+        struct pe_backlog *b = &d->backlog[pe];
+        while (b->head != b->tail) {
+            struct pbuf *p = b->p[b->head % INID_BACKLOG];
+            uint16_t off = b->off[b->head % INID_BACKLOG];
+            if (deliver_pbuf(d, pe, p, off, p->tot_len - off) < 0)
+                break;
+            pbuf_free(p);
+            b->head++;
+            n++;
+        }
+    }
+    return n;
+}
+
+/* Transport callback: a message from INI src_ini for a PE of this cluster. */
+int inid_transport_deliver(void *ctx, int src_ini, struct pbuf *p, uint16_t off)
+{
+    struct inid *d = ctx;
+    struct ini_am_hdr h;
+    uint32_t avail = p->tot_len - off;
+    if (pbuf_copy_partial(p, &h, sizeof(h), off) != sizeof(h) || h.len != avail - sizeof(h) ||
+        h.dst_pe >= d->cfg.n_pes || d->cfg.pes[h.dst_pe].cluster != d->cluster ||
+        h.src_pe >= d->cfg.n_pes || h.handler >= INI_MAX_HANDLERS) {
+        d->stats.bad_msg++;
+        pbuf_free(p);
+        return 0;
+    }
+    int pe = d->cfg.pes[h.dst_pe].local;
+    if (d->backlog[pe].head == d->backlog[pe].tail && deliver_pbuf(d, pe, p, off, avail) == 0) {
+        pbuf_free(p);
+    } else if (backlog_push(d, pe, p, off) < 0) {
+        /* The PE is far behind: the transport keeps the message, does not
+         * acknowledge it, and offers it again later. */
+        d->stats.refused++;
+        return -1;
+    }
+    d->stats.in_msgs++;
+    d->stats.in_bytes += h.len;
+    return 0;
+}
+
+/* ---- processing one work item ---- */
+
+static int process_out(struct inid *d, struct work *w, uint64_t now)
+{
+    struct ini_rec *rec = w->rec;
+    struct ini_am_hdr *h = (struct ini_am_hdr *)(rec->data + INI_HEADROOM);
+    uint32_t am_len = rec->len - INI_HEADROOM;
+    if (rec->len < INI_HEADROOM + sizeof(*h) || h->len != am_len - sizeof(*h) ||
+        h->dst_pe >= d->cfg.n_pes || h->len > (uint32_t)d->cfg.stack.max_message) {
+        d->stats.bad_dst++;
+        out_record_done(d, w->pe, w->slot);
+        return DONE;
+    }
+    const struct ini_pe_cfg *dst = &d->cfg.pes[h->dst_pe];
+    if (w->target == INT16_MIN)
+        w->target = (int16_t)(dst->cluster == d->cluster ? -1 - dst->local
+                                                         : ini_lb_conn_pick(&d->lb, &d->cfg, h->dst_pe));
+    if (w->target < 0) {
+        /* Same cluster: the INI delivers it straight to the PE's ring. */
+        struct ini_rec *r = ini_ring_reserve(&d->deliver[dst->local], am_len);
+        if (!r)
+            return STALL;
+        r->type = 1;
+        memcpy(r->data, h, am_len);
+        ini_ring_publish(&d->deliver[dst->local]);
+        wake_pe(d, dst->local);
+        d->stats.local_msgs++;
+        out_record_done(d, w->pe, w->slot);
+        return DONE;
+    }
+    uintptr_t cookie = (uintptr_t)w->pe << 16 | w->slot;
+    if (ini_swp_send(&d->swp, w->target, (uint8_t *)h, am_len, (void *)cookie, now) < 0)
+        return STALL;
+    d->stats.out_msgs++;
+    d->stats.out_bytes += h->len;
+    return DONE;
+}
+
+static int process(struct inid *d, struct work *w, uint64_t now)
+{
+    if (w->kind == WORK_IN) {
+        ini_netif_input(&d->nf, w->m);
+        return DONE;
+    }
+    return process_out(d, w, now);
+}
+
+/* Stalled work is retried in order; what still cannot proceed stays.
+ * Work for a target that already stalled this turn stays too, so that
+ * messages to one connection (or one local PE) keep their order. */
+static int retry_stalled(struct inid *d, uint64_t now)
+{
+    uint32_t kept = 0, done = 0;
+    for (uint32_t i = 0; i < d->n_stalled; i++) {
+        int blocked = 0;
+        for (uint32_t j = 0; j < kept && !blocked; j++)
+            blocked = d->stalled[j].target == d->stalled[i].target;
+        if (blocked || process(d, &d->stalled[i], now) == STALL)
+            d->stalled[kept++] = d->stalled[i];
+        else
+            done++;
+    }
+    d->n_stalled = kept;
+    return (int)done;
+}
+
+/* The FIFO queue, processed to completion.  A message whose connection
+ * window is full (or whose local PE's ring is full) moves to the stall list
+ * and the work behind it goes on (thesis section 3.1); later messages for
+ * the same target join it there, to keep their order. */
+static int run_queue(struct inid *d, uint64_t now)
+{
+    int n = 0;
+    while (d->q_head != d->q_tail) {
+        struct work *w = &d->queue[d->q_head++ % INID_QUEUE_SIZE];
+        int blocked = 0;
+        if (w->kind == WORK_OUT && d->n_stalled) {
+            const struct ini_am_hdr *h = (const struct ini_am_hdr *)(w->rec->data + INI_HEADROOM);
+            if (h->dst_pe < d->cfg.n_pes) {
+                const struct ini_pe_cfg *dst = &d->cfg.pes[h->dst_pe];
+                w->target = (int16_t)(dst->cluster == d->cluster ? -1 - dst->local
+                                                                 : ini_lb_conn_pick(&d->lb, &d->cfg, h->dst_pe));
+                for (uint32_t i = 0; i < d->n_stalled && !blocked; i++)
+                    blocked = d->stalled[i].target == w->target;
+            }
+        }
+        if (blocked || process(d, w, now) == STALL) {
+            d->stalled[d->n_stalled++] = *w;
+            d->stats.stalls++;
+        }
+        n++;
+    }
+    return n;
+}
+
+/* ---- sources ---- */
+
+static int poll_pes(struct inid *d, uint64_t now)
+{
+    int n = 0;
+    for (int pe = 0; pe < d->n_pes; pe++) {
+        struct out_ring *o = &d->out[pe];
+        struct ini_rec *rec;
+        uint64_t end;
+        while (o->tail - o->head < INID_RING_INFLIGHT && queue_room(d) > 0 &&
+               d->n_stalled + queue_len(d) < INID_QUEUE_SIZE - 1 &&
+               (rec = ini_ring_next(&o->cons, &end))) {
+            uint32_t slot = o->tail++;
+            o->end[slot % INID_RING_INFLIGHT] = end;
+            o->done[slot % INID_RING_INFLIGHT] = 0;
+            struct work *w = &d->queue[d->q_tail % INID_QUEUE_SIZE];
+            w->kind = WORK_OUT;
+            w->target = INT16_MIN;
+            w->pe = (uint8_t)pe;
+            w->slot = (uint16_t)(slot % INID_RING_INFLIGHT);
+            w->qlen = queue_len(d);
+            w->t_arrive = now;
+            w->rec = rec;
+            d->q_tail++;
+            n++;
+        }
+    }
+    return n;
+}
+
+static int poll_ports(struct inid *d, uint64_t now)
+{
+    int n = 0;
+    struct rte_mbuf *pkts[INI_NETIF_BURST];
+    for (int k = 0; k < d->n_ports; k++) {
+        if (queue_room(d) < INI_NETIF_BURST || d->n_stalled + queue_len(d) + INI_NETIF_BURST >= INID_QUEUE_SIZE)
+            break;
+        uint16_t got = rte_eth_rx_burst(d->ports[k], 0, pkts, INI_NETIF_BURST);
+        struct rte_mbuf **in = pkts;
+        struct rte_mbuf *faulted[2 * INI_NETIF_BURST + INI_FAULT_HOLD];
+        if (d->rx_faults && d->rx_fault[k].cfg.enabled) {
+            got = ini_fault_apply(&d->rx_fault[k], now, pkts, got, faulted, RTE_DIM(faulted));
+            in = faulted;
+            /* Released held frames may exceed the queue's room: those are
+             * lost, as on a real link whose receive ring overflows. */
+            while (got > queue_room(d))
+                rte_pktmbuf_free(in[--got]);
+        }
+        for (uint16_t i = 0; i < got; i++) {
+            struct work *w = &d->queue[d->q_tail % INID_QUEUE_SIZE];
+            w->kind = WORK_IN;
+            w->qlen = queue_len(d);
+            w->t_arrive = now;
+            w->m = in[i];
+            d->q_tail++;
+        }
+        n += got;
+    }
+    return n;
+}
+
+static int pes_have_work(struct inid *d)
+{
+    for (int pe = 0; pe < d->n_pes; pe++)
+        if (ini_ring_has_unread(&d->out[pe].cons))
+            return 1;
+    return 0;
+}
+
+/* Adaptive idle: sleep in epoll on the doorbell FIFO (compute nodes write
+ * to it) and on the receive interrupts of the ports.  If some port has no
+ * interrupt, the sleep is bounded by a back-off that doubles while nothing
+ * happens, up to idle.max_sleep_us; otherwise only by the lwIP timer
+ * period.  Interrupts are armed only while asleep, so a busy peer never
+ * pays a system call per frame. */
+static void idle_sleep(struct inid *d, uint64_t *backoff_us)
+{
+    struct ini_seg_ini *me = &d->seg->inis[d->local];
+    struct rte_mbuf *pkts[INI_NETIF_BURST];
+    int pending = 0;
+
+    atomic_store_explicit(&me->sleeping, 1, memory_order_relaxed);
+    atomic_thread_fence(memory_order_seq_cst);
+    for (int k = 0; k < d->n_ports; k++)
+        if (d->port_intr[k])
+            rte_eth_dev_rx_intr_enable(d->ports[k], 0);
+    /* A frame that arrived before the interrupt was armed raises none:
+     * look once more. */
+    for (int k = 0; k < d->n_ports && !pending; k++)
+        pending = rte_eth_rx_queue_count(d->ports[k], 0) > 0;
+    if (!pending && !pes_have_work(d)) {
+        /* Ports that ring us (memif peers, interrupts): sleep until
+         * woken or a timer is due; otherwise the back-off bounds it. */
+        int ports_wake = d->cfg.net_mode == INI_NET_MEMIF || d->n_intr == d->n_ports;
+        uint64_t ns = (ports_wake ? 100000 : *backoff_us) * 1000;
+        uint64_t deadline = ini_swp_next_deadline(&d->swp), now = rte_rdtsc();
+        if (deadline != UINT64_MAX) {
+            uint64_t until = deadline > now ? (deadline - now) * 1000000000ull / d->tsc_hz : 0;
+            if (until < ns)
+                ns = until;
+        }
+        struct timespec ts = { (time_t)(ns / 1000000000u), (long)(ns % 1000000000u) };
+        struct epoll_event ev[16];
+        int n = epoll_pwait2(d->epfd, ev, 16, &ts, NULL);
+        for (int i = 0; i < n; i++) {
+            uint64_t junk;
+            ssize_t r;
+            if (ev[i].data.u32 == UINT32_MAX)
+                while ((r = read(d->wake_fd, pkts, sizeof(pkts))) > 0)
+                    ;
+            else
+                r = read(rte_eth_dev_rx_intr_ctl_q_get_fd(d->ports[ev[i].data.u32], 0), &junk, 8);
+            (void)r;
+        }
+        d->stats.idle_sleeps++;
+    }
+    for (int k = 0; k < d->n_ports; k++)
+        if (d->port_intr[k])
+            rte_eth_dev_rx_intr_disable(d->ports[k], 0);
+    atomic_store_explicit(&me->sleeping, 0, memory_order_relaxed);
+    *backoff_us *= 2;
+    if (*backoff_us > (uint64_t)d->cfg.idle.max_sleep_us)
+        *backoff_us = (uint64_t)d->cfg.idle.max_sleep_us;
+}
+
+int inid_loop(void *arg)
+{
+    struct inid *d = arg;
+    const uint64_t hz = d->tsc_hz;
+    const uint64_t spin_cycles = hz / 1000000 * (uint64_t)d->cfg.idle.spin_us;
+    const uint64_t timer_period = hz / 10;         /* lwIP timers: 100 ms */
+    uint64_t last_work = rte_rdtsc(), next_timers = last_work + timer_period;
+    uint64_t backoff_us = 8;
+    struct ini_seg_ini *me = &d->seg->inis[d->local];
+
+    while (!d->stop) {
+        uint64_t now = rte_rdtsc();
+        int n = retry_backlogs(d) + ini_swp_poll(&d->swp, now) + retry_stalled(d, now);
+        n += poll_pes(d, now) + poll_ports(d, now);
+        uint32_t ql = queue_len(d);
+        if (ql) {
+            d->stats.queue_sum += ql;
+            d->stats.queue_samples++;
+            if (ql > d->stats.queue_max)
+                d->stats.queue_max = ql;
+        }
+        n += run_queue(d, now);
+        ini_netif_flush(&d->nf);
+        if (d->idle == INI_IDLE_ADAPTIVE && d->cfg.net_mode == INI_NET_MEMIF)
+            inid_wake_peers(d);
+        atomic_store_explicit(&me->load, d->n_stalled, memory_order_relaxed);
+        d->stats.loops++;
+
+        if (now >= next_timers) {
+            sys_check_timeouts();
+            next_timers = now + timer_period;
+        }
+        if (n) {
+            last_work = now;
+            backoff_us = 8;
+        } else if (d->idle == INI_IDLE_ADAPTIVE && now - last_work > spin_cycles) {
+            idle_sleep(d, &backoff_us);
+        }
+    }
+    return 0;
+}
+
+static void json_swp_stats(FILE *f, const struct ini_swp_stats *x)
+{
+    fprintf(f, "\"msgs_sent\": %llu, \"bytes_sent\": %llu, \"msgs_delivered\": %llu, \"bytes_delivered\": %llu, "
+               "\"retx_timer\": %llu, \"retx_nak\": %llu, \"naks_sent\": %llu, \"naks_received\": %llu, "
+               "\"acks_bare\": %llu, \"acks_piggy\": %llu, \"acks_received\": %llu, \"duplicates\": %llu, "
+               "\"out_of_window\": %llu, \"window_full\": %llu, \"deliver_refused\": %llu, "
+               "\"bad_header\": %llu, \"bad_conn\": %llu, \"bad_ack\": %llu, \"send_errors\": %llu",
+            (unsigned long long)x->msgs_sent, (unsigned long long)x->bytes_sent,
+            (unsigned long long)x->msgs_delivered, (unsigned long long)x->bytes_delivered,
+            (unsigned long long)x->retx_timer, (unsigned long long)x->retx_nak,
+            (unsigned long long)x->naks_sent, (unsigned long long)x->naks_received,
+            (unsigned long long)x->acks_bare, (unsigned long long)x->acks_piggy,
+            (unsigned long long)x->acks_received, (unsigned long long)x->duplicates,
+            (unsigned long long)x->out_of_window, (unsigned long long)x->window_full,
+            (unsigned long long)x->deliver_refused, (unsigned long long)x->bad_header,
+            (unsigned long long)x->bad_conn, (unsigned long long)x->bad_ack,
+            (unsigned long long)x->send_errors);
+}
+
+void inid_write_counters(struct inid *d)
+{
+    char path[INI_PATH_LEN + 64];
+    snprintf(path, sizeof(path), "%s/ini%d.counters.json", d->run_dir, d->me->id);
+    FILE *f = fopen(path, "w");
+    if (!f) {
+        fprintf(stderr, "inid %d: cannot write %s\n", d->me->id, path);
+        return;
+    }
+    const struct inid_stats *s = &d->stats;
+    const struct ini_netif_stats *ns = &d->nf.stats;
+    const struct ini_swp_stats *w = &d->swp.stats;
+    struct ini_fault_stats fs = { 0 };
+    for (int k = 0; k < d->n_ports; k++) {
+        const struct ini_fault_stats *a = &d->tx_fault[k].stats, *b = &d->rx_fault[k].stats;
+        fs.frames += a->frames + b->frames;
+        fs.dropped += a->dropped + b->dropped;
+        fs.duplicated += a->duplicated + b->duplicated;
+        fs.reordered += a->reordered + b->reordered;
+        fs.corrupted += a->corrupted + b->corrupted;
+        fs.delayed += a->delayed + b->delayed;
+    }
+    double avg_q = s->queue_samples ? (double)s->queue_sum / (double)s->queue_samples : 0.0;
+    unsigned chk = (unsigned)(lwip_stats.udp.chkerr + lwip_stats.ip.chkerr);
+    fprintf(f, "{\n  \"ini\": %d, \"cluster\": %d, \"idle_mode\": \"%s\",\n", d->me->id, d->cluster,
+            ini_idle_mode_name(d->idle));
+    fprintf(f, "  \"summary\": \"INI %d (cluster %d): sent %llu msgs / %llu B, delivered %llu msgs / %llu B, "
+               "local %llu; retransmitted %llu (timer) + %llu (NAK), NAKs %llu sent, checksum drops %u, "
+               "duplicates %llu, reassembly drops %u\",\n",
+            d->me->id, d->cluster, (unsigned long long)w->msgs_sent, (unsigned long long)w->bytes_sent,
+            (unsigned long long)w->msgs_delivered, (unsigned long long)w->bytes_delivered,
+            (unsigned long long)s->local_msgs, (unsigned long long)w->retx_timer,
+            (unsigned long long)w->retx_nak, (unsigned long long)w->naks_sent, chk,
+            (unsigned long long)w->duplicates, (unsigned)lwip_stats.ip_frag.drop);
+    fprintf(f, "  \"transport\": {");
+    json_swp_stats(f, w);
+    fprintf(f, "},\n  \"connections\": [");
+    int first = 1;
+    for (int i = 0; i < d->cfg.n_inis; i++) {
+        const struct swp_conn *c = &d->swp.conns[i];
+        if (c->peer < 0)
+            continue;
+        fprintf(f, "%s\n    {\"peer\": %d, ", first ? "" : ",", c->peer);
+        json_swp_stats(f, &c->stats);
+        fprintf(f, "}");
+        first = 0;
+    }
+    fprintf(f, "\n  ],\n");
+    fprintf(f, "  \"messages\": {\"local\": %llu, \"bad_destination\": %llu, \"bad_message\": %llu, "
+               "\"deferred\": %llu, \"refused\": %llu, \"stalls\": %llu},\n",
+            (unsigned long long)s->local_msgs, (unsigned long long)s->bad_dst,
+            (unsigned long long)s->bad_msg, (unsigned long long)s->deferred,
+            (unsigned long long)s->refused, (unsigned long long)s->stalls);
+    fprintf(f, "  \"udp\": {\"checksum_errors\": %u, \"drops\": %u},\n", (unsigned)lwip_stats.udp.chkerr,
+            (unsigned)lwip_stats.udp.drop);
+    fprintf(f, "  \"ip\": {\"checksum_errors\": %u, \"drops\": %u, \"reassembly_drops\": %u, "
+               "\"fragment_errors\": %u},\n",
+            (unsigned)lwip_stats.ip.chkerr, (unsigned)lwip_stats.ip.drop,
+            (unsigned)lwip_stats.ip_frag.drop, (unsigned)lwip_stats.ip_frag.err);
+    fprintf(f, "  \"link\": {\"rx_frames\": %llu, \"rx_bytes\": %llu, \"tx_frames\": %llu, \"tx_bytes\": %llu, "
+               "\"tx_no_mbuf\": %llu, \"tx_dropped\": %llu, \"rx_not_mine\": %llu},\n",
+            (unsigned long long)ns->rx_frames, (unsigned long long)ns->rx_bytes,
+            (unsigned long long)ns->tx_frames, (unsigned long long)ns->tx_bytes,
+            (unsigned long long)ns->tx_no_mbuf, (unsigned long long)ns->tx_dropped,
+            (unsigned long long)ns->rx_not_mine);
+    fprintf(f, "  \"faults\": {\"frames\": %llu, \"dropped\": %llu, \"duplicated\": %llu, \"reordered\": %llu, "
+               "\"corrupted\": %llu, \"delayed\": %llu},\n",
+            (unsigned long long)fs.frames, (unsigned long long)fs.dropped,
+            (unsigned long long)fs.duplicated, (unsigned long long)fs.reordered,
+            (unsigned long long)fs.corrupted, (unsigned long long)fs.delayed);
+    fprintf(f, "  \"loop\": {\"iterations\": %llu, \"idle_sleeps\": %llu, \"avg_queue\": %.3f, \"max_queue\": %llu}\n}\n",
+            (unsigned long long)s->loops, (unsigned long long)s->idle_sleeps, avg_q,
+            (unsigned long long)s->queue_max);
+    fclose(f);
+}

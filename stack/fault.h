@@ -1,0 +1,57 @@
+/*
+ * fault.h - fault injection at an INI's port: drop, duplicate, reorder,
+ * corrupt and delay frames, each at its own rate, from a seeded generator
+ * so that a run can be repeated.
+ *
+ * One injector sits on one port in one direction.  ini_fault_apply() takes
+ * a burst and returns the frames to pass on now; frames held back
+ * (reordered: until `depth` later frames have passed or delay_us is over;
+ * delayed: until delay_us is over) come out of later calls, also with an
+ * empty burst, so the owner calls it every loop turn while ini_fault_holding()
+ * is true.  Corruption flips one bit past the IP header, which the IP or UDP
+ * checksum must catch.  The injector owns held frames; frames it passes on
+ * belong to the caller again; dropped frames are freed.
+ */
+#ifndef INI_FAULT_H
+#define INI_FAULT_H
+
+#include <stdint.h>
+
+#include <rte_mbuf.h>
+
+#include "config.h"
+
+#define INI_FAULT_HOLD 256
+
+struct ini_fault_stats {
+    uint64_t frames, dropped, duplicated, reordered, corrupted, delayed;
+};
+
+struct ini_fault_held {
+    struct rte_mbuf *m;
+    uint64_t release_tsc;     /* pass on at this time at the latest */
+    uint64_t release_count;   /* or once this many frames have passed */
+};
+
+struct ini_fault {
+    struct ini_fault_cfg cfg;
+    uint64_t rng;
+    uint64_t tsc_hz, delay_ticks;
+    uint64_t passed;                       /* frames passed so far */
+    struct rte_mempool *pool;              /* for duplicates */
+    uint32_t n_held;
+    struct ini_fault_held held[INI_FAULT_HOLD];
+    struct ini_fault_stats stats;
+};
+
+void ini_fault_init(struct ini_fault *f, const struct ini_fault_cfg *cfg, uint64_t seed_salt,
+                    uint64_t tsc_hz, struct rte_mempool *pool);
+/* Applies the faults to n frames and writes the frames to pass on now into
+ * out (room for cap >= 2 * n + INI_FAULT_HOLD); returns how many. */
+uint16_t ini_fault_apply(struct ini_fault *f, uint64_t now, struct rte_mbuf **pkts, uint16_t n,
+                         struct rte_mbuf **out, uint16_t cap);
+static inline int ini_fault_holding(const struct ini_fault *f) { return f->n_held != 0; }
+/* Frees every held frame (at shutdown). */
+void ini_fault_flush(struct ini_fault *f);
+
+#endif

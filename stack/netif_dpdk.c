@@ -1,0 +1,210 @@
+/*
+ * netif_dpdk.c - lwIP netif over DPDK mbufs (see netif_dpdk.h).
+ */
+#include "netif_dpdk.h"
+
+#include <string.h>
+
+#include <rte_cycles.h>
+#include <rte_ethdev.h>
+#include <rte_ether.h>
+
+#include "lwip/ip4.h"
+#include "lwip/ip4_addr.h"
+
+static inline uint32_t peer_hash(uint32_t ip)
+{
+    return (rte_be_to_cpu_32(ip) * 2654435761u) >> 23 & (INI_PEER_HASH - 1);
+}
+
+static struct ini_peer_slot *peer_lookup(struct ini_netif *nf, uint32_t ip)
+{
+    for (uint32_t h = peer_hash(ip), k = 0; k < INI_PEER_HASH; k++, h = (h + 1) & (INI_PEER_HASH - 1)) {
+        struct ini_peer_slot *s = &nf->peers[h];
+        if (s->ip == ip)
+            return s;
+        if (s->ip == 0)
+            return NULL;
+    }
+    return NULL;
+}
+
+int ini_netif_add_peer(struct ini_netif *nf, uint32_t ip, const uint8_t mac[6], int txq)
+{
+    if (ip == 0 || peer_lookup(nf, ip) || txq < 0 || txq >= nf->n_txqs)
+        return -1;
+    for (uint32_t h = peer_hash(ip), k = 0; k < INI_PEER_HASH; k++, h = (h + 1) & (INI_PEER_HASH - 1)) {
+        struct ini_peer_slot *s = &nf->peers[h];
+        if (s->ip == 0) {
+            s->ip = ip;
+            s->txq = (uint16_t)txq;
+            memcpy(s->mac, mac, 6);
+            return 0;
+        }
+    }
+    return -1;
+}
+
+int ini_netif_add_txq(struct ini_netif *nf, uint16_t port)
+{
+    if (nf->n_txqs >= INI_NETIF_MAX_PORTS)
+        return -1;
+    nf->txqs[nf->n_txqs].port = port;
+    nf->txqs[nf->n_txqs].n = 0;
+    return nf->n_txqs++;
+}
+
+static void send_burst(struct ini_netif *nf, struct ini_txq *q, struct rte_mbuf **pkts, uint16_t n)
+{
+    uint16_t sent = 0;
+    /* A port that is momentarily full gets a few more tries; after that
+     * the frames are dropped, which the transport above recovers from. */
+    for (int tries = 0; sent < n && tries < 64; tries++)
+        sent += nf->xmit(nf, q, pkts + sent, (uint16_t)(n - sent));
+    if (sent < n) {
+        nf->stats.tx_dropped += n - sent;
+        rte_pktmbuf_free_bulk(pkts + sent, n - sent);
+    }
+    if (n)
+        q->flushed++;
+}
+
+static void flush_queue(struct ini_netif *nf, struct ini_txq *q)
+{
+    if (q->fault) {
+        struct rte_mbuf *out[2 * INI_NETIF_BURST + INI_FAULT_HOLD];
+        uint16_t n = ini_fault_apply(q->fault, rte_rdtsc(), q->pkts, q->n, out, RTE_DIM(out));
+        send_burst(nf, q, out, n);
+    } else {
+        send_burst(nf, q, q->pkts, q->n);
+    }
+    q->n = 0;
+}
+
+void ini_netif_flush(struct ini_netif *nf)
+{
+    for (int i = 0; i < nf->n_txqs; i++) {
+        struct ini_txq *q = &nf->txqs[i];
+        if (q->n || (q->fault && ini_fault_holding(q->fault)))
+            flush_queue(nf, q);
+    }
+}
+
+/* netif->output: one IP packet or fragment to `ipaddr`. */
+static err_t netif_output(struct netif *netif, struct pbuf *p, const ip4_addr_t *ipaddr)
+{
+    struct ini_netif *nf = (struct ini_netif *)netif;
+    struct ini_peer_slot *peer = peer_lookup(nf, ip4_addr_get_u32(ipaddr));
+    if (!peer) {
+        nf->stats.tx_no_route++;
+        return ERR_RTE;
+    }
+    struct rte_mbuf *m = rte_pktmbuf_alloc(nf->pool);
+    if (!m) {
+        nf->stats.tx_no_mbuf++;
+        return ERR_MEM;
+    }
+    uint16_t frame_len = (uint16_t)(RTE_ETHER_HDR_LEN + p->tot_len);
+    struct rte_ether_hdr *eth = (struct rte_ether_hdr *)rte_pktmbuf_append(m, frame_len);
+    if (!eth) {
+        rte_pktmbuf_free(m);
+        nf->stats.tx_no_mbuf++;
+        return ERR_MEM;
+    }
+    memcpy(&eth->dst_addr, peer->mac, 6);
+    memcpy(&eth->src_addr, nf->mac, 6);
+    eth->ether_type = rte_cpu_to_be_16(RTE_ETHER_TYPE_IPV4);
+    pbuf_copy_partial(p, eth + 1, p->tot_len, 0);
+
+    struct ini_txq *q = &nf->txqs[peer->txq];
+    q->pkts[q->n++] = m;
+    nf->stats.tx_frames++;
+    nf->stats.tx_bytes += frame_len;
+    if (q->n == INI_NETIF_BURST)
+        flush_queue(nf, q);
+    return ERR_OK;
+}
+
+static void rx_pbuf_free(struct pbuf *p)
+{
+    struct ini_rx_pbuf *rp = (struct ini_rx_pbuf *)p;
+    rte_pktmbuf_free(rp->m);
+}
+
+void ini_netif_input(struct ini_netif *nf, struct rte_mbuf *m)
+{
+    nf->stats.rx_frames++;
+    nf->stats.rx_bytes += m->pkt_len;
+    if (m->nb_segs != 1 || m->data_len < RTE_ETHER_HDR_LEN + 20) {
+        nf->stats.rx_not_ip++;
+        rte_pktmbuf_free(m);
+        return;
+    }
+    struct rte_ether_hdr *eth = rte_pktmbuf_mtod(m, struct rte_ether_hdr *);
+    if (eth->ether_type != rte_cpu_to_be_16(RTE_ETHER_TYPE_IPV4)) {
+        nf->stats.rx_not_ip++;
+        rte_pktmbuf_free(m);
+        return;
+    }
+    if (memcmp(&eth->dst_addr, nf->mac, 6) != 0) {
+        nf->stats.rx_not_mine++;
+        rte_pktmbuf_free(m);
+        return;
+    }
+    struct ini_rx_pbuf *rp = rte_mbuf_to_priv(m);
+    rp->m = m;
+    rp->pc.custom_free_function = rx_pbuf_free;
+    uint16_t len = (uint16_t)(m->data_len - RTE_ETHER_HDR_LEN);
+    struct pbuf *p = pbuf_alloced_custom(PBUF_RAW, len, PBUF_REF, &rp->pc, eth + 1, len);
+    /* ip4_input owns p from here on, whatever it returns. */
+    ip4_input(p, &nf->netif);
+}
+
+static uint16_t eth_xmit(struct ini_netif *nf, struct ini_txq *q, struct rte_mbuf **pkts, uint16_t n)
+{
+    return rte_eth_tx_burst(q->port, 0, pkts, n);
+}
+
+static err_t netif_init_cb(struct netif *netif)
+{
+    netif->name[0] = 'i';
+    netif->name[1] = 'n';
+    netif->output = netif_output;
+    netif->flags = NETIF_FLAG_UP | NETIF_FLAG_LINK_UP;
+    return ERR_OK;
+}
+
+int ini_netif_init(struct ini_netif *nf, uint32_t ip, const uint8_t mac[6], int mtu,
+                   struct rte_mempool *pool)
+{
+    memset(nf, 0, sizeof(*nf));
+    memcpy(nf->mac, mac, 6);
+    nf->pool = pool;
+    nf->xmit = eth_xmit;
+    ip4_addr_t addr, mask, gw;
+    ip4_addr_set_u32(&addr, ip);
+    ip4_addr_set_u32(&mask, PP_HTONL(0xffffffffUL));
+    ip4_addr_set_zero(&gw);
+    if (!netif_add(&nf->netif, &addr, &mask, &gw, nf, netif_init_cb, ip4_input))
+        return -1;
+    nf->netif.mtu = (u16_t)mtu;
+    nf->netif.hwaddr_len = 6;
+    memcpy(nf->netif.hwaddr, mac, 6);
+    netif_set_up(&nf->netif);
+    netif_set_link_up(&nf->netif);
+    if (!netif_default)
+        netif_set_default(&nf->netif);
+    return 0;
+}
+
+struct netif *ini_lwip_route_src(const struct ip4_addr *src, const struct ip4_addr *dest)
+{
+    if (src && !ip4_addr_isany(src)) {
+        struct netif *n;
+        NETIF_FOREACH(n) {
+            if (ip4_addr_cmp(netif_ip4_addr(n), src))
+                return n;
+        }
+    }
+    return netif_default;
+}

@@ -1,0 +1,101 @@
+/*
+ * netif_dpdk.h - the link layer of an INI: lwIP's netif over DPDK ports.
+ *
+ * Receive: a frame stays in its mbuf.  The glue checks the Ethernet header,
+ * wraps the IP packet in a custom pbuf that lives in the mbuf's private
+ * area (no allocation, no copy) and gives it to ip4_input; when lwIP frees
+ * the pbuf, the mbuf goes back to its pool.
+ *
+ * Transmit: lwIP hands the glue one IP packet (or fragment) as a pbuf chain
+ * and the next-hop address.  The glue finds the peer INI from a static
+ * table (filled from the configuration: no ARP), takes an mbuf, writes the
+ * Ethernet header and copies the chain behind it - the single copy the
+ * thesis makes per transmission - and queues the mbuf on the peer's port.
+ * ini_netif_flush() sends every queue in bursts.
+ *
+ * Each ini_netif also owns the fault injector of its INI (stack/fault.h) so
+ * that every frame between two INIs passes it once on transmit and once on
+ * receive.
+ */
+#ifndef INI_NETIF_DPDK_H
+#define INI_NETIF_DPDK_H
+
+#include <stdint.h>
+
+#include <rte_mbuf.h>
+
+#include "fault.h"
+#include "lwip/netif.h"
+#include "lwip/pbuf.h"
+
+#define INI_NETIF_MAX_PORTS 128
+#define INI_NETIF_BURST     32
+#define INI_PEER_HASH       512      /* power of two, > 2 x peers */
+
+/* What lives in each mbuf's private area: the pbuf lwIP sees. */
+struct ini_rx_pbuf {
+    struct pbuf_custom pc;
+    struct rte_mbuf *m;
+};
+#define INI_MBUF_PRIV_SIZE RTE_ALIGN(sizeof(struct ini_rx_pbuf), RTE_MBUF_PRIV_ALIGN)
+
+struct ini_txq {
+    uint16_t port;
+    uint16_t n;
+    uint32_t flushed;        /* bursts sent since the owner last looked */
+    struct ini_fault *fault; /* faults injected on transmit, or NULL */
+    struct rte_mbuf *pkts[INI_NETIF_BURST];
+};
+
+struct ini_peer_slot {
+    uint32_t ip;              /* network order; 0 = empty */
+    uint16_t txq;             /* index into txqs */
+    uint8_t  mac[6];
+};
+
+struct ini_netif;
+/* Sends n queued mbufs of queue q; returns how many were taken.  The
+ * default calls rte_eth_tx_burst; tests replace it to join two netifs. */
+typedef uint16_t (*ini_xmit_fn)(struct ini_netif *nf, struct ini_txq *q,
+                                struct rte_mbuf **pkts, uint16_t n);
+
+struct ini_netif_stats {
+    uint64_t rx_frames, rx_bytes, rx_not_ip, rx_not_mine;
+    uint64_t tx_frames, tx_bytes, tx_no_mbuf, tx_no_route, tx_dropped;
+};
+
+struct ini_netif {
+    struct netif netif;                /* lwIP's view; first member */
+    uint8_t mac[6];
+    struct rte_mempool *pool;
+    ini_xmit_fn xmit;
+    void *xmit_ctx;
+    int n_txqs;
+    struct ini_txq txqs[INI_NETIF_MAX_PORTS];
+    struct ini_peer_slot peers[INI_PEER_HASH];
+    struct ini_netif_stats stats;
+};
+
+/* Registers the netif with lwIP (lwip_init() must have run).  ip is in
+ * network order; pool provides transmit mbufs and must have been created
+ * with INI_MBUF_PRIV_SIZE private bytes if it also feeds ini_netif_input. */
+int ini_netif_init(struct ini_netif *nf, uint32_t ip, const uint8_t mac[6], int mtu,
+                   struct rte_mempool *pool);
+/* Adds a queue for DPDK port `port`; returns its index. */
+int ini_netif_add_txq(struct ini_netif *nf, uint16_t port);
+/* Declares that the INI at `ip` (network order) with `mac` is reached
+ * through queue txq.  -1 if the table is full or ip is present. */
+int ini_netif_add_peer(struct ini_netif *nf, uint32_t ip, const uint8_t mac[6], int txq);
+
+/* Takes ownership of a received frame: it is freed, or owned by lwIP. */
+void ini_netif_input(struct ini_netif *nf, struct rte_mbuf *m);
+/* Sends everything queued (through the queue's fault injector, if any);
+ * frames a port refuses after a few tries are dropped and counted. */
+void ini_netif_flush(struct ini_netif *nf);
+
+/* The route hook of lwipopts.h: the netif that owns `src`, else the
+ * default netif. */
+struct ip4_addr;
+struct netif *ini_lwip_route_src(const struct ip4_addr *src, const struct ip4_addr *dest);
+
+#endif

@@ -1,0 +1,445 @@
+/*
+ * swp.c - the sliding-window protocol over lwIP's UDP (see swp.h).
+ *
+ * Sequence arithmetic is modulo 2^seq_bits: `dist(a, b)` is how far b is
+ * ahead of a.  The window is at most half the sequence space (checked by
+ * the configuration), so "ahead by less than the window" and "behind" never
+ * overlap.
+ */
+#include "swp.h"
+
+#include <stdlib.h>
+#include <string.h>
+
+#include "lwip/udp.h"
+
+/* ---- header codec ---- */
+
+int ini_swp_hdr_len(int seq_bits)
+{
+    return 2 + 2 * (seq_bits / 8);
+}
+
+static void put_be(uint8_t *p, uint32_t v, int bytes)
+{
+    for (int i = bytes - 1; i >= 0; i--, v >>= 8)
+        p[i] = (uint8_t)v;
+}
+
+static uint32_t get_be(const uint8_t *p, int bytes)
+{
+    uint32_t v = 0;
+    for (int i = 0; i < bytes; i++)
+        v = v << 8 | p[i];
+    return v;
+}
+
+void ini_swp_hdr_write(uint8_t *dst, const struct ini_swp_hdr *h, int seq_bits)
+{
+    int w = seq_bits / 8;
+    dst[0] = h->op;
+    dst[1] = h->conn;
+    put_be(dst + 2, h->seq, w);
+    put_be(dst + 2 + w, h->ack, w);
+}
+
+int ini_swp_hdr_read(const uint8_t *src, uint32_t len, int seq_bits, struct ini_swp_hdr *h)
+{
+    int w = seq_bits / 8;
+    if (len < (uint32_t)ini_swp_hdr_len(seq_bits))
+        return -1;
+    h->op = src[0];
+    h->conn = src[1];
+    h->seq = get_be(src + 2, w);
+    h->ack = get_be(src + 2 + w, w);
+    if (h->op < INI_SWP_DATA || h->op > INI_SWP_NAK)
+        return -1;
+    return 0;
+}
+
+/* ---- helpers ---- */
+
+static inline uint32_t dist(const struct ini_swp *s, uint32_t from, uint32_t to)
+{
+    return (to - from) & s->seq_mask;
+}
+
+static inline struct swp_tx_slot *tx_slot(struct ini_swp *s, struct swp_conn *c, uint32_t seq)
+{
+    return &c->tx[seq % s->window];
+}
+
+static inline struct swp_rx_slot *rx_slot(struct ini_swp *s, struct swp_conn *c, uint32_t seq)
+{
+    return &c->rx[seq % s->window];
+}
+
+/* Sends a header-only frame (ACK or NAK). */
+static void send_control(struct ini_swp *s, struct swp_conn *c, uint8_t op, uint32_t seq)
+{
+    struct pbuf *p = pbuf_alloc(PBUF_TRANSPORT, (u16_t)s->hdr_len, PBUF_RAM);
+    if (!p) {
+        s->stats.send_errors++;
+        return;
+    }
+    struct ini_swp_hdr h = { op, (uint8_t)s->me, seq, c->rcv_nxt };
+    ini_swp_hdr_write(p->payload, &h, s->seq_bits);
+    ip_addr_t dst;
+    ip_addr_set_ip4_u32(&dst, s->cfg->inis[c->peer].ip);
+    if (udp_sendto(s->pcb, p, &dst, INI_UDP_PORT) != ERR_OK)
+        s->stats.send_errors++;
+    pbuf_free(p);
+    c->ack_sent = c->rcv_nxt;
+    c->rcv_unacked = 0;
+    c->ack_forced = 0;
+    timer_list_cancel_conn(&s->ack_timers, (uint16_t)c->peer);
+}
+
+/* (Re)transmits message `seq` of connection c from its slot. */
+static int transmit(struct ini_swp *s, struct swp_conn *c, uint32_t seq)
+{
+    struct swp_tx_slot *t = tx_slot(s, c, seq);
+    uint8_t *wire = t->am - s->hdr_len;
+    struct ini_swp_hdr h = { INI_SWP_DATA, (uint8_t)s->me, seq, c->rcv_nxt };
+    ini_swp_hdr_write(wire, &h, s->seq_bits);
+
+    /* A PBUF_REF over the compute node's ring: lwIP puts its headers in
+     * pbufs of its own and the link layer copies each frame out. */
+    struct pbuf *p = pbuf_alloc(PBUF_TRANSPORT, (u16_t)(t->am_len + (uint32_t)s->hdr_len), PBUF_REF);
+    if (!p) {
+        s->stats.send_errors++;
+        return -1;
+    }
+    p->payload = wire;
+    ip_addr_t dst;
+    ip_addr_set_ip4_u32(&dst, s->cfg->inis[c->peer].ip);
+    err_t e = udp_sendto(s->pcb, p, &dst, INI_UDP_PORT);
+    pbuf_free(p);
+    if (e != ERR_OK) {
+        s->stats.send_errors++;
+        return -1;
+    }
+    t->last_tx = s->now;
+    if (c->ack_sent != c->rcv_nxt || c->rcv_unacked) {
+        c->stats.acks_piggy++;
+        s->stats.acks_piggy++;
+    }
+    c->ack_sent = c->rcv_nxt;
+    c->rcv_unacked = 0;
+    c->ack_forced = 0;
+    timer_list_cancel_conn(&s->ack_timers, (uint16_t)c->peer);
+    return 0;
+}
+
+/* ---- sending ---- */
+
+int ini_swp_send(struct ini_swp *s, int peer, uint8_t *am, uint32_t am_len, void *cookie, uint64_t now)
+{
+    struct swp_conn *c = &s->conns[peer];
+    s->now = now;
+    if (dist(s, c->snd_una, c->snd_nxt) >= s->window) {
+        c->stats.window_full++;
+        s->stats.window_full++;
+        return -1;
+    }
+    uint32_t seq = c->snd_nxt;
+    struct swp_tx_slot *t = tx_slot(s, c, seq);
+    t->am = am;
+    t->am_len = am_len;
+    t->cookie = cookie;
+    t->naked = 0;
+    if (transmit(s, c, seq) < 0)
+        return -1;
+    c->snd_nxt = (seq + 1) & s->seq_mask;
+    timer_list_start(&s->send_timers, (uint16_t)peer, seq, now);
+    uint32_t payload = am_len - 16;
+    c->stats.msgs_sent++;
+    c->stats.bytes_sent += payload;
+    s->stats.msgs_sent++;
+    s->stats.bytes_sent += payload;
+    return 0;
+}
+
+/* A cumulative ack from the peer: release everything before it. */
+static void handle_ack(struct ini_swp *s, struct swp_conn *c, uint32_t ack)
+{
+    uint32_t n = dist(s, c->snd_una, ack);
+    if (n > dist(s, c->snd_una, c->snd_nxt)) {
+        /* An old ack overtaken by a newer one is harmless; one for what
+         * was never sent is a bad header. */
+        if (dist(s, ack, c->snd_una) > s->window) {
+            c->stats.bad_ack++;
+            s->stats.bad_ack++;
+        }
+        return;
+    }
+    if (n == 0)
+        return;
+    timer_list_cancel_range(&s->send_timers, (uint16_t)c->peer, c->snd_una, ack, (unsigned)s->seq_bits);
+    for (uint32_t i = 0; i < n; i++) {
+        struct swp_tx_slot *t = tx_slot(s, c, c->snd_una);
+        s->release(s->ctx, t->cookie);
+        t->am = NULL;
+        c->snd_una = (c->snd_una + 1) & s->seq_mask;
+    }
+    c->stats.acks_received++;
+    s->stats.acks_received++;
+}
+
+static void handle_nak(struct ini_swp *s, struct swp_conn *c, uint32_t seq)
+{
+    c->stats.naks_received++;
+    s->stats.naks_received++;
+    if (dist(s, c->snd_una, seq) >= dist(s, c->snd_una, c->snd_nxt))
+        return;                     /* acknowledged meanwhile, or bogus */
+    struct swp_tx_slot *t = tx_slot(s, c, seq);
+    /* The first NAK for a message retransmits it at once; repeated or
+     * duplicated NAKs only after a pause, so they cannot cause a storm. */
+    if (t->naked && s->now - t->last_tx < s->nak_gap)
+        return;
+    t->naked = 1;
+    if (transmit(s, c, seq) == 0) {
+        timer_list_cancel_one(&s->send_timers, (uint16_t)c->peer, seq);
+        timer_list_start(&s->send_timers, (uint16_t)c->peer, seq, s->now);
+        c->stats.retx_nak++;
+        s->stats.retx_nak++;
+    }
+}
+
+/* ---- receiving ---- */
+
+/* Delivers in order from the bottom of the receive window. */
+static int deliver_in_order(struct ini_swp *s, struct swp_conn *c)
+{
+    int n = 0;
+    for (;;) {
+        struct swp_rx_slot *r = rx_slot(s, c, c->rcv_nxt);
+        if (!r->p)
+            break;
+        uint32_t bytes = r->p->tot_len - r->off - 16u;
+        if (s->deliver(s->ctx, c->peer, r->p, r->off) < 0) {
+            if (!c->delivery_blocked) {
+                c->delivery_blocked = 1;
+                s->n_blocked++;
+                c->stats.deliver_refused++;
+                s->stats.deliver_refused++;
+            }
+            break;
+        }
+        r->p = NULL;
+        c->rcv_nxt = (c->rcv_nxt + 1) & s->seq_mask;
+        c->rcv_unacked++;
+        c->stats.msgs_delivered++;
+        c->stats.bytes_delivered += bytes;
+        s->stats.msgs_delivered++;
+        s->stats.bytes_delivered += bytes;
+        n++;
+    }
+    if (c->delivery_blocked && !rx_slot(s, c, c->rcv_nxt)->p) {
+        c->delivery_blocked = 0;
+        s->n_blocked--;
+    }
+    return n;
+}
+
+/* After in-order progress: acknowledge at once when half a window waits,
+ * else make sure the ACK timer runs. */
+static void schedule_ack(struct ini_swp *s, struct swp_conn *c)
+{
+    if (c->rcv_unacked >= (s->window + 1) / 2) {
+        send_control(s, c, INI_SWP_ACK, 0);
+        c->stats.acks_bare++;
+        s->stats.acks_bare++;
+    } else if (c->ack_sent != c->rcv_nxt && !timer_list_conn_active(&s->ack_timers, (uint16_t)c->peer)) {
+        timer_list_start(&s->ack_timers, (uint16_t)c->peer, 0, s->now);
+    }
+}
+
+static void handle_data(struct ini_swp *s, struct swp_conn *c, uint32_t seq, struct pbuf *p)
+{
+    uint32_t ahead = dist(s, c->rcv_nxt, seq);
+    if (ahead >= s->window) {
+        if (dist(s, seq, c->rcv_nxt) <= s->window) {
+            /* Behind the window: a duplicate of something delivered.  Our
+             * ack may have been lost: send it again soon. */
+            c->stats.duplicates++;
+            s->stats.duplicates++;
+            c->ack_forced = 1;
+            if (!timer_list_conn_active(&s->ack_timers, (uint16_t)c->peer))
+                timer_list_start(&s->ack_timers, (uint16_t)c->peer, 0, s->now);
+        } else {
+            c->stats.out_of_window++;
+            s->stats.out_of_window++;
+        }
+        pbuf_free(p);
+        return;
+    }
+    struct swp_rx_slot *r = rx_slot(s, c, seq);
+    if (r->p) {
+        c->stats.duplicates++;
+        s->stats.duplicates++;
+        pbuf_free(p);
+        return;
+    }
+    r->p = p;
+    r->off = (uint16_t)s->hdr_len;
+    if (ahead == 0) {
+        if (deliver_in_order(s, c))
+            schedule_ack(s, c);
+    } else if (s->use_nak &&
+               !(c->nak_sent && c->nak_seq == c->rcv_nxt && s->now - c->nak_tsc < s->nak_gap)) {
+        /* A gap: ask for the first missing message, once per nak_gap. */
+        c->nak_sent = 1;
+        c->nak_seq = c->rcv_nxt;
+        c->nak_tsc = s->now;
+        send_control(s, c, INI_SWP_NAK, c->rcv_nxt);
+        c->stats.naks_sent++;
+        s->stats.naks_sent++;
+    }
+}
+
+static void udp_recv_cb(void *arg, struct udp_pcb *pcb, struct pbuf *p, const ip_addr_t *addr, u16_t port)
+{
+    struct ini_swp *s = arg;
+    uint8_t raw[INI_SWP_MAXHDR];
+    struct ini_swp_hdr h;
+    uint16_t n = pbuf_copy_partial(p, raw, (u16_t)s->hdr_len, 0);
+    if (ini_swp_hdr_read(raw, n, s->seq_bits, &h) < 0 || (h.op == INI_SWP_DATA && p->tot_len < s->hdr_len + 16)) {
+        s->stats.bad_header++;
+        pbuf_free(p);
+        return;
+    }
+    struct swp_conn *c = h.conn < s->cfg->n_inis ? &s->conns[h.conn] : NULL;
+    if (!c || c->peer < 0 || s->cfg->inis[h.conn].ip != ip4_addr_get_u32(ip_2_ip4(addr))) {
+        s->stats.bad_conn++;
+        pbuf_free(p);
+        return;
+    }
+    handle_ack(s, c, h.ack);
+    switch (h.op) {
+    case INI_SWP_DATA:
+        handle_data(s, c, h.seq, p);
+        return;
+    case INI_SWP_NAK:
+        handle_nak(s, c, h.seq);
+        break;
+    default:
+        break;
+    }
+    pbuf_free(p);
+}
+
+/* ---- timers and retries ---- */
+
+uint64_t ini_swp_next_deadline(const struct ini_swp *s)
+{
+    uint64_t a = timer_list_next_deadline(&s->send_timers), b = timer_list_next_deadline(&s->ack_timers);
+    return a < b ? a : b;
+}
+
+int ini_swp_poll(struct ini_swp *s, uint64_t now)
+{
+    int work = 0;
+    uint16_t conn;
+    uint32_t seq;
+    s->now = now;
+    while (timer_list_pop_expired(&s->send_timers, now, &conn, &seq)) {
+        struct swp_conn *c = &s->conns[conn];
+        work++;
+        if (dist(s, c->snd_una, seq) >= dist(s, c->snd_una, c->snd_nxt))
+            continue;               /* acknowledged: a stale record */
+        if (transmit(s, c, seq) == 0) {
+            c->stats.retx_timer++;
+            s->stats.retx_timer++;
+        }
+        timer_list_start(&s->send_timers, conn, seq, now);
+    }
+    while (timer_list_pop_expired(&s->ack_timers, now, &conn, &seq)) {
+        struct swp_conn *c = &s->conns[conn];
+        work++;
+        if (c->ack_sent != c->rcv_nxt || c->rcv_unacked || c->ack_forced) {
+            send_control(s, c, INI_SWP_ACK, 0);
+            c->stats.acks_bare++;
+            s->stats.acks_bare++;
+        }
+    }
+    if (s->n_blocked) {
+        for (int i = 0; i < s->cfg->n_inis; i++) {
+            struct swp_conn *c = &s->conns[i];
+            if (c->peer >= 0 && c->delivery_blocked && deliver_in_order(s, c)) {
+                schedule_ack(s, c);
+                work++;
+            }
+        }
+    }
+    return work;
+}
+
+/* ---- set-up ---- */
+
+int ini_swp_init(struct ini_swp *s, const struct ini_config *cfg, int me, uint64_t tsc_hz,
+                 ini_deliver_fn deliver, ini_release_fn release, void *ctx)
+{
+    memset(s, 0, sizeof(*s));
+    s->cfg = cfg;
+    s->me = me;
+    s->seq_bits = cfg->stack.seq_bits;
+    s->hdr_len = ini_swp_hdr_len(s->seq_bits);
+    s->seq_mask = s->seq_bits == 32 ? UINT32_MAX : (1u << s->seq_bits) - 1;
+    s->window = (uint32_t)cfg->stack.window;
+    s->use_nak = cfg->stack.nak;
+    s->deliver = deliver;
+    s->release = release;
+    s->ctx = ctx;
+    uint64_t send_ticks = tsc_hz / 1000000 * (uint64_t)cfg->stack.send_timeout_us;
+    uint64_t ack_ticks = tsc_hz / 1000000 * (uint64_t)cfg->stack.ack_timeout_us;
+    s->nak_gap = send_ticks / 4;
+
+    int n_conns = 0;
+    for (int i = 0; i < cfg->n_inis; i++) {
+        struct swp_conn *c = &s->conns[i];
+        c->peer = -1;
+        if (cfg->inis[i].cluster == cfg->inis[me].cluster)
+            continue;
+        c->peer = i;
+        c->tx = calloc(s->window, sizeof(*c->tx));
+        c->rx = calloc(s->window, sizeof(*c->rx));
+        if (!c->tx || !c->rx)
+            return -1;
+        n_conns++;
+    }
+    if (timer_list_init_send(&s->send_timers, (uint32_t)cfg->n_inis, (uint32_t)n_conns * s->window,
+                             send_ticks) < 0 ||
+        timer_list_init_ack(&s->ack_timers, (uint32_t)cfg->n_inis, ack_ticks) < 0)
+        return -1;
+
+    s->pcb = udp_new();
+    if (!s->pcb)
+        return -1;
+    ip_addr_t local;
+    ip_addr_set_ip4_u32(&local, cfg->inis[me].ip);
+    if (udp_bind(s->pcb, &local, INI_UDP_PORT) != ERR_OK)
+        return -1;
+    udp_recv(s->pcb, udp_recv_cb, s);
+    return 0;
+}
+
+void ini_swp_close(struct ini_swp *s)
+{
+    if (s->pcb)
+        udp_remove(s->pcb);
+    s->pcb = NULL;
+    for (int i = 0; i < s->cfg->n_inis; i++) {
+        struct swp_conn *c = &s->conns[i];
+        if (c->rx)
+            for (uint32_t k = 0; k < s->window; k++)
+                if (c->rx[k].p)
+                    pbuf_free(c->rx[k].p);
+        free(c->tx);
+        free(c->rx);
+        c->tx = NULL;
+        c->rx = NULL;
+    }
+    timer_list_destroy(&s->send_timers);
+    timer_list_destroy(&s->ack_timers);
+}

@@ -1,0 +1,141 @@
+/*
+ * swp.h - the INI's transport: the thesis's sliding-window protocol over
+ * UDP (section 3.2), one connection to every INI of every other cluster.
+ *
+ * Wire header, by sequence-number width (stack.seq_bits):
+ *    8 bits:  op(1) conn(1) seq(1) ack(1)     = 4 bytes (the thesis's)
+ *   16 bits:  op(1) conn(1) seq(2) ack(2)     = 6 bytes
+ *   32 bits:  op(1) conn(1) seq(4) ack(4)     = 10 bytes
+ * multi-byte fields big-endian.  `conn` is the sending INI's global id.
+ * `ack` is cumulative: the next sequence number the sender of the frame
+ * expects, i.e. everything before it has arrived.  DATA carries a message
+ * and a piggy-backed ack; ACK carries only the ack; NAK asks for the
+ * message `seq` (and carries the ack too).
+ *
+ * Per connection the sender keeps up to `window` unacknowledged messages,
+ * each with a SEND timer in the INI's send timer list; the receiver keeps a
+ * window of the same size for out-of-order arrivals, delivers in order,
+ * sends a NAK for the first missing message when a later one arrives, and
+ * acknowledges by piggy-backing on reverse DATA, by its ACK timer when there
+ * is none, or at once when half a window is unacknowledged.
+ *
+ * Buffer ownership: ini_swp_send() borrows the message (the AM header and
+ * payload in the compute node's ring, with INI_SWP_MAXHDR writable bytes in
+ * front) until it is acknowledged, and gives it back through the release
+ * callback: retransmissions are sent from the same place, never copied.
+ * Received messages go to the deliver callback as a pbuf chain and the
+ * offset of the AM header; the callback takes the pbuf (returns 0) or
+ * refuses it for now (returns -1), in which case the protocol keeps it,
+ * does not acknowledge it, and offers it again from ini_swp_poll().
+ */
+#ifndef INI_SWP_H
+#define INI_SWP_H
+
+#include <stdint.h>
+
+#include "config.h"
+#include "lwip/pbuf.h"
+#include "timer_list.h"
+
+#define INI_UDP_PORT   7400
+#define INI_SWP_MAXHDR 10
+
+enum ini_swp_op { INI_SWP_DATA = 1, INI_SWP_ACK = 2, INI_SWP_NAK = 3 };
+
+struct ini_swp_hdr {
+    uint8_t  op;
+    uint8_t  conn;
+    uint32_t seq;
+    uint32_t ack;
+};
+
+int  ini_swp_hdr_len(int seq_bits);
+void ini_swp_hdr_write(uint8_t *dst, const struct ini_swp_hdr *h, int seq_bits);
+/* Parses a header; -1 if too short or the opcode is unknown. */
+int  ini_swp_hdr_read(const uint8_t *src, uint32_t len, int seq_bits, struct ini_swp_hdr *h);
+
+typedef int  (*ini_deliver_fn)(void *ctx, int src_ini, struct pbuf *p, uint16_t am_offset);
+typedef void (*ini_release_fn)(void *ctx, void *cookie);
+
+struct ini_swp_stats {
+    uint64_t msgs_sent, bytes_sent, msgs_delivered, bytes_delivered;
+    uint64_t retx_timer, retx_nak, naks_sent, naks_received;
+    uint64_t acks_bare, acks_piggy, acks_received;
+    uint64_t duplicates, out_of_window, window_full, deliver_refused;
+    uint64_t bad_header, bad_conn, bad_ack, send_errors;
+};
+
+struct swp_tx_slot {
+    uint8_t *am;              /* AM header in the compute node's ring */
+    uint32_t am_len;
+    void *cookie;
+    uint64_t last_tx;         /* TSC of the last (re)transmission */
+    int naked;                /* retransmitted on a NAK already */
+};
+
+struct swp_rx_slot {
+    struct pbuf *p;           /* NULL: not received */
+    uint16_t off;
+};
+
+struct swp_conn {
+    int peer;                 /* global INI id; -1: no connection */
+    uint32_t snd_una, snd_nxt;     /* oldest unacknowledged, next to send */
+    uint32_t rcv_nxt;              /* next expected */
+    uint32_t rcv_unacked;          /* delivered since our last ack went out */
+    uint32_t ack_sent;             /* last ack value sent */
+    uint32_t nak_seq;              /* last sequence number NAKed ... */
+    uint64_t nak_tsc;              /* ... when ... */
+    int      nak_sent;             /* ... if any NAK was sent yet */
+    int      delivery_blocked;     /* head of the receive window refused */
+    int      ack_forced;           /* a duplicate came: our ack may be lost */
+    struct swp_tx_slot *tx;        /* [window] */
+    struct swp_rx_slot *rx;        /* [window] */
+    struct ini_swp_stats stats;
+};
+
+struct ini_swp {
+    struct udp_pcb *pcb;
+    const struct ini_config *cfg;
+    int me;
+    int seq_bits, hdr_len;
+    uint32_t seq_mask, window;
+    uint64_t nak_gap;              /* TSC: least time between two NAKs / NAK retransmissions */
+    int use_nak;
+    ini_deliver_fn deliver;
+    ini_release_fn release;
+    void *ctx;
+    uint64_t now;                  /* TSC of the current loop turn */
+    int n_blocked;                 /* connections with a refused delivery */
+    struct swp_conn conns[INI_MAX_INIS];     /* indexed by peer INI id */
+    struct timer_list send_timers;
+    struct timer_list ack_timers;
+    struct ini_swp_stats stats;              /* whole INI */
+};
+
+/* Sets up every connection and binds the INI's UDP port.  Allocates all
+ * per-connection state here, once. */
+int ini_swp_init(struct ini_swp *s, const struct ini_config *cfg, int me, uint64_t tsc_hz,
+                 ini_deliver_fn deliver, ini_release_fn release, void *ctx);
+void ini_swp_close(struct ini_swp *s);
+
+/* Sends the message whose AM header is at `am` to INI `peer`.  0 when
+ * taken; -1 when the connection's window is full (or lwIP is out of
+ * buffers): the caller keeps the message and tries again later. */
+int ini_swp_send(struct ini_swp *s, int peer, uint8_t *am, uint32_t am_len, void *cookie, uint64_t now);
+
+/* Runs expired SEND and ACK timers and retries refused deliveries.
+ * Returns the work done.  Cheap when nothing is due: two comparisons. */
+int ini_swp_poll(struct ini_swp *s, uint64_t now);
+
+/* TSC of the earliest SEND or ACK timer; UINT64_MAX if none runs. */
+uint64_t ini_swp_next_deadline(const struct ini_swp *s);
+
+/* Window state of a connection, for the stall rule: 1 if full. */
+static inline int ini_swp_window_full(const struct ini_swp *s, int peer)
+{
+    const struct swp_conn *c = &s->conns[peer];
+    return ((c->snd_nxt - c->snd_una) & s->seq_mask) >= s->window;
+}
+
+#endif

@@ -1,0 +1,27 @@
+# tests/: cmocka unit tests (tests/unit/test_NAME.c -> build/bin/test_NAME) and
+# integration scripts (tests/integration/*.sh) run by tests/run-all.sh.
+# A unit test links its own object, whatever the module adds as a
+# prerequisite of $(BIN)/test_NAME, and the common libraries.
+TEST_LIBS = $(CONFIG_LIBS) $(CMOCKA_LIBS) -lpthread -lm
+
+$(BIN)/test_%: $(OBJ)/tests/unit/test_%.o
+	@mkdir -p $(dir $@)
+	$(CC) $(LDFLAGS) -o $@ $^ $(TEST_LIBS) $(LDLIBS_$(notdir $@))
+
+UNIT_TESTS += $(BIN)/test_config
+$(BIN)/test_config: $(LIBINI)
+
+# Tests of the stack: two INIs joined in one process (loop_harness).
+STACK_TEST_OBJS := $(OBJ)/tests/unit/loop_harness.o $(OBJ)/stack/netif_dpdk.o $(OBJ)/stack/swp.o \
+                   $(OBJ)/stack/fault.o $(OBJ)/stack/lwip_port.o $(OBJ)/timers/timer_list.o
+$(OBJ)/tests/unit/loop_harness.o $(OBJ)/tests/unit/test_netif.o $(OBJ)/tests/unit/test_swp.o \
+$(OBJ)/tests/unit/test_fault.o: EXTRA := $(LWIP_CFLAGS)
+$(OBJ)/tests/unit/loop_harness.o $(OBJ)/tests/unit/test_netif.o $(OBJ)/tests/unit/test_swp.o \
+$(OBJ)/tests/unit/test_fault.o: DPDK := yes
+UNIT_TESTS += $(BIN)/test_netif $(BIN)/test_swp
+$(BIN)/test_netif $(BIN)/test_swp: $(STACK_TEST_OBJS) $(LIBLWIP)
+LDLIBS_test_netif = $(DPDK_LIBS)
+LDLIBS_test_swp = $(DPDK_LIBS)
+
+UNIT_TESTS += $(BIN)/test_ring
+$(BIN)/test_ring: $(LIBINI)

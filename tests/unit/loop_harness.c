@@ -1,0 +1,201 @@
+/*
+ * loop_harness.c - two INIs joined by a scripted wire (see loop_harness.h).
+ */
+#include "loop_harness.h"
+
+#include <stdio.h>
+#include <string.h>
+#include <unistd.h>
+
+#include <rte_eal.h>
+#include <rte_mbuf.h>
+#include <rte_mempool.h>
+
+#include "lwip/init.h"
+#include "lwip/timeouts.h"
+#include "msg.h"
+
+struct ini_config loop_cfg;
+struct loop_side loop_a, loop_b;
+uint64_t loop_now = 1;
+static struct rte_mempool *pool;
+
+static void deliver_frame(struct loop_side *to, struct rte_mbuf *m)
+{
+    ini_netif_input(&to->nf, m);
+}
+
+static uint16_t wire_xmit(struct ini_netif *nf, struct ini_txq *q, struct rte_mbuf **pkts, uint16_t n)
+{
+    struct loop_side *from = nf->xmit_ctx, *to = from->other;
+    for (uint16_t i = 0; i < n; i++) {
+        struct rte_mbuf *m = pkts[i];
+        enum wire_fate fate = WIRE_PASS;
+        if (from->script)
+            fate = from->script(from, from->frames_out, rte_pktmbuf_mtod(m, uint8_t *), m->data_len);
+        from->frames_out++;
+        switch (fate) {
+        case WIRE_DROP:
+            rte_pktmbuf_free(m);
+            break;
+        case WIRE_HOLD:
+            if (from->n_held < 64) {
+                from->held[from->n_held++] = m;
+                break;
+            }
+            deliver_frame(to, m);
+            break;
+        case WIRE_DUP: {
+            struct rte_mbuf *c = rte_pktmbuf_copy(m, pool, 0, UINT32_MAX);
+            deliver_frame(to, m);
+            if (c)
+                deliver_frame(to, c);
+            break;
+        }
+        case WIRE_CORRUPT:
+            rte_pktmbuf_mtod(m, uint8_t *)[m->data_len - 1] ^= 0x04;
+            deliver_frame(to, m);
+            break;
+        default:
+            deliver_frame(to, m);
+        }
+    }
+    return n;
+}
+
+void loop_release_held(struct loop_side *from)
+{
+    for (int i = 0; i < from->n_held; i++)
+        deliver_frame(from->other, from->held[i]);
+    from->n_held = 0;
+}
+
+static int deliver(void *ctx, int src_ini, struct pbuf *p, uint16_t off)
+{
+    struct loop_side *s = ctx;
+    if (s->refuse)
+        return -1;
+    uint32_t len = p->tot_len - off;
+    s->last_len = pbuf_copy_partial(p, s->last, (u16_t)len, off);
+    if (s->n_got < LOOP_MAX_MSGS) {
+        uint32_t tag = 0;
+        if (len >= 20)
+            memcpy(&tag, s->last + 16, 4);
+        s->got_len[s->n_got] = len;
+        s->got_tag[s->n_got] = tag;
+    }
+    s->n_got++;
+    pbuf_free(p);
+    return 0;
+}
+
+static void release(void *ctx, void *cookie)
+{
+    ((struct loop_side *)ctx)->released++;
+}
+
+int loop_global_init(const char *name)
+{
+    char prefix[96];
+    snprintf(prefix, sizeof(prefix), "--file-prefix=%s_%d", name, (int)getpid());
+    char *argv[] = { (char *)name, "--no-huge", "-m", "256", "--no-pci", "--no-shconf", prefix,
+                     "--no-telemetry", "--log-level=*:error", "--lcores=0@0", NULL };
+    if (rte_eal_init(10, argv) < 0) {
+        fprintf(stderr, "%s: EAL init failed\n", name);
+        return -1;
+    }
+    pool = rte_pktmbuf_pool_create("loop_mbufs", 16383, 0, INI_MBUF_PRIV_SIZE,
+                                   RTE_MBUF_DEFAULT_BUF_SIZE, 0);
+    if (!pool)
+        return -1;
+    lwip_init();
+    return 0;
+}
+
+unsigned loop_mbufs_in_use(void)
+{
+    return rte_mempool_in_use_count(pool);
+}
+
+static void make_ini(int id, int cluster, uint32_t ip)
+{
+    struct ini_node_cfg *n = &loop_cfg.inis[id];
+    n->id = id;
+    n->cluster = cluster;
+    n->ip = ip;
+    uint8_t mac[6] = { 2, 0, 0xc6, 0x12, 0, (uint8_t)(id + 1) };
+    memcpy(n->mac, mac, 6);
+}
+
+static void setup_side(struct loop_side *s, struct loop_side *other, int id)
+{
+    memset(s, 0, sizeof(*s));
+    s->id = id;
+    s->other = other;
+    ini_netif_init(&s->nf, loop_cfg.inis[id].ip, loop_cfg.inis[id].mac, 1500, pool);
+    s->nf.xmit = wire_xmit;
+    s->nf.xmit_ctx = s;
+    int q = ini_netif_add_txq(&s->nf, 0);
+    ini_netif_add_peer(&s->nf, loop_cfg.inis[1 - id].ip, loop_cfg.inis[1 - id].mac, q);
+    ini_swp_init(&s->swp, &loop_cfg, id, LOOP_HZ, deliver, release, s);
+}
+
+void loop_setup(int window, int seq_bits, int nak)
+{
+    memset(&loop_cfg, 0, sizeof(loop_cfg));
+    loop_cfg.n_inis = 2;
+    loop_cfg.n_clusters = 2;
+    loop_cfg.stack.seq_bits = seq_bits;
+    loop_cfg.stack.window = window;
+    loop_cfg.stack.mtu = 1500;
+    loop_cfg.stack.nak = nak;
+    loop_cfg.stack.send_timeout_us = 2000;
+    loop_cfg.stack.ack_timeout_us = 200;
+    loop_cfg.stack.max_message = 65000;
+    make_ini(0, 0, PP_HTONL(0xc6120001));   /* 198.18.0.1 */
+    make_ini(1, 1, PP_HTONL(0xc6120002));   /* 198.18.0.2 */
+    setup_side(&loop_a, &loop_b, 0);
+    setup_side(&loop_b, &loop_a, 1);
+}
+
+void loop_teardown(void)
+{
+    struct loop_side *sides[2] = { &loop_a, &loop_b };
+    for (int i = 0; i < 2; i++) {
+        struct loop_side *s = sides[i];
+        for (int k = 0; k < s->n_held; k++)
+            rte_pktmbuf_free(s->held[k]);
+        s->n_held = 0;
+        ini_swp_close(&s->swp);
+        netif_remove(&s->nf.netif);
+    }
+}
+
+int loop_send(struct loop_side *s, uint32_t tag, uint32_t len)
+{
+    static uint8_t bufs[2][64][INI_SWP_MAXHDR + 70000];
+    static int next[2];
+    /* Messages stay borrowed until acknowledged: rotate over as many
+     * buffers as a window can hold. */
+    uint8_t *am = bufs[s->id][next[s->id]++ % 64] + INI_SWP_MAXHDR;
+    struct ini_am_hdr h = { 0, 1, 0, 0, len - 16, 0 };
+    memcpy(am, &h, sizeof(h));
+    for (uint32_t i = 16; i < len; i++)
+        am[i] = (uint8_t)(i * 13 + tag);
+    if (len >= 20)
+        memcpy(am + 16, &tag, 4);
+    int rc = ini_swp_send(&s->swp, s->other->id, am, len, NULL, loop_now);
+    ini_netif_flush(&s->nf);
+    return rc;
+}
+
+void loop_run(uint64_t step_ns, int rounds)
+{
+    for (int r = 0; r < rounds; r++) {
+        loop_now += step_ns;
+        ini_swp_poll(&loop_a.swp, loop_now);
+        ini_netif_flush(&loop_a.nf);
+        ini_swp_poll(&loop_b.swp, loop_now);
+        ini_netif_flush(&loop_b.nf);
+    }
+}

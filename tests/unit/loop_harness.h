@@ -1,0 +1,63 @@
+/*
+ * loop_harness.h - two INIs in one process for unit tests: each has its
+ * netif and sliding-window transport in one lwIP instance, and each one's
+ * transmit queue feeds the other's receive path through a scripted "wire"
+ * that can drop, hold back (reorder), duplicate or corrupt single frames.
+ * Time is a fake TSC the test advances.
+ */
+#ifndef LOOP_HARNESS_H
+#define LOOP_HARNESS_H
+
+#include <stdint.h>
+
+#include "netif_dpdk.h"
+#include "swp.h"
+
+#define LOOP_HZ 1000000000ull     /* fake TSC: 1 tick = 1 ns */
+#define LOOP_MAX_MSGS 16384
+
+enum wire_fate { WIRE_PASS, WIRE_DROP, WIRE_HOLD, WIRE_DUP, WIRE_CORRUPT };
+
+struct loop_side;
+/* Decides the fate of the n-th frame (counted from 0) leaving `from`. */
+typedef enum wire_fate (*wire_script_fn)(struct loop_side *from, uint64_t n, const uint8_t *frame, uint32_t len);
+
+struct loop_side {
+    int id;
+    struct ini_netif nf;
+    struct ini_swp swp;
+    struct loop_side *other;
+    wire_script_fn script;
+    uint64_t frames_out;
+    struct rte_mbuf *held[64];
+    int n_held;
+    int refuse;                          /* deliver callback refuses */
+    /* what was delivered: message i's first bytes and length */
+    uint32_t n_got;
+    uint32_t got_len[LOOP_MAX_MSGS];
+    uint32_t got_tag[LOOP_MAX_MSGS];
+    uint32_t released;
+    uint8_t last[70000];
+    uint32_t last_len;
+};
+
+extern struct ini_config loop_cfg;
+extern struct loop_side loop_a, loop_b;
+extern uint64_t loop_now;
+
+/* EAL, mbuf pool, lwIP; once per process.  0 or -1. */
+int  loop_global_init(const char *name);
+/* (Re)creates both sides with the given window and sequence width. */
+void loop_setup(int window, int seq_bits, int nak);
+void loop_teardown(void);
+/* Sends a message of len bytes (>= 16; the first 4 payload bytes carry
+ * tag) from side s; returns ini_swp_send's result. */
+int  loop_send(struct loop_side *s, uint32_t tag, uint32_t len);
+/* Flushes both sides and runs their timers, repeatedly, until the wire
+ * is quiet; advances time by step_ns per round (at least one round). */
+void loop_run(uint64_t step_ns, int rounds);
+/* Releases frames held back on the wire (to create reordering). */
+void loop_release_held(struct loop_side *from);
+unsigned loop_mbufs_in_use(void);
+
+#endif

@@ -1,0 +1,308 @@
+/*
+ * test_swp.c - the sliding-window protocol against a scripted wire
+ * (tests/unit/loop_harness.h): loss, duplication, reordering, ACK loss,
+ * NAK loss, window full, sequence wraparound, refused delivery, header
+ * fields out of range, and a random mix.  Every test checks that each
+ * message is delivered exactly once and in order, and that the sender got
+ * every message back (released) once acknowledged.
+ */
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <string.h>
+#include <cmocka.h>
+
+#include "lwip/udp.h"
+#include "loop_harness.h"
+
+#define MS 1000000ull
+
+/* ---- scripts: which frames the wire mistreats ---- */
+
+static uint64_t a_fates[16], b_fates[16];     /* frame numbers to act on */
+static enum wire_fate a_what[16], b_what[16];
+static int n_a, n_b;
+static uint64_t rnd = 12345;
+static double p_drop, p_dup, p_hold;
+
+static enum wire_fate scripted(struct loop_side *from, uint64_t n, const uint8_t *f, uint32_t len)
+{
+    uint64_t *fates = from == &loop_a ? a_fates : b_fates;
+    enum wire_fate *what = from == &loop_a ? a_what : b_what;
+    int cnt = from == &loop_a ? n_a : n_b;
+    for (int i = 0; i < cnt; i++)
+        if (fates[i] == n)
+            return what[i];
+    return WIRE_PASS;
+}
+
+static double uniform(void)
+{
+    rnd ^= rnd << 13;
+    rnd ^= rnd >> 7;
+    rnd ^= rnd << 17;
+    return (double)(rnd >> 11) * 0x1.0p-53;
+}
+
+static enum wire_fate random_fate(struct loop_side *from, uint64_t n, const uint8_t *f, uint32_t len)
+{
+    double u = uniform();
+    if (u < p_drop)
+        return WIRE_DROP;
+    if (u < p_drop + p_dup)
+        return WIRE_DUP;
+    if (u < p_drop + p_dup + p_hold)
+        return WIRE_HOLD;
+    return WIRE_PASS;
+}
+
+static void on_a(uint64_t frame, enum wire_fate f) { a_fates[n_a] = frame; a_what[n_a++] = f; }
+static void on_b(uint64_t frame, enum wire_fate f) { b_fates[n_b] = frame; b_what[n_b++] = f; }
+
+static int setup16(void **state)
+{
+    n_a = n_b = 0;
+    loop_setup(16, 16, 1);
+    loop_a.script = loop_b.script = scripted;
+    return 0;
+}
+
+static int teardown(void **state)
+{
+    loop_teardown();
+    return 0;
+}
+
+/* Every message 0..n-1 arrived once, in order; all were released. */
+static void assert_all_delivered(uint32_t n)
+{
+    assert_int_equal(loop_b.n_got, n);
+    for (uint32_t i = 0; i < n; i++)
+        assert_int_equal(loop_b.got_tag[i], i);
+    assert_int_equal(loop_a.released, n);
+    assert_int_equal(loop_a.swp.conns[1].snd_una, loop_a.swp.conns[1].snd_nxt);
+}
+
+static void test_in_order_and_piggyback(void **state)
+{
+    for (uint32_t i = 0; i < 3; i++)
+        assert_int_equal(loop_send(&loop_a, i, 64), 0);
+    /* Reverse traffic carries the ack: no bare ACK needed. */
+    assert_int_equal(loop_send(&loop_b, 0, 64), 0);
+    assert_int_equal(loop_a.released, 3);
+    assert_true(loop_b.swp.stats.acks_piggy >= 1);
+    loop_run(MS, 3);
+    assert_all_delivered(3);
+    assert_int_equal(loop_a.swp.stats.retx_timer + loop_a.swp.stats.retx_nak, 0);
+}
+
+static void test_loss_recovered_by_nak(void **state)
+{
+    on_a(1, WIRE_DROP);                    /* message 1 is lost */
+    for (uint32_t i = 0; i < 4; i++)
+        assert_int_equal(loop_send(&loop_a, i, 100), 0);
+    loop_run(MS / 20, 30);        /* the NAK and its answer cross well within the SEND timeout */
+    assert_all_delivered(4);
+    assert_int_equal(loop_b.swp.stats.naks_sent, 1);
+    assert_int_equal(loop_a.swp.stats.retx_nak, 1);
+    assert_int_equal(loop_a.swp.stats.retx_timer, 0);
+}
+
+static void test_loss_recovered_by_timer(void **state)
+{
+    on_a(3, WIRE_DROP);                    /* the last message: no later one to cause a NAK */
+    for (uint32_t i = 0; i < 4; i++)
+        assert_int_equal(loop_send(&loop_a, i, 100), 0);
+    loop_run(MS / 2, 2);
+    assert_int_equal(loop_b.n_got, 3);
+    loop_run(MS, 4);
+    assert_all_delivered(4);
+    assert_int_equal(loop_a.swp.stats.retx_timer, 1);
+    assert_int_equal(loop_b.swp.stats.naks_sent, 0);
+}
+
+static void test_duplicate_dropped(void **state)
+{
+    on_a(0, WIRE_DUP);
+    on_a(2, WIRE_DUP);
+    for (uint32_t i = 0; i < 3; i++)
+        assert_int_equal(loop_send(&loop_a, i, 64), 0);
+    loop_run(MS, 3);
+    assert_all_delivered(3);
+    assert_int_equal(loop_b.swp.stats.duplicates, 2);
+}
+
+/* A duplicated fragment is absorbed by IP reassembly: the transport sees
+ * the datagram once. */
+static void test_duplicate_fragment(void **state)
+{
+    on_a(0, WIRE_DUP);
+    assert_int_equal(loop_send(&loop_a, 0, 3000), 0);     /* 3 fragments */
+    loop_run(MS, 3);
+    assert_all_delivered(1);
+    assert_int_equal(loop_b.swp.stats.duplicates, 0);
+}
+
+static void test_reorder(void **state)
+{
+    on_a(0, WIRE_HOLD);
+    for (uint32_t i = 0; i < 3; i++)
+        assert_int_equal(loop_send(&loop_a, i, 64), 0);
+    assert_int_equal(loop_b.n_got, 0);                 /* 1 and 2 wait for 0 */
+    loop_release_held(&loop_a);
+    loop_run(MS, 3);
+    assert_all_delivered(3);
+}
+
+static void test_ack_loss(void **state)
+{
+    for (uint32_t i = 0; i < 2; i++)
+        assert_int_equal(loop_send(&loop_a, i, 64), 0);
+    on_b(0, WIRE_DROP);                    /* b's first frame: its bare ACK */
+    loop_run(MS / 2, 1);
+    assert_int_equal(loop_a.released, 0);
+    loop_run(MS, 5);                       /* a retransmits; b re-acks the duplicate */
+    assert_all_delivered(2);
+    assert_true(loop_a.swp.stats.retx_timer >= 1);
+    assert_true(loop_b.swp.stats.duplicates >= 1);
+}
+
+static void test_nak_loss(void **state)
+{
+    on_a(0, WIRE_DROP);                    /* message 0 lost ... */
+    on_b(0, WIRE_DROP);                    /* ... and the NAK asking for it */
+    for (uint32_t i = 0; i < 3; i++)
+        assert_int_equal(loop_send(&loop_a, i, 64), 0);
+    assert_int_equal(loop_b.swp.stats.naks_sent, 1);
+    loop_run(MS, 5);                       /* the SEND timer recovers */
+    assert_all_delivered(3);
+    assert_true(loop_a.swp.stats.retx_timer >= 1);
+}
+
+static void test_window_full(void **state)
+{
+    loop_teardown();
+    loop_setup(4, 8, 1);
+    loop_a.script = loop_b.script = scripted;
+    on_b(0, WIRE_DROP);   /* keep acks away for a while */
+    on_b(1, WIRE_DROP);
+    for (uint32_t i = 0; i < 4; i++)
+        assert_int_equal(loop_send(&loop_a, i, 64), 0);
+    assert_int_equal(loop_send(&loop_a, 4, 64), -1);
+    assert_int_equal(loop_a.swp.stats.window_full, 1);
+    assert_true(ini_swp_window_full(&loop_a.swp, 1));
+    loop_run(MS, 6);
+    assert_false(ini_swp_window_full(&loop_a.swp, 1));
+    assert_int_equal(loop_send(&loop_a, 4, 64), 0);
+    loop_run(MS, 3);
+    assert_all_delivered(5);
+}
+
+/* 8-bit sequence numbers wrap every 256 messages: 40 wraps, with a loss
+ * now and then. */
+static void test_wraparound(void **state)
+{
+    loop_teardown();
+    loop_setup(16, 8, 1);
+    loop_a.script = loop_b.script = random_fate;
+    p_drop = 0.02;
+    p_dup = 0.01;
+    p_hold = 0;
+    uint32_t sent = 0;
+    while (sent < 10240) {
+        if (loop_send(&loop_a, sent, 32) == 0)
+            sent++;
+        else
+            loop_run(MS / 4, 1);
+    }
+    p_drop = p_dup = 0;
+    loop_run(MS, 10);
+    assert_all_delivered(10240);
+}
+
+static void test_refused_delivery(void **state)
+{
+    loop_b.refuse = 1;
+    assert_int_equal(loop_send(&loop_a, 0, 64), 0);
+    loop_run(MS / 10, 3);
+    assert_int_equal(loop_b.n_got, 0);
+    assert_int_equal(loop_a.released, 0);       /* not acknowledged */
+    loop_b.refuse = 0;
+    loop_run(MS / 10, 3);
+    assert_all_delivered(1);
+    assert_int_equal(loop_b.swp.stats.deliver_refused, 1);
+}
+
+/* Frames from a's UDP port with a header the test writes. */
+static void inject(uint8_t op, uint8_t conn, uint32_t seq, uint32_t ack, uint32_t payload)
+{
+    struct pbuf *p = pbuf_alloc(PBUF_TRANSPORT, (u16_t)(6 + payload), PBUF_RAM);
+    struct ini_swp_hdr h = { op, conn, seq, ack };
+    ini_swp_hdr_write(p->payload, &h, 16);
+    memset((uint8_t *)p->payload + 6, 0, payload);
+    ip_addr_t dst;
+    ip_addr_set_ip4_u32(&dst, loop_cfg.inis[1].ip);
+    udp_sendto(loop_a.swp.pcb, p, &dst, INI_UDP_PORT);
+    pbuf_free(p);
+    ini_netif_flush(&loop_a.nf);
+}
+
+static void test_bad_header_fields(void **state)
+{
+    const struct ini_swp_stats *s = &loop_b.swp.stats;
+    inject(0, 0, 0, 0, 16);              /* opcode 0 */
+    inject(7, 0, 0, 0, 16);              /* opcode 7 */
+    assert_int_equal(s->bad_header, 2);
+    inject(INI_SWP_DATA, 5, 0, 0, 16);   /* no INI 5 */
+    inject(INI_SWP_DATA, 1, 0, 0, 16);   /* b itself: not a connection */
+    assert_int_equal(s->bad_conn, 2);
+    inject(INI_SWP_ACK, 0, 0, 300, 0);   /* acknowledges what b never sent */
+    assert_int_equal(s->bad_ack, 1);
+    inject(INI_SWP_DATA, 0, 1000, 0, 16);   /* far outside the receive window */
+    assert_int_equal(s->out_of_window, 1);
+    inject(INI_SWP_DATA, 0, 0, 0, 4);    /* DATA too short for an AM header */
+    assert_int_equal(s->bad_header, 3);
+    assert_int_equal(loop_b.n_got, 0);
+}
+
+static void test_random_mix(void **state)
+{
+    loop_a.script = loop_b.script = random_fate;
+    p_drop = 0.1;
+    p_dup = 0.05;
+    p_hold = 0.05;
+    uint32_t sent = 0;
+    while (sent < 2000) {
+        uint32_t len = 20 + (uint32_t)(uniform() * 3000);
+        if (loop_send(&loop_a, sent, len) == 0)
+            sent++;
+        else
+            loop_run(MS / 4, 1);
+        if (uniform() < 0.1) {
+            loop_release_held(&loop_a);
+            loop_release_held(&loop_b);
+        }
+    }
+    p_drop = p_dup = p_hold = 0;
+    loop_release_held(&loop_a);
+    loop_release_held(&loop_b);
+    loop_run(MS, 20);
+    assert_all_delivered(2000);
+    assert_true(loop_a.swp.stats.retx_nak > 0);
+    assert_true(loop_a.swp.stats.retx_timer > 0);
+}
+
+int main(void)
+{
+    if (loop_global_init("test_swp") < 0)
+        return 1;
+#define T(f) cmocka_unit_test_setup_teardown(f, setup16, teardown)
+    const struct CMUnitTest tests[] = {
+        T(test_in_order_and_piggyback), T(test_loss_recovered_by_nak), T(test_loss_recovered_by_timer),
+        T(test_duplicate_dropped),      T(test_duplicate_fragment),    T(test_reorder),               T(test_ack_loss),
+        T(test_nak_loss),               T(test_window_full),           T(test_wraparound),
+        T(test_refused_delivery),       T(test_bad_header_fields),     T(test_random_mix),
+    };
+    return cmocka_run_group_tests(tests, NULL, NULL);
+}
