@@ -1,0 +1,811 @@
+/*
+ * ini-cluster - the launcher: runs a program on every cluster of a machine
+ * configuration, with one inid daemon per INI node in between.
+ *
+ *   ini-cluster run CONFIG [options] -- PROGRAM ARGS...
+ *   ini-cluster up CONFIG [--cluster C,...] [--run-dir DIR] [daemon options]
+ *   ini-cluster status CONFIG [--run-dir DIR]
+ *   ini-cluster down CONFIG [--run-dir DIR]
+ *   ini-cluster gen CLUSTERS PES_PER_CLUSTER INIS_PER_CLUSTER [--mode M] [-o FILE]
+ *
+ * Design.  One thread, fork/exec/waitpid, and polling every few
+ * milliseconds: the launcher's work is a short sequence of steps, each of
+ * which is either done or undone, never a hot path.  `run` is
+ *
+ *   1. validate everything it was given (config, flags, program, daemon
+ *      binary, af_packet prerequisites) - any error: one line, exit 2, and
+ *      nothing has been created yet;
+ *   2. make the run directory, pick a tag (the pid in hex: unique among
+ *      live runs), create every cluster's shared segment, build the
+ *      af_packet network (cluster_net.c), start one inid per INI with its
+ *      output in RUN_DIR/ini<ID>.log, and wait until each daemon marks
+ *      itself READY in its segment (cluster_launch.c);
+ *   3. start PROGRAM once per cluster with INI_CONFIG, INI_CLUSTER,
+ *      INI_SEGMENT, INI_RUN_DIR and INI_TAG in its environment, stdout and
+ *      stderr in RUN_DIR/cluster<C>.out/.err; while they run, the launcher
+ *      echoes cluster 0's stdout and every cluster's stderr (prefixed
+ *      "[cC] ") from those files, and watches the daemons: a daemon that
+ *      dies ends the run, naming the daemon and how it died;
+ *   4. stop the daemons (SIGTERM, 10 s, then SIGKILL), unlink the segments,
+ *      remove the network, print each INI's counters summary and, last,
+ *      "run directory: DIR".
+ *
+ * Exit status: the first non-zero status of a program (128 + signal if one
+ * was killed), else 0; 2 for bad input; 124 when --timeout expired; 1 when
+ * the INI side failed (daemon not ready, died, or failed at shutdown);
+ * 128 + signal when the launcher itself was interrupted.  Every path out
+ * after step 2 goes through launch_teardown(), so nothing is left behind.
+ * Children lead their own process groups (a terminal's Ctrl-C reaches only
+ * the launcher, which stops things in order) and, under `run`, get SIGTERM
+ * if the launcher dies.
+ *
+ * `up` performs step 2 with detached daemons and records them in
+ * RUN_DIR/state; `status` and `down` find them there.  See docs/launcher.md.
+ */
+#include <errno.h>
+#include <libgen.h>
+#include <limits.h>
+#include <signal.h>
+#include <stdarg.h>
+#include <stdatomic.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <sys/wait.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "cluster_launch.h"
+#include "cluster_net.h"
+#include "cluster_util.h"
+#include "config.h"
+
+#define DEFAULT_TIMEOUT_S   600
+#define PROGRAM_STOP_MS     2000    /* programs get this long after SIGTERM */
+#define OTHERS_GRACE_MS     10000   /* after one program fails, the others get this long */
+
+static const char *usage_text =
+    "usage: ini-cluster run CONFIG [--run-dir DIR] [--policy P] [--ini-policy P] [--idle MODE]\n"
+    "                          [--trace MODE] [--fault SPEC] [--timeout SEC] -- PROGRAM ARGS...\n"
+    "       ini-cluster up CONFIG [--cluster C,...] [--run-dir DIR] [--policy P] [--ini-policy P]\n"
+    "                          [--idle MODE] [--trace MODE] [--fault SPEC]\n"
+    "       ini-cluster status CONFIG [--run-dir DIR]\n"
+    "       ini-cluster down CONFIG [--run-dir DIR]\n"
+    "       ini-cluster gen CLUSTERS PES_PER_CLUSTER INIS_PER_CLUSTER [--mode memif|af_packet|pci]\n"
+    "                          [-o FILE]\n"
+    "policies: static, round-robin, load-aware; idle: poll, adaptive, auto;\n"
+    "trace: off, summary, detailed.  See docs/launcher.md.\n";
+
+static void usage_error(const char *fmt, ...) __attribute__((format(printf, 1, 2), noreturn));
+static void usage_error(const char *fmt, ...)
+{
+    va_list ap;
+    va_start(ap, fmt);
+    fprintf(stderr, "ini-cluster: ");
+    vfprintf(stderr, fmt, ap);
+    fprintf(stderr, " (ini-cluster --help for usage)\n");
+    va_end(ap);
+    exit(2);
+}
+
+static void fail2(const char *fmt, ...) __attribute__((format(printf, 1, 2), noreturn));
+static void fail2(const char *fmt, ...)
+{
+    va_list ap;
+    va_start(ap, fmt);
+    fprintf(stderr, "ini-cluster: ");
+    vfprintf(stderr, fmt, ap);
+    fprintf(stderr, "\n");
+    va_end(ap);
+    exit(2);
+}
+
+/* ---- options ---- */
+
+struct options {
+    const char *config;
+    const char *run_dir;
+    const char *inid;          /* --inid PATH: another daemon binary (tests) */
+    const char *clusters;      /* up: --cluster list */
+    struct daemon_opts daemon;
+    long timeout_s;
+    char **program;            /* run: argv after "--" */
+};
+
+static int parse_long(const char *s, long min, long max, long *out)
+{
+    char *end;
+    errno = 0;
+    long v = strtol(s, &end, 10);
+    if (errno || end == s || *end || v < min || v > max)
+        return -1;
+    *out = v;
+    return 0;
+}
+
+static const char *check_choice(const char *flag, const char *v, const char *const *choices)
+{
+    for (const char *const *c = choices; *c; c++)
+        if (!strcmp(v, *c))
+            return v;
+    char list[128] = "";
+    for (const char *const *c = choices; *c; c++)
+        snprintf(list + strlen(list), sizeof list - strlen(list), "%s%s", c == choices ? "" : ", ", *c);
+    usage_error("%s: '%s' is not one of %s", flag, v, list);
+}
+
+static const char *const IDLE_MODES[] = { "poll", "adaptive", "auto", NULL };
+static const char *const TRACE_MODES[] = { "off", "summary", "detailed", NULL };
+
+/* Which flags a command accepts. */
+enum { F_RUNDIR = 1, F_DAEMON = 2, F_TIMEOUT = 4, F_CLUSTER = 8, F_PROGRAM = 16 };
+
+/* Parses `CONFIG [flags]` (and `-- PROGRAM ARGS` when F_PROGRAM). */
+static void parse_options(const char *cmd, int argc, char **argv, unsigned accepted, struct options *o)
+{
+    memset(o, 0, sizeof *o);
+    o->timeout_s = DEFAULT_TIMEOUT_S;
+    for (int i = 0; i < argc; i++) {
+        const char *a = argv[i];
+        if (!strcmp(a, "--")) {
+            if (!(accepted & F_PROGRAM))
+                usage_error("%s: unexpected '--'", cmd);
+            if (i + 1 >= argc)
+                usage_error("%s: no program after '--'", cmd);
+            o->program = argv + i + 1;
+            break;
+        }
+        if (a[0] != '-' || a[1] == 0) {
+            if (o->config)
+                usage_error("%s: unexpected argument '%s'%s", cmd, a,
+                            accepted & F_PROGRAM ? " (the program goes after '--')" : "");
+            o->config = a;
+            continue;
+        }
+        /* --flag VALUE or --flag=VALUE */
+        char name[64];
+        const char *value = NULL;
+        const char *eq = strchr(a, '=');
+        if (eq) {
+            snprintf(name, sizeof name, "%.*s", (int)(eq - a), a);
+            value = eq + 1;
+        } else {
+            snprintf(name, sizeof name, "%s", a);
+        }
+#define TAKE_VALUE()                                                              \
+        do {                                                                      \
+            if (!value) {                                                         \
+                if (i + 1 >= argc || !strcmp(argv[i + 1], "--"))                  \
+                    usage_error("%s: %s needs a value", cmd, name);               \
+                value = argv[++i];                                                \
+            }                                                                     \
+            if (!*value)                                                          \
+                usage_error("%s: %s: empty value", cmd, name);                    \
+        } while (0)
+        if (!strcmp(name, "--run-dir") && (accepted & F_RUNDIR)) {
+            TAKE_VALUE();
+            o->run_dir = value;
+        } else if (!strcmp(name, "--inid") && (accepted & F_DAEMON)) {
+            TAKE_VALUE();
+            o->inid = value;
+        } else if ((!strcmp(name, "--policy") || !strcmp(name, "--ini-policy")) &&
+                   (accepted & F_DAEMON)) {
+            TAKE_VALUE();
+            if (ini_policy_parse(value) < 0)
+                usage_error("%s: '%s' is not a policy (static, round-robin, load-aware)", name, value);
+            if (!strcmp(name, "--policy"))
+                o->daemon.policy = value;
+            else
+                o->daemon.ini_policy = value;
+        } else if (!strcmp(name, "--idle") && (accepted & F_DAEMON)) {
+            TAKE_VALUE();
+            o->daemon.idle = check_choice(name, value, IDLE_MODES);
+        } else if (!strcmp(name, "--trace") && (accepted & F_DAEMON)) {
+            TAKE_VALUE();
+            o->daemon.trace = check_choice(name, value, TRACE_MODES);
+        } else if (!strcmp(name, "--fault") && (accepted & F_DAEMON)) {
+            TAKE_VALUE();
+            /* inid takes one specification: the faults go together in it. */
+            if (o->daemon.n_faults)
+                usage_error("%s: --fault given twice (put all faults in one: "
+                            "drop=0.01,dup=0.01,...)", cmd);
+            struct ini_fault_cfg f;
+            char why[256];
+            ini_fault_defaults(&f);
+            if (ini_fault_parse(value, &f, why, sizeof why) < 0)
+                usage_error("--fault: %s", why);
+            o->daemon.faults[o->daemon.n_faults++] = value;
+        } else if (!strcmp(name, "--timeout") && (accepted & F_TIMEOUT)) {
+            TAKE_VALUE();
+            if (parse_long(value, 0, 10L * 365 * 86400, &o->timeout_s) < 0)
+                usage_error("--timeout: '%s' is not a number of seconds (0: no limit)", value);
+        } else if (!strcmp(name, "--cluster") && (accepted & F_CLUSTER)) {
+            TAKE_VALUE();
+            o->clusters = value;
+        } else {
+            usage_error("%s: unknown option '%s'", cmd, a);
+        }
+#undef TAKE_VALUE
+    }
+    if (!o->config)
+        usage_error("%s: no configuration file given", cmd);
+    if ((accepted & F_PROGRAM) && !o->program)
+        usage_error("%s: no program given (ini-cluster run CONFIG [options] -- PROGRAM ARGS...)", cmd);
+}
+
+/* ---- shared steps ---- */
+
+static struct ini_config cfg;   /* large: not on the stack */
+
+static void load_config_or_exit(const char *path)
+{
+    char err[1024];
+    if (ini_config_load(path, &cfg, err, sizeof err) < 0)
+        fail2("%s", err);
+}
+
+static void absolute_path(const char *path, char *out, size_t len)
+{
+    if (path[0] == '/') {
+        snprintf(out, len, "%s", path);
+        return;
+    }
+    char cwd[PATH_MAX];
+    if (!getcwd(cwd, sizeof cwd))
+        fail2("cannot get the current directory: %s", strerror(errno));
+    if ((size_t)snprintf(out, len, "%s/%s", cwd, path) >= len)
+        fail2("%s: path too long", path);
+}
+
+/* The daemon: --inid, else build/bin/inid next to this executable. */
+static void find_inid_or_exit(const char *override, char *out, size_t len)
+{
+    if (override) {
+        char abs[PATH_MAX];
+        absolute_path(override, abs, sizeof abs);
+        if (find_executable(abs, out, len) < 0)
+            fail2("--inid %s: not an executable file", override);
+        return;
+    }
+    char self[PATH_MAX];
+    ssize_t n = readlink("/proc/self/exe", self, sizeof self - 1);
+    if (n < 0)
+        fail2("cannot read /proc/self/exe: %s", strerror(errno));
+    self[n] = 0;
+    snprintf(out, len, "%s/inid", dirname(self));
+    if (access(out, X_OK) < 0)
+        fail2("the daemon %s is missing (run make)", out);
+}
+
+/* A tag not used by a live or stale run: the pid in hex, with a suffix if
+ * a crashed run with the same pid left a segment or namespace behind. */
+static void pick_tag(char *tag, size_t len)
+{
+    for (int attempt = 0;; attempt++) {
+        if (attempt == 0)
+            snprintf(tag, len, "%x", (unsigned)getpid());
+        else
+            snprintf(tag, len, "%x%c", (unsigned)getpid(), 'a' + (attempt - 1) % 26);
+        char seg[64], shm[128], ns[64], ns_path[256];
+        ini_segment_name(seg, sizeof seg, tag, 0);
+        snprintf(shm, sizeof shm, "/dev/shm%s", seg);
+        net_lan_name(ns, sizeof ns, tag);
+        net_ns_path(ns_path, sizeof ns_path, ns);
+        if ((access(shm, F_OK) < 0 && access(ns_path, F_OK) < 0) || attempt > 26)
+            return;
+    }
+}
+
+static const char *stop_signal_name(int sig)
+{
+    return sig == SIGINT ? "SIGINT" : sig == SIGTERM ? "SIGTERM" : sig == SIGHUP ? "SIGHUP" : "a signal";
+}
+
+static void on_stop_signal(int sig)
+{
+    launch_stop_signal = sig;
+}
+
+static void install_signal_handlers(void)
+{
+    struct sigaction sa;
+    memset(&sa, 0, sizeof sa);
+    sa.sa_handler = on_stop_signal;   /* no SA_RESTART: sleeps end early */
+    sigemptyset(&sa.sa_mask);
+    sigaction(SIGINT, &sa, NULL);
+    sigaction(SIGTERM, &sa, NULL);
+    sigaction(SIGHUP, &sa, NULL);
+    signal(SIGPIPE, SIG_IGN);   /* a closed stdout must not skip the cleanup */
+}
+
+/* Steps 2 of the header comment; on failure prints why, tears down and
+ * returns the exit status (1, or 128 + signal). */
+static int bring_up(struct launch *L, const struct daemon_opts *d, int detach)
+{
+    char err[1024];
+    int rc = 0;
+    if (launch_create_segments(L, err, sizeof err) < 0 ||
+        launch_network_up(L, err, sizeof err) < 0 ||
+        launch_start_daemons(L, d, detach, err, sizeof err) < 0) {
+        fprintf(stderr, "ini-cluster: %s\n", err);
+        rc = 1;
+    } else {
+        int w = launch_wait_ready(L, LAUNCH_READY_MS);
+        if (w > 0) {
+            fprintf(stderr, "ini-cluster: interrupted by %s while starting; stopping\n",
+                    stop_signal_name(w));
+            rc = 128 + w;
+        } else if (w < 0) {
+            rc = 1;
+        }
+    }
+    if (rc)
+        launch_teardown(L);
+    return rc;
+}
+
+/* ---- run ---- */
+
+struct program {
+    int cluster;
+    pid_t pid;
+    int running;
+    int wstatus;
+    char out[PATH_MAX + 32], err[PATH_MAX + 32];
+};
+
+static void stop_programs(struct program *p, int n)
+{
+    for (int c = 0; c < n; c++)
+        if (p[c].running)
+            kill(-p[c].pid, SIGTERM);
+    int64_t deadline = now_ms() + PROGRAM_STOP_MS;
+    for (;;) {
+        int left = 0;
+        for (int c = 0; c < n; c++)
+            if (p[c].running) {
+                if (waitpid(p[c].pid, &p[c].wstatus, WNOHANG) == p[c].pid)
+                    p[c].running = 0;
+                else
+                    left++;
+            }
+        if (!left)
+            return;
+        if (now_ms() > deadline)
+            break;
+        sleep_ms(10);
+    }
+    for (int c = 0; c < n; c++)
+        if (p[c].running) {
+            kill(-p[c].pid, SIGKILL);
+            while (waitpid(p[c].pid, &p[c].wstatus, 0) < 0 && errno == EINTR)
+                ;
+            p[c].running = 0;
+        }
+}
+
+static int start_programs(struct launch *L, const struct options *o, struct program *progs)
+{
+    for (int c = 0; c < cfg.n_clusters; c++) {
+        struct program *p = &progs[c];
+        p->cluster = c;
+        snprintf(p->out, sizeof p->out, "%s/cluster%d.out", L->run_dir, c);
+        snprintf(p->err, sizeof p->err, "%s/cluster%d.err", L->run_dir, c);
+        static char env[8][PATH_MAX + 32];
+        char *envp[8];
+        int n = 0;
+        snprintf(env[n], sizeof env[n], "INI_CONFIG=%s", L->config_path), envp[n] = env[n], n++;
+        snprintf(env[n], sizeof env[n], "INI_CLUSTER=%d", c), envp[n] = env[n], n++;
+        snprintf(env[n], sizeof env[n], "INI_SEGMENT=%s", L->segs[c].name), envp[n] = env[n], n++;
+        snprintf(env[n], sizeof env[n], "INI_RUN_DIR=%s", L->run_dir), envp[n] = env[n], n++;
+        snprintf(env[n], sizeof env[n], "INI_TAG=%s", L->tag), envp[n] = env[n], n++;
+        if (o->daemon.policy)
+            snprintf(env[n], sizeof env[n], "INI_POLICY=%s", o->daemon.policy), envp[n] = env[n], n++;
+        if (o->daemon.ini_policy)
+            snprintf(env[n], sizeof env[n], "INI_INI_POLICY=%s", o->daemon.ini_policy), envp[n] = env[n], n++;
+        envp[n] = NULL;
+        struct spawn_opts so = { .out_path = p->out, .err_path = p->err, .env = envp,
+                                 .die_with_parent = 1 };
+        char why[1024];
+        p->pid = spawn_process(o->program, &so, why, sizeof why);
+        if (p->pid < 0) {
+            fprintf(stderr, "ini-cluster: cannot start the program of cluster %d: %s\n", c, why);
+            stop_programs(progs, c);
+            return -1;
+        }
+        p->running = 1;
+    }
+    return 0;
+}
+
+static int cmd_run(int argc, char **argv)
+{
+    struct options o;
+    parse_options("run", argc, argv, F_RUNDIR | F_DAEMON | F_TIMEOUT | F_PROGRAM, &o);
+    load_config_or_exit(o.config);
+
+    char program[PATH_MAX], inid[PATH_MAX], config_abs[PATH_MAX], run_dir[PATH_MAX], err[1024];
+    if (find_executable(o.program[0], program, sizeof program) < 0)
+        fail2("%s: no such program (or not executable)", o.program[0]);
+    find_inid_or_exit(o.inid, inid, sizeof inid);
+    if (cfg.net_mode == INI_NET_AF_PACKET && net_check_prerequisites(err, sizeof err) < 0)
+        fail2("%s: %s", o.config, err);
+    if (!realpath(o.config, config_abs))
+        fail2("%s: %s", o.config, strerror(errno));
+
+    if (o.run_dir) {
+        absolute_path(o.run_dir, run_dir, sizeof run_dir);
+    } else {
+        char stamp[32];
+        time_t t = time(NULL);
+        strftime(stamp, sizeof stamp, "%Y%m%d-%H%M%S", localtime(&t));
+        char rel[128];
+        snprintf(rel, sizeof rel, "runs/run-%s-%d", stamp, (int)getpid());
+        absolute_path(rel, run_dir, sizeof run_dir);
+    }
+    if (make_run_dir(run_dir, 0, err, sizeof err) < 0)
+        fail2("%s", err);
+
+    install_signal_handlers();
+    char tag[LAUNCH_TAG_LEN];
+    pick_tag(tag, sizeof tag);
+    static struct launch L;
+    launch_init(&L, &cfg, config_abs, run_dir, tag, inid, NULL);
+
+    int rc = bring_up(&L, &o.daemon, 0);
+    if (rc) {
+        printf("run directory: %s\n", run_dir);
+        return rc;
+    }
+
+    static struct program progs[INI_MAX_CLUSTERS];
+    if (start_programs(&L, &o, progs) < 0) {
+        launch_stop_daemons(&L, LAUNCH_STOP_MS);
+        launch_teardown(&L);
+        printf("run directory: %s\n", run_dir);
+        return 1;
+    }
+
+    /* Step 3: supervise. */
+    static struct follower follow_out, follow_err[INI_MAX_CLUSTERS];
+    static char prefixes[INI_MAX_CLUSTERS][16];
+    follower_init(&follow_out, progs[0].out, "", stdout);
+    for (int c = 0; c < cfg.n_clusters; c++) {
+        snprintf(prefixes[c], sizeof prefixes[c], "[c%d] ", c);
+        follower_init(&follow_err[c], progs[c].err, prefixes[c], stderr);
+    }
+    int64_t deadline = o.timeout_s ? now_ms() + o.timeout_s * 1000 : 0;
+    int64_t others_deadline = 0;
+    int exit_code = 0, running = cfg.n_clusters;
+    for (;;) {
+        for (int c = 0; c < cfg.n_clusters; c++) {
+            struct program *p = &progs[c];
+            if (!p->running || waitpid(p->pid, &p->wstatus, WNOHANG) != p->pid)
+                continue;
+            p->running = 0;
+            running--;
+            int code = status_to_exit_code(p->wstatus);
+            if (code && !exit_code) {
+                exit_code = code;
+                if (running)
+                    others_deadline = now_ms() + OTHERS_GRACE_MS;
+            }
+            if (code) {
+                char how[64];
+                fprintf(stderr, "ini-cluster: the program of cluster %d exited with %s\n", c,
+                        describe_status(p->wstatus, how, sizeof how));
+            }
+        }
+        struct daemon *dead = launch_poll_daemons(&L);
+        if (dead) {
+            launch_report_deaths(&L, dead, "while the programs were running");
+            stop_programs(progs, cfg.n_clusters);
+            exit_code = 1;
+            break;
+        }
+        if (!running)
+            break;
+        if (launch_stop_signal) {
+            fprintf(stderr, "ini-cluster: interrupted by %s; stopping\n",
+                    stop_signal_name(launch_stop_signal));
+            stop_programs(progs, cfg.n_clusters);
+            exit_code = 128 + launch_stop_signal;
+            break;
+        }
+        if (deadline && now_ms() > deadline) {
+            fprintf(stderr, "ini-cluster: programs still running after %ld s (--timeout); stopping\n",
+                    o.timeout_s);
+            stop_programs(progs, cfg.n_clusters);
+            exit_code = 124;
+            break;
+        }
+        if (others_deadline && now_ms() > others_deadline) {
+            fprintf(stderr, "ini-cluster: a program failed %d s ago; stopping the others\n",
+                    OTHERS_GRACE_MS / 1000);
+            stop_programs(progs, cfg.n_clusters);
+            break;
+        }
+        follower_pump(&follow_out, 0);
+        for (int c = 0; c < cfg.n_clusters; c++)
+            follower_pump(&follow_err[c], 0);
+        sleep_ms(20);
+    }
+    follower_pump(&follow_out, 1);
+    for (int c = 0; c < cfg.n_clusters; c++)
+        follower_pump(&follow_err[c], 1);
+
+    /* Step 4. */
+    if (launch_stop_daemons(&L, LAUNCH_STOP_MS) && !exit_code)
+        exit_code = 1;
+    launch_teardown(&L);
+    launch_print_counters(&L, stdout);
+    printf("run directory: %s\n", run_dir);
+    return exit_code;
+}
+
+/* ---- up / status / down ---- */
+
+static void default_up_dir(const char *config, char *out, size_t len)
+{
+    char copy[PATH_MAX];
+    snprintf(copy, sizeof copy, "%s", config);
+    char *base = basename(copy);
+    size_t n = strlen(base);
+    if (n > 4 && !strcmp(base + n - 4, ".cfg"))
+        base[n - 4] = 0;
+    char rel[PATH_MAX];
+    snprintf(rel, sizeof rel, "runs/up-%s", base);
+    absolute_path(rel, out, len);
+}
+
+static void parse_clusters_or_exit(const char *list, int *selected)
+{
+    if (!list) {
+        for (int c = 0; c < cfg.n_clusters; c++)
+            selected[c] = 1;
+        return;
+    }
+    char copy[1024];
+    snprintf(copy, sizeof copy, "%s", list);
+    char *save = NULL;
+    int any = 0;
+    for (char *t = strtok_r(copy, ",", &save); t; t = strtok_r(NULL, ",", &save)) {
+        long c;
+        if (parse_long(t, 0, cfg.n_clusters - 1, &c) < 0)
+            usage_error("--cluster: '%s' is not a cluster of %s (0..%d)", t, cfg.path,
+                        cfg.n_clusters - 1);
+        selected[c] = 1;
+        any = 1;
+    }
+    if (!any)
+        usage_error("--cluster: empty list");
+}
+
+static int cmd_up(int argc, char **argv)
+{
+    struct options o;
+    parse_options("up", argc, argv, F_RUNDIR | F_DAEMON | F_CLUSTER, &o);
+    load_config_or_exit(o.config);
+    int selected[INI_MAX_CLUSTERS] = { 0 };
+    parse_clusters_or_exit(o.clusters, selected);
+
+    char inid[PATH_MAX], config_abs[PATH_MAX], run_dir[PATH_MAX], err[1024];
+    find_inid_or_exit(o.inid, inid, sizeof inid);
+    if (cfg.net_mode == INI_NET_AF_PACKET && net_check_prerequisites(err, sizeof err) < 0)
+        fail2("%s: %s", o.config, err);
+    if (!realpath(o.config, config_abs))
+        fail2("%s: %s", o.config, strerror(errno));
+    if (o.run_dir)
+        absolute_path(o.run_dir, run_dir, sizeof run_dir);
+    else
+        default_up_dir(o.config, run_dir, sizeof run_dir);
+
+    /* A previous `up` in this directory: refuse while it lives, clean up
+     * what a dead one left. */
+    static struct launch old;
+    if (launch_read_state(&old, &cfg, run_dir, err, sizeof err) == 0) {
+        for (int k = 0; k < old.n_daemons; k++)
+            if (old.daemons[k].running)
+                fail2("already up in %s (inid %d, pid %d); run ini-cluster down first", run_dir,
+                      old.daemons[k].ini, (int)old.daemons[k].pid);
+        launch_teardown(&old);
+        char state[PATH_MAX + 16];
+        snprintf(state, sizeof state, "%s/state", run_dir);
+        unlink(state);
+    } else if (errno != ENOENT) {
+        fail2("%s", err);
+    }
+    if (make_run_dir(run_dir, 1, err, sizeof err) < 0)
+        fail2("%s", err);
+
+    install_signal_handlers();
+    char tag[LAUNCH_TAG_LEN];
+    pick_tag(tag, sizeof tag);
+    static struct launch L;
+    launch_init(&L, &cfg, config_abs, run_dir, tag, inid, selected);
+    int rc = bring_up(&L, &o.daemon, 1);
+    if (rc) {
+        printf("run directory: %s\n", run_dir);
+        return rc;
+    }
+    if (launch_write_state(&L, err, sizeof err) < 0) {
+        fprintf(stderr, "ini-cluster: %s\n", err);
+        launch_stop_daemons(&L, LAUNCH_STOP_MS);
+        launch_teardown(&L);
+        return 1;
+    }
+    /* Leave everything in place: unmap only. */
+    for (int c = 0; c < cfg.n_clusters; c++)
+        if (L.segs[c].seg)
+            ini_segment_detach(L.segs[c].seg);
+    for (int c = 0; c < cfg.n_clusters; c++)
+        if (selected[c])
+            printf("cluster %d: INI_CONFIG=%s INI_CLUSTER=%d INI_SEGMENT=%s INI_RUN_DIR=%s INI_TAG=%s\n",
+                   c, config_abs, c, L.segs[c].name, run_dir, tag);
+    printf("run directory: %s\n", run_dir);
+    return 0;
+}
+
+/* Reads the state of a previous `up`; exits when there is none. */
+static void read_up_state_or_exit(struct launch *L, const struct options *o, char *run_dir,
+                                  size_t len, int absent_status)
+{
+    char err[1024];
+    load_config_or_exit(o->config);
+    if (o->run_dir)
+        absolute_path(o->run_dir, run_dir, len);
+    else
+        default_up_dir(o->config, run_dir, len);
+    if (launch_read_state(L, &cfg, run_dir, err, sizeof err) < 0) {
+        if (errno == ENOENT) {
+            fprintf(stderr, "ini-cluster: nothing is up in %s\n", run_dir);
+            exit(absent_status);
+        }
+        fprintf(stderr, "ini-cluster: %s\n", err);
+        exit(1);
+    }
+}
+
+static int cmd_status(int argc, char **argv)
+{
+    struct options o;
+    parse_options("status", argc, argv, F_RUNDIR, &o);
+    static struct launch L;
+    char run_dir[PATH_MAX];
+    read_up_state_or_exit(&L, &o, run_dir, sizeof run_dir, 1);
+    int healthy = 1;
+    for (int k = 0; k < L.n_daemons; k++) {
+        struct daemon *d = &L.daemons[k];
+        const char *state = "not running";
+        if (d->running) {
+            char err[512];
+            struct ini_segment *seg = ini_segment_attach(L.segs[d->cluster].name, d->cluster,
+                                                         err, sizeof err);
+            uint32_t s = seg ? atomic_load(&seg->inis[d->index].state) : INI_SEG_ABSENT;
+            state = s == INI_SEG_READY ? "running, ready"
+                  : s == INI_SEG_STOPPED ? "running, stopping" : "running, not ready";
+            if (seg)
+                ini_segment_detach(seg);
+        }
+        if (strcmp(state, "running, ready"))
+            healthy = 0;
+        printf("inid %d (cluster %d) pid %d: %s\n", d->ini, d->cluster, (int)d->pid, state);
+    }
+    printf("run directory: %s\n", run_dir);
+    return healthy ? 0 : 1;
+}
+
+static int cmd_down(int argc, char **argv)
+{
+    struct options o;
+    parse_options("down", argc, argv, F_RUNDIR, &o);
+    static struct launch L;
+    char run_dir[PATH_MAX];
+    read_up_state_or_exit(&L, &o, run_dir, sizeof run_dir, 0);
+    install_signal_handlers();
+    int was_running = 0;
+    for (int k = 0; k < L.n_daemons; k++)
+        was_running += L.daemons[k].running;
+    int bad = launch_stop_daemons(&L, LAUNCH_STOP_MS);
+    launch_teardown(&L);
+    char state[PATH_MAX + 16];
+    snprintf(state, sizeof state, "%s/state", run_dir);
+    unlink(state);
+    launch_print_counters(&L, stdout);
+    printf("stopped %d daemon%s\n", was_running, was_running == 1 ? "" : "s");
+    printf("run directory: %s\n", run_dir);
+    return bad ? 1 : 0;
+}
+
+/* ---- gen ---- */
+
+static int cmd_gen(int argc, char **argv)
+{
+    long v[3];
+    int n = 0;
+    const char *out_path = NULL, *mode_name = "memif";
+    static const char *const names[] = { "CLUSTERS", "PES_PER_CLUSTER", "INIS_PER_CLUSTER" };
+    for (int i = 0; i < argc; i++) {
+        const char *a = argv[i];
+        if (!strcmp(a, "-o") || !strcmp(a, "--mode")) {
+            if (i + 1 >= argc)
+                usage_error("gen: %s needs a value", a);
+            if (!strcmp(a, "-o"))
+                out_path = argv[++i];
+            else
+                mode_name = check_choice("--mode", argv[++i],
+                                         (const char *const[]){ "memif", "af_packet", "pci", NULL });
+        } else if (!strncmp(a, "--mode=", 7)) {
+            mode_name = check_choice("--mode", a + 7,
+                                     (const char *const[]){ "memif", "af_packet", "pci", NULL });
+        } else if (a[0] == '-' && a[1]) {
+            usage_error("gen: unknown option '%s'", a);
+        } else {
+            if (n == 3)
+                usage_error("gen: unexpected argument '%s'", a);
+            if (parse_long(a, 1, 1 << 20, &v[n]) < 0)
+                usage_error("gen: %s: '%s' is not a positive number", names[n], a);
+            n++;
+        }
+    }
+    if (n < 3)
+        usage_error("gen: expected CLUSTERS PES_PER_CLUSTER INIS_PER_CLUSTER");
+    enum ini_net_mode mode = !strcmp(mode_name, "memif") ? INI_NET_MEMIF
+                           : !strcmp(mode_name, "af_packet") ? INI_NET_AF_PACKET : INI_NET_PCI;
+
+    char err[PATH_MAX + 256];
+    FILE *out = stdout;
+    char tmp[PATH_MAX + 16];
+    if (out_path) {
+        snprintf(tmp, sizeof tmp, "%s.tmp", out_path);
+        out = fopen(tmp, "w");
+        if (!out)
+            fail2("%s: %s", out_path, strerror(errno));
+    }
+    int rc = ini_config_generate(out, (int)v[0], (int)v[1], (int)v[2], mode, err, sizeof err);
+    if (out_path) {
+        if (fclose(out) != 0 && rc == 0) {
+            snprintf(err, sizeof err, "%s: %s", tmp, strerror(errno));
+            rc = -1;
+        }
+        if (rc < 0) {
+            unlink(tmp);
+        } else if (rename(tmp, out_path) < 0) {
+            unlink(tmp);
+            fail2("%s: %s", out_path, strerror(errno));
+        }
+    }
+    if (rc < 0)
+        fail2("gen: %s", err);
+    if (out_path && ini_config_load(out_path, &cfg, err, sizeof err) < 0) {
+        fprintf(stderr, "ini-cluster: gen wrote a configuration that does not load: %s\n", err);
+        return 1;
+    }
+    return 0;
+}
+
+int main(int argc, char **argv)
+{
+    if (argc < 2)
+        usage_error("no command given");
+    const char *cmd = argv[1];
+    if (!strcmp(cmd, "-h") || !strcmp(cmd, "--help") || !strcmp(cmd, "help")) {
+        fputs(usage_text, stdout);
+        return 0;
+    }
+    /* Line-buffered even into a pipe: the launcher's lines interleave with
+     * the programs' and must come out whole and in order. */
+    setvbuf(stdout, NULL, _IOLBF, 0);
+    if (!strcmp(cmd, "run"))
+        return cmd_run(argc - 2, argv + 2);
+    if (!strcmp(cmd, "up"))
+        return cmd_up(argc - 2, argv + 2);
+    if (!strcmp(cmd, "status"))
+        return cmd_status(argc - 2, argv + 2);
+    if (!strcmp(cmd, "down"))
+        return cmd_down(argc - 2, argv + 2);
+    if (!strcmp(cmd, "gen"))
+        return cmd_gen(argc - 2, argv + 2);
+    usage_error("unknown command '%s'", cmd);
+}

@@ -1,0 +1,712 @@
+/*
+ * ini-ping - round-trip latency and end-to-end integrity of active messages
+ * between clusters.  Run under the launcher, one process per cluster:
+ *
+ *   ini-cluster run CONFIG -- ini-ping [--sizes 0,64,1024] [--count 100]
+ *                                      [--window 1] [--pattern all|pairs]
+ *                                      [--timeout-ms 10000]
+ *
+ * Every PE thread sends `count` echo requests of every size to PEs of other
+ * clusters (pattern all: all of them in turn; pairs: one partner, the PE
+ * with the same local index in the next cluster), keeping up to `window`
+ * requests in flight.  The receiving PE's handler echoes the message back
+ * unchanged; the originator measures the round trip and verifies the echo.
+ *
+ * Message layout (little-endian), as much of it as the size allows:
+ *
+ *   0  u16 src   originating PE            8  u32 size  payload bytes
+ *   2  u16 dst   PE asked to echo         12  u32 sum   checksum of bytes 16..
+ *   4  u32 seq   per (src, dst) pair      16  pseudo-random fill from (src, dst, seq)
+ *
+ * A message shorter than 16 bytes carries a prefix of that header, and
+ * every field that fits (even partly) is checked; a 0-byte message is
+ * verified by its length and by its echo arriving.  Checks:
+ *   - on the echoing PE: the sender, the destination (misdelivery), the
+ *     sequence number (each request exactly once, and in order when both
+ *     scheduling policies are static - the only case where the system
+ *     promises order between two PEs), the length and the checksum;
+ *   - on the originator: that the echo answers an outstanding request
+ *     (duplicates and strays are errors), in order per destination when
+ *     ordered, with the right length, header bytes and checksum;
+ *   - at the end, a barrier through messages: each PE sends DONE, carrying
+ *     how many requests it sent there, to every PE of the other clusters and
+ *     keeps echoing until it has DONE from all of them, so no process exits
+ *     while another still needs it; the counts in DONE must match the
+ *     requests received.
+ * A PE that sees no progress for --timeout-ms reports what it was waiting
+ * for and gives up.  Each process prints a latency table for its PEs and
+ * then, last, "verified N messages, E errors" (N: echoes this process
+ * originated and verified); it exits 1 if E > 0, 2 on bad arguments.
+ *
+ * --inject corrupt|duplicate|drop checks the checker: the echo side then
+ * damages every 50th echo (flips its last byte, sends it twice, or drops
+ * it), and the run must fail naming the damage (tests/integration/
+ * ping_faults.sh).
+ *
+ * The echo is sent before the request is verified, so the verification
+ * cost stays out of the round trip; all state of a PE is touched only by
+ * its own thread (handlers run on the receiving PE's thread).
+ */
+#include <errno.h>
+#include <inttypes.h>
+#include <stdatomic.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+
+#include "config.h"
+#include "ini_cn.h"
+
+enum { H_REQUEST = 1, H_REPLY = 2, H_DONE = 3 };
+
+#define HDR_BYTES     16
+#define MAX_SIZES     64
+#define MAX_WINDOW    64     /* the echo side tracks a 64-bit window of seqs */
+#define WAIT_SLICE_US 50000  /* ini_wait granularity, to check the timeout */
+#define MAX_REPORTS   10     /* error lines printed per PE */
+#define DONE_MAGIC    0x454e4f44u   /* "DONE" */
+
+/* ---- options ---- */
+
+static struct {
+    uint32_t sizes[MAX_SIZES];
+    int n_sizes;
+    long count;
+    int window;
+    int pairs;
+    long timeout_ms;
+    enum { INJECT_NONE, INJECT_CORRUPT, INJECT_DUPLICATE, INJECT_DROP } inject;
+} opt = { { 0, 64, 1024 }, 3, 100, 1, 0, 10000, INJECT_NONE };
+
+#define INJECT_EVERY 50
+
+static void bad_arg(const char *fmt, ...) __attribute__((format(printf, 1, 2), noreturn));
+#include <stdarg.h>
+static void bad_arg(const char *fmt, ...)
+{
+    va_list ap;
+    va_start(ap, fmt);
+    fprintf(stderr, "ini-ping: ");
+    vfprintf(stderr, fmt, ap);
+    fprintf(stderr, "\n");
+    va_end(ap);
+    exit(2);
+}
+
+static long parse_num(const char *flag, const char *s, long min, long max)
+{
+    char *end;
+    errno = 0;
+    long v = strtol(s, &end, 10);
+    if (errno || end == s || *end || v < min || v > max)
+        bad_arg("%s: '%s' is not a number in %ld..%ld", flag, s, min, max);
+    return v;
+}
+
+static void parse_args(int argc, char **argv)
+{
+    for (int i = 1; i < argc; i++) {
+        const char *a = argv[i];
+        if (!strcmp(a, "-h") || !strcmp(a, "--help")) {
+            printf("usage: ini-ping [--sizes N,N,...] [--count N] [--window W] [--pattern all|pairs]"
+                   " [--timeout-ms MS]\n                [--inject corrupt|duplicate|drop]\n"
+                   "(run under ini-cluster run CONFIG -- ini-ping ...)\n");
+            exit(0);
+        }
+        if (i + 1 >= argc)
+            bad_arg("%s: unknown option or missing value", a);
+        const char *v = argv[++i];
+        if (!strcmp(a, "--sizes")) {
+            opt.n_sizes = 0;
+            char copy[1024], *save = NULL;
+            snprintf(copy, sizeof copy, "%s", v);
+            for (char *t = strtok_r(copy, ",", &save); t; t = strtok_r(NULL, ",", &save)) {
+                if (opt.n_sizes == MAX_SIZES)
+                    bad_arg("--sizes: at most %d sizes", MAX_SIZES);
+                opt.sizes[opt.n_sizes++] = (uint32_t)parse_num("--sizes", t, 0, INI_MAX_MESSAGE_LIMIT);
+            }
+            if (!opt.n_sizes)
+                bad_arg("--sizes: empty list");
+        } else if (!strcmp(a, "--count")) {
+            opt.count = parse_num(a, v, 1, 1000000);
+        } else if (!strcmp(a, "--window")) {
+            opt.window = (int)parse_num(a, v, 1, MAX_WINDOW);
+        } else if (!strcmp(a, "--timeout-ms")) {
+            opt.timeout_ms = parse_num(a, v, 1, 3600000);
+        } else if (!strcmp(a, "--pattern")) {
+            if (!strcmp(v, "pairs"))
+                opt.pairs = 1;
+            else if (!strcmp(v, "all"))
+                opt.pairs = 0;
+            else
+                bad_arg("--pattern: '%s' is not all or pairs", v);
+        } else if (!strcmp(a, "--inject")) {
+            if (!strcmp(v, "corrupt"))
+                opt.inject = INJECT_CORRUPT;
+            else if (!strcmp(v, "duplicate"))
+                opt.inject = INJECT_DUPLICATE;
+            else if (!strcmp(v, "drop"))
+                opt.inject = INJECT_DROP;
+            else
+                bad_arg("--inject: '%s' is not corrupt, duplicate or drop", v);
+        } else {
+            bad_arg("unknown option '%s'", a);
+        }
+    }
+}
+
+/* ---- message contents ---- */
+
+struct ping_hdr {
+    uint16_t src, dst;
+    uint32_t seq, size, sum;
+};
+_Static_assert(sizeof(struct ping_hdr) == HDR_BYTES, "ping header is 16 bytes");
+
+static const struct { const char *name; int off, len; } FIELDS[] = {
+    { "source", 0, 2 }, { "destination", 2, 2 }, { "sequence", 4, 4 },
+    { "size", 8, 4 },   { "checksum", 12, 4 },
+};
+
+static uint32_t checksum(const uint8_t *p, size_t n)
+{
+    uint64_t h = 0x9e3779b97f4a7c15ull ^ n;
+    size_t i = 0;
+    for (; i + 8 <= n; i += 8) {
+        uint64_t w;
+        memcpy(&w, p + i, 8);
+        h = (h ^ w) * 0x100000001b3ull;
+        h ^= h >> 29;
+    }
+    for (; i < n; i++)
+        h = (h ^ p[i]) * 0x100000001b3ull;
+    return (uint32_t)(h ^ (h >> 32));
+}
+
+/* Fills buf[0..size) with the message (src, dst, seq); returns its header. */
+static struct ping_hdr make_message(uint8_t *buf, uint32_t size, int src, int dst, uint32_t seq)
+{
+    struct ping_hdr h = { (uint16_t)src, (uint16_t)dst, seq, size, 0 };
+    if (size > HDR_BYTES) {
+        uint64_t x = ((uint64_t)src << 48) ^ ((uint64_t)dst << 32) ^ seq ^ ((uint64_t)size << 20);
+        uint32_t i = HDR_BYTES;
+        for (; i < size; i += 8) {   /* splitmix64 */
+            uint64_t z = (x += 0x9e3779b97f4a7c15ull);
+            z = (z ^ (z >> 30)) * 0xbf58476d1ce4e5b9ull;
+            z = (z ^ (z >> 27)) * 0x94d049bb133111ebull;
+            z ^= z >> 31;
+            memcpy(buf + i, &z, size - i < 8 ? size - i : 8);
+        }
+    }
+    h.sum = checksum(buf + HDR_BYTES, size > HDR_BYTES ? size - HDR_BYTES : 0);
+    memcpy(buf, &h, size < HDR_BYTES ? size : HDR_BYTES);
+    return h;
+}
+
+/* ---- per-PE state ---- */
+
+struct slot {                 /* one request in flight */
+    int used;
+    int dst;
+    uint32_t seq;
+    int size_idx;
+    uint64_t t_send_ns;
+    struct ping_hdr hdr;      /* as sent */
+};
+
+struct pe_state {
+    struct ini_pe *pe;
+    int id, local;
+    uint8_t *buf;
+    uint8_t *scratch;                 /* --inject corrupt: the damaged echo */
+
+    /* originator */
+    int targets[INI_MAX_PES], n_targets, next_target;
+    uint32_t next_seq_to[INI_MAX_PES];
+    uint32_t sent_to[INI_MAX_PES];
+    struct slot slots[MAX_WINDOW];
+    int outstanding;
+    uint64_t *rtt_ns[MAX_SIZES];
+    long n_rtt[MAX_SIZES];
+    uint64_t verified;
+
+    /* echo side */
+    uint32_t req_base[INI_MAX_PES];   /* lowest sequence not yet seen */
+    uint64_t req_ahead[INI_MAX_PES];  /* unordered: bit k = base+1+k seen */
+    uint32_t req_from[INI_MAX_PES];
+    uint64_t echoed;
+    int done_from[INI_MAX_PES], n_done, n_others;
+
+    int in_barrier;
+    uint64_t last_progress_ns;
+    uint64_t errors;
+    int fatal;                        /* the INIs stopped: stop waiting */
+};
+
+static struct ini_cn *cn;
+static const struct ini_config *cfg;
+static int my_cluster;
+static int ordered;
+static struct pe_state *states;
+
+static uint64_t now_ns(void)
+{
+    struct timespec ts;
+    clock_gettime(CLOCK_MONOTONIC, &ts);
+    return (uint64_t)ts.tv_sec * 1000000000u + (uint64_t)ts.tv_nsec;
+}
+
+static void report(struct pe_state *st, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+static void report(struct pe_state *st, const char *fmt, ...)
+{
+    if (st->errors++ >= MAX_REPORTS) {
+        if (st->errors == MAX_REPORTS + 1)
+            fprintf(stderr, "ini-ping: PE %d: further errors counted, not shown\n", st->id);
+        return;
+    }
+    char line[512];
+    va_list ap;
+    va_start(ap, fmt);
+    vsnprintf(line, sizeof line, fmt, ap);
+    va_end(ap);
+    fprintf(stderr, "ini-ping: PE %d: %s\n", st->id, line);
+}
+
+static uint32_t field_value(const uint8_t *p, int len)
+{
+    uint32_t v = 0;
+    memcpy(&v, p, (size_t)len);
+    return v;
+}
+
+/* Compares the header prefix of a message of `len` bytes with `want`,
+ * field by field (skip_seq: the expected sequence is unknown); reports the
+ * first difference.  Returns 0 if everything present matches. */
+static int check_header(struct pe_state *st, const char *what, const uint8_t *data, uint32_t len,
+                        const struct ping_hdr *want, int skip_seq)
+{
+    const uint8_t *w = (const uint8_t *)want;
+    for (size_t f = 0; f < sizeof FIELDS / sizeof FIELDS[0]; f++) {
+        int off = FIELDS[f].off, n = FIELDS[f].len;
+        if ((int)len <= off)
+            break;
+        if ((int)len < off + n)
+            n = (int)len - off;
+        if (skip_seq && off == 4)
+            continue;
+        if (memcmp(data + off, w + off, (size_t)n) != 0) {
+            report(st, "%s (%u bytes): %s field is %u, expected %u%s", what, len, FIELDS[f].name,
+                   field_value(data + off, n), field_value(w + off, n),
+                   n < FIELDS[f].len ? " (the part that fits)" : "");
+            return -1;
+        }
+    }
+    return 0;
+}
+
+/* ---- handlers ---- */
+
+static void on_request(struct ini_pe *pe, int src, const void *data, uint32_t len, void *arg)
+{
+    struct pe_state *st = &states[ini_pe_local(pe)];
+    const uint8_t *p = data;
+    const void *echo = data;
+    int copies = 1;
+    if (opt.inject && st->echoed % INJECT_EVERY == INJECT_EVERY - 1 && len > 0) {
+        if (opt.inject == INJECT_CORRUPT) {
+            memcpy(st->scratch, data, len);
+            st->scratch[len - 1] ^= 0x5a;
+            echo = st->scratch;
+        }
+        copies = opt.inject == INJECT_DUPLICATE ? 2 : opt.inject == INJECT_DROP ? 0 : 1;
+    }
+    for (int k = 0; k < copies; k++)
+        if (ini_send(pe, src, H_REPLY, echo, len) < 0)
+            report(st, "cannot echo a request of PE %d: %s", src, strerror(errno));
+    st->echoed++;
+    if (st->in_barrier)
+        st->last_progress_ns = now_ns();
+
+    if (src < 0 || src >= cfg->n_pes || cfg->pes[src].cluster == my_cluster) {
+        report(st, "request from PE %d, which is not a PE of another cluster", src);
+        return;
+    }
+    st->req_from[src]++;
+    char what[64];
+    snprintf(what, sizeof what, "request from PE %d", src);
+
+    /* The sequence number: known in advance when ordered, else read. */
+    uint32_t seq = st->req_base[src];
+    int have_seq = len >= 8;
+    if (have_seq)
+        memcpy(&seq, p + 4, 4);
+    struct ping_hdr want = { (uint16_t)src, (uint16_t)st->id, ordered ? st->req_base[src] : seq, len,
+                             checksum(p + HDR_BYTES, len > HDR_BYTES ? len - HDR_BYTES : 0) };
+    if (ordered) {
+        if (check_header(st, what, p, len, &want, 0) < 0 && have_seq)
+            st->req_base[src] = seq;   /* resynchronise: one error, not a cascade */
+        st->req_base[src]++;
+        return;
+    }
+    if (check_header(st, what, p, len, &want, 1) < 0)
+        return;
+    /* Unordered: each sequence exactly once within the sender's window.
+     * A request too short to carry its sequence number takes the lowest
+     * one missing: a sender finishes one size (all echoed) before it starts
+     * the next, so short and long requests never mix in a window. */
+    uint32_t base = st->req_base[src];
+    if (!have_seq)
+        seq = base;
+    if (seq < base || (seq > base && seq - base - 1 < 64 && (st->req_ahead[src] >> (seq - base - 1)) & 1)) {
+        report(st, "%s: sequence %u received twice", what, seq);
+        return;
+    }
+    if (seq - base > MAX_WINDOW) {
+        report(st, "%s: sequence %u while %u is still missing", what, seq, base);
+        return;
+    }
+    if (seq == base) {
+        base++;
+        while (st->req_ahead[src] & 1) {
+            st->req_ahead[src] >>= 1;
+            base++;
+        }
+        st->req_ahead[src] >>= 1;
+        st->req_base[src] = base;
+    } else {
+        st->req_ahead[src] |= 1ull << (seq - base - 1);
+    }
+}
+
+static void on_reply(struct ini_pe *pe, int src, const void *data, uint32_t len, void *arg)
+{
+    uint64_t t = now_ns();
+    struct pe_state *st = &states[ini_pe_local(pe)];
+    const uint8_t *p = data;
+    st->last_progress_ns = t;
+
+    /* The request it answers: the oldest one outstanding to that PE whose
+     * sequence number agrees with as many of its bytes as the message
+     * holds (all 4 from 8 bytes on, none below 5). */
+    int seq_bytes = len <= 4 ? 0 : len >= 8 ? 4 : (int)len - 4;
+    struct slot *oldest = NULL, *match = NULL;
+    for (int k = 0; k < opt.window; k++) {
+        struct slot *s = &st->slots[k];
+        if (!s->used || s->dst != src)
+            continue;
+        if (!oldest || s->seq < oldest->seq)
+            oldest = s;
+        if (memcmp(&s->seq, p + 4, (size_t)seq_bytes) == 0 && (!match || s->seq < match->seq))
+            match = s;
+    }
+    if (!match) {
+        char seq_text[32] = "";
+        if (len >= 8)
+            snprintf(seq_text, sizeof seq_text, ", sequence %u", field_value(p + 4, 4));
+        report(st, "echo from PE %d (%u bytes%s) answers no outstanding request: duplicate, "
+                   "stray or corrupted", src, len, seq_text);
+        return;
+    }
+    match->used = 0;
+    st->outstanding--;
+    char what[64];
+    snprintf(what, sizeof what, "echo from PE %d of sequence %u", src, match->seq);
+    int bad = 0;
+    if (ordered && match != oldest) {
+        report(st, "%s arrived before the echo of sequence %u (out of order)", what, oldest->seq);
+        bad = 1;
+    }
+    if (len != match->hdr.size) {
+        report(st, "%s: %u bytes, sent %u", what, len, match->hdr.size);
+        return;
+    }
+    if (bad || check_header(st, what, p, len, &match->hdr, 0) < 0)
+        return;
+    if (len > HDR_BYTES && checksum(p + HDR_BYTES, len - HDR_BYTES) != match->hdr.sum) {
+        report(st, "%s: payload corrupted (checksum mismatch)", what);
+        return;
+    }
+    st->verified++;
+    st->rtt_ns[match->size_idx][st->n_rtt[match->size_idx]++] = t - match->t_send_ns;
+}
+
+static void on_done(struct ini_pe *pe, int src, const void *data, uint32_t len, void *arg)
+{
+    struct pe_state *st = &states[ini_pe_local(pe)];
+    st->last_progress_ns = now_ns();
+    uint32_t msg[2];
+    if (len != sizeof msg) {
+        report(st, "DONE from PE %d: %u bytes, expected %zu", src, len, sizeof msg);
+        return;
+    }
+    memcpy(msg, data, sizeof msg);
+    if (msg[0] != DONE_MAGIC || src < 0 || src >= cfg->n_pes || cfg->pes[src].cluster == my_cluster) {
+        report(st, "DONE from PE %d: corrupted or from an unexpected PE", src);
+        return;
+    }
+    if (st->done_from[src]++) {
+        report(st, "DONE from PE %d received twice", src);
+        return;
+    }
+    st->n_done++;
+    if (msg[1] != st->req_from[src])
+        report(st, "PE %d sent %u requests here, %u arrived", src, msg[1], st->req_from[src]);
+}
+
+/* ---- the PE's run ---- */
+
+/* Handles incoming messages for up to one slice; -1 when the INIs stopped
+ * or nothing progressed for the timeout (reported). */
+static int wait_progress(struct pe_state *st, const char *waiting_for)
+{
+    int r = ini_wait(st->pe, WAIT_SLICE_US);
+    if (r < 0) {
+        report(st, "the INIs stopped while %s", waiting_for);
+        st->fatal = 1;
+        return -1;
+    }
+    if (now_ns() - st->last_progress_ns > (uint64_t)opt.timeout_ms * 1000000u) {
+        report(st, "nothing for %ld ms while %s", opt.timeout_ms, waiting_for);
+        return -1;
+    }
+    return 0;
+}
+
+static void describe_outstanding(struct pe_state *st)
+{
+    for (int k = 0; k < opt.window; k++)
+        if (st->slots[k].used) {
+            const struct slot *s = &st->slots[k];
+            report(st, "lost: request of %u bytes, sequence %u, to PE %d (cluster %d)", s->hdr.size,
+                   s->seq, s->dst, cfg->pes[s->dst].cluster);
+        }
+}
+
+static int send_one(struct pe_state *st, int size_idx)
+{
+    int dst = st->targets[st->next_target];
+    st->next_target = (st->next_target + 1) % st->n_targets;
+    struct slot *s = NULL;
+    for (int k = 0; k < opt.window && !s; k++)
+        if (!st->slots[k].used)
+            s = &st->slots[k];
+    uint32_t size = opt.sizes[size_idx];
+    s->dst = dst;
+    s->seq = st->next_seq_to[dst]++;
+    s->size_idx = size_idx;
+    s->hdr = make_message(st->buf, size, st->id, dst, s->seq);
+    s->used = 1;
+    st->outstanding++;
+    st->sent_to[dst]++;
+    s->t_send_ns = now_ns();
+    if (ini_send(st->pe, dst, H_REQUEST, st->buf, size) < 0) {
+        report(st, "send of %u bytes to PE %d failed: %s", size, dst, strerror(errno));
+        s->used = 0;
+        st->outstanding--;
+        st->fatal = errno == EPIPE;
+        return -1;
+    }
+    return 0;
+}
+
+static int pe_main(struct ini_pe *pe, void *arg)
+{
+    struct pe_state *st = &states[ini_pe_local(pe)];
+    st->last_progress_ns = now_ns();
+
+    for (int z = 0; z < opt.n_sizes && !st->fatal; z++) {
+        int gave_up = 0;
+        for (long k = 0; k < opt.count && !gave_up && !st->fatal; k++) {
+            while (st->outstanding == opt.window && !gave_up)
+                gave_up = wait_progress(st, "waiting for echoes") < 0;
+            if (gave_up || send_one(st, z) < 0)
+                break;
+            ini_poll(pe);
+        }
+        while (st->outstanding > 0 && !gave_up && !st->fatal)
+            gave_up = wait_progress(st, "waiting for the last echoes of a size") < 0;
+        if (gave_up) {
+            describe_outstanding(st);
+            break;   /* what is lost stays lost; go on to the barrier */
+        }
+        st->last_progress_ns = now_ns();
+    }
+
+    /* The barrier: tell every PE of the other clusters, then serve until
+     * all of them have told us. */
+    st->in_barrier = 1;
+    st->last_progress_ns = now_ns();
+    for (int d = 0; d < cfg->n_pes && !st->fatal; d++) {
+        if (cfg->pes[d].cluster == my_cluster)
+            continue;
+        uint32_t msg[2] = { DONE_MAGIC, st->sent_to[d] };
+        if (ini_send(pe, d, H_DONE, msg, sizeof msg) < 0) {
+            report(st, "sending DONE to PE %d failed: %s", d, strerror(errno));
+            st->fatal = errno == EPIPE;
+        }
+    }
+    while (st->n_done < st->n_others && !st->fatal)
+        if (wait_progress(st, "waiting for DONE from the other clusters") < 0) {
+            for (int d = 0; d < cfg->n_pes; d++)
+                if (cfg->pes[d].cluster != my_cluster && !st->done_from[d])
+                    report(st, "no DONE from PE %d (cluster %d)", d, cfg->pes[d].cluster);
+            break;
+        }
+    /* Echoes of abandoned requests may still come in; they would be
+     * reported as strays, which is right, but after the table. */
+    return st->errors ? 1 : 0;
+}
+
+/* ---- setup and report ---- */
+
+static void pick_targets(struct pe_state *st)
+{
+    const struct ini_cluster_cfg *mine = &cfg->clusters[my_cluster];
+    if (opt.pairs) {
+        const struct ini_cluster_cfg *next = &cfg->clusters[(my_cluster + 1) % cfg->n_clusters];
+        st->targets[st->n_targets++] = next->pes[st->local % next->n_pes];
+        return;
+    }
+    for (int d = 0; d < cfg->n_pes; d++)
+        if (cfg->pes[d].cluster != my_cluster)
+            st->targets[st->n_targets++] = d;
+    /* Start at different places so the PEs of a cluster spread their load. */
+    st->next_target = (st->local + my_cluster * mine->n_pes) % st->n_targets;
+}
+
+static int cmp_u64(const void *a, const void *b)
+{
+    uint64_t x = *(const uint64_t *)a, y = *(const uint64_t *)b;
+    return x < y ? -1 : x > y;
+}
+
+static double pct_us(const uint64_t *v, long n, double p)
+{
+    long rank = (long)(p * (double)n + 0.999999);   /* nearest rank */
+    if (rank < 1)
+        rank = 1;
+    return (double)v[rank - 1] / 1000.0;
+}
+
+static void print_table(int n_pes)
+{
+    printf("%7s %8s %9s %9s %9s %9s %9s   (round trip, us)\n", "bytes", "echoes", "min", "p50",
+           "p90", "p99", "max");
+    for (int z = 0; z < opt.n_sizes; z++) {
+        long n = 0;
+        for (int p = 0; p < n_pes; p++)
+            n += states[p].n_rtt[z];
+        if (!n) {
+            printf("%7u %8d %9s %9s %9s %9s %9s\n", opt.sizes[z], 0, "-", "-", "-", "-", "-");
+            continue;
+        }
+        uint64_t *all = malloc(sizeof(uint64_t) * (size_t)n);
+        long k = 0;
+        for (int p = 0; p < n_pes; p++) {
+            memcpy(all + k, states[p].rtt_ns[z], sizeof(uint64_t) * (size_t)states[p].n_rtt[z]);
+            k += states[p].n_rtt[z];
+        }
+        qsort(all, (size_t)n, sizeof all[0], cmp_u64);
+        printf("%7u %8ld %9.1f %9.1f %9.1f %9.1f %9.1f\n", opt.sizes[z], n, pct_us(all, n, 0),
+               pct_us(all, n, 0.50), pct_us(all, n, 0.90), pct_us(all, n, 0.99), pct_us(all, n, 1.0));
+        free(all);
+    }
+}
+
+/* The policies in force: the launcher's overrides, else the config's. */
+static int policy_from_env(const char *var, enum ini_policy dflt)
+{
+    const char *v = getenv(var);
+    if (!v || !*v)
+        return (int)dflt;
+    int p = ini_policy_parse(v);
+    if (p < 0)
+        bad_arg("%s=%s: not a policy", var, v);
+    return p;
+}
+
+int main(int argc, char **argv)
+{
+    setvbuf(stdout, NULL, _IOLBF, 0);
+    parse_args(argc, argv);
+    char err[1024];
+    cn = ini_cn_attach_env(err, sizeof err);
+    if (!cn) {
+        fprintf(stderr, "ini-ping: %s\n", err);
+        return 1;
+    }
+    cfg = ini_cn_config(cn);
+    my_cluster = ini_cn_cluster(cn);
+    int pe_policy = policy_from_env("INI_POLICY", cfg->pe_policy);
+    int ini_policy = policy_from_env("INI_INI_POLICY", cfg->ini_policy);
+    ini_cn_set_policy(cn, (enum ini_policy)pe_policy);
+    ordered = pe_policy == INI_POLICY_STATIC && ini_policy == INI_POLICY_STATIC;
+
+    if (cfg->n_clusters < 2)
+        bad_arg("%s has one cluster: nobody to ping", cfg->path);
+    uint32_t max_size = HDR_BYTES;
+    for (int z = 0; z < opt.n_sizes; z++) {
+        if (opt.sizes[z] > (uint32_t)cfg->stack.max_message)
+            bad_arg("--sizes: %u bytes exceeds stack.max_message = %d of %s", opt.sizes[z],
+                    cfg->stack.max_message, cfg->path);
+        if (opt.sizes[z] > max_size)
+            max_size = opt.sizes[z];
+    }
+
+    int n_pes = ini_cn_n_pes(cn);
+    states = calloc((size_t)n_pes, sizeof *states);
+    if (!states) {
+        fprintf(stderr, "ini-ping: out of memory\n");
+        return 1;
+    }
+    for (int p = 0; p < n_pes; p++) {
+        struct pe_state *st = &states[p];
+        st->pe = ini_cn_pe(cn, p);
+        st->id = ini_pe_id(st->pe);
+        st->local = p;
+        st->buf = calloc(1, max_size);
+        st->scratch = opt.inject == INJECT_CORRUPT ? calloc(1, max_size) : st->buf;
+        st->n_others = cfg->n_pes - cfg->clusters[my_cluster].n_pes;
+        for (int z = 0; z < opt.n_sizes; z++)
+            st->rtt_ns[z] = malloc(sizeof(uint64_t) * (size_t)opt.count);
+        if (!st->buf || !st->scratch || (opt.n_sizes && !st->rtt_ns[opt.n_sizes - 1])) {
+            fprintf(stderr, "ini-ping: out of memory\n");
+            return 1;
+        }
+        pick_targets(st);
+    }
+    if (ini_cn_register(cn, H_REQUEST, on_request, NULL) < 0 ||
+        ini_cn_register(cn, H_REPLY, on_reply, NULL) < 0 ||
+        ini_cn_register(cn, H_DONE, on_done, NULL) < 0) {
+        fprintf(stderr, "ini-ping: cannot register handlers\n");
+        return 1;
+    }
+
+    const struct ini_cluster_cfg *cl = &cfg->clusters[my_cluster];
+    printf("ini-ping: cluster %d (PEs", my_cluster);
+    for (int p = 0; p < n_pes; p++)
+        printf(" %d", cl->pes[p]);
+    printf("), pattern %s, window %d, %ld messages per size per PE, %s delivery checked\n",
+           opt.pairs ? "pairs" : "all", opt.window, opt.count, ordered ? "in-order" : "exactly-once");
+
+    int failed = ini_cn_run(cn, pe_main, NULL);
+
+    print_table(n_pes);
+    uint64_t verified = 0, errors = 0, echoed = 0;
+    uint64_t expected = (uint64_t)n_pes * (uint64_t)opt.count * (uint64_t)opt.n_sizes;
+    for (int p = 0; p < n_pes; p++) {
+        verified += states[p].verified;
+        errors += states[p].errors;
+        echoed += states[p].echoed;
+    }
+    if (!errors && (failed || verified != expected)) {
+        fprintf(stderr, "ini-ping: cluster %d: %" PRIu64 " of %" PRIu64 " messages verified\n",
+                my_cluster, verified, expected);
+        errors = 1;
+    }
+    printf("echoed %" PRIu64 " requests\n", echoed);
+    printf("verified %" PRIu64 " messages, %" PRIu64 " errors\n", verified, errors);
+    ini_cn_detach(cn);
+    return errors ? 1 : 0;
+}
