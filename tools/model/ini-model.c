@@ -1,0 +1,247 @@
+/*
+ * ini-model - solves the INI contention model of thesis chapter 6
+ * (equations 6.1 to 6.10, see model.h and docs/model.md) and prints the
+ * ten unknowns.
+ *
+ *   ini-model [--N N | --sweep N=FIRST..LAST]
+ *             [--W W] [--o o] [--O O] [--l l] [--L L]
+ *             [--format text|csv|json]
+ *
+ * Parameters not given take the values of thesis figure 6-3 (W = 41789,
+ * o = 742, O = 2336, l = L = 0 cycles) and N = 1, so `ini-model --sweep
+ * N=1..8` reproduces the model curve of that figure.  Options are matched
+ * exactly and case-sensitively (--o and --O, --l and --L differ); a value
+ * may follow as the next argument or after '='.  Every row is solved
+ * before anything is printed, so a failure never leaves half a table (or
+ * broken JSON) on stdout.
+ *
+ * Exit status: 0 success, 1 the solver failed, 2 invalid arguments.
+ */
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "model.h"
+
+enum format { FORMAT_TEXT, FORMAT_CSV, FORMAT_JSON };
+
+static const char *const USAGE =
+    "usage: ini-model [--N N | --sweep N=FIRST..LAST] [--W W] [--o o] [--O O]\n"
+    "                 [--l l] [--L L] [--format text|csv|json]\n"
+    "  N  compute nodes per INI            (default 1)\n"
+    "  W  work between requests            (default 41789)\n"
+    "  o  handler overhead on a PE         (default 742)\n"
+    "  O  INI processing time per message  (default 2336)\n"
+    "  l  intra-cluster latency            (default 0)\n"
+    "  L  inter-cluster latency            (default 0)\n"
+    "Times are in cycles (any common unit).  Defaults are thesis figure 6-3.\n";
+
+/* Prints one line "ini-model: <reason> (try --help)" and returns the exit
+ * status for invalid arguments. */
+static int usage_error(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
+
+static int usage_error(const char *fmt, ...)
+{
+    va_list ap;
+    va_start(ap, fmt);
+    fputs("ini-model: ", stderr);
+    vfprintf(stderr, fmt, ap);
+    fputs(" (try --help)\n", stderr);
+    va_end(ap);
+    return 2;
+}
+
+/* One row of output: the field name as printed, its value and meaning. */
+struct field {
+    const char *name;
+    double value;
+    const char *meaning;
+};
+
+#define FIELD_COUNT 10
+
+static void fields_of(const struct model_result *r, struct field f[FIELD_COUNT])
+{
+    const struct field all[FIELD_COUNT] = {
+        { "R",      r->R,      "round trip of a compute/request cycle" },
+        { "lambda", r->lambda, "requests per unit time from one PE (1/R)" },
+        { "R_w",    r->R_w,    "residence time of the compute thread" },
+        { "R_q",    r->R_q,    "response time of a request handler" },
+        { "R_y",    r->R_y,    "response time of a reply handler" },
+        { "R_o",    r->R_o,    "residence time of a message at an INI" },
+        { "Q_q",    r->Q_q,    "requests queued at a PE" },
+        { "Q_y",    r->Q_y,    "replies queued at a PE" },
+        { "Q_o",    r->Q_o,    "messages queued at an INI (queue length)" },
+        { "U_q",    r->U_q,    "PE utilisation by request handlers" },
+    };
+    memcpy(f, all, sizeof all);
+}
+
+static void print_text(const struct model_params *p, int first,
+                       const struct model_result *rows, int count)
+{
+    printf("# INI contention model (thesis ch. 6): W=%g o=%g O=%g l=%g L=%g\n",
+           p->W, p->o, p->O, p->l, p->L);
+    struct field f[FIELD_COUNT];
+    if (count == 1) {
+        printf("N       = %d\n", first);
+        fields_of(&rows[0], f);
+        for (int i = 0; i < FIELD_COUNT; i++)
+            printf("%-7s = %-12.6g  %s\n", f[i].name, f[i].value, f[i].meaning);
+        return;
+    }
+    fields_of(&rows[0], f);
+    printf("%4s", "N");
+    for (int i = 0; i < FIELD_COUNT; i++)
+        printf(" %12s", f[i].name);
+    putchar('\n');
+    for (int n = 0; n < count; n++) {
+        fields_of(&rows[n], f);
+        printf("%4d", first + n);
+        for (int i = 0; i < FIELD_COUNT; i++)
+            printf(" %12.6g", f[i].value);
+        putchar('\n');
+    }
+}
+
+static void print_csv(int first, const struct model_result *rows, int count)
+{
+    struct field f[FIELD_COUNT];
+    fields_of(&rows[0], f);
+    fputs("N", stdout);
+    for (int i = 0; i < FIELD_COUNT; i++)
+        printf(",%s", f[i].name);
+    putchar('\n');
+    for (int n = 0; n < count; n++) {
+        fields_of(&rows[n], f);
+        printf("%d", first + n);
+        for (int i = 0; i < FIELD_COUNT; i++)
+            printf(",%.10g", f[i].value);
+        putchar('\n');
+    }
+}
+
+/* Values are finite (the solver guarantees it), so %.10g is valid JSON. */
+static void print_json(const struct model_params *p, int first,
+                       const struct model_result *rows, int count)
+{
+    printf("{\"model\":\"thesis chapter 6, equations 6.1-6.10\","
+           "\"parameters\":{\"W\":%.10g,\"o\":%.10g,\"O\":%.10g,\"l\":%.10g,\"L\":%.10g},"
+           "\"results\":[", p->W, p->o, p->O, p->l, p->L);
+    struct field f[FIELD_COUNT];
+    for (int n = 0; n < count; n++) {
+        fields_of(&rows[n], f);
+        printf("%s\n{\"N\":%d", n ? "," : "", first + n);
+        for (int i = 0; i < FIELD_COUNT; i++)
+            printf(",\"%s\":%.10g", f[i].name, f[i].value);
+        putchar('}');
+    }
+    printf("\n]}\n");
+}
+
+int main(int argc, char **argv)
+{
+    struct model_params p = { .N = 1, .W = 41789, .o = 742, .l = 0, .L = 0, .O = 2336 };
+    double *times[] = { &p.W, &p.o, &p.O, &p.l, &p.L };
+    const char *time_flags[] = { "--W", "--o", "--O", "--l", "--L" };
+    int seen_time[5] = { 0 };
+    int seen_n = 0, seen_sweep = 0, seen_format = 0;
+    int first = 1, last = 1;
+    enum format format = FORMAT_TEXT;
+    char why[256];
+
+    for (int i = 1; i < argc; i++) {
+        if (!strcmp(argv[i], "--help") || !strcmp(argv[i], "-h")) {
+            fputs(USAGE, stdout);
+            return 0;
+        }
+        if (strncmp(argv[i], "--", 2) != 0)
+            return usage_error("unexpected argument '%s'", argv[i]);
+
+        /* Split "--flag=value"; otherwise the value is the next argument. */
+        char flag[32];
+        const char *value;
+        const char *eq = strchr(argv[i], '=');
+        size_t flag_len = eq ? (size_t)(eq - argv[i]) : strlen(argv[i]);
+        if (flag_len >= sizeof flag)
+            return usage_error("unknown option '%s'", argv[i]);
+        memcpy(flag, argv[i], flag_len);
+        flag[flag_len] = '\0';
+
+        int time_index = -1;
+        for (int t = 0; t < 5; t++)
+            if (!strcmp(flag, time_flags[t]))
+                time_index = t;
+        int *seen = time_index >= 0 ? &seen_time[time_index]
+                  : !strcmp(flag, "--N") ? &seen_n
+                  : !strcmp(flag, "--sweep") ? &seen_sweep
+                  : !strcmp(flag, "--format") ? &seen_format : NULL;
+        if (!seen)
+            return usage_error("unknown option '%s'", flag);
+        if (*seen)
+            return usage_error("%s given twice", flag);
+        *seen = 1;
+        if (eq)
+            value = eq + 1;
+        else if (i + 1 < argc)
+            value = argv[++i];
+        else
+            return usage_error("%s needs a value", flag);
+
+        int bad;
+        if (time_index >= 0)
+            bad = model_parse_time(value, times[time_index], why, sizeof why);
+        else if (seen == &seen_n)
+            bad = model_parse_n(value, &first, why, sizeof why);
+        else if (seen == &seen_sweep)
+            bad = model_parse_sweep(value, &first, &last, why, sizeof why);
+        else {
+            bad = 0;
+            if (!strcmp(value, "text"))
+                format = FORMAT_TEXT;
+            else if (!strcmp(value, "csv"))
+                format = FORMAT_CSV;
+            else if (!strcmp(value, "json"))
+                format = FORMAT_JSON;
+            else {
+                bad = 1;
+                snprintf(why, sizeof why, "'%s' is not text, csv or json", value);
+            }
+        }
+        if (bad)
+            return usage_error("%s: %s", flag, why);
+        if (seen == &seen_n)
+            last = first;
+    }
+    if (seen_n && seen_sweep)
+        return usage_error("--N and --sweep cannot be combined");
+
+    p.N = first;
+    if (model_validate(&p, why, sizeof why) != MODEL_OK)
+        return usage_error("%s", why);
+
+    int count = last - first + 1;
+    struct model_result *rows = malloc((size_t)count * sizeof *rows);
+    if (!rows) {
+        fprintf(stderr, "ini-model: out of memory for %d rows\n", count);
+        return 1;
+    }
+    for (int n = 0; n < count; n++) {
+        p.N = first + n;
+        if (model_solve(&p, &rows[n], why, sizeof why) != MODEL_OK) {
+            fprintf(stderr, "ini-model: N=%d: %s\n", p.N, why);
+            free(rows);
+            return 1;
+        }
+    }
+
+    if (format == FORMAT_CSV)
+        print_csv(first, rows, count);
+    else if (format == FORMAT_JSON)
+        print_json(&p, first, rows, count);
+    else
+        print_text(&p, first, rows, count);
+    free(rows);
+    return 0;
+}
