@@ -145,7 +145,7 @@ static void set_defaults(struct ini_config *cfg)
     cfg->pe_policy = INI_POLICY_STATIC;
     cfg->ini_policy = INI_POLICY_STATIC;
     cfg->stack = (struct ini_stack_cfg){
-        .mtu = 1500, .window = 16, .seq_bits = 16, .send_timeout_us = 2000,
+        .mtu = 1500, .window = 16, .seq_bits = 32, .send_timeout_us = 2000,
         .ack_timeout_us = 200, .max_message = INI_MAX_MESSAGE_LIMIT, .nak = 1,
     };
     cfg->idle = (struct ini_idle_cfg){ .mode = INI_IDLE_AUTO, .spin_us = 5, .max_sleep_us = 1000 };

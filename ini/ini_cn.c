@@ -142,7 +142,19 @@ struct ini_cn *ini_cn_attach_env(char *err, size_t errlen)
         snprintf(err, errlen, "INI_CLUSTER: not a cluster number: '%s'", cl);
         return NULL;
     }
-    return ini_cn_attach(cfg, (int)c, seg, err, errlen);
+    struct ini_cn *cn = ini_cn_attach(cfg, (int)c, seg, err, errlen);
+    /* ini-cluster run --policy P reaches every program this way. */
+    const char *policy = getenv("INI_POLICY");
+    if (cn && policy && *policy) {
+        int p = ini_policy_parse(policy);
+        if (p < 0) {
+            snprintf(err, errlen, "INI_POLICY: unknown policy '%s'", policy);
+            ini_cn_detach(cn);
+            return NULL;
+        }
+        ini_cn_set_policy(cn, (enum ini_policy)p);
+    }
+    return cn;
 }
 
 void ini_cn_detach(struct ini_cn *cn)

@@ -135,10 +135,10 @@ static enum ini_idle_mode pick_idle_mode(const struct ini_config *cfg)
 
 static int eal_init(struct inid *d, int argc, char **argv, int extra)
 {
-    static char store[64 + INI_MAX_EAL_ARGS + INI_NETIF_MAX_PORTS][INI_DEVARGS_LEN];
+    static char store[64 + INI_MAX_EAL_ARGS + INI_NETIF_MAX_PORTS][INID_ARG_LEN];
     char *eal_argv[64 + INI_MAX_EAL_ARGS + INI_NETIF_MAX_PORTS + 64];
     int n = 0, s = 0;
-#define ADD(...) do { snprintf(store[s], INI_DEVARGS_LEN, __VA_ARGS__); eal_argv[n++] = store[s++]; } while (0)
+#define ADD(...) do { snprintf(store[s], INID_ARG_LEN, __VA_ARGS__); eal_argv[n++] = store[s++]; } while (0)
     ADD("inid%d", d->me->id);
     ADD("--file-prefix=ini-%s-%d", d->tag, d->me->id);
     ADD("--no-huge");
@@ -209,6 +209,14 @@ int main(int argc, char **argv)
         fprintf(stderr, "inid %d: lwIP setup failed\n", d->me->id);
         return 1;
     }
+    /* DPDK 22.11's af_packet driver joins a PACKET_FANOUT group with the
+     * DEFRAG flag, so the kernel would reassemble our IP fragments and hand
+     * over datagrams larger than its ring frames (2 KB, and it cannot
+     * scatter): every message over ~2 KB was lost.  On that emulated LAN the
+     * INIs carry their IPv4 packets under the local experimental EtherType,
+     * which the kernel forwards without looking inside. */
+    if (d->cfg.net_mode == INI_NET_AF_PACKET)
+        d->nf.ethertype = INI_ETHERTYPE_LOCAL;
     if (inid_ports_init(d) < 0)
         return 1;
     inid_faults_init(d);

@@ -32,6 +32,7 @@
 #define INID_QUEUE_SIZE     4096   /* FIFO work queue, power of two */
 #define INID_RING_INFLIGHT  64     /* records taken from one PE ring and not yet released */
 #define INID_BACKLOG        512    /* deliveries waiting for a PE's ring, per PE */
+#define INID_ARG_LEN        (INI_DEVARGS_LEN + 32)   /* one EAL argument: option + devargs */
 
 enum work_kind { WORK_OUT = 1, WORK_IN = 2 };
 
@@ -132,7 +133,7 @@ int inid_idle_init(struct inid *d);
 /* Rings the doorbells of sleeping memif peers that were sent frames. */
 void inid_wake_peers(struct inid *d);
 /* Builds the vdev argument of each port of this INI into args (EAL form). */
-int inid_ports_eal_args(const struct inid *d, char args[][INI_DEVARGS_LEN], int max);
+int inid_ports_eal_args(const struct inid *d, char args[][INID_ARG_LEN], int max);
 
 /* inid_loop.c */
 void inid_fabric_init(struct inid *d);

@@ -408,7 +408,8 @@ static void json_swp_stats(FILE *f, const struct ini_swp_stats *x)
                "\"retx_timer\": %llu, \"retx_nak\": %llu, \"naks_sent\": %llu, \"naks_received\": %llu, "
                "\"acks_bare\": %llu, \"acks_piggy\": %llu, \"acks_received\": %llu, \"duplicates\": %llu, "
                "\"out_of_window\": %llu, \"window_full\": %llu, \"deliver_refused\": %llu, "
-               "\"bad_header\": %llu, \"bad_conn\": %llu, \"bad_ack\": %llu, \"send_errors\": %llu",
+               "\"bad_header\": %llu, \"bad_conn\": %llu, \"bad_ack\": %llu, \"crc_errors\": %llu, "
+               "\"send_errors\": %llu, \"timer_errors\": %llu",
             (unsigned long long)x->msgs_sent, (unsigned long long)x->bytes_sent,
             (unsigned long long)x->msgs_delivered, (unsigned long long)x->bytes_delivered,
             (unsigned long long)x->retx_timer, (unsigned long long)x->retx_nak,
@@ -418,7 +419,8 @@ static void json_swp_stats(FILE *f, const struct ini_swp_stats *x)
             (unsigned long long)x->out_of_window, (unsigned long long)x->window_full,
             (unsigned long long)x->deliver_refused, (unsigned long long)x->bad_header,
             (unsigned long long)x->bad_conn, (unsigned long long)x->bad_ack,
-            (unsigned long long)x->send_errors);
+            (unsigned long long)x->crc_errors, (unsigned long long)x->send_errors,
+            (unsigned long long)x->timer_errors);
 }
 
 void inid_write_counters(struct inid *d)

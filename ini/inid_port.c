@@ -33,7 +33,7 @@ static void port_name(const struct inid *d, int peer, char *buf, size_t len)
         snprintf(buf, len, "net_af_packet%d", d->me->id);
 }
 
-int inid_ports_eal_args(const struct inid *d, char args[][INI_DEVARGS_LEN], int max)
+int inid_ports_eal_args(const struct inid *d, char args[][INID_ARG_LEN], int max)
 {
     int n = 0;
     const struct ini_node_cfg *me = d->me;
@@ -44,23 +44,23 @@ int inid_ports_eal_args(const struct inid *d, char args[][INI_DEVARGS_LEN], int 
             if (peer->cluster == me->cluster)
                 continue;
             int lo = me->id < j ? me->id : j, hi = me->id < j ? j : me->id;
-            snprintf(args[n++], INI_DEVARGS_LEN,
+            snprintf(args[n++], INID_ARG_LEN,
                      "--vdev=net_memif%d,role=%s,id=0,socket=ini-%s-%d-%d,socket-abstract=yes",
                      j, me->id == lo ? "server" : "client", d->tag, lo, hi);
         }
         break;
     case INI_NET_AF_PACKET:
         if (me->devargs[0])
-            snprintf(args[n++], INI_DEVARGS_LEN, "--vdev=%s", me->devargs);
+            snprintf(args[n++], INID_ARG_LEN, "--vdev=%s", me->devargs);
         else
-            snprintf(args[n++], INI_DEVARGS_LEN, "--vdev=net_af_packet%d,iface=i%d,qpairs=1",
+            snprintf(args[n++], INID_ARG_LEN, "--vdev=net_af_packet%d,iface=i%d,qpairs=1",
                      me->id, me->id);
         break;
     case INI_NET_PCI:
         if (strncmp(me->devargs, "net_", 4) == 0)
-            snprintf(args[n++], INI_DEVARGS_LEN, "--vdev=%s", me->devargs);
+            snprintf(args[n++], INID_ARG_LEN, "--vdev=%s", me->devargs);
         else
-            snprintf(args[n++], INI_DEVARGS_LEN, "--allow=%s", me->devargs);
+            snprintf(args[n++], INID_ARG_LEN, "--allow=%s", me->devargs);
         break;
     }
     return n;
@@ -96,7 +96,10 @@ static int setup_port(struct inid *d, int k)
     }
     if (d->cfg.stack.mtu != 1500)
         rte_eth_dev_set_mtu(port, (uint16_t)d->cfg.stack.mtu);
-    if ((rc = rte_eth_dev_start(port)) < 0) {
+    /* A memif client whose server is not listening yet fails to start;
+     * inid_ports_wait_up() retries it until the link comes up. */
+    if ((rc = rte_eth_dev_start(port)) < 0 &&
+        !(d->cfg.net_mode == INI_NET_MEMIF && d->port_peer[k] < d->me->id)) {
         fprintf(stderr, "inid %d: port %u: start: %s\n", d->me->id, port, rte_strerror(-rc));
         return -1;
     }

@@ -1,6 +1,10 @@
 /*
  * netif_dpdk.c - lwIP netif over DPDK mbufs (see netif_dpdk.h).
  */
+/* lwIP's IP headers before DPDK's: both define IP_RF and friends, and the
+ * second definition is only silent in a system header. */
+#include "lwip/ip4.h"
+#include "lwip/ip4_addr.h"
 #include "netif_dpdk.h"
 
 #include <string.h>
@@ -8,9 +12,6 @@
 #include <rte_cycles.h>
 #include <rte_ethdev.h>
 #include <rte_ether.h>
-
-#include "lwip/ip4.h"
-#include "lwip/ip4_addr.h"
 
 static inline uint32_t peer_hash(uint32_t ip)
 {
@@ -113,7 +114,7 @@ static err_t netif_output(struct netif *netif, struct pbuf *p, const ip4_addr_t 
     }
     memcpy(&eth->dst_addr, peer->mac, 6);
     memcpy(&eth->src_addr, nf->mac, 6);
-    eth->ether_type = rte_cpu_to_be_16(RTE_ETHER_TYPE_IPV4);
+    eth->ether_type = rte_cpu_to_be_16(nf->ethertype);
     pbuf_copy_partial(p, eth + 1, p->tot_len, 0);
 
     struct ini_txq *q = &nf->txqs[peer->txq];
@@ -141,7 +142,7 @@ void ini_netif_input(struct ini_netif *nf, struct rte_mbuf *m)
         return;
     }
     struct rte_ether_hdr *eth = rte_pktmbuf_mtod(m, struct rte_ether_hdr *);
-    if (eth->ether_type != rte_cpu_to_be_16(RTE_ETHER_TYPE_IPV4)) {
+    if (eth->ether_type != rte_cpu_to_be_16(nf->ethertype)) {
         nf->stats.rx_not_ip++;
         rte_pktmbuf_free(m);
         return;
@@ -179,6 +180,7 @@ int ini_netif_init(struct ini_netif *nf, uint32_t ip, const uint8_t mac[6], int 
 {
     memset(nf, 0, sizeof(*nf));
     memcpy(nf->mac, mac, 6);
+    nf->ethertype = INI_ETHERTYPE_IPV4;
     nf->pool = pool;
     nf->xmit = eth_xmit;
     ip4_addr_t addr, mask, gw;

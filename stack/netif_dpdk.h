@@ -31,6 +31,8 @@
 #define INI_NETIF_MAX_PORTS 128
 #define INI_NETIF_BURST     32
 #define INI_PEER_HASH       512      /* power of two, > 2 x peers */
+#define INI_ETHERTYPE_IPV4  0x0800
+#define INI_ETHERTYPE_LOCAL 0x88b5   /* IEEE 802 local experimental */
 
 /* What lives in each mbuf's private area: the pbuf lwIP sees. */
 struct ini_rx_pbuf {
@@ -67,6 +69,7 @@ struct ini_netif_stats {
 struct ini_netif {
     struct netif netif;                /* lwIP's view; first member */
     uint8_t mac[6];
+    uint16_t ethertype;                /* of our IPv4 frames: 0x0800 unless the LAN needs another */
     struct rte_mempool *pool;
     ini_xmit_fn xmit;
     void *xmit_ctx;

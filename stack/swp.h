@@ -7,6 +7,13 @@
  *   16 bits:  op(1) conn(1) seq(2) ack(2)     = 6 bytes
  *   32 bits:  op(1) conn(1) seq(4) ack(4)     = 10 bytes
  * multi-byte fields big-endian.  `conn` is the sending INI's global id.
+ * DATA frames add a CRC32C of the message (AM header and payload), 4
+ * bytes after the header: the UDP checksum is a 16-bit ones' complement
+ * sum, blind to two bit errors of opposite sense at the same bit position
+ * modulo 16, which a datagram of many fragments meets often enough under
+ * corruption to deliver damaged messages (measured: ~1% of 65,000-byte
+ * messages at 2% corrupted frames).  The CRC is computed once, at the first
+ * send, and checked after the UDP checksum.
  * `ack` is cumulative: the next sequence number the sender of the frame
  * expects, i.e. everything before it has arrived.  DATA carries a message
  * and a piggy-backed ack; ACK carries only the ack; NAK asks for the
@@ -38,7 +45,7 @@
 #include "timer_list.h"
 
 #define INI_UDP_PORT   7400
-#define INI_SWP_MAXHDR 10
+#define INI_SWP_MAXHDR 14     /* header + CRC32C of DATA */
 
 enum ini_swp_op { INI_SWP_DATA = 1, INI_SWP_ACK = 2, INI_SWP_NAK = 3 };
 
@@ -50,6 +57,8 @@ struct ini_swp_hdr {
 };
 
 int  ini_swp_hdr_len(int seq_bits);
+/* CRC32C (Castagnoli) of len bytes, continuing from crc (start with 0). */
+uint32_t ini_crc32c(uint32_t crc, const void *buf, size_t len);
 void ini_swp_hdr_write(uint8_t *dst, const struct ini_swp_hdr *h, int seq_bits);
 /* Parses a header; -1 if too short or the opcode is unknown. */
 int  ini_swp_hdr_read(const uint8_t *src, uint32_t len, int seq_bits, struct ini_swp_hdr *h);
@@ -62,7 +71,7 @@ struct ini_swp_stats {
     uint64_t retx_timer, retx_nak, naks_sent, naks_received;
     uint64_t acks_bare, acks_piggy, acks_received;
     uint64_t duplicates, out_of_window, window_full, deliver_refused;
-    uint64_t bad_header, bad_conn, bad_ack, send_errors;
+    uint64_t bad_header, bad_conn, bad_ack, crc_errors, send_errors, timer_errors;
 };
 
 struct swp_tx_slot {
@@ -70,6 +79,7 @@ struct swp_tx_slot {
     uint32_t am_len;
     void *cookie;
     uint64_t last_tx;         /* TSC of the last (re)transmission */
+    uint32_t crc;             /* CRC32C of the message */
     int naked;                /* retransmitted on a NAK already */
 };
 
@@ -99,6 +109,7 @@ struct ini_swp {
     const struct ini_config *cfg;
     int me;
     int seq_bits, hdr_len;
+    int data_hdr_len;              /* hdr_len + 4: DATA carries the CRC */
     uint32_t seq_mask, window;
     uint64_t nak_gap;              /* TSC: least time between two NAKs / NAK retransmissions */
     int use_nak;

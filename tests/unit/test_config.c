@@ -202,7 +202,7 @@ static void test_defaults(void **state)
     assert_int_equal(c->ini_policy, INI_POLICY_STATIC);
     assert_int_equal(c->stack.mtu, 1500);
     assert_int_equal(c->stack.window, 16);
-    assert_int_equal(c->stack.seq_bits, 16);
+    assert_int_equal(c->stack.seq_bits, 32);
     assert_int_equal(c->stack.send_timeout_us, 2000);
     assert_int_equal(c->stack.ack_timeout_us, 200);
     assert_int_equal(c->stack.max_message, 65000);

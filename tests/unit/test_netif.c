@@ -17,9 +17,21 @@
 #include "loop_harness.h"
 
 static int corrupt_next;
+static int twin_flips;          /* frames left to get the compensating flips */
 
+/* Flips bit 3 of the first payload byte of the next two frames, once 0 to
+ * 1 and once 1 to 0: the 16-bit ones' complement sum cannot see it. */
 static enum wire_fate corrupt_script(struct loop_side *from, uint64_t n, const uint8_t *f, uint32_t len)
 {
+    if (twin_flips) {
+        uint8_t *b = (uint8_t *)f + 14 + 20 + 100;
+        int want_set = twin_flips == 2;
+        if (((*b >> 3) & 1) != !want_set)
+            return WIRE_PASS;              /* wait for a frame whose bit fits */
+        *b ^= 0x08;
+        twin_flips--;
+        return WIRE_PASS;
+    }
     if (corrupt_next) {
         corrupt_next = 0;
         return WIRE_CORRUPT;
@@ -61,18 +73,19 @@ static void send_and_check(uint32_t am_len, int expect_frames)
 }
 
 /* UDP payload = transport header (6 bytes with 16-bit sequence numbers)
- * + message; 1,472 bytes is the most one 1,500-byte frame holds. */
+ * + CRC32C (4) + message; 1,472 bytes is the most one 1,500-byte frame
+ * holds. */
 static void test_single_frame_boundary(void **state)
 {
-    send_and_check(1472 - 6, 1);
-    send_and_check(1473 - 6, 2);
+    send_and_check(1472 - 10, 1);
+    send_and_check(1473 - 10, 2);
 }
 
 static void test_fragmented_sizes(void **state)
 {
     send_and_check(1600, 2);
     send_and_check(14800, 11);
-    send_and_check(65000, 44);   /* 65,014-byte datagram in 1,480-byte pieces */
+    send_and_check(65000, 44);   /* 65,018-byte datagram in 1,480-byte pieces */
 }
 
 static void test_small(void **state)
@@ -90,6 +103,32 @@ static void test_corrupt_frame_dropped(void **state)
     loop_run(1000000, 4);        /* the SEND timer retransmits it */
     assert_int_equal(loop_b.n_got, got + 1);
     assert_int_equal(loop_a.swp.stats.retx_timer, 1);
+}
+
+/* Two compensating bit errors in two fragments of one datagram pass the
+ * UDP checksum; the transport's CRC32C must catch them. */
+static void test_crc_catches_what_udp_misses(void **state)
+{
+    uint32_t chk = lwip_stats.udp.chkerr, got = loop_b.n_got;
+    twin_flips = 2;
+    assert_int_equal(loop_send(&loop_a, 9, 12000), 0);   /* 9 fragments */
+    assert_int_equal(twin_flips, 0);
+    assert_int_equal(loop_b.n_got, got);
+    assert_int_equal(lwip_stats.udp.chkerr, chk);         /* UDP saw nothing */
+    assert_int_equal(loop_b.swp.stats.crc_errors, 1);
+    loop_run(1000000, 4);
+    assert_int_equal(loop_b.n_got, got + 1);
+    for (uint32_t i = 20; i < 12000; i++)
+        if (loop_b.last[i] != (uint8_t)(i * 13 + 9))
+            fail_msg("byte %u differs after the retransmission", i);
+}
+
+static void test_crc32c_known_value(void **state)
+{
+    /* The standard check value of CRC-32C: "123456789" -> 0xE3069283. */
+    assert_int_equal(ini_crc32c(0, "123456789", 9), 0xE3069283u);
+    /* Pieces chain. */
+    assert_int_equal(ini_crc32c(ini_crc32c(0, "1234", 4), "56789", 5), 0xE3069283u);
 }
 
 static void test_header_codec(void **state)
@@ -121,6 +160,8 @@ int main(void)
         cmocka_unit_test_setup_teardown(test_single_frame_boundary, setup, teardown),
         cmocka_unit_test_setup_teardown(test_fragmented_sizes, setup, teardown),
         cmocka_unit_test_setup_teardown(test_corrupt_frame_dropped, setup, teardown),
+        cmocka_unit_test_setup_teardown(test_crc_catches_what_udp_misses, setup, teardown),
+        cmocka_unit_test(test_crc32c_known_value),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

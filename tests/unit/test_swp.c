@@ -254,15 +254,17 @@ static void test_bad_header_fields(void **state)
     inject(0, 0, 0, 0, 16);              /* opcode 0 */
     inject(7, 0, 0, 0, 16);              /* opcode 7 */
     assert_int_equal(s->bad_header, 2);
-    inject(INI_SWP_DATA, 5, 0, 0, 16);   /* no INI 5 */
-    inject(INI_SWP_DATA, 1, 0, 0, 16);   /* b itself: not a connection */
+    inject(INI_SWP_DATA, 5, 0, 0, 20);   /* no INI 5 */
+    inject(INI_SWP_DATA, 1, 0, 0, 20);   /* b itself: not a connection */
     assert_int_equal(s->bad_conn, 2);
     inject(INI_SWP_ACK, 0, 0, 300, 0);   /* acknowledges what b never sent */
     assert_int_equal(s->bad_ack, 1);
-    inject(INI_SWP_DATA, 0, 1000, 0, 16);   /* far outside the receive window */
+    inject(INI_SWP_DATA, 0, 1000, 0, 20);   /* far outside the receive window */
     assert_int_equal(s->out_of_window, 1);
-    inject(INI_SWP_DATA, 0, 0, 0, 4);    /* DATA too short for an AM header */
+    inject(INI_SWP_DATA, 0, 0, 0, 8);    /* DATA too short for CRC and AM header */
     assert_int_equal(s->bad_header, 3);
+    inject(INI_SWP_DATA, 0, 0, 0, 20);   /* in the window, but the CRC (zero) is wrong */
+    assert_int_equal(s->crc_errors, 1);
     assert_int_equal(loop_b.n_got, 0);
 }
 

@@ -211,7 +211,8 @@ struct restart_ctx { struct timer_list *l; uint64_t now; uint32_t calls; };
 static void restart(uint16_t conn, uint32_t seq, void *ctx)
 {
     struct restart_ctx *rc = ctx;
-    rc->calls++;
+    /* A broken list could expire the restarted timer again at once. */
+    assert_true(++rc->calls <= 2);
     assert_int_equal(timer_list_start(rc->l, conn, seq, rc->now), 0);
 }
 
@@ -287,6 +288,8 @@ static void test_cancel_one_takes_oldest_duplicate(void **state)
     assert_int_equal(timer_list_start(&l, 0, 5, 0), 0);
     assert_int_equal(timer_list_start(&l, 0, 6, 1), 0);
     assert_int_equal(timer_list_start(&l, 0, 5, 2), 0);
+    /* Sequence numbers are matched exactly, not modulo a width. */
+    assert_int_equal(timer_list_cancel_one(&l, 0, 0x105), 0);
     assert_int_equal(timer_list_cancel_one(&l, 0, 5), 1);
     struct expected e[] = {{11, 0, 6}, {12, 0, 5}};
     assert_pending(&l, e, 2);

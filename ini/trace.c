@@ -1,0 +1,201 @@
+/*
+ * trace.c - the trace buffer's set-up and the trace file writer.
+ *
+ * The hot-path functions are inline in trace.h.  Here: allocation (the
+ * buffer is touched at init so that recording never takes a page fault),
+ * the little-endian codecs of header and record, and the writer, which
+ * encodes records in chunks through a small staging buffer so the file is
+ * the same on any host byte order.
+ */
+#include "trace.h"
+
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+
+static void put16(uint8_t *p, uint16_t v)
+{
+    p[0] = (uint8_t)v;
+    p[1] = (uint8_t)(v >> 8);
+}
+
+static void put32(uint8_t *p, uint32_t v)
+{
+    for (int i = 0; i < 4; i++)
+        p[i] = (uint8_t)(v >> (8 * i));
+}
+
+static void put64(uint8_t *p, uint64_t v)
+{
+    for (int i = 0; i < 8; i++)
+        p[i] = (uint8_t)(v >> (8 * i));
+}
+
+static uint16_t get16(const uint8_t *p)
+{
+    return (uint16_t)(p[0] | p[1] << 8);
+}
+
+static uint32_t get32(const uint8_t *p)
+{
+    uint32_t v = 0;
+    for (int i = 3; i >= 0; i--)
+        v = v << 8 | p[i];
+    return v;
+}
+
+static uint64_t get64(const uint8_t *p)
+{
+    uint64_t v = 0;
+    for (int i = 7; i >= 0; i--)
+        v = v << 8 | p[i];
+    return v;
+}
+
+int ini_trace_init(struct ini_trace *t, enum ini_trace_mode mode, uint32_t capacity,
+                   int ini_id, int cluster_id, uint64_t tsc_hz)
+{
+    memset(t, 0, sizeof(*t));
+    t->mode = mode;
+    t->info = (struct ini_trace_info){
+        .tsc_hz = tsc_hz, .ini_id = ini_id, .cluster_id = cluster_id,
+        .pe_policy = -1, .ini_policy = -1,
+    };
+    if (mode == INI_TRACE_OFF)
+        return 0;
+    if ((mode != INI_TRACE_SUMMARY && mode != INI_TRACE_DETAILED) || capacity == 0 || tsc_hz == 0) {
+        t->mode = INI_TRACE_OFF;
+        errno = EINVAL;
+        return -1;
+    }
+    size_t bytes = (size_t)capacity * sizeof(struct ini_trace_rec);
+    t->recs = aligned_alloc(64, bytes);    /* bytes is a multiple of 64 */
+    if (!t->recs) {
+        t->mode = INI_TRACE_OFF;
+        errno = ENOMEM;
+        return -1;
+    }
+    memset(t->recs, 0, bytes);             /* fault every page in now, not on the hot path */
+    t->capacity = capacity;
+    return 0;
+}
+
+void ini_trace_set_cluster(struct ini_trace *t, int ini_index, int cluster_inis, int cluster_pes)
+{
+    t->info.ini_index = ini_index;
+    t->info.cluster_inis = cluster_inis;
+    t->info.cluster_pes = cluster_pes;
+}
+
+void ini_trace_set_policies(struct ini_trace *t, int pe_policy, int ini_policy)
+{
+    t->info.pe_policy = (int8_t)pe_policy;
+    t->info.ini_policy = (int8_t)ini_policy;
+}
+
+void ini_trace_run_start(struct ini_trace *t, uint64_t tsc)
+{
+    t->info.start_tsc = tsc;
+}
+
+void ini_trace_run_end(struct ini_trace *t, uint64_t tsc)
+{
+    t->info.end_tsc = tsc;
+}
+
+void ini_trace_free(struct ini_trace *t)
+{
+    free(t->recs);
+    t->recs = NULL;
+    t->n = t->capacity = 0;
+}
+
+void ini_trace_encode_header(const struct ini_trace *t, uint8_t out[INI_TRACE_HEADER_SIZE])
+{
+    const struct ini_trace_info *in = &t->info;
+    memset(out, 0, INI_TRACE_HEADER_SIZE);
+    memcpy(out, INI_TRACE_MAGIC, INI_TRACE_MAGIC_LEN);
+    put16(out + 8, INI_TRACE_VERSION);
+    put16(out + 10, INI_TRACE_HEADER_SIZE);
+    put16(out + 12, INI_TRACE_RECORD_SIZE);
+    put16(out + 14, (uint16_t)t->mode);
+    put64(out + 16, in->tsc_hz);
+    put32(out + 24, (uint32_t)in->ini_id);
+    put32(out + 28, (uint32_t)in->cluster_id);
+    put32(out + 32, (uint32_t)in->ini_index);
+    put32(out + 36, (uint32_t)in->cluster_inis);
+    put32(out + 40, (uint32_t)in->cluster_pes);
+    out[44] = (uint8_t)in->pe_policy;
+    out[45] = (uint8_t)in->ini_policy;
+    put64(out + 48, t->n);
+    put64(out + 56, t->dropped);
+    put64(out + 64, in->start_tsc);
+    put64(out + 72, in->end_tsc);
+}
+
+void ini_trace_encode_rec(const struct ini_trace_rec *r, uint8_t out[INI_TRACE_RECORD_SIZE])
+{
+    out[0] = r->kind;
+    out[1] = r->reserved;
+    put16(out + 2, r->peer_ini);
+    put16(out + 4, r->src_pe);
+    put16(out + 6, r->dst_pe);
+    put32(out + 8, r->len);
+    put32(out + 12, r->qlen);
+    for (int k = 0; k < INI_TRACE_SLOTS; k++)
+        put64(out + 16 + 8 * k, r->slot[k]);
+}
+
+void ini_trace_decode_rec(const uint8_t in[INI_TRACE_RECORD_SIZE], struct ini_trace_rec *r)
+{
+    r->kind = in[0];
+    r->reserved = in[1];
+    r->peer_ini = get16(in + 2);
+    r->src_pe = get16(in + 4);
+    r->dst_pe = get16(in + 6);
+    r->len = get32(in + 8);
+    r->qlen = get32(in + 12);
+    for (int k = 0; k < INI_TRACE_SLOTS; k++)
+        r->slot[k] = get64(in + 16 + 8 * k);
+}
+
+int ini_trace_write(const struct ini_trace *t, const char *path)
+{
+    if (t->mode == INI_TRACE_OFF)
+        return 0;
+    char tmp[4096];
+    if (snprintf(tmp, sizeof(tmp), "%s.tmp", path) >= (int)sizeof(tmp)) {
+        errno = ENAMETOOLONG;
+        return -1;
+    }
+    FILE *f = fopen(tmp, "wb");
+    if (!f)
+        return -1;
+    uint8_t header[INI_TRACE_HEADER_SIZE];
+    ini_trace_encode_header(t, header);
+    int ok = fwrite(header, sizeof(header), 1, f) == 1;
+
+    enum { CHUNK = 256 };                  /* records per staging buffer: 16 KiB of stack */
+    uint8_t stage[CHUNK * INI_TRACE_RECORD_SIZE];
+    for (uint32_t i = 0; ok && i < t->n; i += CHUNK) {
+        uint32_t m = t->n - i < CHUNK ? t->n - i : CHUNK;
+        for (uint32_t j = 0; j < m; j++)
+            ini_trace_encode_rec(&t->recs[i + j], stage + (size_t)j * INI_TRACE_RECORD_SIZE);
+        ok = fwrite(stage, INI_TRACE_RECORD_SIZE, m, f) == m;
+    }
+    int saved = errno;
+    if (fclose(f) != 0 && ok) {
+        ok = 0;
+        saved = errno;
+    }
+    if (ok && rename(tmp, path) != 0) {
+        ok = 0;
+        saved = errno;
+    }
+    if (!ok) {
+        remove(tmp);
+        errno = saved ? saved : EIO;
+        return -1;
+    }
+    return 0;
+}
