@@ -62,7 +62,7 @@ enum { H_REQUEST = 1, H_REPLY = 2, H_DONE = 3 };
 
 #define HDR_BYTES     16
 #define MAX_SIZES     64
-#define MAX_WINDOW    64     /* the echo side tracks a 64-bit window of seqs */
+#define MAX_WINDOW    64
 #define WAIT_SLICE_US 50000  /* ini_wait granularity, to check the timeout */
 #define MAX_REPORTS   10     /* error lines printed per PE */
 #define DONE_MAGIC    0x454e4f44u   /* "DONE" */
@@ -233,7 +233,7 @@ struct pe_state {
 
     /* echo side */
     uint32_t req_base[INI_MAX_PES];   /* lowest sequence not yet seen */
-    uint64_t req_ahead[INI_MAX_PES];  /* unordered: bit k = base+1+k seen */
+    uint8_t *req_seen[INI_MAX_PES];   /* unordered: a bit per sequence, made on first use */
     uint32_t req_from[INI_MAX_PES];
     uint64_t echoed;
     int done_from[INI_MAX_PES], n_done, n_others;
@@ -349,34 +349,39 @@ static void on_request(struct ini_pe *pe, int src, const void *data, uint32_t le
         st->req_base[src]++;
         return;
     }
-    if (check_header(st, what, p, len, &want, 1) < 0)
-        return;
+    /* A damaged header is reported once; its sequence number still counts
+     * when plausible, so that one error does not cascade into more. */
+    int damaged = check_header(st, what, p, len, &want, 1) < 0;
     /* Unordered: each sequence exactly once within the sender's window.
      * A request too short to carry its sequence number takes the lowest
      * one missing: a sender finishes one size (all echoed) before it starts
      * the next, so short and long requests never mix in a window. */
+    /* Not a sliding window: a request held up on one INI may be overtaken
+     * by any number of later ones while its sender's window stays full of
+     * others.  A sender sends at most count x sizes requests here. */
     uint32_t base = st->req_base[src];
+    uint64_t max_seq = (uint64_t)opt.count * (uint64_t)opt.n_sizes;
     if (!have_seq)
         seq = base;
-    if (seq < base || (seq > base && seq - base - 1 < 64 && (st->req_ahead[src] >> (seq - base - 1)) & 1)) {
-        report(st, "%s: sequence %u received twice", what, seq);
+    if (seq >= max_seq) {
+        if (!damaged)
+            report(st, "%s: sequence %u, but no sender sends more than %" PRIu64, what, seq, max_seq);
         return;
     }
-    if (seq - base > MAX_WINDOW) {
-        report(st, "%s: sequence %u while %u is still missing", what, seq, base);
+    if (!st->req_seen[src] && !(st->req_seen[src] = calloc(max_seq / 8 + 1, 1))) {
+        report(st, "out of memory tracking the requests of PE %d", src);
         return;
     }
-    if (seq == base) {
+    uint8_t *seen = st->req_seen[src];
+    if (seen[seq / 8] & (1u << (seq % 8))) {
+        if (!damaged)
+            report(st, "%s: sequence %u received twice", what, seq);
+        return;
+    }
+    seen[seq / 8] |= (uint8_t)(1u << (seq % 8));
+    while (base < max_seq && (seen[base / 8] & (1u << (base % 8))))
         base++;
-        while (st->req_ahead[src] & 1) {
-            st->req_ahead[src] >>= 1;
-            base++;
-        }
-        st->req_ahead[src] >>= 1;
-        st->req_base[src] = base;
-    } else {
-        st->req_ahead[src] |= 1ull << (seq - base - 1);
-    }
+    st->req_base[src] = base;
 }
 
 static void on_reply(struct ini_pe *pe, int src, const void *data, uint32_t len, void *arg)
