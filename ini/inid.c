@@ -224,6 +224,17 @@ int main(int argc, char **argv)
     if (inid_ports_wait_up(d, 20000) < 0 || inid_idle_init(d) < 0)
         return 1;
 
+    if (ini_trace_init(&d->trace, d->cfg.trace.mode, (uint32_t)d->cfg.trace.records, d->me->id,
+                       d->cluster, d->tsc_hz) < 0) {
+        fprintf(stderr, "inid %d: cannot allocate %d trace records\n", d->me->id, d->cfg.trace.records);
+        return 1;
+    }
+    ini_trace_set_cluster(&d->trace, d->local, d->cfg.clusters[d->cluster].n_inis,
+                          d->cfg.clusters[d->cluster].n_pes);
+    ini_trace_set_policies(&d->trace, d->cfg.pe_policy, d->cfg.ini_policy);
+    d->swp.stamp = d->cfg.trace.mode == INI_TRACE_DETAILED;
+    d->stats.run_start = rte_rdtsc();
+    ini_trace_run_start(&d->trace, d->stats.run_start);
     atomic_store(&d->seg->inis[d->local].pid, (int32_t)getpid());
     atomic_store(&d->seg->inis[d->local].state, INI_SEG_READY);
     printf("inid %d: cluster %d, %d port(s) (%d with rx interrupts), %s mode, idle %s: ready\n",
@@ -233,6 +244,14 @@ int main(int argc, char **argv)
     inid_loop(d);
 
     atomic_store(&d->seg->inis[d->local].state, INI_SEG_STOPPED);
+    d->stats.run_end = rte_rdtsc();
+    ini_trace_run_end(&d->trace, d->stats.run_end);
+    if (d->trace.mode != INI_TRACE_OFF) {
+        char path[INI_PATH_LEN + 32];
+        snprintf(path, sizeof(path), "%.*s/ini%d.trace", INI_PATH_LEN - 1, d->run_dir, d->me->id);
+        if (ini_trace_write(&d->trace, path) < 0)
+            fprintf(stderr, "inid %d: cannot write %s: %s\n", d->me->id, path, strerror(errno));
+    }
     for (int p = 0; p < d->n_pes; p++)
         ini_doorbell_ring(&d->seg->pes[p].doorbell);
     inid_write_counters(d);

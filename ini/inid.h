@@ -28,6 +28,7 @@
 #include "fault.h"
 #include "swp.h"
 #include "loadbal.h"
+#include "trace.h"
 
 #define INID_QUEUE_SIZE     4096   /* FIFO work queue, power of two */
 #define INID_RING_INFLIGHT  64     /* records taken from one PE ring and not yet released */
@@ -68,6 +69,9 @@ struct inid_stats {
     uint64_t out_msgs, out_bytes, in_msgs, in_bytes, local_msgs;
     uint64_t bad_dst, bad_msg, refused, deferred, stalls;
     uint64_t loops, idle_sleeps, queue_sum, queue_samples, queue_max;
+    /* time-weighted number of messages in the INI (queued, stalled or in
+     * service): the model's Q_o is queue_area / run length */
+    uint64_t queue_area, run_start, run_end;
 };
 
 struct inid {
@@ -113,6 +117,12 @@ struct inid {
      * doorbell of a peer that is asleep, found in the peer's segment. */
     struct ini_segment *peer_seg[INI_MAX_CLUSTERS];
     int peer_wake_fd[INI_NETIF_MAX_PORTS];
+
+    /* traces (ini/trace.h) and the frame being processed, whose arrival
+     * and dequeue stamps the inbound message it completes inherits */
+    struct ini_trace trace;
+    uint64_t cur_arrive, cur_start;
+    uint32_t cur_qlen;
 
     uint64_t tsc_hz;
     volatile sig_atomic_t stop;

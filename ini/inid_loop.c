@@ -127,7 +127,17 @@ int inid_transport_deliver(void *ctx, int src_ini, struct pbuf *p, uint16_t off)
         return 0;
     }
     int pe = d->cfg.pes[h.dst_pe].local;
+    uint64_t t_window = d->trace.mode == INI_TRACE_DETAILED ? rte_rdtsc() : 0;
     if (d->backlog[pe].head == d->backlog[pe].tail && deliver_pbuf(d, pe, p, off, avail) == 0) {
+        struct ini_trace_rec *r = ini_trace_begin(&d->trace, INI_TRACE_IN, d->cur_arrive, d->cur_qlen);
+        if (r) {
+            ini_trace_set_msg(r, h.src_pe, h.dst_pe, (uint16_t)src_ini, h.len);
+            ini_trace_stamp(&d->trace, r, INI_TS_DEQUEUE, d->cur_start);
+            ini_trace_stamp(&d->trace, r, INI_TS_IN_IP, d->swp.t_in_ip);
+            ini_trace_stamp(&d->trace, r, INI_TS_IN_UDP, d->swp.t_in_udp);
+            ini_trace_stamp(&d->trace, r, INI_TS_IN_WINDOW, t_window);
+            ini_trace_commit(&d->trace, r, rte_rdtsc());
+        }
         pbuf_free(p);
     } else if (backlog_push(d, pe, p, off) < 0) {
         /* The PE is far behind: the transport keeps the message, does not
@@ -167,20 +177,44 @@ static int process_out(struct inid *d, struct work *w, uint64_t now)
         ini_ring_publish(&d->deliver[dst->local]);
         wake_pe(d, dst->local);
         d->stats.local_msgs++;
+        struct ini_trace_rec *tr = ini_trace_begin(&d->trace, INI_TRACE_LOCAL, w->t_arrive, w->qlen);
+        if (tr) {
+            ini_trace_set_msg(tr, h->src_pe, h->dst_pe, UINT16_MAX, h->len);
+            ini_trace_stamp(&d->trace, tr, INI_TS_DEQUEUE, now);
+            ini_trace_commit(&d->trace, tr, rte_rdtsc());
+        }
         out_record_done(d, w->pe, w->slot);
         return DONE;
     }
     uintptr_t cookie = (uintptr_t)w->pe << 16 | w->slot;
+    uint64_t start = d->trace.mode == INI_TRACE_DETAILED ? rte_rdtsc() : now;
+    uint64_t submit;    /* in the headroom, which the transport header overwrites */
+    memcpy(&submit, rec->data, sizeof(submit));
     if (ini_swp_send(&d->swp, w->target, (uint8_t *)h, am_len, (void *)cookie, now) < 0)
         return STALL;
     d->stats.out_msgs++;
     d->stats.out_bytes += h->len;
+    /* The loop's time is read once per turn, before it looks at the rings:
+     * a record published in between was submitted after it. */
+    struct ini_trace_rec *tr = ini_trace_begin(&d->trace, INI_TRACE_OUT,
+                                               w->t_arrive > submit ? w->t_arrive : submit, w->qlen);
+    if (tr) {
+        ini_trace_set_msg(tr, h->src_pe, h->dst_pe, (uint16_t)w->target, h->len);
+        ini_trace_stamp(&d->trace, tr, INI_TS_SUBMIT, submit);
+        ini_trace_stamp(&d->trace, tr, INI_TS_DEQUEUE, start);
+        ini_trace_stamp(&d->trace, tr, INI_TS_OUT_WINDOW, d->swp.t_out_window);
+        ini_trace_stamp(&d->trace, tr, INI_TS_OUT_UDP, d->swp.t_out_udp);
+        ini_trace_commit(&d->trace, tr, rte_rdtsc());
+    }
     return DONE;
 }
 
 static int process(struct inid *d, struct work *w, uint64_t now)
 {
     if (w->kind == WORK_IN) {
+        d->cur_arrive = w->t_arrive;
+        d->cur_qlen = w->qlen;
+        d->cur_start = d->trace.mode == INI_TRACE_DETAILED ? rte_rdtsc() : now;
         ini_netif_input(&d->nf, w->m);
         return DONE;
     }
@@ -368,6 +402,7 @@ int inid_loop(void *arg)
     const uint64_t timer_period = hz / 10;         /* lwIP timers: 100 ms */
     uint64_t last_work = rte_rdtsc(), next_timers = last_work + timer_period;
     uint64_t backoff_us = 8;
+    uint64_t last_turn = 0, last_occupancy = 0;
     struct ini_seg_ini *me = &d->seg->inis[d->local];
 
     while (!d->stop) {
@@ -375,6 +410,11 @@ int inid_loop(void *arg)
         int n = retry_backlogs(d) + ini_swp_poll(&d->swp, now) + retry_stalled(d, now);
         n += poll_pes(d, now) + poll_ports(d, now);
         uint32_t ql = queue_len(d);
+        /* This turn's occupancy holds until the next turn starts. */
+        if (last_turn)
+            d->stats.queue_area += last_occupancy * (now - last_turn);
+        last_turn = now;
+        last_occupancy = ql + d->n_stalled;
         if (ql) {
             d->stats.queue_sum += ql;
             d->stats.queue_samples++;
@@ -409,6 +449,7 @@ static void json_swp_stats(FILE *f, const struct ini_swp_stats *x)
                "\"acks_bare\": %llu, \"acks_piggy\": %llu, \"acks_received\": %llu, \"duplicates\": %llu, "
                "\"out_of_window\": %llu, \"window_full\": %llu, \"deliver_refused\": %llu, "
                "\"bad_header\": %llu, \"bad_conn\": %llu, \"bad_ack\": %llu, \"crc_errors\": %llu, "
+               "\"udp_checksum_errors\": %llu, "
                "\"send_errors\": %llu, \"timer_errors\": %llu",
             (unsigned long long)x->msgs_sent, (unsigned long long)x->bytes_sent,
             (unsigned long long)x->msgs_delivered, (unsigned long long)x->bytes_delivered,
@@ -419,7 +460,8 @@ static void json_swp_stats(FILE *f, const struct ini_swp_stats *x)
             (unsigned long long)x->out_of_window, (unsigned long long)x->window_full,
             (unsigned long long)x->deliver_refused, (unsigned long long)x->bad_header,
             (unsigned long long)x->bad_conn, (unsigned long long)x->bad_ack,
-            (unsigned long long)x->crc_errors, (unsigned long long)x->send_errors,
+            (unsigned long long)x->crc_errors, (unsigned long long)x->udp_checksum_errors,
+            (unsigned long long)x->send_errors,
             (unsigned long long)x->timer_errors);
 }
 
@@ -446,7 +488,7 @@ void inid_write_counters(struct inid *d)
         fs.delayed += a->delayed + b->delayed;
     }
     double avg_q = s->queue_samples ? (double)s->queue_sum / (double)s->queue_samples : 0.0;
-    unsigned chk = (unsigned)(lwip_stats.udp.chkerr + lwip_stats.ip.chkerr);
+    unsigned chk = (unsigned)(w->udp_checksum_errors + w->crc_errors + lwip_stats.ip.chkerr);
     fprintf(f, "{\n  \"ini\": %d, \"cluster\": %d, \"idle_mode\": \"%s\",\n", d->me->id, d->cluster,
             ini_idle_mode_name(d->idle));
     fprintf(f, "  \"summary\": \"INI %d (cluster %d): sent %llu msgs / %llu B, delivered %llu msgs / %llu B, "
@@ -476,8 +518,8 @@ void inid_write_counters(struct inid *d)
             (unsigned long long)s->local_msgs, (unsigned long long)s->bad_dst,
             (unsigned long long)s->bad_msg, (unsigned long long)s->deferred,
             (unsigned long long)s->refused, (unsigned long long)s->stalls);
-    fprintf(f, "  \"udp\": {\"checksum_errors\": %u, \"drops\": %u},\n", (unsigned)lwip_stats.udp.chkerr,
-            (unsigned)lwip_stats.udp.drop);
+    fprintf(f, "  \"udp\": {\"checksum_errors\": %llu, \"drops\": %u},\n",
+            (unsigned long long)w->udp_checksum_errors, (unsigned)lwip_stats.udp.drop);
     fprintf(f, "  \"ip\": {\"checksum_errors\": %u, \"drops\": %u, \"reassembly_drops\": %u, "
                "\"fragment_errors\": %u},\n",
             (unsigned)lwip_stats.ip.chkerr, (unsigned)lwip_stats.ip.drop,
@@ -493,6 +535,9 @@ void inid_write_counters(struct inid *d)
             (unsigned long long)fs.frames, (unsigned long long)fs.dropped,
             (unsigned long long)fs.duplicated, (unsigned long long)fs.reordered,
             (unsigned long long)fs.corrupted, (unsigned long long)fs.delayed);
+    uint64_t run = s->run_end > s->run_start ? s->run_end - s->run_start : 0;
+    fprintf(f, "  \"queue\": {\"time_avg\": %.4f, \"run_seconds\": %.3f},\n",
+            run ? (double)s->queue_area / (double)run : 0.0, (double)run / (double)d->tsc_hz);
     fprintf(f, "  \"loop\": {\"iterations\": %llu, \"idle_sleeps\": %llu, \"avg_queue\": %.3f, \"max_queue\": %llu}\n}\n",
             (unsigned long long)s->loops, (unsigned long long)s->idle_sleeps, avg_q,
             (unsigned long long)s->queue_max);

@@ -10,7 +10,8 @@
  * transport header + AM header + payload: the message is never copied
  * inside the INI until lwIP's link output copies each frame into an mbuf.
  * The first 8 bytes of the headroom carry the compute node's submit time
- * (TSC) for traces.
+ * (TSC) for traces, until the transport header (up to 14 bytes) replaces
+ * them: the INI reads them first.
  *
  * A message from an INI to a compute node is a record holding
  * ini_am_hdr | payload.  All fields are little-endian on the wire.

@@ -11,7 +11,15 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "lwip/inet_chksum.h"
+#include "lwip/ip.h"
 #include "lwip/udp.h"
+
+#include <rte_cycles.h>
+
+/* lwIP's checksum routine (core/inet_chksum.c), not in its headers: the
+ * folded ones' complement sum of len bytes. */
+u16_t lwip_standard_chksum(const void *dataptr, int len);
 
 /* ---- header codec ---- */
 
@@ -92,6 +100,13 @@ static uint32_t crc_of_pbuf(const struct pbuf *p, uint16_t off)
 
 /* ---- helpers ---- */
 
+/* Folds a 32-bit ones' complement accumulator to 16 bits. */
+static inline uint16_t fold16(uint32_t sum)
+{
+    sum = (sum & 0xffff) + (sum >> 16);
+    return (uint16_t)((sum & 0xffff) + (sum >> 16));
+}
+
 /* Starting a timer cannot fail by construction (the pool holds a window
  * per connection and time only moves forward); if it ever does, say so in
  * the counters rather than lose a retransmission silently. */
@@ -145,6 +160,11 @@ static int transmit(struct ini_swp *s, struct swp_conn *c, uint32_t seq)
     struct ini_swp_hdr h = { INI_SWP_DATA, (uint8_t)s->me, seq, c->rcv_nxt };
     ini_swp_hdr_write(wire, &h, s->seq_bits);
     memcpy(wire + s->hdr_len, &t->crc, 4);
+    /* The UDP payload's sum: the header's, plus the message's, summed
+     * once at the first send.  Both start at even offsets. */
+    uint16_t sum = fold16((uint32_t)lwip_standard_chksum(wire, s->hdr_len) + t->msg_sum);
+    if (s->stamp)
+        s->t_out_udp = rte_rdtsc();
 
     /* A PBUF_REF over the compute node's ring: lwIP puts its headers in
      * pbufs of its own and the link layer copies each frame out. */
@@ -156,7 +176,7 @@ static int transmit(struct ini_swp *s, struct swp_conn *c, uint32_t seq)
     p->payload = wire;
     ip_addr_t dst;
     ip_addr_set_ip4_u32(&dst, s->cfg->inis[c->peer].ip);
-    err_t e = udp_sendto(s->pcb, p, &dst, INI_UDP_PORT);
+    err_t e = udp_sendto_chksum(s->pcb, p, &dst, INI_UDP_PORT, 1, sum);
     pbuf_free(p);
     if (e != ERR_OK) {
         s->stats.send_errors++;
@@ -192,6 +212,9 @@ int ini_swp_send(struct ini_swp *s, int peer, uint8_t *am, uint32_t am_len, void
     t->cookie = cookie;
     t->naked = 0;
     t->crc = ini_crc32c(0, am, am_len);
+    if (s->stamp)
+        s->t_out_window = rte_rdtsc();
+    t->msg_sum = fold16((uint32_t)lwip_standard_chksum(&t->crc, 4) + lwip_standard_chksum(am, (int)am_len));
     if (transmit(s, c, seq) < 0)
         return -1;
     c->snd_nxt = (seq + 1) & s->seq_mask;
@@ -350,11 +373,31 @@ static void handle_data(struct ini_swp *s, struct swp_conn *c, uint32_t seq, str
     }
 }
 
+/* Verifies the UDP checksum of the datagram p (UDP header just removed by
+ * lwIP, still in front of the payload). */
+static int udp_checksum_ok(struct pbuf *p)
+{
+    if (pbuf_header_force(p, UDP_HLEN) != 0)
+        return 0;
+    u16_t sum = ip_chksum_pseudo(p, IP_PROTO_UDP, p->tot_len, ip_current_src_addr(), ip_current_dest_addr());
+    pbuf_remove_header(p, UDP_HLEN);
+    return sum == 0;
+}
+
 static void udp_recv_cb(void *arg, struct udp_pcb *pcb, struct pbuf *p, const ip_addr_t *addr, u16_t port)
 {
     struct ini_swp *s = arg;
     uint8_t raw[INI_SWP_MAXHDR];
     struct ini_swp_hdr h;
+    if (s->stamp)
+        s->t_in_ip = rte_rdtsc();
+    if (!udp_checksum_ok(p)) {
+        s->stats.udp_checksum_errors++;
+        pbuf_free(p);
+        return;
+    }
+    if (s->stamp)
+        s->t_in_udp = rte_rdtsc();
     uint16_t n = pbuf_copy_partial(p, raw, (u16_t)s->hdr_len, 0);
     if (ini_swp_hdr_read(raw, n, s->seq_bits, &h) < 0 ||
         (h.op == INI_SWP_DATA && p->tot_len < s->data_hdr_len + 16)) {

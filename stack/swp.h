@@ -71,7 +71,7 @@ struct ini_swp_stats {
     uint64_t retx_timer, retx_nak, naks_sent, naks_received;
     uint64_t acks_bare, acks_piggy, acks_received;
     uint64_t duplicates, out_of_window, window_full, deliver_refused;
-    uint64_t bad_header, bad_conn, bad_ack, crc_errors, send_errors, timer_errors;
+    uint64_t bad_header, bad_conn, bad_ack, crc_errors, udp_checksum_errors, send_errors, timer_errors;
 };
 
 struct swp_tx_slot {
@@ -80,6 +80,7 @@ struct swp_tx_slot {
     void *cookie;
     uint64_t last_tx;         /* TSC of the last (re)transmission */
     uint32_t crc;             /* CRC32C of the message */
+    uint16_t msg_sum;         /* ones' complement sum of CRC + message, for the UDP checksum */
     int naked;                /* retransmitted on a NAK already */
 };
 
@@ -118,6 +119,13 @@ struct ini_swp {
     void *ctx;
     uint64_t now;                  /* TSC of the current loop turn */
     int n_blocked;                 /* connections with a refused delivery */
+    /* Module boundaries (TSC) of the message being sent or received, for
+     * detailed traces; taken only while `stamp` is set. */
+    int stamp;
+    uint64_t t_out_window;         /* sliding window done, UDP starts */
+    uint64_t t_out_udp;            /* UDP checksum done, IP starts */
+    uint64_t t_in_ip;              /* reassembled datagram reached UDP */
+    uint64_t t_in_udp;             /* UDP checksum verified */
     struct swp_conn conns[INI_MAX_INIS];     /* indexed by peer INI id */
     struct timer_list send_timers;
     struct timer_list ack_timers;

@@ -1,0 +1,109 @@
+/*
+ * trace_fixture.h - builds trace files for the tests with the daemon's own
+ * writer API (ini/trace.h), into a temporary run directory.
+ *
+ * fx_out / fx_in / fx_local record one message through begin, set_msg,
+ * stamp and commit exactly as the daemon does, so a summary-mode trace
+ * keeps only t1 and the done stamp of the same calls.
+ */
+#ifndef TRACE_FIXTURE_H
+#define TRACE_FIXTURE_H
+
+#include <dirent.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "trace.h"
+
+static inline char *fx_mkdir(void)
+{
+    char tmpl[] = "/tmp/test_trace.XXXXXX";
+    char *d = mkdtemp(tmpl);
+    char *copy = d ? strdup(d) : NULL;
+    if (!copy) {                     /* nothing to test without a directory */
+        perror("test_trace: mkdtemp");
+        abort();
+    }
+    return copy;
+}
+
+static inline void fx_rmdir(char *dir)
+{
+    DIR *d = opendir(dir);
+    if (d) {
+        struct dirent *e;
+        while ((e = readdir(d)) != NULL) {
+            if (e->d_name[0] == '.')
+                continue;
+            char p[1024];
+            snprintf(p, sizeof(p), "%s/%s", dir, e->d_name);
+            unlink(p);
+        }
+        closedir(d);
+    }
+    rmdir(dir);
+    free(dir);
+}
+
+/* A trace of `capacity` records for INI `ini`, index `index` of `n_inis`
+ * in cluster `cluster` of `n_pes` compute nodes, run [start, end]. */
+static inline int fx_init(struct ini_trace *t, enum ini_trace_mode mode, uint32_t capacity, uint64_t hz,
+                          int ini, int cluster, int index, int n_inis, int n_pes, uint64_t start, uint64_t end)
+{
+    if (ini_trace_init(t, mode, capacity, ini, cluster, hz) < 0)
+        return -1;
+    ini_trace_set_cluster(t, index, n_inis, n_pes);
+    ini_trace_set_policies(t, INI_POLICY_STATIC, INI_POLICY_ROUND_ROBIN);
+    ini_trace_run_start(t, start);
+    ini_trace_run_end(t, end);
+    return 0;
+}
+
+static inline void fx_out(struct ini_trace *t, uint16_t src, uint16_t dst, uint16_t peer, uint32_t len,
+                          uint32_t qlen, uint64_t t0, uint64_t t1, uint64_t t2, uint64_t t3, uint64_t t4,
+                          uint64_t t5)
+{
+    struct ini_trace_rec *r = ini_trace_begin(t, INI_TRACE_OUT, t1, qlen);
+    ini_trace_set_msg(r, src, dst, peer, len);
+    ini_trace_stamp(t, r, INI_TS_SUBMIT, t0);
+    ini_trace_stamp(t, r, INI_TS_DEQUEUE, t2);
+    ini_trace_stamp(t, r, INI_TS_OUT_WINDOW, t3);
+    ini_trace_stamp(t, r, INI_TS_OUT_UDP, t4);
+    ini_trace_commit(t, r, t5);
+}
+
+static inline void fx_in(struct ini_trace *t, uint16_t src, uint16_t dst, uint16_t peer, uint32_t len,
+                         uint32_t qlen, uint64_t t1, uint64_t t2, uint64_t t3, uint64_t t4, uint64_t t5,
+                         uint64_t t6)
+{
+    struct ini_trace_rec *r = ini_trace_begin(t, INI_TRACE_IN, t1, qlen);
+    ini_trace_stamp(t, r, INI_TS_DEQUEUE, t2);
+    ini_trace_stamp(t, r, INI_TS_IN_IP, t3);
+    ini_trace_set_msg(r, src, dst, peer, len);     /* known once reassembled */
+    ini_trace_stamp(t, r, INI_TS_IN_UDP, t4);
+    ini_trace_stamp(t, r, INI_TS_IN_WINDOW, t5);
+    ini_trace_commit(t, r, t6);
+}
+
+static inline void fx_local(struct ini_trace *t, uint16_t src, uint16_t dst, uint32_t len, uint32_t qlen,
+                            uint64_t t1, uint64_t t2, uint64_t t6)
+{
+    struct ini_trace_rec *r = ini_trace_begin(t, INI_TRACE_LOCAL, t1, qlen);
+    ini_trace_set_msg(r, src, dst, INI_TRACE_NO_PEER, len);
+    ini_trace_stamp(t, r, INI_TS_DEQUEUE, t2);
+    ini_trace_commit(t, r, t6);
+}
+
+/* Writes dir/ini<ID>.trace and frees the buffer; 0 or -1. */
+static inline int fx_write(struct ini_trace *t, const char *dir)
+{
+    char path[1024];
+    snprintf(path, sizeof(path), "%s/ini%d.trace", dir, t->info.ini_id);
+    int rc = ini_trace_write(t, path);
+    ini_trace_free(t);
+    return rc;
+}
+
+#endif

@@ -1,0 +1,19 @@
+# tools/trace/: the trace post-processor, `ini-trace report RUN_DIR`
+# (docs/traces.md).  trace_file.c reads and validates the ini<ID>.trace
+# files, report.c computes the tables, report_print.c formats them; the
+# daemon's side, the trace buffer and writer, is ini/trace.c.
+TRACE_TOOL_OBJS := $(addprefix $(OBJ)/tools/trace/,trace_file.o report.o report_print.o)
+TRACE_LIB_OBJS  := $(OBJ)/ini/trace.o $(TRACE_TOOL_OBJS)
+$(TRACE_TOOL_OBJS) $(OBJ)/tools/trace/ini-trace.o: EXTRA := -Itools/trace
+
+BINS += $(BIN)/ini-trace
+$(BIN)/ini-trace: $(OBJ)/tools/trace/ini-trace.o $(TRACE_LIB_OBJS)
+	@mkdir -p $(dir $@)
+	$(CC) $(LDFLAGS) -o $@ $^ -lm
+
+# test_trace: the writer (ini/trace.c) and reading back, with the file
+# checks; test_trace_report: the report numbers on hand-built runs.
+UNIT_TESTS += $(BIN)/test_trace $(BIN)/test_trace_report
+$(OBJ)/tests/unit/test_trace.o $(OBJ)/tests/unit/test_trace_report.o: EXTRA := -Itools/trace
+$(BIN)/test_trace: $(TRACE_LIB_OBJS)
+$(BIN)/test_trace_report: $(TRACE_LIB_OBJS)

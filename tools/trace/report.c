@@ -1,0 +1,679 @@
+/*
+ * report.c - the arithmetic of `ini-trace report` (report.h).
+ *
+ * Per INI, messages are put in FIFO order (arrival t1, then service start)
+ * once; from that order follow
+ *   - each message's service start s: t2 in a detailed trace; in a summary
+ *     trace, which has no t2, the start a run-to-completion FIFO server
+ *     gives it, max(t1, latest done of the messages ahead);
+ *   - whether it arrived behind another message still in the INI (the
+ *     latest done ahead of it is after its t1): "blocked", the situation of
+ *     message C in the thesis's figure 5-3;
+ *   - the INI's occupancy: the union of the [t1, done) intervals, when at
+ *     least one message was in it (used to tell whether a sibling is idle).
+ * Busy time is the measure of the union of the [s, done] intervals (a
+ * union, not a sum, because a message stalled on a full window is still
+ * "in service" while the INI processes others).
+ *
+ * A trace whose buffer filled up stops at its last recorded message, so its
+ * run is cut there ("effective end"), and a cluster's misrouting is
+ * measured only up to the earliest effective end of its INIs, where all the
+ * siblings' traces are still complete.
+ */
+#include "report.h"
+
+#include <math.h>
+#include <stdarg.h>
+#include <stdlib.h>
+#include <string.h>
+
+/* Per-INI working data, sorted in FIFO order. */
+struct ini_work {
+    const struct trace_file *f;
+    uint64_t start, end;            /* the run, end cut at the last done if records were dropped */
+    size_t n;
+    uint64_t *t1, *s, *done;        /* FIFO order */
+    uint8_t *blocked;
+    size_t n_occ;                   /* merged occupancy [lo, hi) intervals, ascending */
+    uint64_t *occ_lo, *occ_hi;
+    double busy;                    /* |union [s, done]| within [start, end] */
+};
+
+static void note(struct report *r, const char *fmt, ...)
+{
+    if (r->n_notes >= REPORT_MAX_NOTES)
+        return;
+    va_list ap;
+    va_start(ap, fmt);
+    vsnprintf(r->notes[r->n_notes++], sizeof(r->notes[0]), fmt, ap);
+    va_end(ap);
+}
+
+static double mean(double sum, uint64_t n)
+{
+    return n ? sum / (double)n : NAN;
+}
+
+static double cycles_to_ns(double cycles, uint64_t hz)
+{
+    return cycles * 1e9 / (double)hz;
+}
+
+/* ---- FIFO order, service start, occupancy, busy time ---------------- */
+
+struct order_key {
+    uint64_t t1, second;            /* second: t2 (detailed) or done (summary) */
+    size_t idx;
+};
+
+static int cmp_order(const void *a, const void *b)
+{
+    const struct order_key *x = a, *y = b;
+    if (x->t1 != y->t1)
+        return x->t1 < y->t1 ? -1 : 1;
+    if (x->second != y->second)
+        return x->second < y->second ? -1 : 1;
+    return (x->idx > y->idx) - (x->idx < y->idx);
+}
+
+struct interval {
+    uint64_t lo, hi;
+};
+
+static int cmp_interval(const void *a, const void *b)
+{
+    const struct interval *x = a, *y = b;
+    if (x->lo != y->lo)
+        return x->lo < y->lo ? -1 : 1;
+    return (x->hi > y->hi) - (x->hi < y->hi);
+}
+
+/* Measure of the union of iv[0..n) clipped to [clip_lo, clip_hi]; sorts iv. */
+static double union_length(struct interval *iv, size_t n, uint64_t clip_lo, uint64_t clip_hi)
+{
+    qsort(iv, n, sizeof(*iv), cmp_interval);
+    double total = 0;
+    uint64_t cur_lo = 0, cur_hi = 0;
+    bool open = false;
+    for (size_t i = 0; i <= n; i++) {
+        if (i < n) {
+            uint64_t lo = iv[i].lo < clip_lo ? clip_lo : iv[i].lo;
+            uint64_t hi = iv[i].hi > clip_hi ? clip_hi : iv[i].hi;
+            if (hi <= lo)
+                continue;
+            if (open && lo <= cur_hi) {
+                if (hi > cur_hi)
+                    cur_hi = hi;
+                continue;
+            }
+        }
+        if (open)
+            total += (double)(cur_hi - cur_lo);
+        if (i < n) {
+            cur_lo = iv[i].lo < clip_lo ? clip_lo : iv[i].lo;
+            cur_hi = iv[i].hi > clip_hi ? clip_hi : iv[i].hi;
+            open = true;
+        }
+    }
+    return total;
+}
+
+static void work_free(struct ini_work *w)
+{
+    free(w->t1);
+    free(w->s);
+    free(w->done);
+    free(w->blocked);
+    free(w->occ_lo);
+    free(w->occ_hi);
+    memset(w, 0, sizeof(*w));
+}
+
+static int work_build(struct ini_work *w, const struct trace_file *f)
+{
+    memset(w, 0, sizeof(*w));
+    w->f = f;
+    w->n = (size_t)f->n;
+    w->start = f->info.start_tsc;
+    w->end = f->info.end_tsc;
+    if (f->dropped) {
+        /* Recording stopped when the buffer filled: beyond the last
+         * recorded done the trace knows nothing. */
+        uint64_t last = w->start;
+        for (size_t i = 0; i < w->n; i++)
+            if (trace_msg_done(&f->msgs[i]) > last)
+                last = trace_msg_done(&f->msgs[i]);
+        w->end = last;
+    }
+    size_t n1 = w->n ? w->n : 1;
+    struct order_key *key = malloc(n1 * sizeof(*key));
+    struct interval *iv = malloc(n1 * sizeof(*iv));
+    w->t1 = malloc(n1 * sizeof(uint64_t));
+    w->s = malloc(n1 * sizeof(uint64_t));
+    w->done = malloc(n1 * sizeof(uint64_t));
+    w->blocked = malloc(n1);
+    w->occ_lo = malloc(n1 * sizeof(uint64_t));
+    w->occ_hi = malloc(n1 * sizeof(uint64_t));
+    if (!key || !iv || !w->t1 || !w->s || !w->done || !w->blocked || !w->occ_lo || !w->occ_hi) {
+        free(key);
+        free(iv);
+        work_free(w);
+        return -1;
+    }
+    const bool detailed = f->mode == INI_TRACE_DETAILED;
+    for (size_t i = 0; i < w->n; i++) {
+        const struct trace_msg *m = &f->msgs[i];
+        key[i] = (struct order_key){ m->t[INI_TS_ENQUEUE],
+                                     detailed ? m->t[INI_TS_DEQUEUE] : trace_msg_done(m), i };
+    }
+    qsort(key, w->n, sizeof(*key), cmp_order);
+
+    uint64_t latest_done_ahead = 0;     /* 0: nothing ahead yet (stamps are > 0) */
+    for (size_t k = 0; k < w->n; k++) {
+        const struct trace_msg *m = &f->msgs[key[k].idx];
+        uint64_t t1 = m->t[INI_TS_ENQUEUE], done = trace_msg_done(m), s;
+        if (detailed) {
+            s = m->t[INI_TS_DEQUEUE];
+        } else {
+            s = latest_done_ahead > t1 ? latest_done_ahead : t1;
+            if (s > done)       /* it overtook a stalled message: started no later than it ended */
+                s = done;
+        }
+        w->t1[k] = t1;
+        w->s[k] = s;
+        w->done[k] = done;
+        w->blocked[k] = latest_done_ahead > t1;
+        if (done > latest_done_ahead)
+            latest_done_ahead = done;
+        iv[k] = (struct interval){ s, done };
+
+        /* occupancy: arrivals are ascending, so merging is one pass */
+        if (done > t1) {
+            if (w->n_occ && t1 <= w->occ_hi[w->n_occ - 1]) {
+                if (done > w->occ_hi[w->n_occ - 1])
+                    w->occ_hi[w->n_occ - 1] = done;
+            } else {
+                w->occ_lo[w->n_occ] = t1;
+                w->occ_hi[w->n_occ] = done;
+                w->n_occ++;
+            }
+        }
+    }
+    w->busy = union_length(iv, w->n, w->start, w->end);
+    free(key);
+    free(iv);
+    return 0;
+}
+
+/* How long INI w stays idle from instant x on: -1 if it is not idle at x
+ * (a message is in it, or x is outside its run), else the time to its
+ * next arrival or to the end of its run. */
+static double idle_left(const struct ini_work *w, uint64_t x)
+{
+    if (x < w->start || x >= w->end)
+        return -1;
+    /* the first occupancy interval starting after x */
+    size_t lo = 0, hi = w->n_occ;
+    while (lo < hi) {
+        size_t mid = lo + (hi - lo) / 2;
+        if (w->occ_lo[mid] <= x)
+            lo = mid + 1;
+        else
+            hi = mid;
+    }
+    if (lo > 0 && x < w->occ_hi[lo - 1])
+        return -1;
+    uint64_t until = lo < w->n_occ ? w->occ_lo[lo] : w->end;
+    return (double)(until - x);
+}
+
+/* ---- tables 5.1 / 5.2 ----------------------------------------------- */
+
+static uint32_t bucket_lo(uint32_t len, bool pow2)
+{
+    if (!pow2 || len == 0)
+        return len;
+    uint32_t b = 1;
+    while (len >> 1 >= b)
+        b <<= 1;
+    return b;
+}
+
+static uint32_t bucket_hi(uint32_t lo, bool pow2)
+{
+    if (!pow2 || lo == 0)
+        return lo;
+    return lo >= 0x80000000u ? UINT32_MAX : 2 * lo - 1;
+}
+
+static int cmp_u32(const void *a, const void *b)
+{
+    uint32_t x = *(const uint32_t *)a, y = *(const uint32_t *)b;
+    return (x > y) - (x < y);
+}
+
+static size_t sort_unique(uint32_t *v, size_t n)
+{
+    qsort(v, n, sizeof(*v), cmp_u32);
+    size_t u = 0;
+    for (size_t i = 0; i < n; i++)
+        if (u == 0 || v[i] != v[u - 1])
+            v[u++] = v[i];
+    return u;
+}
+
+/* The six column values of a message for its path's table. */
+static void breakdown_columns(const struct trace_msg *m, double col[REPORT_COLS])
+{
+    const uint64_t *t = m->t;
+    if (m->kind == INI_TRACE_OUT) {
+        col[SEND_HANDLER] = (double)(t[1] - t[0]);
+        col[SEND_QUEUE] = (double)(t[2] - t[1]);
+        col[SEND_WINDOW] = (double)(t[3] - t[2]);
+        col[SEND_UDP] = (double)(t[4] - t[3]);
+        col[SEND_IP] = (double)(t[5] - t[4]);
+        col[SEND_TOTAL] = (double)(t[5] - t[0]);
+    } else {
+        col[RECV_QUEUE] = (double)(t[2] - t[1]);
+        col[RECV_IP] = (double)(t[3] - t[2]);
+        col[RECV_UDP] = (double)(t[4] - t[3]);
+        col[RECV_WINDOW] = (double)(t[5] - t[4]);
+        col[RECV_DELIVERY] = (double)(t[6] - t[5]);
+        col[RECV_TOTAL] = (double)(t[6] - t[1]);
+    }
+}
+
+static void bucket_add(struct report_bucket *b, const double col[REPORT_COLS], uint64_t hz)
+{
+    b->count++;
+    for (int c = 0; c < REPORT_COLS; c++) {
+        b->cycles[c] += col[c];
+        b->ns[c] += cycles_to_ns(col[c], hz);
+    }
+}
+
+static void bucket_finish(struct report_bucket *b)
+{
+    for (int c = 0; c < REPORT_COLS; c++) {
+        b->cycles[c] = mean(b->cycles[c], b->count);
+        b->ns[c] = mean(b->ns[c], b->count);
+    }
+}
+
+static int build_breakdown(struct report_breakdown *bd, const struct trace_run *run, int kind, bool pow2)
+{
+    memset(bd, 0, sizeof(*bd));
+    size_t n = 0;
+    for (int i = 0; i < run->n_files; i++)
+        if (run->files[i].mode == INI_TRACE_DETAILED)
+            for (uint64_t j = 0; j < run->files[i].n; j++)
+                n += run->files[i].msgs[j].kind == kind;
+    uint32_t *keys = malloc((n ? n : 1) * sizeof(*keys));
+    if (!keys)
+        return -1;
+    size_t k = 0;
+    for (int i = 0; i < run->n_files; i++)
+        if (run->files[i].mode == INI_TRACE_DETAILED)
+            for (uint64_t j = 0; j < run->files[i].n; j++)
+                if (run->files[i].msgs[j].kind == kind)
+                    keys[k++] = bucket_lo(run->files[i].msgs[j].len, pow2);
+    size_t u = sort_unique(keys, n);
+    bd->buckets = calloc(u ? u : 1, sizeof(*bd->buckets));
+    if (!bd->buckets) {
+        free(keys);
+        return -1;
+    }
+    bd->n_buckets = (int)u;
+    for (size_t b = 0; b < u; b++) {
+        bd->buckets[b].len_lo = keys[b];
+        bd->buckets[b].len_hi = bucket_hi(keys[b], pow2);
+    }
+    bd->all.len_lo = u ? keys[0] : 0;
+    bd->all.len_hi = u ? bucket_hi(keys[u - 1], pow2) : 0;
+    for (int i = 0; i < run->n_files; i++) {
+        const struct trace_file *f = &run->files[i];
+        if (f->mode != INI_TRACE_DETAILED)
+            continue;
+        for (uint64_t j = 0; j < f->n; j++) {
+            const struct trace_msg *m = &f->msgs[j];
+            if (m->kind != kind)
+                continue;
+            uint32_t key = bucket_lo(m->len, pow2);
+            uint32_t *at = bsearch(&key, keys, u, sizeof(*keys), cmp_u32);
+            double col[REPORT_COLS];
+            breakdown_columns(m, col);
+            bucket_add(&bd->buckets[at - keys], col, f->info.tsc_hz);
+            bucket_add(&bd->all, col, f->info.tsc_hz);
+        }
+    }
+    for (int b = 0; b < bd->n_buckets; b++)
+        bucket_finish(&bd->buckets[b]);
+    bd->n_msgs = bd->all.count;
+    bucket_finish(&bd->all);
+    free(keys);
+    return 0;
+}
+
+/* Power-of-two buckets when the detailed traces hold many distinct lengths. */
+static int choose_pow2(const struct trace_run *run, bool *pow2)
+{
+    size_t n = 0;
+    for (int i = 0; i < run->n_files; i++)
+        if (run->files[i].mode == INI_TRACE_DETAILED)
+            n += (size_t)run->files[i].n;
+    uint32_t *lens = malloc((n ? n : 1) * sizeof(*lens));
+    if (!lens)
+        return -1;
+    size_t k = 0;
+    for (int i = 0; i < run->n_files; i++)
+        if (run->files[i].mode == INI_TRACE_DETAILED)
+            for (uint64_t j = 0; j < run->files[i].n; j++)
+                if (run->files[i].msgs[j].kind != INI_TRACE_LOCAL)
+                    lens[k++] = run->files[i].msgs[j].len;
+    *pow2 = sort_unique(lens, k) > REPORT_MAX_DISTINCT_LENGTHS;
+    free(lens);
+    return 0;
+}
+
+/* ---- table 5.3 ------------------------------------------------------ */
+
+/* Sums behind a report_perf row, so rows can be pooled. */
+struct perf_acc {
+    uint64_t n_out, n_in, n_local, n_msgs;
+    double len, send, send_ns, recv, recv_ns, local, qlen;
+    double queue_len_sum, util_sum;     /* of the per-INI values */
+    int n_queue_len, n_util;
+    double busy, run;
+};
+
+static void acc_ini(struct perf_acc *a, const struct ini_work *w)
+{
+    const struct trace_file *f = w->f;
+    double residence = 0;
+    for (uint64_t i = 0; i < f->n; i++) {
+        const struct trace_msg *m = &f->msgs[i];
+        double in_ini = (double)(trace_msg_done(m) - m->t[INI_TS_ENQUEUE]);
+        residence += in_ini;
+        a->qlen += m->qlen;
+        a->n_msgs++;
+        switch (m->kind) {
+        case INI_TRACE_OUT:
+            a->n_out++;
+            a->len += m->len;
+            a->send += in_ini;
+            a->send_ns += cycles_to_ns(in_ini, f->info.tsc_hz);
+            break;
+        case INI_TRACE_IN:
+            a->n_in++;
+            a->len += m->len;
+            a->recv += in_ini;
+            a->recv_ns += cycles_to_ns(in_ini, f->info.tsc_hz);
+            break;
+        default:
+            a->n_local++;
+            a->local += in_ini;
+        }
+    }
+    double run = (double)(w->end - w->start);
+    if (run > 0) {
+        /* Little's law: the time-average number of messages in the INI is
+         * the total time they spent in it over the run's length. */
+        a->queue_len_sum += residence / run;
+        a->n_queue_len++;
+        a->util_sum += w->busy / run;
+        a->n_util++;
+    }
+    a->busy += w->busy;
+    a->run += run;
+}
+
+static void acc_merge(struct perf_acc *to, const struct perf_acc *from)
+{
+    to->n_out += from->n_out;
+    to->n_in += from->n_in;
+    to->n_local += from->n_local;
+    to->n_msgs += from->n_msgs;
+    to->len += from->len;
+    to->send += from->send;
+    to->send_ns += from->send_ns;
+    to->recv += from->recv;
+    to->recv_ns += from->recv_ns;
+    to->local += from->local;
+    to->qlen += from->qlen;
+    to->queue_len_sum += from->queue_len_sum;
+    to->n_queue_len += from->n_queue_len;
+    to->util_sum += from->util_sum;
+    to->n_util += from->n_util;
+    to->busy += from->busy;
+    to->run += from->run;
+}
+
+static struct report_perf acc_finish(const struct perf_acc *a)
+{
+    struct report_perf p = {
+        .n_out = a->n_out, .n_in = a->n_in, .n_local = a->n_local,
+        .msg_len = mean(a->len, a->n_out + a->n_in),
+        .send_cycles = mean(a->send, a->n_out), .send_ns = mean(a->send_ns, a->n_out),
+        .recv_cycles = mean(a->recv, a->n_in), .recv_ns = mean(a->recv_ns, a->n_in),
+        .local_cycles = mean(a->local, a->n_local),
+        .queue_len = mean(a->queue_len_sum, (uint64_t)a->n_queue_len),
+        .queue_at_arrival = mean(a->qlen, a->n_msgs),
+        .utilization = mean(a->util_sum, (uint64_t)a->n_util),
+        .busy_cycles = a->busy, .run_cycles = a->run,
+    };
+    p.msg_cycles = p.send_cycles + p.recv_cycles;   /* NaN unless both exist */
+    p.msg_ns = p.send_ns + p.recv_ns;
+    return p;
+}
+
+/* ---- section 5.4: misrouting ---------------------------------------- */
+
+static void misroute_finish(struct report_misroute *m)
+{
+    m->count_rate = m->messages ? (double)m->misrouted / (double)m->messages : NAN;
+    m->time_rate = m->busy_cycles > 0 ? m->saved_cycles / m->busy_cycles : NAN;
+    m->time_rate_bounded = m->busy_cycles > 0 ? m->saved_bounded_cycles / m->busy_cycles : NAN;
+}
+
+/* A message is misrouted when it arrived behind another message at its INI
+ * (so it queued) while a sibling INI of its cluster held no message at all;
+ * the queueing time it spent is what routing it to the idle sibling could
+ * have saved (thesis, figure 5-3). */
+static int misroute_cluster(struct report_misroute *mis, const struct ini_work *w, int n)
+{
+    memset(mis, 0, sizeof(*mis));
+    mis->applicable = n >= 2;
+    if (!mis->applicable)
+        return 0;
+    uint64_t window_end = UINT64_MAX;
+    for (int i = 0; i < n; i++)
+        if (w[i].end < window_end)
+            window_end = w[i].end;
+    for (int i = 0; i < n; i++) {
+        for (size_t k = 0; k < w[i].n; k++) {
+            uint64_t t1 = w[i].t1[k];
+            if (t1 >= window_end)
+                continue;
+            mis->messages++;
+            uint64_t wait = w[i].s[k] - t1;
+            if (!w[i].blocked[k] || wait == 0)
+                continue;
+            mis->blocked++;
+            double best = -1;           /* longest idle time left among idle siblings */
+            for (int j = 0; j < n; j++) {
+                if (j == i)
+                    continue;
+                double left = idle_left(&w[j], t1);
+                if (left > best)
+                    best = left;
+            }
+            if (best < 0)
+                continue;
+            mis->misrouted++;
+            mis->saved_cycles += (double)wait;
+            mis->saved_bounded_cycles += (double)wait < best ? (double)wait : best;
+        }
+        /* the busy time inside the window [start, window_end] */
+        struct interval *iv = malloc((w[i].n ? w[i].n : 1) * sizeof(*iv));
+        if (!iv)
+            return -1;
+        for (size_t k = 0; k < w[i].n; k++)
+            iv[k] = (struct interval){ w[i].s[k], w[i].done[k] };
+        mis->busy_cycles += union_length(iv, w[i].n, w[i].start, window_end);
+        free(iv);
+    }
+    misroute_finish(mis);
+    return 0;
+}
+
+/* ---- the whole report ----------------------------------------------- */
+
+static int cmp_work(const void *a, const void *b)
+{
+    const struct ini_work *x = a, *y = b;
+    if (x->f->info.cluster_id != y->f->info.cluster_id)
+        return x->f->info.cluster_id < y->f->info.cluster_id ? -1 : 1;
+    return (x->f->info.ini_index > y->f->info.ini_index) - (x->f->info.ini_index < y->f->info.ini_index);
+}
+
+static int common_policy(const struct trace_run *run, bool ini_side)
+{
+    int p = ini_side ? run->files[0].info.ini_policy : run->files[0].info.pe_policy;
+    for (int i = 1; i < run->n_files; i++)
+        if ((ini_side ? run->files[i].info.ini_policy : run->files[i].info.pe_policy) != p)
+            return -2;
+    return p;
+}
+
+int report_build(struct report *r, const struct trace_run *run, char *err, size_t errlen)
+{
+    memset(r, 0, sizeof(*r));
+    snprintf(r->dir, sizeof(r->dir), "%s", run->dir);
+    r->n_files = run->n_files;
+    for (int i = 0; i < run->n_files; i++) {
+        if (run->files[i].mode == INI_TRACE_DETAILED)
+            r->n_detailed++;
+        else
+            r->n_summary++;
+    }
+    r->pe_policy = run->n_files ? common_policy(run, false) : -1;
+    r->ini_policy = run->n_files ? common_policy(run, true) : -1;
+
+    struct ini_work *w = calloc(run->n_files ? (size_t)run->n_files : 1, sizeof(*w));
+    r->inis = calloc(run->n_files ? (size_t)run->n_files : 1, sizeof(*r->inis));
+    r->clusters = calloc(run->n_files ? (size_t)run->n_files : 1, sizeof(*r->clusters));
+    int rc = (w && r->inis && r->clusters) ? 0 : -1;
+    if (rc == 0)
+        rc = choose_pow2(run, &r->pow2_buckets);
+    if (rc == 0)
+        rc = build_breakdown(&r->send, run, INI_TRACE_OUT, r->pow2_buckets);
+    if (rc == 0)
+        rc = build_breakdown(&r->recv, run, INI_TRACE_IN, r->pow2_buckets);
+    int built = 0;
+    for (; rc == 0 && built < run->n_files; built++)
+        rc = work_build(&w[built], &run->files[built]);
+    if (rc < 0) {
+        for (int i = 0; i < built; i++)
+            work_free(&w[i]);
+        free(w);
+        report_free(r);
+        snprintf(err, errlen, "%s: out of memory", run->dir);
+        return -1;
+    }
+    qsort(w, (size_t)run->n_files, sizeof(*w), cmp_work);
+
+    struct perf_acc all = { 0 };
+    struct report_misroute all_mis = { 0 };
+    r->n_inis = run->n_files;
+    for (int i = 0; i < run->n_files;) {
+        struct report_cluster *c = &r->clusters[r->n_clusters++];
+        c->cluster_id = w[i].f->info.cluster_id;
+        c->n_inis = w[i].f->info.cluster_inis;
+        c->n_pes = w[i].f->info.cluster_pes;
+        c->first_ini = i;
+        struct perf_acc cacc = { 0 };
+        for (int k = i; k < i + c->n_inis; k++) {
+            const struct trace_file *f = w[k].f;
+            struct report_ini *ri = &r->inis[k];
+            ri->ini_id = f->info.ini_id;
+            ri->cluster_id = f->info.cluster_id;
+            ri->ini_index = f->info.ini_index;
+            snprintf(ri->file, sizeof(ri->file), "%s", f->name);
+            ri->mode = f->mode;
+            ri->dropped = f->dropped;
+            ri->tsc_hz = f->info.tsc_hz;
+            struct perf_acc a = { 0 };
+            acc_ini(&a, &w[k]);
+            ri->perf = acc_finish(&a);
+            acc_merge(&cacc, &a);
+            if (f->dropped)
+                note(r, "%s: %llu messages not recorded (trace buffer full); its run is cut at its last "
+                        "recorded message", f->name, (unsigned long long)f->dropped);
+        }
+        c->perf = acc_finish(&cacc);
+        acc_merge(&all, &cacc);
+        if (misroute_cluster(&c->mis, &w[i], c->n_inis) < 0)
+            rc = -1;
+        if (c->mis.applicable) {
+            all_mis.applicable = true;
+            all_mis.messages += c->mis.messages;
+            all_mis.blocked += c->mis.blocked;
+            all_mis.misrouted += c->mis.misrouted;
+            all_mis.saved_cycles += c->mis.saved_cycles;
+            all_mis.saved_bounded_cycles += c->mis.saved_bounded_cycles;
+            all_mis.busy_cycles += c->mis.busy_cycles;
+        }
+        i += c->n_inis;
+    }
+    r->all = acc_finish(&all);
+    r->common_pes = r->n_clusters ? r->clusters[0].n_pes : 0;
+    r->common_inis = r->n_clusters ? r->clusters[0].n_inis : 0;
+    for (int c = 1; c < r->n_clusters; c++) {
+        if (r->clusters[c].n_pes != r->common_pes)
+            r->common_pes = 0;
+        if (r->clusters[c].n_inis != r->common_inis)
+            r->common_inis = 0;
+    }
+    misroute_finish(&all_mis);
+    r->all_mis = all_mis;
+
+    if (r->n_detailed == 0)
+        note(r, "summary traces only: the send and receive breakdowns (tables 5.1, 5.2) need trace.mode = detailed");
+    else if (r->n_summary)
+        note(r, "breakdowns from the %d detailed traces only (%d summary)", r->n_detailed, r->n_summary);
+    if (r->n_summary)
+        note(r, "summary traces have no dequeue stamp: service start taken as max(arrival, previous done) "
+                "(FIFO, run to completion)");
+    uint64_t hz_lo = UINT64_MAX, hz_hi = 0;
+    for (int i = 0; i < run->n_files; i++) {
+        uint64_t hz = run->files[i].info.tsc_hz;
+        hz_lo = hz < hz_lo ? hz : hz_lo;
+        hz_hi = hz > hz_hi ? hz : hz_hi;
+    }
+    if (run->n_files && hz_lo != hz_hi)
+        note(r, "the files' TSC rates differ (%.3f to %.3f MHz): each file's rate converts its own records "
+                "to ns", (double)hz_lo / 1e6, (double)hz_hi / 1e6);
+    if (r->pow2_buckets)
+        note(r, "more than %d distinct message lengths: lengths grouped in power-of-two buckets",
+             REPORT_MAX_DISTINCT_LENGTHS);
+
+    for (int i = 0; i < run->n_files; i++)
+        work_free(&w[i]);
+    free(w);
+    if (rc < 0) {
+        report_free(r);
+        snprintf(err, errlen, "%s: out of memory", run->dir);
+    }
+    return rc;
+}
+
+void report_free(struct report *r)
+{
+    free(r->send.buckets);
+    free(r->recv.buckets);
+    free(r->inis);
+    free(r->clusters);
+    r->send.buckets = r->recv.buckets = NULL;
+    r->inis = NULL;
+    r->clusters = NULL;
+}

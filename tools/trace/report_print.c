@@ -1,0 +1,451 @@
+/*
+ * report_print.c - formats a built report (report.h) as text tables in the
+ * thesis's layout, as CSV (one section per table, a blank line between) or
+ * as one JSON object.  No arithmetic here beyond unit conversion for
+ * display (rates shown as percentages in text).
+ */
+#include "report.h"
+
+#include <math.h>
+#include <string.h>
+
+static const char *const send_cols[REPORT_COLS] = { "handler", "queue", "slid_win", "UDP", "IP", "total" };
+static const char *const recv_cols[REPORT_COLS] = { "queue", "IP", "UDP", "slid_win", "delivery", "total" };
+static const char *const send_keys[REPORT_COLS] = { "handler", "queue", "slid_win", "udp", "ip", "total" };
+static const char *const recv_keys[REPORT_COLS] = { "queue", "ip", "udp", "slid_win", "delivery", "total" };
+
+static const char *policy_name(int p)
+{
+    switch (p) {
+    case -2: return "mixed";
+    case 0:  return "static";
+    case 1:  return "round-robin";
+    case 2:  return "load-aware";
+    default: return "unknown";
+    }
+}
+
+/* The thesis numbers tables 5.3 / 5.6 for static INI scheduling and
+ * 5.4 / 5.7 for round-robin. */
+static const char *perf_table(int ini_policy)
+{
+    return ini_policy == 0 ? "Table 5.3" : ini_policy == 1 ? "Table 5.4" : "Table 5.3/5.4";
+}
+
+static const char *mis_table(int ini_policy)
+{
+    return ini_policy == 0 ? "Table 5.6" : ini_policy == 1 ? "Table 5.7" : "Table 5.6/5.7";
+}
+
+static void len_label(char *buf, size_t n, const struct report_bucket *b)
+{
+    if (b->len_lo == b->len_hi)
+        snprintf(buf, n, "%u", b->len_lo);
+    else
+        snprintf(buf, n, "%u-%u", b->len_lo, b->len_hi);
+}
+
+/* A number in a fixed-width text column; "-" for NaN. */
+static void text_num(FILE *o, int width, int prec, double v)
+{
+    if (isnan(v))
+        fprintf(o, " %*s", width, "-");
+    else
+        fprintf(o, " %*.*f", width, prec, v);
+}
+
+static void text_pct(FILE *o, int width, double v)
+{
+    if (isnan(v))
+        fprintf(o, " %*s", width, "-");
+    else
+        fprintf(o, " %*.1f%%", width - 1, 100.0 * v);
+}
+
+/* ---- text ----------------------------------------------------------- */
+
+static void text_breakdown(FILE *o, const struct report_breakdown *bd,
+                           const char *title, const char *const cols[REPORT_COLS], bool ns)
+{
+    fprintf(o, "%s, mean %s per message\n", title, ns ? "nanoseconds" : "TSC cycles");
+    fprintf(o, "%-13s %8s", "len (bytes)", "msgs");
+    for (int c = 0; c < REPORT_COLS; c++)
+        fprintf(o, " %10s", cols[c]);
+    fputc('\n', o);
+    for (int b = 0; b <= bd->n_buckets; b++) {
+        const struct report_bucket *k = b < bd->n_buckets ? &bd->buckets[b] : &bd->all;
+        char label[32];
+        if (b < bd->n_buckets)
+            len_label(label, sizeof(label), k);
+        else
+            snprintf(label, sizeof(label), "all");
+        fprintf(o, "%-13s %8llu", label, (unsigned long long)k->count);
+        for (int c = 0; c < REPORT_COLS; c++)
+            text_num(o, 10, 1, ns ? k->ns[c] : k->cycles[c]);
+        fputc('\n', o);
+    }
+    fputc('\n', o);
+}
+
+/* The configuration columns; 0 (not recorded, or differing between the
+ * clusters in the machine row) prints as "-". */
+static const char *config_num(char *buf, size_t n, int v)
+{
+    if (v > 0)
+        snprintf(buf, n, "%d", v);
+    else
+        snprintf(buf, n, "-");
+    return buf;
+}
+
+static void text_perf_row(FILE *o, const char *cluster, int clu_size, int ios, const char *ini,
+                          const struct report_perf *p)
+{
+    char size[16], n_ios[16];
+    fprintf(o, "%-7s %8s %7s %-5s %8llu %8llu %6llu", cluster, config_num(size, sizeof(size), clu_size),
+            config_num(n_ios, sizeof(n_ios), ios), ini,
+            (unsigned long long)p->n_out, (unsigned long long)p->n_in, (unsigned long long)p->n_local);
+    text_num(o, 8, 1, p->msg_len);
+    text_num(o, 10, 1, p->send_cycles);
+    text_num(o, 10, 1, p->recv_cycles);
+    text_num(o, 10, 1, p->msg_cycles);
+    text_num(o, 10, 1, p->msg_ns);
+    text_num(o, 9, 3, p->queue_len);
+    text_num(o, 9, 3, p->queue_at_arrival);
+    text_num(o, 11, 3, p->utilization);
+    fputc('\n', o);
+}
+
+static void text_mis_row(FILE *o, const char *cluster, int clu_size, int ios, const struct report_misroute *m)
+{
+    char size[16], n_ios[16];
+    fprintf(o, "%-7s %8s %7s", cluster, config_num(size, sizeof(size), clu_size),
+            config_num(n_ios, sizeof(n_ios), ios));
+    if (!m->applicable) {
+        fprintf(o, "  n/a: one INI\n");
+        return;
+    }
+    fprintf(o, " %9llu %8llu %9llu", (unsigned long long)m->messages, (unsigned long long)m->blocked,
+            (unsigned long long)m->misrouted);
+    text_pct(o, 14, m->time_rate);
+    text_pct(o, 15, m->count_rate);
+    text_pct(o, 16, m->time_rate_bounded);
+    fputc('\n', o);
+}
+
+static void print_text(FILE *o, const struct report *r)
+{
+    fprintf(o, "ini-trace report: %s\n", r->dir);
+    fprintf(o, "  %d trace files (%d detailed, %d summary), %d clusters; TSC %.3f MHz; "
+               "policies: compute %s, INI %s\n",
+            r->n_files, r->n_detailed, r->n_summary, r->n_clusters,
+            r->n_inis ? (double)r->inis[0].tsc_hz / 1e6 : 0.0, policy_name(r->pe_policy),
+            policy_name(r->ini_policy));
+    for (int i = 0; i < r->n_notes; i++)
+        fprintf(o, "  note: %s\n", r->notes[i]);
+    fputc('\n', o);
+
+    if (r->n_detailed == 0) {
+        fprintf(o, "Table 5.1 / 5.2: n/a: summary traces only (set trace.mode = detailed)\n\n");
+    } else {
+        text_breakdown(o, &r->send, "Table 5.1: time breakdown among sending modules", send_cols, false);
+        text_breakdown(o, &r->send, "Table 5.1: time breakdown among sending modules", send_cols, true);
+        text_breakdown(o, &r->recv, "Table 5.2: time breakdown among receiving modules", recv_cols, false);
+        text_breakdown(o, &r->recv, "Table 5.2: time breakdown among receiving modules", recv_cols, true);
+    }
+
+    fprintf(o, "%s: INI node performance per cluster (times in TSC cycles; msg time = time in the send "
+               "INI + time in the receive INI)\n", perf_table(r->ini_policy));
+    fprintf(o, "%-7s %8s %7s %-5s %8s %8s %6s %8s %10s %10s %10s %10s %9s %9s %11s\n", "cluster", "clu size",
+            "ios/clu", "INI", "out", "in", "local", "msg len", "send time", "recv time", "msg time",
+            "msg ns", "queue len", "q@arrive", "utilization");
+    for (int c = 0; c < r->n_clusters; c++) {
+        const struct report_cluster *cl = &r->clusters[c];
+        char cid[16], ini[16];
+        snprintf(cid, sizeof(cid), "%d", cl->cluster_id);
+        for (int k = cl->first_ini; k < cl->first_ini + cl->n_inis; k++) {
+            snprintf(ini, sizeof(ini), "%d", r->inis[k].ini_id);
+            text_perf_row(o, cid, cl->n_pes, cl->n_inis, ini, &r->inis[k].perf);
+        }
+        if (cl->n_inis > 1)
+            text_perf_row(o, cid, cl->n_pes, cl->n_inis, "avg", &cl->perf);
+    }
+    text_perf_row(o, "all", r->common_pes, r->common_inis, "avg", &r->all);
+    fputc('\n', o);
+
+    fprintf(o, "%s: intra-cluster INI load imbalance (section 5.4)\n", mis_table(r->ini_policy));
+    fprintf(o, "%-7s %8s %7s %9s %8s %9s %14s %15s %16s\n", "cluster", "clu size", "ios/clu", "messages",
+            "blocked", "misrouted", "mis time rate", "mis count rate", "time (bounded)");
+    for (int c = 0; c < r->n_clusters; c++) {
+        char cid[16];
+        snprintf(cid, sizeof(cid), "%d", r->clusters[c].cluster_id);
+        text_mis_row(o, cid, r->clusters[c].n_pes, r->clusters[c].n_inis, &r->clusters[c].mis);
+    }
+    if (r->all_mis.applicable)
+        text_mis_row(o, "all", r->common_pes, r->common_inis, &r->all_mis);
+}
+
+/* ---- CSV ------------------------------------------------------------ */
+
+static void csv_num(FILE *o, double v)
+{
+    if (isnan(v))
+        fputc(',', o);
+    else
+        fprintf(o, ",%.15g", v);
+}
+
+static void csv_breakdown(FILE *o, const char *section, const struct report_breakdown *bd,
+                          const char *const keys[REPORT_COLS])
+{
+    fprintf(o, "%s\nlen_lo,len_hi,msgs", section);
+    for (int c = 0; c < REPORT_COLS; c++)
+        fprintf(o, ",%s_cycles", keys[c]);
+    for (int c = 0; c < REPORT_COLS; c++)
+        fprintf(o, ",%s_ns", keys[c]);
+    fputc('\n', o);
+    for (int b = 0; b <= bd->n_buckets; b++) {
+        const struct report_bucket *k = b < bd->n_buckets ? &bd->buckets[b] : &bd->all;
+        if (b == bd->n_buckets && bd->n_buckets == 0)
+            break;
+        if (b < bd->n_buckets)
+            fprintf(o, "%u,%u,%llu", k->len_lo, k->len_hi, (unsigned long long)k->count);
+        else
+            fprintf(o, "all,all,%llu", (unsigned long long)k->count);
+        for (int c = 0; c < REPORT_COLS; c++)
+            csv_num(o, k->cycles[c]);
+        for (int c = 0; c < REPORT_COLS; c++)
+            csv_num(o, k->ns[c]);
+        fputc('\n', o);
+    }
+}
+
+/* cluster, clu_size, ios_per_clu; a size of 0 (not known) is left empty */
+static void csv_config(FILE *o, const char *cluster, int clu_size, int ios)
+{
+    fprintf(o, "%s,", cluster);
+    if (clu_size > 0)
+        fprintf(o, "%d", clu_size);
+    fputc(',', o);
+    if (ios > 0)
+        fprintf(o, "%d", ios);
+}
+
+static void csv_perf_row(FILE *o, const char *cluster, int clu_size, int ios, const char *ini,
+                         const struct report_perf *p)
+{
+    csv_config(o, cluster, clu_size, ios);
+    fprintf(o, ",%s,%llu,%llu,%llu", ini, (unsigned long long)p->n_out,
+            (unsigned long long)p->n_in, (unsigned long long)p->n_local);
+    const double v[] = { p->msg_len, p->send_cycles, p->recv_cycles, p->msg_cycles, p->send_ns, p->recv_ns,
+                         p->msg_ns, p->local_cycles, p->queue_len, p->queue_at_arrival, p->utilization,
+                         p->busy_cycles, p->run_cycles };
+    for (size_t i = 0; i < sizeof(v) / sizeof(v[0]); i++)
+        csv_num(o, v[i]);
+    fputc('\n', o);
+}
+
+static void csv_mis_row(FILE *o, const char *cluster, int clu_size, int ios, const struct report_misroute *m)
+{
+    csv_config(o, cluster, clu_size, ios);
+    if (!m->applicable) {
+        fprintf(o, ",,,,,,,,,,n/a: one INI\n");
+        return;
+    }
+    fprintf(o, ",%llu,%llu,%llu", (unsigned long long)m->messages, (unsigned long long)m->blocked,
+            (unsigned long long)m->misrouted);
+    const double v[] = { m->time_rate, m->count_rate, m->time_rate_bounded, m->saved_cycles,
+                         m->saved_bounded_cycles, m->busy_cycles };
+    for (size_t i = 0; i < sizeof(v) / sizeof(v[0]); i++)
+        csv_num(o, v[i]);
+    fprintf(o, ",\n");
+}
+
+static void print_csv(FILE *o, const struct report *r)
+{
+    csv_breakdown(o, "send_breakdown", &r->send, send_keys);
+    fputc('\n', o);
+    csv_breakdown(o, "receive_breakdown", &r->recv, recv_keys);
+    fputc('\n', o);
+    fprintf(o, "clusters\ncluster,clu_size,ios_per_clu,ini,msgs_out,msgs_in,msgs_local,msg_len,send_cycles,"
+               "recv_cycles,msg_cycles,send_ns,recv_ns,msg_ns,local_cycles,queue_len,queue_at_arrival,"
+               "utilization,busy_cycles,run_cycles\n");
+    for (int c = 0; c < r->n_clusters; c++) {
+        const struct report_cluster *cl = &r->clusters[c];
+        char cid[16], ini[16];
+        snprintf(cid, sizeof(cid), "%d", cl->cluster_id);
+        for (int k = cl->first_ini; k < cl->first_ini + cl->n_inis; k++) {
+            snprintf(ini, sizeof(ini), "%d", r->inis[k].ini_id);
+            csv_perf_row(o, cid, cl->n_pes, cl->n_inis, ini, &r->inis[k].perf);
+        }
+        csv_perf_row(o, cid, cl->n_pes, cl->n_inis, "avg", &cl->perf);
+    }
+    csv_perf_row(o, "all", r->common_pes, r->common_inis, "avg", &r->all);
+    fputc('\n', o);
+    fprintf(o, "misrouting\ncluster,clu_size,ios_per_clu,messages,blocked,misrouted,mis_sched_time_rate,"
+               "mis_sched_count_rate,mis_sched_time_rate_bounded,saved_cycles,saved_bounded_cycles,"
+               "busy_cycles,note\n");
+    for (int c = 0; c < r->n_clusters; c++) {
+        char cid[16];
+        snprintf(cid, sizeof(cid), "%d", r->clusters[c].cluster_id);
+        csv_mis_row(o, cid, r->clusters[c].n_pes, r->clusters[c].n_inis, &r->clusters[c].mis);
+    }
+    if (r->all_mis.applicable)
+        csv_mis_row(o, "all", r->common_pes, r->common_inis, &r->all_mis);
+}
+
+/* ---- JSON ----------------------------------------------------------- */
+
+static void json_str(FILE *o, const char *s)
+{
+    fputc('"', o);
+    for (; *s; s++) {
+        unsigned char ch = (unsigned char)*s;
+        if (ch == '"' || ch == '\\')
+            fprintf(o, "\\%c", ch);
+        else if (ch < 0x20)
+            fprintf(o, "\\u%04x", ch);
+        else
+            fputc(ch, o);
+    }
+    fputc('"', o);
+}
+
+static void json_num(FILE *o, const char *key, double v, bool comma)
+{
+    fprintf(o, "\"%s\": ", key);
+    if (isnan(v))
+        fprintf(o, "null");
+    else
+        fprintf(o, "%.15g", v);
+    if (comma)
+        fprintf(o, ", ");
+}
+
+static void json_bucket(FILE *o, const struct report_bucket *b, const char *const keys[REPORT_COLS], bool all)
+{
+    if (all)
+        fprintf(o, "{\"msgs\": %llu, \"cycles\": {", (unsigned long long)b->count);
+    else
+        fprintf(o, "{\"len_lo\": %u, \"len_hi\": %u, \"msgs\": %llu, \"cycles\": {", b->len_lo, b->len_hi,
+                (unsigned long long)b->count);
+    for (int c = 0; c < REPORT_COLS; c++)
+        json_num(o, keys[c], b->cycles[c], c + 1 < REPORT_COLS);
+    fprintf(o, "}, \"ns\": {");
+    for (int c = 0; c < REPORT_COLS; c++)
+        json_num(o, keys[c], b->ns[c], c + 1 < REPORT_COLS);
+    fprintf(o, "}}");
+}
+
+static void json_breakdown(FILE *o, const char *key, const struct report_breakdown *bd,
+                           const char *const keys[REPORT_COLS], bool available)
+{
+    fprintf(o, "  \"%s\": {\"available\": %s, \"rows\": [", key, available ? "true" : "false");
+    for (int b = 0; b < bd->n_buckets; b++) {
+        fprintf(o, "%s\n    ", b ? "," : "");
+        json_bucket(o, &bd->buckets[b], keys, false);
+    }
+    fprintf(o, "%s],\n    \"all\": ", bd->n_buckets ? "\n  " : "");
+    json_bucket(o, &bd->all, keys, true);
+    fprintf(o, "},\n");
+}
+
+static void json_perf(FILE *o, const struct report_perf *p)
+{
+    fprintf(o, "\"msgs_out\": %llu, \"msgs_in\": %llu, \"msgs_local\": %llu, ", (unsigned long long)p->n_out,
+            (unsigned long long)p->n_in, (unsigned long long)p->n_local);
+    json_num(o, "msg_len", p->msg_len, true);
+    json_num(o, "send_cycles", p->send_cycles, true);
+    json_num(o, "recv_cycles", p->recv_cycles, true);
+    json_num(o, "msg_cycles", p->msg_cycles, true);
+    json_num(o, "send_ns", p->send_ns, true);
+    json_num(o, "recv_ns", p->recv_ns, true);
+    json_num(o, "msg_ns", p->msg_ns, true);
+    json_num(o, "local_cycles", p->local_cycles, true);
+    json_num(o, "queue_len", p->queue_len, true);
+    json_num(o, "queue_at_arrival", p->queue_at_arrival, true);
+    json_num(o, "utilization", p->utilization, true);
+    json_num(o, "busy_cycles", p->busy_cycles, true);
+    json_num(o, "run_cycles", p->run_cycles, false);
+}
+
+static void json_mis(FILE *o, const struct report_misroute *m, const char *why_not)
+{
+    fprintf(o, "\"applicable\": %s", m->applicable ? "true" : "false");
+    if (!m->applicable) {
+        fprintf(o, ", \"note\": \"%s\"", why_not);
+        return;
+    }
+    fprintf(o, ", \"messages\": %llu, \"blocked\": %llu, \"misrouted\": %llu, ",
+            (unsigned long long)m->messages, (unsigned long long)m->blocked, (unsigned long long)m->misrouted);
+    json_num(o, "mis_sched_time_rate", m->time_rate, true);
+    json_num(o, "mis_sched_count_rate", m->count_rate, true);
+    json_num(o, "mis_sched_time_rate_bounded", m->time_rate_bounded, true);
+    json_num(o, "saved_cycles", m->saved_cycles, true);
+    json_num(o, "saved_bounded_cycles", m->saved_bounded_cycles, true);
+    json_num(o, "busy_cycles", m->busy_cycles, false);
+}
+
+static void print_json(FILE *o, const struct report *r)
+{
+    fprintf(o, "{\n  \"run\": ");
+    json_str(o, r->dir);
+    fprintf(o, ", \"files\": %d, \"detailed\": %d, \"summary\": %d, \"pe_policy\": \"%s\", "
+               "\"ini_policy\": \"%s\", \"length_buckets\": \"%s\",\n",
+            r->n_files, r->n_detailed, r->n_summary, policy_name(r->pe_policy), policy_name(r->ini_policy),
+            r->pow2_buckets ? "power_of_two" : "distinct");
+    fprintf(o, "  \"notes\": [");
+    for (int i = 0; i < r->n_notes; i++) {
+        if (i)
+            fprintf(o, ", ");
+        json_str(o, r->notes[i]);
+    }
+    fprintf(o, "],\n");
+    json_breakdown(o, "send_breakdown", &r->send, send_keys, r->n_detailed > 0);
+    json_breakdown(o, "receive_breakdown", &r->recv, recv_keys, r->n_detailed > 0);
+
+    fprintf(o, "  \"clusters\": [");
+    for (int c = 0; c < r->n_clusters; c++) {
+        const struct report_cluster *cl = &r->clusters[c];
+        fprintf(o, "%s\n    {\"cluster\": %d, \"clu_size\": %d, \"ios_per_clu\": %d, \"inis\": [", c ? "," : "",
+                cl->cluster_id, cl->n_pes, cl->n_inis);
+        for (int k = cl->first_ini; k < cl->first_ini + cl->n_inis; k++) {
+            const struct report_ini *ri = &r->inis[k];
+            fprintf(o, "%s\n      {\"ini\": %d, \"index\": %d, \"file\": ", k > cl->first_ini ? "," : "",
+                    ri->ini_id, ri->ini_index);
+            json_str(o, ri->file);
+            fprintf(o, ", \"mode\": \"%s\", \"dropped\": %llu, \"tsc_hz\": %llu, ",
+                    ri->mode == INI_TRACE_DETAILED ? "detailed" : "summary", (unsigned long long)ri->dropped,
+                    (unsigned long long)ri->tsc_hz);
+            json_perf(o, &ri->perf);
+            fprintf(o, "}");
+        }
+        fprintf(o, "],\n     \"average\": {");
+        json_perf(o, &cl->perf);
+        fprintf(o, "}}");
+    }
+    fprintf(o, "\n  ],\n  \"machine\": {");
+    json_num(o, "clu_size", r->common_pes > 0 ? (double)r->common_pes : NAN, true);
+    json_num(o, "ios_per_clu", r->common_inis > 0 ? (double)r->common_inis : NAN, true);
+    json_perf(o, &r->all);
+    fprintf(o, "},\n  \"misrouting\": [");
+    for (int c = 0; c < r->n_clusters; c++) {
+        const struct report_cluster *cl = &r->clusters[c];
+        fprintf(o, "%s\n    {\"cluster\": %d, \"clu_size\": %d, \"ios_per_clu\": %d, ", c ? "," : "",
+                cl->cluster_id, cl->n_pes, cl->n_inis);
+        json_mis(o, &cl->mis, "n/a: one INI");
+        fprintf(o, "}");
+    }
+    fprintf(o, "\n  ],\n  \"misrouting_all\": {");
+    json_mis(o, &r->all_mis, "n/a: no cluster has two INIs");
+    fprintf(o, "}\n}\n");
+}
+
+void report_print(FILE *out, const struct report *r, enum report_format fmt)
+{
+    switch (fmt) {
+    case REPORT_CSV:  print_csv(out, r); break;
+    case REPORT_JSON: print_json(out, r); break;
+    default:          print_text(out, r); break;
+    }
+}

@@ -1,0 +1,344 @@
+/*
+ * trace_file.c - loads ini<ID>.trace files and checks them (trace_file.h).
+ *
+ * A file is read whole, its header checked field by field, then every
+ * record decoded and checked, so the report code can trust what it gets:
+ * each record has the stamps its kind and the file's mode promise, in time
+ * order, inside the run's [start, end].  Run-level checks then compare the
+ * headers of the files of one cluster.
+ */
+#include "trace_file.h"
+
+#include <dirent.h>
+#include <errno.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+
+static int fail(char *err, size_t errlen, const char *fmt, ...)
+{
+    va_list ap;
+    va_start(ap, fmt);
+    vsnprintf(err, errlen, fmt, ap);
+    va_end(ap);
+    return -1;
+}
+
+static uint64_t rd64(const uint8_t *p)
+{
+    uint64_t v = 0;
+    for (int i = 7; i >= 0; i--)
+        v = v << 8 | p[i];
+    return v;
+}
+
+static uint32_t rd32(const uint8_t *p)
+{
+    return (uint32_t)(p[0] | p[1] << 8 | p[2] << 16 | (uint32_t)p[3] << 24);
+}
+
+static uint16_t rd16(const uint8_t *p)
+{
+    return (uint16_t)(p[0] | p[1] << 8);
+}
+
+static const char *kind_name(int kind)
+{
+    switch (kind) {
+    case INI_TRACE_OUT:   return "outbound";
+    case INI_TRACE_IN:    return "inbound";
+    case INI_TRACE_LOCAL: return "local";
+    default:              return "?";
+    }
+}
+
+/* The stamps a record of this kind carries in this mode, in time order. */
+static int required_stamps(int kind, int mode, int idx[INI_TS_COUNT])
+{
+    static const int out_detailed[] = { 0, 1, 2, 3, 4, 5 };
+    static const int in_detailed[] = { 1, 2, 3, 4, 5, 6 };
+    static const int local_detailed[] = { 1, 2, 6 };
+    static const int out_summary[] = { 1, 5 };
+    static const int in_summary[] = { 1, 6 };
+    const int *src;
+    int n;
+    if (mode == INI_TRACE_DETAILED) {
+        if (kind == INI_TRACE_OUT)     { src = out_detailed;   n = 6; }
+        else if (kind == INI_TRACE_IN) { src = in_detailed;    n = 6; }
+        else                           { src = local_detailed; n = 3; }
+    } else {
+        if (kind == INI_TRACE_OUT)     { src = out_summary;    n = 2; }
+        else                           { src = in_summary;     n = 2; }
+    }
+    memcpy(idx, src, (size_t)n * sizeof(int));
+    return n;
+}
+
+static int check_header(struct trace_file *f, const uint8_t *h, uint64_t size, char *err, size_t errlen)
+{
+    const char *p = f->path;
+    if (memcmp(h, INI_TRACE_MAGIC, INI_TRACE_MAGIC_LEN) != 0)
+        return fail(err, errlen, "%s: not an INI trace file (bad magic)", p);
+    unsigned version = rd16(h + 8), header_size = rd16(h + 10), record_size = rd16(h + 12);
+    if (version != INI_TRACE_VERSION)
+        return fail(err, errlen, "%s: unknown format version %u (this reader knows %d)", p, version,
+                    INI_TRACE_VERSION);
+    if (header_size != INI_TRACE_HEADER_SIZE || record_size != INI_TRACE_RECORD_SIZE)
+        return fail(err, errlen, "%s: header size %u / record size %u, version %d has %d / %d", p,
+                    header_size, record_size, INI_TRACE_VERSION, INI_TRACE_HEADER_SIZE,
+                    INI_TRACE_RECORD_SIZE);
+    f->mode = rd16(h + 14);
+    if (f->mode != INI_TRACE_SUMMARY && f->mode != INI_TRACE_DETAILED)
+        return fail(err, errlen, "%s: unknown trace mode %d", p, f->mode);
+    struct ini_trace_info *in = &f->info;
+    in->tsc_hz = rd64(h + 16);
+    in->ini_id = (int32_t)rd32(h + 24);
+    in->cluster_id = (int32_t)rd32(h + 28);
+    in->ini_index = (int32_t)rd32(h + 32);
+    in->cluster_inis = (int32_t)rd32(h + 36);
+    in->cluster_pes = (int32_t)rd32(h + 40);
+    in->pe_policy = (int8_t)h[44];
+    in->ini_policy = (int8_t)h[45];
+    f->n = rd64(h + 48);
+    f->dropped = rd64(h + 56);
+    in->start_tsc = rd64(h + 64);
+    in->end_tsc = rd64(h + 72);
+
+    uint64_t body = size - INI_TRACE_HEADER_SIZE;
+    if (f->n > body / INI_TRACE_RECORD_SIZE || body != f->n * INI_TRACE_RECORD_SIZE)
+        return fail(err, errlen,
+                    "%s: header says %llu records (%llu bytes) but %llu bytes follow the header "
+                    "(truncated or corrupt)", p, (unsigned long long)f->n,
+                    (unsigned long long)(f->n * INI_TRACE_RECORD_SIZE), (unsigned long long)body);
+    if (in->tsc_hz == 0)
+        return fail(err, errlen, "%s: TSC rate is 0", p);
+    if (in->ini_id < 0 || in->cluster_id < 0)
+        return fail(err, errlen, "%s: negative INI id %d or cluster id %d", p, in->ini_id, in->cluster_id);
+    if (in->cluster_inis <= 0)
+        return fail(err, errlen, "%s: the number of INIs in the cluster was not recorded", p);
+    if (in->ini_index < 0 || in->ini_index >= in->cluster_inis)
+        return fail(err, errlen, "%s: INI index %d outside its cluster's %d INIs", p, in->ini_index,
+                    in->cluster_inis);
+    if (in->start_tsc == 0 || in->end_tsc < in->start_tsc)
+        return fail(err, errlen, "%s: run span [%llu, %llu] not recorded or reversed", p,
+                    (unsigned long long)in->start_tsc, (unsigned long long)in->end_tsc);
+    return 0;
+}
+
+static int check_record(const struct trace_file *f, uint64_t i, const struct ini_trace_rec *r,
+                        struct trace_msg *m, char *err, size_t errlen)
+{
+    if (r->kind < INI_TRACE_OUT || r->kind > INI_TRACE_LOCAL)
+        return fail(err, errlen, "%s: record %llu: unknown kind %u", f->path, (unsigned long long)i, r->kind);
+    memset(m, 0, sizeof(*m));
+    m->kind = r->kind;
+    m->src_pe = r->src_pe;
+    m->dst_pe = r->dst_pe;
+    m->peer_ini = r->peer_ini;
+    m->len = r->len;
+    m->qlen = r->qlen;
+    int first = ini_trace_first_stamp(r->kind);
+    int idx[INI_TS_COUNT];
+    int n = required_stamps(r->kind, f->mode, idx);
+    for (int k = 0; k < n; k++) {
+        int s = idx[k];
+        m->t[s] = r->slot[s - first];
+        if (m->t[s] == 0)
+            return fail(err, errlen, "%s: record %llu (%s): stamp t%d missing in a %s trace", f->path,
+                        (unsigned long long)i, kind_name(r->kind), s,
+                        f->mode == INI_TRACE_DETAILED ? "detailed" : "summary");
+        if (k > 0 && m->t[s] < m->t[idx[k - 1]])
+            return fail(err, errlen, "%s: record %llu (%s): stamps out of order: t%d = %llu < t%d = %llu",
+                        f->path, (unsigned long long)i, kind_name(r->kind), s,
+                        (unsigned long long)m->t[s], idx[k - 1], (unsigned long long)m->t[idx[k - 1]]);
+    }
+    /* t0 is the PE's and may precede the INI's run; the INI's own stamps
+     * must lie inside it, or utilization would exceed 1. */
+    uint64_t arrive = m->t[INI_TS_ENQUEUE], done = trace_msg_done(m);
+    if (arrive < f->info.start_tsc || done > f->info.end_tsc)
+        return fail(err, errlen, "%s: record %llu (%s): [t1, done] = [%llu, %llu] outside the run [%llu, %llu]",
+                    f->path, (unsigned long long)i, kind_name(r->kind), (unsigned long long)arrive,
+                    (unsigned long long)done, (unsigned long long)f->info.start_tsc,
+                    (unsigned long long)f->info.end_tsc);
+    return 0;
+}
+
+int trace_file_load(struct trace_file *f, const char *path, char *err, size_t errlen)
+{
+    memset(f, 0, sizeof(*f));
+    snprintf(f->path, sizeof(f->path), "%s", path);
+    const char *slash = strrchr(path, '/');
+    snprintf(f->name, sizeof(f->name), "%s", slash ? slash + 1 : path);
+
+    FILE *fp = fopen(path, "rb");
+    if (!fp)
+        return fail(err, errlen, "%s: %s", path, strerror(errno));
+    struct stat st;
+    if (fstat(fileno(fp), &st) != 0 || !S_ISREG(st.st_mode)) {
+        fclose(fp);
+        return fail(err, errlen, "%s: not a regular file", path);
+    }
+    uint64_t size = (uint64_t)st.st_size;
+    if (size < INI_TRACE_HEADER_SIZE) {
+        fclose(fp);
+        return fail(err, errlen, "%s: truncated: %llu bytes, shorter than the %d-byte header", path,
+                    (unsigned long long)size, INI_TRACE_HEADER_SIZE);
+    }
+    uint8_t header[INI_TRACE_HEADER_SIZE];
+    if (fread(header, sizeof(header), 1, fp) != 1) {
+        fclose(fp);
+        return fail(err, errlen, "%s: cannot read the header", path);
+    }
+    if (check_header(f, header, size, err, errlen) < 0) {
+        fclose(fp);
+        return -1;
+    }
+    f->msgs = calloc(f->n ? f->n : 1, sizeof(*f->msgs));
+    if (!f->msgs) {
+        fclose(fp);
+        return fail(err, errlen, "%s: out of memory for %llu records", path, (unsigned long long)f->n);
+    }
+    enum { CHUNK = 4096 };
+    uint8_t *buf = malloc((size_t)CHUNK * INI_TRACE_RECORD_SIZE);
+    int rc = buf ? 0 : fail(err, errlen, "%s: out of memory", path);
+    for (uint64_t i = 0; rc == 0 && i < f->n; i += CHUNK) {
+        size_t m = f->n - i < CHUNK ? (size_t)(f->n - i) : CHUNK;
+        if (fread(buf, INI_TRACE_RECORD_SIZE, m, fp) != m) {
+            rc = fail(err, errlen, "%s: read error after %llu records", path, (unsigned long long)i);
+            break;
+        }
+        for (size_t j = 0; rc == 0 && j < m; j++) {
+            struct ini_trace_rec r;
+            ini_trace_decode_rec(buf + j * INI_TRACE_RECORD_SIZE, &r);
+            rc = check_record(f, i + j, &r, &f->msgs[i + j], err, errlen);
+        }
+    }
+    free(buf);
+    fclose(fp);
+    if (rc < 0) {
+        trace_file_free(f);
+        return -1;
+    }
+    return 0;
+}
+
+void trace_file_free(struct trace_file *f)
+{
+    free(f->msgs);
+    f->msgs = NULL;
+    f->n = 0;
+}
+
+/* "ini<ID>.trace" with ID decimal digits; the id, or -1. */
+static long trace_name_id(const char *name)
+{
+    if (strncmp(name, "ini", 3) != 0)
+        return -1;
+    const char *p = name + 3;
+    long id = 0;
+    int digits = 0;
+    while (*p >= '0' && *p <= '9' && digits < 9) {
+        id = id * 10 + (*p++ - '0');
+        digits++;
+    }
+    return digits > 0 && strcmp(p, ".trace") == 0 ? id : -1;
+}
+
+static int cmp_file_by_id(const void *a, const void *b)
+{
+    const struct trace_file *x = a, *y = b;
+    return (x->info.ini_id > y->info.ini_id) - (x->info.ini_id < y->info.ini_id);
+}
+
+/* The files of each cluster must agree on its shape and be all there. */
+static int check_clusters(const struct trace_run *run, char *err, size_t errlen)
+{
+    for (int i = 0; i < run->n_files; i++) {
+        const struct trace_file *a = &run->files[i];
+        int present = 0;
+        for (int j = 0; j < run->n_files; j++) {
+            const struct trace_file *b = &run->files[j];
+            if (b->info.cluster_id != a->info.cluster_id)
+                continue;
+            present++;
+            if (j == i)
+                continue;
+            if (b->info.cluster_inis != a->info.cluster_inis)
+                return fail(err, errlen, "%s: INI %d says cluster %d has %d INIs, but %s (INI %d) says %d",
+                            b->path, b->info.ini_id, b->info.cluster_id, b->info.cluster_inis, a->name,
+                            a->info.ini_id, a->info.cluster_inis);
+            if (b->info.cluster_pes != a->info.cluster_pes)
+                return fail(err, errlen, "%s: INI %d says cluster %d has %d compute nodes, but %s says %d",
+                            b->path, b->info.ini_id, b->info.cluster_id, b->info.cluster_pes, a->name,
+                            a->info.cluster_pes);
+            if (b->info.ini_index == a->info.ini_index)
+                return fail(err, errlen, "%s: INI %d has the same index %d in cluster %d as %s", b->path,
+                            b->info.ini_id, b->info.ini_index, b->info.cluster_id, a->name);
+        }
+        if (present != a->info.cluster_inis)
+            return fail(err, errlen, "%s: cluster %d has %d INIs but %d trace files were found for it in %s",
+                        a->path, a->info.cluster_id, a->info.cluster_inis, present, run->dir);
+    }
+    return 0;
+}
+
+int trace_run_load(struct trace_run *run, const char *dir, char *err, size_t errlen)
+{
+    memset(run, 0, sizeof(*run));
+    snprintf(run->dir, sizeof(run->dir), "%s", dir);
+    DIR *d = opendir(dir);
+    if (!d)
+        return fail(err, errlen, "%s: %s", dir, strerror(errno));
+    int cap = 0, rc = 0;
+    struct dirent *e;
+    while (rc == 0 && (e = readdir(d)) != NULL) {
+        long id = trace_name_id(e->d_name);
+        if (id < 0)
+            continue;
+        if (run->n_files == cap) {
+            cap = cap ? 2 * cap : 16;
+            struct trace_file *grown = realloc(run->files, (size_t)cap * sizeof(*grown));
+            if (!grown) {
+                rc = fail(err, errlen, "%s: out of memory", dir);
+                break;
+            }
+            run->files = grown;
+        }
+        char path[2048];
+        snprintf(path, sizeof(path), "%s/%s", dir, e->d_name);
+        struct trace_file *f = &run->files[run->n_files];
+        if (trace_file_load(f, path, err, errlen) < 0) {
+            rc = -1;
+            break;
+        }
+        run->n_files++;
+        if (f->info.ini_id != id)
+            rc = fail(err, errlen, "%s: the header says INI %d", f->path, f->info.ini_id);
+    }
+    closedir(d);
+    if (rc == 0 && run->n_files == 0)
+        rc = fail(err, errlen, "%s: no ini<ID>.trace files", dir);
+    if (rc == 0) {
+        qsort(run->files, (size_t)run->n_files, sizeof(*run->files), cmp_file_by_id);
+        for (int i = 1; rc == 0 && i < run->n_files; i++)
+            if (run->files[i].info.ini_id == run->files[i - 1].info.ini_id)
+                rc = fail(err, errlen, "%s: INI %d is also in %s", run->files[i].path,
+                          run->files[i].info.ini_id, run->files[i - 1].name);
+        if (rc == 0)
+            rc = check_clusters(run, err, errlen);
+    }
+    if (rc < 0)
+        trace_run_free(run);
+    return rc;
+}
+
+void trace_run_free(struct trace_run *run)
+{
+    for (int i = 0; i < run->n_files; i++)
+        trace_file_free(&run->files[i]);
+    free(run->files);
+    run->files = NULL;
+    run->n_files = 0;
+}

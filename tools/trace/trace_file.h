@@ -1,0 +1,67 @@
+/*
+ * trace_file.h - reading and validating the trace files of a run.
+ *
+ * A run directory holds one RUN_DIR/ini<ID>.trace per INI (ini/trace.h,
+ * docs/traces.md).  Loading checks everything the reports rely on and fails
+ * with one line "FILE: what is wrong" on the first problem: a short or
+ * corrupt header, an unknown version, a record count that does not match
+ * the file size, a record of unknown kind, with a missing stamp or with
+ * stamps out of order or outside the run, and between files: INIs of one
+ * cluster that disagree about its size, a missing or duplicated INI.
+ *
+ * Records are decoded into struct trace_msg, which names every stamp by its
+ * index t0..t7 whatever the kind (the file packs them into six slots).
+ */
+#ifndef TRACE_FILE_H
+#define TRACE_FILE_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#include "trace.h"
+
+#define TRACE_ERR_LEN 512
+
+struct trace_msg {
+    uint8_t  kind;                  /* enum ini_trace_kind */
+    uint16_t src_pe, dst_pe, peer_ini;
+    uint32_t len, qlen;
+    uint64_t t[INI_TS_COUNT];       /* TSC; 0 = not recorded */
+};
+
+/* The done stamp: t5 outbound, t6 inbound and local. */
+static inline int trace_done_index(int kind)
+{
+    return kind == INI_TRACE_OUT ? INI_TS_OUT_DONE : INI_TS_IN_DONE;
+}
+
+static inline uint64_t trace_msg_done(const struct trace_msg *m)
+{
+    return m->t[trace_done_index(m->kind)];
+}
+
+struct trace_file {
+    char path[1024];
+    char name[256];                 /* the file name without the directory, for messages */
+    int mode;                       /* INI_TRACE_SUMMARY or INI_TRACE_DETAILED */
+    struct ini_trace_info info;
+    uint64_t dropped;
+    uint64_t n;
+    struct trace_msg *msgs;
+};
+
+struct trace_run {
+    char dir[1024];
+    int n_files;
+    struct trace_file *files;       /* ascending INI id */
+};
+
+/* 0, or -1 with the reason in err ("PATH: ..."). */
+int  trace_file_load(struct trace_file *f, const char *path, char *err, size_t errlen);
+void trace_file_free(struct trace_file *f);
+/* Loads every RUN_DIR/ini<ID>.trace and checks the files against each
+ * other.  0, or -1 with the reason in err. */
+int  trace_run_load(struct trace_run *run, const char *dir, char *err, size_t errlen);
+void trace_run_free(struct trace_run *run);
+
+#endif
