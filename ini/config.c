@@ -46,6 +46,7 @@
 #include <stdbool.h>
 #include <stdlib.h>
 #include <limits.h>
+#include <stddef.h>
 #include <string.h>
 #include <sys/stat.h>
 
@@ -209,6 +210,63 @@ static int fault_set(struct ini_fault_cfg *f, const char *key, const char *value
     if (!strcmp(key, "depth")) f->reorder_depth = (int)v;
     else if (!strcmp(key, "delay_us")) f->delay_us = (int)v;
     else f->seed = (uint64_t)v;
+    return 0;
+}
+
+/* One knob: "O" or "O_us" and so on; values are non-negative numbers of
+ * at most a second (per byte: a millisecond). */
+static int knob_set(struct ini_knobs *k, const char *key, const char *value, char *err, size_t errlen)
+{
+    static const struct { const char *name, *alias; size_t offset; double max; } knobs[] = {
+        { "O_us", "O", offsetof(struct ini_knobs, O_us), 1e6 },
+        { "gap_us", "gap", offsetof(struct ini_knobs, gap_us), 1e6 },
+        { "per_byte_ns", "per_byte", offsetof(struct ini_knobs, per_byte_ns), 1e6 },
+        { "latency_us", "latency", offsetof(struct ini_knobs, latency_us), 1e6 },
+        { "overhead_us", "overhead", offsetof(struct ini_knobs, overhead_us), 1e6 },
+    };
+    if (!strcmp(key, "O_mode") || !strcmp(key, "overhead_mode")) {
+        if (strcmp(value, "spin") && strcmp(value, "sleep")) {
+            snprintf(err, errlen, "%s: \"%s\" is neither spin nor sleep", key, value);
+            return -1;
+        }
+        *(key[0] == 'O' ? &k->O_sleep : &k->overhead_sleep) = !strcmp(value, "sleep");
+        return 0;
+    }
+    for (size_t i = 0; i < sizeof knobs / sizeof knobs[0]; i++) {
+        if (strcmp(key, knobs[i].name) && strcmp(key, knobs[i].alias))
+            continue;
+        char *end;
+        double v = strtod(value, &end);
+        if (*value == '\0' || *end != '\0' || !(v >= 0.0 && v <= knobs[i].max)) {
+            snprintf(err, errlen, "%s: \"%s\" is not a number in 0..%g", key, value, knobs[i].max);
+            return -1;
+        }
+        *(double *)((char *)k + knobs[i].offset) = v;
+        return 0;
+    }
+    snprintf(err, errlen, "unknown knob \"%s\" (expected O, O_mode, gap, per_byte, latency, overhead "
+                          "or overhead_mode)", key);
+    return -1;
+}
+
+int ini_knobs_parse(const char *spec, struct ini_knobs *k, char *err, size_t errlen)
+{
+    char buf[512];
+    if (strlen(spec) >= sizeof buf) {
+        snprintf(err, errlen, "knob specification too long");
+        return -1;
+    }
+    memcpy(buf, spec, strlen(spec) + 1);
+    for (char *save = NULL, *item = strtok_r(buf, ",", &save); item; item = strtok_r(NULL, ",", &save)) {
+        char *eq = strchr(item, '=');
+        if (!eq) {
+            snprintf(err, errlen, "\"%s\": expected name=value", item);
+            return -1;
+        }
+        *eq = '\0';
+        if (knob_set(k, item, eq + 1, err, errlen) < 0)
+            return -1;
+    }
     return 0;
 }
 
@@ -728,6 +786,34 @@ static int load_faults(struct loader *ld, const config_setting_t *parent, struct
     return 1;
 }
 
+/* knobs = { O_us = 50.0; O_mode = "sleep"; gap_us = 0; per_byte_ns = 0;
+ *           latency_us = 0; overhead_us = 0; overhead_mode = "spin"; } */
+static int load_knobs(struct loader *ld, const config_setting_t *root)
+{
+    static const char *const allowed[] = { "O_us", "O_mode", "gap_us", "per_byte_ns", "latency_us",
+                                           "overhead_us", "overhead_mode", NULL };
+    const config_setting_t *g;
+    int found = read_group(ld, root, "knobs", allowed, &g);
+    if (found <= 0)
+        return found;
+    for (int i = 0; i < config_setting_length(g); i++) {
+        const config_setting_t *m = config_setting_get_elem(g, (unsigned)i);
+        char value[64], err[256];
+        switch (config_setting_type(m)) {
+        case CONFIG_TYPE_FLOAT: snprintf(value, sizeof value, "%.17g", config_setting_get_float(m)); break;
+        case CONFIG_TYPE_INT:
+        case CONFIG_TYPE_INT64: snprintf(value, sizeof value, "%lld", config_setting_get_int64(m)); break;
+        case CONFIG_TYPE_STRING: snprintf(value, sizeof value, "%s", config_setting_get_string(m)); break;
+        default: return fail_at(ld, m, "expected a number or a string, found %s", type_name(m));
+        }
+        if (knob_set(&ld->cfg.knobs, config_setting_name(m), value, err, sizeof err) < 0) {
+            const char *colon = strchr(err, ':');
+            return fail_at(ld, m, "%s", colon && colon[1] == ' ' ? colon + 2 : err);
+        }
+    }
+    return 1;
+}
+
 static int load_eal(struct loader *ld, const config_setting_t *root)
 {
     static const char *const allowed[] = { "memory_mb", "args", NULL };
@@ -890,7 +976,7 @@ static int load_clusters(struct loader *ld, const config_setting_t *root)
 static int load_structure(struct loader *ld, const config_setting_t *root)
 {
     static const char *const allowed[] = { "version", "network", "policy", "stack", "idle",
-                                           "trace", "eal", "faults", "clusters", NULL };
+                                           "trace", "eal", "faults", "knobs", "clusters", NULL };
     const config_setting_t *version = member_of(root, "version");
     long long value = 0;
 
@@ -907,7 +993,8 @@ static int load_structure(struct loader *ld, const config_setting_t *root)
     if (check_group(ld, root, allowed) < 0 ||
         load_network(ld, root) < 0 || load_policy(ld, root) < 0 || load_stack(ld, root) < 0 ||
         load_idle(ld, root) < 0 || load_trace(ld, root) < 0 || load_eal(ld, root) < 0 ||
-        load_faults(ld, root, &ld->cfg.faults) < 0 || load_clusters(ld, root) < 0)
+        load_faults(ld, root, &ld->cfg.faults) < 0 || load_knobs(ld, root) < 0 ||
+        load_clusters(ld, root) < 0)
         return -1;
     return 0;
 }

@@ -46,6 +46,19 @@ struct ini_fault_cfg {
     int on_rx;                /* 0: on transmit, 1: on receive */
 };
 
+/* Communication-parameter knobs (thesis chapter 6, seed 000 section 3.2):
+ * each adds to one parameter only.  Set in the knobs group or by
+ * ini-cluster run --knob; all zero by default. */
+struct ini_knobs {
+    double O_us;              /* extra INI processing per message (each INI it passes) */
+    int    O_sleep;           /* O spent sleeping (1) or spinning (0) */
+    double gap_us;            /* Δg: least time between two messages leaving an INI */
+    double per_byte_ns;       /* ΔG: extra time per byte leaving an INI */
+    double latency_us;        /* ΔL: added before delivery at the receiving INI, not to its ACKs */
+    double overhead_us;       /* Δo: extra compute-node time per send and per receive */
+    int    overhead_sleep;    /* Δo spent sleeping (1) or spinning (0) */
+};
+
 struct ini_node_cfg {
     int      id;                 /* global INI id */
     int      cluster;            /* cluster index */
@@ -105,6 +118,7 @@ struct ini_config {
     struct ini_idle_cfg  idle;
     struct ini_trace_cfg trace;
     struct ini_fault_cfg faults;      /* global faults = {...}, default none */
+    struct ini_knobs knobs;           /* knobs = {...} */
     int n_eal_args;                   /* eal.args: extra EAL arguments */
     char eal_args[INI_MAX_EAL_ARGS][128];
     int eal_memory_mb;                /* eal.memory_mb, default 256 */
@@ -143,5 +157,11 @@ int ini_policy_parse(const char *name);
  * keep their value).  0, or -1 with a one-line message in err. */
 int ini_fault_parse(const char *spec, struct ini_fault_cfg *f, char *err, size_t errlen);
 void ini_fault_defaults(struct ini_fault_cfg *f);
+
+/* Parses "O=50,O_mode=sleep,gap=2,per_byte=0.5,latency=100,overhead=3,
+ * overhead_mode=spin" (microseconds; per_byte in nanoseconds; the config
+ * spells them O_us, gap_us, per_byte_ns, latency_us, overhead_us) into *k,
+ * keeping fields not named.  0, or -1 with a one-line message in err. */
+int ini_knobs_parse(const char *spec, struct ini_knobs *k, char *err, size_t errlen);
 
 #endif

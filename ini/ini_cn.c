@@ -53,6 +53,8 @@ struct ini_cn {
     int n_pes, n_inis;
     int spin_us;
     int adaptive;                             /* PEs sleep when idle */
+    uint64_t overhead_ns;                     /* Δo knob, per send and per receive */
+    int overhead_sleep;
     struct handler_slot handlers[INI_MAX_HANDLERS];
     struct ini_pe *pes;
     struct ini_wake wake;
@@ -63,6 +65,27 @@ static inline uint64_t now_us(void)
     struct timespec ts;
     clock_gettime(CLOCK_MONOTONIC, &ts);
     return (uint64_t)ts.tv_sec * 1000000u + (uint64_t)ts.tv_nsec / 1000u;
+}
+
+static inline uint64_t now_ns(void)
+{
+    struct timespec ts;
+    clock_gettime(CLOCK_MONOTONIC, &ts);
+    return (uint64_t)ts.tv_sec * 1000000000u + (uint64_t)ts.tv_nsec;
+}
+
+/* The Δo knob: the compute node spends this much longer per send and per
+ * receive, spinning or sleeping. */
+static void spend_overhead(const struct ini_cn *cn)
+{
+    if (cn->overhead_sleep) {
+        struct timespec ts = { (time_t)(cn->overhead_ns / 1000000000u), (long)(cn->overhead_ns % 1000000000u) };
+        nanosleep(&ts, NULL);
+    } else {
+        uint64_t until = now_ns() + cn->overhead_ns;
+        while (now_ns() < until)
+            __builtin_ia32_pause();
+    }
 }
 
 static inline uint64_t rdtsc(void)
@@ -96,6 +119,8 @@ struct ini_cn *ini_cn_attach(const char *cfg_path, int cluster, const char *segm
     cn->n_pes = cl->n_pes;
     cn->n_inis = cl->n_inis;
     cn->spin_us = cn->cfg.idle.spin_us;
+    cn->overhead_ns = (uint64_t)(cn->cfg.knobs.overhead_us * 1000.0);
+    cn->overhead_sleep = cn->cfg.knobs.overhead_sleep;
     cn->adaptive = cn->cfg.idle.mode != INI_IDLE_POLL;
     for (int i = 0; i < cl->n_inis; i++)
         cn->wake.fd[i] = -1;
@@ -143,6 +168,16 @@ struct ini_cn *ini_cn_attach_env(char *err, size_t errlen)
         return NULL;
     }
     struct ini_cn *cn = ini_cn_attach(cfg, (int)c, seg, err, errlen);
+    /* ini-cluster run --knob reaches the compute nodes this way (Δo). */
+    const char *knobs = getenv("INI_KNOBS");
+    if (cn && knobs && *knobs) {
+        if (ini_knobs_parse(knobs, &cn->cfg.knobs, err, errlen) < 0) {
+            ini_cn_detach(cn);
+            return NULL;
+        }
+        cn->overhead_ns = (uint64_t)(cn->cfg.knobs.overhead_us * 1000.0);
+        cn->overhead_sleep = cn->cfg.knobs.overhead_sleep;
+    }
     /* ini-cluster run --policy P reaches every program this way. */
     const char *policy = getenv("INI_POLICY");
     if (cn && policy && *policy) {
@@ -268,6 +303,8 @@ int ini_send(struct ini_pe *pe, int dst_pe, uint16_t handler, const void *buf, u
         errno = EINVAL;
         return -1;
     }
+    if (cn->overhead_ns)
+        spend_overhead(cn);
     int i = ini_lb_pe_pick(&pe->lb);
     uint32_t rec_len = INI_HEADROOM + (uint32_t)sizeof(struct ini_am_hdr) + len;
     struct ini_rec *rec;
@@ -323,6 +360,8 @@ int ini_poll(struct ini_pe *pe)
         for (int b = 0; b < 32 && (rec = ini_ring_next(in, &end)); b++) {
             const struct ini_am_hdr *h = (const struct ini_am_hdr *)rec->data;
             const struct handler_slot *hs = &cn->handlers[h->handler];
+            if (cn->overhead_ns)
+                spend_overhead(cn);
             if (hs->fn) {
                 pe->in_handler = 1;
                 hs->fn(pe, h->src_pe, h + 1, h->len, hs->arg);

@@ -42,7 +42,7 @@ static void on_signal(int sig)
 static void usage_error(const char *msg)
 {
     fprintf(stderr, "inid: %s\nusage: inid --config FILE --ini ID --tag TAG --run-dir DIR "
-                    "[--ini-policy P] [--idle MODE] [--trace MODE] [-- EAL ARGS]\n", msg);
+                    "[--ini-policy P] [--idle MODE] [--trace MODE] [--fault SPEC] [--knob SPEC] [-- EAL ARGS]\n", msg);
     exit(2);
 }
 
@@ -53,9 +53,10 @@ static int parse_args(struct inid *d, int argc, char **argv, int *eal_extra)
         { "tag", required_argument, NULL, 't' },    { "run-dir", required_argument, NULL, 'r' },
         { "ini-policy", required_argument, NULL, 'p' }, { "idle", required_argument, NULL, 'I' },
         { "trace", required_argument, NULL, 'T' },  { "fault", required_argument, NULL, 'f' },
+        { "knob", required_argument, NULL, 'k' },
         { NULL, 0, NULL, 0 },
     };
-    const char *config = NULL, *policy = NULL, *idle = NULL, *trace = NULL, *fault = NULL;
+    const char *config = NULL, *policy = NULL, *idle = NULL, *trace = NULL, *fault = NULL, *knob = NULL;
     long id = -1;
     int c;
     char err[1024], *end;
@@ -73,6 +74,7 @@ static int parse_args(struct inid *d, int argc, char **argv, int *eal_extra)
         case 'I': idle = optarg; break;
         case 'T': trace = optarg; break;
         case 'f': fault = optarg; break;
+        case 'k': knob = optarg; break;
         default: usage_error("unknown option");
         }
     }
@@ -117,6 +119,10 @@ static int parse_args(struct inid *d, int argc, char **argv, int *eal_extra)
         d->cfg.faults = f;
         for (int i = 0; i < d->cfg.n_inis; i++)
             d->cfg.inis[i].faults = f;
+    }
+    if (knob && ini_knobs_parse(knob, &d->cfg.knobs, err, sizeof(err)) < 0) {
+        fprintf(stderr, "inid: --knob: %s\n", err);
+        exit(2);
     }
     d->me = &d->cfg.inis[id];
     d->cluster = d->me->cluster;
@@ -193,6 +199,11 @@ int main(int argc, char **argv)
     signal(SIGTERM, on_signal);
     signal(SIGINT, on_signal);
     d->tsc_hz = rte_get_tsc_hz();
+    double cycles_per_us = (double)d->tsc_hz / 1e6;
+    d->knob_O = (uint64_t)(d->cfg.knobs.O_us * cycles_per_us);
+    d->knob_gap = (uint64_t)(d->cfg.knobs.gap_us * cycles_per_us);
+    d->knob_per_byte = d->cfg.knobs.per_byte_ns * cycles_per_us / 1000.0;
+    d->knob_latency = (uint64_t)(d->cfg.knobs.latency_us * cycles_per_us);
 
     uint16_t room = (uint16_t)RTE_MAX(RTE_MBUF_DEFAULT_BUF_SIZE, d->cfg.stack.mtu + 14 + RTE_PKTMBUF_HEADROOM + 64);
     char name[64];

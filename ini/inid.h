@@ -58,6 +58,15 @@ struct out_ring {
     uint8_t  done[INID_RING_INFLIGHT];
 };
 
+/* Messages held back by the latency knob (ΔL), in arrival order. */
+#define INID_DELAYED 4096
+struct delayed_delivery {
+    struct pbuf *p;
+    uint64_t due;             /* TSC */
+    uint16_t off;
+    uint8_t pe;
+};
+
 /* Deliveries to one PE that did not fit in its ring yet. */
 struct pe_backlog {
     uint32_t head, tail;
@@ -117,6 +126,13 @@ struct inid {
      * doorbell of a peer that is asleep, found in the peer's segment. */
     struct ini_segment *peer_seg[INI_MAX_CLUSTERS];
     int peer_wake_fd[INI_NETIF_MAX_PORTS];
+
+    /* knobs (config.h struct ini_knobs) in TSC cycles */
+    uint64_t knob_O, knob_gap, knob_latency;
+    double knob_per_byte;
+    uint64_t next_tx;                          /* gap knobs: next message may leave then */
+    uint32_t delayed_head, delayed_tail;
+    struct delayed_delivery delayed[INID_DELAYED];
 
     /* traces (ini/trace.h) and the frame being processed, whose arrival
      * and dequeue stamps the inbound message it completes inherits */

@@ -37,6 +37,24 @@ void inid_fabric_init(struct inid *d)
     }
 }
 
+/* ---- knobs ---- */
+
+/* The O knob: the INI is busy this much longer with every message. */
+static void spend_O(struct inid *d)
+{
+    if (!d->knob_O)
+        return;
+    if (d->cfg.knobs.O_sleep) {
+        uint64_t ns = d->knob_O * 1000000000ull / d->tsc_hz;
+        struct timespec ts = { (time_t)(ns / 1000000000u), (long)(ns % 1000000000u) };
+        nanosleep(&ts, NULL);
+    } else {
+        uint64_t until = rte_rdtsc() + d->knob_O;
+        while (rte_rdtsc() < until)
+            rte_pause();
+    }
+}
+
 /* ---- the compute-node side: releasing records, delivering messages ---- */
 
 /* A record's message has left (or been dropped): give back the prefix of
@@ -95,6 +113,34 @@ static int backlog_push(struct inid *d, int pe, struct pbuf *p, uint16_t off)
     return 0;
 }
 
+/* Releases the messages whose ΔL has passed, in order. */
+static int release_delayed(struct inid *d, uint64_t now)
+{
+    int n = 0;
+    while (d->delayed_head != d->delayed_tail) {
+        struct delayed_delivery *x = &d->delayed[d->delayed_head % INID_DELAYED];
+        if (x->due > now)
+            break;
+        spend_O(d);
+        if (d->backlog[x->pe].head == d->backlog[x->pe].tail &&
+            deliver_pbuf(d, x->pe, x->p, x->off, x->p->tot_len - x->off) == 0) {
+            struct ini_am_hdr h;
+            pbuf_copy_partial(x->p, &h, sizeof(h), x->off);
+            struct ini_trace_rec *r = ini_trace_begin(&d->trace, INI_TRACE_IN, x->due - d->knob_latency, 0);
+            if (r) {
+                ini_trace_set_msg(r, h.src_pe, h.dst_pe, UINT16_MAX, h.len);
+                ini_trace_commit(&d->trace, r, rte_rdtsc());
+            }
+            pbuf_free(x->p);
+        } else if (backlog_push(d, x->pe, x->p, x->off) < 0) {
+            break;      /* the PE is far behind: try again next turn */
+        }
+        d->delayed_head++;
+        n++;
+    }
+    return n;
+}
+
 static int retry_backlogs(struct inid *d)
 {
     int n = 0;
@@ -127,6 +173,19 @@ int inid_transport_deliver(void *ctx, int src_ini, struct pbuf *p, uint16_t off)
         return 0;
     }
     int pe = d->cfg.pes[h.dst_pe].local;
+    if (d->knob_latency) {
+        /* ΔL: accepted (so the transport acknowledges it now), delivered later. */
+        if (d->delayed_tail - d->delayed_head >= INID_DELAYED) {
+            d->stats.refused++;
+            return -1;
+        }
+        d->delayed[d->delayed_tail++ % INID_DELAYED] =
+            (struct delayed_delivery){ p, rte_rdtsc() + d->knob_latency, off, (uint8_t)pe };
+        d->stats.in_msgs++;
+        d->stats.in_bytes += h.len;
+        return 0;
+    }
+    spend_O(d);
     uint64_t t_window = d->trace.mode == INI_TRACE_DETAILED ? rte_rdtsc() : 0;
     if (d->backlog[pe].head == d->backlog[pe].tail && deliver_pbuf(d, pe, p, off, avail) == 0) {
         struct ini_trace_rec *r = ini_trace_begin(&d->trace, INI_TRACE_IN, d->cur_arrive, d->cur_qlen);
@@ -187,6 +246,8 @@ static int process_out(struct inid *d, struct work *w, uint64_t now)
         return DONE;
     }
     uintptr_t cookie = (uintptr_t)w->pe << 16 | w->slot;
+    if (d->next_tx && rte_rdtsc() < d->next_tx)
+        return STALL;                   /* Δg / ΔG: not yet */
     uint64_t start = d->trace.mode == INI_TRACE_DETAILED ? rte_rdtsc() : now;
     uint64_t submit;    /* in the headroom, which the transport header overwrites */
     memcpy(&submit, rec->data, sizeof(submit));
@@ -194,6 +255,9 @@ static int process_out(struct inid *d, struct work *w, uint64_t now)
         return STALL;
     d->stats.out_msgs++;
     d->stats.out_bytes += h->len;
+    spend_O(d);
+    if (d->knob_gap || d->knob_per_byte > 0)
+        d->next_tx = rte_rdtsc() + d->knob_gap + (uint64_t)(d->knob_per_byte * (double)am_len);
     /* The loop's time is read once per turn, before it looks at the rings:
      * a record published in between was submitted after it. */
     struct ini_trace_rec *tr = ini_trace_begin(&d->trace, INI_TRACE_OUT,
@@ -365,6 +429,10 @@ static void idle_sleep(struct inid *d, uint64_t *backoff_us)
         int ports_wake = d->cfg.net_mode == INI_NET_MEMIF || d->n_intr == d->n_ports;
         uint64_t ns = (ports_wake ? 100000 : *backoff_us) * 1000;
         uint64_t deadline = ini_swp_next_deadline(&d->swp), now = rte_rdtsc();
+        if (d->n_stalled && d->next_tx && d->next_tx < deadline)
+            deadline = d->next_tx;
+        if (d->delayed_head != d->delayed_tail && d->delayed[d->delayed_head % INID_DELAYED].due < deadline)
+            deadline = d->delayed[d->delayed_head % INID_DELAYED].due;
         if (deadline != UINT64_MAX) {
             uint64_t until = deadline > now ? (deadline - now) * 1000000000ull / d->tsc_hz : 0;
             if (until < ns)
@@ -408,6 +476,8 @@ int inid_loop(void *arg)
     while (!d->stop) {
         uint64_t now = rte_rdtsc();
         int n = retry_backlogs(d) + ini_swp_poll(&d->swp, now) + retry_stalled(d, now);
+        if (d->delayed_head != d->delayed_tail)
+            n += release_delayed(d, now);
         n += poll_pes(d, now) + poll_ports(d, now);
         uint32_t ql = queue_len(d);
         /* This turn's occupancy holds until the next turn starts. */

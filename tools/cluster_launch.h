@@ -30,6 +30,7 @@ struct daemon_opts {
     const char *policy, *ini_policy, *idle, *trace;
     const char *faults[LAUNCH_MAX_FAULTS];
     int n_faults;
+    const char *knobs;         /* --knob SPEC, also given to programs as INI_KNOBS */
 };
 
 struct daemon {

@@ -67,7 +67,7 @@
 
 static const char *usage_text =
     "usage: ini-cluster run CONFIG [--run-dir DIR] [--policy P] [--ini-policy P] [--idle MODE]\n"
-    "                          [--trace MODE] [--fault SPEC] [--timeout SEC] -- PROGRAM ARGS...\n"
+    "                          [--trace MODE] [--fault SPEC] [--knob SPEC] [--timeout SEC] -- PROGRAM ARGS...\n"
     "       ini-cluster up CONFIG [--cluster C,...] [--run-dir DIR] [--policy P] [--ini-policy P]\n"
     "                          [--idle MODE] [--trace MODE] [--fault SPEC]\n"
     "       ini-cluster status CONFIG [--run-dir DIR]\n"
@@ -216,6 +216,16 @@ static void parse_options(const char *cmd, int argc, char **argv, unsigned accep
             if (ini_fault_parse(value, &f, why, sizeof why) < 0)
                 usage_error("--fault: %s", why);
             o->daemon.faults[o->daemon.n_faults++] = value;
+        } else if (!strcmp(name, "--knob") && (accepted & F_DAEMON)) {
+            TAKE_VALUE();
+            struct ini_knobs k;
+            char why[256];
+            memset(&k, 0, sizeof k);
+            if (o->daemon.knobs)
+                usage_error("%s: --knob given twice (put all knobs in one: O=50,gap=2,...)", cmd);
+            if (ini_knobs_parse(value, &k, why, sizeof why) < 0)
+                usage_error("--knob: %s", why);
+            o->daemon.knobs = value;
         } else if (!strcmp(name, "--timeout") && (accepted & F_TIMEOUT)) {
             TAKE_VALUE();
             if (parse_long(value, 0, 10L * 365 * 86400, &o->timeout_s) < 0)
@@ -392,8 +402,8 @@ static int start_programs(struct launch *L, const struct options *o, struct prog
         p->cluster = c;
         snprintf(p->out, sizeof p->out, "%s/cluster%d.out", L->run_dir, c);
         snprintf(p->err, sizeof p->err, "%s/cluster%d.err", L->run_dir, c);
-        static char env[8][PATH_MAX + 32];
-        char *envp[8];
+        static char env[12][PATH_MAX + 32];
+        char *envp[12];
         int n = 0;
         snprintf(env[n], sizeof env[n], "INI_CONFIG=%s", L->config_path), envp[n] = env[n], n++;
         snprintf(env[n], sizeof env[n], "INI_CLUSTER=%d", c), envp[n] = env[n], n++;
@@ -404,6 +414,8 @@ static int start_programs(struct launch *L, const struct options *o, struct prog
             snprintf(env[n], sizeof env[n], "INI_POLICY=%s", o->daemon.policy), envp[n] = env[n], n++;
         if (o->daemon.ini_policy)
             snprintf(env[n], sizeof env[n], "INI_INI_POLICY=%s", o->daemon.ini_policy), envp[n] = env[n], n++;
+        if (o->daemon.knobs)
+            snprintf(env[n], sizeof env[n], "INI_KNOBS=%s", o->daemon.knobs), envp[n] = env[n], n++;
         envp[n] = NULL;
         struct spawn_opts so = { .out_path = p->out, .err_path = p->err, .env = envp,
                                  .die_with_parent = 1 };
