@@ -266,10 +266,13 @@ int main(int argc, char **argv)
     for (int p = 0; p < d->n_pes; p++)
         ini_doorbell_ring(&d->seg->pes[p].doorbell);
     inid_write_counters(d);
-    printf("inid %d: stopped\n", d->me->id);
-    ini_swp_close(&d->swp);
     inid_ports_close(d);
-    ini_segment_detach(d->seg);
-    rte_eal_cleanup();
-    return 0;
+    printf("inid %d: stopped\n", d->me->id);
+    fflush(NULL);
+    /* Everything the run produced is written.  Tearing DPDK down from
+     * here (closing ports, rte_eal_cleanup) races with its interrupt
+     * thread handling the memif peer's own disconnect, a crash inside
+     * rte_intr_fd_get in DPDK 22.11 in a few percent of runs; the process
+     * leaves instead, and the kernel frees what it held. */
+    _exit(0);
 }

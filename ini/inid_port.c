@@ -316,10 +316,6 @@ void inid_ports_close(struct inid *d)
             close(d->peer_wake_fd[k]);
     for (int c = 0; c < INI_MAX_CLUSTERS; c++)
         ini_segment_detach(d->peer_seg[c]);
-    /* Stopped, not closed: closing a memif port races with DPDK's
-     * interrupt thread handling the peer's disconnect (a crash inside
-     * rte_intr_fd_get in DPDK 22.11); the process exits right after. */
-    for (int k = 0; k < d->n_ports; k++)
-        rte_eth_dev_stop(d->ports[k]);
+    /* The ports themselves are left to the process's exit (inid.c). */
     d->n_ports = 0;
 }
