@@ -172,6 +172,7 @@ int inid_transport_deliver(void *ctx, int src_ini, struct pbuf *p, uint16_t off)
         pbuf_free(p);
         return 0;
     }
+    d->lb.peer_load[src_ini] = h.flags;
     int pe = d->cfg.pes[h.dst_pe].local;
     if (d->knob_latency) {
         /* ΔL: accepted (so the transport acknowledges it now), delivered later. */
@@ -251,6 +252,9 @@ static int process_out(struct inid *d, struct work *w, uint64_t now)
     uint64_t start = d->trace.mode == INI_TRACE_DETAILED ? rte_rdtsc() : now;
     uint64_t submit;    /* in the headroom, which the transport header overwrites */
     memcpy(&submit, rec->data, sizeof(submit));
+    /* Our load rides to the peer in the AM header (before the CRC is taken). */
+    uint32_t load = queue_len(d) + d->n_stalled;
+    h->flags = (uint16_t)(load > UINT16_MAX ? UINT16_MAX : load);
     if (ini_swp_send(&d->swp, w->target, (uint8_t *)h, am_len, (void *)cookie, now) < 0)
         return STALL;
     d->stats.out_msgs++;
@@ -480,6 +484,8 @@ int inid_loop(void *arg)
             n += release_delayed(d, now);
         n += poll_pes(d, now) + poll_ports(d, now);
         uint32_t ql = queue_len(d);
+        /* The compute nodes' load-aware policy reads this. */
+        atomic_store_explicit(&me->load, ql + d->n_stalled, memory_order_relaxed);
         /* This turn's occupancy holds until the next turn starts. */
         if (last_turn)
             d->stats.queue_area += last_occupancy * (now - last_turn);

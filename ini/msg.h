@@ -27,7 +27,8 @@ struct ini_am_hdr {
     uint16_t src_pe;     /* global PE id of the sender */
     uint16_t dst_pe;     /* global PE id of the receiver */
     uint16_t handler;    /* index in the receiving program's handler table */
-    uint16_t flags;
+    uint16_t flags;      /* set by the sending INI: its load (queued and stalled messages), for
+                            the receiving INI's load-aware policy; compute nodes ignore it */
     uint32_t len;        /* payload bytes */
     uint32_t pe_seq;     /* sender-assigned, for the application's own checks */
 };
