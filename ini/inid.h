@@ -81,6 +81,7 @@ struct inid_stats {
     /* time-weighted number of messages in the INI (queued, stalled or in
      * service): the model's Q_o is queue_area / run length */
     uint64_t queue_area, run_start, run_end;
+    uint64_t busy_cycles;     /* TSC cycles of the loop turns that did work */
 };
 
 struct inid {

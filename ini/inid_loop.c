@@ -509,6 +509,8 @@ int inid_loop(void *arg)
             next_timers = now + timer_period;
         }
         if (n) {
+            /* Two TSC reads per turn, not per message. */
+            d->stats.busy_cycles += rte_rdtsc() - now;
             last_work = now;
             backoff_us = 8;
         } else if (d->idle == INI_IDLE_ADAPTIVE && now - last_work > spin_cycles) {
@@ -612,8 +614,12 @@ void inid_write_counters(struct inid *d)
             (unsigned long long)fs.duplicated, (unsigned long long)fs.reordered,
             (unsigned long long)fs.corrupted, (unsigned long long)fs.delayed);
     uint64_t run = s->run_end > s->run_start ? s->run_end - s->run_start : 0;
+    uint64_t handled = w->msgs_sent + w->msgs_delivered + s->local_msgs;
     fprintf(f, "  \"queue\": {\"time_avg\": %.4f, \"run_seconds\": %.3f},\n",
             run ? (double)s->queue_area / (double)run : 0.0, (double)run / (double)d->tsc_hz);
+    fprintf(f, "  \"busy\": {\"cycles\": %llu, \"utilization\": %.4f, \"cycles_per_message\": %.1f},\n",
+            (unsigned long long)s->busy_cycles, run ? (double)s->busy_cycles / (double)run : 0.0,
+            handled ? (double)s->busy_cycles / (double)handled : 0.0);
     fprintf(f, "  \"loop\": {\"iterations\": %llu, \"idle_sleeps\": %llu, \"avg_queue\": %.3f, \"max_queue\": %llu}\n}\n",
             (unsigned long long)s->loops, (unsigned long long)s->idle_sleeps, avg_q,
             (unsigned long long)s->queue_max);
