@@ -7,7 +7,7 @@ $(LIBINI): $(LIBINI_SRCS:%.c=$(OBJ)/%.o)
 	$(AR) rcs $@ $^
 
 # inid links DPDK and lwIP.
-STACK_SRCS := stack/netif_dpdk.c stack/swp.c stack/fault.c stack/lwip_port.c timers/timer_list.c
+STACK_SRCS := stack/netif_dpdk.c stack/checksum.c stack/swp.c stack/fault.c stack/lwip_port.c timers/timer_list.c
 INID_SRCS  := ini/inid.c ini/inid_port.c ini/inid_loop.c $(STACK_SRCS)
 INID_OBJS  := $(INID_SRCS:%.c=$(OBJ)/%.o)
 $(INID_OBJS): EXTRA := $(LWIP_CFLAGS) -Itimers

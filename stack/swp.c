@@ -17,9 +17,7 @@
 
 #include <rte_cycles.h>
 
-/* lwIP's checksum routine (core/inet_chksum.c), not in its headers: the
- * folded ones' complement sum of len bytes. */
-u16_t lwip_standard_chksum(const void *dataptr, int len);
+#include "checksum.h"
 
 /* ---- header codec ---- */
 
@@ -162,7 +160,7 @@ static int transmit(struct ini_swp *s, struct swp_conn *c, uint32_t seq)
     memcpy(wire + s->hdr_len, &t->crc, 4);
     /* The UDP payload's sum: the header's, plus the message's, summed
      * once at the first send.  Both start at even offsets. */
-    uint16_t sum = fold16((uint32_t)lwip_standard_chksum(wire, s->hdr_len) + t->msg_sum);
+    uint16_t sum = fold16((uint32_t)ini_chksum(wire, s->hdr_len) + t->msg_sum);
     if (s->stamp)
         s->t_out_udp = rte_rdtsc();
 
@@ -214,7 +212,7 @@ int ini_swp_send(struct ini_swp *s, int peer, uint8_t *am, uint32_t am_len, void
     t->crc = ini_crc32c(0, am, am_len);
     if (s->stamp)
         s->t_out_window = rte_rdtsc();
-    t->msg_sum = fold16((uint32_t)lwip_standard_chksum(&t->crc, 4) + lwip_standard_chksum(am, (int)am_len));
+    t->msg_sum = fold16((uint32_t)ini_chksum(&t->crc, 4) + ini_chksum(am, (int)am_len));
     if (transmit(s, c, seq) < 0)
         return -1;
     c->snd_nxt = (seq + 1) & s->seq_mask;

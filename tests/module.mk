@@ -12,7 +12,7 @@ UNIT_TESTS += $(BIN)/test_config
 $(BIN)/test_config: $(LIBINI)
 
 # Tests of the stack: two INIs joined in one process (loop_harness).
-STACK_TEST_OBJS := $(OBJ)/tests/unit/loop_harness.o $(OBJ)/stack/netif_dpdk.o $(OBJ)/stack/swp.o \
+STACK_TEST_OBJS := $(OBJ)/tests/unit/loop_harness.o $(OBJ)/stack/netif_dpdk.o $(OBJ)/stack/swp.o $(OBJ)/stack/checksum.o \
                    $(OBJ)/stack/fault.o $(OBJ)/stack/lwip_port.o $(OBJ)/timers/timer_list.o
 $(OBJ)/tests/unit/loop_harness.o $(OBJ)/tests/unit/test_netif.o $(OBJ)/tests/unit/test_swp.o \
 $(OBJ)/tests/unit/test_fault.o: EXTRA := $(LWIP_CFLAGS)
@@ -25,3 +25,6 @@ LDLIBS_test_swp = $(DPDK_LIBS)
 
 UNIT_TESTS += $(BIN)/test_ring
 $(BIN)/test_ring: $(LIBINI)
+
+UNIT_TESTS += $(BIN)/test_checksum
+$(BIN)/test_checksum: $(OBJ)/stack/checksum.o

@@ -11,5 +11,5 @@ $(OBJ)/lwip/%.o: $(LWIP_SRC)/%.c stack/lwip/lwipopts.h stack/lwip/lwippools.h
 	@mkdir -p $(dir $@)
 	$(CC) -std=gnu11 $(CFLAGS) -w $(LWIP_CFLAGS) -c $< -o $@
 
-$(LIBLWIP): $(LWIP_OBJS)
+$(LIBLWIP): $(LWIP_OBJS) $(OBJ)/stack/checksum.o
 	$(AR) rcs $@ $^

@@ -1,0 +1,18 @@
+/*
+ * checksum.h - the Internet checksum (RFC 1071), fast.
+ *
+ * ini_chksum() is lwIP's LWIP_CHKSUM (stack/lwip/lwipopts.h): the folded
+ * ones' complement sum of len bytes at any alignment, not inverted, in
+ * memory byte order - the same value as lwIP's own lwip_standard_chksum,
+ * which adds one byte at a time.  This one adds 64-bit words with an
+ * end-around carry, and 32 bytes per step with AVX2 where the CPU has it:
+ * any word size gives the same sum modulo 2^16-1 (RFC 1071, section 2).
+ */
+#ifndef INI_CHECKSUM_H
+#define INI_CHECKSUM_H
+
+#include <stdint.h>
+
+uint16_t ini_chksum(const void *data, int len);
+
+#endif
