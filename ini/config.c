@@ -757,14 +757,16 @@ static int load_trace(struct loader *ld, const config_setting_t *root)
     return read_int(ld, g, "records", TRACE_RECORDS_MIN, TRACE_RECORDS_MAX, &ld->cfg.trace.records) < 0 ? -1 : 0;
 }
 
-/* faults = { drop = 0.1; dup = 0.0; reorder = 0.0; corrupt = 0.0; delay = 0.0;
- *            depth = 3; delay_us = 200; seed = 1; side = "tx"; } */
-static int load_faults(struct loader *ld, const config_setting_t *parent, struct ini_fault_cfg *f)
+/* A group of name = value settings handed one by one to the parser of
+ * the matching command-line specification (set(target, key, value)), so
+ * that a file and a flag accept exactly the same names and values. */
+typedef int (*kv_setter)(void *target, const char *key, const char *value, char *err, size_t errlen);
+
+static int load_kv_group(struct loader *ld, const config_setting_t *parent, const char *name,
+                         const char *const *allowed, kv_setter set, void *target)
 {
-    static const char *const allowed[] = { "drop", "dup", "reorder", "corrupt", "delay", "depth",
-                                           "delay_us", "seed", "side", NULL };
     const config_setting_t *g;
-    int found = read_group(ld, parent, "faults", allowed, &g);
+    int found = read_group(ld, parent, name, allowed, &g);
     if (found <= 0)
         return found;
     for (int i = 0; i < config_setting_length(g); i++) {
@@ -777,13 +779,34 @@ static int load_faults(struct loader *ld, const config_setting_t *parent, struct
         case CONFIG_TYPE_STRING: snprintf(value, sizeof value, "%s", config_setting_get_string(m)); break;
         default: return fail_at(ld, m, "expected a number or a string, found %s", type_name(m));
         }
-        if (fault_set(f, config_setting_name(m), value, err, sizeof err) < 0) {
+        if (set(target, config_setting_name(m), value, err, sizeof err) < 0) {
+            /* The prefix names the field already: keep only what is wrong. */
             const char *colon = strchr(err, ':');
             return fail_at(ld, m, "%s", colon && colon[1] == ' ' ? colon + 2 : err);
         }
     }
-    f->enabled = fault_enabled(f);
     return 1;
+}
+
+static int fault_setter(void *f, const char *key, const char *value, char *err, size_t errlen)
+{
+    return fault_set(f, key, value, err, errlen);
+}
+
+static int knob_setter(void *k, const char *key, const char *value, char *err, size_t errlen)
+{
+    return knob_set(k, key, value, err, errlen);
+}
+
+/* faults = { drop = 0.1; dup = 0.0; reorder = 0.0; corrupt = 0.0; delay = 0.0;
+ *            depth = 3; delay_us = 200; seed = 1; side = "tx"; } */
+static int load_faults(struct loader *ld, const config_setting_t *parent, struct ini_fault_cfg *f)
+{
+    static const char *const allowed[] = { "drop", "dup", "reorder", "corrupt", "delay", "depth",
+                                           "delay_us", "seed", "side", NULL };
+    int found = load_kv_group(ld, parent, "faults", allowed, fault_setter, f);
+    f->enabled = fault_enabled(f);
+    return found;
 }
 
 /* knobs = { O_us = 50.0; O_mode = "sleep"; gap_us = 0; per_byte_ns = 0;
@@ -792,26 +815,7 @@ static int load_knobs(struct loader *ld, const config_setting_t *root)
 {
     static const char *const allowed[] = { "O_us", "O_mode", "gap_us", "per_byte_ns", "latency_us",
                                            "overhead_us", "overhead_mode", NULL };
-    const config_setting_t *g;
-    int found = read_group(ld, root, "knobs", allowed, &g);
-    if (found <= 0)
-        return found;
-    for (int i = 0; i < config_setting_length(g); i++) {
-        const config_setting_t *m = config_setting_get_elem(g, (unsigned)i);
-        char value[64], err[256];
-        switch (config_setting_type(m)) {
-        case CONFIG_TYPE_FLOAT: snprintf(value, sizeof value, "%.17g", config_setting_get_float(m)); break;
-        case CONFIG_TYPE_INT:
-        case CONFIG_TYPE_INT64: snprintf(value, sizeof value, "%lld", config_setting_get_int64(m)); break;
-        case CONFIG_TYPE_STRING: snprintf(value, sizeof value, "%s", config_setting_get_string(m)); break;
-        default: return fail_at(ld, m, "expected a number or a string, found %s", type_name(m));
-        }
-        if (knob_set(&ld->cfg.knobs, config_setting_name(m), value, err, sizeof err) < 0) {
-            const char *colon = strchr(err, ':');
-            return fail_at(ld, m, "%s", colon && colon[1] == ' ' ? colon + 2 : err);
-        }
-    }
-    return 1;
+    return load_kv_group(ld, root, "knobs", allowed, knob_setter, &ld->cfg.knobs);
 }
 
 static int load_eal(struct loader *ld, const config_setting_t *root)
