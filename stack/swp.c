@@ -63,23 +63,6 @@ int ini_swp_hdr_read(const uint8_t *src, uint32_t len, int seq_bits, struct ini_
     return 0;
 }
 
-/* The SSE4.2 CRC32 instruction computes CRC32C: 8 bytes per instruction. */
-__attribute__((target("sse4.2")))
-uint32_t ini_crc32c(uint32_t crc, const void *buf, size_t len)
-{
-    const uint8_t *p = buf;
-    uint64_t c = ~crc;
-    for (; len >= 8; len -= 8, p += 8) {
-        uint64_t v;
-        memcpy(&v, p, 8);
-        c = __builtin_ia32_crc32di(c, v);
-    }
-    uint32_t c32 = (uint32_t)c;
-    for (; len; len--, p++)
-        c32 = __builtin_ia32_crc32qi(c32, *p);
-    return ~c32;
-}
-
 /* CRC32C of a pbuf chain from offset off on; 8-byte pieces straddling
  * pbufs are handled by the byte loop of each piece. */
 static uint32_t crc_of_pbuf(const struct pbuf *p, uint16_t off)

@@ -40,6 +40,7 @@
 
 #include <stdint.h>
 
+#include "checksum.h"
 #include "config.h"
 #include "lwip/pbuf.h"
 #include "timer_list.h"
@@ -57,8 +58,6 @@ struct ini_swp_hdr {
 };
 
 int  ini_swp_hdr_len(int seq_bits);
-/* CRC32C (Castagnoli) of len bytes, continuing from crc (start with 0). */
-uint32_t ini_crc32c(uint32_t crc, const void *buf, size_t len);
 void ini_swp_hdr_write(uint8_t *dst, const struct ini_swp_hdr *h, int seq_bits);
 /* Parses a header; -1 if too short or the opcode is unknown. */
 int  ini_swp_hdr_read(const uint8_t *src, uint32_t len, int seq_bits, struct ini_swp_hdr *h);
