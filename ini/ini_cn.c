@@ -141,7 +141,9 @@ struct ini_cn *ini_cn_attach(const char *cfg_path, int cluster, const char *segm
         for (int i = 0; i < cn->n_inis; i++) {
             if (cl->inis[i] == cn->cfg.pes[pe->id].static_ini)
                 pe->lb.static_local = i;
-            pe->lb.load[i] = &cn->seg->inis[i].load;
+            pe->lb.submitted[i] = &cn->seg->inis[i].submitted;
+            pe->lb.processed[i] = &cn->seg->inis[i].processed;
+            pe->lb.inbound[i] = &cn->seg->inis[i].inbound;
             ini_ring_prod_attach(&pe->out[i], ini_segment_ring(cn->seg, p, i, INI_TO_INI));
             ini_ring_cons_attach(&pe->in[i], ini_segment_ring(cn->seg, p, i, INI_TO_PE));
         }
@@ -333,6 +335,7 @@ int ini_send(struct ini_pe *pe, int dst_pe, uint16_t handler, const void *buf, u
     if (len)
         memcpy(h + 1, buf, len);
     ini_ring_publish(&pe->out[i]);
+    atomic_fetch_add_explicit(&cn->seg->inis[i].submitted, 1, memory_order_relaxed);
 
     /* Pairs with the INI's fence between setting `sleeping` and its last
      * look at the rings: one of the two sides sees the other. */

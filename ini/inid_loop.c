@@ -220,6 +220,7 @@ static int process_out(struct inid *d, struct work *w, uint64_t now)
     if (rec->len < INI_HEADROOM + sizeof(*h) || h->len != am_len - sizeof(*h) ||
         h->dst_pe >= d->cfg.n_pes || h->len > (uint32_t)d->cfg.stack.max_message) {
         d->stats.bad_dst++;
+        d->stats.processed++;
         out_record_done(d, w->pe, w->slot);
         return DONE;
     }
@@ -237,6 +238,7 @@ static int process_out(struct inid *d, struct work *w, uint64_t now)
         ini_ring_publish(&d->deliver[dst->local]);
         wake_pe(d, dst->local);
         d->stats.local_msgs++;
+        d->stats.processed++;
         struct ini_trace_rec *tr = ini_trace_begin(&d->trace, INI_TRACE_LOCAL, w->t_arrive, w->qlen);
         if (tr) {
             ini_trace_set_msg(tr, h->src_pe, h->dst_pe, UINT16_MAX, h->len);
@@ -252,14 +254,20 @@ static int process_out(struct inid *d, struct work *w, uint64_t now)
     uint64_t start = d->trace.mode == INI_TRACE_DETAILED ? rte_rdtsc() : now;
     uint64_t submit;    /* in the headroom, which the transport header overwrites */
     memcpy(&submit, rec->data, sizeof(submit));
-    /* Our load rides to the peer in the AM header (before the CRC is taken). */
-    uint32_t load = queue_len(d) + d->n_stalled;
+    /* Our load rides to the peer in the AM header (before the CRC is taken):
+     * what the compute nodes gave us and we have not done, and the frames
+     * waiting in our queue. */
+    uint64_t given = atomic_load_explicit(&d->seg->inis[d->local].submitted, memory_order_relaxed);
+    /* A compute node counts its message just after publishing it: we may
+     * have processed it already. */
+    uint64_t load = (given > d->stats.processed ? given - d->stats.processed : 0) + queue_len(d);
     h->flags = (uint16_t)(load > UINT16_MAX ? UINT16_MAX : load);
     if (ini_swp_send(&d->swp, w->target, (uint8_t *)h, am_len, (void *)cookie, now) < 0)
         return STALL;
     d->stats.out_msgs++;
     d->stats.out_bytes += h->len;
     spend_O(d);
+    d->stats.processed++;          /* after its service time: load counts the message in service */
     if (d->knob_gap || d->knob_per_byte > 0)
         d->next_tx = rte_rdtsc() + d->knob_gap + (uint64_t)(d->knob_per_byte * (double)am_len);
     /* The loop's time is read once per turn, before it looks at the rings:
@@ -485,7 +493,8 @@ int inid_loop(void *arg)
         n += poll_pes(d, now) + poll_ports(d, now);
         uint32_t ql = queue_len(d);
         /* The compute nodes' load-aware policy reads this. */
-        atomic_store_explicit(&me->load, ql + d->n_stalled, memory_order_relaxed);
+        atomic_store_explicit(&me->processed, d->stats.processed, memory_order_relaxed);
+        atomic_store_explicit(&me->inbound, queue_len(d), memory_order_relaxed);
         /* This turn's occupancy holds until the next turn starts. */
         if (last_turn)
             d->stats.queue_area += last_occupancy * (now - last_turn);
@@ -498,10 +507,11 @@ int inid_loop(void *arg)
                 d->stats.queue_max = ql;
         }
         n += run_queue(d, now);
+        atomic_store_explicit(&me->processed, d->stats.processed, memory_order_relaxed);
+        atomic_store_explicit(&me->inbound, d->delayed_tail - d->delayed_head, memory_order_relaxed);
         ini_netif_flush(&d->nf);
         if (d->idle == INI_IDLE_ADAPTIVE && d->cfg.net_mode == INI_NET_MEMIF)
             inid_wake_peers(d);
-        atomic_store_explicit(&me->load, d->n_stalled, memory_order_relaxed);
         d->stats.loops++;
 
         if (now >= next_timers) {

@@ -5,10 +5,10 @@
  * The launcher creates one POSIX shared-memory object per cluster; the
  * cluster's INI daemons and its compute process map it.  It holds
  *   - a header naming the cluster, its PEs and INIs (checked on attach),
- *   - per INI: state, a load counter (queued messages, read by the
- *     load-aware policy) and the path of its doorbell, a FIFO a compute
- *     node writes to after publishing to an INI that is asleep (adaptive
- *     idle mode),
+ *   - per INI: state, its load (messages submitted by the compute nodes
+ *     and not yet processed, read by the load-aware policy) and the path
+ *     of its doorbell, a FIFO a compute node writes to after publishing to
+ *     an INI that is asleep (adaptive idle mode),
  *   - per PE: its doorbell, rung by an INI after delivering to a sleeping PE,
  *   - two rings per (PE, INI) pair: PE -> INI (outbound messages) and
  *     INI -> PE (deliveries).  Every ring has exactly one producer and one
@@ -37,7 +37,12 @@ struct ini_seg_ini {
     /* The INI's doorbell is a FIFO (it sleeps in epoll on it together with
      * its ports' receive interrupts); a compute node writes a byte to it. */
     char wake_path[108];
-    _Alignas(64) _Atomic uint32_t load;  /* messages queued in the INI */
+    /* Load, for the load-aware policies: messages the compute nodes have
+     * handed this INI and it has not finished yet, submitted - processed.
+     * Each on its own line: many writers for one, the INI for the other. */
+    _Alignas(64) _Atomic uint64_t submitted;   /* compute nodes add 1 per message */
+    _Alignas(64) _Atomic uint64_t processed;   /* the INI stores its count each turn */
+    _Atomic uint32_t inbound;                  /* and the frames and deliveries waiting in it */
 };
 
 struct ini_seg_pe {

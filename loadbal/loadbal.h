@@ -5,8 +5,8 @@
  *   - at the source compute node, which INI of its own cluster carries it
  *     (struct ini_lb_pe): static (the PE's assigned INI), round-robin (each
  *     PE cycles over its cluster's INIs) or load-aware (the INI with the
- *     fewest queued messages, read from the load word each INI publishes in
- *     the cluster segment; ties broken round-robin);
+ *     fewest messages submitted and not yet processed, from the counters
+ *     in the cluster segment; ties broken round-robin);
  *   - at the sending INI, which INI of the destination cluster receives it
  *     (struct ini_lb_conn): static (by destination PE: the INI that PE is
  *     assigned to), round-robin per destination cluster, or load-aware
@@ -26,8 +26,21 @@ struct ini_lb_pe {
     int n_inis;
     int static_local;                 /* local index of the assigned INI */
     uint32_t rr_next;
-    _Atomic uint32_t *load[INI_MAX_INIS_PER_CLUSTER];   /* published by the INIs */
+    /* Per INI of the cluster, in its segment: messages submitted to it by
+     * all compute nodes, and messages it has processed. */
+    _Atomic uint64_t *submitted[INI_MAX_INIS_PER_CLUSTER];
+    _Atomic uint64_t *processed[INI_MAX_INIS_PER_CLUSTER];
+    _Atomic uint32_t *inbound[INI_MAX_INIS_PER_CLUSTER];    /* its inbound work waiting */
 };
+
+/* Work INI i has ahead of a new message: messages given and not yet
+ * processed, and the inbound work it has queued. */
+static inline uint64_t ini_lb_load(const struct ini_lb_pe *lb, int i)
+{
+    uint64_t p = atomic_load_explicit(lb->processed[i], memory_order_relaxed);
+    uint64_t s = atomic_load_explicit(lb->submitted[i], memory_order_relaxed);
+    return (s > p ? s - p : 0) + atomic_load_explicit(lb->inbound[i], memory_order_relaxed);
+}
 
 /* Local index (within the cluster) of the INI that carries the next message. */
 static inline int ini_lb_pe_pick(struct ini_lb_pe *lb)
@@ -40,10 +53,10 @@ static inline int ini_lb_pe_pick(struct ini_lb_pe *lb)
     case INI_POLICY_LOAD_AWARE: {
         int start = (int)(lb->rr_next++ % (uint32_t)lb->n_inis);
         int best = start;
-        uint32_t best_load = atomic_load_explicit(lb->load[start], memory_order_relaxed);
+        uint64_t best_load = ini_lb_load(lb, start);
         for (int k = 1; k < lb->n_inis && best_load > 0; k++) {
             int i = (start + k) % lb->n_inis;
-            uint32_t l = atomic_load_explicit(lb->load[i], memory_order_relaxed);
+            uint64_t l = ini_lb_load(lb, i);
             if (l < best_load) {
                 best = i;
                 best_load = l;

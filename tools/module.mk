@@ -23,3 +23,5 @@ $(BIN)/cluster-fake-inid: $(OBJ)/tools/cluster_fake_inid.o $(LIBINI)
 
 include tools/model/module.mk
 -include tools/trace/module.mk
+-include tools/synth/module.mk
+-include tools/bench/module.mk
