@@ -486,8 +486,10 @@ int ini_swp_init(struct ini_swp *s, const struct ini_config *cfg, int me, uint64
             return -1;
         n_conns++;
     }
-    if (timer_list_init_send(&s->send_timers, (uint32_t)cfg->n_inis, (uint32_t)n_conns * s->window,
-                             send_ticks) < 0 ||
+    /* A machine of one cluster has no connection; the lists still need a
+     * record to exist. */
+    uint32_t send_capacity = n_conns ? (uint32_t)n_conns * s->window : 1;
+    if (timer_list_init_send(&s->send_timers, (uint32_t)cfg->n_inis, send_capacity, send_ticks) < 0 ||
         timer_list_init_ack(&s->ack_timers, (uint32_t)cfg->n_inis, ack_ticks) < 0)
         return -1;
 

@@ -79,8 +79,8 @@ pid_t spawn_process(char *const argv[], const struct spawn_opts *o, char *err, s
                 child_fail(report[1], STAGE_NETNS);
             close(fd);
         }
-        int devnull = open("/dev/null", O_RDONLY);
-        if (devnull < 0 || dup2(devnull, 0) < 0)
+        int devnull = o->keep_stdin ? 0 : open("/dev/null", O_RDONLY);
+        if (devnull < 0 || (!o->keep_stdin && dup2(devnull, 0) < 0))
             child_fail(report[1], STAGE_STDIN);
         if (o->out_path) {
             int fd = open(o->out_path, O_WRONLY | O_CREAT | O_TRUNC, 0644);

@@ -23,6 +23,7 @@ struct spawn_opts {
     char *const *env;         /* "NAME=VALUE" entries added to the environment, NULL-terminated */
     int detach;               /* setsid(): survives the launcher (ini-cluster up) */
     int die_with_parent;      /* SIGTERM when the launcher dies (ini-cluster run) */
+    int keep_stdin;           /* inherit the launcher's stdin instead of /dev/null */
 };
 
 /* Starts argv[0] (searched in PATH) and returns its pid once exec has

@@ -417,8 +417,10 @@ static int start_programs(struct launch *L, const struct options *o, struct prog
         if (o->daemon.knobs)
             snprintf(env[n], sizeof env[n], "INI_KNOBS=%s", o->daemon.knobs), envp[n] = env[n], n++;
         envp[n] = NULL;
+        /* Cluster 0's program reads the launcher's stdin, so that
+         * `ini-cluster run CONFIG -- water --mgs < input` works. */
         struct spawn_opts so = { .out_path = p->out, .err_path = p->err, .env = envp,
-                                 .die_with_parent = 1 };
+                                 .die_with_parent = 1, .keep_stdin = c == 0 };
         char why[1024];
         p->pid = spawn_process(o->program, &so, why, sizeof why);
         if (p->pid < 0) {

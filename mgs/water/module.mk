@@ -12,11 +12,13 @@ $(LIBWATER): $(LIBWATER_SRCS:%.c=$(OBJ)/%.o)
 	$(AR) rcs $@ $^
 
 # water: the program; water_compare: compares "FULL" lines of two outputs
-# (used by tests/integration/water_*.sh).
+# (used by tests/integration/water_*.sh).  water links libmgs.a first, for
+# `water --mgs` (par.h over MGS, run under ini-cluster; see mgs/module.mk for
+# how par_* then reaches either implementation).
 BINS += $(BIN)/water $(BIN)/water_compare
-$(BIN)/water: $(OBJ)/mgs/water/water_main.o $(LIBWATER)
+$(BIN)/water: $(OBJ)/mgs/water/water_main.o $(LIBMGS) $(LIBWATER) $(LIBINI)
 	@mkdir -p $(dir $@)
-	$(CC) $(LDFLAGS) -o $@ $^ -lpthread -lm
+	$(CC) $(LDFLAGS) -o $@ $^ $(CONFIG_LIBS) -lpthread -lm
 $(BIN)/water_compare: $(OBJ)/mgs/water/water_compare.o
 	@mkdir -p $(dir $@)
 	$(CC) $(LDFLAGS) -o $@ $^ -lm

@@ -5,13 +5,31 @@
  * another), sets up the shared system, runs P threads through par.h and
  * prints the reference's output.
  *
+ * With --mgs the shared-memory interface is the MGS implementation of par.h
+ * (docs/mgs.md) and the program runs under the launcher, once per cluster:
+ *     ini-cluster run CONFIG -- build/bin/water --mgs [--input FILE] < input
+ * NumProcs must equal the configuration's number of compute nodes.  The
+ * launcher gives each program /dev/null as stdin, so cluster 0 reads the
+ * input from --input FILE, else from its stdin if that has data, else from
+ * the launcher's stdin (/proc/PPID/fd/0), and sends the text to the other
+ * clusters; every cluster then runs the same set-up (cluster 0's writes are
+ * published, the others' are a dry run that yields the same addresses).
+ * Every cluster prints to its own stdout; cluster 0's is the program's.
+ * Outside the launcher --mgs runs MGS in this one process (one cluster of
+ * NumProcs threads, no INIs), the 1xP layout.
+ *
  * Exit status: 0 on success, 2 for malformed input or a missing/short data
  * file (one line on stderr), 1 if the threads or memory cannot be obtained.
  */
+#include <fcntl.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
+#include <sys/sysmacros.h>
+#include <unistd.h>
 
+#include "mgs.h"
 #include "water.h"
 
 #define MAX_INPUT_BYTES (1 << 20) /* the input is ten numbers; anything huge is a mistake */
@@ -19,13 +37,16 @@
 static void usage(FILE *out)
 {
     fprintf(out,
-            "usage: water [--random FILE] [--full] [--deterministic] < input\n"
+            "usage: water [--random FILE] [--full] [--deterministic] [--mgs] [--input FILE] < input\n"
             "  input: TSTEP NMOL NSTEP NORDER NSAVE NRST NPRINT NFMC NumProcs CUTOFF\n"
             "         (standard: 1.5e-16 512 3 6 -1 3000 3 0 1 6.212752)\n"
             "  --random FILE    velocity data file (default: random.in in the current directory)\n"
             "  --full           after each energy block also print\n"
             "                   \"FULL step TEN POTA POTR POTRF XTT AVGT XVIR\" with %%.17g\n"
-            "  --deterministic  fixed-order reductions: results independent of thread timing\n");
+            "  --deterministic  fixed-order reductions: results independent of thread timing\n"
+            "  --mgs            run on the MGS shared memory, under ini-cluster run (NumProcs =\n"
+            "                   the configuration's compute nodes)\n"
+            "  --input FILE     read the input from FILE instead of stdin\n");
 }
 
 static int bad_input(const char *message)
@@ -34,8 +55,8 @@ static int bad_input(const char *message)
     return WATER_EXIT_BAD_INPUT;
 }
 
-/* Reads all of stdin into a NUL-terminated buffer; NULL if too long. */
-static char *read_stdin(void)
+/* Reads all of `in` into a NUL-terminated buffer; NULL if too long. */
+static char *read_all(FILE *in)
 {
     size_t capacity = 4096, length = 0;
     char *text = malloc(capacity);
@@ -52,7 +73,7 @@ static char *read_stdin(void)
             capacity *= 2;
             continue;
         }
-        size_t got = fread(text + length, 1, capacity - 1 - length, stdin);
+        size_t got = fread(text + length, 1, capacity - 1 - length, in);
         length += got;
         if (got == 0)
             break;
@@ -62,9 +83,75 @@ static char *read_stdin(void)
     return text;
 }
 
+static char *read_stdin(void)
+{
+    return read_all(stdin);
+}
+
+static char *read_file(const char *path)
+{
+    FILE *f = fopen(path, "r");
+    if (!f)
+        return NULL;
+    char *text = read_all(f);
+    fclose(f);
+    return text;
+}
+
+static bool stdin_is_dev_null(void)
+{
+    struct stat st;
+    return fstat(0, &st) == 0 && S_ISCHR(st.st_mode) && st.st_rdev == makedev(1, 3);
+}
+
+/* --mgs, cluster 0: the input text (see the header comment); NULL if none. */
+static char *read_mgs_input(const char *input_path)
+{
+    if (input_path)
+        return read_file(input_path);
+    if (!stdin_is_dev_null())
+        return read_stdin();
+    char path[64];
+    snprintf(path, sizeof path, "/proc/%d/fd/0", (int)getppid());
+    return read_file(path);
+}
+
+/* --mgs: attaches MGS; cluster 0 reads the input and shares it, the others
+ * receive it.  Returns the text (malloc'ed), or NULL after a message. */
+static char *mgs_input(const char *input_path)
+{
+    char err[512];
+    par_use_mgs();
+    if (mgs_start(err, sizeof err) != 0) {
+        fprintf(stderr, "water: --mgs: %s\n", err);
+        return NULL;
+    }
+    if (mgs_cluster() != 0) {
+        size_t len;
+        char *text = mgs_receive_blob(&len);
+        if (text && len == 0) {
+            free(text);
+            return NULL;   /* cluster 0 had no input and says why */
+        }
+        return text;
+    }
+    char *text = read_mgs_input(input_path);
+    /* The others wait for the text: send it even when empty. */
+    mgs_broadcast_blob(text ? text : "", text ? strlen(text) : 0);
+    if (!text || !*text) {
+        fprintf(stderr, "water: --mgs: no input (ini-cluster gives programs /dev/null as stdin and "
+                        "the launcher's stdin was not readable; use --input FILE)\n");
+        free(text);
+        return NULL;
+    }
+    return text;
+}
+
 int main(int argc, char **argv)
 {
     const char *random_path = "random.in";
+    const char *input_path = NULL;
+    bool use_mgs = false;
     water_options opt = { .out = stdout };
     for (int i = 1; i < argc; i++) {
         const char *arg = argv[i];
@@ -77,6 +164,10 @@ int main(int argc, char **argv)
             opt.full = true;
         } else if (!strcmp(arg, "--deterministic")) {
             opt.deterministic = true;
+        } else if (!strcmp(arg, "--mgs")) {
+            use_mgs = true;
+        } else if (!strcmp(arg, "--input") && i + 1 < argc) {
+            input_path = argv[++i];
         } else {
             fprintf(stderr, "water: unknown or incomplete option '%s' (try --help)\n", arg);
             return WATER_EXIT_BAD_INPUT;
@@ -84,9 +175,19 @@ int main(int argc, char **argv)
     }
 
     char err[512];
-    char *text = read_stdin();
-    if (!text)
-        return bad_input("cannot read the input from stdin (missing or longer than 1 MiB)");
+    char *text;
+    if (use_mgs && getenv("INI_CONFIG")) {
+        text = mgs_input(input_path);
+        if (!text)
+            return WATER_EXIT_BAD_INPUT;
+    } else {
+        if (use_mgs)
+            par_use_mgs();   /* outside the launcher: one cluster, no INIs */
+        text = input_path ? read_file(input_path) : read_stdin();
+        if (!text)
+            return bad_input(input_path ? "cannot read the --input file (missing or longer than 1 MiB)"
+                                        : "cannot read the input from stdin (missing or longer than 1 MiB)");
+    }
     water_input in;
     int rc = water_parse_input(text, &in, err, sizeof err);
     free(text);

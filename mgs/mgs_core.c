@@ -1,0 +1,842 @@
+/*
+ * mgs_core.c - the frame of MGS in a cluster process: attach, the two views
+ * of the shared range, the SIGSEGV handler, the request stack between
+ * compute threads and the protocol thread, the protocol thread's loop, and
+ * the message channel between clusters.
+ *
+ * Who runs the protocol (a decision; docs/mgs.md discusses it)
+ *   The ini_cn API binds incoming messages to a PE's rings, read only by the
+ *   thread that owns that PE, and has no extra "server" endpoint.  MGS
+ *   therefore makes the protocol thread the owner of the cluster's first PE
+ *   (local index 0): every MGS message is sent from and addressed to that PE
+ *   of each cluster.  The compute thread of that PE never calls ini_* itself;
+ *   no compute thread does.  All protocol state belongs to the one protocol
+ *   thread, so the state machines need no locks, and requests are served
+ *   while every compute thread computes.
+ *
+ *   The SIGSEGV handler does not run the protocol: ini_send/ini_poll are not
+ *   reentrant with the protocol thread's use of the same PE, and a handler
+ *   that ran protocol steps would need locks.  It records the fault in the
+ *   thread's request (thread-local, no allocation), pushes it on a lock-free
+ *   stack, rings the protocol thread's doorbell and sleeps on a futex: only
+ *   atomics and the futex system call, which are async-signal-safe.
+ *
+ *   Waking the protocol thread: it sleeps on the doorbell of PE 0 in the
+ *   cluster segment, the futex word the INIs ring after delivering to a
+ *   sleeping PE (we map the segment a second time to reach it; ini_wait
+ *   itself cannot be used because it returns only for messages).  A compute
+ *   thread with a request rings the same word.  An API for this in ini_cn
+ *   (a "kick" that makes ini_wait return) would remove the second mapping.
+ *
+ * The channel
+ *   Messages between two PEs may be reordered when a policy spreads them
+ *   over several INIs (round-robin, load-aware).  The protocol relies on
+ *   per-pair FIFO order (an INV must not overtake the DATA it follows; a
+ *   RECALL must not overtake the SWGRANT), so every message carries a
+ *   sequence number per (source, destination) cluster and the receiver holds
+ *   early arrivals until the gap is filled.  The INI layer delivers every
+ *   message exactly once and intact, so nothing is ever retransmitted here.
+ *   The INI handler only copies a message into the protocol thread's queues;
+ *   processing happens in the loop, never inside ini_poll, because ini_send
+ *   polls when a ring is full and the protocol steps must not nest.
+ *   A message to our own cluster (the home is here) skips the INIs and goes
+ *   straight onto the ready queue.
+ */
+#include "mgs_internal.h"
+
+#include <errno.h>
+#include <fcntl.h>
+#include <linux/futex.h>
+#include <signal.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/mman.h>
+#include <sys/syscall.h>
+#include <time.h>
+#include <ucontext.h>
+#include <unistd.h>
+
+#include "mgs_diff.h"
+
+struct mgs *mgs_g;
+
+static _Thread_local struct mgs_request tls_request;
+static _Thread_local int tls_thread = -1;
+static _Thread_local bool tls_is_protocol_thread;
+static struct sigaction previous_segv;
+
+#define DEFAULT_BASE 0x3f0000000000ull
+#define DEFAULT_SHARED_MB 64
+
+void mgs_fatal(const char *fmt, ...)
+{
+    char line[512];
+    va_list ap;
+    va_start(ap, fmt);
+    vsnprintf(line, sizeof line, fmt, ap);
+    va_end(ap);
+    fprintf(stderr, "mgs: cluster %d: fatal: %s\n", mgs_g ? mgs_g->cluster : -1, line);
+    fflush(stderr);
+    abort();
+}
+
+uint64_t mgs_now_us(void)
+{
+    struct timespec ts;
+    clock_gettime(CLOCK_MONOTONIC, &ts);
+    return (uint64_t)ts.tv_sec * 1000000u + (uint64_t)ts.tv_nsec / 1000u;
+}
+
+static long futex(_Atomic uint32_t *word, int op, uint32_t val)
+{
+    return syscall(SYS_futex, (uint32_t *)word, op, val, NULL, NULL, 0);
+}
+
+/* ---- queues --------------------------------------------------------------- */
+
+void mgs_queue_push(struct mgs_msg_queue *q, struct mgs_msg *m)
+{
+    m->next = NULL;
+    if (q->tail)
+        q->tail->next = m;
+    else
+        q->head = m;
+    q->tail = m;
+}
+
+void mgs_queue_push_front(struct mgs_msg_queue *q, struct mgs_msg *m)
+{
+    m->next = q->head;
+    q->head = m;
+    if (!q->tail)
+        q->tail = m;
+}
+
+struct mgs_msg *mgs_queue_pop(struct mgs_msg_queue *q)
+{
+    struct mgs_msg *m = q->head;
+    if (m) {
+        q->head = m->next;
+        if (!q->head)
+            q->tail = NULL;
+        m->next = NULL;
+    }
+    return m;
+}
+
+/* ---- requests: compute thread side -------------------------------------- */
+
+/* Wakes the protocol thread if it sleeps.  Pairs with the fence in
+ * idle_wait between setting `sleeping` and its last look at the requests:
+ * one side sees the other.  Async-signal-safe. */
+static void kick_protocol_thread(struct mgs *g)
+{
+    atomic_thread_fence(memory_order_seq_cst);
+    if (atomic_load_explicit(g->bell_sleeping, memory_order_relaxed))
+        ini_doorbell_ring(g->bell);
+}
+
+/* Hands r to the protocol thread and sleeps until it is done.  Used by the
+ * signal handler too: atomics and futex calls only. */
+static void submit_and_wait(struct mgs *g, struct mgs_request *r)
+{
+    atomic_store_explicit(&r->done, 0, memory_order_relaxed);
+    r->error = 0;
+    r->thread = tls_thread;
+    struct mgs_request *head = atomic_load_explicit(&g->requests, memory_order_relaxed);
+    do
+        r->next = head;
+    while (!atomic_compare_exchange_weak_explicit(&g->requests, &head, r, memory_order_seq_cst,
+                                                  memory_order_relaxed));
+    kick_protocol_thread(g);
+    for (int spin = 0; spin < 64; spin++) {
+        if (atomic_load_explicit(&r->done, memory_order_acquire) == 1)
+            return;
+        __builtin_ia32_pause();
+    }
+    uint32_t expected = 0;
+    if (atomic_compare_exchange_strong_explicit(&r->done, &expected, 2, memory_order_acq_rel,
+                                                memory_order_acquire)) {
+        while (atomic_load_explicit(&r->done, memory_order_acquire) == 2)
+            futex(&r->done, FUTEX_WAIT_PRIVATE, 2);
+    }
+}
+
+/* Protocol thread: r is finished; the thread may reuse it at once, so r is
+ * not touched after the exchange (a late wake on its address is harmless). */
+void mgs_complete(struct mgs_request *r)
+{
+    if (atomic_exchange_explicit(&r->done, 1, memory_order_acq_rel) == 2)
+        futex(&r->done, FUTEX_WAKE_PRIVATE, 1);
+}
+
+static struct mgs_request *request(enum mgs_req_kind kind)
+{
+    struct mgs_request *r = &tls_request;
+    memset(r, 0, sizeof *r);
+    r->kind = kind;
+    return r;
+}
+
+/* ---- the fault handler ---------------------------------------------------- */
+
+static void on_segv(int sig, siginfo_t *si, void *context)
+{
+    struct mgs *g = mgs_g;
+    uintptr_t addr = (uintptr_t)si->si_addr;
+    if (!g || addr < g->base || addr >= g->base + g->size ||
+        !atomic_load_explicit(&g->protocol_mode, memory_order_acquire) || tls_is_protocol_thread) {
+        /* Not ours (or a bug in the protocol thread): let the previous
+         * disposition handle the re-executed access. */
+        sigaction(SIGSEGV, &previous_segv, NULL);
+        return;
+    }
+    int saved_errno = errno;
+    const ucontext_t *uc = context;
+    /* x86-64: bit 1 of the page-fault error code is set for a write. */
+    bool write = (uc->uc_mcontext.gregs[REG_ERR] & 2) != 0;
+    struct mgs_request *r = &tls_request;
+    r->kind = MGS_REQ_FAULT;
+    r->unit = (uint32_t)((addr - g->base) / g->unit);
+    r->write = write;
+    submit_and_wait(g, r);
+    errno = saved_errno;
+}
+
+/* ---- memory protection ------------------------------------------------ */
+
+void mgs_protect(uint32_t unit, int prot)
+{
+    struct mgs *g = mgs_g;
+    if (mprotect(g->app + (size_t)unit * g->unit, g->unit, prot) != 0)
+        mgs_fatal("mprotect unit %u: %s (vm.max_map_count too low?)", unit, strerror(errno));
+}
+
+/* ---- the channel ------------------------------------------------------------ */
+
+static inline bool seq_before(uint32_t a, uint32_t b)
+{
+    return (int32_t)(a - b) < 0;
+}
+
+/* INI handler, on the protocol thread inside ini_poll: copy, restore the
+ * per-source order, queue.  No protocol step runs here. */
+static void on_ini_message(struct ini_pe *pe, int src_pe, const void *data, uint32_t len, void *arg)
+{
+    struct mgs *g = arg;
+    struct mgs_hdr h;
+    if (len < sizeof h)
+        mgs_fatal("short message (%u bytes) from PE %d", len, src_pe);
+    memcpy(&h, data, sizeof h);
+    if (h.src >= g->n_clusters || g->pe0[h.src] != src_pe || h.type == 0 || h.type >= MGS_M_TYPES)
+        mgs_fatal("malformed message from PE %d (type %u, source cluster %u)", src_pe, h.type, h.src);
+    struct mgs_msg *m = malloc(sizeof *m + (len - sizeof h));
+    if (!m)
+        mgs_fatal("out of memory");
+    m->h = h;
+    m->len = len - (uint32_t)sizeof h;
+    memcpy(m->payload, (const uint8_t *)data + sizeof h, m->len);
+    g->stats.msg[h.type].received++;
+    g->stats.msg[h.type].received_bytes += len;
+
+    int src = h.src;
+    if (h.seq == g->recv_seq[src]) {
+        mgs_queue_push(&g->ready, m);
+        g->recv_seq[src]++;
+        while (g->held[src] && g->held[src]->h.seq == g->recv_seq[src]) {
+            struct mgs_msg *next = g->held[src];
+            g->held[src] = next->next;
+            mgs_queue_push(&g->ready, next);
+            g->recv_seq[src]++;
+        }
+    } else if (seq_before(h.seq, g->recv_seq[src])) {
+        mgs_fatal("message %u from cluster %d delivered twice (expected %u)", h.seq, src,
+                  g->recv_seq[src]);
+    } else {
+        struct mgs_msg **p = &g->held[src];
+        while (*p && seq_before((*p)->h.seq, h.seq))
+            p = &(*p)->next;
+        if (*p && (*p)->h.seq == h.seq)
+            mgs_fatal("message %u from cluster %d delivered twice (held)", h.seq, src);
+        m->next = *p;
+        *p = m;
+        g->stats.reorder_held++;
+    }
+}
+
+void mgs_send(int dst, int type, uint16_t aux, uint32_t arg, const void *p1, uint32_t l1,
+              const void *p2, uint32_t l2)
+{
+    struct mgs *g = mgs_g;
+    struct mgs_hdr h = { .seq = 0, .type = (uint8_t)type, .src = (uint8_t)g->cluster, .aux = aux, .arg = arg };
+    if (dst == g->cluster) {
+        struct mgs_msg *m = malloc(sizeof *m + l1 + l2);
+        if (!m)
+            mgs_fatal("out of memory");
+        m->h = h;
+        m->len = l1 + l2;
+        if (l1)
+            memcpy(m->payload, p1, l1);
+        if (l2)
+            memcpy(m->payload + l1, p2, l2);
+        mgs_queue_push(&g->ready, m);
+        g->stats.msg[type].local++;
+        return;
+    }
+    uint32_t len = (uint32_t)sizeof h + l1 + l2;
+    if (len > g->max_message)
+        mgs_fatal("message of %u bytes exceeds stack.max_message %u", len, g->max_message);
+    h.seq = g->send_seq[dst]++;
+    memcpy(g->sendbuf, &h, sizeof h);
+    if (l1)
+        memcpy(g->sendbuf + sizeof h, p1, l1);
+    if (l2)
+        memcpy(g->sendbuf + sizeof h + l1, p2, l2);
+    if (ini_send(g->pe, g->pe0[dst], MGS_HANDLER, g->sendbuf, len) != 0)
+        mgs_fatal("ini_send to cluster %d: %s", dst, strerror(errno));
+    g->stats.msg[type].sent++;
+    g->stats.msg[type].sent_bytes += len;
+}
+
+/* ---- the protocol thread -------------------------------------------------- */
+
+static void blob_message(struct mgs *g, struct mgs_msg *m)
+{
+    if (!g->blob) {
+        g->blob_len = m->h.arg;
+        g->blob = malloc(g->blob_len + 1);
+        if (!g->blob)
+            mgs_fatal("out of memory");
+    }
+    if (g->blob_got + m->len > g->blob_len)
+        mgs_fatal("blob longer than announced");
+    memcpy(g->blob + g->blob_got, m->payload, m->len);
+    g->blob_got += m->len;
+    if (g->blob_got == g->blob_len) {
+        g->blob[g->blob_len] = 0;
+        g->blob_complete = true;
+        if (g->blob_waiter) {
+            g->blob_waiter->result = g->blob;
+            g->blob_waiter->size = g->blob_len;
+            mgs_complete(g->blob_waiter);
+            g->blob_waiter = NULL;
+        }
+    }
+}
+
+static void blob_send(struct mgs *g, struct mgs_request *r)
+{
+    uint32_t piece_max = g->max_message - (uint32_t)sizeof(struct mgs_hdr);
+    for (int c = 0; c < g->n_clusters; c++) {
+        if (c == g->cluster)
+            continue;
+        size_t off = 0;
+        do {
+            uint32_t piece = r->size - off > piece_max ? piece_max : (uint32_t)(r->size - off);
+            mgs_send(c, MGS_M_BLOB, 0, (uint32_t)r->size, (const uint8_t *)r->data + off, piece, NULL, 0);
+            off += piece;
+        } while (off < r->size);
+    }
+    mgs_complete(r);
+}
+
+static void handle_request(struct mgs *g, struct mgs_request *r)
+{
+    switch (r->kind) {
+    case MGS_REQ_FAULT:
+        mgs_page_fault(r);
+        break;
+    case MGS_REQ_LOCK:
+    case MGS_REQ_UNLOCK:
+    case MGS_REQ_BARRIER:
+    case MGS_REQ_CLUSTER_BARRIER:
+        mgs_sync_request(r);
+        break;
+    case MGS_REQ_PUBLISH:
+        mgs_publish(r);
+        break;
+    case MGS_REQ_ENTER_PROTOCOL:
+        mgs_enter_protocol_mode();
+        mgs_complete(r);
+        break;
+    case MGS_REQ_BLOB_SEND:
+        blob_send(g, r);
+        break;
+    case MGS_REQ_BLOB_WAIT:
+        if (g->blob_complete) {
+            r->result = g->blob;
+            r->size = g->blob_len;
+            mgs_complete(r);
+        } else {
+            g->blob_waiter = r;
+        }
+        break;
+    case MGS_REQ_COUNTERS:
+        memcpy(r->result, &g->stats, sizeof g->stats);
+        mgs_complete(r);
+        break;
+    case MGS_REQ_LOCKS_INIT:
+        r->error = mgs_locks_init(r->lock);
+        mgs_complete(r);
+        break;
+    }
+}
+
+static int drain_requests(struct mgs *g)
+{
+    struct mgs_request *list = atomic_exchange_explicit(&g->requests, NULL, memory_order_acquire);
+    if (!list)
+        return 0;
+    /* The stack is newest first; serve in arrival order. */
+    struct mgs_request *fifo = NULL;
+    while (list) {
+        struct mgs_request *next = list->next;
+        list->next = fifo;
+        fifo = list;
+        list = next;
+    }
+    int n = 0;
+    while (fifo) {
+        struct mgs_request *next = fifo->next;
+        fifo->next = NULL;
+        handle_request(g, fifo);
+        fifo = next;
+        n++;
+    }
+    return n;
+}
+
+static int process_ready(struct mgs *g)
+{
+    int n = 0;
+    struct mgs_msg *m;
+    while ((m = mgs_queue_pop(&g->ready))) {
+        bool kept = false;
+        switch (m->h.type) {
+        case MGS_M_LOCK_REQ:
+        case MGS_M_LOCK_FWD:
+        case MGS_M_TOKEN:
+        case MGS_M_ARRIVE:
+        case MGS_M_GO:
+            mgs_sync_message(m);
+            break;
+        case MGS_M_BLOB:
+            blob_message(g, m);
+            break;
+        default:
+            kept = mgs_page_message(m);
+            break;
+        }
+        if (!kept)
+            free(m);
+        n++;
+    }
+    return n;
+}
+
+static int poll_inis(struct mgs *g)
+{
+    return g->pe ? ini_poll(g->pe) : 0;
+}
+
+static bool inis_stopped(struct mgs *g)
+{
+    if (!g->seg)
+        return false;
+    for (uint32_t i = 0; i < g->seg->n_inis; i++)
+        if (atomic_load_explicit(&g->seg->inis[i].state, memory_order_relaxed) == INI_SEG_STOPPED)
+            return true;
+    return false;
+}
+
+/* Spin briefly, then sleep on PE 0's doorbell, which both the INIs (a
+ * delivery) and compute threads (a request) ring. */
+static void idle_wait(struct mgs *g)
+{
+    uint64_t until = mgs_now_us() + (uint64_t)g->spin_us;
+    do {
+        if (poll_inis(g) || atomic_load_explicit(&g->requests, memory_order_relaxed) || g->ready.head)
+            return;
+        __builtin_ia32_pause();
+    } while (mgs_now_us() < until);
+
+    uint32_t seen = atomic_load_explicit(g->bell, memory_order_acquire);
+    atomic_store_explicit(g->bell_sleeping, 1, memory_order_relaxed);
+    atomic_thread_fence(memory_order_seq_cst);
+    if (poll_inis(g) == 0 && !atomic_load_explicit(&g->requests, memory_order_relaxed) &&
+        !g->ready.head && !atomic_load_explicit(&g->stop, memory_order_relaxed))
+        ini_doorbell_wait(g->bell, seen, 100000);
+    atomic_store_explicit(g->bell_sleeping, 0, memory_order_relaxed);
+    if (inis_stopped(g))
+        mgs_fatal("the INIs stopped while MGS was running");
+}
+
+static void *protocol_thread(void *arg)
+{
+    struct mgs *g = arg;
+    tls_is_protocol_thread = true;
+    while (!atomic_load_explicit(&g->stop, memory_order_acquire)) {
+        int work = poll_inis(g);
+        work += drain_requests(g);
+        work += process_ready(g);
+        if (!work)
+            idle_wait(g);
+    }
+    return NULL;
+}
+
+/* ---- start-up ------------------------------------------------------------------ */
+
+static long env_long(const char *name, long fallback)
+{
+    const char *v = getenv(name);
+    if (!v || !*v)
+        return fallback;
+    char *end;
+    long x = strtol(v, &end, 0);
+    return *end ? fallback : x;
+}
+
+/* Reads the machine from the INI configuration and attaches to it. */
+static int attach_inis(struct mgs *g, char *err, size_t errlen)
+{
+    g->cn = ini_cn_attach_env(err, errlen);
+    if (!g->cn)
+        return -1;
+    const struct ini_config *cfg = ini_cn_config(g->cn);
+    g->cluster = ini_cn_cluster(g->cn);
+    g->n_clusters = cfg->n_clusters;
+    if (g->n_clusters > MGS_MAX_CLUSTERS) {
+        snprintf(err, errlen, "MGS supports at most %d clusters", MGS_MAX_CLUSTERS);
+        return -1;
+    }
+    for (int c = 0; c < g->n_clusters; c++) {
+        g->local_threads[c] = cfg->clusters[c].n_pes;
+        g->thread_base[c] = g->total_threads;
+        g->total_threads += cfg->clusters[c].n_pes;
+        g->pe0[c] = cfg->clusters[c].pes[0];
+    }
+    g->spin_us = cfg->idle.spin_us;
+    g->max_message = (uint32_t)cfg->stack.max_message;
+    const char *seg_name = getenv("INI_SEGMENT");
+    g->seg = ini_segment_attach(seg_name, g->cluster, err, errlen);
+    if (!g->seg)
+        return -1;
+    g->pe = ini_cn_pe(g->cn, 0);
+    g->bell = &g->seg->pes[0].doorbell;
+    g->bell_sleeping = &g->seg->pes[0].sleeping;
+    return 0;
+}
+
+static int start(int standalone_threads, char *err, size_t errlen)
+{
+    if (mgs_g)
+        return 0;
+    struct mgs *g = calloc(1, sizeof *g);
+    if (!g) {
+        snprintf(err, errlen, "out of memory");
+        return -1;
+    }
+    g->memfd = -1;
+    if (standalone_threads > 0) {
+        g->n_clusters = 1;
+        g->total_threads = g->local_threads[0] = standalone_threads;
+        g->spin_us = 5;
+        g->max_message = 65000;
+        g->bell = &g->own_bell;
+        g->bell_sleeping = &g->own_bell_sleeping;
+    } else if (attach_inis(g, err, errlen) != 0) {
+        goto fail;
+    }
+    const char *run_dir = getenv("INI_RUN_DIR");
+    if (!run_dir)
+        run_dir = getenv("MGS_RUN_DIR");
+    snprintf(g->run_dir, sizeof g->run_dir, "%s", run_dir ? run_dir : "");
+
+    long page = sysconf(_SC_PAGESIZE);
+    long unit_pages = env_long("MGS_UNIT_PAGES", 1);
+    long shared_mb = env_long("MGS_SHARED_MB", DEFAULT_SHARED_MB);
+    g->unit = (size_t)(unit_pages * page);
+    if (unit_pages < 1 || g->unit > MGS_DIFF_MAX_UNIT) {
+        snprintf(err, errlen, "MGS_UNIT_PAGES=%ld: a unit must be 1..%u bytes of whole pages", unit_pages,
+                 MGS_DIFF_MAX_UNIT);
+        goto fail;
+    }
+    if (g->max_message < sizeof(struct mgs_hdr) + g->unit) {
+        snprintf(err, errlen, "stack.max_message %u is smaller than an MGS unit message (%zu)",
+                 g->max_message, sizeof(struct mgs_hdr) + g->unit);
+        goto fail;
+    }
+    if (shared_mb < 1 || shared_mb > 65536) {
+        snprintf(err, errlen, "MGS_SHARED_MB=%ld out of range", shared_mb);
+        goto fail;
+    }
+    g->size = (size_t)shared_mb << 20;
+    g->size = (g->size + g->unit - 1) / g->unit * g->unit;
+    g->n_units = g->size / g->unit;
+    g->base = (uintptr_t)env_long("MGS_BASE", (long)DEFAULT_BASE);
+
+    g->memfd = memfd_create("mgs-shared", MFD_CLOEXEC);
+    if (g->memfd < 0 || ftruncate(g->memfd, (off_t)g->size) != 0) {
+        snprintf(err, errlen, "memfd: %s", strerror(errno));
+        goto fail;
+    }
+    /* Set-up mode: the application view is plain read-write memory. */
+    void *app = mmap((void *)g->base, g->size, PROT_READ | PROT_WRITE, MAP_SHARED | MAP_FIXED_NOREPLACE,
+                     g->memfd, 0);
+    if (app == MAP_FAILED || app != (void *)g->base) {
+        snprintf(err, errlen, "cannot map the shared range at %#lx (%zu MiB): %s", (unsigned long)g->base,
+                 g->size >> 20, app == MAP_FAILED ? strerror(errno) : "placed elsewhere");
+        if (app != MAP_FAILED)
+            munmap(app, g->size);
+        goto fail;
+    }
+    g->app = app;
+    g->sys = mmap(NULL, g->size, PROT_READ | PROT_WRITE, MAP_SHARED, g->memfd, 0);
+    g->master = mmap(NULL, g->size, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS | MAP_NORESERVE,
+                     -1, 0);
+    g->units = calloc(g->n_units, sizeof *g->units);
+    g->sendbuf = malloc(g->max_message);
+    g->diffbuf = malloc(mgs_diff_max_size(g->unit));
+    if (g->sys == MAP_FAILED || g->master == MAP_FAILED || !g->units || !g->sendbuf || !g->diffbuf) {
+        snprintf(err, errlen, "out of memory for the MGS state");
+        goto fail;
+    }
+    if (mgs_page_init(g) != 0) {
+        snprintf(err, errlen, "out of memory for the MGS state");
+        goto fail;
+    }
+    if (g->cn && ini_cn_register(g->cn, MGS_HANDLER, on_ini_message, g) != 0) {
+        snprintf(err, errlen, "cannot register the MGS handler");
+        goto fail;
+    }
+
+    struct sigaction sa;
+    memset(&sa, 0, sizeof sa);
+    sa.sa_sigaction = on_segv;
+    sa.sa_flags = SA_SIGINFO | SA_RESTART;
+    sigemptyset(&sa.sa_mask);
+    if (sigaction(SIGSEGV, &sa, &previous_segv) != 0) {
+        snprintf(err, errlen, "sigaction: %s", strerror(errno));
+        goto fail;
+    }
+    mgs_g = g;
+    if (pthread_create(&g->server, NULL, protocol_thread, g) != 0) {
+        mgs_g = NULL;
+        sigaction(SIGSEGV, &previous_segv, NULL);
+        snprintf(err, errlen, "cannot start the protocol thread");
+        goto fail;
+    }
+    return 0;
+fail:
+    if (g->app)
+        munmap(g->app, g->size);
+    if (g->sys && g->sys != MAP_FAILED)
+        munmap(g->sys, g->size);
+    if (g->master && g->master != MAP_FAILED)
+        munmap(g->master, g->size);
+    if (g->memfd >= 0)
+        close(g->memfd);
+    if (g->seg)
+        ini_segment_detach(g->seg);
+    if (g->cn)
+        ini_cn_detach(g->cn);
+    free(g->units);
+    free(g->sendbuf);
+    free(g->diffbuf);
+    free(g);
+    return -1;
+}
+
+int mgs_start(char *err, size_t errlen) { return start(0, err, errlen); }
+
+int mgs_start_standalone(int nthreads, char *err, size_t errlen)
+{
+    if (nthreads < 1 || nthreads > INI_MAX_PES_PER_CLUSTER) {
+        snprintf(err, errlen, "a standalone MGS run has 1..%d threads", INI_MAX_PES_PER_CLUSTER);
+        return -1;
+    }
+    return start(nthreads, err, errlen);
+}
+
+int mgs_started(void) { return mgs_g != NULL; }
+
+/* ---- the machine and the range ------------------------------------------- */
+
+int mgs_cluster(void) { return mgs_g->cluster; }
+int mgs_n_clusters(void) { return mgs_g->n_clusters; }
+int mgs_total_threads(void) { return mgs_g->total_threads; }
+int mgs_local_threads(int cluster) { return mgs_g->local_threads[cluster]; }
+int mgs_thread_base(int cluster) { return mgs_g->thread_base[cluster]; }
+int mgs_cluster_of_thread(int thread)
+{
+    for (int c = 0; c < mgs_g->n_clusters; c++)
+        if (thread >= mgs_g->thread_base[c] && thread < mgs_g->thread_base[c] + mgs_g->local_threads[c])
+            return c;
+    return -1;
+}
+void *mgs_base(void) { return (void *)mgs_g->base; }
+size_t mgs_size(void) { return mgs_g->size; }
+size_t mgs_unit_size(void) { return mgs_g->unit; }
+int mgs_home_of(const void *addr)
+{
+    return mgs_unit_home(mgs_g, (uint32_t)(((uintptr_t)addr - mgs_g->base) / mgs_g->unit));
+}
+
+void *mgs_alloc(size_t size, size_t align)
+{
+    struct mgs *g = mgs_g;
+    if (!g || atomic_load(&g->protocol_mode) || align == 0 || (align & (align - 1)))
+        return NULL;
+    size_t start = (g->bump + align - 1) & ~(align - 1);
+    if (start > g->size || size > g->size - start)
+        return NULL;
+    g->bump = start + size;
+    return g->app + start;
+}
+
+size_t mgs_allocated(void) { return mgs_g->bump; }
+
+/* ---- requests: the API ------------------------------------------------------ */
+
+int mgs_broadcast_blob(const void *data, size_t len)
+{
+    struct mgs_request *r = request(MGS_REQ_BLOB_SEND);
+    r->data = data;
+    r->size = len;
+    submit_and_wait(mgs_g, r);
+    return 0;
+}
+
+void *mgs_receive_blob(size_t *len)
+{
+    struct mgs_request *r = request(MGS_REQ_BLOB_WAIT);
+    submit_and_wait(mgs_g, r);
+    *len = r->size;
+    void *copy = malloc(r->size + 1);
+    if (copy)
+        memcpy(copy, r->result, r->size + 1);
+    return copy;
+}
+
+int mgs_begin_parallel(unsigned nlocks, char *err, size_t errlen)
+{
+    struct mgs *g = mgs_g;
+    struct mgs_request *r;
+    if (g->cluster == 0) {
+        r = request(MGS_REQ_PUBLISH);
+        submit_and_wait(g, r);
+    }
+    r = request(MGS_REQ_LOCKS_INIT);
+    r->lock = nlocks;
+    submit_and_wait(g, r);
+    if (r->error) {
+        snprintf(err, errlen, "out of memory for %u locks", nlocks);
+        return -1;
+    }
+    r = request(MGS_REQ_ENTER_PROTOCOL);
+    submit_and_wait(g, r);
+    /* Every cluster must have made the same allocations (the program's
+     * set-up is deterministic): compare through a summing barrier. */
+    double mine[2] = { (double)g->bump, (double)nlocks };
+    double all[2] = { mine[0], mine[1] };
+    mgs_cluster_barrier(all, 2);
+    if (all[0] != mine[0] * g->n_clusters || all[1] != mine[1] * g->n_clusters) {
+        snprintf(err, errlen, "clusters disagree on the set-up (allocated %zu bytes and %u locks here)",
+                 g->bump, nlocks);
+        return -1;
+    }
+    return 0;
+}
+
+void mgs_thread_enter(int global_id)
+{
+    tls_thread = global_id;
+}
+
+void mgs_lock(unsigned id)
+{
+    if (id >= mgs_g->nlocks)
+        mgs_fatal("lock %u does not exist (%u locks)", id, mgs_g->nlocks);
+    struct mgs_request *r = request(MGS_REQ_LOCK);
+    r->lock = id;
+    submit_and_wait(mgs_g, r);
+}
+
+void mgs_unlock(unsigned id)
+{
+    if (id >= mgs_g->nlocks)
+        mgs_fatal("lock %u does not exist (%u locks)", id, mgs_g->nlocks);
+    struct mgs_request *r = request(MGS_REQ_UNLOCK);
+    r->lock = id;
+    submit_and_wait(mgs_g, r);
+    if (r->error)
+        mgs_fatal("thread %d released lock %u it does not hold", tls_thread, id);
+}
+
+void mgs_barrier(double *values, int count)
+{
+    if (count < 0 || count > MGS_SUM_MAX)
+        mgs_fatal("barrier sum of %d values", count);
+    struct mgs_request *r = request(MGS_REQ_BARRIER);
+    r->values = values;
+    r->count = count;
+    submit_and_wait(mgs_g, r);
+    if (r->error)
+        mgs_fatal("threads called the barrier with different sum lengths");
+}
+
+void mgs_cluster_barrier(double *values, int count)
+{
+    if (count < 0 || count > MGS_SUM_MAX)
+        mgs_fatal("barrier sum of %d values", count);
+    struct mgs_request *r = request(MGS_REQ_CLUSTER_BARRIER);
+    r->values = values;
+    r->count = count;
+    submit_and_wait(mgs_g, r);
+    if (r->error)
+        mgs_fatal("clusters called the barrier with different sum lengths");
+}
+
+void mgs_get_counters(struct mgs_counters *out)
+{
+    struct mgs *g = mgs_g;
+    if (g->stopped) {
+        *out = g->stats;
+        return;
+    }
+    struct mgs_request *r = request(MGS_REQ_COUNTERS);
+    r->result = out;
+    submit_and_wait(g, r);
+}
+
+void mgs_stop(void)
+{
+    struct mgs *g = mgs_g;
+    if (!g || g->stopped)
+        return;
+    /* Nobody needs this cluster's homes, locks or copies after this
+     * barrier; it also sums the counters of all clusters. */
+    struct mgs_counters now;
+    mgs_get_counters(&now);
+    mgs_stats_totals(&now, g->machine);
+    mgs_cluster_barrier(g->machine, MGS_T_COUNT);
+    atomic_store(&g->protocol_mode, false);
+    atomic_store_explicit(&g->stop, true, memory_order_release);
+    kick_protocol_thread(g);
+    pthread_join(g->server, NULL);
+    g->stopped = true;
+    mgs_stats_write(g);
+    if (g->cluster == 0)
+        mgs_stats_print_machine(g);
+    sigaction(SIGSEGV, &previous_segv, NULL);
+    if (g->seg)
+        ini_segment_detach(g->seg);
+    if (g->cn)
+        ini_cn_detach(g->cn);
+    g->seg = NULL;
+    g->cn = NULL;
+    g->pe = NULL;
+}

@@ -1,0 +1,269 @@
+/*
+ * mgs_internal.h - state shared by the MGS modules (not an API).
+ *
+ *   mgs_core.c   attach, the two views, the SIGSEGV handler, the request
+ *                stack between compute threads and the protocol thread, the
+ *                protocol thread's loop, and the message channel (sequence
+ *                numbers that restore per-pair order, local delivery)
+ *   mgs_page.c   the page protocol: client side (faults, fetch, twins,
+ *                invalidation, single-writer) and home side (directory,
+ *                one transaction per unit, deferred requests), and the
+ *                delayed-update queue with its flushes
+ *   mgs_sync.c   locks (local hand-off, token between clusters) and barriers
+ *   mgs_stats.c  counters: JSON file and summary
+ *
+ * Everything in struct mgs below except the request stack, the thread
+ * registration and the read-only configuration is owned by the protocol
+ * thread: only it reads or writes it, so no lock protects it.
+ */
+#ifndef MGS_INTERNAL_H
+#define MGS_INTERNAL_H
+
+#include <pthread.h>
+#include <stdatomic.h>
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include "ini_cn.h"
+#include "mgs.h"
+#include "segment.h"
+
+#define MGS_MAX_CLUSTERS 64            /* copy sets are 64-bit masks */
+#define MGS_HANDLER 201                /* our INI active-message handler id */
+#define MGS_LOCK_HANDOFF_BOUND 8       /* local hand-offs while another cluster waits */
+
+/* ---- messages ---------------------------------------------------------- */
+
+/* Header of every MGS message (12 bytes; the payload follows). */
+struct mgs_hdr {
+    uint32_t seq;      /* per (source cluster, destination cluster), from 0 */
+    uint8_t type;      /* enum mgs_msg_type */
+    uint8_t src;       /* source cluster */
+    uint16_t aux;      /* type-specific: flags, a cluster, a count */
+    uint32_t arg;      /* type-specific: unit, lock, epoch, offset */
+};
+_Static_assert(sizeof(struct mgs_hdr) == 12, "MGS header is 12 bytes");
+
+#define MGS_DIFF_LAST 1   /* aux of DIFF: the last piece of this diff */
+
+/* A received (or locally sent) message, copied out of the INI ring. */
+struct mgs_msg {
+    struct mgs_msg *next;
+    uint32_t len;            /* payload bytes */
+    struct mgs_hdr h;
+    uint8_t payload[];
+};
+
+struct mgs_msg_queue {
+    struct mgs_msg *head, *tail;
+};
+
+/* ---- requests from compute threads ------------------------------------- */
+
+enum mgs_req_kind {
+    MGS_REQ_FAULT,
+    MGS_REQ_LOCK,
+    MGS_REQ_UNLOCK,
+    MGS_REQ_BARRIER,          /* all compute threads */
+    MGS_REQ_CLUSTER_BARRIER,  /* one thread per cluster */
+    MGS_REQ_PUBLISH,          /* cluster 0: send set-up units to their homes */
+    MGS_REQ_ENTER_PROTOCOL,   /* drop set-up contents, all units invalid */
+    MGS_REQ_BLOB_SEND,
+    MGS_REQ_BLOB_WAIT,
+    MGS_REQ_COUNTERS,
+    MGS_REQ_LOCKS_INIT,
+};
+
+/* One per thread (thread-local storage, so the signal handler needs no
+ * allocation); a thread has at most one request outstanding.  Once the
+ * protocol thread has popped it, `next` links it into the protocol
+ * thread's own waiting lists. */
+struct mgs_request {
+    struct mgs_request *next;
+    enum mgs_req_kind kind;
+    int thread;               /* global thread id, -1 if not a compute thread */
+    uint32_t unit;            /* FAULT */
+    bool write;               /* FAULT */
+    uint32_t lock;            /* LOCK, UNLOCK; nlocks for LOCKS_INIT */
+    double *values;           /* BARRIER */
+    int count;                /* BARRIER */
+    const void *data;         /* BLOB_SEND, PUBLISH (length in size) */
+    size_t size;
+    void *result;             /* BLOB_WAIT: the blob; COUNTERS: destination */
+    int error;                /* set by the protocol thread */
+    _Atomic uint32_t done;    /* 0 pending, 1 done, 2 pending and the thread sleeps */
+    uint64_t t_start;         /* BARRIER: arrival time */
+};
+
+/* ---- units --------------------------------------------------------------- */
+
+enum mgs_unit_state {
+    MGS_INVALID = 0,    /* no copy, application view PROT_NONE */
+    MGS_FETCHING,       /* RREQ/WREQ sent, waiting for DATA */
+    MGS_RO,             /* valid copy, read-only */
+    MGS_RW,             /* valid copy, twin kept, on the DUQ (or being released) */
+    MGS_SW,             /* single writer: read-write, no twin, not on the DUQ */
+};
+
+enum mgs_home_busy { MGS_IDLE = 0, MGS_BUSY_RELEASE, MGS_BUSY_RECALL };
+
+struct mgs_unit {
+    /* client side: this cluster's copy */
+    uint8_t state;
+    bool want_write;          /* FETCHING: a waiter wants to write */
+    bool in_duq;
+    uint8_t *twin;
+    struct mgs_request *waiters;
+    /* home side (units homed here) */
+    uint64_t copyset;         /* clusters holding a copy */
+    int8_t sw_owner;          /* single-writer cluster, -1 if none */
+    uint8_t busy;             /* enum mgs_home_busy */
+    int8_t releaser;
+    int16_t pending;          /* INV replies still expected */
+    struct mgs_msg_queue deferred;   /* requests waiting for the transaction */
+};
+
+/* ---- flush continuations -------------------------------------------------- */
+
+enum mgs_cont_kind { MGS_CONT_TOKEN, MGS_CONT_ARRIVE };
+struct mgs_cont {
+    struct mgs_cont *next;
+    enum mgs_cont_kind kind;
+    uint32_t arg;
+};
+
+/* ---- locks and barriers ---------------------------------------------------- */
+
+struct mgs_lock {
+    /* this cluster's view */
+    bool have_token, held, departing, requested;
+    int16_t next_cluster;     /* the lock home told us to pass the token there */
+    uint16_t handoffs;        /* local hand-offs since the token arrived */
+    struct mgs_request *wait_head, *wait_tail;
+    /* lock home: the cluster the token was last promised to */
+    int16_t tail;
+};
+
+struct mgs_barrier_state {
+    uint32_t epoch;
+    int arrived, expected, count;
+    bool per_cluster;
+    struct mgs_request *waiters;
+    uint64_t t_first;
+    /* cluster 0 only: collects ARRIVEs */
+    int clusters_arrived, master_count, participants;
+    double *table;            /* [participants][MGS_SUM_MAX] */
+};
+
+/* ---- the cluster process ----------------------------------------------- */
+
+struct mgs {
+    /* configuration (read-only after mgs_start) */
+    int cluster, n_clusters;
+    int total_threads;
+    int local_threads[MGS_MAX_CLUSTERS];
+    int thread_base[MGS_MAX_CLUSTERS];
+    int pe0[MGS_MAX_CLUSTERS];          /* global PE id of each cluster's endpoint */
+    uintptr_t base;
+    size_t size, unit, n_units;
+    uint32_t max_message;
+    char run_dir[512];
+
+    /* memory */
+    int memfd;
+    uint8_t *app, *sys, *master;
+    size_t bump;                        /* set-up allocation */
+    _Atomic bool protocol_mode;         /* faults in the range are ours */
+
+    /* INI (all NULL in a standalone single-cluster run) */
+    struct ini_cn *cn;
+    struct ini_pe *pe;                  /* endpoint: the cluster's first PE */
+    struct ini_segment *seg;            /* our own mapping, for the doorbell */
+    int spin_us;
+    /* The protocol thread's doorbell: PE 0's in the segment, or own_* */
+    _Atomic uint32_t *bell, *bell_sleeping;
+    _Atomic uint32_t own_bell, own_bell_sleeping;
+
+    /* requests from compute threads */
+    _Atomic(struct mgs_request *) requests;
+    pthread_t server;
+    _Atomic bool stop;
+    bool stopped;
+
+    /* ---- owned by the protocol thread ---- */
+    struct mgs_unit *units;
+    uint32_t *duq;                      /* units on the delayed-update queue */
+    size_t duq_len, duq_cap;
+    struct {
+        bool active;
+        int outstanding;                /* RACK/SWGRANT still expected */
+        struct mgs_cont *current, *next;
+        bool next_wanted;
+    } flush;
+    uint32_t send_seq[MGS_MAX_CLUSTERS];
+    uint32_t recv_seq[MGS_MAX_CLUSTERS];
+    struct mgs_msg *held[MGS_MAX_CLUSTERS];   /* early arrivals, sorted by seq */
+    struct mgs_msg_queue ready;         /* in order, to be processed */
+    uint8_t *sendbuf;
+    uint8_t *diffbuf;
+
+    struct mgs_lock *locks;
+    unsigned nlocks;
+    struct mgs_barrier_state bar;
+
+    int setup_acks_pending;
+    struct mgs_request *publish_waiter;
+    uint8_t *blob;
+    size_t blob_len, blob_got;
+    bool blob_complete;
+    struct mgs_request *blob_waiter;
+
+    struct mgs_counters stats;
+    double machine[MGS_SUM_MAX];        /* totals over all clusters (mgs_stop) */
+};
+
+/* The machine totals summed at shutdown, in this order. */
+enum mgs_total {
+    MGS_T_MSGS, MGS_T_BYTES, MGS_T_READ_FAULTS, MGS_T_WRITE_FAULTS, MGS_T_FETCHED, MGS_T_DIFFS,
+    MGS_T_DIFF_BYTES, MGS_T_INVALIDATIONS, MGS_T_SW_GRANTS, MGS_T_SW_RECALLS, MGS_T_LOCAL_HANDOFFS,
+    MGS_T_REMOTE_ACQUIRES, MGS_T_BARRIER_US, MGS_T_COUNT
+};
+void mgs_stats_totals(const struct mgs_counters *s, double out[MGS_T_COUNT]);
+void mgs_stats_print_machine(struct mgs *g);
+
+extern struct mgs *mgs_g;
+
+/* core */
+void mgs_fatal(const char *fmt, ...) __attribute__((noreturn, format(printf, 1, 2)));
+uint64_t mgs_now_us(void);
+void mgs_send(int dst, int type, uint16_t aux, uint32_t arg, const void *p1, uint32_t l1,
+              const void *p2, uint32_t l2);
+void mgs_complete(struct mgs_request *r);
+void mgs_protect(uint32_t unit, int prot);
+static inline uint8_t *mgs_sys_unit(struct mgs *g, uint32_t u) { return g->sys + (size_t)u * g->unit; }
+static inline uint8_t *mgs_master_unit(struct mgs *g, uint32_t u) { return g->master + (size_t)u * g->unit; }
+static inline int mgs_unit_home(const struct mgs *g, uint32_t u) { return (int)(u % (uint32_t)g->n_clusters); }
+static inline int mgs_lock_home(const struct mgs *g, uint32_t l) { return (int)(l % (uint32_t)g->n_clusters); }
+void mgs_queue_push(struct mgs_msg_queue *q, struct mgs_msg *m);
+void mgs_queue_push_front(struct mgs_msg_queue *q, struct mgs_msg *m);
+struct mgs_msg *mgs_queue_pop(struct mgs_msg_queue *q);
+
+/* page protocol (mgs_page.c) */
+int mgs_page_init(struct mgs *g);
+void mgs_page_fault(struct mgs_request *r);
+bool mgs_page_message(struct mgs_msg *m);      /* true: m was kept (deferred) */
+void mgs_flush_request(struct mgs_cont *c);
+void mgs_publish(struct mgs_request *r);
+void mgs_enter_protocol_mode(void);
+
+/* sync (mgs_sync.c) */
+int mgs_locks_init(unsigned nlocks);
+void mgs_sync_request(struct mgs_request *r);
+void mgs_sync_message(struct mgs_msg *m);
+void mgs_cont_run(struct mgs_cont *c);
+
+/* stats (mgs_stats.c) */
+void mgs_stats_write(struct mgs *g);
+
+#endif

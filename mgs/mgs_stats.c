@@ -1,0 +1,169 @@
+/*
+ * mgs_stats.c - the counters of a cluster: RUN_DIR/mgs-cluster<C>.json and a
+ * one-line summary on stderr (stdout belongs to the application).
+ *
+ * The file goes to INI_RUN_DIR (or MGS_RUN_DIR); without either, as in a
+ * standalone run outside the launcher, only the summary is printed.
+ *
+ * Message counters count MGS messages between clusters (what crossed the
+ * INIs: header + payload as handed to ini_send); messages a cluster sends to
+ * itself (its own homes, locks) are counted apart as `local`.  The average
+ * inter-cluster message length is sent bytes over sent messages.
+ */
+#include "mgs_internal.h"
+
+#include <stdio.h>
+
+static const char *const msg_names[MGS_M_TYPES] = {
+    [MGS_M_RREQ] = "RREQ", [MGS_M_WREQ] = "WREQ", [MGS_M_DATA] = "DATA",
+    [MGS_M_REL] = "REL", [MGS_M_INV] = "INV", [MGS_M_ACK] = "ACK",
+    [MGS_M_DIFF] = "DIFF", [MGS_M_RACK] = "RACK", [MGS_M_SWGRANT] = "SWGRANT",
+    [MGS_M_RECALL] = "RECALL", [MGS_M_RECALL_DATA] = "RECALL_DATA",
+    [MGS_M_LOCK_REQ] = "LOCK_REQ", [MGS_M_LOCK_FWD] = "LOCK_FWD", [MGS_M_TOKEN] = "TOKEN",
+    [MGS_M_ARRIVE] = "ARRIVE", [MGS_M_GO] = "GO", [MGS_M_SETUP] = "SETUP",
+    [MGS_M_SETUP_ACK] = "SETUP_ACK", [MGS_M_BLOB] = "BLOB",
+};
+
+const char *mgs_msg_name(int type)
+{
+    return type > 0 && type < MGS_M_TYPES && msg_names[type] ? msg_names[type] : "?";
+}
+
+static void totals(const struct mgs_counters *s, uint64_t *msgs, uint64_t *bytes)
+{
+    *msgs = *bytes = 0;
+    for (int t = 1; t < MGS_M_TYPES; t++) {
+        *msgs += s->msg[t].sent;
+        *bytes += s->msg[t].sent_bytes;
+    }
+}
+
+void mgs_stats_totals(const struct mgs_counters *s, double out[MGS_T_COUNT])
+{
+    uint64_t msgs, bytes;
+    totals(s, &msgs, &bytes);
+    out[MGS_T_MSGS] = (double)msgs;
+    out[MGS_T_BYTES] = (double)bytes;
+    out[MGS_T_READ_FAULTS] = (double)s->read_faults;
+    out[MGS_T_WRITE_FAULTS] = (double)s->write_faults;
+    out[MGS_T_FETCHED] = (double)s->pages_fetched;
+    out[MGS_T_DIFFS] = (double)s->diffs_sent;
+    out[MGS_T_DIFF_BYTES] = (double)s->diff_bytes;
+    out[MGS_T_INVALIDATIONS] = (double)s->invalidations;
+    out[MGS_T_SW_GRANTS] = (double)s->sw_grants;
+    out[MGS_T_SW_RECALLS] = (double)s->sw_recalls;
+    out[MGS_T_LOCAL_HANDOFFS] = (double)s->lock_local_handoffs;
+    out[MGS_T_REMOTE_ACQUIRES] = (double)s->lock_remote_acquires;
+    out[MGS_T_BARRIER_US] = (double)s->barrier_wait_us;
+}
+
+static void machine_summary(const struct mgs *g, char *buf, size_t len)
+{
+    const double *t = g->machine;
+    snprintf(buf, len,
+             "mgs machine (%d clusters): %.0f inter-cluster msgs, %.0f B, average message %.0f B; faults %.0f read, "
+             "%.0f write; %.0f units fetched; %.0f diffs (avg %.0f B); %.0f invalidations; single-writer %.0f "
+             "grants, %.0f recalls; locks %.0f local hand-offs, %.0f remote",
+             g->n_clusters, t[MGS_T_MSGS], t[MGS_T_BYTES], t[MGS_T_MSGS] > 0 ? t[MGS_T_BYTES] / t[MGS_T_MSGS] : 0.0,
+             t[MGS_T_READ_FAULTS], t[MGS_T_WRITE_FAULTS], t[MGS_T_FETCHED], t[MGS_T_DIFFS],
+             t[MGS_T_DIFFS] > 0 ? t[MGS_T_DIFF_BYTES] / t[MGS_T_DIFFS] : 0.0, t[MGS_T_INVALIDATIONS],
+             t[MGS_T_SW_GRANTS], t[MGS_T_SW_RECALLS], t[MGS_T_LOCAL_HANDOFFS], t[MGS_T_REMOTE_ACQUIRES]);
+}
+
+void mgs_stats_print_machine(struct mgs *g)
+{
+    char line[512];
+    machine_summary(g, line, sizeof line);
+    fprintf(stderr, "%s\n", line);
+}
+
+void mgs_stats_write(struct mgs *g)
+{
+    const struct mgs_counters *s = &g->stats;
+    uint64_t msgs, bytes;
+    totals(s, &msgs, &bytes);
+    double avg = msgs ? (double)bytes / (double)msgs : 0.0;
+    char summary[512];
+    snprintf(summary, sizeof summary,
+             "mgs cluster %d: %llu msgs / %llu B sent (avg %.0f B); faults %llu read, %llu write; "
+             "%llu units fetched; %llu diffs (avg %.0f B); %llu invalidations; single-writer %llu grants, "
+             "%llu recalls; locks %llu local hand-offs, %llu remote; %llu barriers (avg %.0f us)",
+             g->cluster, (unsigned long long)msgs, (unsigned long long)bytes, avg,
+             (unsigned long long)s->read_faults, (unsigned long long)s->write_faults,
+             (unsigned long long)s->pages_fetched, (unsigned long long)s->diffs_sent,
+             s->diffs_sent ? (double)s->diff_bytes / (double)s->diffs_sent : 0.0,
+             (unsigned long long)s->invalidations, (unsigned long long)s->sw_grants,
+             (unsigned long long)s->sw_recalls, (unsigned long long)s->lock_local_handoffs,
+             (unsigned long long)s->lock_remote_acquires, (unsigned long long)s->barriers,
+             s->barriers ? (double)s->barrier_wait_us / (double)s->barriers : 0.0);
+    fprintf(stderr, "%s\n", summary);
+
+    if (!g->run_dir[0])
+        return;   /* standalone run without a run directory: the summary only */
+    char path[600];
+    snprintf(path, sizeof path, "%s/mgs-cluster%d.json", g->run_dir, g->cluster);
+    FILE *f = fopen(path, "w");
+    if (!f) {
+        fprintf(stderr, "mgs: cannot write %s: %m\n", path);
+        return;
+    }
+    fprintf(f, "{\n  \"cluster\": %d,\n  \"clusters\": %d,\n  \"threads\": %d,\n  \"unit_bytes\": %zu,\n",
+            g->cluster, g->n_clusters, g->local_threads[g->cluster], g->unit);
+    fprintf(f, "  \"messages\": {\n");
+    for (int t = 1; t < MGS_M_TYPES; t++) {
+        const struct mgs_msg_counters *m = &s->msg[t];
+        fprintf(f,
+                "    \"%s\": { \"sent\": %llu, \"sent_bytes\": %llu, \"received\": %llu, "
+                "\"received_bytes\": %llu, \"local\": %llu }%s\n",
+                msg_names[t], (unsigned long long)m->sent, (unsigned long long)m->sent_bytes,
+                (unsigned long long)m->received, (unsigned long long)m->received_bytes,
+                (unsigned long long)m->local, t + 1 < MGS_M_TYPES ? "," : "");
+    }
+    fprintf(f, "  },\n");
+    fprintf(f, "  \"messages_sent\": %llu,\n  \"bytes_sent\": %llu,\n  \"avg_message_bytes\": %.1f,\n",
+            (unsigned long long)msgs, (unsigned long long)bytes, avg);
+#define FIELD(name) fprintf(f, "  \"" #name "\": %llu,\n", (unsigned long long)s->name)
+    FIELD(read_faults);
+    FIELD(write_faults);
+    FIELD(spurious_faults);
+    FIELD(pages_fetched);
+    FIELD(upgrades);
+    FIELD(diffs_sent);
+    FIELD(diff_bytes);
+    FIELD(diff_changed_bytes);
+    FIELD(diff_max_bytes);
+    FIELD(clean_acks);
+    FIELD(invalidations);
+    FIELD(inv_sent);
+    FIELD(sw_grants);
+    FIELD(sw_recalls);
+    FIELD(sw_grants_given);
+    FIELD(sw_recalls_sent);
+    FIELD(releases);
+    FIELD(flushes);
+    FIELD(lock_acquires);
+    FIELD(lock_local_handoffs);
+    FIELD(lock_remote_acquires);
+    FIELD(lock_token_departures);
+    FIELD(barriers);
+    FIELD(barrier_wait_us);
+    FIELD(barrier_max_us);
+    FIELD(reorder_held);
+#undef FIELD
+    fprintf(f, "  \"avg_diff_bytes\": %.1f,\n", s->diffs_sent ? (double)s->diff_bytes / (double)s->diffs_sent : 0.0);
+    if (g->cluster == 0) {
+        /* Summed over all clusters by the shutdown barrier (taken just
+         * before it, so its own ARRIVE/GO are not included). */
+        static const char *const names[MGS_T_COUNT] = {
+            "messages_sent", "bytes_sent", "read_faults", "write_faults", "pages_fetched", "diffs_sent",
+            "diff_bytes", "invalidations", "sw_grants", "sw_recalls", "lock_local_handoffs",
+            "lock_remote_acquires", "barrier_wait_us" };
+        fprintf(f, "  \"machine\": {");
+        for (int i = 0; i < MGS_T_COUNT; i++)
+            fprintf(f, "%s\"%s\": %.0f", i ? ", " : " ", names[i], g->machine[i]);
+        fprintf(f, ", \"avg_message_bytes\": %.1f },\n",
+                g->machine[MGS_T_MSGS] > 0 ? g->machine[MGS_T_BYTES] / g->machine[MGS_T_MSGS] : 0.0);
+    }
+    fprintf(f, "  \"summary\": \"%s\"\n}\n", summary);
+    fclose(f);
+}
