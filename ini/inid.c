@@ -42,7 +42,8 @@ static void on_signal(int sig)
 static void usage_error(const char *msg)
 {
     fprintf(stderr, "inid: %s\nusage: inid --config FILE --ini ID --tag TAG --run-dir DIR "
-                    "[--ini-policy P] [--idle MODE] [--trace MODE] [--fault SPEC] [--knob SPEC] [-- EAL ARGS]\n", msg);
+                    "[--policy P] [--ini-policy P] [--idle MODE] [--trace MODE] [--fault SPEC] [--knob SPEC] "
+                    "[-- EAL ARGS]\n", msg);
     exit(2);
 }
 
@@ -53,10 +54,11 @@ static int parse_args(struct inid *d, int argc, char **argv, int *eal_extra)
         { "tag", required_argument, NULL, 't' },    { "run-dir", required_argument, NULL, 'r' },
         { "ini-policy", required_argument, NULL, 'p' }, { "idle", required_argument, NULL, 'I' },
         { "trace", required_argument, NULL, 'T' },  { "fault", required_argument, NULL, 'f' },
-        { "knob", required_argument, NULL, 'k' },
+        { "knob", required_argument, NULL, 'k' },  { "policy", required_argument, NULL, 'P' },
         { NULL, 0, NULL, 0 },
     };
     const char *config = NULL, *policy = NULL, *idle = NULL, *trace = NULL, *fault = NULL, *knob = NULL;
+    const char *pe_policy = NULL;   /* the compute nodes' policy: recorded in traces */
     long id = -1;
     int c;
     char err[1024], *end;
@@ -75,6 +77,7 @@ static int parse_args(struct inid *d, int argc, char **argv, int *eal_extra)
         case 'T': trace = optarg; break;
         case 'f': fault = optarg; break;
         case 'k': knob = optarg; break;
+        case 'P': pe_policy = optarg; break;
         default: usage_error("unknown option");
         }
     }
@@ -94,6 +97,12 @@ static int parse_args(struct inid *d, int argc, char **argv, int *eal_extra)
         if (p < 0)
             usage_error("--ini-policy: expected static, round-robin or load-aware");
         d->cfg.ini_policy = (enum ini_policy)p;
+    }
+    if (pe_policy) {
+        int p = ini_policy_parse(pe_policy);
+        if (p < 0)
+            usage_error("--policy: expected static, round-robin or load-aware");
+        d->cfg.pe_policy = (enum ini_policy)p;
     }
     if (idle) {
         if (!strcmp(idle, "poll")) d->cfg.idle.mode = INI_IDLE_POLL;

@@ -94,6 +94,7 @@ int launch_start_daemons(struct launch *L, const struct daemon_opts *o, int deta
         argv[n++] = "--ini";      argv[n++] = id;
         argv[n++] = "--tag";      argv[n++] = L->tag;
         argv[n++] = "--run-dir";  argv[n++] = L->run_dir;
+        if (o->policy)     { argv[n++] = "--policy";     argv[n++] = (char *)o->policy; }
         if (o->ini_policy) { argv[n++] = "--ini-policy"; argv[n++] = (char *)o->ini_policy; }
         if (o->idle)       { argv[n++] = "--idle";       argv[n++] = (char *)o->idle; }
         if (o->trace)      { argv[n++] = "--trace";      argv[n++] = (char *)o->trace; }
