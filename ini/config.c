@@ -224,6 +224,14 @@ static int knob_set(struct ini_knobs *k, const char *key, const char *value, cha
         { "latency_us", "latency", offsetof(struct ini_knobs, latency_us), 1e6 },
         { "overhead_us", "overhead", offsetof(struct ini_knobs, overhead_us), 1e6 },
     };
+    if (!strcmp(key, "O_dist")) {
+        if (strcmp(value, "fixed") && strcmp(value, "exp")) {
+            snprintf(err, errlen, "%s: \"%s\" is neither fixed nor exp", key, value);
+            return -1;
+        }
+        k->O_exp = !strcmp(value, "exp");
+        return 0;
+    }
     if (!strcmp(key, "O_mode") || !strcmp(key, "overhead_mode")) {
         if (strcmp(value, "spin") && strcmp(value, "sleep")) {
             snprintf(err, errlen, "%s: \"%s\" is neither spin nor sleep", key, value);
@@ -244,8 +252,8 @@ static int knob_set(struct ini_knobs *k, const char *key, const char *value, cha
         *(double *)((char *)k + knobs[i].offset) = v;
         return 0;
     }
-    snprintf(err, errlen, "unknown knob \"%s\" (expected O, O_mode, gap, per_byte, latency, overhead "
-                          "or overhead_mode)", key);
+    snprintf(err, errlen, "unknown knob \"%s\" (expected O, O_mode, O_dist, gap, per_byte, latency, "
+                          "overhead or overhead_mode)", key);
     return -1;
 }
 
@@ -813,7 +821,7 @@ static int load_faults(struct loader *ld, const config_setting_t *parent, struct
  *           latency_us = 0; overhead_us = 0; overhead_mode = "spin"; } */
 static int load_knobs(struct loader *ld, const config_setting_t *root)
 {
-    static const char *const allowed[] = { "O_us", "O_mode", "gap_us", "per_byte_ns", "latency_us",
+    static const char *const allowed[] = { "O_us", "O_mode", "O_dist", "gap_us", "per_byte_ns", "latency_us",
                                            "overhead_us", "overhead_mode", NULL };
     return load_kv_group(ld, root, "knobs", allowed, knob_setter, &ld->cfg.knobs);
 }

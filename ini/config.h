@@ -52,6 +52,7 @@ struct ini_fault_cfg {
 struct ini_knobs {
     double O_us;              /* extra INI processing per message (each INI it passes) */
     int    O_sleep;           /* O spent sleeping (1) or spinning (0) */
+    int    O_exp;             /* O drawn from an exponential distribution of mean O_us (1) or fixed (0) */
     double gap_us;            /* Δg: least time between two messages leaving an INI */
     double per_byte_ns;       /* ΔG: extra time per byte leaving an INI */
     double latency_us;        /* ΔL: added before delivery at the receiving INI, not to its ACKs */
@@ -158,7 +159,7 @@ int ini_policy_parse(const char *name);
 int ini_fault_parse(const char *spec, struct ini_fault_cfg *f, char *err, size_t errlen);
 void ini_fault_defaults(struct ini_fault_cfg *f);
 
-/* Parses "O=50,O_mode=sleep,gap=2,per_byte=0.5,latency=100,overhead=3,
+/* Parses "O=50,O_mode=sleep,O_dist=exp,gap=2,per_byte=0.5,latency=100,overhead=3,
  * overhead_mode=spin" (microseconds; per_byte in nanoseconds; the config
  * spells them O_us, gap_us, per_byte_ns, latency_us, overhead_us) into *k,
  * keeping fields not named.  0, or -1 with a one-line message in err. */

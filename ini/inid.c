@@ -18,6 +18,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/prctl.h>
 #include <unistd.h>
 
 #include <rte_cycles.h>
@@ -213,6 +214,10 @@ int main(int argc, char **argv)
     d->knob_gap = (uint64_t)(d->cfg.knobs.gap_us * cycles_per_us);
     d->knob_per_byte = d->cfg.knobs.per_byte_ns * cycles_per_us / 1000.0;
     d->knob_latency = (uint64_t)(d->cfg.knobs.latency_us * cycles_per_us);
+    d->O_rng = 0x9e3779b97f4a7c15ull * (uint64_t)(d->me->id + 1) ^ 88172645463325252ull;
+    /* Sleeps (adaptive idle, the O knob in sleep mode) end when asked, not
+     * up to the default 50 us later. */
+    prctl(PR_SET_TIMERSLACK, 1UL, 0, 0, 0);
 
     uint16_t room = (uint16_t)RTE_MAX(RTE_MBUF_DEFAULT_BUF_SIZE, d->cfg.stack.mtu + 14 + RTE_PKTMBUF_HEADROOM + 64);
     char name[64];

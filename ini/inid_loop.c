@@ -11,6 +11,7 @@
  */
 #include "inid.h"
 
+#include <math.h>
 #include <stdio.h>
 #include <string.h>
 #include <sys/epoll.h>
@@ -39,20 +40,35 @@ void inid_fabric_init(struct inid *d)
 
 /* ---- knobs ---- */
 
-/* The O knob: the INI is busy this much longer with every message. */
+/* The O knob: the INI is busy this much longer with every message, a
+ * fixed time or one drawn from an exponential distribution (the chapter 6
+ * model's service time).  What the message made leaves right after its O,
+ * not at the end of the loop turn: otherwise it would also wait for the O
+ * of every message behind it in the queue. */
 static void spend_O(struct inid *d)
 {
     if (!d->knob_O)
         return;
+    uint64_t O = d->knob_O;
+    if (d->cfg.knobs.O_exp) {
+        d->O_rng ^= d->O_rng << 13;
+        d->O_rng ^= d->O_rng >> 7;
+        d->O_rng ^= d->O_rng << 17;
+        double u = (double)(d->O_rng >> 11) * 0x1.0p-53;
+        O = (uint64_t)(-(double)d->knob_O * log1p(-u));
+    }
     if (d->cfg.knobs.O_sleep) {
-        uint64_t ns = d->knob_O * 1000000000ull / d->tsc_hz;
+        uint64_t ns = O * 1000000000ull / d->tsc_hz;
         struct timespec ts = { (time_t)(ns / 1000000000u), (long)(ns % 1000000000u) };
         nanosleep(&ts, NULL);
     } else {
-        uint64_t until = rte_rdtsc() + d->knob_O;
+        uint64_t until = rte_rdtsc() + O;
         while (rte_rdtsc() < until)
             rte_pause();
     }
+    ini_netif_flush(&d->nf);
+    if (d->idle == INI_IDLE_ADAPTIVE && d->cfg.net_mode == INI_NET_MEMIF)
+        inid_wake_peers(d);
 }
 
 /* ---- the compute-node side: releasing records, delivering messages ---- */

@@ -1,0 +1,86 @@
+#!/usr/bin/env bash
+# synth_errors: bad input to the synth tools ends with exit status 2 and one
+# line on stderr that names the problem, and nothing is started:
+#   - ini-synth's flags, checked before it attaches (so directly, without
+#     the launcher), and one of them under the launcher too, whose exit
+#     status is then the program's 2;
+#   - synth-queue's arguments;
+#   - fig63.sh's flags (checked before it builds or runs anything).
+# Also: --help prints the usage and exits 0.
+set -u
+cd "$(dirname "$0")/../.."
+SYNTH=build/bin/ini-synth
+QUEUE=build/bin/synth-queue
+[ -x "$SYNTH" ] && [ -x "$QUEUE" ] && [ -x build/bin/ini-cluster ] || { echo "synth_errors: FAIL: build first (make)"; exit 1; }
+tmp=$(mktemp -d)
+trap 'rm -rf "$tmp"' EXIT
+
+failures=0
+expect_error() {   # description expected-substring prefix command...
+    local what=$1 needle=$2 prefix=$3; shift 3
+    local status=0
+    "$@" > "$tmp/out" 2> "$tmp/err" || status=$?
+    local lines; lines=$(wc -l < "$tmp/err")
+    if [ "$status" = 2 ] && [ "$lines" = 1 ] && [ ! -s "$tmp/out" ] &&
+       grep -q "^$prefix" "$tmp/err" && grep -qF -- "$needle" "$tmp/err"; then
+        echo "ok:   $what: $(cat "$tmp/err")"
+    else
+        echo "FAIL: $what: status $status, $lines stderr lines, wanted '$needle':"
+        cat "$tmp/err" "$tmp/out"
+        failures=$((failures + 1))
+    fi
+}
+
+S="ini-synth: "
+expect_error "unknown option"        "unknown option '--bogus'"        "$S" $SYNTH --bogus 1
+expect_error "missing value"         "--W: unknown option or missing"  "$S" $SYNTH --W
+expect_error "negative W"            "--W: '-5' is not a number"       "$S" $SYNTH --W -5
+expect_error "W twice"               "W given twice"                   "$S" $SYNTH --W 10 --W-us 20
+expect_error "o not a number"        "--o-us: 'abc' is not a number"   "$S" $SYNTH --o-us abc
+expect_error "zero scale"            "--scale: '0' is not a number"    "$S" $SYNTH --scale 0
+expect_error "bad mode"              "--mode: 'fast' is not sleep or spin" "$S" $SYNTH --mode fast
+expect_error "bad dist"              "--dist: 'normal' is not exp or fixed" "$S" $SYNTH --dist normal
+expect_error "bad pattern"           "--pattern: 'ring' is not"        "$S" $SYNTH --pattern ring
+expect_error "hotspot share > 1"     "hotspot:SHARE: '1.5'"            "$S" $SYNTH --pattern hotspot:1.5
+expect_error "hotspot bad PE"        "hotspot:SHARE:PE: 'x'"           "$S" $SYNTH --pattern hotspot:0.5:x
+expect_error "hot sources no factor" "--hot-sources: '3' is not N:FACTOR" "$S" $SYNTH --hot-sources 3
+expect_error "hot factor < 1"        "--hot-sources FACTOR: '0.5'"     "$S" $SYNTH --hot-sources 1:0.5
+expect_error "duration and cycles"   "--duration and --cycles exclude" "$S" $SYNTH --duration 1 --cycles 5
+expect_error "zero cycles"           "--cycles: '0' is not an integer" "$S" $SYNTH --cycles 0
+expect_error "stray argument"        "unexpected argument 'extra'"     "$S" $SYNTH extra
+
+# Under the launcher: the program's status 2 is the run's, the message
+# reaches stderr with the cluster prefix; nothing else is required of the
+# launcher's own lines, so check status and message only.
+status=0
+build/bin/ini-cluster run conf/default.cfg --run-dir "$tmp/run" --timeout 60 -- "$SYNTH" --mode fast \
+    > "$tmp/out" 2> "$tmp/err" || status=$?
+if [ "$status" = 2 ] && grep -qF "ini-synth: --mode: 'fast' is not sleep or spin" "$tmp/err" "$tmp/run"/cluster*.err 2>/dev/null; then
+    echo "ok:   under the launcher: status 2, message in the cluster's stderr"
+else
+    echo "FAIL: under the launcher: status $status"; cat "$tmp/err"; failures=$((failures + 1))
+fi
+
+Q="synth-queue: "
+expect_error "synth-queue: no dir"      "no run directory"          "$Q" $QUEUE
+expect_error "synth-queue: bad trim"    "--trim: '0.7'"             "$Q" $QUEUE "$tmp" --trim 0.7
+expect_error "synth-queue: bad format"  "--format: 'xml'"           "$Q" $QUEUE "$tmp" --format xml
+expect_error "synth-queue: extra"       "unknown argument 'b'"      "$Q" $QUEUE "$tmp" b
+
+F="fig63.sh: "
+expect_error "fig63: unknown option"   "unknown option '--bogus'"  "$F" tools/synth/fig63.sh --bogus 1
+expect_error "fig63: bad N list"       "--N: '1,,2'"               "$F" tools/synth/fig63.sh --N 1,,2
+expect_error "fig63: N out of range"   "--N: 0 is not in"          "$F" tools/synth/fig63.sh --N 0,1
+expect_error "fig63: bad duration"     "--duration: 'x'"           "$F" tools/synth/fig63.sh --duration x
+expect_error "fig63: bad scale"        "--scale: '-1'"             "$F" tools/synth/fig63.sh --scale -1
+expect_error "fig63: bad measure"      "--measure: 'guess'"        "$F" tools/synth/fig63.sh --measure guess
+
+for prog in "$SYNTH --help" "$QUEUE --help" "tools/synth/fig63.sh --help"; do
+    if $prog > "$tmp/out" 2>&1 && grep -qi usage "$tmp/out"; then
+        echo "ok:   $prog"
+    else
+        echo "FAIL: $prog"; failures=$((failures + 1))
+    fi
+done
+
+[ "$failures" = 0 ] && echo "synth_errors: PASS" || { echo "synth_errors: FAIL ($failures)"; exit 1; }

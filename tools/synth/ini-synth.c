@@ -1,0 +1,815 @@
+/*
+ * ini-synth - the synthetic contention workload of thesis chapter 6: every
+ * compute node (PE) repeats the compute/request cycle of figure 6-2.  Run
+ * under the launcher, one process per cluster:
+ *
+ *   ini-cluster run CONFIG -- ini-synth [--W CYCLES | --W-us US] [--o CYCLES | --o-us US]
+ *       [--scale US_PER_CYCLE] [--mode sleep|spin] [--dist exp|fixed]
+ *       [--pattern uniform|hotspot:SHARE[:PE]|neighbour] [--hot-sources N:FACTOR]
+ *       [--duration SEC | --cycles N] [--seed S] [--timeout-ms MS]
+ *
+ * One cycle of a PE (figure 6-2, equation 6.1):
+ *
+ *   work W       the compute phase.  Request handlers of other PEs that
+ *                arrive meanwhile run at once (the thesis's interrupts) and
+ *                do not count as work: the phase ends when W of work is
+ *                done, so it lasts R_w = W + the handlers that hit it.
+ *   request      one message to a PE of another cluster (--pattern).
+ *   block        until the reply arrives, serving requests meanwhile
+ *                (ini_wait runs handlers while it waits).
+ *   reply        the reply handler costs o and unblocks the thread.
+ *
+ * The request handler at the destination costs o, then sends the reply
+ * from inside the handler; handlers never block on anything but their own
+ * cost, and run atomically (FIFO, one at a time per PE), as the model
+ * assumes.  R, the cycle time, runs from the start of the work to the end
+ * of the reply handler.
+ *
+ * Costs are drawn per use: W and o fixed or exponentially distributed
+ * (--dist; the model assumes exponential service times).  --mode says how
+ * a cost is spent:
+ *   sleep  a timed wait on CLOCK_MONOTONIC (the compute phase waits in
+ *          ini_wait, so it still wakes for requests), so that many PEs can
+ *          share the two cores of these machines and still behave as if
+ *          each had its own.  The timer slack of every PE thread is set to
+ *          1 ns, which leaves the wake-up latency of the scheduler (tens of
+ *          microseconds here) as the noise; hence the experiment scales
+ *          cycles to times large against it.
+ *   spin   real CPU work, measured on the thread's CPU-time clock, polling
+ *          for messages between checks: W and o are then CPU time, and
+ *          PEs sharing a core slow each other down, as real work would.
+ *
+ * Times: --W and --o are in cycles of the thesis's 20 MHz Alewife and are
+ * turned into microseconds by --scale (microseconds per cycle, default
+ * 0.5: a cycle is stretched 10 times, see docs/synth.md); --W-us and --o-us
+ * give microseconds directly.  Defaults: the figure 6-3 values W = 41789,
+ * o = 742 cycles.
+ *
+ * Start and end across clusters: each PE first sends HELLO to every PE of
+ * the other clusters and waits for theirs, so that the measured cycles all
+ * run while every cluster is up.  It then works for --duration seconds
+ * (or --cycles cycles) and stops issuing: its last request has been
+ * answered, so it sends DONE, carrying how many requests it sent there, to
+ * every PE of the other clusters and keeps serving until it has DONE from
+ * all of them.  Nobody exits while another still needs a reply, and the
+ * counts check that every request was served exactly once.
+ *
+ * Output, per cluster process: a header, one line per PE (cycles, mean R,
+ * mean work and handler times as achieved), and last a summary line
+ * "cluster C: P PEs, N cycles, mean R X us".  The same numbers go to
+ * $INI_RUN_DIR/synth-cluster<C>.json.  Exit status 0, 1 on a protocol
+ * error (lost or stray reply, count mismatch, the INIs stopped), 2 on bad
+ * arguments.
+ *
+ * All state of a PE is touched only by its own thread: handlers run on the
+ * receiving PE's thread.
+ */
+#include <errno.h>
+#include <inttypes.h>
+#include <math.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/prctl.h>
+#include <time.h>
+
+#include "config.h"
+#include "ini_cn.h"
+
+enum { H_REQUEST = 1, H_REPLY = 2, H_DONE = 3, H_HELLO = 4 };
+
+#define SCALE_DEFAULT   0.5        /* microseconds per Alewife cycle */
+#define W_CYCLES_FIG63  41789.0
+#define O_CYCLES_FIG63  742.0      /* the PE handler overhead o (lower case) */
+#define WAIT_SLICE_US   50000      /* ini_wait granularity, to check the timeout */
+#define MAX_REPORTS     10         /* error lines printed per PE */
+#define MSG_MAGIC       0x4e595353u   /* "SSYN" */
+
+/* ---- options ---- */
+
+enum cost_mode { MODE_SLEEP, MODE_SPIN };
+enum cost_dist { DIST_EXP, DIST_FIXED };
+enum pattern   { PATTERN_UNIFORM, PATTERN_HOTSPOT, PATTERN_NEIGHBOUR };
+
+static struct {
+    double W_value, o_value;        /* as given */
+    int W_in_us, o_in_us;           /* 1: the value is microseconds, 0: cycles */
+    double scale;                   /* microseconds per cycle */
+    double W_us, o_us;              /* resolved */
+    enum cost_mode mode;
+    enum cost_dist dist;
+    enum pattern pattern;
+    double hot_share;
+    int hot_pe;                     /* -1: the first PE of cluster 0 */
+    int hot_sources;                /* PEs per cluster with a shorter W */
+    double hot_factor;              /* ... W divided by this */
+    double duration_s;              /* 0 with cycles */
+    long cycles;                    /* 0 with duration */
+    uint64_t seed;
+    long timeout_ms;
+} opt = {
+    .W_value = W_CYCLES_FIG63, .o_value = O_CYCLES_FIG63, .scale = SCALE_DEFAULT,
+    .mode = MODE_SLEEP, .dist = DIST_EXP, .pattern = PATTERN_UNIFORM, .hot_pe = -1,
+    .hot_factor = 1.0, .duration_s = 10.0, .seed = 1, .timeout_ms = 10000,
+};
+
+static void bad_arg(const char *fmt, ...) __attribute__((format(printf, 1, 2), noreturn));
+static void bad_arg(const char *fmt, ...)
+{
+    va_list ap;
+    va_start(ap, fmt);
+    fprintf(stderr, "ini-synth: ");
+    vfprintf(stderr, fmt, ap);
+    fprintf(stderr, "\n");
+    va_end(ap);
+    exit(2);
+}
+
+static double parse_real(const char *flag, const char *s, double min, double max)
+{
+    char *end;
+    errno = 0;
+    double v = strtod(s, &end);
+    if (errno || end == s || *end || !isfinite(v) || v < min || v > max)
+        bad_arg("%s: '%s' is not a number in %g..%g", flag, s, min, max);
+    return v;
+}
+
+static long parse_int(const char *flag, const char *s, long min, long max)
+{
+    char *end;
+    errno = 0;
+    long v = strtol(s, &end, 10);
+    if (errno || end == s || *end || v < min || v > max)
+        bad_arg("%s: '%s' is not an integer in %ld..%ld", flag, s, min, max);
+    return v;
+}
+
+static void usage(void)
+{
+    printf("usage: ini-synth [--W CYCLES | --W-us US] [--o CYCLES | --o-us US] [--scale US_PER_CYCLE]\n"
+           "                 [--mode sleep|spin] [--dist exp|fixed]\n"
+           "                 [--pattern uniform|hotspot:SHARE[:PE]|neighbour] [--hot-sources N:FACTOR]\n"
+           "                 [--duration SEC | --cycles N] [--seed S] [--timeout-ms MS]\n"
+           "defaults: --W 41789 --o 742 (cycles, figure 6-3) --scale %g --mode sleep --dist exp\n"
+           "          --pattern uniform --duration 10 --seed 1 --timeout-ms 10000\n"
+           "(run under ini-cluster run CONFIG -- ini-synth ...)\n", SCALE_DEFAULT);
+}
+
+/* "hotspot:SHARE[:PE]" */
+static void parse_hotspot(const char *v)
+{
+    char copy[128];
+    snprintf(copy, sizeof copy, "%s", v + strlen("hotspot:"));
+    char *pe = strchr(copy, ':');
+    if (pe)
+        *pe++ = '\0';
+    opt.hot_share = parse_real("--pattern hotspot:SHARE", copy, 0.0, 1.0);
+    if (pe)
+        opt.hot_pe = (int)parse_int("--pattern hotspot:SHARE:PE", pe, 0, INI_MAX_PES - 1);
+}
+
+/* "N:FACTOR" */
+static void parse_hot_sources(const char *v)
+{
+    char copy[128];
+    snprintf(copy, sizeof copy, "%s", v);
+    char *factor = strchr(copy, ':');
+    if (!factor)
+        bad_arg("--hot-sources: '%s' is not N:FACTOR", v);
+    *factor++ = '\0';
+    opt.hot_sources = (int)parse_int("--hot-sources N", copy, 0, INI_MAX_PES_PER_CLUSTER);
+    opt.hot_factor = parse_real("--hot-sources FACTOR", factor, 1.0, 1e6);
+}
+
+static void parse_args(int argc, char **argv)
+{
+    int seen_W = 0, seen_o = 0, seen_duration = 0, seen_cycles = 0;
+    for (int i = 1; i < argc; i++) {
+        const char *a = argv[i];
+        if (!strcmp(a, "-h") || !strcmp(a, "--help")) {
+            usage();
+            exit(0);
+        }
+        if (strncmp(a, "--", 2) != 0)
+            bad_arg("unexpected argument '%s'", a);
+        if (i + 1 >= argc)
+            bad_arg("%s: unknown option or missing value", a);
+        const char *v = argv[++i];
+        if (!strcmp(a, "--W") || !strcmp(a, "--W-us")) {
+            if (seen_W++)
+                bad_arg("%s: W given twice", a);
+            opt.W_in_us = !strcmp(a, "--W-us");
+            opt.W_value = parse_real(a, v, 0.0, 1e9);
+        } else if (!strcmp(a, "--o") || !strcmp(a, "--o-us")) {
+            if (seen_o++)
+                bad_arg("%s: o given twice", a);
+            opt.o_in_us = !strcmp(a, "--o-us");
+            opt.o_value = parse_real(a, v, 0.0, 1e9);
+        } else if (!strcmp(a, "--scale")) {
+            opt.scale = parse_real(a, v, 1e-6, 1e6);
+        } else if (!strcmp(a, "--mode")) {
+            if (!strcmp(v, "sleep"))
+                opt.mode = MODE_SLEEP;
+            else if (!strcmp(v, "spin"))
+                opt.mode = MODE_SPIN;
+            else
+                bad_arg("--mode: '%s' is not sleep or spin", v);
+        } else if (!strcmp(a, "--dist")) {
+            if (!strcmp(v, "exp"))
+                opt.dist = DIST_EXP;
+            else if (!strcmp(v, "fixed"))
+                opt.dist = DIST_FIXED;
+            else
+                bad_arg("--dist: '%s' is not exp or fixed", v);
+        } else if (!strcmp(a, "--pattern")) {
+            if (!strcmp(v, "uniform"))
+                opt.pattern = PATTERN_UNIFORM;
+            else if (!strcmp(v, "neighbour") || !strcmp(v, "neighbor"))
+                opt.pattern = PATTERN_NEIGHBOUR;
+            else if (!strncmp(v, "hotspot:", strlen("hotspot:"))) {
+                opt.pattern = PATTERN_HOTSPOT;
+                parse_hotspot(v);
+            } else
+                bad_arg("--pattern: '%s' is not uniform, hotspot:SHARE[:PE] or neighbour", v);
+        } else if (!strcmp(a, "--hot-sources")) {
+            parse_hot_sources(v);
+        } else if (!strcmp(a, "--duration")) {
+            seen_duration = 1;
+            opt.duration_s = parse_real(a, v, 0.001, 86400.0);
+        } else if (!strcmp(a, "--cycles")) {
+            seen_cycles = 1;
+            opt.cycles = parse_int(a, v, 1, 100000000);
+        } else if (!strcmp(a, "--seed")) {
+            opt.seed = (uint64_t)parse_int(a, v, 0, INT64_MAX);
+        } else if (!strcmp(a, "--timeout-ms")) {
+            opt.timeout_ms = parse_int(a, v, 1, 3600000);
+        } else {
+            bad_arg("unknown option '%s'", a);
+        }
+    }
+    if (seen_duration && seen_cycles)
+        bad_arg("--duration and --cycles exclude each other");
+    if (seen_cycles)
+        opt.duration_s = 0;
+    opt.W_us = opt.W_in_us ? opt.W_value : opt.W_value * opt.scale;
+    opt.o_us = opt.o_in_us ? opt.o_value : opt.o_value * opt.scale;
+}
+
+/* ---- clocks and costs ---- */
+
+static uint64_t clock_ns(clockid_t id)
+{
+    struct timespec ts;
+    clock_gettime(id, &ts);
+    return (uint64_t)ts.tv_sec * 1000000000u + (uint64_t)ts.tv_nsec;
+}
+
+static uint64_t now_ns(void) { return clock_ns(CLOCK_MONOTONIC); }
+
+/* The clock work is measured on: wall time when sleeping (the timed wait
+ * stands for a PE of its own), the thread's CPU time when spinning. */
+static uint64_t work_clock_ns(void)
+{
+    return clock_ns(opt.mode == MODE_SPIN ? CLOCK_THREAD_CPUTIME_ID : CLOCK_MONOTONIC);
+}
+
+static uint64_t splitmix64(uint64_t *x)
+{
+    uint64_t z = (*x += 0x9e3779b97f4a7c15ull);
+    z = (z ^ (z >> 30)) * 0xbf58476d1ce4e5b9ull;
+    z = (z ^ (z >> 27)) * 0x94d049bb133111ebull;
+    return z ^ (z >> 31);
+}
+
+/* Uniform in [0, 1), 53 bits. */
+static double uniform01(uint64_t *rng)
+{
+    return (double)(splitmix64(rng) >> 11) * 0x1.0p-53;
+}
+
+/* One draw of a cost with mean `mean_us`, in nanoseconds. */
+static uint64_t draw_ns(uint64_t *rng, double mean_us)
+{
+    double us = opt.dist == DIST_FIXED ? mean_us : -mean_us * log1p(-uniform01(rng));
+    return (uint64_t)llround(us * 1000.0);
+}
+
+/* Spends a handler's cost: sleeps or spins `ns` on the work clock.  Polls
+ * nothing: a handler is atomic. */
+static void spend(uint64_t ns)
+{
+    if (!ns)
+        return;
+    if (opt.mode == MODE_SLEEP) {
+        uint64_t until = now_ns() + ns;
+        struct timespec ts = { (time_t)(until / 1000000000u), (long)(until % 1000000000u) };
+        while (clock_nanosleep(CLOCK_MONOTONIC, TIMER_ABSTIME, &ts, NULL) == EINTR)
+            ;
+        return;
+    }
+    uint64_t until = work_clock_ns() + ns;
+    while (work_clock_ns() < until)
+        ;
+}
+
+/* ---- per-PE state ---- */
+
+struct sum {                 /* a mean accumulated in nanoseconds */
+    uint64_t n;
+    double total_ns;
+};
+
+static void sum_add(struct sum *s, uint64_t ns)
+{
+    s->n++;
+    s->total_ns += (double)ns;
+}
+
+static double sum_mean_us(const struct sum *s) { return s->n ? s->total_ns / (double)s->n / 1000.0 : 0.0; }
+
+struct pe_state {
+    struct ini_pe *pe;
+    int id, local;
+    uint64_t rng;
+    double W_us;                       /* this PE's mean W (hot sources: shorter) */
+
+    /* the request in flight (one at a time: the thread blocks) */
+    int waiting;
+    int reply_in;
+    int dst;
+    uint32_t seq;
+    uint32_t next_seq_to[INI_MAX_PES];
+    uint32_t sent_to[INI_MAX_PES];
+    uint64_t handler_work_ns;          /* work clock spent in handlers: not work */
+
+    /* served */
+    uint32_t req_from[INI_MAX_PES];
+    int hello_from[INI_MAX_PES], n_hello;
+    int done_from[INI_MAX_PES], n_done, n_others;
+
+    /* measurements, all in ns */
+    struct sum R;                      /* cycle: work start to reply handled */
+    struct sum work;                   /* work achieved (handlers excluded) */
+    struct sum R_w;                    /* compute phase, wall, handlers included */
+    struct sum blocked;                /* request sent to reply handled */
+    struct sum req_handler;            /* request handlers run here (o on the requests) */
+    struct sum reply_handler;          /* reply handlers (o on the replies) */
+
+    uint64_t last_progress_ns;
+    uint64_t errors;
+    int fatal;                         /* the INIs stopped: stop waiting */
+};
+
+static struct ini_cn *cn;
+static const struct ini_config *cfg;
+static int my_cluster;
+static int n_local;
+static struct pe_state *states;
+
+static void report(struct pe_state *st, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+static void report(struct pe_state *st, const char *fmt, ...)
+{
+    if (st->errors++ >= MAX_REPORTS) {
+        if (st->errors == MAX_REPORTS + 1)
+            fprintf(stderr, "ini-synth: PE %d: further errors counted, not shown\n", st->id);
+        return;
+    }
+    char line[512];
+    va_list ap;
+    va_start(ap, fmt);
+    vsnprintf(line, sizeof line, fmt, ap);
+    va_end(ap);
+    fprintf(stderr, "ini-synth: PE %d: %s\n", st->id, line);
+}
+
+static int other_cluster_pe(int pe)
+{
+    return pe >= 0 && pe < cfg->n_pes && cfg->pes[pe].cluster != my_cluster;
+}
+
+/* ---- handlers (on the receiving PE's thread) ---- */
+
+struct synth_msg {
+    uint32_t magic;
+    uint32_t seq;
+};
+
+static void on_request(struct ini_pe *pe, int src, const void *data, uint32_t len, void *arg)
+{
+    struct pe_state *st = &states[ini_pe_local(pe)];
+    uint64_t t0 = now_ns(), w0 = work_clock_ns();
+    struct synth_msg m;
+    if (len != sizeof m || !other_cluster_pe(src)) {
+        report(st, "request from PE %d: %u bytes, or not from another cluster", src, len);
+        return;
+    }
+    memcpy(&m, data, sizeof m);
+    if (m.magic != MSG_MAGIC) {
+        report(st, "request from PE %d: corrupted", src);
+        return;
+    }
+    /* The handler's cost o comes first, then the reply (figure 6-2). */
+    spend(draw_ns(&st->rng, opt.o_us));
+    if (ini_send(pe, src, H_REPLY, &m, sizeof m) < 0) {
+        report(st, "cannot reply to PE %d: %s", src, strerror(errno));
+        st->fatal = errno == EPIPE;
+    }
+    st->req_from[src]++;
+    st->handler_work_ns += work_clock_ns() - w0;
+    sum_add(&st->req_handler, now_ns() - t0);
+    st->last_progress_ns = now_ns();
+}
+
+static void on_reply(struct ini_pe *pe, int src, const void *data, uint32_t len, void *arg)
+{
+    struct pe_state *st = &states[ini_pe_local(pe)];
+    uint64_t t0 = now_ns(), w0 = work_clock_ns();
+    struct synth_msg m;
+    if (len != sizeof m) {
+        report(st, "reply from PE %d: %u bytes", src, len);
+        return;
+    }
+    memcpy(&m, data, sizeof m);
+    if (!st->waiting || st->reply_in || src != st->dst || m.magic != MSG_MAGIC || m.seq != st->seq) {
+        report(st, "reply from PE %d (sequence %u) answers no outstanding request", src, m.seq);
+        return;
+    }
+    /* The reply handler costs o too (R_y of the model). */
+    spend(draw_ns(&st->rng, opt.o_us));
+    st->reply_in = 1;
+    st->handler_work_ns += work_clock_ns() - w0;
+    sum_add(&st->reply_handler, now_ns() - t0);
+    st->last_progress_ns = now_ns();
+}
+
+/* DONE carries how many requests the sender sent to this PE. */
+static void on_done(struct ini_pe *pe, int src, const void *data, uint32_t len, void *arg)
+{
+    struct pe_state *st = &states[ini_pe_local(pe)];
+    struct synth_msg m;
+    st->last_progress_ns = now_ns();
+    if (len != sizeof m || !other_cluster_pe(src)) {
+        report(st, "DONE from PE %d: %u bytes, or not from another cluster", src, len);
+        return;
+    }
+    memcpy(&m, data, sizeof m);
+    if (m.magic != MSG_MAGIC || st->done_from[src]++) {
+        report(st, "DONE from PE %d: corrupted or received twice", src);
+        return;
+    }
+    st->n_done++;
+    if (m.seq != st->req_from[src])
+        report(st, "PE %d sent %u requests here, %u arrived", src, m.seq, st->req_from[src]);
+}
+
+static void on_hello(struct ini_pe *pe, int src, const void *data, uint32_t len, void *arg)
+{
+    struct pe_state *st = &states[ini_pe_local(pe)];
+    st->last_progress_ns = now_ns();
+    if (!other_cluster_pe(src) || st->hello_from[src]++) {
+        report(st, "HELLO from PE %d: not from another cluster, or received twice", src);
+        return;
+    }
+    st->n_hello++;
+}
+
+/* ---- the PE's run ---- */
+
+/* Serves incoming messages for up to `us` microseconds (0: one slice);
+ * -1 when the INIs stopped or nothing progressed for the timeout. */
+static int serve(struct pe_state *st, uint64_t us, const char *waiting_for)
+{
+    int r = ini_wait(st->pe, us ? us : WAIT_SLICE_US);
+    if (r < 0) {
+        report(st, "the INIs stopped while %s", waiting_for);
+        st->fatal = 1;
+        return -1;
+    }
+    if (now_ns() - st->last_progress_ns > (uint64_t)opt.timeout_ms * 1000000u) {
+        report(st, "nothing for %ld ms while %s", opt.timeout_ms, waiting_for);
+        return -1;
+    }
+    return 0;
+}
+
+/* Sends `handler` with `seq` to every PE of the other clusters. */
+static void broadcast(struct pe_state *st, uint16_t handler, const char *what)
+{
+    for (int d = 0; d < cfg->n_pes && !st->fatal; d++) {
+        if (!other_cluster_pe(d))
+            continue;
+        struct synth_msg m = { MSG_MAGIC, st->sent_to[d] };
+        if (ini_send(st->pe, d, handler, &m, sizeof m) < 0) {
+            report(st, "sending %s to PE %d failed: %s", what, d, strerror(errno));
+            st->fatal = errno == EPIPE;
+        }
+    }
+}
+
+static int pick_destination(struct pe_state *st)
+{
+    const struct ini_cluster_cfg *next = &cfg->clusters[(my_cluster + 1) % cfg->n_clusters];
+    switch (opt.pattern) {
+    case PATTERN_NEIGHBOUR:
+        return next->pes[st->local % next->n_pes];
+    case PATTERN_HOTSPOT:
+        /* The hot PE's own cluster cannot reach it inter-cluster: those
+         * PEs send uniformly. */
+        if (other_cluster_pe(opt.hot_pe) && uniform01(&st->rng) < opt.hot_share)
+            return opt.hot_pe;
+        break;
+    case PATTERN_UNIFORM:
+        break;
+    }
+    int n_others = cfg->n_pes - cfg->clusters[my_cluster].n_pes;
+    int k = (int)(uniform01(&st->rng) * n_others);
+    for (int d = 0; d < cfg->n_pes; d++)
+        if (other_cluster_pe(d) && k-- == 0)
+            return d;
+    return -1;   /* not reached: n_others > 0 is checked at start */
+}
+
+/* One compute/request cycle; 0, or -1 when the PE must give up. */
+static int one_cycle(struct pe_state *st)
+{
+    uint64_t start = now_ns();
+
+    /* Work W: wait (sleep mode) or spin until W of work is done, handlers
+     * that run meanwhile pushing the end back by their own cost. */
+    uint64_t W_ns = draw_ns(&st->rng, st->W_us);
+    uint64_t w_start = work_clock_ns();
+    st->handler_work_ns = 0;
+    for (;;) {
+        uint64_t end = w_start + W_ns + st->handler_work_ns, w = work_clock_ns();
+        if (w >= end)
+            break;
+        if (opt.mode == MODE_SPIN) {
+            ini_poll(st->pe);
+            continue;
+        }
+        if (ini_wait(st->pe, (end - w + 999) / 1000) < 0) {
+            report(st, "the INIs stopped while working");
+            st->fatal = 1;
+            return -1;
+        }
+    }
+    uint64_t work_end = now_ns();
+    sum_add(&st->work, work_clock_ns() - w_start - st->handler_work_ns);
+    sum_add(&st->R_w, work_end - start);
+
+    /* The request, then block until its reply has been handled. */
+    st->dst = pick_destination(st);
+    st->seq = st->next_seq_to[st->dst]++;
+    st->waiting = 1;
+    st->reply_in = 0;
+    struct synth_msg m = { MSG_MAGIC, st->seq };
+    if (ini_send(st->pe, st->dst, H_REQUEST, &m, sizeof m) < 0) {
+        report(st, "request to PE %d failed: %s", st->dst, strerror(errno));
+        st->fatal = errno == EPIPE;
+        return -1;
+    }
+    st->sent_to[st->dst]++;
+    st->last_progress_ns = now_ns();
+    while (!st->reply_in)
+        if (serve(st, 0, "waiting for a reply") < 0) {
+            report(st, "lost: request %u to PE %d (cluster %d)", st->seq, st->dst,
+                   cfg->pes[st->dst].cluster);
+            return -1;
+        }
+    st->waiting = 0;
+    uint64_t end = now_ns();
+    sum_add(&st->blocked, end - work_end);
+    sum_add(&st->R, end - start);
+    return 0;
+}
+
+static int pe_main(struct ini_pe *pe, void *arg)
+{
+    struct pe_state *st = &states[ini_pe_local(pe)];
+    /* Timed waits end within a nanosecond of their deadline as far as the
+     * kernel is concerned (default slack: 50 us, as large as the noise we
+     * fight). */
+    prctl(PR_SET_TIMERSLACK, 1UL, 0, 0, 0);
+
+    /* Start together: HELLO to everyone, then wait for theirs. */
+    st->last_progress_ns = now_ns();
+    broadcast(st, H_HELLO, "HELLO");
+    while (st->n_hello < st->n_others && !st->fatal)
+        if (serve(st, 0, "waiting for HELLO from the other clusters") < 0)
+            break;
+
+    uint64_t stop_at = now_ns() + (uint64_t)(opt.duration_s * 1e9);
+    while (!st->fatal && !st->errors) {
+        if (opt.cycles ? (long)st->R.n >= opt.cycles : now_ns() >= stop_at)
+            break;
+        if (one_cycle(st) < 0)
+            break;
+    }
+
+    /* The end: our last reply is in, so DONE to everyone, then serve
+     * until everyone has said DONE. */
+    st->last_progress_ns = now_ns();
+    broadcast(st, H_DONE, "DONE");
+    while (st->n_done < st->n_others && !st->fatal)
+        if (serve(st, 0, "waiting for DONE from the other clusters") < 0) {
+            for (int d = 0; d < cfg->n_pes; d++)
+                if (other_cluster_pe(d) && !st->done_from[d])
+                    report(st, "no DONE from PE %d (cluster %d)", d, cfg->pes[d].cluster);
+            break;
+        }
+    return st->errors || st->fatal ? 1 : 0;
+}
+
+/* ---- report ---- */
+
+static const char *mode_name(void) { return opt.mode == MODE_SPIN ? "spin" : "sleep"; }
+static const char *dist_name(void) { return opt.dist == DIST_FIXED ? "fixed" : "exp"; }
+
+static void pattern_text(char *buf, size_t len)
+{
+    switch (opt.pattern) {
+    case PATTERN_UNIFORM:   snprintf(buf, len, "uniform"); break;
+    case PATTERN_NEIGHBOUR: snprintf(buf, len, "neighbour"); break;
+    case PATTERN_HOTSPOT:   snprintf(buf, len, "hotspot:%g:%d", opt.hot_share, opt.hot_pe); break;
+    }
+}
+
+static void print_table(void)
+{
+    printf("%5s %8s %10s %10s %10s %10s %8s %9s %9s   (means, us)\n", "PE", "cycles", "R", "work",
+           "R_w", "blocked", "served", "o_req", "o_reply");
+    for (int p = 0; p < n_local; p++) {
+        const struct pe_state *st = &states[p];
+        printf("%5d %8" PRIu64 " %10.1f %10.1f %10.1f %10.1f %8" PRIu64 " %9.1f %9.1f\n", st->id, st->R.n,
+               sum_mean_us(&st->R), sum_mean_us(&st->work), sum_mean_us(&st->R_w),
+               sum_mean_us(&st->blocked), st->req_handler.n, sum_mean_us(&st->req_handler),
+               sum_mean_us(&st->reply_handler));
+    }
+}
+
+/* Cluster totals: mean R over the PEs that completed a cycle, and the
+ * handler and work means pooled over all of them. */
+struct totals {
+    uint64_t cycles;
+    double mean_R_us, pooled_R_us, work_us, o_us;
+    int pes_with_cycles;
+};
+
+static struct totals totals(void)
+{
+    struct totals t = { 0 };
+    struct sum R = { 0 }, work = { 0 }, handlers = { 0 };
+    for (int p = 0; p < n_local; p++) {
+        const struct pe_state *st = &states[p];
+        t.cycles += st->R.n;
+        if (st->R.n) {
+            t.mean_R_us += sum_mean_us(&st->R);
+            t.pes_with_cycles++;
+        }
+        R.n += st->R.n, R.total_ns += st->R.total_ns;
+        work.n += st->work.n, work.total_ns += st->work.total_ns;
+        handlers.n += st->req_handler.n + st->reply_handler.n;
+        handlers.total_ns += st->req_handler.total_ns + st->reply_handler.total_ns;
+    }
+    if (t.pes_with_cycles)
+        t.mean_R_us /= t.pes_with_cycles;
+    t.pooled_R_us = sum_mean_us(&R);
+    t.work_us = sum_mean_us(&work);
+    t.o_us = sum_mean_us(&handlers);
+    return t;
+}
+
+static void json_sum(FILE *f, const char *name, const struct sum *s)
+{
+    fprintf(f, "\"%s_us\": %.3f", name, sum_mean_us(s));
+}
+
+/* RUN_DIR/synth-cluster<C>.json, written atomically (tmp + rename). */
+static void write_json(const struct totals *t, uint64_t errors)
+{
+    const char *dir = getenv("INI_RUN_DIR");
+    if (!dir || !*dir)
+        return;
+    char path[INI_PATH_LEN + 64], tmp[INI_PATH_LEN + 80];
+    snprintf(path, sizeof path, "%s/synth-cluster%d.json", dir, my_cluster);
+    snprintf(tmp, sizeof tmp, "%s.tmp", path);
+    FILE *f = fopen(tmp, "w");
+    if (!f) {
+        fprintf(stderr, "ini-synth: cannot write %s: %s\n", tmp, strerror(errno));
+        return;
+    }
+    char pattern[64];
+    pattern_text(pattern, sizeof pattern);
+    fprintf(f, "{\n  \"cluster\": %d, \"pes\": %d,\n", my_cluster, n_local);
+    fprintf(f, "  \"params\": {\"W_us\": %.3f, \"o_us\": %.3f, \"scale_us_per_cycle\": %g, \"mode\": \"%s\", "
+               "\"dist\": \"%s\", \"pattern\": \"%s\", \"hot_sources\": %d, \"hot_factor\": %g, "
+               "\"duration_s\": %g, \"cycles\": %ld, \"seed\": %" PRIu64 "},\n",
+            opt.W_us, opt.o_us, opt.scale, mode_name(), dist_name(), pattern, opt.hot_sources,
+            opt.hot_factor, opt.duration_s, opt.cycles, opt.seed);
+    fprintf(f, "  \"per_pe\": [");
+    for (int p = 0; p < n_local; p++) {
+        const struct pe_state *st = &states[p];
+        fprintf(f, "%s\n    {\"pe\": %d, \"cycles\": %" PRIu64 ", \"W_mean_us\": %.3f, ", p ? "," : "", st->id,
+                st->R.n, st->W_us);
+        json_sum(f, "R", &st->R);
+        fprintf(f, ", ");
+        json_sum(f, "work", &st->work);
+        fprintf(f, ", ");
+        json_sum(f, "R_w", &st->R_w);
+        fprintf(f, ", ");
+        json_sum(f, "blocked", &st->blocked);
+        fprintf(f, ", \"served\": %" PRIu64 ", ", st->req_handler.n);
+        json_sum(f, "o_request", &st->req_handler);
+        fprintf(f, ", ");
+        json_sum(f, "o_reply", &st->reply_handler);
+        fprintf(f, "}");
+    }
+    fprintf(f, "\n  ],\n");
+    /* Keys unique in the file, so that a shell script can grep them. */
+    fprintf(f, "  \"total_cycles\": %" PRIu64 ", \"mean_R_us\": %.3f, \"pooled_R_us\": %.3f, "
+               "\"pooled_work_us\": %.3f, \"pooled_o_us\": %.3f, \"errors\": %" PRIu64 "\n}\n",
+            t->cycles, t->mean_R_us, t->pooled_R_us, t->work_us, t->o_us, errors);
+    if (fclose(f) != 0 || rename(tmp, path) != 0)
+        fprintf(stderr, "ini-synth: cannot write %s: %s\n", path, strerror(errno));
+}
+
+int main(int argc, char **argv)
+{
+    setvbuf(stdout, NULL, _IOLBF, 0);
+    parse_args(argc, argv);
+    char err[1024];
+    cn = ini_cn_attach_env(err, sizeof err);
+    if (!cn) {
+        fprintf(stderr, "ini-synth: %s\n", err);
+        return 1;
+    }
+    cfg = ini_cn_config(cn);
+    my_cluster = ini_cn_cluster(cn);
+    const char *policy = getenv("INI_POLICY");
+    if (policy && *policy) {
+        int p = ini_policy_parse(policy);
+        if (p < 0)
+            bad_arg("INI_POLICY=%s: not a policy", policy);
+        ini_cn_set_policy(cn, (enum ini_policy)p);
+    }
+    if (cfg->n_clusters < 2)
+        bad_arg("%s has one cluster: no inter-cluster requests to make", cfg->path);
+    if (opt.pattern == PATTERN_HOTSPOT) {
+        if (opt.hot_pe < 0)
+            opt.hot_pe = cfg->clusters[0].pes[0];
+        if (opt.hot_pe >= cfg->n_pes)
+            bad_arg("--pattern hotspot: PE %d is not a PE of %s (%d PEs)", opt.hot_pe, cfg->path, cfg->n_pes);
+    }
+
+    n_local = ini_cn_n_pes(cn);
+    states = calloc((size_t)n_local, sizeof *states);
+    if (!states) {
+        fprintf(stderr, "ini-synth: out of memory\n");
+        return 1;
+    }
+    for (int p = 0; p < n_local; p++) {
+        struct pe_state *st = &states[p];
+        st->pe = ini_cn_pe(cn, p);
+        st->id = ini_pe_id(st->pe);
+        st->local = p;
+        st->rng = opt.seed ^ (0x9e3779b97f4a7c15ull * (uint64_t)(st->id + 1));
+        st->W_us = p < opt.hot_sources ? opt.W_us / opt.hot_factor : opt.W_us;
+        st->n_others = cfg->n_pes - cfg->clusters[my_cluster].n_pes;
+    }
+    if (ini_cn_register(cn, H_REQUEST, on_request, NULL) < 0 ||
+        ini_cn_register(cn, H_REPLY, on_reply, NULL) < 0 ||
+        ini_cn_register(cn, H_DONE, on_done, NULL) < 0 ||
+        ini_cn_register(cn, H_HELLO, on_hello, NULL) < 0) {
+        fprintf(stderr, "ini-synth: cannot register handlers\n");
+        return 1;
+    }
+
+    char pattern[64];
+    pattern_text(pattern, sizeof pattern);
+    printf("ini-synth: cluster %d (%d PEs), mode %s, dist %s, W %.1f us, o %.1f us (scale %g us/cycle), "
+           "pattern %s", my_cluster, n_local, mode_name(), dist_name(), opt.W_us, opt.o_us, opt.scale, pattern);
+    if (opt.hot_sources)
+        printf(", hot sources %d per cluster with W / %g", opt.hot_sources, opt.hot_factor);
+    if (opt.cycles)
+        printf(", %ld cycles per PE\n", opt.cycles);
+    else
+        printf(", %g s\n", opt.duration_s);
+
+    prctl(PR_SET_TIMERSLACK, 1UL, 0, 0, 0);
+    int failed = ini_cn_run(cn, pe_main, NULL);
+
+    print_table();
+    uint64_t errors = 0;
+    for (int p = 0; p < n_local; p++)
+        errors += states[p].errors + (uint64_t)states[p].fatal;
+    if (!errors && failed)
+        errors = (uint64_t)failed;
+    struct totals t = totals();
+    write_json(&t, errors);
+    printf("cluster %d: %d PEs, %" PRIu64 " cycles, mean R %.1f us, %" PRIu64 " errors\n", my_cluster, n_local,
+           t.cycles, t.mean_R_us, errors);
+    ini_cn_detach(cn);
+    return errors ? 1 : 0;
+}
