@@ -1,0 +1,75 @@
+#!/usr/bin/env bash
+# bench_quick: `ini-bench --quick --format json` must finish within two
+# minutes and report every layer - raw-dpdk, udp-ip, reliable,
+# compute-to-compute, kernel-udp - as measured, with positive figures:
+# rtt_ns, eel_ns (= rtt_ns / 2), o_s_ns, o_r_ns, g_ns, G_ns_per_byte,
+# M_bytes, rate_mps, gbps_64k, and a positive gap at every queue depth and
+# every message size.  Bad flags must give one line on stderr and exit 2.
+# The figures themselves are not judged (other work on the machine moves
+# them); docs/performance.md is where they are.
+set -u
+cd "$(dirname "$0")/../.."
+B=build/bin/ini-bench
+LIMIT_S=120
+
+fail() { echo "bench_quick: FAIL: $*"; exit 1; }
+[ -x $B ] && [ -x build/bin/inid ] && [ -x build/bin/ini-cluster ] || fail "build first (make)"
+command -v python3 > /dev/null || fail "python3 is needed to read the JSON"
+
+for bad in "--bogus" "--format xml" "--depths 0" "--layers raw-dpdk,nope" "--cores 0"; do
+    # shellcheck disable=SC2086
+    $B $bad > /dev/null 2> /tmp/bench_quick.err
+    rc=$?
+    [ "$rc" -eq 2 ] || fail "ini-bench $bad: exit $rc, expected 2"
+    [ "$(wc -l < /tmp/bench_quick.err)" -eq 1 ] || fail "ini-bench $bad: expected one line on stderr"
+done
+rm -f /tmp/bench_quick.err
+
+OUT=$(mktemp /tmp/bench_quick.XXXXXX)
+trap 'rm -f "$OUT" "$OUT.err"' EXIT
+start=$(date +%s)
+timeout $LIMIT_S $B --quick --format json > "$OUT" 2> "$OUT.err"
+rc=$?
+elapsed=$(($(date +%s) - start))
+[ "$rc" -ne 124 ] || fail "ini-bench --quick took more than $LIMIT_S s"
+[ "$rc" -eq 0 ] || fail "ini-bench --quick exited with $rc: $(tail -n 3 "$OUT.err")"
+
+python3 - "$OUT" "$elapsed" <<'PY' || exit 1
+import json, sys
+try:
+    d = json.load(open(sys.argv[1]))
+except ValueError as e:
+    print(f"bench_quick: FAIL: output is not JSON: {e}")
+    sys.exit(1)
+want = ["raw-dpdk", "udp-ip", "reliable", "compute-to-compute", "kernel-udp"]
+keys = ["rtt_ns", "eel_ns", "o_s_ns", "o_r_ns", "g_ns", "G_ns_per_byte", "M_bytes", "rate_mps", "gbps_64k"]
+layers = {l.get("name"): l for l in d.get("layers", [])}
+errors = []
+for name in want:
+    l = layers.get(name)
+    if l is None:
+        errors.append(f"{name}: missing")
+        continue
+    if not l.get("ok"):
+        errors.append(f"{name}: not measured: {l.get('error')}")
+        continue
+    for k in keys:
+        v = l.get(k)
+        if isinstance(v, bool) or not isinstance(v, (int, float)) or not v > 0:
+            errors.append(f"{name}: {k} = {v!r}, expected a positive number")
+    if l.get("rtt_ns", 0) > 0 and abs(l["eel_ns"] - l["rtt_ns"] / 2) > 0.1 + 1e-6 * l["rtt_ns"]:
+        errors.append(f"{name}: eel_ns {l['eel_ns']} is not rtt_ns / 2")
+    if not l.get("flood") or any(not f.get("ns_per_msg", 0) > 0 for f in l["flood"]):
+        errors.append(f"{name}: a queue depth has no positive gap")
+    if not l.get("sizes") or any(not s.get("ns_per_msg", 0) > 0 for s in l["sizes"]):
+        errors.append(f"{name}: a message size has no positive gap")
+for e in errors:
+    print(f"bench_quick: FAIL: {e}")
+if errors:
+    sys.exit(1)
+for name in want:
+    l = layers[name]
+    print(f"bench_quick: {name:19s} RTT {l['rtt_ns'] / 1000:8.2f} us  {l['rate_mps']:7.3f} Mmsg/s  "
+          f"{l['gbps_64k']:7.2f} Gbit/s")
+print(f"bench_quick: all {len(want)} layers measured in {sys.argv[2]} s")
+PY

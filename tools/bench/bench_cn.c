@@ -1,0 +1,241 @@
+/*
+ * bench_cn.c - compute node to compute node through INIs: the whole
+ * system.  The parent writes a configuration of 2 clusters x 1 compute
+ * node x 1 INI (memif, the INIs on the two benchmark cores, window
+ * cn_window so that only the queue depth limits a flood) and runs
+ *
+ *     ini-cluster run CFG --run-dir DIR/run -- ini-bench --cn-agent DIR
+ *
+ * so the launcher starts both inid daemons and this program once per
+ * cluster.  The agent reads the measurement set-up from DIR/setup.bin; in
+ * cluster 0 its compute node runs the suite (ini_send to the other
+ * cluster's compute node, ini_wait to receive) and writes DIR/result.bin,
+ * in cluster 1 its compute node answers until STOP.  The daemons' idle
+ * mode is --cn-idle (default auto: adaptive on a 2-core machine, where 2
+ * daemons and 2 compute nodes cannot each have a core; poll wants 4 cores).
+ * The compute nodes are not pinned: the scheduler places them.
+ */
+#include "bench.h"
+
+#include <errno.h>
+#include <ftw.h>
+#include <limits.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include "ini_cn.h"
+
+#define H_BENCH 1
+
+/* ---- the agent (inside the cluster run) ---- */
+
+static struct {
+    struct ini_pe *pe;
+    int peer_pe;
+    struct bench_eng eng;
+} C;
+
+static uint8_t c_src[BENCH_MAX_MSG];
+
+static int c_send(void *ctx, const uint8_t h[BENCH_HDR], uint32_t len)
+{
+    memcpy(c_src, h, BENCH_HDR);
+    return ini_send(C.pe, C.peer_pe, H_BENCH, c_src, len);
+}
+
+static void c_flush(void *ctx) { }
+
+static int c_poll(void *ctx)
+{
+    int n = ini_wait(C.pe, 2000);
+    return n > 0 ? n : 0;
+}
+
+static const struct bench_ops c_ops = { c_send, c_flush, c_poll, NULL, 0 };
+
+static void on_msg(struct ini_pe *pe, int src_pe, const void *data, uint32_t len, void *arg)
+{
+    if (len >= BENCH_HDR)
+        bench_deliver(&C.eng, data, len);
+}
+
+struct agent {
+    const char *dir;
+    struct bench_setup setup;
+    int rc;
+};
+
+static int pe_main(struct ini_pe *pe, void *arg)
+{
+    struct agent *a = arg;
+    struct ini_cn *cn = ini_pe_cn(pe);
+    const struct ini_config *cfg = ini_cn_config(cn);
+    int me = ini_cn_cluster(cn);
+    C.pe = pe;
+    C.peer_pe = cfg->clusters[1 - me].pes[0];
+    if (me == 1) {
+        bench_serve(&C.eng);
+        return 0;
+    }
+    struct layer_result res;
+    bench_run_suite(&C.eng, &a->setup.p, &res);
+    bench_send_kind(&C.eng, BK_STOP);
+    char path[PATH_MAX];
+    snprintf(path, sizeof(path), "%s/result.bin", a->dir);
+    FILE *f = fopen(path, "wb");
+    if (!f || fwrite(&res, sizeof(res), 1, f) != 1) {
+        fprintf(stderr, "ini-bench: cannot write %s\n", path);
+        if (f)
+            fclose(f);
+        return 1;
+    }
+    fclose(f);
+    return res.ok ? 0 : 1;
+}
+
+int bench_cn_agent(int argc, char **argv)
+{
+    if (argc != 3) {
+        fprintf(stderr, "ini-bench: --cn-agent DIR\n");
+        return 2;
+    }
+    static struct agent a;
+    a.dir = argv[2];
+    char path[PATH_MAX], err[512];
+    snprintf(path, sizeof(path), "%s/setup.bin", a.dir);
+    FILE *f = fopen(path, "rb");
+    if (!f || fread(&a.setup, sizeof(a.setup), 1, f) != 1) {
+        fprintf(stderr, "ini-bench: cannot read %s\n", path);
+        return 2;
+    }
+    fclose(f);
+    struct ini_cn *cn = ini_cn_attach_env(err, sizeof(err));
+    if (!cn) {
+        fprintf(stderr, "ini-bench: %s\n", err);
+        return 1;
+    }
+    if (ini_cn_n_pes(cn) != 1) {
+        fprintf(stderr, "ini-bench: the agent wants one compute node per cluster\n");
+        return 1;
+    }
+    for (size_t i = 0; i < sizeof(c_src); i++)
+        c_src[i] = (uint8_t)(i * 13 + 1);
+    bench_eng_init(&C.eng, &c_ops, NULL);
+    ini_cn_register(cn, H_BENCH, on_msg, NULL);
+    int failed = ini_cn_run(cn, pe_main, &a);
+    ini_cn_detach(cn);
+    return failed ? 1 : 0;
+}
+
+/* ---- the parent ---- */
+
+static int rm_entry(const char *path, const struct stat *st, int flag, struct FTW *ftw)
+{
+    return remove(path);
+}
+
+/* Retransmissions (timer + NAK) in an inid counters file; 0 if absent. */
+static uint64_t counters_retx(const char *path)
+{
+    char buf[8192];
+    FILE *f = fopen(path, "r");
+    if (!f)
+        return 0;
+    size_t n = fread(buf, 1, sizeof(buf) - 1, f);
+    fclose(f);
+    buf[n] = '\0';
+    const char *t = strstr(buf, "\"transport\": {");
+    unsigned long long timer = 0, nak = 0;
+    if (t && (t = strstr(t, "\"retx_timer\":")))
+        sscanf(t, "\"retx_timer\": %llu, \"retx_nak\": %llu", &timer, &nak);
+    return timer + nak;
+}
+
+static int write_config(const char *path, const struct bench_setup *s)
+{
+    FILE *f = fopen(path, "w");
+    if (!f)
+        return -1;
+    const char *idle = s->cn_idle < 0 ? "auto" : s->cn_idle ? "adaptive" : "poll";
+    fprintf(f, "# ini-bench: 2 clusters x 1 compute node x 1 INI over memif\n"
+               "version = 1;\n"
+               "network = { mode = \"memif\"; };\n"
+               "policy  = { compute = \"static\"; ini = \"static\"; };\n"
+               "stack   = { mtu = %d; window = %d; seq_bits = 32; send_timeout_us = 2000;\n"
+               "            ack_timeout_us = 200; max_message = %d; nak = true; };\n"
+               "idle    = { mode = \"%s\"; spin_us = 5; max_sleep_us = 1000; };\n"
+               "clusters = (\n"
+               "  { id = 0; pes = [0]; inis = ( { id = 0; core = %d; ip = \"198.18.0.1\"; } ); },\n"
+               "  { id = 1; pes = [1]; inis = ( { id = 1; core = %d; ip = \"198.18.0.2\"; } ); }\n"
+               ");\n",
+            BENCH_MTU, s->cn_window, BENCH_MAX_MSG, idle, s->cores[0], s->cores[1]);
+    return fclose(f);
+}
+
+int bench_cn_layer(const struct bench_setup *s, struct layer_result *r)
+{
+    memset(r, 0, sizeof(*r));
+    char dir[] = "/tmp/ini-bench-cn.XXXXXX";
+    if (!mkdtemp(dir)) {
+        snprintf(r->err, sizeof(r->err), "mkdtemp: %s", strerror(errno));
+        return -1;
+    }
+    char cfg[PATH_MAX], setup[PATH_MAX], run_dir[PATH_MAX], log[PATH_MAX], result[PATH_MAX];
+    char launcher[PATH_MAX];
+    snprintf(cfg, sizeof(cfg), "%s/cn.cfg", dir);
+    snprintf(setup, sizeof(setup), "%s/setup.bin", dir);
+    snprintf(run_dir, sizeof(run_dir), "%s/run", dir);
+    snprintf(log, sizeof(log), "%s/launcher.out", dir);
+    snprintf(result, sizeof(result), "%s/result.bin", dir);
+    snprintf(launcher, sizeof(launcher), "%s", s->self);
+    char *slash = strrchr(launcher, '/');
+    snprintf(slash ? slash + 1 : launcher, sizeof(launcher) - (size_t)(slash ? slash + 1 - launcher : 0),
+             "ini-cluster");
+    FILE *f = fopen(setup, "wb");
+    int ok = f && fwrite(s, sizeof(*s), 1, f) == 1;
+    if (f)
+        fclose(f);
+    if (!ok || write_config(cfg, s) < 0) {
+        snprintf(r->err, sizeof(r->err), "cannot write %s", dir);
+        return -1;
+    }
+    fflush(NULL);
+    pid_t pid = fork();
+    if (pid == 0) {
+        FILE *o = freopen(log, "w", stdout);
+        if (!o || dup2(fileno(stdout), 2) < 0)
+            _exit(127);
+        execl(launcher, launcher, "run", cfg, "--run-dir", run_dir, "--timeout", s->quick ? "100" : "900",
+              "--", s->self, "--cn-agent", dir, (char *)NULL);
+        _exit(127);
+    }
+    int st = 0;
+    if (pid < 0 || waitpid(pid, &st, 0) < 0) {
+        snprintf(r->err, sizeof(r->err), "cannot run %.120s", launcher);
+        return -1;
+    }
+    f = fopen(result, "rb");
+    ok = f && fread(r, sizeof(*r), 1, f) == 1;
+    if (f)
+        fclose(f);
+    if (!ok) {
+        memset(r, 0, sizeof(*r));
+        snprintf(r->err, sizeof(r->err), "cluster run failed (exit %d); see %.100s",
+                 WIFEXITED(st) ? WEXITSTATUS(st) : 128 + WTERMSIG(st), log);
+        return -1;
+    }
+    for (int i = 0; i < 2; i++) {
+        char counters[PATH_MAX + 32];
+        snprintf(counters, sizeof(counters), "%s/ini%d.counters.json", run_dir, i);
+        r->retransmissions += counters_retx(counters);
+    }
+    if (r->ok && !(WIFEXITED(st) && WEXITSTATUS(st) == 0) && s->p.verbose)
+        fprintf(stderr, "ini-bench: ini-cluster exited with status %d (results kept); see %s\n",
+                WIFEXITED(st) ? WEXITSTATUS(st) : 128 + WTERMSIG(st), log);
+    if (r->ok && !s->p.verbose)
+        nftw(dir, rm_entry, 16, FTW_DEPTH | FTW_PHYS);
+    return r->ok ? 0 : -1;
+}

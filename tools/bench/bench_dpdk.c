@@ -1,0 +1,558 @@
+/*
+ * bench_dpdk.c - the three layers that run over one memif link, measured
+ * in the same pair of processes, one after the other:
+ *
+ *   raw-dpdk  Ethernet frames straight from rte_eth_tx_burst to
+ *             rte_eth_rx_burst, no stack.  A message larger than the MTU
+ *             is cut into 1500-byte frames by the bench itself (EtherType
+ *             0x88b6 for a continued message, 0x88b5 for its last frame),
+ *             so every layer moves the same bytes per frame.
+ *   udp-ip    lwIP's UDP (udp_sendto of a PBUF_REF, the recv callback)
+ *             through our netif glue (stack/netif_dpdk.c), IP
+ *             fragmentation and reassembly included; no sliding window.
+ *   reliable  the INI's transport (stack/swp.c) over the same glue: what
+ *             two INIs do for each other, minus the compute-node rings.
+ *
+ * Processes: the parent (which does not initialise DPDK) forks a server
+ * and a client; each initialises its own EAL (own --file-prefix, pinned to
+ * its core by --lcores, --no-huge --no-pci) with one memif port, the
+ * server side of the link in the server.  Both busy-poll (the INI's poll
+ * mode).  Between layers, and when the reliable layer changes its window,
+ * the client and the server meet on a socketpair (the "phase" protocol):
+ * the client sends STOP in-band, both poll for 5 ms so that every ACK is
+ * out, the server reports its retransmissions, stale frames are dropped,
+ * both reconfigure, and the server says ready.  The client writes its
+ * results to the parent through a pipe.
+ */
+#include "lwip/ip4.h"
+#include "lwip/init.h"
+#include "lwip/stats.h"
+#include "lwip/timeouts.h"
+#include "lwip/udp.h"
+#include "netif_dpdk.h"
+#include "swp.h"
+#include "msg.h"
+#include "bench.h"
+
+#include <errno.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/socket.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include <rte_eal.h>
+#include <rte_errno.h>
+#include <rte_ethdev.h>
+#include <rte_mbuf.h>
+
+#define ET_LAST  0x88b5
+#define ET_MORE  0x88b6
+#define TXB      64
+#define UDP_PORT 7401
+#define MBUFS    16383
+
+struct phase_msg {
+    int32_t layer;            /* -1: quit */
+    int32_t window;
+};
+struct phase_done {
+    uint64_t retx;
+};
+
+/* Everything one side owns (one per process: static). */
+static struct side {
+    int role;                 /* 0 client (measures), 1 server */
+    int ctl;
+    uint16_t port;
+    struct rte_mempool *pool;
+    struct ini_netif nf;
+    struct udp_pcb *upcb;
+    struct ini_config cfg;
+    struct ini_swp swp;
+    int swp_up;
+    int layer;
+    struct bench_eng eng;
+    uint64_t next_lwip_timer;
+    /* raw */
+    struct rte_mbuf *txb[TXB];
+    int ntx;
+    uint8_t rx_hdr[BENCH_HDR];
+    uint32_t rx_acc;
+    /* reliable: message slots, one per window entry */
+    uint8_t *slots;
+    uint32_t nslots, stride;
+    uint64_t slot_next;
+    uint32_t am_seq;
+    uint64_t retx;            /* over all reliable phases, both sides */
+    int verbose;
+} S;
+
+static uint8_t src_buf[BENCH_MAX_MSG];
+static const uint8_t mac_of[2][6] = { { 2, 0, 0xc6, 0x12, 0, 1 }, { 2, 0, 0xc6, 0x12, 0, 2 } };
+static const uint32_t ip_of[2] = { PP_HTONL(0xc6120001), PP_HTONL(0xc6120002) };
+
+/* ---- raw ---- */
+
+static void raw_flush(void *ctx)
+{
+    int sent = 0;
+    uint64_t since = bench_rdtsc(), limit = 3 * bench_tsc_hz();
+    while (sent < S.ntx) {
+        uint16_t k = rte_eth_tx_burst(S.port, 0, S.txb + sent, (uint16_t)(S.ntx - sent));
+        sent += k;
+        if (k)
+            since = bench_rdtsc();
+        else if (bench_rdtsc() - since > limit)
+            break;            /* the peer is gone: the engine reports the stall */
+    }
+    if (sent < S.ntx)
+        rte_pktmbuf_free_bulk(S.txb + sent, (unsigned)(S.ntx - sent));
+    S.ntx = 0;
+}
+
+static int raw_send(void *ctx, const uint8_t h[BENCH_HDR], uint32_t len)
+{
+    int nfr = (int)((len + BENCH_MTU - 1) / BENCH_MTU);
+    if (S.ntx + nfr > TXB)
+        raw_flush(ctx);
+    struct rte_mbuf *ms[TXB];
+    if (rte_pktmbuf_alloc_bulk(S.pool, ms, (unsigned)nfr) != 0)
+        return -1;
+    memcpy(src_buf, h, BENCH_HDR);
+    uint32_t off = 0;
+    for (int f = 0; f < nfr; f++) {
+        uint32_t chunk = len - off < BENCH_MTU ? len - off : BENCH_MTU;
+        struct rte_ether_hdr *eth = (struct rte_ether_hdr *)rte_pktmbuf_append(ms[f], (uint16_t)(RTE_ETHER_HDR_LEN + chunk));
+        memcpy(&eth->dst_addr, mac_of[1 - S.role], 6);
+        memcpy(&eth->src_addr, mac_of[S.role], 6);
+        eth->ether_type = rte_cpu_to_be_16(f == nfr - 1 ? ET_LAST : ET_MORE);
+        memcpy(eth + 1, src_buf + off, chunk);
+        off += chunk;
+        S.txb[S.ntx++] = ms[f];
+    }
+    return 0;
+}
+
+static int raw_poll(void *ctx)
+{
+    struct rte_mbuf *pkts[INI_NETIF_BURST];
+    uint16_t n = rte_eth_rx_burst(S.port, 0, pkts, INI_NETIF_BURST);
+    for (uint16_t i = 0; i < n; i++) {
+        struct rte_mbuf *m = pkts[i];
+        const struct rte_ether_hdr *eth = rte_pktmbuf_mtod(m, const struct rte_ether_hdr *);
+        uint16_t et = rte_be_to_cpu_16(eth->ether_type);
+        if ((et != ET_LAST && et != ET_MORE) || m->data_len < RTE_ETHER_HDR_LEN + BENCH_HDR)
+            continue;
+        if (S.rx_acc == 0)
+            memcpy(S.rx_hdr, eth + 1, BENCH_HDR);
+        S.rx_acc += m->data_len - RTE_ETHER_HDR_LEN;
+        if (et == ET_LAST) {
+            bench_deliver(&S.eng, S.rx_hdr, S.rx_acc);
+            S.rx_acc = 0;
+        }
+    }
+    if (n)
+        rte_pktmbuf_free_bulk(pkts, n);
+    return n;
+}
+
+static const struct bench_ops raw_ops = { raw_send, raw_flush, raw_poll, NULL, 0 };
+
+/* ---- lwIP: UDP/IP and the reliable transport share the netif ---- */
+
+static void lwip_flush(void *ctx)
+{
+    ini_netif_flush(&S.nf);
+}
+
+static int lwip_poll(void *ctx)
+{
+    struct rte_mbuf *pkts[INI_NETIF_BURST];
+    uint16_t n = rte_eth_rx_burst(S.port, 0, pkts, INI_NETIF_BURST);
+    for (uint16_t i = 0; i < n; i++)
+        ini_netif_input(&S.nf, pkts[i]);
+    uint64_t now = bench_rdtsc();
+    if (S.layer == L_REL)
+        n = (uint16_t)(n + ini_swp_poll(&S.swp, now));
+    if (now >= S.next_lwip_timer) {
+        sys_check_timeouts();
+        S.next_lwip_timer = now + bench_tsc_hz() / 10;
+    }
+    /* What the transport sent on its own (ACKs, NAKs, retransmissions)
+     * leaves at the end of the turn, as in inid's loop. */
+    ini_netif_flush(&S.nf);
+    return n;
+}
+
+static int udp_send_msg(void *ctx, const uint8_t h[BENCH_HDR], uint32_t len)
+{
+    memcpy(src_buf, h, BENCH_HDR);
+    struct pbuf *p = pbuf_alloc(PBUF_TRANSPORT, (u16_t)len, PBUF_REF);
+    if (!p)
+        return -1;
+    p->payload = src_buf;
+    ip_addr_t dst;
+    ip_addr_set_ip4_u32(&dst, ip_of[1 - S.role]);
+    err_t e = udp_sendto(S.upcb, p, &dst, UDP_PORT);
+    pbuf_free(p);
+    return e == ERR_OK ? 0 : -1;
+}
+
+static void udp_recv_msg(void *arg, struct udp_pcb *pcb, struct pbuf *p, const ip_addr_t *addr, u16_t port)
+{
+    uint8_t h[BENCH_HDR] = { 0 };
+    pbuf_copy_partial(p, h, BENCH_HDR, 0);
+    bench_deliver(&S.eng, h, p->tot_len);
+    pbuf_free(p);
+}
+
+static const struct bench_ops udp_ops = { udp_send_msg, lwip_flush, lwip_poll, NULL, 0 };
+
+static int rel_send(void *ctx, const uint8_t h[BENCH_HDR], uint32_t len)
+{
+    uint8_t *am = S.slots + (S.slot_next % S.nslots) * S.stride + INI_SWP_MAXHDR;
+    struct ini_am_hdr ah = { (uint16_t)S.role, (uint16_t)(1 - S.role), 0, 0, len, S.am_seq };
+    memcpy(am, &ah, sizeof(ah));
+    memcpy(am + sizeof(ah), h, BENCH_HDR);
+    if (ini_swp_send(&S.swp, 1 - S.role, am, (uint32_t)sizeof(ah) + len, NULL, bench_rdtsc()) < 0)
+        return -1;
+    S.slot_next++;
+    S.am_seq++;
+    return 0;
+}
+
+static int rel_deliver(void *ctx, int src_ini, struct pbuf *p, uint16_t off)
+{
+    uint8_t h[BENCH_HDR] = { 0 };
+    pbuf_copy_partial(p, h, BENCH_HDR, (u16_t)(off + sizeof(struct ini_am_hdr)));
+    bench_deliver(&S.eng, h, p->tot_len - off - (uint32_t)sizeof(struct ini_am_hdr));
+    pbuf_free(p);
+    return 0;
+}
+
+static void rel_release(void *ctx, void *cookie)
+{
+    bench_complete(&S.eng, 1);
+}
+
+static int rel_set_window(void *ctx, int window);
+static const struct bench_ops rel_ops = { rel_send, lwip_flush, lwip_poll, rel_set_window, 1 };
+
+/* (Re)creates the transport with `window`, like two INIs of two clusters. */
+static int rel_configure(int window)
+{
+    if (S.swp_up)
+        ini_swp_close(&S.swp);
+    S.swp_up = 0;
+    struct ini_config *c = &S.cfg;
+    memset(c, 0, sizeof(*c));
+    c->n_inis = 2;
+    c->n_clusters = 2;
+    c->stack.mtu = BENCH_MTU;
+    c->stack.window = window;
+    c->stack.seq_bits = 32;
+    c->stack.send_timeout_us = 2000;
+    c->stack.ack_timeout_us = 200;
+    c->stack.max_message = BENCH_MAX_MSG;
+    c->stack.nak = 1;
+    for (int i = 0; i < 2; i++) {
+        c->inis[i].id = i;
+        c->inis[i].cluster = i;
+        c->inis[i].ip = ip_of[i];
+        memcpy(c->inis[i].mac, mac_of[i], 6);
+    }
+    if (ini_swp_init(&S.swp, c, S.role, bench_tsc_hz(), rel_deliver, rel_release, NULL) < 0)
+        return -1;
+    S.swp_up = 1;
+    uint32_t stride = (INI_SWP_MAXHDR + (uint32_t)sizeof(struct ini_am_hdr) + BENCH_MAX_MSG + 63) & ~63u;
+    if ((uint32_t)window > S.nslots) {
+        free(S.slots);
+        S.slots = malloc((size_t)window * stride);
+        if (!S.slots)
+            return -1;
+        for (size_t i = 0; i < (size_t)window * stride; i++)
+            S.slots[i] = (uint8_t)(i * 7);
+    }
+    S.nslots = (uint32_t)window;
+    S.stride = stride;
+    S.slot_next = 0;
+    return 0;
+}
+
+/* ---- phases ---- */
+
+static void drop_stale(void)
+{
+    struct rte_mbuf *pkts[INI_NETIF_BURST];
+    uint16_t n;
+    while ((n = rte_eth_rx_burst(S.port, 0, pkts, INI_NETIF_BURST)) > 0)
+        rte_pktmbuf_free_bulk(pkts, n);
+    S.rx_acc = 0;
+}
+
+static int configure(int layer, int window)
+{
+    drop_stale();
+    const struct bench_ops *ops = layer == L_RAW ? &raw_ops : layer == L_UDP ? &udp_ops : &rel_ops;
+    /* A window change inside the client's suite keeps the engine's counters. */
+    if (!(S.role == 0 && S.layer == layer && S.eng.ops == ops))
+        bench_eng_init(&S.eng, ops, NULL);
+    S.layer = layer;
+    if (layer == L_REL) {
+        if (rel_configure(window) < 0)
+            return -1;
+        S.eng.window = window;
+    }
+    return 0;
+}
+
+static int read_full(int fd, void *buf, size_t len)
+{
+    uint8_t *p = buf;
+    while (len) {
+        ssize_t r = read(fd, p, len);
+        if (r < 0 && errno == EINTR)
+            continue;
+        if (r <= 0)
+            return -1;
+        p += r;
+        len -= (size_t)r;
+    }
+    return 0;
+}
+
+static int phase_begin(int layer, int window)
+{
+    struct phase_msg m = { layer, window };
+    char ready;
+    if (configure(layer, window) < 0 || write(S.ctl, &m, sizeof(m)) != sizeof(m) ||
+        read_full(S.ctl, &ready, 1) < 0)
+        return -1;
+    return 0;
+}
+
+static uint64_t my_retx(void)
+{
+    return S.swp_up ? S.swp.stats.retx_timer + S.swp.stats.retx_nak : 0;
+}
+
+static void debug_counters(const char *when)
+{
+    const struct ini_swp_stats *w = &S.swp.stats;
+    const struct ini_netif_stats *n = &S.nf.stats;
+    fprintf(stderr, "    [%s %s layer %d] swp sent %llu deliv %llu retx %llu+%llu naks %llu/%llu acks bare %llu "
+                    "dup %llu oow %llu wfull %llu senderr %llu crc %llu | nf rx %llu tx %llu nombuf %llu "
+                    "txdrop %llu notmine %llu notip %llu | udp drop %u chk %u ip drop %u\n",
+            S.role ? "server" : "client", when, S.layer, (unsigned long long)w->msgs_sent,
+            (unsigned long long)w->msgs_delivered, (unsigned long long)w->retx_timer,
+            (unsigned long long)w->retx_nak, (unsigned long long)w->naks_sent,
+            (unsigned long long)w->naks_received, (unsigned long long)w->acks_bare,
+            (unsigned long long)w->duplicates, (unsigned long long)w->out_of_window,
+            (unsigned long long)w->window_full, (unsigned long long)w->send_errors,
+            (unsigned long long)w->crc_errors, (unsigned long long)n->rx_frames,
+            (unsigned long long)n->tx_frames, (unsigned long long)n->tx_no_mbuf,
+            (unsigned long long)n->tx_dropped, (unsigned long long)n->rx_not_mine,
+            (unsigned long long)n->rx_not_ip, (unsigned)lwip_stats.udp.drop, (unsigned)lwip_stats.udp.chkerr,
+            (unsigned)lwip_stats.ip.drop);
+}
+
+static int phase_end(void)
+{
+    struct phase_done d;
+    bench_send_kind(&S.eng, BK_STOP);
+    bench_drain(&S.eng, 5);
+    if (read_full(S.ctl, &d, sizeof(d)) < 0)
+        return -1;
+    if (S.verbose)
+        debug_counters("phase end");
+    if (S.layer == L_REL)
+        S.retx += d.retx + my_retx();
+    return 0;
+}
+
+static int rel_set_window(void *ctx, int window)
+{
+    if (phase_end() < 0 || phase_begin(L_REL, window) < 0)
+        return -1;
+    return 0;
+}
+
+static void server_loop(void)
+{
+    struct phase_msg m;
+    while (read_full(S.ctl, &m, sizeof(m)) == 0 && m.layer >= 0) {
+        if (configure(m.layer, m.window) < 0) {
+            fprintf(stderr, "ini-bench: server: cannot set up layer %d\n", m.layer);
+            return;
+        }
+        char ready = 'r';
+        if (write(S.ctl, &ready, 1) != 1)
+            return;
+        bench_serve(&S.eng);
+        bench_drain(&S.eng, 5);
+        if (S.verbose)
+            debug_counters("phase end");
+        struct phase_done d = { S.layer == L_REL ? my_retx() : 0 };
+        if (write(S.ctl, &d, sizeof(d)) != sizeof(d))
+            return;
+    }
+}
+
+static int client_run(const struct bench_setup *s, struct layer_result *res)
+{
+    static const int order[3] = { L_RAW, L_UDP, L_REL };
+    for (int k = 0; k < 3; k++) {
+        int layer = order[k];
+        if (!s->layers_on[layer])
+            continue;
+        if (s->p.verbose)
+            fprintf(stderr, "ini-bench: %s\n", bench_layer_names[layer]);
+        S.retx = 0;
+        if (phase_begin(layer, s->p.window) < 0)
+            return -1;
+        bench_run_suite(&S.eng, &s->p, &res[layer]);
+        if (phase_end() < 0)
+            return -1;
+        res[layer].retransmissions = S.retx;
+    }
+    struct phase_msg quit = { -1, 0 };
+    return write(S.ctl, &quit, sizeof(quit)) == sizeof(quit) ? 0 : -1;
+}
+
+/* ---- process set-up ---- */
+
+static int port_up(void)
+{
+    struct rte_eth_conf conf;
+    memset(&conf, 0, sizeof(conf));
+    if (rte_eth_dev_get_port_by_name("net_memif0", &S.port) != 0)
+        return -1;
+    uint16_t rxd = 1024, txd = 1024;
+    if (rte_eth_dev_configure(S.port, 1, 1, &conf) < 0 ||
+        rte_eth_dev_adjust_nb_rx_tx_desc(S.port, &rxd, &txd) < 0 ||
+        rte_eth_rx_queue_setup(S.port, 0, rxd, 0, NULL, S.pool) < 0 ||
+        rte_eth_tx_queue_setup(S.port, 0, txd, 0, NULL) < 0)
+        return -1;
+    if (rte_eth_dev_start(S.port) < 0 && S.role == 1)
+        return -1;
+    /* A memif client whose server is not listening yet must be restarted. */
+    for (int i = 0; i < 2000; i++) {
+        struct rte_eth_link link;
+        memset(&link, 0, sizeof(link));
+        rte_eth_link_get_nowait(S.port, &link);
+        if (link.link_status == RTE_ETH_LINK_UP)
+            return 0;
+        if (S.role == 0 && i % 30 == 29) {
+            rte_eth_dev_stop(S.port);
+            rte_eth_dev_start(S.port);
+        }
+        usleep(10000);
+    }
+    return -1;
+}
+
+static int side_main(const struct bench_setup *s, int role, int ctl, int out_fd, int tag)
+{
+    char a_prefix[64], a_lcores[32], a_vdev[160];
+    snprintf(a_prefix, sizeof(a_prefix), "--file-prefix=ini-bench-%d-%d", tag, role);
+    snprintf(a_lcores, sizeof(a_lcores), "--lcores=0@%d", s->cores[role]);
+    snprintf(a_vdev, sizeof(a_vdev), "--vdev=net_memif0,role=%s,id=0,socket=ini-bench-%d,socket-abstract=yes",
+             role ? "server" : "client", tag);
+    char *argv[] = { "ini-bench", "--no-huge", "-m", "256", "--no-pci", "--no-shconf", a_prefix,
+                     "--no-telemetry", "--log-level=*:critical", a_lcores, a_vdev, NULL };
+    S.role = role;
+    S.layer = -1;
+    S.ctl = ctl;
+    S.verbose = s->p.verbose;
+    if (rte_eal_init((int)(sizeof(argv) / sizeof(argv[0])) - 1, argv) < 0) {
+        fprintf(stderr, "ini-bench: EAL init failed: %s\n", rte_strerror(rte_errno));
+        return 1;
+    }
+    char name[32];
+    snprintf(name, sizeof(name), "bench%d", role);
+    S.pool = rte_pktmbuf_pool_create(name, MBUFS, 256, INI_MBUF_PRIV_SIZE, RTE_MBUF_DEFAULT_BUF_SIZE, 0);
+    if (!S.pool || port_up() < 0) {
+        fprintf(stderr, "ini-bench: %s: memif port did not come up\n", role ? "server" : "client");
+        return 1;
+    }
+    lwip_init();
+    if (ini_netif_init(&S.nf, ip_of[role], mac_of[role], BENCH_MTU, S.pool) < 0)
+        return 1;
+    int q = ini_netif_add_txq(&S.nf, S.port);
+    ini_netif_add_peer(&S.nf, ip_of[1 - role], mac_of[1 - role], q);
+    S.upcb = udp_new();
+    ip_addr_t local;
+    ip_addr_set_ip4_u32(&local, ip_of[role]);
+    if (!S.upcb || udp_bind(S.upcb, &local, UDP_PORT) != ERR_OK)
+        return 1;
+    udp_recv(S.upcb, udp_recv_msg, NULL);
+    for (size_t i = 0; i < sizeof(src_buf); i++)
+        src_buf[i] = (uint8_t)(i * 13 + 1);
+
+    int rc = 0;
+    if (role == 1) {
+        server_loop();
+    } else {
+        static struct layer_result res[L_COUNT];
+        rc = client_run(s, res) < 0;
+        if (write(out_fd, res, sizeof(res)) != (ssize_t)sizeof(res))
+            rc = 1;
+    }
+    /* Stopped, not closed (see ini/inid_port.c), then exit at once,
+     * leaving no runtime directory behind (it is empty: --no-shconf). */
+    rte_eth_dev_stop(S.port);
+    rmdir(rte_eal_get_runtime_dir());
+    return rc;
+}
+
+int bench_dpdk_layers(const struct bench_setup *s, struct layer_result *res)
+{
+    int ctl[2], out[2];
+    if (socketpair(AF_UNIX, SOCK_STREAM, 0, ctl) < 0 || pipe(out) < 0) {
+        perror("ini-bench: socketpair");
+        return -1;
+    }
+    int tag = (int)getpid();
+    bench_tsc_hz();                  /* calibrate once, inherited */
+    fflush(NULL);
+    pid_t srv = fork();
+    if (srv == 0) {
+        close(ctl[0]);
+        close(out[0]);
+        close(out[1]);
+        _exit(side_main(s, 1, ctl[1], -1, tag));
+    }
+    pid_t cli = fork();
+    if (cli == 0) {
+        close(ctl[1]);
+        close(out[0]);
+        _exit(side_main(s, 0, ctl[0], out[1], tag));
+    }
+    close(ctl[0]);
+    close(ctl[1]);
+    close(out[1]);
+    static struct layer_result got[L_COUNT];
+    int ok = srv > 0 && cli > 0 && read_full(out[0], got, sizeof(got)) == 0;
+    close(out[0]);
+    int st;
+    if (cli > 0)
+        waitpid(cli, &st, 0);
+    if (!ok && srv > 0)
+        kill(srv, SIGKILL);
+    if (srv > 0)
+        waitpid(srv, &st, 0);
+    const int layers[3] = { L_RAW, L_UDP, L_REL };
+    for (int k = 0; k < 3; k++) {
+        int l = layers[k];
+        if (!s->layers_on[l])
+            continue;
+        if (ok)
+            res[l] = got[l];
+        else
+            snprintf(res[l].err, sizeof(res[l].err), "the DPDK processes failed");
+    }
+    return ok ? 0 : -1;
+}

@@ -1,0 +1,353 @@
+/*
+ * bench_inproc.c - the INI's stack path in one process, to count what a
+ * message costs the INI: instructions under callgrind, cycles natively.
+ *
+ *   ini-bench --inproc [--layer raw|udp-ip|reliable|all] [--count N]
+ *                      [--window W] [--size B]      (B: 8..65000)
+ *
+ * Two INIs, A (sending) and B (receiving), each with its netif glue and,
+ * for the reliable layer, its transport, in one lwIP instance; each
+ * netif's transmit hook hands the mbufs over to the other side, as
+ * tests/unit/loop_harness.c does: the DPDK driver (memif) is left out, so
+ * what is counted is the INI's own work per message.  A sends N messages
+ * of B bytes (default 8) with the seed's flood pattern at depth W (default
+ * 16, the configuration's window): W, then W/2 each time W/2 are
+ * acknowledged.  Each piece of work is one function, so that callgrind
+ * attributes it (callgrind_annotate --inclusive=yes, or --toggle-collect):
+ *
+ *   ip_rel_send  ini_swp_send of a batch + flushing it (A)
+ *   ip_rel_recv  B: every frame through ini_netif_input (IP, UDP, the
+ *                transport, delivery: a copy of the message out, as inid
+ *                copies it into the compute node's ring), timers, flushing
+ *                B's ACKs
+ *   ip_rel_ack   A: B's ACKs through the same input path, timers, releases
+ *   ip_udp_send / ip_udp_recv  the same over lwIP's UDP alone
+ *   ip_raw_send / ip_raw_recv  mbuf, Ethernet header, copy (1500-byte
+ *                frames for larger messages); check, copy out, free
+ *
+ * Send work per message = (send + ack) / N, receive work = recv / N.
+ * tools/bench/callgrind-stack.sh runs it under callgrind.
+ */
+#include "lwip/ip4.h"
+#include "lwip/init.h"
+#include "lwip/udp.h"
+#include "netif_dpdk.h"
+#include "swp.h"
+#include "msg.h"
+#include "bench.h"
+
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include <rte_eal.h>
+#include <rte_ether.h>
+#include <rte_mbuf.h>
+
+#define WIRE 8192
+
+static struct ip_side {
+    int id;
+    struct ini_netif nf;
+    struct ini_swp swp;
+    struct udp_pcb *upcb;
+    struct rte_mbuf *wire[WIRE];      /* frames this side sent, not yet taken */
+    int nwire;
+    uint64_t delivered, released;
+} A, B;
+
+static struct ini_config ip_cfg;
+static struct rte_mempool *ip_pool;
+static uint8_t sink[BENCH_MAX_MSG + 64];
+static uint8_t *slots;
+static uint32_t slot_stride, n_slots;
+static uint32_t msg_size = BENCH_HDR;
+static const uint8_t ip_mac[2][6] = { { 2, 0, 0xc6, 0x12, 0, 1 }, { 2, 0, 0xc6, 0x12, 0, 2 } };
+static const uint32_t ip_ip[2] = { PP_HTONL(0xc6120001), PP_HTONL(0xc6120002) };
+
+static uint16_t wire_xmit(struct ini_netif *nf, struct ini_txq *q, struct rte_mbuf **pkts, uint16_t n)
+{
+    struct ip_side *s = nf->xmit_ctx;
+    uint16_t k = 0;
+    while (k < n && s->nwire < WIRE)
+        s->wire[s->nwire++] = pkts[k++];
+    return k;
+}
+
+static int deliver(void *ctx, int src_ini, struct pbuf *p, uint16_t off)
+{
+    struct ip_side *s = ctx;
+    pbuf_copy_partial(p, sink, (u16_t)(p->tot_len - off), off);
+    pbuf_free(p);
+    s->delivered++;
+    return 0;
+}
+
+static void release(void *ctx, void *cookie)
+{
+    ((struct ip_side *)ctx)->released++;
+}
+
+static void udp_recv_cb(void *arg, struct udp_pcb *pcb, struct pbuf *p, const ip_addr_t *addr, u16_t port)
+{
+    struct ip_side *s = arg;
+    pbuf_copy_partial(p, sink, p->tot_len, 0);
+    pbuf_free(p);
+    s->delivered++;
+}
+
+static void setup_side(struct ip_side *s, int id, int window)
+{
+    s->id = id;
+    ini_netif_init(&s->nf, ip_ip[id], ip_mac[id], BENCH_MTU, ip_pool);
+    s->nf.xmit = wire_xmit;
+    s->nf.xmit_ctx = s;
+    int q = ini_netif_add_txq(&s->nf, 0);
+    ini_netif_add_peer(&s->nf, ip_ip[1 - id], ip_mac[1 - id], q);
+    ini_swp_init(&s->swp, &ip_cfg, id, bench_tsc_hz(), deliver, release, s);
+    s->upcb = udp_new();
+    ip_addr_t local;
+    ip_addr_set_ip4_u32(&local, ip_ip[id]);
+    udp_bind(s->upcb, &local, 7401);
+    udp_recv(s->upcb, udp_recv_cb, s);
+}
+
+/* Frames `from` sent go through `to`'s receive path. */
+static void take_frames(struct ip_side *from, struct ip_side *to)
+{
+    for (int i = 0; i < from->nwire; i++)
+        ini_netif_input(&to->nf, from->wire[i]);
+    from->nwire = 0;
+}
+
+/* ---- reliable ---- */
+
+__attribute__((noinline)) void ip_rel_send(int k)
+{
+    uint64_t now = bench_rdtsc();
+    for (int i = 0; i < k; i++) {
+        uint8_t *am = slots + (A.swp.conns[1].snd_nxt % n_slots) * slot_stride + INI_SWP_MAXHDR;
+        ((struct ini_am_hdr *)am)->pe_seq = (uint32_t)i;
+        if (ini_swp_send(&A.swp, 1, am, (uint32_t)sizeof(struct ini_am_hdr) + msg_size, NULL, now) < 0)
+            break;
+    }
+    ini_netif_flush(&A.nf);
+}
+
+__attribute__((noinline)) void ip_rel_recv(void)
+{
+    take_frames(&A, &B);
+    ini_swp_poll(&B.swp, bench_rdtsc());
+    ini_netif_flush(&B.nf);
+}
+
+__attribute__((noinline)) void ip_rel_ack(void)
+{
+    take_frames(&B, &A);
+    ini_swp_poll(&A.swp, bench_rdtsc());
+    ini_netif_flush(&A.nf);
+}
+
+/* ---- lwIP UDP only ---- */
+
+__attribute__((noinline)) void ip_udp_send(int k)
+{
+    ip_addr_t dst;
+    ip_addr_set_ip4_u32(&dst, ip_ip[1]);
+    for (int i = 0; i < k; i++) {
+        struct pbuf *p = pbuf_alloc(PBUF_TRANSPORT, (u16_t)msg_size, PBUF_REF);
+        if (!p)
+            break;
+        p->payload = slots;
+        udp_sendto(A.upcb, p, &dst, 7401);
+        pbuf_free(p);
+    }
+    ini_netif_flush(&A.nf);
+}
+
+__attribute__((noinline)) void ip_udp_recv(void)
+{
+    take_frames(&A, &B);
+}
+
+/* ---- raw frames ---- */
+
+__attribute__((noinline)) void ip_raw_send(int k)
+{
+    for (int i = 0; i < k; i++) {
+        for (uint32_t off = 0; off < msg_size; off += BENCH_MTU) {
+            uint32_t chunk = msg_size - off < BENCH_MTU ? msg_size - off : BENCH_MTU;
+            struct rte_mbuf *m = A.nwire < WIRE ? rte_pktmbuf_alloc(ip_pool) : NULL;
+            if (!m)
+                return;
+            struct rte_ether_hdr *eth =
+                (struct rte_ether_hdr *)rte_pktmbuf_append(m, (uint16_t)(RTE_ETHER_HDR_LEN + chunk));
+            memcpy(&eth->dst_addr, ip_mac[1], 6);
+            memcpy(&eth->src_addr, ip_mac[0], 6);
+            eth->ether_type = rte_cpu_to_be_16(off + chunk < msg_size ? 0x88b6 : 0x88b5);
+            memcpy(eth + 1, slots + off, chunk);
+            A.wire[A.nwire++] = m;
+        }
+    }
+}
+
+__attribute__((noinline)) void ip_raw_recv(void)
+{
+    uint32_t acc = 0;
+    for (int i = 0; i < A.nwire; i++) {
+        struct rte_mbuf *m = A.wire[i];
+        const struct rte_ether_hdr *eth = rte_pktmbuf_mtod(m, const struct rte_ether_hdr *);
+        uint16_t len = (uint16_t)(m->data_len - RTE_ETHER_HDR_LEN);
+        if (eth->ether_type == rte_cpu_to_be_16(0x88b5) || eth->ether_type == rte_cpu_to_be_16(0x88b6)) {
+            memcpy(sink + acc, eth + 1, len);
+            acc += len;
+            if (eth->ether_type == rte_cpu_to_be_16(0x88b5)) {
+                B.delivered++;
+                acc = 0;
+            }
+        }
+        rte_pktmbuf_free(m);
+    }
+    A.nwire = 0;
+}
+
+struct cost { uint64_t send, recv, ack; };
+
+static void run_layer(const char *layer, int n, int window, struct cost *c)
+{
+    int half = window / 2 ? window / 2 : 1;
+    int rel = !strcmp(layer, "reliable"), udp = !strcmp(layer, "udp-ip");
+    uint64_t sent = 0;
+    memset(c, 0, sizeof(*c));
+    while (sent < (uint64_t)n) {
+        /* the seed's flood: a window, then half a window each time half
+         * of it is acknowledged */
+        uint64_t out = rel ? sent - A.released : 0;
+        int k = out <= (uint64_t)(window - half) ? (int)(window - (int)out) : 0;
+        if ((uint64_t)k > (uint64_t)n - sent)
+            k = (int)((uint64_t)n - sent);
+        uint64_t t0 = bench_rdtsc();
+        if (k) {
+            if (rel)
+                ip_rel_send(k);
+            else if (udp)
+                ip_udp_send(k);
+            else
+                ip_raw_send(k);
+        }
+        uint64_t t1 = bench_rdtsc();
+        if (rel)
+            ip_rel_recv();
+        else if (udp)
+            ip_udp_recv();
+        else
+            ip_raw_recv();
+        uint64_t t2 = bench_rdtsc();
+        if (rel)
+            ip_rel_ack();
+        uint64_t t3 = bench_rdtsc();
+        c->send += t1 - t0;
+        c->recv += t2 - t1;
+        c->ack += t3 - t2;
+        sent += (uint64_t)k;
+    }
+    /* let the last ACKs out */
+    for (int i = 0; i < 1000 && rel && A.released < sent; i++) {
+        bench_spin_ns(10000);
+        ip_rel_recv();
+        ip_rel_ack();
+    }
+}
+
+static void usage(const char *msg)
+{
+    fprintf(stderr, "ini-bench --inproc: %s\n", msg);
+    exit(2);
+}
+
+int bench_inproc_main(int argc, char **argv)
+{
+    const char *layer = "all";
+    long n = 100000, window = 16, size = BENCH_HDR;
+    for (int i = 2; i < argc; i++) {
+        char *end;
+        const char *v = i + 1 < argc ? argv[i + 1] : NULL;
+        if (!strcmp(argv[i], "--layer") && v) {
+            layer = v;
+            if (strcmp(v, "raw") && strcmp(v, "udp-ip") && strcmp(v, "reliable") && strcmp(v, "all"))
+                usage("--layer: expected raw, udp-ip, reliable or all");
+        } else if (!strcmp(argv[i], "--count") && v) {
+            n = strtol(v, &end, 10);
+            if (*end || n < 1 || n > 100000000)
+                usage("--count: expected 1..100000000");
+        } else if (!strcmp(argv[i], "--window") && v) {
+            window = strtol(v, &end, 10);
+            if (*end || window < 1 || window > 1024)
+                usage("--window: expected 1..1024");
+        } else if (!strcmp(argv[i], "--size") && v) {
+            size = strtol(v, &end, 10);
+            if (*end || size < BENCH_HDR || size > BENCH_MAX_MSG)
+                usage("--size: expected 8..65000");
+        } else {
+            usage("unknown option or missing value");
+        }
+        i++;
+    }
+    msg_size = (uint32_t)size;
+    char prefix[64];
+    snprintf(prefix, sizeof(prefix), "--file-prefix=ini-bench-ip-%d", (int)getpid());
+    char *eal[] = { "ini-bench", "--no-huge", "-m", "128", "--no-pci", "--no-shconf", prefix,
+                    "--no-telemetry", "--log-level=*:critical", "--lcores=0@0", NULL };
+    if (rte_eal_init(10, eal) < 0) {
+        fprintf(stderr, "ini-bench --inproc: EAL init failed\n");
+        return 1;
+    }
+    ip_pool = rte_pktmbuf_pool_create("ip_mbufs", 8191, 0, INI_MBUF_PRIV_SIZE, RTE_MBUF_DEFAULT_BUF_SIZE, 0);
+    if (!ip_pool)
+        return 1;
+    lwip_init();
+    ip_cfg.n_inis = 2;
+    ip_cfg.n_clusters = 2;
+    ip_cfg.stack = (struct ini_stack_cfg){ BENCH_MTU, (int)window, 32, 2000, 200, BENCH_MAX_MSG, 1 };
+    for (int i = 0; i < 2; i++) {
+        ip_cfg.inis[i].id = i;
+        ip_cfg.inis[i].cluster = i;
+        ip_cfg.inis[i].ip = ip_ip[i];
+        memcpy(ip_cfg.inis[i].mac, ip_mac[i], 6);
+    }
+    setup_side(&A, 0, (int)window);
+    setup_side(&B, 1, (int)window);
+    n_slots = (uint32_t)window;
+    slot_stride = (INI_SWP_MAXHDR + (uint32_t)sizeof(struct ini_am_hdr) + msg_size + 63) & ~63u;
+    slots = calloc(n_slots, slot_stride);
+    for (size_t i = 0; i < (size_t)n_slots * slot_stride; i++)
+        slots[i] = (uint8_t)(i * 7);
+    for (uint32_t i = 0; i < n_slots; i++) {
+        struct ini_am_hdr h = { 0, 1, 0, 0, msg_size, 0 };
+        memcpy(slots + i * slot_stride + INI_SWP_MAXHDR, &h, sizeof(h));
+    }
+
+    double hz = (double)bench_tsc_hz();
+    printf("in-process INI stack path: %u-byte messages, window/depth %ld, %ld messages, TSC %.2f GHz\n",
+           msg_size, window, n, hz / 1e9);
+    printf("  %-9s %14s %14s %14s   (cycles per message)\n", "layer", "send", "receive", "send+receive");
+    const char *layers[3] = { "raw", "udp-ip", "reliable" };
+    for (int k = 0; k < 3; k++) {
+        if (strcmp(layer, "all") && strcmp(layer, layers[k]))
+            continue;
+        struct cost c;
+        uint64_t d0 = B.delivered;
+        run_layer(layers[k], (int)n, (int)window, &c);
+        double s = (double)(c.send + c.ack) / (double)n, r = (double)c.recv / (double)n;
+        printf("  %-9s %14.0f %14.0f %14.0f   delivered %llu", layers[k], s, r, s + r,
+               (unsigned long long)(B.delivered - d0));
+        if (k == 2)
+            printf(", of which ACK processing %.0f; retransmissions %llu",
+                   (double)c.ack / (double)n,
+                   (unsigned long long)(A.swp.stats.retx_timer + A.swp.stats.retx_nak));
+        printf("\n");
+    }
+    rmdir(rte_eal_get_runtime_dir());   /* empty with --no-shconf */
+    return 0;
+}

@@ -1,0 +1,306 @@
+/*
+ * ini-bench - measures every layer of the INI's path in one run, with the
+ * microbenchmarks of seed 003 (section 4) and the LogGP-style parameters
+ * of its section 3: round trip and EEL, CPU overheads o_s and o_r, the gap
+ * g for small messages at queue depths 1..64, the per-byte gap G from a
+ * size sweep 8 bytes..64 KB, and M = g/G.
+ *
+ *   ini-bench [--quick] [--format table|csv|json] [--layers LIST]
+ *             [--runs N] [--count N] [--budget-ms N] [--depths LIST]
+ *             [--sizes LIST] [--bw-depth N] [--window N] [--cores A,B]
+ *             [--cn-idle auto|poll|adaptive] [--cn-window N]
+ *             [--plot FILE | --no-plot] [--save PREFIX] [--verbose]
+ *   ini-bench --inproc [...]     the stack path in one process (callgrind)
+ *
+ * Layers (LIST: comma-separated names, default all):
+ *   raw-dpdk            Ethernet frames over memif, no stack
+ *   udp-ip              lwIP UDP/IP over the same link through our glue
+ *   reliable            the INI's sliding-window transport over the glue
+ *   compute-to-compute  compute node to compute node through two inids
+ *                       started by ini-cluster run (the whole system)
+ *   kernel-udp          kernel UDP sockets over loopback
+ *
+ * Design: this process only orchestrates.  The first three layers run in
+ * two forked processes (bench_dpdk.c), one per side, each with its own EAL
+ * and memif port, pinned to the two cores (--cores, default 0,1) and
+ * busy-polling; the compute-node layer runs under the launcher
+ * (bench_cn.c); kernel UDP in two forked processes on the same cores
+ * (bench_kernel.c).  All of them drive the same measuring engine
+ * (bench_engine.c), so every layer is measured the same way; the results
+ * come back as binary structs and are reported here (bench_report.c).
+ *
+ * Output goes to stdout; --save PREFIX also writes the same run as
+ * PREFIX.txt, PREFIX.csv and PREFIX.json; --plot FILE writes a PNG of
+ * bandwidth by size with gnuplot (docs/results/bench-bandwidth.png is
+ * made with --plot; nothing is plotted unless asked).  Exit status 0 if every layer was measured, 1 if
+ * one failed, 2 for bad arguments.
+ */
+#include "bench.h"
+
+#include <errno.h>
+#include <limits.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+static void bad(const char *msg)
+{
+    fprintf(stderr, "ini-bench: %s (see the header of tools/bench/ini-bench.c)\n", msg);
+    exit(2);
+}
+
+static long num(const char *flag, const char *v, long lo, long hi)
+{
+    char *end;
+    errno = 0;
+    long x = strtol(v, &end, 10);
+    if (!*v || *end || errno || x < lo || x > hi) {
+        char msg[160];
+        snprintf(msg, sizeof(msg), "%s: expected an integer in %ld..%ld, got '%s'", flag, lo, hi, v);
+        bad(msg);
+    }
+    return x;
+}
+
+int bench_parse_list(const char *s, long *out, int max, long lo, long hi)
+{
+    int n = 0;
+    const char *p = s;
+    while (*p) {
+        char *end;
+        errno = 0;
+        long x = strtol(p, &end, 10);
+        if (end == p || errno || x < lo || x > hi || n >= max || (*end && *end != ','))
+            return -1;
+        out[n++] = x;
+        p = *end ? end + 1 : end;
+        if (*end && !*p)
+            return -1;
+    }
+    return n;
+}
+
+static int cmp_long(const void *a, const void *b)
+{
+    long x = *(const long *)a, y = *(const long *)b;
+    return x < y ? -1 : x > y;
+}
+
+/* Sorted, without duplicates. */
+static int uniq_sorted(long *v, int n)
+{
+    qsort(v, (size_t)n, sizeof(*v), cmp_long);
+    int k = 0;
+    for (int i = 0; i < n; i++)
+        if (k == 0 || v[i] != v[k - 1])
+            v[k++] = v[i];
+    return k;
+}
+
+int main(int argc, char **argv)
+{
+    if (argc > 1 && !strcmp(argv[1], "--cn-agent"))
+        return bench_cn_agent(argc, argv);
+    if (argc > 1 && !strcmp(argv[1], "--inproc"))
+        return bench_inproc_main(argc, argv);
+
+    static struct bench_setup s;
+    static struct layer_result res[L_COUNT];
+    enum bench_format fmt = FMT_TABLE;
+    const char *plot = NULL, *layers = NULL, *depths = NULL, *sizes = NULL, *cores = NULL, *save = NULL;
+    int no_plot = 0;
+    long runs = 10, count = -1, budget_ms = -1, bw_depth = 16, window = 16, cn_window = 64;
+    s.cn_idle = -1;
+    for (int i = 1; i < argc; i++) {
+        const char *a = argv[i];
+        const char *v = i + 1 < argc ? argv[i + 1] : NULL;
+        int takes = 1;
+        if (!strcmp(a, "--quick")) {
+            s.quick = 1;
+            takes = 0;
+        } else if (!strcmp(a, "--no-plot")) {
+            no_plot = 1;
+            takes = 0;
+        } else if (!strcmp(a, "--verbose") || !strcmp(a, "-v")) {
+            s.p.verbose = 1;
+            takes = 0;
+        } else if (!strcmp(a, "--help") || !strcmp(a, "-h")) {
+            printf("usage: ini-bench [--quick] [--format table|csv|json] [--layers LIST] [--runs N] [--count N]\n"
+                   "                 [--budget-ms N] [--depths LIST] [--sizes LIST] [--bw-depth N] [--window N]\n"
+                   "                 [--cores A,B] [--cn-idle auto|poll|adaptive] [--cn-window N]\n"
+                   "                 [--plot FILE | --no-plot] [--save PREFIX] [--verbose]\n"
+                   "       ini-bench --inproc [--layer raw|udp-ip|reliable|all] [--count N] [--window W] [--size B]\n"
+                   "layers: raw-dpdk, udp-ip, reliable, compute-to-compute, kernel-udp\n");
+            return 0;
+        } else if (!v) {
+            char msg[160];
+            snprintf(msg, sizeof(msg), "unknown option '%s' or missing value", a);
+            bad(msg);
+        } else if (!strcmp(a, "--format")) {
+            if (!strcmp(v, "table")) fmt = FMT_TABLE;
+            else if (!strcmp(v, "csv")) fmt = FMT_CSV;
+            else if (!strcmp(v, "json")) fmt = FMT_JSON;
+            else bad("--format: expected table, csv or json");
+        } else if (!strcmp(a, "--layers")) {
+            layers = v;
+        } else if (!strcmp(a, "--runs")) {
+            runs = num(a, v, 1, 256);
+        } else if (!strcmp(a, "--count")) {
+            count = num(a, v, 20, 10000000);
+        } else if (!strcmp(a, "--budget-ms")) {
+            budget_ms = num(a, v, 1, 100000);
+        } else if (!strcmp(a, "--depths")) {
+            depths = v;
+        } else if (!strcmp(a, "--sizes")) {
+            sizes = v;
+        } else if (!strcmp(a, "--bw-depth")) {
+            /* 22 x 45 fragments of a 65,000-byte message fill a 1024-slot memif ring */
+            bw_depth = num(a, v, 1, 22);
+        } else if (!strcmp(a, "--window")) {
+            window = num(a, v, 1, 512);
+        } else if (!strcmp(a, "--cores")) {
+            cores = v;
+        } else if (!strcmp(a, "--cn-idle")) {
+            if (!strcmp(v, "auto")) s.cn_idle = -1;
+            else if (!strcmp(v, "poll")) s.cn_idle = 0;
+            else if (!strcmp(v, "adaptive")) s.cn_idle = 1;
+            else bad("--cn-idle: expected auto, poll or adaptive");
+        } else if (!strcmp(a, "--cn-window")) {
+            cn_window = num(a, v, 1, 4096);
+        } else if (!strcmp(a, "--plot")) {
+            plot = v;
+        } else if (!strcmp(a, "--save")) {
+            save = v;
+        } else {
+            char msg[160];
+            snprintf(msg, sizeof(msg), "unknown option '%s'", a);
+            bad(msg);
+        }
+        i += takes;
+    }
+
+    s.p.runs = (int)runs;
+    s.p.count = (int)(count > 0 ? count : s.quick ? 2000 : 10000);
+    s.p.run_budget_ns = (uint64_t)(budget_ms > 0 ? budget_ms : s.quick ? 20 : 200) * 1000000u;
+    s.p.bw_depth = (int)bw_depth;
+    s.p.window = (int)window;
+    s.cn_window = (int)cn_window;
+
+    long list[32];
+    int n;
+    if (depths) {
+        if ((n = bench_parse_list(depths, list, BENCH_MAX_DEPTHS, 1, 512)) <= 0)
+            bad("--depths: expected up to 16 comma-separated depths in 1..512");
+    } else {
+        const long d[] = { 1, 2, 4, 8, 16, 32, 64 };
+        n = 7;
+        memcpy(list, d, sizeof(d));
+    }
+    n = uniq_sorted(list, n);
+    s.p.n_depths = n;
+    for (int i = 0; i < n; i++)
+        s.p.depths[i] = (int)list[i];
+    if (sizes) {
+        if ((n = bench_parse_list(sizes, list, BENCH_MAX_SIZES, BENCH_HDR, BENCH_MAX_MSG)) < 2)
+            bad("--sizes: expected 2 to 24 comma-separated sizes in 8..65000");
+    } else {
+        n = 0;
+        for (long b = 8; b <= 32768; b *= 2)
+            list[n++] = b;
+        list[n++] = BENCH_MAX_MSG;
+    }
+    n = uniq_sorted(list, n);
+    if (n < 2)
+        bad("--sizes: expected at least two different sizes");
+    s.p.n_sizes = n;
+    for (int i = 0; i < n; i++)
+        s.p.sizes[i] = (uint32_t)list[i];
+
+    long ncpu = sysconf(_SC_NPROCESSORS_ONLN);
+    s.cores[0] = 0;
+    s.cores[1] = ncpu > 1 ? 1 : 0;
+    if (cores) {
+        if (bench_parse_list(cores, list, 2, 0, ncpu - 1) != 2)
+            bad("--cores: expected two CPU numbers A,B of this machine");
+        s.cores[0] = (int)list[0];
+        s.cores[1] = (int)list[1];
+    }
+
+    if (layers) {
+        char buf[256];
+        snprintf(buf, sizeof(buf), "%s", layers);
+        for (char *tok = strtok(buf, ","); tok; tok = strtok(NULL, ",")) {
+            int found = 0;
+            for (int l = 0; l < L_COUNT; l++)
+                if (!strcmp(tok, bench_layer_names[l]))
+                    s.layers_on[l] = found = 1;
+            if (!found) {
+                char msg[200];
+                snprintf(msg, sizeof(msg), "--layers: unknown layer '%s' (raw-dpdk, udp-ip, reliable, "
+                                           "compute-to-compute, kernel-udp)", tok);
+                bad(msg);
+            }
+        }
+    } else {
+        for (int l = 0; l < L_COUNT; l++)
+            s.layers_on[l] = 1;
+    }
+
+    static char self[PATH_MAX];
+    ssize_t sl = readlink("/proc/self/exe", self, sizeof(self) - 1);
+    if (sl <= 0)
+        bad("cannot find this program's path (/proc/self/exe)");
+    self[sl] = '\0';
+    s.self = self;
+    if (no_plot)
+        plot = NULL;
+
+    int failed = 0;
+    FILE *la = fopen("/proc/loadavg", "r");
+    if (!la || fscanf(la, "%lf", &s.loadavg) != 1)
+        s.loadavg = -1;
+    if (la)
+        fclose(la);
+    bench_tsc_hz();
+    if (s.layers_on[L_RAW] || s.layers_on[L_UDP] || s.layers_on[L_REL]) {
+        if (s.p.verbose)
+            fprintf(stderr, "ini-bench: memif layers\n");
+        bench_dpdk_layers(&s, res);
+    }
+    if (s.layers_on[L_CN]) {
+        if (s.p.verbose)
+            fprintf(stderr, "ini-bench: %s\n", bench_layer_names[L_CN]);
+        bench_cn_layer(&s, &res[L_CN]);
+    }
+    if (s.layers_on[L_KERNEL]) {
+        if (s.p.verbose)
+            fprintf(stderr, "ini-bench: %s\n", bench_layer_names[L_KERNEL]);
+        bench_kernel_layer(&s, &res[L_KERNEL]);
+    }
+    for (int l = 0; l < L_COUNT; l++)
+        if (s.layers_on[l] && !res[l].ok) {
+            failed = 1;
+            fprintf(stderr, "ini-bench: %s: %s\n", bench_layer_names[l], res[l].err[0] ? res[l].err : "failed");
+        }
+    bench_report(stdout, fmt, &s, res);
+    fflush(stdout);
+    if (save) {
+        static const char *ext[3] = { "txt", "csv", "json" };
+        for (int k = 0; k < 3; k++) {
+            char path[PATH_MAX];
+            snprintf(path, sizeof(path), "%s.%s", save, ext[k]);
+            FILE *f = fopen(path, "w");
+            if (!f) {
+                fprintf(stderr, "ini-bench: cannot write %s\n", path);
+                failed = 1;
+                continue;
+            }
+            bench_report(f, (enum bench_format)k, &s, res);
+            fclose(f);
+        }
+    }
+    if (plot && bench_plot(plot, &s, res) < 0)
+        fprintf(stderr, "ini-bench: could not write the plot %s (gnuplot)\n", plot);
+    return failed;
+}
