@@ -50,12 +50,14 @@
 #include <errno.h>
 #include <inttypes.h>
 #include <stdatomic.h>
+#include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
 
 #include "config.h"
+#include "cli.h"
 #include "ini_cn.h"
 
 enum { H_REQUEST = 1, H_REPLY = 2, H_DONE = 3 };
@@ -81,28 +83,7 @@ static struct {
 
 #define INJECT_EVERY 50
 
-static void bad_arg(const char *fmt, ...) __attribute__((format(printf, 1, 2), noreturn));
-#include <stdarg.h>
-static void bad_arg(const char *fmt, ...)
-{
-    va_list ap;
-    va_start(ap, fmt);
-    fprintf(stderr, "ini-ping: ");
-    vfprintf(stderr, fmt, ap);
-    fprintf(stderr, "\n");
-    va_end(ap);
-    exit(2);
-}
 
-static long parse_num(const char *flag, const char *s, long min, long max)
-{
-    char *end;
-    errno = 0;
-    long v = strtol(s, &end, 10);
-    if (errno || end == s || *end || v < min || v > max)
-        bad_arg("%s: '%s' is not a number in %ld..%ld", flag, s, min, max);
-    return v;
-}
 
 static void parse_args(int argc, char **argv)
 {
@@ -115,7 +96,7 @@ static void parse_args(int argc, char **argv)
             exit(0);
         }
         if (i + 1 >= argc)
-            bad_arg("%s: unknown option or missing value", a);
+            cli_bad_arg("%s: unknown option or missing value", a);
         const char *v = argv[++i];
         if (!strcmp(a, "--sizes")) {
             opt.n_sizes = 0;
@@ -123,24 +104,24 @@ static void parse_args(int argc, char **argv)
             snprintf(copy, sizeof copy, "%s", v);
             for (char *t = strtok_r(copy, ",", &save); t; t = strtok_r(NULL, ",", &save)) {
                 if (opt.n_sizes == MAX_SIZES)
-                    bad_arg("--sizes: at most %d sizes", MAX_SIZES);
-                opt.sizes[opt.n_sizes++] = (uint32_t)parse_num("--sizes", t, 0, INI_MAX_MESSAGE_LIMIT);
+                    cli_bad_arg("--sizes: at most %d sizes", MAX_SIZES);
+                opt.sizes[opt.n_sizes++] = (uint32_t)cli_parse_long("--sizes", t, 0, INI_MAX_MESSAGE_LIMIT);
             }
             if (!opt.n_sizes)
-                bad_arg("--sizes: empty list");
+                cli_bad_arg("--sizes: empty list");
         } else if (!strcmp(a, "--count")) {
-            opt.count = parse_num(a, v, 1, 1000000);
+            opt.count = cli_parse_long(a, v, 1, 1000000);
         } else if (!strcmp(a, "--window")) {
-            opt.window = (int)parse_num(a, v, 1, MAX_WINDOW);
+            opt.window = (int)cli_parse_long(a, v, 1, MAX_WINDOW);
         } else if (!strcmp(a, "--timeout-ms")) {
-            opt.timeout_ms = parse_num(a, v, 1, 3600000);
+            opt.timeout_ms = cli_parse_long(a, v, 1, 3600000);
         } else if (!strcmp(a, "--pattern")) {
             if (!strcmp(v, "pairs"))
                 opt.pairs = 1;
             else if (!strcmp(v, "all"))
                 opt.pairs = 0;
             else
-                bad_arg("--pattern: '%s' is not all or pairs", v);
+                cli_bad_arg("--pattern: '%s' is not all or pairs", v);
         } else if (!strcmp(a, "--inject")) {
             if (!strcmp(v, "corrupt"))
                 opt.inject = INJECT_CORRUPT;
@@ -149,9 +130,9 @@ static void parse_args(int argc, char **argv)
             else if (!strcmp(v, "drop"))
                 opt.inject = INJECT_DROP;
             else
-                bad_arg("--inject: '%s' is not corrupt, duplicate or drop", v);
+                cli_bad_arg("--inject: '%s' is not corrupt, duplicate or drop", v);
         } else {
-            bad_arg("unknown option '%s'", a);
+            cli_bad_arg("unknown option '%s'", a);
         }
     }
 }
@@ -627,12 +608,13 @@ static int policy_from_env(const char *var, enum ini_policy dflt)
         return (int)dflt;
     int p = ini_policy_parse(v);
     if (p < 0)
-        bad_arg("%s=%s: not a policy", var, v);
+        cli_bad_arg("%s=%s: not a policy", var, v);
     return p;
 }
 
 int main(int argc, char **argv)
 {
+    cli_init("ini-ping");
     setvbuf(stdout, NULL, _IOLBF, 0);
     parse_args(argc, argv);
     char err[1024];
@@ -649,11 +631,11 @@ int main(int argc, char **argv)
     ordered = pe_policy == INI_POLICY_STATIC && ini_policy == INI_POLICY_STATIC;
 
     if (cfg->n_clusters < 2)
-        bad_arg("%s has one cluster: nobody to ping", cfg->path);
+        cli_bad_arg("%s has one cluster: nobody to ping", cfg->path);
     uint32_t max_size = HDR_BYTES;
     for (int z = 0; z < opt.n_sizes; z++) {
         if (opt.sizes[z] > (uint32_t)cfg->stack.max_message)
-            bad_arg("--sizes: %u bytes exceeds stack.max_message = %d of %s", opt.sizes[z],
+            cli_bad_arg("--sizes: %u bytes exceeds stack.max_message = %d of %s", opt.sizes[z],
                     cfg->stack.max_message, cfg->path);
         if (opt.sizes[z] > max_size)
             max_size = opt.sizes[z];

@@ -13,7 +13,7 @@ $(BIN)/ini-cluster: $(CLUSTER_OBJS) $(LIBINI)
 	@mkdir -p $(dir $@)
 	$(CC) $(LDFLAGS) -o $@ $^ $(CONFIG_LIBS) -lpthread
 
-$(BIN)/ini-ping: $(OBJ)/tools/ini-ping.o $(LIBINI)
+$(BIN)/ini-ping: $(OBJ)/tools/ini-ping.o $(OBJ)/tools/cli.o $(LIBINI)
 	@mkdir -p $(dir $@)
 	$(CC) $(LDFLAGS) -o $@ $^ $(CONFIG_LIBS) -lpthread -lm
 

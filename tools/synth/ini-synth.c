@@ -75,6 +75,7 @@
 #include <time.h>
 
 #include "config.h"
+#include "cli.h"
 #include "ini_cn.h"
 
 enum { H_REQUEST = 1, H_REPLY = 2, H_DONE = 3, H_HELLO = 4 };
@@ -114,37 +115,8 @@ static struct {
     .hot_factor = 1.0, .duration_s = 10.0, .seed = 1, .timeout_ms = 10000,
 };
 
-static void bad_arg(const char *fmt, ...) __attribute__((format(printf, 1, 2), noreturn));
-static void bad_arg(const char *fmt, ...)
-{
-    va_list ap;
-    va_start(ap, fmt);
-    fprintf(stderr, "ini-synth: ");
-    vfprintf(stderr, fmt, ap);
-    fprintf(stderr, "\n");
-    va_end(ap);
-    exit(2);
-}
 
-static double parse_real(const char *flag, const char *s, double min, double max)
-{
-    char *end;
-    errno = 0;
-    double v = strtod(s, &end);
-    if (errno || end == s || *end || !isfinite(v) || v < min || v > max)
-        bad_arg("%s: '%s' is not a number in %g..%g", flag, s, min, max);
-    return v;
-}
 
-static long parse_int(const char *flag, const char *s, long min, long max)
-{
-    char *end;
-    errno = 0;
-    long v = strtol(s, &end, 10);
-    if (errno || end == s || *end || v < min || v > max)
-        bad_arg("%s: '%s' is not an integer in %ld..%ld", flag, s, min, max);
-    return v;
-}
 
 static void usage(void)
 {
@@ -165,9 +137,9 @@ static void parse_hotspot(const char *v)
     char *pe = strchr(copy, ':');
     if (pe)
         *pe++ = '\0';
-    opt.hot_share = parse_real("--pattern hotspot:SHARE", copy, 0.0, 1.0);
+    opt.hot_share = cli_parse_double("--pattern hotspot:SHARE", copy, 0.0, 1.0);
     if (pe)
-        opt.hot_pe = (int)parse_int("--pattern hotspot:SHARE:PE", pe, 0, INI_MAX_PES - 1);
+        opt.hot_pe = (int)cli_parse_long("--pattern hotspot:SHARE:PE", pe, 0, INI_MAX_PES - 1);
 }
 
 /* "N:FACTOR" */
@@ -177,10 +149,10 @@ static void parse_hot_sources(const char *v)
     snprintf(copy, sizeof copy, "%s", v);
     char *factor = strchr(copy, ':');
     if (!factor)
-        bad_arg("--hot-sources: '%s' is not N:FACTOR", v);
+        cli_bad_arg("--hot-sources: '%s' is not N:FACTOR", v);
     *factor++ = '\0';
-    opt.hot_sources = (int)parse_int("--hot-sources N", copy, 0, INI_MAX_PES_PER_CLUSTER);
-    opt.hot_factor = parse_real("--hot-sources FACTOR", factor, 1.0, 1e6);
+    opt.hot_sources = (int)cli_parse_long("--hot-sources N", copy, 0, INI_MAX_PES_PER_CLUSTER);
+    opt.hot_factor = cli_parse_double("--hot-sources FACTOR", factor, 1.0, 1e6);
 }
 
 static void parse_args(int argc, char **argv)
@@ -193,36 +165,36 @@ static void parse_args(int argc, char **argv)
             exit(0);
         }
         if (strncmp(a, "--", 2) != 0)
-            bad_arg("unexpected argument '%s'", a);
+            cli_bad_arg("unexpected argument '%s'", a);
         if (i + 1 >= argc)
-            bad_arg("%s: unknown option or missing value", a);
+            cli_bad_arg("%s: unknown option or missing value", a);
         const char *v = argv[++i];
         if (!strcmp(a, "--W") || !strcmp(a, "--W-us")) {
             if (seen_W++)
-                bad_arg("%s: W given twice", a);
+                cli_bad_arg("%s: W given twice", a);
             opt.W_in_us = !strcmp(a, "--W-us");
-            opt.W_value = parse_real(a, v, 0.0, 1e9);
+            opt.W_value = cli_parse_double(a, v, 0.0, 1e9);
         } else if (!strcmp(a, "--o") || !strcmp(a, "--o-us")) {
             if (seen_o++)
-                bad_arg("%s: o given twice", a);
+                cli_bad_arg("%s: o given twice", a);
             opt.o_in_us = !strcmp(a, "--o-us");
-            opt.o_value = parse_real(a, v, 0.0, 1e9);
+            opt.o_value = cli_parse_double(a, v, 0.0, 1e9);
         } else if (!strcmp(a, "--scale")) {
-            opt.scale = parse_real(a, v, 1e-6, 1e6);
+            opt.scale = cli_parse_double(a, v, 1e-6, 1e6);
         } else if (!strcmp(a, "--mode")) {
             if (!strcmp(v, "sleep"))
                 opt.mode = MODE_SLEEP;
             else if (!strcmp(v, "spin"))
                 opt.mode = MODE_SPIN;
             else
-                bad_arg("--mode: '%s' is not sleep or spin", v);
+                cli_bad_arg("--mode: '%s' is not sleep or spin", v);
         } else if (!strcmp(a, "--dist")) {
             if (!strcmp(v, "exp"))
                 opt.dist = DIST_EXP;
             else if (!strcmp(v, "fixed"))
                 opt.dist = DIST_FIXED;
             else
-                bad_arg("--dist: '%s' is not exp or fixed", v);
+                cli_bad_arg("--dist: '%s' is not exp or fixed", v);
         } else if (!strcmp(a, "--pattern")) {
             if (!strcmp(v, "uniform"))
                 opt.pattern = PATTERN_UNIFORM;
@@ -232,25 +204,25 @@ static void parse_args(int argc, char **argv)
                 opt.pattern = PATTERN_HOTSPOT;
                 parse_hotspot(v);
             } else
-                bad_arg("--pattern: '%s' is not uniform, hotspot:SHARE[:PE] or neighbour", v);
+                cli_bad_arg("--pattern: '%s' is not uniform, hotspot:SHARE[:PE] or neighbour", v);
         } else if (!strcmp(a, "--hot-sources")) {
             parse_hot_sources(v);
         } else if (!strcmp(a, "--duration")) {
             seen_duration = 1;
-            opt.duration_s = parse_real(a, v, 0.001, 86400.0);
+            opt.duration_s = cli_parse_double(a, v, 0.001, 86400.0);
         } else if (!strcmp(a, "--cycles")) {
             seen_cycles = 1;
-            opt.cycles = parse_int(a, v, 1, 100000000);
+            opt.cycles = cli_parse_long(a, v, 1, 100000000);
         } else if (!strcmp(a, "--seed")) {
-            opt.seed = (uint64_t)parse_int(a, v, 0, INT64_MAX);
+            opt.seed = (uint64_t)cli_parse_long(a, v, 0, INT64_MAX);
         } else if (!strcmp(a, "--timeout-ms")) {
-            opt.timeout_ms = parse_int(a, v, 1, 3600000);
+            opt.timeout_ms = cli_parse_long(a, v, 1, 3600000);
         } else {
-            bad_arg("unknown option '%s'", a);
+            cli_bad_arg("unknown option '%s'", a);
         }
     }
     if (seen_duration && seen_cycles)
-        bad_arg("--duration and --cycles exclude each other");
+        cli_bad_arg("--duration and --cycles exclude each other");
     if (seen_cycles)
         opt.duration_s = 0;
     opt.W_us = opt.W_in_us ? opt.W_value : opt.W_value * opt.scale;
@@ -737,6 +709,7 @@ static void write_json(const struct totals *t, uint64_t errors)
 
 int main(int argc, char **argv)
 {
+    cli_init("ini-synth");
     setvbuf(stdout, NULL, _IOLBF, 0);
     parse_args(argc, argv);
     char err[1024];
@@ -751,16 +724,16 @@ int main(int argc, char **argv)
     if (policy && *policy) {
         int p = ini_policy_parse(policy);
         if (p < 0)
-            bad_arg("INI_POLICY=%s: not a policy", policy);
+            cli_bad_arg("INI_POLICY=%s: not a policy", policy);
         ini_cn_set_policy(cn, (enum ini_policy)p);
     }
     if (cfg->n_clusters < 2)
-        bad_arg("%s has one cluster: no inter-cluster requests to make", cfg->path);
+        cli_bad_arg("%s has one cluster: no inter-cluster requests to make", cfg->path);
     if (opt.pattern == PATTERN_HOTSPOT) {
         if (opt.hot_pe < 0)
             opt.hot_pe = cfg->clusters[0].pes[0];
         if (opt.hot_pe >= cfg->n_pes)
-            bad_arg("--pattern hotspot: PE %d is not a PE of %s (%d PEs)", opt.hot_pe, cfg->path, cfg->n_pes);
+            cli_bad_arg("--pattern hotspot: PE %d is not a PE of %s (%d PEs)", opt.hot_pe, cfg->path, cfg->n_pes);
     }
 
     n_local = ini_cn_n_pes(cn);

@@ -8,7 +8,8 @@
 # tools/synth/fig63.sh runs the experiment and draws docs/results/fig6-3.png.
 BINS += $(BIN)/ini-synth $(BIN)/synth-queue
 
-$(BIN)/ini-synth: $(OBJ)/tools/synth/ini-synth.o $(LIBINI)
+$(OBJ)/tools/synth/ini-synth.o: EXTRA := -Itools
+$(BIN)/ini-synth: $(OBJ)/tools/synth/ini-synth.o $(OBJ)/tools/cli.o $(LIBINI)
 	@mkdir -p $(dir $@)
 	$(CC) $(LDFLAGS) -o $@ $^ $(CONFIG_LIBS) -lpthread -lm
 
