@@ -270,14 +270,18 @@ static int process_out(struct inid *d, struct work *w, uint64_t now)
     uint64_t start = d->trace.mode == INI_TRACE_DETAILED ? rte_rdtsc() : now;
     uint64_t submit;    /* in the headroom, which the transport header overwrites */
     memcpy(&submit, rec->data, sizeof(submit));
-    /* Our load rides to the peer in the AM header (before the CRC is taken):
-     * what the compute nodes gave us and we have not done, and the frames
-     * waiting in our queue. */
-    uint64_t given = atomic_load_explicit(&d->seg->inis[d->local].submitted, memory_order_relaxed);
-    /* A compute node counts its message just after publishing it: we may
-     * have processed it already. */
-    uint64_t load = (given > d->stats.processed ? given - d->stats.processed : 0) + queue_len(d);
-    h->flags = (uint16_t)(load > UINT16_MAX ? UINT16_MAX : load);
+    /* Under the load-aware INI policy our load rides to the peer in the AM
+     * header (before the CRC is taken): what the compute nodes gave us and
+     * we have not done, and the frames waiting in our queue.  Reading the
+     * compute nodes' counter costs a shared cache line, so only then. */
+    h->flags = 0;
+    if (d->cfg.ini_policy == INI_POLICY_LOAD_AWARE) {
+        uint64_t given = atomic_load_explicit(&d->seg->inis[d->local].submitted, memory_order_relaxed);
+        /* A compute node counts its message just after publishing it: we
+         * may have processed it already. */
+        uint64_t load = (given > d->stats.processed ? given - d->stats.processed : 0) + queue_len(d);
+        h->flags = (uint16_t)(load > UINT16_MAX ? UINT16_MAX : load);
+    }
     if (ini_swp_send(&d->swp, w->target, (uint8_t *)h, am_len, (void *)cookie, now) < 0)
         return STALL;
     d->stats.out_msgs++;

@@ -46,15 +46,22 @@ static uint64_t sum_avx2(const uint8_t *p, size_t n)
     return s;
 }
 
+/* Decided when the program loads, like the CRC tables below: no
+ * first-call race between threads. */
+static int have_avx2;
+
+__attribute__((constructor))
+static void detect_avx2(void)
+{
+    have_avx2 = __builtin_cpu_supports("avx2");
+}
+
 uint16_t ini_chksum(const void *data, int len)
 {
     const uint8_t *p = data;
     size_t n = len > 0 ? (size_t)len : 0;
     uint64_t sum = 0;
-    static int avx2 = -1;
-    if (avx2 < 0)
-        avx2 = __builtin_cpu_supports("avx2");
-    if (avx2 && n >= 128) {
+    if (have_avx2 && n >= 128) {
         size_t bulk = n & ~(size_t)63;
         sum = sum_avx2(p, bulk);
         p += bulk;

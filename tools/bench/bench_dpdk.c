@@ -355,7 +355,7 @@ static void debug_counters(const char *when)
             (unsigned long long)w->crc_errors, (unsigned long long)n->rx_frames,
             (unsigned long long)n->tx_frames, (unsigned long long)n->tx_no_mbuf,
             (unsigned long long)n->tx_dropped, (unsigned long long)n->rx_not_mine,
-            (unsigned long long)n->rx_not_ip, (unsigned)lwip_stats.udp.drop, (unsigned)lwip_stats.udp.chkerr,
+            (unsigned long long)n->rx_not_ip, (unsigned)lwip_stats.udp.drop, (unsigned)w->udp_checksum_errors,
             (unsigned)lwip_stats.ip.drop);
 }
 
