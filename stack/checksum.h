@@ -5,8 +5,10 @@
  * ones' complement sum of len bytes at any alignment, not inverted, in
  * memory byte order - the same value as lwIP's own lwip_standard_chksum,
  * which adds one byte at a time.  This one adds 64-bit words with an
- * end-around carry, and 32 bytes per step with AVX2 where the CPU has it:
- * any word size gives the same sum modulo 2^16-1 (RFC 1071, section 2).
+ * end-around carry (add/adc chains, the last 1..8 bytes in one load), and
+ * 64 bytes per step with AVX2 where the CPU has it and the buffer is over
+ * 128 bytes: any word size gives the same sum modulo 2^16-1 (RFC 1071,
+ * section 2).
  */
 #ifndef INI_CHECKSUM_H
 #define INI_CHECKSUM_H

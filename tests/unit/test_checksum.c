@@ -1,9 +1,11 @@
 /*
  * test_checksum.c - ini_chksum against the plain RFC 1071 definition
  * (16-bit words in network order, end-around carry, result in memory
- * order) on random data of every length up to 300 bytes and at every
- * alignment, on large buffers that take the AVX2 path, and on the edge
- * values (all zeros, all ones).
+ * order) on random data of every length up to 2000 bytes and at every
+ * alignment, on large buffers that take the AVX2 path, on the edge
+ * values (all zeros, all ones, sums that are multiples of 0xffff), in
+ * buffers allocated to their exact size (so that ASan sees a read past
+ * the end), and with the AVX2 path turned off.
  */
 #include <setjmp.h>
 #include <stdarg.h>
@@ -14,6 +16,17 @@
 #include <cmocka.h>
 
 #include "checksum.h"
+
+/* A second copy of checksum.c, its public names renamed, for the scalar
+ * path on machines with AVX2: its have_avx2 is visible here, and cleared
+ * by test_scalar_path. */
+#define ini_chksum scalar_chksum
+#define ini_crc32c scalar_crc32c
+#define ini_crc32c_serial scalar_crc32c_serial
+#include "stack/checksum.c"
+#undef ini_chksum
+#undef ini_crc32c
+#undef ini_crc32c_serial
 
 static uint16_t reference(const uint8_t *p, int len)
 {
@@ -37,14 +50,68 @@ static void fill(uint32_t seed, size_t n)
     }
 }
 
+/* Every length across the code's boundaries (1..7 bytes; 8..64 as a
+ * tail and up to three chains of words; 65..128 as one scalar 64-byte
+ * block; AVX2 from 129) at every alignment. */
+static void check_all_lengths(uint16_t (*sum)(const void *, int), int max)
+{
+    for (int off = 0; off < 16; off++)
+        for (int len = 0; len <= max; len++)
+            if (sum(buf + off, len) != reference(buf + off, len))
+                fail_msg("offset %d length %d: %04x != %04x", off, len,
+                         sum(buf + off, len), reference(buf + off, len));
+}
+
 static void test_small_lengths_all_alignments(void **state)
 {
-    fill(7, 400);
-    for (int off = 0; off < 16; off++)
-        for (int len = 0; len <= 300; len++)
-            if (ini_chksum(buf + off, len) != reference(buf + off, len))
-                fail_msg("offset %d length %d: %04x != %04x", off, len,
-                         ini_chksum(buf + off, len), reference(buf + off, len));
+    fill(7, 2100);
+    check_all_lengths(ini_chksum, 2000);
+}
+
+/* All 0xff: every sum is a nonzero multiple of 0xffff, which folds to
+ * 0xffff and never to 0; and 0x00ff/0xff00 words, the same with carries
+ * in between; and all zeros, the only sum that folds to 0. */
+static void test_fold_edges_all_lengths(void **state)
+{
+    memset(buf, 0xff, 2100);
+    check_all_lengths(ini_chksum, 1100);
+    for (int i = 0; i < 2100; i++)
+        buf[i] = (i % 4 == 1 || i % 4 == 2) ? 0xff : 0;
+    check_all_lengths(ini_chksum, 1100);
+    memset(buf, 0, 2100);
+    check_all_lengths(ini_chksum, 1100);
+}
+
+/* Each buffer in a heap block of exactly its size, so ASan (make SAN=1)
+ * reports any read past the end; the bytes before it, in the same block,
+ * are junk that would change the sum if they were read. */
+static void test_exact_size_buffers(void **state)
+{
+    fill(11, 2100);
+    for (int len = 0; len <= 600; len++)
+        for (int off = 0; off < 8; off++) {
+            /* (1 byte for 0 + 0: malloc(0) may return NULL) */
+            uint8_t *block = malloc((size_t)(off + len) + !(off + len));
+            assert_non_null(block);
+            memset(block, 0xa5, (size_t)off);
+            memcpy(block + off, buf, (size_t)len);
+            if (ini_chksum(block + off, len) != reference(block + off, len))
+                fail_msg("offset %d length %d", off, len);
+            free(block);
+        }
+}
+
+/* The scalar path of a CPU without AVX2, more than one 64-byte block. */
+static void test_scalar_path(void **state)
+{
+    have_avx2 = 0;      /* the copy's, not ini_chksum's */
+    fill(5, 2100);
+    check_all_lengths(scalar_chksum, 1100);
+    for (uint32_t seed = 1; seed < 10; seed++) {
+        fill(seed, sizeof buf);
+        int len = 60000 + (int)(seed * 1013);
+        assert_int_equal(scalar_chksum(buf + seed % 8, len), reference(buf + seed % 8, len));
+    }
 }
 
 static void test_large_buffers(void **state)
@@ -86,6 +153,9 @@ int main(void)
 {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_small_lengths_all_alignments),
+        cmocka_unit_test(test_fold_edges_all_lengths),
+        cmocka_unit_test(test_exact_size_buffers),
+        cmocka_unit_test(test_scalar_path),
         cmocka_unit_test(test_large_buffers),
         cmocka_unit_test(test_edges),
         cmocka_unit_test(test_crc32c_fast_equals_serial),
