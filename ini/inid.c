@@ -229,7 +229,7 @@ int main(int argc, char **argv)
     }
     lwip_init();
     if (ini_netif_init(&d->nf, d->me->ip, d->me->mac, d->cfg.stack.mtu, d->pool) < 0 ||
-        ini_swp_init(&d->swp, &d->cfg, d->me->id, d->tsc_hz, inid_transport_deliver,
+        ini_swp_init(&d->swp, &d->cfg, d->me->id, &d->nf, d->tsc_hz, inid_transport_deliver,
                      inid_transport_release, d) < 0) {
         fprintf(stderr, "inid %d: lwIP setup failed\n", d->me->id);
         return 1;

@@ -84,11 +84,67 @@ static void flush_queue(struct ini_netif *nf, struct ini_txq *q)
 
 void ini_netif_flush(struct ini_netif *nf)
 {
+
     for (int i = 0; i < nf->n_txqs; i++) {
         struct ini_txq *q = &nf->txqs[i];
         if (q->n || (q->fault && ini_fault_holding(q->fault)))
             flush_queue(nf, q);
     }
+}
+
+static void enqueue(struct ini_netif *nf, struct ini_txq *q, struct rte_mbuf *m)
+{
+    q->pkts[q->n++] = m;
+    nf->stats.tx_frames++;
+    nf->stats.tx_bytes += m->pkt_len;
+    if (q->n == INI_NETIF_BURST)
+        flush_queue(nf, q);
+}
+
+/* The custom free function of transmit pbufs: lwIP is done with it. */
+static void tx_pbuf_free(struct pbuf *p)
+{
+    struct ini_mbuf_pbuf *mp = (struct ini_mbuf_pbuf *)p;
+    if (mp->txq >= 0)
+        enqueue(mp->nf, &mp->nf->txqs[mp->txq], mp->m);
+    else
+        rte_pktmbuf_free(mp->m);
+}
+
+struct pbuf *ini_netif_alloc_tx(struct ini_netif *nf, uint16_t len)
+{
+    struct rte_mbuf *m = rte_pktmbuf_alloc(nf->pool);
+    if (!m) {
+        nf->stats.tx_no_mbuf++;
+        return NULL;
+    }
+    if (rte_pktmbuf_tailroom(m) < INI_TX_HEADROOM + len) {
+        rte_pktmbuf_free(m);
+        nf->stats.tx_no_mbuf++;
+        return NULL;
+    }
+    struct ini_mbuf_pbuf *mp = rte_mbuf_to_priv(m);
+    mp->m = m;
+    mp->nf = nf;
+    mp->txq = -1;
+    mp->pc.custom_free_function = tx_pbuf_free;
+    uint8_t *payload = rte_pktmbuf_mtod(m, uint8_t *) + INI_TX_HEADROOM;
+    return pbuf_alloced_custom(PBUF_RAW, len, PBUF_RAM, &mp->pc, payload, len);
+}
+
+/* A whole frame in one of our transmit mbufs: lwIP wrote its headers in
+ * place, so only the Ethernet header is missing. */
+static int is_tx_mbuf(const struct pbuf *p)
+{
+    return p->next == NULL && (p->flags & PBUF_FLAG_IS_CUSTOM) &&
+           ((const struct pbuf_custom *)p)->custom_free_function == tx_pbuf_free;
+}
+
+static void write_eth(struct ini_netif *nf, const struct ini_peer_slot *peer, struct rte_ether_hdr *eth)
+{
+    memcpy(&eth->dst_addr, peer->mac, 6);
+    memcpy(&eth->src_addr, nf->mac, 6);
+    eth->ether_type = rte_cpu_to_be_16(nf->ethertype);
 }
 
 /* netif->output: one IP packet or fragment to `ipaddr`. */
@@ -99,6 +155,17 @@ static err_t netif_output(struct netif *netif, struct pbuf *p, const ip4_addr_t 
     if (!peer) {
         nf->stats.tx_no_route++;
         return ERR_RTE;
+    }
+    if (is_tx_mbuf(p)) {
+        struct ini_mbuf_pbuf *mp = (struct ini_mbuf_pbuf *)p;
+        struct rte_mbuf *m = mp->m;
+        struct rte_ether_hdr *eth = (struct rte_ether_hdr *)((uint8_t *)p->payload - RTE_ETHER_HDR_LEN);
+        m->data_off = (uint16_t)((uint8_t *)eth - (uint8_t *)m->buf_addr);
+        m->data_len = (uint16_t)(RTE_ETHER_HDR_LEN + p->len);
+        m->pkt_len = m->data_len;
+        write_eth(nf, peer, eth);
+        mp->txq = peer->txq;          /* queued by tx_pbuf_free */
+        return ERR_OK;
     }
     struct rte_mbuf *m = rte_pktmbuf_alloc(nf->pool);
     if (!m) {
@@ -112,24 +179,15 @@ static err_t netif_output(struct netif *netif, struct pbuf *p, const ip4_addr_t 
         nf->stats.tx_no_mbuf++;
         return ERR_MEM;
     }
-    memcpy(&eth->dst_addr, peer->mac, 6);
-    memcpy(&eth->src_addr, nf->mac, 6);
-    eth->ether_type = rte_cpu_to_be_16(nf->ethertype);
+    write_eth(nf, peer, eth);
     pbuf_copy_partial(p, eth + 1, p->tot_len, 0);
-
-    struct ini_txq *q = &nf->txqs[peer->txq];
-    q->pkts[q->n++] = m;
-    nf->stats.tx_frames++;
-    nf->stats.tx_bytes += frame_len;
-    if (q->n == INI_NETIF_BURST)
-        flush_queue(nf, q);
+    enqueue(nf, &nf->txqs[peer->txq], m);
     return ERR_OK;
 }
 
 static void rx_pbuf_free(struct pbuf *p)
 {
-    struct ini_rx_pbuf *rp = (struct ini_rx_pbuf *)p;
-    rte_pktmbuf_free(rp->m);
+    rte_pktmbuf_free(((struct ini_mbuf_pbuf *)p)->m);
 }
 
 void ini_netif_input(struct ini_netif *nf, struct rte_mbuf *m)
@@ -152,7 +210,7 @@ void ini_netif_input(struct ini_netif *nf, struct rte_mbuf *m)
         rte_pktmbuf_free(m);
         return;
     }
-    struct ini_rx_pbuf *rp = rte_mbuf_to_priv(m);
+    struct ini_mbuf_pbuf *rp = rte_mbuf_to_priv(m);
     rp->m = m;
     rp->pc.custom_free_function = rx_pbuf_free;
     uint16_t len = (uint16_t)(m->data_len - RTE_ETHER_HDR_LEN);

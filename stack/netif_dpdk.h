@@ -13,6 +13,13 @@
  * thesis makes per transmission - and queues the mbuf on the peer's port.
  * ini_netif_flush() sends every queue in bursts.
  *
+ * Transmit without that copy: a transport whose datagram fits one frame
+ * asks for a pbuf over a fresh mbuf (ini_netif_alloc_tx), with room for
+ * the UDP, IP and Ethernet headers in front, and writes its message there
+ * (its one copy).  lwIP prepends its headers in place; the glue only adds
+ * the Ethernet header, and the mbuf joins its port's queue when lwIP
+ * releases the pbuf, so lwIP never touches a buffer the driver owns.
+ *
  * Each ini_netif also owns the fault injector of its INI (stack/fault.h) so
  * that every frame between two INIs passes it once on transmit and once on
  * receive.
@@ -34,12 +41,20 @@
 #define INI_ETHERTYPE_IPV4  0x0800
 #define INI_ETHERTYPE_LOCAL 0x88b5   /* IEEE 802 local experimental */
 
-/* What lives in each mbuf's private area: the pbuf lwIP sees. */
-struct ini_rx_pbuf {
+struct ini_netif;
+
+/* What lives in each mbuf's private area: the pbuf lwIP sees.  It lies
+ * before the mbuf's data, which lwIP's in-place header check requires of a
+ * PBUF_RAM-typed pbuf. */
+struct ini_mbuf_pbuf {
     struct pbuf_custom pc;
     struct rte_mbuf *m;
+    struct ini_netif *nf;     /* transmit: the owner of the queue ... */
+    int txq;                  /* ... it joins when freed; -1: not sent, free it */
 };
-#define INI_MBUF_PRIV_SIZE RTE_ALIGN(sizeof(struct ini_rx_pbuf), RTE_MBUF_PRIV_ALIGN)
+#define INI_MBUF_PRIV_SIZE RTE_ALIGN(sizeof(struct ini_mbuf_pbuf), RTE_MBUF_PRIV_ALIGN)
+/* Bytes in front of an ini_netif_alloc_tx payload: UDP, IP, Ethernet. */
+#define INI_TX_HEADROOM     (8 + 20 + 14)
 
 struct ini_txq {
     uint16_t port;
@@ -55,7 +70,6 @@ struct ini_peer_slot {
     uint8_t  mac[6];
 };
 
-struct ini_netif;
 /* Sends n queued mbufs of queue q; returns how many were taken.  The
  * default calls rte_eth_tx_burst; tests replace it to join two netifs. */
 typedef uint16_t (*ini_xmit_fn)(struct ini_netif *nf, struct ini_txq *q,
@@ -89,6 +103,12 @@ int ini_netif_add_txq(struct ini_netif *nf, uint16_t port);
 /* Declares that the INI at `ip` (network order) with `mac` is reached
  * through queue txq.  -1 if the table is full or ip is present. */
 int ini_netif_add_peer(struct ini_netif *nf, uint32_t ip, const uint8_t mac[6], int txq);
+
+/* A pbuf of len bytes over a fresh transmit mbuf, for a datagram that fits
+ * one frame (len + UDP + IP headers <= MTU), or NULL if the pool is empty.
+ * The caller owns the pbuf, fills it and hands it to udp_sendto*; freeing
+ * it queues the frame if lwIP sent it, else returns the mbuf to its pool. */
+struct pbuf *ini_netif_alloc_tx(struct ini_netif *nf, uint16_t len);
 
 /* Takes ownership of a received frame: it is freed, or owned by lwIP. */
 void ini_netif_input(struct ini_netif *nf, struct rte_mbuf *m);

@@ -26,18 +26,34 @@ int ini_swp_hdr_len(int seq_bits)
     return 2 + 2 * (seq_bits / 8);
 }
 
-static void put_be(uint8_t *p, uint32_t v, int bytes)
+/* Multi-byte fields are big-endian; one load or store and a byte swap
+ * per field, not a loop over its bytes. */
+static inline void put_seq(uint8_t *p, uint32_t v, int seq_bits)
 {
-    for (int i = bytes - 1; i >= 0; i--, v >>= 8)
-        p[i] = (uint8_t)v;
+    if (seq_bits == 32) {
+        v = __builtin_bswap32(v);
+        memcpy(p, &v, 4);
+    } else if (seq_bits == 16) {
+        uint16_t x = __builtin_bswap16((uint16_t)v);
+        memcpy(p, &x, 2);
+    } else {
+        *p = (uint8_t)v;
+    }
 }
 
-static uint32_t get_be(const uint8_t *p, int bytes)
+static inline uint32_t get_seq(const uint8_t *p, int seq_bits)
 {
-    uint32_t v = 0;
-    for (int i = 0; i < bytes; i++)
-        v = v << 8 | p[i];
-    return v;
+    if (seq_bits == 32) {
+        uint32_t v;
+        memcpy(&v, p, 4);
+        return __builtin_bswap32(v);
+    }
+    if (seq_bits == 16) {
+        uint16_t x;
+        memcpy(&x, p, 2);
+        return __builtin_bswap16(x);
+    }
+    return *p;
 }
 
 void ini_swp_hdr_write(uint8_t *dst, const struct ini_swp_hdr *h, int seq_bits)
@@ -45,8 +61,8 @@ void ini_swp_hdr_write(uint8_t *dst, const struct ini_swp_hdr *h, int seq_bits)
     int w = seq_bits / 8;
     dst[0] = h->op;
     dst[1] = h->conn;
-    put_be(dst + 2, h->seq, w);
-    put_be(dst + 2 + w, h->ack, w);
+    put_seq(dst + 2, h->seq, seq_bits);
+    put_seq(dst + 2 + w, h->ack, seq_bits);
 }
 
 int ini_swp_hdr_read(const uint8_t *src, uint32_t len, int seq_bits, struct ini_swp_hdr *h)
@@ -56,8 +72,8 @@ int ini_swp_hdr_read(const uint8_t *src, uint32_t len, int seq_bits, struct ini_
         return -1;
     h->op = src[0];
     h->conn = src[1];
-    h->seq = get_be(src + 2, w);
-    h->ack = get_be(src + 2 + w, w);
+    h->seq = get_seq(src + 2, seq_bits);
+    h->ack = get_seq(src + 2 + w, seq_bits);
     if (h->op < INI_SWP_DATA || h->op > INI_SWP_NAK)
         return -1;
     return 0;
@@ -102,29 +118,32 @@ static inline uint32_t dist(const struct ini_swp *s, uint32_t from, uint32_t to)
     return (to - from) & s->seq_mask;
 }
 
+/* A connection has a power of two of slots, at least a window of them:
+ * the slot of a sequence number is its low bits, which stay distinct
+ * for the `window` consecutive numbers in flight even across a wrap of
+ * the sequence space (that is a multiple of the slot count; `seq %
+ * window` is not, for a window of 10 and 8-bit numbers, say). */
 static inline struct swp_tx_slot *tx_slot(struct ini_swp *s, struct swp_conn *c, uint32_t seq)
 {
-    return &c->tx[seq % s->window];
+    return &c->tx[seq & s->slot_mask];
 }
 
 static inline struct swp_rx_slot *rx_slot(struct ini_swp *s, struct swp_conn *c, uint32_t seq)
 {
-    return &c->rx[seq % s->window];
+    return &c->rx[seq & s->slot_mask];
 }
 
 /* Sends a header-only frame (ACK or NAK). */
 static void send_control(struct ini_swp *s, struct swp_conn *c, uint8_t op, uint32_t seq)
 {
-    struct pbuf *p = pbuf_alloc(PBUF_TRANSPORT, (u16_t)s->hdr_len, PBUF_RAM);
+    struct pbuf *p = ini_netif_alloc_tx(s->nf, (uint16_t)s->hdr_len);
     if (!p) {
         s->stats.send_errors++;
         return;
     }
     struct ini_swp_hdr h = { op, (uint8_t)s->me, seq, c->rcv_nxt };
     ini_swp_hdr_write(p->payload, &h, s->seq_bits);
-    ip_addr_t dst;
-    ip_addr_set_ip4_u32(&dst, s->cfg->inis[c->peer].ip);
-    if (udp_sendto(s->pcb, p, &dst, INI_UDP_PORT) != ERR_OK)
+    if (udp_sendto_if_src(s->pcb, p, &s->peer_ip[c->peer], INI_UDP_PORT, &s->nf->netif, &s->local_ip) != ERR_OK)
         s->stats.send_errors++;
     pbuf_free(p);
     c->ack_sent = c->rcv_nxt;
@@ -133,31 +152,59 @@ static void send_control(struct ini_swp *s, struct swp_conn *c, uint8_t op, uint
     timer_list_cancel_conn(&s->ack_timers, (uint16_t)c->peer);
 }
 
+/* The UDP payload's sum for a message of several frames: the header's,
+ * plus the message's, summed once at the first send.  Both start at even
+ * offsets. */
+static uint16_t multi_frame_sum(struct ini_swp *s, struct swp_tx_slot *t, const uint8_t *wire)
+{
+    if (!t->msg_sum_valid) {
+        t->msg_sum = fold16((uint32_t)ini_chksum(&t->crc, 4) + ini_chksum(t->am, (int)t->am_len));
+        t->msg_sum_valid = 1;
+    }
+    return fold16((uint32_t)ini_chksum(wire, s->hdr_len) + t->msg_sum);
+}
+
 /* (Re)transmits message `seq` of connection c from its slot. */
 static int transmit(struct ini_swp *s, struct swp_conn *c, uint32_t seq)
 {
     struct swp_tx_slot *t = tx_slot(s, c, seq);
-    uint8_t *wire = t->am - s->data_hdr_len;
     struct ini_swp_hdr h = { INI_SWP_DATA, (uint8_t)s->me, seq, c->rcv_nxt };
-    ini_swp_hdr_write(wire, &h, s->seq_bits);
-    memcpy(wire + s->hdr_len, &t->crc, 4);
-    /* The UDP payload's sum: the header's, plus the message's, summed
-     * once at the first send.  Both start at even offsets. */
-    uint16_t sum = fold16((uint32_t)ini_chksum(wire, s->hdr_len) + t->msg_sum);
+    uint32_t len = t->am_len + (uint32_t)s->data_hdr_len;
+    struct pbuf *p;
+    uint16_t sum;
+    if (len <= s->frame_max) {
+        /* One frame: header, CRC and message go straight into the mbuf
+         * (the one copy of a transmission) and are summed there, hot. */
+        p = ini_netif_alloc_tx(s->nf, (uint16_t)len);
+        if (!p) {
+            s->stats.send_errors++;
+            return -1;
+        }
+        uint8_t *wire = p->payload;
+        ini_swp_hdr_write(wire, &h, s->seq_bits);
+        memcpy(wire + s->hdr_len, &t->crc, 4);
+        memcpy(wire + s->data_hdr_len, t->am, t->am_len);
+        sum = ini_chksum(wire, (int)len);
+    } else {
+        /* Several frames: a PBUF_REF over the compute node's ring; lwIP
+         * puts its headers in pbufs of its own and the link layer copies
+         * each fragment out. */
+        uint8_t *wire = t->am - s->data_hdr_len;
+        ini_swp_hdr_write(wire, &h, s->seq_bits);
+        memcpy(wire + s->hdr_len, &t->crc, 4);
+        sum = multi_frame_sum(s, t, wire);
+        p = pbuf_alloc(PBUF_TRANSPORT, (u16_t)len, PBUF_REF);
+        if (!p) {
+            s->stats.send_errors++;
+            return -1;
+        }
+        p->payload = wire;
+    }
     if (s->stamp)
         s->t_out_udp = rte_rdtsc();
-
-    /* A PBUF_REF over the compute node's ring: lwIP puts its headers in
-     * pbufs of its own and the link layer copies each frame out. */
-    struct pbuf *p = pbuf_alloc(PBUF_TRANSPORT, (u16_t)(t->am_len + (uint32_t)s->data_hdr_len), PBUF_REF);
-    if (!p) {
-        s->stats.send_errors++;
-        return -1;
-    }
-    p->payload = wire;
-    ip_addr_t dst;
-    ip_addr_set_ip4_u32(&dst, s->cfg->inis[c->peer].ip);
-    err_t e = udp_sendto_chksum(s->pcb, p, &dst, INI_UDP_PORT, 1, sum);
+    /* The netif and source address are known: no route lookup. */
+    err_t e = udp_sendto_if_src_chksum(s->pcb, p, &s->peer_ip[c->peer], INI_UDP_PORT, &s->nf->netif, 1, sum,
+                                       &s->local_ip);
     pbuf_free(p);
     if (e != ERR_OK) {
         s->stats.send_errors++;
@@ -192,10 +239,10 @@ int ini_swp_send(struct ini_swp *s, int peer, uint8_t *am, uint32_t am_len, void
     t->am_len = am_len;
     t->cookie = cookie;
     t->naked = 0;
+    t->msg_sum_valid = 0;
     t->crc = ini_crc32c(0, am, am_len);
     if (s->stamp)
         s->t_out_window = rte_rdtsc();
-    t->msg_sum = fold16((uint32_t)ini_chksum(&t->crc, 4) + ini_chksum(am, (int)am_len));
     if (transmit(s, c, seq) < 0)
         return -1;
     c->snd_nxt = (seq + 1) & s->seq_mask;
@@ -330,7 +377,10 @@ static void handle_data(struct ini_swp *s, struct swp_conn *c, uint32_t seq, str
         return;
     }
     uint32_t crc;
-    pbuf_copy_partial(p, &crc, 4, (u16_t)s->hdr_len);
+    if (p->len >= s->data_hdr_len)
+        memcpy(&crc, (const uint8_t *)p->payload + s->hdr_len, 4);
+    else
+        pbuf_copy_partial(p, &crc, 4, (u16_t)s->hdr_len);
     if (crc != crc_of_pbuf(p, (uint16_t)s->data_hdr_len)) {
         c->stats.crc_errors++;
         s->stats.crc_errors++;
@@ -358,6 +408,17 @@ static void handle_data(struct ini_swp *s, struct swp_conn *c, uint32_t seq, str
  * lwIP, still in front of the payload). */
 static int udp_checksum_ok(struct pbuf *p)
 {
+    if (p->next == NULL) {
+        /* One frame: the segment is contiguous; the pseudo header is added
+         * as words of its fields (the sum is byte-order independent). */
+        const uint8_t *udp = (const uint8_t *)p->payload - UDP_HLEN;
+        uint32_t src = ip4_addr_get_u32(ip4_current_src_addr());
+        uint32_t dst = ip4_addr_get_u32(ip4_current_dest_addr());
+        uint32_t len = (uint32_t)p->len + UDP_HLEN;
+        uint64_t sum = (uint64_t)ini_chksum(udp, (int)len) + (src & 0xffff) + (src >> 16) +
+                       (dst & 0xffff) + (dst >> 16) + lwip_htons(IP_PROTO_UDP) + lwip_htons((u16_t)len);
+        return fold16((uint32_t)sum) == 0xffff;
+    }
     if (pbuf_header_force(p, UDP_HLEN) != 0)
         return 0;
     u16_t sum = ip_chksum_pseudo(p, IP_PROTO_UDP, p->tot_len, ip_current_src_addr(), ip_current_dest_addr());
@@ -379,8 +440,13 @@ static void udp_recv_cb(void *arg, struct udp_pcb *pcb, struct pbuf *p, const ip
     }
     if (s->stamp)
         s->t_in_udp = rte_rdtsc();
-    uint16_t n = pbuf_copy_partial(p, raw, (u16_t)s->hdr_len, 0);
-    if (ini_swp_hdr_read(raw, n, s->seq_bits, &h) < 0 ||
+    const uint8_t *hdr = p->payload;
+    uint16_t n = p->len;
+    if (n < s->hdr_len) {
+        n = pbuf_copy_partial(p, raw, (u16_t)s->hdr_len, 0);
+        hdr = raw;
+    }
+    if (ini_swp_hdr_read(hdr, n, s->seq_bits, &h) < 0 ||
         (h.op == INI_SWP_DATA && p->tot_len < s->data_hdr_len + 16)) {
         s->stats.bad_header++;
         pbuf_free(p);
@@ -454,17 +520,24 @@ int ini_swp_poll(struct ini_swp *s, uint64_t now)
 
 /* ---- set-up ---- */
 
-int ini_swp_init(struct ini_swp *s, const struct ini_config *cfg, int me, uint64_t tsc_hz,
-                 ini_deliver_fn deliver, ini_release_fn release, void *ctx)
+int ini_swp_init(struct ini_swp *s, const struct ini_config *cfg, int me, struct ini_netif *nf,
+                 uint64_t tsc_hz, ini_deliver_fn deliver, ini_release_fn release, void *ctx)
 {
     memset(s, 0, sizeof(*s));
     s->cfg = cfg;
     s->me = me;
+    s->nf = nf;
+    s->frame_max = (uint32_t)(cfg->stack.mtu - IP_HLEN - UDP_HLEN);
+    ip_addr_set_ip4_u32(&s->local_ip, cfg->inis[me].ip);
     s->seq_bits = cfg->stack.seq_bits;
     s->hdr_len = ini_swp_hdr_len(s->seq_bits);
     s->data_hdr_len = s->hdr_len + 4;
     s->seq_mask = s->seq_bits == 32 ? UINT32_MAX : (1u << s->seq_bits) - 1;
     s->window = (uint32_t)cfg->stack.window;
+    uint32_t slots = 1;
+    while (slots < s->window)
+        slots <<= 1;
+    s->slot_mask = slots - 1;
     s->use_nak = cfg->stack.nak;
     s->deliver = deliver;
     s->release = release;
@@ -480,8 +553,9 @@ int ini_swp_init(struct ini_swp *s, const struct ini_config *cfg, int me, uint64
         if (cfg->inis[i].cluster == cfg->inis[me].cluster)
             continue;
         c->peer = i;
-        c->tx = calloc(s->window, sizeof(*c->tx));
-        c->rx = calloc(s->window, sizeof(*c->rx));
+        ip_addr_set_ip4_u32(&s->peer_ip[i], cfg->inis[i].ip);
+        c->tx = calloc(slots, sizeof(*c->tx));
+        c->rx = calloc(slots, sizeof(*c->rx));
         if (!c->tx || !c->rx)
             return -1;
         n_conns++;
@@ -512,7 +586,7 @@ void ini_swp_close(struct ini_swp *s)
     for (int i = 0; i < s->cfg->n_inis; i++) {
         struct swp_conn *c = &s->conns[i];
         if (c->rx)
-            for (uint32_t k = 0; k < s->window; k++)
+            for (uint32_t k = 0; k <= s->slot_mask; k++)
                 if (c->rx[k].p)
                     pbuf_free(c->rx[k].p);
         free(c->tx);

@@ -29,7 +29,12 @@
  * Buffer ownership: ini_swp_send() borrows the message (the AM header and
  * payload in the compute node's ring, with INI_SWP_MAXHDR writable bytes in
  * front) until it is acknowledged, and gives it back through the release
- * callback: retransmissions are sent from the same place, never copied.
+ * callback: retransmissions are sent from the same place.  Each
+ * transmission copies it once: a message that fits one frame straight
+ * into a transmit mbuf of the link (ini_netif_alloc_tx), behind the
+ * transport header, with lwIP's headers written in place in front; a
+ * longer one is handed to lwIP as a PBUF_REF and each fragment is copied
+ * into its frame by the link layer.
  * Received messages go to the deliver callback as a pbuf chain and the
  * offset of the AM header; the callback takes the pbuf (returns 0) or
  * refuses it for now (returns -1), in which case the protocol keeps it,
@@ -42,7 +47,9 @@
 
 #include "checksum.h"
 #include "config.h"
+#include "lwip/ip_addr.h"
 #include "lwip/pbuf.h"
+#include "netif_dpdk.h"
 #include "timer_list.h"
 
 #define INI_UDP_PORT   7400
@@ -79,7 +86,8 @@ struct swp_tx_slot {
     void *cookie;
     uint64_t last_tx;         /* TSC of the last (re)transmission */
     uint32_t crc;             /* CRC32C of the message */
-    uint16_t msg_sum;         /* ones' complement sum of CRC + message, for the UDP checksum */
+    uint16_t msg_sum;         /* ones' complement sum of CRC + message, for the UDP checksum ... */
+    uint8_t msg_sum_valid;    /* ... once summed (messages of several frames only) */
     int naked;                /* retransmitted on a NAK already */
 };
 
@@ -99,18 +107,23 @@ struct swp_conn {
     int      nak_sent;             /* ... if any NAK was sent yet */
     int      delivery_blocked;     /* head of the receive window refused */
     int      ack_forced;           /* a duplicate came: our ack may be lost */
-    struct swp_tx_slot *tx;        /* [window] */
-    struct swp_rx_slot *rx;        /* [window] */
+    struct swp_tx_slot *tx;        /* [slot_mask + 1] */
+    struct swp_rx_slot *rx;        /* [slot_mask + 1] */
     struct ini_swp_stats stats;
 };
 
 struct ini_swp {
     struct udp_pcb *pcb;
+    struct ini_netif *nf;          /* the link: transmit buffers, the netif to send on */
+    uint32_t frame_max;            /* largest UDP payload of one frame */
+    ip_addr_t local_ip;            /* this INI's address */
+    ip_addr_t peer_ip[INI_MAX_INIS];     /* every INI's, by id */
     const struct ini_config *cfg;
     int me;
     int seq_bits, hdr_len;
     int data_hdr_len;              /* hdr_len + 4: DATA carries the CRC */
     uint32_t seq_mask, window;
+    uint32_t slot_mask;            /* slots per connection - 1: a power of two >= window */
     uint64_t nak_gap;              /* TSC: least time between two NAKs / NAK retransmissions */
     int use_nak;
     ini_deliver_fn deliver;
@@ -131,10 +144,11 @@ struct ini_swp {
     struct ini_swp_stats stats;              /* whole INI */
 };
 
-/* Sets up every connection and binds the INI's UDP port.  Allocates all
- * per-connection state here, once. */
-int ini_swp_init(struct ini_swp *s, const struct ini_config *cfg, int me, uint64_t tsc_hz,
-                 ini_deliver_fn deliver, ini_release_fn release, void *ctx);
+/* Sets up every connection and binds the INI's UDP port on nf, the INI's
+ * link (its netif, already registered with lwIP), which every datagram is
+ * sent through.  Allocates all per-connection state here, once. */
+int ini_swp_init(struct ini_swp *s, const struct ini_config *cfg, int me, struct ini_netif *nf,
+                 uint64_t tsc_hz, ini_deliver_fn deliver, ini_release_fn release, void *ctx);
 void ini_swp_close(struct ini_swp *s);
 
 /* Sends the message whose AM header is at `am` to INI `peer`.  0 when

@@ -7,7 +7,7 @@ LWIP_FILES  := $(addprefix core/,init.c def.c inet_chksum.c ip.c mem.c memp.c ne
 LWIP_OBJS   := $(LWIP_FILES:%.c=$(OBJ)/lwip/%.o)
 LIBLWIP     := $(BUILD)/liblwip.a
 
-$(OBJ)/lwip/%.o: $(LWIP_SRC)/%.c stack/lwip/lwipopts.h stack/lwip/lwippools.h
+$(OBJ)/lwip/%.o: $(LWIP_SRC)/%.c stack/lwip/lwipopts.h stack/lwip/lwippools.h stack/lwip/arch/cc.h
 	@mkdir -p $(dir $@)
 	$(CC) -std=gnu11 $(CFLAGS) -w $(LWIP_CFLAGS) -c $< -o $@
 

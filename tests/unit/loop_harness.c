@@ -137,7 +137,7 @@ static void setup_side(struct loop_side *s, struct loop_side *other, int id)
     s->nf.xmit_ctx = s;
     int q = ini_netif_add_txq(&s->nf, 0);
     ini_netif_add_peer(&s->nf, loop_cfg.inis[1 - id].ip, loop_cfg.inis[1 - id].mac, q);
-    ini_swp_init(&s->swp, &loop_cfg, id, LOOP_HZ, deliver, release, s);
+    ini_swp_init(&s->swp, &loop_cfg, id, &s->nf, LOOP_HZ, deliver, release, s);
 }
 
 void loop_setup(int window, int seq_bits, int nak)

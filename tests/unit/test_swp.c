@@ -199,26 +199,40 @@ static void test_window_full(void **state)
     assert_all_delivered(5);
 }
 
-/* 8-bit sequence numbers wrap every 256 messages: 40 wraps, with a loss
- * now and then. */
-static void test_wraparound(void **state)
+/* n messages over 8-bit sequence numbers with the given window, a loss
+ * or a duplicate now and then. */
+static void run_wraparound(int window, uint32_t n)
 {
     loop_teardown();
-    loop_setup(16, 8, 1);
+    loop_setup(window, 8, 1);
     loop_a.script = loop_b.script = random_fate;
     p_drop = 0.02;
     p_dup = 0.01;
     p_hold = 0;
     uint32_t sent = 0;
-    while (sent < 10240) {
+    for (int turns = 0; sent < n && turns < 1000000; turns++) {
         if (loop_send(&loop_a, sent, 32) == 0)
             sent++;
         else
             loop_run(MS / 4, 1);
     }
+    assert_int_equal(sent, n);     /* a stuck window fails, not hangs */
     p_drop = p_dup = 0;
     loop_run(MS, 10);
-    assert_all_delivered(10240);
+    assert_all_delivered(n);
+}
+
+/* Sequence numbers wrap every 256 messages: 40 wraps. */
+static void test_wraparound(void **state)
+{
+    run_wraparound(16, 10240);
+}
+
+/* A window that does not divide the sequence space (10 of 256): the
+ * slots of messages on either side of a wrap must not collide. */
+static void test_wraparound_odd_window(void **state)
+{
+    run_wraparound(10, 5120);
 }
 
 static void test_refused_delivery(void **state)
@@ -304,6 +318,7 @@ int main(void)
         T(test_in_order_and_piggyback), T(test_loss_recovered_by_nak), T(test_loss_recovered_by_timer),
         T(test_duplicate_dropped),      T(test_duplicate_fragment),    T(test_reorder),               T(test_ack_loss),
         T(test_nak_loss),               T(test_window_full),           T(test_wraparound),
+        T(test_wraparound_odd_window),
         T(test_refused_delivery),       T(test_bad_header_fields),     T(test_random_mix),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);

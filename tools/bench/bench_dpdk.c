@@ -7,7 +7,7 @@
  *             is cut into 1500-byte frames by the bench itself (EtherType
  *             0x88b6 for a continued message, 0x88b5 for its last frame),
  *             so every layer moves the same bytes per frame.
- *   udp-ip    lwIP's UDP (udp_sendto of a PBUF_REF, the recv callback)
+ *   udp-ip    lwIP's UDP (udp_sendto, the recv callback)
  *             through our netif glue (stack/netif_dpdk.c), IP
  *             fragmentation and reassembly included; no sliding window.
  *   reliable  the INI's transport (stack/swp.c) over the same glue: what
@@ -190,10 +190,20 @@ static int lwip_poll(void *ctx)
 static int udp_send_msg(void *ctx, const uint8_t h[BENCH_HDR], uint32_t len)
 {
     memcpy(src_buf, h, BENCH_HDR);
-    struct pbuf *p = pbuf_alloc(PBUF_TRANSPORT, (u16_t)len, PBUF_REF);
-    if (!p)
-        return -1;
-    p->payload = src_buf;
+    /* As the transport sends: a single frame is copied into a transmit
+     * mbuf, a longer datagram goes to lwIP by reference. */
+    struct pbuf *p;
+    if (len <= BENCH_MTU - 28) {
+        p = ini_netif_alloc_tx(&S.nf, (uint16_t)len);
+        if (!p)
+            return -1;
+        memcpy(p->payload, src_buf, len);
+    } else {
+        p = pbuf_alloc(PBUF_TRANSPORT, (u16_t)len, PBUF_REF);
+        if (!p)
+            return -1;
+        p->payload = src_buf;
+    }
     ip_addr_t dst;
     ip_addr_set_ip4_u32(&dst, ip_of[1 - S.role]);
     err_t e = udp_sendto(S.upcb, p, &dst, UDP_PORT);
@@ -264,7 +274,7 @@ static int rel_configure(int window)
         c->inis[i].ip = ip_of[i];
         memcpy(c->inis[i].mac, mac_of[i], 6);
     }
-    if (ini_swp_init(&S.swp, c, S.role, bench_tsc_hz(), rel_deliver, rel_release, NULL) < 0)
+    if (ini_swp_init(&S.swp, c, S.role, &S.nf, bench_tsc_hz(), rel_deliver, rel_release, NULL) < 0)
         return -1;
     S.swp_up = 1;
     uint32_t stride = (INI_SWP_MAXHDR + (uint32_t)sizeof(struct ini_am_hdr) + BENCH_MAX_MSG + 63) & ~63u;

@@ -105,7 +105,7 @@ static void setup_side(struct ip_side *s, int id, int window)
     s->nf.xmit_ctx = s;
     int q = ini_netif_add_txq(&s->nf, 0);
     ini_netif_add_peer(&s->nf, ip_ip[1 - id], ip_mac[1 - id], q);
-    ini_swp_init(&s->swp, &ip_cfg, id, bench_tsc_hz(), deliver, release, s);
+    ini_swp_init(&s->swp, &ip_cfg, id, &s->nf, bench_tsc_hz(), deliver, release, s);
     s->upcb = udp_new();
     ip_addr_t local;
     ip_addr_set_ip4_u32(&local, ip_ip[id]);
@@ -156,10 +156,17 @@ __attribute__((noinline)) void ip_udp_send(int k)
     ip_addr_t dst;
     ip_addr_set_ip4_u32(&dst, ip_ip[1]);
     for (int i = 0; i < k; i++) {
-        struct pbuf *p = pbuf_alloc(PBUF_TRANSPORT, (u16_t)msg_size, PBUF_REF);
-        if (!p)
-            break;
-        p->payload = slots;
+        /* As the transport sends (stack/swp.c transmit()). */
+        struct pbuf *p;
+        if (msg_size <= BENCH_MTU - 28) {
+            if (!(p = ini_netif_alloc_tx(&A.nf, (uint16_t)msg_size)))
+                break;
+            memcpy(p->payload, slots, msg_size);
+        } else {
+            if (!(p = pbuf_alloc(PBUF_TRANSPORT, (u16_t)msg_size, PBUF_REF)))
+                break;
+            p->payload = slots;
+        }
         udp_sendto(A.upcb, p, &dst, 7401);
         pbuf_free(p);
     }
@@ -303,7 +310,7 @@ int bench_inproc_main(int argc, char **argv)
         fprintf(stderr, "ini-bench --inproc: EAL init failed\n");
         return 1;
     }
-    ip_pool = rte_pktmbuf_pool_create("ip_mbufs", 8191, 0, INI_MBUF_PRIV_SIZE, RTE_MBUF_DEFAULT_BUF_SIZE, 0);
+    ip_pool = rte_pktmbuf_pool_create("ip_mbufs", 8191, 256, INI_MBUF_PRIV_SIZE, RTE_MBUF_DEFAULT_BUF_SIZE, 0);
     if (!ip_pool)
         return 1;
     lwip_init();
