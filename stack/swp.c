@@ -218,7 +218,10 @@ static int transmit(struct ini_swp *s, struct swp_conn *c, uint32_t seq)
     c->ack_sent = c->rcv_nxt;
     c->rcv_unacked = 0;
     c->ack_forced = 0;
-    timer_list_cancel_conn(&s->ack_timers, (uint16_t)c->peer);
+    /* A running ACK timer is left to expire: it then finds nothing to
+     * acknowledge, or what arrived since.  In a request-reply exchange,
+     * cancelling it here and starting it again at the next delivery cost
+     * more per message than one idle expiry per ACK timeout. */
     return 0;
 }
 
@@ -486,6 +489,8 @@ int ini_swp_poll(struct ini_swp *s, uint64_t now)
     uint16_t conn;
     uint32_t seq;
     s->now = now;
+    if (now < ini_swp_next_deadline(s) && !s->n_blocked)
+        return 0;                   /* the common case, every loop turn */
     while (timer_list_pop_expired(&s->send_timers, now, &conn, &seq)) {
         struct swp_conn *c = &s->conns[conn];
         work++;

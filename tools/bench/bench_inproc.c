@@ -4,6 +4,9 @@
  *
  *   ini-bench --inproc [--layer raw|udp-ip|reliable|all] [--count N]
  *                      [--window W] [--size B]      (B: 8..65000)
+ *   ini-bench --inproc --pingpong [--count N] [--size B]
+ *       the reliable layer's round trip: A sends, B answers each message
+ *       (ip_rel_send, ip_rel_recv, ip_rel_reply, ip_rel_ack)
  *
  * Two INIs, A (sending) and B (receiving), each with its netif glue and,
  * for the reliable layer, its transport, in one lwIP instance; each
@@ -149,6 +152,43 @@ __attribute__((noinline)) void ip_rel_ack(void)
     ini_netif_flush(&A.nf);
 }
 
+struct cost { uint64_t send, recv, ack; };
+
+/* B answers each message with one of its own, which carries the ACK. */
+__attribute__((noinline)) void ip_rel_reply(int k)
+{
+    uint64_t now = bench_rdtsc();
+    for (int i = 0; i < k; i++) {
+        uint8_t *am = slots + (n_slots + B.swp.conns[0].snd_nxt % n_slots) * slot_stride + INI_SWP_MAXHDR;
+        if (ini_swp_send(&B.swp, 0, am, (uint32_t)sizeof(struct ini_am_hdr) + msg_size, NULL, now) < 0)
+            break;
+    }
+    ini_netif_flush(&B.nf);
+}
+
+/* Ping-pong, as the seed's round-trip test: A sends one message, B takes
+ * it and answers, A takes the answer (and the ACK riding on it). */
+static void run_pingpong(int n, struct cost *c, uint64_t *reply)
+{
+    memset(c, 0, sizeof(*c));
+    *reply = 0;
+    for (int i = 0; i < n; i++) {
+        uint64_t t0 = bench_rdtsc();
+        ip_rel_send(1);
+        uint64_t t1 = bench_rdtsc();
+        ip_rel_recv();
+        uint64_t t2 = bench_rdtsc();
+        ip_rel_reply(1);
+        uint64_t t3 = bench_rdtsc();
+        ip_rel_ack();
+        uint64_t t4 = bench_rdtsc();
+        c->send += t1 - t0;
+        c->recv += t2 - t1;
+        *reply += t3 - t2;
+        c->ack += t4 - t3;
+    }
+}
+
 /* ---- lwIP UDP only ---- */
 
 __attribute__((noinline)) void ip_udp_send(int k)
@@ -219,8 +259,6 @@ __attribute__((noinline)) void ip_raw_recv(void)
     A.nwire = 0;
 }
 
-struct cost { uint64_t send, recv, ack; };
-
 static void run_layer(const char *layer, int n, int window, struct cost *c)
 {
     int half = window / 2 ? window / 2 : 1;
@@ -277,6 +315,7 @@ int bench_inproc_main(int argc, char **argv)
 {
     const char *layer = "all";
     long n = 100000, window = 16, size = BENCH_HDR;
+    int pingpong = 0;
     for (int i = 2; i < argc; i++) {
         char *end;
         const char *v = i + 1 < argc ? argv[i + 1] : NULL;
@@ -292,6 +331,9 @@ int bench_inproc_main(int argc, char **argv)
             window = strtol(v, &end, 10);
             if (*end || window < 1 || window > 1024)
                 usage("--window: expected 1..1024");
+        } else if (!strcmp(argv[i], "--pingpong")) {
+            pingpong = 1;
+            continue;
         } else if (!strcmp(argv[i], "--size") && v) {
             size = strtol(v, &end, 10);
             if (*end || size < BENCH_HDR || size > BENCH_MAX_MSG)
@@ -325,14 +367,34 @@ int bench_inproc_main(int argc, char **argv)
     }
     setup_side(&A, 0, (int)window);
     setup_side(&B, 1, (int)window);
+    /* A's window of message slots, then B's (for its answers). */
     n_slots = (uint32_t)window;
     slot_stride = (INI_SWP_MAXHDR + (uint32_t)sizeof(struct ini_am_hdr) + msg_size + 63) & ~63u;
-    slots = calloc(n_slots, slot_stride);
-    for (size_t i = 0; i < (size_t)n_slots * slot_stride; i++)
+    slots = calloc(2 * (size_t)n_slots, slot_stride);
+    for (size_t i = 0; i < 2 * (size_t)n_slots * slot_stride; i++)
         slots[i] = (uint8_t)(i * 7);
-    for (uint32_t i = 0; i < n_slots; i++) {
-        struct ini_am_hdr h = { 0, 1, 0, 0, msg_size, 0 };
+    for (uint32_t i = 0; i < 2 * n_slots; i++) {
+        struct ini_am_hdr h = { (uint16_t)(i >= n_slots), (uint16_t)(i < n_slots), 0, 0, msg_size, 0 };
         memcpy(slots + i * slot_stride + INI_SWP_MAXHDR, &h, sizeof(h));
+    }
+    if (pingpong) {
+        struct cost c;
+        uint64_t reply;
+        run_pingpong((int)n, &c, &reply);
+        double k = (double)n;
+        printf("in-process INI ping-pong, reliable layer: %u-byte messages, %ld round trips, TSC %.2f GHz\n",
+               msg_size, n, (double)bench_tsc_hz() / 1e9);
+        printf("  cycles per round trip: A sends %.0f, B takes it %.0f, B answers %.0f, A takes the answer %.0f;"
+               " total %.0f (%.0f ns)\n",
+               (double)c.send / k, (double)c.recv / k, (double)reply / k, (double)c.ack / k,
+               (double)(c.send + c.recv + reply + c.ack) / k,
+               (double)(c.send + c.recv + reply + c.ack) / k / (double)bench_tsc_hz() * 1e9);
+        printf("  delivered: %llu to B, %llu to A; retransmissions %llu\n", (unsigned long long)B.delivered,
+               (unsigned long long)A.delivered,
+               (unsigned long long)(A.swp.stats.retx_timer + A.swp.stats.retx_nak + B.swp.stats.retx_timer +
+                                    B.swp.stats.retx_nak));
+        rmdir(rte_eal_get_runtime_dir());
+        return 0;
     }
 
     double hz = (double)bench_tsc_hz();
