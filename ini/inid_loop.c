@@ -529,7 +529,8 @@ int inid_loop(void *arg)
         n += run_queue(d, now);
         atomic_store_explicit(&me->processed, d->stats.processed, memory_order_relaxed);
         atomic_store_explicit(&me->inbound, d->delayed_tail - d->delayed_head, memory_order_relaxed);
-        ini_netif_flush(&d->nf);
+        /* Frames a full peer ring refused keep the daemon awake. */
+        n += ini_netif_flush(&d->nf);
         if (d->idle == INI_IDLE_ADAPTIVE && d->cfg.net_mode == INI_NET_MEMIF)
             inid_wake_peers(d);
         d->stats.loops++;

@@ -55,17 +55,41 @@ int ini_netif_add_txq(struct ini_netif *nf, uint16_t port)
     return nf->n_txqs++;
 }
 
+/* Moves what the port did not take to the back of the queue's backlog;
+ * only a full backlog drops. */
+static void park(struct ini_netif *nf, struct ini_txq *q, struct rte_mbuf **pkts, uint16_t n)
+{
+    uint16_t room = (uint16_t)(INI_NETIF_BACKLOG - q->n_backlog);
+    uint16_t k = n < room ? n : room;
+    memcpy(q->backlog + q->n_backlog, pkts, k * sizeof(*pkts));
+    q->n_backlog = (uint16_t)(q->n_backlog + k);
+    if (k < n) {
+        nf->stats.tx_dropped += n - k;
+        rte_pktmbuf_free_bulk(pkts + k, n - k);
+    }
+}
+
+/* Sends n frames after the backlog, oldest first.  A full port (the
+ * receiver's ring, on a local link) is a receiver busy for a moment:
+ * what it refuses after a few tries waits for the next flush rather than
+ * being dropped, which would turn a short stall into retransmissions of
+ * whole windows. */
 static void send_burst(struct ini_netif *nf, struct ini_txq *q, struct rte_mbuf **pkts, uint16_t n)
 {
-    uint16_t sent = 0;
-    /* A port that is momentarily full gets a few more tries; after that
-     * the frames are dropped, which the transport above recovers from. */
-    for (int tries = 0; sent < n && tries < 64; tries++)
-        sent += nf->xmit(nf, q, pkts + sent, (uint16_t)(n - sent));
-    if (sent < n) {
-        nf->stats.tx_dropped += n - sent;
-        rte_pktmbuf_free_bulk(pkts + sent, n - sent);
+    if (q->n_backlog) {
+        uint16_t k = nf->xmit(nf, q, q->backlog, q->n_backlog);
+        q->n_backlog = (uint16_t)(q->n_backlog - k);
+        memmove(q->backlog, q->backlog + k, q->n_backlog * sizeof(*q->backlog));
+        if (q->n_backlog) {
+            park(nf, q, pkts, n);
+            return;
+        }
     }
+    uint16_t sent = 0;
+    for (int tries = 0; sent < n && tries < 4; tries++)
+        sent += nf->xmit(nf, q, pkts + sent, (uint16_t)(n - sent));
+    if (sent < n)
+        park(nf, q, pkts + sent, (uint16_t)(n - sent));
     if (n)
         q->flushed++;
 }
@@ -82,14 +106,16 @@ static void flush_queue(struct ini_netif *nf, struct ini_txq *q)
     q->n = 0;
 }
 
-void ini_netif_flush(struct ini_netif *nf)
+int ini_netif_flush(struct ini_netif *nf)
 {
-
+    int waiting = 0;
     for (int i = 0; i < nf->n_txqs; i++) {
         struct ini_txq *q = &nf->txqs[i];
-        if (q->n || (q->fault && ini_fault_holding(q->fault)))
+        if (q->n || q->n_backlog || (q->fault && ini_fault_holding(q->fault)))
             flush_queue(nf, q);
+        waiting += q->n_backlog;
     }
+    return waiting;
 }
 
 static void enqueue(struct ini_netif *nf, struct ini_txq *q, struct rte_mbuf *m)

@@ -37,6 +37,7 @@
 
 #define INI_NETIF_MAX_PORTS 128
 #define INI_NETIF_BURST     32
+#define INI_NETIF_BACKLOG   256      /* frames a full port made wait, per queue */
 #define INI_PEER_HASH       512      /* power of two, > 2 x peers */
 #define INI_ETHERTYPE_IPV4  0x0800
 #define INI_ETHERTYPE_LOCAL 0x88b5   /* IEEE 802 local experimental */
@@ -61,7 +62,9 @@ struct ini_txq {
     uint16_t n;
     uint32_t flushed;        /* bursts sent since the owner last looked */
     struct ini_fault *fault; /* faults injected on transmit, or NULL */
+    uint16_t n_backlog;
     struct rte_mbuf *pkts[INI_NETIF_BURST];
+    struct rte_mbuf *backlog[INI_NETIF_BACKLOG];   /* refused by the port, oldest first */
 };
 
 struct ini_peer_slot {
@@ -112,9 +115,12 @@ struct pbuf *ini_netif_alloc_tx(struct ini_netif *nf, uint16_t len);
 
 /* Takes ownership of a received frame: it is freed, or owned by lwIP. */
 void ini_netif_input(struct ini_netif *nf, struct rte_mbuf *m);
-/* Sends everything queued (through the queue's fault injector, if any);
- * frames a port refuses after a few tries are dropped and counted. */
-void ini_netif_flush(struct ini_netif *nf);
+/* Sends everything queued (through the queue's fault injector, if any).
+ * Frames a port refuses wait, in order, for the next flush, up to
+ * INI_NETIF_BACKLOG per queue; beyond that they are dropped and counted.
+ * Returns how many frames wait: the caller should not go idle while any
+ * do. */
+int ini_netif_flush(struct ini_netif *nf);
 
 /* The route hook of lwipopts.h: the netif that owns `src`, else the
  * default netif. */

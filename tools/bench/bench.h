@@ -76,6 +76,12 @@ struct layer_result {
     double preempt_per_s;                 /* involuntary context switches of the
                                            * measuring process: another task took
                                            * its core (0 on a quiet machine) */
+    /* Round trips measured in turns with the other memif layers (raw,
+     * udp-ip, reliable, raw, ...), a few ms apart, so that a change of
+     * the machine's speed during the run hits all of them alike; the
+     * ratio is the median of the per-turn ratios to raw-dpdk. */
+    struct stat2 rtt_turns;
+    double rtt_turns_ratio;
     /* derived (medians) */
     double g_ns, rate_mps, G_ns_per_byte, M_bytes, gbps_max;
     int best_depth;
@@ -124,6 +130,9 @@ static inline void bench_complete(struct bench_eng *e, uint32_t n) { e->complete
  * core to another task (getrusage: involuntary context switches).
  * Ends by sending STOP.  Server: answers until STOP arrives. */
 int  bench_run_suite(struct bench_eng *e, const struct bench_params *p, struct layer_result *r);
+/* ns per 8-byte round trip over n round trips, after `warmup` untimed
+ * ones; -1 on failure. */
+double bench_pingpong(struct bench_eng *e, int warmup, int n);
 void bench_serve(struct bench_eng *e);
 /* Polls for ms milliseconds, answering what arrives (quiescing a layer). */
 void bench_drain(struct bench_eng *e, unsigned ms);

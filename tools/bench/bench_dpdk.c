@@ -411,6 +411,40 @@ static void server_loop(void)
     }
 }
 
+/* Round trips of the memif layers in turns (see layer_result.rtt_turns). */
+static int rtt_in_turns(const struct bench_setup *s, struct layer_result *res)
+{
+    static const int order[3] = { L_RAW, L_UDP, L_REL };
+    enum { MAX_TURNS = 64 };
+    double v[3][MAX_TURNS], ratio[3][MAX_TURNS];
+    int turns = s->p.runs < MAX_TURNS ? s->p.runs : MAX_TURNS;
+    int n = s->p.count < 2000 ? s->p.count : 2000;
+    int have_raw = s->layers_on[L_RAW] && res[L_RAW].ok;
+    for (int t = 0; t < turns; t++) {
+        for (int k = 0; k < 3; k++) {
+            int layer = order[k];
+            if (!s->layers_on[layer] || !res[layer].ok)
+                continue;
+            S.retx = 0;
+            if (phase_begin(layer, s->p.window) < 0)
+                return -1;
+            v[k][t] = bench_pingpong(&S.eng, n / 10, n);
+            if (phase_end() < 0 || v[k][t] < 0)
+                return -1;
+            res[layer].retransmissions += S.retx;
+            ratio[k][t] = have_raw ? v[k][t] / v[0][t] : 0;
+        }
+    }
+    for (int k = 0; k < 3; k++) {
+        struct layer_result *r = &res[order[k]];
+        if (!s->layers_on[order[k]] || !r->ok)
+            continue;
+        r->rtt_turns = bench_stat(v[k], turns);
+        r->rtt_turns_ratio = have_raw ? bench_stat(ratio[k], turns).med : 0;
+    }
+    return 0;
+}
+
 static int client_run(const struct bench_setup *s, struct layer_result *res)
 {
     static const int order[3] = { L_RAW, L_UDP, L_REL };
@@ -428,6 +462,8 @@ static int client_run(const struct bench_setup *s, struct layer_result *res)
             return -1;
         res[layer].retransmissions = S.retx;
     }
+    if (rtt_in_turns(s, res) < 0)
+        return -1;
     struct phase_msg quit = { -1, 0 };
     return write(S.ctl, &quit, sizeof(quit)) == sizeof(quit) ? 0 : -1;
 }

@@ -293,6 +293,13 @@ static double pingpong(struct bench_eng *e, uint32_t len, int n)
     return ticks_ns(e, bench_rdtsc() - t0) / n;
 }
 
+double bench_pingpong(struct bench_eng *e, int warmup, int n)
+{
+    if (warmup && pingpong(e, BENCH_HDR, warmup) < 0)
+        return -1;
+    return pingpong(e, BENCH_HDR, n);
+}
+
 /* The seed's flood; delta_s / delta_r insert computation (q = 1);
  * *call_ns gets the mean time inside send + flush when q = 1. */
 static double flood(struct bench_eng *e, int q, uint32_t len, int n, uint32_t delta_s, uint32_t delta_r,

@@ -71,6 +71,18 @@ static void table(FILE *f, const struct bench_setup *s, const struct layer_resul
         fprintf(f, "\n");
     }
 
+    if (raw && raw->rtt_turns.med > 0) {
+        fprintf(f, "round trips in turns (the memif layers one after the other, %d turns, a few ms apart):\n"
+                   "medians [minimum] us, and the median of the per-turn ratios to raw-dpdk\n", p->runs);
+        for (int l = 0; l < L_COUNT; l++) {
+            const struct layer_result *r = &res[l];
+            if (s->layers_on[l] && r->ok && r->rtt_turns.med > 0)
+                fprintf(f, "%-19s %8.2f [%6.2f] %7.2fx\n", bench_layer_names[l], r->rtt_turns.med / 1e3,
+                        r->rtt_turns.min / 1e3, r->rtt_turns_ratio);
+        }
+        fprintf(f, "\n");
+    }
+
     fprintf(f, "flood, 8-byte messages one way: million messages/s (median) by queue depth q\n%-19s", "layer");
     for (int i = 0; i < p->n_depths; i++)
         fprintf(f, " %7s%-3d", "q=", p->depths[i]);
@@ -131,6 +143,8 @@ static void csv(FILE *f, const struct bench_setup *s, const struct layer_result 
             continue;
         struct stat2 eel = { r->rtt.min / 2, r->rtt.med / 2 };
         csv_row(f, l, "rtt", BENCH_HDR, r->rtt, "ns");
+        if (r->rtt_turns.med > 0)
+            csv_row(f, l, "rtt_turns", BENCH_HDR, r->rtt_turns, "ns");
         csv_row(f, l, "eel", BENCH_HDR, eel, "ns");
         csv_row(f, l, "o_s", BENCH_HDR, r->o_s, "ns");
         csv_row(f, l, "o_r", BENCH_HDR, r->o_r, "ns");
@@ -159,6 +173,9 @@ static void csv(FILE *f, const struct bench_setup *s, const struct layer_result 
         if (raw) {
             fprintf(f, "%s,ratio_rtt,0,%.4f,%.4f,x\n", bench_layer_names[l], ratio(r->rtt.min, raw->rtt.min),
                     ratio(r->rtt.med, raw->rtt.med));
+            if (r->rtt_turns.med > 0)
+                fprintf(f, "%s,ratio_rtt_turns,0,%.4f,%.4f,x\n", bench_layer_names[l], r->rtt_turns_ratio,
+                        r->rtt_turns_ratio);
             fprintf(f, "%s,ratio_rate,0,%.4f,%.4f,x\n", bench_layer_names[l], ratio(r->rate_mps, raw->rate_mps),
                     ratio(r->rate_mps, raw->rate_mps));
             fprintf(f, "%s,ratio_gbps,0,%.4f,%.4f,x\n", bench_layer_names[l], ratio(r->gbps_max, raw->gbps_max),
@@ -218,6 +235,9 @@ static void json(FILE *f, const struct bench_setup *s, const struct layer_result
                     ratio(r->rtt.med, raw->rtt.med), ratio(r->o_s.med, raw->o_s.med),
                     ratio(r->o_r.med, raw->o_r.med), ratio(r->g_ns, raw->g_ns), ratio(r->rate_mps, raw->rate_mps),
                     ratio(r->gbps_max, raw->gbps_max));
+        if (r->rtt_turns.med > 0)
+            fprintf(f, ",\n     \"rtt_turns_ns\": %.1f, \"rtt_turns_min_ns\": %.1f, \"rtt_turns_ratio\": %.3f",
+                    r->rtt_turns.med, r->rtt_turns.min, r->rtt_turns_ratio);
         fprintf(f, "}");
     }
     fprintf(f, "\n  ]\n}\n");
