@@ -9,7 +9,9 @@
 # collecting only inside that direction's functions (--toggle-collect):
 #   send     ip_*_send (+ ip_rel_ack: processing the ACKs of what was sent)
 #   receive  ip_*_recv (IP, UDP, transport, delivery copy, ACKs sent)
-# and prints the totals per message (instructions, simulated D1/LL misses),
+# and prints the totals per message (instructions, simulated D1/LL misses)
+# and the reliable layer's ping-pong (ini-bench --inproc --pingpong) per
+# round trip,
 # then, for the reliable layer, every function's own share per message and
 # the same grouped by cause: checksum, CRC, IP fragmentation and
 # reassembly, allocation (pbufs, mbufs), copies, timers, protocol code
@@ -30,7 +32,8 @@ run() {
     local name=$1 layer=$2
     shift 2
     local toggles=()
-    for f in "$@"; do toggles+=(--toggle-collect="$f"); done
+    # "*": link-time optimisation may clone a function (ip_rel_reply.constprop.0).
+    for f in "$@"; do toggles+=(--toggle-collect="$f*"); done
     valgrind --tool=callgrind --cache-sim=yes --callgrind-out-file="$TMP/$name.out" "${toggles[@]}" \
         "$BIN" --inproc --layer "$layer" --count "$N" --window "$W" --size "$SIZE" > "$TMP/$name.log" 2>&1 ||
         { cat "$TMP/$name.log" >&2; exit 1; }
@@ -70,6 +73,14 @@ for layer in raw udp-ip reliable; do
             '{ printf "%-10s %-8s %12.0f %10.2f %10.3f\n", l, s, $1 / n, ($2 + $3) / n, ($4 + $5) / n }'
     done
 done
+# The seed's round trip: A sends, B answers; each message carries the ACK
+# of the one before (no bare ACKs).
+valgrind --tool=callgrind --callgrind-out-file="$TMP/pingpong.out" --toggle-collect='ip_rel_send*' \
+    --toggle-collect='ip_rel_recv*' --toggle-collect='ip_rel_reply*' --toggle-collect='ip_rel_ack*' \
+    "$BIN" --inproc --pingpong --count "$N" --size "$SIZE" > "$TMP/pingpong.log" 2>&1 ||
+    { cat "$TMP/pingpong.log" >&2; exit 1; }
+callgrind_annotate --auto=no "$TMP/pingpong.out" 2> /dev/null > "$TMP/pingpong.txt"
+total pingpong | awk -v n="$N" '{ printf "reliable ping-pong: %.0f instructions per round trip, %.0f per message (send + receive)\n", $1 / n, $1 / n / 2 }'
 sum() { total "$1" | awk -v n="$N" '{ print $1 / n }'; }
 echo
 awk -v s="$(sum reliable-send)" -v r="$(sum reliable-recv)" 'BEGIN {
