@@ -98,7 +98,7 @@ for side in send recv; do
             if (f ~ /udp_sendto/) c = "protocol: lwIP (IP, UDP, pbuf headers)"
             else if (f ~ /crc/) c = "CRC32C of the message"
             else if (f ~ /chksum|sum_avx2|checksum\.c/) c = "Internet checksum (UDP, IP)"
-            else if (f ~ /ip4_reass/ || (side == "recv" && f ~ /pbuf_cat/)) c = "IP reassembly (lwIP)"
+            else if (f ~ /ip4_reass/ || (side == "recv" && f ~ /pbuf_cat|ip4_frag\.c/)) c = "IP reassembly (lwIP)"
             else if (f ~ /ip4_frag/) c = "IP fragmentation (lwIP)"
             else if (f ~ /memcpy|memmove|pbuf_copy_partial/) c = "copies"
             else if (f ~ /pbuf_alloc|pbuf_free|memp_|mem_malloc|mem_free|pbuf_alloced_custom|mempool|rte_pktmbuf|rte_mbuf\.h|pbuf_ref/) c = "allocation (pbufs, mbufs)"
