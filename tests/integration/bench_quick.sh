@@ -4,7 +4,9 @@
 # compute-to-compute, kernel-udp - as measured, with positive figures:
 # rtt_ns, eel_ns (= rtt_ns / 2), o_s_ns, o_r_ns, g_ns, G_ns_per_byte,
 # M_bytes, rate_mps, gbps_64k, and a positive gap at every queue depth and
-# every message size.  Bad flags must give one line on stderr and exit 2.
+# every message size; the three memif layers also have round trips in
+# turns (rtt_turns_ns) and their ratio to raw-dpdk (1 for raw-dpdk itself).
+# Bad flags must give one line on stderr and exit 2.
 # The figures themselves are not judged (other work on the machine moves
 # them); docs/performance.md is where they are.
 set -u
@@ -63,6 +65,12 @@ for name in want:
         errors.append(f"{name}: a queue depth has no positive gap")
     if not l.get("sizes") or any(not s.get("ns_per_msg", 0) > 0 for s in l["sizes"]):
         errors.append(f"{name}: a message size has no positive gap")
+    if name in ("raw-dpdk", "udp-ip", "reliable"):
+        t, r = l.get("rtt_turns_ns", 0), l.get("rtt_turns_ratio", 0)
+        if not (isinstance(t, (int, float)) and t > 0 and isinstance(r, (int, float)) and r > 0):
+            errors.append(f"{name}: no round trips in turns ({t!r}, ratio {r!r})")
+        elif name == "raw-dpdk" and abs(r - 1) > 1e-9:
+            errors.append(f"raw-dpdk: its ratio to itself is {r}")
 for e in errors:
     print(f"bench_quick: FAIL: {e}")
 if errors:

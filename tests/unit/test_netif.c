@@ -4,7 +4,9 @@
  * around the fragmentation boundary (1,472 bytes of UDP payload fit one
  * 1,500-byte frame) and at 14,800 and 65,000 bytes arrive intact in the
  * expected number of frames; no mbuf leaks; a corrupted frame is caught by
- * the UDP checksum; the header codec round-trips at every width.
+ * the UDP checksum; the header codec round-trips at every width; frames
+ * a full port refuses wait and leave in order; a transmit buffer that is
+ * never sent goes back to its pool.
  */
 #include <setjmp.h>
 #include <stdarg.h>
@@ -123,6 +125,81 @@ static void test_crc_catches_what_udp_misses(void **state)
             fail_msg("byte %u differs after the retransmission", i);
 }
 
+/* ---- a port that refuses frames (the peer's ring is full) ---- */
+
+static int refusing;
+static ini_xmit_fn wire_of_a;     /* the harness's wire */
+
+static uint16_t refuse_while_set(struct ini_netif *nf, struct ini_txq *q, struct rte_mbuf **pkts, uint16_t n)
+{
+    return refusing ? 0 : wire_of_a(nf, q, pkts, n);
+}
+
+static void refuse_on_a(int on)
+{
+    if (loop_a.nf.xmit != refuse_while_set) {
+        wire_of_a = loop_a.nf.xmit;
+        loop_a.nf.xmit = refuse_while_set;
+    }
+    refusing = on;
+}
+
+static void assert_tags_in_order(uint32_t n)
+{
+    assert_int_equal(loop_b.n_got, n);
+    for (uint32_t i = 0; i < n; i++)
+        assert_int_equal(loop_b.got_tag[i], i);
+}
+
+/* Frames wait in the queue's backlog, in order, and leave at the first
+ * flush the port takes them: nothing dropped, nothing retransmitted. */
+static void test_full_port_keeps_frames(void **state)
+{
+    refuse_on_a(1);
+    for (uint32_t i = 0; i < 16; i++)
+        assert_int_equal(loop_send(&loop_a, i, 100), 0);
+    assert_int_equal(loop_b.n_got, 0);
+    assert_int_equal(ini_netif_flush(&loop_a.nf), 16);     /* waiting */
+    refuse_on_a(0);
+    assert_int_equal(ini_netif_flush(&loop_a.nf), 0);
+    assert_tags_in_order(16);
+    loop_run(300000, 3);
+    assert_int_equal(loop_a.released, 16);
+    assert_int_equal(loop_a.nf.stats.tx_dropped, 0);
+    assert_int_equal(loop_a.swp.stats.retx_timer + loop_a.swp.stats.retx_nak, 0);
+}
+
+/* Beyond the backlog (256 frames) frames are dropped and counted; the
+ * transport recovers the messages they carried. */
+static void test_backlog_overflow_drops_and_recovers(void **state)
+{
+    refuse_on_a(1);
+    for (uint32_t i = 0; i < 16; i++)
+        assert_int_equal(loop_send(&loop_a, i, 65000), 0);    /* 44 frames each */
+    assert_int_equal(ini_netif_flush(&loop_a.nf), INI_NETIF_BACKLOG);
+    assert_int_equal(loop_a.nf.stats.tx_dropped, 16 * 44 - INI_NETIF_BACKLOG);
+    refuse_on_a(0);
+    for (int r = 0; r < 100 && loop_a.released < 16; r++)
+        loop_run(1000000, 1);
+    assert_tags_in_order(16);
+    assert_int_equal(loop_a.released, 16);
+    assert_true(loop_a.swp.stats.retx_timer > 0);
+}
+
+/* A transmit buffer the transport gives up on returns its mbuf. */
+static void test_unsent_tx_buffer_freed(void **state)
+{
+    unsigned before = loop_mbufs_in_use();
+    struct pbuf *p = ini_netif_alloc_tx(&loop_a.nf, 1000);
+    assert_non_null(p);
+    assert_int_equal(p->len, 1000);
+    assert_int_equal(loop_mbufs_in_use(), before + 1);
+    pbuf_free(p);
+    assert_int_equal(loop_mbufs_in_use(), before);
+    assert_null(ini_netif_alloc_tx(&loop_a.nf, 4000));      /* larger than an mbuf */
+    assert_int_equal(loop_mbufs_in_use(), before);
+}
+
 static void test_crc32c_known_value(void **state)
 {
     /* The standard check value of CRC-32C: "123456789" -> 0xE3069283. */
@@ -161,6 +238,9 @@ int main(void)
         cmocka_unit_test_setup_teardown(test_fragmented_sizes, setup, teardown),
         cmocka_unit_test_setup_teardown(test_corrupt_frame_dropped, setup, teardown),
         cmocka_unit_test_setup_teardown(test_crc_catches_what_udp_misses, setup, teardown),
+        cmocka_unit_test_setup_teardown(test_full_port_keeps_frames, setup, teardown),
+        cmocka_unit_test_setup_teardown(test_backlog_overflow_drops_and_recovers, setup, teardown),
+        cmocka_unit_test_setup_teardown(test_unsent_tx_buffer_freed, setup, teardown),
         cmocka_unit_test(test_crc32c_known_value),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
