@@ -34,6 +34,7 @@ struct ini_pe {
     int id, local;
     int in_handler;
     int next_in;                              /* ring to read first: fairness */
+    _Atomic uint32_t kicked;                  /* ini_pe_kick: ini_wait returns */
     uint32_t seq;
     struct ini_lb_pe lb;
     struct ini_ring_prod out[INI_MAX_INIS_PER_CLUSTER];
@@ -391,6 +392,17 @@ static int any_unread(struct ini_pe *pe)
     return 0;
 }
 
+void ini_pe_kick(struct ini_pe *pe)
+{
+    struct ini_seg_pe *me = &pe->cn->seg->pes[pe->local];
+    atomic_store_explicit(&pe->kicked, 1, memory_order_relaxed);
+    /* Pairs with the fence in ini_wait between setting `sleeping` and its
+     * last look at `kicked`: one side sees the other. */
+    atomic_thread_fence(memory_order_seq_cst);
+    if (atomic_load_explicit(&me->sleeping, memory_order_relaxed))
+        ini_doorbell_ring(&me->doorbell);
+}
+
 int ini_wait(struct ini_pe *pe, uint64_t timeout_us)
 {
     struct ini_cn *cn = pe->cn;
@@ -401,6 +413,9 @@ int ini_wait(struct ini_pe *pe, uint64_t timeout_us)
         int n = ini_poll(pe);
         if (n)
             return n;
+        if (atomic_load_explicit(&pe->kicked, memory_order_relaxed) &&
+            atomic_exchange_explicit(&pe->kicked, 0, memory_order_acquire))
+            return 0;
         uint64_t now = now_us();
         if (timeout_us && now - start >= timeout_us)
             return 0;
@@ -416,7 +431,7 @@ int ini_wait(struct ini_pe *pe, uint64_t timeout_us)
         uint32_t seen = atomic_load_explicit(&me->doorbell, memory_order_acquire);
         atomic_store_explicit(&me->sleeping, 1, memory_order_relaxed);
         atomic_thread_fence(memory_order_seq_cst);
-        if (!any_unread(pe)) {
+        if (!any_unread(pe) && !atomic_load_explicit(&pe->kicked, memory_order_relaxed)) {
             uint64_t left = timeout_us ? timeout_us - (now - start) : 0;
             /* Bounded sleeps so a stopped INI is noticed. */
             ini_doorbell_wait(&me->doorbell, seen, (!left || left > 100000) ? 100000 : left);

@@ -73,8 +73,14 @@ int ini_send(struct ini_pe *pe, int dst_pe, uint16_t handler, const void *buf, u
 /* Runs handlers of delivered messages; returns how many ran. */
 int ini_poll(struct ini_pe *pe);
 /* Runs handlers, sleeping up to timeout_us (0: no limit) until at least
- * one ran.  Returns how many ran (0 on timeout), -1 if the INIs stopped. */
+ * one ran or the PE is kicked.  Returns how many ran (0 on timeout or a
+ * kick), -1 if the INIs stopped. */
 int ini_wait(struct ini_pe *pe, uint64_t timeout_us);
+/* Makes pe's ini_wait return: at once if it sleeps, else at its next
+ * turn, or at the next call if none runs (a kick is remembered until
+ * ini_wait sees it).  For a thread that waits for messages and other work
+ * alike.  Any thread, and signal handlers: atomics and one futex wake. */
+void ini_pe_kick(struct ini_pe *pe);
 
 /* Per-PE counters. */
 struct ini_pe_stats {

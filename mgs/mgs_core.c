@@ -21,12 +21,10 @@
  *   stack, rings the protocol thread's doorbell and sleeps on a futex: only
  *   atomics and the futex system call, which are async-signal-safe.
  *
- *   Waking the protocol thread: it sleeps on the doorbell of PE 0 in the
- *   cluster segment, the futex word the INIs ring after delivering to a
- *   sleeping PE (we map the segment a second time to reach it; ini_wait
- *   itself cannot be used because it returns only for messages).  A compute
- *   thread with a request rings the same word.  An API for this in ini_cn
- *   (a "kick" that makes ini_wait return) would remove the second mapping.
+ *   Waking the protocol thread: it sleeps in ini_wait on its PE (the
+ *   cluster's first), which returns for a message or when a compute thread
+ *   with a request kicks the PE (ini_pe_kick).  Standalone (no INIs) it
+ *   sleeps on a futex word of its own that compute threads ring.
  *
  * The channel
  *   Messages between two PEs may be reordered when a policy spreads them
@@ -128,14 +126,18 @@ struct mgs_msg *mgs_queue_pop(struct mgs_msg_queue *q)
 
 /* ---- requests: compute thread side -------------------------------------- */
 
-/* Wakes the protocol thread if it sleeps.  Pairs with the fence in
- * idle_wait between setting `sleeping` and its last look at the requests:
- * one side sees the other.  Async-signal-safe. */
+/* Wakes the protocol thread if it sleeps.  Standalone, pairs with the
+ * fence in idle_wait between setting `sleeping` and its last look at the
+ * requests: one side sees the other.  Async-signal-safe. */
 static void kick_protocol_thread(struct mgs *g)
 {
+    if (g->pe) {
+        ini_pe_kick(g->pe);
+        return;
+    }
     atomic_thread_fence(memory_order_seq_cst);
-    if (atomic_load_explicit(g->bell_sleeping, memory_order_relaxed))
-        ini_doorbell_ring(g->bell);
+    if (atomic_load_explicit(&g->own_bell_sleeping, memory_order_relaxed))
+        ini_doorbell_ring(&g->own_bell);
 }
 
 /* Hands r to the protocol thread and sleeps until it is done.  Used by the
@@ -441,18 +443,8 @@ static int poll_inis(struct mgs *g)
     return g->pe ? ini_poll(g->pe) : 0;
 }
 
-static bool inis_stopped(struct mgs *g)
-{
-    if (!g->seg)
-        return false;
-    for (uint32_t i = 0; i < g->seg->n_inis; i++)
-        if (atomic_load_explicit(&g->seg->inis[i].state, memory_order_relaxed) == INI_SEG_STOPPED)
-            return true;
-    return false;
-}
-
-/* Spin briefly, then sleep on PE 0's doorbell, which both the INIs (a
- * delivery) and compute threads (a request) ring. */
+/* Spin briefly, then sleep until a message or a request comes: in
+ * ini_wait (a request kicks the PE), or standalone on our own word. */
 static void idle_wait(struct mgs *g)
 {
     uint64_t until = mgs_now_us() + (uint64_t)g->spin_us;
@@ -462,15 +454,19 @@ static void idle_wait(struct mgs *g)
         __builtin_ia32_pause();
     } while (mgs_now_us() < until);
 
-    uint32_t seen = atomic_load_explicit(g->bell, memory_order_acquire);
-    atomic_store_explicit(g->bell_sleeping, 1, memory_order_relaxed);
+    if (g->pe) {
+        /* A request or a stop that came since the spin kicked the PE. */
+        if (ini_wait(g->pe, 100000) < 0)
+            mgs_fatal("the INIs stopped while MGS was running");
+        return;
+    }
+    uint32_t seen = atomic_load_explicit(&g->own_bell, memory_order_acquire);
+    atomic_store_explicit(&g->own_bell_sleeping, 1, memory_order_relaxed);
     atomic_thread_fence(memory_order_seq_cst);
-    if (poll_inis(g) == 0 && !atomic_load_explicit(&g->requests, memory_order_relaxed) &&
-        !g->ready.head && !atomic_load_explicit(&g->stop, memory_order_relaxed))
-        ini_doorbell_wait(g->bell, seen, 100000);
-    atomic_store_explicit(g->bell_sleeping, 0, memory_order_relaxed);
-    if (inis_stopped(g))
-        mgs_fatal("the INIs stopped while MGS was running");
+    if (!atomic_load_explicit(&g->requests, memory_order_relaxed) && !g->ready.head &&
+        !atomic_load_explicit(&g->stop, memory_order_relaxed))
+        ini_doorbell_wait(&g->own_bell, seen, 100000);
+    atomic_store_explicit(&g->own_bell_sleeping, 0, memory_order_relaxed);
 }
 
 static void *protocol_thread(void *arg)
@@ -520,13 +516,7 @@ static int attach_inis(struct mgs *g, char *err, size_t errlen)
     }
     g->spin_us = cfg->idle.spin_us;
     g->max_message = (uint32_t)cfg->stack.max_message;
-    const char *seg_name = getenv("INI_SEGMENT");
-    g->seg = ini_segment_attach(seg_name, g->cluster, err, errlen);
-    if (!g->seg)
-        return -1;
     g->pe = ini_cn_pe(g->cn, 0);
-    g->bell = &g->seg->pes[0].doorbell;
-    g->bell_sleeping = &g->seg->pes[0].sleeping;
     return 0;
 }
 
@@ -545,8 +535,6 @@ static int start(int standalone_threads, char *err, size_t errlen)
         g->total_threads = g->local_threads[0] = standalone_threads;
         g->spin_us = 5;
         g->max_message = 65000;
-        g->bell = &g->own_bell;
-        g->bell_sleeping = &g->own_bell_sleeping;
     } else if (attach_inis(g, err, errlen) != 0) {
         goto fail;
     }
@@ -639,8 +627,6 @@ fail:
         munmap(g->master, g->size);
     if (g->memfd >= 0)
         close(g->memfd);
-    if (g->seg)
-        ini_segment_detach(g->seg);
     if (g->cn)
         ini_cn_detach(g->cn);
     free(g->units);
@@ -832,11 +818,8 @@ void mgs_stop(void)
     if (g->cluster == 0)
         mgs_stats_print_machine(g);
     sigaction(SIGSEGV, &previous_segv, NULL);
-    if (g->seg)
-        ini_segment_detach(g->seg);
     if (g->cn)
         ini_cn_detach(g->cn);
-    g->seg = NULL;
     g->cn = NULL;
     g->pe = NULL;
 }

@@ -179,10 +179,8 @@ struct mgs {
     /* INI (all NULL in a standalone single-cluster run) */
     struct ini_cn *cn;
     struct ini_pe *pe;                  /* endpoint: the cluster's first PE */
-    struct ini_segment *seg;            /* our own mapping, for the doorbell */
     int spin_us;
-    /* The protocol thread's doorbell: PE 0's in the segment, or own_* */
-    _Atomic uint32_t *bell, *bell_sleeping;
+    /* Standalone (no INIs, no pe): the protocol thread's futex word. */
     _Atomic uint32_t own_bell, own_bell_sleeping;
 
     /* requests from compute threads */

@@ -26,5 +26,8 @@ LDLIBS_test_swp = $(DPDK_LIBS)
 UNIT_TESTS += $(BIN)/test_ring
 $(BIN)/test_ring: $(LIBINI)
 
+UNIT_TESTS += $(BIN)/test_ini_cn
+$(BIN)/test_ini_cn: $(LIBINI)
+
 UNIT_TESTS += $(BIN)/test_checksum
 $(BIN)/test_checksum: $(OBJ)/stack/checksum.o
