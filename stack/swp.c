@@ -150,6 +150,7 @@ static void send_control(struct ini_swp *s, struct swp_conn *c, uint8_t op, uint
     c->rcv_unacked = 0;
     c->ack_forced = 0;
     timer_list_cancel_conn(&s->ack_timers, (uint16_t)c->peer);
+    ini_netif_flush(s->nf);
 }
 
 /* The UDP payload's sum for a message of several frames: the header's,

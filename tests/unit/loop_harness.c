@@ -20,9 +20,43 @@ struct loop_side loop_a, loop_b;
 uint64_t loop_now = 1;
 static struct rte_mempool *pool;
 
+/* Frames on the wire wait in the receiver's inbox until the sender's
+ * flush is over (loop_pump): as over a real port, one side's receive path
+ * never runs inside the other side's transmit (lwIP is not reentrant, and
+ * the transport flushes ACKs as it sends them). */
+#define LOOP_INBOX 8192
+static struct rte_mbuf *inbox[2][LOOP_INBOX];
+static int n_inbox[2];
+
 static void deliver_frame(struct loop_side *to, struct rte_mbuf *m)
 {
-    ini_netif_input(&to->nf, m);
+    if (n_inbox[to->id] == LOOP_INBOX) {
+        rte_pktmbuf_free(m);            /* a full wire loses the frame */
+        return;
+    }
+    inbox[to->id][n_inbox[to->id]++] = m;
+}
+
+void loop_pump(void)
+{
+    static struct rte_mbuf *batch[LOOP_INBOX];
+    while (n_inbox[0] || n_inbox[1]) {
+        for (int id = 0; id < 2; id++) {
+            /* Take the inbox first: input may put frames on the wire. */
+            int n = n_inbox[id];
+            memcpy(batch, inbox[id], (size_t)n * sizeof(*batch));
+            n_inbox[id] = 0;
+            for (int i = 0; i < n; i++)
+                ini_netif_input(&(id ? &loop_b : &loop_a)->nf, batch[i]);
+        }
+    }
+}
+
+int loop_flush(struct loop_side *s)
+{
+    int waiting = ini_netif_flush(&s->nf);
+    loop_pump();
+    return waiting;
 }
 
 static uint16_t wire_xmit(struct ini_netif *nf, struct ini_txq *q, struct rte_mbuf **pkts, uint16_t n)
@@ -68,6 +102,7 @@ void loop_release_held(struct loop_side *from)
     for (int i = 0; i < from->n_held; i++)
         deliver_frame(from->other, from->held[i]);
     from->n_held = 0;
+    loop_pump();
 }
 
 static int deliver(void *ctx, int src_ini, struct pbuf *p, uint16_t off)
@@ -168,6 +203,8 @@ void loop_teardown(void)
         s->n_held = 0;
         ini_swp_close(&s->swp);
         netif_remove(&s->nf.netif);
+        rte_pktmbuf_free_bulk(inbox[s->id], (unsigned)n_inbox[s->id]);
+        n_inbox[s->id] = 0;
     }
 }
 
@@ -185,7 +222,7 @@ int loop_send(struct loop_side *s, uint32_t tag, uint32_t len)
     if (len >= 20)
         memcpy(am + 16, &tag, 4);
     int rc = ini_swp_send(&s->swp, s->other->id, am, len, NULL, loop_now);
-    ini_netif_flush(&s->nf);
+    loop_flush(s);
     return rc;
 }
 
@@ -194,8 +231,8 @@ void loop_run(uint64_t step_ns, int rounds)
     for (int r = 0; r < rounds; r++) {
         loop_now += step_ns;
         ini_swp_poll(&loop_a.swp, loop_now);
-        ini_netif_flush(&loop_a.nf);
+        loop_flush(&loop_a);
         ini_swp_poll(&loop_b.swp, loop_now);
-        ini_netif_flush(&loop_b.nf);
+        loop_flush(&loop_b);
     }
 }

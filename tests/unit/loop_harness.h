@@ -58,6 +58,12 @@ int  loop_send(struct loop_side *s, uint32_t tag, uint32_t len);
 void loop_run(uint64_t step_ns, int rounds);
 /* Releases frames held back on the wire (to create reordering). */
 void loop_release_held(struct loop_side *from);
+/* Flushes side s's transmit queues and delivers what is on the wire, both
+ * ways, until nothing is; returns what ini_netif_flush returned (frames
+ * still waiting in s's backlog). */
+int  loop_flush(struct loop_side *s);
+/* Delivers what is on the wire, both ways, until nothing is. */
+void loop_pump(void);
 unsigned loop_mbufs_in_use(void);
 
 #endif

@@ -159,9 +159,9 @@ static void test_full_port_keeps_frames(void **state)
     for (uint32_t i = 0; i < 16; i++)
         assert_int_equal(loop_send(&loop_a, i, 100), 0);
     assert_int_equal(loop_b.n_got, 0);
-    assert_int_equal(ini_netif_flush(&loop_a.nf), 16);     /* waiting */
+    assert_int_equal(loop_flush(&loop_a), 16);     /* waiting */
     refuse_on_a(0);
-    assert_int_equal(ini_netif_flush(&loop_a.nf), 0);
+    assert_int_equal(loop_flush(&loop_a), 0);
     assert_tags_in_order(16);
     loop_run(300000, 3);
     assert_int_equal(loop_a.released, 16);
@@ -176,7 +176,7 @@ static void test_backlog_overflow_drops_and_recovers(void **state)
     refuse_on_a(1);
     for (uint32_t i = 0; i < 16; i++)
         assert_int_equal(loop_send(&loop_a, i, 65000), 0);    /* 44 frames each */
-    assert_int_equal(ini_netif_flush(&loop_a.nf), INI_NETIF_BACKLOG);
+    assert_int_equal(loop_flush(&loop_a), INI_NETIF_BACKLOG);
     assert_int_equal(loop_a.nf.stats.tx_dropped, 16 * 44 - INI_NETIF_BACKLOG);
     refuse_on_a(0);
     for (int r = 0; r < 100 && loop_a.released < 16; r++)
