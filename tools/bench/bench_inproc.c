@@ -339,7 +339,9 @@ int bench_inproc_main(int argc, char **argv)
             if (*end || size < BENCH_HDR || size > BENCH_MAX_MSG)
                 usage("--size: expected 8..65000");
         } else {
-            usage("unknown option or missing value");
+            char msg[160];
+            snprintf(msg, sizeof msg, "%s: unknown option, or no value after it", argv[i]);
+            usage(msg);
         }
         i++;
     }

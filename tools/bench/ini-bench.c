@@ -131,6 +131,7 @@ int main(int argc, char **argv)
                    "                 [--cores A,B] [--cn-idle auto|poll|adaptive] [--cn-window N]\n"
                    "                 [--plot FILE | --no-plot] [--save PREFIX] [--verbose]\n"
                    "       ini-bench --inproc [--layer raw|udp-ip|reliable|all] [--count N] [--window W] [--size B]\n"
+                   "       ini-bench --inproc --pingpong [--count N] [--size B]\n"
                    "layers: raw-dpdk, udp-ip, reliable, compute-to-compute, kernel-udp\n");
             return 0;
         } else if (!v) {
