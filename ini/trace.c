@@ -13,45 +13,6 @@
 #include <stdio.h>
 #include <stdlib.h>
 
-static void put16(uint8_t *p, uint16_t v)
-{
-    p[0] = (uint8_t)v;
-    p[1] = (uint8_t)(v >> 8);
-}
-
-static void put32(uint8_t *p, uint32_t v)
-{
-    for (int i = 0; i < 4; i++)
-        p[i] = (uint8_t)(v >> (8 * i));
-}
-
-static void put64(uint8_t *p, uint64_t v)
-{
-    for (int i = 0; i < 8; i++)
-        p[i] = (uint8_t)(v >> (8 * i));
-}
-
-static uint16_t get16(const uint8_t *p)
-{
-    return (uint16_t)(p[0] | p[1] << 8);
-}
-
-static uint32_t get32(const uint8_t *p)
-{
-    uint32_t v = 0;
-    for (int i = 3; i >= 0; i--)
-        v = v << 8 | p[i];
-    return v;
-}
-
-static uint64_t get64(const uint8_t *p)
-{
-    uint64_t v = 0;
-    for (int i = 7; i >= 0; i--)
-        v = v << 8 | p[i];
-    return v;
-}
-
 int ini_trace_init(struct ini_trace *t, enum ini_trace_mode mode, uint32_t capacity,
                    int ini_id, int cluster_id, uint64_t tsc_hz)
 {
@@ -115,48 +76,48 @@ void ini_trace_encode_header(const struct ini_trace *t, uint8_t out[INI_TRACE_HE
     const struct ini_trace_info *in = &t->info;
     memset(out, 0, INI_TRACE_HEADER_SIZE);
     memcpy(out, INI_TRACE_MAGIC, INI_TRACE_MAGIC_LEN);
-    put16(out + 8, INI_TRACE_VERSION);
-    put16(out + 10, INI_TRACE_HEADER_SIZE);
-    put16(out + 12, INI_TRACE_RECORD_SIZE);
-    put16(out + 14, (uint16_t)t->mode);
-    put64(out + 16, in->tsc_hz);
-    put32(out + 24, (uint32_t)in->ini_id);
-    put32(out + 28, (uint32_t)in->cluster_id);
-    put32(out + 32, (uint32_t)in->ini_index);
-    put32(out + 36, (uint32_t)in->cluster_inis);
-    put32(out + 40, (uint32_t)in->cluster_pes);
+    ini_trace_put16(out + 8, INI_TRACE_VERSION);
+    ini_trace_put16(out + 10, INI_TRACE_HEADER_SIZE);
+    ini_trace_put16(out + 12, INI_TRACE_RECORD_SIZE);
+    ini_trace_put16(out + 14, (uint16_t)t->mode);
+    ini_trace_put64(out + 16, in->tsc_hz);
+    ini_trace_put32(out + 24, (uint32_t)in->ini_id);
+    ini_trace_put32(out + 28, (uint32_t)in->cluster_id);
+    ini_trace_put32(out + 32, (uint32_t)in->ini_index);
+    ini_trace_put32(out + 36, (uint32_t)in->cluster_inis);
+    ini_trace_put32(out + 40, (uint32_t)in->cluster_pes);
     out[44] = (uint8_t)in->pe_policy;
     out[45] = (uint8_t)in->ini_policy;
-    put64(out + 48, t->n);
-    put64(out + 56, t->dropped);
-    put64(out + 64, in->start_tsc);
-    put64(out + 72, in->end_tsc);
+    ini_trace_put64(out + 48, t->n);
+    ini_trace_put64(out + 56, t->dropped);
+    ini_trace_put64(out + 64, in->start_tsc);
+    ini_trace_put64(out + 72, in->end_tsc);
 }
 
 void ini_trace_encode_rec(const struct ini_trace_rec *r, uint8_t out[INI_TRACE_RECORD_SIZE])
 {
     out[0] = r->kind;
     out[1] = r->reserved;
-    put16(out + 2, r->peer_ini);
-    put16(out + 4, r->src_pe);
-    put16(out + 6, r->dst_pe);
-    put32(out + 8, r->len);
-    put32(out + 12, r->qlen);
+    ini_trace_put16(out + 2, r->peer_ini);
+    ini_trace_put16(out + 4, r->src_pe);
+    ini_trace_put16(out + 6, r->dst_pe);
+    ini_trace_put32(out + 8, r->len);
+    ini_trace_put32(out + 12, r->qlen);
     for (int k = 0; k < INI_TRACE_SLOTS; k++)
-        put64(out + 16 + 8 * k, r->slot[k]);
+        ini_trace_put64(out + 16 + 8 * k, r->slot[k]);
 }
 
 void ini_trace_decode_rec(const uint8_t in[INI_TRACE_RECORD_SIZE], struct ini_trace_rec *r)
 {
     r->kind = in[0];
     r->reserved = in[1];
-    r->peer_ini = get16(in + 2);
-    r->src_pe = get16(in + 4);
-    r->dst_pe = get16(in + 6);
-    r->len = get32(in + 8);
-    r->qlen = get32(in + 12);
+    r->peer_ini = ini_trace_get16(in + 2);
+    r->src_pe = ini_trace_get16(in + 4);
+    r->dst_pe = ini_trace_get16(in + 6);
+    r->len = ini_trace_get32(in + 8);
+    r->qlen = ini_trace_get32(in + 12);
     for (int k = 0; k < INI_TRACE_SLOTS; k++)
-        r->slot[k] = get64(in + 16 + 8 * k);
+        r->slot[k] = ini_trace_get64(in + 16 + 8 * k);
 }
 
 int ini_trace_write(const struct ini_trace *t, const char *path)

@@ -63,6 +63,41 @@
 
 #include "config.h"     /* enum ini_trace_mode */
 
+/* The file is little-endian whatever the host: its writer, its reader
+ * (tools/trace) and the tests code fields a byte at a time with these. */
+static inline void ini_trace_put16(uint8_t *p, uint16_t v)
+{
+    p[0] = (uint8_t)v;
+    p[1] = (uint8_t)(v >> 8);
+}
+
+static inline void ini_trace_put32(uint8_t *p, uint32_t v)
+{
+    for (int i = 0; i < 4; i++)
+        p[i] = (uint8_t)(v >> (8 * i));
+}
+
+static inline void ini_trace_put64(uint8_t *p, uint64_t v)
+{
+    for (int i = 0; i < 8; i++)
+        p[i] = (uint8_t)(v >> (8 * i));
+}
+
+static inline uint16_t ini_trace_get16(const uint8_t *p)
+{
+    return (uint16_t)(p[0] | p[1] << 8);
+}
+
+static inline uint32_t ini_trace_get32(const uint8_t *p)
+{
+    return (uint32_t)p[0] | (uint32_t)p[1] << 8 | (uint32_t)p[2] << 16 | (uint32_t)p[3] << 24;
+}
+
+static inline uint64_t ini_trace_get64(const uint8_t *p)
+{
+    return (uint64_t)ini_trace_get32(p) | (uint64_t)ini_trace_get32(p + 4) << 32;
+}
+
 #define INI_TRACE_MAGIC        "INITRACE"   /* 8 bytes, no terminating NUL */
 #define INI_TRACE_MAGIC_LEN    8
 #define INI_TRACE_VERSION      1

@@ -443,23 +443,23 @@ static int poll_inis(struct mgs *g)
     return g->pe ? ini_poll(g->pe) : 0;
 }
 
-/* Spin briefly, then sleep until a message or a request comes: in
- * ini_wait (a request kicks the PE), or standalone on our own word. */
+/* Sleep until a message or a request comes.  With INIs, ini_wait spins
+ * and sleeps on the PE, and a request or the stop kicks it; standalone, we
+ * spin and then sleep on our own word, which compute threads ring. */
 static void idle_wait(struct mgs *g)
 {
-    uint64_t until = mgs_now_us() + (uint64_t)g->spin_us;
-    do {
-        if (poll_inis(g) || atomic_load_explicit(&g->requests, memory_order_relaxed) || g->ready.head)
-            return;
-        __builtin_ia32_pause();
-    } while (mgs_now_us() < until);
-
     if (g->pe) {
-        /* A request or a stop that came since the spin kicked the PE. */
         if (ini_wait(g->pe, 100000) < 0)
             mgs_fatal("the INIs stopped while MGS was running");
         return;
     }
+    uint64_t until = mgs_now_us() + (uint64_t)g->spin_us;
+    do {
+        if (atomic_load_explicit(&g->requests, memory_order_relaxed) || g->ready.head)
+            return;
+        __builtin_ia32_pause();
+    } while (mgs_now_us() < until);
+
     uint32_t seen = atomic_load_explicit(&g->own_bell, memory_order_acquire);
     atomic_store_explicit(&g->own_bell_sleeping, 1, memory_order_relaxed);
     atomic_thread_fence(memory_order_seq_cst);

@@ -76,6 +76,10 @@ static void park(struct ini_netif *nf, struct ini_txq *q, struct rte_mbuf **pkts
  * whole windows. */
 static void send_burst(struct ini_netif *nf, struct ini_txq *q, struct rte_mbuf **pkts, uint16_t n)
 {
+    /* The owner wakes a sleeping peer of a queue that had frames for it,
+     * sent or refused (a full ring the peer must drain). */
+    if (n || q->n_backlog)
+        q->flushed++;
     if (q->n_backlog) {
         uint16_t k = nf->xmit(nf, q, q->backlog, q->n_backlog);
         q->n_backlog = (uint16_t)(q->n_backlog - k);
@@ -90,8 +94,6 @@ static void send_burst(struct ini_netif *nf, struct ini_txq *q, struct rte_mbuf 
         sent += nf->xmit(nf, q, pkts + sent, (uint16_t)(n - sent));
     if (sent < n)
         park(nf, q, pkts + sent, (uint16_t)(n - sent));
-    if (n)
-        q->flushed++;
 }
 
 static void flush_queue(struct ini_netif *nf, struct ini_txq *q)

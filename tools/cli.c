@@ -46,3 +46,18 @@ double cli_parse_double(const char *flag, const char *s, double min, double max)
         cli_bad_arg("%s: '%s' is not a number in %g..%g", flag, s, min, max);
     return v;
 }
+
+void cli_pe_error(int pe, uint64_t *errors, const char *fmt, ...)
+{
+    if ((*errors)++ >= CLI_MAX_REPORTS) {
+        if (*errors == CLI_MAX_REPORTS + 1)
+            fprintf(stderr, "%s: PE %d: further errors counted, not shown\n", program_name, pe);
+        return;
+    }
+    char line[512];
+    va_list ap;
+    va_start(ap, fmt);
+    vsnprintf(line, sizeof line, fmt, ap);
+    va_end(ap);
+    fprintf(stderr, "%s: PE %d: %s\n", program_name, pe, line);
+}

@@ -66,7 +66,6 @@ enum { H_REQUEST = 1, H_REPLY = 2, H_DONE = 3 };
 #define MAX_SIZES     64
 #define MAX_WINDOW    64
 #define WAIT_SLICE_US 50000  /* ini_wait granularity, to check the timeout */
-#define MAX_REPORTS   10     /* error lines printed per PE */
 #define DONE_MAGIC    0x454e4f44u   /* "DONE" */
 
 /* ---- options ---- */
@@ -238,21 +237,8 @@ static uint64_t now_ns(void)
     return (uint64_t)ts.tv_sec * 1000000000u + (uint64_t)ts.tv_nsec;
 }
 
-static void report(struct pe_state *st, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
-static void report(struct pe_state *st, const char *fmt, ...)
-{
-    if (st->errors++ >= MAX_REPORTS) {
-        if (st->errors == MAX_REPORTS + 1)
-            fprintf(stderr, "ini-ping: PE %d: further errors counted, not shown\n", st->id);
-        return;
-    }
-    char line[512];
-    va_list ap;
-    va_start(ap, fmt);
-    vsnprintf(line, sizeof line, fmt, ap);
-    va_end(ap);
-    fprintf(stderr, "ini-ping: PE %d: %s\n", st->id, line);
-}
+/* Counts and, while there are few, prints an error of this PE. */
+#define report(st, ...) cli_pe_error((st)->id, &(st)->errors, __VA_ARGS__)
 
 static uint32_t field_value(const uint8_t *p, int len)
 {

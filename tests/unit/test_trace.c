@@ -23,24 +23,6 @@
 #include "trace_file.h"
 #include "trace_fixtures/trace_fixture.h"
 
-static uint64_t le64(const uint8_t *p)
-{
-    uint64_t v = 0;
-    for (int i = 7; i >= 0; i--)
-        v = v << 8 | p[i];
-    return v;
-}
-
-static uint32_t le32(const uint8_t *p)
-{
-    return (uint32_t)p[0] | (uint32_t)p[1] << 8 | (uint32_t)p[2] << 16 | (uint32_t)p[3] << 24;
-}
-
-static uint16_t le16(const uint8_t *p)
-{
-    return (uint16_t)(p[0] | p[1] << 8);
-}
-
 static uint8_t *slurp(const char *path, size_t *size)
 {
     FILE *f = fopen(path, "rb");
@@ -203,34 +185,34 @@ static void test_file_layout(void **state)
     uint8_t *b = slurp(path, &n);
     assert_int_equal(n, 128 + 64);
     assert_memory_equal(b, "INITRACE", 8);
-    assert_int_equal(le16(b + 8), 1);            /* version */
-    assert_int_equal(le16(b + 10), 128);         /* header size */
-    assert_int_equal(le16(b + 12), 64);          /* record size */
-    assert_int_equal(le16(b + 14), 2);           /* detailed */
-    assert_int_equal(le64(b + 16), 2994375000ull);
-    assert_int_equal(le32(b + 24), 5);           /* INI id */
-    assert_int_equal(le32(b + 28), 2);           /* cluster */
-    assert_int_equal(le32(b + 32), 1);           /* index in cluster */
-    assert_int_equal(le32(b + 36), 3);           /* INIs in cluster */
-    assert_int_equal(le32(b + 40), 4);           /* PEs in cluster */
+    assert_int_equal(ini_trace_get16(b + 8), 1);            /* version */
+    assert_int_equal(ini_trace_get16(b + 10), 128);         /* header size */
+    assert_int_equal(ini_trace_get16(b + 12), 64);          /* record size */
+    assert_int_equal(ini_trace_get16(b + 14), 2);           /* detailed */
+    assert_int_equal(ini_trace_get64(b + 16), 2994375000ull);
+    assert_int_equal(ini_trace_get32(b + 24), 5);           /* INI id */
+    assert_int_equal(ini_trace_get32(b + 28), 2);           /* cluster */
+    assert_int_equal(ini_trace_get32(b + 32), 1);           /* index in cluster */
+    assert_int_equal(ini_trace_get32(b + 36), 3);           /* INIs in cluster */
+    assert_int_equal(ini_trace_get32(b + 40), 4);           /* PEs in cluster */
     assert_int_equal(b[44], INI_POLICY_STATIC);
     assert_int_equal(b[45], INI_POLICY_ROUND_ROBIN);
-    assert_int_equal(le64(b + 48), 1);           /* records */
-    assert_int_equal(le64(b + 56), 7);           /* dropped */
-    assert_int_equal(le64(b + 64), 1000);        /* start */
-    assert_int_equal(le64(b + 72), 9000);        /* end */
+    assert_int_equal(ini_trace_get64(b + 48), 1);           /* records */
+    assert_int_equal(ini_trace_get64(b + 56), 7);           /* dropped */
+    assert_int_equal(ini_trace_get64(b + 64), 1000);        /* start */
+    assert_int_equal(ini_trace_get64(b + 72), 9000);        /* end */
     for (int i = 80; i < 128; i++)
         assert_int_equal(b[i], 0);
     const uint8_t *r = b + 128;
     assert_int_equal(r[0], INI_TRACE_OUT);
     assert_int_equal(r[1], 0);
-    assert_int_equal(le16(r + 2), 0x0506);       /* peer */
-    assert_int_equal(le16(r + 4), 0x0102);       /* src */
-    assert_int_equal(le16(r + 6), 0x0304);       /* dst */
-    assert_int_equal(le32(r + 8), 0x0708090a);   /* len */
-    assert_int_equal(le32(r + 12), 0x0b0c0d0e);  /* qlen */
+    assert_int_equal(ini_trace_get16(r + 2), 0x0506);       /* peer */
+    assert_int_equal(ini_trace_get16(r + 4), 0x0102);       /* src */
+    assert_int_equal(ini_trace_get16(r + 6), 0x0304);       /* dst */
+    assert_int_equal(ini_trace_get32(r + 8), 0x0708090a);   /* len */
+    assert_int_equal(ini_trace_get32(r + 12), 0x0b0c0d0e);  /* qlen */
     for (int k = 0; k < 6; k++)
-        assert_int_equal(le64(r + 16 + 8 * k), 1001 + k);
+        assert_int_equal(ini_trace_get64(r + 16 + 8 * k), 1001 + k);
     assert_int_equal(r[2], 0x06);                /* little-endian on disk */
     free(b);
     /* no temporary file left behind */

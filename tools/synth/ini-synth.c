@@ -84,7 +84,6 @@ enum { H_REQUEST = 1, H_REPLY = 2, H_DONE = 3, H_HELLO = 4 };
 #define W_CYCLES_FIG63  41789.0
 #define O_CYCLES_FIG63  742.0      /* the PE handler overhead o (lower case) */
 #define WAIT_SLICE_US   50000      /* ini_wait granularity, to check the timeout */
-#define MAX_REPORTS     10         /* error lines printed per PE */
 #define MSG_MAGIC       0x4e595353u   /* "SSYN" */
 
 /* ---- options ---- */
@@ -340,21 +339,8 @@ static int my_cluster;
 static int n_local;
 static struct pe_state *states;
 
-static void report(struct pe_state *st, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
-static void report(struct pe_state *st, const char *fmt, ...)
-{
-    if (st->errors++ >= MAX_REPORTS) {
-        if (st->errors == MAX_REPORTS + 1)
-            fprintf(stderr, "ini-synth: PE %d: further errors counted, not shown\n", st->id);
-        return;
-    }
-    char line[512];
-    va_list ap;
-    va_start(ap, fmt);
-    vsnprintf(line, sizeof line, fmt, ap);
-    va_end(ap);
-    fprintf(stderr, "ini-synth: PE %d: %s\n", st->id, line);
-}
+/* Counts and, while there are few, prints an error of this PE. */
+#define report(st, ...) cli_pe_error((st)->id, &(st)->errors, __VA_ARGS__)
 
 static int other_cluster_pe(int pe)
 {

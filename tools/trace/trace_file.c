@@ -26,24 +26,6 @@ static int fail(char *err, size_t errlen, const char *fmt, ...)
     return -1;
 }
 
-static uint64_t rd64(const uint8_t *p)
-{
-    uint64_t v = 0;
-    for (int i = 7; i >= 0; i--)
-        v = v << 8 | p[i];
-    return v;
-}
-
-static uint32_t rd32(const uint8_t *p)
-{
-    return (uint32_t)(p[0] | p[1] << 8 | p[2] << 16 | (uint32_t)p[3] << 24);
-}
-
-static uint16_t rd16(const uint8_t *p)
-{
-    return (uint16_t)(p[0] | p[1] << 8);
-}
-
 static const char *kind_name(int kind)
 {
     switch (kind) {
@@ -81,7 +63,7 @@ static int check_header(struct trace_file *f, const uint8_t *h, uint64_t size, c
     const char *p = f->path;
     if (memcmp(h, INI_TRACE_MAGIC, INI_TRACE_MAGIC_LEN) != 0)
         return fail(err, errlen, "%s: not an INI trace file (bad magic)", p);
-    unsigned version = rd16(h + 8), header_size = rd16(h + 10), record_size = rd16(h + 12);
+    unsigned version = ini_trace_get16(h + 8), header_size = ini_trace_get16(h + 10), record_size = ini_trace_get16(h + 12);
     if (version != INI_TRACE_VERSION)
         return fail(err, errlen, "%s: unknown format version %u (this reader knows %d)", p, version,
                     INI_TRACE_VERSION);
@@ -89,22 +71,22 @@ static int check_header(struct trace_file *f, const uint8_t *h, uint64_t size, c
         return fail(err, errlen, "%s: header size %u / record size %u, version %d has %d / %d", p,
                     header_size, record_size, INI_TRACE_VERSION, INI_TRACE_HEADER_SIZE,
                     INI_TRACE_RECORD_SIZE);
-    f->mode = rd16(h + 14);
+    f->mode = ini_trace_get16(h + 14);
     if (f->mode != INI_TRACE_SUMMARY && f->mode != INI_TRACE_DETAILED)
         return fail(err, errlen, "%s: unknown trace mode %d", p, f->mode);
     struct ini_trace_info *in = &f->info;
-    in->tsc_hz = rd64(h + 16);
-    in->ini_id = (int32_t)rd32(h + 24);
-    in->cluster_id = (int32_t)rd32(h + 28);
-    in->ini_index = (int32_t)rd32(h + 32);
-    in->cluster_inis = (int32_t)rd32(h + 36);
-    in->cluster_pes = (int32_t)rd32(h + 40);
+    in->tsc_hz = ini_trace_get64(h + 16);
+    in->ini_id = (int32_t)ini_trace_get32(h + 24);
+    in->cluster_id = (int32_t)ini_trace_get32(h + 28);
+    in->ini_index = (int32_t)ini_trace_get32(h + 32);
+    in->cluster_inis = (int32_t)ini_trace_get32(h + 36);
+    in->cluster_pes = (int32_t)ini_trace_get32(h + 40);
     in->pe_policy = (int8_t)h[44];
     in->ini_policy = (int8_t)h[45];
-    f->n = rd64(h + 48);
-    f->dropped = rd64(h + 56);
-    in->start_tsc = rd64(h + 64);
-    in->end_tsc = rd64(h + 72);
+    f->n = ini_trace_get64(h + 48);
+    f->dropped = ini_trace_get64(h + 56);
+    in->start_tsc = ini_trace_get64(h + 64);
+    in->end_tsc = ini_trace_get64(h + 72);
 
     uint64_t body = size - INI_TRACE_HEADER_SIZE;
     if (f->n > body / INI_TRACE_RECORD_SIZE || body != f->n * INI_TRACE_RECORD_SIZE)
