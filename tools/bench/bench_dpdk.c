@@ -415,9 +415,8 @@ static void server_loop(void)
 static int rtt_in_turns(const struct bench_setup *s, struct layer_result *res)
 {
     static const int order[3] = { L_RAW, L_UDP, L_REL };
-    enum { MAX_TURNS = 64 };
-    double v[3][MAX_TURNS], ratio[3][MAX_TURNS];
-    int turns = s->p.runs < MAX_TURNS ? s->p.runs : MAX_TURNS;
+    double v[3][256], ratio[3][256];      /* --runs is at most 256 */
+    int turns = s->p.runs;
     int n = s->p.count < 2000 ? s->p.count : 2000;
     int have_raw = s->layers_on[L_RAW] && res[L_RAW].ok;
     for (int t = 0; t < turns; t++) {
