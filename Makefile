@@ -56,7 +56,7 @@ deps:
 # The two commands of the README.
 run: deps
 	@$(MAKE) --no-print-directory all
-	@bash tools/make-run.sh
+	@bash tools/thesis/make-run.sh
 
 test: deps
 	@$(MAKE) --no-print-directory all

@@ -10,7 +10,7 @@
  * consistency, multiple writers, twins and byte-exact diffs, a single-writer
  * optimisation, one delayed-update queue per cluster, hierarchical locks and
  * barriers.  docs/mgs.md describes the protocol; this header is the API that
- * par_mgs.c (par.h over MGS) and tools/mgs-litmus.c use.
+ * par_mgs.c (par.h over MGS) and tools/litmus/mgs-litmus.c use.
  *
  * Structure of a cluster process
  *   - the application view: the shared range at MGS's fixed address, whose

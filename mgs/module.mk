@@ -1,10 +1,11 @@
 # mgs/: the multigrain shared memory (docs/mgs.md) and the applications on it.
+# (mgs-litmus, the litmus tests, is built by tools/litmus/module.mk.)
 #
 # libmgs.a   the MGS library and par_mgs.c, which defines par.h's par_*
 #            functions and forwards them to MGS or to the pthreads
 #            implementation.  For the latter, mgs/par_threads.c is compiled a
 #            second time with every par_* function renamed par_threads_*, so
-#            one program holds both (water --mgs; tools/mgs-litmus).  Programs
+#            one program holds both (water --mgs; tools/litmus/mgs-litmus).  Programs
 #            link libmgs.a before libwater.a: par_mgs.o then defines par_*,
 #            and libwater.a's par_threads.o is never pulled in.
 LIBMGS_SRCS := mgs/mgs_core.c mgs/mgs_page.c mgs/mgs_sync.c mgs/mgs_stats.c mgs/mgs_diff.c \
@@ -18,13 +19,6 @@ $(PAR_THREADS_RENAMED): mgs/par_threads.c
 $(LIBMGS): $(LIBMGS_SRCS:%.c=$(OBJ)/%.o) $(PAR_THREADS_RENAMED)
 	@mkdir -p $(dir $@)
 	$(AR) rcs $@ $^
-
-# mgs-litmus: the litmus tests of MGS, run under ini-cluster
-# (tests/integration/mgs_litmus.sh).
-BINS += $(BIN)/mgs-litmus
-$(BIN)/mgs-litmus: $(OBJ)/tools/mgs-litmus.o $(LIBMGS) $(LIBINI)
-	@mkdir -p $(dir $@)
-	$(CC) $(LDFLAGS) -o $@ $^ $(CONFIG_LIBS) -lpthread -lm
 
 UNIT_TESTS += $(BIN)/test_mgs_diff $(BIN)/test_mgs_standalone
 $(BIN)/test_mgs_diff: $(OBJ)/mgs/mgs_diff.o

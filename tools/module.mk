@@ -1,26 +1,33 @@
-# tools/: launcher, trace post-processor, model, benchmarks.
+# tools/: the programs around the INI, one directory per program (or per
+# family of programs), each with its module.mk and, beside it, the scripts
+# that drive it:
 #
-# ini-cluster   the launcher (tools/ini-cluster.c + tools/cluster_*.c)
-# ini-ping      round-trip and integrity test, run under the launcher
-# cluster-fake-inid  a stand-in for inid that forwards through the segments
-#               without a network, to test the launcher and compute-node
-#               programs in isolation (ini-cluster run --inid PATH)
-CLUSTER_OBJS := $(addprefix $(OBJ)/tools/,ini-cluster.o cluster_util.o cluster_net.o cluster_launch.o)
+# cli.[ch]  the command-line skeleton every program's main uses (--help,
+#           --version, "PROGRAM: what: why" and exit 2); linked into each
+#           program, including inid and water.  The version is the one
+#           line of VERSION at the top of the tree.
+# cluster/  ini-cluster, the launcher, and cluster-fake-inid, the
+#           forwarding stand-in for inid ("no INI" baseline, launcher tests)
+# ping/     ini-ping, round trips and integrity under the launcher, and
+#           loss_vs_size.sh, delivery time under frame loss
+# litmus/   mgs-litmus, MGS's litmus tests.  It is a program on top of MGS
+#           and the launcher like ini-ping, not part of the library, so it
+#           sits with the tools rather than in mgs/ (which holds the library
+#           and the Water application that the thesis measures)
+# synth/    ini-synth, synth-queue; fig63.sh, knob_sweep.sh, policy_compare.sh
+# trace/    ini-trace; trace_cost.sh, what tracing costs
+# model/    ini-model, the chapter 6 model
+# bench/    ini-bench, the layer-by-layer benchmark
+# thesis/   the chapter 5 experiments and make-run.sh (`make run`)
+# lwip.mk, install-deps.sh: the build's lwIP and dependencies.
+INI_VERSION := $(shell cat VERSION)
+CLI_OBJ     := $(OBJ)/tools/cli.o
+$(CLI_OBJ): EXTRA := -DINI_VERSION='"$(INI_VERSION)"'
+$(CLI_OBJ): VERSION
 
-BINS += $(BIN)/ini-cluster $(BIN)/ini-ping $(BIN)/cluster-fake-inid
-
-$(BIN)/ini-cluster: $(CLUSTER_OBJS) $(LIBINI)
-	@mkdir -p $(dir $@)
-	$(CC) $(LDFLAGS) -o $@ $^ $(CONFIG_LIBS) -lpthread
-
-$(BIN)/ini-ping: $(OBJ)/tools/ini-ping.o $(OBJ)/tools/cli.o $(LIBINI)
-	@mkdir -p $(dir $@)
-	$(CC) $(LDFLAGS) -o $@ $^ $(CONFIG_LIBS) -lpthread -lm
-
-$(BIN)/cluster-fake-inid: $(OBJ)/tools/cluster_fake_inid.o $(LIBINI)
-	@mkdir -p $(dir $@)
-	$(CC) $(LDFLAGS) -o $@ $^ $(CONFIG_LIBS) -lpthread
-
+include tools/cluster/module.mk
+include tools/ping/module.mk
+include tools/litmus/module.mk
 include tools/model/module.mk
 -include tools/trace/module.mk
 -include tools/synth/module.mk

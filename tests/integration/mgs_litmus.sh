@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# mgs_litmus: the MGS litmus tests (tools/mgs-litmus.c) across 3 clusters
+# mgs_litmus: the MGS litmus tests (tools/litmus/mgs-litmus.c) across 3 clusters
 # (2 compute nodes and 2 INIs each, so the round-robin and load-aware
 # policies spread one pair's messages over different INI pairs), under each
 # scheduling policy (compute-node and INI policy alike), each with inid's

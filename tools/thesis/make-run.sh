@@ -4,7 +4,7 @@
 # 512 molecules, 3 steps, NumProcs 4, with summary traces; then the INI
 # report (tables 5.3/5.4) and the misrouting report (5.6/5.7) of the run.
 set -euo pipefail
-cd "$(dirname "$0")/.."
+cd "$(dirname "$0")/../.."
 RANDOM_IN=../shared/water/random.in
 if [ ! -r "$RANDOM_IN" ]; then
     echo "make run: Water's data file $RANDOM_IN (relative to $PWD) is missing;" >&2

@@ -1,12 +1,12 @@
 #!/usr/bin/env bash
 # knob_sweep.sh: mean cycle time R of ini-synth (sleep mode) against one
 # knob, varied alone (seed 000, section 3.2), with a least-squares line.
-#   usage: tools/knob_sweep.sh [KNOB] [VALUES] [SECONDS]
+#   usage: tools/synth/knob_sweep.sh [KNOB] [VALUES] [SECONDS]
 #   default: overhead (Δo, microseconds, spent sleeping) over 0,50,100,200,400
 # Every cycle pays Δo four times on its critical path (the request's send
 # and receive, the reply's send and receive), so the slope should be near 4.
 set -eu
-cd "$(dirname "$0")/.."
+cd "$(dirname "$0")/../.."
 KNOB=${1:-overhead}
 VALUES=${2:-0,50,100,200,400}
 DUR=${3:-8}

@@ -4,9 +4,9 @@
 # median INI busy cycles per message (the loop's productive turns over the
 # messages it handled, from the counters: independent of sleeping) and the
 # median round trip, with the overhead relative to off.
-#   usage: tools/trace_cost.sh [REPS] [COUNT]
+#   usage: tools/trace/trace_cost.sh [REPS] [COUNT]
 set -eu
-cd "$(dirname "$0")/.."
+cd "$(dirname "$0")/../.."
 REPS=${1:-5}
 COUNT=${2:-3000}
 TMP=$(mktemp -d /tmp/ini-trace-cost.XXXXXX)

@@ -4,9 +4,9 @@
 # round trip is two deliveries back to back; prints the median and p90
 # round trip per size and loss rate, and the expected number of tries of a
 # datagram of F fragments, 1/(1-p)^F.
-#   usage: tools/loss_vs_size.sh [COUNT] > docs/results/loss-vs-size.txt
+#   usage: tools/ping/loss_vs_size.sh [COUNT] > docs/results/loss-vs-size.txt
 set -eu
-cd "$(dirname "$0")/.."
+cd "$(dirname "$0")/../.."
 COUNT=${1:-20}
 SIZES="64 1400 4000 9000 20000 40000 65000"
 TMP=$(mktemp -d /tmp/ini-loss.XXXXXX)

@@ -10,9 +10,9 @@
 #   hot spot:    half of all requests go to compute node 4.
 # Prints the mean message time (time in the sending INI plus time in the
 # receiving INI, from summary traces) and the mean cycle time R.
-#   usage: tools/policy_compare.sh [SECONDS] [REPS]
+#   usage: tools/synth/policy_compare.sh [SECONDS] [REPS]
 set -eu
-cd "$(dirname "$0")/.."
+cd "$(dirname "$0")/../.."
 DUR=${1:-5}
 REPS=${2:-3}
 O_US=${O_US:-60}
