@@ -26,6 +26,7 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
+#include "cli.h"
 #include "ini_cn.h"
 
 #define H_BENCH 1
@@ -87,7 +88,7 @@ static int pe_main(struct ini_pe *pe, void *arg)
     snprintf(path, sizeof(path), "%s/result.bin", a->dir);
     FILE *f = fopen(path, "wb");
     if (!f || fwrite(&res, sizeof(res), 1, f) != 1) {
-        fprintf(stderr, "ini-bench: cannot write %s\n", path);
+        cli_error("cannot write %s", path);
         if (f)
             fclose(f);
         return 1;
@@ -99,8 +100,7 @@ static int pe_main(struct ini_pe *pe, void *arg)
 int bench_cn_agent(int argc, char **argv)
 {
     if (argc != 3) {
-        fprintf(stderr, "ini-bench: --cn-agent DIR\n");
-        return 2;
+        cli_bad_arg("--cn-agent: expected one DIR (the agent is started by ini-bench itself)");
     }
     static struct agent a;
     a.dir = argv[2];
@@ -108,17 +108,17 @@ int bench_cn_agent(int argc, char **argv)
     snprintf(path, sizeof(path), "%s/setup.bin", a.dir);
     FILE *f = fopen(path, "rb");
     if (!f || fread(&a.setup, sizeof(a.setup), 1, f) != 1) {
-        fprintf(stderr, "ini-bench: cannot read %s\n", path);
+        cli_error("cannot read %s", path);
         return 2;
     }
     fclose(f);
     struct ini_cn *cn = ini_cn_attach_env(err, sizeof(err));
     if (!cn) {
-        fprintf(stderr, "ini-bench: %s\n", err);
+        cli_error("%s", err);
         return 1;
     }
     if (ini_cn_n_pes(cn) != 1) {
-        fprintf(stderr, "ini-bench: the agent wants one compute node per cluster\n");
+        cli_error("the agent wants one compute node per cluster");
         return 1;
     }
     for (size_t i = 0; i < sizeof(c_src); i++)
@@ -233,8 +233,8 @@ int bench_cn_layer(const struct bench_setup *s, struct layer_result *r)
         r->retransmissions += counters_retx(counters);
     }
     if (r->ok && !(WIFEXITED(st) && WEXITSTATUS(st) == 0) && s->p.verbose)
-        fprintf(stderr, "ini-bench: ini-cluster exited with status %d (results kept); see %s\n",
-                WIFEXITED(st) ? WEXITSTATUS(st) : 128 + WTERMSIG(st), log);
+        cli_error("ini-cluster exited with status %d (results kept); see %s",
+                  WIFEXITED(st) ? WEXITSTATUS(st) : 128 + WTERMSIG(st), log);
     if (r->ok && !s->p.verbose)
         nftw(dir, rm_entry, 16, FTW_DEPTH | FTW_PHYS);
     return r->ok ? 0 : -1;

@@ -38,6 +38,7 @@
 #include "swp.h"
 #include "msg.h"
 #include "bench.h"
+#include "cli.h"
 
 #include <stdio.h>
 #include <stdlib.h>
@@ -305,45 +306,31 @@ static void run_layer(const char *layer, int n, int window, struct cost *c)
     }
 }
 
-static void usage(const char *msg)
-{
-    fprintf(stderr, "ini-bench --inproc: %s\n", msg);
-    exit(2);
-}
-
+/* ini-bench --inproc's flags (usage: ini-bench --help). */
 int bench_inproc_main(int argc, char **argv)
 {
+    static const char *const layer_names[] = { "raw", "udp-ip", "reliable", "all", NULL };
     const char *layer = "all";
     long n = 100000, window = 16, size = BENCH_HDR;
     int pingpong = 0;
     for (int i = 2; i < argc; i++) {
-        char *end;
-        const char *v = i + 1 < argc ? argv[i + 1] : NULL;
-        if (!strcmp(argv[i], "--layer") && v) {
-            layer = v;
-            if (strcmp(v, "raw") && strcmp(v, "udp-ip") && strcmp(v, "reliable") && strcmp(v, "all"))
-                usage("--layer: expected raw, udp-ip, reliable or all");
-        } else if (!strcmp(argv[i], "--count") && v) {
-            n = strtol(v, &end, 10);
-            if (*end || n < 1 || n > 100000000)
-                usage("--count: expected 1..100000000");
-        } else if (!strcmp(argv[i], "--window") && v) {
-            window = strtol(v, &end, 10);
-            if (*end || window < 1 || window > 1024)
-                usage("--window: expected 1..1024");
-        } else if (!strcmp(argv[i], "--pingpong")) {
-            pingpong = 1;
+        const char *a = argv[i];
+        if (cli_common_flag(a))
             continue;
-        } else if (!strcmp(argv[i], "--size") && v) {
-            size = strtol(v, &end, 10);
-            if (*end || size < BENCH_HDR || size > BENCH_MAX_MSG)
-                usage("--size: expected 8..65000");
-        } else {
-            char msg[160];
-            snprintf(msg, sizeof msg, "%s: unknown option, or no value after it", argv[i]);
-            usage(msg);
-        }
-        i++;
+        if (!strcmp(a, "--layer"))
+            layer = layer_names[cli_parse_choice(a, cli_value(argc, argv, &i), layer_names)];
+        else if (!strcmp(a, "--count"))
+            n = cli_parse_long(a, cli_value(argc, argv, &i), 1, 100000000);
+        else if (!strcmp(a, "--window"))
+            window = cli_parse_long(a, cli_value(argc, argv, &i), 1, 1024);
+        else if (!strcmp(a, "--pingpong"))
+            pingpong = 1;
+        else if (!strcmp(a, "--size"))
+            size = cli_parse_long(a, cli_value(argc, argv, &i), BENCH_HDR, BENCH_MAX_MSG);
+        else if (a[0] == '-')
+            cli_bad_arg("--inproc: %s: unknown option", a);
+        else
+            cli_bad_arg("--inproc: %s: unexpected argument", a);
     }
     msg_size = (uint32_t)size;
     char prefix[64];
@@ -351,7 +338,7 @@ int bench_inproc_main(int argc, char **argv)
     char *eal[] = { "ini-bench", "--no-huge", "-m", "128", "--no-pci", "--no-shconf", prefix,
                     "--no-telemetry", "--log-level=*:critical", "--lcores=0@0", NULL };
     if (rte_eal_init(10, eal) < 0) {
-        fprintf(stderr, "ini-bench --inproc: EAL init failed\n");
+        cli_error("--inproc: EAL init failed");
         return 1;
     }
     ip_pool = rte_pktmbuf_pool_create("ip_mbufs", 8191, 256, INI_MBUF_PRIV_SIZE, RTE_MBUF_DEFAULT_BUF_SIZE, 0);

@@ -36,6 +36,7 @@
  * one failed, 2 for bad arguments.
  */
 #include "bench.h"
+#include "cli.h"
 
 #include <errno.h>
 #include <limits.h>
@@ -44,24 +45,16 @@
 #include <string.h>
 #include <unistd.h>
 
-static void bad(const char *msg)
-{
-    fprintf(stderr, "ini-bench: %s (see the header of tools/bench/ini-bench.c)\n", msg);
-    exit(2);
-}
-
-static long num(const char *flag, const char *v, long lo, long hi)
-{
-    char *end;
-    errno = 0;
-    long x = strtol(v, &end, 10);
-    if (!*v || *end || errno || x < lo || x > hi) {
-        char msg[160];
-        snprintf(msg, sizeof(msg), "%s: expected an integer in %ld..%ld, got '%s'", flag, lo, hi, v);
-        bad(msg);
-    }
-    return x;
-}
+static const char usage_text[] =
+    "usage: ini-bench [--quick] [--format table|csv|json] [--layers LIST] [--runs N] [--count N]\n"
+    "                 [--budget-ms N] [--depths LIST] [--sizes LIST] [--bw-depth N] [--window N]\n"
+    "                 [--cores A,B] [--cn-idle auto|poll|adaptive] [--cn-window N]\n"
+    "                 [--plot FILE | --no-plot] [--save PREFIX] [--verbose]\n"
+    "       ini-bench --inproc [--layer raw|udp-ip|reliable|all] [--count N] [--window W] [--size B]\n"
+    "       ini-bench --inproc --pingpong [--count N] [--size B]\n"
+    "       ini-bench --help | --version\n"
+    "layers: raw-dpdk, udp-ip, reliable, compute-to-compute, kernel-udp\n"
+    "(see the header of tools/bench/ini-bench.c and docs/performance.md)\n";
 
 int bench_parse_list(const char *s, long *out, int max, long lo, long hi)
 {
@@ -100,6 +93,7 @@ static int uniq_sorted(long *v, int n)
 
 int main(int argc, char **argv)
 {
+    cli_init("ini-bench", usage_text);
     if (argc > 1 && !strcmp(argv[1], "--cn-agent"))
         return bench_cn_agent(argc, argv);
     if (argc > 1 && !strcmp(argv[1], "--inproc"))
@@ -114,71 +108,51 @@ int main(int argc, char **argv)
     s.cn_idle = -1;
     for (int i = 1; i < argc; i++) {
         const char *a = argv[i];
-        const char *v = i + 1 < argc ? argv[i + 1] : NULL;
-        int takes = 1;
-        if (!strcmp(a, "--quick")) {
+        if (cli_common_flag(a)) {
+            continue;
+        } else if (!strcmp(a, "--quick")) {
             s.quick = 1;
-            takes = 0;
         } else if (!strcmp(a, "--no-plot")) {
             no_plot = 1;
-            takes = 0;
         } else if (!strcmp(a, "--verbose") || !strcmp(a, "-v")) {
             s.p.verbose = 1;
-            takes = 0;
-        } else if (!strcmp(a, "--help") || !strcmp(a, "-h")) {
-            printf("usage: ini-bench [--quick] [--format table|csv|json] [--layers LIST] [--runs N] [--count N]\n"
-                   "                 [--budget-ms N] [--depths LIST] [--sizes LIST] [--bw-depth N] [--window N]\n"
-                   "                 [--cores A,B] [--cn-idle auto|poll|adaptive] [--cn-window N]\n"
-                   "                 [--plot FILE | --no-plot] [--save PREFIX] [--verbose]\n"
-                   "       ini-bench --inproc [--layer raw|udp-ip|reliable|all] [--count N] [--window W] [--size B]\n"
-                   "       ini-bench --inproc --pingpong [--count N] [--size B]\n"
-                   "layers: raw-dpdk, udp-ip, reliable, compute-to-compute, kernel-udp\n");
-            return 0;
-        } else if (!v) {
-            char msg[160];
-            snprintf(msg, sizeof(msg), "unknown option '%s' or missing value", a);
-            bad(msg);
         } else if (!strcmp(a, "--format")) {
-            if (!strcmp(v, "table")) fmt = FMT_TABLE;
-            else if (!strcmp(v, "csv")) fmt = FMT_CSV;
-            else if (!strcmp(v, "json")) fmt = FMT_JSON;
-            else bad("--format: expected table, csv or json");
+            static const char *const formats[] = { "table", "csv", "json", NULL };  /* enum bench_format */
+            fmt = (enum bench_format)cli_parse_choice(a, cli_value(argc, argv, &i), formats);
         } else if (!strcmp(a, "--layers")) {
-            layers = v;
+            layers = cli_value(argc, argv, &i);
         } else if (!strcmp(a, "--runs")) {
-            runs = num(a, v, 1, 256);
+            runs = cli_parse_long(a, cli_value(argc, argv, &i), 1, 256);
         } else if (!strcmp(a, "--count")) {
-            count = num(a, v, 20, 10000000);
+            count = cli_parse_long(a, cli_value(argc, argv, &i), 20, 10000000);
         } else if (!strcmp(a, "--budget-ms")) {
-            budget_ms = num(a, v, 1, 100000);
+            budget_ms = cli_parse_long(a, cli_value(argc, argv, &i), 1, 100000);
         } else if (!strcmp(a, "--depths")) {
-            depths = v;
+            depths = cli_value(argc, argv, &i);
         } else if (!strcmp(a, "--sizes")) {
-            sizes = v;
+            sizes = cli_value(argc, argv, &i);
         } else if (!strcmp(a, "--bw-depth")) {
             /* 22 x 45 fragments of a 65,000-byte message fill a 1024-slot memif ring */
-            bw_depth = num(a, v, 1, 22);
+            bw_depth = cli_parse_long(a, cli_value(argc, argv, &i), 1, 22);
         } else if (!strcmp(a, "--window")) {
-            window = num(a, v, 1, 512);
+            window = cli_parse_long(a, cli_value(argc, argv, &i), 1, 512);
         } else if (!strcmp(a, "--cores")) {
-            cores = v;
+            cores = cli_value(argc, argv, &i);
         } else if (!strcmp(a, "--cn-idle")) {
-            if (!strcmp(v, "auto")) s.cn_idle = -1;
-            else if (!strcmp(v, "poll")) s.cn_idle = 0;
-            else if (!strcmp(v, "adaptive")) s.cn_idle = 1;
-            else bad("--cn-idle: expected auto, poll or adaptive");
+            /* auto -1, poll 0, adaptive 1 */
+            static const char *const idles[] = { "auto", "poll", "adaptive", NULL };
+            s.cn_idle = cli_parse_choice(a, cli_value(argc, argv, &i), idles) - 1;
         } else if (!strcmp(a, "--cn-window")) {
-            cn_window = num(a, v, 1, 4096);
+            cn_window = cli_parse_long(a, cli_value(argc, argv, &i), 1, 4096);
         } else if (!strcmp(a, "--plot")) {
-            plot = v;
+            plot = cli_value(argc, argv, &i);
         } else if (!strcmp(a, "--save")) {
-            save = v;
+            save = cli_value(argc, argv, &i);
+        } else if (a[0] == '-') {
+            cli_unknown_option(a);
         } else {
-            char msg[160];
-            snprintf(msg, sizeof(msg), "unknown option '%s'", a);
-            bad(msg);
+            cli_bad_arg("%s: unexpected argument", a);
         }
-        i += takes;
     }
 
     s.p.runs = (int)runs;
@@ -192,7 +166,7 @@ int main(int argc, char **argv)
     int n;
     if (depths) {
         if ((n = bench_parse_list(depths, list, BENCH_MAX_DEPTHS, 1, 512)) <= 0)
-            bad("--depths: expected up to 16 comma-separated depths in 1..512");
+            cli_bad_arg("--depths: expected up to 16 comma-separated depths in 1..512");
     } else {
         const long d[] = { 1, 2, 4, 8, 16, 32, 64 };
         n = 7;
@@ -204,7 +178,7 @@ int main(int argc, char **argv)
         s.p.depths[i] = (int)list[i];
     if (sizes) {
         if ((n = bench_parse_list(sizes, list, BENCH_MAX_SIZES, BENCH_HDR, BENCH_MAX_MSG)) < 2)
-            bad("--sizes: expected 2 to 24 comma-separated sizes in 8..65000");
+            cli_bad_arg("--sizes: expected 2 to 24 comma-separated sizes in 8..65000");
     } else {
         n = 0;
         for (long b = 8; b <= 32768; b *= 2)
@@ -213,7 +187,7 @@ int main(int argc, char **argv)
     }
     n = uniq_sorted(list, n);
     if (n < 2)
-        bad("--sizes: expected at least two different sizes");
+        cli_bad_arg("--sizes: expected at least two different sizes");
     s.p.n_sizes = n;
     for (int i = 0; i < n; i++)
         s.p.sizes[i] = (uint32_t)list[i];
@@ -223,7 +197,7 @@ int main(int argc, char **argv)
     s.cores[1] = ncpu > 1 ? 1 : 0;
     if (cores) {
         if (bench_parse_list(cores, list, 2, 0, ncpu - 1) != 2)
-            bad("--cores: expected two CPU numbers A,B of this machine");
+            cli_bad_arg("--cores: expected two CPU numbers A,B of this machine");
         s.cores[0] = (int)list[0];
         s.cores[1] = (int)list[1];
     }
@@ -236,12 +210,9 @@ int main(int argc, char **argv)
             for (int l = 0; l < L_COUNT; l++)
                 if (!strcmp(tok, bench_layer_names[l]))
                     s.layers_on[l] = found = 1;
-            if (!found) {
-                char msg[200];
-                snprintf(msg, sizeof(msg), "--layers: unknown layer '%s' (raw-dpdk, udp-ip, reliable, "
-                                           "compute-to-compute, kernel-udp)", tok);
-                bad(msg);
-            }
+            if (!found)
+                cli_bad_arg("--layers: '%s' is not a layer (raw-dpdk, udp-ip, reliable, "
+                            "compute-to-compute, kernel-udp)", tok);
         }
     } else {
         for (int l = 0; l < L_COUNT; l++)
@@ -251,7 +222,7 @@ int main(int argc, char **argv)
     static char self[PATH_MAX];
     ssize_t sl = readlink("/proc/self/exe", self, sizeof(self) - 1);
     if (sl <= 0)
-        bad("cannot find this program's path (/proc/self/exe)");
+        cli_bad_arg("cannot find this program's path (/proc/self/exe)");
     self[sl] = '\0';
     s.self = self;
     if (no_plot)
@@ -282,7 +253,7 @@ int main(int argc, char **argv)
     for (int l = 0; l < L_COUNT; l++)
         if (s.layers_on[l] && !res[l].ok) {
             failed = 1;
-            fprintf(stderr, "ini-bench: %s: %s\n", bench_layer_names[l], res[l].err[0] ? res[l].err : "failed");
+            cli_error("%s: %s", bench_layer_names[l], res[l].err[0] ? res[l].err : "failed");
         }
     bench_report(stdout, fmt, &s, res);
     fflush(stdout);
@@ -293,7 +264,7 @@ int main(int argc, char **argv)
             snprintf(path, sizeof(path), "%s.%s", save, ext[k]);
             FILE *f = fopen(path, "w");
             if (!f) {
-                fprintf(stderr, "ini-bench: cannot write %s\n", path);
+                cli_error("cannot write %s", path);
                 failed = 1;
                 continue;
             }
@@ -302,6 +273,6 @@ int main(int argc, char **argv)
         }
     }
     if (plot && bench_plot(plot, &s, res) < 0)
-        fprintf(stderr, "ini-bench: could not write the plot %s (gnuplot)\n", plot);
+        cli_error("could not write the plot %s (gnuplot)", plot);
     return failed;
 }

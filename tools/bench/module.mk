@@ -6,10 +6,11 @@ BENCH_SRCS := $(addprefix tools/bench/,ini-bench.c bench_engine.c bench_report.c
                 bench_cn.c bench_dpdk.c bench_inproc.c)
 BENCH_OBJS := $(BENCH_SRCS:%.c=$(OBJ)/%.o)
 BENCH_STACK_OBJS := $(STACK_SRCS:%.c=$(OBJ)/%.o)
-$(OBJ)/tools/bench/bench_dpdk.o $(OBJ)/tools/bench/bench_inproc.o: EXTRA := $(LWIP_CFLAGS) -Itimers
+$(BENCH_OBJS): EXTRA := -Itools
+$(OBJ)/tools/bench/bench_dpdk.o $(OBJ)/tools/bench/bench_inproc.o: EXTRA := $(LWIP_CFLAGS) -Itimers -Itools
 $(OBJ)/tools/bench/bench_dpdk.o $(OBJ)/tools/bench/bench_inproc.o: DPDK := yes
 
 BINS += $(BIN)/ini-bench
-$(BIN)/ini-bench: $(BENCH_OBJS) $(BENCH_STACK_OBJS) $(LIBINI) $(LIBLWIP)
+$(BIN)/ini-bench: $(BENCH_OBJS) $(OBJ)/tools/cli.o $(BENCH_STACK_OBJS) $(LIBINI) $(LIBLWIP)
 	@mkdir -p $(dir $@)
 	$(CC) $(LDFLAGS) -o $@ $^ $(DPDK_LIBS) $(CONFIG_LIBS) -lpthread -lm

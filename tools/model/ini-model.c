@@ -17,11 +17,11 @@
  *
  * Exit status: 0 success, 1 the solver failed, 2 invalid arguments.
  */
-#include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
+#include "cli.h"
 #include "model.h"
 
 enum format { FORMAT_TEXT, FORMAT_CSV, FORMAT_JSON };
@@ -29,6 +29,7 @@ enum format { FORMAT_TEXT, FORMAT_CSV, FORMAT_JSON };
 static const char *const USAGE =
     "usage: ini-model [--N N | --sweep N=FIRST..LAST] [--W W] [--o o] [--O O]\n"
     "                 [--l l] [--L L] [--format text|csv|json]\n"
+    "       ini-model --help | --version\n"
     "  N  compute nodes per INI            (default 1)\n"
     "  W  work between requests            (default 41789)\n"
     "  o  handler overhead on a PE         (default 742)\n"
@@ -36,21 +37,6 @@ static const char *const USAGE =
     "  l  intra-cluster latency            (default 0)\n"
     "  L  inter-cluster latency            (default 0)\n"
     "Times are in cycles (any common unit).  Defaults are thesis figure 6-3.\n";
-
-/* Prints one line "ini-model: <reason> (try --help)" and returns the exit
- * status for invalid arguments. */
-static int usage_error(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
-
-static int usage_error(const char *fmt, ...)
-{
-    va_list ap;
-    va_start(ap, fmt);
-    fputs("ini-model: ", stderr);
-    vfprintf(stderr, fmt, ap);
-    fputs(" (try --help)\n", stderr);
-    va_end(ap);
-    return 2;
-}
 
 /* One row of output: the field name as printed, its value and meaning. */
 struct field {
@@ -151,13 +137,12 @@ int main(int argc, char **argv)
     enum format format = FORMAT_TEXT;
     char why[256];
 
+    cli_init("ini-model", USAGE);
     for (int i = 1; i < argc; i++) {
-        if (!strcmp(argv[i], "--help") || !strcmp(argv[i], "-h")) {
-            fputs(USAGE, stdout);
-            return 0;
-        }
+        if (cli_common_flag(argv[i]))
+            continue;
         if (strncmp(argv[i], "--", 2) != 0)
-            return usage_error("unexpected argument '%s'", argv[i]);
+            cli_bad_arg("%s: unexpected argument", argv[i]);
 
         /* Split "--flag=value"; otherwise the value is the next argument. */
         char flag[32];
@@ -165,7 +150,7 @@ int main(int argc, char **argv)
         const char *eq = strchr(argv[i], '=');
         size_t flag_len = eq ? (size_t)(eq - argv[i]) : strlen(argv[i]);
         if (flag_len >= sizeof flag)
-            return usage_error("unknown option '%s'", argv[i]);
+            cli_unknown_option(argv[i]);
         memcpy(flag, argv[i], flag_len);
         flag[flag_len] = '\0';
 
@@ -178,16 +163,16 @@ int main(int argc, char **argv)
                   : !strcmp(flag, "--sweep") ? &seen_sweep
                   : !strcmp(flag, "--format") ? &seen_format : NULL;
         if (!seen)
-            return usage_error("unknown option '%s'", flag);
+            cli_unknown_option(flag);
         if (*seen)
-            return usage_error("%s given twice", flag);
+            cli_bad_arg("%s: given twice", flag);
         *seen = 1;
         if (eq)
             value = eq + 1;
         else if (i + 1 < argc)
             value = argv[++i];
         else
-            return usage_error("%s needs a value", flag);
+            cli_bad_arg("%s: needs a value", flag);
 
         int bad;
         if (time_index >= 0)
@@ -210,27 +195,27 @@ int main(int argc, char **argv)
             }
         }
         if (bad)
-            return usage_error("%s: %s", flag, why);
+            cli_bad_arg("%s: %s", flag, why);
         if (seen == &seen_n)
             last = first;
     }
     if (seen_n && seen_sweep)
-        return usage_error("--N and --sweep cannot be combined");
+        cli_bad_arg("--N and --sweep cannot be combined");
 
     p.N = first;
     if (model_validate(&p, why, sizeof why) != MODEL_OK)
-        return usage_error("%s", why);
+        cli_bad_arg("%s", why);
 
     int count = last - first + 1;
     struct model_result *rows = malloc((size_t)count * sizeof *rows);
     if (!rows) {
-        fprintf(stderr, "ini-model: out of memory for %d rows\n", count);
+        cli_error("out of memory for %d rows", count);
         return 1;
     }
     for (int n = 0; n < count; n++) {
         p.N = first + n;
         if (model_solve(&p, &rows[n], why, sizeof why) != MODEL_OK) {
-            fprintf(stderr, "ini-model: N=%d: %s\n", p.N, why);
+            cli_error("N=%d: %s", p.N, why);
             free(rows);
             return 1;
         }

@@ -4,7 +4,8 @@
 # test_model  cmocka tests of the solver (tests/unit/test_model.c)
 BINS += $(BIN)/ini-model
 
-$(BIN)/ini-model: $(OBJ)/tools/model/ini-model.o $(OBJ)/tools/model/model.o
+$(OBJ)/tools/model/ini-model.o: EXTRA := -Itools
+$(BIN)/ini-model: $(OBJ)/tools/model/ini-model.o $(OBJ)/tools/model/model.o $(OBJ)/tools/cli.o
 	@mkdir -p $(dir $@)
 	$(CC) $(LDFLAGS) -o $@ $^ -lm
 

@@ -84,20 +84,20 @@ static struct {
 
 
 
+static const char usage_text[] =
+    "usage: ini-ping [--sizes N,N,...] [--count N] [--window W] [--pattern all|pairs]"
+    " [--timeout-ms MS]\n                [--inject corrupt|duplicate|drop]\n"
+    "       ini-ping --help | --version\n"
+    "(run under ini-cluster run CONFIG -- ini-ping ...)\n";
+
 static void parse_args(int argc, char **argv)
 {
     for (int i = 1; i < argc; i++) {
         const char *a = argv[i];
-        if (!strcmp(a, "-h") || !strcmp(a, "--help")) {
-            printf("usage: ini-ping [--sizes N,N,...] [--count N] [--window W] [--pattern all|pairs]"
-                   " [--timeout-ms MS]\n                [--inject corrupt|duplicate|drop]\n"
-                   "(run under ini-cluster run CONFIG -- ini-ping ...)\n");
-            exit(0);
-        }
-        if (i + 1 >= argc)
-            cli_bad_arg("%s: unknown option or missing value", a);
-        const char *v = argv[++i];
+        if (cli_common_flag(a))
+            continue;
         if (!strcmp(a, "--sizes")) {
+            const char *v = cli_value(argc, argv, &i);
             opt.n_sizes = 0;
             char copy[1024], *save = NULL;
             snprintf(copy, sizeof copy, "%s", v);
@@ -109,29 +109,22 @@ static void parse_args(int argc, char **argv)
             if (!opt.n_sizes)
                 cli_bad_arg("--sizes: empty list");
         } else if (!strcmp(a, "--count")) {
-            opt.count = cli_parse_long(a, v, 1, 1000000);
+            opt.count = cli_parse_long(a, cli_value(argc, argv, &i), 1, 1000000);
         } else if (!strcmp(a, "--window")) {
-            opt.window = (int)cli_parse_long(a, v, 1, MAX_WINDOW);
+            opt.window = (int)cli_parse_long(a, cli_value(argc, argv, &i), 1, MAX_WINDOW);
         } else if (!strcmp(a, "--timeout-ms")) {
-            opt.timeout_ms = cli_parse_long(a, v, 1, 3600000);
+            opt.timeout_ms = cli_parse_long(a, cli_value(argc, argv, &i), 1, 3600000);
         } else if (!strcmp(a, "--pattern")) {
-            if (!strcmp(v, "pairs"))
-                opt.pairs = 1;
-            else if (!strcmp(v, "all"))
-                opt.pairs = 0;
-            else
-                cli_bad_arg("--pattern: '%s' is not all or pairs", v);
+            static const char *const patterns[] = { "all", "pairs", NULL };
+            opt.pairs = cli_parse_choice(a, cli_value(argc, argv, &i), patterns);
         } else if (!strcmp(a, "--inject")) {
-            if (!strcmp(v, "corrupt"))
-                opt.inject = INJECT_CORRUPT;
-            else if (!strcmp(v, "duplicate"))
-                opt.inject = INJECT_DUPLICATE;
-            else if (!strcmp(v, "drop"))
-                opt.inject = INJECT_DROP;
-            else
-                cli_bad_arg("--inject: '%s' is not corrupt, duplicate or drop", v);
+            /* In the order of the enum, after INJECT_NONE. */
+            static const char *const injects[] = { "corrupt", "duplicate", "drop", NULL };
+            opt.inject = INJECT_CORRUPT + cli_parse_choice(a, cli_value(argc, argv, &i), injects);
+        } else if (a[0] == '-') {
+            cli_unknown_option(a);
         } else {
-            cli_bad_arg("unknown option '%s'", a);
+            cli_bad_arg("%s: unexpected argument", a);
         }
     }
 }
@@ -600,13 +593,13 @@ static int policy_from_env(const char *var, enum ini_policy dflt)
 
 int main(int argc, char **argv)
 {
-    cli_init("ini-ping");
+    cli_init("ini-ping", usage_text);
     setvbuf(stdout, NULL, _IOLBF, 0);
     parse_args(argc, argv);
     char err[1024];
     cn = ini_cn_attach_env(err, sizeof err);
     if (!cn) {
-        fprintf(stderr, "ini-ping: %s\n", err);
+        cli_error("%s", err);
         return 1;
     }
     cfg = ini_cn_config(cn);
@@ -630,7 +623,7 @@ int main(int argc, char **argv)
     int n_pes = ini_cn_n_pes(cn);
     states = calloc((size_t)n_pes, sizeof *states);
     if (!states) {
-        fprintf(stderr, "ini-ping: out of memory\n");
+        cli_error("out of memory");
         return 1;
     }
     for (int p = 0; p < n_pes; p++) {
@@ -644,7 +637,7 @@ int main(int argc, char **argv)
         for (int z = 0; z < opt.n_sizes; z++)
             st->rtt_ns[z] = malloc(sizeof(uint64_t) * (size_t)opt.count);
         if (!st->buf || !st->scratch || (opt.n_sizes && !st->rtt_ns[opt.n_sizes - 1])) {
-            fprintf(stderr, "ini-ping: out of memory\n");
+            cli_error("out of memory");
             return 1;
         }
         pick_targets(st);
@@ -652,7 +645,7 @@ int main(int argc, char **argv)
     if (ini_cn_register(cn, H_REQUEST, on_request, NULL) < 0 ||
         ini_cn_register(cn, H_REPLY, on_reply, NULL) < 0 ||
         ini_cn_register(cn, H_DONE, on_done, NULL) < 0) {
-        fprintf(stderr, "ini-ping: cannot register handlers\n");
+        cli_error("cannot register handlers");
         return 1;
     }
 
@@ -674,8 +667,8 @@ int main(int argc, char **argv)
         echoed += states[p].echoed;
     }
     if (!errors && (failed || verified != expected)) {
-        fprintf(stderr, "ini-ping: cluster %d: %" PRIu64 " of %" PRIu64 " messages verified\n",
-                my_cluster, verified, expected);
+        cli_error("cluster %d: %" PRIu64 " of %" PRIu64 " messages verified", my_cluster, verified,
+                  expected);
         errors = 1;
     }
     printf("echoed %" PRIu64 " requests\n", echoed);

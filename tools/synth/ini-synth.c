@@ -117,16 +117,17 @@ static struct {
 
 
 
-static void usage(void)
-{
-    printf("usage: ini-synth [--W CYCLES | --W-us US] [--o CYCLES | --o-us US] [--scale US_PER_CYCLE]\n"
-           "                 [--mode sleep|spin] [--dist exp|fixed]\n"
-           "                 [--pattern uniform|hotspot:SHARE[:PE]|neighbour] [--hot-sources N:FACTOR]\n"
-           "                 [--duration SEC | --cycles N] [--seed S] [--timeout-ms MS]\n"
-           "defaults: --W 41789 --o 742 (cycles, figure 6-3) --scale %g --mode sleep --dist exp\n"
-           "          --pattern uniform --duration 10 --seed 1 --timeout-ms 10000\n"
-           "(run under ini-cluster run CONFIG -- ini-synth ...)\n", SCALE_DEFAULT);
-}
+#define STR_(x) #x
+#define STR(x) STR_(x)
+static const char usage_text[] =
+    "usage: ini-synth [--W CYCLES | --W-us US] [--o CYCLES | --o-us US] [--scale US_PER_CYCLE]\n"
+    "                 [--mode sleep|spin] [--dist exp|fixed]\n"
+    "                 [--pattern uniform|hotspot:SHARE[:PE]|neighbour] [--hot-sources N:FACTOR]\n"
+    "                 [--duration SEC | --cycles N] [--seed S] [--timeout-ms MS]\n"
+    "       ini-synth --help | --version\n"
+    "defaults: --W 41789 --o 742 (cycles, figure 6-3) --scale " STR(SCALE_DEFAULT) " --mode sleep --dist exp\n"
+    "          --pattern uniform --duration 10 --seed 1 --timeout-ms 10000\n"
+    "(run under ini-cluster run CONFIG -- ini-synth ...)\n";
 
 /* "hotspot:SHARE[:PE]" */
 static void parse_hotspot(const char *v)
@@ -159,28 +160,27 @@ static void parse_args(int argc, char **argv)
     int seen_W = 0, seen_o = 0, seen_duration = 0, seen_cycles = 0;
     for (int i = 1; i < argc; i++) {
         const char *a = argv[i];
-        if (!strcmp(a, "-h") || !strcmp(a, "--help")) {
-            usage();
-            exit(0);
-        }
-        if (strncmp(a, "--", 2) != 0)
-            cli_bad_arg("unexpected argument '%s'", a);
-        if (i + 1 >= argc)
-            cli_bad_arg("%s: unknown option or missing value", a);
-        const char *v = argv[++i];
+        if (cli_common_flag(a))
+            continue;
+        if (a[0] != '-')
+            cli_bad_arg("%s: unexpected argument", a);
         if (!strcmp(a, "--W") || !strcmp(a, "--W-us")) {
+            const char *v = cli_value(argc, argv, &i);
             if (seen_W++)
                 cli_bad_arg("%s: W given twice", a);
             opt.W_in_us = !strcmp(a, "--W-us");
             opt.W_value = cli_parse_double(a, v, 0.0, 1e9);
         } else if (!strcmp(a, "--o") || !strcmp(a, "--o-us")) {
+            const char *v = cli_value(argc, argv, &i);
             if (seen_o++)
                 cli_bad_arg("%s: o given twice", a);
             opt.o_in_us = !strcmp(a, "--o-us");
             opt.o_value = cli_parse_double(a, v, 0.0, 1e9);
         } else if (!strcmp(a, "--scale")) {
+            const char *v = cli_value(argc, argv, &i);
             opt.scale = cli_parse_double(a, v, 1e-6, 1e6);
         } else if (!strcmp(a, "--mode")) {
+            const char *v = cli_value(argc, argv, &i);
             if (!strcmp(v, "sleep"))
                 opt.mode = MODE_SLEEP;
             else if (!strcmp(v, "spin"))
@@ -188,6 +188,7 @@ static void parse_args(int argc, char **argv)
             else
                 cli_bad_arg("--mode: '%s' is not sleep or spin", v);
         } else if (!strcmp(a, "--dist")) {
+            const char *v = cli_value(argc, argv, &i);
             if (!strcmp(v, "exp"))
                 opt.dist = DIST_EXP;
             else if (!strcmp(v, "fixed"))
@@ -195,6 +196,7 @@ static void parse_args(int argc, char **argv)
             else
                 cli_bad_arg("--dist: '%s' is not exp or fixed", v);
         } else if (!strcmp(a, "--pattern")) {
+            const char *v = cli_value(argc, argv, &i);
             if (!strcmp(v, "uniform"))
                 opt.pattern = PATTERN_UNIFORM;
             else if (!strcmp(v, "neighbour") || !strcmp(v, "neighbor"))
@@ -205,19 +207,24 @@ static void parse_args(int argc, char **argv)
             } else
                 cli_bad_arg("--pattern: '%s' is not uniform, hotspot:SHARE[:PE] or neighbour", v);
         } else if (!strcmp(a, "--hot-sources")) {
+            const char *v = cli_value(argc, argv, &i);
             parse_hot_sources(v);
         } else if (!strcmp(a, "--duration")) {
+            const char *v = cli_value(argc, argv, &i);
             seen_duration = 1;
             opt.duration_s = cli_parse_double(a, v, 0.001, 86400.0);
         } else if (!strcmp(a, "--cycles")) {
+            const char *v = cli_value(argc, argv, &i);
             seen_cycles = 1;
             opt.cycles = cli_parse_long(a, v, 1, 100000000);
         } else if (!strcmp(a, "--seed")) {
+            const char *v = cli_value(argc, argv, &i);
             opt.seed = (uint64_t)cli_parse_long(a, v, 0, INT64_MAX);
         } else if (!strcmp(a, "--timeout-ms")) {
+            const char *v = cli_value(argc, argv, &i);
             opt.timeout_ms = cli_parse_long(a, v, 1, 3600000);
         } else {
-            cli_bad_arg("unknown option '%s'", a);
+            cli_unknown_option(a);
         }
     }
     if (seen_duration && seen_cycles)
@@ -655,7 +662,7 @@ static void write_json(const struct totals *t, uint64_t errors)
     snprintf(tmp, sizeof tmp, "%s.tmp", path);
     FILE *f = fopen(tmp, "w");
     if (!f) {
-        fprintf(stderr, "ini-synth: cannot write %s: %s\n", tmp, strerror(errno));
+        cli_error("cannot write %s: %s", tmp, strerror(errno));
         return;
     }
     char pattern[64];
@@ -690,18 +697,18 @@ static void write_json(const struct totals *t, uint64_t errors)
                "\"pooled_work_us\": %.3f, \"pooled_o_us\": %.3f, \"errors\": %" PRIu64 "\n}\n",
             t->cycles, t->mean_R_us, t->pooled_R_us, t->work_us, t->o_us, errors);
     if (fclose(f) != 0 || rename(tmp, path) != 0)
-        fprintf(stderr, "ini-synth: cannot write %s: %s\n", path, strerror(errno));
+        cli_error("cannot write %s: %s", path, strerror(errno));
 }
 
 int main(int argc, char **argv)
 {
-    cli_init("ini-synth");
+    cli_init("ini-synth", usage_text);
     setvbuf(stdout, NULL, _IOLBF, 0);
     parse_args(argc, argv);
     char err[1024];
     cn = ini_cn_attach_env(err, sizeof err);
     if (!cn) {
-        fprintf(stderr, "ini-synth: %s\n", err);
+        cli_error("%s", err);
         return 1;
     }
     cfg = ini_cn_config(cn);
@@ -725,7 +732,7 @@ int main(int argc, char **argv)
     n_local = ini_cn_n_pes(cn);
     states = calloc((size_t)n_local, sizeof *states);
     if (!states) {
-        fprintf(stderr, "ini-synth: out of memory\n");
+        cli_error("out of memory");
         return 1;
     }
     for (int p = 0; p < n_local; p++) {
@@ -741,7 +748,7 @@ int main(int argc, char **argv)
         ini_cn_register(cn, H_REPLY, on_reply, NULL) < 0 ||
         ini_cn_register(cn, H_DONE, on_done, NULL) < 0 ||
         ini_cn_register(cn, H_HELLO, on_hello, NULL) < 0) {
-        fprintf(stderr, "ini-synth: cannot register handlers\n");
+        cli_error("cannot register handlers");
         return 1;
     }
 

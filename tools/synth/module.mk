@@ -5,7 +5,10 @@
 #              run under the launcher (ini-cluster run CONFIG -- ini-synth)
 # synth-queue  the model's INI queue length Q_o from a run's traces
 #              (time-averaged over a steady-state window)
-# tools/synth/fig63.sh runs the experiment and draws docs/results/fig6-3.png.
+# Beside them, the experiments that drive ini-synth under the launcher:
+# fig63.sh        the figure 6-3 experiment (docs/results/fig6-3.png)
+# knob_sweep.sh   cycle time R against one knob (docs/synth.md)
+# policy_compare.sh  load balancing against static scheduling (docs/synth.md)
 BINS += $(BIN)/ini-synth $(BIN)/synth-queue
 
 $(OBJ)/tools/synth/ini-synth.o: EXTRA := -Itools
@@ -15,7 +18,8 @@ $(BIN)/ini-synth: $(OBJ)/tools/synth/ini-synth.o $(OBJ)/tools/cli.o $(LIBINI)
 
 # The trace reader of tools/trace/ (trace_file.c, and ini/trace.c for the
 # record codec).
-$(OBJ)/tools/synth/synth-queue.o: EXTRA := -Itools/trace
-$(BIN)/synth-queue: $(OBJ)/tools/synth/synth-queue.o $(OBJ)/tools/trace/trace_file.o $(OBJ)/ini/trace.o
+$(OBJ)/tools/synth/synth-queue.o: EXTRA := -Itools/trace -Itools
+$(BIN)/synth-queue: $(OBJ)/tools/synth/synth-queue.o $(OBJ)/tools/trace/trace_file.o $(OBJ)/ini/trace.o \
+                    $(OBJ)/tools/cli.o
 	@mkdir -p $(dir $@)
 	$(CC) $(LDFLAGS) -o $@ $^ -lm

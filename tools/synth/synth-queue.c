@@ -43,24 +43,16 @@
  */
 #include <errno.h>
 #include <math.h>
-#include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
+#include "cli.h"
 #include "trace_file.h"
 
-static void bad_arg(const char *fmt, ...) __attribute__((format(printf, 1, 2), noreturn));
-static void bad_arg(const char *fmt, ...)
-{
-    va_list ap;
-    va_start(ap, fmt);
-    fprintf(stderr, "synth-queue: ");
-    vfprintf(stderr, fmt, ap);
-    fprintf(stderr, "\n");
-    va_end(ap);
-    exit(2);
-}
+static const char usage_text[] =
+    "usage: synth-queue RUN_DIR [--trim FRACTION] [--format text|csv]\n"
+    "       synth-queue --help | --version\n";
 
 /* One message interval at an INI. */
 struct span {
@@ -123,45 +115,41 @@ int main(int argc, char **argv)
     const char *dir = NULL;
     double trim = 0.05;
     int csv = 0;
+    cli_init("synth-queue", usage_text);
     for (int i = 1; i < argc; i++) {
         const char *a = argv[i];
-        if (!strcmp(a, "-h") || !strcmp(a, "--help")) {
-            printf("usage: synth-queue RUN_DIR [--trim FRACTION] [--format text|csv]\n");
-            return 0;
-        }
-        if (!strcmp(a, "--trim") || !strcmp(a, "--format")) {
-            if (i + 1 >= argc)
-                bad_arg("%s: missing value", a);
-            const char *v = argv[++i];
-            if (!strcmp(a, "--trim")) {
-                char *end;
-                errno = 0;
-                trim = strtod(v, &end);
-                if (errno || *end || end == v || !(trim >= 0 && trim < 0.5))
-                    bad_arg("--trim: '%s' is not a fraction in [0, 0.5)", v);
-            } else if (!strcmp(v, "csv")) {
-                csv = 1;
-            } else if (strcmp(v, "text")) {
-                bad_arg("--format: '%s' is not text or csv", v);
-            }
-        } else if (a[0] == '-' || dir) {
-            bad_arg("unknown argument '%s'", a);
+        if (cli_common_flag(a))
+            continue;
+        if (!strcmp(a, "--trim")) {
+            const char *v = cli_value(argc, argv, &i);
+            char *end;
+            errno = 0;
+            trim = strtod(v, &end);
+            if (errno || *end || end == v || !(trim >= 0 && trim < 0.5))
+                cli_bad_arg("--trim: '%s' is not a fraction in [0, 0.5)", v);
+        } else if (!strcmp(a, "--format")) {
+            static const char *const formats[] = { "text", "csv", NULL };
+            csv = cli_parse_choice(a, cli_value(argc, argv, &i), formats) == 1;
+        } else if (a[0] == '-') {
+            cli_unknown_option(a);
+        } else if (dir) {
+            cli_bad_arg("%s: unexpected argument (one RUN_DIR)", a);
         } else {
             dir = a;
         }
     }
     if (!dir)
-        bad_arg("no run directory (usage: synth-queue RUN_DIR [--trim FRACTION] [--format text|csv])");
+        cli_bad_arg("no run directory (synth-queue RUN_DIR [--trim FRACTION] [--format text|csv])");
 
     struct trace_run run;
     char err[TRACE_ERR_LEN];
     if (trace_run_load(&run, dir, err, sizeof err) < 0) {
-        fprintf(stderr, "synth-queue: %s\n", err);
+        cli_error("%s", err);
         return 1;
     }
 
     if (run.n_files <= 0) {
-        fprintf(stderr, "synth-queue: %s: no traces\n", dir);
+        cli_error("%s: no traces", dir);
         return 1;
     }
 
@@ -176,14 +164,14 @@ int main(int argc, char **argv)
             if (trace_msg_done(m) > hi) hi = trace_msg_done(m);
         }
         if (!tf->n) {
-            fprintf(stderr, "synth-queue: %s: no messages\n", tf->name);
+            cli_error("%s: no messages", tf->name);
             return 1;
         }
         if (lo > first) first = lo;
         if (hi < last) last = hi;
     }
     if (last <= first) {
-        fprintf(stderr, "synth-queue: %s: the INIs were never busy at the same time\n", dir);
+        cli_error("%s: the INIs were never busy at the same time", dir);
         return 1;
     }
     uint64_t cut = (uint64_t)((double)(last - first) * trim);
@@ -200,7 +188,7 @@ int main(int argc, char **argv)
     struct key_ref *outs = calloc(n_out + 1, sizeof *outs), *ins = calloc(n_in + 1, sizeof *ins);
     struct span **spans = calloc((size_t)run.n_files, sizeof *spans);
     if (!outs || !ins || !spans) {
-        fprintf(stderr, "synth-queue: out of memory\n");
+        cli_error("out of memory");
         return 1;
     }
     size_t no = 0, ni = 0;
@@ -208,7 +196,7 @@ int main(int argc, char **argv)
         const struct trace_file *tf = &run.files[f];
         int me = tf->info.ini_id;
         if (!(spans[f] = calloc(tf->n, sizeof **spans))) {
-            fprintf(stderr, "synth-queue: out of memory\n");
+            cli_error("out of memory");
             return 1;
         }
         for (uint64_t k = 0; k < tf->n; k++) {

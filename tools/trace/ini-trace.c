@@ -16,73 +16,57 @@
 #include <stdio.h>
 #include <string.h>
 
+#include "cli.h"
 #include "report.h"
 #include "trace_file.h"
 
-static int usage(const char *why)
-{
-    if (why)
-        fprintf(stderr, "ini-trace: %s\n", why);
-    fprintf(stderr, "usage: ini-trace report RUN_DIR [--format text|csv|json]\n");
-    return 2;
-}
+static const char usage_text[] =
+    "usage: ini-trace report RUN_DIR [--format text|csv|json]\n"
+    "       ini-trace --help | --version\n"
+    "(see docs/traces.md)\n";
 
 int main(int argc, char **argv)
 {
-    if (argc >= 2 && (!strcmp(argv[1], "-h") || !strcmp(argv[1], "--help"))) {
-        printf("usage: ini-trace report RUN_DIR [--format text|csv|json]\n");
-        return 0;
-    }
-    if (argc < 2 || strcmp(argv[1], "report") != 0)
-        return usage(argc < 2 ? "missing command" : "unknown command (expected: report)");
+    cli_init("ini-trace", usage_text);
+    if (argc < 2)
+        cli_bad_arg("no command given (ini-trace report RUN_DIR)");
+    if (cli_common_flag(argv[1]) || strcmp(argv[1], "report") != 0)
+        cli_bad_arg("%s: unknown command (expected: report)", argv[1]);
     const char *dir = NULL;
     enum report_format fmt = REPORT_TEXT;
+    static const char *const formats[] = { "text", "csv", "json", NULL };  /* enum report_format */
     for (int i = 2; i < argc; i++) {
-        const char *a = argv[i], *val = NULL;
-        if (!strcmp(a, "--format")) {
-            if (++i >= argc)
-                return usage("--format needs a value");
-            val = argv[i];
-        } else if (!strncmp(a, "--format=", 9)) {
-            val = a + 9;
-        } else if (a[0] == '-' && a[1]) {
-            fprintf(stderr, "ini-trace: unknown option %s\n", a);
-            return usage(NULL);
-        } else if (dir) {
-            return usage("more than one RUN_DIR");
-        } else {
-            dir = a;
+        const char *a = argv[i];
+        if (cli_common_flag(a))
             continue;
-        }
-        if (!strcmp(val, "text"))
-            fmt = REPORT_TEXT;
-        else if (!strcmp(val, "csv"))
-            fmt = REPORT_CSV;
-        else if (!strcmp(val, "json"))
-            fmt = REPORT_JSON;
+        if (!strcmp(a, "--format"))
+            fmt = (enum report_format)cli_parse_choice(a, cli_value(argc, argv, &i), formats);
+        else if (!strncmp(a, "--format=", 9))
+            fmt = (enum report_format)cli_parse_choice("--format", a + 9, formats);
+        else if (a[0] == '-' && a[1])
+            cli_unknown_option(a);
+        else if (dir)
+            cli_bad_arg("%s: unexpected argument (one RUN_DIR)", a);
         else
-            return usage("--format: expected text, csv or json");
+            dir = a;
     }
     if (!dir)
-        return usage("missing RUN_DIR");
+        cli_bad_arg("report: no RUN_DIR given");
 
     char err[TRACE_ERR_LEN];
     struct trace_run run;
-    if (trace_run_load(&run, dir, err, sizeof(err)) < 0) {
-        fprintf(stderr, "ini-trace: %s\n", err);
-        return 2;
-    }
+    if (trace_run_load(&run, dir, err, sizeof(err)) < 0)
+        cli_bad_arg("%s", err);
     struct report rep;
     if (report_build(&rep, &run, err, sizeof(err)) < 0) {
-        fprintf(stderr, "ini-trace: %s\n", err);
         trace_run_free(&run);
-        return 2;
+        cli_bad_arg("%s", err);
     }
     report_print(stdout, &rep, fmt);
     report_free(&rep);
     trace_run_free(&run);
     if (fflush(stdout) != 0) {
-        fprintf(stderr, "ini-trace: error writing the report\n");
+        cli_error("error writing the report");
         return 2;
     }
     return 0;

@@ -2,12 +2,14 @@
 # (docs/traces.md).  trace_file.c reads and validates the ini<ID>.trace
 # files, report.c computes the tables, report_print.c formats them; the
 # daemon's side, the trace buffer and writer, is ini/trace.c.
+# trace_cost.sh measures what tracing costs the INI (docs/traces.md).
 TRACE_TOOL_OBJS := $(addprefix $(OBJ)/tools/trace/,trace_file.o report.o report_print.o)
 TRACE_LIB_OBJS  := $(OBJ)/ini/trace.o $(TRACE_TOOL_OBJS)
-$(TRACE_TOOL_OBJS) $(OBJ)/tools/trace/ini-trace.o: EXTRA := -Itools/trace
+$(TRACE_TOOL_OBJS): EXTRA := -Itools/trace
+$(OBJ)/tools/trace/ini-trace.o: EXTRA := -Itools/trace -Itools
 
 BINS += $(BIN)/ini-trace
-$(BIN)/ini-trace: $(OBJ)/tools/trace/ini-trace.o $(TRACE_LIB_OBJS)
+$(BIN)/ini-trace: $(OBJ)/tools/trace/ini-trace.o $(TRACE_LIB_OBJS) $(OBJ)/tools/cli.o
 	@mkdir -p $(dir $@)
 	$(CC) $(LDFLAGS) -o $@ $^ -lm
 
