@@ -4,7 +4,11 @@
  *   inid --config FILE --ini ID --tag TAG --run-dir DIR
  *        [--ini-policy P] [--idle poll|adaptive|auto] [--trace MODE]
  *        [-- EXTRA EAL ARGS...]
+ *   inid --help | --version
  *
+ * The command line follows the tools' skeleton (tools/cli.h): bad input is
+ * one line "inid: what: why" and exit status 2, before EAL starts; what
+ * follows "--" goes to rte_eal_init() untouched.
  * The launcher (ini-cluster) creates the cluster's shared segment before it
  * starts inid, and waits for the INI's state in it to become READY, which
  * inid sets once its links are up.  SIGTERM or SIGINT ends the loop; inid
@@ -28,6 +32,7 @@
 #include <rte_lcore.h>
 #include <rte_mbuf.h>
 
+#include "cli.h"
 #include "lwip/init.h"
 
 #define MBUFS 16383
@@ -40,13 +45,12 @@ static void on_signal(int sig)
     inid_state.stop = 1;
 }
 
-static void usage_error(const char *msg)
-{
-    fprintf(stderr, "inid: %s\nusage: inid --config FILE --ini ID --tag TAG --run-dir DIR "
-                    "[--policy P] [--ini-policy P] [--idle MODE] [--trace MODE] [--fault SPEC] [--knob SPEC] "
-                    "[-- EAL ARGS]\n", msg);
-    exit(2);
-}
+static const char usage_text[] =
+    "usage: inid --config FILE --ini ID --tag TAG --run-dir DIR [--policy P] [--ini-policy P]\n"
+    "            [--idle poll|adaptive|auto] [--trace off|summary|detailed] [--fault SPEC]\n"
+    "            [--knob SPEC] [-- EAL ARGS...]\n"
+    "       inid --help | --version\n"
+    "policies: static, round-robin, load-aware.  Started by ini-cluster (docs/launcher.md).\n";
 
 static int parse_args(struct inid *d, int argc, char **argv, int *eal_extra)
 {
@@ -56,21 +60,18 @@ static int parse_args(struct inid *d, int argc, char **argv, int *eal_extra)
         { "ini-policy", required_argument, NULL, 'p' }, { "idle", required_argument, NULL, 'I' },
         { "trace", required_argument, NULL, 'T' },  { "fault", required_argument, NULL, 'f' },
         { "knob", required_argument, NULL, 'k' },  { "policy", required_argument, NULL, 'P' },
+        CLI_COMMON_OPTIONS,
         { NULL, 0, NULL, 0 },
     };
     const char *config = NULL, *policy = NULL, *idle = NULL, *trace = NULL, *fault = NULL, *knob = NULL;
     const char *pe_policy = NULL;   /* the compute nodes' policy: recorded in traces */
     long id = -1;
     int c;
-    char err[1024], *end;
-    while ((c = getopt_long(argc, argv, "", opts, NULL)) != -1) {
+    char err[1024];
+    while ((c = getopt_long(argc, argv, ":", opts, NULL)) != -1) {
         switch (c) {
         case 'c': config = optarg; break;
-        case 'i':
-            id = strtol(optarg, &end, 10);
-            if (*optarg == '\0' || *end || id < 0 || id >= INI_MAX_INIS)
-                usage_error("--ini: not an INI id");
-            break;
+        case 'i': id = cli_parse_long("--ini", optarg, 0, INI_MAX_INIS - 1); break;
         case 't': snprintf(d->tag, sizeof(d->tag), "%s", optarg); break;
         case 'r': snprintf(d->run_dir, sizeof(d->run_dir), "%s", optarg); break;
         case 'p': policy = optarg; break;
@@ -79,61 +80,51 @@ static int parse_args(struct inid *d, int argc, char **argv, int *eal_extra)
         case 'f': fault = optarg; break;
         case 'k': knob = optarg; break;
         case 'P': pe_policy = optarg; break;
-        default: usage_error("unknown option");
+        default: cli_common_option(c, argv);
         }
     }
     *eal_extra = optind;
     if (!config || id < 0 || !d->tag[0] || !d->run_dir[0])
-        usage_error("--config, --ini, --tag and --run-dir are required");
-    if (ini_config_load(config, &d->cfg, err, sizeof(err)) < 0) {
-        fprintf(stderr, "%s\n", err);
-        exit(2);
-    }
-    if (id >= d->cfg.n_inis) {
-        fprintf(stderr, "inid: --ini %ld: %s has INIs 0..%d\n", id, config, d->cfg.n_inis - 1);
-        exit(2);
-    }
+        cli_bad_arg("--config, --ini, --tag and --run-dir are required");
+    if (ini_config_load(config, &d->cfg, err, sizeof(err)) < 0)
+        cli_bad_arg("%s", err);
+    if (id >= d->cfg.n_inis)
+        cli_bad_arg("--ini %ld: %s has INIs 0..%d", id, config, d->cfg.n_inis - 1);
     if (policy) {
         int p = ini_policy_parse(policy);
         if (p < 0)
-            usage_error("--ini-policy: expected static, round-robin or load-aware");
+            cli_bad_arg("--ini-policy: '%s' is not a policy (static, round-robin, load-aware)", policy);
         d->cfg.ini_policy = (enum ini_policy)p;
     }
     if (pe_policy) {
         int p = ini_policy_parse(pe_policy);
         if (p < 0)
-            usage_error("--policy: expected static, round-robin or load-aware");
+            cli_bad_arg("--policy: '%s' is not a policy (static, round-robin, load-aware)", pe_policy);
         d->cfg.pe_policy = (enum ini_policy)p;
     }
     if (idle) {
-        if (!strcmp(idle, "poll")) d->cfg.idle.mode = INI_IDLE_POLL;
-        else if (!strcmp(idle, "adaptive")) d->cfg.idle.mode = INI_IDLE_ADAPTIVE;
-        else if (!strcmp(idle, "auto")) d->cfg.idle.mode = INI_IDLE_AUTO;
-        else usage_error("--idle: expected poll, adaptive or auto");
+        static const char *const modes[] = { "poll", "adaptive", "auto", NULL };
+        static const enum ini_idle_mode values[] = { INI_IDLE_POLL, INI_IDLE_ADAPTIVE, INI_IDLE_AUTO };
+        d->cfg.idle.mode = values[cli_parse_choice("--idle", idle, modes)];
     }
     if (trace) {
-        if (!strcmp(trace, "off")) d->cfg.trace.mode = INI_TRACE_OFF;
-        else if (!strcmp(trace, "summary")) d->cfg.trace.mode = INI_TRACE_SUMMARY;
-        else if (!strcmp(trace, "detailed")) d->cfg.trace.mode = INI_TRACE_DETAILED;
-        else usage_error("--trace: expected off, summary or detailed");
+        static const char *const modes[] = { "off", "summary", "detailed", NULL };
+        static const enum ini_trace_mode values[] = { INI_TRACE_OFF, INI_TRACE_SUMMARY, INI_TRACE_DETAILED };
+        d->cfg.trace.mode = values[cli_parse_choice("--trace", trace, modes)];
     }
     if (fault) {
         /* --fault overrides the configuration for every INI, on transmit
          * unless it says side=rx. */
         struct ini_fault_cfg f;
         ini_fault_defaults(&f);
-        if (ini_fault_parse(fault, &f, err, sizeof(err)) < 0) {
-            fprintf(stderr, "inid: --fault: %s\n", err);
-            exit(2);
-        }
+        if (ini_fault_parse(fault, &f, err, sizeof(err)) < 0)
+            cli_bad_arg("--fault: %s", err);
         d->cfg.faults = f;
         for (int i = 0; i < d->cfg.n_inis; i++)
             d->cfg.inis[i].faults = f;
     }
-    if (knob && ini_knobs_parse(knob, &d->cfg.knobs, err, sizeof(err)) < 0) {
-        fprintf(stderr, "inid: --knob: %s\n", err);
-        exit(2);
-    }
+    if (knob && ini_knobs_parse(knob, &d->cfg.knobs, err, sizeof(err)) < 0)
+        cli_bad_arg("--knob: %s", err);
     d->me = &d->cfg.inis[id];
     d->cluster = d->me->cluster;
     d->local = d->me->index;
@@ -193,6 +184,7 @@ int main(int argc, char **argv)
     int extra;
     char err[512];
 
+    cli_init("inid", usage_text);
     setvbuf(stdout, NULL, _IOLBF, 0);
     parse_args(d, argc, argv, &extra);
     d->idle = pick_idle_mode(&d->cfg);

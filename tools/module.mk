@@ -25,6 +25,12 @@ CLI_OBJ     := $(OBJ)/tools/cli.o
 $(CLI_OBJ): EXTRA := -DINI_VERSION='"$(INI_VERSION)"'
 $(CLI_OBJ): VERSION
 
+# The programs built outside tools/ use the skeleton too: inid
+# (ini/module.mk) and water (mgs/water/module.mk).  Only their mains
+# include cli.h; the libraries below them never do.
+$(OBJ)/ini/inid.o $(OBJ)/mgs/water/water_main.o: EXTRA += -Itools
+$(BIN)/inid $(BIN)/water: $(CLI_OBJ)
+
 include tools/cluster/module.mk
 include tools/ping/module.mk
 include tools/litmus/module.mk

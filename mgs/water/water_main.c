@@ -29,29 +29,28 @@
 #include <sys/sysmacros.h>
 #include <unistd.h>
 
+#include "cli.h"
 #include "mgs.h"
 #include "water.h"
 
 #define MAX_INPUT_BYTES (1 << 20) /* the input is ten numbers; anything huge is a mistake */
 
-static void usage(FILE *out)
-{
-    fprintf(out,
-            "usage: water [--random FILE] [--full] [--deterministic] [--mgs] [--input FILE] < input\n"
-            "  input: TSTEP NMOL NSTEP NORDER NSAVE NRST NPRINT NFMC NumProcs CUTOFF\n"
-            "         (standard: 1.5e-16 512 3 6 -1 3000 3 0 1 6.212752)\n"
-            "  --random FILE    velocity data file (default: random.in in the current directory)\n"
-            "  --full           after each energy block also print\n"
-            "                   \"FULL step TEN POTA POTR POTRF XTT AVGT XVIR\" with %%.17g\n"
-            "  --deterministic  fixed-order reductions: results independent of thread timing\n"
-            "  --mgs            run on the MGS shared memory, under ini-cluster run (NumProcs =\n"
-            "                   the configuration's compute nodes)\n"
-            "  --input FILE     read the input from FILE instead of stdin\n");
-}
+static const char usage_text[] =
+    "usage: water [--random FILE] [--full] [--deterministic] [--mgs] [--input FILE] < input\n"
+    "       water --help | --version\n"
+    "  input: TSTEP NMOL NSTEP NORDER NSAVE NRST NPRINT NFMC NumProcs CUTOFF\n"
+    "         (standard: 1.5e-16 512 3 6 -1 3000 3 0 1 6.212752)\n"
+    "  --random FILE    velocity data file (default: random.in in the current directory)\n"
+    "  --full           after each energy block also print\n"
+    "                   \"FULL step TEN POTA POTR POTRF XTT AVGT XVIR\" with %.17g\n"
+    "  --deterministic  fixed-order reductions: results independent of thread timing\n"
+    "  --mgs            run on the MGS shared memory, under ini-cluster run (NumProcs =\n"
+    "                   the configuration's compute nodes)\n"
+    "  --input FILE     read the input from FILE instead of stdin\n";
 
 static int bad_input(const char *message)
 {
-    fprintf(stderr, "water: %s\n", message);
+    cli_error("%s", message);
     return WATER_EXIT_BAD_INPUT;
 }
 
@@ -123,7 +122,7 @@ static char *mgs_input(const char *input_path)
     char err[512];
     par_use_mgs();
     if (mgs_start(err, sizeof err) != 0) {
-        fprintf(stderr, "water: --mgs: %s\n", err);
+        cli_error("--mgs: %s", err);
         return NULL;
     }
     if (mgs_cluster() != 0) {
@@ -139,8 +138,8 @@ static char *mgs_input(const char *input_path)
     /* The others wait for the text: send it even when empty. */
     mgs_broadcast_blob(text ? text : "", text ? strlen(text) : 0);
     if (!text || !*text) {
-        fprintf(stderr, "water: --mgs: no input (ini-cluster gives programs /dev/null as stdin and "
-                        "the launcher's stdin was not readable; use --input FILE)\n");
+        cli_error("--mgs: no input (ini-cluster gives programs /dev/null as stdin and "
+                  "the launcher's stdin was not readable; use --input FILE)");
         free(text);
         return NULL;
     }
@@ -153,24 +152,25 @@ int main(int argc, char **argv)
     const char *input_path = NULL;
     bool use_mgs = false;
     water_options opt = { .out = stdout };
+    cli_init("water", usage_text);
     for (int i = 1; i < argc; i++) {
         const char *arg = argv[i];
-        if (!strcmp(arg, "-h") || !strcmp(arg, "-H") || !strcmp(arg, "--help")) {
-            usage(stdout);
-            return 0;
-        } else if (!strcmp(arg, "--random") && i + 1 < argc) {
-            random_path = argv[++i];
+        if (cli_common_flag(arg) || !strcmp(arg, "-H")) {   /* -H: SPLASH-2's help flag */
+            cli_help();
+        } else if (!strcmp(arg, "--random")) {
+            random_path = cli_value(argc, argv, &i);
         } else if (!strcmp(arg, "--full")) {
             opt.full = true;
         } else if (!strcmp(arg, "--deterministic")) {
             opt.deterministic = true;
         } else if (!strcmp(arg, "--mgs")) {
             use_mgs = true;
-        } else if (!strcmp(arg, "--input") && i + 1 < argc) {
-            input_path = argv[++i];
+        } else if (!strcmp(arg, "--input")) {
+            input_path = cli_value(argc, argv, &i);
+        } else if (arg[0] == '-') {
+            cli_unknown_option(arg);
         } else {
-            fprintf(stderr, "water: unknown or incomplete option '%s' (try --help)\n", arg);
-            return WATER_EXIT_BAD_INPUT;
+            cli_bad_arg("%s: unexpected argument (the input comes on stdin or with --input)", arg);
         }
     }
 
@@ -199,14 +199,14 @@ int main(int argc, char **argv)
 
     water_print_parameters(stdout, &in);
     if (par_init((int)in.nprocs) != 0) {
-        fprintf(stderr, "water: cannot prepare %ld threads\n", in.nprocs);
+        cli_error("cannot prepare %ld threads", in.nprocs);
         free(random);
         return 1;
     }
     water_system *sys = water_system_create(&in, random, &opt);
     free(random);
     if (!sys) {
-        fprintf(stderr, "water: out of memory or locks for the shared system\n");
+        cli_error("out of memory or locks for the shared system");
         par_finalize();
         return 1;
     }
@@ -214,7 +214,7 @@ int main(int argc, char **argv)
     water_print_lattice(stdout, sys);
     fflush(stdout);
     if (par_run(water_worker, sys) != 0) {
-        fprintf(stderr, "water: cannot start %ld threads\n", in.nprocs);
+        cli_error("cannot start %ld threads", in.nprocs);
         par_finalize();
         return 1;
     }

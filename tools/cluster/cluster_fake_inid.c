@@ -42,6 +42,7 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "cli.h"
 #include "config.h"
 #include "msg.h"
 #include "segment.h"
@@ -92,6 +93,12 @@ static long fault_for(const char *name, int id, long dflt)
     return colon ? atol(colon + 1) : dflt;
 }
 
+static const char usage_text[] =
+    "usage: cluster-fake-inid --config FILE --ini ID --tag TAG --run-dir DIR [inid's other options]\n"
+    "       cluster-fake-inid --help | --version\n"
+    "A stand-in for inid, started by ini-cluster run --inid PATH; it accepts and\n"
+    "ignores inid's --policy, --ini-policy, --idle, --trace, --fault and --knob.\n";
+
 int main(int argc, char **argv)
 {
     static const struct option opts[] = {
@@ -100,32 +107,31 @@ int main(int argc, char **argv)
         { "ini-policy", required_argument, NULL, 'p' }, { "idle", required_argument, NULL, 'I' },
         { "trace", required_argument, NULL, 'T' },  { "fault", required_argument, NULL, 'f' },
         { "policy", required_argument, NULL, 'P' }, { "knob", required_argument, NULL, 'k' },
+        CLI_COMMON_OPTIONS,
         { NULL, 0, NULL, 0 },
     };
+    cli_init("cluster-fake-inid", usage_text);
     const char *config = NULL, *tag = NULL, *run_dir = NULL;
     int id = -1, c;
-    while ((c = getopt_long(argc, argv, "", opts, NULL)) != -1) {
+    while ((c = getopt_long(argc, argv, ":", opts, NULL)) != -1) {
         switch (c) {
         case 'c': config = optarg; break;
-        case 'i': id = atoi(optarg); break;
+        case 'i': id = (int)cli_parse_long("--ini", optarg, 0, INI_MAX_INIS - 1); break;
         case 't': tag = optarg; break;
         case 'r': run_dir = optarg; break;
         case 'p': case 'I': case 'T': case 'f': case 'P': case 'k': break;   /* inid's; not ours */
-        default:
-            fprintf(stderr, "fake-inid: unknown option\n");
-            return 2;
+        default: cli_common_option(c, argv);
         }
     }
+    /* Arguments after "--" are inid's EAL arguments: ignored here. */
     static struct ini_config cfg;
     char err[1024];
-    if (!config || !tag || !run_dir || id < 0) {
-        fprintf(stderr, "fake-inid: --config, --ini, --tag and --run-dir are required\n");
-        return 2;
-    }
-    if (ini_config_load(config, &cfg, err, sizeof err) < 0 || id >= cfg.n_inis) {
-        fprintf(stderr, "fake-inid: %s\n", id >= cfg.n_inis ? "no such INI" : err);
-        return 2;
-    }
+    if (!config || !tag || !run_dir || id < 0)
+        cli_bad_arg("--config, --ini, --tag and --run-dir are required");
+    if (ini_config_load(config, &cfg, err, sizeof err) < 0)
+        cli_bad_arg("%s", err);
+    if (id >= cfg.n_inis)
+        cli_bad_arg("--ini %d: %s has INIs 0..%d", id, config, cfg.n_inis - 1);
     const struct ini_node_cfg *me = &cfg.inis[id];
     char seg_name[64];
     ini_segment_name(seg_name, sizeof seg_name, tag, me->cluster);

@@ -46,7 +46,6 @@
 #include <libgen.h>
 #include <limits.h>
 #include <signal.h>
-#include <stdarg.h>
 #include <stdatomic.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -56,6 +55,7 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "cli.h"
 #include "cluster_launch.h"
 #include "cluster_net.h"
 #include "cluster_util.h"
@@ -74,32 +74,9 @@ static const char *usage_text =
     "       ini-cluster down CONFIG [--run-dir DIR]\n"
     "       ini-cluster gen CLUSTERS PES_PER_CLUSTER INIS_PER_CLUSTER [--mode memif|af_packet|pci]\n"
     "                          [-o FILE]\n"
+    "       ini-cluster --help | --version\n"
     "policies: static, round-robin, load-aware; idle: poll, adaptive, auto;\n"
     "trace: off, summary, detailed.  See docs/launcher.md.\n";
-
-static void usage_error(const char *fmt, ...) __attribute__((format(printf, 1, 2), noreturn));
-static void usage_error(const char *fmt, ...)
-{
-    va_list ap;
-    va_start(ap, fmt);
-    fprintf(stderr, "ini-cluster: ");
-    vfprintf(stderr, fmt, ap);
-    fprintf(stderr, " (ini-cluster --help for usage)\n");
-    va_end(ap);
-    exit(2);
-}
-
-static void fail2(const char *fmt, ...) __attribute__((format(printf, 1, 2), noreturn));
-static void fail2(const char *fmt, ...)
-{
-    va_list ap;
-    va_start(ap, fmt);
-    fprintf(stderr, "ini-cluster: ");
-    vfprintf(stderr, fmt, ap);
-    fprintf(stderr, "\n");
-    va_end(ap);
-    exit(2);
-}
 
 /* ---- options ---- */
 
@@ -124,17 +101,6 @@ static int parse_long(const char *s, long min, long max, long *out)
     return 0;
 }
 
-static const char *check_choice(const char *flag, const char *v, const char *const *choices)
-{
-    for (const char *const *c = choices; *c; c++)
-        if (!strcmp(v, *c))
-            return v;
-    char list[128] = "";
-    for (const char *const *c = choices; *c; c++)
-        snprintf(list + strlen(list), sizeof list - strlen(list), "%s%s", c == choices ? "" : ", ", *c);
-    usage_error("%s: '%s' is not one of %s", flag, v, list);
-}
-
 static const char *const IDLE_MODES[] = { "poll", "adaptive", "auto", NULL };
 static const char *const TRACE_MODES[] = { "off", "summary", "detailed", NULL };
 
@@ -148,17 +114,19 @@ static void parse_options(const char *cmd, int argc, char **argv, unsigned accep
     o->timeout_s = DEFAULT_TIMEOUT_S;
     for (int i = 0; i < argc; i++) {
         const char *a = argv[i];
+        if (cli_common_flag(a))
+            continue;
         if (!strcmp(a, "--")) {
             if (!(accepted & F_PROGRAM))
-                usage_error("%s: unexpected '--'", cmd);
+                cli_bad_arg("%s: unexpected '--'", cmd);
             if (i + 1 >= argc)
-                usage_error("%s: no program after '--'", cmd);
+                cli_bad_arg("%s: no program after '--'", cmd);
             o->program = argv + i + 1;
             break;
         }
         if (a[0] != '-' || a[1] == 0) {
             if (o->config)
-                usage_error("%s: unexpected argument '%s'%s", cmd, a,
+                cli_bad_arg("%s: %s: unexpected argument%s", cmd, a,
                             accepted & F_PROGRAM ? " (the program goes after '--')" : "");
             o->config = a;
             continue;
@@ -177,11 +145,11 @@ static void parse_options(const char *cmd, int argc, char **argv, unsigned accep
         do {                                                                      \
             if (!value) {                                                         \
                 if (i + 1 >= argc || !strcmp(argv[i + 1], "--"))                  \
-                    usage_error("%s: %s needs a value", cmd, name);               \
+                    cli_bad_arg("%s: %s: needs a value", cmd, name);              \
                 value = argv[++i];                                                \
             }                                                                     \
             if (!*value)                                                          \
-                usage_error("%s: %s: empty value", cmd, name);                    \
+                cli_bad_arg("%s: %s: empty value", cmd, name);                    \
         } while (0)
         if (!strcmp(name, "--run-dir") && (accepted & F_RUNDIR)) {
             TAKE_VALUE();
@@ -193,28 +161,28 @@ static void parse_options(const char *cmd, int argc, char **argv, unsigned accep
                    (accepted & F_DAEMON)) {
             TAKE_VALUE();
             if (ini_policy_parse(value) < 0)
-                usage_error("%s: '%s' is not a policy (static, round-robin, load-aware)", name, value);
+                cli_bad_arg("%s: '%s' is not a policy (static, round-robin, load-aware)", name, value);
             if (!strcmp(name, "--policy"))
                 o->daemon.policy = value;
             else
                 o->daemon.ini_policy = value;
         } else if (!strcmp(name, "--idle") && (accepted & F_DAEMON)) {
             TAKE_VALUE();
-            o->daemon.idle = check_choice(name, value, IDLE_MODES);
+            o->daemon.idle = IDLE_MODES[cli_parse_choice(name, value, IDLE_MODES)];
         } else if (!strcmp(name, "--trace") && (accepted & F_DAEMON)) {
             TAKE_VALUE();
-            o->daemon.trace = check_choice(name, value, TRACE_MODES);
+            o->daemon.trace = TRACE_MODES[cli_parse_choice(name, value, TRACE_MODES)];
         } else if (!strcmp(name, "--fault") && (accepted & F_DAEMON)) {
             TAKE_VALUE();
             /* inid takes one specification: the faults go together in it. */
             if (o->daemon.n_faults)
-                usage_error("%s: --fault given twice (put all faults in one: "
+                cli_bad_arg("%s: --fault given twice (put all faults in one: "
                             "drop=0.01,dup=0.01,...)", cmd);
             struct ini_fault_cfg f;
             char why[256];
             ini_fault_defaults(&f);
             if (ini_fault_parse(value, &f, why, sizeof why) < 0)
-                usage_error("--fault: %s", why);
+                cli_bad_arg("--fault: %s", why);
             o->daemon.faults[o->daemon.n_faults++] = value;
         } else if (!strcmp(name, "--knob") && (accepted & F_DAEMON)) {
             TAKE_VALUE();
@@ -222,26 +190,26 @@ static void parse_options(const char *cmd, int argc, char **argv, unsigned accep
             char why[256];
             memset(&k, 0, sizeof k);
             if (o->daemon.knobs)
-                usage_error("%s: --knob given twice (put all knobs in one: O=50,gap=2,...)", cmd);
+                cli_bad_arg("%s: --knob given twice (put all knobs in one: O=50,gap=2,...)", cmd);
             if (ini_knobs_parse(value, &k, why, sizeof why) < 0)
-                usage_error("--knob: %s", why);
+                cli_bad_arg("--knob: %s", why);
             o->daemon.knobs = value;
         } else if (!strcmp(name, "--timeout") && (accepted & F_TIMEOUT)) {
             TAKE_VALUE();
             if (parse_long(value, 0, 10L * 365 * 86400, &o->timeout_s) < 0)
-                usage_error("--timeout: '%s' is not a number of seconds (0: no limit)", value);
+                cli_bad_arg("--timeout: '%s' is not a number of seconds (0: no limit)", value);
         } else if (!strcmp(name, "--cluster") && (accepted & F_CLUSTER)) {
             TAKE_VALUE();
             o->clusters = value;
         } else {
-            usage_error("%s: unknown option '%s'", cmd, a);
+            cli_bad_arg("%s: %s: unknown option", cmd, a);
         }
 #undef TAKE_VALUE
     }
     if (!o->config)
-        usage_error("%s: no configuration file given", cmd);
+        cli_bad_arg("%s: no configuration file given", cmd);
     if ((accepted & F_PROGRAM) && !o->program)
-        usage_error("%s: no program given (ini-cluster run CONFIG [options] -- PROGRAM ARGS...)", cmd);
+        cli_bad_arg("%s: no program given (ini-cluster run CONFIG [options] -- PROGRAM ARGS...)", cmd);
 }
 
 /* ---- shared steps ---- */
@@ -252,7 +220,7 @@ static void load_config_or_exit(const char *path)
 {
     char err[1024];
     if (ini_config_load(path, &cfg, err, sizeof err) < 0)
-        fail2("%s", err);
+        cli_bad_arg("%s", err);
 }
 
 static void absolute_path(const char *path, char *out, size_t len)
@@ -263,9 +231,9 @@ static void absolute_path(const char *path, char *out, size_t len)
     }
     char cwd[PATH_MAX];
     if (!getcwd(cwd, sizeof cwd))
-        fail2("cannot get the current directory: %s", strerror(errno));
+        cli_bad_arg("cannot get the current directory: %s", strerror(errno));
     if ((size_t)snprintf(out, len, "%s/%s", cwd, path) >= len)
-        fail2("%s: path too long", path);
+        cli_bad_arg("%s: path too long", path);
 }
 
 /* The daemon: --inid, else build/bin/inid next to this executable. */
@@ -275,17 +243,17 @@ static void find_inid_or_exit(const char *override, char *out, size_t len)
         char abs[PATH_MAX];
         absolute_path(override, abs, sizeof abs);
         if (find_executable(abs, out, len) < 0)
-            fail2("--inid %s: not an executable file", override);
+            cli_bad_arg("--inid %s: not an executable file", override);
         return;
     }
     char self[PATH_MAX];
     ssize_t n = readlink("/proc/self/exe", self, sizeof self - 1);
     if (n < 0)
-        fail2("cannot read /proc/self/exe: %s", strerror(errno));
+        cli_bad_arg("cannot read /proc/self/exe: %s", strerror(errno));
     self[n] = 0;
     snprintf(out, len, "%s/inid", dirname(self));
     if (access(out, X_OK) < 0)
-        fail2("the daemon %s is missing (run make)", out);
+        cli_bad_arg("the daemon %s is missing (run make)", out);
 }
 
 /* A tag not used by a live or stale run: the pid in hex, with a suffix if
@@ -338,13 +306,12 @@ static int bring_up(struct launch *L, const struct daemon_opts *d, int detach)
     if (launch_create_segments(L, err, sizeof err) < 0 ||
         launch_network_up(L, err, sizeof err) < 0 ||
         launch_start_daemons(L, d, detach, err, sizeof err) < 0) {
-        fprintf(stderr, "ini-cluster: %s\n", err);
+        cli_error("%s", err);
         rc = 1;
     } else {
         int w = launch_wait_ready(L, LAUNCH_READY_MS);
         if (w > 0) {
-            fprintf(stderr, "ini-cluster: interrupted by %s while starting; stopping\n",
-                    stop_signal_name(w));
+            cli_error("interrupted by %s while starting; stopping", stop_signal_name(w));
             rc = 128 + w;
         } else if (w < 0) {
             rc = 1;
@@ -424,7 +391,7 @@ static int start_programs(struct launch *L, const struct options *o, struct prog
         char why[1024];
         p->pid = spawn_process(o->program, &so, why, sizeof why);
         if (p->pid < 0) {
-            fprintf(stderr, "ini-cluster: cannot start the program of cluster %d: %s\n", c, why);
+            cli_error("cannot start the program of cluster %d: %s", c, why);
             stop_programs(progs, c);
             return -1;
         }
@@ -441,12 +408,12 @@ static int cmd_run(int argc, char **argv)
 
     char program[PATH_MAX], inid[PATH_MAX], config_abs[PATH_MAX], run_dir[PATH_MAX], err[1024];
     if (find_executable(o.program[0], program, sizeof program) < 0)
-        fail2("%s: no such program (or not executable)", o.program[0]);
+        cli_bad_arg("%s: no such program (or not executable)", o.program[0]);
     find_inid_or_exit(o.inid, inid, sizeof inid);
     if (cfg.net_mode == INI_NET_AF_PACKET && net_check_prerequisites(err, sizeof err) < 0)
-        fail2("%s: %s", o.config, err);
+        cli_bad_arg("%s: %s", o.config, err);
     if (!realpath(o.config, config_abs))
-        fail2("%s: %s", o.config, strerror(errno));
+        cli_bad_arg("%s: %s", o.config, strerror(errno));
 
     if (o.run_dir) {
         absolute_path(o.run_dir, run_dir, sizeof run_dir);
@@ -459,7 +426,7 @@ static int cmd_run(int argc, char **argv)
         absolute_path(rel, run_dir, sizeof run_dir);
     }
     if (make_run_dir(run_dir, 0, err, sizeof err) < 0)
-        fail2("%s", err);
+        cli_bad_arg("%s", err);
 
     install_signal_handlers();
     char tag[LAUNCH_TAG_LEN];
@@ -507,7 +474,7 @@ static int cmd_run(int argc, char **argv)
             }
             if (code) {
                 char how[64];
-                fprintf(stderr, "ini-cluster: the program of cluster %d exited with %s\n", c,
+                cli_error("the program of cluster %d exited with %s", c,
                         describe_status(p->wstatus, how, sizeof how));
             }
         }
@@ -521,22 +488,19 @@ static int cmd_run(int argc, char **argv)
         if (!running)
             break;
         if (launch_stop_signal) {
-            fprintf(stderr, "ini-cluster: interrupted by %s; stopping\n",
-                    stop_signal_name(launch_stop_signal));
+            cli_error("interrupted by %s; stopping", stop_signal_name(launch_stop_signal));
             stop_programs(progs, cfg.n_clusters);
             exit_code = 128 + launch_stop_signal;
             break;
         }
         if (deadline && now_ms() > deadline) {
-            fprintf(stderr, "ini-cluster: programs still running after %ld s (--timeout); stopping\n",
-                    o.timeout_s);
+            cli_error("programs still running after %ld s (--timeout); stopping", o.timeout_s);
             stop_programs(progs, cfg.n_clusters);
             exit_code = 124;
             break;
         }
         if (others_deadline && now_ms() > others_deadline) {
-            fprintf(stderr, "ini-cluster: a program failed %d s ago; stopping the others\n",
-                    OTHERS_GRACE_MS / 1000);
+            cli_error("a program failed %d s ago; stopping the others", OTHERS_GRACE_MS / 1000);
             stop_programs(progs, cfg.n_clusters);
             break;
         }
@@ -587,13 +551,13 @@ static void parse_clusters_or_exit(const char *list, int *selected)
     for (char *t = strtok_r(copy, ",", &save); t; t = strtok_r(NULL, ",", &save)) {
         long c;
         if (parse_long(t, 0, cfg.n_clusters - 1, &c) < 0)
-            usage_error("--cluster: '%s' is not a cluster of %s (0..%d)", t, cfg.path,
+            cli_bad_arg("--cluster: '%s' is not a cluster of %s (0..%d)", t, cfg.path,
                         cfg.n_clusters - 1);
         selected[c] = 1;
         any = 1;
     }
     if (!any)
-        usage_error("--cluster: empty list");
+        cli_bad_arg("--cluster: empty list");
 }
 
 static int cmd_up(int argc, char **argv)
@@ -607,9 +571,9 @@ static int cmd_up(int argc, char **argv)
     char inid[PATH_MAX], config_abs[PATH_MAX], run_dir[PATH_MAX], err[1024];
     find_inid_or_exit(o.inid, inid, sizeof inid);
     if (cfg.net_mode == INI_NET_AF_PACKET && net_check_prerequisites(err, sizeof err) < 0)
-        fail2("%s: %s", o.config, err);
+        cli_bad_arg("%s: %s", o.config, err);
     if (!realpath(o.config, config_abs))
-        fail2("%s: %s", o.config, strerror(errno));
+        cli_bad_arg("%s: %s", o.config, strerror(errno));
     if (o.run_dir)
         absolute_path(o.run_dir, run_dir, sizeof run_dir);
     else
@@ -621,17 +585,17 @@ static int cmd_up(int argc, char **argv)
     if (launch_read_state(&old, &cfg, run_dir, err, sizeof err) == 0) {
         for (int k = 0; k < old.n_daemons; k++)
             if (old.daemons[k].running)
-                fail2("already up in %s (inid %d, pid %d); run ini-cluster down first", run_dir,
+                cli_bad_arg("already up in %s (inid %d, pid %d); run ini-cluster down first", run_dir,
                       old.daemons[k].ini, (int)old.daemons[k].pid);
         launch_teardown(&old);
         char state[PATH_MAX + 16];
         snprintf(state, sizeof state, "%s/state", run_dir);
         unlink(state);
     } else if (errno != ENOENT) {
-        fail2("%s", err);
+        cli_bad_arg("%s", err);
     }
     if (make_run_dir(run_dir, 1, err, sizeof err) < 0)
-        fail2("%s", err);
+        cli_bad_arg("%s", err);
 
     install_signal_handlers();
     char tag[LAUNCH_TAG_LEN];
@@ -644,7 +608,7 @@ static int cmd_up(int argc, char **argv)
         return rc;
     }
     if (launch_write_state(&L, err, sizeof err) < 0) {
-        fprintf(stderr, "ini-cluster: %s\n", err);
+        cli_error("%s", err);
         launch_stop_daemons(&L, LAUNCH_STOP_MS);
         launch_teardown(&L);
         return 1;
@@ -673,10 +637,10 @@ static void read_up_state_or_exit(struct launch *L, const struct options *o, cha
         default_up_dir(o->config, run_dir, len);
     if (launch_read_state(L, &cfg, run_dir, err, sizeof err) < 0) {
         if (errno == ENOENT) {
-            fprintf(stderr, "ini-cluster: nothing is up in %s\n", run_dir);
+            cli_error("nothing is up in %s", run_dir);
             exit(absent_status);
         }
-        fprintf(stderr, "ini-cluster: %s\n", err);
+        cli_error("%s", err);
         exit(1);
     }
 }
@@ -738,35 +702,36 @@ static int cmd_gen(int argc, char **argv)
 {
     long v[3];
     int n = 0;
-    const char *out_path = NULL, *mode_name = "memif";
+    const char *out_path = NULL;
+    /* In the order of enum ini_net_mode. */
+    static const char *const MODES[] = { "memif", "af_packet", "pci", NULL };
+    int mode = INI_NET_MEMIF;
     static const char *const names[] = { "CLUSTERS", "PES_PER_CLUSTER", "INIS_PER_CLUSTER" };
     for (int i = 0; i < argc; i++) {
         const char *a = argv[i];
-        if (!strcmp(a, "-o") || !strcmp(a, "--mode")) {
+        if (cli_common_flag(a)) {
+            continue;
+        } else if (!strcmp(a, "-o") || !strcmp(a, "--mode")) {
             if (i + 1 >= argc)
-                usage_error("gen: %s needs a value", a);
+                cli_bad_arg("gen: %s: needs a value", a);
             if (!strcmp(a, "-o"))
                 out_path = argv[++i];
             else
-                mode_name = check_choice("--mode", argv[++i],
-                                         (const char *const[]){ "memif", "af_packet", "pci", NULL });
+                mode = cli_parse_choice("--mode", argv[++i], MODES);
         } else if (!strncmp(a, "--mode=", 7)) {
-            mode_name = check_choice("--mode", a + 7,
-                                     (const char *const[]){ "memif", "af_packet", "pci", NULL });
+            mode = cli_parse_choice("--mode", a + 7, MODES);
         } else if (a[0] == '-' && a[1]) {
-            usage_error("gen: unknown option '%s'", a);
+            cli_bad_arg("gen: %s: unknown option", a);
         } else {
             if (n == 3)
-                usage_error("gen: unexpected argument '%s'", a);
+                cli_bad_arg("gen: %s: unexpected argument", a);
             if (parse_long(a, 1, 1 << 20, &v[n]) < 0)
-                usage_error("gen: %s: '%s' is not a positive number", names[n], a);
+                cli_bad_arg("gen: %s: '%s' is not a positive number", names[n], a);
             n++;
         }
     }
     if (n < 3)
-        usage_error("gen: expected CLUSTERS PES_PER_CLUSTER INIS_PER_CLUSTER");
-    enum ini_net_mode mode = !strcmp(mode_name, "memif") ? INI_NET_MEMIF
-                           : !strcmp(mode_name, "af_packet") ? INI_NET_AF_PACKET : INI_NET_PCI;
+        cli_bad_arg("gen: expected CLUSTERS PES_PER_CLUSTER INIS_PER_CLUSTER");
 
     char err[PATH_MAX + 256];
     FILE *out = stdout;
@@ -775,9 +740,9 @@ static int cmd_gen(int argc, char **argv)
         snprintf(tmp, sizeof tmp, "%s.tmp", out_path);
         out = fopen(tmp, "w");
         if (!out)
-            fail2("%s: %s", out_path, strerror(errno));
+            cli_bad_arg("%s: %s", out_path, strerror(errno));
     }
-    int rc = ini_config_generate(out, (int)v[0], (int)v[1], (int)v[2], mode, err, sizeof err);
+    int rc = ini_config_generate(out, (int)v[0], (int)v[1], (int)v[2], (enum ini_net_mode)mode, err, sizeof err);
     if (out_path) {
         if (fclose(out) != 0 && rc == 0) {
             snprintf(err, sizeof err, "%s: %s", tmp, strerror(errno));
@@ -787,13 +752,13 @@ static int cmd_gen(int argc, char **argv)
             unlink(tmp);
         } else if (rename(tmp, out_path) < 0) {
             unlink(tmp);
-            fail2("%s: %s", out_path, strerror(errno));
+            cli_bad_arg("%s: %s", out_path, strerror(errno));
         }
     }
     if (rc < 0)
-        fail2("gen: %s", err);
+        cli_bad_arg("gen: %s", err);
     if (out_path && ini_config_load(out_path, &cfg, err, sizeof err) < 0) {
-        fprintf(stderr, "ini-cluster: gen wrote a configuration that does not load: %s\n", err);
+        cli_error("gen wrote a configuration that does not load: %s", err);
         return 1;
     }
     return 0;
@@ -801,13 +766,13 @@ static int cmd_gen(int argc, char **argv)
 
 int main(int argc, char **argv)
 {
+    cli_init("ini-cluster", usage_text);
     if (argc < 2)
-        usage_error("no command given");
+        cli_bad_arg("no command given (ini-cluster --help)");
     const char *cmd = argv[1];
-    if (!strcmp(cmd, "-h") || !strcmp(cmd, "--help") || !strcmp(cmd, "help")) {
-        fputs(usage_text, stdout);
-        return 0;
-    }
+    if (!strcmp(cmd, "help"))
+        cli_help();
+    cli_common_flag(cmd);
     /* Line-buffered even into a pipe: the launcher's lines interleave with
      * the programs' and must come out whole and in order. */
     setvbuf(stdout, NULL, _IOLBF, 0);
@@ -821,5 +786,5 @@ int main(int argc, char **argv)
         return cmd_down(argc - 2, argv + 2);
     if (!strcmp(cmd, "gen"))
         return cmd_gen(argc - 2, argv + 2);
-    usage_error("unknown command '%s'", cmd);
+    cli_bad_arg("%s: unknown command (run, up, status, down, gen)", cmd);
 }

@@ -45,6 +45,7 @@
 #include <string.h>
 #include <time.h>
 
+#include "cli.h"
 #include "mgs.h"
 #include "par.h"
 
@@ -421,49 +422,59 @@ static void worker(void *arg)
             }
 }
 
-static int usage(void)
+/* The usage text, with the tests' names from test_names[]. */
+static const char *usage_text(void)
 {
-    fprintf(stderr, "usage: mgs-litmus [--test all|NAME[,NAME...]] [--rounds N]\n  tests:");
-    for (int t = 0; t < T_COUNT; t++)
-        fprintf(stderr, " %s", test_names[t]);
-    fprintf(stderr, "\n");
-    return 2;
+    static char text[512];
+    int n = snprintf(text, sizeof text,
+                     "usage: mgs-litmus [--test all|NAME[,NAME...]] [--rounds N]\n"
+                     "       mgs-litmus --help | --version\n"
+                     "tests:");
+    for (int t = 0; t < T_COUNT && n > 0 && (size_t)n < sizeof text; t++)
+        n += snprintf(text + n, sizeof text - (size_t)n, " %s", test_names[t]);
+    if (n > 0 && (size_t)n < sizeof text)
+        snprintf(text + n, sizeof text - (size_t)n, "\n(run under ini-cluster run CONFIG -- mgs-litmus ...)\n");
+    return text;
 }
 
 int main(int argc, char **argv)
 {
+    cli_init("mgs-litmus", usage_text());
     const char *which = "all";
     L.rounds = 5;
     for (int i = 1; i < argc; i++) {
-        if (!strcmp(argv[i], "--test") && i + 1 < argc)
-            which = argv[++i];
-        else if (!strcmp(argv[i], "--rounds") && i + 1 < argc)
-            L.rounds = atoi(argv[++i]);
+        const char *a = argv[i];
+        if (cli_common_flag(a))
+            continue;
+        else if (!strcmp(a, "--test"))
+            which = cli_value(argc, argv, &i);
+        else if (!strcmp(a, "--rounds"))
+            L.rounds = (int)cli_parse_long(a, cli_value(argc, argv, &i), 1, 1000000);
+        else if (a[0] == '-')
+            cli_unknown_option(a);
         else
-            return usage();
+            cli_bad_arg("%s: unexpected argument", a);
     }
-    if (L.rounds < 1)
-        return usage();
     if (!strcmp(which, "all")) {
         for (int t = 0; t < T_COUNT; t++)
             L.selected[t] = true;
     } else {
-        char *list = strdup(which);
+        char list[256];
+        snprintf(list, sizeof list, "%s", which);
         for (char *name = strtok(list, ","); name; name = strtok(NULL, ",")) {
             int t = 0;
             while (t < T_COUNT && strcmp(name, test_names[t]))
                 t++;
             if (t == T_COUNT)
-                return usage();
+                cli_bad_arg("--test: '%s' is not a test (mgs-litmus --help lists them)", name);
             L.selected[t] = true;
         }
-        free(list);
     }
     setvbuf(stdout, NULL, _IOLBF, 0);
 
     char err[512];
     if (mgs_start(err, sizeof err) != 0) {
-        fprintf(stderr, "mgs-litmus: %s\n", err);
+        cli_error("%s", err);
         return 1;
     }
     par_use_mgs();
@@ -474,7 +485,7 @@ int main(int argc, char **argv)
         return 1;
     if (par_locks_create(1, &L.lock_counter) || par_locks_create(1, &L.lock_mp) ||
         par_locks_create(1, &L.lock_race)) {
-        fprintf(stderr, "mgs-litmus: cannot create locks\n");
+        cli_error("cannot create locks");
         return 1;
     }
     /* Shared data, in units with chosen homes. */
@@ -497,14 +508,14 @@ int main(int argc, char **argv)
     L.race_b = alloc_unit_homed(2);
     if (!L.counter || !L.mp_data || !L.mp_flag || !L.bar_data || !L.adjacent || !L.sw_unit || !L.home_unit ||
         !L.race_a || !L.race_b || (size_t)L.nthreads + 8 > L.unit / sizeof(uint64_t)) {
-        fprintf(stderr, "mgs-litmus: shared range too small\n");
+        cli_error("shared range too small");
         return 1;
     }
     if (mgs_cluster() == 0)
         printf("mgs-litmus: %d clusters, %d threads, unit %zu bytes, %d rounds\n", L.nclusters, L.nthreads,
                L.unit, L.rounds);
     if (par_run(worker, NULL) != 0) {
-        fprintf(stderr, "mgs-litmus: cannot run the threads\n");
+        cli_error("cannot run the threads");
         return 1;
     }
     int total = 0;
