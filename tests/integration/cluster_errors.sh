@@ -59,13 +59,14 @@ fi
 if expect_exit missing_config 2 "$TMP/none.cfg" -- $L run "$TMP/none.cfg" -- true; then
     [ "$(wc -l < "$TMP/missing_config.out")" -eq 1 ] || fail "missing_config: not exactly one line"
 fi
-expect_exit unknown_flag 2 "unknown option '--frobnicate'" -- $L run $CONFIG --frobnicate -- true
+expect_exit unknown_flag 2 "^ini-cluster: run: --frobnicate: unknown option\$" -- $L run $CONFIG --frobnicate -- true
+expect_exit missing_value 2 "^ini-cluster: run: --run-dir: needs a value\$" -- $L run $CONFIG --run-dir -- true
 expect_exit bad_idle 2 "--idle" -- $L run $CONFIG --idle sometimes -- true
 expect_exit bad_policy 2 "--policy" -- $L run $CONFIG --policy random -- true
 expect_exit bad_timeout 2 "--timeout" -- $L run $CONFIG --timeout -5 -- true
 expect_exit no_program 2 "no program" -- $L run $CONFIG
 expect_exit missing_program 2 "no such program" -- $L run $CONFIG -- "$TMP/no-such-program"
-expect_exit unknown_command 2 "unknown command" -- $L launch $CONFIG
+expect_exit unknown_command 2 "^ini-cluster: launch: unknown command" -- $L launch $CONFIG
 expect_exit bad_gen 2 "PES_PER_CLUSTER" -- $L gen 2 zero 1
 mkdir -p "$TMP/used" && touch "$TMP/used/something"
 expect_exit run_dir_reuse 2 "run directory $TMP/used exists and is not empty" -- \

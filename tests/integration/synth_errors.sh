@@ -32,8 +32,8 @@ expect_error() {   # description expected-substring prefix command...
 }
 
 S="ini-synth: "
-expect_error "unknown option"        "unknown option '--bogus'"        "$S" $SYNTH --bogus 1
-expect_error "missing value"         "--W: unknown option or missing"  "$S" $SYNTH --W
+expect_error "unknown option"        "--bogus: unknown option"         "$S" $SYNTH --bogus 1
+expect_error "missing value"         "--W: needs a value"              "$S" $SYNTH --W
 expect_error "negative W"            "--W: '-5' is not a number"       "$S" $SYNTH --W -5
 expect_error "W twice"               "W given twice"                   "$S" $SYNTH --W 10 --W-us 20
 expect_error "o not a number"        "--o-us: 'abc' is not a number"   "$S" $SYNTH --o-us abc
@@ -47,7 +47,7 @@ expect_error "hot sources no factor" "--hot-sources: '3' is not N:FACTOR" "$S" $
 expect_error "hot factor < 1"        "--hot-sources FACTOR: '0.5'"     "$S" $SYNTH --hot-sources 1:0.5
 expect_error "duration and cycles"   "--duration and --cycles exclude" "$S" $SYNTH --duration 1 --cycles 5
 expect_error "zero cycles"           "--cycles: '0' is not an integer" "$S" $SYNTH --cycles 0
-expect_error "stray argument"        "unexpected argument 'extra'"     "$S" $SYNTH extra
+expect_error "stray argument"        "extra: unexpected argument"      "$S" $SYNTH extra
 
 # Under the launcher: the program's status 2 is the run's, the message
 # reaches stderr with the cluster prefix; nothing else is required of the
@@ -65,7 +65,9 @@ Q="synth-queue: "
 expect_error "synth-queue: no dir"      "no run directory"          "$Q" $QUEUE
 expect_error "synth-queue: bad trim"    "--trim: '0.7'"             "$Q" $QUEUE "$tmp" --trim 0.7
 expect_error "synth-queue: bad format"  "--format: 'xml'"           "$Q" $QUEUE "$tmp" --format xml
-expect_error "synth-queue: extra"       "unknown argument 'b'"      "$Q" $QUEUE "$tmp" b
+expect_error "synth-queue: extra"       "b: unexpected argument"    "$Q" $QUEUE "$tmp" b
+expect_error "synth-queue: unknown"     "--bogus: unknown option"   "$Q" $QUEUE "$tmp" --bogus
+expect_error "synth-queue: no value"    "--trim: needs a value"     "$Q" $QUEUE "$tmp" --trim
 
 F="fig63.sh: "
 expect_error "fig63: unknown option"   "unknown option '--bogus'"  "$F" tools/synth/fig63.sh --bogus 1
