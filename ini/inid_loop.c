@@ -22,7 +22,7 @@
 #include <rte_ethdev.h>
 
 #include "lwip/timeouts.h"
-#include "msg.h"
+#include "fabric.h"
 
 enum { DONE = 0, STALL = 1 };
 
@@ -95,25 +95,16 @@ void inid_transport_release(void *ctx, void *cookie)
     out_record_done(ctx, (int)(c >> 16), (uint32_t)(c & 0xffff));
 }
 
-static void wake_pe(struct inid *d, int pe)
-{
-    struct ini_seg_pe *sp = &d->seg->pes[pe];
-    atomic_thread_fence(memory_order_seq_cst);
-    if (atomic_load_explicit(&sp->sleeping, memory_order_relaxed))
-        ini_doorbell_ring(&sp->doorbell);
-}
-
 /* Copies AM header + payload (len bytes at offset off of p) into PE pe's
  * ring.  0, or -1 when the ring has no room now. */
 static int deliver_pbuf(struct inid *d, int pe, struct pbuf *p, uint16_t off, uint32_t len)
 {
-    struct ini_rec *rec = ini_ring_reserve(&d->deliver[pe], len);
+    struct ini_rec *rec = ini_fabric_reserve(&d->deliver[pe], len);
     if (!rec)
         return -1;
-    rec->type = 1;
     pbuf_copy_partial(p, rec->data, (u16_t)len, off);
-    ini_ring_publish(&d->deliver[pe]);
-    wake_pe(d, pe);
+    ini_fabric_publish(&d->deliver[pe]);
+    ini_fabric_wake_pe(d->seg, pe);
     return 0;
 }
 
@@ -231,7 +222,7 @@ int inid_transport_deliver(void *ctx, int src_ini, struct pbuf *p, uint16_t off)
 static int process_out(struct inid *d, struct work *w, uint64_t now)
 {
     struct ini_rec *rec = w->rec;
-    struct ini_am_hdr *h = (struct ini_am_hdr *)(rec->data + INI_HEADROOM);
+    struct ini_am_hdr *h = ini_fabric_out_am(rec);
     uint32_t am_len = rec->len - INI_HEADROOM;
     if (rec->len < INI_HEADROOM + sizeof(*h) || h->len != am_len - sizeof(*h) ||
         h->dst_pe >= d->cfg.n_pes || h->len > (uint32_t)d->cfg.stack.max_message) {
@@ -246,13 +237,9 @@ static int process_out(struct inid *d, struct work *w, uint64_t now)
                                                          : ini_lb_conn_pick(&d->lb, &d->cfg, h->dst_pe));
     if (w->target < 0) {
         /* Same cluster: the INI delivers it straight to the PE's ring. */
-        struct ini_rec *r = ini_ring_reserve(&d->deliver[dst->local], am_len);
-        if (!r)
+        if (ini_fabric_put(&d->deliver[dst->local], h, am_len) < 0)
             return STALL;
-        r->type = 1;
-        memcpy(r->data, h, am_len);
-        ini_ring_publish(&d->deliver[dst->local]);
-        wake_pe(d, dst->local);
+        ini_fabric_wake_pe(d->seg, dst->local);
         d->stats.local_msgs++;
         d->stats.processed++;
         struct ini_trace_rec *tr = ini_trace_begin(&d->trace, INI_TRACE_LOCAL, w->t_arrive, w->qlen);
@@ -347,7 +334,7 @@ static int run_queue(struct inid *d, uint64_t now)
         struct work *w = &d->queue[d->q_head++ % INID_QUEUE_SIZE];
         int blocked = 0;
         if (w->kind == WORK_OUT && d->n_stalled) {
-            const struct ini_am_hdr *h = (const struct ini_am_hdr *)(w->rec->data + INI_HEADROOM);
+            const struct ini_am_hdr *h = ini_fabric_out_am(w->rec);
             if (h->dst_pe < d->cfg.n_pes) {
                 const struct ini_pe_cfg *dst = &d->cfg.pes[h->dst_pe];
                 w->target = (int16_t)(dst->cluster == d->cluster ? -1 - dst->local

@@ -22,6 +22,8 @@
 
 #include <rte_ethdev.h>
 
+#include "fabric.h"
+
 #define RX_DESC 1024
 #define TX_DESC 1024
 
@@ -293,10 +295,7 @@ void inid_wake_peers(struct inid *d)
         struct ini_seg_ini *pe = peer_entry(d, peer);
         if (!pe || !atomic_load_explicit(&pe->sleeping, memory_order_relaxed))
             continue;
-        if (d->peer_wake_fd[k] < 0)
-            d->peer_wake_fd[k] = open(pe->wake_path, O_WRONLY | O_NONBLOCK | O_CLOEXEC);
-        char b = 1;
-        if (d->peer_wake_fd[k] >= 0 && write(d->peer_wake_fd[k], &b, 1) < 0 && errno != EAGAIN) {
+        if (ini_fabric_ring_fifo(&d->peer_wake_fd[k], pe->wake_path) < 0) {
             close(d->peer_wake_fd[k]);      /* the peer restarted: reopen next time */
             d->peer_wake_fd[k] = -1;
         }

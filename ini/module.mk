@@ -1,6 +1,6 @@
 # ini/: the configuration, the cluster segment (rings between compute nodes
 # and INIs), the compute-node API, and the inid daemon.
-LIBINI_SRCS := ini/config.c ini/ring.c ini/segment.c ini/ini_cn.c ini/trace.c
+LIBINI_SRCS := ini/config.c ini/ring.c ini/segment.c ini/fabric.c ini/ini_cn.c ini/trace.c
 LIBINI      := $(BUILD)/libini.a
 $(LIBINI): $(LIBINI_SRCS:%.c=$(OBJ)/%.o)
 	@mkdir -p $(dir $@)
