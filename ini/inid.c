@@ -229,8 +229,7 @@ int main(int argc, char **argv)
     }
     lwip_init();
     if (ini_netif_init(&d->nf, d->me->ip, d->me->mac, d->cfg.stack.mtu, d->pool) < 0 ||
-        ini_swp_init(&d->swp, &d->cfg, d->me->id, &d->nf, d->tsc_hz, inid_transport_deliver,
-                     inid_transport_release, d) < 0) {
+        inid_transport_init(d) < 0) {
         fprintf(stderr, "inid %d: lwIP setup failed\n", d->me->id);
         return 1;
     }
@@ -257,7 +256,6 @@ int main(int argc, char **argv)
     ini_trace_set_cluster(&d->trace, d->local, d->cfg.clusters[d->cluster].n_inis,
                           d->cfg.clusters[d->cluster].n_pes);
     ini_trace_set_policies(&d->trace, d->cfg.pe_policy, d->cfg.ini_policy);
-    d->swp.stamp = d->cfg.trace.mode == INI_TRACE_DETAILED;
     d->stats.run_start = rte_rdtsc();
     ini_trace_run_start(&d->trace, d->stats.run_start);
     atomic_store(&d->seg->inis[d->local].pid, (int32_t)getpid());

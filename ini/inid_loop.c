@@ -23,11 +23,19 @@
 
 #include "lwip/timeouts.h"
 #include "fabric.h"
+#include "stack_config.h"
 
 enum { DONE = 0, STALL = 1 };
 
 static inline uint32_t queue_len(const struct inid *d) { return d->q_tail - d->q_head; }
 static inline uint32_t queue_room(const struct inid *d) { return INID_QUEUE_SIZE - queue_len(d); }
+
+int inid_transport_init(struct inid *d)
+{
+    struct ini_swp_params prm;
+    ini_swp_params_from_config(&prm, &d->cfg, d->me->id, d->tsc_hz);
+    return ini_swp_init(&d->swp, &prm, &d->nf, inid_transport_deliver, inid_transport_release, d);
+}
 
 void inid_fabric_init(struct inid *d)
 {
@@ -166,8 +174,9 @@ static int retry_backlogs(struct inid *d)
     return n;
 }
 
-/* Transport callback: a message from INI src_ini for a PE of this cluster. */
-int inid_transport_deliver(void *ctx, int src_ini, struct pbuf *p, uint16_t off)
+/* Transport callback: a message from INI src_ini for a PE of this cluster;
+ * rx describes the frame that completed it. */
+int inid_transport_deliver(void *ctx, int src_ini, struct pbuf *p, uint16_t off, struct ini_rx_meta *rx)
 {
     struct inid *d = ctx;
     struct ini_am_hdr h;
@@ -196,12 +205,12 @@ int inid_transport_deliver(void *ctx, int src_ini, struct pbuf *p, uint16_t off)
     spend_O(d);
     uint64_t t_window = d->trace.mode == INI_TRACE_DETAILED ? rte_rdtsc() : 0;
     if (d->backlog[pe].head == d->backlog[pe].tail && deliver_pbuf(d, pe, p, off, avail) == 0) {
-        struct ini_trace_rec *r = ini_trace_begin(&d->trace, INI_TRACE_IN, d->cur_arrive, d->cur_qlen);
+        struct ini_trace_rec *r = ini_trace_begin(&d->trace, INI_TRACE_IN, rx->t_arrive, rx->qlen);
         if (r) {
             ini_trace_set_msg(r, h.src_pe, h.dst_pe, (uint16_t)src_ini, h.len);
-            ini_trace_stamp(&d->trace, r, INI_TS_DEQUEUE, d->cur_start);
-            ini_trace_stamp(&d->trace, r, INI_TS_IN_IP, d->swp.t_in_ip);
-            ini_trace_stamp(&d->trace, r, INI_TS_IN_UDP, d->swp.t_in_udp);
+            ini_trace_stamp(&d->trace, r, INI_TS_DEQUEUE, rx->t_start);
+            ini_trace_stamp(&d->trace, r, INI_TS_IN_IP, rx->t_in_ip);
+            ini_trace_stamp(&d->trace, r, INI_TS_IN_UDP, rx->t_in_udp);
             ini_trace_stamp(&d->trace, r, INI_TS_IN_WINDOW, t_window);
             ini_trace_commit(&d->trace, r, rte_rdtsc());
         }
@@ -219,6 +228,18 @@ int inid_transport_deliver(void *ctx, int src_ini, struct pbuf *p, uint16_t off)
 
 /* ---- processing one work item ---- */
 
+/* Where a compute node's message for PE dst_pe (a valid id) goes: the
+ * INI of the destination cluster that the INI policy picks, or -1 - the
+ * local index of a PE of this cluster. */
+static inline int16_t pick_target(struct inid *d, uint16_t dst_pe)
+{
+    const struct ini_pe_cfg *dst = &d->cfg.pes[dst_pe];
+    if (dst->cluster == d->cluster)
+        return (int16_t)(-1 - dst->local);
+    const struct ini_cluster_cfg *cl = &d->cfg.clusters[dst->cluster];
+    return (int16_t)ini_lb_conn_pick(&d->lb, dst->cluster, cl->inis, cl->n_inis, dst->static_ini);
+}
+
 static int process_out(struct inid *d, struct work *w, uint64_t now)
 {
     struct ini_rec *rec = w->rec;
@@ -231,15 +252,14 @@ static int process_out(struct inid *d, struct work *w, uint64_t now)
         out_record_done(d, w->pe, w->slot);
         return DONE;
     }
-    const struct ini_pe_cfg *dst = &d->cfg.pes[h->dst_pe];
     if (w->target == INT16_MIN)
-        w->target = (int16_t)(dst->cluster == d->cluster ? -1 - dst->local
-                                                         : ini_lb_conn_pick(&d->lb, &d->cfg, h->dst_pe));
+        w->target = pick_target(d, h->dst_pe);
     if (w->target < 0) {
         /* Same cluster: the INI delivers it straight to the PE's ring. */
-        if (ini_fabric_put(&d->deliver[dst->local], h, am_len) < 0)
+        int local = -1 - w->target;
+        if (ini_fabric_put(&d->deliver[local], h, am_len) < 0)
             return STALL;
-        ini_fabric_wake_pe(d->seg, dst->local);
+        ini_fabric_wake_pe(d->seg, local);
         d->stats.local_msgs++;
         d->stats.processed++;
         struct ini_trace_rec *tr = ini_trace_begin(&d->trace, INI_TRACE_LOCAL, w->t_arrive, w->qlen);
@@ -269,7 +289,9 @@ static int process_out(struct inid *d, struct work *w, uint64_t now)
         uint64_t load = (given > d->stats.processed ? given - d->stats.processed : 0) + queue_len(d);
         h->flags = (uint16_t)(load > UINT16_MAX ? UINT16_MAX : load);
     }
-    if (ini_swp_send(&d->swp, w->target, (uint8_t *)h, am_len, (void *)cookie, now) < 0)
+    struct ini_swp_tx_stamps ts = { 0, 0 };
+    if (ini_swp_send(&d->swp, w->target, (uint8_t *)h, am_len, (void *)cookie, now,
+                     d->trace.mode == INI_TRACE_DETAILED ? &ts : NULL) < 0)
         return STALL;
     d->stats.out_msgs++;
     d->stats.out_bytes += h->len;
@@ -285,8 +307,8 @@ static int process_out(struct inid *d, struct work *w, uint64_t now)
         ini_trace_set_msg(tr, h->src_pe, h->dst_pe, (uint16_t)w->target, h->len);
         ini_trace_stamp(&d->trace, tr, INI_TS_SUBMIT, submit);
         ini_trace_stamp(&d->trace, tr, INI_TS_DEQUEUE, start);
-        ini_trace_stamp(&d->trace, tr, INI_TS_OUT_WINDOW, d->swp.t_out_window);
-        ini_trace_stamp(&d->trace, tr, INI_TS_OUT_UDP, d->swp.t_out_udp);
+        ini_trace_stamp(&d->trace, tr, INI_TS_OUT_WINDOW, ts.t_out_window);
+        ini_trace_stamp(&d->trace, tr, INI_TS_OUT_UDP, ts.t_out_udp);
         ini_trace_commit(&d->trace, tr, rte_rdtsc());
     }
     return DONE;
@@ -295,10 +317,16 @@ static int process_out(struct inid *d, struct work *w, uint64_t now)
 static int process(struct inid *d, struct work *w, uint64_t now)
 {
     if (w->kind == WORK_IN) {
-        d->cur_arrive = w->t_arrive;
-        d->cur_qlen = w->qlen;
-        d->cur_start = d->trace.mode == INI_TRACE_DETAILED ? rte_rdtsc() : now;
-        ini_netif_input(&d->nf, w->m);
+        /* The inbound message this frame completes (if any) inherits its
+         * arrival and dequeue stamps. */
+        int detailed = d->trace.mode == INI_TRACE_DETAILED;
+        struct ini_rx_meta rx = {
+            .t_arrive = w->t_arrive,
+            .t_start = detailed ? rte_rdtsc() : now,
+            .qlen = w->qlen,
+            .stamp = detailed,
+        };
+        ini_netif_input(&d->nf, w->m, &rx);
         return DONE;
     }
     return process_out(d, w, now);
@@ -336,9 +364,7 @@ static int run_queue(struct inid *d, uint64_t now)
         if (w->kind == WORK_OUT && d->n_stalled) {
             const struct ini_am_hdr *h = ini_fabric_out_am(w->rec);
             if (h->dst_pe < d->cfg.n_pes) {
-                const struct ini_pe_cfg *dst = &d->cfg.pes[h->dst_pe];
-                w->target = (int16_t)(dst->cluster == d->cluster ? -1 - dst->local
-                                                                 : ini_lb_conn_pick(&d->lb, &d->cfg, h->dst_pe));
+                w->target = pick_target(d, h->dst_pe);
                 for (uint32_t i = 0; i < d->n_stalled && !blocked; i++)
                     blocked = d->stalled[i].target == w->target;
             }
@@ -392,7 +418,7 @@ static int poll_ports(struct inid *d, uint64_t now)
         uint16_t got = rte_eth_rx_burst(d->ports[k], 0, pkts, INI_NETIF_BURST);
         struct rte_mbuf **in = pkts;
         struct rte_mbuf *faulted[2 * INI_NETIF_BURST + INI_FAULT_HOLD];
-        if (d->rx_faults && d->rx_fault[k].cfg.enabled) {
+        if (d->rx_faults) {
             got = ini_fault_apply(&d->rx_fault[k], now, pkts, got, faulted, RTE_DIM(faulted));
             in = faulted;
             /* Released held frames may exceed the queue's room: those are

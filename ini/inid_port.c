@@ -23,6 +23,7 @@
 #include <rte_ethdev.h>
 
 #include "fabric.h"
+#include "stack_config.h"
 
 #define RX_DESC 1024
 #define TX_DESC 1024
@@ -254,14 +255,16 @@ void inid_faults_init(struct inid *d)
     const struct ini_fault_cfg *f = &d->me->faults;
     if (!f->enabled)
         return;
+    struct ini_fault_params prm;
+    ini_fault_params_from_config(&prm, f);
     for (int k = 0; k < d->n_ports; k++) {
         /* Each injector draws from its own stream: INI, port, direction. */
         uint64_t salt = (uint64_t)d->me->id << 16 | (uint64_t)k << 1;
         if (f->on_rx) {
-            ini_fault_init(&d->rx_fault[k], f, salt | 1, d->tsc_hz, d->pool);
+            ini_fault_init(&d->rx_fault[k], &prm, salt | 1, d->tsc_hz, d->pool);
             d->rx_faults = 1;
         } else {
-            ini_fault_init(&d->tx_fault[k], f, salt, d->tsc_hz, d->pool);
+            ini_fault_init(&d->tx_fault[k], &prm, salt, d->tsc_hz, d->pool);
             d->nf.txqs[k].fault = &d->tx_fault[k];
         }
     }

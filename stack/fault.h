@@ -19,9 +19,17 @@
 
 #include <rte_mbuf.h>
 
-#include "config.h"
-
 #define INI_FAULT_HOLD 256
+
+/* What to inject, each rate the probability that a frame suffers that
+ * fault (0..1).  The owner fills it (ini/stack_config.h does from the
+ * INI's configuration, docs/config.md group faults). */
+struct ini_fault_params {
+    double drop, dup, reorder, corrupt, delay;
+    int reorder_depth;        /* a reordered frame is held back this many frames */
+    int delay_us;             /* a delayed (or held-back) frame waits at most this long */
+    uint64_t seed;
+};
 
 struct ini_fault_stats {
     uint64_t frames, dropped, duplicated, reordered, corrupted, delayed;
@@ -34,7 +42,7 @@ struct ini_fault_held {
 };
 
 struct ini_fault {
-    struct ini_fault_cfg cfg;
+    struct ini_fault_params cfg;
     uint64_t rng;
     uint64_t tsc_hz, delay_ticks;
     uint64_t passed;                       /* frames passed so far */
@@ -44,14 +52,15 @@ struct ini_fault {
     struct ini_fault_stats stats;
 };
 
-void ini_fault_init(struct ini_fault *f, const struct ini_fault_cfg *cfg, uint64_t seed_salt,
+/* Sets f up to inject cfg's faults, drawing from a stream of its own: the
+ * seed mixed with seed_salt (the injector's identity).  pool provides the
+ * duplicates. */
+void ini_fault_init(struct ini_fault *f, const struct ini_fault_params *cfg, uint64_t seed_salt,
                     uint64_t tsc_hz, struct rte_mempool *pool);
 /* Applies the faults to n frames and writes the frames to pass on now into
  * out (room for cap >= 2 * n + INI_FAULT_HOLD); returns how many. */
 uint16_t ini_fault_apply(struct ini_fault *f, uint64_t now, struct rte_mbuf **pkts, uint16_t n,
                          struct rte_mbuf **out, uint16_t cap);
 static inline int ini_fault_holding(const struct ini_fault *f) { return f->n_held != 0; }
-/* Frees every held frame (at shutdown). */
-void ini_fault_flush(struct ini_fault *f);
 
 #endif

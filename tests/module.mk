@@ -3,6 +3,9 @@
 # A unit test links its own object, whatever the module adds as a
 # prerequisite of $(BIN)/test_NAME, and the common libraries.
 TEST_LIBS = $(CONFIG_LIBS) $(CMOCKA_LIBS) -lpthread -lm
+# Tests sit above everything they test; `-I.` for the tests that name a
+# file by its path in the tree.
+$(OBJ)/tests/%.o: INC = -I. -Itests/unit -Iini -Iloadbal -Istack -Itimers -Imgs -Itools
 
 $(BIN)/test_%: $(OBJ)/tests/unit/test_%.o
 	@mkdir -p $(dir $@)

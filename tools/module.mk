@@ -1,4 +1,6 @@
-# tools/: launcher, trace post-processor, model, benchmarks.
+# tools/: launcher, trace post-processor, model, benchmarks.  The top
+# floor: programs may include any module's headers.
+$(OBJ)/tools/%.o: INC = -Itools -Iini -Iloadbal -Istack -Itimers -Imgs
 #
 # ini-cluster   the launcher (tools/ini-cluster.c + tools/cluster_*.c)
 # ini-ping      round-trip and integrity test, run under the launcher
