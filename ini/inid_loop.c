@@ -22,6 +22,7 @@
 #include <rte_ethdev.h>
 
 #include "lwip/timeouts.h"
+#include "counters.h"
 #include "fabric.h"
 #include "stack_config.h"
 
@@ -564,27 +565,36 @@ int inid_loop(void *arg)
     return 0;
 }
 
-static void json_swp_stats(FILE *f, const struct ini_swp_stats *x)
+/* ---- the counters file ---- */
+
+#define SWP_COUNTER(name) INI_COUNTER_SAME(struct ini_swp_stats, name),
+static const struct ini_counter swp_counters[] = { INI_SWP_COUNTERS(SWP_COUNTER) };
+#define FAULT_COUNTER(name) INI_COUNTER_SAME(struct ini_fault_stats, name),
+static const struct ini_counter fault_counters[] = { INI_FAULT_COUNTERS(FAULT_COUNTER) };
+static const struct ini_counter message_counters[] = {
+    INI_COUNTER(struct inid_stats, local_msgs, "local"),
+    INI_COUNTER(struct inid_stats, bad_dst, "bad_destination"),
+    INI_COUNTER(struct inid_stats, bad_msg, "bad_message"),
+    INI_COUNTER_SAME(struct inid_stats, deferred),
+    INI_COUNTER_SAME(struct inid_stats, refused),
+    INI_COUNTER_SAME(struct inid_stats, stalls),
+};
+static const struct ini_counter link_counters[] = {
+    INI_COUNTER_SAME(struct ini_netif_stats, rx_frames),
+    INI_COUNTER_SAME(struct ini_netif_stats, rx_bytes),
+    INI_COUNTER_SAME(struct ini_netif_stats, tx_frames),
+    INI_COUNTER_SAME(struct ini_netif_stats, tx_bytes),
+    INI_COUNTER_SAME(struct ini_netif_stats, tx_no_mbuf),
+    INI_COUNTER_SAME(struct ini_netif_stats, tx_dropped),
+    INI_COUNTER_SAME(struct ini_netif_stats, rx_not_mine),
+};
+
+/* One group of counters, "key": {...} on one line. */
+static void json_group(FILE *f, const char *key, const struct ini_counter *t, size_t n, const void *stats)
 {
-    fprintf(f, "\"msgs_sent\": %llu, \"bytes_sent\": %llu, \"msgs_delivered\": %llu, \"bytes_delivered\": %llu, "
-               "\"retx_timer\": %llu, \"retx_nak\": %llu, \"naks_sent\": %llu, \"naks_received\": %llu, "
-               "\"acks_bare\": %llu, \"acks_piggy\": %llu, \"acks_received\": %llu, \"duplicates\": %llu, "
-               "\"out_of_window\": %llu, \"window_full\": %llu, \"deliver_refused\": %llu, "
-               "\"bad_header\": %llu, \"bad_conn\": %llu, \"bad_ack\": %llu, \"crc_errors\": %llu, "
-               "\"udp_checksum_errors\": %llu, "
-               "\"send_errors\": %llu, \"timer_errors\": %llu",
-            (unsigned long long)x->msgs_sent, (unsigned long long)x->bytes_sent,
-            (unsigned long long)x->msgs_delivered, (unsigned long long)x->bytes_delivered,
-            (unsigned long long)x->retx_timer, (unsigned long long)x->retx_nak,
-            (unsigned long long)x->naks_sent, (unsigned long long)x->naks_received,
-            (unsigned long long)x->acks_bare, (unsigned long long)x->acks_piggy,
-            (unsigned long long)x->acks_received, (unsigned long long)x->duplicates,
-            (unsigned long long)x->out_of_window, (unsigned long long)x->window_full,
-            (unsigned long long)x->deliver_refused, (unsigned long long)x->bad_header,
-            (unsigned long long)x->bad_conn, (unsigned long long)x->bad_ack,
-            (unsigned long long)x->crc_errors, (unsigned long long)x->udp_checksum_errors,
-            (unsigned long long)x->send_errors,
-            (unsigned long long)x->timer_errors);
+    fprintf(f, "  \"%s\": {", key);
+    ini_counters_json(f, t, n, stats, ", ");
+    fprintf(f, "},\n");
 }
 
 void inid_write_counters(struct inid *d)
@@ -597,17 +607,11 @@ void inid_write_counters(struct inid *d)
         return;
     }
     const struct inid_stats *s = &d->stats;
-    const struct ini_netif_stats *ns = &d->nf.stats;
-    const struct ini_swp_stats *w = &d->swp.stats;
+    const struct ini_swp_stats total = ini_swp_totals(&d->swp), *w = &total;
     struct ini_fault_stats fs = { 0 };
     for (int k = 0; k < d->n_ports; k++) {
-        const struct ini_fault_stats *a = &d->tx_fault[k].stats, *b = &d->rx_fault[k].stats;
-        fs.frames += a->frames + b->frames;
-        fs.dropped += a->dropped + b->dropped;
-        fs.duplicated += a->duplicated + b->duplicated;
-        fs.reordered += a->reordered + b->reordered;
-        fs.corrupted += a->corrupted + b->corrupted;
-        fs.delayed += a->delayed + b->delayed;
+        ini_fault_stats_add(&fs, &d->tx_fault[k].stats);
+        ini_fault_stats_add(&fs, &d->rx_fault[k].stats);
     }
     double avg_q = s->queue_samples ? (double)s->queue_sum / (double)s->queue_samples : 0.0;
     unsigned chk = (unsigned)(w->udp_checksum_errors + w->crc_errors + lwip_stats.ip.chkerr);
@@ -622,7 +626,7 @@ void inid_write_counters(struct inid *d)
             (unsigned long long)w->retx_nak, (unsigned long long)w->naks_sent, chk,
             (unsigned long long)w->duplicates, (unsigned)lwip_stats.ip_frag.drop);
     fprintf(f, "  \"transport\": {");
-    json_swp_stats(f, w);
+    ini_counters_json(f, swp_counters, INI_COUNTERS_N(swp_counters), w, ", ");
     fprintf(f, "},\n  \"connections\": [");
     int first = 1;
     for (int i = 0; i < d->cfg.n_inis; i++) {
@@ -630,33 +634,20 @@ void inid_write_counters(struct inid *d)
         if (c->peer < 0)
             continue;
         fprintf(f, "%s\n    {\"peer\": %d, ", first ? "" : ",", c->peer);
-        json_swp_stats(f, &c->stats);
+        ini_counters_json(f, swp_counters, INI_COUNTERS_N(swp_counters), &c->stats, ", ");
         fprintf(f, "}");
         first = 0;
     }
     fprintf(f, "\n  ],\n");
-    fprintf(f, "  \"messages\": {\"local\": %llu, \"bad_destination\": %llu, \"bad_message\": %llu, "
-               "\"deferred\": %llu, \"refused\": %llu, \"stalls\": %llu},\n",
-            (unsigned long long)s->local_msgs, (unsigned long long)s->bad_dst,
-            (unsigned long long)s->bad_msg, (unsigned long long)s->deferred,
-            (unsigned long long)s->refused, (unsigned long long)s->stalls);
+    json_group(f, "messages", message_counters, INI_COUNTERS_N(message_counters), s);
     fprintf(f, "  \"udp\": {\"checksum_errors\": %llu, \"drops\": %u},\n",
             (unsigned long long)w->udp_checksum_errors, (unsigned)lwip_stats.udp.drop);
     fprintf(f, "  \"ip\": {\"checksum_errors\": %u, \"drops\": %u, \"reassembly_drops\": %u, "
                "\"fragment_errors\": %u},\n",
             (unsigned)lwip_stats.ip.chkerr, (unsigned)lwip_stats.ip.drop,
             (unsigned)lwip_stats.ip_frag.drop, (unsigned)lwip_stats.ip_frag.err);
-    fprintf(f, "  \"link\": {\"rx_frames\": %llu, \"rx_bytes\": %llu, \"tx_frames\": %llu, \"tx_bytes\": %llu, "
-               "\"tx_no_mbuf\": %llu, \"tx_dropped\": %llu, \"rx_not_mine\": %llu},\n",
-            (unsigned long long)ns->rx_frames, (unsigned long long)ns->rx_bytes,
-            (unsigned long long)ns->tx_frames, (unsigned long long)ns->tx_bytes,
-            (unsigned long long)ns->tx_no_mbuf, (unsigned long long)ns->tx_dropped,
-            (unsigned long long)ns->rx_not_mine);
-    fprintf(f, "  \"faults\": {\"frames\": %llu, \"dropped\": %llu, \"duplicated\": %llu, \"reordered\": %llu, "
-               "\"corrupted\": %llu, \"delayed\": %llu},\n",
-            (unsigned long long)fs.frames, (unsigned long long)fs.dropped,
-            (unsigned long long)fs.duplicated, (unsigned long long)fs.reordered,
-            (unsigned long long)fs.corrupted, (unsigned long long)fs.delayed);
+    json_group(f, "link", link_counters, INI_COUNTERS_N(link_counters), &d->nf.stats);
+    json_group(f, "faults", fault_counters, INI_COUNTERS_N(fault_counters), &fs);
     uint64_t run = s->run_end > s->run_start ? s->run_end - s->run_start : 0;
     uint64_t handled = w->msgs_sent + w->msgs_delivered + s->local_msgs;
     fprintf(f, "  \"queue\": {\"time_avg\": %.4f, \"run_seconds\": %.3f},\n",

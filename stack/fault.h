@@ -31,9 +31,22 @@ struct ini_fault_params {
     uint64_t seed;
 };
 
+/* The injector's counters, one list: fields, sums and the counters file
+ * come from it.  X(name) per counter. */
+#define INI_FAULT_COUNTERS(X) X(frames) X(dropped) X(duplicated) X(reordered) X(corrupted) X(delayed)
+
 struct ini_fault_stats {
-    uint64_t frames, dropped, duplicated, reordered, corrupted, delayed;
+#define INI_FAULT_FIELD(name) uint64_t name;
+    INI_FAULT_COUNTERS(INI_FAULT_FIELD)
+#undef INI_FAULT_FIELD
 };
+
+static inline void ini_fault_stats_add(struct ini_fault_stats *sum, const struct ini_fault_stats *x)
+{
+#define INI_FAULT_ADD(name) sum->name += x->name;
+    INI_FAULT_COUNTERS(INI_FAULT_ADD)
+#undef INI_FAULT_ADD
+}
 
 struct ini_fault_held {
     struct rte_mbuf *m;

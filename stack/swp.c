@@ -215,7 +215,6 @@ static int transmit(struct ini_swp *s, struct swp_conn *c, uint32_t seq, struct 
     t->last_tx = s->now;
     if (c->ack_sent != c->rcv_nxt || c->rcv_unacked) {
         c->stats.acks_piggy++;
-        s->stats.acks_piggy++;
     }
     c->ack_sent = c->rcv_nxt;
     c->rcv_unacked = 0;
@@ -236,7 +235,6 @@ int ini_swp_send(struct ini_swp *s, int peer, uint8_t *am, uint32_t am_len, void
     s->now = now;
     if (dist(s, c->snd_una, c->snd_nxt) >= s->window) {
         c->stats.window_full++;
-        s->stats.window_full++;
         return -1;
     }
     uint32_t seq = c->snd_nxt;
@@ -256,8 +254,6 @@ int ini_swp_send(struct ini_swp *s, int peer, uint8_t *am, uint32_t am_len, void
     uint32_t payload = am_len - (uint32_t)sizeof(struct ini_am_hdr);
     c->stats.msgs_sent++;
     c->stats.bytes_sent += payload;
-    s->stats.msgs_sent++;
-    s->stats.bytes_sent += payload;
     return 0;
 }
 
@@ -270,7 +266,6 @@ static void handle_ack(struct ini_swp *s, struct swp_conn *c, uint32_t ack)
          * was never sent is a bad header. */
         if (dist(s, ack, c->snd_una) > s->window) {
             c->stats.bad_ack++;
-            s->stats.bad_ack++;
         }
         return;
     }
@@ -284,13 +279,11 @@ static void handle_ack(struct ini_swp *s, struct swp_conn *c, uint32_t ack)
         c->snd_una = (c->snd_una + 1) & s->seq_mask;
     }
     c->stats.acks_received++;
-    s->stats.acks_received++;
 }
 
 static void handle_nak(struct ini_swp *s, struct swp_conn *c, uint32_t seq)
 {
     c->stats.naks_received++;
-    s->stats.naks_received++;
     if (dist(s, c->snd_una, seq) >= dist(s, c->snd_una, c->snd_nxt))
         return;                     /* acknowledged meanwhile, or bogus */
     struct swp_tx_slot *t = tx_slot(s, c, seq);
@@ -303,7 +296,6 @@ static void handle_nak(struct ini_swp *s, struct swp_conn *c, uint32_t seq)
         timer_list_cancel_one(&s->send_timers, (uint16_t)c->peer, seq);
         start_timer(s, &s->send_timers, (uint16_t)c->peer, seq);
         c->stats.retx_nak++;
-        s->stats.retx_nak++;
     }
 }
 
@@ -324,7 +316,6 @@ static int deliver_in_order(struct ini_swp *s, struct swp_conn *c, struct ini_rx
                 c->delivery_blocked = 1;
                 s->n_blocked++;
                 c->stats.deliver_refused++;
-                s->stats.deliver_refused++;
             }
             break;
         }
@@ -333,8 +324,6 @@ static int deliver_in_order(struct ini_swp *s, struct swp_conn *c, struct ini_rx
         c->rcv_unacked++;
         c->stats.msgs_delivered++;
         c->stats.bytes_delivered += bytes;
-        s->stats.msgs_delivered++;
-        s->stats.bytes_delivered += bytes;
         n++;
     }
     if (c->delivery_blocked && !rx_slot(s, c, c->rcv_nxt)->p) {
@@ -351,7 +340,6 @@ static void schedule_ack(struct ini_swp *s, struct swp_conn *c)
     if (c->rcv_unacked >= (s->window + 1) / 2) {
         send_control(s, c, INI_SWP_ACK, 0);
         c->stats.acks_bare++;
-        s->stats.acks_bare++;
     } else if (c->ack_sent != c->rcv_nxt && !timer_list_conn_active(&s->ack_timers, (uint16_t)c->peer)) {
         start_timer(s, &s->ack_timers, (uint16_t)c->peer, 0);
     }
@@ -366,13 +354,11 @@ static void handle_data(struct ini_swp *s, struct swp_conn *c, uint32_t seq, str
             /* Behind the window: a duplicate of something delivered.  Our
              * ack may have been lost: send it again soon. */
             c->stats.duplicates++;
-            s->stats.duplicates++;
             c->ack_forced = 1;
             if (!timer_list_conn_active(&s->ack_timers, (uint16_t)c->peer))
                 start_timer(s, &s->ack_timers, (uint16_t)c->peer, 0);
         } else {
             c->stats.out_of_window++;
-            s->stats.out_of_window++;
         }
         pbuf_free(p);
         return;
@@ -380,7 +366,6 @@ static void handle_data(struct ini_swp *s, struct swp_conn *c, uint32_t seq, str
     struct swp_rx_slot *r = rx_slot(s, c, seq);
     if (r->p) {
         c->stats.duplicates++;
-        s->stats.duplicates++;
         pbuf_free(p);
         return;
     }
@@ -391,7 +376,6 @@ static void handle_data(struct ini_swp *s, struct swp_conn *c, uint32_t seq, str
         pbuf_copy_partial(p, &crc, 4, (u16_t)s->hdr_len);
     if (crc != crc_of_pbuf(p, (uint16_t)s->data_hdr_len)) {
         c->stats.crc_errors++;
-        s->stats.crc_errors++;
         pbuf_free(p);
         return;
     }
@@ -408,7 +392,6 @@ static void handle_data(struct ini_swp *s, struct swp_conn *c, uint32_t seq, str
         c->nak_tsc = s->now;
         send_control(s, c, INI_SWP_NAK, c->rcv_nxt);
         c->stats.naks_sent++;
-        s->stats.naks_sent++;
     }
 }
 
@@ -483,6 +466,17 @@ static void udp_recv_cb(void *arg, struct udp_pcb *pcb, struct pbuf *p, const ip
     pbuf_free(p);
 }
 
+/* ---- counters ---- */
+
+struct ini_swp_stats ini_swp_totals(const struct ini_swp *s)
+{
+    struct ini_swp_stats sum = s->stats;
+    for (int i = 0; i < s->n_inis; i++)
+        if (s->conns[i].peer >= 0)
+            ini_swp_stats_add(&sum, &s->conns[i].stats);
+    return sum;
+}
+
 /* ---- timers and retries ---- */
 
 uint64_t ini_swp_next_deadline(const struct ini_swp *s)
@@ -506,7 +500,6 @@ int ini_swp_poll(struct ini_swp *s, uint64_t now)
             continue;               /* acknowledged: a stale record */
         if (transmit(s, c, seq, NULL) == 0) {
             c->stats.retx_timer++;
-            s->stats.retx_timer++;
         }
         start_timer(s, &s->send_timers, conn, seq);
     }
@@ -516,7 +509,6 @@ int ini_swp_poll(struct ini_swp *s, uint64_t now)
         if (c->ack_sent != c->rcv_nxt || c->rcv_unacked || c->ack_forced) {
             send_control(s, c, INI_SWP_ACK, 0);
             c->stats.acks_bare++;
-            s->stats.acks_bare++;
         }
     }
     if (s->n_blocked) {

@@ -101,13 +101,29 @@ typedef int  (*ini_deliver_fn)(void *ctx, int src_ini, struct pbuf *p, uint16_t 
                                struct ini_rx_meta *rx);
 typedef void (*ini_release_fn)(void *ctx, void *cookie);
 
+/* The transport's counters, one list: the struct's fields, the sum of the
+ * connections' into the INI's total (ini_swp_totals) and the counters file
+ * (ini/inid_loop.c) all come from it, in this order.  X(name) per counter. */
+#define INI_SWP_COUNTERS(X)                                                        \
+    X(msgs_sent) X(bytes_sent) X(msgs_delivered) X(bytes_delivered)                \
+    X(retx_timer) X(retx_nak) X(naks_sent) X(naks_received)                        \
+    X(acks_bare) X(acks_piggy) X(acks_received)                                    \
+    X(duplicates) X(out_of_window) X(window_full) X(deliver_refused)               \
+    X(bad_header) X(bad_conn) X(bad_ack) X(crc_errors) X(udp_checksum_errors)      \
+    X(send_errors) X(timer_errors)
+
 struct ini_swp_stats {
-    uint64_t msgs_sent, bytes_sent, msgs_delivered, bytes_delivered;
-    uint64_t retx_timer, retx_nak, naks_sent, naks_received;
-    uint64_t acks_bare, acks_piggy, acks_received;
-    uint64_t duplicates, out_of_window, window_full, deliver_refused;
-    uint64_t bad_header, bad_conn, bad_ack, crc_errors, udp_checksum_errors, send_errors, timer_errors;
+#define INI_SWP_FIELD(name) uint64_t name;
+    INI_SWP_COUNTERS(INI_SWP_FIELD)
+#undef INI_SWP_FIELD
 };
+
+static inline void ini_swp_stats_add(struct ini_swp_stats *sum, const struct ini_swp_stats *x)
+{
+#define INI_SWP_ADD(name) sum->name += x->name;
+    INI_SWP_COUNTERS(INI_SWP_ADD)
+#undef INI_SWP_ADD
+}
 
 struct swp_tx_slot {
     uint8_t *am;              /* AM header in the compute node's ring */
@@ -162,7 +178,10 @@ struct ini_swp {
     struct swp_conn conns[INI_SWP_MAX_INIS];     /* indexed by peer INI id */
     struct timer_list send_timers;
     struct timer_list ack_timers;
-    struct ini_swp_stats stats;              /* whole INI */
+    /* What belongs to no connection (a bad header or checksum, a send or
+     * timer error); a connection's counters are its own, each counted
+     * once, and ini_swp_totals() sums them. */
+    struct ini_swp_stats stats;
 };
 
 /* Sets up every connection and binds the INI's UDP port on nf, the INI's
@@ -183,6 +202,9 @@ int ini_swp_send(struct ini_swp *s, int peer, uint8_t *am, uint32_t am_len, void
 /* Runs expired SEND and ACK timers and retries refused deliveries.
  * Returns the work done.  Cheap when nothing is due: two comparisons. */
 int ini_swp_poll(struct ini_swp *s, uint64_t now);
+
+/* The whole INI's counters: its own and every connection's. */
+struct ini_swp_stats ini_swp_totals(const struct ini_swp *s);
 
 /* TSC of the earliest SEND or ACK timer; UINT64_MAX if none runs. */
 uint64_t ini_swp_next_deadline(const struct ini_swp *s);

@@ -43,6 +43,7 @@
 #include <unistd.h>
 
 #include "config.h"
+#include "counters.h"
 #include "fabric.h"
 
 #define MBOX_RING (1u << 20)
@@ -77,6 +78,17 @@ static uint64_t now_ns(void)
     clock_gettime(CLOCK_MONOTONIC, &ts);
     return (uint64_t)ts.tv_sec * 1000000000ull + (uint64_t)ts.tv_nsec;
 }
+
+/* The counters file, RUN_DIR/ini<ID>.counters.json (ini/counters.h). */
+struct fake_counters {
+    uint64_t frames, processed, forwarded, delivered;
+};
+static const struct ini_counter fake_counters[] = {
+    INI_COUNTER_SAME(struct fake_counters, frames),
+    INI_COUNTER_SAME(struct fake_counters, processed),
+    INI_COUNTER_SAME(struct fake_counters, forwarded),
+    INI_COUNTER_SAME(struct fake_counters, delivered),
+};
 
 static volatile sig_atomic_t stop;
 static void on_signal(int sig) { stop = sig; }
@@ -313,10 +325,11 @@ int main(int argc, char **argv)
     snprintf(path, sizeof path, "%s/ini%d.counters.json", run_dir, id);
     FILE *f = fopen(path, "w");
     if (f) {
-        fprintf(f, "{\n  \"ini\": %d,\n  \"summary\": \"fake daemon, slept %ld ms\",\n"
-                   "  \"frames\": 0,\n  \"processed\": %llu,\n  \"forwarded\": %llu,\n  \"delivered\": %llu\n}\n",
-                id, slept_ms, (unsigned long long)processed, (unsigned long long)forwarded,
-                (unsigned long long)delivered);
+        /* No network: no frames. */
+        struct fake_counters fc = { 0, processed, forwarded, delivered };
+        fprintf(f, "{\n  \"ini\": %d,\n  \"summary\": \"fake daemon, slept %ld ms\",\n  ", id, slept_ms);
+        ini_counters_json(f, fake_counters, INI_COUNTERS_N(fake_counters), &fc, ",\n  ");
+        fprintf(f, "\n}\n");
         fclose(f);
     }
     printf("fake-inid %d: stopped\n", id);

@@ -337,7 +337,10 @@ static int phase_begin(int layer, int window)
 
 static uint64_t my_retx(void)
 {
-    return S.swp_up ? S.swp.stats.retx_timer + S.swp.stats.retx_nak : 0;
+    if (!S.swp_up)
+        return 0;
+    struct ini_swp_stats t = ini_swp_totals(&S.swp);
+    return t.retx_timer + t.retx_nak;
 }
 
 static void debug_counters(const char *when)
