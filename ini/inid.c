@@ -30,6 +30,8 @@
 
 #include "lwip/init.h"
 
+#include "fabric.h"
+
 #define MBUFS 16383
 
 /* The daemon's state: the one global, so the signal handler can reach it. */
@@ -275,8 +277,7 @@ int main(int argc, char **argv)
         if (ini_trace_write(&d->trace, path) < 0)
             fprintf(stderr, "inid %d: cannot write %s: %s\n", d->me->id, path, strerror(errno));
     }
-    for (int p = 0; p < d->n_pes; p++)
-        ini_doorbell_ring(&d->seg->pes[p].doorbell);
+    ini_fabric_wake_all_pes(d->seg);
     inid_write_counters(d);
     inid_ports_close(d);
     printf("inid %d: stopped\n", d->me->id);
