@@ -17,7 +17,11 @@ LTO     ?= -flto=auto
 CFLAGS  ?= $(OPT) -g $(LTO)
 LDFLAGS += $(LTO)
 WARN    := -Wall -Wextra -Wno-unused-parameter
-BASE_CFLAGS := -std=c11 -D_GNU_SOURCE -MMD -MP $(WARN) -I. -Iini -Istack -Itimers -Iloadbal -Imgs
+# No include path is common to all: each module.mk gives the objects of its
+# directory the paths of its own floor and those below (INC, set per
+# directory), so that an include of a floor above fails to compile
+# (docs/architecture.md, "Floors").
+BASE_CFLAGS = -std=c11 -D_GNU_SOURCE -MMD -MP $(WARN) $(INC)
 # SAN=1 builds everything with AddressSanitizer and UBSan (into build-san/).
 ifeq ($(SAN),1)
 BUILD   := build-san
@@ -40,10 +44,10 @@ UNIT_TESTS :=
 all: build-all
 
 include tools/lwip.mk
-include ini/module.mk
-include stack/module.mk
 include timers/module.mk
+include stack/module.mk
 include loadbal/module.mk
+include ini/module.mk
 include mgs/module.mk
 include tools/module.mk
 include tests/module.mk

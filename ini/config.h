@@ -18,6 +18,8 @@
 #include <stdint.h>
 #include <stdio.h>
 
+#include "loadbal.h"    /* enum ini_policy: the policies are loadbal's */
+
 #define INI_MAX_CLUSTERS     64
 #define INI_MAX_PES          256
 #define INI_MAX_INIS         128
@@ -31,7 +33,10 @@
 enum ini_net_mode   { INI_NET_MEMIF, INI_NET_AF_PACKET, INI_NET_PCI };
 enum ini_idle_mode  { INI_IDLE_POLL, INI_IDLE_ADAPTIVE, INI_IDLE_AUTO };
 enum ini_trace_mode { INI_TRACE_OFF, INI_TRACE_SUMMARY, INI_TRACE_DETAILED };
-enum ini_policy     { INI_POLICY_STATIC, INI_POLICY_ROUND_ROBIN, INI_POLICY_LOAD_AWARE };
+
+_Static_assert(INI_MAX_INIS_PER_CLUSTER <= INI_LB_MAX_CHOICES && INI_MAX_CLUSTERS <= INI_LB_MAX_CLUSTERS &&
+                   INI_MAX_INIS <= INI_LB_MAX_INIS,
+               "the policies (loadbal.h) cover every cluster and INI");
 
 /* Faults injected at an INI's ports (stack/fault.h).  Each rate is the
  * probability that a frame suffers that fault, applied once per frame on

@@ -16,13 +16,9 @@
 #include <string.h>
 #include <time.h>
 #include <unistd.h>
-#include <fcntl.h>
 
+#include "fabric.h"
 #include "loadbal.h"
-#include "msg.h"
-#include "segment.h"
-
-enum { REC_MSG = 1 };
 
 struct handler_slot {
     ini_handler_fn fn;
@@ -277,27 +273,6 @@ static int inis_stopped(const struct ini_cn *cn)
     return 0;
 }
 
-/* Rings INI i's doorbell.  The FIFO is opened on first use (threads may
- * race to open it; the loser closes its copy).  A full FIFO means the INI
- * has wake-ups pending already. */
-static void wake_ini(struct ini_cn *cn, int i)
-{
-    int fd = __atomic_load_n(&cn->wake.fd[i], __ATOMIC_ACQUIRE);
-    if (fd < 0) {
-        int nfd = open(cn->seg->inis[i].wake_path, O_WRONLY | O_NONBLOCK | O_CLOEXEC);
-        if (nfd < 0)
-            return;
-        int expected = -1;
-        if (!__atomic_compare_exchange_n(&cn->wake.fd[i], &expected, nfd, 0, __ATOMIC_ACQ_REL,
-                                         __ATOMIC_ACQUIRE))
-            close(nfd);
-        fd = __atomic_load_n(&cn->wake.fd[i], __ATOMIC_ACQUIRE);
-    }
-    char b = 1;
-    ssize_t rc = write(fd, &b, 1);
-    (void)rc;
-}
-
 int ini_send(struct ini_pe *pe, int dst_pe, uint16_t handler, const void *buf, uint32_t len)
 {
     struct ini_cn *cn = pe->cn;
@@ -311,7 +286,7 @@ int ini_send(struct ini_pe *pe, int dst_pe, uint16_t handler, const void *buf, u
     int i = ini_lb_pe_pick(&pe->lb);
     uint32_t rec_len = INI_HEADROOM + (uint32_t)sizeof(struct ini_am_hdr) + len;
     struct ini_rec *rec;
-    while (!(rec = ini_ring_reserve(&pe->out[i], rec_len))) {
+    while (!(rec = ini_fabric_reserve(&pe->out[i], rec_len))) {
         pe->stats.send_waits++;
         if (inis_stopped(cn)) {
             errno = EPIPE;
@@ -323,10 +298,9 @@ int ini_send(struct ini_pe *pe, int dst_pe, uint16_t handler, const void *buf, u
             ini_poll(pe);
         __builtin_ia32_pause();
     }
-    rec->type = REC_MSG;
     uint64_t t = rdtsc();
     memcpy(rec->data, &t, sizeof(t));
-    struct ini_am_hdr *h = (struct ini_am_hdr *)(rec->data + INI_HEADROOM);
+    struct ini_am_hdr *h = ini_fabric_out_am(rec);
     h->src_pe = (uint16_t)pe->id;
     h->dst_pe = (uint16_t)dst_pe;
     h->handler = handler;
@@ -335,15 +309,11 @@ int ini_send(struct ini_pe *pe, int dst_pe, uint16_t handler, const void *buf, u
     h->pe_seq = pe->seq++;
     if (len)
         memcpy(h + 1, buf, len);
-    ini_ring_publish(&pe->out[i]);
-    atomic_fetch_add_explicit(&cn->seg->inis[i].submitted, 1, memory_order_relaxed);
-
-    /* Pairs with the INI's fence between setting `sleeping` and its last
-     * look at the rings: one of the two sides sees the other. */
-    atomic_thread_fence(memory_order_seq_cst);
+    ini_fabric_publish(&pe->out[i]);
     struct ini_seg_ini *ini = &cn->seg->inis[i];
-    if (atomic_load_explicit(&ini->sleeping, memory_order_relaxed))
-        wake_ini(cn, i);
+    atomic_fetch_add_explicit(&ini->submitted, 1, memory_order_relaxed);
+    if (ini_fabric_ini_sleeps(&ini->sleeping))
+        ini_fabric_ring_fifo(&cn->wake.fd[i], ini->wake_path);
 
     pe->stats.sent++;
     pe->stats.sent_bytes += len;
@@ -394,27 +364,37 @@ static int any_unread(struct ini_pe *pe)
 
 void ini_pe_kick(struct ini_pe *pe)
 {
-    struct ini_seg_pe *me = &pe->cn->seg->pes[pe->local];
+    struct ini_segment *seg = pe->cn->seg;
     atomic_store_explicit(&pe->kicked, 1, memory_order_relaxed);
-    /* Pairs with the fence in ini_wait between setting `sleeping` and its
-     * last look at `kicked`: one side sees the other. */
-    atomic_thread_fence(memory_order_seq_cst);
-    if (atomic_load_explicit(&me->sleeping, memory_order_relaxed))
-        ini_doorbell_ring(&me->doorbell);
+    /* Pairs with the fence in wait_group between announcing the sleep and
+     * its last look at `kicked`: one side sees the other.  The PE may
+     * sleep on another PE's doorbell (ini_wait_any): the INIs' wake-up
+     * rings whichever its `sleeping` word names. */
+    ini_fabric_wake_pe(seg, pe->local);
 }
 
-int ini_wait(struct ini_pe *pe, uint64_t timeout_us)
+/* ini_wait for a group of PEs served by one thread (fabric.h: every PE of
+ * the group sleeps on the doorbell of the first).  Inlined into ini_wait
+ * with n = 1, where the loops over the group fold away. */
+static inline __attribute__((always_inline)) int wait_group(struct ini_pe **pes, int n, uint64_t timeout_us)
 {
-    struct ini_cn *cn = pe->cn;
-    struct ini_seg_pe *me = &cn->seg->pes[pe->local];
+    struct ini_cn *cn = pes[0]->cn;
+    struct ini_seg_pe *bell = &cn->seg->pes[pes[0]->local];
+    const uint32_t sleeps_on = ini_fabric_sleeps_on(pes[0]->local);
     uint64_t start = now_us();
     uint64_t spin_until = start + (uint64_t)cn->spin_us;
     for (;;) {
-        int n = ini_poll(pe);
-        if (n)
-            return n;
-        if (atomic_load_explicit(&pe->kicked, memory_order_relaxed) &&
-            atomic_exchange_explicit(&pe->kicked, 0, memory_order_acquire))
+        int ran = 0;
+        for (int k = 0; k < n; k++)
+            ran += ini_poll(pes[k]);
+        if (ran)
+            return ran;
+        int kicked = 0;
+        for (int k = 0; k < n; k++)
+            if (atomic_load_explicit(&pes[k]->kicked, memory_order_relaxed) &&
+                atomic_exchange_explicit(&pes[k]->kicked, 0, memory_order_acquire))
+                kicked = 1;
+        if (kicked)
             return 0;
         uint64_t now = now_us();
         if (timeout_us && now - start >= timeout_us)
@@ -425,18 +405,43 @@ int ini_wait(struct ini_pe *pe, uint64_t timeout_us)
             __builtin_ia32_pause();
             continue;
         }
-        /* Sleep on our doorbell; the INI rings it after delivering to us
-         * while `sleeping` is set.  The fence and the re-check close the
-         * window between our last poll and going to sleep. */
-        uint32_t seen = atomic_load_explicit(&me->doorbell, memory_order_acquire);
-        atomic_store_explicit(&me->sleeping, 1, memory_order_relaxed);
+        /* Sleep on the group's doorbell; an INI rings it after delivering
+         * to one of us while our `sleeping` names it.  The fence and the
+         * re-check close the window between our last poll and going to
+         * sleep. */
+        uint32_t seen = atomic_load_explicit(&bell->doorbell, memory_order_acquire);
+        for (int k = 0; k < n; k++)
+            atomic_store_explicit(&cn->seg->pes[pes[k]->local].sleeping, sleeps_on, memory_order_relaxed);
         atomic_thread_fence(memory_order_seq_cst);
-        if (!any_unread(pe) && !atomic_load_explicit(&pe->kicked, memory_order_relaxed)) {
+        int pending = 0;
+        for (int k = 0; k < n && !pending; k++)
+            pending = any_unread(pes[k]) || atomic_load_explicit(&pes[k]->kicked, memory_order_relaxed);
+        if (!pending) {
             uint64_t left = timeout_us ? timeout_us - (now - start) : 0;
             /* Bounded sleeps so a stopped INI is noticed. */
-            ini_doorbell_wait(&me->doorbell, seen, (!left || left > 100000) ? 100000 : left);
+            ini_doorbell_wait(&bell->doorbell, seen, (!left || left > 100000) ? 100000 : left);
         }
-        atomic_store_explicit(&me->sleeping, 0, memory_order_relaxed);
+        for (int k = 0; k < n; k++)
+            atomic_store_explicit(&cn->seg->pes[pes[k]->local].sleeping, INI_PE_AWAKE, memory_order_relaxed);
         spin_until = now_us() + (uint64_t)cn->spin_us;
     }
+}
+
+int ini_wait(struct ini_pe *pe, uint64_t timeout_us)
+{
+    return wait_group(&pe, 1, timeout_us);
+}
+
+int ini_wait_any(struct ini_pe **pes, int n, uint64_t timeout_us)
+{
+    if (n < 1 || n > INI_MAX_PES_PER_CLUSTER || !pes) {
+        errno = EINVAL;
+        return -1;
+    }
+    for (int k = 1; k < n; k++)
+        if (pes[k]->cn != pes[0]->cn) {
+            errno = EINVAL;
+            return -1;
+        }
+    return wait_group(pes, n, timeout_us);
 }

@@ -5,9 +5,10 @@
  * A cluster's compute nodes are the threads of one process.  The process
  * attaches once to its cluster (ini_cn_attach_env, from the environment the
  * launcher sets: INI_CONFIG, INI_CLUSTER, INI_SEGMENT, INI_RUN_DIR), registers
- * its handlers, then runs one thread per PE (ini_cn_run).  Each PE thread
- * owns its struct ini_pe: send, poll and wait are called only by that
- * thread, so the fabric needs no lock.
+ * its handlers, then runs one thread per PE (ini_cn_run).  Each struct
+ * ini_pe is owned by one thread at a time (its PE's, or one serving
+ * several PEs): send, poll and wait are called only by that thread, so the
+ * fabric needs no lock.
  *
  *   send: the PE picks one of its cluster's INIs by the compute-node policy
  *         (loadbal/), writes the message into its ring to that INI (the one
@@ -18,7 +19,8 @@
  *         handler sees the payload in place in the ring, valid only during
  *         the call.  Handlers may send.
  *   wait: like poll, but sleeps (adaptive: spin, then futex) until at least
- *         one message has been handled or the timeout passes.
+ *         one message has been handled or the timeout passes.  One thread
+ *         may also wait for several PEs at once (ini_wait_any).
  *
  * Messages between two PEs through one INI pair arrive in order; see
  * docs/architecture.md for what each scheduling policy guarantees.
@@ -81,6 +83,17 @@ int ini_wait(struct ini_pe *pe, uint64_t timeout_us);
  * ini_wait sees it).  For a thread that waits for messages and other work
  * alike.  Any thread, and signal handlers: atomics and one futex wake. */
 void ini_pe_kick(struct ini_pe *pe);
+/* ini_wait for n PEs of this cluster process served by one thread (a
+ * protocol thread that sends on behalf of, and receives for, several PEs):
+ * runs the handlers of messages delivered to any of them, sleeping up to
+ * timeout_us (0: no limit) until at least one ran or one of them is
+ * kicked.  Returns how many ran (0 on timeout or a kick; every pending
+ * kick of the group is used up), -1 if the INIs stopped, or -1 with errno
+ * EINVAL if n is not 1..INI_MAX_PES_PER_CLUSTER or the PEs belong to
+ * different processes.  While it sleeps, every PE of the group sleeps on
+ * the doorbell of pes[0] (ini/fabric.h); a PE may be in one waiting group
+ * at a time, and no other thread may ini_wait for it meanwhile. */
+int ini_wait_any(struct ini_pe **pes, int n, uint64_t timeout_us);
 
 /* Per-PE counters. */
 struct ini_pe_stats {

@@ -35,6 +35,8 @@
 #include "cli.h"
 #include "lwip/init.h"
 
+#include "fabric.h"
+
 #define MBUFS 16383
 
 /* The daemon's state: the one global, so the signal handler can reach it. */
@@ -221,8 +223,7 @@ int main(int argc, char **argv)
     }
     lwip_init();
     if (ini_netif_init(&d->nf, d->me->ip, d->me->mac, d->cfg.stack.mtu, d->pool) < 0 ||
-        ini_swp_init(&d->swp, &d->cfg, d->me->id, &d->nf, d->tsc_hz, inid_transport_deliver,
-                     inid_transport_release, d) < 0) {
+        inid_transport_init(d) < 0) {
         fprintf(stderr, "inid %d: lwIP setup failed\n", d->me->id);
         return 1;
     }
@@ -249,7 +250,6 @@ int main(int argc, char **argv)
     ini_trace_set_cluster(&d->trace, d->local, d->cfg.clusters[d->cluster].n_inis,
                           d->cfg.clusters[d->cluster].n_pes);
     ini_trace_set_policies(&d->trace, d->cfg.pe_policy, d->cfg.ini_policy);
-    d->swp.stamp = d->cfg.trace.mode == INI_TRACE_DETAILED;
     d->stats.run_start = rte_rdtsc();
     ini_trace_run_start(&d->trace, d->stats.run_start);
     atomic_store(&d->seg->inis[d->local].pid, (int32_t)getpid());
@@ -269,8 +269,7 @@ int main(int argc, char **argv)
         if (ini_trace_write(&d->trace, path) < 0)
             fprintf(stderr, "inid %d: cannot write %s: %s\n", d->me->id, path, strerror(errno));
     }
-    for (int p = 0; p < d->n_pes; p++)
-        ini_doorbell_ring(&d->seg->pes[p].doorbell);
+    ini_fabric_wake_all_pes(d->seg);
     inid_write_counters(d);
     inid_ports_close(d);
     printf("inid %d: stopped\n", d->me->id);

@@ -137,11 +137,8 @@ struct inid {
     uint32_t delayed_head, delayed_tail;
     struct delayed_delivery delayed[INID_DELAYED];
 
-    /* traces (ini/trace.h) and the frame being processed, whose arrival
-     * and dequeue stamps the inbound message it completes inherits */
+    /* traces (ini/trace.h) */
     struct ini_trace trace;
-    uint64_t cur_arrive, cur_start;
-    uint32_t cur_qlen;
 
     uint64_t tsc_hz;
     volatile sig_atomic_t stop;
@@ -165,12 +162,14 @@ void inid_wake_peers(struct inid *d);
 int inid_ports_eal_args(const struct inid *d, char args[][INID_ARG_LEN], int max);
 
 /* inid_loop.c */
+/* Sets up the transport from the configuration; 0, or -1. */
+int  inid_transport_init(struct inid *d);
 void inid_fabric_init(struct inid *d);
 int  inid_loop(void *arg);
 void inid_write_counters(struct inid *d);
 /* Transport callbacks (swp.h): a message for one of this cluster's PEs
  * (0: taken, -1: not now); a compute node's record that may be released. */
-int  inid_transport_deliver(void *ctx, int src_ini, struct pbuf *p, uint16_t off);
+int  inid_transport_deliver(void *ctx, int src_ini, struct pbuf *p, uint16_t off, struct ini_rx_meta *rx);
 void inid_transport_release(void *ctx, void *cookie);
 
 #endif

@@ -22,12 +22,21 @@
 #include <rte_ethdev.h>
 
 #include "lwip/timeouts.h"
-#include "msg.h"
+#include "counters.h"
+#include "fabric.h"
+#include "stack_config.h"
 
 enum { DONE = 0, STALL = 1 };
 
 static inline uint32_t queue_len(const struct inid *d) { return d->q_tail - d->q_head; }
 static inline uint32_t queue_room(const struct inid *d) { return INID_QUEUE_SIZE - queue_len(d); }
+
+int inid_transport_init(struct inid *d)
+{
+    struct ini_swp_params prm;
+    ini_swp_params_from_config(&prm, &d->cfg, d->me->id, d->tsc_hz);
+    return ini_swp_init(&d->swp, &prm, &d->nf, inid_transport_deliver, inid_transport_release, d);
+}
 
 void inid_fabric_init(struct inid *d)
 {
@@ -95,25 +104,16 @@ void inid_transport_release(void *ctx, void *cookie)
     out_record_done(ctx, (int)(c >> 16), (uint32_t)(c & 0xffff));
 }
 
-static void wake_pe(struct inid *d, int pe)
-{
-    struct ini_seg_pe *sp = &d->seg->pes[pe];
-    atomic_thread_fence(memory_order_seq_cst);
-    if (atomic_load_explicit(&sp->sleeping, memory_order_relaxed))
-        ini_doorbell_ring(&sp->doorbell);
-}
-
 /* Copies AM header + payload (len bytes at offset off of p) into PE pe's
  * ring.  0, or -1 when the ring has no room now. */
 static int deliver_pbuf(struct inid *d, int pe, struct pbuf *p, uint16_t off, uint32_t len)
 {
-    struct ini_rec *rec = ini_ring_reserve(&d->deliver[pe], len);
+    struct ini_rec *rec = ini_fabric_reserve(&d->deliver[pe], len);
     if (!rec)
         return -1;
-    rec->type = 1;
     pbuf_copy_partial(p, rec->data, (u16_t)len, off);
-    ini_ring_publish(&d->deliver[pe]);
-    wake_pe(d, pe);
+    ini_fabric_publish(&d->deliver[pe]);
+    ini_fabric_wake_pe(d->seg, pe);
     return 0;
 }
 
@@ -175,8 +175,9 @@ static int retry_backlogs(struct inid *d)
     return n;
 }
 
-/* Transport callback: a message from INI src_ini for a PE of this cluster. */
-int inid_transport_deliver(void *ctx, int src_ini, struct pbuf *p, uint16_t off)
+/* Transport callback: a message from INI src_ini for a PE of this cluster;
+ * rx describes the frame that completed it. */
+int inid_transport_deliver(void *ctx, int src_ini, struct pbuf *p, uint16_t off, struct ini_rx_meta *rx)
 {
     struct inid *d = ctx;
     struct ini_am_hdr h;
@@ -205,12 +206,12 @@ int inid_transport_deliver(void *ctx, int src_ini, struct pbuf *p, uint16_t off)
     spend_O(d);
     uint64_t t_window = d->trace.mode == INI_TRACE_DETAILED ? rte_rdtsc() : 0;
     if (d->backlog[pe].head == d->backlog[pe].tail && deliver_pbuf(d, pe, p, off, avail) == 0) {
-        struct ini_trace_rec *r = ini_trace_begin(&d->trace, INI_TRACE_IN, d->cur_arrive, d->cur_qlen);
+        struct ini_trace_rec *r = ini_trace_begin(&d->trace, INI_TRACE_IN, rx->t_arrive, rx->qlen);
         if (r) {
             ini_trace_set_msg(r, h.src_pe, h.dst_pe, (uint16_t)src_ini, h.len);
-            ini_trace_stamp(&d->trace, r, INI_TS_DEQUEUE, d->cur_start);
-            ini_trace_stamp(&d->trace, r, INI_TS_IN_IP, d->swp.t_in_ip);
-            ini_trace_stamp(&d->trace, r, INI_TS_IN_UDP, d->swp.t_in_udp);
+            ini_trace_stamp(&d->trace, r, INI_TS_DEQUEUE, rx->t_start);
+            ini_trace_stamp(&d->trace, r, INI_TS_IN_IP, rx->t_in_ip);
+            ini_trace_stamp(&d->trace, r, INI_TS_IN_UDP, rx->t_in_udp);
             ini_trace_stamp(&d->trace, r, INI_TS_IN_WINDOW, t_window);
             ini_trace_commit(&d->trace, r, rte_rdtsc());
         }
@@ -228,10 +229,22 @@ int inid_transport_deliver(void *ctx, int src_ini, struct pbuf *p, uint16_t off)
 
 /* ---- processing one work item ---- */
 
+/* Where a compute node's message for PE dst_pe (a valid id) goes: the
+ * INI of the destination cluster that the INI policy picks, or -1 - the
+ * local index of a PE of this cluster. */
+static inline int16_t pick_target(struct inid *d, uint16_t dst_pe)
+{
+    const struct ini_pe_cfg *dst = &d->cfg.pes[dst_pe];
+    if (dst->cluster == d->cluster)
+        return (int16_t)(-1 - dst->local);
+    const struct ini_cluster_cfg *cl = &d->cfg.clusters[dst->cluster];
+    return (int16_t)ini_lb_conn_pick(&d->lb, dst->cluster, cl->inis, cl->n_inis, dst->static_ini);
+}
+
 static int process_out(struct inid *d, struct work *w, uint64_t now)
 {
     struct ini_rec *rec = w->rec;
-    struct ini_am_hdr *h = (struct ini_am_hdr *)(rec->data + INI_HEADROOM);
+    struct ini_am_hdr *h = ini_fabric_out_am(rec);
     uint32_t am_len = rec->len - INI_HEADROOM;
     if (rec->len < INI_HEADROOM + sizeof(*h) || h->len != am_len - sizeof(*h) ||
         h->dst_pe >= d->cfg.n_pes || h->len > (uint32_t)d->cfg.stack.max_message) {
@@ -240,19 +253,14 @@ static int process_out(struct inid *d, struct work *w, uint64_t now)
         out_record_done(d, w->pe, w->slot);
         return DONE;
     }
-    const struct ini_pe_cfg *dst = &d->cfg.pes[h->dst_pe];
     if (w->target == INT16_MIN)
-        w->target = (int16_t)(dst->cluster == d->cluster ? -1 - dst->local
-                                                         : ini_lb_conn_pick(&d->lb, &d->cfg, h->dst_pe));
+        w->target = pick_target(d, h->dst_pe);
     if (w->target < 0) {
         /* Same cluster: the INI delivers it straight to the PE's ring. */
-        struct ini_rec *r = ini_ring_reserve(&d->deliver[dst->local], am_len);
-        if (!r)
+        int local = -1 - w->target;
+        if (ini_fabric_put(&d->deliver[local], h, am_len) < 0)
             return STALL;
-        r->type = 1;
-        memcpy(r->data, h, am_len);
-        ini_ring_publish(&d->deliver[dst->local]);
-        wake_pe(d, dst->local);
+        ini_fabric_wake_pe(d->seg, local);
         d->stats.local_msgs++;
         d->stats.processed++;
         struct ini_trace_rec *tr = ini_trace_begin(&d->trace, INI_TRACE_LOCAL, w->t_arrive, w->qlen);
@@ -282,7 +290,9 @@ static int process_out(struct inid *d, struct work *w, uint64_t now)
         uint64_t load = (given > d->stats.processed ? given - d->stats.processed : 0) + queue_len(d);
         h->flags = (uint16_t)(load > UINT16_MAX ? UINT16_MAX : load);
     }
-    if (ini_swp_send(&d->swp, w->target, (uint8_t *)h, am_len, (void *)cookie, now) < 0)
+    struct ini_swp_tx_stamps ts = { 0, 0 };
+    if (ini_swp_send(&d->swp, w->target, (uint8_t *)h, am_len, (void *)cookie, now,
+                     d->trace.mode == INI_TRACE_DETAILED ? &ts : NULL) < 0)
         return STALL;
     d->stats.out_msgs++;
     d->stats.out_bytes += h->len;
@@ -298,8 +308,8 @@ static int process_out(struct inid *d, struct work *w, uint64_t now)
         ini_trace_set_msg(tr, h->src_pe, h->dst_pe, (uint16_t)w->target, h->len);
         ini_trace_stamp(&d->trace, tr, INI_TS_SUBMIT, submit);
         ini_trace_stamp(&d->trace, tr, INI_TS_DEQUEUE, start);
-        ini_trace_stamp(&d->trace, tr, INI_TS_OUT_WINDOW, d->swp.t_out_window);
-        ini_trace_stamp(&d->trace, tr, INI_TS_OUT_UDP, d->swp.t_out_udp);
+        ini_trace_stamp(&d->trace, tr, INI_TS_OUT_WINDOW, ts.t_out_window);
+        ini_trace_stamp(&d->trace, tr, INI_TS_OUT_UDP, ts.t_out_udp);
         ini_trace_commit(&d->trace, tr, rte_rdtsc());
     }
     return DONE;
@@ -308,10 +318,16 @@ static int process_out(struct inid *d, struct work *w, uint64_t now)
 static int process(struct inid *d, struct work *w, uint64_t now)
 {
     if (w->kind == WORK_IN) {
-        d->cur_arrive = w->t_arrive;
-        d->cur_qlen = w->qlen;
-        d->cur_start = d->trace.mode == INI_TRACE_DETAILED ? rte_rdtsc() : now;
-        ini_netif_input(&d->nf, w->m);
+        /* The inbound message this frame completes (if any) inherits its
+         * arrival and dequeue stamps. */
+        int detailed = d->trace.mode == INI_TRACE_DETAILED;
+        struct ini_rx_meta rx = {
+            .t_arrive = w->t_arrive,
+            .t_start = detailed ? rte_rdtsc() : now,
+            .qlen = w->qlen,
+            .stamp = detailed,
+        };
+        ini_netif_input(&d->nf, w->m, &rx);
         return DONE;
     }
     return process_out(d, w, now);
@@ -347,11 +363,9 @@ static int run_queue(struct inid *d, uint64_t now)
         struct work *w = &d->queue[d->q_head++ % INID_QUEUE_SIZE];
         int blocked = 0;
         if (w->kind == WORK_OUT && d->n_stalled) {
-            const struct ini_am_hdr *h = (const struct ini_am_hdr *)(w->rec->data + INI_HEADROOM);
+            const struct ini_am_hdr *h = ini_fabric_out_am(w->rec);
             if (h->dst_pe < d->cfg.n_pes) {
-                const struct ini_pe_cfg *dst = &d->cfg.pes[h->dst_pe];
-                w->target = (int16_t)(dst->cluster == d->cluster ? -1 - dst->local
-                                                                 : ini_lb_conn_pick(&d->lb, &d->cfg, h->dst_pe));
+                w->target = pick_target(d, h->dst_pe);
                 for (uint32_t i = 0; i < d->n_stalled && !blocked; i++)
                     blocked = d->stalled[i].target == w->target;
             }
@@ -405,7 +419,7 @@ static int poll_ports(struct inid *d, uint64_t now)
         uint16_t got = rte_eth_rx_burst(d->ports[k], 0, pkts, INI_NETIF_BURST);
         struct rte_mbuf **in = pkts;
         struct rte_mbuf *faulted[2 * INI_NETIF_BURST + INI_FAULT_HOLD];
-        if (d->rx_faults && d->rx_fault[k].cfg.enabled) {
+        if (d->rx_faults) {
             got = ini_fault_apply(&d->rx_fault[k], now, pkts, got, faulted, RTE_DIM(faulted));
             in = faulted;
             /* Released held frames may exceed the queue's room: those are
@@ -551,27 +565,36 @@ int inid_loop(void *arg)
     return 0;
 }
 
-static void json_swp_stats(FILE *f, const struct ini_swp_stats *x)
+/* ---- the counters file ---- */
+
+#define SWP_COUNTER(name) INI_COUNTER_SAME(struct ini_swp_stats, name),
+static const struct ini_counter swp_counters[] = { INI_SWP_COUNTERS(SWP_COUNTER) };
+#define FAULT_COUNTER(name) INI_COUNTER_SAME(struct ini_fault_stats, name),
+static const struct ini_counter fault_counters[] = { INI_FAULT_COUNTERS(FAULT_COUNTER) };
+static const struct ini_counter message_counters[] = {
+    INI_COUNTER(struct inid_stats, local_msgs, "local"),
+    INI_COUNTER(struct inid_stats, bad_dst, "bad_destination"),
+    INI_COUNTER(struct inid_stats, bad_msg, "bad_message"),
+    INI_COUNTER_SAME(struct inid_stats, deferred),
+    INI_COUNTER_SAME(struct inid_stats, refused),
+    INI_COUNTER_SAME(struct inid_stats, stalls),
+};
+static const struct ini_counter link_counters[] = {
+    INI_COUNTER_SAME(struct ini_netif_stats, rx_frames),
+    INI_COUNTER_SAME(struct ini_netif_stats, rx_bytes),
+    INI_COUNTER_SAME(struct ini_netif_stats, tx_frames),
+    INI_COUNTER_SAME(struct ini_netif_stats, tx_bytes),
+    INI_COUNTER_SAME(struct ini_netif_stats, tx_no_mbuf),
+    INI_COUNTER_SAME(struct ini_netif_stats, tx_dropped),
+    INI_COUNTER_SAME(struct ini_netif_stats, rx_not_mine),
+};
+
+/* One group of counters, "key": {...} on one line. */
+static void json_group(FILE *f, const char *key, const struct ini_counter *t, size_t n, const void *stats)
 {
-    fprintf(f, "\"msgs_sent\": %llu, \"bytes_sent\": %llu, \"msgs_delivered\": %llu, \"bytes_delivered\": %llu, "
-               "\"retx_timer\": %llu, \"retx_nak\": %llu, \"naks_sent\": %llu, \"naks_received\": %llu, "
-               "\"acks_bare\": %llu, \"acks_piggy\": %llu, \"acks_received\": %llu, \"duplicates\": %llu, "
-               "\"out_of_window\": %llu, \"window_full\": %llu, \"deliver_refused\": %llu, "
-               "\"bad_header\": %llu, \"bad_conn\": %llu, \"bad_ack\": %llu, \"crc_errors\": %llu, "
-               "\"udp_checksum_errors\": %llu, "
-               "\"send_errors\": %llu, \"timer_errors\": %llu",
-            (unsigned long long)x->msgs_sent, (unsigned long long)x->bytes_sent,
-            (unsigned long long)x->msgs_delivered, (unsigned long long)x->bytes_delivered,
-            (unsigned long long)x->retx_timer, (unsigned long long)x->retx_nak,
-            (unsigned long long)x->naks_sent, (unsigned long long)x->naks_received,
-            (unsigned long long)x->acks_bare, (unsigned long long)x->acks_piggy,
-            (unsigned long long)x->acks_received, (unsigned long long)x->duplicates,
-            (unsigned long long)x->out_of_window, (unsigned long long)x->window_full,
-            (unsigned long long)x->deliver_refused, (unsigned long long)x->bad_header,
-            (unsigned long long)x->bad_conn, (unsigned long long)x->bad_ack,
-            (unsigned long long)x->crc_errors, (unsigned long long)x->udp_checksum_errors,
-            (unsigned long long)x->send_errors,
-            (unsigned long long)x->timer_errors);
+    fprintf(f, "  \"%s\": {", key);
+    ini_counters_json(f, t, n, stats, ", ");
+    fprintf(f, "},\n");
 }
 
 void inid_write_counters(struct inid *d)
@@ -584,17 +607,11 @@ void inid_write_counters(struct inid *d)
         return;
     }
     const struct inid_stats *s = &d->stats;
-    const struct ini_netif_stats *ns = &d->nf.stats;
-    const struct ini_swp_stats *w = &d->swp.stats;
+    const struct ini_swp_stats total = ini_swp_totals(&d->swp), *w = &total;
     struct ini_fault_stats fs = { 0 };
     for (int k = 0; k < d->n_ports; k++) {
-        const struct ini_fault_stats *a = &d->tx_fault[k].stats, *b = &d->rx_fault[k].stats;
-        fs.frames += a->frames + b->frames;
-        fs.dropped += a->dropped + b->dropped;
-        fs.duplicated += a->duplicated + b->duplicated;
-        fs.reordered += a->reordered + b->reordered;
-        fs.corrupted += a->corrupted + b->corrupted;
-        fs.delayed += a->delayed + b->delayed;
+        ini_fault_stats_add(&fs, &d->tx_fault[k].stats);
+        ini_fault_stats_add(&fs, &d->rx_fault[k].stats);
     }
     double avg_q = s->queue_samples ? (double)s->queue_sum / (double)s->queue_samples : 0.0;
     unsigned chk = (unsigned)(w->udp_checksum_errors + w->crc_errors + lwip_stats.ip.chkerr);
@@ -609,7 +626,7 @@ void inid_write_counters(struct inid *d)
             (unsigned long long)w->retx_nak, (unsigned long long)w->naks_sent, chk,
             (unsigned long long)w->duplicates, (unsigned)lwip_stats.ip_frag.drop);
     fprintf(f, "  \"transport\": {");
-    json_swp_stats(f, w);
+    ini_counters_json(f, swp_counters, INI_COUNTERS_N(swp_counters), w, ", ");
     fprintf(f, "},\n  \"connections\": [");
     int first = 1;
     for (int i = 0; i < d->cfg.n_inis; i++) {
@@ -617,33 +634,20 @@ void inid_write_counters(struct inid *d)
         if (c->peer < 0)
             continue;
         fprintf(f, "%s\n    {\"peer\": %d, ", first ? "" : ",", c->peer);
-        json_swp_stats(f, &c->stats);
+        ini_counters_json(f, swp_counters, INI_COUNTERS_N(swp_counters), &c->stats, ", ");
         fprintf(f, "}");
         first = 0;
     }
     fprintf(f, "\n  ],\n");
-    fprintf(f, "  \"messages\": {\"local\": %llu, \"bad_destination\": %llu, \"bad_message\": %llu, "
-               "\"deferred\": %llu, \"refused\": %llu, \"stalls\": %llu},\n",
-            (unsigned long long)s->local_msgs, (unsigned long long)s->bad_dst,
-            (unsigned long long)s->bad_msg, (unsigned long long)s->deferred,
-            (unsigned long long)s->refused, (unsigned long long)s->stalls);
+    json_group(f, "messages", message_counters, INI_COUNTERS_N(message_counters), s);
     fprintf(f, "  \"udp\": {\"checksum_errors\": %llu, \"drops\": %u},\n",
             (unsigned long long)w->udp_checksum_errors, (unsigned)lwip_stats.udp.drop);
     fprintf(f, "  \"ip\": {\"checksum_errors\": %u, \"drops\": %u, \"reassembly_drops\": %u, "
                "\"fragment_errors\": %u},\n",
             (unsigned)lwip_stats.ip.chkerr, (unsigned)lwip_stats.ip.drop,
             (unsigned)lwip_stats.ip_frag.drop, (unsigned)lwip_stats.ip_frag.err);
-    fprintf(f, "  \"link\": {\"rx_frames\": %llu, \"rx_bytes\": %llu, \"tx_frames\": %llu, \"tx_bytes\": %llu, "
-               "\"tx_no_mbuf\": %llu, \"tx_dropped\": %llu, \"rx_not_mine\": %llu},\n",
-            (unsigned long long)ns->rx_frames, (unsigned long long)ns->rx_bytes,
-            (unsigned long long)ns->tx_frames, (unsigned long long)ns->tx_bytes,
-            (unsigned long long)ns->tx_no_mbuf, (unsigned long long)ns->tx_dropped,
-            (unsigned long long)ns->rx_not_mine);
-    fprintf(f, "  \"faults\": {\"frames\": %llu, \"dropped\": %llu, \"duplicated\": %llu, \"reordered\": %llu, "
-               "\"corrupted\": %llu, \"delayed\": %llu},\n",
-            (unsigned long long)fs.frames, (unsigned long long)fs.dropped,
-            (unsigned long long)fs.duplicated, (unsigned long long)fs.reordered,
-            (unsigned long long)fs.corrupted, (unsigned long long)fs.delayed);
+    json_group(f, "link", link_counters, INI_COUNTERS_N(link_counters), &d->nf.stats);
+    json_group(f, "faults", fault_counters, INI_COUNTERS_N(fault_counters), &fs);
     uint64_t run = s->run_end > s->run_start ? s->run_end - s->run_start : 0;
     uint64_t handled = w->msgs_sent + w->msgs_delivered + s->local_msgs;
     fprintf(f, "  \"queue\": {\"time_avg\": %.4f, \"run_seconds\": %.3f},\n",

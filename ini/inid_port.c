@@ -22,6 +22,9 @@
 
 #include <rte_ethdev.h>
 
+#include "fabric.h"
+#include "stack_config.h"
+
 #define RX_DESC 1024
 #define TX_DESC 1024
 
@@ -252,14 +255,16 @@ void inid_faults_init(struct inid *d)
     const struct ini_fault_cfg *f = &d->me->faults;
     if (!f->enabled)
         return;
+    struct ini_fault_params prm;
+    ini_fault_params_from_config(&prm, f);
     for (int k = 0; k < d->n_ports; k++) {
         /* Each injector draws from its own stream: INI, port, direction. */
         uint64_t salt = (uint64_t)d->me->id << 16 | (uint64_t)k << 1;
         if (f->on_rx) {
-            ini_fault_init(&d->rx_fault[k], f, salt | 1, d->tsc_hz, d->pool);
+            ini_fault_init(&d->rx_fault[k], &prm, salt | 1, d->tsc_hz, d->pool);
             d->rx_faults = 1;
         } else {
-            ini_fault_init(&d->tx_fault[k], f, salt, d->tsc_hz, d->pool);
+            ini_fault_init(&d->tx_fault[k], &prm, salt, d->tsc_hz, d->pool);
             d->nf.txqs[k].fault = &d->tx_fault[k];
         }
     }
@@ -293,10 +298,7 @@ void inid_wake_peers(struct inid *d)
         struct ini_seg_ini *pe = peer_entry(d, peer);
         if (!pe || !atomic_load_explicit(&pe->sleeping, memory_order_relaxed))
             continue;
-        if (d->peer_wake_fd[k] < 0)
-            d->peer_wake_fd[k] = open(pe->wake_path, O_WRONLY | O_NONBLOCK | O_CLOEXEC);
-        char b = 1;
-        if (d->peer_wake_fd[k] >= 0 && write(d->peer_wake_fd[k], &b, 1) < 0 && errno != EAGAIN) {
+        if (ini_fabric_ring_fifo(&d->peer_wake_fd[k], pe->wake_path) < 0) {
             close(d->peer_wake_fd[k]);      /* the peer restarted: reopen next time */
             d->peer_wake_fd[k] = -1;
         }

@@ -14,26 +14,17 @@
  * them: the INI reads them first.
  *
  * A message from an INI to a compute node is a record holding
- * ini_am_hdr | payload.  All fields are little-endian on the wire.
+ * ini_am_hdr | payload.  The AM header itself is defined beside the
+ * transport that carries it (stack/am_hdr.h).
  */
 #ifndef INI_MSG_H
 #define INI_MSG_H
 
 #include <stdint.h>
 
+#include "am_hdr.h"     /* struct ini_am_hdr, the transport's too */
+
 #define INI_HEADROOM 16
-
-struct ini_am_hdr {
-    uint16_t src_pe;     /* global PE id of the sender */
-    uint16_t dst_pe;     /* global PE id of the receiver */
-    uint16_t handler;    /* index in the receiving program's handler table */
-    uint16_t flags;      /* set by the sending INI: its load (queued and stalled messages), for
-                            the receiving INI's load-aware policy; compute nodes ignore it */
-    uint32_t len;        /* payload bytes */
-    uint32_t pe_seq;     /* sender-assigned, for the application's own checks */
-};
-
-_Static_assert(sizeof(struct ini_am_hdr) == 16, "AM header is 16 bytes");
 
 #define INI_MAX_HANDLERS 256
 

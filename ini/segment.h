@@ -9,7 +9,8 @@
  *     and not yet processed, read by the load-aware policy) and the path
  *     of its doorbell, a FIFO a compute node writes to after publishing to
  *     an INI that is asleep (adaptive idle mode),
- *   - per PE: its doorbell, rung by an INI after delivering to a sleeping PE,
+ *   - per PE: its doorbell, rung by an INI after delivering to a sleeping PE
+ *     (or to a PE whose thread sleeps on another PE's doorbell, fabric.h),
  *   - two rings per (PE, INI) pair: PE -> INI (outbound messages) and
  *     INI -> PE (deliveries).  Every ring has exactly one producer and one
  *     consumer, so the fabric needs no lock.
@@ -24,7 +25,7 @@
 #include "ring.h"
 
 #define INI_SEG_MAGIC   0x31474553494e49ull   /* "INISEG1" */
-#define INI_SEG_VERSION 1
+#define INI_SEG_VERSION 2
 #define INI_SEG_RING_SIZE_DEFAULT (1u << 20)
 
 enum ini_seg_state { INI_SEG_ABSENT = 0, INI_SEG_READY = 1, INI_SEG_STOPPED = 2 };
@@ -47,6 +48,8 @@ struct ini_seg_ini {
 
 struct ini_seg_pe {
     _Alignas(64) _Atomic uint32_t doorbell;   /* futex word */
+    /* INI_PE_AWAKE (0), or 1 + k: whoever waits for this PE sleeps on the
+     * doorbell of PE k, itself or the first of a group (ini/fabric.h). */
     _Atomic uint32_t sleeping;
 };
 

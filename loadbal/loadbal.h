@@ -12,6 +12,10 @@
  *     assigned to), round-robin per destination cluster, or load-aware
  *     (the fewest queued messages as last reported by the peers).
  * Both are a few instructions and touch no lock.
+ *
+ * The policies sit below the daemon and its configuration: they take plain
+ * values (INI ids and counts), and the configuration (ini/config.h) names
+ * its policies with this file's enum.
  */
 #ifndef INI_LOADBAL_H
 #define INI_LOADBAL_H
@@ -19,7 +23,11 @@
 #include <stdatomic.h>
 #include <stdint.h>
 
-#include "config.h"
+enum ini_policy { INI_POLICY_STATIC, INI_POLICY_ROUND_ROBIN, INI_POLICY_LOAD_AWARE };
+
+#define INI_LB_MAX_CHOICES  16    /* INIs one decision picks among (a cluster's) */
+#define INI_LB_MAX_CLUSTERS 64    /* destination clusters, each with its round-robin turn */
+#define INI_LB_MAX_INIS     128   /* INI ids whose load is known */
 
 struct ini_lb_pe {
     enum ini_policy policy;
@@ -28,9 +36,9 @@ struct ini_lb_pe {
     uint32_t rr_next;
     /* Per INI of the cluster, in its segment: messages submitted to it by
      * all compute nodes, and messages it has processed. */
-    _Atomic uint64_t *submitted[INI_MAX_INIS_PER_CLUSTER];
-    _Atomic uint64_t *processed[INI_MAX_INIS_PER_CLUSTER];
-    _Atomic uint32_t *inbound[INI_MAX_INIS_PER_CLUSTER];    /* its inbound work waiting */
+    _Atomic uint64_t *submitted[INI_LB_MAX_CHOICES];
+    _Atomic uint64_t *processed[INI_LB_MAX_CHOICES];
+    _Atomic uint32_t *inbound[INI_LB_MAX_CHOICES];    /* its inbound work waiting */
 };
 
 /* Work INI i has ahead of a new message: messages given and not yet
@@ -73,24 +81,24 @@ static inline int ini_lb_pe_pick(struct ini_lb_pe *lb)
 /* INI-side choice of the receiving INI in a destination cluster. */
 struct ini_lb_conn {
     enum ini_policy policy;
-    uint32_t rr_next[INI_MAX_CLUSTERS];
-    uint32_t peer_load[INI_MAX_INIS];     /* last load each peer reported */
+    uint32_t rr_next[INI_LB_MAX_CLUSTERS];
+    uint32_t peer_load[INI_LB_MAX_INIS];  /* last load each peer reported */
 };
 
-/* Global id of the INI of cluster `cl` that should receive a message for
- * PE `dst_pe`. */
-static inline int ini_lb_conn_pick(struct ini_lb_conn *lb, const struct ini_config *cfg, int dst_pe)
+/* Global id of the INI of destination cluster `cluster` that should
+ * receive the next message: the cluster's n_inis INIs are inis[] (global
+ * ids), and the destination PE is assigned to static_ini (static policy). */
+static inline int ini_lb_conn_pick(struct ini_lb_conn *lb, int cluster, const int *inis, int n_inis,
+                                   int static_ini)
 {
-    const struct ini_pe_cfg *pe = &cfg->pes[dst_pe];
-    const struct ini_cluster_cfg *cl = &cfg->clusters[pe->cluster];
     switch (lb->policy) {
     case INI_POLICY_ROUND_ROBIN:
-        return cl->inis[lb->rr_next[pe->cluster]++ % (uint32_t)cl->n_inis];
+        return inis[lb->rr_next[cluster]++ % (uint32_t)n_inis];
     case INI_POLICY_LOAD_AWARE: {
-        int start = (int)(lb->rr_next[pe->cluster]++ % (uint32_t)cl->n_inis);
-        int best = cl->inis[start];
-        for (int k = 1; k < cl->n_inis; k++) {
-            int id = cl->inis[(start + k) % cl->n_inis];
+        int start = (int)(lb->rr_next[cluster]++ % (uint32_t)n_inis);
+        int best = inis[start];
+        for (int k = 1; k < n_inis; k++) {
+            int id = inis[(start + k) % n_inis];
             if (lb->peer_load[id] < lb->peer_load[best])
                 best = id;
         }
@@ -98,7 +106,7 @@ static inline int ini_lb_conn_pick(struct ini_lb_conn *lb, const struct ini_conf
     }
     case INI_POLICY_STATIC:
     default:
-        return pe->static_ini;
+        return static_ini;
     }
 }
 

@@ -19,7 +19,7 @@ static inline int chance(struct ini_fault *f, double p)
     return p > 0 && (double)(next_rand(f) >> 11) * 0x1.0p-53 < p;
 }
 
-void ini_fault_init(struct ini_fault *f, const struct ini_fault_cfg *cfg, uint64_t seed_salt,
+void ini_fault_init(struct ini_fault *f, const struct ini_fault_params *cfg, uint64_t seed_salt,
                     uint64_t tsc_hz, struct rte_mempool *pool)
 {
     f->cfg = *cfg;
@@ -105,11 +105,4 @@ uint16_t ini_fault_apply(struct ini_fault *f, uint64_t now, struct rte_mbuf **pk
     }
     f->n_held = kept;
     return k;
-}
-
-void ini_fault_flush(struct ini_fault *f)
-{
-    for (uint32_t i = 0; i < f->n_held; i++)
-        rte_pktmbuf_free(f->held[i].m);
-    f->n_held = 0;
 }

@@ -19,13 +19,34 @@
 
 #include <rte_mbuf.h>
 
-#include "config.h"
-
 #define INI_FAULT_HOLD 256
 
-struct ini_fault_stats {
-    uint64_t frames, dropped, duplicated, reordered, corrupted, delayed;
+/* What to inject, each rate the probability that a frame suffers that
+ * fault (0..1).  The owner fills it (ini/stack_config.h does from the
+ * INI's configuration, docs/config.md group faults). */
+struct ini_fault_params {
+    double drop, dup, reorder, corrupt, delay;
+    int reorder_depth;        /* a reordered frame is held back this many frames */
+    int delay_us;             /* a delayed (or held-back) frame waits at most this long */
+    uint64_t seed;
 };
+
+/* The injector's counters, one list: fields, sums and the counters file
+ * come from it.  X(name) per counter. */
+#define INI_FAULT_COUNTERS(X) X(frames) X(dropped) X(duplicated) X(reordered) X(corrupted) X(delayed)
+
+struct ini_fault_stats {
+#define INI_FAULT_FIELD(name) uint64_t name;
+    INI_FAULT_COUNTERS(INI_FAULT_FIELD)
+#undef INI_FAULT_FIELD
+};
+
+static inline void ini_fault_stats_add(struct ini_fault_stats *sum, const struct ini_fault_stats *x)
+{
+#define INI_FAULT_ADD(name) sum->name += x->name;
+    INI_FAULT_COUNTERS(INI_FAULT_ADD)
+#undef INI_FAULT_ADD
+}
 
 struct ini_fault_held {
     struct rte_mbuf *m;
@@ -34,7 +55,7 @@ struct ini_fault_held {
 };
 
 struct ini_fault {
-    struct ini_fault_cfg cfg;
+    struct ini_fault_params cfg;
     uint64_t rng;
     uint64_t tsc_hz, delay_ticks;
     uint64_t passed;                       /* frames passed so far */
@@ -44,14 +65,15 @@ struct ini_fault {
     struct ini_fault_stats stats;
 };
 
-void ini_fault_init(struct ini_fault *f, const struct ini_fault_cfg *cfg, uint64_t seed_salt,
+/* Sets f up to inject cfg's faults, drawing from a stream of its own: the
+ * seed mixed with seed_salt (the injector's identity).  pool provides the
+ * duplicates. */
+void ini_fault_init(struct ini_fault *f, const struct ini_fault_params *cfg, uint64_t seed_salt,
                     uint64_t tsc_hz, struct rte_mempool *pool);
 /* Applies the faults to n frames and writes the frames to pass on now into
  * out (room for cap >= 2 * n + INI_FAULT_HOLD); returns how many. */
 uint16_t ini_fault_apply(struct ini_fault *f, uint64_t now, struct rte_mbuf **pkts, uint16_t n,
                          struct rte_mbuf **out, uint16_t cap);
 static inline int ini_fault_holding(const struct ini_fault *f) { return f->n_held != 0; }
-/* Frees every held frame (at shutdown). */
-void ini_fault_flush(struct ini_fault *f);
 
 #endif

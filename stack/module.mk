@@ -1,1 +1,9 @@
-# stack/: see the header comments of its files.
+# stack/: the INI's protocol stack below the daemon: the link (netif over
+# DPDK), the transport (sliding window over lwIP's UDP), the checksum, fault
+# injection; see the header comments of its files.  It builds with its own
+# headers, the timers and lwIP only: it knows nothing of the configuration
+# or the daemon, whose parameters it takes in its own structs.
+$(OBJ)/stack/%.o: INC = -Istack -Itimers $(LWIP_CFLAGS)
+$(OBJ)/stack/%.o: DPDK := yes
+STACK_SRCS := stack/netif_dpdk.c stack/checksum.c stack/swp.c stack/fault.c stack/lwip_port.c timers/timer_list.c
+STACK_OBJS := $(STACK_SRCS:%.c=$(OBJ)/%.o)

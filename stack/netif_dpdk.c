@@ -218,7 +218,7 @@ static void rx_pbuf_free(struct pbuf *p)
     rte_pktmbuf_free(((struct ini_mbuf_pbuf *)p)->m);
 }
 
-void ini_netif_input(struct ini_netif *nf, struct rte_mbuf *m)
+void ini_netif_input(struct ini_netif *nf, struct rte_mbuf *m, struct ini_rx_meta *meta)
 {
     nf->stats.rx_frames++;
     nf->stats.rx_bytes += m->pkt_len;
@@ -244,7 +244,9 @@ void ini_netif_input(struct ini_netif *nf, struct rte_mbuf *m)
     uint16_t len = (uint16_t)(m->data_len - RTE_ETHER_HDR_LEN);
     struct pbuf *p = pbuf_alloced_custom(PBUF_RAW, len, PBUF_REF, &rp->pc, eth + 1, len);
     /* ip4_input owns p from here on, whatever it returns. */
+    nf->rx_cur = meta;
     ip4_input(p, &nf->netif);
+    nf->rx_cur = NULL;
 }
 
 static uint16_t eth_xmit(struct ini_netif *nf, struct ini_txq *q, struct rte_mbuf **pkts, uint16_t n)

@@ -78,6 +78,21 @@ struct ini_peer_slot {
 typedef uint16_t (*ini_xmit_fn)(struct ini_netif *nf, struct ini_txq *q,
                                 struct rte_mbuf **pkts, uint16_t n);
 
+/* What the INI knows of a received frame besides its bytes, passed by the
+ * owner to ini_netif_input and from there, by the transport, to its
+ * delivery callback, the way lwIP passes address and port to `recv`.  The
+ * owner fills the first four fields; the transport fills the stamps when
+ * `stamp` asks for them (detailed traces).  The owner's, on its stack, for
+ * the duration of the call. */
+struct ini_rx_meta {
+    uint64_t t_arrive;        /* TSC: the frame entered the INI's work queue */
+    uint64_t t_start;         /* TSC: its processing began */
+    uint32_t qlen;            /* work queue length at its arrival */
+    int      stamp;           /* take the stamps below */
+    uint64_t t_in_ip;         /* the reassembled datagram reached UDP */
+    uint64_t t_in_udp;        /* its UDP checksum was verified */
+};
+
 struct ini_netif_stats {
     uint64_t rx_frames, rx_bytes, rx_not_ip, rx_not_mine;
     uint64_t tx_frames, tx_bytes, tx_no_mbuf, tx_no_route, tx_dropped;
@@ -93,6 +108,11 @@ struct ini_netif {
     int n_txqs;
     struct ini_txq txqs[INI_NETIF_MAX_PORTS];
     struct ini_peer_slot peers[INI_PEER_HASH];
+    /* The frame lwIP is processing inside ini_netif_input, as lwIP's own
+     * ip_current_netif(): lwIP's input functions take no argument of ours,
+     * so the transport's receive callback reads it here
+     * (ini_netif_current_rx).  NULL outside ini_netif_input. */
+    struct ini_rx_meta *rx_cur;
     struct ini_netif_stats stats;
 };
 
@@ -113,8 +133,15 @@ int ini_netif_add_peer(struct ini_netif *nf, uint32_t ip, const uint8_t mac[6], 
  * it queues the frame if lwIP sent it, else returns the mbuf to its pool. */
 struct pbuf *ini_netif_alloc_tx(struct ini_netif *nf, uint16_t len);
 
-/* Takes ownership of a received frame: it is freed, or owned by lwIP. */
-void ini_netif_input(struct ini_netif *nf, struct rte_mbuf *m);
+/* Takes ownership of a received frame: it is freed, or owned by lwIP.
+ * meta (not NULL) describes the frame; the transport that lwIP hands the
+ * datagram to reads it through ini_netif_current_rx() during the call. */
+void ini_netif_input(struct ini_netif *nf, struct rte_mbuf *m, struct ini_rx_meta *meta);
+/* The metadata of the frame being input; valid only inside ini_netif_input. */
+static inline struct ini_rx_meta *ini_netif_current_rx(const struct ini_netif *nf)
+{
+    return nf->rx_cur;
+}
 /* Sends everything queued (through the queue's fault injector, if any).
  * Frames a port refuses wait, in order, for the next flush, up to
  * INI_NETIF_BACKLOG per queue; beyond that they are dropped and counted.

@@ -165,8 +165,9 @@ static uint16_t multi_frame_sum(struct ini_swp *s, struct swp_tx_slot *t, const 
     return fold16((uint32_t)ini_chksum(wire, s->hdr_len) + t->msg_sum);
 }
 
-/* (Re)transmits message `seq` of connection c from its slot. */
-static int transmit(struct ini_swp *s, struct swp_conn *c, uint32_t seq)
+/* (Re)transmits message `seq` of connection c from its slot; stamps the
+ * UDP boundary into ts unless NULL. */
+static int transmit(struct ini_swp *s, struct swp_conn *c, uint32_t seq, struct ini_swp_tx_stamps *ts)
 {
     struct swp_tx_slot *t = tx_slot(s, c, seq);
     struct ini_swp_hdr h = { INI_SWP_DATA, (uint8_t)s->me, seq, c->rcv_nxt };
@@ -201,8 +202,8 @@ static int transmit(struct ini_swp *s, struct swp_conn *c, uint32_t seq)
         }
         p->payload = wire;
     }
-    if (s->stamp)
-        s->t_out_udp = rte_rdtsc();
+    if (ts)
+        ts->t_out_udp = rte_rdtsc();
     /* The netif and source address are known: no route lookup. */
     err_t e = udp_sendto_if_src_chksum(s->pcb, p, &s->peer_ip[c->peer], INI_UDP_PORT, &s->nf->netif, 1, sum,
                                        &s->local_ip);
@@ -214,7 +215,6 @@ static int transmit(struct ini_swp *s, struct swp_conn *c, uint32_t seq)
     t->last_tx = s->now;
     if (c->ack_sent != c->rcv_nxt || c->rcv_unacked) {
         c->stats.acks_piggy++;
-        s->stats.acks_piggy++;
     }
     c->ack_sent = c->rcv_nxt;
     c->rcv_unacked = 0;
@@ -228,13 +228,13 @@ static int transmit(struct ini_swp *s, struct swp_conn *c, uint32_t seq)
 
 /* ---- sending ---- */
 
-int ini_swp_send(struct ini_swp *s, int peer, uint8_t *am, uint32_t am_len, void *cookie, uint64_t now)
+int ini_swp_send(struct ini_swp *s, int peer, uint8_t *am, uint32_t am_len, void *cookie, uint64_t now,
+                 struct ini_swp_tx_stamps *stamps)
 {
     struct swp_conn *c = &s->conns[peer];
     s->now = now;
     if (dist(s, c->snd_una, c->snd_nxt) >= s->window) {
         c->stats.window_full++;
-        s->stats.window_full++;
         return -1;
     }
     uint32_t seq = c->snd_nxt;
@@ -245,17 +245,15 @@ int ini_swp_send(struct ini_swp *s, int peer, uint8_t *am, uint32_t am_len, void
     t->naked = 0;
     t->msg_sum_valid = 0;
     t->crc = ini_crc32c(0, am, am_len);
-    if (s->stamp)
-        s->t_out_window = rte_rdtsc();
-    if (transmit(s, c, seq) < 0)
+    if (stamps)
+        stamps->t_out_window = rte_rdtsc();
+    if (transmit(s, c, seq, stamps) < 0)
         return -1;
     c->snd_nxt = (seq + 1) & s->seq_mask;
     start_timer(s, &s->send_timers, (uint16_t)peer, seq);
-    uint32_t payload = am_len - 16;
+    uint32_t payload = am_len - (uint32_t)sizeof(struct ini_am_hdr);
     c->stats.msgs_sent++;
     c->stats.bytes_sent += payload;
-    s->stats.msgs_sent++;
-    s->stats.bytes_sent += payload;
     return 0;
 }
 
@@ -268,7 +266,6 @@ static void handle_ack(struct ini_swp *s, struct swp_conn *c, uint32_t ack)
          * was never sent is a bad header. */
         if (dist(s, ack, c->snd_una) > s->window) {
             c->stats.bad_ack++;
-            s->stats.bad_ack++;
         }
         return;
     }
@@ -282,13 +279,11 @@ static void handle_ack(struct ini_swp *s, struct swp_conn *c, uint32_t ack)
         c->snd_una = (c->snd_una + 1) & s->seq_mask;
     }
     c->stats.acks_received++;
-    s->stats.acks_received++;
 }
 
 static void handle_nak(struct ini_swp *s, struct swp_conn *c, uint32_t seq)
 {
     c->stats.naks_received++;
-    s->stats.naks_received++;
     if (dist(s, c->snd_una, seq) >= dist(s, c->snd_una, c->snd_nxt))
         return;                     /* acknowledged meanwhile, or bogus */
     struct swp_tx_slot *t = tx_slot(s, c, seq);
@@ -297,31 +292,30 @@ static void handle_nak(struct ini_swp *s, struct swp_conn *c, uint32_t seq)
     if (t->naked && s->now - t->last_tx < s->nak_gap)
         return;
     t->naked = 1;
-    if (transmit(s, c, seq) == 0) {
+    if (transmit(s, c, seq, NULL) == 0) {
         timer_list_cancel_one(&s->send_timers, (uint16_t)c->peer, seq);
         start_timer(s, &s->send_timers, (uint16_t)c->peer, seq);
         c->stats.retx_nak++;
-        s->stats.retx_nak++;
     }
 }
 
 /* ---- receiving ---- */
 
-/* Delivers in order from the bottom of the receive window. */
-static int deliver_in_order(struct ini_swp *s, struct swp_conn *c)
+/* Delivers in order from the bottom of the receive window; rx describes
+ * the frame that completed the first of them. */
+static int deliver_in_order(struct ini_swp *s, struct swp_conn *c, struct ini_rx_meta *rx)
 {
     int n = 0;
     for (;;) {
         struct swp_rx_slot *r = rx_slot(s, c, c->rcv_nxt);
         if (!r->p)
             break;
-        uint32_t bytes = r->p->tot_len - r->off - 16u;
-        if (s->deliver(s->ctx, c->peer, r->p, r->off) < 0) {
+        uint32_t bytes = r->p->tot_len - r->off - (uint32_t)sizeof(struct ini_am_hdr);
+        if (s->deliver(s->ctx, c->peer, r->p, r->off, rx) < 0) {
             if (!c->delivery_blocked) {
                 c->delivery_blocked = 1;
                 s->n_blocked++;
                 c->stats.deliver_refused++;
-                s->stats.deliver_refused++;
             }
             break;
         }
@@ -330,8 +324,6 @@ static int deliver_in_order(struct ini_swp *s, struct swp_conn *c)
         c->rcv_unacked++;
         c->stats.msgs_delivered++;
         c->stats.bytes_delivered += bytes;
-        s->stats.msgs_delivered++;
-        s->stats.bytes_delivered += bytes;
         n++;
     }
     if (c->delivery_blocked && !rx_slot(s, c, c->rcv_nxt)->p) {
@@ -348,13 +340,13 @@ static void schedule_ack(struct ini_swp *s, struct swp_conn *c)
     if (c->rcv_unacked >= (s->window + 1) / 2) {
         send_control(s, c, INI_SWP_ACK, 0);
         c->stats.acks_bare++;
-        s->stats.acks_bare++;
     } else if (c->ack_sent != c->rcv_nxt && !timer_list_conn_active(&s->ack_timers, (uint16_t)c->peer)) {
         start_timer(s, &s->ack_timers, (uint16_t)c->peer, 0);
     }
 }
 
-static void handle_data(struct ini_swp *s, struct swp_conn *c, uint32_t seq, struct pbuf *p)
+static void handle_data(struct ini_swp *s, struct swp_conn *c, uint32_t seq, struct pbuf *p,
+                        struct ini_rx_meta *rx)
 {
     uint32_t ahead = dist(s, c->rcv_nxt, seq);
     if (ahead >= s->window) {
@@ -362,13 +354,11 @@ static void handle_data(struct ini_swp *s, struct swp_conn *c, uint32_t seq, str
             /* Behind the window: a duplicate of something delivered.  Our
              * ack may have been lost: send it again soon. */
             c->stats.duplicates++;
-            s->stats.duplicates++;
             c->ack_forced = 1;
             if (!timer_list_conn_active(&s->ack_timers, (uint16_t)c->peer))
                 start_timer(s, &s->ack_timers, (uint16_t)c->peer, 0);
         } else {
             c->stats.out_of_window++;
-            s->stats.out_of_window++;
         }
         pbuf_free(p);
         return;
@@ -376,7 +366,6 @@ static void handle_data(struct ini_swp *s, struct swp_conn *c, uint32_t seq, str
     struct swp_rx_slot *r = rx_slot(s, c, seq);
     if (r->p) {
         c->stats.duplicates++;
-        s->stats.duplicates++;
         pbuf_free(p);
         return;
     }
@@ -387,14 +376,13 @@ static void handle_data(struct ini_swp *s, struct swp_conn *c, uint32_t seq, str
         pbuf_copy_partial(p, &crc, 4, (u16_t)s->hdr_len);
     if (crc != crc_of_pbuf(p, (uint16_t)s->data_hdr_len)) {
         c->stats.crc_errors++;
-        s->stats.crc_errors++;
         pbuf_free(p);
         return;
     }
     r->p = p;
     r->off = (uint16_t)s->data_hdr_len;
     if (ahead == 0) {
-        if (deliver_in_order(s, c))
+        if (deliver_in_order(s, c, rx))
             schedule_ack(s, c);
     } else if (s->use_nak &&
                !(c->nak_sent && c->nak_seq == c->rcv_nxt && s->now - c->nak_tsc < s->nak_gap)) {
@@ -404,7 +392,6 @@ static void handle_data(struct ini_swp *s, struct swp_conn *c, uint32_t seq, str
         c->nak_tsc = s->now;
         send_control(s, c, INI_SWP_NAK, c->rcv_nxt);
         c->stats.naks_sent++;
-        s->stats.naks_sent++;
     }
 }
 
@@ -433,17 +420,20 @@ static int udp_checksum_ok(struct pbuf *p)
 static void udp_recv_cb(void *arg, struct udp_pcb *pcb, struct pbuf *p, const ip_addr_t *addr, u16_t port)
 {
     struct ini_swp *s = arg;
+    /* The frame's metadata, from the link's input (as lwIP's own
+     * ip_current_*() are): stamped here, passed on to the delivery. */
+    struct ini_rx_meta *rx = ini_netif_current_rx(s->nf);
     uint8_t raw[INI_SWP_MAXHDR];
     struct ini_swp_hdr h;
-    if (s->stamp)
-        s->t_in_ip = rte_rdtsc();
+    if (rx->stamp)
+        rx->t_in_ip = rte_rdtsc();
     if (!udp_checksum_ok(p)) {
         s->stats.udp_checksum_errors++;
         pbuf_free(p);
         return;
     }
-    if (s->stamp)
-        s->t_in_udp = rte_rdtsc();
+    if (rx->stamp)
+        rx->t_in_udp = rte_rdtsc();
     const uint8_t *hdr = p->payload;
     uint16_t n = p->len;
     if (n < s->hdr_len) {
@@ -451,13 +441,13 @@ static void udp_recv_cb(void *arg, struct udp_pcb *pcb, struct pbuf *p, const ip
         hdr = raw;
     }
     if (ini_swp_hdr_read(hdr, n, s->seq_bits, &h) < 0 ||
-        (h.op == INI_SWP_DATA && p->tot_len < s->data_hdr_len + 16)) {
+        (h.op == INI_SWP_DATA && p->tot_len < s->data_hdr_len + sizeof(struct ini_am_hdr))) {
         s->stats.bad_header++;
         pbuf_free(p);
         return;
     }
-    struct swp_conn *c = h.conn < s->cfg->n_inis ? &s->conns[h.conn] : NULL;
-    if (!c || c->peer < 0 || s->cfg->inis[h.conn].ip != ip4_addr_get_u32(ip_2_ip4(addr))) {
+    struct swp_conn *c = h.conn < s->n_inis ? &s->conns[h.conn] : NULL;
+    if (!c || c->peer < 0 || !ip_addr_cmp(&s->peer_ip[h.conn], addr)) {
         s->stats.bad_conn++;
         pbuf_free(p);
         return;
@@ -465,7 +455,7 @@ static void udp_recv_cb(void *arg, struct udp_pcb *pcb, struct pbuf *p, const ip
     handle_ack(s, c, h.ack);
     switch (h.op) {
     case INI_SWP_DATA:
-        handle_data(s, c, h.seq, p);
+        handle_data(s, c, h.seq, p, rx);
         return;
     case INI_SWP_NAK:
         handle_nak(s, c, h.seq);
@@ -474,6 +464,17 @@ static void udp_recv_cb(void *arg, struct udp_pcb *pcb, struct pbuf *p, const ip
         break;
     }
     pbuf_free(p);
+}
+
+/* ---- counters ---- */
+
+struct ini_swp_stats ini_swp_totals(const struct ini_swp *s)
+{
+    struct ini_swp_stats sum = s->stats;
+    for (int i = 0; i < s->n_inis; i++)
+        if (s->conns[i].peer >= 0)
+            ini_swp_stats_add(&sum, &s->conns[i].stats);
+    return sum;
 }
 
 /* ---- timers and retries ---- */
@@ -497,9 +498,8 @@ int ini_swp_poll(struct ini_swp *s, uint64_t now)
         work++;
         if (dist(s, c->snd_una, seq) >= dist(s, c->snd_una, c->snd_nxt))
             continue;               /* acknowledged: a stale record */
-        if (transmit(s, c, seq) == 0) {
+        if (transmit(s, c, seq, NULL) == 0) {
             c->stats.retx_timer++;
-            s->stats.retx_timer++;
         }
         start_timer(s, &s->send_timers, conn, seq);
     }
@@ -509,13 +509,14 @@ int ini_swp_poll(struct ini_swp *s, uint64_t now)
         if (c->ack_sent != c->rcv_nxt || c->rcv_unacked || c->ack_forced) {
             send_control(s, c, INI_SWP_ACK, 0);
             c->stats.acks_bare++;
-            s->stats.acks_bare++;
         }
     }
     if (s->n_blocked) {
-        for (int i = 0; i < s->cfg->n_inis; i++) {
+        /* Offered again: as if it arrived now, in an empty queue. */
+        struct ini_rx_meta rx = { .t_arrive = now, .t_start = now };
+        for (int i = 0; i < s->n_inis; i++) {
             struct swp_conn *c = &s->conns[i];
-            if (c->peer >= 0 && c->delivery_blocked && deliver_in_order(s, c)) {
+            if (c->peer >= 0 && c->delivery_blocked && deliver_in_order(s, c, &rx)) {
                 schedule_ack(s, c);
                 work++;
             }
@@ -526,40 +527,45 @@ int ini_swp_poll(struct ini_swp *s, uint64_t now)
 
 /* ---- set-up ---- */
 
-int ini_swp_init(struct ini_swp *s, const struct ini_config *cfg, int me, struct ini_netif *nf,
-                 uint64_t tsc_hz, ini_deliver_fn deliver, ini_release_fn release, void *ctx)
+int ini_swp_init(struct ini_swp *s, const struct ini_swp_params *prm, struct ini_netif *nf,
+                 ini_deliver_fn deliver, ini_release_fn release, void *ctx)
 {
     memset(s, 0, sizeof(*s));
-    s->cfg = cfg;
-    s->me = me;
+    if (prm->n_inis < 1 || prm->n_inis > INI_SWP_MAX_INIS || prm->me < 0 || prm->me >= prm->n_inis ||
+        (prm->seq_bits != 8 && prm->seq_bits != 16 && prm->seq_bits != 32) || prm->window < 1 ||
+        (uint64_t)prm->window > (1ull << (prm->seq_bits - 1)) ||
+        prm->mtu < IP_HLEN + UDP_HLEN + INI_SWP_MAXHDR + (int)sizeof(struct ini_am_hdr))
+        return -1;
+    s->me = prm->me;
+    s->n_inis = prm->n_inis;
     s->nf = nf;
-    s->frame_max = (uint32_t)(cfg->stack.mtu - IP_HLEN - UDP_HLEN);
-    ip_addr_set_ip4_u32(&s->local_ip, cfg->inis[me].ip);
-    s->seq_bits = cfg->stack.seq_bits;
+    s->frame_max = (uint32_t)(prm->mtu - IP_HLEN - UDP_HLEN);
+    ip_addr_set_ip4_u32(&s->local_ip, prm->ip[prm->me]);
+    s->seq_bits = prm->seq_bits;
     s->hdr_len = ini_swp_hdr_len(s->seq_bits);
     s->data_hdr_len = s->hdr_len + 4;
     s->seq_mask = s->seq_bits == 32 ? UINT32_MAX : (1u << s->seq_bits) - 1;
-    s->window = (uint32_t)cfg->stack.window;
+    s->window = (uint32_t)prm->window;
     uint32_t slots = 1;
     while (slots < s->window)
         slots <<= 1;
     s->slot_mask = slots - 1;
-    s->use_nak = cfg->stack.nak;
+    s->use_nak = prm->nak;
     s->deliver = deliver;
     s->release = release;
     s->ctx = ctx;
-    uint64_t send_ticks = tsc_hz / 1000000 * (uint64_t)cfg->stack.send_timeout_us;
-    uint64_t ack_ticks = tsc_hz / 1000000 * (uint64_t)cfg->stack.ack_timeout_us;
+    uint64_t send_ticks = prm->tsc_hz / 1000000 * (uint64_t)prm->send_timeout_us;
+    uint64_t ack_ticks = prm->tsc_hz / 1000000 * (uint64_t)prm->ack_timeout_us;
     s->nak_gap = send_ticks / 4;
 
     int n_conns = 0;
-    for (int i = 0; i < cfg->n_inis; i++) {
+    for (int i = 0; i < prm->n_inis; i++) {
         struct swp_conn *c = &s->conns[i];
         c->peer = -1;
-        if (cfg->inis[i].cluster == cfg->inis[me].cluster)
+        if (!prm->connect[i] || i == prm->me)
             continue;
         c->peer = i;
-        ip_addr_set_ip4_u32(&s->peer_ip[i], cfg->inis[i].ip);
+        ip_addr_set_ip4_u32(&s->peer_ip[i], prm->ip[i]);
         c->tx = calloc(slots, sizeof(*c->tx));
         c->rx = calloc(slots, sizeof(*c->rx));
         if (!c->tx || !c->rx)
@@ -569,16 +575,14 @@ int ini_swp_init(struct ini_swp *s, const struct ini_config *cfg, int me, struct
     /* A machine of one cluster has no connection; the lists still need a
      * record to exist. */
     uint32_t send_capacity = n_conns ? (uint32_t)n_conns * s->window : 1;
-    if (timer_list_init_send(&s->send_timers, (uint32_t)cfg->n_inis, send_capacity, send_ticks) < 0 ||
-        timer_list_init_ack(&s->ack_timers, (uint32_t)cfg->n_inis, ack_ticks) < 0)
+    if (timer_list_init_send(&s->send_timers, (uint32_t)prm->n_inis, send_capacity, send_ticks) < 0 ||
+        timer_list_init_ack(&s->ack_timers, (uint32_t)prm->n_inis, ack_ticks) < 0)
         return -1;
 
     s->pcb = udp_new();
     if (!s->pcb)
         return -1;
-    ip_addr_t local;
-    ip_addr_set_ip4_u32(&local, cfg->inis[me].ip);
-    if (udp_bind(s->pcb, &local, INI_UDP_PORT) != ERR_OK)
+    if (udp_bind(s->pcb, &s->local_ip, INI_UDP_PORT) != ERR_OK)
         return -1;
     udp_recv(s->pcb, udp_recv_cb, s);
     return 0;
@@ -589,7 +593,7 @@ void ini_swp_close(struct ini_swp *s)
     if (s->pcb)
         udp_remove(s->pcb);
     s->pcb = NULL;
-    for (int i = 0; i < s->cfg->n_inis; i++) {
+    for (int i = 0; i < s->n_inis; i++) {
         struct swp_conn *c = &s->conns[i];
         if (c->rx)
             for (uint32_t k = 0; k <= s->slot_mask; k++)

@@ -36,17 +36,24 @@
  * longer one is handed to lwIP as a PBUF_REF and each fragment is copied
  * into its frame by the link layer.
  * Received messages go to the deliver callback as a pbuf chain and the
- * offset of the AM header; the callback takes the pbuf (returns 0) or
- * refuses it for now (returns -1), in which case the protocol keeps it,
- * does not acknowledge it, and offers it again from ini_swp_poll().
+ * offset of the AM header, with the receive metadata of the frame that
+ * completed them (netif_dpdk.h struct ini_rx_meta: arrival, queue length,
+ * trace stamps); the callback takes the pbuf (returns 0) or refuses it for
+ * now (returns -1), in which case the protocol keeps it, does not
+ * acknowledge it, and offers it again from ini_swp_poll() (with metadata
+ * saying: arrived at that poll).
+ *
+ * The transport knows nothing of the daemon's configuration: the owner
+ * fills struct ini_swp_params (ini/stack_config.h does it from the INI's
+ * configuration).
  */
 #ifndef INI_SWP_H
 #define INI_SWP_H
 
 #include <stdint.h>
 
+#include "am_hdr.h"
 #include "checksum.h"
-#include "config.h"
 #include "lwip/ip_addr.h"
 #include "lwip/pbuf.h"
 #include "netif_dpdk.h"
@@ -54,6 +61,27 @@
 
 #define INI_UDP_PORT   7400
 #define INI_SWP_MAXHDR 14     /* header + CRC32C of DATA */
+#define INI_SWP_MAX_INIS 128  /* INI ids the transport addresses: 0..127 */
+
+/* The transport's parameters (docs/config.md, group stack). */
+struct ini_swp_params {
+    int me;                          /* this INI's id */
+    int n_inis;                      /* INI ids are 0..n_inis-1 */
+    uint32_t ip[INI_SWP_MAX_INIS];   /* each INI's IPv4 address, network order */
+    uint8_t connect[INI_SWP_MAX_INIS];   /* 1: a connection to it (an INI of another cluster) */
+    int mtu;                         /* bytes of an IP packet on the link */
+    int window;                      /* unacknowledged messages per connection, <= 2^(seq_bits-1) */
+    int seq_bits;                    /* 8, 16 or 32 */
+    int send_timeout_us, ack_timeout_us;
+    int nak;                         /* send NAKs on out-of-order arrival */
+    uint64_t tsc_hz;
+};
+
+/* Module boundaries of a message being sent (TSC), for detailed traces. */
+struct ini_swp_tx_stamps {
+    uint64_t t_out_window;           /* sliding window done, UDP starts */
+    uint64_t t_out_udp;              /* UDP checksum done, IP starts */
+};
 
 enum ini_swp_op { INI_SWP_DATA = 1, INI_SWP_ACK = 2, INI_SWP_NAK = 3 };
 
@@ -69,16 +97,33 @@ void ini_swp_hdr_write(uint8_t *dst, const struct ini_swp_hdr *h, int seq_bits);
 /* Parses a header; -1 if too short or the opcode is unknown. */
 int  ini_swp_hdr_read(const uint8_t *src, uint32_t len, int seq_bits, struct ini_swp_hdr *h);
 
-typedef int  (*ini_deliver_fn)(void *ctx, int src_ini, struct pbuf *p, uint16_t am_offset);
+typedef int  (*ini_deliver_fn)(void *ctx, int src_ini, struct pbuf *p, uint16_t am_offset,
+                               struct ini_rx_meta *rx);
 typedef void (*ini_release_fn)(void *ctx, void *cookie);
 
+/* The transport's counters, one list: the struct's fields, the sum of the
+ * connections' into the INI's total (ini_swp_totals) and the counters file
+ * (ini/inid_loop.c) all come from it, in this order.  X(name) per counter. */
+#define INI_SWP_COUNTERS(X)                                                        \
+    X(msgs_sent) X(bytes_sent) X(msgs_delivered) X(bytes_delivered)                \
+    X(retx_timer) X(retx_nak) X(naks_sent) X(naks_received)                        \
+    X(acks_bare) X(acks_piggy) X(acks_received)                                    \
+    X(duplicates) X(out_of_window) X(window_full) X(deliver_refused)               \
+    X(bad_header) X(bad_conn) X(bad_ack) X(crc_errors) X(udp_checksum_errors)      \
+    X(send_errors) X(timer_errors)
+
 struct ini_swp_stats {
-    uint64_t msgs_sent, bytes_sent, msgs_delivered, bytes_delivered;
-    uint64_t retx_timer, retx_nak, naks_sent, naks_received;
-    uint64_t acks_bare, acks_piggy, acks_received;
-    uint64_t duplicates, out_of_window, window_full, deliver_refused;
-    uint64_t bad_header, bad_conn, bad_ack, crc_errors, udp_checksum_errors, send_errors, timer_errors;
+#define INI_SWP_FIELD(name) uint64_t name;
+    INI_SWP_COUNTERS(INI_SWP_FIELD)
+#undef INI_SWP_FIELD
 };
+
+static inline void ini_swp_stats_add(struct ini_swp_stats *sum, const struct ini_swp_stats *x)
+{
+#define INI_SWP_ADD(name) sum->name += x->name;
+    INI_SWP_COUNTERS(INI_SWP_ADD)
+#undef INI_SWP_ADD
+}
 
 struct swp_tx_slot {
     uint8_t *am;              /* AM header in the compute node's ring */
@@ -117,9 +162,8 @@ struct ini_swp {
     struct ini_netif *nf;          /* the link: transmit buffers, the netif to send on */
     uint32_t frame_max;            /* largest UDP payload of one frame */
     ip_addr_t local_ip;            /* this INI's address */
-    ip_addr_t peer_ip[INI_MAX_INIS];     /* every INI's, by id */
-    const struct ini_config *cfg;
-    int me;
+    ip_addr_t peer_ip[INI_SWP_MAX_INIS];     /* every INI's, by id */
+    int me, n_inis;
     int seq_bits, hdr_len;
     int data_hdr_len;              /* hdr_len + 4: DATA carries the CRC */
     uint32_t seq_mask, window;
@@ -131,34 +175,36 @@ struct ini_swp {
     void *ctx;
     uint64_t now;                  /* TSC of the current loop turn */
     int n_blocked;                 /* connections with a refused delivery */
-    /* Module boundaries (TSC) of the message being sent or received, for
-     * detailed traces; taken only while `stamp` is set. */
-    int stamp;
-    uint64_t t_out_window;         /* sliding window done, UDP starts */
-    uint64_t t_out_udp;            /* UDP checksum done, IP starts */
-    uint64_t t_in_ip;              /* reassembled datagram reached UDP */
-    uint64_t t_in_udp;             /* UDP checksum verified */
-    struct swp_conn conns[INI_MAX_INIS];     /* indexed by peer INI id */
+    struct swp_conn conns[INI_SWP_MAX_INIS];     /* indexed by peer INI id */
     struct timer_list send_timers;
     struct timer_list ack_timers;
-    struct ini_swp_stats stats;              /* whole INI */
+    /* What belongs to no connection (a bad header or checksum, a send or
+     * timer error); a connection's counters are its own, each counted
+     * once, and ini_swp_totals() sums them. */
+    struct ini_swp_stats stats;
 };
 
 /* Sets up every connection and binds the INI's UDP port on nf, the INI's
  * link (its netif, already registered with lwIP), which every datagram is
- * sent through.  Allocates all per-connection state here, once. */
-int ini_swp_init(struct ini_swp *s, const struct ini_config *cfg, int me, struct ini_netif *nf,
-                 uint64_t tsc_hz, ini_deliver_fn deliver, ini_release_fn release, void *ctx);
+ * sent through.  Allocates all per-connection state here, once.  -1 on
+ * parameters out of range or no memory. */
+int ini_swp_init(struct ini_swp *s, const struct ini_swp_params *prm, struct ini_netif *nf,
+                 ini_deliver_fn deliver, ini_release_fn release, void *ctx);
 void ini_swp_close(struct ini_swp *s);
 
 /* Sends the message whose AM header is at `am` to INI `peer`.  0 when
  * taken; -1 when the connection's window is full (or lwIP is out of
- * buffers): the caller keeps the message and tries again later. */
-int ini_swp_send(struct ini_swp *s, int peer, uint8_t *am, uint32_t am_len, void *cookie, uint64_t now);
+ * buffers): the caller keeps the message and tries again later.  stamps,
+ * unless NULL, receives the module boundaries of the send. */
+int ini_swp_send(struct ini_swp *s, int peer, uint8_t *am, uint32_t am_len, void *cookie, uint64_t now,
+                 struct ini_swp_tx_stamps *stamps);
 
 /* Runs expired SEND and ACK timers and retries refused deliveries.
  * Returns the work done.  Cheap when nothing is due: two comparisons. */
 int ini_swp_poll(struct ini_swp *s, uint64_t now);
+
+/* The whole INI's counters: its own and every connection's. */
+struct ini_swp_stats ini_swp_totals(const struct ini_swp *s);
 
 /* TSC of the earliest SEND or ACK timer; UINT64_MAX if none runs. */
 uint64_t ini_swp_next_deadline(const struct ini_swp *s);

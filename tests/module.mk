@@ -3,6 +3,9 @@
 # A unit test links its own object, whatever the module adds as a
 # prerequisite of $(BIN)/test_NAME, and the common libraries.
 TEST_LIBS = $(CONFIG_LIBS) $(CMOCKA_LIBS) -lpthread -lm
+# Tests sit above everything they test; `-I.` for the tests that name a
+# file by its path in the tree.
+$(OBJ)/tests/%.o: INC = -I. -Itests/unit -Iini -Iloadbal -Istack -Itimers -Imgs -Itools
 
 $(BIN)/test_%: $(OBJ)/tests/unit/test_%.o
 	@mkdir -p $(dir $@)
@@ -14,14 +17,25 @@ $(BIN)/test_config: $(LIBINI)
 # Tests of the stack: two INIs joined in one process (loop_harness).
 STACK_TEST_OBJS := $(OBJ)/tests/unit/loop_harness.o $(OBJ)/stack/netif_dpdk.o $(OBJ)/stack/swp.o $(OBJ)/stack/checksum.o \
                    $(OBJ)/stack/fault.o $(OBJ)/stack/lwip_port.o $(OBJ)/timers/timer_list.o
-$(OBJ)/tests/unit/loop_harness.o $(OBJ)/tests/unit/test_netif.o $(OBJ)/tests/unit/test_swp.o \
-$(OBJ)/tests/unit/test_fault.o: EXTRA := $(LWIP_CFLAGS)
-$(OBJ)/tests/unit/loop_harness.o $(OBJ)/tests/unit/test_netif.o $(OBJ)/tests/unit/test_swp.o \
-$(OBJ)/tests/unit/test_fault.o: DPDK := yes
+$(OBJ)/tests/unit/loop_harness.o $(OBJ)/tests/unit/test_netif.o $(OBJ)/tests/unit/test_swp.o: EXTRA := $(LWIP_CFLAGS)
+$(OBJ)/tests/unit/loop_harness.o $(OBJ)/tests/unit/test_netif.o $(OBJ)/tests/unit/test_swp.o: DPDK := yes
 UNIT_TESTS += $(BIN)/test_netif $(BIN)/test_swp
 $(BIN)/test_netif $(BIN)/test_swp: $(STACK_TEST_OBJS) $(LIBLWIP)
 LDLIBS_test_netif = $(DPDK_LIBS)
 LDLIBS_test_swp = $(DPDK_LIBS)
+
+# Fault injection (stack/fault.c) on real mbufs, and the fault
+# specification the configuration parses.
+UNIT_TESTS += $(BIN)/test_fault
+$(OBJ)/tests/unit/test_fault.o: EXTRA := $(LWIP_CFLAGS)
+$(OBJ)/tests/unit/test_fault.o: DPDK := yes
+$(BIN)/test_fault: $(OBJ)/stack/fault.o $(LIBINI)
+LDLIBS_test_fault = $(DPDK_LIBS)
+
+# The scheduling policies, built with loadbal/'s include path only: the
+# proof that they depend on nothing above.
+UNIT_TESTS += $(BIN)/test_loadbal
+$(OBJ)/tests/unit/test_loadbal.o: INC = -Iloadbal
 
 UNIT_TESTS += $(BIN)/test_ring
 $(BIN)/test_ring: $(LIBINI)

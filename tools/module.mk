@@ -1,6 +1,7 @@
 # tools/: the programs around the INI, one directory per program (or per
 # family of programs), each with its module.mk and, beside it, the scripts
-# that drive it:
+# that drive it.  The top floor: programs may include any module's headers.
+$(OBJ)/tools/%.o: INC = -Itools -Iini -Iloadbal -Istack -Itimers -Imgs
 #
 # cli.[ch]  the command-line skeleton every program's main uses (--help,
 #           --version, "PROGRAM: what: why" and exit 2); linked into each

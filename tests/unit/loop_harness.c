@@ -14,6 +14,7 @@
 #include "lwip/init.h"
 #include "lwip/timeouts.h"
 #include "msg.h"
+#include "stack_config.h"
 
 struct ini_config loop_cfg;
 struct loop_side loop_a, loop_b;
@@ -46,8 +47,9 @@ void loop_pump(void)
             int n = n_inbox[id];
             memcpy(batch, inbox[id], (size_t)n * sizeof(*batch));
             n_inbox[id] = 0;
+            struct ini_rx_meta rx = { 0 };
             for (int i = 0; i < n; i++)
-                ini_netif_input(&(id ? &loop_b : &loop_a)->nf, batch[i]);
+                ini_netif_input(&(id ? &loop_b : &loop_a)->nf, batch[i], &rx);
         }
     }
 }
@@ -105,7 +107,7 @@ void loop_release_held(struct loop_side *from)
     loop_pump();
 }
 
-static int deliver(void *ctx, int src_ini, struct pbuf *p, uint16_t off)
+static int deliver(void *ctx, int src_ini, struct pbuf *p, uint16_t off, struct ini_rx_meta *rx)
 {
     struct loop_side *s = ctx;
     if (s->refuse)
@@ -172,7 +174,9 @@ static void setup_side(struct loop_side *s, struct loop_side *other, int id)
     s->nf.xmit_ctx = s;
     int q = ini_netif_add_txq(&s->nf, 0);
     ini_netif_add_peer(&s->nf, loop_cfg.inis[1 - id].ip, loop_cfg.inis[1 - id].mac, q);
-    ini_swp_init(&s->swp, &loop_cfg, id, &s->nf, LOOP_HZ, deliver, release, s);
+    struct ini_swp_params prm;
+    ini_swp_params_from_config(&prm, &loop_cfg, id, LOOP_HZ);
+    ini_swp_init(&s->swp, &prm, &s->nf, deliver, release, s);
 }
 
 void loop_setup(int window, int seq_bits, int nak)
@@ -221,7 +225,7 @@ int loop_send(struct loop_side *s, uint32_t tag, uint32_t len)
         am[i] = (uint8_t)(i * 13 + tag);
     if (len >= 20)
         memcpy(am + 16, &tag, 4);
-    int rc = ini_swp_send(&s->swp, s->other->id, am, len, NULL, loop_now);
+    int rc = ini_swp_send(&s->swp, s->other->id, am, len, NULL, loop_now, NULL);
     loop_flush(s);
     return rc;
 }

@@ -13,6 +13,8 @@
 #include "netif_dpdk.h"
 #include "swp.h"
 
+#include "config.h"     /* struct ini_config loop_cfg */
+
 #define LOOP_HZ 1000000000ull     /* fake TSC: 1 tick = 1 ns */
 #define LOOP_MAX_MSGS 16384
 

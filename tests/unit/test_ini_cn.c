@@ -4,6 +4,11 @@
  * comes before the wait (it is remembered), while it sleeps (from another
  * thread), or not at all (the timeout).  ini_wait tells a kick from the
  * timeout by the time it took: a kick returns long before the 10 s limit.
+ *
+ * ini_wait_any: one thread waiting for two PEs is woken by a delivery to
+ * the second (this test plays the INI: it puts the record into the PE's
+ * delivery ring through the fabric, as inid does) and by a kick of the
+ * second, and runs the handlers of both PEs' messages.
  */
 #include <setjmp.h>
 #include <stdarg.h>
@@ -11,12 +16,16 @@
 #include <stdint.h>
 #include <cmocka.h>
 
+#include <errno.h>
 #include <pthread.h>
+#include <stdatomic.h>
+#include <string.h>
 #include <stdio.h>
 #include <time.h>
 #include <unistd.h>
 
 #include "config.h"
+#include "fabric.h"
 #include "ini_cn.h"
 #include "segment.h"
 
@@ -93,11 +102,140 @@ static void test_kick_wakes_a_sleeping_wait(void **state)
     assert_true(now_us() - t0 >= 20000);
 }
 
+/* ---- ini_wait_any ---- */
+
+#define H_RECORD 7
+
+struct seen {
+    int count;
+    int pe[4];
+    uint32_t value[4];
+};
+
+static void record_handler(struct ini_pe *pe, int src_pe, const void *data, uint32_t len, void *arg)
+{
+    struct seen *s = arg;
+    uint32_t v;
+    assert_int_equal(len, sizeof v);
+    memcpy(&v, data, sizeof v);
+    if (s->count < 4) {
+        s->pe[s->count] = ini_pe_id(pe);
+        s->value[s->count] = v;
+    }
+    s->count++;
+}
+
+/* Plays the INI: delivers `value` to local PE pe_local from PE 2, through
+ * the fabric, and wakes whoever sleeps for that PE. */
+static void deliver(int pe_local, uint32_t value)
+{
+    struct ini_ring_prod prod;
+    ini_ring_prod_attach(&prod, ini_segment_ring(seg, pe_local, 0, INI_TO_PE));
+    uint8_t msg[sizeof(struct ini_am_hdr) + sizeof value];
+    struct ini_am_hdr h = { .src_pe = 2, .dst_pe = (uint16_t)cfg.clusters[0].pes[pe_local],
+                            .handler = H_RECORD, .len = sizeof value };
+    memcpy(msg, &h, sizeof h);
+    memcpy(msg + sizeof h, &value, sizeof value);
+    assert_int_equal(ini_fabric_put(&prod, msg, sizeof msg), 0);
+    ini_fabric_wake_pe(seg, pe_local);
+}
+
+/* Waits (without a time limit) until the group's thread sleeps: PE 1's
+ * sleep word names PE 0's doorbell. */
+static void wait_until_group_sleeps(void)
+{
+    while (atomic_load(&seg->pes[1].sleeping) != ini_fabric_sleeps_on(0))
+        usleep(1000);
+    assert_int_equal(atomic_load(&seg->pes[0].sleeping), ini_fabric_sleeps_on(0));
+}
+
+static void *deliver_to_second_later(void *arg)
+{
+    wait_until_group_sleeps();
+    deliver(1, 0xabcd);
+    return NULL;
+}
+
+static void test_wait_any_woken_by_delivery_to_second_pe(void **state)
+{
+    struct seen seen = { 0 };
+    assert_int_equal(ini_cn_register(cn, H_RECORD, record_handler, &seen), 0);
+    struct ini_pe *group[2] = { ini_cn_pe(cn, 0), ini_cn_pe(cn, 1) };
+    uint32_t bell0 = atomic_load(&seg->pes[0].doorbell), bell1 = atomic_load(&seg->pes[1].doorbell);
+    pthread_t t;
+    assert_int_equal(pthread_create(&t, NULL, deliver_to_second_later, NULL), 0);
+    uint64_t t0 = now_us();
+    assert_int_equal(ini_wait_any(group, 2, LIMIT_US), 1);
+    assert_true(now_us() - t0 < LIMIT_US / 2);
+    pthread_join(t, NULL);
+    assert_int_equal(seen.count, 1);
+    assert_int_equal(seen.pe[0], cfg.clusters[0].pes[1]);
+    assert_int_equal(seen.value[0], 0xabcd);
+    /* The delivery to PE 1 rang the group's doorbell (PE 0's), not PE 1's. */
+    assert_int_equal(atomic_load(&seg->pes[0].doorbell), bell0 + 1);
+    assert_int_equal(atomic_load(&seg->pes[1].doorbell), bell1);
+    /* Awake again: both PEs' words say so. */
+    assert_int_equal(atomic_load(&seg->pes[0].sleeping), INI_PE_AWAKE);
+    assert_int_equal(atomic_load(&seg->pes[1].sleeping), INI_PE_AWAKE);
+}
+
+static void test_wait_any_runs_every_pes_handlers(void **state)
+{
+    struct seen seen = { 0 };
+    assert_int_equal(ini_cn_register(cn, H_RECORD, record_handler, &seen), 0);
+    deliver(0, 10);
+    deliver(1, 11);
+    deliver(1, 12);
+    struct ini_pe *group[2] = { ini_cn_pe(cn, 0), ini_cn_pe(cn, 1) };
+    assert_int_equal(ini_wait_any(group, 2, LIMIT_US), 3);
+    assert_int_equal(seen.count, 3);
+    assert_int_equal(seen.pe[0], cfg.clusters[0].pes[0]);
+    assert_int_equal(seen.value[0], 10);
+    assert_int_equal(seen.pe[1], cfg.clusters[0].pes[1]);
+    assert_int_equal(seen.value[1], 11);
+    assert_int_equal(seen.value[2], 12);
+}
+
+static void *kick_second_later(void *arg)
+{
+    wait_until_group_sleeps();
+    ini_pe_kick(ini_cn_pe(cn, 1));
+    return NULL;
+}
+
+static void test_wait_any_woken_by_kick_of_second_pe(void **state)
+{
+    struct ini_pe *group[2] = { ini_cn_pe(cn, 0), ini_cn_pe(cn, 1) };
+    pthread_t t;
+    assert_int_equal(pthread_create(&t, NULL, kick_second_later, NULL), 0);
+    uint64_t t0 = now_us();
+    assert_int_equal(ini_wait_any(group, 2, LIMIT_US), 0);
+    assert_true(now_us() - t0 < LIMIT_US / 2);
+    pthread_join(t, NULL);
+    /* The kick was used up. */
+    t0 = now_us();
+    assert_int_equal(ini_wait_any(group, 2, 20000), 0);
+    assert_true(now_us() - t0 >= 20000);
+}
+
+static void test_wait_any_rejects_bad_groups(void **state)
+{
+    struct ini_pe *group[1] = { ini_cn_pe(cn, 0) };
+    assert_int_equal(ini_wait_any(group, 0, 1000), -1);
+    assert_int_equal(errno, EINVAL);
+    assert_int_equal(ini_wait_any(NULL, 1, 1000), -1);
+    assert_int_equal(errno, EINVAL);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_kick_before_wait_is_remembered),
         cmocka_unit_test(test_kick_wakes_a_sleeping_wait),
+        cmocka_unit_test(test_wait_any_woken_by_delivery_to_second_pe),
+        cmocka_unit_test(test_wait_any_runs_every_pes_handlers),
+        cmocka_unit_test(test_wait_any_woken_by_kick_of_second_pe),
+        cmocka_unit_test(test_wait_any_rejects_bad_groups),
     };
     return cmocka_run_group_tests(tests, setup, teardown);
 }

@@ -97,27 +97,27 @@ static void test_small(void **state)
 
 static void test_corrupt_frame_dropped(void **state)
 {
-    uint32_t chk = loop_b.swp.stats.udp_checksum_errors, got = loop_b.n_got;
+    uint32_t chk = ini_swp_totals(&loop_b.swp).udp_checksum_errors, got = loop_b.n_got;
     corrupt_next = 1;
     assert_int_equal(loop_send(&loop_a, 5, 100), 0);
     assert_int_equal(loop_b.n_got, got);
-    assert_int_equal(loop_b.swp.stats.udp_checksum_errors, chk + 1);
+    assert_int_equal(ini_swp_totals(&loop_b.swp).udp_checksum_errors, chk + 1);
     loop_run(1000000, 4);        /* the SEND timer retransmits it */
     assert_int_equal(loop_b.n_got, got + 1);
-    assert_int_equal(loop_a.swp.stats.retx_timer, 1);
+    assert_int_equal(ini_swp_totals(&loop_a.swp).retx_timer, 1);
 }
 
 /* Two compensating bit errors in two fragments of one datagram pass the
  * UDP checksum; the transport's CRC32C must catch them. */
 static void test_crc_catches_what_udp_misses(void **state)
 {
-    uint32_t chk = loop_b.swp.stats.udp_checksum_errors, got = loop_b.n_got;
+    uint32_t chk = ini_swp_totals(&loop_b.swp).udp_checksum_errors, got = loop_b.n_got;
     twin_flips = 2;
     assert_int_equal(loop_send(&loop_a, 9, 12000), 0);   /* 9 fragments */
     assert_int_equal(twin_flips, 0);
     assert_int_equal(loop_b.n_got, got);
-    assert_int_equal(loop_b.swp.stats.udp_checksum_errors, chk);         /* UDP saw nothing */
-    assert_int_equal(loop_b.swp.stats.crc_errors, 1);
+    assert_int_equal(ini_swp_totals(&loop_b.swp).udp_checksum_errors, chk);         /* UDP saw nothing */
+    assert_int_equal(ini_swp_totals(&loop_b.swp).crc_errors, 1);
     loop_run(1000000, 4);
     assert_int_equal(loop_b.n_got, got + 1);
     for (uint32_t i = 20; i < 12000; i++)
@@ -166,7 +166,7 @@ static void test_full_port_keeps_frames(void **state)
     loop_run(300000, 3);
     assert_int_equal(loop_a.released, 16);
     assert_int_equal(loop_a.nf.stats.tx_dropped, 0);
-    assert_int_equal(loop_a.swp.stats.retx_timer + loop_a.swp.stats.retx_nak, 0);
+    assert_int_equal(ini_swp_totals(&loop_a.swp).retx_timer + ini_swp_totals(&loop_a.swp).retx_nak, 0);
 }
 
 /* Beyond the backlog (256 frames) frames are dropped and counted; the
@@ -183,7 +183,7 @@ static void test_backlog_overflow_drops_and_recovers(void **state)
         loop_run(1000000, 1);
     assert_tags_in_order(16);
     assert_int_equal(loop_a.released, 16);
-    assert_true(loop_a.swp.stats.retx_timer > 0);
+    assert_true(ini_swp_totals(&loop_a.swp).retx_timer > 0);
 }
 
 /* A transmit buffer the transport gives up on returns its mbuf. */

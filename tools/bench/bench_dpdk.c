@@ -70,7 +70,6 @@ static struct side {
     struct rte_mempool *pool;
     struct ini_netif nf;
     struct udp_pcb *upcb;
-    struct ini_config cfg;
     struct ini_swp swp;
     int swp_up;
     int layer;
@@ -172,8 +171,9 @@ static int lwip_poll(void *ctx)
 {
     struct rte_mbuf *pkts[INI_NETIF_BURST];
     uint16_t n = rte_eth_rx_burst(S.port, 0, pkts, INI_NETIF_BURST);
+    struct ini_rx_meta rx = { 0 };      /* no traces here */
     for (uint16_t i = 0; i < n; i++)
-        ini_netif_input(&S.nf, pkts[i]);
+        ini_netif_input(&S.nf, pkts[i], &rx);
     uint64_t now = bench_rdtsc();
     if (S.layer == L_REL)
         n = (uint16_t)(n + ini_swp_poll(&S.swp, now));
@@ -227,14 +227,14 @@ static int rel_send(void *ctx, const uint8_t h[BENCH_HDR], uint32_t len)
     struct ini_am_hdr ah = { (uint16_t)S.role, (uint16_t)(1 - S.role), 0, 0, len, S.am_seq };
     memcpy(am, &ah, sizeof(ah));
     memcpy(am + sizeof(ah), h, BENCH_HDR);
-    if (ini_swp_send(&S.swp, 1 - S.role, am, (uint32_t)sizeof(ah) + len, NULL, bench_rdtsc()) < 0)
+    if (ini_swp_send(&S.swp, 1 - S.role, am, (uint32_t)sizeof(ah) + len, NULL, bench_rdtsc(), NULL) < 0)
         return -1;
     S.slot_next++;
     S.am_seq++;
     return 0;
 }
 
-static int rel_deliver(void *ctx, int src_ini, struct pbuf *p, uint16_t off)
+static int rel_deliver(void *ctx, int src_ini, struct pbuf *p, uint16_t off, struct ini_rx_meta *rx)
 {
     uint8_t h[BENCH_HDR] = { 0 };
     pbuf_copy_partial(p, h, BENCH_HDR, (u16_t)(off + sizeof(struct ini_am_hdr)));
@@ -257,24 +257,15 @@ static int rel_configure(int window)
     if (S.swp_up)
         ini_swp_close(&S.swp);
     S.swp_up = 0;
-    struct ini_config *c = &S.cfg;
-    memset(c, 0, sizeof(*c));
-    c->n_inis = 2;
-    c->n_clusters = 2;
-    c->stack.mtu = BENCH_MTU;
-    c->stack.window = window;
-    c->stack.seq_bits = 32;
-    c->stack.send_timeout_us = 2000;
-    c->stack.ack_timeout_us = 200;
-    c->stack.max_message = BENCH_MAX_MSG;
-    c->stack.nak = 1;
+    struct ini_swp_params prm = {
+        .me = S.role, .n_inis = 2, .mtu = BENCH_MTU, .window = window, .seq_bits = 32,
+        .send_timeout_us = 2000, .ack_timeout_us = 200, .nak = 1, .tsc_hz = bench_tsc_hz(),
+    };
     for (int i = 0; i < 2; i++) {
-        c->inis[i].id = i;
-        c->inis[i].cluster = i;
-        c->inis[i].ip = ip_of[i];
-        memcpy(c->inis[i].mac, mac_of[i], 6);
+        prm.ip[i] = ip_of[i];
+        prm.connect[i] = 1;          /* two clusters of one INI each */
     }
-    if (ini_swp_init(&S.swp, c, S.role, &S.nf, bench_tsc_hz(), rel_deliver, rel_release, NULL) < 0)
+    if (ini_swp_init(&S.swp, &prm, &S.nf, rel_deliver, rel_release, NULL) < 0)
         return -1;
     S.swp_up = 1;
     uint32_t stride = (INI_SWP_MAXHDR + (uint32_t)sizeof(struct ini_am_hdr) + BENCH_MAX_MSG + 63) & ~63u;
@@ -346,7 +337,10 @@ static int phase_begin(int layer, int window)
 
 static uint64_t my_retx(void)
 {
-    return S.swp_up ? S.swp.stats.retx_timer + S.swp.stats.retx_nak : 0;
+    if (!S.swp_up)
+        return 0;
+    struct ini_swp_stats t = ini_swp_totals(&S.swp);
+    return t.retx_timer + t.retx_nak;
 }
 
 static void debug_counters(const char *when)

@@ -61,7 +61,7 @@ static struct ip_side {
     uint64_t delivered, released;
 } A, B;
 
-static struct ini_config ip_cfg;
+static struct ini_swp_params ip_prm;
 static struct rte_mempool *ip_pool;
 static uint8_t sink[BENCH_MAX_MSG + 64];
 static uint8_t *slots;
@@ -79,7 +79,7 @@ static uint16_t wire_xmit(struct ini_netif *nf, struct ini_txq *q, struct rte_mb
     return k;
 }
 
-static int deliver(void *ctx, int src_ini, struct pbuf *p, uint16_t off)
+static int deliver(void *ctx, int src_ini, struct pbuf *p, uint16_t off, struct ini_rx_meta *rx)
 {
     struct ip_side *s = ctx;
     pbuf_copy_partial(p, sink, (u16_t)(p->tot_len - off), off);
@@ -109,7 +109,9 @@ static void setup_side(struct ip_side *s, int id, int window)
     s->nf.xmit_ctx = s;
     int q = ini_netif_add_txq(&s->nf, 0);
     ini_netif_add_peer(&s->nf, ip_ip[1 - id], ip_mac[1 - id], q);
-    ini_swp_init(&s->swp, &ip_cfg, id, &s->nf, bench_tsc_hz(), deliver, release, s);
+    struct ini_swp_params prm = ip_prm;
+    prm.me = id;
+    ini_swp_init(&s->swp, &prm, &s->nf, deliver, release, s);
     s->upcb = udp_new();
     ip_addr_t local;
     ip_addr_set_ip4_u32(&local, ip_ip[id]);
@@ -120,8 +122,9 @@ static void setup_side(struct ip_side *s, int id, int window)
 /* Frames `from` sent go through `to`'s receive path. */
 static void take_frames(struct ip_side *from, struct ip_side *to)
 {
+    struct ini_rx_meta rx = { 0 };      /* no traces here */
     for (int i = 0; i < from->nwire; i++)
-        ini_netif_input(&to->nf, from->wire[i]);
+        ini_netif_input(&to->nf, from->wire[i], &rx);
     from->nwire = 0;
 }
 
@@ -133,7 +136,7 @@ __attribute__((noinline)) void ip_rel_send(int k)
     for (int i = 0; i < k; i++) {
         uint8_t *am = slots + (A.swp.conns[1].snd_nxt % n_slots) * slot_stride + INI_SWP_MAXHDR;
         ((struct ini_am_hdr *)am)->pe_seq = (uint32_t)i;
-        if (ini_swp_send(&A.swp, 1, am, (uint32_t)sizeof(struct ini_am_hdr) + msg_size, NULL, now) < 0)
+        if (ini_swp_send(&A.swp, 1, am, (uint32_t)sizeof(struct ini_am_hdr) + msg_size, NULL, now, NULL) < 0)
             break;
     }
     ini_netif_flush(&A.nf);
@@ -161,7 +164,7 @@ __attribute__((noinline)) void ip_rel_reply(int k)
     uint64_t now = bench_rdtsc();
     for (int i = 0; i < k; i++) {
         uint8_t *am = slots + (n_slots + B.swp.conns[0].snd_nxt % n_slots) * slot_stride + INI_SWP_MAXHDR;
-        if (ini_swp_send(&B.swp, 0, am, (uint32_t)sizeof(struct ini_am_hdr) + msg_size, NULL, now) < 0)
+        if (ini_swp_send(&B.swp, 0, am, (uint32_t)sizeof(struct ini_am_hdr) + msg_size, NULL, now, NULL) < 0)
             break;
     }
     ini_netif_flush(&B.nf);
@@ -345,14 +348,12 @@ int bench_inproc_main(int argc, char **argv)
     if (!ip_pool)
         return 1;
     lwip_init();
-    ip_cfg.n_inis = 2;
-    ip_cfg.n_clusters = 2;
-    ip_cfg.stack = (struct ini_stack_cfg){ BENCH_MTU, (int)window, 32, 2000, 200, BENCH_MAX_MSG, 1 };
+    ip_prm = (struct ini_swp_params){ .n_inis = 2, .mtu = BENCH_MTU, .window = (int)window, .seq_bits = 32,
+                                      .send_timeout_us = 2000, .ack_timeout_us = 200, .nak = 1,
+                                      .tsc_hz = bench_tsc_hz() };
     for (int i = 0; i < 2; i++) {
-        ip_cfg.inis[i].id = i;
-        ip_cfg.inis[i].cluster = i;
-        ip_cfg.inis[i].ip = ip_ip[i];
-        memcpy(ip_cfg.inis[i].mac, ip_mac[i], 6);
+        ip_prm.ip[i] = ip_ip[i];
+        ip_prm.connect[i] = 1;       /* two clusters of one INI each */
     }
     setup_side(&A, 0, (int)window);
     setup_side(&B, 1, (int)window);

@@ -44,8 +44,8 @@
 
 #include "cli.h"
 #include "config.h"
-#include "msg.h"
-#include "segment.h"
+#include "counters.h"
+#include "fabric.h"
 
 #define MBOX_RING (1u << 20)
 struct mbox {
@@ -79,6 +79,17 @@ static uint64_t now_ns(void)
     clock_gettime(CLOCK_MONOTONIC, &ts);
     return (uint64_t)ts.tv_sec * 1000000000ull + (uint64_t)ts.tv_nsec;
 }
+
+/* The counters file, RUN_DIR/ini<ID>.counters.json (ini/counters.h). */
+struct fake_counters {
+    uint64_t frames, processed, forwarded, delivered;
+};
+static const struct ini_counter fake_counters[] = {
+    INI_COUNTER_SAME(struct fake_counters, frames),
+    INI_COUNTER_SAME(struct fake_counters, processed),
+    INI_COUNTER_SAME(struct fake_counters, forwarded),
+    INI_COUNTER_SAME(struct fake_counters, delivered),
+};
 
 static volatile sig_atomic_t stop;
 static void on_signal(int sig) { stop = sig; }
@@ -207,20 +218,15 @@ int main(int argc, char **argv)
                 if (!pend_out[p] && !(pend_out[p] = ini_ring_next(&out_c[p], &pend_out_end[p])))
                     break;
                 struct ini_rec *r = pend_out[p];
-                struct ini_am_hdr *h = (struct ini_am_hdr *)(r->data + INI_HEADROOM);
+                struct ini_am_hdr *h = ini_fabric_out_am(r);
                 uint32_t mlen = (uint32_t)sizeof *h + h->len;
                 int dc = cfg.pes[h->dst_pe].cluster;
                 struct ini_rec *w;
                 if (dc == me->cluster) {
                     int dl = cfg.pes[h->dst_pe].local;
-                    if (!(w = ini_ring_reserve(&deliv[dl], mlen)))
+                    if (ini_fabric_put(&deliv[dl], h, mlen) < 0)
                         break;
-                    w->type = 1;
-                    memcpy(w->data, h, mlen);
-                    ini_ring_publish(&deliv[dl]);
-                    atomic_thread_fence(memory_order_seq_cst);
-                    if (atomic_load_explicit(&seg->pes[dl].sleeping, memory_order_relaxed))
-                        ini_doorbell_ring(&seg->pes[dl].doorbell);
+                    ini_fabric_wake_pe(seg, dl);
                     delivered++;
                 } else {
                     const struct ini_cluster_cfg *dcc = &cfg.clusters[dc];
@@ -232,22 +238,16 @@ int main(int argc, char **argv)
                             break;   /* not up yet */
                         ini_ring_prod_attach(&to_mbox[di], mbox_ring(peer[di], id));
                     }
-                    if (!(w = ini_ring_reserve(&to_mbox[di], mlen + 8)))
+                    if (!(w = ini_fabric_reserve(&to_mbox[di], mlen + 8)))
                         break;
-                    w->type = 1;
                     uint64_t t = now_ns();
                     memcpy(w->data, &t, 8);
                     memcpy(w->data + 8, h, mlen);
-                    ini_ring_publish(&to_mbox[di]);
-                    atomic_thread_fence(memory_order_seq_cst);
-                    if (atomic_load_explicit(&peer[di]->sleeping, memory_order_relaxed)) {
-                        if (peer_fd[di] < 0)
-                            peer_fd[di] = open(peer[di]->wake_path, O_WRONLY | O_NONBLOCK | O_CLOEXEC);
-                        char c1 = 1;
-                        if (peer_fd[di] >= 0 && write(peer_fd[di], &c1, 1) < 0 && errno != EAGAIN) {
-                            close(peer_fd[di]);
-                            peer_fd[di] = -1;
-                        }
+                    ini_fabric_publish(&to_mbox[di]);
+                    if (ini_fabric_ini_sleeps(&peer[di]->sleeping) &&
+                        ini_fabric_ring_fifo(&peer_fd[di], peer[di]->wake_path) < 0) {
+                        close(peer_fd[di]);
+                        peer_fd[di] = -1;
                     }
                     forwarded++;
                 }
@@ -277,15 +277,9 @@ int main(int argc, char **argv)
                 struct ini_am_hdr *h = (struct ini_am_hdr *)(r->data + 8);
                 uint32_t mlen = (uint32_t)sizeof *h + h->len;
                 int dl = cfg.pes[h->dst_pe].local;
-                struct ini_rec *w = ini_ring_reserve(&deliv[dl], mlen);
-                if (!w)
+                if (ini_fabric_put(&deliv[dl], h, mlen) < 0)
                     break;
-                w->type = 1;
-                memcpy(w->data, h, mlen);
-                ini_ring_publish(&deliv[dl]);
-                atomic_thread_fence(memory_order_seq_cst);
-                if (atomic_load_explicit(&seg->pes[dl].sleeping, memory_order_relaxed))
-                    ini_doorbell_ring(&seg->pes[dl].doorbell);
+                ini_fabric_wake_pe(seg, dl);
                 ini_ring_release_to(&in_c[i], pend_in_end[i]);
                 pend_in[i] = NULL;
                 delivered++;
@@ -332,16 +326,16 @@ int main(int argc, char **argv)
     }
     long slept_ms = (long)((now_ns() - t_start) / 1000000);
     atomic_store(&seg->inis[me->index].state, INI_SEG_STOPPED);
-    for (uint32_t p = 0; p < seg->n_pes; p++)
-        ini_doorbell_ring(&seg->pes[p].doorbell);
+    ini_fabric_wake_all_pes(seg);
     char path[INI_PATH_LEN + 64];
     snprintf(path, sizeof path, "%s/ini%d.counters.json", run_dir, id);
     FILE *f = fopen(path, "w");
     if (f) {
-        fprintf(f, "{\n  \"ini\": %d,\n  \"summary\": \"fake daemon, slept %ld ms\",\n"
-                   "  \"frames\": 0,\n  \"processed\": %llu,\n  \"forwarded\": %llu,\n  \"delivered\": %llu\n}\n",
-                id, slept_ms, (unsigned long long)processed, (unsigned long long)forwarded,
-                (unsigned long long)delivered);
+        /* No network: no frames. */
+        struct fake_counters fc = { 0, processed, forwarded, delivered };
+        fprintf(f, "{\n  \"ini\": %d,\n  \"summary\": \"fake daemon, slept %ld ms\",\n  ", id, slept_ms);
+        ini_counters_json(f, fake_counters, INI_COUNTERS_N(fake_counters), &fc, ",\n  ");
+        fprintf(f, "\n}\n");
         fclose(f);
     }
     printf("fake-inid %d: stopped\n", id);

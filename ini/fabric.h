@@ -1,0 +1,141 @@
+/*
+ * fabric.h - the hand-off between a cluster's compute nodes and its INIs:
+ * what a record in the segment's rings is, how one is put and published,
+ * and how the side that consumes it is woken when it sleeps.
+ *
+ * Every producer of the intra-cluster fabric goes through here: the
+ * compute-node API (ini/ini_cn.c) towards the INIs, inid (ini/inid_loop.c)
+ * and the forwarding stand-in (tools/cluster_fake_inid.c) towards the
+ * compute nodes.  The stand-in is the "no INI" baseline of the thesis's
+ * experiments: it shares this code so that it cannot drift from inid.
+ *
+ * Putting a message (one producer per ring, ring.h):
+ *
+ *     rec = ini_fabric_reserve(prod, len);   typed INI_REC_MSG, or NULL: full
+ *     ... write len bytes at rec->data ...
+ *     ini_fabric_publish(prod);              one release store
+ *     ini_fabric_wake_pe(seg, pe);           or ini_fabric_ini_sleeps() +
+ *                                            ini_fabric_ring_fifo() to an INI
+ *
+ * Everything on that path is inline and costs what the code it replaced
+ * did: no call through a pointer, no system call unless the consumer sleeps.
+ *
+ * Sleeping and waking (the adaptive idle mode).  A consumer that found
+ * nothing announces that it sleeps, issues a full fence, looks at its
+ * rings once more and only then sleeps; a producer publishes, issues a full
+ * fence, and reads the announcement.  One of the two sees the other (the
+ * classic store-buffer pairing), so no wake-up is lost.
+ *   - An INI sleeps in epoll on its doorbell FIFO (segment.h wake_path);
+ *     `sleeping` of its struct ini_seg_ini is 0 or 1, and a producer that
+ *     sees 1 writes a byte to the FIFO (ini_fabric_ring_fifo).
+ *   - A compute node sleeps on a futex word in the segment.  The word a PE
+ *     sleeps on need not be its own: `sleeping` of its struct ini_seg_pe is
+ *     INI_PE_AWAKE (0) or ini_fabric_sleeps_on(k) = 1 + k, "asleep on the
+ *     doorbell of PE k of this cluster".  ini_wait sleeps on the PE's own
+ *     doorbell; ini_wait_any, one thread waiting for several PEs, points
+ *     every PE of its group at the doorbell of the group's first PE and
+ *     sleeps there, so a delivery to any of them wakes it.  The INI reads
+ *     the one word it read before and rings the doorbell it names: the
+ *     single-PE case costs what it did.  A PE belongs to at most one
+ *     sleeping thread at a time.
+ */
+#ifndef INI_FABRIC_H
+#define INI_FABRIC_H
+
+#include <stdatomic.h>
+#include <stdint.h>
+
+#include "msg.h"
+#include "ring.h"
+#include "segment.h"
+
+/* Record types (struct ini_rec.type). */
+enum ini_rec_type {
+    INI_REC_NONE = 0,         /* reserved by ini_ring_reserve, not typed yet */
+    /* A message.  PE -> INI: INI_HEADROOM bytes (the submit TSC, then the
+     * transport header) | AM header | payload.  INI -> PE: AM header |
+     * payload.  Between stand-in INIs: 8-byte send time | AM header |
+     * payload. */
+    INI_REC_MSG = 1,
+    /* INI_REC_PAD (ring.h, 0xffff): filler in front of a wrapped record. */
+};
+
+/* A PE's `sleeping` word: awake, or asleep on the doorbell of PE k. */
+#define INI_PE_AWAKE 0u
+static inline uint32_t ini_fabric_sleeps_on(int pe_local) { return 1u + (uint32_t)pe_local; }
+
+/* Reserves a message record of len bytes, for the producer to fill; NULL
+ * when the ring has no room now.  Invisible until ini_fabric_publish. */
+static inline struct ini_rec *ini_fabric_reserve(struct ini_ring_prod *p, uint32_t len)
+{
+    struct ini_rec *rec = ini_ring_reserve(p, len);
+    if (rec)
+        rec->type = INI_REC_MSG;
+    return rec;
+}
+
+/* Publishes every record reserved so far. */
+static inline void ini_fabric_publish(struct ini_ring_prod *p)
+{
+    ini_ring_publish(p);
+}
+
+/* The AM header of a PE -> INI message record, behind the headroom. */
+static inline struct ini_am_hdr *ini_fabric_out_am(struct ini_rec *rec)
+{
+    return (struct ini_am_hdr *)(rec->data + INI_HEADROOM);
+}
+
+/* Copies the message at msg (AM header and payload, len bytes) into a new
+ * record and publishes it: the INI -> PE delivery.  0, or -1 when the ring
+ * has no room now (nothing written). */
+static inline int ini_fabric_put(struct ini_ring_prod *p, const void *msg, uint32_t len)
+{
+    struct ini_rec *rec = ini_fabric_reserve(p, len);
+    if (!rec)
+        return -1;
+    __builtin_memcpy(rec->data, msg, len);
+    ini_fabric_publish(p);
+    return 0;
+}
+
+/* After publishing to PE pe_local: wakes the thread sleeping for it, if
+ * any.  A value naming no PE of the segment (it is shared memory) wakes
+ * the PE's own doorbell. */
+static inline void ini_fabric_wake_pe(struct ini_segment *seg, int pe_local)
+{
+    atomic_thread_fence(memory_order_seq_cst);
+    uint32_t on = atomic_load_explicit(&seg->pes[pe_local].sleeping, memory_order_relaxed);
+    if (on != INI_PE_AWAKE) {
+        uint32_t k = on - 1u;
+        if (k >= seg->n_pes || k >= INI_MAX_PES_PER_CLUSTER)
+            k = (uint32_t)pe_local;
+        ini_doorbell_ring(&seg->pes[k].doorbell);
+    }
+}
+
+/* The INI stops (its state is INI_SEG_STOPPED): every PE's doorbell rings,
+ * so that whoever sleeps for a PE sees the state. */
+static inline void ini_fabric_wake_all_pes(struct ini_segment *seg)
+{
+    for (uint32_t p = 0; p < seg->n_pes; p++)
+        ini_doorbell_ring(&seg->pes[p].doorbell);
+}
+
+/* After publishing to a consumer that sleeps on a FIFO: 1 if it announced
+ * it sleeps (then ring it with ini_fabric_ring_fifo). */
+static inline int ini_fabric_ini_sleeps(_Atomic uint32_t *sleeping)
+{
+    atomic_thread_fence(memory_order_seq_cst);
+    return atomic_load_explicit(sleeping, memory_order_relaxed) != 0;
+}
+
+/* Writes a byte to the doorbell FIFO at path, through *fd (-1: opened
+ * here on first use; threads sharing *fd may race to open it, the loser
+ * closes its copy).  A full FIFO means wake-ups are pending already; a
+ * FIFO that cannot be opened (its INI is not up) is tried again next time.
+ * Returns -1 when the write failed otherwise (its reader is gone): a
+ * caller that owns *fd alone may close it and set it to -1 to reopen. */
+int ini_fabric_ring_fifo(int *fd, const char *path);
+
+#endif
