@@ -1,8 +1,15 @@
-# Top-level build.  `make` builds everything into build/; `make run` and
+# Top-level build.  `make` builds everything into build/ (fetching lwIP's
+# source into .cache/lwip the first time, tools/lwip.mk); `make run` and
 # `make test` first install what is missing (tools/install-deps.sh), then
 # build, then run.  Each module contributes a fragment (*/module.mk) that
 # appends to BINS (programs in build/bin) and UNIT_TESTS (cmocka programs run
 # by `make test`), and declares its objects with the helpers below.
+#
+# Parallel by default (one job per core) unless the command line says -jN.
+# One short line per target (`CC ini/inid.c`, `LD build/bin/inid`,
+# `AR build/libini.a`); `make V=1` prints the full commands instead.
+# `make clean` removes build/ and build-san/ but keeps the lwIP cache;
+# `make distclean` removes that too.
 
 BUILD   ?= build
 BIN     := $(BUILD)/bin
@@ -37,10 +44,45 @@ DPDK_LIBS   = $(shell pkg-config --libs libdpdk 2>/dev/null)
 CONFIG_LIBS = $(shell pkg-config --libs libconfig 2>/dev/null)
 CMOCKA_LIBS = $(shell pkg-config --libs cmocka 2>/dev/null)
 
+# Parallel by default.  A -jN on the command line wins over this; a sub-make
+# (`run`, `test`) shares its parent's jobs.
+ifeq ($(MAKELEVEL)$(filter -j%,$(MAKEFLAGS)),0)
+MAKEFLAGS += -j$(shell nproc 2>/dev/null || echo 2)
+endif
+
+# Short output.  The fragments' recipes call plain $(CC) and $(AR), so in
+# short mode those two variables print the target's line (make's $(info),
+# when the recipe is expanded) and then name the tool, and .SILENT stops make
+# from echoing the command.  CC_TOOL and AR_TOOL are the tools themselves,
+# passed to the sub-make of `run` and `test` through the environment; CC and
+# AR are not exported, or every recipe's environment would print a line.
+ifeq ($(origin CC_TOOL),undefined)
+CC_TOOL := $(CC)
+AR_TOOL := $(AR)
+endif
+export CC_TOOL AR_TOOL
+ifeq ($(V),1)
+say :=
+else
+ifeq ($(findstring s,$(firstword -$(MAKEFLAGS))),)
+say = $(info $(1) $(2))
+endif
+.SILENT:
+unexport CC AR
+override CC = $(if $(filter %.o,$@),$(call say,CC,$<),$(call say,LD,$@))$(CC_TOOL)
+override AR = $(call say,AR,$@)$(AR_TOOL)
+endif
+
+# A failed recipe leaves no half-written target; objects that are only a
+# step to a program (the unit tests' own) are kept, so that a second `make`
+# has nothing to do.
+.DELETE_ON_ERROR:
+.SECONDARY:
+
 BINS       :=
 UNIT_TESTS :=
 
-.PHONY: all deps run test unit-tests integration-tests clean
+.PHONY: all deps run test unit-tests integration-tests clean distclean
 all: build-all
 
 include tools/lwip.mk
@@ -55,7 +97,7 @@ include tests/module.mk
 build-all: $(BINS) $(UNIT_TESTS)
 
 deps:
-	@bash tools/install-deps.sh
+	LWIP_CACHE='$(LWIP_CACHE)' bash tools/install-deps.sh
 
 # The two commands of the README.
 run: deps
@@ -66,11 +108,18 @@ test: deps
 	@$(MAKE) --no-print-directory all
 	@bash tests/run-all.sh
 
-$(OBJ)/%.o: %.c
+# Every object waits for the lwIP source (order-only: fetched once, it never
+# makes an object out of date), since several include lwIP's headers.
+$(OBJ)/%.o: %.c | $(LWIP_STAMP)
 	@mkdir -p $(dir $@)
 	$(CC) $(BASE_CFLAGS) $(CFLAGS) $(EXTRA) $(if $(DPDK),$(DPDK_CFLAGS)) -c $< -o $@
 
 clean:
+	$(call say,CLEAN,build build-san)
 	rm -rf build build-san
+
+distclean: clean
+	$(call say,CLEAN,$(LWIP_CACHE) $(dir $(LWIP_CACHE))apt)
+	rm -rf $(LWIP_CACHE) $(LWIP_CACHE).tmp $(dir $(LWIP_CACHE))apt
 
 -include $(shell find $(BUILD)/obj -name '*.d' 2>/dev/null)
