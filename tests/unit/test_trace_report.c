@@ -149,6 +149,7 @@ static void test_cluster_table(void **state)
     near(p0->busy_cycles, 1990, "INI 0 busy");
     near(p0->run_cycles, 10000, "INI 0 run");
     near(p0->utilization, 0.199, "INI 0 utilization");
+    near(p0->service_cycles, (350 + 400 + 1240) / 3.0, "INI 0 service (t5 - t2)");
 
     near(p1->recv_cycles, 2000.0 / 3, "INI 1 recv");
     near(p1->queue_len, 0.2, "INI 1 queue");

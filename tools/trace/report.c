@@ -443,7 +443,7 @@ static int choose_pow2(const struct trace_run *run, bool *pow2)
 /* Sums behind a report_perf row, so rows can be pooled. */
 struct perf_acc {
     uint64_t n_out, n_in, n_local, n_msgs;
-    double len, send, send_ns, recv, recv_ns, local, qlen;
+    double len, send, send_ns, recv, recv_ns, local, qlen, service, service_ns;
     double queue_len_sum, util_sum;     /* of the per-INI values */
     int n_queue_len, n_util;
     double busy, run;
@@ -477,6 +477,11 @@ static void acc_ini(struct perf_acc *a, const struct ini_work *w)
             a->local += in_ini;
         }
     }
+    for (size_t k = 0; k < w->n; k++)
+        if (w->kind[k] != INI_TRACE_LOCAL) {
+            a->service += (double)(w->done[k] - w->s[k]);
+            a->service_ns += cycles_to_ns((double)(w->done[k] - w->s[k]), f->info.tsc_hz);
+        }
     double run = (double)(w->end - w->start);
     if (run > 0) {
         /* Little's law: the time-average number of messages in the INI is
@@ -503,6 +508,8 @@ static void acc_merge(struct perf_acc *to, const struct perf_acc *from)
     to->recv_ns += from->recv_ns;
     to->local += from->local;
     to->qlen += from->qlen;
+    to->service += from->service;
+    to->service_ns += from->service_ns;
     to->queue_len_sum += from->queue_len_sum;
     to->n_queue_len += from->n_queue_len;
     to->util_sum += from->util_sum;
@@ -519,6 +526,8 @@ static struct report_perf acc_finish(const struct perf_acc *a)
         .send_cycles = mean(a->send, a->n_out), .send_ns = mean(a->send_ns, a->n_out),
         .recv_cycles = mean(a->recv, a->n_in), .recv_ns = mean(a->recv_ns, a->n_in),
         .local_cycles = mean(a->local, a->n_local),
+        .service_cycles = mean(a->service, a->n_out + a->n_in),
+        .service_ns = mean(a->service_ns, a->n_out + a->n_in),
         .queue_len = mean(a->queue_len_sum, (uint64_t)a->n_queue_len),
         .queue_at_arrival = mean(a->qlen, a->n_msgs),
         .utilization = mean(a->util_sum, (uint64_t)a->n_util),

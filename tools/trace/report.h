@@ -62,6 +62,8 @@ struct report_perf {
     double recv_cycles, recv_ns;    /* mean time in the receive INI: t6 - t1 of inbound */
     double msg_cycles, msg_ns;      /* send + receive */
     double local_cycles;            /* mean t6 - t1 of local messages */
+    double service_cycles, service_ns;  /* mean done - s of outbound and inbound messages: the
+                                           processing time of one pass, queue left out */
     double queue_len;               /* time-average messages in the INI (mean over INIs) */
     double queue_at_arrival;        /* mean queue length field over messages */
     double utilization;             /* busy / run (mean over INIs) */

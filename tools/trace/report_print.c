@@ -473,6 +473,8 @@ static void json_perf(FILE *o, const struct report_perf *p)
     json_num(o, "recv_ns", p->recv_ns, true);
     json_num(o, "msg_ns", p->msg_ns, true);
     json_num(o, "local_cycles", p->local_cycles, true);
+    json_num(o, "service_cycles", p->service_cycles, true);
+    json_num(o, "service_ns", p->service_ns, true);
     json_num(o, "queue_len", p->queue_len, true);
     json_num(o, "queue_at_arrival", p->queue_at_arrival, true);
     json_num(o, "utilization", p->utilization, true);
