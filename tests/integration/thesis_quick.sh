@@ -1,37 +1,89 @@
 #!/usr/bin/env bash
-# thesis_quick: tools/thesis/experiments.sh --quick into a temporary
-# directory; every table exists and has numbers for every configuration run
-# (4x4 with 1 and 2 INIs, static and round-robin, plus the no-INI and
-# INI-delay baselines), and the figures are PNGs.
+# thesis_quick: tools/thesis/experiments.sh --quick (4x4 with 1 and 2 INIs
+# per cluster, static and round-robin, the no-INI and INI-delay baselines,
+# one repetition) into a temporary directory.  Checks: every table exists
+# with a row per configuration; figures are within range (message length
+# > 0, utilization and the misrouting count rate in [0, 1], the time rate
+# >= 0, run times > 0); each run has its load record; the figures are PNGs;
+# a partial run refuses to write over the committed results.
 set -u
 cd "$(dirname "$0")/../.."
 tmp=$(mktemp -d); trap 'rm -rf "$tmp"' EXIT
 failures=0
 fail() { echo "FAIL: $*"; failures=$((failures + 1)); }
-if ! tools/thesis/experiments.sh --quick --out "$tmp/out" > "$tmp/log" 2>&1; then
+
+# a partial run never writes into docs/results/thesis (and leaves it alone)
+before=$(ls -la docs/results/thesis 2>/dev/null | md5sum)
+if tools/thesis/experiments.sh --quick --out docs/results/thesis --plan > "$tmp/refuse" 2>&1; then
+    fail "--quick --out docs/results/thesis was accepted"
+fi
+grep -q 'partial run' "$tmp/refuse" || fail "no reason given for refusing docs/results/thesis"
+[ "$(ls -la docs/results/thesis 2>/dev/null | md5sum)" = "$before" ] || fail "docs/results/thesis changed"
+
+if ! tools/thesis/experiments.sh --quick --seed 11 --out "$tmp/out" > "$tmp/log" 2>&1; then
     fail "experiments.sh --quick failed"; tail -20 "$tmp/log"
 fi
-grep -q '^  \[ *[0-9]*\] ' "$tmp/log" || fail "no progress lines"
 o=$tmp/out
-num='[0-9]+(\.[0-9]+)?'
-for pol in static round-robin; do
-    t=$(ls "$o"/table5_*_ini_$pol.txt 2>/dev/null | head -1)
-    [ -n "$t" ] || { fail "no INI table for $pol"; continue; }
-    for i in 1 2; do
-        grep -qE "^ +4 +$i +$num +$num +$num +$num +$num +$num$" "$t" || fail "$t: no row for 4x4, $i INIs"
-    done
-    m=$(ls "$o"/table5_*_misrouting_$pol.txt 2>/dev/null | head -1)
-    [ -n "$m" ] && grep -qE "^ +4 +2 +$num% +$num%$" "$m" || fail "misrouting table for $pol: no row for 4x4, 2 INIs"
-    s=$(ls "$o"/table5_*_sqrt_scaling_$pol.txt 2>/dev/null | head -1)
-    [ -n "$s" ] && grep -qE "slowdown +$num$" "$s" || fail "sqrt-scaling table for $pol: no slowdown"
-done
-r=$o/table5_5_runtime.txt
-for row in 'static \(ms\)' 'round-robin \(ms\)' 'no INI \(ms\)' 'INI delay \(ms\)'; do
-    grep -qE "^ *$row +[0-9]+ +[0-9]+$" "$r" 2>/dev/null || fail "table 5.5: row '$row' lacks numbers"
-done
+grep -qE '^  \[ *[0-9]+/[0-9]+\] .*left ~[0-9]+:[0-9]{2}:[0-9]{2}$' "$tmp/log" || fail "no progress lines with the time left"
+grep -q 'delay calibration, cluster size 4: .* unloaded INI time' "$tmp/log" || fail "no delay calibration"
+grep -q 'seed=11' "$o/raw/meta.txt" 2>/dev/null || fail "seed not recorded in meta.txt"
+n=$(ls "$o"/raw/*.load 2>/dev/null | wc -l)
+[ "$n" = 6 ] || fail "expected 6 load records (6 runs), found $n"
+
+python3 - "$o" > "$tmp/check" 2>&1 <<'EOF' || { fail "table checks"; cat "$tmp/check"; }
+import csv, glob, os, sys
+o = sys.argv[1]
+bad = []
+def rows(name):
+    p = os.path.join(o, name + ".csv")
+    if not os.path.exists(p):
+        bad.append("missing " + p); return []
+    lines = [l for l in open(p) if not l.startswith("#")]
+    return list(csv.DictReader(lines))
+med = lambda s: float(s.split(" [")[0].rstrip("%"))
+def rng(s):
+    if " [" not in s:
+        v = med(s); return v, v
+    a, b = s.split(" [")[1].rstrip("]").rsplit("-", 1)
+    return float(a.rstrip("%")), float(b.rstrip("%"))
+for pol, t in (("static", "table5_3_ini_static"), ("round-robin", "table5_4_ini_round-robin")):
+    r = {(x["clu size"], x["ios per clu"]): x for x in rows(t)}
+    for ios in ("1", "2"):
+        x = r.get(("4", ios))
+        if not x:
+            bad.append("%s: no row for 4x4 with %s INIs" % (t, ios)); continue
+        if not med(x["msg len (B)"]) > 0: bad.append("%s %s: msg len" % (t, ios))
+        if not med(x["msg time (ns)"]) > 0: bad.append("%s %s: msg time" % (t, ios))
+        for f in ("INI utilization", "busiest INI util"):
+            lo, hi = rng(x[f])
+            if not (0 <= lo <= hi <= 1): bad.append("%s %s: %s %s outside [0, 1]" % (t, ios, f, x[f]))
+        if not med(x["queue length"]) >= 0: bad.append("%s %s: queue length" % (t, ios))
+    m = rows("table5_%s_misrouting_%s" % ("6" if pol == "static" else "7", pol))
+    x = [y for y in m if y["clu size"] == "4" and y["ios per clu"] == "2"]
+    if not x:
+        bad.append("misrouting %s: no row for 4x4, 2 INIs" % pol)
+    else:
+        lo, hi = rng(x[0]["mis sched count rate"])
+        if not (0 <= lo <= hi <= 100): bad.append("misrouting %s: count rate %s outside [0, 100%%]" % (pol, x[0]["mis sched count rate"]))
+        if not rng(x[0]["mis sched time rate"])[0] >= 0: bad.append("misrouting %s: time rate < 0" % pol)
+    s = rows("table5_%s_sqrt_scaling_%s" % ("8" if pol == "static" else "9", pol))
+    sl = [y for y in s if y["clu size"] == "slowdown"]
+    if not sl or not float(sl[0]["4"]) > 0: bad.append("sqrt scaling %s: no slowdown" % pol)
+rt = {x["clu size"]: x for x in rows("table5_5_runtime")}
+for lab in ("static (ms)", "round-robin (ms)", "no INI (ms)", "INI delay (ms)"):
+    if lab not in rt: bad.append("table 5.5: no row " + lab); continue
+    for k, v in rt[lab].items():
+        if k != "clu size" and not med(v) > 0: bad.append("table 5.5: %s: %s" % (lab, v))
+if not rows("table_compare"): bad.append("no comparison table")
+for t in glob.glob(os.path.join(o, "table*.txt")):
+    last = open(t).read().rstrip("\n").splitlines()[-1]
+    if not last.endswith("."): bad.append("%s does not end with a sentence: %r" % (t, last))
+print("\n".join(bad) or "ok")
+sys.exit(1 if bad else 0)
+EOF
 for f in "$o"/figure5-1_static.png "$o"/figure5-2_round-robin.png; do
     head -c 8 "$f" 2>/dev/null | grep -q PNG || fail "$f is not a PNG"
 done
-grep -q '^# made by: tools/thesis/experiments.sh --quick' "$r" 2>/dev/null || fail "no command header in $r"
+grep -q '^# made by: tools/thesis/experiments.sh --quick' "$o/table5_5_runtime.txt" 2>/dev/null || fail "no command header"
 [ "$failures" -eq 0 ] && echo "thesis_quick: all passed" || echo "thesis_quick: $failures failed"
 [ "$failures" -eq 0 ]

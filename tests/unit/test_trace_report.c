@@ -149,6 +149,7 @@ static void test_cluster_table(void **state)
     near(p0->busy_cycles, 1990, "INI 0 busy");
     near(p0->run_cycles, 10000, "INI 0 run");
     near(p0->utilization, 0.199, "INI 0 utilization");
+    near(p0->service_cycles, (350 + 400 + 1240) / 3.0, "INI 0 service (t5 - t2)");
 
     near(p1->recv_cycles, 2000.0 / 3, "INI 1 recv");
     near(p1->queue_len, 0.2, "INI 1 queue");
@@ -204,18 +205,20 @@ static void test_summary_only(void **state)
 
 /*
  * One cluster of two INIs, 4 PEs, run [1000, 2000] (1000 cycles).
+ * Queue time = the part of [t1, t2) during which the INI processed other
+ * messages (busy = union of [t2, done]).
  *
- *   INI 0      t1    t2  done | ahead's latest done  blocked  wait
- *     a      1000  1000  1100 |   -                  no        0
- *     b      1050  1100  1200 |  1100 > 1050         yes      50
- *     c      1060  1200  1300 |  1200 > 1060         yes     140
- *     d      1500  1510  1600 |  1300 < 1500         no       10 (waited, but behind nobody)
+ *   INI 0      t1    t2  done | INI busy in [t1, t2)     queue
+ *     a      1000  1000  1100 |   -                        0
+ *     b      1050  1100  1200 |  a: [1050, 1100)          50
+ *     c      1060  1200  1300 |  a, b: [1060, 1200)      140
+ *     d      1500  1510  1600 |  nothing (waited behind nobody)  0
  *   INI 1
- *     e      1040  1040  1055 |   -                  no
- *     f      1080  1080  1090 |  1055                no        (a local message)
- *     g      1085  1090  1150 |  1090 > 1085         yes       5
- *     h      1700  1700  1800 |  1150                no
- *     i      1750  1800  1850 |  1800 > 1750         yes      50
+ *     e      1040  1040  1055 |   -                        0
+ *     f      1080  1080  1090 |   -  (a local message: not counted, but it occupies the INI)
+ *     g      1085  1090  1150 |  f: [1085, 1090)           5
+ *     h      1700  1700  1800 |   -                        0
+ *     i      1750  1800  1850 |  h: [1750, 1800)          50
  *
  * Occupancy [t1, done): INI 0 [1000,1300) [1500,1600); INI 1 [1040,1055)
  * [1080,1150) [1700,1850).
@@ -223,11 +226,11 @@ static void test_summary_only(void **state)
  *   c at 1060: INI 1 idle until f, 1080 -> misrouted, saves 140, bounded min(140, 20) = 20
  *   g at 1085: INI 0 holds a, b, c      -> not misrouted
  *   i at 1750: INI 0 idle to the end    -> misrouted, saves 50, bounded min(50, 2000 - 1750) = 50
- * Busy (union of [t2, done]): INI 0 300 + 90 = 390; INI 1 15 + 10 + 60 +
- * 100 + 50 = 235; total 625.
- * count rate 2/9, time rate 190/625 = 0.304, bounded 70/625 = 0.112.
- * Utilization 0.39 and 0.235; queue length (100+150+240+100)/1000 = 0.59
- * and (15+10+65+100+100)/1000 = 0.29.
+ * Inter-cluster messages: 8 (f is local).  Their processing time (union of
+ * [t2, done]): INI 0 300 + 90 = 390; INI 1 15 + 60 + 100 + 50 = 225; total 615.
+ * count rate 2/8, time rate 190/615, bounded 70/615.
+ * Utilization (every message, f included) 0.39 and 0.235; queue length
+ * (100+150+240+100)/1000 = 0.59 and (15+10+65+100+100)/1000 = 0.29.
  */
 static char *misrouting_run(enum ini_trace_mode mode)
 {
@@ -258,16 +261,16 @@ static void test_misrouting_detailed(void **state)
     assert_int_equal(rep.n_clusters, 1);
     const struct report_misroute *m = &rep.clusters[0].mis;
     assert_true(m->applicable);
-    assert_int_equal(m->messages, 9);
+    assert_int_equal(m->messages, 8);
     assert_int_equal(m->blocked, 4);
     assert_int_equal(m->misrouted, 2);
     near(m->saved_cycles, 190, "saved");
     near(m->saved_bounded_cycles, 70, "saved bounded");
-    near(m->busy_cycles, 625, "busy");
-    near(m->count_rate, 2.0 / 9, "count rate");
-    near(m->time_rate, 0.304, "time rate");
-    near(m->time_rate_bounded, 0.112, "bounded time rate");
-    near(rep.all_mis.time_rate, 0.304, "machine time rate");
+    near(m->busy_cycles, 615, "busy");
+    near(m->count_rate, 2.0 / 8, "count rate");
+    near(m->time_rate, 190.0 / 615, "time rate");
+    near(m->time_rate_bounded, 70.0 / 615, "bounded time rate");
+    near(rep.all_mis.time_rate, 190.0 / 615, "machine time rate");
 
     near(rep.inis[0].perf.utilization, 0.39, "INI 0 utilization");
     near(rep.inis[1].perf.utilization, 0.235, "INI 1 utilization");
@@ -286,9 +289,10 @@ static void test_misrouting_detailed(void **state)
     fx_rmdir(dir);
 }
 
-/* Summary mode reconstructs s = max(t1, latest done ahead): the same as t2
- * everywhere except d (1500 instead of 1510, which waited behind nobody):
- * INI 0 busy 400, total 635, time rate 190/635; the counts are unchanged. */
+/* Summary mode reconstructs s = max(t1, done of the message finished just
+ * before): the same as t2 everywhere except d (1500 instead of 1510, which
+ * waited behind nobody): INI 0 busy 400, total 625, time rate 190/625; the
+ * counts are unchanged. */
 static void test_misrouting_summary(void **state)
 {
     char *dir = misrouting_run(INI_TRACE_SUMMARY);
@@ -296,13 +300,13 @@ static void test_misrouting_summary(void **state)
     struct report rep;
     build(dir, &run, &rep);
     const struct report_misroute *m = &rep.clusters[0].mis;
-    assert_int_equal(m->messages, 9);
+    assert_int_equal(m->messages, 8);
     assert_int_equal(m->blocked, 4);
     assert_int_equal(m->misrouted, 2);
     near(m->saved_cycles, 190, "saved");
-    near(m->busy_cycles, 635, "busy");
-    near(m->time_rate, 190.0 / 635, "time rate");
-    near(m->count_rate, 2.0 / 9, "count rate");
+    near(m->busy_cycles, 625, "busy");
+    near(m->time_rate, 190.0 / 625, "time rate");
+    near(m->count_rate, 2.0 / 8, "count rate");
     near(rep.inis[0].perf.utilization, 0.4, "INI 0 utilization");
     report_free(&rep);
     trace_run_free(&run);
@@ -344,8 +348,227 @@ static void test_same_instant_arrivals(void **state)
     fx_rmdir(dir);
 }
 
+/* ---- section 5.4's definitions, case by case ---------------------------
+ *
+ * Each case: cluster 0 with INIs 0 and 1 (4 PEs), run [10, 10000], detailed
+ * traces; OUT(ini-trace, src, t1, t2, done) is an outbound message.  The
+ * rates are checked against the hand count, and the realistic cases also
+ * against [0, 1].
+ */
+struct two_ini {
+    char *dir;
+    struct ini_trace t[2];
+};
+
+static void two_ini_init(struct two_ini *c)
+{
+    c->dir = fx_mkdir();
+    for (int i = 0; i < 2; i++)
+        assert_int_equal(fx_init(&c->t[i], INI_TRACE_DETAILED, 16, HZ, i, 0, i, 2, 4, 10, 10000), 0);
+}
+
+static void two_ini_out(struct two_ini *c, int ini, uint16_t src, uint64_t t1, uint64_t t2, uint64_t done)
+{
+    fx_out(&c->t[ini], src, 4, 2, 64, 0, t1, t1, t2, t2 + (done - t2) / 3, t2 + 2 * (done - t2) / 3, done);
+}
+
+static const struct report_misroute *two_ini_report(struct two_ini *c, struct trace_run *run, struct report *rep)
+{
+    for (int i = 0; i < 2; i++)
+        assert_int_equal(fx_write(&c->t[i], c->dir), 0);
+    build(c->dir, run, rep);
+    return &rep->clusters[0].mis;
+}
+
+static void two_ini_free(struct two_ini *c, struct trace_run *run, struct report *rep)
+{
+    report_free(rep);
+    trace_run_free(run);
+    fx_rmdir(c->dir);
+}
+
+static void in_unit_range(const struct report_misroute *m)
+{
+    assert_true(m->count_rate >= 0 && m->count_rate <= 1);
+    assert_true(m->time_rate >= 0 && m->time_rate <= 1);
+    assert_true(m->time_rate_bounded >= 0 && m->time_rate_bounded <= m->time_rate);
+}
+
+/* No contention: every message finds its INI empty -> nothing blocked,
+ * both rates 0.  Busy 100 + 100 + 100 = 300. */
+static void test_misroute_no_contention(void **state)
+{
+    struct two_ini c;
+    two_ini_init(&c);
+    two_ini_out(&c, 0, 0, 1000, 1000, 1100);
+    two_ini_out(&c, 0, 1, 2000, 2000, 2100);
+    two_ini_out(&c, 1, 2, 1050, 1050, 1150);       /* both INIs busy at once, each with its own */
+    struct trace_run run;
+    struct report rep;
+    const struct report_misroute *m = two_ini_report(&c, &run, &rep);
+    assert_int_equal(m->messages, 3);
+    assert_int_equal(m->blocked, 0);
+    assert_int_equal(m->misrouted, 0);
+    near(m->busy_cycles, 300, "busy");
+    near(m->count_rate, 0, "count rate");
+    near(m->time_rate, 0, "time rate");
+    in_unit_range(m);
+    two_ini_free(&c, &run, &rep);
+}
+
+/* One INI busy, its sibling idle: y arrives at 1050 while x is processed
+ * [1000, 1200] and waits until 1200 (queue 150); INI 1 holds nothing at
+ * 1050 and stays idle until 3000 -> y misrouted, wasted 150, bounded
+ * min(150, 3000 - 1050) = 150.  z at INI 1 [3000, 3100] is alone.
+ * Busy: INI 0 200 + 100 = 300, INI 1 100: total 400.
+ * count rate 1/3, time rate 150/400 = 0.375. */
+static void test_misroute_sibling_idle(void **state)
+{
+    struct two_ini c;
+    two_ini_init(&c);
+    two_ini_out(&c, 0, 0, 1000, 1000, 1200);       /* x */
+    two_ini_out(&c, 0, 1, 1050, 1200, 1300);       /* y */
+    two_ini_out(&c, 1, 2, 3000, 3000, 3100);       /* z */
+    struct trace_run run;
+    struct report rep;
+    const struct report_misroute *m = two_ini_report(&c, &run, &rep);
+    assert_int_equal(m->messages, 3);
+    assert_int_equal(m->blocked, 1);
+    assert_int_equal(m->misrouted, 1);
+    near(m->saved_cycles, 150, "wasted");
+    near(m->saved_bounded_cycles, 150, "wasted, bounded");
+    near(m->busy_cycles, 400, "busy");
+    near(m->count_rate, 1.0 / 3, "count rate");
+    near(m->time_rate, 0.375, "time rate");
+    in_unit_range(m);
+    /* the split: PE 0 and PE 1 sent through INI #0, PE 2 through INI #1 */
+    assert_int_equal(rep.clusters[0].n_split_pes, 3);
+    const struct report_pe_split *p = &rep.pe_split[rep.clusters[0].first_pe];
+    assert_int_equal(p[0].pe, 0);
+    assert_int_equal(p[0].sent[0], 1);
+    assert_int_equal(p[0].sent[1], 0);
+    assert_int_equal(p[2].pe, 2);
+    assert_int_equal(p[2].sent[1], 1);
+    assert_int_equal(rep.pe_inis_min, 1);
+    assert_int_equal(rep.pe_inis_max, 1);
+    near(rep.inis[0].share, 2.0 / 3, "INI 0 share");
+    assert_int_equal(rep.busiest_ini, 0);
+    two_ini_free(&c, &run, &rep);
+}
+
+/* Both INIs busy: as above, but INI 1 processes w [1040, 1100] when y
+ * arrives at 1050 -> y is blocked (queue 150), not misrouted.  Busy
+ * 300 + 60 + 100 = 460; count 0, time 0. */
+static void test_misroute_both_busy(void **state)
+{
+    struct two_ini c;
+    two_ini_init(&c);
+    two_ini_out(&c, 0, 0, 1000, 1000, 1200);       /* x */
+    two_ini_out(&c, 0, 1, 1050, 1200, 1300);       /* y */
+    two_ini_out(&c, 1, 2, 1040, 1040, 1100);       /* w */
+    two_ini_out(&c, 1, 3, 3000, 3000, 3100);
+    struct trace_run run;
+    struct report rep;
+    const struct report_misroute *m = two_ini_report(&c, &run, &rep);
+    assert_int_equal(m->messages, 4);
+    assert_int_equal(m->blocked, 1);
+    assert_int_equal(m->misrouted, 0);
+    near(m->busy_cycles, 460, "busy");
+    near(m->time_rate, 0, "time rate");
+    in_unit_range(m);
+    two_ini_free(&c, &run, &rep);
+}
+
+/* The sibling has a queue but does not process: v entered INI 1 at 1020
+ * and starts only at 1500 (a full window, say), and INI 1 processes
+ * nothing in between.  At 1050, y's arrival, INI 1 is not idle (it holds
+ * v) -> y not misrouted.  v itself waited 480 behind no processing: queue
+ * time 0, not blocked (a message in a ring while its INI sleeps or stalls
+ * does not wait behind a message being processed).  The partial case: u
+ * arrives at INI 1 at 1450 (v is still waiting), starts at 1600 after v's
+ * [1500, 1600]: only those 100 are queue time, and at 1450 INI 0 is idle
+ * (x and y done at 1300) -> u misrouted, wasted 100.
+ * Busy: INI 0 300; INI 1 v 100 + u 100 = 200; total 500.
+ * count 1/4, time 100/500 = 0.2. */
+static void test_misroute_sibling_queue(void **state)
+{
+    struct two_ini c;
+    two_ini_init(&c);
+    two_ini_out(&c, 0, 0, 1000, 1000, 1200);       /* x */
+    two_ini_out(&c, 0, 1, 1050, 1200, 1300);       /* y */
+    two_ini_out(&c, 1, 2, 1020, 1500, 1600);       /* v */
+    two_ini_out(&c, 1, 3, 1450, 1600, 1700);       /* u */
+    struct trace_run run;
+    struct report rep;
+    const struct report_misroute *m = two_ini_report(&c, &run, &rep);
+    assert_int_equal(m->messages, 4);
+    assert_int_equal(m->blocked, 2);               /* y and u */
+    assert_int_equal(m->misrouted, 1);             /* u */
+    near(m->saved_cycles, 100, "wasted");
+    near(m->busy_cycles, 500, "busy");
+    near(m->count_rate, 0.25, "count rate");
+    near(m->time_rate, 0.2, "time rate");
+    in_unit_range(m);
+    two_ini_free(&c, &run, &rep);
+}
+
+/* The pathological burst: five messages enter INI 0 in one loop turn
+ * (t1 = 1000) and are served back to back, 100 each; INI 1 is idle all
+ * the time.  Queue times 0, 100, 200, 300, 400: wasted 1000 over a busy
+ * time of 500 -> time rate 2.0, above 100 % by definition (in general
+ * (n - 1) / 2 for a burst of n); count rate 4/5 stays within [0, 1]. */
+static void test_misroute_burst(void **state)
+{
+    struct two_ini c;
+    two_ini_init(&c);
+    for (uint64_t k = 0; k < 5; k++)
+        two_ini_out(&c, 0, (uint16_t)(k % 2), 1000, 1000 + 100 * k, 1100 + 100 * k);
+    struct trace_run run;
+    struct report rep;
+    const struct report_misroute *m = two_ini_report(&c, &run, &rep);
+    assert_int_equal(m->messages, 5);
+    assert_int_equal(m->misrouted, 4);
+    near(m->saved_cycles, 1000, "wasted");
+    near(m->busy_cycles, 500, "busy");
+    near(m->time_rate, 2.0, "time rate");
+    near(m->count_rate, 0.8, "count rate");
+    two_ini_free(&c, &run, &rep);
+}
+
+/* Summary traces: a message that stalled (window full) and finished late
+ * does not hold up the ones that overtook it.  INI 0: p t1 100, done 1000
+ * (stalled); q t1 200, done 300; r t1 400, done 500.  In the order of
+ * completion: q starts at 200, r at max(400, 300) = 400, p at max(100,
+ * 500) = 500.  Queue times: q 0, r 0, p = busy in [100, 500) = 200.  INI 1
+ * is idle at 100 -> p misrouted, wasted 200.  Busy 100 + 100 + 500 = 700. */
+static void test_misroute_summary_stall(void **state)
+{
+    char *dir = fx_mkdir();
+    struct ini_trace t;
+    assert_int_equal(fx_init(&t, INI_TRACE_SUMMARY, 16, HZ, 0, 0, 0, 2, 4, 10, 10000), 0);
+    fx_out(&t, 0, 4, 2, 64, 0, 100, 100, 0, 0, 0, 1000);      /* p */
+    fx_out(&t, 1, 4, 2, 64, 0, 200, 200, 0, 0, 0, 300);       /* q */
+    fx_out(&t, 0, 4, 2, 64, 0, 400, 400, 0, 0, 0, 500);       /* r */
+    assert_int_equal(fx_write(&t, dir), 0);
+    assert_int_equal(fx_init(&t, INI_TRACE_SUMMARY, 16, HZ, 1, 0, 1, 2, 4, 10, 10000), 0);
+    assert_int_equal(fx_write(&t, dir), 0);
+    struct trace_run run;
+    struct report rep;
+    build(dir, &run, &rep);
+    const struct report_misroute *m = &rep.clusters[0].mis;
+    assert_int_equal(m->blocked, 1);
+    assert_int_equal(m->misrouted, 1);
+    near(m->saved_cycles, 200, "wasted");
+    near(m->busy_cycles, 700, "busy");
+    near(rep.inis[0].perf.utilization, 700.0 / 9990, "utilization");
+    in_unit_range(m);
+    report_free(&rep);
+    trace_run_free(&run);
+    fx_rmdir(dir);
+}
+
 /*
- * A buffer of two records on INI 0 (run [1000, 5000]): messages
+ * A buffer of two records on INI 0 (run [1000, 5000]): outbound messages
  * [1000, 1100] and [1200, 1300] are kept, the third is dropped.  The run is
  * cut at the last recorded done, 1300: run 300, busy 200, utilization 2/3,
  * queue length 200/300.  The cluster's other INI (full run, one message
@@ -358,14 +581,14 @@ static void test_dropped_records_cut_the_run(void **state)
     char *dir = fx_mkdir();
     struct ini_trace t;
     assert_int_equal(fx_init(&t, INI_TRACE_DETAILED, 2, HZ, 0, 0, 0, 2, 2, 1000, 5000), 0);
-    fx_local(&t, 0, 1, 8, 0, 1000, 1000, 1100);
-    fx_local(&t, 0, 1, 8, 0, 1200, 1200, 1300);
-    fx_local(&t, 0, 1, 8, 0, 1400, 1400, 1500);
+    fx_out(&t, 0, 2, 2, 8, 0, 1000, 1000, 1000, 1050, 1060, 1100);
+    fx_out(&t, 0, 2, 2, 8, 0, 1200, 1200, 1200, 1250, 1260, 1300);
+    fx_out(&t, 0, 2, 2, 8, 0, 1400, 1400, 1400, 1450, 1460, 1500);
     assert_int_equal(t.dropped, 1);
     assert_int_equal(fx_write(&t, dir), 0);
     assert_int_equal(fx_init(&t, INI_TRACE_DETAILED, 8, HZ, 1, 0, 1, 2, 2, 1000, 5000), 0);
-    fx_local(&t, 1, 0, 8, 0, 1250, 1250, 1260);
-    fx_local(&t, 1, 0, 8, 0, 2000, 2000, 2100);
+    fx_out(&t, 1, 2, 2, 8, 0, 1250, 1250, 1250, 1252, 1254, 1260);
+    fx_out(&t, 1, 2, 2, 8, 0, 2000, 2000, 2000, 2050, 2060, 2100);
     assert_int_equal(fx_write(&t, dir), 0);
     struct trace_run run;
     struct report rep;
@@ -461,6 +684,13 @@ static void test_print_formats(void **state)
     expect_in(text, "Table 5.4: INI node performance per cluster");     /* round-robin INI policy */
     expect_in(text, "Table 5.7: intra-cluster INI load imbalance");
     expect_in(text, "n/a: one INI");
+    expect_in(text, "Every cluster has one INI, which carried all its messages; INI utilization ranged from 0.188 to 0.199.");
+    expect_in(text, "No cluster has two INIs, so no message could have gone to another INI.");
+    expect_in(text, "Over all 3 messages, IP took the largest part of the time");
+    /* PE 0 sent m1 and m3 through cluster 0's only INI; PE 3 received r2 and r3 */
+    expect_in(text, "\n0           0           2/0     1\n");
+    expect_in(text, "\n1           3           0/2     0\n");
+    expect_in(text, "Every compute node that sent messages sent them through 1 INI of its cluster.");
     /* len 100 row of table 5.1: 2 msgs, 100 75 55 100 220 550 */
     expect_in(text, "100                  2      100.0       75.0       55.0      100.0      220.0      550.0");
     free(text);
@@ -472,6 +702,7 @@ static void test_print_formats(void **state)
     expect_in(csv, "\n\nclusters\ncluster,clu_size,ios_per_clu,ini,");
     expect_in(csv, "\n\nmisrouting\ncluster,");
     expect_in(csv, "\n0,2,1,,,,,,,,,,n/a: one INI\n");
+    expect_in(csv, "\n\npe_split\ncluster,pe,ini_index,ini,sent,received\n0,0,0,0,2,0\n0,1,0,0,1,0\n");
     free(csv);
 
     char *json = print_to_string(&rep, REPORT_JSON);
@@ -481,6 +712,8 @@ static void test_print_formats(void **state)
     expect_in(json, "\"misrouting\": [");
     expect_in(json, "\"recv_cycles\": null");          /* INI 0 receives nothing */
     expect_in(json, "\"utilization\": 0.199");
+    expect_in(json, "\"share\": 1");
+    expect_in(json, "{\"cluster\": 0, \"pe\": 0, \"inis_used\": 1, \"sent\": [2], \"received\": [0]}");
     free(json);
     report_free(&rep);
     trace_run_free(&run);
@@ -496,6 +729,12 @@ int main(void)
         cmocka_unit_test(test_misrouting_detailed),
         cmocka_unit_test(test_misrouting_summary),
         cmocka_unit_test(test_same_instant_arrivals),
+        cmocka_unit_test(test_misroute_no_contention),
+        cmocka_unit_test(test_misroute_sibling_idle),
+        cmocka_unit_test(test_misroute_both_busy),
+        cmocka_unit_test(test_misroute_sibling_queue),
+        cmocka_unit_test(test_misroute_burst),
+        cmocka_unit_test(test_misroute_summary_stall),
         cmocka_unit_test(test_dropped_records_cut_the_run),
         cmocka_unit_test(test_power_of_two_buckets),
         cmocka_unit_test(test_print_formats),

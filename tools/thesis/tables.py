@@ -1,147 +1,321 @@
 #!/usr/bin/env python3
 """Turns the raw results of tools/thesis/experiments.sh (OUT/raw) into the
-thesis's tables 5.3-5.9 (text and CSV) and figures 5-1, 5-2 (PNG, gnuplot)."""
+thesis's tables 5.3-5.9 (text and CSV) and figures 5-1, 5-2 (PNG, gnuplot).
+
+Every cell was run several times.  Each figure of a cell is shown as
+"median [min-max]" over its repetitions; runs flagged as taken under load
+(OUT/raw/*.load) are kept and counted in the "runs" column.  Two cells whose
+min-max ranges overlap are reported as "no difference" (compare table):
+a difference smaller than the spread of the repetitions is not one.
+
+    tables.py OUT "COMMAND LINE"
+"""
 import glob, json, math, os, re, statistics, subprocess, sys
 
 out, cmd = sys.argv[1], sys.argv[2]
 raw = os.path.join(out, "raw")
-HZ = None
-runs = {}   # (size, ios, policy) -> dict
-times = {}  # name -> [seconds]
+
+
+def read(path, default=None):
+    return open(path).read() if os.path.exists(path) else default
+
+
+class Stat:
+    """Median and range of one figure over the repetitions of a cell."""
+
+    def __init__(self, values):
+        self.v = [x for x in values if x is not None and not (isinstance(x, float) and math.isnan(x))]
+
+    def ok(self):
+        return bool(self.v)
+
+    def med(self):
+        return statistics.median(self.v) if self.v else None
+
+    def lo(self):
+        return min(self.v) if self.v else None
+
+    def hi(self):
+        return max(self.v) if self.v else None
+
+    def fmt(self, f, scale=1.0):
+        if not self.v:
+            return "-"
+        if len(self.v) == 1:
+            return f % (self.med() * scale)
+        return (f + " [" + f + "-" + f + "]") % (self.med() * scale, self.lo() * scale, self.hi() * scale)
+
+    def overlaps(self, other):
+        return self.ok() and other.ok() and self.lo() <= other.hi() and other.lo() <= self.hi()
+
+
+def compare(a, b, lower_is="lower"):
+    """'no difference' when the ranges overlap, else which is lower and by how much."""
+    if not (a.ok() and b.ok()):
+        return "-"
+    if a.overlaps(b):
+        return "no difference"
+    d = (b.med() - a.med()) / b.med() * 100 if b.med() else float("nan")
+    return "%s by %.0f%%" % (lower_is if a.med() < b.med() else "higher", abs(d))
+
+
+# ---- raw results ----
+times, jsons, loads = {}, {}, {}
 for f in glob.glob(os.path.join(raw, "*.time")):
-    name = re.sub(r"-\d+\.time$", "", os.path.basename(f))
-    times.setdefault(name, []).append(float(open(f).read()))
+    m = re.match(r"(.+)-(\d+)\.time$", os.path.basename(f))
+    name, rep = m[1], int(m[2])
+    times.setdefault(name, {})[rep] = float(open(f).read())
+    j = f[:-5] + ".json"
+    if os.path.exists(j):
+        try:
+            jsons.setdefault(name, {})[rep] = json.load(open(j))
+        except ValueError:
+            print("tables: %s: not a report, skipped" % j, file=sys.stderr)
+    ld = read(f[:-5] + ".load")
+    if ld:
+        loads.setdefault(name, {})[rep] = ld.split()
+meta_lines = (read(os.path.join(raw, "meta.txt"), "") or "").splitlines()
+meta = " ".join(l for l in meta_lines[1:4])
+delay = {}
+for line in (read(os.path.join(raw, "delay-calibration.txt"), "") or "").splitlines():
+    kv = dict(re.findall(r'(\w+)=("[^"]*"|\S+)', line))
+    if "size" in kv:
+        delay[int(kv["size"])] = (float(kv["delay_us"]), int(kv["msg_len"]), kv.get("knob", "").strip('"'))
+knobs = {int(m[1]): m[2] for m in (re.match(r'knob_size_(\d+)="(.*)"', l) for l in meta_lines) if m}
+
+HZ = None
+cells = {}   # (size, ios, policy) -> dict of Stat
 for name in sorted(times):
     m = re.match(r"c(\d+)-i(\d+)-(.+)$", name)
     if not m:
         continue
     size, ios, pol = int(m[1]), int(m[2]), m[3]
-    js = [json.load(open(f)) for f in sorted(glob.glob(os.path.join(raw, name + "-*.json")))]
-    if not js:
-        continue
-    mach = [j["machine"] for j in js]
-    mis = [j["misrouting_all"] for j in js]
-    tsc = js[0]["clusters"][0]["inis"][0]["tsc_hz"]
-    HZ = HZ or tsc
-    avg = lambda k, L=mach: statistics.mean(x[k] for x in L if x.get(k) is not None)
-    r = dict(size=size, ios=ios, pol=pol, n=len(js), time=statistics.median(times[name]),
-             times=times[name], len=avg("msg_len"), ns=avg("msg_ns"), cyc=avg("msg_cycles"),
-             q=avg("queue_len"), util=avg("utilization"), msgs=avg("msgs_out"))
-    if all(x.get("applicable") for x in mis):
-        r["mis_t"] = avg("mis_sched_time_rate", mis)
-        r["mis_c"] = avg("mis_sched_count_rate", mis)
-    runs[(size, ios, pol)] = r
+    js = jsons.get(name, {})
+    reps = sorted(times[name])
+    mach = [js[r]["machine"] if r in js else {} for r in reps]
+    mis = [js[r]["misrouting_all"] if r in js else {} for r in reps]
+    for r in js.values():
+        HZ = HZ or r["clusters"][0]["inis"][0]["tsc_hz"]
+
+    def inis(j):
+        return [i for c in j["clusters"] for i in c["inis"]]
+
+    def max_share(j):
+        v = [i.get("share") for c in j["clusters"] if c["ios_per_clu"] > 1 for i in c["inis"]]
+        v = [x for x in v if x is not None]
+        return max(v) if v else None
+
+    g = lambda k, L=mach: Stat([x.get(k) for x in L])
+    c = dict(size=size, ios=ios, pol=pol, n=len(reps),
+             loaded=sum(1 for r in reps if loads.get(name, {}).get(r, ["ok"])[-1] == "loaded"),
+             time=Stat([times[name][r] for r in reps]), len=g("msg_len"), ns=g("msg_ns"), cyc=g("msg_cycles"),
+             q=g("queue_len"), util=g("utilization"), service=g("service_ns"),
+             util_max=Stat([max((i["utilization"] for i in inis(js[r]) if i["utilization"] is not None), default=None)
+                            if r in js else None for r in reps]),
+             share=Stat([max_share(js[r]) if r in js else None for r in reps]),
+             msgs=Stat([(x.get("msgs_out") or 0) + (x.get("msgs_in") or 0) if x else None for x in mach]))
+    if all(x.get("applicable") for x in mis) and mis:
+        c["mis_t"] = g("mis_sched_time_rate", mis)
+        c["mis_c"] = g("mis_sched_count_rate", mis)
+        c["mis_b"] = g("mis_sched_time_rate_bounded", mis)
+    cells[(size, ios, pol)] = c
 base = {}
 for size in (1, 2, 4, 8):
     for kind in ("noini", "delay"):
         n = "c%d-%s" % (size, kind)
         if n in times:
-            base[(size, kind)] = statistics.median(times[n])
-    d = os.path.join(raw, "c%d-delay.us" % size)
-    if os.path.exists(d):
-        base[(size, "delay_us")] = float(open(d).read())
+            reps = sorted(times[n])
+            base[(size, kind)] = dict(time=Stat([times[n][r] for r in reps]), n=len(reps),
+                                      loaded=sum(1 for r in reps if loads.get(n, {}).get(r, ["ok"])[-1] == "loaded"))
 
-meta = open(os.path.join(raw, "meta.txt")).read().splitlines()[1] if os.path.exists(os.path.join(raw, "meta.txt")) else ""
-header = "# made by: %s\n# %s\n" % (cmd, meta)
-pols = [p for p in ("static", "round-robin", "load-aware") if any(k[2] == p for k in runs)]
+n_runs = sum(len(v) for v in times.values())
+n_loaded = sum(1 for v in loads.values() for x in v.values() if x[-1] == "loaded")
+header = "# made by: %s\n# %s\n# %d runs, %d flagged as taken under load (kept); figures: median [min-max] over the repetitions\n" % (
+    cmd, meta, n_runs, n_loaded)
+if knobs:
+    header += "# knobs of the INI runs per cluster size: %s\n" % "; ".join(
+        "%d: %s" % (s, knobs[s] or "none (O = 0)") for s in sorted(knobs))
+pols = [p for p in ("static", "round-robin", "load-aware") if any(k[2] == p for k in cells)]
 files = {}
-def emit(fname, title, cols, rows, note=""):
-    w = [max(len(str(c)), *(len(str(r[i])) for r in rows)) if rows else len(str(c)) for i, c in enumerate(cols)]
+
+
+def emit(fname, title, cols, rows, note="", sentence=""):
+    w = [max([len(str(c))] + [len(str(r[i])) for r in rows]) for i, c in enumerate(cols)]
     t = header + title + "\n" + (note + "\n" if note else "") + "\n"
-    t += "  ".join(str(c).rjust(w[i]) for i, c in enumerate(cols)) + "\n"
+    t += "  ".join(str(c).rjust(w[i]) for i, c in enumerate(cols)).rstrip() + "\n"
     for r in rows:
         t += "  ".join(str(v).rjust(w[i]) for i, v in enumerate(r)) + "\n"
+    if sentence:
+        t += sentence + "\n"
     open(os.path.join(out, fname + ".txt"), "w").write(t)
-    c = header + ",".join(str(x) for x in cols) + "\n" + "".join(",".join(str(v) for v in r) + "\n" for r in rows)
-    open(os.path.join(out, fname + ".csv"), "w").write(c)
+    q = lambda v: '"%s"' % v if "," in str(v) else str(v)
+    csv = header + ",".join(q(x) for x in cols) + "\n" + "".join(",".join(q(v) for v in r) + "\n" for r in rows)
+    open(os.path.join(out, fname + ".csv"), "w").write(csv)
     files[fname] = t
 
-def keys(pol):
-    return sorted((k for k in runs if k[2] == pol), key=lambda k: (k[0], k[1]))
 
+def keys(pol):
+    return sorted((k for k in cells if k[2] == pol), key=lambda k: (k[0], k[1]))
+
+
+def runs_col(c):
+    return "%d%s" % (c["n"], " (%d loaded)" % c["loaded"] if c["loaded"] else "")
+
+
+cyc = (HZ or 1e9) / 1e9
+# ---- tables 5.3 / 5.4 ----
 tabno = {"static": "5.3", "round-robin": "5.4", "load-aware": "5.4b"}
 for pol in pols:
-    rows = [(r["size"], r["ios"], "%.0f" % r["len"], "%.0f" % r["ns"], "%.0f" % r["cyc"], "%.3f" % r["q"], "%.3f" % r["util"], "%.0f" % r["msgs"])
-            for r in (runs[k] for k in keys(pol))]
+    rows = []
+    for k in keys(pol):
+        c = cells[k]
+        rows.append((c["size"], c["ios"], runs_col(c), c["len"].fmt("%.0f"), c["ns"].fmt("%.0f"), c["cyc"].fmt("%.0f"),
+                     c["q"].fmt("%.3f"), c["util"].fmt("%.3f"), c["util_max"].fmt("%.3f"), c["share"].fmt("%.2f"),
+                     c["service"].fmt("%.0f")))
+    sent = ""
+    one = [cells[k] for k in keys(pol) if k[1] == 1 and cells[k]["util"].ok()]
+    if one:
+        sent = "With one INI per cluster the INIs were busy %s of the time (median, clusters of %s)." % (
+            ", ".join("%.0f%%" % (100 * c["util"].med()) for c in one), ", ".join(str(c["size"]) for c in one))
     emit("table%s_ini_%s" % (tabno[pol].replace(".", "_"), pol),
          "Table %s: INI performance running Water on MGS, %s INI scheduling" % (tabno[pol], pol),
-         ["clu size", "ios per clu", "msg len (B)", "msg time (ns)", "msg time (cycles)", "queue length", "INI utilization", "msgs"], rows,
-         "msg time = time in the sending plus the receiving INI (queue included); averages over the machine and the repetitions")
+         ["clu size", "ios per clu", "runs", "msg len (B)", "msg time (ns)", "msg time (cycles)", "queue length",
+          "INI utilization", "busiest INI util", "max INI share", "service/pass (ns)"], rows,
+         "msg time = time in the sending plus the receiving INI (queue included); queue length and utilization: "
+         "mean over the INIs; busiest INI util: the highest INI's; max INI share: the largest share of its cluster's "
+         "messages any INI carried (1/ios if even); service/pass: processing time of one pass, queue excluded",
+         sent)
 
+# ---- table 5.5 ----
 order = [(1, 1), (2, 2), (2, 1), (4, 4), (4, 2), (4, 1), (8, 8), (8, 4), (8, 2), (8, 1)]
-order = [o for o in order if any((o[0], o[1], p) in runs for p in pols)]
-rows = [["clu size"] + [o[0] for o in order], ["clu ios"] + [o[1] for o in order]]
+order = [o for o in order if any((o[0], o[1], p) in cells for p in pols)]
+rows = []
 for pol in pols:
-    rows.append([pol + " (ms)"] + ["%.0f" % (runs[(o[0], o[1], pol)]["time"] * 1000) if (o[0], o[1], pol) in runs else "-" for o in order])
-rows.append(["no INI (ms)"] + ["%.0f" % (base[(o[0], "noini")] * 1000) if (o[0], "noini") in base else "-" for o in order])
-rows.append(["INI delay (ms)"] + ["%.0f" % (base[(o[0], "delay")] * 1000) if (o[0], "delay") in base else "-" for o in order])
-emit("table5_5_runtime", "Table 5.5: Water run time (ms, median of repetitions) with static and round-robin INI scheduling",
-     [""] + [""] * len(order), rows[:0] or rows, "baselines per cluster size: no INI = cluster-fake-inid; INI delay = fake inid + a fixed per-message delay (%s)" %
-     ", ".join("size %d: %.2f us" % (s, base[(s, "delay_us")]) for s in (1, 2, 4, 8) if (s, "delay_us") in base))
+    rows.append([pol + " (ms)"] + [cells[(o[0], o[1], pol)]["time"].fmt("%.0f", 1000) if (o[0], o[1], pol) in cells else "-"
+                                   for o in order])
+for kind, lab in (("noini", "no INI (ms)"), ("delay", "INI delay (ms)")):
+    rows.append([lab] + [base[(o[0], kind)]["time"].fmt("%.0f", 1000) if (o[0], kind) in base else "-" for o in order])
+note = "baselines per cluster size: no INI = cluster-fake-inid; INI delay = fake inid + a fixed per-message delay, " \
+       "measured once per size (unloaded INI time of a message of Water's mean length, ini-ping): %s" % (
+           ", ".join("size %d: %.2f us (%d B)" % (s, delay[s][0], delay[s][1]) for s in sorted(delay)) or "-")
+slow = [(o, cells[(o[0], o[1], "static")]["time"].med() / base[(o[0], "noini")]["time"].med())
+        for o in order if (o[0], o[1], "static") in cells and (o[0], "noini") in base]
+sent = ""
+if slow:
+    w = max(slow, key=lambda x: x[1])
+    sent = "Under static scheduling Water ran up to %.2f times as long as without INIs (clusters of %d, %d INI%s each)." % (
+        w[1], w[0][0], w[0][1], "" if w[0][1] == 1 else "s")
+emit("table5_5_runtime", "Table 5.5: Water run time (ms), median [min-max] of the repetitions",
+     ["clu size"] + [o[0] for o in order], [["clu ios"] + [o[1] for o in order]] + rows, note, sent)
 
+# ---- comparisons: policies at one configuration, and more INIs at one size ----
+rows = []
+n_same = n_all = 0
+for o in order:
+    present = [p for p in pols if (o[0], o[1], p) in cells]
+    for i, a in enumerate(present):
+        for b in present[i + 1:]:
+            r = compare(cells[(o[0], o[1], a)]["time"], cells[(o[0], o[1], b)]["time"], "lower")
+            rows.append(("%dx%d" % (16 // o[0], o[0]), o[1], "run time", "%s vs %s" % (a, b), r))
+            n_all += 1
+            n_same += r == "no difference"
+for pol in pols:
+    for size in (1, 2, 4, 8):
+        ks = sorted(k for k in cells if k[0] == size and k[2] == pol)
+        for a, b in zip(ks, ks[1:]):
+            for f, lab in (("time", "run time"), ("util", "INI utilization"), ("q", "queue length"), ("ns", "msg time")):
+                r = compare(cells[b][f], cells[a][f], "lower")
+                rows.append(("%dx%d" % (16 // size, size), "%d -> %d" % (a[1], b[1]), lab, pol, r))
+emit("table_compare", "Differences between cells: 'no difference' when the min-max ranges of the repetitions overlap",
+     ["layout", "ios per clu", "figure", "cells", "result"], rows,
+     "policies: the first named cell relative to the second; more INIs: the cell with more INIs relative to fewer",
+     "%d of %d policy comparisons of run time show no difference beyond the spread of the repetitions." % (n_same, n_all)
+     if n_all else "")
+
+# ---- tables 5.6 / 5.7 ----
 for pol, no in (("static", "5.6"), ("round-robin", "5.7"), ("load-aware", "5.7b")):
     if pol not in pols:
         continue
-    rows = [(r["size"], r["ios"], "%.1f%%" % (100 * r["mis_t"]), "%.1f%%" % (100 * r["mis_c"]))
-            for r in (runs[k] for k in keys(pol)) if "mis_t" in r]
+    sel = [cells[k] for k in keys(pol) if "mis_t" in cells[k]]
+    rows = [(c["size"], c["ios"], runs_col(c), c["mis_t"].fmt("%.1f%%", 100), c["mis_c"].fmt("%.1f%%", 100),
+             c["mis_b"].fmt("%.1f%%", 100)) for c in sel]
+    sent = ""
+    if sel:
+        hi = max(sel, key=lambda c: c["mis_c"].med() or 0)
+        sent = "At most %.1f%% of the inter-cluster messages were misrouted (median; clusters of %d with %d INIs)." % (
+            100 * (hi["mis_c"].med() or 0), hi["size"], hi["ios"])
     emit("table%s_misrouting_%s" % (no.replace(".", "_"), pol),
-         "Table %s: intra-cluster INI load imbalance (misrouting), %s INI scheduling" % (no, pol),
-         ["clu size", "ios per clu", "mis sched time rate", "mis sched count rate"], rows)
+         "Table %s: intra-cluster INI load imbalance (misrouting, section 5.4), %s INI scheduling" % (no, pol),
+         ["clu size", "ios per clu", "runs", "mis sched time rate", "mis sched count rate", "time rate (bounded)"], rows,
+         "definitions: docs/traces.md; the time rate can exceed 100% when messages arrive in bursts", sent)
 
+
+# ---- tables 5.8 / 5.9 ----
 def interp(size, x, pol, field):
-    pts = sorted((k[1], runs[k]) for k in runs if k[0] == size and k[2] == pol)
-    if not pts:
-        return None
-    for (x0, r0), (x1, r1) in zip(pts, pts[1:]):
+    pts = sorted((k[1], cells[k][field].med()) for k in cells if k[0] == size and k[2] == pol and cells[k][field].ok())
+    for (x0, v0), (x1, v1) in zip(pts, pts[1:]):
         if x0 <= x <= x1:
             a = (x - x0) / (x1 - x0)
-            return r0[field] * (1 - a) + r1[field] * a
-    for xi, ri in pts:
+            return v0 * (1 - a) + v1 * a
+    for xi, vi in pts:
         if abs(xi - x) < 1e-9:
-            return ri[field]
+            return vi
     return None
+
+
 for pol, no in (("static", "5.8"), ("round-robin", "5.9"), ("load-aware", "5.9b")):
     if pol not in pols:
         continue
-    sizes = [s for s in (1, 2, 4, 8) if any(k[0] == s and k[2] == pol for k in runs)]
+    sizes = [s for s in (1, 2, 4, 8) if any(k[0] == s and k[2] == pol for k in cells)]
     xs = {s: math.sqrt(s) for s in sizes}
+
     def cell(s, f, fmt):
         v = interp(s, xs[s], pol, f)
         return fmt % v if v is not None else "-"
-    def slow(s):
+
+    def slowdown(s):
         v = interp(s, xs[s], pol, "time")
-        return "%.3f" % (v / base[(s, "noini")]) if v is not None and (s, "noini") in base else "-"
-    rows = [["clu size"] + sizes, ["clu ios"] + ["%.2f" % xs[s] for s in sizes],
+        return v / base[(s, "noini")]["time"].med() if v is not None and (s, "noini") in base else None
+
+    sd = {s: slowdown(s) for s in sizes}
+    rows = [["clu ios"] + ["%.2f" % xs[s] for s in sizes],
             ["msg time (ns)"] + [cell(s, "ns", "%.0f") for s in sizes],
             ["que len"] + [cell(s, "q", "%.3f") for s in sizes],
             ["INI util"] + [cell(s, "util", "%.3f") for s in sizes],
-            ["slowdown"] + [slow(s) for s in sizes]]
+            ["slowdown"] + ["%.3f" % sd[s] if sd[s] is not None else "-" for s in sizes]]
+    known = [s for s in sizes if sd[s] is not None]
     emit("table%s_sqrt_scaling_%s" % (no.replace(".", "_"), pol),
          "Table %s: INIs per cluster scaled as sqrt(cluster size), %s INI scheduling" % (no, pol),
-         [""] * (len(sizes) + 1), rows,
-         "non-integer INI counts linearly interpolated between the measured neighbours, as in the thesis; slowdown = run time / no-INI run time")
+         ["clu size"] + sizes, rows,
+         "medians; non-integer INI counts linearly interpolated between the measured neighbours, as in the thesis; "
+         "slowdown = run time / no-INI run time",
+         "With INIs scaled as the square root of the cluster size, the slowdown over no INI went from %.2f (clusters of %d) "
+         "to %.2f (clusters of %d)." % (sd[known[0]], known[0], sd[known[-1]], known[-1]) if known else "")
 
-# figures 5-1, 5-2: run time against cluster size, one line per total INI count
+# ---- figures 5-1, 5-2: run time against cluster size, one line per total INI count ----
 for pol, fig in (("static", "5-1"), ("round-robin", "5-2"), ("load-aware", "5-2b")):
     if pol not in pols:
         continue
     dat = os.path.join(out, "figure%s_%s.dat" % (fig, pol))
     series = []
     with open(dat, "w") as f:
-        f.write(header)
+        f.write(header + "# cluster size, median, min, max run time (s)\n")
         for tot in (16, 8, 4, 2):
-            pts = [(s, runs[(s, tot * s // 16, pol)]["time"]) for s in (1, 2, 4, 8) if tot * s // 16 >= 1 and tot * s % 16 == 0 and (s, tot * s // 16, pol) in runs]
+            pts = [(s, cells[(s, tot * s // 16, pol)]["time"]) for s in (1, 2, 4, 8)
+                   if tot * s // 16 >= 1 and tot * s % 16 == 0 and (s, tot * s // 16, pol) in cells]
             if pts:
-                f.write("# %d INIs\n" % tot + "".join("%d %.4f\n" % p for p in pts) + "\n\n"); series.append("%d INIs" % tot)
+                f.write("# %d INIs\n" % tot + "".join("%d %.4f %.4f %.4f\n" % (s, t.med(), t.lo(), t.hi()) for s, t in pts) + "\n\n")
+                series.append("%d INIs" % tot)
         for kind, lab in (("noini", "no INI"), ("delay", "INI delay")):
-            pts = [(s, base[(s, kind)]) for s in (1, 2, 4, 8) if (s, kind) in base]
+            pts = [(s, base[(s, kind)]["time"]) for s in (1, 2, 4, 8) if (s, kind) in base]
             if pts:
-                f.write("# %s\n" % lab + "".join("%d %.4f\n" % p for p in pts) + "\n\n"); series.append(lab)
+                f.write("# %s\n" % lab + "".join("%d %.4f %.4f %.4f\n" % (s, t.med(), t.lo(), t.hi()) for s, t in pts) + "\n\n")
+                series.append(lab)
     png = os.path.join(out, "figure%s_%s.png" % (fig, pol))
-    plots = ", ".join("'%s' index %d using 1:2 with linespoints title '%s'" % (dat, i, t) for i, t in enumerate(series))
+    plots = ", ".join("'%s' index %d using 1:2:3:4 with yerrorlines title '%s'" % (dat, i, t) for i, t in enumerate(series))
     gp = ("set terminal png size 800,560; set output '%s'; set title 'Figure %s: Water on MGS, %s INI scheduling (16 compute nodes)';"
-          "set xlabel 'cluster size (compute nodes)'; set ylabel 'Water run time (s)'; set logscale x 2; set xtics (1,2,4,8);"
-          "set key outside right; set yrange [0:*]; plot %s" % (png, fig, pol, plots))
+          "set xlabel 'cluster size (compute nodes)'; set ylabel 'Water run time (s), median and min-max'; set logscale x 2;"
+          "set xtics (1,2,4,8); set key outside right; set yrange [0:*]; plot %s" % (png, fig, pol, plots))
     if series:
         r = subprocess.run(["gnuplot"], input=gp, text=True, capture_output=True)
         if r.returncode:

@@ -1,19 +1,24 @@
 /*
  * report.c - the arithmetic of `ini-trace report` (report.h).
  *
- * Per INI, messages are put in FIFO order (arrival t1, then service start)
- * once; from that order follow
- *   - each message's service start s: t2 in a detailed trace; in a summary
- *     trace, which has no t2, the start a run-to-completion FIFO server
- *     gives it, max(t1, latest done of the messages ahead);
- *   - whether it arrived behind another message still in the INI (the
- *     latest done ahead of it is after its t1): "blocked", the situation of
- *     message C in the thesis's figure 5-3;
+ * Per INI, every message gets a processing interval [s, done]: s is t2 in
+ * a detailed trace; a summary trace has no t2, and the INI is one thread
+ * that runs each message to completion, so s is reconstructed in the order
+ * the messages finished: s = max(t1, the done of the message finished just
+ * before it).  (Reconstructing in arrival order instead would let a
+ * message that stalled on a full window, and finished late, delay every
+ * message that overtook it.)  From the intervals follow
+ *   - busy time: the measure of their union (a union, not a sum: a message
+ *     stalled on a full window keeps its [t2, done] while others run);
+ *   - each message's queue time: the part of [t1, s) during which its INI
+ *     was processing other messages.  Time in [t1, s) when the INI was not
+ *     processing any traced message is not queue time: the message waited
+ *     behind nothing (thesis figure 5-3: C waits while B is processed);
  *   - the INI's occupancy: the union of the [t1, done) intervals, when at
- *     least one message was in it (used to tell whether a sibling is idle).
- * Busy time is the measure of the union of the [s, done] intervals (a
- * union, not a sum, because a message stalled on a full window is still
- * "in service" while the INI processes others).
+ *     least one message was in it (a sibling outside it is idle).
+ * Arrival t1 is the moment the loop took the message into its FIFO queue
+ * (docs/traces.md); a message does not arrive before a sleeping daemon
+ * wakes up, so a daemon's wake-up is neither queue time nor busy time.
  *
  * A trace whose buffer filled up stops at its last recorded message, so its
  * run is cut there ("effective end"), and a cluster's misrouting is
@@ -27,15 +32,19 @@
 #include <stdlib.h>
 #include <string.h>
 
-/* Per-INI working data, sorted in FIFO order. */
+/* Per-INI working data, sorted in FIFO order (arrival, then start). */
 struct ini_work {
     const struct trace_file *f;
     uint64_t start, end;            /* the run, end cut at the last done if records were dropped */
     size_t n;
     uint64_t *t1, *s, *done;        /* FIFO order */
-    uint8_t *blocked;
+    uint8_t *kind;
+    double *queue;                  /* queue time: [t1, s) while the INI processed others */
     size_t n_occ;                   /* merged occupancy [lo, hi) intervals, ascending */
     uint64_t *occ_lo, *occ_hi;
+    size_t n_busy;                  /* merged processing intervals, ascending, and the */
+    uint64_t *busy_lo, *busy_hi;    /* busy time before each (busy_before[k]) */
+    double *busy_before;
     double busy;                    /* |union [s, done]| within [start, end] */
 };
 
@@ -62,15 +71,15 @@ static double cycles_to_ns(double cycles, uint64_t hz)
 /* ---- FIFO order, service start, occupancy, busy time ---------------- */
 
 struct order_key {
-    uint64_t t1, second;            /* second: t2 (detailed) or done (summary) */
+    uint64_t first, second;
     size_t idx;
 };
 
 static int cmp_order(const void *a, const void *b)
 {
     const struct order_key *x = a, *y = b;
-    if (x->t1 != y->t1)
-        return x->t1 < y->t1 ? -1 : 1;
+    if (x->first != y->first)
+        return x->first < y->first ? -1 : 1;
     if (x->second != y->second)
         return x->second < y->second ? -1 : 1;
     return (x->idx > y->idx) - (x->idx < y->idx);
@@ -123,10 +132,32 @@ static void work_free(struct ini_work *w)
     free(w->t1);
     free(w->s);
     free(w->done);
-    free(w->blocked);
+    free(w->kind);
+    free(w->queue);
     free(w->occ_lo);
     free(w->occ_hi);
+    free(w->busy_lo);
+    free(w->busy_hi);
+    free(w->busy_before);
     memset(w, 0, sizeof(*w));
+}
+
+/* Busy time of INI w before instant x (from the start of time). */
+static double busy_until(const struct ini_work *w, uint64_t x)
+{
+    size_t lo = 0, hi = w->n_busy;         /* the first interval starting after x */
+    while (lo < hi) {
+        size_t mid = lo + (hi - lo) / 2;
+        if (w->busy_lo[mid] <= x)
+            lo = mid + 1;
+        else
+            hi = mid;
+    }
+    if (lo == 0)
+        return 0;
+    size_t k = lo - 1;
+    uint64_t end = x < w->busy_hi[k] ? x : w->busy_hi[k];
+    return w->busy_before[k] + (double)(end - w->busy_lo[k]);
 }
 
 static int work_build(struct ini_work *w, const struct trace_file *f)
@@ -148,45 +179,55 @@ static int work_build(struct ini_work *w, const struct trace_file *f)
     size_t n1 = w->n ? w->n : 1;
     struct order_key *key = malloc(n1 * sizeof(*key));
     struct interval *iv = malloc(n1 * sizeof(*iv));
+    uint64_t *start_of = malloc(n1 * sizeof(uint64_t));    /* by record index */
     w->t1 = malloc(n1 * sizeof(uint64_t));
     w->s = malloc(n1 * sizeof(uint64_t));
     w->done = malloc(n1 * sizeof(uint64_t));
-    w->blocked = malloc(n1);
+    w->kind = malloc(n1);
+    w->queue = malloc(n1 * sizeof(double));
     w->occ_lo = malloc(n1 * sizeof(uint64_t));
     w->occ_hi = malloc(n1 * sizeof(uint64_t));
-    if (!key || !iv || !w->t1 || !w->s || !w->done || !w->blocked || !w->occ_lo || !w->occ_hi) {
+    w->busy_lo = malloc(n1 * sizeof(uint64_t));
+    w->busy_hi = malloc(n1 * sizeof(uint64_t));
+    w->busy_before = malloc(n1 * sizeof(double));
+    if (!key || !iv || !start_of || !w->t1 || !w->s || !w->done || !w->kind || !w->queue || !w->occ_lo ||
+        !w->occ_hi || !w->busy_lo || !w->busy_hi || !w->busy_before) {
         free(key);
         free(iv);
+        free(start_of);
         work_free(w);
         return -1;
     }
-    const bool detailed = f->mode == INI_TRACE_DETAILED;
-    for (size_t i = 0; i < w->n; i++) {
-        const struct trace_msg *m = &f->msgs[i];
-        key[i] = (struct order_key){ m->t[INI_TS_ENQUEUE],
-                                     detailed ? m->t[INI_TS_DEQUEUE] : trace_msg_done(m), i };
-    }
-    qsort(key, w->n, sizeof(*key), cmp_order);
 
-    uint64_t latest_done_ahead = 0;     /* 0: nothing ahead yet (stamps are > 0) */
+    /* Service starts: t2, or in the order of completion for a summary trace. */
+    if (f->mode == INI_TRACE_DETAILED) {
+        for (size_t i = 0; i < w->n; i++)
+            start_of[i] = f->msgs[i].t[INI_TS_DEQUEUE];
+    } else {
+        for (size_t i = 0; i < w->n; i++)
+            key[i] = (struct order_key){ trace_msg_done(&f->msgs[i]), f->msgs[i].t[INI_TS_ENQUEUE], i };
+        qsort(key, w->n, sizeof(*key), cmp_order);
+        uint64_t prev_done = 0;
+        for (size_t k = 0; k < w->n; k++) {
+            uint64_t t1 = key[k].second, done = key[k].first;
+            uint64_t s = prev_done > t1 ? prev_done : t1;
+            start_of[key[k].idx] = s < done ? s : done;
+            prev_done = done;
+        }
+    }
+
+    /* FIFO order: arrival, then service start. */
+    for (size_t i = 0; i < w->n; i++)
+        key[i] = (struct order_key){ f->msgs[i].t[INI_TS_ENQUEUE], start_of[i], i };
+    qsort(key, w->n, sizeof(*key), cmp_order);
     for (size_t k = 0; k < w->n; k++) {
         const struct trace_msg *m = &f->msgs[key[k].idx];
-        uint64_t t1 = m->t[INI_TS_ENQUEUE], done = trace_msg_done(m), s;
-        if (detailed) {
-            s = m->t[INI_TS_DEQUEUE];
-        } else {
-            s = latest_done_ahead > t1 ? latest_done_ahead : t1;
-            if (s > done)       /* it overtook a stalled message: started no later than it ended */
-                s = done;
-        }
+        uint64_t t1 = m->t[INI_TS_ENQUEUE], done = trace_msg_done(m);
         w->t1[k] = t1;
-        w->s[k] = s;
+        w->s[k] = start_of[key[k].idx];
         w->done[k] = done;
-        w->blocked[k] = latest_done_ahead > t1;
-        if (done > latest_done_ahead)
-            latest_done_ahead = done;
-        iv[k] = (struct interval){ s, done };
-
+        w->kind[k] = m->kind;
+        iv[k] = (struct interval){ w->s[k], done };
         /* occupancy: arrivals are ascending, so merging is one pass */
         if (done > t1) {
             if (w->n_occ && t1 <= w->occ_hi[w->n_occ - 1]) {
@@ -199,9 +240,31 @@ static int work_build(struct ini_work *w, const struct trace_file *f)
             }
         }
     }
-    w->busy = union_length(iv, w->n, w->start, w->end);
+    w->busy = union_length(iv, w->n, w->start, w->end);    /* sorts iv by start */
+
+    /* merged processing intervals with the busy time before each */
+    double before = 0;
+    for (size_t k = 0; k < w->n; k++) {
+        if (iv[k].hi <= iv[k].lo)
+            continue;
+        if (w->n_busy && iv[k].lo <= w->busy_hi[w->n_busy - 1]) {
+            if (iv[k].hi > w->busy_hi[w->n_busy - 1]) {
+                before += (double)(iv[k].hi - w->busy_hi[w->n_busy - 1]);
+                w->busy_hi[w->n_busy - 1] = iv[k].hi;
+            }
+            continue;
+        }
+        w->busy_lo[w->n_busy] = iv[k].lo;
+        w->busy_hi[w->n_busy] = iv[k].hi;
+        w->busy_before[w->n_busy] = before;
+        before += (double)(iv[k].hi - iv[k].lo);
+        w->n_busy++;
+    }
+    for (size_t k = 0; k < w->n; k++)
+        w->queue[k] = w->s[k] > w->t1[k] ? busy_until(w, w->s[k]) - busy_until(w, w->t1[k]) : 0;
     free(key);
     free(iv);
+    free(start_of);
     return 0;
 }
 
@@ -380,7 +443,7 @@ static int choose_pow2(const struct trace_run *run, bool *pow2)
 /* Sums behind a report_perf row, so rows can be pooled. */
 struct perf_acc {
     uint64_t n_out, n_in, n_local, n_msgs;
-    double len, send, send_ns, recv, recv_ns, local, qlen;
+    double len, send, send_ns, recv, recv_ns, local, qlen, service, service_ns;
     double queue_len_sum, util_sum;     /* of the per-INI values */
     int n_queue_len, n_util;
     double busy, run;
@@ -414,6 +477,11 @@ static void acc_ini(struct perf_acc *a, const struct ini_work *w)
             a->local += in_ini;
         }
     }
+    for (size_t k = 0; k < w->n; k++)
+        if (w->kind[k] != INI_TRACE_LOCAL) {
+            a->service += (double)(w->done[k] - w->s[k]);
+            a->service_ns += cycles_to_ns((double)(w->done[k] - w->s[k]), f->info.tsc_hz);
+        }
     double run = (double)(w->end - w->start);
     if (run > 0) {
         /* Little's law: the time-average number of messages in the INI is
@@ -440,6 +508,8 @@ static void acc_merge(struct perf_acc *to, const struct perf_acc *from)
     to->recv_ns += from->recv_ns;
     to->local += from->local;
     to->qlen += from->qlen;
+    to->service += from->service;
+    to->service_ns += from->service_ns;
     to->queue_len_sum += from->queue_len_sum;
     to->n_queue_len += from->n_queue_len;
     to->util_sum += from->util_sum;
@@ -456,6 +526,8 @@ static struct report_perf acc_finish(const struct perf_acc *a)
         .send_cycles = mean(a->send, a->n_out), .send_ns = mean(a->send_ns, a->n_out),
         .recv_cycles = mean(a->recv, a->n_in), .recv_ns = mean(a->recv_ns, a->n_in),
         .local_cycles = mean(a->local, a->n_local),
+        .service_cycles = mean(a->service, a->n_out + a->n_in),
+        .service_ns = mean(a->service_ns, a->n_out + a->n_in),
         .queue_len = mean(a->queue_len_sum, (uint64_t)a->n_queue_len),
         .queue_at_arrival = mean(a->qlen, a->n_msgs),
         .utilization = mean(a->util_sum, (uint64_t)a->n_util),
@@ -475,10 +547,12 @@ static void misroute_finish(struct report_misroute *m)
     m->time_rate_bounded = m->busy_cycles > 0 ? m->saved_bounded_cycles / m->busy_cycles : NAN;
 }
 
-/* A message is misrouted when it arrived behind another message at its INI
- * (so it queued) while a sibling INI of its cluster held no message at all;
- * the queueing time it spent is what routing it to the idle sibling could
- * have saved (thesis, figure 5-3). */
+/* Section 5.4 (thesis figure 5-3): an inter-cluster message is misrouted
+ * when it queued at its INI while that INI processed other messages
+ * (queue time > 0) and, at its arrival, a sibling INI of the cluster held
+ * no message at all (neither processing nor queueing one); its queue time
+ * is the wasted time.  The time rate divides the wasted time by the time
+ * the cluster's INIs spent processing inter-cluster messages. */
 static int misroute_cluster(struct report_misroute *mis, const struct ini_work *w, int n)
 {
     memset(mis, 0, sizeof(*mis));
@@ -490,13 +564,20 @@ static int misroute_cluster(struct report_misroute *mis, const struct ini_work *
         if (w[i].end < window_end)
             window_end = w[i].end;
     for (int i = 0; i < n; i++) {
+        struct interval *iv = malloc((w[i].n ? w[i].n : 1) * sizeof(*iv));
+        if (!iv)
+            return -1;
+        size_t n_iv = 0;
         for (size_t k = 0; k < w[i].n; k++) {
             uint64_t t1 = w[i].t1[k];
+            if (w[i].kind[k] == INI_TRACE_LOCAL)
+                continue;
+            iv[n_iv++] = (struct interval){ w[i].s[k], w[i].done[k] };
             if (t1 >= window_end)
                 continue;
             mis->messages++;
-            uint64_t wait = w[i].s[k] - t1;
-            if (!w[i].blocked[k] || wait == 0)
+            double queue = w[i].queue[k];
+            if (queue <= 0)
                 continue;
             mis->blocked++;
             double best = -1;           /* longest idle time left among idle siblings */
@@ -510,20 +591,104 @@ static int misroute_cluster(struct report_misroute *mis, const struct ini_work *
             if (best < 0)
                 continue;
             mis->misrouted++;
-            mis->saved_cycles += (double)wait;
-            mis->saved_bounded_cycles += (double)wait < best ? (double)wait : best;
+            mis->saved_cycles += queue;
+            mis->saved_bounded_cycles += queue < best ? queue : best;
         }
-        /* the busy time inside the window [start, window_end] */
-        struct interval *iv = malloc((w[i].n ? w[i].n : 1) * sizeof(*iv));
-        if (!iv)
-            return -1;
-        for (size_t k = 0; k < w[i].n; k++)
-            iv[k] = (struct interval){ w[i].s[k], w[i].done[k] };
-        mis->busy_cycles += union_length(iv, w[i].n, w[i].start, window_end);
+        /* the inter-cluster processing time inside the window [start, window_end] */
+        mis->busy_cycles += union_length(iv, n_iv, w[i].start, window_end);
         free(iv);
     }
     misroute_finish(mis);
     return 0;
+}
+
+/* ---- messages per compute node per INI --------------------------------- */
+
+/* The compute node of this cluster a message belongs to: the sender of
+ * an outbound or local message, the receiver of an inbound one. */
+static int msg_pe(const struct trace_msg *m)
+{
+    return m->kind == INI_TRACE_IN ? m->dst_pe : m->src_pe;
+}
+
+/* Appends cluster c's rows to r->pe_split (one per compute node seen in its
+ * INIs' records, ascending id).  row_of is scratch of 65536 ints. */
+static int split_cluster(struct report *r, struct report_cluster *c, const struct ini_work *w, int *row_of)
+{
+    int n_inis = c->n_inis < REPORT_MAX_INIS_PER_CLUSTER ? c->n_inis : REPORT_MAX_INIS_PER_CLUSTER;
+    static const int unseen = -1;
+    int n_new = 0;
+    for (int k = 0; k < n_inis; k++)
+        for (uint64_t j = 0; j < w[k].f->n; j++) {
+            int pe = msg_pe(&w[k].f->msgs[j]);
+            if (row_of[pe] == unseen) {
+                row_of[pe] = 0;
+                n_new++;
+            }
+        }
+    struct report_pe_split *grown = realloc(r->pe_split, (size_t)(r->n_pe_split + n_new + 1) * sizeof(*grown));
+    if (!grown)
+        return -1;
+    r->pe_split = grown;
+    c->first_pe = r->n_pe_split;
+    c->n_split_pes = n_new;
+    for (int pe = 0, row = r->n_pe_split; pe < 65536; pe++)
+        if (row_of[pe] != unseen) {
+            memset(&grown[row], 0, sizeof(grown[row]));
+            grown[row].pe = pe;
+            row_of[pe] = row++;
+        }
+    for (int k = 0; k < n_inis; k++)
+        for (uint64_t j = 0; j < w[k].f->n; j++) {
+            const struct trace_msg *m = &w[k].f->msgs[j];
+            struct report_pe_split *row = &grown[row_of[msg_pe(m)]];
+            if (m->kind == INI_TRACE_IN)
+                row->received[k]++;
+            else
+                row->sent[k]++;
+        }
+    for (int row = c->first_pe; row < c->first_pe + n_new; row++) {
+        for (int k = 0; k < n_inis; k++)
+            grown[row].inis_used += grown[row].sent[k] > 0;
+        row_of[grown[row].pe] = unseen;
+    }
+    r->n_pe_split += n_new;
+    return 0;
+}
+
+/* The figures the tables' one-sentence summaries quote. */
+static void summarise(struct report *r)
+{
+    r->busiest_ini = -1;
+    r->util_min = INFINITY;
+    r->util_max = -INFINITY;
+    for (int c = 0; c < r->n_clusters; c++) {
+        const struct report_cluster *cl = &r->clusters[c];
+        uint64_t total = cl->perf.n_out + cl->perf.n_in + cl->perf.n_local;
+        for (int k = cl->first_ini; k < cl->first_ini + cl->n_inis; k++) {
+            struct report_ini *ri = &r->inis[k];
+            ri->share = total ? (double)(ri->perf.n_out + ri->perf.n_in + ri->perf.n_local) / (double)total : NAN;
+            if (!isnan(ri->perf.utilization)) {
+                r->util_min = fmin(r->util_min, ri->perf.utilization);
+                r->util_max = fmax(r->util_max, ri->perf.utilization);
+            }
+            if (cl->n_inis >= 2 && !isnan(ri->share) &&
+                (r->busiest_ini < 0 || ri->share > r->inis[r->busiest_ini].share))
+                r->busiest_ini = k;
+        }
+    }
+    if (r->util_min > r->util_max)
+        r->util_min = r->util_max = NAN;
+    r->pe_inis_min = r->pe_inis_max = 0;
+    bool any = false;
+    for (int i = 0; i < r->n_pe_split; i++) {
+        int u = r->pe_split[i].inis_used;
+        if (u == 0)
+            continue;
+        r->pe_inis_min = !any || u < r->pe_inis_min ? u : r->pe_inis_min;
+        r->pe_inis_max = !any || u > r->pe_inis_max ? u : r->pe_inis_max;
+        any = true;
+    }
 }
 
 /* ---- the whole report ----------------------------------------------- */
@@ -584,6 +749,12 @@ int report_build(struct report *r, const struct trace_run *run, char *err, size_
 
     struct perf_acc all = { 0 };
     struct report_misroute all_mis = { 0 };
+    int *row_of = malloc(65536 * sizeof(int));
+    if (!row_of)
+        rc = -1;
+    else
+        for (int pe = 0; pe < 65536; pe++)
+            row_of[pe] = -1;
     r->n_inis = run->n_files;
     for (int i = 0; i < run->n_files;) {
         struct report_cluster *c = &r->clusters[r->n_clusters++];
@@ -623,8 +794,11 @@ int report_build(struct report *r, const struct trace_run *run, char *err, size_
             all_mis.saved_bounded_cycles += c->mis.saved_bounded_cycles;
             all_mis.busy_cycles += c->mis.busy_cycles;
         }
+        if (rc == 0 && split_cluster(r, c, &w[i], row_of) < 0)
+            rc = -1;
         i += c->n_inis;
     }
+    free(row_of);
     r->all = acc_finish(&all);
     r->common_pes = r->n_clusters ? r->clusters[0].n_pes : 0;
     r->common_inis = r->n_clusters ? r->clusters[0].n_inis : 0;
@@ -636,6 +810,7 @@ int report_build(struct report *r, const struct trace_run *run, char *err, size_
     }
     misroute_finish(&all_mis);
     r->all_mis = all_mis;
+    summarise(r);
 
     if (r->n_detailed == 0)
         note(r, "summary traces only: the send and receive breakdowns (tables 5.1, 5.2) need trace.mode = detailed");
@@ -673,6 +848,8 @@ void report_free(struct report *r)
     free(r->recv.buckets);
     free(r->inis);
     free(r->clusters);
+    free(r->pe_split);
+    r->pe_split = NULL;
     r->send.buckets = r->recv.buckets = NULL;
     r->inis = NULL;
     r->clusters = NULL;

@@ -11,6 +11,8 @@
  *                              utilization; per INI, per cluster, machine
  *   misrouting                 section 5.4, tables 5.6 / 5.7: mis-scheduled
  *                              count and time rates per cluster
+ *   compute-node split         messages per compute node per INI (which
+ *                              INIs each compute node's traffic used)
  *
  * report_build() does all the arithmetic on a loaded run (trace_file.h) and
  * fills plain structs; report_print() (report_print.c) only formats them,
@@ -29,6 +31,8 @@
 /* Lengths become power-of-two buckets beyond this many distinct lengths. */
 #define REPORT_MAX_DISTINCT_LENGTHS 16
 #define REPORT_MAX_NOTES 32
+/* Columns of the compute-node split: a cluster's INIs (ini/config.h's bound). */
+#define REPORT_MAX_INIS_PER_CLUSTER 16
 
 /* Columns of the breakdown tables, in the thesis's order; the send path's
  * handler column is the compute node's share (t1 - t0). */
@@ -58,23 +62,36 @@ struct report_perf {
     double recv_cycles, recv_ns;    /* mean time in the receive INI: t6 - t1 of inbound */
     double msg_cycles, msg_ns;      /* send + receive */
     double local_cycles;            /* mean t6 - t1 of local messages */
+    double service_cycles, service_ns;  /* mean done - s of outbound and inbound messages: the
+                                           processing time of one pass, queue left out */
     double queue_len;               /* time-average messages in the INI (mean over INIs) */
     double queue_at_arrival;        /* mean queue length field over messages */
     double utilization;             /* busy / run (mean over INIs) */
     double busy_cycles, run_cycles; /* sums over the INIs */
 };
 
+/* Section 5.4 over one cluster (definitions: docs/traces.md). */
 struct report_misroute {
     bool applicable;                /* the cluster has two or more INIs */
-    uint64_t messages;              /* messages that arrived in the common window */
-    uint64_t blocked;               /* of them: arrived behind another message, waited */
-    uint64_t misrouted;             /* of them: a sibling INI was idle at the arrival */
-    double saved_cycles;            /* sum of the misrouted messages' queueing time */
+    uint64_t messages;              /* inter-cluster messages that arrived in the common window */
+    uint64_t blocked;               /* of them: queued while their INI processed others */
+    uint64_t misrouted;             /* of them: a sibling INI was idle (no message) at the arrival */
+    double saved_cycles;            /* sum of the misrouted messages' queue time (wasted time) */
     double saved_bounded_cycles;    /* same, each capped by the sibling's idle time left */
-    double busy_cycles;             /* the cluster's INIs' busy time in the window */
+    double busy_cycles;             /* time the cluster's INIs processed inter-cluster messages */
     double count_rate;              /* misrouted / messages */
     double time_rate;               /* saved / busy */
     double time_rate_bounded;       /* saved_bounded / busy */
+};
+
+/* One compute node's messages through each INI of its cluster: outbound
+ * and local ones it sent, inbound ones it received (columns: the cluster's
+ * INIs by index). */
+struct report_pe_split {
+    int pe;                         /* global id */
+    uint64_t sent[REPORT_MAX_INIS_PER_CLUSTER];
+    uint64_t received[REPORT_MAX_INIS_PER_CLUSTER];
+    int inis_used;                  /* INIs it sent through (0 if it sent nothing) */
 };
 
 struct report_ini {
@@ -84,6 +101,7 @@ struct report_ini {
     uint64_t dropped;
     uint64_t tsc_hz;
     struct report_perf perf;
+    double share;                   /* its messages / its cluster's (any kind) */
 };
 
 struct report_cluster {
@@ -91,6 +109,7 @@ struct report_cluster {
     int first_ini;                  /* its INIs are inis[first_ini .. first_ini + n_inis - 1] */
     struct report_perf perf;        /* messages pooled, queue and utilization averaged over INIs */
     struct report_misroute mis;
+    int first_pe, n_split_pes;      /* its rows are pe_split[first_pe ..], ascending PE */
 };
 
 struct report {
@@ -106,6 +125,13 @@ struct report {
     struct report_perf all;
     struct report_misroute all_mis; /* pooled over the clusters that apply */
     int common_pes, common_inis;    /* every cluster's PEs and INIs, 0 if they differ */
+    int n_pe_split;
+    struct report_pe_split *pe_split;
+    /* For the one-sentence summaries under the tables: */
+    int busiest_ini;                /* index in inis[] of the largest share among clusters with
+                                       two or more INIs; -1 if none */
+    double util_min, util_max;      /* over the INIs */
+    int pe_inis_min, pe_inis_max;   /* INIs a compute node sent through, over those that sent */
     int n_notes;
     char notes[REPORT_MAX_NOTES][256];
 };

@@ -62,6 +62,102 @@ static void text_pct(FILE *o, int width, double v)
         fprintf(o, " %*.1f%%", width - 1, 100.0 * v);
 }
 
+/* ---- the one-sentence summaries under the text tables ----------------- */
+
+static void text_breakdown_sentence(FILE *o, const struct report_breakdown *bd, const char *const cols[REPORT_COLS])
+{
+    int top = -1;
+    for (int c = 0; c < REPORT_COLS - 1; c++)
+        if (!isnan(bd->all.cycles[c]) && (top < 0 || bd->all.cycles[c] > bd->all.cycles[top]))
+            top = c;
+    if (bd->n_msgs == 0 || top < 0 || !(bd->all.cycles[REPORT_COLS - 1] > 0)) {
+        fprintf(o, "No message of this path was traced in detail.\n");
+        return;
+    }
+    fprintf(o, "Over all %llu messages, %s took the largest part of the time: %.0f%% of %.0f cycles.\n",
+            (unsigned long long)bd->n_msgs, cols[top],
+            100.0 * bd->all.cycles[top] / bd->all.cycles[REPORT_COLS - 1], bd->all.cycles[REPORT_COLS - 1]);
+}
+
+static void text_perf_sentence(FILE *o, const struct report *r)
+{
+    if (r->busiest_ini >= 0) {
+        const struct report_ini *b = &r->inis[r->busiest_ini];
+        int n_inis = 0;
+        for (int c = 0; c < r->n_clusters; c++)
+            if (r->clusters[c].cluster_id == b->cluster_id)
+                n_inis = r->clusters[c].n_inis;
+        fprintf(o, "INI %d carried %.0f%% of cluster %d's messages, the largest share of any INI "
+                   "(an even split: %.0f%%); INI utilization ranged from %.3f to %.3f.\n",
+                b->ini_id, 100.0 * b->share, b->cluster_id, 100.0 / (n_inis ? n_inis : 1), r->util_min,
+                r->util_max);
+    } else if (r->n_inis) {
+        fprintf(o, "Every cluster has one INI, which carried all its messages; INI utilization ranged "
+                   "from %.3f to %.3f.\n", r->util_min, r->util_max);
+    }
+}
+
+static void text_mis_sentence(FILE *o, const struct report *r)
+{
+    const struct report_misroute *m = &r->all_mis;
+    if (!m->applicable) {
+        fprintf(o, "No cluster has two INIs, so no message could have gone to another INI.\n");
+        return;
+    }
+    if (m->messages == 0) {
+        fprintf(o, "No inter-cluster message passed the clusters with two or more INIs.\n");
+        return;
+    }
+    fprintf(o, "In the clusters with two or more INIs, %.1f%% of the inter-cluster messages queued at a busy "
+               "INI while another INI of their cluster was idle; their queue time was %.1f%% of the "
+               "INIs' processing time%s.\n", 100.0 * m->count_rate, 100.0 * m->time_rate,
+            m->time_rate > 1 ? " (above 100%: messages arrived in bursts at one INI, see docs/traces.md)" : "");
+}
+
+/* Messages per compute node per INI: rows are compute nodes, columns the
+ * cluster's INIs in order, cells sent/received. */
+static void text_split(FILE *o, const struct report *r)
+{
+    int cols = 0;
+    for (int c = 0; c < r->n_clusters; c++)
+        cols = r->clusters[c].n_inis > cols ? r->clusters[c].n_inis : cols;
+    if (cols > REPORT_MAX_INIS_PER_CLUSTER)
+        cols = REPORT_MAX_INIS_PER_CLUSTER;
+    fprintf(o, "Messages per compute node per INI (sent/received; INI columns: the cluster's INIs in order)\n");
+    fprintf(o, "%-7s %5s", "cluster", "PE");
+    for (int k = 0; k < cols; k++) {
+        char h[16];
+        snprintf(h, sizeof(h), "INI #%d", k);
+        fprintf(o, " %13s", h);
+    }
+    fprintf(o, " %5s\n", "INIs");
+    for (int c = 0; c < r->n_clusters; c++) {
+        const struct report_cluster *cl = &r->clusters[c];
+        for (int i = cl->first_pe; i < cl->first_pe + cl->n_split_pes; i++) {
+            const struct report_pe_split *p = &r->pe_split[i];
+            fprintf(o, "%-7d %5d", cl->cluster_id, p->pe);
+            for (int k = 0; k < cols; k++) {
+                char cell[48];
+                if (k < cl->n_inis)
+                    snprintf(cell, sizeof(cell), "%llu/%llu", (unsigned long long)p->sent[k],
+                             (unsigned long long)p->received[k]);
+                else
+                    snprintf(cell, sizeof(cell), "-");
+                fprintf(o, " %13s", cell);
+            }
+            fprintf(o, " %5d\n", p->inis_used);
+        }
+    }
+    if (r->pe_inis_max == 0)
+        fprintf(o, "No compute node sent a message.\n");
+    else if (r->pe_inis_min == r->pe_inis_max)
+        fprintf(o, "Every compute node that sent messages sent them through %d INI%s of its cluster.\n",
+                r->pe_inis_min, r->pe_inis_min == 1 ? "" : "s");
+    else
+        fprintf(o, "Compute nodes sent their messages through %d to %d INIs of their cluster.\n",
+                r->pe_inis_min, r->pe_inis_max);
+}
+
 /* ---- text ----------------------------------------------------------- */
 
 static void text_breakdown(FILE *o, const struct report_breakdown *bd,
@@ -84,6 +180,7 @@ static void text_breakdown(FILE *o, const struct report_breakdown *bd,
             text_num(o, 10, 1, ns ? k->ns[c] : k->cycles[c]);
         fputc('\n', o);
     }
+    text_breakdown_sentence(o, bd, cols);
     fputc('\n', o);
 }
 
@@ -99,7 +196,7 @@ static const char *config_num(char *buf, size_t n, int v)
 }
 
 static void text_perf_row(FILE *o, const char *cluster, int clu_size, int ios, const char *ini,
-                          const struct report_perf *p)
+                          const struct report_perf *p, double share)
 {
     char size[16], n_ios[16];
     fprintf(o, "%-7s %8s %7s %-5s %8llu %8llu %6llu", cluster, config_num(size, sizeof(size), clu_size),
@@ -113,6 +210,7 @@ static void text_perf_row(FILE *o, const char *cluster, int clu_size, int ios, c
     text_num(o, 9, 3, p->queue_len);
     text_num(o, 9, 3, p->queue_at_arrival);
     text_num(o, 11, 3, p->utilization);
+    text_pct(o, 7, share);
     fputc('\n', o);
 }
 
@@ -156,21 +254,22 @@ static void print_text(FILE *o, const struct report *r)
 
     fprintf(o, "%s: INI node performance per cluster (times in TSC cycles; msg time = time in the send "
                "INI + time in the receive INI)\n", perf_table(r->ini_policy));
-    fprintf(o, "%-7s %8s %7s %-5s %8s %8s %6s %8s %10s %10s %10s %10s %9s %9s %11s\n", "cluster", "clu size",
+    fprintf(o, "%-7s %8s %7s %-5s %8s %8s %6s %8s %10s %10s %10s %10s %9s %9s %11s %7s\n", "cluster", "clu size",
             "ios/clu", "INI", "out", "in", "local", "msg len", "send time", "recv time", "msg time",
-            "msg ns", "queue len", "q@arrive", "utilization");
+            "msg ns", "queue len", "q@arrive", "utilization", "share");
     for (int c = 0; c < r->n_clusters; c++) {
         const struct report_cluster *cl = &r->clusters[c];
         char cid[16], ini[16];
         snprintf(cid, sizeof(cid), "%d", cl->cluster_id);
         for (int k = cl->first_ini; k < cl->first_ini + cl->n_inis; k++) {
             snprintf(ini, sizeof(ini), "%d", r->inis[k].ini_id);
-            text_perf_row(o, cid, cl->n_pes, cl->n_inis, ini, &r->inis[k].perf);
+            text_perf_row(o, cid, cl->n_pes, cl->n_inis, ini, &r->inis[k].perf, r->inis[k].share);
         }
         if (cl->n_inis > 1)
-            text_perf_row(o, cid, cl->n_pes, cl->n_inis, "avg", &cl->perf);
+            text_perf_row(o, cid, cl->n_pes, cl->n_inis, "avg", &cl->perf, NAN);
     }
-    text_perf_row(o, "all", r->common_pes, r->common_inis, "avg", &r->all);
+    text_perf_row(o, "all", r->common_pes, r->common_inis, "avg", &r->all, NAN);
+    text_perf_sentence(o, r);
     fputc('\n', o);
 
     fprintf(o, "%s: intra-cluster INI load imbalance (section 5.4)\n", mis_table(r->ini_policy));
@@ -183,6 +282,9 @@ static void print_text(FILE *o, const struct report *r)
     }
     if (r->all_mis.applicable)
         text_mis_row(o, "all", r->common_pes, r->common_inis, &r->all_mis);
+    text_mis_sentence(o, r);
+    fputc('\n', o);
+    text_split(o, r);
 }
 
 /* ---- CSV ------------------------------------------------------------ */
@@ -232,14 +334,14 @@ static void csv_config(FILE *o, const char *cluster, int clu_size, int ios)
 }
 
 static void csv_perf_row(FILE *o, const char *cluster, int clu_size, int ios, const char *ini,
-                         const struct report_perf *p)
+                         const struct report_perf *p, double share)
 {
     csv_config(o, cluster, clu_size, ios);
     fprintf(o, ",%s,%llu,%llu,%llu", ini, (unsigned long long)p->n_out,
             (unsigned long long)p->n_in, (unsigned long long)p->n_local);
     const double v[] = { p->msg_len, p->send_cycles, p->recv_cycles, p->msg_cycles, p->send_ns, p->recv_ns,
                          p->msg_ns, p->local_cycles, p->queue_len, p->queue_at_arrival, p->utilization,
-                         p->busy_cycles, p->run_cycles };
+                         p->busy_cycles, p->run_cycles, share };
     for (size_t i = 0; i < sizeof(v) / sizeof(v[0]); i++)
         csv_num(o, v[i]);
     fputc('\n', o);
@@ -269,18 +371,18 @@ static void print_csv(FILE *o, const struct report *r)
     fputc('\n', o);
     fprintf(o, "clusters\ncluster,clu_size,ios_per_clu,ini,msgs_out,msgs_in,msgs_local,msg_len,send_cycles,"
                "recv_cycles,msg_cycles,send_ns,recv_ns,msg_ns,local_cycles,queue_len,queue_at_arrival,"
-               "utilization,busy_cycles,run_cycles\n");
+               "utilization,busy_cycles,run_cycles,share\n");
     for (int c = 0; c < r->n_clusters; c++) {
         const struct report_cluster *cl = &r->clusters[c];
         char cid[16], ini[16];
         snprintf(cid, sizeof(cid), "%d", cl->cluster_id);
         for (int k = cl->first_ini; k < cl->first_ini + cl->n_inis; k++) {
             snprintf(ini, sizeof(ini), "%d", r->inis[k].ini_id);
-            csv_perf_row(o, cid, cl->n_pes, cl->n_inis, ini, &r->inis[k].perf);
+            csv_perf_row(o, cid, cl->n_pes, cl->n_inis, ini, &r->inis[k].perf, r->inis[k].share);
         }
-        csv_perf_row(o, cid, cl->n_pes, cl->n_inis, "avg", &cl->perf);
+        csv_perf_row(o, cid, cl->n_pes, cl->n_inis, "avg", &cl->perf, NAN);
     }
-    csv_perf_row(o, "all", r->common_pes, r->common_inis, "avg", &r->all);
+    csv_perf_row(o, "all", r->common_pes, r->common_inis, "avg", &r->all, NAN);
     fputc('\n', o);
     fprintf(o, "misrouting\ncluster,clu_size,ios_per_clu,messages,blocked,misrouted,mis_sched_time_rate,"
                "mis_sched_count_rate,mis_sched_time_rate_bounded,saved_cycles,saved_bounded_cycles,"
@@ -292,6 +394,15 @@ static void print_csv(FILE *o, const struct report *r)
     }
     if (r->all_mis.applicable)
         csv_mis_row(o, "all", r->common_pes, r->common_inis, &r->all_mis);
+    fprintf(o, "\npe_split\ncluster,pe,ini_index,ini,sent,received\n");
+    for (int c = 0; c < r->n_clusters; c++) {
+        const struct report_cluster *cl = &r->clusters[c];
+        for (int i = cl->first_pe; i < cl->first_pe + cl->n_split_pes; i++)
+            for (int k = 0; k < cl->n_inis && k < REPORT_MAX_INIS_PER_CLUSTER; k++)
+                fprintf(o, "%d,%d,%d,%d,%llu,%llu\n", cl->cluster_id, r->pe_split[i].pe, k,
+                        r->inis[cl->first_ini + k].ini_id, (unsigned long long)r->pe_split[i].sent[k],
+                        (unsigned long long)r->pe_split[i].received[k]);
+    }
 }
 
 /* ---- JSON ----------------------------------------------------------- */
@@ -362,6 +473,8 @@ static void json_perf(FILE *o, const struct report_perf *p)
     json_num(o, "recv_ns", p->recv_ns, true);
     json_num(o, "msg_ns", p->msg_ns, true);
     json_num(o, "local_cycles", p->local_cycles, true);
+    json_num(o, "service_cycles", p->service_cycles, true);
+    json_num(o, "service_ns", p->service_ns, true);
     json_num(o, "queue_len", p->queue_len, true);
     json_num(o, "queue_at_arrival", p->queue_at_arrival, true);
     json_num(o, "utilization", p->utilization, true);
@@ -418,6 +531,8 @@ static void print_json(FILE *o, const struct report *r)
                     ri->mode == INI_TRACE_DETAILED ? "detailed" : "summary", (unsigned long long)ri->dropped,
                     (unsigned long long)ri->tsc_hz);
             json_perf(o, &ri->perf);
+            fprintf(o, ", ");
+            json_num(o, "share", ri->share, false);
             fprintf(o, "}");
         }
         fprintf(o, "],\n     \"average\": {");
@@ -438,7 +553,24 @@ static void print_json(FILE *o, const struct report *r)
     }
     fprintf(o, "\n  ],\n  \"misrouting_all\": {");
     json_mis(o, &r->all_mis, "n/a: no cluster has two INIs");
-    fprintf(o, "}\n}\n");
+    fprintf(o, "},\n  \"pe_split\": [");
+    int first = 1;
+    for (int c = 0; c < r->n_clusters; c++) {
+        const struct report_cluster *cl = &r->clusters[c];
+        for (int i = cl->first_pe; i < cl->first_pe + cl->n_split_pes; i++) {
+            const struct report_pe_split *p = &r->pe_split[i];
+            fprintf(o, "%s\n    {\"cluster\": %d, \"pe\": %d, \"inis_used\": %d, \"sent\": [", first ? "" : ",",
+                    cl->cluster_id, p->pe, p->inis_used);
+            for (int k = 0; k < cl->n_inis && k < REPORT_MAX_INIS_PER_CLUSTER; k++)
+                fprintf(o, "%s%llu", k ? ", " : "", (unsigned long long)p->sent[k]);
+            fprintf(o, "], \"received\": [");
+            for (int k = 0; k < cl->n_inis && k < REPORT_MAX_INIS_PER_CLUSTER; k++)
+                fprintf(o, "%s%llu", k ? ", " : "", (unsigned long long)p->received[k]);
+            fprintf(o, "]}");
+            first = 0;
+        }
+    }
+    fprintf(o, "\n  ],\n  \"pe_inis_min\": %d, \"pe_inis_max\": %d\n}\n", r->pe_inis_min, r->pe_inis_max);
 }
 
 void report_print(FILE *out, const struct report *r, enum report_format fmt)

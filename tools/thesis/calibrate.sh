@@ -1,0 +1,115 @@
+#!/usr/bin/env bash
+# Calibrates the O knob per cluster size so that the INIs carry the load
+# they carried in the thesis (issue 13, point 2), and writes the file
+# tools/thesis/experiments.sh --calibration reads.
+#
+#   tools/thesis/calibrate.sh [--sizes 1,2,4,8] [--reps 3] [--nmol 343] [--steps 2] [--out FILE]
+#                             [--knob SPEC] [--no-verify]
+#
+# The thesis's demand ratio at cluster size c, one INI per cluster:
+#     D_c = U_c * T_c / T0_c
+#   U_c  INI utilization with 1 INI per cluster, static (table 5.3)
+#   T_c  Water's run time with 1 INI per cluster, static (table 5.5)
+#   T0_c Water's run time without INIs: the thesis gives no table of it, but
+#        table 5.8 gives the slowdown over it at sqrt(c) INIs per cluster, so
+#        T0_c = T(sqrt(c) INIs) / slowdown_c, T(sqrt(c)) interpolated linearly
+#        between the measured INI counts of table 5.5, as the thesis does.
+# D_c is one INI's busy time over the no-INI run time.  Here, with O = 0:
+#   T0_c  our no-INI run time (cluster-fake-inid), median of --reps runs;
+#   P_c   inter-cluster message passes per INI with 1 INI per cluster (each
+#         message counts at the sending and at the receiving INI), median
+#         of --reps runs;
+#   s0    the native per-pass service time (processing, queue excluded),
+#         mean over those runs' traces.
+# For our INI to be busy D_c * T0_c over P_c passes, each pass must take
+# D_c * T0_c / P_c, so O adds the rest:
+#     O_c = D_c * T0_c / P_c - s0        (clamped at 0)
+# (T0_c, not the INI run's time: the thesis's ratio is to the no-INI time.)
+# Use the file with --knob O_mode=sleep,O_dist=exp (O asleep, so that up to
+# 16 INI daemons still act as dedicated processors on 2 cores).
+#
+# A sleep lasts longer than asked (timer and wake-up latency, more on a busy
+# machine), so a second step runs Water once more per size with O_c and
+# --knob (default O_mode=sleep,O_dist=exp), measures the service per pass s1
+# it gives, and corrects O once for the excess:
+#     O'_c = O_c - (s1 - (O_c + s0))          (clamped at 0)
+# The file's second column is O'_c; O_c and s1 are kept beside it.
+# --no-verify skips the second step (O'_c = O_c).  Arithmetic and output:
+# tools/thesis/calibrate.py.
+set -u
+cd "$(dirname "$0")/../.."
+ROOT=$PWD
+CMDLINE="tools/thesis/calibrate.sh $*"
+die() { echo "calibrate: $*" >&2; exit 2; }
+SIZES=1,2,4,8 REPS=3 NMOL=343 NSTEP=2 OUT= KNOB=O_mode=sleep,O_dist=exp VERIFY=1
+while [ $# -gt 0 ]; do
+    case $1 in
+    --sizes) SIZES=${2:?}; shift ;;
+    --reps) REPS=${2:?}; shift ;;
+    --nmol) NMOL=${2:?}; shift ;;
+    --steps) NSTEP=${2:?}; shift ;;
+    --out) OUT=${2:?}; shift ;;
+    --knob) KNOB=${2:?}; shift ;;
+    --no-verify) VERIFY=0 ;;
+    -h|--help) sed -n 's/^#   //p' "$0" | head -1; exit 0 ;;
+    *) die "unknown option $1 (see the header of $0)" ;;
+    esac
+    shift
+done
+[[ $REPS =~ ^[1-9][0-9]*$ ]] || die "--reps: expected a positive integer"
+for c in ${SIZES//,/ }; do case $c in 1|2|4|8) ;; *) die "--sizes: $c is not 1, 2, 4 or 8 (the thesis's sizes)" ;; esac; done
+[ -n "$OUT" ] || { mkdir -p runs; OUT=runs/calibration-$(date +%Y%m%d-%H%M%S).txt; }
+CLUSTER=$ROOT/build/bin/ini-cluster TRACE=$ROOT/build/bin/ini-trace
+WATER=$ROOT/build/bin/water FAKE=$ROOT/build/bin/cluster-fake-inid TIMED=$ROOT/tools/thesis/timed-water.sh
+RANDOM_IN=${WATER_RANDOM:-$ROOT/../shared/water/random.in}
+for b in "$CLUSTER" "$TRACE" "$WATER" "$FAKE"; do [ -x "$b" ] || die "$b not built (run make)"; done
+[ -r "$RANDOM_IN" ] || die "data file $RANDOM_IN missing"
+tmp=$(mktemp -d); trap 'rm -rf "$tmp"' EXIT
+printf '  1.5e-16   %d  %d   6\n -1      3000     3  0\n16 6.212752\n' "$NMOL" "$NSTEP" > "$tmp/water.in"
+
+# run_water C P KIND(fake|ini) DIR [KNOB] -> prints the run time (s)
+run_water() {
+    local C=$1 P=$2 kind=$3 dir=$4 args=(--trace summary)
+    [ -n "${5:-}" ] && args+=(--knob "$5")
+    "$CLUSTER" gen "$C" "$P" 1 -o "$tmp/c.cfg" > /dev/null || exit 1
+    [ "$kind" = fake ] && args=(--inid "$FAKE")
+    timeout 600 "$CLUSTER" run "$tmp/c.cfg" --policy static --ini-policy static "${args[@]}" --run-dir "$dir" \
+        --timeout 500 -- "$TIMED" "$WATER" --mgs --random "$RANDOM_IN" < "$tmp/water.in" > "$tmp/log" 2>&1 &&
+        grep -q '^Exited Happily' "$dir/cluster0.out" || { cat "$tmp/log" >&2; die "Water run ($kind, ${C}x$P) failed"; }
+    cat "$dir"/time-c*.txt | awk 'NR==1{s=$1;e=$2} {if($1<s)s=$1; if($2>e)e=$2} END{printf "%.4f\n", (e-s)/1e9}'
+}
+
+: > "$tmp/measured"
+for c in ${SIZES//,/ }; do
+    C=$((16 / c))
+    t0s= ps= s0s=
+    for ((r = 1; r <= REPS; r++)); do
+        t0s="$t0s $(run_water $C $c fake "$tmp/f$r")"
+        run_water $C $c ini "$tmp/i$r" > /dev/null
+        "$TRACE" report "$tmp/i$r" --format json > "$tmp/i$r.json" || die "ini-trace report failed"
+        read -r p s0 < <(python3 -c 'import json,sys
+j=json.load(open(sys.argv[1])); m=j["machine"]; n=sum(len(c["inis"]) for c in j["clusters"])
+print((m["msgs_out"] + m["msgs_in"]) / n, m["service_ns"] / 1000)' "$tmp/i$r.json")
+        ps="$ps $p"; s0s="$s0s $s0"
+        rm -rf "$tmp/f$r" "$tmp/i$r"
+    done
+    echo "$c $t0s | $ps | $s0s" >> "$tmp/measured"
+    echo "calibrate: size $c: T0 runs (s):$t0s; passes per INI:$ps; service per pass (us):$s0s"
+done
+
+CALC=$ROOT/tools/thesis/calibrate.py
+: > "$tmp/verify"
+if [ $VERIFY = 1 ]; then
+    python3 "$CALC" "$tmp/measured" "$tmp/first" "$CMDLINE" "$NMOL" "$NSTEP" /nonexistent "$KNOB" > /dev/null ||
+        die "calibration arithmetic failed"
+    for c in ${SIZES//,/ }; do
+        o=$(awk -v c=$c '!/^#/ && $1 == c {print $2}' "$tmp/first")
+        run_water $((16 / c)) $c ini "$tmp/v" "O=$o,$KNOB" > /dev/null
+        "$TRACE" report "$tmp/v" --format json > "$tmp/v.json" || die "ini-trace report failed"
+        s1=$(python3 -c 'import json,sys; print(json.load(open(sys.argv[1]))["machine"]["service_ns"] / 1000)' "$tmp/v.json")
+        echo "$c $s1" >> "$tmp/verify"
+        echo "calibrate: size $c: with O=$o,$KNOB the service per pass is $s1 us"
+        rm -rf "$tmp/v"
+    done
+fi
+python3 "$CALC" "$tmp/measured" "$OUT" "$CMDLINE" "$NMOL" "$NSTEP" "$tmp/verify" "$KNOB" || die "calibration arithmetic failed"
