@@ -5,14 +5,18 @@
  * the message channel between clusters.
  *
  * Who runs the protocol (a decision; docs/mgs.md discusses it)
- *   The ini_cn API binds incoming messages to a PE's rings, read only by the
- *   thread that owns that PE, and has no extra "server" endpoint.  MGS
- *   therefore makes the protocol thread the owner of the cluster's first PE
- *   (local index 0): every MGS message is sent from and addressed to that PE
- *   of each cluster.  The compute thread of that PE never calls ini_* itself;
- *   no compute thread does.  All protocol state belongs to the one protocol
- *   thread, so the state machines need no locks, and requests are served
- *   while every compute thread computes.
+ *   One protocol thread per cluster owns every compute node's endpoint
+ *   (struct ini_pe) of the cluster: the compute threads never call ini_*
+ *   themselves, so each ring still has one writer and one reader.  All
+ *   protocol state belongs to the one thread, so the state machines need no
+ *   locks, and requests are served while every compute thread computes.
+ *   Each message is nevertheless sent *for* the compute node it belongs to,
+ *   from that node's endpoint, as each Alewife node sent its own messages:
+ *   a request for the faulting (or locking, releasing, arriving) node, to
+ *   the unit's or lock's home node; a reply from the node that received
+ *   what it answers, to the node that sent it.  Every node's INI choice
+ *   (the scheduling policy) therefore sees that node's own traffic, and
+ *   under `static` every INI carries exactly its compute nodes' messages.
  *
  *   The SIGSEGV handler does not run the protocol: ini_send/ini_poll are not
  *   reentrant with the protocol thread's use of the same PE, and a handler
@@ -21,9 +25,9 @@
  *   stack, rings the protocol thread's doorbell and sleeps on a futex: only
  *   atomics and the futex system call, which are async-signal-safe.
  *
- *   Waking the protocol thread: it sleeps in ini_wait on its PE (the
- *   cluster's first), which returns for a message or when a compute thread
- *   with a request kicks the PE (ini_pe_kick).  Standalone (no INIs) it
+ *   Waking the protocol thread: it sleeps in ini_wait_any on all the
+ *   cluster's nodes, which returns for a message to any of them or when a
+ *   compute thread with a request kicks one (ini_pe_kick on node 0).  Standalone (no INIs) it
  *   sleeps on a futex word of its own that compute threads ring.
  *
  * The channel
@@ -131,8 +135,8 @@ struct mgs_msg *mgs_queue_pop(struct mgs_msg_queue *q)
  * requests: one side sees the other.  Async-signal-safe. */
 static void kick_protocol_thread(struct mgs *g)
 {
-    if (g->pe) {
-        ini_pe_kick(g->pe);
+    if (g->cn) {
+        ini_pe_kick(g->pes[0]);
         return;
     }
     atomic_thread_fence(memory_order_seq_cst);
@@ -232,12 +236,15 @@ static void on_ini_message(struct ini_pe *pe, int src_pe, const void *data, uint
     if (len < sizeof h)
         mgs_fatal("short message (%u bytes) from PE %d", len, src_pe);
     memcpy(&h, data, sizeof h);
-    if (h.src >= g->n_clusters || g->pe0[h.src] != src_pe || h.type == 0 || h.type >= MGS_M_TYPES)
+    if (h.src >= g->n_clusters || src_pe < 0 || src_pe >= INI_MAX_PES || g->pe_cluster[src_pe] != h.src ||
+        h.type == 0 || h.type >= MGS_M_TYPES)
         mgs_fatal("malformed message from PE %d (type %u, source cluster %u)", src_pe, h.type, h.src);
     struct mgs_msg *m = malloc(sizeof *m + (len - sizeof h));
     if (!m)
         mgs_fatal("out of memory");
     m->h = h;
+    m->src_pe = (int16_t)src_pe;
+    m->to_local = (int16_t)ini_pe_local(pe);
     m->len = len - (uint32_t)sizeof h;
     memcpy(m->payload, (const uint8_t *)data + sizeof h, m->len);
     g->stats.msg[h.type].received++;
@@ -268,10 +275,11 @@ static void on_ini_message(struct ini_pe *pe, int src_pe, const void *data, uint
     }
 }
 
-void mgs_send(int dst, int type, uint16_t aux, uint32_t arg, const void *p1, uint32_t l1,
+void mgs_send(int from, int to_pe, int type, uint16_t aux, uint32_t arg, const void *p1, uint32_t l1,
               const void *p2, uint32_t l2)
 {
     struct mgs *g = mgs_g;
+    int dst = g->pe_cluster[to_pe];
     struct mgs_hdr h = { .seq = 0, .type = (uint8_t)type, .src = (uint8_t)g->cluster, .aux = aux, .arg = arg };
     if (dst == g->cluster) {
         struct mgs_msg *m = malloc(sizeof *m + l1 + l2);
@@ -279,6 +287,8 @@ void mgs_send(int dst, int type, uint16_t aux, uint32_t arg, const void *p1, uin
             mgs_fatal("out of memory");
         m->h = h;
         m->len = l1 + l2;
+        m->src_pe = (int16_t)mgs_node_pe(g, g->cluster, from);
+        m->to_local = g->pe_local[to_pe];
         if (l1)
             memcpy(m->payload, p1, l1);
         if (l2)
@@ -296,8 +306,8 @@ void mgs_send(int dst, int type, uint16_t aux, uint32_t arg, const void *p1, uin
         memcpy(g->sendbuf + sizeof h, p1, l1);
     if (l2)
         memcpy(g->sendbuf + sizeof h + l1, p2, l2);
-    if (ini_send(g->pe, g->pe0[dst], MGS_HANDLER, g->sendbuf, len) != 0)
-        mgs_fatal("ini_send to cluster %d: %s", dst, strerror(errno));
+    if (ini_send(g->pes[from], to_pe, MGS_HANDLER, g->sendbuf, len) != 0)
+        mgs_fatal("ini_send from PE %d to PE %d: %s", mgs_node_pe(g, g->cluster, from), to_pe, strerror(errno));
     g->stats.msg[type].sent++;
     g->stats.msg[type].sent_bytes += len;
 }
@@ -337,7 +347,8 @@ static void blob_send(struct mgs *g, struct mgs_request *r)
         size_t off = 0;
         do {
             uint32_t piece = r->size - off > piece_max ? piece_max : (uint32_t)(r->size - off);
-            mgs_send(c, MGS_M_BLOB, 0, (uint32_t)r->size, (const uint8_t *)r->data + off, piece, NULL, 0);
+            mgs_send(mgs_thread_node(g, r->thread), mgs_node_pe(g, c, 0), MGS_M_BLOB, 0, (uint32_t)r->size,
+                     (const uint8_t *)r->data + off, piece, NULL, 0);
             off += piece;
         } while (off < r->size);
     }
@@ -440,7 +451,10 @@ static int process_ready(struct mgs *g)
 
 static int poll_inis(struct mgs *g)
 {
-    return g->pe ? ini_poll(g->pe) : 0;
+    int n = 0;
+    for (int i = 0; g->cn && i < g->n_pes; i++)
+        n += ini_poll(g->pes[i]);
+    return n;
 }
 
 /* Sleep until a message or a request comes.  With INIs, ini_wait spins
@@ -448,8 +462,8 @@ static int poll_inis(struct mgs *g)
  * spin and then sleep on our own word, which compute threads ring. */
 static void idle_wait(struct mgs *g)
 {
-    if (g->pe) {
-        if (ini_wait(g->pe, 100000) < 0)
+    if (g->cn) {
+        if (ini_wait_any(g->pes, g->n_pes, 100000) < 0)
             mgs_fatal("the INIs stopped while MGS was running");
         return;
     }
@@ -512,11 +526,18 @@ static int attach_inis(struct mgs *g, char *err, size_t errlen)
         g->local_threads[c] = cfg->clusters[c].n_pes;
         g->thread_base[c] = g->total_threads;
         g->total_threads += cfg->clusters[c].n_pes;
-        g->pe0[c] = cfg->clusters[c].pes[0];
+        for (int k = 0; k < cfg->clusters[c].n_pes; k++) {
+            int pe = cfg->clusters[c].pes[k];
+            g->pe_id[c][k] = (int16_t)pe;
+            g->pe_cluster[pe] = (int8_t)c;
+            g->pe_local[pe] = (int8_t)k;
+        }
     }
     g->spin_us = cfg->idle.spin_us;
     g->max_message = (uint32_t)cfg->stack.max_message;
-    g->pe = ini_cn_pe(g->cn, 0);
+    g->n_pes = ini_cn_n_pes(g->cn);
+    for (int k = 0; k < g->n_pes; k++)
+        g->pes[k] = ini_cn_pe(g->cn, k);
     return 0;
 }
 
@@ -533,6 +554,10 @@ static int start(int standalone_threads, char *err, size_t errlen)
     if (standalone_threads > 0) {
         g->n_clusters = 1;
         g->total_threads = g->local_threads[0] = standalone_threads;
+        for (int k = 0; k < standalone_threads && k < INI_MAX_PES_PER_CLUSTER; k++) {
+            g->pe_id[0][k] = (int16_t)k;
+            g->pe_local[k] = (int8_t)k;
+        }
         g->spin_us = 5;
         g->max_message = 65000;
     } else if (attach_inis(g, err, errlen) != 0) {
@@ -821,5 +846,5 @@ void mgs_stop(void)
     if (g->cn)
         ini_cn_detach(g->cn);
     g->cn = NULL;
-    g->pe = NULL;
+    g->n_pes = 0;
 }

@@ -51,6 +51,8 @@ _Static_assert(sizeof(struct mgs_hdr) == 12, "MGS header is 12 bytes");
 struct mgs_msg {
     struct mgs_msg *next;
     uint32_t len;            /* payload bytes */
+    int16_t src_pe;          /* global PE id of the compute node that sent it */
+    int16_t to_local;        /* the node of this cluster it is for (local index) */
     struct mgs_hdr h;
     uint8_t payload[];
 };
@@ -119,7 +121,7 @@ struct mgs_unit {
     uint64_t copyset;         /* clusters holding a copy */
     int8_t sw_owner;          /* single-writer cluster, -1 if none */
     uint8_t busy;             /* enum mgs_home_busy */
-    int8_t releaser;
+    int16_t releaser_pe;      /* the node whose REL started the release */
     int16_t pending;          /* INV replies still expected */
     struct mgs_msg_queue deferred;   /* requests waiting for the transaction */
 };
@@ -131,6 +133,7 @@ struct mgs_cont {
     struct mgs_cont *next;
     enum mgs_cont_kind kind;
     uint32_t arg;
+    int from;                 /* the releasing node (local index): sends the RELs */
 };
 
 /* ---- locks and barriers ---------------------------------------------------- */
@@ -138,11 +141,12 @@ struct mgs_cont {
 struct mgs_lock {
     /* this cluster's view */
     bool have_token, held, departing, requested;
-    int16_t next_cluster;     /* the lock home told us to pass the token there */
+    int16_t next_pe;          /* the lock home told us to pass the token to this node */
+    int16_t last_local;       /* the node here that held the lock last (sends the token on) */
     uint16_t handoffs;        /* local hand-offs since the token arrived */
     struct mgs_request *wait_head, *wait_tail;
-    /* lock home: the cluster the token was last promised to */
-    int16_t tail;
+    /* lock home: the node the token was last promised to (global PE id) */
+    int16_t tail_pe;
 };
 
 struct mgs_barrier_state {
@@ -151,8 +155,10 @@ struct mgs_barrier_state {
     bool per_cluster;
     struct mgs_request *waiters;
     uint64_t t_first;
-    /* cluster 0 only: collects ARRIVEs */
+    int last_local;           /* the node that arrived last here: sends ARRIVE */
+    /* cluster 0 only: collects ARRIVEs, answers each sender with GO */
     int clusters_arrived, master_count, participants;
+    int16_t go_pe[MGS_MAX_CLUSTERS];
     double *table;            /* [participants][MGS_SUM_MAX] */
 };
 
@@ -164,7 +170,10 @@ struct mgs {
     int total_threads;
     int local_threads[MGS_MAX_CLUSTERS];
     int thread_base[MGS_MAX_CLUSTERS];
-    int pe0[MGS_MAX_CLUSTERS];          /* global PE id of each cluster's endpoint */
+    /* the compute nodes: global PE id of (cluster, local index), and back */
+    int16_t pe_id[MGS_MAX_CLUSTERS][INI_MAX_PES_PER_CLUSTER];
+    int8_t pe_cluster[INI_MAX_PES];
+    int8_t pe_local[INI_MAX_PES];
     uintptr_t base;
     size_t size, unit, n_units;
     uint32_t max_message;
@@ -178,7 +187,8 @@ struct mgs {
 
     /* INI (all NULL in a standalone single-cluster run) */
     struct ini_cn *cn;
-    struct ini_pe *pe;                  /* endpoint: the cluster's first PE */
+    struct ini_pe *pes[INI_MAX_PES_PER_CLUSTER];  /* every node of this cluster */
+    int n_pes;
     int spin_us;
     /* Standalone (no INIs, no pe): the protocol thread's futex word. */
     _Atomic uint32_t own_bell, own_bell_sleeping;
@@ -198,6 +208,7 @@ struct mgs {
         int outstanding;                /* RACK/SWGRANT still expected */
         struct mgs_cont *current, *next;
         bool next_wanted;
+        int from;                       /* the releasing node of the flush in flight */
     } flush;
     uint32_t send_seq[MGS_MAX_CLUSTERS];
     uint32_t recv_seq[MGS_MAX_CLUSTERS];
@@ -235,7 +246,12 @@ extern struct mgs *mgs_g;
 /* core */
 void mgs_fatal(const char *fmt, ...) __attribute__((noreturn, format(printf, 1, 2)));
 uint64_t mgs_now_us(void);
-void mgs_send(int dst, int type, uint16_t aux, uint32_t arg, const void *p1, uint32_t l1,
+/* Sends a message from node `from` of this cluster (local index) to the
+ * compute node `to_pe` (global PE id): it leaves through the INI that the
+ * scheduling policy picks for `from`, and arrives at the INI the policy
+ * picks for `to_pe`, as each Alewife node sent its own messages.  A message
+ * to this cluster is queued locally.  The payload is p1 then p2. */
+void mgs_send(int from, int to_pe, int type, uint16_t aux, uint32_t arg, const void *p1, uint32_t l1,
               const void *p2, uint32_t l2);
 void mgs_complete(struct mgs_request *r);
 void mgs_protect(uint32_t unit, int prot);
@@ -243,6 +259,34 @@ static inline uint8_t *mgs_sys_unit(struct mgs *g, uint32_t u) { return g->sys +
 static inline uint8_t *mgs_master_unit(struct mgs *g, uint32_t u) { return g->master + (size_t)u * g->unit; }
 static inline int mgs_unit_home(const struct mgs *g, uint32_t u) { return (int)(u % (uint32_t)g->n_clusters); }
 static inline int mgs_lock_home(const struct mgs *g, uint32_t l) { return (int)(l % (uint32_t)g->n_clusters); }
+
+/* Which compute node acts for a unit or lock in a cluster.  In the home
+ * cluster it is the unit's home node (its directory's owner); elsewhere it
+ * is the node that answers the unit's invalidations and recalls.  Units
+ * homed in one cluster are dealt round-robin over its nodes, so that every
+ * node, and under `static` every INI, carries its share. */
+static inline int mgs_unit_node(const struct mgs *g, uint32_t u, int cluster)
+{
+    return (int)((u / (uint32_t)g->n_clusters) % (uint32_t)g->local_threads[cluster]);
+}
+static inline int mgs_node_pe(const struct mgs *g, int cluster, int local) { return g->pe_id[cluster][local]; }
+static inline int mgs_unit_pe(const struct mgs *g, uint32_t u, int cluster)
+{
+    return mgs_node_pe(g, cluster, mgs_unit_node(g, u, cluster));
+}
+static inline int mgs_unit_home_pe(const struct mgs *g, uint32_t u) { return mgs_unit_pe(g, u, mgs_unit_home(g, u)); }
+static inline int mgs_lock_home_pe(const struct mgs *g, uint32_t l)
+{
+    int home = mgs_lock_home(g, l);
+    return mgs_node_pe(g, home, (int)((l / (uint32_t)g->n_clusters) % (uint32_t)g->local_threads[home]));
+}
+/* The local node of a compute thread (a request's `thread`); node 0 for a
+ * thread that is not a compute thread. */
+static inline int mgs_thread_node(const struct mgs *g, int thread)
+{
+    int local = thread - g->thread_base[g->cluster];
+    return thread < 0 || local < 0 || local >= g->local_threads[g->cluster] ? 0 : local;
+}
 void mgs_queue_push(struct mgs_msg_queue *q, struct mgs_msg *m);
 void mgs_queue_push_front(struct mgs_msg_queue *q, struct mgs_msg *m);
 struct mgs_msg *mgs_queue_pop(struct mgs_msg_queue *q);

@@ -87,15 +87,17 @@ static void duq_remove(struct mgs *g, uint32_t u)
         }
 }
 
-static void start_flush(struct mgs *g)
+/* Sends REL for every unit on the DUQ, for the releasing node `from`. */
+static void start_flush(struct mgs *g, int from)
 {
     g->flush.active = true;
+    g->flush.from = from;
     g->flush.outstanding = 0;
     g->stats.flushes++;
     for (size_t i = 0; i < g->duq_len; i++) {
         uint32_t u = g->duq[i];
         g->units[u].in_duq = false;
-        mgs_send(mgs_unit_home(g, u), MGS_M_REL, 0, u, NULL, 0, NULL, 0);
+        mgs_send(from, mgs_unit_home_pe(g, u), MGS_M_REL, 0, u, NULL, 0, NULL, 0);
         g->stats.releases++;
         g->flush.outstanding++;
     }
@@ -134,7 +136,7 @@ static void flush_done(struct mgs *g)
             done = waiting;
         } else {
             g->flush.current = waiting;
-            start_flush(g);
+            start_flush(g, waiting->from);
         }
     }
     run_conts(done);
@@ -160,7 +162,7 @@ void mgs_flush_request(struct mgs_cont *c)
         }
         c->next = NULL;
         g->flush.current = c;
-        start_flush(g);
+        start_flush(g, c->from);
     } else if (g->duq_len == 0) {
         /* Everything written before now is in the flush in flight. */
         c->next = g->flush.current;
@@ -210,7 +212,8 @@ void mgs_page_fault(struct mgs_request *r)
         U->want_write = r->write;
         r->next = U->waiters;
         U->waiters = r;
-        mgs_send(mgs_unit_home(g, u), r->write ? MGS_M_WREQ : MGS_M_RREQ, 0, u, NULL, 0, NULL, 0);
+        mgs_send(mgs_thread_node(g, r->thread), mgs_unit_home_pe(g, u), r->write ? MGS_M_WREQ : MGS_M_RREQ, 0, u,
+                 NULL, 0, NULL, 0);
         break;
     case MGS_FETCHING:
         if (r->write)
@@ -266,12 +269,12 @@ static void client_inv(struct mgs *g, struct mgs_msg *m)
 {
     uint32_t u = m->h.arg;
     struct mgs_unit *U = &g->units[u];
-    int home = m->h.src;
+    int me = m->to_local, home = m->src_pe;   /* answer from the node it was for, to its sender */
     g->stats.invalidations++;
     if (U->state == MGS_RO) {
         mgs_protect(u, PROT_NONE);
         U->state = MGS_INVALID;
-        mgs_send(home, MGS_M_ACK, 0, u, NULL, 0, NULL, 0);
+        mgs_send(me, home, MGS_M_ACK, 0, u, NULL, 0, NULL, 0);
         g->stats.clean_acks++;
         return;
     }
@@ -287,7 +290,7 @@ static void client_inv(struct mgs *g, struct mgs_msg *m)
     duq_remove(g, u);
     U->state = MGS_INVALID;
     if (dlen == 0) {
-        mgs_send(home, MGS_M_ACK, 0, u, NULL, 0, NULL, 0);
+        mgs_send(me, home, MGS_M_ACK, 0, u, NULL, 0, NULL, 0);
         g->stats.clean_acks++;
         return;
     }
@@ -295,7 +298,7 @@ static void client_inv(struct mgs *g, struct mgs_msg *m)
     while (pos < dlen) {
         size_t piece = mgs_diff_next_piece(g->diffbuf, dlen, pos, max_piece);
         uint16_t last = pos + piece == dlen ? MGS_DIFF_LAST : 0;
-        mgs_send(home, MGS_M_DIFF, last, u, g->diffbuf + pos, (uint32_t)piece, NULL, 0);
+        mgs_send(me, home, MGS_M_DIFF, last, u, g->diffbuf + pos, (uint32_t)piece, NULL, 0);
         pos += piece;
     }
     g->stats.diffs_sent++;
@@ -328,7 +331,7 @@ static void client_recall(struct mgs *g, struct mgs_msg *m)
         mgs_fatal("RECALL for unit %u in state %d", u, U->state);
     mgs_protect(u, PROT_READ);   /* writes after this fault and twin */
     U->state = MGS_RO;
-    mgs_send(m->h.src, MGS_M_RECALL_DATA, 0, u, mgs_sys_unit(g, u), (uint32_t)g->unit, NULL, 0);
+    mgs_send(m->to_local, m->src_pe, MGS_M_RECALL_DATA, 0, u, mgs_sys_unit(g, u), (uint32_t)g->unit, NULL, 0);
     g->stats.sw_recalls++;
 }
 
@@ -356,14 +359,14 @@ static bool home_fetch(struct mgs *g, struct mgs_msg *m)
         /* The single writer holds the only current copy: recall it, then
          * serve this request first. */
         U->busy = MGS_BUSY_RECALL;
-        mgs_send(U->sw_owner, MGS_M_RECALL, 0, u, NULL, 0, NULL, 0);
+        mgs_send(m->to_local, mgs_unit_pe(g, u, U->sw_owner), MGS_M_RECALL, 0, u, NULL, 0, NULL, 0);
         g->stats.sw_recalls_sent++;
         mgs_queue_push_front(&U->deferred, m);
         return true;
     }
     if (U->copyset & bit(src))
         mgs_fatal("fetch of unit %u by cluster %d, which holds it", u, src);
-    mgs_send(src, MGS_M_DATA, 0, u, mgs_master_unit(g, u), (uint32_t)g->unit, NULL, 0);
+    mgs_send(m->to_local, m->src_pe, MGS_M_DATA, 0, u, mgs_master_unit(g, u), (uint32_t)g->unit, NULL, 0);
     U->copyset |= bit(src);
     return false;
 }
@@ -376,23 +379,23 @@ static void home_release(struct mgs *g, struct mgs_msg *m)
     if (!(U->copyset & bit(src))) {
         /* An INV of another release took src's copy, and its changes,
          * before this REL was served. */
-        mgs_send(src, MGS_M_RACK, 0, u, NULL, 0, NULL, 0);
+        mgs_send(m->to_local, m->src_pe, MGS_M_RACK, 0, u, NULL, 0, NULL, 0);
         return;
     }
     if (U->sw_owner >= 0)
         mgs_fatal("REL of unit %u by %d while %d is its single writer", u, src, U->sw_owner);
     if (U->copyset == bit(src)) {
         U->sw_owner = (int8_t)src;
-        mgs_send(src, MGS_M_SWGRANT, 0, u, NULL, 0, NULL, 0);
+        mgs_send(m->to_local, m->src_pe, MGS_M_SWGRANT, 0, u, NULL, 0, NULL, 0);
         g->stats.sw_grants_given++;
         return;
     }
     U->busy = MGS_BUSY_RELEASE;
-    U->releaser = (int8_t)src;
+    U->releaser_pe = m->src_pe;
     U->pending = 0;
     for (int c = 0; c < g->n_clusters; c++)
         if (U->copyset & bit(c)) {
-            mgs_send(c, MGS_M_INV, 0, u, NULL, 0, NULL, 0);
+            mgs_send(m->to_local, mgs_unit_pe(g, u, c), MGS_M_INV, 0, u, NULL, 0, NULL, 0);
             g->stats.inv_sent++;
             U->pending++;
         }
@@ -405,7 +408,7 @@ static void home_collect(struct mgs *g, uint32_t u, int src)
         mgs_fatal("invalidation reply for unit %u from %d unexpected", u, src);
     U->copyset &= ~bit(src);
     if (--U->pending == 0) {
-        mgs_send(U->releaser, MGS_M_RACK, 0, u, NULL, 0, NULL, 0);
+        mgs_send(mgs_unit_node(g, u, g->cluster), U->releaser_pe, MGS_M_RACK, 0, u, NULL, 0, NULL, 0);
         U->busy = MGS_IDLE;
         run_deferred(g, u);
     }
@@ -452,7 +455,7 @@ static bool home_message(struct mgs *g, struct mgs_msg *m)
         if (m->len != g->unit)
             mgs_fatal("SETUP of %u bytes", m->len);
         memcpy(mgs_master_unit(g, u), m->payload, g->unit);
-        mgs_send(m->h.src, MGS_M_SETUP_ACK, 0, u, NULL, 0, NULL, 0);
+        mgs_send(m->to_local, m->src_pe, MGS_M_SETUP_ACK, 0, u, NULL, 0, NULL, 0);
         return false;
     }
     mgs_fatal("home: unexpected message type %d", m->h.type);
@@ -516,7 +519,8 @@ void mgs_publish(struct mgs_request *r)
         const uint8_t *data = mgs_sys_unit(g, u);
         if (unit_is_zero(data, g->unit))
             continue;
-        mgs_send(mgs_unit_home(g, u), MGS_M_SETUP, 0, u, data, (uint32_t)g->unit, NULL, 0);
+        mgs_send(mgs_thread_node(g, r->thread), mgs_unit_home_pe(g, u), MGS_M_SETUP, 0, u, data,
+                 (uint32_t)g->unit, NULL, 0);
         sent++;
     }
     if (sent == 0) {

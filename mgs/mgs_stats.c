@@ -151,6 +151,21 @@ void mgs_stats_write(struct mgs *g)
     FIELD(reorder_held);
 #undef FIELD
     fprintf(f, "  \"avg_diff_bytes\": %.1f,\n", s->diffs_sent ? (double)s->diff_bytes / (double)s->diffs_sent : 0.0);
+    /* Each compute node's own traffic, as the INI layer counted it: what it
+     * sent through each INI of the cluster (index within the cluster). */
+    if (g->cn) {
+        int n_inis = ini_cn_config(g->cn)->clusters[g->cluster].n_inis;
+        fprintf(f, "  \"nodes\": [");
+        for (int k = 0; k < g->n_pes; k++) {
+            const struct ini_pe_stats *ps = ini_pe_stats(g->pes[k]);
+            fprintf(f, "%s\n    { \"pe\": %d, \"sent\": %llu, \"received\": %llu, \"sent_per_ini\": [", k ? "," : "",
+                    ini_pe_id(g->pes[k]), (unsigned long long)ps->sent, (unsigned long long)ps->received);
+            for (int i = 0; i < n_inis; i++)
+                fprintf(f, "%s%llu", i ? ", " : "", (unsigned long long)ps->sent_per_ini[i]);
+            fprintf(f, "] }");
+        }
+        fprintf(f, "\n  ],\n");
+    }
     if (g->cluster == 0) {
         /* Summed over all clusters by the shutdown barrier (taken just
          * before it, so its own ARRIVE/GO are not included). */

@@ -4,12 +4,14 @@
  * Locks are hierarchical.  Each lock has one token; the cluster holding it
  * grants the lock to its own threads by hand-off (no message).  Between
  * clusters the token travels along a distributed queue kept by the lock's
- * home, which remembers only the last cluster the token was promised to
- * (`tail`):
- *     cluster C wants the lock      LOCK_REQ -> home
- *     home                          LOCK_FWD(C) -> tail; tail = C
+ * home node, which remembers only the last node the token was promised to
+ * (`tail_pe`):
+ *     node N of cluster C wants the lock   LOCK_REQ -> home node
+ *     home node                            LOCK_FWD(N) -> tail; tail = N
  *     tail, when its threads are done (or at once if idle):
- *                                   flush the DUQ, then TOKEN -> C
+ *                                          flush the DUQ, then TOKEN -> N
+ * Each message is sent for a compute node (mgs_send): the requesting
+ * thread's node, the node that held the lock last, the home node.
  * The flush before the token leaves is the release: every unit the cluster
  * wrote is released (its other copies invalidated, diffs merged at the homes)
  * before another cluster can acquire, so the acquirer faults and fetches
@@ -42,8 +44,9 @@ int mgs_locks_init(unsigned nlocks)
         struct mgs_lock *L = &g->locks[l];
         int home = mgs_lock_home(g, l);
         L->have_token = home == g->cluster;
-        L->tail = (int16_t)home;
-        L->next_cluster = -1;
+        L->tail_pe = (int16_t)mgs_lock_home_pe(g, l);
+        L->next_pe = -1;
+        L->last_local = (int16_t)((l / (unsigned)g->n_clusters) % (unsigned)g->local_threads[g->cluster]);
     }
     return 0;
 }
@@ -57,6 +60,7 @@ static void grant_first_waiter(struct mgs_lock *L)
     if (!L->wait_head)
         L->wait_tail = NULL;
     L->held = true;
+    L->last_local = (int16_t)mgs_thread_node(mgs_g, r->thread);
     mgs_complete(r);
 }
 
@@ -69,6 +73,7 @@ static void token_depart(struct mgs *g, uint32_t l)
         mgs_fatal("out of memory");
     c->kind = MGS_CONT_TOKEN;
     c->arg = l;
+    c->from = L->last_local;
     mgs_flush_request(c);
 }
 
@@ -78,7 +83,7 @@ static void lock_pass_on(struct mgs *g, uint32_t l)
     struct mgs_lock *L = &g->locks[l];
     if (!L->have_token || L->held || L->departing)
         return;
-    if (L->next_cluster >= 0 && (!L->wait_head || L->handoffs >= MGS_LOCK_HANDOFF_BOUND)) {
+    if (L->next_pe >= 0 && (!L->wait_head || L->handoffs >= MGS_LOCK_HANDOFF_BOUND)) {
         token_depart(g, l);
         return;
     }
@@ -89,13 +94,15 @@ static void lock_pass_on(struct mgs *g, uint32_t l)
     }
 }
 
+/* Asks the lock's home node for the token, for the first waiting node. */
 static void request_token(struct mgs *g, uint32_t l)
 {
     struct mgs_lock *L = &g->locks[l];
     if (L->have_token || L->requested)
         return;
     L->requested = true;
-    mgs_send(mgs_lock_home(g, l), MGS_M_LOCK_REQ, 0, l, NULL, 0, NULL, 0);
+    mgs_send(mgs_thread_node(g, L->wait_head->thread), mgs_lock_home_pe(g, l), MGS_M_LOCK_REQ, 0, l, NULL, 0,
+             NULL, 0);
 }
 
 static void lock_acquire(struct mgs *g, struct mgs_request *r)
@@ -104,6 +111,7 @@ static void lock_acquire(struct mgs *g, struct mgs_request *r)
     g->stats.lock_acquires++;
     if (L->have_token && !L->held && !L->departing && !L->wait_head) {
         L->held = true;
+        L->last_local = (int16_t)mgs_thread_node(g, r->thread);
         mgs_complete(r);
         return;
     }
@@ -134,11 +142,11 @@ static void lock_release(struct mgs *g, struct mgs_request *r)
 static void token_send(struct mgs *g, uint32_t l)
 {
     struct mgs_lock *L = &g->locks[l];
-    int to = L->next_cluster;
-    L->next_cluster = -1;
+    int to = L->next_pe;
+    L->next_pe = -1;
     L->have_token = false;
     L->departing = false;
-    mgs_send(to, MGS_M_TOKEN, 0, l, NULL, 0, NULL, 0);
+    mgs_send(L->last_local, to, MGS_M_TOKEN, 0, l, NULL, 0, NULL, 0);
     g->stats.lock_token_departures++;
     if (L->wait_head)
         request_token(g, l);   /* threads that came during the flush */
@@ -171,6 +179,7 @@ static void barrier_arrive(struct mgs *g, struct mgs_request *r)
             mgs_fatal("out of memory");
         c->kind = MGS_CONT_ARRIVE;
         c->arg = B->epoch;
+        c->from = B->last_local = mgs_thread_node(g, r->thread);
         mgs_flush_request(c);
     }
 }
@@ -190,7 +199,7 @@ static void barrier_send_arrive(struct mgs *g)
     }
     /* aux: sum length in the low byte; bit 15 set for a per-cluster barrier. */
     uint16_t flags = (uint16_t)(count | (B->per_cluster ? 0x8000 : 0));
-    mgs_send(0, MGS_M_ARRIVE, flags, B->epoch, packed, (uint32_t)(participants * count * sizeof(double)),
+    mgs_send(B->last_local, mgs_node_pe(g, 0, 0), MGS_M_ARRIVE, flags, B->epoch, packed, (uint32_t)(participants * count * sizeof(double)),
              NULL, 0);
 }
 
@@ -208,6 +217,7 @@ static void master_arrive(struct mgs *g, struct mgs_msg *m)
         if (!B->table)
             mgs_fatal("out of memory");
     }
+    B->go_pe[src] = m->src_pe;   /* GO answers the node that arrived */
     int first = per_cluster ? src : g->thread_base[src];
     int n = per_cluster ? 1 : g->local_threads[src];
     if (count != B->master_count || (per_cluster ? g->n_clusters : g->total_threads) != B->participants ||
@@ -227,7 +237,7 @@ static void master_arrive(struct mgs *g, struct mgs_msg *m)
     }
     B->clusters_arrived = 0;
     for (int c = 0; c < g->n_clusters; c++)
-        mgs_send(c, MGS_M_GO, (uint16_t)count, m->h.arg, sums, (uint32_t)(count * sizeof(double)), NULL, 0);
+        mgs_send(m->to_local, B->go_pe[c], MGS_M_GO, (uint16_t)count, m->h.arg, sums, (uint32_t)(count * sizeof(double)), NULL, 0);
 }
 
 static void barrier_go(struct mgs *g, struct mgs_msg *m)
@@ -283,17 +293,19 @@ void mgs_sync_message(struct mgs_msg *m)
     switch (m->h.type) {
     case MGS_M_LOCK_REQ: {
         struct mgs_lock *L = &g->locks[l];
-        if (mgs_lock_home(g, l) != g->cluster || L->tail == m->h.src)
+        if (mgs_lock_home(g, l) != g->cluster || g->pe_cluster[L->tail_pe] == m->h.src)
             mgs_fatal("LOCK_REQ for lock %u from %d unexpected", l, m->h.src);
-        mgs_send(L->tail, MGS_M_LOCK_FWD, (uint16_t)m->h.src, l, NULL, 0, NULL, 0);
-        L->tail = m->h.src;
+        mgs_send(m->to_local, L->tail_pe, MGS_M_LOCK_FWD, (uint16_t)m->src_pe, l, NULL, 0, NULL, 0);
+        L->tail_pe = m->src_pe;
         break;
     }
     case MGS_M_LOCK_FWD: {
         struct mgs_lock *L = &g->locks[l];
-        if (L->next_cluster >= 0)
-            mgs_fatal("LOCK_FWD for lock %u: already promised to %d", l, L->next_cluster);
-        L->next_cluster = (int16_t)m->h.aux;
+        if (L->next_pe >= 0)
+            mgs_fatal("LOCK_FWD for lock %u: already promised to PE %d", l, L->next_pe);
+        if (m->h.aux >= INI_MAX_PES || g->pe_cluster[m->h.aux] == g->cluster)
+            mgs_fatal("LOCK_FWD for lock %u names PE %u", l, m->h.aux);
+        L->next_pe = (int16_t)m->h.aux;
         lock_pass_on(g, l);
         break;
     }
