@@ -152,12 +152,8 @@ int main(int argc, char **argv)
     }
     cfg = ini_cn_config(cn);
     int me = ini_cn_cluster(cn);
-
-    /* ini-cluster run --policy P passes P as INI_POLICY; applying it to the
-     * compute nodes is the program's choice. */
-    const char *policy = getenv("INI_POLICY");
-    if (policy && ini_policy_parse(policy) >= 0)
-        ini_cn_set_policy(cn, (enum ini_policy)ini_policy_parse(policy));
+    /* `ini-cluster run --policy P` reaches us as INI_POLICY, which
+     * ini_cn_attach_env has applied; ini_cn_set_policy would override it. */
 
     for (int l = 0; l < ini_cn_n_pes(cn); l++) {
         struct pe_state *s = &pes[l];
