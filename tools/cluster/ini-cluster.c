@@ -72,7 +72,7 @@ static const char *usage_text =
     "                          [--idle MODE] [--trace MODE] [--fault SPEC]\n"
     "       ini-cluster status CONFIG [--run-dir DIR]\n"
     "       ini-cluster down CONFIG [--run-dir DIR]\n"
-    "       ini-cluster gen CLUSTERS PES_PER_CLUSTER INIS_PER_CLUSTER [--mode memif|af_packet|pci]\n"
+    "       ini-cluster gen CLUSTERS PES_PER_CLUSTER INIS_PER_CLUSTER [--mode memif|af_packet]\n"
     "                          [-o FILE]\n"
     "       ini-cluster --help | --version\n"
     "policies: static, round-robin, load-aware; idle: poll, adaptive, auto;\n"

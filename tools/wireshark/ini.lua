@@ -1,0 +1,210 @@
+-- ini.lua - Wireshark dissector for INI's transport (the sliding window of
+-- stack/swp.c, on UDP port 7400) and the active-message header behind it
+-- (ini/msg.h).
+--
+--   tshark -X lua_script:tools/wireshark/ini.lua -r FILE -V
+--   wireshark -X lua_script:tools/wireshark/ini.lua FILE
+--   (or copy it to ~/.local/lib/wireshark/plugins/)
+--
+-- Transport header (stack/swp.h), multi-byte fields big-endian, by the
+-- configuration's stack.seq_bits:
+--    8 bits:  op(1) conn(1) seq(1) ack(1)   4 bytes
+--   16 bits:  op(1) conn(1) seq(2) ack(2)   6 bytes
+--   32 bits:  op(1) conn(1) seq(4) ack(4)  10 bytes (the default)
+-- op: 1 DATA, 2 ACK, 3 NAK.  conn: the sending INI's global id.  ack:
+-- cumulative, the next sequence number the frame's sender expects.  NAK asks
+-- for message `seq`.  DATA adds a CRC32C of the message (AM header and
+-- payload, stored little-endian) and then the message.
+--
+-- The width is not on the wire.  Preference "Sequence-number width": auto
+-- (the default) takes it from the length: an ACK or NAK is exactly a header
+-- (4, 6 or 10 bytes); for DATA the width whose AM header's length field
+-- accounts for the rest of the datagram.
+--
+-- Active-message header (ini/msg.h), 16 bytes, little-endian: src_pe(2)
+-- dst_pe(2) handler(2) flags(2: the sending INI's load) len(4: payload
+-- bytes) pe_seq(4).
+--
+-- Long messages travel as IPv4 fragments; Wireshark's IP reassembly (on by
+-- default) hands the whole datagram to this dissector at the last fragment.
+-- On the af_packet LAN the frames carry EtherType 0x88b5 with IPv4 inside
+-- (docs/architecture.md); that EtherType is registered to the IP dissector.
+
+local swp = Proto("ini_swp", "INI transport (sliding window)")
+local am = Proto("ini_am", "INI active message")
+
+local OPS = { [1] = "DATA", [2] = "ACK", [3] = "NAK" }
+
+local f = {
+    op      = ProtoField.uint8("ini_swp.op", "Opcode", base.DEC, OPS),
+    conn    = ProtoField.uint8("ini_swp.conn", "Connection (sending INI)", base.DEC),
+    seq     = ProtoField.uint32("ini_swp.seq", "Sequence number", base.DEC),
+    ack     = ProtoField.uint32("ini_swp.ack", "Acknowledgement (next expected)", base.DEC),
+    width   = ProtoField.uint8("ini_swp.seq_bits", "Sequence-number width (bits)", base.DEC),
+    crc     = ProtoField.uint32("ini_swp.crc", "CRC32C of the message", base.HEX),
+    crc_ok  = ProtoField.bool("ini_swp.crc_ok", "CRC32C correct"),
+    msg_len = ProtoField.uint32("ini_swp.msg_len", "Message bytes (AM header and payload)", base.DEC),
+}
+swp.fields = { f.op, f.conn, f.seq, f.ack, f.width, f.crc, f.crc_ok, f.msg_len }
+
+local a = {
+    src     = ProtoField.uint16("ini_am.src_pe", "Source PE", base.DEC),
+    dst     = ProtoField.uint16("ini_am.dst_pe", "Destination PE", base.DEC),
+    handler = ProtoField.uint16("ini_am.handler", "Handler", base.DEC),
+    flags   = ProtoField.uint16("ini_am.flags", "Flags (sending INI's load)", base.DEC),
+    len     = ProtoField.uint32("ini_am.len", "Payload length", base.DEC),
+    pe_seq  = ProtoField.uint32("ini_am.pe_seq", "Sender's sequence number", base.DEC),
+    payload = ProtoField.bytes("ini_am.payload", "Payload"),
+}
+am.fields = { a.src, a.dst, a.handler, a.flags, a.len, a.pe_seq, a.payload }
+
+local e_bad_op = ProtoExpert.new("ini_swp.bad_op", "Unknown opcode", expert.group.MALFORMED, expert.severity.ERROR)
+local e_short = ProtoExpert.new("ini_swp.short", "Frame too short", expert.group.MALFORMED, expert.severity.ERROR)
+local e_crc = ProtoExpert.new("ini_swp.bad_crc", "CRC32C mismatch", expert.group.CHECKSUM, expert.severity.ERROR)
+local e_len = ProtoExpert.new("ini_am.bad_len", "AM length disagrees with the datagram",
+                              expert.group.MALFORMED, expert.severity.WARN)
+swp.experts = { e_bad_op, e_short, e_crc, e_len }
+
+swp.prefs.seq_bits = Pref.enum("Sequence-number width", 0, "stack.seq_bits of the configuration (auto: from the length)",
+                               { { 1, "auto", 0 }, { 2, "8", 8 }, { 3, "16", 16 }, { 4, "32", 32 } }, false)
+swp.prefs.check_crc = Pref.bool("Verify CRC32C", true, "Compute the CRC32C of each DATA message")
+swp.prefs.port = Pref.uint("UDP port", 7400, "The INIs' UDP port (INI_UDP_PORT)")
+
+-- CRC32C (Castagnoli, reflected polynomial 0x82F63B78), as stack/checksum.c.
+local crc_table = {}
+for i = 0, 255 do
+    local c = i
+    for _ = 1, 8 do
+        if bit32.band(c, 1) ~= 0 then
+            c = bit32.bxor(bit32.rshift(c, 1), 0x82F63B78)
+        else
+            c = bit32.rshift(c, 1)
+        end
+    end
+    crc_table[i] = c
+end
+
+local function crc32c(tvb, offset, len)
+    local c = 0xFFFFFFFF
+    local bytes = tvb:range(offset, len):bytes()
+    for i = 0, len - 1 do
+        c = bit32.bxor(crc_table[bit32.band(bit32.bxor(c, bytes:get_index(i)), 0xFF)], bit32.rshift(c, 8))
+    end
+    return bit32.bnot(c)
+end
+
+local function hdr_len(bits) return 2 + 2 * (bits / 8) end
+
+local function read_seq(tvb, offset, bits)
+    if bits == 8 then return tvb(offset, 1):uint() end
+    if bits == 16 then return tvb(offset, 2):uint() end
+    return tvb(offset, 4):uint()
+end
+
+-- The width of this datagram: the preference, else from the length.
+local function guess_width(tvb)
+    if swp.prefs.seq_bits ~= 0 then return swp.prefs.seq_bits end
+    local n = tvb:len()
+    local op = tvb(0, 1):uint()
+    if op ~= 1 then
+        for _, bits in ipairs({ 32, 16, 8 }) do
+            if n == hdr_len(bits) then return bits end
+        end
+        return 32
+    end
+    for _, bits in ipairs({ 32, 16, 8 }) do
+        local off = hdr_len(bits) + 4
+        if n >= off + 16 and tvb(off + 8, 4):le_uint() == n - off - 16 then return bits end
+    end
+    return 32
+end
+
+local function dissect_am(tvb, pinfo, tree, offset)
+    local n = tvb:len() - offset
+    local t = tree:add(am, tvb(offset, n))
+    if n < 16 then
+        t:add_proto_expert_info(e_short)
+        return ""
+    end
+    local src, dst = tvb(offset, 2):le_uint(), tvb(offset + 2, 2):le_uint()
+    local handler, len = tvb(offset + 4, 2):le_uint(), tvb(offset + 8, 4):le_uint()
+    t:add_le(a.src, tvb(offset, 2))
+    t:add_le(a.dst, tvb(offset + 2, 2))
+    t:add_le(a.handler, tvb(offset + 4, 2))
+    t:add_le(a.flags, tvb(offset + 6, 2))
+    local lt = t:add_le(a.len, tvb(offset + 8, 4))
+    t:add_le(a.pe_seq, tvb(offset + 12, 4))
+    if len ~= n - 16 then lt:add_proto_expert_info(e_len) end
+    if n > 16 then t:add(a.payload, tvb(offset + 16, n - 16)) end
+    t:append_text(string.format(", PE %d -> PE %d, handler %d, %d bytes", src, dst, handler, len))
+    return string.format(" PE %d->%d h=%d len=%d", src, dst, handler, len)
+end
+
+function swp.dissector(tvb, pinfo, tree)
+    local n = tvb:len()
+    if n < 4 then return 0 end
+    pinfo.cols.protocol = "INI"
+    local op = tvb(0, 1):uint()
+    local bits = guess_width(tvb)
+    local hl = hdr_len(bits)
+    local t = tree:add(swp, tvb(0, math.min(n, hl)))
+    local ot = t:add(f.op, tvb(0, 1))
+    if not OPS[op] then
+        ot:add_proto_expert_info(e_bad_op)
+        pinfo.cols.info = string.format("INI unknown opcode %d", op)
+        return n
+    end
+    if n < hl then
+        t:add_proto_expert_info(e_short)
+        pinfo.cols.info = "INI " .. OPS[op] .. " (short)"
+        return n
+    end
+    local conn = tvb(1, 1):uint()
+    local seq = read_seq(tvb, 2, bits)
+    local ack = read_seq(tvb, 2 + bits / 8, bits)
+    t:add(f.conn, tvb(1, 1))
+    t:add(f.seq, tvb(2, bits / 8), seq)
+    t:add(f.ack, tvb(2 + bits / 8, bits / 8), ack)
+    t:add(f.width, bits):set_generated()
+    t:append_text(string.format(", %s, conn %d, seq %d, ack %d", OPS[op], conn, seq, ack))
+    local info = string.format("%s conn=%d seq=%d ack=%d", OPS[op], conn, seq, ack)
+    if op == 1 then
+        if n < hl + 4 + 16 then
+            t:add_proto_expert_info(e_short)
+        else
+            t:set_len(hl + 4)
+            local mlen = n - hl - 4
+            local ct = t:add_le(f.crc, tvb(hl, 4))
+            t:add(f.msg_len, mlen):set_generated()
+            if swp.prefs.check_crc then
+                local ok = crc32c(tvb, hl + 4, mlen) == tvb(hl, 4):le_uint()
+                t:add(f.crc_ok, ok):set_generated()
+                if not ok then
+                    ct:add_proto_expert_info(e_crc)
+                    info = info .. " [BAD CRC]"
+                end
+            end
+            info = info .. dissect_am(tvb, pinfo, tree, hl + 4)
+        end
+    end
+    pinfo.cols.info = info
+    return n
+end
+
+local registered_port
+local function register()
+    local udp = DissectorTable.get("udp.port")
+    if registered_port then udp:remove(registered_port, swp) end
+    registered_port = swp.prefs.port
+    udp:add(registered_port, swp)
+end
+register()
+function swp.prefs_changed() register() end
+
+-- af_packet LAN frames: IPv4 under the local experimental EtherType.  A
+-- protocol of its own that only hands the frame to IP (registering IP's
+-- handle twice in the table makes Wireshark warn about a duplicate name).
+local lan = Proto("ini_lan", "INI af_packet LAN (IPv4 under EtherType 0x88b5)")
+local ip = Dissector.get("ip")
+function lan.dissector(tvb, pinfo, tree) return ip:call(tvb, pinfo, tree) end
+DissectorTable.get("ethertype"):add(0x88b5, lan)
