@@ -132,6 +132,8 @@ struct inid {
     /* knobs (config.h struct ini_knobs) in TSC cycles */
     uint64_t knob_O, knob_gap, knob_latency;
     uint64_t O_rng;                            /* exponential O: xorshift64, seeded per INI */
+    uint64_t O_until;                          /* O's virtual clock: end of the last service (TSC) */
+    uint64_t O_left;                           /* when the last O was over (TSC) */
     double knob_per_byte;
     uint64_t next_tx;                          /* gap knobs: next message may leave then */
     uint32_t delayed_head, delayed_tail;

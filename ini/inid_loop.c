@@ -53,8 +53,18 @@ void inid_fabric_init(struct inid *d)
  * fixed time or one drawn from an exponential distribution (the chapter 6
  * model's service time).  What the message made leaves right after its O,
  * not at the end of the loop turn: otherwise it would also wait for the O
- * of every message behind it in the queue. */
-static void spend_O(struct inid *d)
+ * of every message behind it in the queue.
+ *
+ * The INI keeps a virtual clock of its service, as a dedicated processor
+ * would run it: a message's service starts when it arrived or when the
+ * previous one ended, whichever is later, and lasts its real work so far
+ * (since `begun`) plus O.  The INI waits only until that end.  In sleep
+ * mode on shared cores a sleep overshoots (timer slack, then a wait for a
+ * core: tens of us); the overshoot of one message then does not become
+ * service time of the next, which starts at its virtual start, so queues
+ * form from O and the arrival pattern, not from the machine's scheduling
+ * latency (docs/config.md, O_mode). */
+static void spend_O(struct inid *d, uint64_t arrive, uint64_t begun)
 {
     if (!d->knob_O)
         return;
@@ -66,15 +76,25 @@ static void spend_O(struct inid *d)
         double u = (double)(d->O_rng >> 11) * 0x1.0p-53;
         O = (uint64_t)(-(double)d->knob_O * log1p(-u));
     }
-    if (d->cfg.knobs.O_sleep) {
-        uint64_t ns = O * 1000000000ull / d->tsc_hz;
-        struct timespec ts = { (time_t)(ns / 1000000000u), (long)(ns % 1000000000u) };
-        nanosleep(&ts, NULL);
-    } else {
-        uint64_t until = rte_rdtsc() + O;
-        while (rte_rdtsc() < until)
-            rte_pause();
-    }
+    uint64_t now = rte_rdtsc();
+    /* `begun` may be the loop turn's time: the work of this message began
+     * no earlier than the previous one's O ended. */
+    if (begun < d->O_left)
+        begun = d->O_left;
+    uint64_t start = arrive > d->O_until ? arrive : d->O_until;
+    uint64_t end = start + (now > begun ? now - begun : 0) + O;
+    d->O_until = end;
+    if (end > now) {
+        if (d->cfg.knobs.O_sleep) {
+            uint64_t ns = (end - now) * 1000000000ull / d->tsc_hz;
+            struct timespec ts = { (time_t)(ns / 1000000000u), (long)(ns % 1000000000u) };
+            nanosleep(&ts, NULL);
+        } else {
+            while (rte_rdtsc() < end)
+                rte_pause();
+        }
+    }   /* else behind the virtual clock (a late wake-up): catch up */
+    d->O_left = rte_rdtsc();
     ini_netif_flush(&d->nf);
     if (d->idle == INI_IDLE_ADAPTIVE && d->cfg.net_mode == INI_NET_MEMIF)
         inid_wake_peers(d);
@@ -137,7 +157,7 @@ static int release_delayed(struct inid *d, uint64_t now)
         struct delayed_delivery *x = &d->delayed[d->delayed_head % INID_DELAYED];
         if (x->due > now)
             break;
-        spend_O(d);
+        spend_O(d, x->due, now);
         if (d->backlog[x->pe].head == d->backlog[x->pe].tail &&
             deliver_pbuf(d, x->pe, x->p, x->off, x->p->tot_len - x->off) == 0) {
             struct ini_am_hdr h;
@@ -203,7 +223,7 @@ int inid_transport_deliver(void *ctx, int src_ini, struct pbuf *p, uint16_t off,
         d->stats.in_bytes += h.len;
         return 0;
     }
-    spend_O(d);
+    spend_O(d, rx->t_arrive, rx->t_start);
     uint64_t t_window = d->trace.mode == INI_TRACE_DETAILED ? rte_rdtsc() : 0;
     if (d->backlog[pe].head == d->backlog[pe].tail && deliver_pbuf(d, pe, p, off, avail) == 0) {
         struct ini_trace_rec *r = ini_trace_begin(&d->trace, INI_TRACE_IN, rx->t_arrive, rx->qlen);
@@ -296,7 +316,7 @@ static int process_out(struct inid *d, struct work *w, uint64_t now)
         return STALL;
     d->stats.out_msgs++;
     d->stats.out_bytes += h->len;
-    spend_O(d);
+    spend_O(d, w->t_arrive, start);
     d->stats.processed++;          /* after its service time: load counts the message in service */
     if (d->knob_gap || d->knob_per_byte > 0)
         d->next_tx = rte_rdtsc() + d->knob_gap + (uint64_t)(d->knob_per_byte * (double)am_len);
