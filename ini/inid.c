@@ -33,6 +33,7 @@
 #include <rte_mbuf.h>
 
 #include "cli.h"
+#include "inid_cli.h"
 #include "lwip/init.h"
 
 #include "fabric.h"
@@ -57,11 +58,7 @@ static const char usage_text[] =
 static int parse_args(struct inid *d, int argc, char **argv, int *eal_extra)
 {
     static const struct option opts[] = {
-        { "config", required_argument, NULL, 'c' }, { "ini", required_argument, NULL, 'i' },
-        { "tag", required_argument, NULL, 't' },    { "run-dir", required_argument, NULL, 'r' },
-        { "ini-policy", required_argument, NULL, 'p' }, { "idle", required_argument, NULL, 'I' },
-        { "trace", required_argument, NULL, 'T' },  { "fault", required_argument, NULL, 'f' },
-        { "knob", required_argument, NULL, 'k' },  { "policy", required_argument, NULL, 'P' },
+        INID_LONG_OPTIONS,
         CLI_COMMON_OPTIONS,
         { NULL, 0, NULL, 0 },
     };

@@ -787,28 +787,28 @@ void mgs_unlock(unsigned id)
         mgs_fatal("thread %d released lock %u it does not hold", tls_thread, id);
 }
 
-void mgs_barrier(double *values, int count)
+/* Both barriers: every compute thread, or one thread per cluster (`who`
+ * names them in the error). */
+static void barrier(enum mgs_req_kind kind, double *values, int count, const char *who)
 {
     if (count < 0 || count > MGS_SUM_MAX)
         mgs_fatal("barrier sum of %d values", count);
-    struct mgs_request *r = request(MGS_REQ_BARRIER);
+    struct mgs_request *r = request(kind);
     r->values = values;
     r->count = count;
     submit_and_wait(mgs_g, r);
     if (r->error)
-        mgs_fatal("threads called the barrier with different sum lengths");
+        mgs_fatal("%s called the barrier with different sum lengths", who);
+}
+
+void mgs_barrier(double *values, int count)
+{
+    barrier(MGS_REQ_BARRIER, values, count, "threads");
 }
 
 void mgs_cluster_barrier(double *values, int count)
 {
-    if (count < 0 || count > MGS_SUM_MAX)
-        mgs_fatal("barrier sum of %d values", count);
-    struct mgs_request *r = request(MGS_REQ_CLUSTER_BARRIER);
-    r->values = values;
-    r->count = count;
-    submit_and_wait(mgs_g, r);
-    if (r->error)
-        mgs_fatal("clusters called the barrier with different sum lengths");
+    barrier(MGS_REQ_CLUSTER_BARRIER, values, count, "clusters");
 }
 
 void mgs_get_counters(struct mgs_counters *out)

@@ -43,6 +43,7 @@
 #include <unistd.h>
 
 #include "cli.h"
+#include "inid_cli.h"
 #include "config.h"
 #include "counters.h"
 #include "fabric.h"
@@ -113,11 +114,7 @@ static const char usage_text[] =
 int main(int argc, char **argv)
 {
     static const struct option opts[] = {
-        { "config", required_argument, NULL, 'c' }, { "ini", required_argument, NULL, 'i' },
-        { "tag", required_argument, NULL, 't' },    { "run-dir", required_argument, NULL, 'r' },
-        { "ini-policy", required_argument, NULL, 'p' }, { "idle", required_argument, NULL, 'I' },
-        { "trace", required_argument, NULL, 'T' },  { "fault", required_argument, NULL, 'f' },
-        { "policy", required_argument, NULL, 'P' }, { "knob", required_argument, NULL, 'k' },
+        INID_LONG_OPTIONS,
         CLI_COMMON_OPTIONS,
         { NULL, 0, NULL, 0 },
     };

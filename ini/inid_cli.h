@@ -1,0 +1,19 @@
+/*
+ * inid_cli.h - the command line of an INI daemon, as the launcher writes
+ * it.  inid and its stand-in, cluster-fake-inid (the "no INI" baseline),
+ * share this table so that whatever the launcher passes one, the other
+ * accepts; each handles the options it uses.
+ */
+#ifndef INID_CLI_H
+#define INID_CLI_H
+
+#include <getopt.h>
+
+#define INID_LONG_OPTIONS                                                                          \
+    { "config", required_argument, NULL, 'c' }, { "ini", required_argument, NULL, 'i' },          \
+    { "tag", required_argument, NULL, 't' },    { "run-dir", required_argument, NULL, 'r' },      \
+    { "ini-policy", required_argument, NULL, 'p' }, { "idle", required_argument, NULL, 'I' },     \
+    { "trace", required_argument, NULL, 'T' },  { "fault", required_argument, NULL, 'f' },        \
+    { "knob", required_argument, NULL, 'k' },   { "policy", required_argument, NULL, 'P' }
+
+#endif
