@@ -19,6 +19,7 @@
 
 #include <errno.h>
 #include <getopt.h>
+#include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -37,7 +38,6 @@
 
 #include "fabric.h"
 
-#define MBUFS 16383
 
 /* The daemon's state: the one global, so the signal handler can reach it. */
 static struct inid inid_state;
@@ -202,6 +202,10 @@ int main(int argc, char **argv)
         return 1;
     signal(SIGTERM, on_signal);
     signal(SIGINT, on_signal);
+    /* A peer's doorbell FIFO whose reader died must not kill this INI
+     * (fabric.c turns the write's SIGPIPE into EPIPE; any other write to a
+     * dead reader gets EPIPE too). */
+    signal(SIGPIPE, SIG_IGN);
     d->tsc_hz = rte_get_tsc_hz();
     double cycles_per_us = (double)d->tsc_hz / 1e6;
     d->knob_O = (uint64_t)(d->cfg.knobs.O_us * cycles_per_us);
@@ -213,10 +217,10 @@ int main(int argc, char **argv)
      * up to the default 50 us later. */
     prctl(PR_SET_TIMERSLACK, 1UL, 0, 0, 0);
 
-    uint16_t room = (uint16_t)RTE_MAX(RTE_MBUF_DEFAULT_BUF_SIZE, d->cfg.stack.mtu + 14 + RTE_PKTMBUF_HEADROOM + 64);
+    uint16_t room = (uint16_t)ini_config_mbuf_room(d->cfg.stack.mtu);
     char name[64];
     snprintf(name, sizeof(name), "ini%d_mbufs", d->me->id);
-    d->pool = rte_pktmbuf_pool_create(name, MBUFS, 256, INI_MBUF_PRIV_SIZE, room, (int)rte_socket_id());
+    d->pool = rte_pktmbuf_pool_create(name, INI_MBUFS, 256, INI_MBUF_PRIV_SIZE, room, (int)rte_socket_id());
     if (!d->pool) {
         fprintf(stderr, "inid %d: mbuf pool: %s\n", d->me->id, rte_strerror(rte_errno));
         return 1;

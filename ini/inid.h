@@ -158,6 +158,9 @@ void inid_faults_init(struct inid *d);
 int inid_idle_init(struct inid *d);
 /* Rings the doorbells of sleeping memif peers that were sent frames. */
 void inid_wake_peers(struct inid *d);
+/* The memif packet buffer size (devargs bsize) that holds a whole frame of
+ * the given MTU. */
+uint32_t inid_memif_buffer_size(int mtu);
 /* Builds the vdev argument of each port of this INI into args (EAL form). */
 int inid_ports_eal_args(const struct inid *d, char args[][INID_ARG_LEN], int max);
 

@@ -9,6 +9,7 @@
 #include <linux/futex.h>
 #include <stdio.h>
 #include <string.h>
+#include <sys/file.h>
 #include <sys/mman.h>
 #include <sys/stat.h>
 #include <sys/syscall.h>
@@ -104,6 +105,26 @@ struct ini_segment *ini_segment_attach(const char *name, int cluster, char *err,
         return NULL;
     }
     return seg;
+}
+
+int ini_segment_claim(const char *name, char *err, size_t errlen)
+{
+    int fd = shm_open(name, O_RDWR | O_CLOEXEC, 0);
+    if (fd < 0) {
+        snprintf(err, errlen, "segment %s: %s", name, strerror(errno));
+        return -1;
+    }
+    if (flock(fd, LOCK_EX | LOCK_NB) < 0) {
+        int e = errno;
+        if (e == EWOULDBLOCK)
+            snprintf(err, errlen, "segment %s: already attached by another program "
+                                  "(one program per cluster)", name);
+        else
+            snprintf(err, errlen, "segment %s: lock: %s", name, strerror(e));
+        close(fd);
+        return -1;
+    }
+    return fd;
 }
 
 void ini_segment_detach(struct ini_segment *seg)

@@ -78,6 +78,11 @@ struct ini_segment *ini_segment_create(const char *name, const struct ini_config
  * NULL with a message in err otherwise. */
 struct ini_segment *ini_segment_attach(const char *name, int cluster, char *err, size_t errlen);
 void ini_segment_detach(struct ini_segment *seg);
+/* One compute-node program per cluster: takes an exclusive lock (flock) on
+ * the segment and returns the descriptor that holds it (close it to let
+ * go; a process that dies lets go by itself, so no owner goes stale).
+ * -1 with a message in err when another program holds it. */
+int  ini_segment_claim(const char *name, char *err, size_t errlen);
 int  ini_segment_unlink(const char *name);
 
 /* The ring between the PE and the INI with the given local indices. */

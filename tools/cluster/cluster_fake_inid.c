@@ -153,6 +153,7 @@ int main(int argc, char **argv)
     }
     signal(SIGTERM, fault_for("FAKE_INID_STUBBORN", id, 0) >= 0 ? SIG_IGN : on_signal);
     signal(SIGINT, on_signal);
+    signal(SIGPIPE, SIG_IGN);   /* as inid: a dead peer's doorbell is not fatal */
     printf("fake-inid %d: cluster %d, segment %s\n", id, me->cluster, seg_name);
     fflush(stdout);
     if (fault_for("FAKE_INID_FAIL", id, 0) >= 0) {
