@@ -50,7 +50,7 @@ static void on_signal(int sig)
 static const char usage_text[] =
     "usage: inid --config FILE --ini ID --tag TAG --run-dir DIR [--policy P] [--ini-policy P]\n"
     "            [--idle poll|adaptive|auto] [--trace off|summary|detailed] [--fault SPEC]\n"
-    "            [--knob SPEC] [-- EAL ARGS...]\n"
+    "            [--knob SPEC] [--launcher-pid PID] [-- EAL ARGS...]\n"
     "       inid --help | --version\n"
     "policies: static, round-robin, load-aware.  Started by ini-cluster (docs/launcher.md).\n";
 
@@ -62,6 +62,7 @@ static int parse_args(struct inid *d, int argc, char **argv, int *eal_extra)
         { "ini-policy", required_argument, NULL, 'p' }, { "idle", required_argument, NULL, 'I' },
         { "trace", required_argument, NULL, 'T' },  { "fault", required_argument, NULL, 'f' },
         { "knob", required_argument, NULL, 'k' },  { "policy", required_argument, NULL, 'P' },
+        { "launcher-pid", required_argument, NULL, 'L' },
         CLI_COMMON_OPTIONS,
         { NULL, 0, NULL, 0 },
     };
@@ -82,6 +83,7 @@ static int parse_args(struct inid *d, int argc, char **argv, int *eal_extra)
         case 'f': fault = optarg; break;
         case 'k': knob = optarg; break;
         case 'P': pe_policy = optarg; break;
+        case 'L': d->launcher_pid = (pid_t)cli_parse_long("--launcher-pid", optarg, 1, INT32_MAX); break;
         default: cli_common_option(c, argv);
         }
     }
@@ -275,6 +277,10 @@ int main(int argc, char **argv)
     }
     ini_fabric_wake_all_pes(d->seg);
     inid_write_counters(d);
+    /* The launcher died (SIGKILL): its segments would stay in /dev/shm.
+     * Every INI of the cluster may unlink it; the first one does. */
+    if (d->launcher_pid && getppid() != d->launcher_pid)
+        ini_segment_unlink(d->seg_name);
     inid_ports_close(d);
     printf("inid %d: stopped\n", d->me->id);
     fflush(NULL);

@@ -91,6 +91,10 @@ struct inid {
     const struct ini_node_cfg *me;
     int cluster, local;                        /* my cluster, my index in it */
     char tag[64], run_dir[INI_PATH_LEN], seg_name[128];
+    /* --launcher-pid: the `run` that started this daemon.  If it is gone
+     * when the daemon stops (killed: its death sent us SIGTERM), nobody
+     * else will unlink the cluster's segment, so the daemon does. */
+    pid_t launcher_pid;
     enum ini_idle_mode idle;
 
     /* resources */

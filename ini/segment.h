@@ -70,8 +70,11 @@ struct ini_segment {
 /* Shared-memory object name of a cluster's segment for a run tag. */
 void ini_segment_name(char *buf, size_t len, const char *tag, int cluster);
 
-/* Creates (replacing any stale one) and initialises the segment of
- * `cluster`; returns the mapping or NULL with errno set. */
+/* Size of the segment of `cluster`, bytes. */
+uint64_t ini_segment_bytes(const struct ini_config *cfg, int cluster, uint64_t ring_size);
+/* Creates (replacing any stale one), allocates (posix_fallocate: ENOSPC
+ * when /dev/shm is too small) and initialises the segment of `cluster`;
+ * returns the mapping or NULL with errno set. */
 struct ini_segment *ini_segment_create(const char *name, const struct ini_config *cfg,
                                        int cluster, uint64_t ring_size);
 /* Maps an existing segment and checks it belongs to `cluster` (-1: any);

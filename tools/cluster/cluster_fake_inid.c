@@ -118,18 +118,21 @@ int main(int argc, char **argv)
         { "ini-policy", required_argument, NULL, 'p' }, { "idle", required_argument, NULL, 'I' },
         { "trace", required_argument, NULL, 'T' },  { "fault", required_argument, NULL, 'f' },
         { "policy", required_argument, NULL, 'P' }, { "knob", required_argument, NULL, 'k' },
+        { "launcher-pid", required_argument, NULL, 'L' },
         CLI_COMMON_OPTIONS,
         { NULL, 0, NULL, 0 },
     };
     cli_init("cluster-fake-inid", usage_text);
     const char *config = NULL, *tag = NULL, *run_dir = NULL;
     int id = -1, c;
+    pid_t launcher_pid = 0;
     while ((c = getopt_long(argc, argv, ":", opts, NULL)) != -1) {
         switch (c) {
         case 'c': config = optarg; break;
         case 'i': id = (int)cli_parse_long("--ini", optarg, 0, INI_MAX_INIS - 1); break;
         case 't': tag = optarg; break;
         case 'r': run_dir = optarg; break;
+        case 'L': launcher_pid = (pid_t)cli_parse_long("--launcher-pid", optarg, 1, INT32_MAX); break;
         case 'p': case 'I': case 'T': case 'f': case 'P': case 'k': break;   /* inid's; not ours */
         default: cli_common_option(c, argv);
         }
@@ -343,5 +346,7 @@ int main(int argc, char **argv)
     ini_segment_detach(seg);
     unlink(si->wake_path);
     shm_unlink(mname);
+    if (launcher_pid && getppid() != launcher_pid)   /* as inid: the launcher died */
+        ini_segment_unlink(seg_name);
     return 0;
 }
