@@ -207,8 +207,10 @@ static int fault_set(struct ini_fault_cfg *f, const char *key, const char *value
                               "depth, delay_us, seed or side)", key);
         return -1;
     }
+    errno = 0;
     long long v = strtoll(value, &end, 10);
-    if (*value == '\0' || *end != '\0' || v < lo || v > hi) {
+    /* ERANGE: strtoll clamped the value; refused, never taken as the limit. */
+    if (*value == '\0' || *end != '\0' || errno == ERANGE || v < lo || v > hi) {
         snprintf(err, errlen, "%s: \"%s\" is not an integer in %lld..%lld", key, value, lo, hi);
         return -1;
     }

@@ -161,6 +161,21 @@ fail:
     return NULL;
 }
 
+int ini_cn_check_config_env(char *err, size_t errlen)
+{
+    const char *path = getenv("INI_CONFIG");
+    if (!path)
+        return 0;
+    struct ini_config *cfg = malloc(sizeof(*cfg));   /* large: not on the stack */
+    if (!cfg) {
+        snprintf(err, errlen, "out of memory");
+        return -1;
+    }
+    int rc = ini_config_load(path, cfg, err, errlen);
+    free(cfg);
+    return rc;
+}
+
 struct ini_cn *ini_cn_attach_env(char *err, size_t errlen)
 {
     const char *cfg = getenv("INI_CONFIG"), *cl = getenv("INI_CLUSTER"), *seg = getenv("INI_SEGMENT");
