@@ -63,7 +63,12 @@
 #define SLEEP_MAX_US          1000000
 #define TRACE_RECORDS_MIN     1024
 #define TRACE_RECORDS_MAX     (1 << 26)
-#define EAL_MEMORY_MIN_MB     64
+#define EAL_MEMORY_MIN_MB     128        /* 64 cannot hold the mbuf pool (issue 17) */
+/* Per mbuf beyond its data room: the rte_mbuf (128), our private area and
+ * the mempool's object header, rounded up; and the rest of a daemon's EAL
+ * memory (measured: 96 MiB runs MTU 1500, 64 MiB does not). */
+#define MBUF_OVERHEAD_BYTES   256
+#define EAL_MARGIN_MB         64
 #define EAL_MEMORY_MAX_MB     16384
 #define CORE_MAX              1023
 
@@ -202,8 +207,10 @@ static int fault_set(struct ini_fault_cfg *f, const char *key, const char *value
                               "depth, delay_us, seed or side)", key);
         return -1;
     }
+    errno = 0;
     long long v = strtoll(value, &end, 10);
-    if (*value == '\0' || *end != '\0' || v < lo || v > hi) {
+    /* ERANGE: strtoll clamped the value; refused, never taken as the limit. */
+    if (*value == '\0' || *end != '\0' || errno == ERANGE || v < lo || v > hi) {
         snprintf(err, errlen, "%s: \"%s\" is not an integer in %lld..%lld", key, value, lo, hi);
         return -1;
     }
@@ -686,6 +693,11 @@ static int load_stack(struct loader *ld, const config_setting_t *root)
         return found;
     if (read_int(ld, g, "mtu", MTU_MIN, MTU_MAX, &st->mtu) < 0)
         return -1;
+    /* load_structure reads network before stack: the mode is known. */
+    if (ld->cfg.net_mode == INI_NET_AF_PACKET && st->mtu > INI_AF_PACKET_MTU_MAX)
+        return fail_at(ld, member_of(g, "mtu"), "%d is above %d, the largest MTU of DPDK 22.11's "
+                       "af_packet driver (frames of at most 1518 bytes); jumbo frames need memif or pci",
+                       st->mtu, INI_AF_PACKET_MTU_MAX);
     if ((s = member_of(g, "seq_bits"))) {
         long long bits = 0;
         if (int_value(ld, s, &bits) < 0)
@@ -729,6 +741,18 @@ static int load_stack(struct loader *ld, const config_setting_t *root)
                            st->max_message, PROTOCOL_HEADER_BYTES, UDP_MAX_PAYLOAD);
     }
     return read_bool(ld, g, "nak", &st->nak) < 0 ? -1 : 0;
+}
+
+int ini_config_mbuf_room(int mtu)
+{
+    int room = mtu + 14 + 128 + 64;   /* frame, RTE_PKTMBUF_HEADROOM, slack */
+    return room < 2048 + 128 ? 2048 + 128 : room;
+}
+
+int ini_config_eal_memory_needed_mb(int mtu)
+{
+    long long pool = (long long)INI_MBUFS * (ini_config_mbuf_room(mtu) + MBUF_OVERHEAD_BYTES);
+    return (int)((pool + (1 << 20) - 1) >> 20) + EAL_MARGIN_MB;
 }
 
 static int load_idle(struct loader *ld, const config_setting_t *root)
@@ -835,6 +859,11 @@ static int load_eal(struct loader *ld, const config_setting_t *root)
         return found;
     if (read_int(ld, g, "memory_mb", EAL_MEMORY_MIN_MB, EAL_MEMORY_MAX_MB, &ld->cfg.eal_memory_mb) < 0)
         return -1;
+    /* stack is read before eal: the MTU is known. */
+    int need = ini_config_eal_memory_needed_mb(ld->cfg.stack.mtu);
+    if (ld->cfg.eal_memory_mb < need)
+        return fail_at(ld, member_of(g, "memory_mb"), "%d MiB cannot hold a daemon's %d mbufs at MTU %d: "
+                       "at least %d", ld->cfg.eal_memory_mb, INI_MBUFS, ld->cfg.stack.mtu, need);
     if (!(args = member_of(g, "args")))
         return 0;
     if (read_sequence(ld, args, INI_MAX_EAL_ARGS, "strings") < 0)
@@ -1122,6 +1151,18 @@ static int check_cross_references(struct loader *ld)
                                ini, owner, c->id);
         }
     }
+
+    /* memif: every INI has one DPDK port per INI of the other clusters,
+     * and DPDK has RTE_MAX_ETHPORTS of them. */
+    if (ld->cfg.net_mode == INI_NET_MEMIF)
+        for (int pos = 0; pos < ld->n_clusters; pos++) {
+            const struct cluster_draft *c = &ld->clusters[pos];
+            int peers = ld->n_inis - c->n_inis;
+            if (peers > INI_MEMIF_MAX_PEERS)
+                return fail_at(ld, c->inis_setting, "in memif mode each INI of this cluster needs a port "
+                               "per INI of the other clusters, %d, and DPDK has %d; use af_packet, or "
+                               "fewer INIs", peers, INI_MEMIF_MAX_PEERS);
+        }
     return 0;
 }
 
@@ -1311,6 +1352,10 @@ int ini_config_generate(FILE *out, int n_clusters, int pes_per_cluster,
                               "and add mode = \"pci\" and the devargs by hand");
     if (mode != INI_NET_MEMIF && mode != INI_NET_AF_PACKET)
         return generate_error(err, errlen, "unknown network mode %d", (int)mode);
+    if (mode == INI_NET_MEMIF && (n_clusters - 1) * inis_per_cluster > INI_MEMIF_MAX_PEERS)
+        return generate_error(err, errlen, "memif mode gives each INI a port per INI of the other "
+                              "clusters, %d here, and DPDK has %d; use --mode af_packet",
+                              (n_clusters - 1) * inis_per_cluster, INI_MEMIF_MAX_PEERS);
 
     struct ini_config d;
     set_defaults(&d);

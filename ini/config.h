@@ -29,10 +29,21 @@
 #define INI_DEVARGS_LEN      256
 #define INI_PATH_LEN         512
 #define INI_MAX_MESSAGE_LIMIT 65000   /* upper bound of stack.max_message */
+#define INI_MBUFS            16383    /* mbufs in each daemon's pool (inid.c) */
+#define INI_AF_PACKET_MTU_MAX 1500    /* DPDK 22.11's af_packet: frames of at most 1518 bytes */
+#define INI_MEMIF_MAX_PEERS  32       /* memif: one DPDK port per peer, RTE_MAX_ETHPORTS */
 
 enum ini_net_mode   { INI_NET_MEMIF, INI_NET_AF_PACKET, INI_NET_PCI };
 enum ini_idle_mode  { INI_IDLE_POLL, INI_IDLE_ADAPTIVE, INI_IDLE_AUTO };
 enum ini_trace_mode { INI_TRACE_OFF, INI_TRACE_SUMMARY, INI_TRACE_DETAILED };
+
+/* Data room of the daemon's mbufs for an MTU: a whole frame behind the
+ * headroom, at least DPDK's default.  inid sizes its pool with it, and the
+ * loader checks that eal.memory_mb holds that pool. */
+int ini_config_mbuf_room(int mtu);
+/* The EAL memory, MiB, a daemon needs at this MTU: its mbuf pool and a
+ * margin for the EAL, the ports and their queues. */
+int ini_config_eal_memory_needed_mb(int mtu);
 
 _Static_assert(INI_MAX_INIS_PER_CLUSTER <= INI_LB_MAX_CHOICES && INI_MAX_CLUSTERS <= INI_LB_MAX_CLUSTERS &&
                    INI_MAX_INIS <= INI_LB_MAX_INIS,

@@ -2,12 +2,42 @@
  * fabric.c - the out-of-line part of the compute-node/INI hand-off (see
  * fabric.h): ringing an INI's doorbell FIFO, which happens only while that
  * INI sleeps.
+ *
+ * A FIFO whose reader died raises SIGPIPE on write, which would kill the
+ * ringer (an INI ringing a dead memif peer, a program ringing a dead INI).
+ * The write runs with SIGPIPE blocked in the calling thread, and a SIGPIPE
+ * it raised is taken back before unblocking: EPIPE is reported instead,
+ * whatever the process's own SIGPIPE disposition.  Two more system calls
+ * per ring, paid only while the consumer sleeps.
  */
 #include "fabric.h"
 
 #include <errno.h>
 #include <fcntl.h>
+#include <pthread.h>
+#include <signal.h>
+#include <time.h>
 #include <unistd.h>
+
+/* write() of one byte with SIGPIPE turned into EPIPE for this thread. */
+static ssize_t write_no_sigpipe(int fd, const void *buf, size_t len)
+{
+    sigset_t pipe_set, old;
+    sigemptyset(&pipe_set);
+    sigaddset(&pipe_set, SIGPIPE);
+    pthread_sigmask(SIG_BLOCK, &pipe_set, &old);
+    ssize_t n = write(fd, buf, len);
+    int e = errno;
+    if (n < 0 && e == EPIPE && !sigismember(&old, SIGPIPE)) {
+        /* Ours, pending while blocked: take it back. */
+        const struct timespec zero = { 0, 0 };
+        while (sigtimedwait(&pipe_set, NULL, &zero) < 0 && errno == EINTR)
+            ;
+    }
+    pthread_sigmask(SIG_SETMASK, &old, NULL);
+    errno = e;
+    return n;
+}
 
 int ini_fabric_ring_fifo(int *fd, const char *path)
 {
@@ -22,7 +52,7 @@ int ini_fabric_ring_fifo(int *fd, const char *path)
         f = __atomic_load_n(fd, __ATOMIC_ACQUIRE);
     }
     char b = 1;
-    if (write(f, &b, 1) < 0 && errno != EAGAIN)
+    if (write_no_sigpipe(f, &b, 1) < 0 && errno != EAGAIN)
         return -1;
     return 0;
 }

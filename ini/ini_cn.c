@@ -46,6 +46,7 @@ struct ini_wake {
 struct ini_cn {
     struct ini_config cfg;
     struct ini_segment *seg;
+    int claim_fd;                             /* holds the segment's lock: one program per cluster */
     int cluster;
     int n_pes, n_inis;
     int spin_us;
@@ -98,6 +99,7 @@ struct ini_cn *ini_cn_attach(const char *cfg_path, int cluster, const char *segm
         snprintf(err, errlen, "out of memory");
         return NULL;
     }
+    cn->claim_fd = -1;
     if (ini_config_load(cfg_path, &cn->cfg, err, errlen) < 0)
         goto fail;
     if (cluster < 0 || cluster >= cn->cfg.n_clusters) {
@@ -106,6 +108,11 @@ struct ini_cn *ini_cn_attach(const char *cfg_path, int cluster, const char *segm
     }
     cn->seg = ini_segment_attach(segment, cluster, err, errlen);
     if (!cn->seg)
+        goto fail;
+    /* Two programs on one cluster's rings would break their one-producer,
+     * one-consumer rule: the second is refused. */
+    cn->claim_fd = ini_segment_claim(segment, err, errlen);
+    if (cn->claim_fd < 0)
         goto fail;
     const struct ini_cluster_cfg *cl = &cn->cfg.clusters[cluster];
     if (cn->seg->n_pes != (uint32_t)cl->n_pes || cn->seg->n_inis != (uint32_t)cl->n_inis) {
@@ -147,9 +154,26 @@ struct ini_cn *ini_cn_attach(const char *cfg_path, int cluster, const char *segm
     }
     return cn;
 fail:
+    if (cn->claim_fd >= 0)
+        close(cn->claim_fd);
     ini_segment_detach(cn->seg);
     free(cn);
     return NULL;
+}
+
+int ini_cn_check_config_env(char *err, size_t errlen)
+{
+    const char *path = getenv("INI_CONFIG");
+    if (!path)
+        return 0;
+    struct ini_config *cfg = malloc(sizeof(*cfg));   /* large: not on the stack */
+    if (!cfg) {
+        snprintf(err, errlen, "out of memory");
+        return -1;
+    }
+    int rc = ini_config_load(path, cfg, err, errlen);
+    free(cfg);
+    return rc;
 }
 
 struct ini_cn *ini_cn_attach_env(char *err, size_t errlen)
@@ -198,6 +222,8 @@ void ini_cn_detach(struct ini_cn *cn)
     for (int i = 0; i < cn->n_inis; i++)
         if (cn->wake.fd[i] >= 0)
             close(cn->wake.fd[i]);
+    if (cn->claim_fd >= 0)
+        close(cn->claim_fd);
     ini_segment_detach(cn->seg);
     free(cn->pes);
     free(cn);

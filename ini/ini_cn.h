@@ -42,6 +42,12 @@ typedef void (*ini_handler_fn)(struct ini_pe *pe, int src_pe, const void *data,
 
 /* Attaches using INI_CONFIG, INI_CLUSTER and INI_SEGMENT from the
  * environment.  NULL with a one-line message in err on failure. */
+/* Loads the configuration named by INI_CONFIG, only to check it: a
+ * program calls it before attaching, so that a bad configuration is bad
+ * input (one line "FILE:LINE: FIELD: why" in err, -1; exit status 2 by
+ * docs/config.md) and not a failure to attach.  0 when it loads, or when
+ * INI_CONFIG is not set (the attach reports that). */
+int ini_cn_check_config_env(char *err, size_t errlen);
 struct ini_cn *ini_cn_attach_env(char *err, size_t errlen);
 /* Attaches to the segment `segment` of `cluster` described by cfg_path. */
 struct ini_cn *ini_cn_attach(const char *cfg_path, int cluster, const char *segment,

@@ -19,6 +19,7 @@
 
 #include <errno.h>
 #include <getopt.h>
+#include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -39,7 +40,6 @@
 
 #include "fabric.h"
 
-#define MBUFS 16383
 
 /* The daemon's state: the one global, so the signal handler can reach it. */
 static struct inid inid_state;
@@ -52,7 +52,7 @@ static void on_signal(int sig)
 static const char usage_text[] =
     "usage: inid --config FILE --ini ID --tag TAG --run-dir DIR [--policy P] [--ini-policy P]\n"
     "            [--idle poll|adaptive|auto] [--trace off|summary|detailed] [--fault SPEC]\n"
-    "            [--knob SPEC] [-- EAL ARGS...]\n"
+    "            [--knob SPEC] [--launcher-pid PID] [-- EAL ARGS...]\n"
     "       inid --help | --version\n"
     "policies: static, round-robin, load-aware.  Started by ini-cluster (docs/launcher.md).\n";
 
@@ -80,6 +80,7 @@ static int parse_args(struct inid *d, int argc, char **argv, int *eal_extra)
         case 'f': fault = optarg; break;
         case 'k': knob = optarg; break;
         case 'P': pe_policy = optarg; break;
+        case 'L': d->launcher_pid = (pid_t)cli_parse_long("--launcher-pid", optarg, 1, INT32_MAX); break;
         default: cli_common_option(c, argv);
         }
     }
@@ -200,6 +201,10 @@ int main(int argc, char **argv)
         return 1;
     signal(SIGTERM, on_signal);
     signal(SIGINT, on_signal);
+    /* A peer's doorbell FIFO whose reader died must not kill this INI
+     * (fabric.c turns the write's SIGPIPE into EPIPE; any other write to a
+     * dead reader gets EPIPE too). */
+    signal(SIGPIPE, SIG_IGN);
     d->tsc_hz = rte_get_tsc_hz();
     double cycles_per_us = (double)d->tsc_hz / 1e6;
     d->knob_O = (uint64_t)(d->cfg.knobs.O_us * cycles_per_us);
@@ -224,10 +229,10 @@ int main(int argc, char **argv)
         fprintf(stderr, "inid %d: O in sleep mode at normal priority (%s): service times include the "
                 "wait for a core\n", d->me->id, strerror(errno));
 
-    uint16_t room = (uint16_t)RTE_MAX(RTE_MBUF_DEFAULT_BUF_SIZE, d->cfg.stack.mtu + 14 + RTE_PKTMBUF_HEADROOM + 64);
+    uint16_t room = (uint16_t)ini_config_mbuf_room(d->cfg.stack.mtu);
     char name[64];
     snprintf(name, sizeof(name), "ini%d_mbufs", d->me->id);
-    d->pool = rte_pktmbuf_pool_create(name, MBUFS, 256, INI_MBUF_PRIV_SIZE, room, (int)rte_socket_id());
+    d->pool = rte_pktmbuf_pool_create(name, INI_MBUFS, 256, INI_MBUF_PRIV_SIZE, room, (int)rte_socket_id());
     if (!d->pool) {
         fprintf(stderr, "inid %d: mbuf pool: %s\n", d->me->id, rte_strerror(rte_errno));
         return 1;
@@ -282,6 +287,10 @@ int main(int argc, char **argv)
     }
     ini_fabric_wake_all_pes(d->seg);
     inid_write_counters(d);
+    /* The launcher died (SIGKILL): its segments would stay in /dev/shm.
+     * Every INI of the cluster may unlink it; the first one does. */
+    if (d->launcher_pid && getppid() != d->launcher_pid)
+        ini_segment_unlink(d->seg_name);
     inid_ports_close(d);
     printf("inid %d: stopped\n", d->me->id);
     fflush(NULL);

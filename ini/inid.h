@@ -91,6 +91,10 @@ struct inid {
     const struct ini_node_cfg *me;
     int cluster, local;                        /* my cluster, my index in it */
     char tag[64], run_dir[INI_PATH_LEN], seg_name[128];
+    /* --launcher-pid: the `run` that started this daemon.  If it is gone
+     * when the daemon stops (killed: its death sent us SIGTERM), nobody
+     * else will unlink the cluster's segment, so the daemon does. */
+    pid_t launcher_pid;
     enum ini_idle_mode idle;
 
     /* resources */
@@ -160,6 +164,9 @@ void inid_faults_init(struct inid *d);
 int inid_idle_init(struct inid *d);
 /* Rings the doorbells of sleeping memif peers that were sent frames. */
 void inid_wake_peers(struct inid *d);
+/* The memif packet buffer size (devargs bsize) that holds a whole frame of
+ * the given MTU. */
+uint32_t inid_memif_buffer_size(int mtu);
 /* Builds the vdev argument of each port of this INI into args (EAL form). */
 int inid_ports_eal_args(const struct inid *d, char args[][INID_ARG_LEN], int max);
 

@@ -14,6 +14,7 @@
     { "tag", required_argument, NULL, 't' },    { "run-dir", required_argument, NULL, 'r' },      \
     { "ini-policy", required_argument, NULL, 'p' }, { "idle", required_argument, NULL, 'I' },     \
     { "trace", required_argument, NULL, 'T' },  { "fault", required_argument, NULL, 'f' },        \
-    { "knob", required_argument, NULL, 'k' },   { "policy", required_argument, NULL, 'P' }
+    { "knob", required_argument, NULL, 'k' },   { "policy", required_argument, NULL, 'P' },        \
+    { "launcher-pid", required_argument, NULL, 'L' }
 
 #endif

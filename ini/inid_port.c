@@ -36,6 +36,19 @@ static void port_name(const struct inid *d, int peer, char *buf, size_t len)
         snprintf(buf, len, "net_af_packet%d", d->me->id);
 }
 
+/* memif's packet buffers are 2048 bytes unless told otherwise; DPDK
+ * 22.11's memif driver chains buffers for a longer frame but loses track of
+ * the chain under load (frames counted many times, ACKs for numbers never
+ * sent, with MTUs above ~2,035).  One buffer per frame avoids chains: the
+ * frame (MTU + Ethernet header), rounded up to 128 bytes, at least the
+ * default. */
+uint32_t inid_memif_buffer_size(int mtu)
+{
+    uint32_t frame = (uint32_t)mtu + 14;
+    uint32_t bsize = (frame + 127) & ~127u;
+    return bsize < 2048 ? 2048 : bsize;
+}
+
 int inid_ports_eal_args(const struct inid *d, char args[][INID_ARG_LEN], int max)
 {
     int n = 0;
@@ -48,8 +61,10 @@ int inid_ports_eal_args(const struct inid *d, char args[][INID_ARG_LEN], int max
                 continue;
             int lo = me->id < j ? me->id : j, hi = me->id < j ? j : me->id;
             snprintf(args[n++], INID_ARG_LEN,
-                     "--vdev=net_memif%d,role=%s,id=0,socket=ini-%s-%d-%d,socket-abstract=yes",
-                     j, me->id == lo ? "server" : "client", d->tag, lo, hi);
+                     "--vdev=net_memif%d,role=%s,id=0,socket=ini-%s-%d-%d,socket-abstract=yes,"
+                     "bsize=%u",
+                     j, me->id == lo ? "server" : "client", d->tag, lo, hi,
+                     inid_memif_buffer_size(d->cfg.stack.mtu));
         }
         break;
     case INI_NET_AF_PACKET:
@@ -97,8 +112,15 @@ static int setup_port(struct inid *d, int k)
         fprintf(stderr, "inid %d: port %u: queue setup: %s\n", d->me->id, port, rte_strerror(-rc));
         return -1;
     }
-    if (d->cfg.stack.mtu != 1500)
-        rte_eth_dev_set_mtu(port, (uint16_t)d->cfg.stack.mtu);
+    /* A port that refuses the MTU would drop every longer frame: the
+     * daemon must not report ready on it.  A driver without an MTU
+     * setting (memif: its buffer size is set by devargs) is not a refusal. */
+    if (d->cfg.stack.mtu != 1500 &&
+        (rc = rte_eth_dev_set_mtu(port, (uint16_t)d->cfg.stack.mtu)) < 0 && rc != -ENOTSUP) {
+        fprintf(stderr, "inid %d: port %u: MTU %d refused by the driver: %s\n", d->me->id, port,
+                d->cfg.stack.mtu, rte_strerror(-rc));
+        return -1;
+    }
     /* A memif client whose server is not listening yet fails to start;
      * inid_ports_wait_up() retries it until the link comes up. */
     if ((rc = rte_eth_dev_start(port)) < 0 &&

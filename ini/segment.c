@@ -9,6 +9,7 @@
 #include <linux/futex.h>
 #include <stdio.h>
 #include <string.h>
+#include <sys/file.h>
 #include <sys/mman.h>
 #include <sys/stat.h>
 #include <sys/syscall.h>
@@ -27,6 +28,13 @@ static uint64_t layout_bytes(uint32_t n_pes, uint32_t n_inis, uint64_t ring_size
     return off + (uint64_t)n_pes * n_inis * 2 * (sizeof(struct ini_ring) + ring_size);
 }
 
+uint64_t ini_segment_bytes(const struct ini_config *cfg, int cluster, uint64_t ring_size)
+{
+    const struct ini_cluster_cfg *cl = &cfg->clusters[cluster];
+    uint64_t rings_off;
+    return layout_bytes((uint32_t)cl->n_pes, (uint32_t)cl->n_inis, ring_size, &rings_off);
+}
+
 struct ini_segment *ini_segment_create(const char *name, const struct ini_config *cfg,
                                        int cluster, uint64_t ring_size)
 {
@@ -38,11 +46,14 @@ struct ini_segment *ini_segment_create(const char *name, const struct ini_config
     int fd = shm_open(name, O_CREAT | O_EXCL | O_RDWR, 0600);
     if (fd < 0)
         return NULL;
-    if (ftruncate(fd, (off_t)bytes) < 0) {
-        int e = errno;
+    /* Allocated now, not sparse: a /dev/shm too small for the segment is
+     * an error here (ENOSPC), not a SIGBUS in whoever first touches a page
+     * that does not fit, mid-run. */
+    int rc = posix_fallocate(fd, 0, (off_t)bytes);
+    if (rc != 0) {
         close(fd);
         shm_unlink(name);
-        errno = e;
+        errno = rc;
         return NULL;
     }
     struct ini_segment *seg = mmap(NULL, bytes, PROT_READ | PROT_WRITE, MAP_SHARED, fd, 0);
@@ -50,8 +61,7 @@ struct ini_segment *ini_segment_create(const char *name, const struct ini_config
     if (seg == MAP_FAILED)
         return NULL;
 
-    /* ftruncate zero-fills: only non-zero fields need writing, and ring
-     * pages stay untouched (unallocated) until a message uses them. */
+    /* The allocation zero-fills: only non-zero fields need writing. */
     seg->version = INI_SEG_VERSION;
     seg->cluster = (uint32_t)cluster;
     seg->bytes = bytes;
@@ -104,6 +114,26 @@ struct ini_segment *ini_segment_attach(const char *name, int cluster, char *err,
         return NULL;
     }
     return seg;
+}
+
+int ini_segment_claim(const char *name, char *err, size_t errlen)
+{
+    int fd = shm_open(name, O_RDWR | O_CLOEXEC, 0);
+    if (fd < 0) {
+        snprintf(err, errlen, "segment %s: %s", name, strerror(errno));
+        return -1;
+    }
+    if (flock(fd, LOCK_EX | LOCK_NB) < 0) {
+        int e = errno;
+        if (e == EWOULDBLOCK)
+            snprintf(err, errlen, "segment %s: already attached by another program "
+                                  "(one program per cluster)", name);
+        else
+            snprintf(err, errlen, "segment %s: lock: %s", name, strerror(e));
+        close(fd);
+        return -1;
+    }
+    return fd;
 }
 
 void ini_segment_detach(struct ini_segment *seg)

@@ -70,14 +70,22 @@ struct ini_segment {
 /* Shared-memory object name of a cluster's segment for a run tag. */
 void ini_segment_name(char *buf, size_t len, const char *tag, int cluster);
 
-/* Creates (replacing any stale one) and initialises the segment of
- * `cluster`; returns the mapping or NULL with errno set. */
+/* Size of the segment of `cluster`, bytes. */
+uint64_t ini_segment_bytes(const struct ini_config *cfg, int cluster, uint64_t ring_size);
+/* Creates (replacing any stale one), allocates (posix_fallocate: ENOSPC
+ * when /dev/shm is too small) and initialises the segment of `cluster`;
+ * returns the mapping or NULL with errno set. */
 struct ini_segment *ini_segment_create(const char *name, const struct ini_config *cfg,
                                        int cluster, uint64_t ring_size);
 /* Maps an existing segment and checks it belongs to `cluster` (-1: any);
  * NULL with a message in err otherwise. */
 struct ini_segment *ini_segment_attach(const char *name, int cluster, char *err, size_t errlen);
 void ini_segment_detach(struct ini_segment *seg);
+/* One compute-node program per cluster: takes an exclusive lock (flock) on
+ * the segment and returns the descriptor that holds it (close it to let
+ * go; a process that dies lets go by itself, so no owner goes stale).
+ * -1 with a message in err when another program holds it. */
+int  ini_segment_claim(const char *name, char *err, size_t errlen);
 int  ini_segment_unlink(const char *name);
 
 /* The ring between the PE and the INI with the given local indices. */

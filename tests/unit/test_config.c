@@ -546,7 +546,14 @@ static const struct bad_case bad_cases[] = {
     { "records too few", WITH("trace = { records = 1023; };"), 2, "trace.records", "out of range 1024..67108864" },
     { "records too many", WITH("trace = { records = 67108865; };"), 2, "trace.records", "out of range" },
     { "records 64-bit", WITH("trace = { records = 4294967296L; };"), 2, "trace.records", "out of range" },
-    { "memory too small", WITH("eal = { memory_mb = 63; };"), 2, "eal.memory_mb", "out of range 64..16384" },
+    { "memory too small", WITH("eal = { memory_mb = 63; };"), 2, "eal.memory_mb", "out of range 128..16384" },
+    /* issue 17, item 10: 64 MiB cannot hold a daemon's mbuf pool */
+    { "memory 64", WITH("eal = { memory_mb = 64; };"), 2, "eal.memory_mb", "out of range 128..16384" },
+    { "memory below the pool at MTU 9000", WITH("stack = { mtu = 9000; };\neal = { memory_mb = 200; };"), 3,
+      "eal.memory_mb", "200 MiB cannot hold a daemon's 16383 mbufs at MTU 9000: at least 212" },
+    /* issue 17, item 2: DPDK 22.11's af_packet takes frames of 1518 bytes */
+    { "af_packet jumbo", WITH("network = { mode = \"af_packet\"; };\nstack = { mtu = 9000; };"), 3,
+      "stack.mtu", "9000 is above 1500, the largest MTU of DPDK 22.11's af_packet driver" },
     { "memory too large", WITH("eal = { memory_mb = 16385; };"), 2, "eal.memory_mb", "out of range" },
     { "core -2",
       "version = 1;\nclusters = ( { id = 0; pes = [0]; inis = ( { id = 0; core = -2; ip = \"198.18.0.1\"; } ); } );\n",
@@ -764,8 +771,49 @@ static void test_generate_thesis_family(void **state)
     /* 16 compute nodes in clusters of 1, 2, 4 and 8, with 1, 2, 4 and 8
      * INIs per cluster (also more INIs than compute nodes). */
     for (int pes_per_cluster = 1; pes_per_cluster <= 8; pes_per_cluster *= 2)
-        for (int inis = 1; inis <= 8; inis *= 2)
-            check_generated(16 / pes_per_cluster, pes_per_cluster, inis, INI_NET_MEMIF);
+        for (int inis = 1; inis <= 8; inis *= 2) {
+            int peers = (16 / pes_per_cluster - 1) * inis;
+            check_generated(16 / pes_per_cluster, pes_per_cluster, inis,
+                            peers <= INI_MEMIF_MAX_PEERS ? INI_NET_MEMIF : INI_NET_AF_PACKET);
+        }
+}
+
+/* Issue 17, item 10: memif gives each INI a DPDK port per INI of the other
+ * clusters, and DPDK has 32; a machine that needs more is refused by the
+ * generator and by the loader, with the reason. */
+static void test_memif_port_limit(void **state)
+{
+    char *text = NULL;
+    size_t size = 0;
+    char err[512] = "";
+    FILE *f = open_memstream(&text, &size);
+    assert_int_equal(ini_config_generate(f, 8, 2, 8, INI_NET_MEMIF, err, sizeof err), -1);
+    fclose(f);
+    free(text);
+    assert_non_null(strstr(err, "56 here, and DPDK has 32"));
+
+    /* The same machine in af_packet mode is fine; switched to memif by
+     * hand, the loader refuses it. */
+    text = NULL;
+    f = open_memstream(&text, &size);
+    assert_int_equal(ini_config_generate(f, 8, 2, 8, INI_NET_AF_PACKET, err, sizeof err), 0);
+    fclose(f);
+    const char *from = "mode = \"af_packet\"";
+    char *at = strstr(text, from);
+    assert_non_null(at);
+    char *memif = malloc(size + 1);
+    assert_non_null(memif);
+    snprintf(memif, size + 1, "%.*smode = \"memif\"%s", (int)(at - text), text, at + strlen(from));
+    free(text);
+    text = memif;
+    const char *path = write_file("memif-8x2x8.cfg", text);
+    free(text);
+    struct ini_config cfg;
+    assert_int_equal(ini_config_load(path, &cfg, err, sizeof err), -1);
+    if (!strstr(err, "clusters[0].inis: in memif mode") || !strstr(err, "56, and DPDK has 32"))
+        fail_msg("unexpected error: %s", err);
+    /* 7 peers x 4 INIs = 28: still fine. */
+    check_generated(8, 2, 4, INI_NET_MEMIF);
 }
 
 static void test_generate_other_shapes(void **state)
@@ -774,7 +822,7 @@ static void test_generate_other_shapes(void **state)
     check_generated(3, 5, 3, INI_NET_MEMIF);   /* uneven blocks: 2, 2, 1 */
     check_generated(1, INI_MAX_PES_PER_CLUSTER, INI_MAX_INIS_PER_CLUSTER, INI_NET_MEMIF);
     check_generated(INI_MAX_CLUSTERS, INI_MAX_PES / INI_MAX_CLUSTERS,
-                    INI_MAX_INIS / INI_MAX_CLUSTERS, INI_NET_MEMIF);   /* the largest machine */
+                    INI_MAX_INIS / INI_MAX_CLUSTERS, INI_NET_AF_PACKET);   /* the largest machine */
 }
 
 static void test_generate_rejects(void **state)
@@ -853,6 +901,7 @@ int main(void)
         cmocka_unit_test(test_generate_thesis_family),
         cmocka_unit_test(test_generate_other_shapes),
         cmocka_unit_test(test_generate_rejects),
+        cmocka_unit_test(test_memif_port_limit),
         cmocka_unit_test(test_names),
     };
     return cmocka_run_group_tests(tests, setup, teardown);

@@ -319,6 +319,9 @@ static void test_parse_errors(void **state)
     expect_parse_error("depth=0", "depth: \"0\" is not an integer in 1..64");
     expect_parse_error("delay_us=2000000", "delay_us");
     expect_parse_error("seed=x", "seed");
+    /* issue 17, item 14: beyond 64 bits is refused, not clamped */
+    expect_parse_error("seed=99999999999999999999", "seed: \"99999999999999999999\" is not an integer");
+    expect_parse_error("depth=99999999999999999999", "depth");
     expect_parse_error("side=up", "side: \"up\" is neither tx nor rx");
     expect_parse_error("loss=0.1", "unknown fault \"loss\"");
     expect_parse_error("drop", "\"drop\": expected key=value");

@@ -17,7 +17,11 @@
 #include <cmocka.h>
 
 #include <errno.h>
+#include <fcntl.h>
 #include <pthread.h>
+#include <signal.h>
+#include <sys/stat.h>
+#include <sys/wait.h>
 #include <stdatomic.h>
 #include <string.h>
 #include <stdio.h>
@@ -227,6 +231,59 @@ static void test_wait_any_rejects_bad_groups(void **state)
     assert_int_equal(errno, EINVAL);
 }
 
+/* Issue 17, item 3: ringing the doorbell of an INI that died (its FIFO
+ * has no reader any more) must fail with -1, not kill the ringer with
+ * SIGPIPE - in a process that left SIGPIPE at its default, as a program
+ * using the compute-node API does.  Checked in a child process. */
+static void test_ring_fifo_of_dead_reader_is_not_fatal(void **state)
+{
+    char path[64];
+    snprintf(path, sizeof path, "/tmp/ini-test-cn-%d.wake", (int)getpid());
+    unlink(path);
+    assert_int_equal(mkfifo(path, 0600), 0);
+    pid_t pid = fork();
+    assert_true(pid >= 0);
+    if (pid == 0) {
+        signal(SIGPIPE, SIG_DFL);
+        int reader = open(path, O_RDONLY | O_NONBLOCK);
+        int fd = -1;
+        if (reader < 0 || ini_fabric_ring_fifo(&fd, path) != 0 || fd < 0)
+            _exit(10);
+        close(reader);                       /* the INI dies */
+        if (ini_fabric_ring_fifo(&fd, path) != -1)
+            _exit(11);
+        sigset_t pending;
+        sigpending(&pending);
+        _exit(sigismember(&pending, SIGPIPE) ? 12 : 0);
+    }
+    int st;
+    assert_int_equal(waitpid(pid, &st, 0), pid);
+    unlink(path);
+    if (WIFSIGNALED(st))
+        fail_msg("the ringer died of signal %d", WTERMSIG(st));
+    assert_true(WIFEXITED(st));
+    assert_int_equal(WEXITSTATUS(st), 0);
+}
+
+/* Issue 17, item 6: one program per cluster.  A second attach to a
+ * segment that a live process has attached is refused with a message
+ * naming the segment; once the first detaches, attaching works again. */
+static void test_second_attach_is_refused(void **state)
+{
+    char err[256] = "";
+    struct ini_cn *second = ini_cn_attach(CFG, 0, seg_name, err, sizeof err);
+    if (second) {
+        ini_cn_detach(second);
+        fail_msg("a second program attached to %s", seg_name);
+    }
+    assert_non_null(strstr(err, seg_name));
+    assert_non_null(strstr(err, "already attached"));
+    ini_cn_detach(cn);
+    cn = ini_cn_attach(CFG, 0, seg_name, err, sizeof err);
+    if (!cn)
+        fail_msg("attach after detach: %s", err);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -236,6 +293,8 @@ int main(void)
         cmocka_unit_test(test_wait_any_runs_every_pes_handlers),
         cmocka_unit_test(test_wait_any_woken_by_kick_of_second_pe),
         cmocka_unit_test(test_wait_any_rejects_bad_groups),
+        cmocka_unit_test(test_ring_fifo_of_dead_reader_is_not_fatal),
+        cmocka_unit_test(test_second_attach_is_refused),
     };
     return cmocka_run_group_tests(tests, setup, teardown);
 }

@@ -214,6 +214,11 @@ int main(int argc, char **argv)
                 cli_bad_arg("--layers: '%s' is not a layer (raw-dpdk, udp-ip, reliable, "
                             "compute-to-compute, kernel-udp)", tok);
         }
+        int any = 0;
+        for (int l = 0; l < L_COUNT; l++)
+            any |= s.layers_on[l];
+        if (!any)   /* "" or ",": nothing to measure is a mistake, not a run */
+            cli_bad_arg("--layers: empty list (raw-dpdk, udp-ip, reliable, compute-to-compute, kernel-udp)");
     } else {
         for (int l = 0; l < L_COUNT; l++)
             s.layers_on[l] = 1;

@@ -121,12 +121,14 @@ int main(int argc, char **argv)
     cli_init("cluster-fake-inid", usage_text);
     const char *config = NULL, *tag = NULL, *run_dir = NULL;
     int id = -1, c;
+    pid_t launcher_pid = 0;
     while ((c = getopt_long(argc, argv, ":", opts, NULL)) != -1) {
         switch (c) {
         case 'c': config = optarg; break;
         case 'i': id = (int)cli_parse_long("--ini", optarg, 0, INI_MAX_INIS - 1); break;
         case 't': tag = optarg; break;
         case 'r': run_dir = optarg; break;
+        case 'L': launcher_pid = (pid_t)cli_parse_long("--launcher-pid", optarg, 1, INT32_MAX); break;
         case 'p': case 'I': case 'T': case 'f': case 'P': case 'k': break;   /* inid's; not ours */
         default: cli_common_option(c, argv);
         }
@@ -150,6 +152,7 @@ int main(int argc, char **argv)
     }
     signal(SIGTERM, fault_for("FAKE_INID_STUBBORN", id, 0) >= 0 ? SIG_IGN : on_signal);
     signal(SIGINT, on_signal);
+    signal(SIGPIPE, SIG_IGN);   /* as inid: a dead peer's doorbell is not fatal */
     printf("fake-inid %d: cluster %d, segment %s\n", id, me->cluster, seg_name);
     fflush(stdout);
     if (fault_for("FAKE_INID_FAIL", id, 0) >= 0) {
@@ -339,5 +342,7 @@ int main(int argc, char **argv)
     ini_segment_detach(seg);
     unlink(si->wake_path);
     shm_unlink(mname);
+    if (launcher_pid && getppid() != launcher_pid)   /* as inid: the launcher died */
+        ini_segment_unlink(seg_name);
     return 0;
 }

@@ -52,8 +52,15 @@ int launch_create_segments(struct launch *L, char *err, size_t errlen)
             continue;
         L->segs[c].seg = ini_segment_create(L->segs[c].name, L->cfg, c, INI_SEG_RING_SIZE_DEFAULT);
         if (!L->segs[c].seg) {
-            snprintf(err, errlen, "cannot create segment %s of cluster %d: %s", L->segs[c].name,
-                     c, strerror(errno));
+            int e = errno;
+            uint64_t bytes = ini_segment_bytes(L->cfg, c, INI_SEG_RING_SIZE_DEFAULT);
+            if (e == ENOSPC || e == ENOMEM || e == EFBIG)
+                snprintf(err, errlen, "cannot create segment %s of cluster %d: cannot allocate %llu "
+                         "bytes (%.1f MiB) in /dev/shm: %s (make /dev/shm larger, or free it)",
+                         L->segs[c].name, c, (unsigned long long)bytes, bytes / 1048576.0, strerror(e));
+            else
+                snprintf(err, errlen, "cannot create segment %s of cluster %d: %s", L->segs[c].name,
+                         c, strerror(e));
             return -1;
         }
         L->segs[c].created = 1;
@@ -85,11 +92,19 @@ int launch_start_daemons(struct launch *L, const struct daemon_opts *o, int deta
 
     for (int k = 0; k < L->n_daemons; k++) {
         struct daemon *d = &L->daemons[k];
-        char id[16];
+        char id[16], launcher[16];
         snprintf(id, sizeof id, "%d", d->ini);
+        snprintf(launcher, sizeof launcher, "%d", (int)getpid());
         char *argv[32 + 2 * LAUNCH_MAX_FAULTS];
         int n = 0;
         argv[n++] = L->inid_path;
+        /* Under `run` the daemons die with the launcher and, if it was
+         * killed, unlink the segments themselves.  First, so that the
+         * command line still ends in --run-dir DIR (tests look for it). */
+        if (!detach) {
+            argv[n++] = "--launcher-pid";
+            argv[n++] = launcher;
+        }
         argv[n++] = "--config";   argv[n++] = L->config_path;
         argv[n++] = "--ini";      argv[n++] = id;
         argv[n++] = "--tag";      argv[n++] = L->tag;

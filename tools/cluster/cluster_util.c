@@ -12,6 +12,7 @@
 #include <signal.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/file.h>
 #include <sys/prctl.h>
 #include <sys/stat.h>
 #include <sys/wait.h>
@@ -330,6 +331,53 @@ int make_run_dir(const char *dir, int allow_nonempty, char *err, size_t errlen)
         return -1;
     }
     return 0;
+}
+
+int claim_run_dir(const char *dir, int only_lock, char *err, size_t errlen)
+{
+    /* The emptiness check of make_run_dir and the files the run writes
+     * later are not atomic together: two launchers could both find the
+     * directory empty.  The lock is: exactly one of them gets it. */
+    char path[PATH_MAX + 32];
+    snprintf(path, sizeof path, "%s/launcher.lock", dir);
+    int fd = open(path, O_RDWR | O_CREAT | O_CLOEXEC, 0644);
+    if (fd < 0) {
+        snprintf(err, errlen, "run directory %s: %s: %s", dir, path, strerror(errno));
+        return -1;
+    }
+    if (flock(fd, LOCK_EX | LOCK_NB) < 0) {
+        int e = errno;
+        close(fd);
+        if (e == EWOULDBLOCK)
+            snprintf(err, errlen, "run directory %s is in use by another launcher", dir);
+        else
+            snprintf(err, errlen, "run directory %s: lock: %s", dir, strerror(e));
+        return -1;
+    }
+    if (only_lock) {
+        /* A launcher that came and went between our check and our lock. */
+        DIR *d = opendir(dir);
+        struct dirent *e;
+        int other = 0;
+        while (d && (e = readdir(d)))
+            if (strcmp(e->d_name, ".") && strcmp(e->d_name, "..") && strcmp(e->d_name, "launcher.lock"))
+                other = 1;
+        if (d)
+            closedir(d);
+        if (other) {
+            close(fd);
+            snprintf(err, errlen, "run directory %s exists and is not empty", dir);
+            return -1;
+        }
+    }
+    char pid[24];
+    int n = snprintf(pid, sizeof pid, "%d\n", (int)getpid());
+    /* The pid is for people; the lock is what counts. */
+    if (ftruncate(fd, 0) == 0) {
+        ssize_t unused = write(fd, pid, (size_t)n);
+        (void)unused;
+    }
+    return fd;
 }
 
 int find_executable(const char *prog, char *out, size_t len)

@@ -65,6 +65,12 @@ void follower_pump(struct follower *f, int final);
 /* Makes dir (and its parents).  When it exists it must be empty unless
  * allow_nonempty.  Returns 0, or -1 with a one-line reason in err. */
 int make_run_dir(const char *dir, int allow_nonempty, char *err, size_t errlen);
+/* Claims dir for this launcher: an exclusive flock on DIR/launcher.lock,
+ * held as long as the returned descriptor is open (close-on-exec: the
+ * daemons do not hold it).  With only_lock, anything in dir besides the
+ * lock file means another launcher used it already.  -1 with err set when
+ * another launcher holds or used it. */
+int claim_run_dir(const char *dir, int only_lock, char *err, size_t errlen);
 
 /* Searches PATH like execvp; 0 if `prog` names an executable file. */
 int find_executable(const char *prog, char *out, size_t len);

@@ -362,6 +362,28 @@ static void stop_programs(struct program *p, int n)
         }
 }
 
+/* A program that exited may have left children behind (`cmd &`); they are
+ * in its process group (each program leads its own), which outlives the
+ * leader while they run.  SIGTERM to what is left of every group, a grace
+ * period, then SIGKILL: nothing a program started outlives the run. */
+static void end_program_groups(const struct program *p, int n)
+{
+    int left = 0;
+    for (int c = 0; c < n; c++)
+        if (p[c].pid > 0 && kill(-p[c].pid, SIGTERM) == 0)
+            left++;
+    int64_t deadline = now_ms() + PROGRAM_STOP_MS;
+    while (left && now_ms() < deadline) {
+        sleep_ms(10);
+        left = 0;
+        for (int c = 0; c < n; c++)
+            left += p[c].pid > 0 && kill(-p[c].pid, 0) == 0;
+    }
+    for (int c = 0; c < n; c++)
+        if (p[c].pid > 0 && kill(-p[c].pid, SIGKILL) == 0)
+            cli_error("the program of cluster %d left processes that ignored SIGTERM; killed them", c);
+}
+
 static int start_programs(struct launch *L, const struct options *o, struct program *progs)
 {
     for (int c = 0; c < cfg.n_clusters; c++) {
@@ -425,7 +447,7 @@ static int cmd_run(int argc, char **argv)
         snprintf(rel, sizeof rel, "runs/run-%s-%d", stamp, (int)getpid());
         absolute_path(rel, run_dir, sizeof run_dir);
     }
-    if (make_run_dir(run_dir, 0, err, sizeof err) < 0)
+    if (make_run_dir(run_dir, 0, err, sizeof err) < 0 || claim_run_dir(run_dir, 1, err, sizeof err) < 0)
         cli_bad_arg("%s", err);
 
     install_signal_handlers();
@@ -512,6 +534,7 @@ static int cmd_run(int argc, char **argv)
     follower_pump(&follow_out, 1);
     for (int c = 0; c < cfg.n_clusters; c++)
         follower_pump(&follow_err[c], 1);
+    end_program_groups(progs, cfg.n_clusters);
 
     /* Step 4. */
     if (launch_stop_daemons(&L, LAUNCH_STOP_MS) && !exit_code)
@@ -567,6 +590,15 @@ static int cmd_up(int argc, char **argv)
     load_config_or_exit(o.config);
     int selected[INI_MAX_CLUSTERS] = { 0 };
     parse_clusters_or_exit(o.clusters, selected);
+    /* memif links every INI to the INIs of all other clusters, through
+     * sockets named after this run: a cluster brought up alone waits for
+     * peers that will never come. */
+    if (cfg.net_mode == INI_NET_MEMIF)
+        for (int c = 0; c < cfg.n_clusters; c++)
+            if (!selected[c])
+                cli_bad_arg("--cluster: in memif mode every INI is linked to the INIs of all other "
+                            "clusters, so all clusters come up together (cluster %d is missing); "
+                            "leave out --cluster, or use af_packet", c);
 
     char inid[PATH_MAX], config_abs[PATH_MAX], run_dir[PATH_MAX], err[1024];
     find_inid_or_exit(o.inid, inid, sizeof inid);
@@ -594,8 +626,12 @@ static int cmd_up(int argc, char **argv)
     } else if (errno != ENOENT) {
         cli_bad_arg("%s", err);
     }
-    if (make_run_dir(run_dir, 1, err, sizeof err) < 0)
+    if (make_run_dir(run_dir, 1, err, sizeof err) < 0 || claim_run_dir(run_dir, 0, err, sizeof err) < 0)
         cli_bad_arg("%s", err);
+    char state_path[PATH_MAX + 16];
+    snprintf(state_path, sizeof state_path, "%s/state", run_dir);
+    if (access(state_path, F_OK) == 0)   /* another `up` finished between our check and our lock */
+        cli_bad_arg("already up in %s; run ini-cluster down first", run_dir);
 
     install_signal_handlers();
     char tag[LAUNCH_TAG_LEN];
@@ -736,6 +772,28 @@ static int cmd_gen(int argc, char **argv)
     char err[PATH_MAX + 256];
     FILE *out = stdout;
     char tmp[PATH_MAX + 16];
+    /* Atomic replace (write FILE.tmp, rename) is for regular files; a
+     * device, FIFO or the like is written in place, never replaced. */
+    struct stat st;
+    if (out_path && stat(out_path, &st) == 0 && !S_ISREG(st.st_mode)) {
+        out = fopen(out_path, "w");
+        if (!out)
+            cli_bad_arg("%s: %s", out_path, strerror(errno));
+        int rc = ini_config_generate(out, (int)v[0], (int)v[1], (int)v[2], (enum ini_net_mode)mode,
+                                     err, sizeof err);
+        if (rc < 0 && ferror(out)) {
+            cli_error("%s: %s", out_path, err);
+            fclose(out);
+            return 1;
+        }
+        if (fclose(out) != 0 && rc == 0) {
+            cli_error("%s: cannot write the configuration: %s", out_path, strerror(errno));
+            return 1;
+        }
+        if (rc < 0)
+            cli_bad_arg("gen: %s", err);
+        return 0;
+    }
     if (out_path) {
         snprintf(tmp, sizeof tmp, "%s.tmp", out_path);
         out = fopen(tmp, "w");
@@ -743,6 +801,14 @@ static int cmd_gen(int argc, char **argv)
             cli_bad_arg("%s: %s", out_path, strerror(errno));
     }
     int rc = ini_config_generate(out, (int)v[0], (int)v[1], (int)v[2], (enum ini_net_mode)mode, err, sizeof err);
+    if (rc < 0 && ferror(out)) {   /* a write error, not bad arguments */
+        cli_error("%s: %s", out_path ? tmp : "stdout", err);
+        if (out_path) {
+            fclose(out);
+            unlink(tmp);
+        }
+        return 1;
+    }
     if (out_path) {
         if (fclose(out) != 0 && rc == 0) {
             snprintf(err, sizeof err, "%s: %s", tmp, strerror(errno));

@@ -46,6 +46,7 @@
 #include <time.h>
 
 #include "cli.h"
+#include "ini_cn.h"
 #include "mgs.h"
 #include "par.h"
 
@@ -473,6 +474,8 @@ int main(int argc, char **argv)
     setvbuf(stdout, NULL, _IOLBF, 0);
 
     char err[512];
+    if (ini_cn_check_config_env(err, sizeof err) < 0)
+        cli_bad_arg("%s", err);
     if (mgs_start(err, sizeof err) != 0) {
         cli_error("%s", err);
         return 1;

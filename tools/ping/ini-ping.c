@@ -529,15 +529,23 @@ static void pick_targets(struct pe_state *st)
 {
     const struct ini_cluster_cfg *mine = &cfg->clusters[my_cluster];
     if (opt.pairs) {
-        const struct ini_cluster_cfg *next = &cfg->clusters[(my_cluster + 1) % cfg->n_clusters];
-        st->targets[st->n_targets++] = next->pes[st->local % next->n_pes];
+        /* The next cluster that has compute nodes: a cluster may have INIs
+         * only. */
+        for (int k = 1; k < cfg->n_clusters; k++) {
+            const struct ini_cluster_cfg *next = &cfg->clusters[(my_cluster + k) % cfg->n_clusters];
+            if (next->n_pes > 0) {
+                st->targets[st->n_targets++] = next->pes[st->local % next->n_pes];
+                return;
+            }
+        }
         return;
     }
     for (int d = 0; d < cfg->n_pes; d++)
         if (cfg->pes[d].cluster != my_cluster)
             st->targets[st->n_targets++] = d;
     /* Start at different places so the PEs of a cluster spread their load. */
-    st->next_target = (st->local + my_cluster * mine->n_pes) % st->n_targets;
+    if (st->n_targets)
+        st->next_target = (st->local + my_cluster * mine->n_pes) % st->n_targets;
 }
 
 static int cmp_u64(const void *a, const void *b)
@@ -597,6 +605,8 @@ int main(int argc, char **argv)
     setvbuf(stdout, NULL, _IOLBF, 0);
     parse_args(argc, argv);
     char err[1024];
+    if (ini_cn_check_config_env(err, sizeof err) < 0)
+        cli_bad_arg("%s", err);
     cn = ini_cn_attach_env(err, sizeof err);
     if (!cn) {
         cli_error("%s", err);
@@ -611,6 +621,9 @@ int main(int argc, char **argv)
 
     if (cfg->n_clusters < 2)
         cli_bad_arg("%s has one cluster: nobody to ping", cfg->path);
+    /* Clusters may have INIs and no compute node: they take no part. */
+    if (cfg->n_pes - cfg->clusters[my_cluster].n_pes == 0)
+        cli_bad_arg("%s: no other cluster has compute nodes: nobody to ping", cfg->path);
     uint32_t max_size = HDR_BYTES;
     for (int z = 0; z < opt.n_sizes; z++) {
         if (opt.sizes[z] > (uint32_t)cfg->stack.max_message)

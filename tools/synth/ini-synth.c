@@ -706,6 +706,8 @@ int main(int argc, char **argv)
     setvbuf(stdout, NULL, _IOLBF, 0);
     parse_args(argc, argv);
     char err[1024];
+    if (ini_cn_check_config_env(err, sizeof err) < 0)
+        cli_bad_arg("%s", err);
     cn = ini_cn_attach_env(err, sizeof err);
     if (!cn) {
         cli_error("%s", err);

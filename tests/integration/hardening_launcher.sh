@@ -1,0 +1,139 @@
+#!/usr/bin/env bash
+# hardening_launcher: the launcher items of issue 17, each asserted on an
+# outcome (exit status and message, what is left in /dev/shm, which
+# processes survive):
+#   5. two launchers on one --run-dir: one runs, the other is refused;
+#   7. gen -o onto a character device writes into it (here a private
+#      copy of /dev/full: ENOSPC is reported) and leaves the node alone;
+#   8. a /dev/shm too small for the segments: a clear error at start
+#      naming the size and /dev/shm (a private tmpfs of 1 MiB);
+#  10. up --cluster 0 in memif mode: refused at once, with the reason;
+#  11. a program's background child does not outlive the run;
+#  16. SIGKILL of the launcher mid-run: no segment and no process of the
+#      run survives.
+# Launcher-only checks use build/bin/cluster-fake-inid; 16 runs the real
+# inid and ini-ping.
+set -u
+cd "$(dirname "$0")/../.."
+L=build/bin/ini-cluster
+FAKE="--inid build/bin/cluster-fake-inid"
+TMP=$(mktemp -d /tmp/ini-hardening-launcher.XXXXXX)
+failures=0
+fail() { echo "hardening_launcher: FAIL: $*"; failures=$((failures + 1)); }
+ok()   { echo "hardening_launcher: ok: $*"; }
+[ -x $L ] && [ -x build/bin/inid ] && [ -x build/bin/cluster-fake-inid ] && [ -x build/bin/ini-ping ] ||
+    { echo "hardening_launcher: FAIL: build first (make)"; exit 1; }
+run_tag() { sed -n 's/.* --tag \([^ ]*\) .*/\1/p' "$1/launcher.log" 2>/dev/null | head -n 1; }
+
+# --- 5. one run directory, one launcher.  A race: four launchers at once,
+# twice; each time exactly one may run, the others must be refused.
+for round in 1 2; do
+    d=$TMP/r5-$round
+    pids=()
+    for k in 1 2 3 4; do
+        $L run conf/default.cfg $FAKE --run-dir "$d" -- sleep 1 > "$d.$k" 2>&1 &
+        pids+=($!)
+    done
+    ran=0 refused=0 other=""
+    for k in 1 2 3 4; do
+        wait "${pids[k - 1]}"; rc=$?
+        if [ $rc -eq 0 ]; then ran=$((ran + 1))
+        elif [ $rc -eq 2 ] && grep -Eq "run directory $d (is in use by another launcher|exists and is not empty)" "$d.$k"
+        then refused=$((refused + 1))
+        else other="$other exit $rc: $(head -n 1 "$d.$k");"
+        fi
+    done
+    if [ $ran -eq 1 ] && [ $refused -eq 3 ]; then
+        ok "four launchers on one run directory, round $round: one ran, three refused"
+    else
+        fail "four launchers on one run directory, round $round: $ran ran, $refused refused;$other"
+    fi
+done
+
+# --- 7. gen -o onto a character device
+mknod "$TMP/full" c 1 7
+$L gen 2 2 1 -o "$TMP/full" > "$TMP/r7.out" 2>&1
+rc=$?
+if [ -c "$TMP/full" ] && [ $rc -ne 0 ] && grep -q "No space left on device" "$TMP/r7.out"; then
+    ok "gen -o onto a full device: exit $rc, $(head -n 1 "$TMP/r7.out"); still a device"
+else
+    fail "gen -o onto a full device: exit $rc, $( [ -c "$TMP/full" ] && echo 'still a device' || echo 'REPLACED'): $(head -n 2 "$TMP/r7.out")"
+fi
+$L gen 2 2 1 -o "$TMP/gen.cfg" > /dev/null 2>&1 && [ -f "$TMP/gen.cfg" ] && ! [ -e "$TMP/gen.cfg.tmp" ] ||
+    fail "gen -o a regular file no longer works"
+
+# --- 8. /dev/shm too small
+unshare --mount --propagation private sh -c \
+    "mount -t tmpfs -o size=1m tmpfs /dev/shm && exec $L run conf/default.cfg $FAKE --run-dir $TMP/r8 -- true" \
+    > "$TMP/r8.out" 2>&1
+rc=$?
+if [ $rc -eq 1 ] && grep -Eq "cannot allocate [0-9]+ bytes .*in /dev/shm" "$TMP/r8.out"; then
+    ok "small /dev/shm: $(grep /dev/shm "$TMP/r8.out" | head -n 1)"
+else
+    fail "small /dev/shm: exit $rc (expected 1 and the size and /dev/shm named)"; head -n 3 "$TMP/r8.out" | sed 's/^/    /'
+fi
+
+# --- 10. up --cluster 0 in memif mode
+start=$(date +%s)
+$L up conf/default.cfg $FAKE --cluster 0 --run-dir "$TMP/r10" > "$TMP/r10.out" 2>&1
+rc=$?
+took=$(( $(date +%s) - start ))
+if [ $rc -eq 2 ] && grep -q "memif" "$TMP/r10.out" && [ ! -e "$TMP/r10/state" ]; then
+    ok "up --cluster 0 in memif mode refused: $(head -n 1 "$TMP/r10.out")"
+else
+    fail "up --cluster 0 in memif mode: exit $rc after ${took}s (expected 2 at once, naming memif)"
+    $L down conf/default.cfg --run-dir "$TMP/r10" > /dev/null 2>&1
+fi
+
+# --- 11. a background child of the program
+$L run conf/default.cfg $FAKE --run-dir "$TMP/r11" -- \
+    sh -c 'sleep 300 & echo $! > "$INI_RUN_DIR/bg$INI_CLUSTER.pid"' > "$TMP/r11.out" 2>&1
+rc=$?
+sleep 0.2
+left=""
+for f in "$TMP"/r11/bg*.pid; do
+    [ -s "$f" ] || { fail "background child: $f missing"; continue; }
+    pid=$(cat "$f")
+    kill -0 "$pid" 2>/dev/null && { left="$left $pid"; kill "$pid"; }
+done
+if [ $rc -eq 0 ] && [ -z "$left" ]; then
+    ok "the programs' background children ended with the run"
+else
+    fail "background children still running after the run (exit $rc):$left"
+fi
+
+# --- 16. SIGKILL of the launcher mid-run
+$L run conf/default.cfg --run-dir "$TMP/r16" -- build/bin/ini-ping --sizes 64 --count 1000000 \
+    > "$TMP/r16.out" 2>&1 &
+lpid=$!
+for _ in $(seq 1 300); do
+    [ "$(grep -l ': ready' "$TMP"/r16/ini*.log 2>/dev/null | wc -l)" -eq 2 ] && [ -s "$TMP/r16/cluster1.err" -o -e "$TMP/r16/cluster1.out" ] && break
+    sleep 0.1
+done
+sleep 1
+tag=$(run_tag "$TMP/r16")
+children=$(pgrep -P $lpid | tr '\n' ' ')
+kill -9 $lpid
+wait $lpid 2>/dev/null
+for _ in $(seq 1 100); do
+    alive=""
+    for p in $children; do kill -0 "$p" 2>/dev/null && alive="$alive $p"; done
+    [ -z "$alive" ] && ! ls /dev/shm | grep -q "^ini-$tag-" && break
+    sleep 0.1
+done
+segs=$(ls /dev/shm | grep "^ini-$tag-" | tr '\n' ' ')
+if [ -n "$tag" ] && [ -n "$children" ] && [ -z "$alive" ] && [ -z "$segs" ]; then
+    ok "launcher killed: its processes ($children) and the segments of run $tag are gone"
+else
+    fail "launcher killed (tag '$tag', children '$children'): still running:$alive; segments left: $segs"
+    for p in $alive; do kill -9 "$p" 2>/dev/null; done
+    for s in $segs; do rm -f "/dev/shm/$s"; done
+fi
+
+if [ $failures -eq 0 ]; then
+    echo "hardening_launcher: PASS"
+    rm -rf "$TMP"
+    exit 0
+fi
+echo "hardening_launcher: $failures failure(s); files in $TMP"
+exit 1
