@@ -154,7 +154,8 @@ static int eal_init(struct inid *d, int argc, char **argv, int extra)
     ADD("-m");
     ADD("%d", d->cfg.eal_memory_mb);
     ADD("--no-shconf");
-    ADD("--no-telemetry");
+    /* Telemetry stays on: inid serves /ini/... commands on its socket in
+     * /var/run/dpdk/ini-TAG-ID (inid_telemetry.c). */
     ADD("--log-level=*:warning");
     if (d->cfg.net_mode != INI_NET_PCI)
         ADD("--no-pci");
@@ -199,6 +200,11 @@ int main(int argc, char **argv)
         return 1;
     }
     if (eal_init(d, argc, argv, extra) < 0)
+        return 1;
+    /* Whichever way inid leaves, it removes its DPDK runtime directory:
+     * atexit for the error paths, by hand before the final _exit. */
+    atexit(inid_telemetry_cleanup);
+    if (inid_telemetry_init(d) < 0)
         return 1;
     signal(SIGTERM, on_signal);
     signal(SIGINT, on_signal);
@@ -272,6 +278,7 @@ int main(int argc, char **argv)
     ini_fabric_wake_all_pes(d->seg);
     inid_write_counters(d);
     inid_ports_close(d);
+    inid_telemetry_cleanup();
     printf("inid %d: stopped\n", d->me->id);
     fflush(NULL);
     /* Everything the run produced is written.  Tearing DPDK down from

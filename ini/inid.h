@@ -22,6 +22,7 @@
 #include <rte_mempool.h>
 
 #include "config.h"
+#include "counters.h"
 #include "netif_dpdk.h"
 #include "ring.h"
 #include "segment.h"
@@ -171,5 +172,15 @@ void inid_write_counters(struct inid *d);
  * (0: taken, -1: not now); a compute node's record that may be released. */
 int  inid_transport_deliver(void *ctx, int src_ini, struct pbuf *p, uint16_t off, struct ini_rx_meta *rx);
 void inid_transport_release(void *ctx, void *cookie);
+
+/* The counters' names (inid_loop.c), one table per group, for the
+ * counters file and the telemetry alike. */
+extern const struct ini_counter inid_swp_counters[], inid_message_counters[], inid_link_counters[];
+extern const size_t inid_swp_counters_n, inid_message_counters_n, inid_link_counters_n;
+
+/* inid_telemetry.c: registers the /ini/... telemetry commands (after EAL
+ * init); removes this run's DPDK runtime directory (at exit). */
+int  inid_telemetry_init(const struct inid *d);
+void inid_telemetry_cleanup(void);
 
 #endif
