@@ -50,7 +50,7 @@ static void on_signal(int sig)
 static const char usage_text[] =
     "usage: inid --config FILE --ini ID --tag TAG --run-dir DIR [--policy P] [--ini-policy P]\n"
     "            [--idle poll|adaptive|auto] [--trace off|summary|detailed] [--fault SPEC]\n"
-    "            [--knob SPEC] [-- EAL ARGS...]\n"
+    "            [--knob SPEC] [--capture] [-- EAL ARGS...]\n"
     "       inid --help | --version\n"
     "policies: static, round-robin, load-aware.  Started by ini-cluster (docs/launcher.md).\n";
 
@@ -62,6 +62,7 @@ static int parse_args(struct inid *d, int argc, char **argv, int *eal_extra)
         { "ini-policy", required_argument, NULL, 'p' }, { "idle", required_argument, NULL, 'I' },
         { "trace", required_argument, NULL, 'T' },  { "fault", required_argument, NULL, 'f' },
         { "knob", required_argument, NULL, 'k' },  { "policy", required_argument, NULL, 'P' },
+        { "capture", no_argument, NULL, 'C' },
         CLI_COMMON_OPTIONS,
         { NULL, 0, NULL, 0 },
     };
@@ -82,6 +83,7 @@ static int parse_args(struct inid *d, int argc, char **argv, int *eal_extra)
         case 'f': fault = optarg; break;
         case 'k': knob = optarg; break;
         case 'P': pe_policy = optarg; break;
+        case 'C': d->capture = 1; break;
         default: cli_common_option(c, argv);
         }
     }
@@ -245,7 +247,7 @@ int main(int argc, char **argv)
         return 1;
     inid_faults_init(d);
     inid_fabric_init(d);
-    if (inid_ports_wait_up(d, 20000) < 0 || inid_idle_init(d) < 0)
+    if (inid_ports_wait_up(d, 20000) < 0 || inid_idle_init(d) < 0 || inid_capture_init(d) < 0)
         return 1;
 
     if (ini_trace_init(&d->trace, d->cfg.trace.mode, (uint32_t)d->cfg.trace.records, d->me->id,
@@ -278,6 +280,7 @@ int main(int argc, char **argv)
     ini_fabric_wake_all_pes(d->seg);
     inid_write_counters(d);
     inid_ports_close(d);
+    inid_capture_close(d);
     inid_telemetry_cleanup();
     printf("inid %d: stopped\n", d->me->id);
     fflush(NULL);

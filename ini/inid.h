@@ -30,6 +30,7 @@
 #include "swp.h"
 #include "loadbal.h"
 #include "trace.h"
+#include "capture.h"
 
 #define INID_QUEUE_SIZE     4096   /* FIFO work queue, power of two */
 #define INID_RING_INFLIGHT  64     /* records taken from one PE ring and not yet released */
@@ -141,6 +142,11 @@ struct inid {
     /* traces (ini/trace.h) */
     struct ini_trace trace;
 
+    /* --capture: every frame sent and received, RUN_DIR/ini<ID>.pcapng
+     * (ini/capture.h); cap.fd < 0 when off */
+    int capture;
+    struct ini_capture cap;
+
     uint64_t tsc_hz;
     volatile sig_atomic_t stop;
     struct inid_stats stats;
@@ -159,6 +165,12 @@ void inid_faults_init(struct inid *d);
 int inid_idle_init(struct inid *d);
 /* Rings the doorbells of sleeping memif peers that were sent frames. */
 void inid_wake_peers(struct inid *d);
+/* --capture: opens RUN_DIR/ini<ID>.pcapng, one interface per port, and
+ * records what the ports send (a wrapper around the netif's xmit);
+ * inid_capture_rx records received bursts.  0, or -1 after saying why. */
+int  inid_capture_init(struct inid *d);
+void inid_capture_rx(struct inid *d, int k, struct rte_mbuf **pkts, uint16_t n);
+void inid_capture_close(struct inid *d);
 /* Builds the vdev argument of each port of this INI into args (EAL form). */
 int inid_ports_eal_args(const struct inid *d, char args[][INID_ARG_LEN], int max);
 

@@ -417,6 +417,8 @@ static int poll_ports(struct inid *d, uint64_t now)
         if (queue_room(d) < INI_NETIF_BURST || d->n_stalled + queue_len(d) + INI_NETIF_BURST >= INID_QUEUE_SIZE)
             break;
         uint16_t got = rte_eth_rx_burst(d->ports[k], 0, pkts, INI_NETIF_BURST);
+        if (d->cap.fd >= 0)
+            inid_capture_rx(d, k, pkts, got);      /* as received, before rx faults */
         struct rte_mbuf **in = pkts;
         struct rte_mbuf *faulted[2 * INI_NETIF_BURST + INI_FAULT_HOLD];
         if (d->rx_faults) {
@@ -552,6 +554,7 @@ int inid_loop(void *arg)
         if (now >= next_timers) {
             sys_check_timeouts();
             next_timers = now + timer_period;
+            ini_capture_tick(&d->cap, now);
         }
         if (n) {
             /* Two TSC reads per turn, not per message. */
