@@ -591,6 +591,60 @@ static void parse_clusters_or_exit(const char *list, int *selected)
         cli_bad_arg("--cluster: empty list");
 }
 
+/* Writes s to f in single quotes, as a shell reads it back. */
+static void shell_quote(FILE *f, const char *s)
+{
+    fputc('\'', f);
+    for (; *s; s++)
+        if (*s == '\'')
+            fputs("'\\''", f);
+        else
+            fputc(*s, f);
+    fputc('\'', f);
+}
+
+/* One `export ...` line with everything cluster c's program needs, the
+ * same variables `run` gives it (start_programs). */
+static void write_env_line(FILE *f, const struct launch *L, const struct daemon_opts *d, int c)
+{
+    const char *names[] = { "INI_CONFIG", "INI_SEGMENT", "INI_RUN_DIR", "INI_TAG",
+                            "INI_POLICY", "INI_INI_POLICY", "INI_KNOBS" };
+    const char *values[] = { L->config_path, L->segs[c].name, L->run_dir, L->tag,
+                             d->policy, d->ini_policy, d->knobs };
+    fprintf(f, "export INI_CLUSTER=%d", c);
+    for (size_t k = 0; k < sizeof names / sizeof names[0]; k++) {
+        if (!values[k])
+            continue;
+        fprintf(f, " %s=", names[k]);
+        shell_quote(f, values[k]);
+    }
+}
+
+/* `up`'s output is a shell script: per cluster one export line (also in
+ * RUN_DIR/cluster<C>.env, to source), everything else a comment. */
+static void print_up_env(const struct launch *L, const struct daemon_opts *d, const int *selected)
+{
+    printf("# ini-cluster up: every daemon ready.  A program of cluster C runs with the line of\n"
+           "# cluster C in its environment, e.g.  . %s/cluster0.env; PROGRAM\n", L->run_dir);
+    for (int c = 0; c < cfg.n_clusters; c++) {
+        if (!selected[c])
+            continue;
+        write_env_line(stdout, L, d, c);
+        printf("   # cluster %d\n", c);
+        char path[PATH_MAX + 32];
+        snprintf(path, sizeof path, "%s/cluster%d.env", L->run_dir, c);
+        FILE *f = fopen(path, "w");
+        if (f) {
+            write_env_line(f, L, d, c);
+            fputc('\n', f);
+            fclose(f);
+        } else {
+            cli_error("cannot write %s: %s", path, strerror(errno));
+        }
+    }
+    printf("# run directory: %s\n", L->run_dir);
+}
+
 static int cmd_up(int argc, char **argv)
 {
     struct options o;
@@ -648,11 +702,7 @@ static int cmd_up(int argc, char **argv)
     for (int c = 0; c < cfg.n_clusters; c++)
         if (L.segs[c].seg)
             ini_segment_detach(L.segs[c].seg);
-    for (int c = 0; c < cfg.n_clusters; c++)
-        if (selected[c])
-            printf("cluster %d: INI_CONFIG=%s INI_CLUSTER=%d INI_SEGMENT=%s INI_RUN_DIR=%s INI_TAG=%s\n",
-                   c, config_abs, c, L.segs[c].name, run_dir, tag);
-    printf("run directory: %s\n", run_dir);
+    print_up_env(&L, &o.daemon, selected);
     return 0;
 }
 
