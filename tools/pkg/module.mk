@@ -27,6 +27,9 @@ DATADIR    ?= $(PREFIX)/share
 MANDIR     ?= $(DATADIR)/man
 DOCDIR     ?= $(DATADIR)/doc/ini
 INSTALL    ?= install
+# The Debian package also installs the systemd unit (debian/rules).
+PKG_SYSTEMD ?= 0
+SYSTEMD_UNITDIR ?= /lib/systemd/system
 
 LIB_DIR  := $(BUILD)/lib
 LIB_OBJ  := $(BUILD)/obj-lib
@@ -96,9 +99,10 @@ install: build-all libs
 	PKG_BINS='$(BINS)' PKG_LIB_DIR='$(LIB_DIR)' PKG_VERSION='$(INI_VERSION)' PKG_SOVERSION='$(SOVERSION)' \
 	PKG_HEADERS='$(PUBLIC_HEADERS)' INSTALL='$(INSTALL)' DESTDIR='$(DESTDIR)' PREFIX='$(PREFIX)' \
 	BINDIR='$(BINDIR)' LIBDIR='$(LIBDIR)' INCLUDEDIR='$(INCLUDEDIR)' DATADIR='$(DATADIR)' \
-	MANDIR='$(MANDIR)' DOCDIR='$(DOCDIR)' BUILD='$(BUILD)' bash tools/pkg/install.sh
+	MANDIR='$(MANDIR)' DOCDIR='$(DOCDIR)' BUILD='$(BUILD)' PKG_SYSTEMD='$(PKG_SYSTEMD)' \
+	SYSTEMD_UNITDIR='$(SYSTEMD_UNITDIR)' bash tools/pkg/install.sh
 
 deb:
-	bash tools/pkg/deb.sh
+	bash tools/pkg/deb.sh $(DEB_FLAGS)
 
 -include $(shell find $(LIB_OBJ) -name '*.d' 2>/dev/null)
