@@ -32,6 +32,16 @@ static inline uint64_t ini_counter_get(const struct ini_counter *c, const void *
     return v;
 }
 
+/* The same, read by another thread than the one that writes the counter
+ * (live telemetry, ini/inid_telemetry.c): a relaxed atomic load, which
+ * on x86-64 is a plain aligned 64-bit load, never half of a store.  The
+ * writer does plain increments; it is the only writer. */
+static inline uint64_t ini_counter_load_relaxed(const struct ini_counter *c, const void *stats)
+{
+    return __atomic_load_n((const uint64_t *)(const void *)((const char *)stats + c->offset),
+                           __ATOMIC_RELAXED);
+}
+
 /* Writes the n counters of `stats` that table names as JSON members,
  * "name": value, separated by sep (", " on one line, ",\n  " one a line). */
 void ini_counters_json(FILE *f, const struct ini_counter *table, size_t n, const void *stats, const char *sep);

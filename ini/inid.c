@@ -52,7 +52,7 @@ static void on_signal(int sig)
 static const char usage_text[] =
     "usage: inid --config FILE --ini ID --tag TAG --run-dir DIR [--policy P] [--ini-policy P]\n"
     "            [--idle poll|adaptive|auto] [--trace off|summary|detailed] [--fault SPEC]\n"
-    "            [--knob SPEC] [--launcher-pid PID] [-- EAL ARGS...]\n"
+    "            [--knob SPEC] [--launcher-pid PID] [--capture] [-- EAL ARGS...]\n"
     "       inid --help | --version\n"
     "policies: static, round-robin, load-aware.  Started by ini-cluster (docs/launcher.md).\n";
 
@@ -81,6 +81,7 @@ static int parse_args(struct inid *d, int argc, char **argv, int *eal_extra)
         case 'k': knob = optarg; break;
         case 'P': pe_policy = optarg; break;
         case 'L': d->launcher_pid = (pid_t)cli_parse_long("--launcher-pid", optarg, 1, INT32_MAX); break;
+        case 'C': d->capture = 1; break;
         default: cli_common_option(c, argv);
         }
     }
@@ -153,7 +154,8 @@ static int eal_init(struct inid *d, int argc, char **argv, int extra)
     ADD("-m");
     ADD("%d", d->cfg.eal_memory_mb);
     ADD("--no-shconf");
-    ADD("--no-telemetry");
+    /* Telemetry stays on: inid serves /ini/... commands on its socket in
+     * /var/run/dpdk/ini-TAG-ID (inid_telemetry.c). */
     ADD("--log-level=*:warning");
     if (d->cfg.net_mode != INI_NET_PCI)
         ADD("--no-pci");
@@ -198,6 +200,11 @@ int main(int argc, char **argv)
         return 1;
     }
     if (eal_init(d, argc, argv, extra) < 0)
+        return 1;
+    /* Whichever way inid leaves, it removes its DPDK runtime directory:
+     * atexit for the error paths, by hand before the final _exit. */
+    atexit(inid_telemetry_cleanup);
+    if (inid_telemetry_init(d) < 0)
         return 1;
     signal(SIGTERM, on_signal);
     signal(SIGINT, on_signal);
@@ -255,7 +262,7 @@ int main(int argc, char **argv)
         return 1;
     inid_faults_init(d);
     inid_fabric_init(d);
-    if (inid_ports_wait_up(d, 20000) < 0 || inid_idle_init(d) < 0)
+    if (inid_ports_wait_up(d, 20000) < 0 || inid_idle_init(d) < 0 || inid_capture_init(d) < 0)
         return 1;
 
     if (ini_trace_init(&d->trace, d->cfg.trace.mode, (uint32_t)d->cfg.trace.records, d->me->id,
@@ -292,6 +299,8 @@ int main(int argc, char **argv)
     if (d->launcher_pid && getppid() != d->launcher_pid)
         ini_segment_unlink(d->seg_name);
     inid_ports_close(d);
+    inid_capture_close(d);
+    inid_telemetry_cleanup();
     printf("inid %d: stopped\n", d->me->id);
     fflush(NULL);
     /* Everything the run produced is written.  Tearing DPDK down from

@@ -22,6 +22,7 @@
 #include <rte_mempool.h>
 
 #include "config.h"
+#include "counters.h"
 #include "netif_dpdk.h"
 #include "ring.h"
 #include "segment.h"
@@ -29,6 +30,7 @@
 #include "swp.h"
 #include "loadbal.h"
 #include "trace.h"
+#include "capture.h"
 
 #define INID_QUEUE_SIZE     4096   /* FIFO work queue, power of two */
 #define INID_RING_INFLIGHT  64     /* records taken from one PE ring and not yet released */
@@ -146,6 +148,11 @@ struct inid {
     /* traces (ini/trace.h) */
     struct ini_trace trace;
 
+    /* --capture: every frame sent and received, RUN_DIR/ini<ID>.pcapng
+     * (ini/capture.h); cap.fd < 0 when off */
+    int capture;
+    struct ini_capture cap;
+
     uint64_t tsc_hz;
     volatile sig_atomic_t stop;
     struct inid_stats stats;
@@ -167,6 +174,12 @@ void inid_wake_peers(struct inid *d);
 /* The memif packet buffer size (devargs bsize) that holds a whole frame of
  * the given MTU. */
 uint32_t inid_memif_buffer_size(int mtu);
+/* --capture: opens RUN_DIR/ini<ID>.pcapng, one interface per port, and
+ * records what the ports send (a wrapper around the netif's xmit);
+ * inid_capture_rx records received bursts.  0, or -1 after saying why. */
+int  inid_capture_init(struct inid *d);
+void inid_capture_rx(struct inid *d, int k, struct rte_mbuf **pkts, uint16_t n);
+void inid_capture_close(struct inid *d);
 /* Builds the vdev argument of each port of this INI into args (EAL form). */
 int inid_ports_eal_args(const struct inid *d, char args[][INID_ARG_LEN], int max);
 
@@ -180,5 +193,15 @@ void inid_write_counters(struct inid *d);
  * (0: taken, -1: not now); a compute node's record that may be released. */
 int  inid_transport_deliver(void *ctx, int src_ini, struct pbuf *p, uint16_t off, struct ini_rx_meta *rx);
 void inid_transport_release(void *ctx, void *cookie);
+
+/* The counters' names (inid_loop.c), one table per group, for the
+ * counters file and the telemetry alike. */
+extern const struct ini_counter inid_swp_counters[], inid_message_counters[], inid_link_counters[];
+extern const size_t inid_swp_counters_n, inid_message_counters_n, inid_link_counters_n;
+
+/* inid_telemetry.c: registers the /ini/... telemetry commands (after EAL
+ * init); removes this run's DPDK runtime directory (at exit). */
+int  inid_telemetry_init(const struct inid *d);
+void inid_telemetry_cleanup(void);
 
 #endif

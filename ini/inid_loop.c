@@ -437,6 +437,8 @@ static int poll_ports(struct inid *d, uint64_t now)
         if (queue_room(d) < INI_NETIF_BURST || d->n_stalled + queue_len(d) + INI_NETIF_BURST >= INID_QUEUE_SIZE)
             break;
         uint16_t got = rte_eth_rx_burst(d->ports[k], 0, pkts, INI_NETIF_BURST);
+        if (d->cap.fd >= 0)
+            inid_capture_rx(d, k, pkts, got);      /* as received, before rx faults */
         struct rte_mbuf **in = pkts;
         struct rte_mbuf *faulted[2 * INI_NETIF_BURST + INI_FAULT_HOLD];
         if (d->rx_faults) {
@@ -572,6 +574,7 @@ int inid_loop(void *arg)
         if (now >= next_timers) {
             sys_check_timeouts();
             next_timers = now + timer_period;
+            ini_capture_tick(&d->cap, now);
         }
         if (n) {
             /* Two TSC reads per turn, not per message. */
@@ -588,10 +591,10 @@ int inid_loop(void *arg)
 /* ---- the counters file ---- */
 
 #define SWP_COUNTER(name) INI_COUNTER_SAME(struct ini_swp_stats, name),
-static const struct ini_counter swp_counters[] = { INI_SWP_COUNTERS(SWP_COUNTER) };
+const struct ini_counter inid_swp_counters[] = { INI_SWP_COUNTERS(SWP_COUNTER) };
 #define FAULT_COUNTER(name) INI_COUNTER_SAME(struct ini_fault_stats, name),
 static const struct ini_counter fault_counters[] = { INI_FAULT_COUNTERS(FAULT_COUNTER) };
-static const struct ini_counter message_counters[] = {
+const struct ini_counter inid_message_counters[] = {
     INI_COUNTER(struct inid_stats, local_msgs, "local"),
     INI_COUNTER(struct inid_stats, bad_dst, "bad_destination"),
     INI_COUNTER(struct inid_stats, bad_msg, "bad_message"),
@@ -599,7 +602,7 @@ static const struct ini_counter message_counters[] = {
     INI_COUNTER_SAME(struct inid_stats, refused),
     INI_COUNTER_SAME(struct inid_stats, stalls),
 };
-static const struct ini_counter link_counters[] = {
+const struct ini_counter inid_link_counters[] = {
     INI_COUNTER_SAME(struct ini_netif_stats, rx_frames),
     INI_COUNTER_SAME(struct ini_netif_stats, rx_bytes),
     INI_COUNTER_SAME(struct ini_netif_stats, tx_frames),
@@ -608,6 +611,9 @@ static const struct ini_counter link_counters[] = {
     INI_COUNTER_SAME(struct ini_netif_stats, tx_dropped),
     INI_COUNTER_SAME(struct ini_netif_stats, rx_not_mine),
 };
+const size_t inid_swp_counters_n = INI_COUNTERS_N(inid_swp_counters);
+const size_t inid_message_counters_n = INI_COUNTERS_N(inid_message_counters);
+const size_t inid_link_counters_n = INI_COUNTERS_N(inid_link_counters);
 
 /* One group of counters, "key": {...} on one line. */
 static void json_group(FILE *f, const char *key, const struct ini_counter *t, size_t n, const void *stats)
@@ -646,7 +652,7 @@ void inid_write_counters(struct inid *d)
             (unsigned long long)w->retx_nak, (unsigned long long)w->naks_sent, chk,
             (unsigned long long)w->duplicates, (unsigned)lwip_stats.ip_frag.drop);
     fprintf(f, "  \"transport\": {");
-    ini_counters_json(f, swp_counters, INI_COUNTERS_N(swp_counters), w, ", ");
+    ini_counters_json(f, inid_swp_counters, INI_COUNTERS_N(inid_swp_counters), w, ", ");
     fprintf(f, "},\n  \"connections\": [");
     int first = 1;
     for (int i = 0; i < d->cfg.n_inis; i++) {
@@ -654,19 +660,19 @@ void inid_write_counters(struct inid *d)
         if (c->peer < 0)
             continue;
         fprintf(f, "%s\n    {\"peer\": %d, ", first ? "" : ",", c->peer);
-        ini_counters_json(f, swp_counters, INI_COUNTERS_N(swp_counters), &c->stats, ", ");
+        ini_counters_json(f, inid_swp_counters, INI_COUNTERS_N(inid_swp_counters), &c->stats, ", ");
         fprintf(f, "}");
         first = 0;
     }
     fprintf(f, "\n  ],\n");
-    json_group(f, "messages", message_counters, INI_COUNTERS_N(message_counters), s);
+    json_group(f, "messages", inid_message_counters, INI_COUNTERS_N(inid_message_counters), s);
     fprintf(f, "  \"udp\": {\"checksum_errors\": %llu, \"drops\": %u},\n",
             (unsigned long long)w->udp_checksum_errors, (unsigned)lwip_stats.udp.drop);
     fprintf(f, "  \"ip\": {\"checksum_errors\": %u, \"drops\": %u, \"reassembly_drops\": %u, "
                "\"fragment_errors\": %u},\n",
             (unsigned)lwip_stats.ip.chkerr, (unsigned)lwip_stats.ip.drop,
             (unsigned)lwip_stats.ip_frag.drop, (unsigned)lwip_stats.ip_frag.err);
-    json_group(f, "link", link_counters, INI_COUNTERS_N(link_counters), &d->nf.stats);
+    json_group(f, "link", inid_link_counters, INI_COUNTERS_N(inid_link_counters), &d->nf.stats);
     json_group(f, "faults", fault_counters, INI_COUNTERS_N(fault_counters), &fs);
     uint64_t run = s->run_end > s->run_start ? s->run_end - s->run_start : 0;
     uint64_t handled = w->msgs_sent + w->msgs_delivered + s->local_msgs;

@@ -3,21 +3,27 @@
 # fetches lwIP's Debian source package into the cache LWIP_CACHE (default
 # .cache/lwip; compiled by tools/lwip.mk).  `make` calls it with --lwip, which
 # only fetches lwIP, when the cache is empty; `make deps`, `make run` and
-# `make test` call it without.
+# `make test` call it without.  `make deb` calls it with --deb, which installs
+# only what building the Debian package takes (dpkg-dev, debhelper).
+# Besides the build's, the tests' tools: clang (tests/integration/install.sh
+# builds a user's program with it), dpdk-dev (dpdk-telemetry.py,
+# telemetry.sh) and tshark (capture.sh).
 #
-#   tools/install-deps.sh [--lwip]
+#   tools/install-deps.sh [--lwip | --deb]
 set -euo pipefail
 cd "$(dirname "$0")/.."
-only_lwip=0
+mode=all
 case "${1-}" in
     "") ;;
-    --lwip) only_lwip=1 ;;
-    *) echo "install-deps: unknown argument '$1' (expected --lwip or nothing)" >&2; exit 2 ;;
+    --lwip) mode=lwip ;;
+    --deb) mode=deb ;;
+    *) echo "install-deps: unknown argument '$1' (expected --lwip, --deb or nothing)" >&2; exit 2 ;;
 esac
 
-if [ "$only_lwip" = 0 ]; then
+if [ "$mode" != lwip ]; then
     PKGS=(build-essential pkg-config libdpdk-dev dpdk libconfig-dev libcmocka-dev
-          iproute2 gnuplot-nox xz-utils)
+          iproute2 gnuplot-nox xz-utils clang dpdk-dev tshark)
+    [ "$mode" = deb ] && PKGS=(dpkg-dev debhelper)
     missing=()
     for p in "${PKGS[@]}"; do
         dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q 'install ok installed' || missing+=("$p")

@@ -39,3 +39,6 @@ include tools/model/module.mk
 -include tools/trace/module.mk
 -include tools/synth/module.mk
 -include tools/bench/module.mk
+
+# pkg/: the installed libraries, ini.pc, `make install`, `make deb`
+include tools/pkg/module.mk

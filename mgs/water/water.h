@@ -18,6 +18,7 @@
 
 #include <stdbool.h>
 #include <stddef.h>
+#include <stdint.h>
 #include <stdio.h>
 #include <time.h>
 
@@ -95,9 +96,11 @@ typedef struct water_sums {
 } water_sums;
 
 /* Wall-clock stamps of thread 0 (spec 12 item 8). */
+/* Milliseconds of CLOCK_MONOTONIC (water_now_ms): the runs of a small
+ * input last less than a second, which whole seconds showed as 0. */
 typedef struct water_timing {
-    time_t compute_start, compute_end;
-    time_t measured, intra, inter; /* totals from the 2nd step on */
+    uint64_t compute_start, compute_end;
+    uint64_t measured, intra, inter; /* totals from the 2nd step on */
 } water_timing;
 
 /* The quantities of one printed energy block (spec 6 item 10, 12 item 7). */

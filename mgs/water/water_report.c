@@ -60,7 +60,7 @@ void water_print_footer(FILE *out, const water_system *sys)
     unsigned long measured = (unsigned long)t->measured;
     unsigned long intra = (unsigned long)t->intra;
     unsigned long inter = (unsigned long)t->inter;
-    /* whole seconds: the parts may round above the total */
+    /* milliseconds (water.h): the parts may round above the total */
     unsigned long other = measured > intra + inter ? measured - intra - inter : 0;
     fprintf(out, "COMPUTESTART (after initialization) = %lu\n", (unsigned long)t->compute_start);
     fprintf(out, "COMPUTEEND = %lu\n", (unsigned long)t->compute_end);

@@ -30,6 +30,14 @@
 #include "water_constants.h"
 #include "water_kernels.h"
 
+/* The timings' clock: milliseconds, monotonic (water.h, water_timing). */
+static uint64_t water_now_ms(void)
+{
+    struct timespec ts;
+    clock_gettime(CLOCK_MONOTONIC, &ts);
+    return (uint64_t)ts.tv_sec * 1000u + (uint64_t)ts.tv_nsec / 1000000u;
+}
+
 /* A thread's view of the system: its id, its molecules and its private array. */
 typedef struct worker_view {
     water_system *sys;
@@ -202,7 +210,7 @@ void water_worker(void *system)
     par_barrier();
 
     if (timer)
-        sys->timing->compute_start = time(NULL);
+        sys->timing->compute_start = water_now_ms();
     double ttmv = 0.0, tkin = 0.0, tvir = 0.0;
     for (long step = 1; step <= in->nstep; step++) {
         ttmv = ttmv + 1.0;
@@ -215,7 +223,7 @@ void water_worker(void *system)
             par_barrier();
         }
         bool timed = timer && step >= 2;
-        time_t t_start = timed ? time(NULL) : 0;
+        uint64_t t_start = timed ? water_now_ms() : 0;
 
         for (long m = w.first; m < w.end; m++)
             water_predict(&w.mol[m]);
@@ -223,10 +231,10 @@ void water_worker(void *system)
         if (!w.deterministic)
             add_under_lock(sys->vir_lock, &sys->sums->vir, &intra_virial, 1);
         par_barrier();
-        time_t t_intra = timed ? time(NULL) : 0;
+        uint64_t t_intra = timed ? water_now_ms() : 0;
 
         double inter_virial = force_phase(&w, WATER_SLOT_FORCE);
-        time_t t_inter = timed ? time(NULL) : 0;
+        uint64_t t_inter = timed ? water_now_ms() : 0;
 
         double kinetic[3] = { 0.0, 0.0, 0.0 };
         for (long m = w.first; m < w.end; m++) {
@@ -274,12 +282,12 @@ void water_worker(void *system)
         }
         par_barrier(); /* end of step */
         if (timed) {
-            time_t t_end = time(NULL);
+            uint64_t t_end = water_now_ms();
             sys->timing->measured += t_end - t_start;
             sys->timing->intra += t_intra - t_start;
             sys->timing->inter += t_inter - t_intra;
         }
     }
     if (timer)
-        sys->timing->compute_end = time(NULL);
+        sys->timing->compute_end = water_now_ms();
 }

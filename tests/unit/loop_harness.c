@@ -141,6 +141,9 @@ int loop_global_init(const char *name)
         fprintf(stderr, "%s: EAL init failed\n", name);
         return -1;
     }
+    /* Empty under --no-shconf and --no-telemetry: removed now, so that
+     * nothing is left in /var/run/dpdk. */
+    rmdir(rte_eal_get_runtime_dir());
     pool = rte_pktmbuf_pool_create("loop_mbufs", 16383, 0, INI_MBUF_PRIV_SIZE,
                                    RTE_MBUF_DEFAULT_BUF_SIZE, 0);
     if (!pool)

@@ -44,6 +44,9 @@ static int setup(void **state)
                      "--no-telemetry", "--log-level=*:error", "--lcores=0@0", NULL };
     if (rte_eal_init(10, argv) < 0)
         return -1;
+    /* Empty under --no-shconf and --no-telemetry: removed now, so that
+     * nothing is left in /var/run/dpdk. */
+    rmdir(rte_eal_get_runtime_dir());
     pool = rte_pktmbuf_pool_create("fault_mbufs", 4095, 0, 0, RTE_MBUF_DEFAULT_BUF_SIZE, 0);
     return pool ? 0 : -1;
 }

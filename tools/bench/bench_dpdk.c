@@ -510,6 +510,9 @@ static int side_main(const struct bench_setup *s, int role, int ctl, int out_fd,
         fprintf(stderr, "ini-bench: EAL init failed: %s\n", rte_strerror(rte_errno));
         return 1;
     }
+    /* Empty under --no-shconf and --no-telemetry: removed now, so that
+     * nothing is left in /var/run/dpdk. */
+    rmdir(rte_eal_get_runtime_dir());
     char name[32];
     snprintf(name, sizeof(name), "bench%d", role);
     S.pool = rte_pktmbuf_pool_create(name, MBUFS, 256, INI_MBUF_PRIV_SIZE, RTE_MBUF_DEFAULT_BUF_SIZE, 0);

@@ -344,6 +344,9 @@ int bench_inproc_main(int argc, char **argv)
         cli_error("--inproc: EAL init failed");
         return 1;
     }
+    /* Empty under --no-shconf and --no-telemetry: removed now, so that
+     * nothing is left in /var/run/dpdk. */
+    rmdir(rte_eal_get_runtime_dir());
     ip_pool = rte_pktmbuf_pool_create("ip_mbufs", 8191, 256, INI_MBUF_PRIV_SIZE, RTE_MBUF_DEFAULT_BUF_SIZE, 0);
     if (!ip_pool)
         return 1;

@@ -129,7 +129,7 @@ int main(int argc, char **argv)
         case 't': tag = optarg; break;
         case 'r': run_dir = optarg; break;
         case 'L': launcher_pid = (pid_t)cli_parse_long("--launcher-pid", optarg, 1, INT32_MAX); break;
-        case 'p': case 'I': case 'T': case 'f': case 'P': case 'k': break;   /* inid's; not ours */
+        case 'p': case 'I': case 'T': case 'f': case 'P': case 'k': case 'C': break;   /* inid's; not ours */
         default: cli_common_option(c, argv);
         }
     }

@@ -117,6 +117,8 @@ int launch_start_daemons(struct launch *L, const struct daemon_opts *o, int deta
             argv[n++] = "--knob";
             argv[n++] = (char *)o->knobs;
         }
+        if (o->capture)
+            argv[n++] = "--capture";
         for (int f = 0; f < o->n_faults; f++) {
             argv[n++] = "--fault";
             argv[n++] = (char *)o->faults[f];

@@ -31,6 +31,7 @@ struct daemon_opts {
     const char *faults[LAUNCH_MAX_FAULTS];
     int n_faults;
     const char *knobs;         /* --knob SPEC, also given to programs as INI_KNOBS */
+    int capture;               /* --capture: each inid writes RUN_DIR/ini<ID>.pcapng */
 };
 
 struct daemon {

@@ -58,6 +58,7 @@
 #include "cli.h"
 #include "cluster_launch.h"
 #include "cluster_net.h"
+#include "cluster_telemetry.h"
 #include "cluster_util.h"
 #include "config.h"
 
@@ -67,10 +68,12 @@
 
 static const char *usage_text =
     "usage: ini-cluster run CONFIG [--run-dir DIR] [--policy P] [--ini-policy P] [--idle MODE]\n"
-    "                          [--trace MODE] [--fault SPEC] [--knob SPEC] [--timeout SEC] -- PROGRAM ARGS...\n"
+    "                          [--trace MODE] [--fault SPEC] [--knob SPEC] [--capture] [--timeout SEC]\n"
+    "                          -- PROGRAM ARGS...\n"
     "       ini-cluster up CONFIG [--cluster C,...] [--run-dir DIR] [--policy P] [--ini-policy P]\n"
-    "                          [--idle MODE] [--trace MODE] [--fault SPEC]\n"
+    "                          [--idle MODE] [--trace MODE] [--fault SPEC] [--capture]\n"
     "       ini-cluster status CONFIG [--run-dir DIR]\n"
+    "       ini-cluster top CONFIG [--run-dir DIR]\n"
     "       ini-cluster down CONFIG [--run-dir DIR]\n"
     "       ini-cluster gen CLUSTERS PES_PER_CLUSTER INIS_PER_CLUSTER [--mode memif|af_packet]\n"
     "                          [-o FILE]\n"
@@ -194,6 +197,8 @@ static void parse_options(const char *cmd, int argc, char **argv, unsigned accep
             if (ini_knobs_parse(value, &k, why, sizeof why) < 0)
                 cli_bad_arg("--knob: %s", why);
             o->daemon.knobs = value;
+        } else if (!strcmp(name, "--capture") && (accepted & F_DAEMON) && !value) {
+            o->daemon.capture = 1;
         } else if (!strcmp(name, "--timeout") && (accepted & F_TIMEOUT)) {
             TAKE_VALUE();
             if (parse_long(value, 0, 10L * 365 * 86400, &o->timeout_s) < 0)
@@ -545,7 +550,33 @@ static int cmd_run(int argc, char **argv)
     return exit_code;
 }
 
-/* ---- up / status / down ---- */
+/* ---- up / status / top / down ---- */
+
+#define STATUS_SAMPLE_MS 500
+
+/* Two readings of every running daemon's telemetry, ms apart, and the
+ * table of rates between them (cluster_telemetry.h). */
+static void live_figures(const struct launch *L, int ms)
+{
+    static struct tel_row rows[INI_MAX_INIS];
+    int n = 0;
+    for (int k = 0; k < L->n_daemons; k++) {
+        const struct daemon *d = &L->daemons[k];
+        if (!d->running)
+            continue;
+        struct tel_row *r = &rows[n++];
+        r->ini = d->ini;
+        r->cluster = d->cluster;
+        r->ok = tel_sample(L->tag, d->ini, &r->a, r->err, sizeof r->err) == 0;
+    }
+    if (!n)
+        return;
+    sleep_ms(ms);
+    for (int k = 0; k < n; k++)
+        if (rows[k].ok)
+            rows[k].ok = tel_sample(L->tag, rows[k].ini, &rows[k].b, rows[k].err, sizeof rows[k].err) == 0;
+    tel_print_rows(stdout, rows, n);
+}
 
 static void default_up_dir(const char *config, char *out, size_t len)
 {
@@ -581,6 +612,60 @@ static void parse_clusters_or_exit(const char *list, int *selected)
     }
     if (!any)
         cli_bad_arg("--cluster: empty list");
+}
+
+/* Writes s to f in single quotes, as a shell reads it back. */
+static void shell_quote(FILE *f, const char *s)
+{
+    fputc('\'', f);
+    for (; *s; s++)
+        if (*s == '\'')
+            fputs("'\\''", f);
+        else
+            fputc(*s, f);
+    fputc('\'', f);
+}
+
+/* One `export ...` line with everything cluster c's program needs, the
+ * same variables `run` gives it (start_programs). */
+static void write_env_line(FILE *f, const struct launch *L, const struct daemon_opts *d, int c)
+{
+    const char *names[] = { "INI_CONFIG", "INI_SEGMENT", "INI_RUN_DIR", "INI_TAG",
+                            "INI_POLICY", "INI_INI_POLICY", "INI_KNOBS" };
+    const char *values[] = { L->config_path, L->segs[c].name, L->run_dir, L->tag,
+                             d->policy, d->ini_policy, d->knobs };
+    fprintf(f, "export INI_CLUSTER=%d", c);
+    for (size_t k = 0; k < sizeof names / sizeof names[0]; k++) {
+        if (!values[k])
+            continue;
+        fprintf(f, " %s=", names[k]);
+        shell_quote(f, values[k]);
+    }
+}
+
+/* `up`'s output is a shell script: per cluster one export line (also in
+ * RUN_DIR/cluster<C>.env, to source), everything else a comment. */
+static void print_up_env(const struct launch *L, const struct daemon_opts *d, const int *selected)
+{
+    printf("# ini-cluster up: every daemon ready.  A program of cluster C runs with the line of\n"
+           "# cluster C in its environment, e.g.  . %s/cluster0.env; PROGRAM\n", L->run_dir);
+    for (int c = 0; c < cfg.n_clusters; c++) {
+        if (!selected[c])
+            continue;
+        write_env_line(stdout, L, d, c);
+        printf("   # cluster %d\n", c);
+        char path[PATH_MAX + 32];
+        snprintf(path, sizeof path, "%s/cluster%d.env", L->run_dir, c);
+        FILE *f = fopen(path, "w");
+        if (f) {
+            write_env_line(f, L, d, c);
+            fputc('\n', f);
+            fclose(f);
+        } else {
+            cli_error("cannot write %s: %s", path, strerror(errno));
+        }
+    }
+    printf("# run directory: %s\n", L->run_dir);
 }
 
 static int cmd_up(int argc, char **argv)
@@ -653,11 +738,7 @@ static int cmd_up(int argc, char **argv)
     for (int c = 0; c < cfg.n_clusters; c++)
         if (L.segs[c].seg)
             ini_segment_detach(L.segs[c].seg);
-    for (int c = 0; c < cfg.n_clusters; c++)
-        if (selected[c])
-            printf("cluster %d: INI_CONFIG=%s INI_CLUSTER=%d INI_SEGMENT=%s INI_RUN_DIR=%s INI_TAG=%s\n",
-                   c, config_abs, c, L.segs[c].name, run_dir, tag);
-    printf("run directory: %s\n", run_dir);
+    print_up_env(&L, &o.daemon, selected);
     return 0;
 }
 
@@ -706,8 +787,32 @@ static int cmd_status(int argc, char **argv)
             healthy = 0;
         printf("inid %d (cluster %d) pid %d: %s\n", d->ini, d->cluster, (int)d->pid, state);
     }
+    live_figures(&L, STATUS_SAMPLE_MS);
     printf("run directory: %s\n", run_dir);
     return healthy ? 0 : 1;
+}
+
+/* `top`: the live figures again every second, until interrupted. */
+static int cmd_top(int argc, char **argv)
+{
+    struct options o;
+    parse_options("top", argc, argv, F_RUNDIR, &o);
+    static struct launch L;
+    char run_dir[PATH_MAX];
+    read_up_state_or_exit(&L, &o, run_dir, sizeof run_dir, 1);
+    install_signal_handlers();
+    int tty = isatty(STDOUT_FILENO);
+    while (!launch_stop_signal) {
+        if (tty)
+            fputs("\033[H\033[2J", stdout);   /* home, clear */
+        time_t t = time(NULL);
+        char when[32];
+        strftime(when, sizeof when, "%H:%M:%S", localtime(&t));
+        printf("ini-cluster top: %s, %s (Ctrl-C to stop)\n", run_dir, when);
+        live_figures(&L, 1000);
+        fflush(stdout);
+    }
+    return 0;
 }
 
 static int cmd_down(int argc, char **argv)
@@ -848,9 +953,11 @@ int main(int argc, char **argv)
         return cmd_up(argc - 2, argv + 2);
     if (!strcmp(cmd, "status"))
         return cmd_status(argc - 2, argv + 2);
+    if (!strcmp(cmd, "top"))
+        return cmd_top(argc - 2, argv + 2);
     if (!strcmp(cmd, "down"))
         return cmd_down(argc - 2, argv + 2);
     if (!strcmp(cmd, "gen"))
         return cmd_gen(argc - 2, argv + 2);
-    cli_bad_arg("%s: unknown command (run, up, status, down, gen)", cmd);
+    cli_bad_arg("%s: unknown command (run, up, status, top, down, gen)", cmd);
 }

@@ -1,7 +1,7 @@
 /*
  * ini-trace - the trace post-processor (thesis section 4.4.2).
  *
- *   ini-trace report RUN_DIR [--format text|csv|json]
+ *   ini-trace report RUN_DIR [--format text|csv|json] [--csv-dir DIR]
  *
  * Reads every RUN_DIR/ini<ID>.trace the daemons wrote and prints the
  * thesis's tables: the send and receive time breakdown by module and
@@ -21,7 +21,7 @@
 #include "trace_file.h"
 
 static const char usage_text[] =
-    "usage: ini-trace report RUN_DIR [--format text|csv|json]\n"
+    "usage: ini-trace report RUN_DIR [--format text|csv|json] [--csv-dir DIR]\n"
     "       ini-trace --help | --version\n"
     "(see docs/traces.md)\n";
 
@@ -32,7 +32,7 @@ int main(int argc, char **argv)
         cli_bad_arg("no command given (ini-trace report RUN_DIR)");
     if (cli_common_flag(argv[1]) || strcmp(argv[1], "report") != 0)
         cli_bad_arg("%s: unknown command (expected: report)", argv[1]);
-    const char *dir = NULL;
+    const char *dir = NULL, *csv_dir = NULL;
     enum report_format fmt = REPORT_TEXT;
     static const char *const formats[] = { "text", "csv", "json", NULL };  /* enum report_format */
     for (int i = 2; i < argc; i++) {
@@ -41,6 +41,10 @@ int main(int argc, char **argv)
             continue;
         if (!strcmp(a, "--format"))
             fmt = (enum report_format)cli_parse_choice(a, cli_value(argc, argv, &i), formats);
+        else if (!strcmp(a, "--csv-dir"))
+            csv_dir = cli_value(argc, argv, &i);
+        else if (!strncmp(a, "--csv-dir=", 10))
+            csv_dir = a + 10;
         else if (!strncmp(a, "--format=", 9))
             fmt = (enum report_format)cli_parse_choice("--format", a + 9, formats);
         else if (a[0] == '-' && a[1])
@@ -62,7 +66,19 @@ int main(int argc, char **argv)
         trace_run_free(&run);
         cli_bad_arg("%s", err);
     }
-    report_print(stdout, &rep, fmt);
+    if (csv_dir) {
+        /* One file per table; stdout says where they went. */
+        if (report_write_csv_dir(&rep, csv_dir, err, sizeof(err)) < 0) {
+            report_free(&rep);
+            trace_run_free(&run);
+            cli_error("%s", err);
+            return 1;
+        }
+        printf("ini-trace: wrote %s/{send_breakdown,receive_breakdown,clusters,misrouting,pe_split}.csv\n",
+               csv_dir);
+    } else {
+        report_print(stdout, &rep, fmt);
+    }
     report_free(&rep);
     trace_run_free(&run);
     if (fflush(stdout) != 0) {

@@ -142,5 +142,9 @@ enum report_format { REPORT_TEXT, REPORT_CSV, REPORT_JSON };
 int  report_build(struct report *r, const struct trace_run *run, char *err, size_t errlen);
 void report_free(struct report *r);
 void report_print(FILE *out, const struct report *r, enum report_format fmt);
+/* The CSV tables as one file each, DIR/<table>.csv (send_breakdown,
+ * receive_breakdown, clusters, misrouting, pe_split): a header line and
+ * the rows, nothing else.  Makes DIR if needed.  0, or -1 with err. */
+int report_write_csv_dir(const struct report *r, const char *dir, char *err, size_t errlen);
 
 #endif

@@ -6,8 +6,10 @@
  */
 #include "report.h"
 
+#include <errno.h>
 #include <math.h>
 #include <string.h>
+#include <sys/stat.h>
 
 static const char *const send_cols[REPORT_COLS] = { "handler", "queue", "slid_win", "UDP", "IP", "total" };
 static const char *const recv_cols[REPORT_COLS] = { "queue", "IP", "UDP", "slid_win", "delivery", "total" };
@@ -300,7 +302,9 @@ static void csv_num(FILE *o, double v)
 static void csv_breakdown(FILE *o, const char *section, const struct report_breakdown *bd,
                           const char *const keys[REPORT_COLS])
 {
-    fprintf(o, "%s\nlen_lo,len_hi,msgs", section);
+    if (section)
+        fprintf(o, "%s\n", section);
+    fprintf(o, "len_lo,len_hi,msgs");
     for (int c = 0; c < REPORT_COLS; c++)
         fprintf(o, ",%s_cycles", keys[c]);
     for (int c = 0; c < REPORT_COLS; c++)
@@ -363,13 +367,13 @@ static void csv_mis_row(FILE *o, const char *cluster, int clu_size, int ios, con
     fprintf(o, ",\n");
 }
 
-static void print_csv(FILE *o, const struct report *r)
+/* The CSV tables, each a header line and its rows; `title`, unless NULL,
+ * goes on a line of its own first (the one-stream form of print_csv). */
+static void csv_clusters(FILE *o, const struct report *r, const char *title)
 {
-    csv_breakdown(o, "send_breakdown", &r->send, send_keys);
-    fputc('\n', o);
-    csv_breakdown(o, "receive_breakdown", &r->recv, recv_keys);
-    fputc('\n', o);
-    fprintf(o, "clusters\ncluster,clu_size,ios_per_clu,ini,msgs_out,msgs_in,msgs_local,msg_len,send_cycles,"
+    if (title)
+        fprintf(o, "%s\n", title);
+    fprintf(o, "cluster,clu_size,ios_per_clu,ini,msgs_out,msgs_in,msgs_local,msg_len,send_cycles,"
                "recv_cycles,msg_cycles,send_ns,recv_ns,msg_ns,local_cycles,queue_len,queue_at_arrival,"
                "utilization,busy_cycles,run_cycles,share\n");
     for (int c = 0; c < r->n_clusters; c++) {
@@ -383,8 +387,13 @@ static void print_csv(FILE *o, const struct report *r)
         csv_perf_row(o, cid, cl->n_pes, cl->n_inis, "avg", &cl->perf, NAN);
     }
     csv_perf_row(o, "all", r->common_pes, r->common_inis, "avg", &r->all, NAN);
-    fputc('\n', o);
-    fprintf(o, "misrouting\ncluster,clu_size,ios_per_clu,messages,blocked,misrouted,mis_sched_time_rate,"
+}
+
+static void csv_misrouting(FILE *o, const struct report *r, const char *title)
+{
+    if (title)
+        fprintf(o, "%s\n", title);
+    fprintf(o, "cluster,clu_size,ios_per_clu,messages,blocked,misrouted,mis_sched_time_rate,"
                "mis_sched_count_rate,mis_sched_time_rate_bounded,saved_cycles,saved_bounded_cycles,"
                "busy_cycles,note\n");
     for (int c = 0; c < r->n_clusters; c++) {
@@ -394,7 +403,13 @@ static void print_csv(FILE *o, const struct report *r)
     }
     if (r->all_mis.applicable)
         csv_mis_row(o, "all", r->common_pes, r->common_inis, &r->all_mis);
-    fprintf(o, "\npe_split\ncluster,pe,ini_index,ini,sent,received\n");
+}
+
+static void csv_pe_split(FILE *o, const struct report *r, const char *title)
+{
+    if (title)
+        fprintf(o, "%s\n", title);
+    fprintf(o, "cluster,pe,ini_index,ini,sent,received\n");
     for (int c = 0; c < r->n_clusters; c++) {
         const struct report_cluster *cl = &r->clusters[c];
         for (int i = cl->first_pe; i < cl->first_pe + cl->n_split_pes; i++)
@@ -403,6 +418,51 @@ static void print_csv(FILE *o, const struct report *r)
                         r->inis[cl->first_ini + k].ini_id, (unsigned long long)r->pe_split[i].sent[k],
                         (unsigned long long)r->pe_split[i].received[k]);
     }
+}
+
+/* All tables in one stream: each under its title, a blank line between. */
+static void print_csv(FILE *o, const struct report *r)
+{
+    csv_breakdown(o, "send_breakdown", &r->send, send_keys);
+    fputc('\n', o);
+    csv_breakdown(o, "receive_breakdown", &r->recv, recv_keys);
+    fputc('\n', o);
+    csv_clusters(o, r, "clusters");
+    fputc('\n', o);
+    csv_misrouting(o, r, "misrouting");
+    fputc('\n', o);
+    csv_pe_split(o, r, "pe_split");
+}
+
+int report_write_csv_dir(const struct report *r, const char *dir, char *err, size_t errlen)
+{
+    static const char *const names[] = { "send_breakdown", "receive_breakdown", "clusters", "misrouting",
+                                         "pe_split" };
+    if (mkdir(dir, 0755) < 0 && errno != EEXIST) {
+        snprintf(err, errlen, "%s: %s", dir, strerror(errno));
+        return -1;
+    }
+    for (size_t t = 0; t < sizeof names / sizeof names[0]; t++) {
+        char path[4096];
+        snprintf(path, sizeof path, "%s/%s.csv", dir, names[t]);
+        FILE *o = fopen(path, "w");
+        if (!o) {
+            snprintf(err, errlen, "%s: %s", path, strerror(errno));
+            return -1;
+        }
+        switch (t) {
+        case 0: csv_breakdown(o, NULL, &r->send, send_keys); break;
+        case 1: csv_breakdown(o, NULL, &r->recv, recv_keys); break;
+        case 2: csv_clusters(o, r, NULL); break;
+        case 3: csv_misrouting(o, r, NULL); break;
+        default: csv_pe_split(o, r, NULL); break;
+        }
+        if (fclose(o) != 0) {
+            snprintf(err, errlen, "%s: %s", path, strerror(errno));
+            return -1;
+        }
+    }
+    return 0;
 }
 
 /* ---- JSON ----------------------------------------------------------- */

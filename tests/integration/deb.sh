@@ -1,0 +1,65 @@
+#!/usr/bin/env bash
+# deb: `make deb` builds the Debian package; extracted with dpkg -x into a
+# scratch root (never installed into this system), it holds the programs,
+# the libraries, the headers, ini.pc, the systemd unit and man pages (if
+# the tree has any); a program of this test's own (tests/integration/progs)
+# and the examples build from the extracted files alone with gcc via
+# pkg-config and run under the extracted ini-cluster with 0 errors.
+# Skipped (77) without dpkg-buildpackage or debhelper.
+set -u
+cd "$(dirname "$0")/../.."
+TEST_NAME=deb
+. tests/integration/lib/userprog.sh
+for t in dpkg-buildpackage dh; do
+    command -v $t > /dev/null || { echo "deb: SKIP: $t not installed (apt-get install dpkg-dev debhelper)"; exit 77; }
+done
+[ -x build/bin/ini-cluster ] || userprog_fail "build first (make)"
+make --no-print-directory deb DEB_FLAGS=--reuse-build || userprog_fail "make deb failed"
+DEB=$(ls build/deb/ini_"$(cat VERSION)"_*.deb)
+ROOT=$(mktemp -d /tmp/ini-deb.XXXXXX)
+W=$(mktemp -d /tmp/ini-deb-prog.XXXXXX)
+trap 'rm -rf "$ROOT" "$W"' EXIT
+dpkg -x "$DEB" "$ROOT"
+MA=$(dpkg-architecture -qDEB_HOST_MULTIARCH)
+for f in usr/bin/inid usr/bin/ini-cluster usr/bin/ini-ping "usr/lib/$MA/libini.so.0" "usr/lib/$MA/libini.a" \
+         "usr/lib/$MA/libmgs.so" "usr/lib/$MA/pkgconfig/ini.pc" usr/include/ini/ini_cn.h usr/include/ini/mgs.h \
+         lib/systemd/system/ini-cluster@.service etc/ini/default.cfg; do
+    [ -e "$ROOT/$f" ] || userprog_fail "$DEB has no /$f"
+done
+if [ -d man ] && [ -n "$(find man -name '*.[1-8]')" ]; then
+    [ -n "$(find "$ROOT/usr/share/man" -name '*.[1-8]*' 2> /dev/null)" ] || userprog_fail "$DEB has no man pages"
+fi
+dpkg -I "$DEB" | grep -q 'Depends:.*libconfig' || userprog_fail "$DEB does not depend on libconfig"
+
+ran=0
+userprog_build "$ROOT" /usr gcc tests/integration/progs/alltoall.c "$W/alltoall"
+# The extracted launcher, which starts the extracted inid beside it.
+LAUNCHER="$ROOT/usr/bin/ini-cluster"
+run_extracted() {
+    local dir
+    dir=$(mktemp -d /tmp/ini-deb-run.XXXXXX)
+    USERPROG_OUT="$dir.out"
+    "$LAUNCHER" run "$ROOT/etc/ini/default.cfg" --run-dir "$dir" --timeout 120 -- "$@" > "$USERPROG_OUT" 2>&1
+    USERPROG_RC=$?
+    for f in "$dir"/cluster*.out; do cat "$f"; done >> "$USERPROG_OUT"
+    sed 's/^/    /' "$USERPROG_OUT"
+    rm -rf "$dir"
+}
+run_extracted "$W/alltoall" 4
+[ "$USERPROG_RC" = 0 ] || userprog_fail "alltoall exited with $USERPROG_RC"
+for c in 0 1; do
+    grep -q "^alltoall: cluster $c: 24 requests answered, 24 replies checked, 0 errors$" "$USERPROG_OUT" ||
+        userprog_fail "cluster $c did not report 24 requests, 24 replies, 0 errors"
+done
+ran=$((ran + 1))
+for ex in "$ROOT"/usr/share/doc/ini/examples/*.c; do
+    [ -f "$ex" ] || continue
+    name=$(basename "$ex" .c)
+    userprog_build "$ROOT" /usr gcc "$ex" "$W/$name"
+    run_extracted "$W/$name"
+    [ "$USERPROG_RC" = 0 ] || userprog_fail "example $name exited with $USERPROG_RC"
+    ! grep -Eiq '[1-9][0-9]* errors' "$USERPROG_OUT" || userprog_fail "example $name reported errors"
+    ran=$((ran + 1))
+done
+rm -f "$USERPROG_OUT"
+echo "deb: PASS ($DEB: $ran programs built from its files and run, 0 errors)"

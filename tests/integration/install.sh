@@ -1,0 +1,76 @@
+#!/usr/bin/env bash
+# install: `make install DESTDIR=... PREFIX=/usr` installs programs,
+# libraries, headers, ini.pc, man pages and examples; a program of this
+# test's own (an all-to-all with replies, tests/integration/progs/) builds
+# from that tree alone with gcc and with clang, against the shared and the
+# static libraries, and runs under ini-cluster with 0 errors.  So do the
+# examples of examples/, if any.
+set -u
+cd "$(dirname "$0")/../.."
+TEST_NAME=install
+. tests/integration/lib/userprog.sh
+[ -x build/bin/ini-cluster ] || userprog_fail "build first (make)"
+ROOT=$(mktemp -d /tmp/ini-install.XXXXXX)
+trap 'rm -rf "$ROOT"' EXIT
+
+make --no-print-directory install DESTDIR="$ROOT" PREFIX=/usr > "$ROOT.log" 2>&1 ||
+    { cat "$ROOT.log"; userprog_fail "make install failed"; }
+rm -f "$ROOT.log"
+P=$ROOT/usr
+for f in bin/inid bin/ini-cluster bin/ini-ping lib/libini.so.0 lib/libini.a lib/libmgs.so lib/libmgs.a \
+         lib/pkgconfig/ini.pc include/ini/ini_cn.h include/ini/config.h include/ini/loadbal.h \
+         include/ini/mgs.h include/ini/par.h share/ini/conf/default.cfg; do
+    [ -e "$P/$f" ] || userprog_fail "not installed: /usr/$f"
+done
+grep -q '^prefix=/usr$' "$P/lib/pkgconfig/ini.pc" || userprog_fail "ini.pc: prefix is not /usr"
+# Every public header compiles on its own, with nothing but the installed
+# include directory.
+for h in "$P"/include/ini/*.h; do
+    echo "#include <ini/$(basename "$h")>" | gcc -std=c11 -Wall -Werror -fsyntax-only -nostdinc -isystem \
+        "$(gcc -print-file-name=include)" -isystem /usr/include/x86_64-linux-gnu -isystem /usr/include \
+        -I"$P/include" -x c - || userprog_fail "$(basename "$h") does not compile alone"
+done
+# No object in the static libraries is an LTO-only one (GCC's IL).
+for a in "$P"/lib/libini.a "$P"/lib/libmgs.a; do
+    ! nm "$a" 2>/dev/null | grep -q '__gnu_lto' || userprog_fail "$a holds LTO objects"
+done
+if [ -d examples ] && ls examples/*.c > /dev/null 2>&1; then
+    [ "$(ls "$P"/share/doc/ini/examples/*.c | wc -l)" = "$(ls examples/*.c | wc -l)" ] ||
+        userprog_fail "examples not installed"
+fi
+if [ -d man ]; then
+    n=$(find man -name '*.[1-8]' | wc -l)
+    [ "$(find "$P/share/man" -name '*.[1-8]*' 2>/dev/null | wc -l)" -ge "$n" ] || userprog_fail "man pages not installed"
+fi
+
+compilers=(gcc)
+command -v clang > /dev/null && compilers+=(clang) || echo "install: clang not installed: gcc only"
+W=$(mktemp -d /tmp/ini-install-prog.XXXXXX)
+trap 'rm -rf "$ROOT" "$W"' EXIT
+checked=0
+for cc in "${compilers[@]}"; do
+    userprog_build "$ROOT" /usr "$cc" tests/integration/progs/alltoall.c "$W/alltoall-$cc"
+    userprog_build_static "$ROOT" /usr "$cc" tests/integration/progs/alltoall.c "$W/alltoall-$cc-static"
+    for prog in "$W/alltoall-$cc" "$W/alltoall-$cc-static"; do
+        userprog_run install conf/default.cfg "$prog" 4
+        [ "$USERPROG_RC" = 0 ] || userprog_fail "$(basename "$prog") exited with $USERPROG_RC"
+        # 2 clusters x 2 PEs: each PE gets 4 rounds from each of the 3 others.
+        for c in 0 1; do
+            grep -q "^alltoall: cluster $c: 24 requests answered, 24 replies checked, 0 errors$" "$USERPROG_OUT" ||
+                userprog_fail "$(basename "$prog"): cluster $c did not report 24 requests, 24 replies, 0 errors"
+        done
+        rm -f "$USERPROG_OUT"
+        checked=$((checked + 1))
+    done
+    for ex in examples/*.c; do
+        [ -f "$ex" ] || continue
+        name=$(basename "$ex" .c)
+        userprog_build "$ROOT" /usr "$cc" "$P/share/doc/ini/examples/$name.c" "$W/$name-$cc"
+        userprog_run install conf/default.cfg "$W/$name-$cc"
+        [ "$USERPROG_RC" = 0 ] || userprog_fail "example $name ($cc) exited with $USERPROG_RC"
+        ! grep -Eiq '[1-9][0-9]* errors' "$USERPROG_OUT" || userprog_fail "example $name ($cc) reported errors"
+        rm -f "$USERPROG_OUT"
+        checked=$((checked + 1))
+    done
+done
+echo "install: PASS ($checked programs built from the installed tree with ${compilers[*]} and run, 0 errors)"

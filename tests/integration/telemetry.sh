@@ -1,0 +1,78 @@
+#!/usr/bin/env bash
+# telemetry: inid serves DPDK's telemetry socket.  With the default
+# configuration `ini-cluster up` and ini-ping running in both clusters
+# (from the environment files up writes), DPDK's own client dpdk-telemetry.py
+# reads /ini/stats, /ini/conns, /ini/queue and /ini/util, and the message
+# counters grow between two readings; `ini-cluster status` shows non-zero
+# messages/s for every INI.  After `ini-cluster down` nothing of the run is
+# left in /var/run/dpdk.
+set -u
+cd "$(dirname "$0")/../.."
+fail() { echo "telemetry: FAIL: $*"; exit 1; }
+command -v dpdk-telemetry.py > /dev/null ||
+    { echo "telemetry: SKIP: dpdk-telemetry.py not installed (Debian package dpdk-dev)"; exit 77; }
+[ -x build/bin/ini-cluster ] || fail "build first (make)"
+L=build/bin/ini-cluster
+CONFIG=conf/default.cfg
+RUN_DIR=$(mktemp -d /tmp/ini-telemetry.XXXXXX)
+pids=()
+cleanup() {
+    for p in "${pids[@]}"; do kill "$p" 2> /dev/null; done
+    $L down $CONFIG --run-dir "$RUN_DIR" > /dev/null 2>&1
+    rm -rf "$RUN_DIR"
+}
+trap cleanup EXIT
+
+$L up $CONFIG --run-dir "$RUN_DIR" > "$RUN_DIR/up.out" 2>&1 || { cat "$RUN_DIR/up.out"; fail "up failed"; }
+cat "$RUN_DIR/up.out"
+TAG=$(awk '$1 == "tag" { print $2 }' "$RUN_DIR/state")
+[ -n "$TAG" ] || fail "no tag in $RUN_DIR/state"
+# up's output is a shell script: sourcing it must work.
+( set -e; . "$RUN_DIR/up.out"; [ -n "$INI_SEGMENT" ] ) || fail "up's output cannot be sourced"
+
+for c in 0 1; do
+    ( . "$RUN_DIR/cluster$c.env"; exec build/bin/ini-ping --sizes 64,1000 --count 100000 ) \
+        > "$RUN_DIR/ping$c.out" 2>&1 &
+    pids+=($!)
+done
+
+# query INI COMMAND: the JSON reply of dpdk-telemetry.py, one line.
+query() { echo "$2" | timeout 10 dpdk-telemetry.py -f "ini-$TAG-$1" 2> /dev/null | grep '^{' | head -n 1; }
+# field JSON COMMAND GROUP KEY: one number of a reply.
+field() {
+    python3 -c 'import json,sys; r=json.loads(sys.argv[1])[sys.argv[2]]; g=sys.argv[3]
+print((r[g] if g else r)[sys.argv[4]])' "$1" "$2" "$3" "$4"
+}
+sleep 1
+st=$($L status $CONFIG --run-dir "$RUN_DIR") || { echo "$st"; fail "status exited non-zero"; }
+echo "$st"
+for i in 0 1; do
+    rate=$(echo "$st" | awk -v i=$i '$1 == i && $2 ~ /^[0-9]+$/ { print $3 }')
+    [ -n "$rate" ] && [ "${rate%.*}" -gt 0 ] || fail "status: no messages/s for INI $i"
+done
+for i in 0 1; do
+    s1=$(query $i /ini/stats)
+    [ -n "$s1" ] || fail "INI $i: no reply to /ini/stats"
+    a=$(field "$s1" /ini/stats transport msgs_sent) || fail "INI $i: /ini/stats has no transport.msgs_sent: $s1"
+    sleep 1
+    s2=$(query $i /ini/stats)
+    b=$(field "$s2" /ini/stats transport msgs_sent) || fail "INI $i: second /ini/stats unreadable"
+    [ "$b" -gt "$a" ] || fail "INI $i: msgs_sent did not grow between two queries ($a, then $b)"
+    echo "telemetry: INI $i: msgs_sent $a, a second later $b"
+    c=$(query $i /ini/conns)
+    peer=$((1 - i))
+    una=$(field "$c" /ini/conns "peer$peer" snd_una) || fail "INI $i: /ini/conns has no peer$peer: $c"
+    q=$(query $i /ini/queue)
+    field "$q" /ini/queue "" queue > /dev/null || fail "INI $i: /ini/queue unreadable: $q"
+    u=$(query $i /ini/util)
+    busy=$(field "$u" /ini/util "" busy_cycles) || fail "INI $i: /ini/util unreadable: $u"
+    [ "$busy" -gt 0 ] || fail "INI $i: busy_cycles is 0 while ini-ping runs"
+done
+
+for p in "${pids[@]}"; do kill "$p" 2> /dev/null; done
+wait 2> /dev/null
+pids=()
+$L down $CONFIG --run-dir "$RUN_DIR" > /dev/null || fail "down failed"
+left=$(ls -d /var/run/dpdk/ini-"$TAG"-* 2> /dev/null)
+[ -z "$left" ] || fail "left in /var/run/dpdk: $left"
+echo "telemetry: PASS"

@@ -1,0 +1,108 @@
+# tools/pkg/: what a user's program builds on, and how it is installed.
+#
+#   build/lib/libini.{a,so}   the compute-node API (ini/ini_cn.h) and what it
+#                             needs: configuration, segment, rings, fabric
+#   build/lib/libmgs.{a,so}   MGS and par.h (mgs/mgs.h, mgs/par.h), on libini
+#   build/lib/ini.pc          the pkg-config file, for the prefix of the build
+#
+# The libraries are compiled a second time, into build/obj-lib, as
+# position-independent code and WITHOUT link-time optimisation: the
+# objects the tree's own programs link (build/obj, -flto=auto) hold only
+# GCC's intermediate language, which no other compiler (clang) and no
+# other GCC version can link.  The installed static libraries hold plain
+# machine code, so any C compiler links them.
+#
+# `make install` honours PREFIX (default /usr/local), DESTDIR, and BINDIR,
+# LIBDIR, INCLUDEDIR, MANDIR, DOCDIR, SYSCONFDIR below them.  It installs
+# the programs, both libraries, the public headers under an `ini/` prefix
+# (#include <ini/ini_cn.h>), ini.pc, the man pages of man/ (if any), the
+# configurations of conf/ (share/ini/conf) and the examples' source
+# (share/doc/ini/examples).  `make deb` builds the Debian package
+# (debian/, tools/pkg/deb.sh).
+PREFIX     ?= /usr/local
+BINDIR     ?= $(PREFIX)/bin
+LIBDIR     ?= $(PREFIX)/lib
+INCLUDEDIR ?= $(PREFIX)/include
+DATADIR    ?= $(PREFIX)/share
+MANDIR     ?= $(DATADIR)/man
+DOCDIR     ?= $(DATADIR)/doc/ini
+INSTALL    ?= install
+# The Debian package also installs the systemd unit (debian/rules).
+PKG_SYSTEMD ?= 0
+SYSTEMD_UNITDIR ?= /lib/systemd/system
+
+LIB_DIR  := $(BUILD)/lib
+LIB_OBJ  := $(BUILD)/obj-lib
+# The tree's flags without link-time optimisation, plus -fPIC.
+LIB_CFLAGS = $(filter-out -flto%,$(CFLAGS)) -fno-lto -fPIC
+LIB_LDFLAGS = $(filter-out -flto%,$(LDFLAGS))
+SOVERSION := $(firstword $(subst ., ,$(INI_VERSION)))
+
+# The headers a user includes, self-contained as a set: ini_cn.h includes
+# config.h, which includes loadbal.h; mgs.h and par.h stand alone.
+PUBLIC_HEADERS := ini/ini_cn.h ini/config.h loadbal/loadbal.h mgs/mgs.h mgs/par.h
+
+$(LIB_OBJ)/ini/%.o: INC = -Iini -Iloadbal -Istack -Itimers
+$(LIB_OBJ)/mgs/%.o: INC = -Imgs -Iini -Iloadbal -Istack
+$(LIB_OBJ)/%.o: %.c | $(LWIP_STAMP)
+	@mkdir -p $(dir $@)
+	$(CC) $(BASE_CFLAGS) $(LIB_CFLAGS) -c $< -o $@
+$(LIB_OBJ)/mgs/par_threads_renamed.o: mgs/par_threads.c
+	@mkdir -p $(dir $@)
+	$(CC) $(BASE_CFLAGS) $(LIB_CFLAGS) $(foreach f,$(PAR_RENAMED_FUNCS),-Dpar_$(f)=par_threads_$(f)) -c $< -o $@
+
+PUB_LIBINI_OBJS := $(LIBINI_SRCS:%.c=$(LIB_OBJ)/%.o)
+PUB_LIBMGS_OBJS := $(LIBMGS_SRCS:%.c=$(LIB_OBJ)/%.o) $(LIB_OBJ)/mgs/par_threads_renamed.o
+
+$(LIB_DIR)/libini.a: $(PUB_LIBINI_OBJS)
+	@mkdir -p $(dir $@)
+	rm -f $@
+	$(AR) rcs $@ $^
+$(LIB_DIR)/libmgs.a: $(PUB_LIBMGS_OBJS)
+	@mkdir -p $(dir $@)
+	rm -f $@
+	$(AR) rcs $@ $^
+
+# Shared libraries: libNAME.so.VERSION, soname libNAME.so.MAJOR, and the
+# two links.  Each records what it needs (libconfig; libmgs needs libini).
+$(LIB_DIR)/libini.so.$(INI_VERSION): $(PUB_LIBINI_OBJS)
+	@mkdir -p $(dir $@)
+	$(CC) -shared -Wl,-soname,libini.so.$(SOVERSION) $(LIB_LDFLAGS) -o $@ $^ $(CONFIG_LIBS) -lpthread -lm
+	ln -sf libini.so.$(INI_VERSION) $(LIB_DIR)/libini.so.$(SOVERSION)
+	ln -sf libini.so.$(SOVERSION) $(LIB_DIR)/libini.so
+$(LIB_DIR)/libmgs.so.$(INI_VERSION): $(PUB_LIBMGS_OBJS) $(LIB_DIR)/libini.so.$(INI_VERSION)
+	@mkdir -p $(dir $@)
+	$(CC) -shared -Wl,-soname,libmgs.so.$(SOVERSION) $(LIB_LDFLAGS) -o $@ $(PUB_LIBMGS_OBJS) \
+	    -L$(LIB_DIR) -lini -lpthread -lm
+	ln -sf libmgs.so.$(INI_VERSION) $(LIB_DIR)/libmgs.so.$(SOVERSION)
+	ln -sf libmgs.so.$(SOVERSION) $(LIB_DIR)/libmgs.so
+
+$(LIB_DIR)/ini.pc: tools/pkg/ini.pc.in VERSION
+	@mkdir -p $(dir $@)
+	$(call say,GEN,$@)
+	sed -e 's|@PREFIX@|$(PREFIX)|; s|@LIBDIR@|$(patsubst $(PREFIX)%,$${prefix}%,$(LIBDIR))|' \
+	    -e 's|@INCLUDEDIR@|$(patsubst $(PREFIX)%,$${prefix}%,$(INCLUDEDIR))|; s|@VERSION@|$(INI_VERSION)|' \
+	    $< > $@
+
+PUBLIC_LIBS := $(LIB_DIR)/libini.a $(LIB_DIR)/libmgs.a $(LIB_DIR)/libini.so.$(INI_VERSION) \
+               $(LIB_DIR)/libmgs.so.$(INI_VERSION)
+
+.PHONY: libs install deb
+build-all: libs
+libs: $(PUBLIC_LIBS)
+
+# ini.pc records PREFIX: rebuilt at every install, never stale.
+install: build-all libs
+	rm -f $(LIB_DIR)/ini.pc
+	$(MAKE) --no-print-directory $(LIB_DIR)/ini.pc
+	$(call say,INSTALL,$(DESTDIR)$(PREFIX))
+	PKG_BINS='$(BINS)' PKG_LIB_DIR='$(LIB_DIR)' PKG_VERSION='$(INI_VERSION)' PKG_SOVERSION='$(SOVERSION)' \
+	PKG_HEADERS='$(PUBLIC_HEADERS)' INSTALL='$(INSTALL)' DESTDIR='$(DESTDIR)' PREFIX='$(PREFIX)' \
+	BINDIR='$(BINDIR)' LIBDIR='$(LIBDIR)' INCLUDEDIR='$(INCLUDEDIR)' DATADIR='$(DATADIR)' \
+	MANDIR='$(MANDIR)' DOCDIR='$(DOCDIR)' BUILD='$(BUILD)' PKG_SYSTEMD='$(PKG_SYSTEMD)' \
+	SYSTEMD_UNITDIR='$(SYSTEMD_UNITDIR)' bash tools/pkg/install.sh
+
+deb:
+	bash tools/pkg/deb.sh $(DEB_FLAGS)
+
+-include $(shell find $(LIB_OBJ) -name '*.d' 2>/dev/null)
