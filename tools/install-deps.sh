@@ -22,7 +22,7 @@ esac
 
 if [ "$mode" != lwip ]; then
     PKGS=(build-essential pkg-config libdpdk-dev dpdk libconfig-dev libcmocka-dev
-          iproute2 gnuplot-nox xz-utils clang dpdk-dev tshark)
+          iproute2 gnuplot-nox xz-utils clang dpdk-dev tshark time)
     [ "$mode" = deb ] && PKGS=(dpkg-dev debhelper)
     missing=()
     for p in "${PKGS[@]}"; do

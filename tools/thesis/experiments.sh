@@ -191,7 +191,11 @@ one_run() {
     esac
     local busy la0 la1 t0=$SECONDS flag=
     busy=$(cpu_busy); la0=$(loadavg)
-    env "${envs[@]}" timeout 600 "$CLUSTER" run "$cfg" --policy "$pol" --ini-policy "$pol" "${args[@]}" \
+    # /usr/bin/time: the CPU time of the whole run (launcher, daemons and
+    # Water): what the daemons take from the compute threads on shared
+    # cores, beside the no-INI runs' (raw/NAME-REP.cpu: user sys seconds).
+    env "${envs[@]}" /usr/bin/time -f "%U %S" -o "$RAW/$name-$rep.cpu" timeout 600 "$CLUSTER" run "$cfg" \
+        --policy "$pol" --ini-policy "$pol" "${args[@]}" \
         --run-dir "$dir" --timeout 500 -- "$TIMED" "$WATER" --mgs --random "$RANDOM_IN" \
         < "$tmp/water.in" > "$tmp/log" 2>&1
     local rc=$?
