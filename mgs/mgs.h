@@ -20,8 +20,8 @@
  *     read-write, touched only by the protocol thread, so a unit can be
  *     filled or diffed while application threads keep running.
  *   - the protocol thread: the only thread that sends or receives INI
- *     messages (through the ini_pe of the cluster's first PE) and the only one
- *     that changes protocol state.  It serves incoming requests while every
+ *     messages (through every PE's ini_pe, each message for the compute node
+ *     it belongs to) and the only one that changes protocol state.  It serves incoming requests while every
  *     compute thread computes.
  *   - compute threads hand work to it (faults, lock, unlock, barrier) through
  *     a lock-free request stack and sleep on a futex until it is done.  The
@@ -55,8 +55,8 @@
 int mgs_start(char *err, size_t errlen);
 /* Outside the launcher: one cluster of nthreads threads in this process, no
  * INIs (every home is local; the protocol still runs: faults, twins, diffs,
- * releases).  This is the 1xP layout, which inid cannot run (see
- * docs/mgs.md). */
+ * releases): tests and runs without the launcher.  A one-cluster machine
+ * under the launcher uses mgs_start like any other. */
 int mgs_start_standalone(int nthreads, char *err, size_t errlen);
 int mgs_started(void);
 

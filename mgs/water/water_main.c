@@ -9,9 +9,10 @@
  * (docs/mgs.md) and the program runs under the launcher, once per cluster:
  *     ini-cluster run CONFIG -- build/bin/water --mgs [--input FILE] < input
  * NumProcs must equal the configuration's number of compute nodes.  The
- * launcher gives each program /dev/null as stdin, so cluster 0 reads the
- * input from --input FILE, else from its stdin if that has data, else from
- * the launcher's stdin (/proc/PPID/fd/0), and sends the text to the other
+ * launcher gives cluster 0's program its own stdin (the others get
+ * /dev/null), so cluster 0 reads the input from --input FILE, else from its
+ * stdin, else from the launcher's stdin (/proc/PPID/fd/0), and sends the
+ * text to the other
  * clusters; every cluster then runs the same set-up (cluster 0's writes are
  * published, the others' are a dry run that yields the same addresses).
  * Every cluster prints to its own stdout; cluster 0's is the program's.
@@ -138,8 +139,7 @@ static char *mgs_input(const char *input_path)
     /* The others wait for the text: send it even when empty. */
     mgs_broadcast_blob(text ? text : "", text ? strlen(text) : 0);
     if (!text || !*text) {
-        cli_error("--mgs: no input (ini-cluster gives programs /dev/null as stdin and "
-                  "the launcher's stdin was not readable; use --input FILE)");
+        cli_error("--mgs: no input on cluster 0's stdin or the launcher's; use --input FILE");
         free(text);
         return NULL;
     }
