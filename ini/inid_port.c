@@ -84,6 +84,37 @@ int inid_ports_eal_args(const struct inid *d, char args[][INID_ARG_LEN], int max
     return n;
 }
 
+/* Whether the memif server of the link (lo, hi) listens: its abstract
+ * socket "@ini-TAG-lo-hi" appears in /proc/net/unix with the accepting
+ * flag (__SO_ACCEPTCON, 0x10000).  Start-up only. */
+static int memif_server_listening(const struct inid *d, int lo, int hi)
+{
+    char want[96], line[512];
+    snprintf(want, sizeof(want), "@ini-%s-%d-%d", d->tag, lo, hi);
+    FILE *f = fopen("/proc/net/unix", "r");
+    if (!f)
+        return 1;       /* cannot tell: let the start and its retries decide */
+    int found = 0;
+    while (!found && fgets(line, sizeof(line), f)) {
+        unsigned long flags;
+        char path[256] = "";
+        if (sscanf(line, "%*s %*s %*s %lx %*s %*s %*s %255s", &flags, path) == 2 &&
+            (flags & 0x10000) && strcmp(path, want) == 0)
+            found = 1;
+    }
+    fclose(f);
+    return found;
+}
+
+static void memif_wait_for_server(const struct inid *d, int server, int timeout_ms)
+{
+    for (int waited = 0; waited < timeout_ms && !d->stop; waited += 2) {
+        if (memif_server_listening(d, server, d->me->id))
+            return;
+        usleep(2000);
+    }
+}
+
 static int setup_port(struct inid *d, int k)
 {
     uint16_t port = d->ports[k];
@@ -121,8 +152,11 @@ static int setup_port(struct inid *d, int k)
                 d->cfg.stack.mtu, rte_strerror(-rc));
         return -1;
     }
-    /* A memif client whose server is not listening yet fails to start;
-     * inid_ports_wait_up() retries it until the link comes up. */
+    /* A memif client whose server is not listening yet fails to start and
+     * does not retry: wait for the server's socket first (the restarts of
+     * inid_ports_wait_up() remain for a server that goes away). */
+    if (d->cfg.net_mode == INI_NET_MEMIF && d->port_peer[k] < d->me->id)
+        memif_wait_for_server(d, d->port_peer[k], 20000);
     if ((rc = rte_eth_dev_start(port)) < 0 &&
         !(d->cfg.net_mode == INI_NET_MEMIF && d->port_peer[k] < d->me->id)) {
         fprintf(stderr, "inid %d: port %u: start: %s\n", d->me->id, port, rte_strerror(-rc));
