@@ -68,8 +68,8 @@ done
 # Knob values (the base, 0, is shared by all knobs of a workload).  Chosen
 # from the base runs' message counts so that the predicted slowdown spans
 # about 1x to 3x (docs/sweeps.md); --values KNOB=... overrides.
-declare -A WV=( [O]="25,50,100,150,200" [overhead]="20,40,80,120,160" [gap]="50,100,200,300,400"
-                [per_byte]="50,100,200,300,400" [latency]="100,200,400,700,1000" )
+declare -A WV=( [O]="25,50,100,150,200" [overhead]="15,30,60,90,120" [gap]="50,100,200,300,400"
+                [per_byte]="100,200,400,700,1000" [latency]="100,200,400,700,1000" )
 declare -A SV=( [O]="25,50,75,100,125" [overhead]="100,200,400,600,800" [gap]="100,200,300,400,500"
                 [per_byte]="2000,4000,8000,12000,16000" [latency]="250,500,1000,1500,2000" )
 if [ $QUICK = 1 ]; then
