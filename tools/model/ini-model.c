@@ -203,8 +203,10 @@ int main(int argc, char **argv)
             if (bad)
                 snprintf(why, sizeof why, "'%s' is not mva, lopc or logpc", value);
         } else if (seen == &seen_cv2) {
-            bad = model_parse_time(value, &p.cv2, why, sizeof why);
-            if (!bad && p.cv2 > MODEL_MAX_CV2) {
+            bad = value[0] == '-' ? 1 : model_parse_time(value, &p.cv2, why, sizeof why);
+            if (value[0] == '-')
+                snprintf(why, sizeof why, "'%s' is negative; cv2 must be in [0, %g]", value, MODEL_MAX_CV2);
+            else if (!bad && p.cv2 > MODEL_MAX_CV2) {
                 bad = 1;
                 snprintf(why, sizeof why, "'%s' exceeds %g", value, MODEL_MAX_CV2);
             }
