@@ -42,7 +42,7 @@ usage() { sed -n '/^#   tools/,/^#        \[--no-water/p' "$0" | sed 's/^# //' >
 
 QUICK=0 REPS=5 SEED= CALIB= LAYOUTS="2x8:2 4x4:2" POLICIES="static,round-robin"
 KNOBS="O,overhead,gap,per_byte,latency" WATER=1 SYNTH=1 LOADLIM=2.5 OUT= PLAN=0 VALUES=()
-NMOL=343 NSTEP=2 SYNTH_CYCLES=300
+NMOL=343 NSTEP=2 SYNTH_CYCLES=300 SAMPLE_S=1
 need() { [ $# -ge 2 ] || die "$1 needs a value"; }
 while [ $# -gt 0 ]; do
     case $1 in
@@ -76,7 +76,7 @@ if [ $QUICK = 1 ]; then
     [ "$LAYOUTS" = "2x8:2 4x4:2" ] && LAYOUTS="2x8:2"
     [ "$POLICIES" = "static,round-robin" ] && POLICIES="static"
     [ "$REPS" = 5 ] && REPS=1
-    NMOL=64 NSTEP=1 SYNTH_CYCLES=60
+    NMOL=64 NSTEP=1 SYNTH_CYCLES=60 SAMPLE_S=0.25
     WV=( [O]="200" [overhead]="100" [gap]="200" [per_byte]="400" [latency]="500" )
     SV=( [O]="100" [overhead]="400,800" [gap]="400" [per_byte]="16000" [latency]="1000,2000" )
 fi
@@ -103,19 +103,24 @@ for lay in $LAYOUTS; do
 done
 [ $WATER = 1 ] || [ $SYNTH = 1 ] || die "--no-water and --no-synth: nothing to run"
 
-# The calibrated O per cluster size (tools/thesis/calibrate.sh's file).
+# The calibrated O per cluster size (tools/thesis/calibrate.sh's file).  A
+# quick or partial run without one uses FALLBACK_O for every size (said in
+# meta.txt); the full run needs the file.
+FALLBACK_O=50
 if [ $WATER = 1 ]; then
-    if [ -z "$CALIB" ]; then
-        for c in docs/results/thesis-calibration.txt ../run/docs/results/thesis-calibration.txt; do
-            [ -r "$c" ] && { CALIB=$c; break; }
+    [ -z "$CALIB" ] && [ -r docs/results/thesis-calibration.txt ] && CALIB=docs/results/thesis-calibration.txt
+    if [ -n "$CALIB" ]; then
+        [ -r "$CALIB" ] || die "--calibration: cannot read $CALIB"
+        bad=$(awk '!/^[ \t]*(#|$)/ && !($1 ~ /^[0-9]+$/ && $2 ~ /^[0-9]+(\.[0-9]*)?$/) {print FILENAME ":" NR ": expected SIZE O_US"; exit}' "$CALIB")
+        [ -z "$bad" ] || die "--calibration: $bad"
+        for lay in $LAYOUTS; do
+            P=${lay%%:*}; P=${P#*x}
+            awk -v c="$P" '!/^[ \t]*#/ && $1 == c {f = 1} END {exit !f}' "$CALIB" || die "--calibration: $CALIB has no line for cluster size $P"
         done
     fi
-    [ -n "$CALIB" ] && [ -r "$CALIB" ] || die "--calibration: no calibration file (tools/thesis/calibrate.sh writes docs/results/thesis-calibration.txt)"
-    bad=$(awk '!/^[ \t]*(#|$)/ && !($1 ~ /^[0-9]+$/ && $2 ~ /^[0-9]+(\.[0-9]*)?$/) {print FILENAME ":" NR ": expected SIZE O_US"; exit}' "$CALIB")
-    [ -z "$bad" ] || die "--calibration: $bad"
 fi
 base_O() {  # cluster size -> calibrated O (us)
-    awk -v c="$1" '!/^[ \t]*#/ && $1 == c {print $2; exit}' "$CALIB"
+    if [ -n "$CALIB" ]; then awk -v c="$1" '!/^[ \t]*#/ && $1 == c {print $2; exit}' "$CALIB"; else echo $FALLBACK_O; fi
 }
 
 FULL=0
@@ -123,6 +128,10 @@ if [ $QUICK = 0 ] && [ $WATER = 1 ] && [ $SYNTH = 1 ] && [ "$LAYOUTS" = "2x8:2 4
    [ "$POLICIES" = "static,round-robin" ] && [ "$KNOBS" = "O,overhead,gap,per_byte,latency" ] &&
    [ "$REPS" -ge 5 ] && [ ${#VALUES[@]} = 0 ]; then
     FULL=1
+fi
+if [ $WATER = 1 ] && [ -z "$CALIB" ]; then
+    [ $FULL = 1 ] && die "the full sweep needs the calibration (--calibration FILE; tools/thesis/calibrate.sh writes docs/results/thesis-calibration.txt)"
+    echo "sweep: no calibration file: the base O is $FALLBACK_O us at every cluster size (not the calibrated regime)" >&2
 fi
 if [ -z "$OUT" ]; then
     if [ $FULL = 1 ]; then OUT=docs/results/sweeps
@@ -177,7 +186,7 @@ NRUNS=$(wc -l < "$RAW/order.txt")
     echo "# $CMDLINE"
     echo "reps=$REPS seed=$SEED layouts=\"$LAYOUTS\" policies=$POLICIES knobs=$KNOBS runs=$NRUNS load_limit=$LOADLIM"
     echo "water=$WATER nmol=$NMOL nstep=$NSTEP synth=$SYNTH synth_cycles=$SYNTH_CYCLES quick=$QUICK full=$FULL"
-    echo "date=$(date -Iseconds) commit=$(git rev-parse --short HEAD 2>/dev/null || echo -) calibration=\"${CALIB:-none}\""
+    echo "date=$(date -Iseconds) commit=$(git rev-parse --short HEAD 2>/dev/null || echo -) calibration=\"${CALIB:-none: base O $FALLBACK_O us}\""
     for k in ${KNOBS//,/ }; do echo "water_values_$k=${WV[$k]} synth_values_$k=${SV[$k]}"; done
     [ -n "$CALIB" ] && sed 's/^/calibration_file: /' "$CALIB"
 } > "$RAW/meta.txt"
@@ -185,9 +194,12 @@ echo "sweep: $NRUNS runs ($REPS per point), seed $SEED; output $OUT"
 if [ $PLAN = 1 ]; then cat "$RAW/meta.txt" "$RAW/order.txt"; exit 0; fi
 
 # ---- the machine's load (as tools/thesis/experiments.sh) ----
+# cpu_busy: share of the machine's CPU time other work used in the
+# SAMPLE_S seconds before a run (none of ours runs then; 1 s, a quarter in
+# --quick); loadavg: /proc/loadavg's 1-minute figure.
 cpu_busy() {
     local a b
-    a=($(head -1 /proc/stat)); sleep 1; b=($(head -1 /proc/stat))
+    a=($(head -1 /proc/stat)); sleep "$SAMPLE_S"; b=($(head -1 /proc/stat))
     local idle=$(( (b[4] + b[5]) - (a[4] + a[5]) )) total=0 i
     for i in 1 2 3 4 5 6 7 8; do total=$((total + b[i] - a[i])); done
     awk -v i=$idle -v t=$total 'BEGIN{printf("%.2f", (t > 0) ? 1 - i / t : 0)}'

@@ -31,7 +31,10 @@ P, I INIs per cluster, policy), from the medians over its repetitions:
 
 Measured beside it: queue_len and utilization of the report's "machine"
 row (the mean of the INIs, tables 5.3/5.4), and R = run time / c.
-err = (model - measured) / measured.  Output on stdout, and with --out in
+err = (model - measured) / measured.  Beside them, Q_mm1 = U / (1 - U) at
+the measured utilization U (chapter 6's INI equations 6.5 with 6.8 given
+the measured message rate instead of the predicted one): it separates the
+error of the queueing formula from that of the predicted rate (W).  Output on stdout, and with --out in
 DIR/water-model.txt and DIR/water-model.csv.  Exit status 0; 1 when the
 directory holds no usable run; 2 on bad arguments.
 """
@@ -165,6 +168,7 @@ def main(argv):
                "W_us": W, "o_us": o_us, "O_us": O, "O_src": runs[0]["O_src"],
                "R_meas_us": med(runs, "time_s") * 1e6 / c,
                "Q_meas": med(runs, "queue_len"), "U_meas": med(runs, "utilization")}
+        row["Q_mm1"] = row["U_meas"] / (1 - row["U_meas"]) if row["U_meas"] < 1 else float("inf")
         for kind in kinds:
             p = solve(ini_model, kind, n, W, o_us, O)
             row["R_%s_us" % kind] = p["R"]
@@ -181,21 +185,27 @@ def main(argv):
              "# o = %g us (--o-us); W = T0/c - 2o (T0: no-INI run time); medians over the repetitions;" % o_us,
              "# Q, U measured: queue len and utilization of tables 5.3/5.4 (mean of the INIs); err = (model - measured) / measured",
              ""]
-    hdr = "%-11s %4s %3s %2s %4s %6s %8s %7s %9s %9s | %7s %6s" % (
-        "policy", "size", "ios", "N", "reps", "c", "W_us", "O_us", "R_meas", "R_" + kinds[0], "Q_meas", "U_meas")
+    hdr = "%-11s %4s %3s %2s %4s %6s %8s %7s %9s %9s | %7s %6s %7s %6s" % (
+        "policy", "size", "ios", "N", "reps", "c", "W_us", "O_us", "R_meas", "R_" + kinds[0], "Q_meas", "U_meas",
+        "Q_mm1", "err")
     for kind in kinds:
         hdr += " | %-5s %7s %8s %6s %8s" % (kind, "Q", "errQ", "U", "errU")
     lines.append(hdr)
     for r in rows:
-        s = "%-11s %4d %3d %2d %4d %6.0f %8.0f %7.1f %9.0f %9.0f | %7.4f %6.4f" % (
+        s = "%-11s %4d %3d %2d %4d %6.0f %8.0f %7.1f %9.0f %9.0f | %7.4f %6.4f %7.4f %+5.0f%%" % (
             r["policy"], r["size"], r["inis"], r["N"], r["reps"], r["c"], r["W_us"], r["O_us"],
-            r["R_meas_us"], r["R_%s_us" % kinds[0]], r["Q_meas"], r["U_meas"])
+            r["R_meas_us"], r["R_%s_us" % kinds[0]], r["Q_meas"], r["U_meas"], r["Q_mm1"],
+            100 * rel(r["Q_mm1"], r["Q_meas"]))
         for kind in kinds:
             s += " | %-5s %7.4f %+7.0f%% %6.4f %+7.0f%%" % (
                 "", r["Q_%s" % kind], 100 * rel(r["Q_%s" % kind], r["Q_meas"]),
                 r["U_%s" % kind], 100 * rel(r["U_%s" % kind], r["U_meas"]))
         lines.append(s)
     lines.append("")
+    em = [abs(rel(r["Q_mm1"], r["Q_meas"])) for r in rows if r["Q_meas"] > 0]
+    if em:
+        lines.append("Q_mm1: median |error| of the queue length %.0f%% (the INI as M/M/1 at its measured utilization)"
+                     % (100 * statistics.median(em)))
     for kind in kinds:
         eq = [abs(rel(r["Q_%s" % kind], r["Q_meas"])) for r in rows if r["Q_meas"] > 0]
         eu = [abs(rel(r["U_%s" % kind], r["U_meas"])) for r in rows if r["U_meas"] > 0]
