@@ -5,7 +5,11 @@
  * independent iterative solution for the figure 6-3 parameters, growth of
  * the INI queue with N, convergence over a wide random sample of inputs
  * (every solution re-checked against all ten equations), and rejection of
- * invalid parameters and command-line values.
+ * invalid parameters and command-line values.  Then LoPC and LoGPC
+ * (seed 001, --model lopc|logpc): the seed's worked example (table 4),
+ * the closed form of the LoGPC quadratic, the 6.11 limit, agreement with
+ * chapter 6 where the models must agree (o = 0, cv2 = 1) and with each
+ * other (O = 0), monotonicity, and convergence over the same wide sample.
  */
 #include <math.h>
 #include <setjmp.h>
@@ -321,6 +325,208 @@ static void test_parsers(void **state)
     assert_true(first == 3 && last == 3);
 }
 
+/* ---- LoPC and LoGPC (seed 001) ---------------------------------------- */
+
+static struct model_params with_kind(struct model_params p, enum model_kind kind, double cv2)
+{
+    p.kind = kind;
+    p.cv2 = cv2;
+    return p;
+}
+
+/*
+ * Seed 001, table 4, synchronous all-to-all remap with two-argument short
+ * messages on Alewife (cycles): L = 21, o_s = 15, o_r = 122; LogP
+ * 2(o_s + L + o_r) = 316, LoPC 316 + C_r = 453 with C_r = o_s + o_r = 137.
+ * Here: no compute (W = 0), a handler o = o_s + o_r = 137, the one-way
+ * trip L = 21, no INI (O = 0, so LoGPC adds nothing: its C_n is the INI
+ * queue, while the seed's 2 C_n = 46 is Alewife's mesh, which this
+ * machine does not have).
+ */
+static void test_lopc_seed_table_4(void **state)
+{
+    (void)state;
+    struct model_params p = { .kind = MODEL_LOPC, .N = 1, .W = 0, .o = 137, .L = 21 };
+    struct model_result r = solved(&p);
+    assert_close(r.R, 453, 1e-15);
+    assert_close(r.R - r.R_q / 2, 316, 1e-15);    /* the LogP cycle: R minus C_r */
+    p.kind = MODEL_LOGPC;
+    for (double cv2 = 0; cv2 <= 4; cv2 += 0.5) {
+        p.cv2 = cv2;
+        assert_close(solved(&p).R, 453, 1e-15);
+    }
+}
+
+/*
+ * The LoGPC quadratic by hand.  N = 1, O = 1, W = o = l = L = 0:
+ * R_1 = 4 O = 4, b = 4 N O = 4.
+ *   cv2 = 1 (k = 1): (R - 4)^2 = 16, R = 8 = 4 O (N + 1), chapter 6's value.
+ *   cv2 = 0 (k = 1/2): (R - 4)^2 = 8, R = 4 + 2 sqrt 2,
+ *     R_o = 1 + (1/2) 4 / (2 sqrt 2) = 1 + 1/sqrt 2, Q_o = 4 R_o / R = 1.
+ * N = 2, W = 10, o = 1, O = 1, l = L = 0, cv2 = 1: R_1 = 10 + 3 + 4 = 17,
+ * b = 8, (R - 17)(R - 8) = 32: R = (25 + sqrt(81 + 128)) / 2.
+ */
+static void test_logpc_by_hand(void **state)
+{
+    (void)state;
+    struct model_params p = { .kind = MODEL_LOGPC, .cv2 = 1, .N = 1, .O = 1 };
+    struct model_result r = solved(&p);
+    assert_close(r.R, 8, 1e-15);
+    assert_close(r.Q_o, 1, 1e-15);
+    p.cv2 = 0;
+    r = solved(&p);
+    assert_close(r.R, 4 + 2 * sqrt(2), 1e-15);
+    assert_close(r.R_o, 1 + 1 / sqrt(2), 1e-15);
+    assert_close(r.Q_o, 1, 1e-14);
+    assert_close(r.U_o, 4 / (4 + 2 * sqrt(2)), 1e-15);
+    p = (struct model_params){ .kind = MODEL_LOGPC, .cv2 = 1, .N = 2, .W = 10, .o = 1, .O = 1 };
+    r = solved(&p);
+    assert_close(r.R, (25 + sqrt(209)) / 2, 1e-15);
+    assert_close(r.R_w, 10, 0);
+    assert_close(r.R_q, 2, 0);
+    assert_close(r.R_y, 1, 0);
+}
+
+/*
+ * L = o = 0 and the other limits.  With W = o = l = L = 0 the cycle is
+ * four INI residences, R = 4 R_o, so Q_o = 4 N R_o / R = N in every
+ * model (6.11); lopc then has R = 4 O.  With l = L = o = 0, lopc is
+ * W + 4 O exactly, and logpc with cv2 = 1 is chapter 6 (the PE terms of
+ * both vanish, and 6.5 with 6.8 is the M/M/1 queue of logpc).
+ */
+static void test_lopc_logpc_limits(void **state)
+{
+    (void)state;
+    for (int N = 1; N <= 32; N++)
+        for (int kind = MODEL_MVA; kind <= MODEL_LOGPC; kind++)
+            for (double cv2 = 0; cv2 <= 2; cv2 += 0.5) {
+                struct model_params p = { .kind = (enum model_kind)kind, .cv2 = cv2, .N = N, .O = 2336 };
+                struct model_result r = solved(&p);
+                assert_close(r.Q_o, N, 1e-9);
+                if (kind == MODEL_LOPC)
+                    assert_close(r.R, 4 * 2336.0, 1e-15);
+            }
+    for (int N = 1; N <= 16; N++) {
+        struct model_params p = { .N = N, .W = 41789, .O = 2336 };
+        assert_close(solved(&p).R, solved(&(struct model_params){ .kind = MODEL_LOGPC, .cv2 = 1,
+                     .N = N, .W = 41789, .O = 2336 }).R, 1e-12);
+        p.kind = MODEL_LOPC;
+        assert_close(solved(&p).R, 41789 + 4 * 2336.0, 1e-15);
+    }
+}
+
+/*
+ * Agreement over a random sample: o = 0 makes logpc (cv2 = 1) and mva the
+ * same model; O = 0 makes logpc (any cv2) and lopc the same; and C_n >= 0:
+ * logpc's cycle is never shorter than lopc's, and it grows with cv2.
+ */
+static void test_models_agree(void **state)
+{
+    (void)state;
+    for (int i = 0; i < 20000; i++) {
+        struct model_params p = {
+            .N = 1 + (int)(uniform01() * 64),
+            .W = pow(10, 6 * uniform01()), .o = 0,
+            .l = uniform01() < 0.5 ? 0 : pow(10, 4 * uniform01()),
+            .L = uniform01() < 0.5 ? 0 : pow(10, 4 * uniform01()),
+            .O = pow(10, 5 * uniform01()),
+        };
+        struct model_result mva = solved(&p);
+        struct model_result logpc = solved(&(struct model_params){ .kind = MODEL_LOGPC, .cv2 = 1,
+            .N = p.N, .W = p.W, .l = p.l, .L = p.L, .O = p.O });
+        assert_close(logpc.R, mva.R, 1e-9);
+        assert_close(logpc.Q_o, mva.Q_o, 1e-8);
+        assert_close(logpc.R_o, mva.R_o, 1e-8);
+
+        p.o = pow(10, 4 * uniform01());
+        double cv2 = 3 * uniform01();
+        struct model_result lopc = solved(&(struct model_params){ .kind = MODEL_LOPC,
+            .N = p.N, .W = p.W, .o = p.o, .l = p.l, .L = p.L, .O = p.O });
+        struct model_result lo = solved(&(struct model_params){ .kind = MODEL_LOGPC, .cv2 = cv2,
+            .N = p.N, .W = p.W, .o = p.o, .l = p.l, .L = p.L, .O = p.O });
+        struct model_result hi = solved(&(struct model_params){ .kind = MODEL_LOGPC, .cv2 = cv2 + 0.5,
+            .N = p.N, .W = p.W, .o = p.o, .l = p.l, .L = p.L, .O = p.O });
+        assert_true(lo.R >= lopc.R && hi.R > lo.R && hi.Q_o > lo.Q_o);
+
+        struct model_result no_ini = solved(&(struct model_params){ .kind = MODEL_LOGPC, .cv2 = cv2,
+            .N = p.N, .W = p.W, .o = p.o, .l = p.l, .L = p.L, .O = 0 });
+        struct model_result no_ini_lopc = solved(&(struct model_params){ .kind = MODEL_LOPC,
+            .N = p.N, .W = p.W, .o = p.o, .l = p.l, .L = p.L, .O = 0 });
+        assert_close(no_ini.R, no_ini_lopc.R, 1e-15);
+        assert_true(no_ini.Q_o == 0 && no_ini_lopc.Q_o == 0);
+    }
+}
+
+/* More PEs per INI: in every model the INI is busier and its queue longer;
+ * where the INI queues (mva, logpc) the cycle grows too; more compute per
+ * cycle (W) shortens the queue. */
+static void test_lopc_logpc_monotone(void **state)
+{
+    (void)state;
+    for (int kind = MODEL_LOPC; kind <= MODEL_LOGPC; kind++)
+        for (double cv2 = 0; cv2 <= 1; cv2 += 1) {
+            struct model_params p = with_kind(figure_6_3(1), (enum model_kind)kind, cv2);
+            struct model_result previous = solved(&p);
+            for (int N = 2; N <= 256; N++) {
+                p.N = N;
+                struct model_result r = solved(&p);
+                assert_true(r.Q_o > previous.Q_o && r.U_o > previous.U_o);
+                assert_true(kind == MODEL_LOPC ? r.R == previous.R : r.R > previous.R);
+                previous = r;
+            }
+            p = with_kind(figure_6_3(4), (enum model_kind)kind, cv2);
+            double q = solved(&p).Q_o;
+            p.W *= 2;
+            assert_true(solved(&p).Q_o < q);
+        }
+}
+
+static void test_lopc_logpc_converge_everywhere(void **state)
+{
+    (void)state;
+    for (int i = 0; i < 200000; i++) {
+        struct model_params p = {
+            .kind = uniform01() < 0.5 ? MODEL_LOPC : MODEL_LOGPC,
+            .cv2 = uniform01() < 0.1 ? MODEL_MAX_CV2 : 2 * uniform01(),
+            .N = 1 + (int)(uniform01() * (uniform01() < 0.5 ? 16 : MODEL_MAX_N)),
+            .W = random_time(), .o = random_time(), .l = random_time(),
+            .L = random_time(), .O = random_time(),
+        };
+        if (p.N > MODEL_MAX_N)
+            p.N = MODEL_MAX_N;
+        if (model_validate(&p, NULL, 0) != MODEL_OK)
+            continue;
+        struct model_result r = solved(&p);
+        if (!(isfinite(r.R) && r.R > 0 && isfinite(r.Q_o) &&
+              (p.kind == MODEL_LOPC || r.Q_o <= p.N * (1 + MODEL_TOLERANCE))))
+            fail_msg("%s cv2=%g N=%d W=%g o=%g l=%g L=%g O=%g: R=%g Q_o=%.17g",
+                     model_kind_name(p.kind), p.cv2, p.N, p.W, p.o, p.l, p.L, p.O, r.R, r.Q_o);
+    }
+}
+
+static void test_kind_and_cv2_invalid(void **state)
+{
+    (void)state;
+    struct model_params bad[] = {
+        { .kind = (enum model_kind)7, .N = 1, .W = 1 },
+        { .kind = MODEL_LOGPC, .cv2 = -0.5, .N = 1, .W = 1 },
+        { .kind = MODEL_LOGPC, .cv2 = NAN, .N = 1, .W = 1 },
+        { .kind = MODEL_LOGPC, .cv2 = MODEL_MAX_CV2 * 2, .N = 1, .W = 1 },
+        { .kind = MODEL_LOPC, .N = 0, .W = 1 },
+    };
+    for (size_t i = 0; i < sizeof bad / sizeof bad[0]; i++) {
+        char why[256] = "";
+        assert_int_equal(model_validate(&bad[i], why, sizeof why), MODEL_INVALID);
+        assert_true(strlen(why) > 0 && !strchr(why, '\n'));
+    }
+    enum model_kind k;
+    assert_int_equal(model_kind_parse("logpc", &k), 0);
+    assert_int_equal(k, MODEL_LOGPC);
+    assert_int_equal(model_kind_parse("LoPC", &k), -1);
+    assert_int_equal(model_kind_parse("", &k), -1);
+    assert_string_equal(model_kind_name(MODEL_MVA), "mva");
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -332,6 +538,13 @@ int main(void)
         cmocka_unit_test(test_converges_everywhere),
         cmocka_unit_test(test_invalid_parameters),
         cmocka_unit_test(test_parsers),
+        cmocka_unit_test(test_lopc_seed_table_4),
+        cmocka_unit_test(test_logpc_by_hand),
+        cmocka_unit_test(test_lopc_logpc_limits),
+        cmocka_unit_test(test_models_agree),
+        cmocka_unit_test(test_lopc_logpc_monotone),
+        cmocka_unit_test(test_lopc_logpc_converge_everywhere),
+        cmocka_unit_test(test_kind_and_cv2_invalid),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

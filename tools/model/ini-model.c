@@ -1,9 +1,11 @@
 /*
  * ini-model - solves the INI contention model of thesis chapter 6
- * (equations 6.1 to 6.10, see model.h and docs/model.md) and prints the
- * ten unknowns.
+ * (equations 6.1 to 6.10, see model.h and docs/model.md), or the LoPC or
+ * LoGPC model of the same workload (seed 001), and prints the ten
+ * unknowns and the INI utilisation.
  *
- *   ini-model [--N N | --sweep N=FIRST..LAST]
+ *   ini-model [--model mva|lopc|logpc] [--cv2 C]
+ *             [--N N | --sweep N=FIRST..LAST]
  *             [--W W] [--o o] [--O O] [--l l] [--L L]
  *             [--format text|csv|json]
  *
@@ -27,9 +29,14 @@
 enum format { FORMAT_TEXT, FORMAT_CSV, FORMAT_JSON };
 
 static const char *const USAGE =
-    "usage: ini-model [--N N | --sweep N=FIRST..LAST] [--W W] [--o o] [--O O]\n"
+    "usage: ini-model [--model mva|lopc|logpc] [--cv2 C]\n"
+    "                 [--N N | --sweep N=FIRST..LAST] [--W W] [--o o] [--O O]\n"
     "                 [--l l] [--L L] [--format text|csv|json]\n"
     "       ini-model --help | --version\n"
+    "  model  mva: thesis chapter 6 (default); lopc: LogP cycle + C_r = o,\n"
+    "         INIs contention-free; logpc: lopc + open M/G/1 INI queues\n"
+    "  cv2    logpc only: squared coefficient of variation of O (default 1:\n"
+    "         exponential, as chapter 6; 0: constant, as LoGPC's channels)\n"
     "  N  compute nodes per INI            (default 1)\n"
     "  W  work between requests            (default 41789)\n"
     "  o  handler overhead on a PE         (default 742)\n"
@@ -45,7 +52,7 @@ struct field {
     const char *meaning;
 };
 
-#define FIELD_COUNT 10
+#define FIELD_COUNT 11
 
 static void fields_of(const struct model_result *r, struct field f[FIELD_COUNT])
 {
@@ -60,6 +67,7 @@ static void fields_of(const struct model_result *r, struct field f[FIELD_COUNT])
         { "Q_y",    r->Q_y,    "replies queued at a PE" },
         { "Q_o",    r->Q_o,    "messages queued at an INI (queue length)" },
         { "U_q",    r->U_q,    "PE utilisation by request handlers" },
+        { "U_o",    r->U_o,    "INI utilisation (4 N lambda O)" },
     };
     memcpy(f, all, sizeof all);
 }
@@ -67,8 +75,15 @@ static void fields_of(const struct model_result *r, struct field f[FIELD_COUNT])
 static void print_text(const struct model_params *p, int first,
                        const struct model_result *rows, int count)
 {
-    printf("# INI contention model (thesis ch. 6): W=%g o=%g O=%g l=%g L=%g\n",
-           p->W, p->o, p->O, p->l, p->L);
+    static const char *const title[] = {
+        [MODEL_MVA] = "INI contention model (thesis ch. 6)",
+        [MODEL_LOPC] = "LoPC (seed 001: LogP cycle + C_r = o, INIs contention-free)",
+        [MODEL_LOGPC] = "LoGPC (seed 001: LoPC + M/G/1 INI queues closed by rate)",
+    };
+    printf("# %s: W=%g o=%g O=%g l=%g L=%g", title[p->kind], p->W, p->o, p->O, p->l, p->L);
+    if (p->kind == MODEL_LOGPC)
+        printf(" cv2=%g", p->cv2);
+    putchar('\n');
     struct field f[FIELD_COUNT];
     if (count == 1) {
         printf("N       = %d\n", first);
@@ -112,9 +127,9 @@ static void print_csv(int first, const struct model_result *rows, int count)
 static void print_json(const struct model_params *p, int first,
                        const struct model_result *rows, int count)
 {
-    printf("{\"model\":\"thesis chapter 6, equations 6.1-6.10\","
-           "\"parameters\":{\"W\":%.10g,\"o\":%.10g,\"O\":%.10g,\"l\":%.10g,\"L\":%.10g},"
-           "\"results\":[", p->W, p->o, p->O, p->l, p->L);
+    printf("{\"model\":\"%s\","
+           "\"parameters\":{\"W\":%.10g,\"o\":%.10g,\"O\":%.10g,\"l\":%.10g,\"L\":%.10g,\"cv2\":%.10g},"
+           "\"results\":[", model_kind_name(p->kind), p->W, p->o, p->O, p->l, p->L, p->cv2);
     struct field f[FIELD_COUNT];
     for (int n = 0; n < count; n++) {
         fields_of(&rows[n], f);
@@ -132,7 +147,7 @@ int main(int argc, char **argv)
     double *times[] = { &p.W, &p.o, &p.O, &p.l, &p.L };
     const char *time_flags[] = { "--W", "--o", "--O", "--l", "--L" };
     int seen_time[5] = { 0 };
-    int seen_n = 0, seen_sweep = 0, seen_format = 0;
+    int seen_n = 0, seen_sweep = 0, seen_format = 0, seen_model = 0, seen_cv2 = 0;
     int first = 1, last = 1;
     enum format format = FORMAT_TEXT;
     char why[256];
@@ -161,7 +176,9 @@ int main(int argc, char **argv)
         int *seen = time_index >= 0 ? &seen_time[time_index]
                   : !strcmp(flag, "--N") ? &seen_n
                   : !strcmp(flag, "--sweep") ? &seen_sweep
-                  : !strcmp(flag, "--format") ? &seen_format : NULL;
+                  : !strcmp(flag, "--format") ? &seen_format
+                  : !strcmp(flag, "--model") ? &seen_model
+                  : !strcmp(flag, "--cv2") ? &seen_cv2 : NULL;
         if (!seen)
             cli_unknown_option(flag);
         if (*seen)
@@ -181,7 +198,19 @@ int main(int argc, char **argv)
             bad = model_parse_n(value, &first, why, sizeof why);
         else if (seen == &seen_sweep)
             bad = model_parse_sweep(value, &first, &last, why, sizeof why);
-        else {
+        else if (seen == &seen_model) {
+            bad = model_kind_parse(value, &p.kind);
+            if (bad)
+                snprintf(why, sizeof why, "'%s' is not mva, lopc or logpc", value);
+        } else if (seen == &seen_cv2) {
+            bad = value[0] == '-' ? 1 : model_parse_time(value, &p.cv2, why, sizeof why);
+            if (value[0] == '-')
+                snprintf(why, sizeof why, "'%s' is negative; cv2 must be in [0, %g]", value, MODEL_MAX_CV2);
+            else if (!bad && p.cv2 > MODEL_MAX_CV2) {
+                bad = 1;
+                snprintf(why, sizeof why, "'%s' exceeds %g", value, MODEL_MAX_CV2);
+            }
+        } else {
             bad = 0;
             if (!strcmp(value, "text"))
                 format = FORMAT_TEXT;
@@ -201,6 +230,10 @@ int main(int argc, char **argv)
     }
     if (seen_n && seen_sweep)
         cli_bad_arg("--N and --sweep cannot be combined");
+    if (seen_cv2 && p.kind != MODEL_LOGPC)
+        cli_bad_arg("--cv2 applies to --model logpc only");
+    if (!seen_cv2)
+        p.cv2 = 1;      /* exponential O, chapter 6's assumption */
 
     p.N = first;
     if (model_validate(&p, why, sizeof why) != MODEL_OK)

@@ -22,6 +22,11 @@
  * g <= 0 finds the root in at most a few thousand halvings (it stops when
  * the bracket is two adjacent doubles).  The upper end of the bracket is
  * proved, not searched for: see upper_bracket().
+ *
+ * lopc and logpc (seed 001) need no search: lopc is a sum, and logpc's
+ * closing equation (seed 001 eq. 7 with the INI wait) is a quadratic in R
+ * whose larger root is the one above the INI's saturation point; see
+ * solve_lopc_family().
  */
 #include "model.h"
 
@@ -63,9 +68,38 @@ static int time_ok(const char *name, double v, char *why, size_t why_len)
     return 1;
 }
 
+const char *model_kind_name(enum model_kind kind)
+{
+    switch (kind) {
+    case MODEL_MVA:   return "mva";
+    case MODEL_LOPC:  return "lopc";
+    case MODEL_LOGPC: return "logpc";
+    }
+    return "?";
+}
+
+int model_kind_parse(const char *text, enum model_kind *kind)
+{
+    static const enum model_kind all[] = { MODEL_MVA, MODEL_LOPC, MODEL_LOGPC };
+    for (size_t i = 0; i < sizeof all / sizeof all[0]; i++)
+        if (!strcmp(text, model_kind_name(all[i]))) {
+            *kind = all[i];
+            return 0;
+        }
+    return -1;
+}
+
 enum model_status model_validate(const struct model_params *p,
                                  char *why, size_t why_len)
 {
+    if (p->kind != MODEL_MVA && p->kind != MODEL_LOPC && p->kind != MODEL_LOGPC) {
+        set_why(why, why_len, "unknown model %d", (int)p->kind);
+        return MODEL_INVALID;
+    }
+    if (!(p->cv2 >= 0 && p->cv2 <= MODEL_MAX_CV2)) {
+        set_why(why, why_len, "cv2 must be in [0, %g] (got %g)", MODEL_MAX_CV2, p->cv2);
+        return MODEL_INVALID;
+    }
     if (p->N < 1 || p->N > MODEL_MAX_N) {
         set_why(why, why_len, "N must be an integer in [1, %d] (got %d)",
                 MODEL_MAX_N, p->N);
@@ -117,6 +151,7 @@ static double cycle_from_trial(const struct model_params *p, double R,
                                                          * O R cannot
                                                          * underflow */
     r->R_w = (p->W + p->o * r->Q_q) / (1.0 - a);        /* 6.9 */
+    r->U_o = ini_load / R;
     return r->R_w + 2.0 * p->l + r->R_q + 2.0 * p->L + 4.0 * r->R_o + r->R_y;
 }
 
@@ -141,12 +176,72 @@ static double upper_bracket(const struct model_params *p)
     return 2.0 * (terms > hi ? terms : hi);
 }
 
+/*
+ * lopc and logpc (seed 001).  The LogP cycle of this workload is
+ * W + 2l + 2L + 2o + 4O (compute, two one-way trips through two INIs
+ * each, the request and the reply handler); LoPC adds C_r = o, the wait
+ * of a request behind the handler in progress at its destination (seed
+ * 001 section 5.1.1: C_r is "approximately equal to the cost of a message
+ * handler that sends a reply", o_r + o_s, which is o here).  So
+ *
+ *   R_1 = W + 2l + 2L + 3o + 4O                                (lopc)
+ *
+ * LoGPC adds the contention C_n of each message's two INI visits: an open
+ * M/G/1 queue per INI (Pollaczek-Khinchine; Agarwal's eq. 3 for a single
+ * FIFO server of service time O instead of a B-flit channel) whose
+ * arrival rate is the closed injection rate, 4 N m_c with m_c = 1/R
+ * (eq. 7), so with b = 4 N O (rho = b/R) and k = (1 + cv2)/2:
+ *
+ *   w = k rho O / (1 - rho) = k b O / (R - b),   R = R_1 + 4 w
+ *   => (R - R_1)(R - b) = 4 k b O,
+ *   R = ((R_1 + b) + sqrt((R_1 - b)^2 + 16 k b O)) / 2           (logpc)
+ *
+ * the root above b (the other lies below both R_1 and b).  hypot keeps
+ * the square root free of overflow and underflow.
+ */
+static void solve_lopc_family(const struct model_params *p, struct model_result *r)
+{
+    double base = p->W + 2.0 * p->l + 2.0 * p->L + 3.0 * p->o + 4.0 * p->O;
+    double ini_load = 4.0 * p->N * p->O;
+    double k = p->kind == MODEL_LOGPC ? (1.0 + p->cv2) / 2.0 : 0.0;
+    double R = base;
+    double wait = 0;
+    if (k > 0 && ini_load > 0) {
+        R = ((base + ini_load) + hypot(base - ini_load, 4.0 * sqrt(k * ini_load) * sqrt(p->O))) / 2.0;
+        wait = k * p->O * (ini_load / (R - ini_load));
+    }
+    r->R = R;
+    r->lambda = 1.0 / R;
+    r->R_w = p->W;                     /* no BKT stretching: C_r stands for it */
+    r->R_q = 2.0 * p->o;               /* o, plus C_r = o of waiting */
+    r->R_y = p->o;
+    r->R_o = p->O + wait;
+    r->Q_q = r->R_q / R;
+    r->Q_y = r->R_y / R;
+    r->Q_o = 4.0 * p->N * r->R_o / R;   /* Little, as 6.5 */
+    r->U_q = p->o / R;
+    r->U_o = ini_load / R;
+}
+
 enum model_status model_solve(const struct model_params *p,
                               struct model_result *out,
                               char *why, size_t why_len)
 {
     if (model_validate(p, why, why_len) != MODEL_OK)
         return MODEL_INVALID;
+
+    if (p->kind != MODEL_MVA) {
+        struct model_result r;
+        solve_lopc_family(p, &r);
+        double residual = model_residual(p, &r);
+        if (!(residual <= MODEL_TOLERANCE)) {
+            set_why(why, why_len, "no convergence: residual %g of the %s equations "
+                    "exceeds %g", residual, model_kind_name(p->kind), MODEL_TOLERANCE);
+            return MODEL_NO_CONVERGENCE;
+        }
+        *out = r;
+        return MODEL_OK;
+    }
 
     /* Lower end: R_min, where g is +infinity, or, if larger, the limit of
      * f at infinity (f only decreases towards it, so g >= 0 there). */
@@ -208,14 +303,49 @@ static double scaled_gap(double lhs, double rhs, double floor)
     return isnan(gap) ? INFINITY : gap;
 }
 
+/* The lopc/logpc equations (see solve_lopc_family): 6.1 to 6.5 and 6.10
+ * as in chapter 6, then R_w = W, R_q = 2o, R_y = o in place of 6.6, 6.7,
+ * 6.9, and R_o = O + k b O / (R - b) in place of 6.8; U_o = b / R. */
+static double lopc_residual(const struct model_params *p, const struct model_result *r)
+{
+    double ini_load = 4.0 * p->N * p->O;
+    double k = p->kind == MODEL_LOGPC ? (1.0 + p->cv2) / 2.0 : 0.0;
+    double slack = r->R - ini_load;
+    double R_o = p->O;
+    if (k > 0 && ini_load > 0)
+        R_o = slack > 0 ? p->O + k * p->O * (ini_load / slack) : INFINITY;
+    struct { double lhs, rhs, floor; } eq[] = {
+        { r->R, r->R_w + 2.0 * p->l + r->R_q + 2.0 * p->L + 4.0 * r->R_o + r->R_y, 0 },
+        { r->lambda, 1.0 / r->R, 0 },
+        { r->Q_q, r->lambda * r->R_q, 1 },
+        { r->Q_y, r->lambda * r->R_y, 1 },
+        { r->Q_o, 4.0 * p->N * r->lambda * r->R_o, 1 },
+        { r->R_w, p->W, 0 },
+        { r->R_q, 2.0 * p->o, 0 },
+        { r->R_y, p->o, 0 },
+        { r->R_o, R_o, 0 },
+        { r->U_q, p->o / r->R, 1 },
+        { r->U_o, ini_load / r->R, 1 },
+    };
+    double worst = 0;
+    for (size_t i = 0; i < sizeof eq / sizeof eq[0]; i++) {
+        double gap = scaled_gap(eq[i].lhs, eq[i].rhs, eq[i].floor);
+        if (gap > worst)
+            worst = gap;
+    }
+    return worst;
+}
+
 double model_residual(const struct model_params *p, const struct model_result *r)
 {
+    if (p->kind != MODEL_MVA)
+        return lopc_residual(p, r);
     /* Times and lambda are compared relatively.  Queue lengths and the
      * utilisation are numbers of messages (or a fraction), so they are
      * compared relatively above 1 and absolutely below: a queue of 1e-315
      * messages (o = 1e-300 against R = 1e15 underflows to a subnormal) is
      * 0 for every purpose, and its relative error is meaningless. */
-    struct { double lhs, rhs, floor; } eq[10] = {
+    struct { double lhs, rhs, floor; } eq[] = {
         { r->R, r->R_w + 2.0 * p->l + r->R_q + 2.0 * p->L + 4.0 * r->R_o + r->R_y, 0 }, /* 6.1 */
         { r->lambda, 1.0 / r->R, 0 },                               /* 6.2 */
         { r->Q_q, r->lambda * r->R_q, 1 },                          /* 6.3 */
@@ -226,9 +356,10 @@ double model_residual(const struct model_params *p, const struct model_result *r
         { r->R_o, p->O * (1.0 + r->Q_o), 0 },                       /* 6.8 */
         { r->R_w, (p->W + p->o * r->Q_q) / (1.0 - r->U_q), 0 },     /* 6.9 */
         { r->U_q, p->o / r->R, 1 },                                 /* 6.10 */
+        { r->U_o, 4.0 * p->N * p->O / r->R, 1 },                    /* U_o */
     };
     double worst = 0;
-    for (int i = 0; i < 10; i++) {
+    for (size_t i = 0; i < sizeof eq / sizeof eq[0]; i++) {
         double gap = scaled_gap(eq[i].lhs, eq[i].rhs, eq[i].floor);
         if (gap > worst)
             worst = gap;

@@ -30,6 +30,27 @@
  * of steps.  The solution is then checked against all ten equations; a
  * residual above tolerance is reported as non-convergence, never printed.
  *
+ * Two more models of the same workload, from ../shared/seeds/001 (Moritz
+ * and Frank, LoGPC), share the structure and the output (docs/model.md):
+ *
+ *   lopc   LoPC as seed 001 section 5.1.1 uses it: the contention-free
+ *          (LogP) cycle plus C_r = o, the processor contention of one
+ *          request/reply cycle ("approximately equal to the cost of a
+ *          message handler that sends a reply"); the INIs are latency:
+ *          R = W + 2l + 2L + 2o + 4O + C_r, no INI queueing.
+ *   logpc  LoGPC: lopc plus the network contention C_n of every message
+ *          (eq. 8: T_s-r = o_s + L + C_n + o_r), where the contended
+ *          resource is an INI, an open M/G/1 queue (Agarwal's channel
+ *          model, eq. 3, for one FIFO server) fed the injection rate
+ *          m_c = 1/R and closed by it (eq. 7), a quadratic in R:
+ *          R = R_lopc + 4 w,  w = k rho O / (1 - rho),
+ *          rho = 4 N O / R,   k = (1 + cv2) / 2.
+ *
+ * With cv2 = 1 the logpc INI term equals chapter 6's (6.5 with 6.8 is the
+ * M/M/1 queue), so logpc and mva differ only in the PE contention (C_r = o
+ * against the MVA of 6.3-6.10); with o = 0 they coincide, and with O = 0
+ * logpc is lopc.  The tests check both.
+ *
  * All times are in the same unit (the thesis uses processor cycles).
  */
 #ifndef INI_MODEL_H
@@ -45,14 +66,29 @@
 #define MODEL_MIN_TIME 1e-100
 #define MODEL_MAX_TIME 1e15
 
+/* Which model to solve.  MODEL_MVA is 0, so a zeroed struct is chapter 6. */
+enum model_kind {
+    MODEL_MVA = 0,  /* thesis chapter 6, equations 6.1-6.10 */
+    MODEL_LOPC,     /* seed 001: LogP cycle + C_r = o, INIs contention-free */
+    MODEL_LOGPC     /* seed 001: LoPC + open M/G/1 INI queues closed by rate */
+};
+
+/* The limit on cv2 keeps k = (1 + cv2) / 2 moderate; real service time
+ * distributions have cv2 of a few at most. */
+#define MODEL_MAX_CV2 100.0
+
 /* Architectural and application parameters (thesis tables 6.1 and 6.2). */
 struct model_params {
+    enum model_kind kind;
     int    N;   /* compute nodes (PEs) sharing one INI node */
     double W;   /* average work between blocking requests */
     double o;   /* message handler overhead on a PE */
     double l;   /* intra-cluster wire latency */
     double L;   /* inter-cluster wire latency */
     double O;   /* INI processing time per message */
+    double cv2; /* logpc only: squared coefficient of variation of the
+                 * INI service time, 0 (constant, Agarwal's channels) to
+                 * MODEL_MAX_CV2; 1 is exponential (chapter 6's assumption) */
 };
 
 /* The ten unknowns of equations 6.1 to 6.10 (thesis table 6.2). */
@@ -69,6 +105,8 @@ struct model_result {
     double Q_o;     /* average number of messages queued at an INI
                      * (in service included): the INI queue length */
     double U_q;     /* PE utilisation by request handlers */
+    double U_o;     /* INI utilisation, 4 N lambda O (not an unknown of
+                     * chapter 6: follows from the others) */
 };
 
 enum model_status {
@@ -86,8 +124,12 @@ enum model_status {
 enum model_status model_validate(const struct model_params *p,
                                  char *why, size_t why_len);
 
+/* "mva", "lopc", "logpc"; and the inverse (-1 when unknown). */
+const char *model_kind_name(enum model_kind kind);
+int model_kind_parse(const char *text, enum model_kind *kind);
+
 /*
- * Solves equations 6.1 to 6.10 for p.  Returns MODEL_OK and fills out, or
+ * Solves p's model (equations 6.1 to 6.10 for mva).  Returns MODEL_OK and fills out, or
  * an error with a one-line reason in why; out is untouched on error.
  */
 enum model_status model_solve(const struct model_params *p,
@@ -95,7 +137,9 @@ enum model_status model_solve(const struct model_params *p,
                               char *why, size_t why_len);
 
 /*
- * The largest residual of equations 6.1 to 6.10 for r under p:
+ * The largest residual of p's model's equations for r (for mva, 6.1 to
+ * 6.10; lopc and logpc replace 6.6-6.9 and 6.8 by their own, see
+ * model.c):
  * |lhs - rhs| / max(|lhs|, |rhs|), 0 when both sides are 0, except that
  * for the dimensionless Q_q, Q_y, Q_o and U_q the divisor is at least 1
  * (an absolute error below one message).  model_solve

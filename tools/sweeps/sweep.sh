@@ -1,0 +1,290 @@
+#!/usr/bin/env bash
+# sweep.sh - communication parameters varied one at a time (seed 000, Martin
+# et al.) on Water on MGS and on ini-synth, on top of the calibrated regime.
+# Each knob alone (O, Δo = overhead_us, Δg = gap_us, ΔG = per_byte_ns,
+# ΔL = latency_us) over several values, every point --reps times, all runs in
+# one seeded random order (interleaved), the machine's load recorded per run.
+# Then tools/sweeps/sweep_fit.py: run time and slowdown against each knob,
+# the linear fit with R² and residuals, and seed 000's predicted slope from
+# the message counts of the base runs beside the measured one; tables, CSV
+# and PNG plots.  See docs/sweeps.md.
+#
+#   tools/sweeps/sweep.sh [--quick] [--reps N] [--seed S] [--calibration FILE]
+#        [--layouts "2x8:2 4x4:2"] [--policies static,round-robin]
+#        [--knobs O,overhead,gap,per_byte,latency] [--values KNOB=V1,V2,...]
+#        [--no-water] [--no-synth] [--load-limit X] [--out DIR] [--plan]
+#
+# Workloads:
+#   water  Water on MGS (343 molecules, 2 steps, 16 compute nodes) per
+#          layout CxP:I (C clusters of P nodes, I INIs per cluster) and policy
+#          (--policy and --ini-policy of the launcher); the INI's O is the
+#          calibration file's O for cluster size P (O_mode=sleep,O_dist=exp),
+#          and the O knob is swept as an addition to it.
+#   synth  ini-synth, 2 clusters x 4 nodes x 1 INI, W 2000 us, o 50 us
+#          (exponential, sleeping), a fixed number of cycles per node, base
+#          O 100 us (sleep, exp); its "run time" is cycles x mean cycle time.
+# Δo is spent sleeping (overhead_mode=sleep): the compute side of this
+# machine is 16+ threads on 2 cores, and a spinning Δo would take the cores
+# from the other nodes, which a node's own processor would not.
+#
+# Output: docs/results/sweeps/ for the full run (every workload, layout,
+# policy and knob, --reps >= 5); any other run writes runs/sweeps-<quick|
+# partial>-DATE unless --out is given, and never into docs/results/sweeps.
+# raw/runs.tsv has one line per run; raw/base-*/ keeps the counters of the
+# base runs (mgs-cluster*.json, the ini-trace report, ini-synth's JSON).
+# Exit status 0, 1 when runs failed, 2 on bad arguments.
+set -u
+cd "$(dirname "$0")/../.."
+ROOT=$PWD
+CMDLINE="tools/sweeps/sweep.sh $*"
+die() { echo "sweep: $*" >&2; exit 2; }
+usage() { sed -n '/^#   tools/,/^#        \[--no-water/p' "$0" | sed 's/^# //' >&2; exit 2; }
+
+QUICK=0 REPS=5 SEED= CALIB= LAYOUTS="2x8:2 4x4:2" POLICIES="static,round-robin"
+KNOBS="O,overhead,gap,per_byte,latency" WATER=1 SYNTH=1 LOADLIM=2.5 OUT= PLAN=0 VALUES=()
+NMOL=343 NSTEP=2 SYNTH_CYCLES=300 SAMPLE_S=1
+need() { [ $# -ge 2 ] || die "$1 needs a value"; }
+while [ $# -gt 0 ]; do
+    case $1 in
+    --quick) QUICK=1 ;;
+    --reps) need "$@"; REPS=$2; shift ;;
+    --seed) need "$@"; SEED=$2; shift ;;
+    --calibration) need "$@"; CALIB=$2; shift ;;
+    --layouts) need "$@"; LAYOUTS=$2; shift ;;
+    --policies) need "$@"; POLICIES=$2; shift ;;
+    --knobs) need "$@"; KNOBS=$2; shift ;;
+    --values) need "$@"; VALUES+=("$2"); shift ;;
+    --no-water) WATER=0 ;;
+    --no-synth) SYNTH=0 ;;
+    --load-limit) need "$@"; LOADLIM=$2; shift ;;
+    --out) need "$@"; OUT=$2; shift ;;
+    --plan) PLAN=1 ;;
+    -h|--help) usage ;;
+    *) echo "sweep: unknown option $1" >&2; usage ;;
+    esac
+    shift
+done
+
+# Knob values (the base, 0, is shared by all knobs of a workload).  Chosen
+# from the base runs' message counts so that the predicted slowdown spans
+# about 1x to 3x (docs/sweeps.md); --values KNOB=... overrides.
+declare -A WV=( [O]="25,50,100,150,200" [overhead]="15,30,60,90,120" [gap]="50,100,200,300,400"
+                [per_byte]="100,200,400,700,1000" [latency]="100,200,400,700,1000" )
+declare -A SV=( [O]="25,50,75,100,125" [overhead]="100,200,400,600,800" [gap]="100,200,300,400,500"
+                [per_byte]="2000,4000,8000,12000,16000" [latency]="250,500,1000,1500,2000" )
+if [ $QUICK = 1 ]; then
+    [ "$LAYOUTS" = "2x8:2 4x4:2" ] && LAYOUTS="2x8:2"
+    [ "$POLICIES" = "static,round-robin" ] && POLICIES="static"
+    [ "$REPS" = 5 ] && REPS=1
+    NMOL=64 NSTEP=1 SYNTH_CYCLES=60 SAMPLE_S=0.25
+    WV=( [O]="200" [overhead]="100" [gap]="200" [per_byte]="400" [latency]="500" )
+    SV=( [O]="100" [overhead]="400,800" [gap]="400" [per_byte]="16000" [latency]="1000,2000" )
+fi
+for v in "${VALUES[@]}"; do
+    [[ $v =~ ^(water|synth)?:?(O|overhead|gap|per_byte|latency)=[0-9]+(\.[0-9]+)?(,[0-9]+(\.[0-9]+)?)*$ ]] ||
+        die "--values: '$v' is not [water:|synth:]KNOB=V1,V2,... (KNOB: O, overhead, gap, per_byte, latency)"
+    k=${v%%=*}; vals=${v#*=}
+    case $k in water:*) WV[${k#water:}]=$vals ;; synth:*) SV[${k#synth:}]=$vals ;; *) WV[$k]=$vals; SV[$k]=$vals ;; esac
+done
+[[ $REPS =~ ^[1-9][0-9]*$ ]] || die "--reps: expected a positive integer, got '$REPS'"
+[[ $LOADLIM =~ ^[0-9]+(\.[0-9]+)?$ ]] || die "--load-limit: expected a number, got '$LOADLIM'"
+[ -z "$SEED" ] && SEED=$(date +%s)
+[[ $SEED =~ ^[0-9]+$ ]] || die "--seed: expected a non-negative integer"
+for k in ${KNOBS//,/ }; do
+    case $k in O|overhead|gap|per_byte|latency) ;; *) die "--knobs: unknown knob '$k' (O, overhead, gap, per_byte, latency)" ;; esac
+done
+for pol in ${POLICIES//,/ }; do
+    case $pol in static|round-robin|load-aware) ;; *) die "--policies: unknown policy '$pol'" ;; esac
+done
+for lay in $LAYOUTS; do
+    [[ $lay =~ ^([0-9]+)x([0-9]+):([0-9]+)$ ]] || die "--layouts: '$lay' is not CLUSTERSxPES:INIS (e.g. 2x8:2)"
+    [ $((BASH_REMATCH[1] * BASH_REMATCH[2])) = 16 ] || die "--layouts: $lay has not 16 compute nodes (Water's NumProcs)"
+    [ "${BASH_REMATCH[3]}" -ge 1 ] && [ "${BASH_REMATCH[3]}" -le "${BASH_REMATCH[2]}" ] || die "--layouts: $lay: INIs per cluster must be 1..${BASH_REMATCH[2]}"
+done
+[ $WATER = 1 ] || [ $SYNTH = 1 ] || die "--no-water and --no-synth: nothing to run"
+
+# The calibrated O per cluster size (tools/thesis/calibrate.sh's file).  A
+# quick or partial run without one uses FALLBACK_O for every size (said in
+# meta.txt); the full run needs the file.
+FALLBACK_O=50
+if [ $WATER = 1 ]; then
+    [ -z "$CALIB" ] && [ -r docs/results/thesis-calibration.txt ] && CALIB=docs/results/thesis-calibration.txt
+    if [ -n "$CALIB" ]; then
+        [ -r "$CALIB" ] || die "--calibration: cannot read $CALIB"
+        bad=$(awk '!/^[ \t]*(#|$)/ && !($1 ~ /^[0-9]+$/ && $2 ~ /^[0-9]+(\.[0-9]*)?$/) {print FILENAME ":" NR ": expected SIZE O_US"; exit}' "$CALIB")
+        [ -z "$bad" ] || die "--calibration: $bad"
+        for lay in $LAYOUTS; do
+            P=${lay%%:*}; P=${P#*x}
+            awk -v c="$P" '!/^[ \t]*#/ && $1 == c {f = 1} END {exit !f}' "$CALIB" || die "--calibration: $CALIB has no line for cluster size $P"
+        done
+    fi
+fi
+base_O() {  # cluster size -> calibrated O (us)
+    if [ -n "$CALIB" ]; then awk -v c="$1" '!/^[ \t]*#/ && $1 == c {print $2; exit}' "$CALIB"; else echo $FALLBACK_O; fi
+}
+
+FULL=0
+if [ $QUICK = 0 ] && [ $WATER = 1 ] && [ $SYNTH = 1 ] && [ "$LAYOUTS" = "2x8:2 4x4:2" ] &&
+   [ "$POLICIES" = "static,round-robin" ] && [ "$KNOBS" = "O,overhead,gap,per_byte,latency" ] &&
+   [ "$REPS" -ge 5 ] && [ ${#VALUES[@]} = 0 ]; then
+    FULL=1
+fi
+if [ $WATER = 1 ] && [ -z "$CALIB" ]; then
+    [ $FULL = 1 ] && die "the full sweep needs the calibration (--calibration FILE; tools/thesis/calibrate.sh writes docs/results/thesis-calibration.txt)"
+    echo "sweep: no calibration file: the base O is $FALLBACK_O us at every cluster size (not the calibrated regime)" >&2
+fi
+if [ -z "$OUT" ]; then
+    if [ $FULL = 1 ]; then OUT=docs/results/sweeps
+    else OUT=runs/sweeps-$([ $QUICK = 1 ] && echo quick || echo partial)-$(date +%Y%m%d-%H%M%S); fi
+fi
+mkdir -p "$OUT" || exit 1
+OUT=$(cd "$OUT" && pwd)
+[ $FULL = 0 ] && [ "$OUT" = "$ROOT/docs/results/sweeps" ] && die "a partial or quick run does not write into docs/results/sweeps"
+
+CLUSTER=$ROOT/build/bin/ini-cluster TRACE=$ROOT/build/bin/ini-trace WATER_BIN=$ROOT/build/bin/water
+SYNTH_BIN=$ROOT/build/bin/ini-synth TIMED=$ROOT/tools/thesis/timed-water.sh
+RANDOM_IN=${WATER_RANDOM:-$ROOT/../shared/water/random.in}
+make -s build/bin/ini-cluster build/bin/inid build/bin/ini-trace build/bin/water build/bin/ini-synth build/bin/ini-model >/dev/null ||
+    { echo "sweep: build failed" >&2; exit 1; }
+[ $WATER = 0 ] || [ -r "$RANDOM_IN" ] || { echo "sweep: data file $RANDOM_IN missing" >&2; exit 1; }
+
+RAW=$OUT/raw; rm -rf "$RAW"; mkdir -p "$RAW"
+tmp=$(mktemp -d); trap 'rm -rf "$tmp"' EXIT
+# Private copies of the binaries: a rebuild in the tree during the sweep
+# must not change them between runs.  ini-cluster finds inid beside it.
+mkdir -p "$tmp/bin" && cp "$CLUSTER" "$ROOT/build/bin/inid" "$TRACE" "$WATER_BIN" "$SYNTH_BIN" "$tmp/bin/" ||
+    { echo "sweep: cannot copy the binaries" >&2; exit 1; }
+CLUSTER=$tmp/bin/ini-cluster TRACE=$tmp/bin/ini-trace WATER_BIN=$tmp/bin/water SYNTH_BIN=$tmp/bin/ini-synth
+printf '  1.5e-16   %d  %d   6\n -1      3000     3  0\n16 6.212752\n' "$NMOL" "$NSTEP" > "$tmp/water.in"
+
+# ---- the plan: every (workload, point, rep) in one seeded random order ----
+# A point: WORKLOAD KNOB VALUE, with WORKLOAD water:CxP:I:POLICY or synth.
+: > "$tmp/points"
+if [ $WATER = 1 ]; then
+    for lay in $LAYOUTS; do
+        for pol in ${POLICIES//,/ }; do
+            wl="water:${lay%%:*}:${lay#*:}:$pol"
+            echo "$wl base 0" >> "$tmp/points"
+            for k in ${KNOBS//,/ }; do for v in ${WV[$k]//,/ }; do echo "$wl $k $v" >> "$tmp/points"; done; done
+        done
+    done
+fi
+if [ $SYNTH = 1 ]; then
+    echo "synth base 0" >> "$tmp/points"
+    for k in ${KNOBS//,/ }; do for v in ${SV[$k]//,/ }; do echo "synth $k $v" >> "$tmp/points"; done; done
+fi
+python3 - "$tmp/points" "$REPS" "$SEED" > "$RAW/order.txt" <<'EOF'
+import random, sys
+points = [l.split() for l in open(sys.argv[1]) if l.strip()]
+runs = [p + [str(r)] for p in points for r in range(1, int(sys.argv[2]) + 1)]
+random.Random(int(sys.argv[3])).shuffle(runs)
+for r in runs:
+    print(" ".join(r))
+EOF
+NRUNS=$(wc -l < "$RAW/order.txt")
+{
+    echo "# $CMDLINE"
+    echo "reps=$REPS seed=$SEED layouts=\"$LAYOUTS\" policies=$POLICIES knobs=$KNOBS runs=$NRUNS load_limit=$LOADLIM"
+    echo "water=$WATER nmol=$NMOL nstep=$NSTEP synth=$SYNTH synth_cycles=$SYNTH_CYCLES quick=$QUICK full=$FULL"
+    echo "date=$(date -Iseconds) commit=$(git rev-parse --short HEAD 2>/dev/null || echo -) calibration=\"${CALIB:-none: base O $FALLBACK_O us}\""
+    for k in ${KNOBS//,/ }; do echo "water_values_$k=${WV[$k]} synth_values_$k=${SV[$k]}"; done
+    [ -n "$CALIB" ] && sed 's/^/calibration_file: /' "$CALIB"
+} > "$RAW/meta.txt"
+echo "sweep: $NRUNS runs ($REPS per point), seed $SEED; output $OUT"
+if [ $PLAN = 1 ]; then cat "$RAW/meta.txt" "$RAW/order.txt"; exit 0; fi
+
+# ---- the machine's load (as tools/thesis/experiments.sh) ----
+# cpu_busy: share of the machine's CPU time other work used in the
+# SAMPLE_S seconds before a run (none of ours runs then; 1 s, a quarter in
+# --quick); loadavg: /proc/loadavg's 1-minute figure.
+cpu_busy() {
+    local a b
+    a=($(head -1 /proc/stat)); sleep "$SAMPLE_S"; b=($(head -1 /proc/stat))
+    local idle=$(( (b[4] + b[5]) - (a[4] + a[5]) )) total=0 i
+    for i in 1 2 3 4 5 6 7 8; do total=$((total + b[i] - a[i])); done
+    awk -v i=$idle -v t=$total 'BEGIN{printf("%.2f", (t > 0) ? 1 - i / t : 0)}'
+}
+loadavg() { cut -d' ' -f1 /proc/loadavg; }
+
+# The --knob value of one run: the workload's base O plus the swept knob.
+knob_spec() {  # BASE_O KNOB VALUE
+    local O=$1 k=$2 v=$3 spec
+    [ "$k" = O ] && O=$(awk -v a="$O" -v b="$v" 'BEGIN{printf "%g", a + b}')
+    spec="O=$O,O_mode=sleep,O_dist=exp,overhead_mode=sleep"
+    case $k in
+    overhead) spec="$spec,overhead_us=$v" ;; gap) spec="$spec,gap_us=$v" ;;
+    per_byte) spec="$spec,per_byte_ns=$v" ;; latency) spec="$spec,latency_us=$v" ;;
+    esac
+    echo "$spec"
+}
+
+echo -e "workload\tknob\tvalue\trep\truntime_s\tload_before\tload_after\tothers\tflag" > "$RAW/runs.tsv"
+failures=0 nrun=0 loaded=0 START=$SECONDS
+declare -a DURS=()
+one_run() {  # WORKLOAD KNOB VALUE REP
+    local wl=$1 k=$2 v=$3 rep=$4 dir=$tmp/run cfg spec rt rc busy la0 la1 flag= t0=$SECONDS
+    local tag=${wl//:/_}-$k-$v-$rep
+    rm -rf "$dir"
+    busy=$(cpu_busy); la0=$(loadavg)
+    if [ "$wl" = synth ]; then
+        cfg=$tmp/synth.cfg
+        [ -f "$cfg" ] || { "$CLUSTER" gen 2 4 1 -o "$cfg" > /dev/null &&
+            sed -i -e 's/idle    = { mode = "auto"/idle    = { mode = "adaptive"/' \
+                   -e 's/send_timeout_us = [0-9]*/send_timeout_us = 2000000/' "$cfg"; } || exit 1
+        spec=$(knob_spec 100 "$k" "$v")
+        timeout 300 "$CLUSTER" run "$cfg" --trace summary --knob "$spec" --run-dir "$dir" --timeout 250 -- \
+            "$SYNTH_BIN" --W-us 2000 --o-us 50 --mode sleep --dist exp --cycles "$SYNTH_CYCLES" \
+            --seed "$rep" --timeout-ms 30000 > "$tmp/log" 2>&1
+        rc=$?
+        # run time: the cycles of a node times its mean cycle time, mean over the nodes
+        rt=$(python3 - "$dir" <<'EOF' 2>/dev/null
+import glob, json, sys
+pes = [p for f in glob.glob(sys.argv[1] + "/synth-cluster*.json") for p in json.load(open(f))["per_pe"]]
+print("%.6f" % (sum(p["cycles"] * p["R_us"] for p in pes) / len(pes) / 1e6) if pes else "")
+EOF
+)
+    else
+        IFS=: read -r _ cp I pol <<< "$wl"
+        local C=${cp%x*} P=${cp#*x}
+        cfg=$tmp/$C-$P-$I.cfg
+        [ -f "$cfg" ] || "$CLUSTER" gen "$C" "$P" "$I" -o "$cfg" > /dev/null || exit 1
+        spec=$(knob_spec "$(base_O "$P")" "$k" "$v")
+        timeout 600 "$CLUSTER" run "$cfg" --policy "$pol" --ini-policy "$pol" --trace summary --knob "$spec" \
+            --run-dir "$dir" --timeout 500 -- "$TIMED" "$WATER_BIN" --mgs --random "$RANDOM_IN" \
+            < "$tmp/water.in" > "$tmp/log" 2>&1
+        rc=$?
+        grep -q '^Exited Happily' "$dir/cluster0.out" 2>/dev/null || { [ "$rc" = 0 ] && rc=1; }
+        rt=$(cat "$dir"/time-c*.txt 2>/dev/null | awk 'NR==1{s=$1;e=$2} {if($1<s)s=$1; if($2>e)e=$2} END{if (NR) printf "%.4f", (e-s)/1e9}')
+    fi
+    la1=$(loadavg)
+    nrun=$((nrun + 1))
+    if awk -v b="$busy" -v l="$la0" -v lim="$LOADLIM" 'BEGIN{exit !(b > 0.25 || l > lim)}'; then
+        flag=loaded; loaded=$((loaded + 1))
+    fi
+    if [ "$rc" != 0 ] || [ -z "$rt" ]; then
+        echo "  FAIL $wl $k=$v rep $rep: exit $rc (log: $RAW/fail-$tag.log)"
+        { cat "$tmp/log"; tail -n 20 "$dir"/*.err 2>/dev/null; } > "$RAW/fail-$tag.log"
+        failures=$((failures + 1)); return 1
+    fi
+    echo -e "$wl\t$k\t$v\t$rep\t$rt\t$la0\t$la1\t$busy\t${flag:-ok}" >> "$RAW/runs.tsv"
+    if [ "$k" = base ]; then
+        # The counts the predicted slopes come from.
+        local keep=$RAW/base-${wl//:/_}-$rep
+        mkdir -p "$keep"
+        cp "$dir"/mgs-cluster*.json "$dir"/synth-cluster*.json "$keep/" 2>/dev/null
+        "$TRACE" report "$dir" --format json > "$keep/report.json" 2> "$keep/report.err" || rm -f "$keep/report.json"
+        echo "$spec" > "$keep/knob.txt"
+    fi
+    DURS+=($((SECONDS - t0)))
+    local eta
+    eta=$(printf '%s\n' "${DURS[@]}" | sort -n | awk -v left=$((NRUNS - nrun)) '{v[NR]=$1} END{m=v[int((NR+1)/2)]; s=m*left; printf "%d:%02d:%02d", s/3600, s%3600/60, s%60}')
+    printf '  [%3d/%d] %-28s %-8s %6s rep %d: %s s; load %s->%s, others %s%s; %ds, left ~%s\n' "$nrun" "$NRUNS" \
+        "$wl" "$k" "$v" "$rep" "$rt" "$la0" "$la1" "$busy" "${flag:+ [LOADED]}" $((SECONDS - t0)) "$eta"
+}
+
+while read -r wl k v rep; do
+    one_run "$wl" "$k" "$v" "$rep"
+done < "$RAW/order.txt"
+python3 "$ROOT/tools/sweeps/sweep_fit.py" "$OUT" || failures=$((failures + 1))
+echo "sweep: $nrun runs, $failures failure(s), $loaded taken under load (kept, flagged); $((SECONDS - START)) s; results in $OUT"
+[ $failures = 0 ]
