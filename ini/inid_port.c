@@ -113,6 +113,8 @@ static void memif_wait_for_server(const struct inid *d, int server, int timeout_
             return;
         usleep(2000);
     }
+    fprintf(stderr, "inid %d: memif server INI %d not listening after %d ms; starting the link anyway\n",
+            d->me->id, server, timeout_ms);
 }
 
 static int setup_port(struct inid *d, int k)
@@ -156,7 +158,7 @@ static int setup_port(struct inid *d, int k)
      * does not retry: wait for the server's socket first (the restarts of
      * inid_ports_wait_up() remain for a server that goes away). */
     if (d->cfg.net_mode == INI_NET_MEMIF && d->port_peer[k] < d->me->id)
-        memif_wait_for_server(d, d->port_peer[k], 20000);
+        memif_wait_for_server(d, d->port_peer[k], 3000);
     if ((rc = rte_eth_dev_start(port)) < 0 &&
         !(d->cfg.net_mode == INI_NET_MEMIF && d->port_peer[k] < d->me->id)) {
         fprintf(stderr, "inid %d: port %u: start: %s\n", d->me->id, port, rte_strerror(-rc));
