@@ -7,6 +7,8 @@
 #      (docs/config.md), with its one-line error; --fault seed= beyond 64
 #      bits is refused (exit 2), not clamped; ini-bench --layers "" is an
 #      error (exit 2), not an empty run.
+#   4. trace overflow: every message past the buffer counted as dropped in
+#      the file, and said by ini-trace report (text and JSON).
 set -u
 cd "$(dirname "$0")/../.."
 L=build/bin/ini-cluster
@@ -63,6 +65,45 @@ if [ $rc -eq 2 ] && grep -q "layers: empty list" "$TMP/bench.out"; then
     ok "ini-bench --layers \"\": exit 2, $(head -n 1 "$TMP/bench.out")"
 else
     fail "ini-bench --layers \"\": exit $rc (expected 2)"
+fi
+
+# --- 4. trace overflow: a buffer of 1,024 records and ~8,000 messages per
+# INI.  Each INI's file holds 1,024 records and counts every other message
+# as dropped (records + dropped = the messages of its counters, those
+# deferred behind a full compute-node ring excepted: they are not traced),
+# and the report says how many were dropped, in text and JSON.
+sed -e 's/trace   = { mode = "off"; records = 1048576; }/trace = { mode = "summary"; records = 1024; }/' \
+    conf/default.cfg > "$TMP/trace1024.cfg"
+$L run "$TMP/trace1024.cfg" --run-dir "$TMP/r4" --timeout 120 -- \
+    build/bin/ini-ping --sizes 64 --count 1000 > "$TMP/r4.out" 2>&1 || fail "trace overflow: the run failed"
+for ini in 0 1; do
+    f=$TMP/r4/ini$ini.trace
+    got=$(python3 - "$f" "$TMP/r4/ini$ini.counters.json" <<'PY'
+import json, struct, sys
+h = open(sys.argv[1], 'rb').read(128)
+n, dropped = struct.unpack_from('<QQ', h, 48)
+c = json.load(open(sys.argv[2]))
+msgs = c['transport']['msgs_sent'] + c['transport']['msgs_delivered'] + c['messages']['local'] - c['messages']['deferred']
+print(n, dropped, msgs)
+PY
+)
+    read -r n dropped msgs <<< "$got"
+    if [ "$n" = 1024 ] && [ -n "$dropped" ] && [ "$dropped" -gt 0 ] && [ $((n + dropped)) -eq "$msgs" ]; then
+        ok "trace overflow, INI $ini: $n records + $dropped dropped = $msgs messages"
+    else
+        fail "trace overflow, INI $ini: records/dropped/messages = '$got' (expected 1024, >0, sum)"
+    fi
+done
+build/bin/ini-trace report "$TMP/r4" > "$TMP/r4.txt" 2>&1
+build/bin/ini-trace report "$TMP/r4" --format json > "$TMP/r4.json" 2>&1
+total=$(python3 -c 'import json,sys; d=json.load(open(sys.argv[1])); print(d["recorded"], d["dropped"], sum(i["dropped"] for c in d["clusters"] for i in c["inis"]))' "$TMP/r4.json" 2>/dev/null)
+read -r rec drp per_ini <<< "$total"
+if [ "$rec" = 2048 ] && [ -n "$drp" ] && [ "$drp" -gt 0 ] && [ "$drp" = "$per_ini" ] &&
+   grep -q "^  messages: 2048 recorded, $drp dropped (trace buffer full)\$" "$TMP/r4.txt" &&
+   grep -q "every table covers only the 2048 recorded messages" "$TMP/r4.txt"; then
+    ok "ini-trace report on an overflowed trace: $(grep '^  messages:' "$TMP/r4.txt")"
+else
+    fail "ini-trace report on an overflowed trace: JSON '$total'; text: $(grep -E 'messages:|not recorded' "$TMP/r4.txt" | head -n 2)"
 fi
 
 if [ $failures -eq 0 ]; then
