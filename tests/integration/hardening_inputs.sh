@@ -7,6 +7,13 @@
 #      (docs/config.md), with its one-line error; --fault seed= beyond 64
 #      bits is refused (exit 2), not clamped; ini-bench --layers "" is an
 #      error (exit 2), not an empty run.
+#  13. a FIFO as configuration or trace file is refused at once (no hang);
+#      a 10 MB configuration is refused at once, naming the 1 MiB limit;
+#      a path of 1,100 characters keeps the reason at the end of the line;
+#      `run <(cat cfg)` runs, every process reading the copy in the run
+#      directory;
+#  14. ini-trace refuses a run with a trace file missing (exit 2, naming
+#      it) unless --partial;
 #   4. trace overflow: every message past the buffer counted as dropped in
 #      the file, and said by ini-trace report (text and JSON).
 set -u
@@ -104,6 +111,72 @@ if [ "$rec" = 2048 ] && [ -n "$drp" ] && [ "$drp" -gt 0 ] && [ "$drp" = "$per_in
     ok "ini-trace report on an overflowed trace: $(grep '^  messages:' "$TMP/r4.txt")"
 else
     fail "ini-trace report on an overflowed trace: JSON '$total'; text: $(grep -E 'messages:|not recorded' "$TMP/r4.txt" | head -n 2)"
+fi
+
+# --- 13. odd inputs: FIFOs, a huge file, a very long path, a pipe
+mkfifo "$TMP/fifo.cfg"
+timeout 20 env INI_CONFIG="$TMP/fifo.cfg" INI_CLUSTER=0 INI_SEGMENT=/ini-none build/bin/ini-ping \
+    > "$TMP/fifo.out" 2>&1
+rc=$?
+if [ $rc -eq 2 ] && grep -q "$TMP/fifo.cfg:0: file: not a regular file (a FIFO or pipe)" "$TMP/fifo.out"; then
+    ok "a FIFO as configuration refused at once: $(head -n 1 "$TMP/fifo.out")"
+else
+    fail "a FIFO as configuration: exit $rc (124: it hung): $(head -n 1 "$TMP/fifo.out")"
+fi
+{ cat conf/default.cfg; head -c 10000000 /dev/zero | tr '\0' '#'; echo; } > "$TMP/huge.cfg"
+timeout 60 $L run "$TMP/huge.cfg" --run-dir "$TMP/r13h" -- true > "$TMP/huge.out" 2>&1
+rc=$?
+if [ $rc -eq 2 ] && grep -q "huge.cfg:0: file: [0-9]* bytes, more than the limit of 1048576" "$TMP/huge.out"; then
+    ok "a 10 MB configuration refused: $(head -n 1 "$TMP/huge.out")"
+else
+    fail "a 10 MB configuration: exit $rc (124: still parsing after 60 s): $(head -n 1 "$TMP/huge.out")"
+fi
+long=$TMP/$(printf 'd%.0s' $(seq 1 1100)).cfg
+timeout 20 $L run "$long" --run-dir "$TMP/r13l" -- true > "$TMP/long.out" 2>&1
+rc=$?
+if [ $rc -eq 2 ] && grep -q '\.\.\.d*\.cfg:0: file: path longer than 511 characters$' "$TMP/long.out"; then
+    ok "a 1,100-character path: the reason survives: ...$(tail -c 60 "$TMP/long.out")"
+else
+    fail "a 1,100-character path: exit $rc, the line ends: $(tail -c 80 "$TMP/long.out")"
+fi
+timeout 120 $L run <(cat conf/default.cfg) --run-dir "$TMP/r13p" -- build/bin/ini-ping --sizes 64 --count 5 \
+    > "$TMP/pipe.out" 2>&1
+rc=$?
+if [ $rc -eq 0 ] && grep -qx "verified 10 messages, 0 errors" "$TMP/r13p/cluster1.out" &&
+   cmp -s conf/default.cfg "$TMP/r13p/config.cfg" && grep -q -- "--config $TMP/r13p/config.cfg" "$TMP/r13p/launcher.log"; then
+    ok "run <(cat conf/default.cfg): ran on the copy in the run directory, $(grep verified "$TMP/r13p/cluster1.out")"
+else
+    fail "run <(cat conf/default.cfg): exit $rc: $(head -n 2 "$TMP/pipe.out" | tr '\n' ' ')"
+fi
+# ini-trace: a FIFO under a trace file's name; a missing trace file
+mkdir -p "$TMP/t13"
+cp "$TMP/r4/ini0.trace" "$TMP/t13/"
+mkfifo "$TMP/t13/ini1.trace"
+timeout 20 build/bin/ini-trace report "$TMP/t13" > "$TMP/t13.out" 2>&1
+rc=$?
+if [ $rc -eq 2 ] && grep -q "^ini-trace: $TMP/t13/ini1.trace: not a regular file (a FIFO or pipe)$" "$TMP/t13.out"; then
+    ok "ini-trace with a FIFO trace file: $(head -n 1 "$TMP/t13.out")"
+else
+    fail "ini-trace with a FIFO trace file: exit $rc (124: it hung): $(head -n 1 "$TMP/t13.out")"
+fi
+
+# --- 14. ini-trace and a missing trace file: refused unless --partial
+mkdir -p "$TMP/t14"
+cp "$TMP/r4/ini0.trace" "$TMP/r4/ini0.log" "$TMP/r4/ini1.log" "$TMP/t14/"
+build/bin/ini-trace report "$TMP/t14" > "$TMP/t14.out" 2>&1
+rc=$?
+if [ $rc -eq 2 ] && grep -q "^ini-trace: $TMP/t14: 1 INI(s) ran without a trace file: ini1.trace missing" "$TMP/t14.out"; then
+    ok "ini-trace with ini1.trace missing: $(head -n 1 "$TMP/t14.out")"
+else
+    fail "ini-trace with ini1.trace missing: exit $rc (expected 2): $(head -n 1 "$TMP/t14.out")"
+fi
+build/bin/ini-trace report "$TMP/t14" --partial > "$TMP/t14p.out" 2> "$TMP/t14p.err"
+rc=$?
+if [ $rc -eq 0 ] && grep -q "ini1.trace): reporting without them (--partial)" "$TMP/t14p.err" &&
+   grep -q "^  1 trace files" "$TMP/t14p.out"; then
+    ok "ini-trace --partial with ini1.trace missing: $(cat "$TMP/t14p.err")"
+else
+    fail "ini-trace --partial with ini1.trace missing: exit $rc: $(cat "$TMP/t14p.err")"
 fi
 
 if [ $failures -eq 0 ]; then

@@ -56,6 +56,7 @@
 #include <unistd.h>
 
 #include "cli.h"
+#include "cluster_input.h"
 #include "cluster_launch.h"
 #include "cluster_net.h"
 #include "cluster_util.h"
@@ -64,6 +65,7 @@
 #define DEFAULT_TIMEOUT_S   600
 #define PROGRAM_STOP_MS     2000    /* programs get this long after SIGTERM */
 #define OTHERS_GRACE_MS     10000   /* after one program fails, the others get this long */
+#define CONFIG_WAIT_MS      10000   /* a configuration stream must yield data within this */
 
 static const char *usage_text =
     "usage: ini-cluster run CONFIG [--run-dir DIR] [--policy P] [--ini-policy P] [--idle MODE]\n"
@@ -216,11 +218,41 @@ static void parse_options(const char *cmd, int argc, char **argv, unsigned accep
 
 static struct ini_config cfg;   /* large: not on the stack */
 
+/* The configuration's text when it is not a regular file (a pipe from
+ * `<(...)`, a FIFO): read once, here; NULL for a regular file. */
+static char *config_text;
+
 static void load_config_or_exit(const char *path)
 {
     char err[1024];
+    struct stat st;
+    if (stat(path, &st) == 0 && !S_ISREG(st.st_mode) && !S_ISDIR(st.st_mode)) {
+        char why[256], shown[256];
+        free(config_text);
+        config_text = read_stream_bounded(path, INI_CONFIG_MAX_BYTES, CONFIG_WAIT_MS, why, sizeof why);
+        if (!config_text)
+            cli_bad_arg("%s:0: file: %s", ini_path_for_message(path, shown, sizeof shown), why);
+        if (ini_config_load_text(config_text, path, &cfg, err, sizeof err) < 0)
+            cli_bad_arg("%s", err);
+        return;
+    }
     if (ini_config_load(path, &cfg, err, sizeof err) < 0)
         cli_bad_arg("%s", err);
+}
+
+/* The configuration every process of the run reads: a regular file's own
+ * absolute path, or, for one read from a stream (config_text), the copy
+ * made in the run directory; call it once the directory is claimed. */
+static void config_for_processes_or_exit(const char *path, const char *run_dir, char *out, size_t len)
+{
+    char err[1024];
+    if (config_text) {
+        if (write_run_config(run_dir, config_text, out, len, err, sizeof err) < 0)
+            cli_bad_arg("%s", err);
+        return;
+    }
+    if (!realpath(path, out))
+        cli_bad_arg("%s: %s", path, strerror(errno));
 }
 
 static void absolute_path(const char *path, char *out, size_t len)
@@ -434,8 +466,6 @@ static int cmd_run(int argc, char **argv)
     find_inid_or_exit(o.inid, inid, sizeof inid);
     if (cfg.net_mode == INI_NET_AF_PACKET && net_check_prerequisites(err, sizeof err) < 0)
         cli_bad_arg("%s: %s", o.config, err);
-    if (!realpath(o.config, config_abs))
-        cli_bad_arg("%s: %s", o.config, strerror(errno));
 
     if (o.run_dir) {
         absolute_path(o.run_dir, run_dir, sizeof run_dir);
@@ -449,6 +479,7 @@ static int cmd_run(int argc, char **argv)
     }
     if (make_run_dir(run_dir, 0, err, sizeof err) < 0 || claim_run_dir(run_dir, 1, err, sizeof err) < 0)
         cli_bad_arg("%s", err);
+    config_for_processes_or_exit(o.config, run_dir, config_abs, sizeof config_abs);
 
     install_signal_handlers();
     char tag[LAUNCH_TAG_LEN];
@@ -604,8 +635,6 @@ static int cmd_up(int argc, char **argv)
     find_inid_or_exit(o.inid, inid, sizeof inid);
     if (cfg.net_mode == INI_NET_AF_PACKET && net_check_prerequisites(err, sizeof err) < 0)
         cli_bad_arg("%s: %s", o.config, err);
-    if (!realpath(o.config, config_abs))
-        cli_bad_arg("%s: %s", o.config, strerror(errno));
     if (o.run_dir)
         absolute_path(o.run_dir, run_dir, sizeof run_dir);
     else
@@ -632,6 +661,12 @@ static int cmd_up(int argc, char **argv)
     snprintf(state_path, sizeof state_path, "%s/state", run_dir);
     if (access(state_path, F_OK) == 0)   /* another `up` finished between our check and our lock */
         cli_bad_arg("already up in %s; run ini-cluster down first", run_dir);
+    if (config_text) {                  /* a copy from an earlier `up` of this directory */
+        char old_copy[PATH_MAX + 16];
+        snprintf(old_copy, sizeof old_copy, "%s/config.cfg", run_dir);
+        unlink(old_copy);
+    }
+    config_for_processes_or_exit(o.config, run_dir, config_abs, sizeof config_abs);
 
     install_signal_handlers();
     char tag[LAUNCH_TAG_LEN];
