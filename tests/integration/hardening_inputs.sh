@@ -13,7 +13,9 @@
 #      `run <(cat cfg)` runs, every process reading the copy in the run
 #      directory;
 #  14. ini-trace refuses a run with a trace file missing (exit 2, naming
-#      it) unless --partial;
+#      it) unless --partial; ini-ping's --sizes has no length limit;
+#  10. a stack.max_message below ini-ping's and ini-synth's own messages is
+#      refused at start (exit 2, naming the field and the size needed);
 #   4. trace overflow: every message past the buffer counted as dropped in
 #      the file, and said by ini-trace report (text and JSON).
 set -u
@@ -177,6 +179,35 @@ if [ $rc -eq 0 ] && grep -q "ini1.trace): reporting without them (--partial)" "$
     ok "ini-trace --partial with ini1.trace missing: $(cat "$TMP/t14p.err")"
 else
     fail "ini-trace --partial with ini1.trace missing: exit $rc: $(cat "$TMP/t14p.err")"
+fi
+
+# --- 10. stack.max_message below the programs' own control messages
+sed 's/max_message = 65000/max_message = 4/' conf/default.cfg > "$TMP/tiny.cfg"
+for prog in ini-ping ini-synth; do
+    args=""
+    [ $prog = ini-ping ] && args="--sizes 0 --count 1"
+    # shellcheck disable=SC2086
+    timeout 60 $L run "$TMP/tiny.cfg" --inid build/bin/cluster-fake-inid --run-dir "$TMP/r10-$prog" -- \
+        build/bin/$prog $args > "$TMP/r10-$prog.out" 2>&1
+    rc=$?
+    if [ $rc -eq 2 ] && grep -q "^\[c0\] $prog: .*tiny.cfg: stack.max_message = 4 is below the 8 bytes of $prog's .*: set stack.max_message to 8 or more" "$TMP/r10-$prog.out"; then
+        ok "$prog with max_message = 4: exit 2, $(grep -m1 'max_message' "$TMP/r10-$prog.out")"
+    else
+        fail "$prog with max_message = 4: exit $rc (expected 2 naming stack.max_message): $(grep -m1 -E 'max_message|DONE|error' "$TMP/r10-$prog.out")"
+    fi
+done
+
+# --- 14. ini-ping --sizes longer than 1,023 characters is read whole:
+# 1,100 zeros then 64, and 128 (the old parser cut the list at 1,023).
+zeros=$(printf '0%.0s' $(seq 1 1100))
+timeout 120 $L run conf/default.cfg --run-dir "$TMP/r14s" -- build/bin/ini-ping --sizes "${zeros}64,128" --count 2 \
+    > "$TMP/r14s.out" 2>&1
+rc=$?
+rows=$(awk '/^ *bytes/ {t = 1; next} t && /^ +[0-9]+ +[0-9]+ / {printf "%s ", $1} /^echoed/ {t = 0}' "$TMP/r14s/cluster0.out" 2>/dev/null)
+if [ $rc -eq 0 ] && [ "$rows" = "64 128 " ]; then
+    ok "--sizes of 1,106 characters: sizes $rows"
+else
+    fail "--sizes of 1,106 characters: exit $rc, sizes '$rows' (expected 64 128)"
 fi
 
 if [ $failures -eq 0 ]; then
