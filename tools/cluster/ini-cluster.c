@@ -7,6 +7,7 @@
  *   ini-cluster status CONFIG [--run-dir DIR]
  *   ini-cluster down CONFIG [--run-dir DIR]
  *   ini-cluster gen CLUSTERS PES_PER_CLUSTER INIS_PER_CLUSTER [--mode M] [-o FILE]
+ *   ini-cluster cleanup      (what launchers killed with SIGKILL left)
  *
  * Design.  One thread, fork/exec/waitpid, and polling every few
  * milliseconds: the launcher's work is a short sequence of steps, each of
@@ -58,6 +59,7 @@
 #include "cli.h"
 #include "cluster_input.h"
 #include "cluster_launch.h"
+#include "cluster_reap.h"
 #include "cluster_net.h"
 #include "cluster_util.h"
 #include "config.h"
@@ -76,6 +78,7 @@ static const char *usage_text =
     "       ini-cluster down CONFIG [--run-dir DIR]\n"
     "       ini-cluster gen CLUSTERS PES_PER_CLUSTER INIS_PER_CLUSTER [--mode memif|af_packet]\n"
     "                          [-o FILE]\n"
+    "       ini-cluster cleanup\n"
     "       ini-cluster --help | --version\n"
     "policies: static, round-robin, load-aware; idle: poll, adaptive, auto;\n"
     "trace: off, summary, detailed.  See docs/launcher.md.\n";
@@ -416,6 +419,16 @@ static void end_program_groups(const struct program *p, int n)
             cli_error("the program of cluster %d left processes that ignored SIGTERM; killed them", c);
 }
 
+/* After the daemons: any child left is a program's descendant that started
+ * its own session and was handed to us as subreaper. */
+static void end_escaped_descendants(void)
+{
+    int n = reap_descendants(PROGRAM_STOP_MS);
+    if (n)
+        cli_error("%d process(es) of the programs had left their process groups (own session) "
+                  "and were still running; ended them", n);
+}
+
 static int start_programs(struct launch *L, const struct options *o, struct program *progs)
 {
     for (int c = 0; c < cfg.n_clusters; c++) {
@@ -480,6 +493,11 @@ static int cmd_run(int argc, char **argv)
     if (make_run_dir(run_dir, 0, err, sizeof err) < 0 || claim_run_dir(run_dir, 1, err, sizeof err) < 0)
         cli_bad_arg("%s", err);
     config_for_processes_or_exit(o.config, run_dir, config_abs, sizeof config_abs);
+    cleanup_stale_runs(stderr);
+    /* Descendants that leave the programs' process groups come back to us. */
+    if (become_subreaper() < 0)
+        cli_error("cannot become a child subreaper (%s): a program's child that starts its own "
+                  "session may outlive the run", strerror(errno));
 
     install_signal_handlers();
     char tag[LAUNCH_TAG_LEN];
@@ -571,6 +589,7 @@ static int cmd_run(int argc, char **argv)
     if (launch_stop_daemons(&L, LAUNCH_STOP_MS) && !exit_code)
         exit_code = 1;
     launch_teardown(&L);
+    end_escaped_descendants();
     launch_print_counters(&L, stdout);
     printf("run directory: %s\n", run_dir);
     return exit_code;
@@ -661,6 +680,7 @@ static int cmd_up(int argc, char **argv)
     snprintf(state_path, sizeof state_path, "%s/state", run_dir);
     if (access(state_path, F_OK) == 0)   /* another `up` finished between our check and our lock */
         cli_bad_arg("already up in %s; run ini-cluster down first", run_dir);
+    cleanup_stale_runs(stderr);
     if (config_text) {                  /* a copy from an earlier `up` of this directory */
         char old_copy[PATH_MAX + 16];
         snprintf(old_copy, sizeof old_copy, "%s/config.cfg", run_dir);
@@ -865,6 +885,17 @@ static int cmd_gen(int argc, char **argv)
     return 0;
 }
 
+/* Removes what launchers killed with SIGKILL left (cluster_reap.h). */
+static int cmd_cleanup(int argc, char **argv)
+{
+    for (int i = 0; i < argc; i++)
+        if (!cli_common_flag(argv[i]))
+            cli_bad_arg("cleanup: %s: unexpected argument (cleanup takes none)", argv[i]);
+    int n = cleanup_stale_runs(stdout);
+    printf("%d stale run(s) cleaned\n", n);
+    return 0;
+}
+
 int main(int argc, char **argv)
 {
     cli_init("ini-cluster", usage_text);
@@ -887,5 +918,7 @@ int main(int argc, char **argv)
         return cmd_down(argc - 2, argv + 2);
     if (!strcmp(cmd, "gen"))
         return cmd_gen(argc - 2, argv + 2);
-    cli_bad_arg("%s: unknown command (run, up, status, down, gen)", cmd);
+    if (!strcmp(cmd, "cleanup"))
+        return cmd_cleanup(argc - 2, argv + 2);
+    cli_bad_arg("%s: unknown command (run, up, status, down, gen, cleanup)", cmd);
 }
