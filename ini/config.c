@@ -47,8 +47,10 @@
 #include <stdlib.h>
 #include <limits.h>
 #include <stddef.h>
+#include <fcntl.h>
 #include <string.h>
 #include <sys/stat.h>
+#include <unistd.h>
 
 /* ---- limits of the format (the array limits are INI_MAX_* in config.h) -- */
 
@@ -393,6 +395,11 @@ struct loader {
 
 /* ---- error reporting ---------------------------------------------------- */
 
+/* A file name in an error is cut to this (with "..." in the middle), so
+ * that the reason after it fits in the caller's buffer (1 KiB is usual). */
+#define ERR_PATH_SHOWN 256
+
+
 /* The name under which to report FILE, a name libconfig recorded: the
  * loaded file itself, or an @include'd file, which libconfig (1.5) records
  * as written in the directive although it opened it in the include
@@ -421,7 +428,9 @@ static int vfail(struct loader *ld, const char *file, int line, const char *fiel
     ld->failed = true;
     if (!ld->err || ld->errlen == 0)
         return -1;
-    int used = snprintf(ld->err, ld->errlen, "%s:%d: %s: ", report_file(ld, file), line, field);
+    char shown[ERR_PATH_SHOWN];
+    int used = snprintf(ld->err, ld->errlen, "%s:%d: %s: ",
+                        ini_path_for_message(report_file(ld, file), shown, sizeof shown), line, field);
     if (used >= 0 && (size_t)used < ld->errlen)
         vsnprintf(ld->err + used, ld->errlen - (size_t)used, fmt, ap);
     for (char *c = ld->err; *c; c++)
@@ -1218,22 +1227,42 @@ static void assemble(struct loader *ld)
 
 /* ---- loading ------------------------------------------------------------ */
 
-/* libconfig says only "file I/O error"; open the file ourselves first to
- * tell the user why. */
+
+/* libconfig says only "file I/O error", and would block on a FIFO and
+ * parse a file of any size (a 10 MB one takes minutes): open the file
+ * ourselves first, without blocking, to refuse those with the reason. */
 static int check_readable(struct loader *ld)
 {
-    FILE *f = fopen(ld->path, "r");
-    struct stat st;
-    if (!f)
-        return fail_plain(ld, NULL, 0, "file", "cannot open: %s", strerror(errno));
-    int is_dir = fstat(fileno(f), &st) == 0 && S_ISDIR(st.st_mode);
-    fclose(f);
-    if (is_dir)
-        return fail_plain(ld, NULL, 0, "file", "cannot read: %s", strerror(EISDIR));
+    char why[128];
+    int fd = ini_open_regular(ld->path, INI_CONFIG_MAX_BYTES, why, sizeof why);
+    if (fd < 0)
+        return fail_plain(ld, NULL, 0, "file", "%s", why);
+    close(fd);
     return 0;
 }
 
+static int load_common(const char *path, const char *text, struct ini_config *cfg, char *err,
+                       size_t errlen);
+
 int ini_config_load(const char *path, struct ini_config *cfg, char *err, size_t errlen)
+{
+    return load_common(path, NULL, cfg, err, errlen);
+}
+
+int ini_config_load_text(const char *text, const char *name, struct ini_config *cfg, char *err,
+                         size_t errlen)
+{
+    if (!text) {
+        if (err && errlen)
+            snprintf(err, errlen, "%s:0: file: no text given", name ? name : "(null)");
+        return -1;
+    }
+    return load_common(name, text, cfg, err, errlen);
+}
+
+/* Loads PATH, or TEXT under the name PATH when TEXT is not NULL. */
+static int load_common(const char *path, const char *text, struct ini_config *cfg, char *err,
+                       size_t errlen)
 {
     if (err && errlen)
         err[0] = '\0';
@@ -1259,7 +1288,12 @@ int ini_config_load(const char *path, struct ini_config *cfg, char *err, size_t 
         return -1;
     }
     snprintf(ld->cfg.path, sizeof ld->cfg.path, "%s", path);
-    if (check_readable(ld) < 0) {
+    if (text && strlen(text) > INI_CONFIG_MAX_BYTES) {
+        fail_plain(ld, NULL, 0, "file", "more than the limit of %d bytes", INI_CONFIG_MAX_BYTES);
+        free(ld);
+        return -1;
+    }
+    if (!text && check_readable(ld) < 0) {
         free(ld);
         return -1;
     }
@@ -1278,7 +1312,7 @@ int ini_config_load(const char *path, struct ini_config *cfg, char *err, size_t 
     }
 
     int rc = -1;
-    if (!config_read_file(&tree, path)) {
+    if (!(text ? config_read_string(&tree, text) : config_read_file(&tree, path))) {
         if (config_error_type(&tree) == CONFIG_ERR_FILE_IO)
             fail_plain(ld, config_error_file(&tree), config_error_line(&tree), "file",
                        "cannot read: %s", config_error_text(&tree));

@@ -18,6 +18,7 @@
 #include <stdint.h>
 #include <stdio.h>
 
+#include "file_util.h"  /* ini_open_regular, ini_path_for_message */
 #include "loadbal.h"    /* enum ini_policy: the policies are loadbal's */
 
 #define INI_MAX_CLUSTERS     64
@@ -28,6 +29,7 @@
 #define INI_MAX_EAL_ARGS     32
 #define INI_DEVARGS_LEN      256
 #define INI_PATH_LEN         512
+#define INI_CONFIG_MAX_BYTES (1 << 20)  /* a configuration file larger than this is refused */
 #define INI_MAX_MESSAGE_LIMIT 65000   /* upper bound of stack.max_message */
 #define INI_MBUFS            16383    /* mbufs in each daemon's pool (inid.c) */
 #define INI_AF_PACKET_MTU_MAX 1500    /* DPDK 22.11's af_packet: frames of at most 1518 bytes */
@@ -151,6 +153,12 @@ struct ini_config {
  * an absent field LINE is that of the enclosing group (0 at the top level).
  * *cfg is left untouched on error. */
 int ini_config_load(const char *path, struct ini_config *cfg, char *err, size_t errlen);
+
+/* The same from text already in memory (NUL-terminated, at most
+ * INI_CONFIG_MAX_BYTES), e.g. what a launcher read from a pipe: errors name
+ * `name`, and @include is relative to name's directory.  cfg->path is name. */
+int ini_config_load_text(const char *text, const char *name, struct ini_config *cfg, char *err,
+                         size_t errlen);
 
 /* Writes a configuration in the file format: n_clusters clusters of
  * pes_per_cluster compute nodes and inis_per_cluster INIs each, in the given

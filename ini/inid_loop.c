@@ -162,11 +162,11 @@ static int release_delayed(struct inid *d, uint64_t now)
             deliver_pbuf(d, x->pe, x->p, x->off, x->p->tot_len - x->off) == 0) {
             struct ini_am_hdr h;
             pbuf_copy_partial(x->p, &h, sizeof(h), x->off);
+            /* set_msg and commit take the NULL of a full buffer: commit
+             * then counts the message as dropped. */
             struct ini_trace_rec *r = ini_trace_begin(&d->trace, INI_TRACE_IN, x->due - d->knob_latency, 0);
-            if (r) {
-                ini_trace_set_msg(r, h.src_pe, h.dst_pe, UINT16_MAX, h.len);
-                ini_trace_commit(&d->trace, r, rte_rdtsc());
-            }
+            ini_trace_set_msg(r, h.src_pe, h.dst_pe, UINT16_MAX, h.len);
+            ini_trace_commit(&d->trace, r, rte_rdtsc());
             pbuf_free(x->p);
         } else if (backlog_push(d, x->pe, x->p, x->off) < 0) {
             break;      /* the PE is far behind: try again next turn */
@@ -227,14 +227,12 @@ int inid_transport_deliver(void *ctx, int src_ini, struct pbuf *p, uint16_t off,
     uint64_t t_window = d->trace.mode == INI_TRACE_DETAILED ? rte_rdtsc() : 0;
     if (d->backlog[pe].head == d->backlog[pe].tail && deliver_pbuf(d, pe, p, off, avail) == 0) {
         struct ini_trace_rec *r = ini_trace_begin(&d->trace, INI_TRACE_IN, rx->t_arrive, rx->qlen);
-        if (r) {
-            ini_trace_set_msg(r, h.src_pe, h.dst_pe, (uint16_t)src_ini, h.len);
-            ini_trace_stamp(&d->trace, r, INI_TS_DEQUEUE, rx->t_start);
-            ini_trace_stamp(&d->trace, r, INI_TS_IN_IP, rx->t_in_ip);
-            ini_trace_stamp(&d->trace, r, INI_TS_IN_UDP, rx->t_in_udp);
-            ini_trace_stamp(&d->trace, r, INI_TS_IN_WINDOW, t_window);
-            ini_trace_commit(&d->trace, r, rte_rdtsc());
-        }
+        ini_trace_set_msg(r, h.src_pe, h.dst_pe, (uint16_t)src_ini, h.len);
+        ini_trace_stamp(&d->trace, r, INI_TS_DEQUEUE, rx->t_start);
+        ini_trace_stamp(&d->trace, r, INI_TS_IN_IP, rx->t_in_ip);
+        ini_trace_stamp(&d->trace, r, INI_TS_IN_UDP, rx->t_in_udp);
+        ini_trace_stamp(&d->trace, r, INI_TS_IN_WINDOW, t_window);
+        ini_trace_commit(&d->trace, r, rte_rdtsc());    /* NULL (buffer full): counted as dropped */
         pbuf_free(p);
     } else if (backlog_push(d, pe, p, off) < 0) {
         /* The PE is far behind: the transport keeps the message, does not
@@ -284,11 +282,9 @@ static int process_out(struct inid *d, struct work *w, uint64_t now)
         d->stats.local_msgs++;
         d->stats.processed++;
         struct ini_trace_rec *tr = ini_trace_begin(&d->trace, INI_TRACE_LOCAL, w->t_arrive, w->qlen);
-        if (tr) {
-            ini_trace_set_msg(tr, h->src_pe, h->dst_pe, UINT16_MAX, h->len);
-            ini_trace_stamp(&d->trace, tr, INI_TS_DEQUEUE, now);
-            ini_trace_commit(&d->trace, tr, rte_rdtsc());
-        }
+        ini_trace_set_msg(tr, h->src_pe, h->dst_pe, UINT16_MAX, h->len);
+        ini_trace_stamp(&d->trace, tr, INI_TS_DEQUEUE, now);
+        ini_trace_commit(&d->trace, tr, rte_rdtsc());   /* NULL (buffer full): counted as dropped */
         out_record_done(d, w->pe, w->slot);
         return DONE;
     }
@@ -324,14 +320,12 @@ static int process_out(struct inid *d, struct work *w, uint64_t now)
      * a record published in between was submitted after it. */
     struct ini_trace_rec *tr = ini_trace_begin(&d->trace, INI_TRACE_OUT,
                                                w->t_arrive > submit ? w->t_arrive : submit, w->qlen);
-    if (tr) {
-        ini_trace_set_msg(tr, h->src_pe, h->dst_pe, (uint16_t)w->target, h->len);
-        ini_trace_stamp(&d->trace, tr, INI_TS_SUBMIT, submit);
-        ini_trace_stamp(&d->trace, tr, INI_TS_DEQUEUE, start);
-        ini_trace_stamp(&d->trace, tr, INI_TS_OUT_WINDOW, ts.t_out_window);
-        ini_trace_stamp(&d->trace, tr, INI_TS_OUT_UDP, ts.t_out_udp);
-        ini_trace_commit(&d->trace, tr, rte_rdtsc());
-    }
+    ini_trace_set_msg(tr, h->src_pe, h->dst_pe, (uint16_t)w->target, h->len);
+    ini_trace_stamp(&d->trace, tr, INI_TS_SUBMIT, submit);
+    ini_trace_stamp(&d->trace, tr, INI_TS_DEQUEUE, start);
+    ini_trace_stamp(&d->trace, tr, INI_TS_OUT_WINDOW, ts.t_out_window);
+    ini_trace_stamp(&d->trace, tr, INI_TS_OUT_UDP, ts.t_out_udp);
+    ini_trace_commit(&d->trace, tr, rte_rdtsc());       /* NULL (buffer full): counted as dropped */
     return DONE;
 }
 

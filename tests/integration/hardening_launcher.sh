@@ -8,9 +8,11 @@
 #   8. a /dev/shm too small for the segments: a clear error at start
 #      naming the size and /dev/shm (a private tmpfs of 1 MiB);
 #  10. up --cluster 0 in memif mode: refused at once, with the reason;
-#  11. a program's background child does not outlive the run;
+#  11. a program's background child does not outlive the run, nor one
+#      that starts its own session (setsid);
 #  16. SIGKILL of the launcher mid-run: no segment and no process of the
-#      run survives.
+#      run survives; in af_packet mode its namespaces are removed by
+#      `ini-cluster cleanup` or the next run (a live run's are kept).
 # Launcher-only checks use build/bin/cluster-fake-inid; 16 runs the real
 # inid and ini-ping.
 set -u
@@ -128,6 +130,77 @@ else
     fail "launcher killed (tag '$tag', children '$children'): still running:$alive; segments left: $segs"
     for p in $alive; do kill -9 "$p" 2>/dev/null; done
     for s in $segs; do rm -f "/dev/shm/$s"; done
+fi
+
+# --- 11 (own session). A background child that starts its own session
+# (setsid) leaves the program's process group; the launcher, a child
+# subreaper, still ends it with the run.
+$L run conf/default.cfg $FAKE --run-dir "$TMP/r11s" -- \
+    sh -c 'setsid sleep 300 & echo $! > "$INI_RUN_DIR/bg$INI_CLUSTER.pid"' > "$TMP/r11s.out" 2>&1
+rc=$?
+sleep 0.2
+left="" n=0
+for f in "$TMP"/r11s/bg*.pid; do
+    [ -s "$f" ] || { fail "setsid child: $f missing"; continue; }
+    n=$((n + 1))
+    pid=$(cat "$f")
+    kill -0 "$pid" 2>/dev/null && { left="$left $pid"; kill "$pid"; }
+done
+if [ $rc -eq 0 ] && [ $n -eq 2 ] && [ -z "$left" ] && grep -q "had left their process groups" "$TMP/r11s.out"; then
+    ok "setsid background children ended with the run: $(grep 'had left' "$TMP/r11s.out")"
+else
+    fail "setsid background children still running after the run (exit $rc, $n pid files):$left"
+fi
+
+# --- 16 (af_packet). SIGKILL of the launcher leaves its network
+# namespaces; the next launcher (here: ini-cluster cleanup, then a run)
+# removes those of dead launchers and leaves a live run's alone.
+if [ "$(id -u)" = 0 ] && ip netns list > /dev/null 2>&1; then
+    $L gen 2 1 1 --mode af_packet -o "$TMP/af.cfg" > /dev/null
+    stale_run() {   # DIR: an af_packet run whose launcher is killed once the daemons are ready
+        $L run "$TMP/af.cfg" $FAKE --run-dir "$1" -- sleep 300 > "$1.out" 2>&1 &
+        local lpid=$!
+        for _ in $(seq 1 300); do
+            [ "$(grep -l 'ready' "$1"/ini*.log 2>/dev/null | wc -l)" -eq 2 ] && break
+            sleep 0.1
+        done
+        sleep 0.5
+        kill -9 $lpid; wait $lpid 2>/dev/null
+        sleep 0.5
+        run_tag "$1"
+    }
+    # A live run at the same time must survive the cleanup.
+    $L run "$TMP/af.cfg" $FAKE --run-dir "$TMP/r16live" -- sleep 8 > "$TMP/r16live.out" 2>&1 &
+    live=$!
+    for _ in $(seq 1 300); do [ -n "$(run_tag "$TMP/r16live")" ] && [ "$(grep -l 'ready' "$TMP"/r16live/ini*.log 2>/dev/null | wc -l)" -eq 2 ] && break; sleep 0.1; done
+    ltag=$(run_tag "$TMP/r16live")
+    tag=$(stale_run "$TMP/r16a")
+    before=$(ip netns list | grep -c "^ini-$tag-")
+    $L cleanup > "$TMP/r16c.out" 2>&1
+    rc=$?
+    after=$(ip netns list | grep -c "^ini-$tag-")
+    live_ns=$(ip netns list | grep -c "^ini-$ltag-")
+    wait $live; lrc=$?
+    if [ -n "$tag" ] && [ "$before" -eq 3 ] && [ $rc -eq 0 ] && [ "$after" -eq 0 ] && [ "$live_ns" -eq 3 ] && [ $lrc -eq 0 ] &&
+       grep -q "removed what run $tag left after its launcher died: 3 network namespace(s)" "$TMP/r16c.out"; then
+        ok "af_packet launcher killed: ini-cluster cleanup removed its $before namespaces, a live run kept its $live_ns"
+    else
+        fail "af_packet cleanup (tag '$tag'): namespaces before $before, after $after (cleanup exit $rc), live run's $live_ns (exit $lrc): $(head -n 2 "$TMP/r16c.out")"
+        for ns in $(ip netns list | awk '{print $1}' | grep "^ini-$tag-"); do ip netns del "$ns"; done
+    fi
+    tag=$(stale_run "$TMP/r16b")
+    before=$(ip netns list | grep -c "^ini-$tag-")
+    $L run "$TMP/af.cfg" $FAKE --run-dir "$TMP/r16next" -- true > "$TMP/r16next.out" 2>&1
+    rc=$?
+    after=$(ip netns list | grep -c "^ini-$tag-")
+    if [ -n "$tag" ] && [ "$before" -eq 3 ] && [ $rc -eq 0 ] && [ "$after" -eq 0 ]; then
+        ok "af_packet launcher killed: the next run removed its $before namespaces"
+    else
+        fail "af_packet, next run (tag '$tag'): namespaces before $before, after $after (run exit $rc)"
+        for ns in $(ip netns list | awk '{print $1}' | grep "^ini-$tag-"); do ip netns del "$ns"; done
+    fi
+else
+    echo "hardening_launcher: skip: af_packet namespaces (needs root and ip netns)"
 fi
 
 if [ $failures -eq 0 ]; then

@@ -30,6 +30,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 #include "config.h"
@@ -638,6 +639,66 @@ static char *machine_text(int n_clusters, int pes_per_cluster, int inis_per_clus
     return text;
 }
 
+/* Issue 17 item 13: inputs that used to hang or lose their reason.  A FIFO
+ * is refused at once (alarm: the old loader blocked in open for ever); a
+ * file over INI_CONFIG_MAX_BYTES is refused before parsing, naming the
+ * limit; a path far beyond any buffer keeps the reason at the end of the
+ * one line, the path shortened with "..."; text from memory loads under
+ * the name given, and its errors name it. */
+static void test_odd_inputs(void **state)
+{
+    char err[1024], path[INI_PATH_LEN + 64];
+    struct ini_config *cfg = malloc(sizeof *cfg);
+    assert_non_null(cfg);
+
+    snprintf(path, sizeof path, "%s/fifo.cfg", tmp_dir);
+    assert_int_equal(mkfifo(path, 0600), 0);
+    alarm(10);                          /* a hang fails the test instead of stalling it */
+    assert_int_equal(ini_config_load(path, cfg, err, sizeof err), -1);
+    alarm(0);
+    char want[INI_PATH_LEN + 128];
+    snprintf(want, sizeof want, "%s:0: file: not a regular file (a FIFO or pipe)", path);
+    assert_string_equal(err, want);
+
+    size_t big = INI_CONFIG_MAX_BYTES + 1;
+    char *text = malloc(big + 1);
+    assert_non_null(text);
+    memset(text, '#', big);
+    text[big - 1] = '\n';
+    text[big] = '\0';
+    const char *p = write_file("huge.cfg", text);
+    assert_int_equal(ini_config_load(p, cfg, err, sizeof err), -1);
+    snprintf(want, sizeof want, "%s:0: file: %zu bytes, more than the limit of %d", p, big,
+             INI_CONFIG_MAX_BYTES);
+    assert_string_equal(err, want);
+    assert_int_equal(ini_config_load_text(text, "/dev/fd/63", cfg, err, sizeof err), -1);
+    assert_string_equal(err, "/dev/fd/63:0: file: more than the limit of 1048576 bytes");
+    free(text);
+
+    char *long_path = malloc(1201);
+    assert_non_null(long_path);
+    memset(long_path, 'd', 1200);
+    long_path[0] = '/';
+    memcpy(long_path + 1200 - 8, "/end.cfg", 8);
+    long_path[1200] = '\0';
+    assert_int_equal(ini_config_load(long_path, cfg, err, sizeof err), -1);
+    const char *tail = "/end.cfg:0: file: path longer than 511 characters";
+    assert_true(strlen(err) < sizeof err - 1);
+    assert_non_null(strstr(err, "..."));
+    assert_string_equal(err + strlen(err) - strlen(tail), tail);
+    free(long_path);
+
+    assert_int_equal(ini_config_load_text("version = 1;\nclusters = ( { id = 0; pes = [0 }\n", "/dev/fd/63",
+                                          cfg, err, sizeof err), -1);
+    assert_non_null(strstr(err, "/dev/fd/63:2: syntax: "));
+    assert_int_equal(ini_config_load_text("version = 1;\nclusters = ( { id = 0; pes = [0]; inis = "
+                                          "( { id = 0; ip = \"198.18.0.1\"; } ); } );\n",
+                                          "/dev/fd/63", cfg, err, sizeof err), 0);
+    assert_int_equal(cfg->n_pes, 1);
+    assert_string_equal(cfg->path, "/dev/fd/63");
+    free(cfg);
+}
+
 static void test_limits(void **state)
 {
     int failures = 0;
@@ -896,6 +957,7 @@ int main(void)
         cmocka_unit_test(test_include_is_relative_to_the_file),
         cmocka_unit_test(test_invalid_files),
         cmocka_unit_test(test_limits),
+        cmocka_unit_test(test_odd_inputs),
         cmocka_unit_test(test_unreadable),
         cmocka_unit_test(test_error_stays_one_line),
         cmocka_unit_test(test_generate_thesis_family),

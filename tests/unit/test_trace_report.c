@@ -720,6 +720,39 @@ static void test_print_formats(void **state)
     fx_rmdir(dir);
 }
 
+/* Issue 17 item 4: a full buffer's drops are counted and said, in the text
+ * (a line and a note that the tables cover only recorded messages) and in
+ * the JSON (run-wide "recorded" and "dropped", and per INI). */
+static void test_dropped_records_printed(void **state)
+{
+    char *dir = fx_mkdir();
+    struct ini_trace t;
+    assert_int_equal(fx_init(&t, INI_TRACE_SUMMARY, 2, HZ, 0, 0, 0, 1, 2, 1000, 5000), 0);
+    fx_out(&t, 0, 2, 2, 8, 0, 0, 1000, 0, 0, 0, 1100);
+    fx_out(&t, 0, 2, 2, 8, 0, 0, 1200, 0, 0, 0, 1300);
+    fx_out(&t, 0, 2, 2, 8, 0, 0, 1400, 0, 0, 0, 1500);
+    fx_out(&t, 0, 2, 2, 8, 0, 0, 1600, 0, 0, 0, 1700);
+    assert_int_equal(t.dropped, 2);
+    assert_int_equal(fx_write(&t, dir), 0);
+    struct trace_run run;
+    struct report rep;
+    build(dir, &run, &rep);
+    assert_int_equal(rep.recorded, 2);
+    assert_int_equal(rep.dropped, 2);
+    char *text = print_to_string(&rep, REPORT_TEXT);
+    expect_in(text, "\n  messages: 2 recorded, 2 dropped (trace buffer full)\n");
+    expect_in(text, "note: 2 messages were not recorded (trace buffers full): every table covers only the "
+                    "2 recorded messages");
+    free(text);
+    char *json = print_to_string(&rep, REPORT_JSON);
+    expect_in(json, "\"recorded\": 2, \"dropped\": 2,");
+    expect_in(json, "\"mode\": \"summary\", \"dropped\": 2,");
+    free(json);
+    report_free(&rep);
+    trace_run_free(&run);
+    fx_rmdir(dir);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -738,6 +771,7 @@ int main(void)
         cmocka_unit_test(test_dropped_records_cut_the_run),
         cmocka_unit_test(test_power_of_two_buckets),
         cmocka_unit_test(test_print_formats),
+        cmocka_unit_test(test_dropped_records_printed),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -7,6 +7,7 @@
  *   ini-cluster status CONFIG [--run-dir DIR]
  *   ini-cluster down CONFIG [--run-dir DIR]
  *   ini-cluster gen CLUSTERS PES_PER_CLUSTER INIS_PER_CLUSTER [--mode M] [-o FILE]
+ *   ini-cluster cleanup      (what launchers killed with SIGKILL left)
  *
  * Design.  One thread, fork/exec/waitpid, and polling every few
  * milliseconds: the launcher's work is a short sequence of steps, each of
@@ -56,7 +57,9 @@
 #include <unistd.h>
 
 #include "cli.h"
+#include "cluster_input.h"
 #include "cluster_launch.h"
+#include "cluster_reap.h"
 #include "cluster_net.h"
 #include "cluster_telemetry.h"
 #include "cluster_util.h"
@@ -65,6 +68,7 @@
 #define DEFAULT_TIMEOUT_S   600
 #define PROGRAM_STOP_MS     2000    /* programs get this long after SIGTERM */
 #define OTHERS_GRACE_MS     10000   /* after one program fails, the others get this long */
+#define CONFIG_WAIT_MS      10000   /* a configuration stream must yield data within this */
 
 static const char *usage_text =
     "usage: ini-cluster run CONFIG [--run-dir DIR] [--policy P] [--ini-policy P] [--idle MODE]\n"
@@ -77,6 +81,7 @@ static const char *usage_text =
     "       ini-cluster down CONFIG [--run-dir DIR]\n"
     "       ini-cluster gen CLUSTERS PES_PER_CLUSTER INIS_PER_CLUSTER [--mode memif|af_packet]\n"
     "                          [-o FILE]\n"
+    "       ini-cluster cleanup\n"
     "       ini-cluster --help | --version\n"
     "policies: static, round-robin, load-aware; idle: poll, adaptive, auto;\n"
     "trace: off, summary, detailed.  See docs/launcher.md.\n";
@@ -221,11 +226,41 @@ static void parse_options(const char *cmd, int argc, char **argv, unsigned accep
 
 static struct ini_config cfg;   /* large: not on the stack */
 
+/* The configuration's text when it is not a regular file (a pipe from
+ * `<(...)`, a FIFO): read once, here; NULL for a regular file. */
+static char *config_text;
+
 static void load_config_or_exit(const char *path)
 {
     char err[1024];
+    struct stat st;
+    if (stat(path, &st) == 0 && !S_ISREG(st.st_mode) && !S_ISDIR(st.st_mode)) {
+        char why[256], shown[256];
+        free(config_text);
+        config_text = read_stream_bounded(path, INI_CONFIG_MAX_BYTES, CONFIG_WAIT_MS, why, sizeof why);
+        if (!config_text)
+            cli_bad_arg("%s:0: file: %s", ini_path_for_message(path, shown, sizeof shown), why);
+        if (ini_config_load_text(config_text, path, &cfg, err, sizeof err) < 0)
+            cli_bad_arg("%s", err);
+        return;
+    }
     if (ini_config_load(path, &cfg, err, sizeof err) < 0)
         cli_bad_arg("%s", err);
+}
+
+/* The configuration every process of the run reads: a regular file's own
+ * absolute path, or, for one read from a stream (config_text), the copy
+ * made in the run directory; call it once the directory is claimed. */
+static void config_for_processes_or_exit(const char *path, const char *run_dir, char *out, size_t len)
+{
+    char err[1024];
+    if (config_text) {
+        if (write_run_config(run_dir, config_text, out, len, err, sizeof err) < 0)
+            cli_bad_arg("%s", err);
+        return;
+    }
+    if (!realpath(path, out))
+        cli_bad_arg("%s: %s", path, strerror(errno));
 }
 
 static void absolute_path(const char *path, char *out, size_t len)
@@ -389,6 +424,16 @@ static void end_program_groups(const struct program *p, int n)
             cli_error("the program of cluster %d left processes that ignored SIGTERM; killed them", c);
 }
 
+/* After the daemons: any child left is a program's descendant that started
+ * its own session and was handed to us as subreaper. */
+static void end_escaped_descendants(void)
+{
+    int n = reap_descendants(PROGRAM_STOP_MS);
+    if (n)
+        cli_error("%d process(es) of the programs had left their process groups (own session) "
+                  "and were still running; ended them", n);
+}
+
 static int start_programs(struct launch *L, const struct options *o, struct program *progs)
 {
     for (int c = 0; c < cfg.n_clusters; c++) {
@@ -439,8 +484,6 @@ static int cmd_run(int argc, char **argv)
     find_inid_or_exit(o.inid, inid, sizeof inid);
     if (cfg.net_mode == INI_NET_AF_PACKET && net_check_prerequisites(err, sizeof err) < 0)
         cli_bad_arg("%s: %s", o.config, err);
-    if (!realpath(o.config, config_abs))
-        cli_bad_arg("%s: %s", o.config, strerror(errno));
 
     if (o.run_dir) {
         absolute_path(o.run_dir, run_dir, sizeof run_dir);
@@ -454,6 +497,12 @@ static int cmd_run(int argc, char **argv)
     }
     if (make_run_dir(run_dir, 0, err, sizeof err) < 0 || claim_run_dir(run_dir, 1, err, sizeof err) < 0)
         cli_bad_arg("%s", err);
+    config_for_processes_or_exit(o.config, run_dir, config_abs, sizeof config_abs);
+    cleanup_stale_runs(stderr);
+    /* Descendants that leave the programs' process groups come back to us. */
+    if (become_subreaper() < 0)
+        cli_error("cannot become a child subreaper (%s): a program's child that starts its own "
+                  "session may outlive the run", strerror(errno));
 
     install_signal_handlers();
     char tag[LAUNCH_TAG_LEN];
@@ -545,6 +594,7 @@ static int cmd_run(int argc, char **argv)
     if (launch_stop_daemons(&L, LAUNCH_STOP_MS) && !exit_code)
         exit_code = 1;
     launch_teardown(&L);
+    end_escaped_descendants();
     launch_print_counters(&L, stdout);
     printf("run directory: %s\n", run_dir);
     return exit_code;
@@ -689,8 +739,6 @@ static int cmd_up(int argc, char **argv)
     find_inid_or_exit(o.inid, inid, sizeof inid);
     if (cfg.net_mode == INI_NET_AF_PACKET && net_check_prerequisites(err, sizeof err) < 0)
         cli_bad_arg("%s: %s", o.config, err);
-    if (!realpath(o.config, config_abs))
-        cli_bad_arg("%s: %s", o.config, strerror(errno));
     if (o.run_dir)
         absolute_path(o.run_dir, run_dir, sizeof run_dir);
     else
@@ -717,6 +765,13 @@ static int cmd_up(int argc, char **argv)
     snprintf(state_path, sizeof state_path, "%s/state", run_dir);
     if (access(state_path, F_OK) == 0)   /* another `up` finished between our check and our lock */
         cli_bad_arg("already up in %s; run ini-cluster down first", run_dir);
+    cleanup_stale_runs(stderr);
+    if (config_text) {                  /* a copy from an earlier `up` of this directory */
+        char old_copy[PATH_MAX + 16];
+        snprintf(old_copy, sizeof old_copy, "%s/config.cfg", run_dir);
+        unlink(old_copy);
+    }
+    config_for_processes_or_exit(o.config, run_dir, config_abs, sizeof config_abs);
 
     install_signal_handlers();
     char tag[LAUNCH_TAG_LEN];
@@ -935,6 +990,17 @@ static int cmd_gen(int argc, char **argv)
     return 0;
 }
 
+/* Removes what launchers killed with SIGKILL left (cluster_reap.h). */
+static int cmd_cleanup(int argc, char **argv)
+{
+    for (int i = 0; i < argc; i++)
+        if (!cli_common_flag(argv[i]))
+            cli_bad_arg("cleanup: %s: unexpected argument (cleanup takes none)", argv[i]);
+    int n = cleanup_stale_runs(stdout);
+    printf("%d stale run(s) cleaned\n", n);
+    return 0;
+}
+
 int main(int argc, char **argv)
 {
     cli_init("ini-cluster", usage_text);
@@ -959,5 +1025,7 @@ int main(int argc, char **argv)
         return cmd_down(argc - 2, argv + 2);
     if (!strcmp(cmd, "gen"))
         return cmd_gen(argc - 2, argv + 2);
-    cli_bad_arg("%s: unknown command (run, up, status, top, down, gen)", cmd);
+    if (!strcmp(cmd, "cleanup"))
+        return cmd_cleanup(argc - 2, argv + 2);
+    cli_bad_arg("%s: unknown command (run, up, status, top, down, gen, cleanup)", cmd);
 }

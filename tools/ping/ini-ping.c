@@ -99,13 +99,17 @@ static void parse_args(int argc, char **argv)
         if (!strcmp(a, "--sizes")) {
             const char *v = cli_value(argc, argv, &i);
             opt.n_sizes = 0;
-            char copy[1024], *save = NULL;
-            snprintf(copy, sizeof copy, "%s", v);
+            /* The list is parsed in place, a copy as long as the argument:
+             * no length limit but MAX_SIZES entries. */
+            char *copy = strdup(v), *save = NULL;
+            if (!copy)
+                cli_bad_arg("--sizes: out of memory");
             for (char *t = strtok_r(copy, ",", &save); t; t = strtok_r(NULL, ",", &save)) {
                 if (opt.n_sizes == MAX_SIZES)
                     cli_bad_arg("--sizes: at most %d sizes", MAX_SIZES);
                 opt.sizes[opt.n_sizes++] = (uint32_t)cli_parse_long("--sizes", t, 0, INI_MAX_MESSAGE_LIMIT);
             }
+            free(copy);
             if (!opt.n_sizes)
                 cli_bad_arg("--sizes: empty list");
         } else if (!strcmp(a, "--count")) {
@@ -599,6 +603,17 @@ static int policy_from_env(const char *var, enum ini_policy dflt)
     return p;
 }
 
+/* DONE (two words) must fit in a message, or the closing barrier could
+ * never be sent: refuse such a configuration at start, not at the end. */
+static void check_control_fits(const struct ini_config *c)
+{
+    size_t done_bytes = 2 * sizeof(uint32_t);
+    if ((size_t)c->stack.max_message < done_bytes)
+        cli_bad_arg("%s: stack.max_message = %d is below the %zu bytes of ini-ping's DONE message: "
+                    "set stack.max_message to %zu or more", c->path, c->stack.max_message, done_bytes,
+                    done_bytes);
+}
+
 int main(int argc, char **argv)
 {
     cli_init("ini-ping", usage_text);
@@ -619,6 +634,7 @@ int main(int argc, char **argv)
     ini_cn_set_policy(cn, (enum ini_policy)pe_policy);
     ordered = pe_policy == INI_POLICY_STATIC && ini_policy == INI_POLICY_STATIC;
 
+    check_control_fits(cfg);
     if (cfg->n_clusters < 2)
         cli_bad_arg("%s has one cluster: nobody to ping", cfg->path);
     /* Clusters may have INIs and no compute node: they take no part. */

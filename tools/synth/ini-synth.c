@@ -722,6 +722,10 @@ int main(int argc, char **argv)
             cli_bad_arg("INI_POLICY=%s: not a policy", policy);
         ini_cn_set_policy(cn, (enum ini_policy)p);
     }
+    if ((size_t)cfg->stack.max_message < sizeof(struct synth_msg))
+        cli_bad_arg("%s: stack.max_message = %d is below the %zu bytes of ini-synth's messages: "
+                    "set stack.max_message to %zu or more", cfg->path, cfg->stack.max_message,
+                    sizeof(struct synth_msg), sizeof(struct synth_msg));
     if (cfg->n_clusters < 2)
         cli_bad_arg("%s has one cluster: no inter-cluster requests to make", cfg->path);
     if (opt.pattern == PATTERN_HOTSPOT) {

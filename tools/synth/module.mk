@@ -19,7 +19,7 @@ $(BIN)/ini-synth: $(OBJ)/tools/synth/ini-synth.o $(OBJ)/tools/cli.o $(LIBINI)
 # The trace reader of tools/trace/ (trace_file.c, and ini/trace.c for the
 # record codec).
 $(OBJ)/tools/synth/synth-queue.o: EXTRA := -Itools/trace -Itools
-$(BIN)/synth-queue: $(OBJ)/tools/synth/synth-queue.o $(OBJ)/tools/trace/trace_file.o $(OBJ)/ini/trace.o \
+$(BIN)/synth-queue: $(OBJ)/tools/synth/synth-queue.o $(OBJ)/tools/trace/trace_file.o $(OBJ)/ini/trace.o $(OBJ)/ini/file_util.o \
                     $(OBJ)/tools/cli.o
 	@mkdir -p $(dir $@)
 	$(CC) $(LDFLAGS) -o $@ $^ -lm

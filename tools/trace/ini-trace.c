@@ -1,7 +1,7 @@
 /*
  * ini-trace - the trace post-processor (thesis section 4.4.2).
  *
- *   ini-trace report RUN_DIR [--format text|csv|json] [--csv-dir DIR]
+ *   ini-trace report RUN_DIR [--format text|csv|json] [--csv-dir DIR] [--partial]
  *
  * Reads every RUN_DIR/ini<ID>.trace the daemons wrote and prints the
  * thesis's tables: the send and receive time breakdown by module and
@@ -11,7 +11,10 @@
  * The work is in trace_file.c (loading, validation) and report.c (the
  * numbers); this is only the command line.  Exit status: 0, or 2 with one
  * line on stderr for bad arguments and for a missing, corrupt or
- * inconsistent run.
+ * inconsistent run.  A run with an INI's trace file missing is refused
+ * (the tables would silently leave its messages out) unless --partial
+ * is given; then the missing files are named on stderr and the report is
+ * made from the others.
  */
 #include <stdio.h>
 #include <string.h>
@@ -21,9 +24,33 @@
 #include "trace_file.h"
 
 static const char usage_text[] =
-    "usage: ini-trace report RUN_DIR [--format text|csv|json] [--csv-dir DIR]\n"
+    "usage: ini-trace report RUN_DIR [--format text|csv|json] [--csv-dir DIR] [--partial]\n"
     "       ini-trace --help | --version\n"
     "(see docs/traces.md)\n";
+
+/* An INI that ran without a trace file: an error, or with --partial a
+ * line on stderr naming the files the report goes without. */
+static void report_missing_or_exit(struct trace_run *run, int partial)
+{
+    enum { SHOW = 8 };
+    int missing[SHOW];
+    int n = trace_run_missing(run, missing, SHOW);
+    if (n == 0)
+        return;
+    char names[SHOW * 24] = "";
+    size_t used = 0;
+    for (int i = 0; i < n && i < SHOW; i++)
+        used += (size_t)snprintf(names + used, sizeof(names) - used, "%sini%d.trace", i ? ", " : "", missing[i]);
+    const char *more = n > SHOW ? ", ..." : "";
+    if (partial) {
+        cli_error("%s: %d trace file(s) missing (%s%s): reporting without them (--partial)", run->shown, n,
+                  names, more);
+        return;
+    }
+    trace_run_free(run);
+    cli_bad_arg("%s: %d INI(s) ran without a trace file: %s%s missing (--partial reports without them)",
+                run->shown, n, names, more);
+}
 
 int main(int argc, char **argv)
 {
@@ -34,6 +61,7 @@ int main(int argc, char **argv)
         cli_bad_arg("%s: unknown command (expected: report)", argv[1]);
     const char *dir = NULL, *csv_dir = NULL;
     enum report_format fmt = REPORT_TEXT;
+    int partial = 0;
     static const char *const formats[] = { "text", "csv", "json", NULL };  /* enum report_format */
     for (int i = 2; i < argc; i++) {
         const char *a = argv[i];
@@ -47,6 +75,8 @@ int main(int argc, char **argv)
             csv_dir = a + 10;
         else if (!strncmp(a, "--format=", 9))
             fmt = (enum report_format)cli_parse_choice("--format", a + 9, formats);
+        else if (!strcmp(a, "--partial"))
+            partial = 1;
         else if (a[0] == '-' && a[1])
             cli_unknown_option(a);
         else if (dir)
@@ -61,6 +91,7 @@ int main(int argc, char **argv)
     struct trace_run run;
     if (trace_run_load(&run, dir, err, sizeof(err)) < 0)
         cli_bad_arg("%s", err);
+    report_missing_or_exit(&run, partial);
     struct report rep;
     if (report_build(&rep, &run, err, sizeof(err)) < 0) {
         trace_run_free(&run);

@@ -720,7 +720,13 @@ int report_build(struct report *r, const struct trace_run *run, char *err, size_
             r->n_detailed++;
         else
             r->n_summary++;
+        r->recorded += run->files[i].n;
+        r->dropped += run->files[i].dropped;
     }
+    if (r->dropped)
+        note(r, "%llu messages were not recorded (trace buffers full): every table covers only the "
+                "%llu recorded messages; raise trace.records", (unsigned long long)r->dropped,
+             (unsigned long long)r->recorded);
     r->pe_policy = run->n_files ? common_policy(run, false) : -1;
     r->ini_policy = run->n_files ? common_policy(run, true) : -1;
 

@@ -115,6 +115,7 @@ struct report_cluster {
 struct report {
     char dir[1024];
     int n_files, n_detailed, n_summary;
+    uint64_t recorded, dropped;     /* messages in the files, messages their full buffers missed */
     int pe_policy, ini_policy;      /* -1 not recorded, -2 files disagree */
     bool pow2_buckets;
     struct report_breakdown send, recv;

@@ -241,6 +241,8 @@ static void print_text(FILE *o, const struct report *r)
             r->n_files, r->n_detailed, r->n_summary, r->n_clusters,
             r->n_inis ? (double)r->inis[0].tsc_hz / 1e6 : 0.0, policy_name(r->pe_policy),
             policy_name(r->ini_policy));
+    fprintf(o, "  messages: %llu recorded, %llu dropped (trace buffer full)\n",
+            (unsigned long long)r->recorded, (unsigned long long)r->dropped);
     for (int i = 0; i < r->n_notes; i++)
         fprintf(o, "  note: %s\n", r->notes[i]);
     fputc('\n', o);
@@ -567,6 +569,8 @@ static void print_json(FILE *o, const struct report *r)
                "\"ini_policy\": \"%s\", \"length_buckets\": \"%s\",\n",
             r->n_files, r->n_detailed, r->n_summary, policy_name(r->pe_policy), policy_name(r->ini_policy),
             r->pow2_buckets ? "power_of_two" : "distinct");
+    fprintf(o, "  \"recorded\": %llu, \"dropped\": %llu,\n", (unsigned long long)r->recorded,
+            (unsigned long long)r->dropped);
     fprintf(o, "  \"notes\": [");
     for (int i = 0; i < r->n_notes; i++) {
         if (i)

@@ -16,6 +16,9 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
+#include <unistd.h>
+
+#include "file_util.h"
 
 static int fail(char *err, size_t errlen, const char *fmt, ...)
 {
@@ -60,7 +63,7 @@ static int required_stamps(int kind, int mode, int idx[INI_TS_COUNT])
 
 static int check_header(struct trace_file *f, const uint8_t *h, uint64_t size, char *err, size_t errlen)
 {
-    const char *p = f->path;
+    const char *p = f->shown;
     if (memcmp(h, INI_TRACE_MAGIC, INI_TRACE_MAGIC_LEN) != 0)
         return fail(err, errlen, "%s: not an INI trace file (bad magic)", p);
     unsigned version = ini_trace_get16(h + 8), header_size = ini_trace_get16(h + 10), record_size = ini_trace_get16(h + 12);
@@ -113,7 +116,7 @@ static int check_record(const struct trace_file *f, uint64_t i, const struct ini
                         struct trace_msg *m, char *err, size_t errlen)
 {
     if (r->kind < INI_TRACE_OUT || r->kind > INI_TRACE_LOCAL)
-        return fail(err, errlen, "%s: record %llu: unknown kind %u", f->path, (unsigned long long)i, r->kind);
+        return fail(err, errlen, "%s: record %llu: unknown kind %u", f->shown, (unsigned long long)i, r->kind);
     memset(m, 0, sizeof(*m));
     m->kind = r->kind;
     m->src_pe = r->src_pe;
@@ -128,12 +131,12 @@ static int check_record(const struct trace_file *f, uint64_t i, const struct ini
         int s = idx[k];
         m->t[s] = r->slot[s - first];
         if (m->t[s] == 0)
-            return fail(err, errlen, "%s: record %llu (%s): stamp t%d missing in a %s trace", f->path,
+            return fail(err, errlen, "%s: record %llu (%s): stamp t%d missing in a %s trace", f->shown,
                         (unsigned long long)i, kind_name(r->kind), s,
                         f->mode == INI_TRACE_DETAILED ? "detailed" : "summary");
         if (k > 0 && m->t[s] < m->t[idx[k - 1]])
             return fail(err, errlen, "%s: record %llu (%s): stamps out of order: t%d = %llu < t%d = %llu",
-                        f->path, (unsigned long long)i, kind_name(r->kind), s,
+                        f->shown, (unsigned long long)i, kind_name(r->kind), s,
                         (unsigned long long)m->t[s], idx[k - 1], (unsigned long long)m->t[idx[k - 1]]);
     }
     /* t0 is the PE's and may precede the INI's run; the INI's own stamps
@@ -141,7 +144,7 @@ static int check_record(const struct trace_file *f, uint64_t i, const struct ini
     uint64_t arrive = m->t[INI_TS_ENQUEUE], done = trace_msg_done(m);
     if (arrive < f->info.start_tsc || done > f->info.end_tsc)
         return fail(err, errlen, "%s: record %llu (%s): [t1, done] = [%llu, %llu] outside the run [%llu, %llu]",
-                    f->path, (unsigned long long)i, kind_name(r->kind), (unsigned long long)arrive,
+                    f->shown, (unsigned long long)i, kind_name(r->kind), (unsigned long long)arrive,
                     (unsigned long long)done, (unsigned long long)f->info.start_tsc,
                     (unsigned long long)f->info.end_tsc);
     return 0;
@@ -154,24 +157,34 @@ int trace_file_load(struct trace_file *f, const char *path, char *err, size_t er
     const char *slash = strrchr(path, '/');
     snprintf(f->name, sizeof(f->name), "%s", slash ? slash + 1 : path);
 
-    FILE *fp = fopen(path, "rb");
-    if (!fp)
-        return fail(err, errlen, "%s: %s", path, strerror(errno));
+    ini_path_for_message(path, f->shown, sizeof(f->shown));
+    const char *shown = f->shown;
+
+    /* Never blocks: a FIFO under a trace file's name is refused, not read. */
+    char why[128];
+    int fd = ini_open_regular(path, -1, why, sizeof(why));
+    if (fd < 0)
+        return fail(err, errlen, "%s: %s", shown, why);
+    FILE *fp = fdopen(fd, "rb");
     struct stat st;
-    if (fstat(fileno(fp), &st) != 0 || !S_ISREG(st.st_mode)) {
-        fclose(fp);
-        return fail(err, errlen, "%s: not a regular file", path);
+    if (!fp || fstat(fd, &st) != 0) {
+        int e = errno;
+        if (fp)
+            fclose(fp);
+        else
+            close(fd);
+        return fail(err, errlen, "%s: %s", shown, strerror(e));
     }
     uint64_t size = (uint64_t)st.st_size;
     if (size < INI_TRACE_HEADER_SIZE) {
         fclose(fp);
-        return fail(err, errlen, "%s: truncated: %llu bytes, shorter than the %d-byte header", path,
+        return fail(err, errlen, "%s: truncated: %llu bytes, shorter than the %d-byte header", shown,
                     (unsigned long long)size, INI_TRACE_HEADER_SIZE);
     }
     uint8_t header[INI_TRACE_HEADER_SIZE];
     if (fread(header, sizeof(header), 1, fp) != 1) {
         fclose(fp);
-        return fail(err, errlen, "%s: cannot read the header", path);
+        return fail(err, errlen, "%s: cannot read the header", shown);
     }
     if (check_header(f, header, size, err, errlen) < 0) {
         fclose(fp);
@@ -180,15 +193,15 @@ int trace_file_load(struct trace_file *f, const char *path, char *err, size_t er
     f->msgs = calloc(f->n ? f->n : 1, sizeof(*f->msgs));
     if (!f->msgs) {
         fclose(fp);
-        return fail(err, errlen, "%s: out of memory for %llu records", path, (unsigned long long)f->n);
+        return fail(err, errlen, "%s: out of memory for %llu records", shown, (unsigned long long)f->n);
     }
     enum { CHUNK = 4096 };
     uint8_t *buf = malloc((size_t)CHUNK * INI_TRACE_RECORD_SIZE);
-    int rc = buf ? 0 : fail(err, errlen, "%s: out of memory", path);
+    int rc = buf ? 0 : fail(err, errlen, "%s: out of memory", shown);
     for (uint64_t i = 0; rc == 0 && i < f->n; i += CHUNK) {
         size_t m = f->n - i < CHUNK ? (size_t)(f->n - i) : CHUNK;
         if (fread(buf, INI_TRACE_RECORD_SIZE, m, fp) != m) {
-            rc = fail(err, errlen, "%s: read error after %llu records", path, (unsigned long long)i);
+            rc = fail(err, errlen, "%s: read error after %llu records", shown, (unsigned long long)i);
             break;
         }
         for (size_t j = 0; rc == 0 && j < m; j++) {
@@ -249,19 +262,19 @@ static int check_clusters(const struct trace_run *run, char *err, size_t errlen)
                 continue;
             if (b->info.cluster_inis != a->info.cluster_inis)
                 return fail(err, errlen, "%s: INI %d says cluster %d has %d INIs, but %s (INI %d) says %d",
-                            b->path, b->info.ini_id, b->info.cluster_id, b->info.cluster_inis, a->name,
+                            b->shown, b->info.ini_id, b->info.cluster_id, b->info.cluster_inis, a->name,
                             a->info.ini_id, a->info.cluster_inis);
             if (b->info.cluster_pes != a->info.cluster_pes)
                 return fail(err, errlen, "%s: INI %d says cluster %d has %d compute nodes, but %s says %d",
-                            b->path, b->info.ini_id, b->info.cluster_id, b->info.cluster_pes, a->name,
+                            b->shown, b->info.ini_id, b->info.cluster_id, b->info.cluster_pes, a->name,
                             a->info.cluster_pes);
             if (b->info.ini_index == a->info.ini_index)
-                return fail(err, errlen, "%s: INI %d has the same index %d in cluster %d as %s", b->path,
+                return fail(err, errlen, "%s: INI %d has the same index %d in cluster %d as %s", b->shown,
                             b->info.ini_id, b->info.ini_index, b->info.cluster_id, a->name);
         }
         if (present != a->info.cluster_inis)
             return fail(err, errlen, "%s: cluster %d has %d INIs but %d trace files were found for it in %s",
-                        a->path, a->info.cluster_id, a->info.cluster_inis, present, run->dir);
+                        a->shown, a->info.cluster_id, a->info.cluster_inis, present, run->shown);
     }
     return 0;
 }
@@ -270,9 +283,10 @@ int trace_run_load(struct trace_run *run, const char *dir, char *err, size_t err
 {
     memset(run, 0, sizeof(*run));
     snprintf(run->dir, sizeof(run->dir), "%s", dir);
+    ini_path_for_message(dir, run->shown, sizeof(run->shown));
     DIR *d = opendir(dir);
     if (!d)
-        return fail(err, errlen, "%s: %s", dir, strerror(errno));
+        return fail(err, errlen, "%s: %s", run->shown, strerror(errno));
     int cap = 0, rc = 0;
     struct dirent *e;
     while (rc == 0 && (e = readdir(d)) != NULL) {
@@ -283,7 +297,7 @@ int trace_run_load(struct trace_run *run, const char *dir, char *err, size_t err
             cap = cap ? 2 * cap : 16;
             struct trace_file *grown = realloc(run->files, (size_t)cap * sizeof(*grown));
             if (!grown) {
-                rc = fail(err, errlen, "%s: out of memory", dir);
+                rc = fail(err, errlen, "%s: out of memory", run->shown);
                 break;
             }
             run->files = grown;
@@ -297,16 +311,16 @@ int trace_run_load(struct trace_run *run, const char *dir, char *err, size_t err
         }
         run->n_files++;
         if (f->info.ini_id != id)
-            rc = fail(err, errlen, "%s: the header says INI %d", f->path, f->info.ini_id);
+            rc = fail(err, errlen, "%s: the header says INI %d", f->shown, f->info.ini_id);
     }
     closedir(d);
     if (rc == 0 && run->n_files == 0)
-        rc = fail(err, errlen, "%s: no ini<ID>.trace files", dir);
+        rc = fail(err, errlen, "%s: no ini<ID>.trace files", run->shown);
     if (rc == 0) {
         qsort(run->files, (size_t)run->n_files, sizeof(*run->files), cmp_file_by_id);
         for (int i = 1; rc == 0 && i < run->n_files; i++)
             if (run->files[i].info.ini_id == run->files[i - 1].info.ini_id)
-                rc = fail(err, errlen, "%s: INI %d is also in %s", run->files[i].path,
+                rc = fail(err, errlen, "%s: INI %d is also in %s", run->files[i].shown,
                           run->files[i].info.ini_id, run->files[i - 1].name);
         if (rc == 0)
             rc = check_clusters(run, err, errlen);
@@ -323,4 +337,57 @@ void trace_run_free(struct trace_run *run)
     free(run->files);
     run->files = NULL;
     run->n_files = 0;
+}
+
+static int has_file(const struct trace_run *run, long id)
+{
+    for (int i = 0; i < run->n_files; i++)
+        if (run->files[i].info.ini_id == id)
+            return 1;
+    return 0;
+}
+
+/* "ini<ID>.log": the id, or -1. */
+static long log_name_id(const char *name)
+{
+    if (strncmp(name, "ini", 3) != 0)
+        return -1;
+    char *end;
+    errno = 0;
+    long id = strtol(name + 3, &end, 10);
+    if (end == name + 3 || name[3] < '0' || name[3] > '9' || errno || id > 99999 || strcmp(end, ".log") != 0)
+        return -1;
+    return id;
+}
+
+int trace_run_missing(const struct trace_run *run, int *missing, int max)
+{
+    enum { MAX_ID = 100000 };
+    long top = -1;
+    for (int i = 0; i < run->n_files; i++)
+        if (run->files[i].info.ini_id > top)
+            top = run->files[i].info.ini_id;
+    DIR *d = opendir(run->dir);
+    if (d) {
+        struct dirent *e;
+        while ((e = readdir(d)) != NULL) {
+            long id = log_name_id(e->d_name);
+            if (id > top)
+                top = id;
+        }
+        closedir(d);
+    }
+    if (top >= MAX_ID)
+        top = MAX_ID - 1;
+    int n = 0;
+    for (long id = 0; id <= top; id++) {
+        if (has_file(run, id))
+            continue;
+        /* Below the largest id every INI existed (ids are dense); the
+         * largest one is known from its log or its trace. */
+        if (n < max)
+            missing[n] = (int)id;
+        n++;
+    }
+    return n;
 }

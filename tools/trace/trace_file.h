@@ -21,6 +21,7 @@
 #include "trace.h"
 
 #define TRACE_ERR_LEN 512
+#define TRACE_SHOWN_LEN 200     /* a path in a message: the reason after it must fit */
 
 struct trace_msg {
     uint8_t  kind;                  /* enum ini_trace_kind */
@@ -43,6 +44,7 @@ static inline uint64_t trace_msg_done(const struct trace_msg *m)
 struct trace_file {
     char path[1024];
     char name[256];                 /* the file name without the directory, for messages */
+    char shown[TRACE_SHOWN_LEN];    /* path for messages, shortened with "..." if long */
     int mode;                       /* INI_TRACE_SUMMARY or INI_TRACE_DETAILED */
     struct ini_trace_info info;
     uint64_t dropped;
@@ -52,6 +54,7 @@ struct trace_file {
 
 struct trace_run {
     char dir[1024];
+    char shown[TRACE_SHOWN_LEN];    /* dir for messages, shortened with "..." if long */
     int n_files;
     struct trace_file *files;       /* ascending INI id */
 };
@@ -63,5 +66,11 @@ void trace_file_free(struct trace_file *f);
  * other.  0, or -1 with the reason in err. */
 int  trace_run_load(struct trace_run *run, const char *dir, char *err, size_t errlen);
 void trace_run_free(struct trace_run *run);
+/* The INIs of the run whose trace file is missing: ids below the largest
+ * traced one without a file (INI ids are dense), and INIs that left a
+ * daemon log (RUN_DIR/ini<ID>.log, written by the launcher for every INI it
+ * started) but no trace.  Writes up to max ids, ascending, into missing and
+ * returns how many there are (possibly more than max). */
+int  trace_run_missing(const struct trace_run *run, int *missing, int max);
 
 #endif

@@ -1,0 +1,61 @@
+/*
+ * file_util.c - see file_util.h.
+ */
+#include "file_util.h"
+
+#include <errno.h>
+#include <fcntl.h>
+#include <stdio.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+int ini_open_regular(const char *path, long long max_bytes, char *why, size_t whylen)
+{
+    int fd = open(path, O_RDONLY | O_NONBLOCK | O_CLOEXEC | O_NOCTTY);
+    if (fd < 0) {
+        snprintf(why, whylen, "cannot open: %s", strerror(errno));
+        return -1;
+    }
+    struct stat st;
+    const char *kind = NULL;
+    if (fstat(fd, &st) < 0) {
+        snprintf(why, whylen, "cannot open: %s", strerror(errno));
+    } else if (S_ISDIR(st.st_mode)) {
+        snprintf(why, whylen, "cannot read: %s", strerror(EISDIR));
+    } else if (!S_ISREG(st.st_mode)) {
+        kind = S_ISFIFO(st.st_mode) ? "a FIFO or pipe" : S_ISCHR(st.st_mode) ? "a character device"
+             : S_ISBLK(st.st_mode) ? "a block device" : S_ISSOCK(st.st_mode) ? "a socket" : "not a file";
+        snprintf(why, whylen, "not a regular file (%s)", kind);
+    } else if (max_bytes >= 0 && st.st_size > max_bytes) {
+        snprintf(why, whylen, "%lld bytes, more than the limit of %lld", (long long)st.st_size, max_bytes);
+    } else {
+        int flags = fcntl(fd, F_GETFL);
+        if (flags >= 0)
+            fcntl(fd, F_SETFL, flags & ~O_NONBLOCK);
+        return fd;
+    }
+    close(fd);
+    return -1;
+}
+
+const char *ini_path_for_message(const char *path, char *buf, size_t buflen)
+{
+    size_t n = strlen(path);
+    if (buflen == 0)
+        return "";
+    if (n < buflen) {
+        memcpy(buf, path, n + 1);
+        return buf;
+    }
+    if (buflen < 8) {              /* no room for both ends: just the start */
+        snprintf(buf, buflen, "%s", path);
+        return buf;
+    }
+    size_t keep = buflen - 1 - 3;  /* characters of path kept, around "..." */
+    size_t head = keep / 3, tail = keep - head;   /* the end names the file: keep more of it */
+    memcpy(buf, path, head);
+    memcpy(buf + head, "...", 3);
+    memcpy(buf + head + 3, path + n - tail, tail + 1);
+    return buf;
+}

@@ -1,0 +1,28 @@
+/*
+ * file_util.h - opening input files safely, and naming them in errors.
+ *
+ * Every input read whole (a configuration, a trace file) goes through
+ * ini_open_regular: a FIFO given by mistake must not hang the program in
+ * open() or read(), and a huge file must be refused at once rather than
+ * parsed for minutes.  Error messages are fixed-size lines; a very long
+ * path must not push the reason out of them, hence ini_path_for_message.
+ */
+#ifndef INI_FILE_UTIL_H
+#define INI_FILE_UTIL_H
+
+#include <stddef.h>
+
+/* Opens a file that is to be read whole (a configuration, a trace) without
+ * ever blocking: O_NONBLOCK, so that a FIFO without a writer cannot hang the
+ * open, then refuses anything but a regular file of at most max_bytes
+ * (no limit when negative).  Returns the descriptor (O_NONBLOCK cleared,
+ * close-on-exec), or -1 with the reason in why, e.g. "not a regular file
+ * (a FIFO or pipe)", "1200000 bytes, more than the limit of 1048576". */
+int ini_open_regular(const char *path, long long max_bytes, char *why, size_t whylen);
+
+/* PATH for an error message: as is when it fits in buf (buflen bytes),
+ * else its start and end around "...", so that the reason written after it
+ * survives in a fixed-size message.  Returns buf. */
+const char *ini_path_for_message(const char *path, char *buf, size_t buflen);
+
+#endif

@@ -1,0 +1,232 @@
+/*
+ * cluster_reap.c - see cluster_reap.h.
+ */
+#include "cluster_reap.h"
+
+#include <dirent.h>
+#include <errno.h>
+#include <signal.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/prctl.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include "cluster_util.h"
+
+#define SHM_DIR   "/dev/shm"
+#define NETNS_DIR "/var/run/netns"
+#define MAX_TAGS  256
+#define TAG_LEN   24
+#define PATH_MAX_LEN 512
+
+int become_subreaper(void)
+{
+    return prctl(PR_SET_CHILD_SUBREAPER, 1, 0, 0, 0);
+}
+
+/* The pids whose parent is us (from /proc/PID/stat), up to max. */
+static int list_children(pid_t *out, int max)
+{
+    pid_t self = getpid();
+    DIR *d = opendir("/proc");
+    if (!d)
+        return 0;
+    int n = 0;
+    struct dirent *e;
+    while ((e = readdir(d)) != NULL && n < max) {
+        char *end;
+        long pid = strtol(e->d_name, &end, 10);
+        if (*end || pid <= 0)
+            continue;
+        char path[64], buf[512];
+        snprintf(path, sizeof path, "/proc/%ld/stat", pid);
+        FILE *f = fopen(path, "r");
+        if (!f)
+            continue;
+        size_t len = fread(buf, 1, sizeof buf - 1, f);
+        fclose(f);
+        buf[len] = 0;
+        /* "PID (comm) S PPID ...": after the last ')'. */
+        char *p = strrchr(buf, ')');
+        char state;
+        long ppid;
+        if (p && sscanf(p + 1, " %c %ld", &state, &ppid) == 2 && ppid == self)
+            out[n++] = (pid_t)pid;
+    }
+    closedir(d);
+    return n;
+}
+
+int reap_descendants(int grace_ms)
+{
+    enum { MAX = 1024 };
+    static pid_t kids[MAX];
+    int found = 0, seen_any = 0;
+    int64_t kill_at = 0;
+    for (int round = 0; round < 1000; round++) {
+        while (waitpid(-1, NULL, WNOHANG) > 0)
+            ;
+        int n = list_children(kids, MAX);
+        if (n == 0)
+            break;
+        if (!seen_any) {
+            seen_any = 1;
+            kill_at = now_ms() + grace_ms;
+        }
+        int sig = now_ms() >= kill_at ? SIGKILL : SIGTERM;
+        for (int i = 0; i < n; i++) {
+            /* Its own group too: a setsid'd process leads one. */
+            if (kill(-kids[i], sig) < 0)
+                kill(kids[i], sig);
+        }
+        if (found < n)
+            found = n;
+        sleep_ms(10);
+    }
+    return found;
+}
+
+/* A tag is "HEX" or "HEX" plus one letter (cluster_launch's pick_tag). */
+static int tag_of(const char *name, const char *prefix, char *tag, size_t len)
+{
+    size_t pl = strlen(prefix);
+    if (strncmp(name, prefix, pl) != 0)
+        return -1;
+    const char *t = name + pl, *dash = strchr(t, '-');
+    if (!dash || dash == t || (size_t)(dash - t) >= len)
+        return -1;
+    for (const char *c = t; c < dash; c++) {
+        int hex = (*c >= '0' && *c <= '9') || (*c >= 'a' && *c <= 'f');
+        if (!hex && !(c == dash - 1 && c > t && *c >= 'g' && *c <= 'z'))
+            return -1;          /* not a launcher's tag: not ours to touch */
+    }
+    if (strcmp(dash, "-lan") != 0 && (dash[1] != 'c' || !dash[2] || strspn(dash + 2, "0123456789") != strlen(dash + 2)))
+        return -1;
+    memcpy(tag, t, (size_t)(dash - t));
+    tag[dash - t] = 0;
+    return 0;
+}
+
+/* Any live process under the tag's pid counts: a launcher, or another
+ * tool that named segments after its pid.  A reused pid only delays the
+ * cleanup; it never removes what a live process uses. */
+static int is_launcher(pid_t pid)
+{
+    return process_alive(pid);
+}
+
+/* Some live process has `--tag TAG` on its command line (a daemon). */
+static int tag_in_use(const char *tag)
+{
+    DIR *d = opendir("/proc");
+    if (!d)
+        return 1;
+    int used = 0;
+    struct dirent *e;
+    while (!used && (e = readdir(d)) != NULL) {
+        char *end;
+        long pid = strtol(e->d_name, &end, 10);
+        if (*end || pid <= 0 || pid == getpid())
+            continue;
+        used = process_has_arg((pid_t)pid, tag) && process_has_arg((pid_t)pid, "--tag");
+    }
+    closedir(d);
+    return used;
+}
+
+static int tag_alive(const char *tag)
+{
+    char *end;
+    unsigned long pid = strtoul(tag, &end, 16);
+    if (*end == 0 && pid > 0 && pid < 1u << 22 && is_launcher((pid_t)pid))
+        return 1;
+    size_t n = strlen(tag);
+    if (n > 1) {                /* HEX plus a letter: the letter may also be a hex digit */
+        char prefix[TAG_LEN];
+        snprintf(prefix, sizeof prefix, "%.*s", (int)(n - 1), tag);
+        pid = strtoul(prefix, &end, 16);
+        if (*end == 0 && pid > 0 && pid < 1u << 22 && is_launcher((pid_t)pid))
+            return 1;
+    }
+    return tag_in_use(tag);
+}
+
+/* Adds the tags of DIR's entries named PREFIX TAG -lan|-cN to tags[]. */
+static int collect(const char *dir, const char *prefix, char tags[][TAG_LEN], int n)
+{
+    DIR *d = opendir(dir);
+    if (!d)
+        return n;
+    struct dirent *e;
+    while ((e = readdir(d)) != NULL && n < MAX_TAGS) {
+        char tag[TAG_LEN];
+        if (tag_of(e->d_name, prefix, tag, sizeof tag) < 0)
+            continue;
+        int dup = 0;
+        for (int i = 0; i < n && !dup; i++)
+            dup = strcmp(tags[i], tag) == 0;
+        if (!dup)
+            snprintf(tags[n++], TAG_LEN, "%s", tag);
+    }
+    closedir(d);
+    return n;
+}
+
+/* Removes DIR's entries of TAG: segments by unlink, namespaces by ip. */
+static int remove_tag(const char *dir, const char *prefix, const char *tag, int netns)
+{
+    DIR *d = opendir(dir);
+    if (!d)
+        return 0;
+    int removed = 0;
+    struct dirent *e;
+    char names[64][64];
+    int n = 0;
+    while ((e = readdir(d)) != NULL && n < 64) {
+        char t[TAG_LEN];
+        if (tag_of(e->d_name, prefix, t, sizeof t) == 0 && strcmp(t, tag) == 0)
+            snprintf(names[n++], sizeof names[0], "%s", e->d_name);
+    }
+    closedir(d);
+    /* Namespaces: clusters first, the LAN (holding the bridge) last. */
+    for (int pass = 0; pass < 2; pass++)
+        for (int i = 0; i < n; i++) {
+            int lan = strstr(names[i], "-lan") != NULL;
+            if (lan != pass)
+                continue;
+            char path[PATH_MAX_LEN];
+            snprintf(path, sizeof path, "%s/%s", dir, names[i]);
+            if (netns) {
+                char *argv[] = { "ip", "netns", "del", names[i], NULL };
+                char why[256];
+                removed += run_command(argv, NULL, "/dev/null", why, sizeof why) == 0;
+            } else {
+                removed += unlink(path) == 0;
+            }
+        }
+    return removed;
+}
+
+int cleanup_stale_runs(FILE *out)
+{
+    static char tags[MAX_TAGS][TAG_LEN];
+    int n = collect(SHM_DIR, "ini-", tags, 0);
+    int may_netns = geteuid() == 0 && access(NETNS_DIR, W_OK) == 0;
+    if (may_netns)
+        n = collect(NETNS_DIR, "ini-", tags, n);
+    int cleaned = 0;
+    for (int i = 0; i < n; i++) {
+        if (tag_alive(tags[i]))
+            continue;
+        int ns = may_netns ? remove_tag(NETNS_DIR, "ini-", tags[i], 1) : 0;
+        int segs = remove_tag(SHM_DIR, "ini-", tags[i], 0);
+        if (ns + segs == 0)
+            continue;
+        cleaned++;
+        if (out)
+            fprintf(out, "ini-cluster: removed what run %s left after its launcher died: "
+                         "%d network namespace(s), %d segment(s)\n", tags[i], ns, segs);
+    }
+    return cleaned;
+}
