@@ -28,6 +28,8 @@
 #define INI_MAX_EAL_ARGS     32
 #define INI_DEVARGS_LEN      256
 #define INI_PATH_LEN         512
+#define INI_DEVICE_LEN       64
+#define INI_HOST_LEN         256
 #define INI_MAX_MESSAGE_LIMIT 65000   /* upper bound of stack.max_message */
 
 enum ini_net_mode   { INI_NET_MEMIF, INI_NET_AF_PACKET, INI_NET_PCI };
@@ -75,6 +77,9 @@ struct ini_node_cfg {
     /* pci mode: DPDK device (PCI address or vdev string).  memif and
      * af_packet modes: empty in the file, the launcher derives the ports. */
     char     devargs[INI_DEVARGS_LEN];
+    /* The INI's device on its cluster's host: a kernel interface name or
+     * a PCI address; "" = derived (af_packet: the launcher's veth i<ID>). */
+    char     device[INI_DEVICE_LEN];
     struct ini_fault_cfg faults;   /* faults = {...} in the INI, else the global group */
 };
 

@@ -238,14 +238,6 @@ int main(int argc, char **argv)
         fprintf(stderr, "inid %d: lwIP setup failed\n", d->me->id);
         return 1;
     }
-    /* DPDK 22.11's af_packet driver joins a PACKET_FANOUT group with the
-     * DEFRAG flag, so the kernel would reassemble our IP fragments and hand
-     * over datagrams larger than its ring frames (2 KB, and it cannot
-     * scatter): every message over ~2 KB was lost.  On that emulated LAN the
-     * INIs carry their IPv4 packets under the local experimental EtherType,
-     * which the kernel forwards without looking inside. */
-    if (d->cfg.net_mode == INI_NET_AF_PACKET)
-        d->nf.ethertype = INI_ETHERTYPE_LOCAL;
     if (inid_ports_init(d) < 0)
         return 1;
     inid_faults_init(d);

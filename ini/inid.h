@@ -160,6 +160,9 @@ void inid_faults_init(struct inid *d);
 int inid_idle_init(struct inid *d);
 /* Rings the doorbells of sleeping memif peers that were sent frames. */
 void inid_wake_peers(struct inid *d);
+/* The EAL argument that opens kernel interface me->device (default i<ID>)
+ * as this INI's port; returns 1 (the number of arguments written). */
+int inid_kernel_iface_vdev(const struct ini_node_cfg *me, char arg[INID_ARG_LEN]);
 /* Builds the vdev argument of each port of this INI into args (EAL form). */
 int inid_ports_eal_args(const struct inid *d, char args[][INID_ARG_LEN], int max);
 

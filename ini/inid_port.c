@@ -56,8 +56,7 @@ int inid_ports_eal_args(const struct inid *d, char args[][INID_ARG_LEN], int max
         if (me->devargs[0])
             snprintf(args[n++], INID_ARG_LEN, "--vdev=%s", me->devargs);
         else
-            snprintf(args[n++], INID_ARG_LEN, "--vdev=net_af_packet%d,iface=i%d,qpairs=1",
-                     me->id, me->id);
+            n += inid_kernel_iface_vdev(me, args[n]);
         break;
     case INI_NET_PCI:
         if (strncmp(me->devargs, "net_", 4) == 0)
@@ -320,4 +319,19 @@ void inid_ports_close(struct inid *d)
         ini_segment_detach(d->peer_seg[c]);
     /* The ports themselves are left to the process's exit (inid.c). */
     d->n_ports = 0;
+}
+
+/* A kernel interface as an INI's port (af_packet mode, or pci mode with an
+ * interface name as the device): DPDK's af_xdp driver.  Not af_packet:
+ * DPDK 22.11's af_packet driver joins a PACKET_FANOUT group with the
+ * DEFRAG flag, and the kernel then reassembles IPv4 fragments into frames
+ * larger than its ring slots, which are lost (docs/deploy.md has the
+ * measurements).  The default interface is the launcher's veth i<ID>. */
+int inid_kernel_iface_vdev(const struct ini_node_cfg *me, char arg[INID_ARG_LEN])
+{
+    if (me->device[0])
+        snprintf(arg, INID_ARG_LEN, "--vdev=net_af_xdp%d,iface=%s", me->id, me->device);
+    else
+        snprintf(arg, INID_ARG_LEN, "--vdev=net_af_xdp%d,iface=i%d", me->id, me->id);
+    return 1;
 }
