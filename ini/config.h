@@ -35,6 +35,8 @@
 enum ini_net_mode   { INI_NET_MEMIF, INI_NET_AF_PACKET, INI_NET_PCI };
 enum ini_idle_mode  { INI_IDLE_POLL, INI_IDLE_ADAPTIVE, INI_IDLE_AUTO };
 enum ini_trace_mode { INI_TRACE_OFF, INI_TRACE_SUMMARY, INI_TRACE_DETAILED };
+/* eal.hugepages: auto uses them when the host has enough free (ini/eal_args.h). */
+enum ini_eal_huge   { INI_HUGE_AUTO, INI_HUGE_YES, INI_HUGE_NO };
 
 _Static_assert(INI_MAX_INIS_PER_CLUSTER <= INI_LB_MAX_CHOICES && INI_MAX_CLUSTERS <= INI_LB_MAX_CLUSTERS &&
                    INI_MAX_INIS <= INI_LB_MAX_INIS,
@@ -85,6 +87,7 @@ struct ini_node_cfg {
 
 struct ini_cluster_cfg {
     int id;
+    char host[INI_HOST_LEN];             /* host it runs on (ssh, srun); "" = this host */
     int n_pes;
     int pes[INI_MAX_PES_PER_CLUSTER];    /* global PE ids, ascending */
     int n_inis;
@@ -133,6 +136,7 @@ struct ini_config {
     int n_eal_args;                   /* eal.args: extra EAL arguments */
     char eal_args[INI_MAX_EAL_ARGS][128];
     int eal_memory_mb;                /* eal.memory_mb, default 256 */
+    enum ini_eal_huge eal_hugepages;  /* eal.hugepages, default auto */
 
     int n_clusters, n_pes, n_inis;
     struct ini_cluster_cfg clusters[INI_MAX_CLUSTERS];
@@ -154,6 +158,21 @@ int ini_config_load(const char *path, struct ini_config *cfg, char *err, size_t 
 int ini_config_generate(FILE *out, int n_clusters, int pes_per_cluster,
                         int inis_per_cluster, enum ini_net_mode mode,
                         char *err, size_t errlen);
+
+/* As ini_config_generate, with the clusters spread over hosts (cluster c
+ * on hosts[c % n_hosts]) and, when devices is not NULL, INI k of every
+ * cluster on device devices[k % n_devices].  mode must then be af_packet
+ * or pci. */
+int ini_config_generate_hosts(FILE *out, int n_clusters, int pes_per_cluster,
+                              int inis_per_cluster, enum ini_net_mode mode,
+                              const char *const *hosts, int n_hosts,
+                              const char *const *devices, int n_devices,
+                              char *err, size_t errlen);
+
+/* 1 if cfg names a host for some cluster (the machine spans hosts). */
+int ini_config_has_hosts(const struct ini_config *cfg);
+/* 1 if device is a PCI address (0000:03:00.0 or 03:00.0), 0 if not. */
+int ini_device_is_pci(const char *device);
 
 /* Names as written in the file, for messages and reports. */
 const char *ini_net_mode_name(enum ini_net_mode m);

@@ -37,6 +37,7 @@
 #include "inid_cli.h"
 #include "lwip/init.h"
 
+#include "eal_args.h"
 #include "fabric.h"
 
 #define MBUFS 16383
@@ -148,14 +149,14 @@ static int eal_init(struct inid *d, int argc, char **argv, int extra)
 #define ADD(...) do { snprintf(store[s], INID_ARG_LEN, __VA_ARGS__); eal_argv[n++] = store[s++]; } while (0)
     ADD("inid%d", d->me->id);
     ADD("--file-prefix=ini-%s-%d", d->tag, d->me->id);
-    ADD("--no-huge");
+    int huge = ini_eal_use_hugepages(&d->cfg, argv + extra, argc - extra, "/proc/meminfo");
+    ADD("%s", huge ? "--in-memory" : "--no-huge");    /* --in-memory: no shared config either */
     ADD("-m");
     ADD("%d", d->cfg.eal_memory_mb);
-    ADD("--no-shconf");
+    if (!huge)
+        ADD("--no-shconf");
     ADD("--no-telemetry");
     ADD("--log-level=*:warning");
-    if (d->cfg.net_mode != INI_NET_PCI)
-        ADD("--no-pci");
     long cores = sysconf(_SC_NPROCESSORS_ONLN);
     if (d->me->core >= 0 && d->me->core < cores)
         ADD("--lcores=0@%d", d->me->core);
@@ -164,12 +165,19 @@ static int eal_init(struct inid *d, int argc, char **argv, int extra)
     int vdevs = inid_ports_eal_args(d, store + s, INI_NETIF_MAX_PORTS);
     for (int k = 0; k < vdevs; k++)
         eal_argv[n++] = store[s++];
+    /* Only the devices named are probed: never the host's own NIC. */
+    if (!ini_eal_allows_pci(eal_argv + n - vdevs, vdevs) && !ini_eal_allows_pci(argv + extra, argc - extra))
+        ADD("--no-pci");
     for (int k = 0; k < d->cfg.n_eal_args; k++)
         eal_argv[n++] = d->cfg.eal_args[k];
     for (int k = extra; k < argc && n < (int)(sizeof(eal_argv) / sizeof(eal_argv[0])) - 1; k++)
         eal_argv[n++] = argv[k];
     eal_argv[n] = NULL;
 #undef ADD
+    printf("inid %d: EAL", d->me->id);
+    for (int k = 1; k < n; k++)
+        printf(" %s", eal_argv[k]);
+    printf("\n");
     int rc = rte_eal_init(n, eal_argv);
     if (rc < 0) {
         fprintf(stderr, "inid %d: EAL init failed: %s\n", d->me->id, rte_strerror(rte_errno));

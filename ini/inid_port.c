@@ -59,7 +59,9 @@ int inid_ports_eal_args(const struct inid *d, char args[][INID_ARG_LEN], int max
             n += inid_kernel_iface_vdev(me, args[n]);
         break;
     case INI_NET_PCI:
-        if (strncmp(me->devargs, "net_", 4) == 0)
+        if (!me->devargs[0])
+            n += inid_device_eal_arg(me, args[n]);
+        else if (strncmp(me->devargs, "net_", 4) == 0)
             snprintf(args[n++], INID_ARG_LEN, "--vdev=%s", me->devargs);
         else
             snprintf(args[n++], INID_ARG_LEN, "--allow=%s", me->devargs);
@@ -334,4 +336,15 @@ int inid_kernel_iface_vdev(const struct ini_node_cfg *me, char arg[INID_ARG_LEN]
     else
         snprintf(arg, INID_ARG_LEN, "--vdev=net_af_xdp%d,iface=i%d", me->id, me->id);
     return 1;
+}
+
+/* pci mode without devargs: the INI's device, a PCI address (allow-listed:
+ * the only device EAL probes) or a kernel interface (af_xdp). */
+int inid_device_eal_arg(const struct ini_node_cfg *me, char arg[INID_ARG_LEN])
+{
+    if (ini_device_is_pci(me->device)) {
+        snprintf(arg, INID_ARG_LEN, "--allow=%s", me->device);
+        return 1;
+    }
+    return inid_kernel_iface_vdev(me, arg);
 }

@@ -72,8 +72,8 @@ static const char *usage_text =
     "                          [--idle MODE] [--trace MODE] [--fault SPEC]\n"
     "       ini-cluster status CONFIG [--run-dir DIR]\n"
     "       ini-cluster down CONFIG [--run-dir DIR]\n"
-    "       ini-cluster gen CLUSTERS PES_PER_CLUSTER INIS_PER_CLUSTER [--mode memif|af_packet]\n"
-    "                          [-o FILE]\n"
+    "       ini-cluster gen CLUSTERS PES_PER_CLUSTER INIS_PER_CLUSTER [--mode memif|af_packet|pci]\n"
+    "                          [--hosts H1,H2,...] [--device DEV,...] [-o FILE]\n"
     "       ini-cluster --help | --version\n"
     "policies: static, round-robin, load-aware; idle: poll, adaptive, auto;\n"
     "trace: off, summary, detailed.  See docs/launcher.md.\n";
@@ -698,6 +698,27 @@ static int cmd_down(int argc, char **argv)
 
 /* ---- gen ---- */
 
+/* "a,b,c" into at most max words (in buf); exits on an empty word. */
+static int split_list_or_exit(const char *flag, const char *list, char *buf, size_t len,
+                              const char **words, int max)
+{
+    if (strlen(list) >= len)
+        cli_bad_arg("gen: %s: list too long", flag);
+    snprintf(buf, len, "%s", list);
+    int n = 0;
+    for (char *w = buf, *comma; w; w = comma ? comma + 1 : NULL) {
+        comma = strchr(w, ',');
+        if (comma)
+            *comma = 0;
+        if (!*w)
+            cli_bad_arg("gen: %s: empty name in '%s'", flag, list);
+        if (n == max)
+            cli_bad_arg("gen: %s: more than %d names", flag, max);
+        words[n++] = w;
+    }
+    return n;
+}
+
 static int cmd_gen(int argc, char **argv)
 {
     long v[3];
@@ -707,19 +728,28 @@ static int cmd_gen(int argc, char **argv)
     static const char *const MODES[] = { "memif", "af_packet", "pci", NULL };
     int mode = INI_NET_MEMIF;
     static const char *const names[] = { "CLUSTERS", "PES_PER_CLUSTER", "INIS_PER_CLUSTER" };
+    static char hosts_buf[4096], devices_buf[1024];
+    const char *hosts[INI_MAX_CLUSTERS], *devices[INI_MAX_INIS_PER_CLUSTER];
+    int n_hosts = 0, n_devices = 0, mode_given = 0;
     for (int i = 0; i < argc; i++) {
         const char *a = argv[i];
         if (cli_common_flag(a)) {
             continue;
+        } else if (!strcmp(a, "--hosts") || !strcmp(a, "--device")) {
+            if (i + 1 >= argc)
+                cli_bad_arg("gen: %s: needs a value", a);
+            int hosts_flag = !strcmp(a, "--hosts");
+            n_hosts = hosts_flag ? split_list_or_exit(a, argv[++i], hosts_buf, sizeof hosts_buf, hosts, INI_MAX_CLUSTERS) : n_hosts;
+            n_devices = hosts_flag ? n_devices : split_list_or_exit(a, argv[++i], devices_buf, sizeof devices_buf, devices, INI_MAX_INIS_PER_CLUSTER);
         } else if (!strcmp(a, "-o") || !strcmp(a, "--mode")) {
             if (i + 1 >= argc)
                 cli_bad_arg("gen: %s: needs a value", a);
             if (!strcmp(a, "-o"))
                 out_path = argv[++i];
             else
-                mode = cli_parse_choice("--mode", argv[++i], MODES);
+                mode = cli_parse_choice("--mode", argv[++i], MODES), mode_given = 1;
         } else if (!strncmp(a, "--mode=", 7)) {
-            mode = cli_parse_choice("--mode", a + 7, MODES);
+            mode = cli_parse_choice("--mode", a + 7, MODES), mode_given = 1;
         } else if (a[0] == '-' && a[1]) {
             cli_bad_arg("gen: %s: unknown option", a);
         } else {
@@ -732,6 +762,8 @@ static int cmd_gen(int argc, char **argv)
     }
     if (n < 3)
         cli_bad_arg("gen: expected CLUSTERS PES_PER_CLUSTER INIS_PER_CLUSTER");
+    if (n_hosts && !mode_given)
+        mode = INI_NET_AF_PACKET;   /* across hosts: kernel interfaces on a LAN */
 
     char err[PATH_MAX + 256];
     FILE *out = stdout;
@@ -742,7 +774,8 @@ static int cmd_gen(int argc, char **argv)
         if (!out)
             cli_bad_arg("%s: %s", out_path, strerror(errno));
     }
-    int rc = ini_config_generate(out, (int)v[0], (int)v[1], (int)v[2], (enum ini_net_mode)mode, err, sizeof err);
+    int rc = ini_config_generate_hosts(out, (int)v[0], (int)v[1], (int)v[2], (enum ini_net_mode)mode,
+                                       hosts, n_hosts, devices, n_devices, err, sizeof err);
     if (out_path) {
         if (fclose(out) != 0 && rc == 0) {
             snprintf(err, sizeof err, "%s: %s", tmp, strerror(errno));
