@@ -87,7 +87,7 @@ int launch_start_daemons(struct launch *L, const struct daemon_opts *o, int deta
         struct daemon *d = &L->daemons[k];
         char id[16];
         snprintf(id, sizeof id, "%d", d->ini);
-        char *argv[32 + 2 * LAUNCH_MAX_FAULTS];
+        char *argv[32 + 2 * LAUNCH_MAX_FAULTS + INI_MAX_EAL_ARGS + 1];
         int n = 0;
         argv[n++] = L->inid_path;
         argv[n++] = "--config";   argv[n++] = L->config_path;
@@ -105,6 +105,11 @@ int launch_start_daemons(struct launch *L, const struct daemon_opts *o, int deta
         for (int f = 0; f < o->n_faults; f++) {
             argv[n++] = "--fault";
             argv[n++] = (char *)o->faults[f];
+        }
+        if (o->n_eal_args) {
+            argv[n++] = "--";
+            for (int a = 0; a < o->n_eal_args; a++)
+                argv[n++] = o->eal_args[a];
         }
         argv[n] = NULL;
 

@@ -31,6 +31,8 @@ struct daemon_opts {
     const char *faults[LAUNCH_MAX_FAULTS];
     int n_faults;
     const char *knobs;         /* --knob SPEC, also given to programs as INI_KNOBS */
+    char *eal_args[INI_MAX_EAL_ARGS];   /* --eal "ARGS": after inid's "--", to its EAL */
+    int n_eal_args;
 };
 
 struct daemon {
