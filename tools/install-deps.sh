@@ -16,8 +16,12 @@ case "${1-}" in
 esac
 
 if [ "$only_lwip" = 0 ]; then
+    # openssh-server, tcpdump, tshark, iputils-ping, slurm-wlm and munge: the
+    # tests of machines across hosts (tests/integration/hosts_*.sh), whose
+    # namespace hosts run their own sshd, slurmd and munged.
     PKGS=(build-essential pkg-config libdpdk-dev dpdk libconfig-dev libcmocka-dev
-          iproute2 gnuplot-nox xz-utils)
+          iproute2 gnuplot-nox xz-utils openssh-client openssh-server tcpdump tshark
+          iputils-ping slurm-wlm munge)
     missing=()
     for p in "${PKGS[@]}"; do
         dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q 'install ok installed' || missing+=("$p")

@@ -727,6 +727,8 @@ static int cmd_up(int argc, char **argv)
     pick_tag(tag, sizeof tag);
     static struct launch L;
     launch_init(&L, &cfg, config_abs, run_dir, tag, inid, selected);
+    if (ini_config_has_hosts(&cfg))
+        L.af_packet = 0;    /* a host of a machine across hosts: its real LAN, no emulated one */
     int rc = bring_up(&L, &o.daemon, 1);
     if (rc) {
         printf("run directory: %s\n", run_dir);

@@ -62,6 +62,10 @@ hosts_setup() {
         ip -n "${HOSTS_NS}-h$i" link set lo up
         hosts_link "h$i" m0 "10.77.0.$((10 + i))/24"
         hosts_link "h$i" d0
+        # d0 is the INI's alone: the kernel must not answer ARP for its
+        # management address there (the answer would send ssh to the INI).
+        ip -n "${HOSTS_NS}-h$i" link set d0 arp off
+        ip netns exec "${HOSTS_NS}-h$i" sh -c 'echo 1 > /proc/sys/net/ipv4/conf/all/arp_ignore'
     done
     ip netns add "${HOSTS_NS}-head"
     ip -n "${HOSTS_NS}-head" link set lo up
