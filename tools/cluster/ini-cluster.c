@@ -68,7 +68,9 @@
 
 static const char *usage_text =
     "usage: ini-cluster run CONFIG [--run-dir DIR] [--policy P] [--ini-policy P] [--idle MODE]\n"
-    "                          [--trace MODE] [--fault SPEC] [--knob SPEC] [--timeout SEC] -- PROGRAM ARGS...\n"
+    "                          [--trace MODE] [--fault SPEC] [--knob SPEC] [--timeout SEC] [--eal ARGS]\n"
+    "                          [--launch local|ssh|slurm] [--ssh CMD] [--remote-launcher PATH]\n"
+    "                          -- PROGRAM ARGS...\n"
     "       ini-cluster up CONFIG [--cluster C,...] [--run-dir DIR] [--policy P] [--ini-policy P]\n"
     "                          [--idle MODE] [--trace MODE] [--fault SPEC]\n"
     "       ini-cluster status CONFIG [--run-dir DIR]\n"
