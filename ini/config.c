@@ -97,6 +97,9 @@ static const char *const idle_mode_names[] = {
 static const char *const trace_mode_names[] = {
     [INI_TRACE_OFF] = "off", [INI_TRACE_SUMMARY] = "summary", [INI_TRACE_DETAILED] = "detailed",
 };
+static const char *const huge_names[] = {
+    [INI_HUGE_AUTO] = "auto", [INI_HUGE_YES] = "yes", [INI_HUGE_NO] = "no",
+};
 static const char *const policy_names[] = {
     [INI_POLICY_STATIC] = "static", [INI_POLICY_ROUND_ROBIN] = "round-robin",
     [INI_POLICY_LOAD_AWARE] = "load-aware",
@@ -365,12 +368,14 @@ struct ini_draft {
     int cluster_pos;                 /* position of its cluster in the file */
     int index;                       /* position among its cluster's INIs */
     long long id;                    /* as written; checked in pass 3 */
-    struct ini_node_cfg node;        /* core, ip, mac, devargs */
+    struct ini_node_cfg node;        /* core, ip, mac, devargs, device */
     bool mac_given;                  /* false: derived from the id in pass 3 */
 };
 
 struct cluster_draft {
     const config_setting_t *group, *id_setting, *pes_setting, *inis_setting, *static_setting;
+    const config_setting_t *host_setting;            /* NULL: this host */
+    char host[INI_HOST_LEN];
     long long id;
     int n_pes;
     long long pes[INI_MAX_PES_PER_CLUSTER];          /* file order */
@@ -861,13 +866,18 @@ static int load_knobs(struct loader *ld, const config_setting_t *root)
 
 static int load_eal(struct loader *ld, const config_setting_t *root)
 {
-    static const char *const allowed[] = { "memory_mb", "args", NULL };
+    static const char *const allowed[] = { "memory_mb", "hugepages", "args", NULL };
     const config_setting_t *g, *args;
+    int huge;
     int found = read_group(ld, root, "eal", allowed, &g);
     if (found <= 0)
         return found;
     if (read_int(ld, g, "memory_mb", EAL_MEMORY_MIN_MB, EAL_MEMORY_MAX_MB, &ld->cfg.eal_memory_mb) < 0)
         return -1;
+    switch (read_enum(ld, g, "hugepages", huge_names, N_NAMES(huge_names), &huge)) {
+    case -1: return -1;
+    case 1:  ld->cfg.eal_hugepages = (enum ini_eal_huge)huge; break;
+    }
     /* stack is read before eal: the MTU is known. */
     int need = ini_config_eal_memory_needed_mb(ld->cfg.stack.mtu);
     if (ld->cfg.eal_memory_mb < need)
@@ -890,9 +900,111 @@ static int load_eal(struct loader *ld, const config_setting_t *root)
     return 0;
 }
 
+/* ---- hosts and devices (the machine across hosts) ---- */
+
+int ini_device_is_pci(const char *device)
+{
+    /* [DOMAIN:]BUS:DEVICE.FUNCTION: 0000:03:00.0 or 03:00.0 */
+    size_t n = strlen(device);
+    const char *p = n == 12 ? device + 5 : n == 7 ? device : NULL;
+    if (!p || (n == 12 && device[4] != ':'))
+        return 0;
+    for (size_t i = 0; i < (size_t)(p - device) - (n == 12); i++)
+        if (!isxdigit((unsigned char)device[i]))
+            return 0;
+    return isxdigit((unsigned char)p[0]) && isxdigit((unsigned char)p[1]) && p[2] == ':' &&
+           isxdigit((unsigned char)p[3]) && isxdigit((unsigned char)p[4]) && p[5] == '.' &&
+           p[6] >= '0' && p[6] <= '7';
+}
+
+/* A Linux interface name: 1..15 characters, none of them '/', ':' or a
+ * space; we take the portable subset: letters, digits, '_', '-', '.'. */
+static bool is_iface_name(const char *name)
+{
+    size_t n = strlen(name);
+    if (n == 0 || n > 15 || !strcmp(name, ".") || !strcmp(name, ".."))
+        return false;
+    for (size_t i = 0; i < n; i++)
+        if (!isalnum((unsigned char)name[i]) && !strchr("_-.", name[i]))
+            return false;
+    return true;
+}
+
+/* device = "eth1" or "0000:03:00.0" */
+static int load_device(struct loader *ld, const config_setting_t *group, struct ini_node_cfg *node)
+{
+    const config_setting_t *s = member_of(group, "device");
+    const char *text;
+    if (!s)
+        return 0;
+    if (string_value(ld, s, node->device, sizeof node->device, &text) < 0)
+        return -1;
+    if (!ini_device_is_pci(text) && !is_iface_name(text))
+        return fail_at(ld, s, "\"%s\" is neither a PCI address (0000:03:00.0) nor an interface name "
+                       "(1..15 letters, digits, '_', '-', '.')", text);
+    return 0;
+}
+
+/* host = "node7" or "user@node7.example.org": what ssh and srun are given. */
+static int load_host(struct loader *ld, struct cluster_draft *c)
+{
+    const char *text;
+    if (!(c->host_setting = member_of(c->group, "host")))
+        return 0;
+    if (string_value(ld, c->host_setting, c->host, sizeof c->host, &text) < 0)
+        return -1;
+    const char *at = strchr(text, '@');
+    const char *name = at ? at + 1 : text;
+    bool ok = name[0] != '\0' && name[0] != '-' && (!at || (at > text && !strchr(name, '@')));
+    for (const char *p = text; ok && *p; p++)
+        ok = isalnum((unsigned char)*p) || strchr("._-@", *p);
+    if (!ok)
+        return fail_at(ld, c->host_setting, "\"%s\" is not a host name ([user@]host: letters, digits, "
+                       "'.', '-', '_')", text);
+    return 0;
+}
+
+/* Across hosts, memif cannot join the INIs (it is shared memory), and the
+ * launcher builds no emulated LAN: every INI names its interface. */
+static int check_hosts(struct loader *ld)
+{
+    const struct cluster_draft *named = NULL;
+    for (int pos = 0; pos < ld->n_clusters && !named; pos++)
+        if (ld->clusters[pos].host_setting)
+            named = &ld->clusters[pos];
+    if (!named)
+        return 0;
+    for (int pos = 0; pos < ld->n_clusters; pos++) {
+        const struct cluster_draft *c = &ld->clusters[pos];
+        if (ld->cfg.net_mode == INI_NET_MEMIF && strcmp(c->host, named->host) != 0)
+            return c->host_setting
+                ? fail_at(ld, c->host_setting, "memif joins the INIs of one host, but cluster %lld is "
+                          "on \"%s\" (use network.mode af_packet or pci across hosts)", named->id, named->host)
+                : fail_member(ld, c->group, "host", "missing: cluster %lld is on \"%s\", and memif joins "
+                              "the INIs of one host only", named->id, named->host);
+    }
+    if (ld->cfg.net_mode != INI_NET_AF_PACKET)
+        return 0;
+    for (int pos = 0; pos < ld->n_inis; pos++) {
+        const struct ini_draft *d = &ld->inis[pos];
+        if (!d->node.device[0] && !d->node.devargs[0])
+            return fail_member(ld, d->group, "device", "missing (af_packet mode across hosts: the "
+                               "interface of this INI on its host)");
+    }
+    return 0;
+}
+
+int ini_config_has_hosts(const struct ini_config *cfg)
+{
+    for (int c = 0; c < cfg->n_clusters; c++)
+        if (cfg->clusters[c].host[0])
+            return 1;
+    return 0;
+}
+
 static int load_ini(struct loader *ld, const config_setting_t *group, int cluster_pos, int index)
 {
-    static const char *const allowed[] = { "id", "core", "ip", "mac", "devargs", "faults", NULL };
+    static const char *const allowed[] = { "id", "core", "ip", "mac", "devargs", "device", "faults", NULL };
     const config_setting_t *id, *ip, *mac, *devargs;
     const char *text;
     struct in_addr addr;
@@ -940,13 +1052,15 @@ static int load_ini(struct loader *ld, const config_setting_t *group, int cluste
         d->mac_given = true;
     }
 
+    if (load_device(ld, group, &d->node) < 0)
+        return -1;
     if ((devargs = member_of(group, "devargs"))) {
         if (string_value(ld, devargs, d->node.devargs, sizeof d->node.devargs, &text) < 0)
             return -1;
-        if (text[0] == '\0' && ld->cfg.net_mode == INI_NET_PCI)
-            return fail_at(ld, devargs, "empty, but pci mode needs the INI's device");
-    } else if (ld->cfg.net_mode == INI_NET_PCI) {
-        return fail_member(ld, group, "devargs", "missing (required in pci mode)");
+        if (text[0] == '\0' && ld->cfg.net_mode == INI_NET_PCI && !d->node.device[0])
+            return fail_at(ld, devargs, "empty, but pci mode needs the INI's device (devargs or device)");
+    } else if (ld->cfg.net_mode == INI_NET_PCI && !d->node.device[0]) {
+        return fail_member(ld, group, "devargs", "missing (pci mode needs devargs or device)");
     }
     /* The global faults group is read before the clusters: an INI without
      * its own group inherits it. */
@@ -956,12 +1070,14 @@ static int load_ini(struct loader *ld, const config_setting_t *group, int cluste
 
 static int load_cluster(struct loader *ld, const config_setting_t *group, int pos)
 {
-    static const char *const allowed[] = { "id", "pes", "inis", "static", NULL };
+    static const char *const allowed[] = { "id", "host", "pes", "inis", "static", NULL };
     struct cluster_draft *c = &ld->clusters[pos];
 
     if (check_group(ld, group, allowed) < 0)
         return -1;
     c->group = group;
+    if (load_host(ld, c) < 0)
+        return -1;
     if (!(c->id_setting = member_of(group, "id")))
         return fail_member(ld, group, "id", "missing (required)");
     if (int_value(ld, c->id_setting, &c->id) < 0)
@@ -1204,6 +1320,7 @@ static void assemble(struct loader *ld)
         const struct cluster_draft *d = &ld->clusters[pos];
         struct ini_cluster_cfg *c = &cfg->clusters[d->id];
         c->id = (int)d->id;
+        memcpy(c->host, d->host, sizeof c->host);
         c->n_pes = d->n_pes;
         c->n_inis = d->n_inis;
         for (int i = 0; i < d->n_inis; i++)
@@ -1320,7 +1437,7 @@ static int load_common(const char *path, const char *text, struct ini_config *cf
             fail_plain(ld, config_error_file(&tree), config_error_line(&tree), "syntax", "%s",
                        config_error_text(&tree));
     } else if (load_structure(ld, config_root_setting(&tree)) == 0 &&
-               check_cross_references(ld) == 0) {
+               check_cross_references(ld) == 0 && check_hosts(ld) == 0) {
         assemble(ld);
         memcpy(cfg, &ld->cfg, sizeof *cfg);
         rc = 0;
@@ -1361,6 +1478,16 @@ int ini_config_generate(FILE *out, int n_clusters, int pes_per_cluster,
                         int inis_per_cluster, enum ini_net_mode mode,
                         char *err, size_t errlen)
 {
+    return ini_config_generate_hosts(out, n_clusters, pes_per_cluster, inis_per_cluster, mode,
+                                     NULL, 0, NULL, 0, err, errlen);
+}
+
+int ini_config_generate_hosts(FILE *out, int n_clusters, int pes_per_cluster,
+                              int inis_per_cluster, enum ini_net_mode mode,
+                              const char *const *hosts, int n_hosts,
+                              const char *const *devices, int n_devices,
+                              char *err, size_t errlen)
+{
     if (err && errlen)
         err[0] = '\0';
     if (!out)
@@ -1380,11 +1507,25 @@ int ini_config_generate(FILE *out, int n_clusters, int pes_per_cluster,
     if (n_clusters * inis_per_cluster > INI_MAX_INIS)
         return generate_error(err, errlen, "%d clusters x %d INIs = %d INIs, at most %d",
                               n_clusters, inis_per_cluster, n_clusters * inis_per_cluster, INI_MAX_INIS);
-    if (mode == INI_NET_PCI)
+    if (n_hosts > 0 && mode == INI_NET_MEMIF)
+        return generate_error(err, errlen, "memif joins the INIs of one host: clusters on several "
+                              "hosts need --mode af_packet (or pci)");
+    if (n_hosts > 0 && !n_devices)
+        return generate_error(err, errlen, "clusters on hosts need each INI's interface or PCI "
+                              "address on its host (--device)");
+    for (int k = 0; k < n_devices; k++)
+        if (!ini_device_is_pci(devices[k]) && !is_iface_name(devices[k]))
+            return generate_error(err, errlen, "device \"%s\" is neither a PCI address nor an "
+                                  "interface name", devices[k]);
+    for (int k = 0; k < n_hosts; k++) {
+        if (!hosts[k][0] || strlen(hosts[k]) >= INI_HOST_LEN || strchr(hosts[k], '"'))
+            return generate_error(err, errlen, "host \"%s\" is not a host name", hosts[k]);
+    }
+    if (mode == INI_NET_PCI && !n_devices)
         return generate_error(err, errlen, "pci mode needs the device of every INI (devargs), "
                               "which cannot be generated; generate in memif or af_packet mode "
                               "and add mode = \"pci\" and the devargs by hand");
-    if (mode != INI_NET_MEMIF && mode != INI_NET_AF_PACKET)
+    if (mode != INI_NET_MEMIF && mode != INI_NET_AF_PACKET && mode != INI_NET_PCI)
         return generate_error(err, errlen, "unknown network mode %d", (int)mode);
     if (mode == INI_NET_MEMIF && (n_clusters - 1) * inis_per_cluster > INI_MEMIF_MAX_PEERS)
         return generate_error(err, errlen, "memif mode gives each INI a port per INI of the other "
@@ -1404,7 +1545,7 @@ int ini_config_generate(FILE *out, int n_clusters, int pes_per_cluster,
             "            ack_timeout_us = %d; max_message = %d; nak = %s; };\n"
             "idle    = { mode = \"%s\"; spin_us = %d; max_sleep_us = %d; };\n"
             "trace   = { mode = \"%s\"; records = %d; };\n"
-            "eal     = { memory_mb = %d; args = [ ]; };\n"
+            "eal     = { memory_mb = %d; hugepages = \"auto\"; args = [ ]; };\n"
             "clusters = (\n",
             n_clusters, n_clusters > 1 ? "s" : "", pes_per_cluster, pes_per_cluster > 1 ? "s" : "",
             inis_per_cluster, inis_per_cluster > 1 ? "s" : "", ini_net_mode_name(mode),
@@ -1423,7 +1564,10 @@ int ini_config_generate(FILE *out, int n_clusters, int pes_per_cluster,
             pes[i] = c * pes_per_cluster + i;
             statics[i] = first_ini + i * inis_per_cluster / pes_per_cluster;
         }
-        fprintf(out, "  { id = %d;\n    pes    = ", c);
+        fprintf(out, "  { id = %d;\n", c);
+        if (n_hosts > 0)
+            fprintf(out, "    host   = \"%s\";\n", hosts[c % n_hosts]);
+        fputs("    pes    = ", out);
         write_int_list(out, pes, pes_per_cluster);
         fputs(";\n    inis   = (\n", out);
         for (int k = 0; k < inis_per_cluster; k++) {
@@ -1433,8 +1577,10 @@ int ini_config_generate(FILE *out, int n_clusters, int pes_per_cluster,
             format_ip(generated_ip(id), ip);
             default_mac(id, mac_bytes);
             format_mac(mac_bytes, mac);
-            fprintf(out, "      { id = %d; core = -1; ip = \"%s\"; mac = \"%s\"; }%s\n",
-                    id, ip, mac, k + 1 < inis_per_cluster ? "," : "");
+            fprintf(out, "      { id = %d; core = -1; ip = \"%s\"; mac = \"%s\";", id, ip, mac);
+            if (n_devices > 0)
+                fprintf(out, " device = \"%s\";", devices[k % n_devices]);
+            fprintf(out, " }%s\n", k + 1 < inis_per_cluster ? "," : "");
         }
         fputs("    );\n    static = ", out);
         write_int_list(out, statics, pes_per_cluster);

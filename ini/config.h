@@ -30,6 +30,8 @@
 #define INI_DEVARGS_LEN      256
 #define INI_PATH_LEN         512
 #define INI_CONFIG_MAX_BYTES (1 << 20)  /* a configuration file larger than this is refused */
+#define INI_DEVICE_LEN       64
+#define INI_HOST_LEN         256
 #define INI_MAX_MESSAGE_LIMIT 65000   /* upper bound of stack.max_message */
 #define INI_MBUFS            16383    /* mbufs in each daemon's pool (inid.c) */
 #define INI_AF_PACKET_MTU_MAX 1500    /* DPDK 22.11's af_packet: frames of at most 1518 bytes */
@@ -38,6 +40,8 @@
 enum ini_net_mode   { INI_NET_MEMIF, INI_NET_AF_PACKET, INI_NET_PCI };
 enum ini_idle_mode  { INI_IDLE_POLL, INI_IDLE_ADAPTIVE, INI_IDLE_AUTO };
 enum ini_trace_mode { INI_TRACE_OFF, INI_TRACE_SUMMARY, INI_TRACE_DETAILED };
+/* eal.hugepages: auto uses them when the host has enough free (ini/eal_args.h). */
+enum ini_eal_huge   { INI_HUGE_AUTO, INI_HUGE_YES, INI_HUGE_NO };
 
 /* Data room of the daemon's mbufs for an MTU: a whole frame behind the
  * headroom, at least DPDK's default.  inid sizes its pool with it, and the
@@ -88,11 +92,15 @@ struct ini_node_cfg {
     /* pci mode: DPDK device (PCI address or vdev string).  memif and
      * af_packet modes: empty in the file, the launcher derives the ports. */
     char     devargs[INI_DEVARGS_LEN];
+    /* The INI's device on its cluster's host: a kernel interface name or
+     * a PCI address; "" = derived (af_packet: the launcher's veth i<ID>). */
+    char     device[INI_DEVICE_LEN];
     struct ini_fault_cfg faults;   /* faults = {...} in the INI, else the global group */
 };
 
 struct ini_cluster_cfg {
     int id;
+    char host[INI_HOST_LEN];             /* host it runs on (ssh, srun); "" = this host */
     int n_pes;
     int pes[INI_MAX_PES_PER_CLUSTER];    /* global PE ids, ascending */
     int n_inis;
@@ -141,6 +149,7 @@ struct ini_config {
     int n_eal_args;                   /* eal.args: extra EAL arguments */
     char eal_args[INI_MAX_EAL_ARGS][128];
     int eal_memory_mb;                /* eal.memory_mb, default 256 */
+    enum ini_eal_huge eal_hugepages;  /* eal.hugepages, default auto */
 
     int n_clusters, n_pes, n_inis;
     struct ini_cluster_cfg clusters[INI_MAX_CLUSTERS];
@@ -168,6 +177,21 @@ int ini_config_load_text(const char *text, const char *name, struct ini_config *
 int ini_config_generate(FILE *out, int n_clusters, int pes_per_cluster,
                         int inis_per_cluster, enum ini_net_mode mode,
                         char *err, size_t errlen);
+
+/* As ini_config_generate, with the clusters spread over hosts (cluster c
+ * on hosts[c % n_hosts]) and, when devices is not NULL, INI k of every
+ * cluster on device devices[k % n_devices].  mode must then be af_packet
+ * or pci. */
+int ini_config_generate_hosts(FILE *out, int n_clusters, int pes_per_cluster,
+                              int inis_per_cluster, enum ini_net_mode mode,
+                              const char *const *hosts, int n_hosts,
+                              const char *const *devices, int n_devices,
+                              char *err, size_t errlen);
+
+/* 1 if cfg names a host for some cluster (the machine spans hosts). */
+int ini_config_has_hosts(const struct ini_config *cfg);
+/* 1 if device is a PCI address (0000:03:00.0 or 03:00.0), 0 if not. */
+int ini_device_is_pci(const char *device);
 
 /* Names as written in the file, for messages and reports. */
 const char *ini_net_mode_name(enum ini_net_mode m);

@@ -38,6 +38,7 @@
 #include "inid_cli.h"
 #include "lwip/init.h"
 
+#include "eal_args.h"
 #include "fabric.h"
 
 
@@ -150,15 +151,15 @@ static int eal_init(struct inid *d, int argc, char **argv, int extra)
 #define ADD(...) do { snprintf(store[s], INID_ARG_LEN, __VA_ARGS__); eal_argv[n++] = store[s++]; } while (0)
     ADD("inid%d", d->me->id);
     ADD("--file-prefix=ini-%s-%d", d->tag, d->me->id);
-    ADD("--no-huge");
+    int huge = ini_eal_use_hugepages(&d->cfg, argv + extra, argc - extra, "/proc/meminfo");
+    ADD("%s", huge ? "--in-memory" : "--no-huge");    /* --in-memory: no shared config either */
     ADD("-m");
     ADD("%d", d->cfg.eal_memory_mb);
-    ADD("--no-shconf");
+    if (!huge)
+        ADD("--no-shconf");
     /* Telemetry stays on: inid serves /ini/... commands on its socket in
      * /var/run/dpdk/ini-TAG-ID (inid_telemetry.c). */
     ADD("--log-level=*:warning");
-    if (d->cfg.net_mode != INI_NET_PCI)
-        ADD("--no-pci");
     long cores = sysconf(_SC_NPROCESSORS_ONLN);
     if (d->me->core >= 0 && d->me->core < cores)
         ADD("--lcores=0@%d", d->me->core);
@@ -167,12 +168,19 @@ static int eal_init(struct inid *d, int argc, char **argv, int extra)
     int vdevs = inid_ports_eal_args(d, store + s, INI_NETIF_MAX_PORTS);
     for (int k = 0; k < vdevs; k++)
         eal_argv[n++] = store[s++];
+    /* Only the devices named are probed: never the host's own NIC. */
+    if (!ini_eal_allows_pci(eal_argv + n - vdevs, vdevs) && !ini_eal_allows_pci(argv + extra, argc - extra))
+        ADD("--no-pci");
     for (int k = 0; k < d->cfg.n_eal_args; k++)
         eal_argv[n++] = d->cfg.eal_args[k];
     for (int k = extra; k < argc && n < (int)(sizeof(eal_argv) / sizeof(eal_argv[0])) - 1; k++)
         eal_argv[n++] = argv[k];
     eal_argv[n] = NULL;
 #undef ADD
+    printf("inid %d: EAL", d->me->id);
+    for (int k = 1; k < n; k++)
+        printf(" %s", eal_argv[k]);
+    printf("\n");
     int rc = rte_eal_init(n, eal_argv);
     if (rc < 0) {
         fprintf(stderr, "inid %d: EAL init failed: %s\n", d->me->id, rte_strerror(rte_errno));
@@ -250,14 +258,6 @@ int main(int argc, char **argv)
         fprintf(stderr, "inid %d: lwIP setup failed\n", d->me->id);
         return 1;
     }
-    /* DPDK 22.11's af_packet driver joins a PACKET_FANOUT group with the
-     * DEFRAG flag, so the kernel would reassemble our IP fragments and hand
-     * over datagrams larger than its ring frames (2 KB, and it cannot
-     * scatter): every message over ~2 KB was lost.  On that emulated LAN the
-     * INIs carry their IPv4 packets under the local experimental EtherType,
-     * which the kernel forwards without looking inside. */
-    if (d->cfg.net_mode == INI_NET_AF_PACKET)
-        d->nf.ethertype = INI_ETHERTYPE_LOCAL;
     if (inid_ports_init(d) < 0)
         return 1;
     inid_faults_init(d);

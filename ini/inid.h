@@ -180,6 +180,11 @@ uint32_t inid_memif_buffer_size(int mtu);
 int  inid_capture_init(struct inid *d);
 void inid_capture_rx(struct inid *d, int k, struct rte_mbuf **pkts, uint16_t n);
 void inid_capture_close(struct inid *d);
+/* The EAL argument that opens kernel interface me->device (default i<ID>)
+ * as this INI's port; returns 1 (the number of arguments written). */
+int inid_kernel_iface_vdev(const struct ini_node_cfg *me, char arg[INID_ARG_LEN]);
+/* pci mode without devargs: the EAL argument for me->device; returns 1. */
+int inid_device_eal_arg(const struct ini_node_cfg *me, char arg[INID_ARG_LEN]);
 /* Builds the vdev argument of each port of this INI into args (EAL form). */
 int inid_ports_eal_args(const struct inid *d, char args[][INID_ARG_LEN], int max);
 

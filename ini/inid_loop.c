@@ -588,6 +588,8 @@ int inid_loop(void *arg)
 const struct ini_counter inid_swp_counters[] = { INI_SWP_COUNTERS(SWP_COUNTER) };
 #define FAULT_COUNTER(name) INI_COUNTER_SAME(struct ini_fault_stats, name),
 static const struct ini_counter fault_counters[] = { INI_FAULT_COUNTERS(FAULT_COUNTER) };
+#define ARP_COUNTER(name) INI_COUNTER_SAME(struct ini_arp_stats, name),
+static const struct ini_counter arp_counters[] = { INI_ARP_COUNTERS(ARP_COUNTER) };
 const struct ini_counter inid_message_counters[] = {
     INI_COUNTER(struct inid_stats, local_msgs, "local"),
     INI_COUNTER(struct inid_stats, bad_dst, "bad_destination"),
@@ -668,6 +670,7 @@ void inid_write_counters(struct inid *d)
             (unsigned)lwip_stats.ip_frag.drop, (unsigned)lwip_stats.ip_frag.err);
     json_group(f, "link", inid_link_counters, INI_COUNTERS_N(inid_link_counters), &d->nf.stats);
     json_group(f, "faults", fault_counters, INI_COUNTERS_N(fault_counters), &fs);
+    json_group(f, "arp", arp_counters, INI_COUNTERS_N(arp_counters), &d->nf.arp.stats);
     uint64_t run = s->run_end > s->run_start ? s->run_end - s->run_start : 0;
     uint64_t handled = w->msgs_sent + w->msgs_delivered + s->local_msgs;
     fprintf(f, "  \"queue\": {\"time_avg\": %.4f, \"run_seconds\": %.3f},\n",

@@ -71,11 +71,12 @@ int inid_ports_eal_args(const struct inid *d, char args[][INID_ARG_LEN], int max
         if (me->devargs[0])
             snprintf(args[n++], INID_ARG_LEN, "--vdev=%s", me->devargs);
         else
-            snprintf(args[n++], INID_ARG_LEN, "--vdev=net_af_packet%d,iface=i%d,qpairs=1",
-                     me->id, me->id);
+            n += inid_kernel_iface_vdev(me, args[n]);
         break;
     case INI_NET_PCI:
-        if (strncmp(me->devargs, "net_", 4) == 0)
+        if (!me->devargs[0])
+            n += inid_device_eal_arg(me, args[n]);
+        else if (strncmp(me->devargs, "net_", 4) == 0)
             snprintf(args[n++], INID_ARG_LEN, "--vdev=%s", me->devargs);
         else
             snprintf(args[n++], INID_ARG_LEN, "--allow=%s", me->devargs);
@@ -413,12 +414,6 @@ static uint16_t capture_batch(struct inid *d, int k, uint32_t dir, struct rte_mb
             memcpy(p, rte_pktmbuf_mtod(s, const uint8_t *), s->data_len);
             p += s->data_len;
         }
-        /* On the af_packet LAN the INIs' IPv4 packets travel under the
-         * local experimental EtherType (inid.c says why); the capture shows
-         * them as the IPv4 they are, so that every tool decodes them. */
-        struct rte_ether_hdr *eth = (struct rte_ether_hdr *)(p - m->pkt_len);
-        if (m->pkt_len >= sizeof *eth && eth->ether_type == rte_cpu_to_be_16(INI_ETHERTYPE_LOCAL))
-            eth->ether_type = rte_cpu_to_be_16(INI_ETHERTYPE_IPV4);
     }
     return n;
 }
@@ -478,4 +473,30 @@ void inid_capture_close(struct inid *d)
     printf("inid %d: captured %llu frames (%llu bytes)\n", d->me->id, (unsigned long long)d->cap.frames,
            (unsigned long long)d->cap.bytes);
     ini_capture_close(&d->cap);
+}
+
+/* A kernel interface as an INI's port (af_packet mode, or pci mode with an
+ * interface name as the device): DPDK's af_xdp driver.  Not af_packet:
+ * DPDK 22.11's af_packet driver joins a PACKET_FANOUT group with the
+ * DEFRAG flag, and the kernel then reassembles IPv4 fragments into frames
+ * larger than its ring slots, which are lost (docs/deploy.md has the
+ * measurements).  The default interface is the launcher's veth i<ID>. */
+int inid_kernel_iface_vdev(const struct ini_node_cfg *me, char arg[INID_ARG_LEN])
+{
+    if (me->device[0])
+        snprintf(arg, INID_ARG_LEN, "--vdev=net_af_xdp%d,iface=%s", me->id, me->device);
+    else
+        snprintf(arg, INID_ARG_LEN, "--vdev=net_af_xdp%d,iface=i%d", me->id, me->id);
+    return 1;
+}
+
+/* pci mode without devargs: the INI's device, a PCI address (allow-listed:
+ * the only device EAL probes) or a kernel interface (af_xdp). */
+int inid_device_eal_arg(const struct ini_node_cfg *me, char arg[INID_ARG_LEN])
+{
+    if (ini_device_is_pci(me->device)) {
+        snprintf(arg, INID_ARG_LEN, "--allow=%s", me->device);
+        return 1;
+    }
+    return inid_kernel_iface_vdev(me, arg);
 }

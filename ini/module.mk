@@ -2,7 +2,7 @@
 # and INIs), the compute-node API, and the inid daemon.  Above the stack,
 # the timers and the policies; the daemon's objects also see lwIP and DPDK.
 $(OBJ)/ini/%.o: INC = -Iini -Iloadbal -Istack -Itimers
-LIBINI_SRCS := ini/config.c ini/file_util.c ini/counters.c ini/ring.c ini/segment.c ini/fabric.c ini/ini_cn.c ini/trace.c
+LIBINI_SRCS := ini/config.c ini/file_util.c ini/eal_args.c ini/counters.c ini/ring.c ini/segment.c ini/fabric.c ini/ini_cn.c ini/trace.c
 LIBINI      := $(BUILD)/libini.a
 $(LIBINI): $(LIBINI_SRCS:%.c=$(OBJ)/%.o)
 	@mkdir -p $(dir $@)

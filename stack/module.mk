@@ -5,5 +5,5 @@
 # or the daemon, whose parameters it takes in its own structs.
 $(OBJ)/stack/%.o: INC = -Istack -Itimers $(LWIP_CFLAGS)
 $(OBJ)/stack/%.o: DPDK := yes
-STACK_SRCS := stack/netif_dpdk.c stack/checksum.c stack/swp.c stack/fault.c stack/lwip_port.c timers/timer_list.c
+STACK_SRCS := stack/netif_dpdk.c stack/arp.c stack/checksum.c stack/swp.c stack/fault.c stack/lwip_port.c timers/timer_list.c
 STACK_OBJS := $(STACK_SRCS:%.c=$(OBJ)/%.o)

@@ -182,6 +182,7 @@ static err_t netif_output(struct netif *netif, struct pbuf *p, const ip4_addr_t 
     struct ini_peer_slot *peer = peer_lookup(nf, ip4_addr_get_u32(ipaddr));
     if (!peer) {
         nf->stats.tx_no_route++;
+        ini_arp_resolve(nf, ip4_addr_get_u32(ipaddr));
         return ERR_RTE;
     }
     if (is_tx_mbuf(p)) {
@@ -222,6 +223,8 @@ void ini_netif_input(struct ini_netif *nf, struct rte_mbuf *m, struct ini_rx_met
 {
     nf->stats.rx_frames++;
     nf->stats.rx_bytes += m->pkt_len;
+    if (ini_arp_input(nf, m))
+        return;
     if (m->nb_segs != 1 || m->data_len < RTE_ETHER_HDR_LEN + 20) {
         nf->stats.rx_not_ip++;
         rte_pktmbuf_free(m);
@@ -271,6 +274,7 @@ int ini_netif_init(struct ini_netif *nf, uint32_t ip, const uint8_t mac[6], int 
     nf->ethertype = INI_ETHERTYPE_IPV4;
     nf->pool = pool;
     nf->xmit = eth_xmit;
+    ini_arp_init(&nf->arp, rte_get_tsc_hz());
     ip4_addr_t addr, mask, gw;
     ip4_addr_set_u32(&addr, ip);
     ip4_addr_set_u32(&mask, PP_HTONL(0xffffffffUL));
@@ -285,6 +289,42 @@ int ini_netif_init(struct ini_netif *nf, uint32_t ip, const uint8_t mac[6], int 
     if (!netif_default)
         netif_set_default(&nf->netif);
     return 0;
+}
+
+/* ---- for ARP (stack/arp.c) ---- */
+
+struct ini_peer_slot *ini_netif_find_peer(struct ini_netif *nf, uint32_t ip)
+{
+    return peer_lookup(nf, ip);
+}
+
+int ini_netif_learn_peer(struct ini_netif *nf, uint32_t ip, const uint8_t mac[6], int txq)
+{
+    struct ini_peer_slot *s = peer_lookup(nf, ip);
+    if (s && !s->learned)
+        return -1;                   /* the configuration's word stands */
+    if (!s) {
+        if (ini_netif_add_peer(nf, ip, mac, txq) < 0)
+            return -1;
+        s = peer_lookup(nf, ip);
+        s->learned = 1;
+    }
+    memcpy(s->mac, mac, 6);
+    s->txq = (uint16_t)txq;
+    return 0;
+}
+
+int ini_netif_txq_of_port(const struct ini_netif *nf, uint16_t port)
+{
+    for (int i = 0; i < nf->n_txqs; i++)
+        if (nf->txqs[i].port == port)
+            return i;
+    return 0;
+}
+
+void ini_netif_send_frame(struct ini_netif *nf, int txq, struct rte_mbuf *m)
+{
+    enqueue(nf, &nf->txqs[txq], m);
 }
 
 struct netif *ini_lwip_route_src(const struct ip4_addr *src, const struct ip4_addr *dest)

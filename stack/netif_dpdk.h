@@ -31,6 +31,7 @@
 
 #include <rte_mbuf.h>
 
+#include "arp.h"
 #include "fault.h"
 #include "lwip/netif.h"
 #include "lwip/pbuf.h"
@@ -40,7 +41,6 @@
 #define INI_NETIF_BACKLOG   256      /* frames a full port made wait, per queue */
 #define INI_PEER_HASH       512      /* power of two, > 2 x peers */
 #define INI_ETHERTYPE_IPV4  0x0800
-#define INI_ETHERTYPE_LOCAL 0x88b5   /* IEEE 802 local experimental */
 
 struct ini_netif;
 
@@ -71,6 +71,7 @@ struct ini_peer_slot {
     uint32_t ip;              /* network order; 0 = empty */
     uint16_t txq;             /* index into txqs */
     uint8_t  mac[6];
+    uint8_t  learned;         /* by ARP (stack/arp.h); 0: static, from the configuration */
 };
 
 /* Sends n queued mbufs of queue q; returns how many were taken.  The
@@ -101,7 +102,7 @@ struct ini_netif_stats {
 struct ini_netif {
     struct netif netif;                /* lwIP's view; first member */
     uint8_t mac[6];
-    uint16_t ethertype;                /* of our IPv4 frames: 0x0800 unless the LAN needs another */
+    uint16_t ethertype;                /* of our IPv4 frames: 0x0800 */
     struct rte_mempool *pool;
     ini_xmit_fn xmit;
     void *xmit_ctx;
@@ -114,6 +115,7 @@ struct ini_netif {
      * (ini_netif_current_rx).  NULL outside ini_netif_input. */
     struct ini_rx_meta *rx_cur;
     struct ini_netif_stats stats;
+    struct ini_arp arp;                /* neighbours beyond the configuration */
 };
 
 /* Registers the netif with lwIP (lwip_init() must have run).  ip is in
@@ -148,6 +150,15 @@ static inline struct ini_rx_meta *ini_netif_current_rx(const struct ini_netif *n
  * Returns how many frames wait: the caller should not go idle while any
  * do. */
 int ini_netif_flush(struct ini_netif *nf);
+
+/* For stack/arp.c: the peer entry of ip (network order) or NULL; learns
+ * (or updates) a neighbour that is not a static peer (-1 if the table is
+ * full or ip is static); the queue of DPDK port `port` (0 if none);
+ * queues a complete frame on queue txq (the netif owns m from here). */
+struct ini_peer_slot *ini_netif_find_peer(struct ini_netif *nf, uint32_t ip);
+int ini_netif_learn_peer(struct ini_netif *nf, uint32_t ip, const uint8_t mac[6], int txq);
+int ini_netif_txq_of_port(const struct ini_netif *nf, uint16_t port);
+void ini_netif_send_frame(struct ini_netif *nf, int txq, struct rte_mbuf *m);
 
 /* The route hook of lwipopts.h: the netif that owns `src`, else the
  * default netif. */

@@ -21,8 +21,12 @@ case "${1-}" in
 esac
 
 if [ "$mode" != lwip ]; then
+    # openssh-server, tcpdump, tshark, iputils-ping, slurm-wlm and munge: the
+    # tests of machines across hosts (tests/integration/hosts_*.sh), whose
+    # namespace hosts run their own sshd, slurmd and munged.
     PKGS=(build-essential pkg-config libdpdk-dev dpdk libconfig-dev libcmocka-dev
-          iproute2 gnuplot-nox xz-utils clang dpdk-dev tshark time)
+          iproute2 gnuplot-nox xz-utils clang dpdk-dev tshark time
+          openssh-client openssh-server tcpdump iputils-ping slurm-wlm munge)
     [ "$mode" = deb ] && PKGS=(dpkg-dev debhelper)
     missing=()
     for p in "${PKGS[@]}"; do

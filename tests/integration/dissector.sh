@@ -4,7 +4,8 @@
 #   1. A pcap written by tools/wireshark/test-pcap.py (frames built by the
 #      layout of stack/swp.c and ini/msg.h): DATA, ACK and NAK in 8-, 16- and
 #      32-bit sequence widths, a message in three IPv4 fragments, a wrong CRC,
-#      a frame under the af_packet LAN's EtherType 0x88b5.  Every field of every
+#      a frame under EtherType 0x88b5 (captures of the LAN before it carried
+#      plain IPv4).  Every field of every
 #      frame is compared with what the script wrote.
 #   2. As root with `ip netns`: real traffic, captured on the af_packet LAN's
 #      bridge during an ini-ping run with 5% dropped frames: DATA, ACK and NAK

@@ -34,6 +34,7 @@
 #include <unistd.h>
 
 #include "config.h"
+#include "eal_args.h"
 
 static char tmp_dir[] = "/tmp/test_config.XXXXXX";
 
@@ -945,6 +946,106 @@ static void test_names(void **state)
     assert_int_equal(ini_policy_parse(NULL), -1);
 }
 
+/* Hosts and devices: a machine across hosts (docs/config.md). */
+#define TWO_HOSTS(mode, dev0, dev1) \
+    "version = 1;\nnetwork = { mode = \"" mode "\"; };\n" \
+    "clusters = ( { id = 0; host = \"h0\"; pes = [0]; inis = ( { id = 0; ip = \"198.18.0.1\";" dev0 " } ); },\n" \
+    "  { id = 1; host = \"root@h1.example\"; pes = [1]; inis = ( { id = 1; ip = \"198.18.0.2\";" dev1 " } ); } );\n"
+
+static void test_hosts_and_devices(void **state)
+{
+    struct ini_config cfg;
+    char err[512];
+    const char *path = write_file("hosts.cfg", TWO_HOSTS("af_packet", " device = \"eth1\";", " device = \"0000:03:00.1\";"));
+    assert_int_equal(ini_config_load(path, &cfg, err, sizeof err), 0);
+    assert_string_equal(cfg.clusters[0].host, "h0");
+    assert_string_equal(cfg.clusters[1].host, "root@h1.example");
+    assert_string_equal(cfg.inis[0].device, "eth1");
+    assert_string_equal(cfg.inis[1].device, "0000:03:00.1");
+    assert_int_equal(ini_config_has_hosts(&cfg), 1);
+    assert_int_equal(cfg.eal_hugepages, INI_HUGE_AUTO);
+
+    assert_true(ini_device_is_pci("0000:03:00.1"));
+    assert_true(ini_device_is_pci("03:00.7"));
+    assert_false(ini_device_is_pci("03:00.8"));
+    assert_false(ini_device_is_pci("eth0"));
+    assert_false(ini_device_is_pci("000g:03:00.1"));
+
+    /* pci mode: device instead of devargs */
+    path = write_file("hosts.cfg", TWO_HOSTS("pci", " device = \"0000:03:00.0\";", " device = \"0000:03:00.0\";"));
+    assert_int_equal(ini_config_load(path, &cfg, err, sizeof err), 0);
+
+    int failures = 0;
+    failures += check_rejected("memif across hosts", write_file("bad.cfg", TWO_HOSTS("memif", "", "")), 4,
+                               "clusters[1].host", "memif joins the INIs of one host");
+    failures += check_rejected("af_packet across hosts without device",
+                               write_file("bad.cfg", TWO_HOSTS("af_packet", " device = \"eth1\";", "")), 4,
+                               "clusters[1].inis[0].device", "missing");
+    failures += check_rejected("bad device", write_file("bad.cfg", TWO_HOSTS("af_packet", " device = \"eth 1\";", "")), 3,
+                               "clusters[0].inis[0].device", "neither a PCI address");
+    failures += check_rejected("interface name too long",
+                               write_file("bad.cfg", TWO_HOSTS("af_packet", " device = \"a234567890123456\";", "")), 3,
+                               "clusters[0].inis[0].device", "neither a PCI address");
+    failures += check_rejected("bad host",
+                               write_file("bad.cfg", "version = 1;\nclusters = ( { id = 0; host = \"a;b\"; pes = [0]; "
+                                          "inis = ( { id = 0; ip = \"198.18.0.1\"; } ); } );\n"), 2,
+                               "clusters[0].host", "not a host name");
+    failures += check_rejected("pci without device or devargs",
+                               write_file("bad.cfg", TWO_HOSTS("pci", "", "")), 3,
+                               "clusters[0].inis[0].devargs", "devargs or device");
+    failures += check_rejected("hugepages", write_file("bad.cfg", "version = 1;\neal = { hugepages = \"maybe\"; };\n"
+                               "clusters = ( { id = 0; pes = [0]; inis = ( { id = 0; ip = \"198.18.0.1\"; } ); } );\n"), 2,
+                               "eal.hugepages", "expected auto, yes or no");
+    assert_int_equal(failures, 0);
+
+    /* gen --hosts --device writes a file that loads back with them */
+    FILE *f = fopen(write_file("gen.cfg", ""), "w");
+    const char *hosts[] = { "h0", "h1" }, *devices[] = { "d0" };
+    assert_int_equal(ini_config_generate_hosts(f, 3, 1, 1, INI_NET_AF_PACKET, hosts, 2, devices, 1, err, sizeof err), 0);
+    fclose(f);
+    char gen_path[INI_PATH_LEN];
+    snprintf(gen_path, sizeof gen_path, "%s/gen.cfg", tmp_dir);
+    assert_int_equal(ini_config_load(gen_path, &cfg, err, sizeof err), 0);
+    assert_string_equal(cfg.clusters[2].host, "h0");
+    assert_string_equal(cfg.inis[1].device, "d0");
+    f = fopen(gen_path, "w");
+    assert_int_equal(ini_config_generate_hosts(f, 2, 1, 1, INI_NET_MEMIF, hosts, 2, devices, 1, err, sizeof err), -1);
+    assert_non_null(strstr(err, "memif"));
+    fclose(f);
+}
+
+/* The host-dependent EAL choices (ini/eal_args.h). */
+static void test_eal_args(void **state)
+{
+    struct ini_config cfg;
+    char err[512];
+    const char *path = write_file("min.cfg", "version = 1;\n"
+                                  "clusters = ( { id = 0; pes = [0]; inis = ( { id = 0; ip = \"198.18.0.1\"; } ); } );\n");
+    assert_int_equal(ini_config_load(path, &cfg, err, sizeof err), 0);
+    char meminfo[INI_PATH_LEN];
+    snprintf(meminfo, sizeof meminfo, "%s", write_file("meminfo", "MemTotal: 100 kB\nHugePages_Total: 512\n"
+                                                       "HugePages_Free:      200\nHugepagesize:       2048 kB\n"));
+    assert_int_equal(ini_eal_hugepages_free_mb(meminfo), 400);
+    assert_int_equal(ini_eal_use_hugepages(&cfg, NULL, 0, meminfo), 1);        /* 400 >= 256 MiB */
+    char *no_huge[] = { "--no-huge" };
+    assert_int_equal(ini_eal_use_hugepages(&cfg, no_huge, 1, meminfo), 0);   /* asked */
+    cfg.eal_memory_mb = 512;
+    assert_int_equal(ini_eal_use_hugepages(&cfg, NULL, 0, meminfo), 0);      /* not enough free */
+    cfg.eal_hugepages = INI_HUGE_YES;
+    assert_int_equal(ini_eal_use_hugepages(&cfg, NULL, 0, meminfo), 1);
+    cfg.eal_hugepages = INI_HUGE_AUTO;
+    assert_int_equal(ini_eal_hugepages_free_mb(write_file("meminfo0", "HugePages_Free: 0\nHugepagesize: 2048 kB\n")), 0);
+    assert_int_equal(ini_eal_hugepages_free_mb("/nonexistent/meminfo"), 0);
+
+    char *a1[] = { "--vdev=net_af_xdp0,iface=eth1" }, *a2[] = { "-a", "0000:03:00.0" }, *a3[] = { "--allow=03:00.0" },
+         *a4[] = { "-a0000:03:00.0" }, *a5[] = { "-a" };
+    assert_false(ini_eal_allows_pci(a1, 1));
+    assert_true(ini_eal_allows_pci(a2, 2));
+    assert_true(ini_eal_allows_pci(a3, 1));
+    assert_true(ini_eal_allows_pci(a4, 1));
+    assert_false(ini_eal_allows_pci(a5, 1));
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -965,6 +1066,8 @@ int main(void)
         cmocka_unit_test(test_generate_rejects),
         cmocka_unit_test(test_memif_port_limit),
         cmocka_unit_test(test_names),
+        cmocka_unit_test(test_hosts_and_devices),
+        cmocka_unit_test(test_eal_args),
     };
     return cmocka_run_group_tests(tests, setup, teardown);
 }

@@ -6,7 +6,8 @@
  * expected number of frames; no mbuf leaks; a corrupted frame is caught by
  * the UDP checksum; the header codec round-trips at every width; frames
  * a full port refuses wait and leave in order; a transmit buffer that is
- * never sent goes back to its pool.
+ * never sent goes back to its pool; ARP requests are answered and their
+ * senders learned, ICMP echo is answered, unknown addresses are asked for.
  */
 #include <setjmp.h>
 #include <stdarg.h>
@@ -15,6 +16,7 @@
 #include <string.h>
 #include <cmocka.h>
 
+#include "lwip/netif.h"
 #include "lwip/stats.h"
 #include "loop_harness.h"
 
@@ -227,6 +229,139 @@ static void test_header_codec(void **state)
     assert_int_equal(ini_swp_hdr_read(raw, 10, 32, &r), -1);
 }
 
+/* ---- ARP and ICMP: an INI among ordinary IPv4 hosts (stack/arp.h) ---- */
+
+static struct rte_mbuf *captured[8];
+static int n_captured;
+
+static uint16_t capture_xmit(struct ini_netif *nf, struct ini_txq *q, struct rte_mbuf **pkts, uint16_t n)
+{
+    for (uint16_t i = 0; i < n; i++) {
+        if (n_captured < 8)
+            captured[n_captured++] = pkts[i];
+        else
+            rte_pktmbuf_free(pkts[i]);
+    }
+    return n;
+}
+
+static void free_captured(void)
+{
+    for (int i = 0; i < n_captured; i++)
+        rte_pktmbuf_free(captured[i]);
+    n_captured = 0;
+}
+
+static const uint8_t host_mac[6] = { 0x02, 0xaa, 0, 0, 0, 0x07 };
+static const uint8_t host_ip[4] = { 198, 18, 0, 200 };
+
+/* A frame from the Linux host to side a: Ethernet header + body. */
+static void input_from_host(const uint8_t dst_mac[6], uint16_t ethertype, const uint8_t *body, uint16_t len)
+{
+    struct rte_mbuf *m = rte_pktmbuf_alloc(loop_a.nf.pool);
+    assert_non_null(m);
+    uint8_t *f = (uint8_t *)rte_pktmbuf_append(m, (uint16_t)(14 + len));
+    memcpy(f, dst_mac, 6);
+    memcpy(f + 6, host_mac, 6);
+    f[12] = (uint8_t)(ethertype >> 8);
+    f[13] = (uint8_t)ethertype;
+    memcpy(f + 14, body, len);
+    struct ini_rx_meta meta = { 0 };
+    ini_netif_input(&loop_a.nf, m, &meta);
+}
+
+static uint16_t sum16(const uint8_t *p, int len)
+{
+    uint32_t s = 0;
+    for (int i = 0; i + 1 < len; i += 2)
+        s += (uint32_t)(p[i] << 8 | p[i + 1]);
+    if (len & 1)
+        s += (uint32_t)(p[len - 1] << 8);
+    while (s >> 16)
+        s = (s & 0xffff) + (s >> 16);
+    return (uint16_t)~s;
+}
+
+/* The INI answers an ARP request for its address, learns the asker, and
+ * then answers its ICMP echo request with an echo reply to its MAC. */
+static void test_arp_and_ping(void **state)
+{
+    ini_xmit_fn wire = loop_a.nf.xmit;
+    loop_a.nf.xmit = capture_xmit;
+    uint32_t a_ip = ip4_addr_get_u32(netif_ip4_addr(&loop_a.nf.netif));
+    static const uint8_t broadcast[6] = { 0xff, 0xff, 0xff, 0xff, 0xff, 0xff };
+
+    uint8_t arp[28] = { 0, 1, 8, 0, 6, 4, 0, 1 };
+    memcpy(arp + 8, host_mac, 6);
+    memcpy(arp + 14, host_ip, 4);
+    memcpy(arp + 24, &a_ip, 4);
+    input_from_host(broadcast, 0x0806, arp, sizeof arp);
+    ini_netif_flush(&loop_a.nf);
+    assert_int_equal(n_captured, 1);
+    const uint8_t *r = rte_pktmbuf_mtod(captured[0], const uint8_t *);
+    assert_memory_equal(r, host_mac, 6);                        /* to the asker */
+    assert_memory_equal(r + 6, loop_a.nf.mac, 6);
+    assert_int_equal(r[12] << 8 | r[13], 0x0806);
+    assert_int_equal(r[14 + 7], 2);                             /* a reply */
+    assert_memory_equal(r + 14 + 8, loop_a.nf.mac, 6);          /* sender: the INI */
+    assert_memory_equal(r + 14 + 14, &a_ip, 4);
+    assert_memory_equal(r + 14 + 24, host_ip, 4);               /* target: the asker */
+    assert_true(captured[0]->pkt_len >= 60);
+    free_captured();
+    uint32_t h_ip;
+    memcpy(&h_ip, host_ip, 4);
+    struct ini_peer_slot *peer = ini_netif_find_peer(&loop_a.nf, h_ip);
+    assert_non_null(peer);
+    assert_true(peer->learned);
+    assert_memory_equal(peer->mac, host_mac, 6);
+    assert_int_equal(loop_a.nf.arp.stats.arp_requests_in, 1);
+
+    /* a static peer (side b) is not taken over by ARP */
+    uint32_t b_ip = ip4_addr_get_u32(netif_ip4_addr(&loop_b.nf.netif));
+    memcpy(arp + 14, &b_ip, 4);
+    input_from_host(broadcast, 0x0806, arp, sizeof arp);
+    ini_netif_flush(&loop_a.nf);
+    free_captured();
+    assert_memory_equal(ini_netif_find_peer(&loop_a.nf, b_ip)->mac, loop_b.nf.mac, 6);
+
+    /* ICMP echo request, 40 bytes of data */
+    uint8_t ip[20 + 8 + 40] = { 0x45, 0, 0, sizeof ip, 0x12, 0x34, 0, 0, 64, 1 };
+    memcpy(ip + 12, host_ip, 4);
+    memcpy(ip + 16, &a_ip, 4);
+    uint16_t c = sum16(ip, 20);
+    ip[10] = (uint8_t)(c >> 8), ip[11] = (uint8_t)c;
+    uint8_t *icmp = ip + 20;
+    icmp[0] = 8;
+    icmp[4] = 0x00, icmp[5] = 0x42, icmp[7] = 1;
+    for (int i = 8; i < 48; i++)
+        icmp[i] = (uint8_t)i;
+    c = sum16(icmp, 48);
+    icmp[2] = (uint8_t)(c >> 8), icmp[3] = (uint8_t)c;
+    input_from_host(loop_a.nf.mac, 0x0800, ip, sizeof ip);
+    ini_netif_flush(&loop_a.nf);
+    assert_int_equal(n_captured, 1);
+    r = rte_pktmbuf_mtod(captured[0], const uint8_t *);
+    assert_memory_equal(r, host_mac, 6);
+    assert_int_equal(r[12] << 8 | r[13], 0x0800);
+    assert_memory_equal(r + 14 + 16, host_ip, 4);               /* IP destination: the host */
+    assert_int_equal(r[14 + 20], 0);                            /* echo reply */
+    assert_memory_equal(r + 14 + 28, icmp + 8, 40);             /* its data, echoed */
+    free_captured();
+
+    /* no entry: an ARP request goes out, the packet is dropped */
+    uint32_t unknown = h_ip + (1u << 24);
+    ini_arp_resolve(&loop_a.nf, unknown);
+    ini_arp_resolve(&loop_a.nf, unknown);                       /* within 100 ms: once */
+    ini_netif_flush(&loop_a.nf);
+    assert_int_equal(n_captured, 1);
+    r = rte_pktmbuf_mtod(captured[0], const uint8_t *);
+    assert_memory_equal(r, broadcast, 6);
+    assert_int_equal(r[14 + 7], 1);
+    assert_memory_equal(r + 14 + 24, &unknown, 4);
+    free_captured();
+    loop_a.nf.xmit = wire;
+}
+
 int main(void)
 {
     if (loop_global_init("test_netif") < 0)
@@ -241,6 +376,7 @@ int main(void)
         cmocka_unit_test_setup_teardown(test_full_port_keeps_frames, setup, teardown),
         cmocka_unit_test_setup_teardown(test_backlog_overflow_drops_and_recovers, setup, teardown),
         cmocka_unit_test_setup_teardown(test_unsent_tx_buffer_freed, setup, teardown),
+        cmocka_unit_test_setup_teardown(test_arp_and_ping, setup, teardown),
         cmocka_unit_test(test_crc32c_known_value),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);

@@ -95,7 +95,7 @@ int launch_start_daemons(struct launch *L, const struct daemon_opts *o, int deta
         char id[16], launcher[16];
         snprintf(id, sizeof id, "%d", d->ini);
         snprintf(launcher, sizeof launcher, "%d", (int)getpid());
-        char *argv[32 + 2 * LAUNCH_MAX_FAULTS];
+        char *argv[32 + 2 * LAUNCH_MAX_FAULTS + INI_MAX_EAL_ARGS + 1];
         int n = 0;
         argv[n++] = L->inid_path;
         /* Under `run` the daemons die with the launcher and, if it was
@@ -122,6 +122,11 @@ int launch_start_daemons(struct launch *L, const struct daemon_opts *o, int deta
         for (int f = 0; f < o->n_faults; f++) {
             argv[n++] = "--fault";
             argv[n++] = (char *)o->faults[f];
+        }
+        if (o->n_eal_args) {
+            argv[n++] = "--";
+            for (int a = 0; a < o->n_eal_args; a++)
+                argv[n++] = o->eal_args[a];
         }
         argv[n] = NULL;
 

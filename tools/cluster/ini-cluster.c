@@ -62,6 +62,7 @@
 #include "cluster_reap.h"
 #include "cluster_net.h"
 #include "cluster_telemetry.h"
+#include "cluster_remote.h"
 #include "cluster_util.h"
 #include "config.h"
 
@@ -73,14 +74,15 @@
 static const char *usage_text =
     "usage: ini-cluster run CONFIG [--run-dir DIR] [--policy P] [--ini-policy P] [--idle MODE]\n"
     "                          [--trace MODE] [--fault SPEC] [--knob SPEC] [--capture] [--timeout SEC]\n"
+    "                          [--eal ARGS] [--launch local|ssh|slurm] [--ssh CMD] [--remote-launcher PATH]\n"
     "                          -- PROGRAM ARGS...\n"
     "       ini-cluster up CONFIG [--cluster C,...] [--run-dir DIR] [--policy P] [--ini-policy P]\n"
     "                          [--idle MODE] [--trace MODE] [--fault SPEC] [--capture]\n"
     "       ini-cluster status CONFIG [--run-dir DIR]\n"
     "       ini-cluster top CONFIG [--run-dir DIR]\n"
     "       ini-cluster down CONFIG [--run-dir DIR]\n"
-    "       ini-cluster gen CLUSTERS PES_PER_CLUSTER INIS_PER_CLUSTER [--mode memif|af_packet]\n"
-    "                          [-o FILE]\n"
+    "       ini-cluster gen CLUSTERS PES_PER_CLUSTER INIS_PER_CLUSTER [--mode memif|af_packet|pci]\n"
+    "                          [--hosts H1,H2,...] [--device DEV,...] [-o FILE]\n"
     "       ini-cluster cleanup\n"
     "       ini-cluster --help | --version\n"
     "policies: static, round-robin, load-aware; idle: poll, adaptive, auto;\n"
@@ -96,6 +98,13 @@ struct options {
     struct daemon_opts daemon;
     long timeout_s;
     char **program;            /* run: argv after "--" */
+    /* across hosts (cluster_remote.h) */
+    const char *eal;           /* --eal "ARGS" for every daemon's EAL */
+    char eal_buf[1024];
+    const char *launch;        /* --launch local|ssh|slurm */
+    const char *ssh;           /* --ssh "CMD ARGS" */
+    const char *remote_launcher;
+    const char *tag, *host;    /* host-run: the head's tag, this host's name */
 };
 
 static int parse_long(const char *s, long min, long max, long *out)
@@ -113,7 +122,48 @@ static const char *const IDLE_MODES[] = { "poll", "adaptive", "auto", NULL };
 static const char *const TRACE_MODES[] = { "off", "summary", "detailed", NULL };
 
 /* Which flags a command accepts. */
-enum { F_RUNDIR = 1, F_DAEMON = 2, F_TIMEOUT = 4, F_CLUSTER = 8, F_PROGRAM = 16 };
+enum { F_RUNDIR = 1, F_DAEMON = 2, F_TIMEOUT = 4, F_CLUSTER = 8, F_PROGRAM = 16, F_HOSTS = 32, F_PART = 64 };
+
+/* The options of a machine across hosts (docs/launcher.md): --eal ARGS
+ * (F_DAEMON), --launch, --ssh, --remote-launcher (F_HOSTS), --tag and
+ * --host (F_PART, host-run only).  1 if NAME was one of them. */
+static int parse_hosts_option(const char *cmd, const char *name, unsigned accepted, struct options *o,
+                              const char **value, int *i, int argc, char **argv)
+{
+    const char **slot = !strcmp(name, "--eal") && (accepted & F_DAEMON) ? &o->eal
+                      : !strcmp(name, "--launch") && (accepted & F_HOSTS) ? &o->launch
+                      : !strcmp(name, "--ssh") && (accepted & F_HOSTS) ? &o->ssh
+                      : !strcmp(name, "--remote-launcher") && (accepted & F_HOSTS) ? &o->remote_launcher
+                      : !strcmp(name, "--tag") && (accepted & F_PART) ? &o->tag
+                      : !strcmp(name, "--host") && (accepted & F_PART) ? &o->host : NULL;
+    if (!slot)
+        return 0;
+    if (!*value) {
+        if (*i + 1 >= argc || !strcmp(argv[*i + 1], "--"))
+            cli_bad_arg("%s: %s: needs a value", cmd, name);
+        *value = argv[++*i];
+    }
+    if (!**value)
+        cli_bad_arg("%s: %s: empty value", cmd, name);
+    *slot = *value;
+    if (slot == &o->eal) {
+        /* Words separated by blanks, handed to every daemon's EAL. */
+        if (strlen(o->eal) >= sizeof o->eal_buf)
+            cli_bad_arg("%s: --eal: longer than %zu characters", cmd, sizeof o->eal_buf - 1);
+        snprintf(o->eal_buf, sizeof o->eal_buf, "%s", o->eal);
+        o->daemon.n_eal_args = 0;
+        for (char *save = NULL, *w = strtok_r(o->eal_buf, " \t", &save); w; w = strtok_r(NULL, " \t", &save)) {
+            if (o->daemon.n_eal_args == INI_MAX_EAL_ARGS)
+                cli_bad_arg("%s: --eal: more than %d arguments", cmd, INI_MAX_EAL_ARGS);
+            o->daemon.eal_args[o->daemon.n_eal_args++] = w;
+        }
+    }
+    if (slot == &o->launch) {
+        static const char *const engines[] = { "local", "ssh", "slurm", NULL };
+        cli_parse_choice("--launch", o->launch, engines);
+    }
+    return 1;
+}
 
 /* Parses `CONFIG [flags]` (and `-- PROGRAM ARGS` when F_PROGRAM). */
 static void parse_options(const char *cmd, int argc, char **argv, unsigned accepted, struct options *o)
@@ -211,6 +261,8 @@ static void parse_options(const char *cmd, int argc, char **argv, unsigned accep
         } else if (!strcmp(name, "--cluster") && (accepted & F_CLUSTER)) {
             TAKE_VALUE();
             o->clusters = value;
+        } else if (parse_hosts_option(cmd, name, accepted, o, &value, &i, argc, argv)) {
+            continue;
         } else {
             cli_bad_arg("%s: %s: unknown option", cmd, a);
         }
@@ -472,11 +524,83 @@ static int start_programs(struct launch *L, const struct options *o, struct prog
     return 0;
 }
 
+/* `run` with the clusters on several hosts (cluster_remote.c). */
+static int run_across_hosts(struct options *o, enum remote_engine engine)
+{
+    char config_abs[PATH_MAX], run_dir[PATH_MAX];
+    if (!realpath(o->config, config_abs))
+        cli_bad_arg("%s: %s", o->config, strerror(errno));
+    if (o->run_dir) {
+        absolute_path(o->run_dir, run_dir, sizeof run_dir);
+    } else {
+        char stamp[32], rel[128];
+        time_t t = time(NULL);
+        strftime(stamp, sizeof stamp, "%Y%m%d-%H%M%S", localtime(&t));
+        snprintf(rel, sizeof rel, "runs/run-%s-%d", stamp, (int)getpid());
+        absolute_path(rel, run_dir, sizeof run_dir);
+    }
+    /* The program's path must be the same on every host: make it absolute
+     * when it names a file here; a bare name is searched on each host. */
+    static char program[PATH_MAX];
+    if (strchr(o->program[0], '/')) {
+        absolute_path(o->program[0], program, sizeof program);
+        o->program[0] = program;
+    }
+    static char inid_abs[PATH_MAX];
+    if (o->inid) {
+        absolute_path(o->inid, inid_abs, sizeof inid_abs);
+        o->inid = inid_abs;
+    }
+    install_signal_handlers();
+    struct remote_opts r = {
+        .config = config_abs, .run_dir = run_dir, .daemon = &o->daemon, .inid = o->inid,
+        .eal = o->eal, .ssh = o->ssh, .remote_launcher = o->remote_launcher,
+        .timeout_s = o->timeout_s, .program = o->program,
+    };
+    return remote_run(&cfg, engine, &r);
+}
+
+/* `ini-cluster host-run`: one host's part of a run across hosts, started
+ * by the head over ssh or srun (cluster_remote.h). */
+static int cmd_host_run(int argc, char **argv)
+{
+    struct options o;
+    parse_options("host-run", argc, argv, F_RUNDIR | F_DAEMON | F_PROGRAM | F_CLUSTER | F_PART, &o);
+    load_config_or_exit(o.config);
+    if (!o.run_dir || o.run_dir[0] != '/')
+        cli_bad_arg("host-run: --run-dir must be an absolute path");
+    install_signal_handlers();
+    struct remote_opts r = { .config = o.config, .run_dir = o.run_dir, .daemon = &o.daemon,
+                             .inid = o.inid, .eal = o.eal, .program = o.program };
+    return remote_host_part(&cfg, &r, o.clusters, o.tag, o.host);
+}
+
+static void default_up_dir(const char *config, char *out, size_t len);
+
+/* up / status / down with clusters on other hosts: each host's own. */
+static int each_host(const char *cmd, struct options *o)
+{
+    char config_abs[PATH_MAX], run_dir[PATH_MAX];
+    if (!realpath(o->config, config_abs))
+        cli_bad_arg("%s: %s", o->config, strerror(errno));
+    if (o->run_dir)
+        absolute_path(o->run_dir, run_dir, sizeof run_dir);
+    else
+        default_up_dir(o->config, run_dir, sizeof run_dir);
+    struct remote_opts r = { .config = config_abs, .run_dir = run_dir, .daemon = &o->daemon,
+                             .inid = o->inid, .eal = o->eal, .ssh = o->ssh,
+                             .remote_launcher = o->remote_launcher };
+    return remote_each_host(&cfg, cmd, &r);
+}
+
 static int cmd_run(int argc, char **argv)
 {
     struct options o;
-    parse_options("run", argc, argv, F_RUNDIR | F_DAEMON | F_TIMEOUT | F_PROGRAM, &o);
+    parse_options("run", argc, argv, F_RUNDIR | F_DAEMON | F_TIMEOUT | F_PROGRAM | F_HOSTS, &o);
     load_config_or_exit(o.config);
+    enum remote_engine engine = remote_pick_engine(&cfg, o.launch);
+    if (engine != ENGINE_LOCAL)
+        return run_across_hosts(&o, engine);
 
     char program[PATH_MAX], inid[PATH_MAX], config_abs[PATH_MAX], run_dir[PATH_MAX], err[1024];
     if (find_executable(o.program[0], program, sizeof program) < 0)
@@ -721,8 +845,10 @@ static void print_up_env(const struct launch *L, const struct daemon_opts *d, co
 static int cmd_up(int argc, char **argv)
 {
     struct options o;
-    parse_options("up", argc, argv, F_RUNDIR | F_DAEMON | F_CLUSTER, &o);
+    parse_options("up", argc, argv, F_RUNDIR | F_DAEMON | F_CLUSTER | F_HOSTS, &o);
     load_config_or_exit(o.config);
+    if (!o.clusters && ini_config_has_hosts(&cfg) && (!o.launch || strcmp(o.launch, "local")))
+        return each_host("up", &o);
     int selected[INI_MAX_CLUSTERS] = { 0 };
     parse_clusters_or_exit(o.clusters, selected);
     /* memif links every INI to the INIs of all other clusters, through
@@ -778,6 +904,8 @@ static int cmd_up(int argc, char **argv)
     pick_tag(tag, sizeof tag);
     static struct launch L;
     launch_init(&L, &cfg, config_abs, run_dir, tag, inid, selected);
+    if (ini_config_has_hosts(&cfg))
+        L.af_packet = 0;    /* a host of a machine across hosts: its real LAN, no emulated one */
     int rc = bring_up(&L, &o.daemon, 1);
     if (rc) {
         printf("run directory: %s\n", run_dir);
@@ -817,10 +945,23 @@ static void read_up_state_or_exit(struct launch *L, const struct options *o, cha
     }
 }
 
+/* Is this status or down one of every host's?  Yes when the configuration
+ * names hosts, unless --launch local: what the head itself runs on each
+ * host for that host's run directory (RUN_DIR/host-NAME). */
+static int across_hosts(const struct options *o)
+{
+    if (o->launch)
+        return strcmp(o->launch, "local") != 0;
+    load_config_or_exit(o->config);
+    return ini_config_has_hosts(&cfg);
+}
+
 static int cmd_status(int argc, char **argv)
 {
     struct options o;
-    parse_options("status", argc, argv, F_RUNDIR, &o);
+    parse_options("status", argc, argv, F_RUNDIR | F_HOSTS, &o);
+    if (across_hosts(&o))
+        return each_host("status", &o);
     static struct launch L;
     char run_dir[PATH_MAX];
     read_up_state_or_exit(&L, &o, run_dir, sizeof run_dir, 1);
@@ -873,7 +1014,9 @@ static int cmd_top(int argc, char **argv)
 static int cmd_down(int argc, char **argv)
 {
     struct options o;
-    parse_options("down", argc, argv, F_RUNDIR, &o);
+    parse_options("down", argc, argv, F_RUNDIR | F_HOSTS, &o);
+    if (across_hosts(&o))
+        return each_host("down", &o);
     static struct launch L;
     char run_dir[PATH_MAX];
     read_up_state_or_exit(&L, &o, run_dir, sizeof run_dir, 0);
@@ -894,6 +1037,27 @@ static int cmd_down(int argc, char **argv)
 
 /* ---- gen ---- */
 
+/* "a,b,c" into at most max words (in buf); exits on an empty word. */
+static int split_list_or_exit(const char *flag, const char *list, char *buf, size_t len,
+                              const char **words, int max)
+{
+    if (strlen(list) >= len)
+        cli_bad_arg("gen: %s: list too long", flag);
+    snprintf(buf, len, "%s", list);
+    int n = 0;
+    for (char *w = buf, *comma; w; w = comma ? comma + 1 : NULL) {
+        comma = strchr(w, ',');
+        if (comma)
+            *comma = 0;
+        if (!*w)
+            cli_bad_arg("gen: %s: empty name in '%s'", flag, list);
+        if (n == max)
+            cli_bad_arg("gen: %s: more than %d names", flag, max);
+        words[n++] = w;
+    }
+    return n;
+}
+
 static int cmd_gen(int argc, char **argv)
 {
     long v[3];
@@ -903,19 +1067,28 @@ static int cmd_gen(int argc, char **argv)
     static const char *const MODES[] = { "memif", "af_packet", "pci", NULL };
     int mode = INI_NET_MEMIF;
     static const char *const names[] = { "CLUSTERS", "PES_PER_CLUSTER", "INIS_PER_CLUSTER" };
+    static char hosts_buf[4096], devices_buf[1024];
+    const char *hosts[INI_MAX_CLUSTERS], *devices[INI_MAX_INIS_PER_CLUSTER];
+    int n_hosts = 0, n_devices = 0, mode_given = 0;
     for (int i = 0; i < argc; i++) {
         const char *a = argv[i];
         if (cli_common_flag(a)) {
             continue;
+        } else if (!strcmp(a, "--hosts") || !strcmp(a, "--device")) {
+            if (i + 1 >= argc)
+                cli_bad_arg("gen: %s: needs a value", a);
+            int hosts_flag = !strcmp(a, "--hosts");
+            n_hosts = hosts_flag ? split_list_or_exit(a, argv[++i], hosts_buf, sizeof hosts_buf, hosts, INI_MAX_CLUSTERS) : n_hosts;
+            n_devices = hosts_flag ? n_devices : split_list_or_exit(a, argv[++i], devices_buf, sizeof devices_buf, devices, INI_MAX_INIS_PER_CLUSTER);
         } else if (!strcmp(a, "-o") || !strcmp(a, "--mode")) {
             if (i + 1 >= argc)
                 cli_bad_arg("gen: %s: needs a value", a);
             if (!strcmp(a, "-o"))
                 out_path = argv[++i];
             else
-                mode = cli_parse_choice("--mode", argv[++i], MODES);
+                mode = cli_parse_choice("--mode", argv[++i], MODES), mode_given = 1;
         } else if (!strncmp(a, "--mode=", 7)) {
-            mode = cli_parse_choice("--mode", a + 7, MODES);
+            mode = cli_parse_choice("--mode", a + 7, MODES), mode_given = 1;
         } else if (a[0] == '-' && a[1]) {
             cli_bad_arg("gen: %s: unknown option", a);
         } else {
@@ -928,6 +1101,8 @@ static int cmd_gen(int argc, char **argv)
     }
     if (n < 3)
         cli_bad_arg("gen: expected CLUSTERS PES_PER_CLUSTER INIS_PER_CLUSTER");
+    if (n_hosts && !mode_given)
+        mode = INI_NET_AF_PACKET;   /* across hosts: kernel interfaces on a LAN */
 
     char err[PATH_MAX + 256];
     FILE *out = stdout;
@@ -960,7 +1135,8 @@ static int cmd_gen(int argc, char **argv)
         if (!out)
             cli_bad_arg("%s: %s", out_path, strerror(errno));
     }
-    int rc = ini_config_generate(out, (int)v[0], (int)v[1], (int)v[2], (enum ini_net_mode)mode, err, sizeof err);
+    int rc = ini_config_generate_hosts(out, (int)v[0], (int)v[1], (int)v[2], (enum ini_net_mode)mode,
+                                       hosts, n_hosts, devices, n_devices, err, sizeof err);
     if (rc < 0 && ferror(out)) {   /* a write error, not bad arguments */
         cli_error("%s: %s", out_path ? tmp : "stdout", err);
         if (out_path) {
@@ -1027,5 +1203,7 @@ int main(int argc, char **argv)
         return cmd_gen(argc - 2, argv + 2);
     if (!strcmp(cmd, "cleanup"))
         return cmd_cleanup(argc - 2, argv + 2);
+    if (!strcmp(cmd, "host-run"))
+        return cmd_host_run(argc - 2, argv + 2);
     cli_bad_arg("%s: unknown command (run, up, status, top, down, gen, cleanup)", cmd);
 }

@@ -27,8 +27,9 @@
 --
 -- Long messages travel as IPv4 fragments; Wireshark's IP reassembly (on by
 -- default) hands the whole datagram to this dissector at the last fragment.
--- On the af_packet LAN the frames carry EtherType 0x88b5 with IPv4 inside
--- (docs/architecture.md); that EtherType is registered to the IP dissector.
+-- Frames carry plain IPv4 (EtherType 0x0800).  Captures made before the LAN
+-- went to standard IPv4 carry EtherType 0x88b5 with IPv4 inside; that
+-- EtherType stays registered to the IP dissector so they still decode.
 
 local swp = Proto("ini_swp", "INI transport (sliding window)")
 local am = Proto("ini_am", "INI active message")
@@ -201,7 +202,7 @@ end
 register()
 function swp.prefs_changed() register() end
 
--- af_packet LAN frames: IPv4 under the local experimental EtherType.  A
+-- Older af_packet LAN captures: IPv4 under the local experimental EtherType.  A
 -- protocol of its own that only hands the frame to IP (registering IP's
 -- handle twice in the table makes Wireshark warn about a duplicate name).
 local lan = Proto("ini_lan", "INI af_packet LAN (IPv4 under EtherType 0x88b5)")

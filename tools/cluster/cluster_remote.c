@@ -1,0 +1,783 @@
+/*
+ * cluster_remote.c - running a machine across hosts over ssh or Slurm
+ * (see cluster_remote.h for the protocol between head and host parts).
+ *
+ * Design.  The head is the same one-thread poller as the single-host
+ * launcher: every part is a child process (ssh, srun, or ini-cluster
+ * itself for the head's own host) with three pipes, polled every 20 ms.
+ * Lines are relayed whole, so that the output of several hosts never
+ * interleaves inside a line.  A part is the single-host launcher cut to
+ * its clusters: the same segments, daemons, READY wait and teardown
+ * (cluster_launch.h), no emulated network (the hosts are on a real LAN),
+ * and its programs' output sent up the pipes instead of the terminal.
+ */
+#include "cluster_remote.h"
+
+#include <errno.h>
+#include <fcntl.h>
+#include <limits.h>
+#include <poll.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/prctl.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include "cli.h"
+#include "cluster_util.h"
+
+#define READY_EXTRA_MS   30000   /* ssh or srun start-up, on top of LAUNCH_READY_MS */
+#define PART_STOP_MS     (LAUNCH_STOP_MS + 10000)
+#define CTL_READY        "@@ini ready"
+#define LINE_MAX_LEN     8192
+
+/* ---- the parts, seen from the head ---- */
+
+struct stream {
+    int fd;                      /* -1 once closed */
+    size_t len;
+    char buf[LINE_MAX_LEN];
+};
+
+struct part {
+    char host[INI_HOST_LEN];     /* "" for the head's own host */
+    char clusters[512];          /* "0,2" */
+    pid_t pid;
+    int in_fd;                   /* its stdin; -1 once closed */
+    struct stream out, err;
+    int ready, running, wstatus;
+};
+
+static const char *part_name(const struct part *p)
+{
+    return p->host[0] ? p->host : "local";
+}
+
+enum remote_engine remote_pick_engine(const struct ini_config *cfg, const char *launch)
+{
+    static const char *const names[] = { "local", "ssh", "slurm", NULL };
+    if (launch)
+        return (enum remote_engine)cli_parse_choice("--launch", launch, names);
+    const char *nodes = getenv("SLURM_JOB_NODELIST") ? getenv("SLURM_JOB_NODELIST") : getenv("SLURM_NODELIST");
+    const char *n_nodes = getenv("SLURM_JOB_NUM_NODES") ? getenv("SLURM_JOB_NUM_NODES") : getenv("SLURM_NNODES");
+    if (nodes && n_nodes && atoi(n_nodes) >= 2 && cfg->net_mode != INI_NET_MEMIF)
+        return ENGINE_SLURM;
+    return ini_config_has_hosts(cfg) ? ENGINE_SSH : ENGINE_LOCAL;
+}
+
+/* Appends ARG to the shell command in cmd, single-quoted. */
+static void shell_quote(char *cmd, size_t len, const char *arg)
+{
+    size_t n = strlen(cmd);
+    if (n && n < len - 1)
+        cmd[n++] = ' ';
+    if (n < len - 1)
+        cmd[n++] = '\'';
+    for (const char *c = arg; *c && n < len - 5; c++) {
+        if (*c == '\'') {
+            memcpy(cmd + n, "'\\''", 4);
+            n += 4;
+        } else {
+            cmd[n++] = *c;
+        }
+    }
+    if (n < len - 1)
+        cmd[n++] = '\'';
+    cmd[n] = 0;
+}
+
+/* Splits "a b  c" into words (in buf); returns how many, at most max. */
+static int split_words(const char *s, char *buf, size_t len, char **words, int max)
+{
+    snprintf(buf, len, "%s", s ? s : "");
+    int n = 0;
+    for (char *save = NULL, *w = strtok_r(buf, " \t", &save); w && n < max; w = strtok_r(NULL, " \t", &save))
+        words[n++] = w;
+    return n;
+}
+
+/* The host part's command line: ini-cluster host-run ... -- PROGRAM. */
+static int part_argv(const struct remote_opts *o, const char *launcher, const struct part *p,
+                     const char *tag, char **argv, int max)
+{
+    int n = 0;
+#define ARG(x) do { if (n < max - 1) argv[n++] = (char *)(x); } while (0)
+    ARG(launcher);
+    ARG("host-run");
+    ARG(o->config);
+    ARG("--cluster"); ARG(p->clusters);
+    ARG("--tag"); ARG(tag);
+    ARG("--host"); ARG(part_name(p));
+    ARG("--run-dir"); ARG(o->run_dir);
+    const struct daemon_opts *d = o->daemon;
+    if (d->policy) { ARG("--policy"); ARG(d->policy); }
+    if (d->ini_policy) { ARG("--ini-policy"); ARG(d->ini_policy); }
+    if (d->idle) { ARG("--idle"); ARG(d->idle); }
+    if (d->trace) { ARG("--trace"); ARG(d->trace); }
+    if (d->knobs) { ARG("--knob"); ARG(d->knobs); }
+    for (int f = 0; f < d->n_faults; f++) { ARG("--fault"); ARG(d->faults[f]); }
+    if (o->inid) { ARG("--inid"); ARG(o->inid); }
+    if (o->eal) { ARG("--eal"); ARG(o->eal); }
+    ARG("--");
+    for (char **a = o->program; *a; a++)
+        ARG(*a);
+#undef ARG
+    argv[n] = NULL;
+    return n;
+}
+
+/* Starts argv with three pipes; the child leads its own process group and
+ * gets SIGTERM if the head dies. */
+static int start_part(struct part *p, char *const *argv, char *err, size_t errlen)
+{
+    int in[2], out[2], er[2];
+    if (pipe2(in, O_CLOEXEC) < 0 || pipe2(out, O_CLOEXEC) < 0 || pipe2(er, O_CLOEXEC) < 0) {
+        snprintf(err, errlen, "pipe: %s", strerror(errno));
+        return -1;
+    }
+    fflush(NULL);
+    pid_t pid = fork();
+    if (pid < 0) {
+        snprintf(err, errlen, "fork: %s", strerror(errno));
+        return -1;
+    }
+    if (pid == 0) {
+        setpgid(0, 0);
+        prctl(PR_SET_PDEATHSIG, SIGTERM);
+        signal(SIGPIPE, SIG_DFL);
+        dup2(in[0], 0);
+        dup2(out[1], 1);
+        dup2(er[1], 2);
+        execvp(argv[0], argv);
+        fprintf(stderr, "ini-cluster: cannot run %s: %s\n", argv[0], strerror(errno));
+        _exit(127);
+    }
+    close(in[0]);
+    close(out[1]);
+    close(er[1]);
+    p->pid = pid;
+    p->running = 1;
+    p->in_fd = in[1];
+    p->out.fd = out[0];
+    p->err.fd = er[0];
+    fcntl(p->out.fd, F_SETFL, O_NONBLOCK);
+    fcntl(p->err.fd, F_SETFL, O_NONBLOCK);
+    return 0;
+}
+
+/* One complete line from a part. */
+static void part_line(struct part *p, int is_err, const char *line)
+{
+    if (!is_err) {
+        if (!strcmp(line, CTL_READY)) {
+            p->ready = 1;
+            return;
+        }
+        printf("%s\n", line);
+        return;
+    }
+    /* The part's own messages name the host they come from. */
+    if (!strncmp(line, "ini-cluster: ", 13))
+        fprintf(stderr, "ini-cluster: host %s: %s\n", part_name(p), line + 13);
+    else
+        fprintf(stderr, "%s\n", line);
+}
+
+static void pump_stream(struct part *p, struct stream *s, int is_err, int final)
+{
+    for (;;) {
+        if (s->fd < 0)
+            break;
+        ssize_t r = read(s->fd, s->buf + s->len, sizeof s->buf - 1 - s->len);
+        if (r < 0 && (errno == EAGAIN || errno == EINTR))
+            break;
+        if (r <= 0) {
+            close(s->fd);
+            s->fd = -1;
+            final = 1;
+            break;
+        }
+        s->len += (size_t)r;
+        char *start = s->buf, *nl;
+        while ((nl = memchr(start, '\n', s->len - (size_t)(start - s->buf)))) {
+            *nl = 0;
+            part_line(p, is_err, start);
+            start = nl + 1;
+        }
+        s->len -= (size_t)(start - s->buf);
+        memmove(s->buf, start, s->len);
+        if (s->len == sizeof s->buf - 1) {       /* a line longer than the buffer: pass it on */
+            s->buf[s->len] = 0;
+            part_line(p, is_err, s->buf);
+            s->len = 0;
+        }
+    }
+    if (final && s->len) {
+        s->buf[s->len] = 0;
+        part_line(p, is_err, s->buf);
+        s->len = 0;
+    }
+}
+
+static void close_stdin(struct part *p)
+{
+    if (p->in_fd >= 0) {
+        close(p->in_fd);
+        p->in_fd = -1;
+    }
+}
+
+/* Polls every part's output for up to ms, relays it, reaps the exited. */
+static void pump_parts(struct part *parts, int n, int ms)
+{
+    struct pollfd fds[2 * INI_MAX_CLUSTERS];
+    int k = 0;
+    for (int i = 0; i < n; i++) {
+        fds[k++] = (struct pollfd){ .fd = parts[i].out.fd, .events = POLLIN };
+        fds[k++] = (struct pollfd){ .fd = parts[i].err.fd, .events = POLLIN };
+    }
+    poll(fds, (nfds_t)k, ms);
+    for (int i = 0; i < n; i++) {
+        struct part *p = &parts[i];
+        pump_stream(p, &p->out, 0, 0);
+        pump_stream(p, &p->err, 1, 0);
+        if (p->running && waitpid(p->pid, &p->wstatus, WNOHANG) == p->pid) {
+            p->running = 0;
+            /* What it wrote before it went is still in the pipes. */
+            fcntl(p->out.fd, F_SETFL, 0);
+            fcntl(p->err.fd, F_SETFL, 0);
+            pump_stream(p, &p->out, 0, 1);
+            pump_stream(p, &p->err, 1, 1);
+            close_stdin(p);
+        }
+    }
+}
+
+static int parts_running(const struct part *parts, int n)
+{
+    int r = 0;
+    for (int i = 0; i < n; i++)
+        r += parts[i].running;
+    return r;
+}
+
+/* Tells every part to stop (end of file on its stdin), waits for them to
+ * clean up, then ends what is left of ssh or srun. */
+static void stop_parts(struct part *parts, int n)
+{
+    for (int i = 0; i < n; i++)
+        close_stdin(&parts[i]);
+    int64_t deadline = now_ms() + PART_STOP_MS;
+    int sent_term = 0;
+    while (parts_running(parts, n)) {
+        pump_parts(parts, n, 20);
+        if (!sent_term && now_ms() > deadline) {
+            for (int i = 0; i < n; i++)
+                if (parts[i].running) {
+                    cli_error("host %s did not stop within %d s; ending its launcher", part_name(&parts[i]),
+                              PART_STOP_MS / 1000);
+                    kill(-parts[i].pid, SIGTERM);
+                }
+            sent_term = 1;
+            deadline = now_ms() + 3000;
+        } else if (sent_term && now_ms() > deadline) {
+            for (int i = 0; i < n; i++)
+                if (parts[i].running)
+                    kill(-parts[i].pid, SIGKILL);
+        }
+    }
+}
+
+/* The allocation's nodes, as `scontrol show hostnames` expands them. */
+static int slurm_nodes(char nodes[][INI_HOST_LEN], int max, char *err, size_t errlen)
+{
+    const char *list = getenv("SLURM_JOB_NODELIST") ? getenv("SLURM_JOB_NODELIST") : getenv("SLURM_NODELIST");
+    if (!list) {
+        snprintf(err, errlen, "--launch slurm: not inside a Slurm allocation (no SLURM_JOB_NODELIST)");
+        return -1;
+    }
+    char cmd[4096] = "scontrol show hostnames";
+    shell_quote(cmd, sizeof cmd, list);
+    FILE *f = popen(cmd, "r");
+    if (!f) {
+        snprintf(err, errlen, "scontrol: %s", strerror(errno));
+        return -1;
+    }
+    int n = 0;
+    char line[INI_HOST_LEN];
+    while (n < max && fgets(line, sizeof line, f)) {
+        line[strcspn(line, "\r\n")] = 0;
+        if (line[0])
+            snprintf(nodes[n++], INI_HOST_LEN, "%s", line);
+    }
+    int st = pclose(f);
+    if (st != 0 || n == 0) {
+        snprintf(err, errlen, "`scontrol show hostnames %s` failed (status %d)", list, st);
+        return -1;
+    }
+    return n;
+}
+
+/* The parts of a run: clusters grouped by host (ssh), or one cluster per
+ * allocated node (slurm).  Returns how many, or -1 with a reason. */
+static int plan_parts(const struct ini_config *cfg, enum remote_engine engine, struct part *parts,
+                      char *err, size_t errlen)
+{
+    int n = 0;
+    if (engine == ENGINE_SLURM) {
+        static char nodes[INI_MAX_CLUSTERS * 4][INI_HOST_LEN];
+        int n_nodes = slurm_nodes(nodes, INI_MAX_CLUSTERS * 4, err, errlen);
+        if (n_nodes < 0)
+            return -1;
+        if (n_nodes < cfg->n_clusters) {
+            snprintf(err, errlen, "the Slurm allocation has %d node%s for %d clusters (one cluster per node)",
+                     n_nodes, n_nodes == 1 ? "" : "s", cfg->n_clusters);
+            return -1;
+        }
+        for (int c = 0; c < cfg->n_clusters; c++) {
+            snprintf(parts[n].host, sizeof parts[n].host, "%s", nodes[c]);
+            snprintf(parts[n].clusters, sizeof parts[n].clusters, "%d", c);
+            n++;
+        }
+        return n;
+    }
+    for (int c = 0; c < cfg->n_clusters; c++) {
+        int k = 0;
+        while (k < n && strcmp(parts[k].host, cfg->clusters[c].host))
+            k++;
+        if (k == n)
+            snprintf(parts[n++].host, sizeof parts[0].host, "%s", cfg->clusters[c].host);
+        size_t used = strlen(parts[k].clusters);
+        snprintf(parts[k].clusters + used, sizeof parts[k].clusters - used, "%s%d", used ? "," : "", c);
+    }
+    return n;
+}
+
+/* argv that starts part p: ini-cluster itself, ssh HOST 'cd DIR && exec ...', or srun. */
+static void engine_argv(enum remote_engine engine, const struct remote_opts *o, const struct part *p,
+                        char *const *part, char **argv, int max, char *cmd, size_t cmdlen,
+                        char *ssh_buf, size_t ssh_len)
+{
+    int n = 0;
+    if (engine == ENGINE_SLURM) {
+        static const char *const srun[] = { "srun", "--nodes=1", "--ntasks=1", "--overlap", "--quiet",
+                                            "--kill-on-bad-exit=1", "--input=all" };
+        for (size_t i = 0; i < sizeof srun / sizeof srun[0]; i++)
+            argv[n++] = (char *)srun[i];
+        static char nodelist[INI_HOST_LEN + 16];
+        snprintf(nodelist, sizeof nodelist, "--nodelist=%s", p->host);
+        argv[n++] = nodelist;
+        static char chdir_arg[PATH_MAX + 16];
+        char cwd[PATH_MAX];
+        if (getcwd(cwd, sizeof cwd)) {
+            snprintf(chdir_arg, sizeof chdir_arg, "--chdir=%s", cwd);
+            argv[n++] = chdir_arg;
+        }
+    } else if (p->host[0]) {
+        const char *ssh = o->ssh ? o->ssh : getenv("INI_SSH") ? getenv("INI_SSH") : "ssh";
+        n = split_words(ssh, ssh_buf, ssh_len, argv, max - 8);
+        argv[n++] = "-o";
+        argv[n++] = "BatchMode=yes";
+        argv[n++] = (char *)p->host;
+        char cwd[PATH_MAX];
+        cmd[0] = 0;
+        if (getcwd(cwd, sizeof cwd)) {
+            snprintf(cmd, cmdlen, "cd");
+            shell_quote(cmd, cmdlen, cwd);
+            size_t used = strlen(cmd);
+            snprintf(cmd + used, cmdlen - used, " 2>/dev/null; exec");
+        }
+        for (char *const *a = part; *a; a++)
+            shell_quote(cmd, cmdlen, *a);
+        argv[n++] = cmd;
+        argv[n] = NULL;
+        return;
+    }
+    for (char *const *a = part; *a && n < max - 1; a++)
+        argv[n++] = *a;
+    argv[n] = NULL;
+}
+
+static void own_path(char *out, size_t len)
+{
+    ssize_t n = readlink("/proc/self/exe", out, len - 1);
+    out[n > 0 ? n : 0] = 0;
+}
+
+int remote_run(const struct ini_config *cfg, enum remote_engine engine, const struct remote_opts *o)
+{
+    static struct part parts[INI_MAX_CLUSTERS];
+    char err[1024];
+    int n = plan_parts(cfg, engine, parts, err, sizeof err);
+    if (n < 0)
+        cli_bad_arg("%s", err);
+    if (make_run_dir(o->run_dir, 0, err, sizeof err) < 0)
+        cli_bad_arg("%s", err);
+
+    /* One tag for the whole run, unique across the hosts' /dev/shm. */
+    char tag[LAUNCH_TAG_LEN];
+    srand((unsigned)(getpid() ^ now_ms()));
+    snprintf(tag, sizeof tag, "%x%04x", (unsigned)getpid() & 0xfffff, (unsigned)rand() & 0xffff);
+    char self[PATH_MAX];
+    own_path(self, sizeof self);
+    const char *launcher = o->remote_launcher ? o->remote_launcher : self;
+
+    char logpath[PATH_MAX + 32];
+    snprintf(logpath, sizeof logpath, "%s/launcher.log", o->run_dir);
+    FILE *log = fopen(logpath, "a");
+    for (int i = 0; i < n; i++) {
+        struct part *p = &parts[i];
+        p->in_fd = p->out.fd = p->err.fd = -1;
+        char *part[96], *argv[160], ssh_buf[1024];
+        static char cmd[16384];
+        part_argv(o, p->host[0] || engine == ENGINE_SLURM ? launcher : self, p, tag, part, 96);
+        engine_argv(engine, o, p, part, argv, 160, cmd, sizeof cmd, ssh_buf, sizeof ssh_buf);
+        if (log) {
+            fprintf(log, "host %s (clusters %s):", part_name(p), p->clusters);
+            for (char **a = argv; *a; a++)
+                fprintf(log, " %s", *a);
+            fprintf(log, "\n");
+            fflush(log);
+        }
+        if (start_part(p, argv, err, sizeof err) < 0) {
+            cli_error("host %s: %s", part_name(p), err);
+            stop_parts(parts, i);
+            if (log)
+                fclose(log);
+            return 1;
+        }
+    }
+    if (log)
+        fclose(log);
+
+    /* Every part READY, then "go" to all: no program sends before every
+     * INI of the machine can receive. */
+    int exit_code = 0;
+    int64_t ready_deadline = now_ms() + LAUNCH_READY_MS + READY_EXTRA_MS;
+    for (;;) {
+        pump_parts(parts, n, 20);
+        int ready = 0;
+        for (int i = 0; i < n; i++) {
+            ready += parts[i].ready;
+            if (!parts[i].running && !exit_code) {
+                char how[64];
+                cli_error("host %s (clusters %s) failed while starting: %s exited with %s", part_name(&parts[i]),
+                          parts[i].clusters, engine == ENGINE_SLURM ? "srun" : parts[i].host[0] ? "ssh" : "its launcher",
+                          describe_status(parts[i].wstatus, how, sizeof how));
+                exit_code = 1;
+            }
+        }
+        if (ready == n || exit_code)
+            break;
+        if (launch_stop_signal) {
+            cli_error("interrupted while starting; stopping every host");
+            exit_code = 128 + launch_stop_signal;
+            break;
+        }
+        if (now_ms() > ready_deadline) {
+            for (int i = 0; i < n; i++)
+                if (!parts[i].ready)
+                    cli_error("host %s (clusters %s) not ready after %d s", part_name(&parts[i]), parts[i].clusters,
+                              (LAUNCH_READY_MS + READY_EXTRA_MS) / 1000);
+            exit_code = 1;
+            break;
+        }
+    }
+    if (exit_code) {
+        stop_parts(parts, n);
+        printf("run directory: %s\n", o->run_dir);
+        return exit_code;
+    }
+    for (int i = 0; i < n; i++)
+        if (write(parts[i].in_fd, "go\n", 3) != 3)
+            cli_error("host %s: cannot send go: %s", part_name(&parts[i]), strerror(errno));
+
+    int64_t deadline = o->timeout_s ? now_ms() + o->timeout_s * 1000 : 0;
+    while (parts_running(parts, n)) {
+        pump_parts(parts, n, 20);
+        for (int i = 0; i < n && !exit_code; i++) {
+            int code = parts[i].running ? 0 : status_to_exit_code(parts[i].wstatus);
+            if (code) {
+                cli_error("host %s (clusters %s) failed (status %d); stopping every host", part_name(&parts[i]),
+                          parts[i].clusters, code);
+                exit_code = code;
+            }
+        }
+        if (!exit_code && launch_stop_signal) {
+            cli_error("interrupted; stopping every host");
+            exit_code = 128 + launch_stop_signal;
+        }
+        if (!exit_code && deadline && now_ms() > deadline) {
+            cli_error("programs still running after %ld s (--timeout); stopping every host", o->timeout_s);
+            exit_code = 124;
+        }
+        if (exit_code)
+            break;
+    }
+    stop_parts(parts, n);
+    printf("run directory: %s\n", o->run_dir);
+    return exit_code;
+}
+
+/* ---- the host part ---- */
+
+struct program {
+    int cluster;
+    pid_t pid;
+    int running, wstatus;
+    char out[PATH_MAX + 32], err[PATH_MAX + 32];
+    struct follower fo, fe;
+    char prefix[16];
+};
+
+static void stop_programs(struct program *p, int n)
+{
+    for (int i = 0; i < n; i++)
+        if (p[i].running)
+            kill(-p[i].pid, SIGTERM);
+    int64_t deadline = now_ms() + 2000;
+    for (int left = 1; left;) {
+        left = 0;
+        for (int i = 0; i < n; i++)
+            if (p[i].running) {
+                if (waitpid(p[i].pid, &p[i].wstatus, WNOHANG) == p[i].pid)
+                    p[i].running = 0;
+                else if (now_ms() > deadline)
+                    kill(-p[i].pid, SIGKILL);
+                else
+                    left = 1;
+            }
+        if (left)
+            sleep_ms(10);
+    }
+}
+
+/* 1 once the head closed our stdin (or it said something else than go). */
+static int head_gone(int *saw_go)
+{
+    struct pollfd pfd = { .fd = 0, .events = POLLIN };
+    if (poll(&pfd, 1, 0) <= 0)
+        return 0;
+    char c;
+    ssize_t r = read(0, &c, 1);
+    if (r <= 0)
+        return 1;
+    if (c == '\n')
+        *saw_go = 1;
+    return 0;
+}
+
+int remote_host_part(const struct ini_config *cfg, const struct remote_opts *o, const char *clusters,
+                     const char *tag, const char *host)
+{
+    int selected[INI_MAX_CLUSTERS] = { 0 };
+    char copy[1024], err[1024];
+    snprintf(copy, sizeof copy, "%s", clusters ? clusters : "");
+    for (char *save = NULL, *t = strtok_r(copy, ",", &save); t; t = strtok_r(NULL, ",", &save)) {
+        int c = atoi(t);
+        if (c < 0 || c >= cfg->n_clusters)
+            cli_bad_arg("host-run: --cluster %s: no cluster %s", clusters, t);
+        selected[c] = 1;
+    }
+    if (!tag)
+        cli_bad_arg("host-run: --tag is required");
+    if (make_run_dir(o->run_dir, 1, err, sizeof err) < 0)
+        cli_bad_arg("%s", err);
+    char inid[PATH_MAX];
+    if (o->inid) {
+        snprintf(inid, sizeof inid, "%s", o->inid);
+    } else {
+        char self[PATH_MAX];
+        own_path(self, sizeof self);
+        char *slash = strrchr(self, '/');
+        if (slash)
+            *slash = 0;
+        snprintf(inid, sizeof inid, "%s/inid", self);
+    }
+    static struct launch L;
+    launch_init(&L, cfg, o->config, o->run_dir, tag, inid, selected);
+    L.af_packet = 0;    /* real hosts on a real LAN: no emulated network */
+
+    int rc = 0;
+    if (launch_create_segments(&L, err, sizeof err) < 0 ||
+        launch_start_daemons(&L, o->daemon, 0, err, sizeof err) < 0) {
+        cli_error("%s", err);
+        rc = 1;
+    } else if ((rc = launch_wait_ready(&L, LAUNCH_READY_MS)) != 0) {
+        rc = rc > 0 ? 128 + rc : 1;
+    }
+    if (rc) {
+        launch_teardown(&L);
+        return rc;
+    }
+    printf(CTL_READY "\n");
+    fflush(stdout);
+
+    int go = 0;
+    while (!go) {
+        struct daemon *dead = launch_poll_daemons(&L);
+        if (dead)
+            launch_report_deaths(&L, dead, "before the programs started");
+        if (dead || launch_stop_signal || head_gone(&go)) {
+            launch_stop_daemons(&L, LAUNCH_STOP_MS);
+            launch_teardown(&L);
+            return 1;
+        }
+        sleep_ms(go ? 0 : 10);
+    }
+
+    static struct program progs[INI_MAX_CLUSTERS];
+    int n = 0;
+    for (int c = 0; c < cfg->n_clusters; c++) {
+        if (!selected[c])
+            continue;
+        struct program *p = &progs[n];
+        p->cluster = c;
+        snprintf(p->out, sizeof p->out, "%s/cluster%d.out", o->run_dir, c);
+        snprintf(p->err, sizeof p->err, "%s/cluster%d.err", o->run_dir, c);
+        static char env[12][PATH_MAX + 32];
+        char *envp[12];
+        int e = 0;
+#define ENV(...) (snprintf(env[e], sizeof env[e], __VA_ARGS__), envp[e] = env[e], e++)
+        ENV("INI_CONFIG=%s", o->config);
+        ENV("INI_CLUSTER=%d", c);
+        ENV("INI_SEGMENT=%s", L.segs[c].name);
+        ENV("INI_RUN_DIR=%s", o->run_dir);
+        ENV("INI_TAG=%s", tag);
+        if (o->daemon->policy)
+            ENV("INI_POLICY=%s", o->daemon->policy);
+        if (o->daemon->ini_policy)
+            ENV("INI_INI_POLICY=%s", o->daemon->ini_policy);
+        if (o->daemon->knobs)
+            ENV("INI_KNOBS=%s", o->daemon->knobs);
+#undef ENV
+        envp[e] = NULL;
+        struct spawn_opts so = { .out_path = p->out, .err_path = p->err, .env = envp, .die_with_parent = 1 };
+        p->pid = spawn_process(o->program, &so, err, sizeof err);
+        if (p->pid < 0) {
+            cli_error("cannot start the program of cluster %d: %s", c, err);
+            stop_programs(progs, n);
+            launch_stop_daemons(&L, LAUNCH_STOP_MS);
+            launch_teardown(&L);
+            return 1;
+        }
+        p->running = 1;
+        snprintf(p->prefix, sizeof p->prefix, "[c%d] ", c);
+        follower_init(&p->fo, p->out, p->prefix, stdout);
+        follower_init(&p->fe, p->err, p->prefix, stderr);
+        n++;
+    }
+
+    int exit_code = 0, running = n;
+    int64_t others_deadline = 0;
+    while (running) {
+        for (int i = 0; i < n; i++) {
+            struct program *p = &progs[i];
+            if (!p->running || waitpid(p->pid, &p->wstatus, WNOHANG) != p->pid)
+                continue;
+            p->running = 0;
+            running--;
+            int code = status_to_exit_code(p->wstatus);
+            if (code) {
+                char how[64];
+                cli_error("the program of cluster %d exited with %s", p->cluster,
+                          describe_status(p->wstatus, how, sizeof how));
+                if (!exit_code) {
+                    exit_code = code;
+                    others_deadline = now_ms() + 10000;
+                }
+            }
+        }
+        struct daemon *dead = launch_poll_daemons(&L);
+        if (dead) {
+            launch_report_deaths(&L, dead, "while the programs were running");
+            exit_code = 1;
+            break;
+        }
+        if (head_gone(&go) || launch_stop_signal) {
+            if (!exit_code)
+                exit_code = launch_stop_signal ? 128 + launch_stop_signal : 1;
+            break;
+        }
+        if (others_deadline && now_ms() > others_deadline)
+            break;
+        for (int i = 0; i < n; i++) {
+            follower_pump(&progs[i].fo, 0);
+            follower_pump(&progs[i].fe, 0);
+        }
+        fflush(NULL);
+        sleep_ms(20);
+    }
+    stop_programs(progs, n);
+    for (int i = 0; i < n; i++) {
+        follower_pump(&progs[i].fo, 1);
+        follower_pump(&progs[i].fe, 1);
+    }
+    if (launch_stop_daemons(&L, LAUNCH_STOP_MS) && !exit_code)
+        exit_code = 1;
+    launch_teardown(&L);
+    launch_print_counters(&L, stdout);
+    fflush(NULL);
+    (void)host;
+    return exit_code;
+}
+
+/* ---- up / status / down on every host ---- */
+
+int remote_each_host(const struct ini_config *cfg, const char *cmd, const struct remote_opts *o)
+{
+    static struct part parts[INI_MAX_CLUSTERS];
+    char err[1024], self[PATH_MAX];
+    int n = plan_parts(cfg, ENGINE_SSH, parts, err, sizeof err);
+    if (n < 0)
+        cli_bad_arg("%s", err);
+    own_path(self, sizeof self);
+    int worst = 0;
+    for (int i = 0; i < n; i++) {
+        struct part *p = &parts[i];
+        p->in_fd = p->out.fd = p->err.fd = -1;
+        char dir[PATH_MAX + INI_HOST_LEN + 16];
+        snprintf(dir, sizeof dir, "%s/host-%s", o->run_dir, part_name(p));
+        char *part[64];
+        int k = 0;
+        part[k++] = (char *)(p->host[0] ? (o->remote_launcher ? o->remote_launcher : self) : self);
+        part[k++] = (char *)cmd;
+        part[k++] = (char *)o->config;
+        part[k++] = "--run-dir";
+        part[k++] = dir;
+        part[k++] = "--launch";
+        part[k++] = "local";
+        if (!strcmp(cmd, "up")) {
+            const struct daemon_opts *d = o->daemon;
+            part[k++] = "--cluster";
+            part[k++] = p->clusters;
+            if (d->policy) { part[k++] = "--policy"; part[k++] = (char *)d->policy; }
+            if (d->ini_policy) { part[k++] = "--ini-policy"; part[k++] = (char *)d->ini_policy; }
+            if (d->idle) { part[k++] = "--idle"; part[k++] = (char *)d->idle; }
+            if (d->trace) { part[k++] = "--trace"; part[k++] = (char *)d->trace; }
+            if (d->knobs) { part[k++] = "--knob"; part[k++] = (char *)d->knobs; }
+            for (int f = 0; f < d->n_faults && k < 56; f++) { part[k++] = "--fault"; part[k++] = (char *)d->faults[f]; }
+            if (o->inid) { part[k++] = "--inid"; part[k++] = (char *)o->inid; }
+            if (o->eal) { part[k++] = "--eal"; part[k++] = (char *)o->eal; }
+        }
+        part[k] = NULL;
+        char *argv[160], ssh_buf[1024];
+        static char line[16384];
+        engine_argv(ENGINE_SSH, o, p, part, argv, 160, line, sizeof line, ssh_buf, sizeof ssh_buf);
+        if (start_part(p, argv, err, sizeof err) < 0) {
+            cli_error("host %s: %s", part_name(p), err);
+            worst = worst ? worst : 1;
+            continue;
+        }
+        close_stdin(p);
+        while (p->running)
+            pump_parts(p, 1, 20);
+        int code = status_to_exit_code(p->wstatus);
+        if (code && !worst)
+            worst = code;
+    }
+    printf("run directory: %s\n", o->run_dir);
+    return worst;
+}
