@@ -369,16 +369,6 @@ static void handle_data(struct ini_swp *s, struct swp_conn *c, uint32_t seq, str
         pbuf_free(p);
         return;
     }
-    uint32_t crc;
-    if (p->len >= s->data_hdr_len)
-        memcpy(&crc, (const uint8_t *)p->payload + s->hdr_len, 4);
-    else
-        pbuf_copy_partial(p, &crc, 4, (u16_t)s->hdr_len);
-    if (crc != crc_of_pbuf(p, (uint16_t)s->data_hdr_len)) {
-        c->stats.crc_errors++;
-        pbuf_free(p);
-        return;
-    }
     r->p = p;
     r->off = (uint16_t)s->data_hdr_len;
     if (ahead == 0) {
@@ -393,6 +383,17 @@ static void handle_data(struct ini_swp *s, struct swp_conn *c, uint32_t seq, str
         send_control(s, c, INI_SWP_NAK, c->rcv_nxt);
         c->stats.naks_sent++;
     }
+}
+
+/* The CRC32C a DATA frame carries against its message's. */
+static int crc_ok(const struct ini_swp *s, const struct pbuf *p)
+{
+    uint32_t crc;
+    if (p->len >= s->data_hdr_len)
+        memcpy(&crc, (const uint8_t *)p->payload + s->hdr_len, 4);
+    else
+        pbuf_copy_partial(p, &crc, 4, (u16_t)s->hdr_len);
+    return crc == crc_of_pbuf(p, (uint16_t)s->data_hdr_len);
 }
 
 /* Verifies the UDP checksum of the datagram p (UDP header just removed by
@@ -449,6 +450,14 @@ static void udp_recv_cb(void *arg, struct udp_pcb *pcb, struct pbuf *p, const ip
     struct swp_conn *c = h.conn < s->n_inis ? &s->conns[h.conn] : NULL;
     if (!c || c->peer < 0 || !ip_addr_cmp(&s->peer_ip[h.conn], addr)) {
         s->stats.bad_conn++;
+        pbuf_free(p);
+        return;
+    }
+    /* Nothing in a DATA frame is believed before its CRC passes: not its
+     * sequence number, not its piggy-backed ack (a damaged ack could
+     * release messages the peer never received). */
+    if (h.op == INI_SWP_DATA && !crc_ok(s, p)) {
+        c->stats.crc_errors++;
         pbuf_free(p);
         return;
     }

@@ -270,6 +270,23 @@ static void inject(uint8_t op, uint8_t conn, uint32_t seq, uint32_t ack, uint32_
     loop_flush(&loop_a);
 }
 
+/* A DATA frame from a with a valid CRC over `payload - 4` zero bytes. */
+static void inject_data(uint8_t conn, uint32_t seq, uint32_t ack, uint32_t payload)
+{
+    static const uint8_t zeros[64];
+    struct pbuf *p = pbuf_alloc(PBUF_TRANSPORT, (u16_t)(6 + payload), PBUF_RAM);
+    struct ini_swp_hdr h = { INI_SWP_DATA, conn, seq, ack };
+    ini_swp_hdr_write(p->payload, &h, 16);
+    memset((uint8_t *)p->payload + 6, 0, payload);
+    uint32_t crc = ini_crc32c(0, zeros, payload - 4);
+    memcpy((uint8_t *)p->payload + 6, &crc, 4);
+    ip_addr_t dst;
+    ip_addr_set_ip4_u32(&dst, loop_cfg.inis[1].ip);
+    udp_sendto(loop_a.swp.pcb, p, &dst, INI_UDP_PORT);
+    pbuf_free(p);
+    loop_flush(&loop_a);
+}
+
 static void test_bad_header_fields(void **state)
 {
     inject(0, 0, 0, 0, 16);              /* opcode 0 */
@@ -280,13 +297,46 @@ static void test_bad_header_fields(void **state)
     assert_int_equal(ini_swp_totals(&loop_b.swp).bad_conn, 2);
     inject(INI_SWP_ACK, 0, 0, 300, 0);   /* acknowledges what b never sent */
     assert_int_equal(ini_swp_totals(&loop_b.swp).bad_ack, 1);
-    inject(INI_SWP_DATA, 0, 1000, 0, 20);   /* far outside the receive window */
+    inject_data(0, 1000, 0, 20);         /* far outside the receive window */
     assert_int_equal(ini_swp_totals(&loop_b.swp).out_of_window, 1);
     inject(INI_SWP_DATA, 0, 0, 0, 8);    /* DATA too short for CRC and AM header */
     assert_int_equal(ini_swp_totals(&loop_b.swp).bad_header, 3);
     inject(INI_SWP_DATA, 0, 0, 0, 20);   /* in the window, but the CRC (zero) is wrong */
     assert_int_equal(ini_swp_totals(&loop_b.swp).crc_errors, 1);
     assert_int_equal(loop_b.n_got, 0);
+}
+
+/* Item 15: a DATA frame whose CRC fails is not believed at all, its ack
+ * included.  a sends two messages, b's acknowledgement is still pending;
+ * a frame from b with a wrong CRC (valid UDP checksum) acknowledging both
+ * must release nothing. */
+static void inject_from(struct loop_side *from, uint8_t op, uint8_t conn, uint32_t seq, uint32_t ack,
+                        uint32_t payload)
+{
+    struct pbuf *p = pbuf_alloc(PBUF_TRANSPORT, (u16_t)(6 + payload), PBUF_RAM);
+    struct ini_swp_hdr h = { op, conn, seq, ack };
+    ini_swp_hdr_write(p->payload, &h, 16);
+    memset((uint8_t *)p->payload + 6, 0, payload);
+    ip_addr_t dst;
+    ip_addr_set_ip4_u32(&dst, loop_cfg.inis[from->other->id].ip);
+    udp_sendto(from->swp.pcb, p, &dst, INI_UDP_PORT);
+    pbuf_free(p);
+    loop_flush(from);
+}
+
+static void test_bad_crc_ack_ignored(void **state)
+{
+    assert_int_equal(loop_send(&loop_a, 0, 64), 0);
+    assert_int_equal(loop_send(&loop_a, 1, 64), 0);
+    assert_int_equal(loop_b.n_got, 2);
+    assert_int_equal(loop_a.released, 0);           /* b's ACK timer has not fired */
+    inject_from(&loop_b, INI_SWP_DATA, 1, 0, 2, 20); /* ack 2, CRC zero: wrong */
+    assert_int_equal(ini_swp_totals(&loop_a.swp).crc_errors, 1);
+    assert_int_equal(loop_a.released, 0);
+    assert_int_equal(ini_swp_totals(&loop_a.swp).acks_received, 0);
+    assert_int_equal(loop_a.n_got, 0);
+    loop_run(MS, 3);                                 /* the real ACK still works */
+    assert_all_delivered(2);
 }
 
 static void test_random_mix(void **state)
@@ -326,7 +376,7 @@ int main(void)
         T(test_duplicate_dropped),      T(test_duplicate_fragment),    T(test_reorder),               T(test_ack_loss),
         T(test_nak_loss),               T(test_window_full),           T(test_wraparound),
         T(test_wraparound_odd_window),
-        T(test_refused_delivery),       T(test_bad_header_fields),     T(test_random_mix),
+        T(test_refused_delivery),       T(test_bad_header_fields),     T(test_bad_crc_ack_ignored),   T(test_random_mix),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
