@@ -550,7 +550,7 @@ int inid_loop(void *arg)
         d->stats.loops++;
 
         if (now >= next_timers) {
-            sys_check_timeouts();
+            ini_netif_timers(&d->nf);    /* lwIP's timers, reassembly timeouts counted */
             next_timers = now + timer_period;
         }
         if (n) {
@@ -587,6 +587,8 @@ static const struct ini_counter link_counters[] = {
     INI_COUNTER_SAME(struct ini_netif_stats, tx_no_mbuf),
     INI_COUNTER_SAME(struct ini_netif_stats, tx_dropped),
     INI_COUNTER_SAME(struct ini_netif_stats, rx_not_mine),
+    INI_COUNTER_SAME(struct ini_netif_stats, rx_runt),
+    INI_COUNTER_SAME(struct ini_netif_stats, rx_not_ip),
 };
 
 /* One group of counters, "key": {...} on one line. */
@@ -615,6 +617,8 @@ void inid_write_counters(struct inid *d)
     }
     double avg_q = s->queue_samples ? (double)s->queue_sum / (double)s->queue_samples : 0.0;
     unsigned chk = (unsigned)(w->udp_checksum_errors + w->crc_errors + lwip_stats.ip.chkerr);
+    /* Datagrams given up with fragments missing (docs/transport.md). */
+    uint64_t reass_given_up = d->nf.stats.reass_timeouts + d->nf.stats.reass_evictions;
     fprintf(f, "{\n  \"ini\": %d, \"cluster\": %d, \"idle_mode\": \"%s\",\n", d->me->id, d->cluster,
             ini_idle_mode_name(d->idle));
     fprintf(f, "  \"summary\": \"INI %d (cluster %d): sent %llu msgs / %llu B, delivered %llu msgs / %llu B, "
@@ -624,7 +628,7 @@ void inid_write_counters(struct inid *d)
             (unsigned long long)w->msgs_delivered, (unsigned long long)w->bytes_delivered,
             (unsigned long long)s->local_msgs, (unsigned long long)w->retx_timer,
             (unsigned long long)w->retx_nak, (unsigned long long)w->naks_sent, chk,
-            (unsigned long long)w->duplicates, (unsigned)lwip_stats.ip_frag.drop);
+            (unsigned long long)w->duplicates, (unsigned)reass_given_up);
     fprintf(f, "  \"transport\": {");
     ini_counters_json(f, swp_counters, INI_COUNTERS_N(swp_counters), w, ", ");
     fprintf(f, "},\n  \"connections\": [");
@@ -642,9 +646,11 @@ void inid_write_counters(struct inid *d)
     json_group(f, "messages", message_counters, INI_COUNTERS_N(message_counters), s);
     fprintf(f, "  \"udp\": {\"checksum_errors\": %llu, \"drops\": %u},\n",
             (unsigned long long)w->udp_checksum_errors, (unsigned)lwip_stats.udp.drop);
-    fprintf(f, "  \"ip\": {\"checksum_errors\": %u, \"drops\": %u, \"reassembly_drops\": %u, "
+    fprintf(f, "  \"ip\": {\"checksum_errors\": %u, \"drops\": %u, \"reassembly_drops\": %llu, "
+               "\"reassembly_timeouts\": %llu, \"reassembly_evictions\": %llu, \"fragment_drops\": %u, "
                "\"fragment_errors\": %u},\n",
-            (unsigned)lwip_stats.ip.chkerr, (unsigned)lwip_stats.ip.drop,
+            (unsigned)lwip_stats.ip.chkerr, (unsigned)lwip_stats.ip.drop, (unsigned long long)reass_given_up,
+            (unsigned long long)d->nf.stats.reass_timeouts, (unsigned long long)d->nf.stats.reass_evictions,
             (unsigned)lwip_stats.ip_frag.drop, (unsigned)lwip_stats.ip_frag.err);
     json_group(f, "link", link_counters, INI_COUNTERS_N(link_counters), &d->nf.stats);
     json_group(f, "faults", fault_counters, INI_COUNTERS_N(fault_counters), &fs);

@@ -3,7 +3,8 @@
  * netif and sliding-window transport in one lwIP instance, and each one's
  * transmit queue feeds the other's receive path through a scripted "wire"
  * that can drop, hold back (reorder), duplicate or corrupt single frames.
- * Time is a fake TSC the test advances.
+ * Time is a fake TSC the test advances; lwIP's clock (sys_now) follows it,
+ * and loop_run runs lwIP's timers (reassembly ageing) too.
  */
 #ifndef LOOP_HARNESS_H
 #define LOOP_HARNESS_H
@@ -67,5 +68,13 @@ int  loop_flush(struct loop_side *s);
 /* Delivers what is on the wire, both ways, until nothing is. */
 void loop_pump(void);
 unsigned loop_mbufs_in_use(void);
+/* An mbuf of the harness's pool holding len bytes of frame; NULL if empty. */
+struct rte_mbuf *loop_frame(const void *bytes, uint16_t len);
+/* Builds into buf an Ethernet frame from `from` to its peer carrying an
+ * IPv4 packet (header checksum right) with the given id, fragment field
+ * (host order: flags and offset in 8-byte units), protocol and payload;
+ * returns the frame's length. */
+uint16_t loop_ip_frame(uint8_t *buf, const struct loop_side *from, uint16_t ip_id, uint16_t frag, uint8_t proto,
+                       const void *payload, uint16_t len);
 
 #endif
