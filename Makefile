@@ -43,6 +43,8 @@ DPDK_CFLAGS = $(shell pkg-config --cflags libdpdk 2>/dev/null)
 DPDK_LIBS   = $(shell pkg-config --libs libdpdk 2>/dev/null)
 CONFIG_LIBS = $(shell pkg-config --libs libconfig 2>/dev/null)
 CMOCKA_LIBS = $(shell pkg-config --libs cmocka 2>/dev/null)
+# libsodium: the transport's MAC (stack/swp.c), for whatever links the stack.
+SODIUM_LIBS = $(shell pkg-config --libs libsodium 2>/dev/null)
 
 # Parallel by default.  A -jN on the command line wins over this; a sub-make
 # (`run`, `test`) shares its parent's jobs.

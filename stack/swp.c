@@ -16,6 +16,7 @@
 #include "lwip/udp.h"
 
 #include <rte_cycles.h>
+#include <sodium.h>
 
 #include "checksum.h"
 
@@ -95,6 +96,51 @@ static uint32_t crc_of_pbuf(const struct pbuf *p, uint16_t off)
     return crc;
 }
 
+/* ---- authentication ---- */
+
+/* The MAC of a frame to INI `dst`: keyed BLAKE2b (16 bytes) over dst, the
+ * header and the bytes behind the tag.  The frame's parts come as up to
+ * three pieces (header, then the rest in one or two pieces). */
+static void mac_of(const struct ini_swp *s, int dst, const uint8_t *hdr, const uint8_t *rest1, size_t len1,
+                   const uint8_t *rest2, size_t len2, uint8_t tag[INI_SWP_TAG_LEN])
+{
+    crypto_generichash_state st;
+    uint8_t to = (uint8_t)dst;
+    crypto_generichash_init(&st, s->run_key, sizeof(s->run_key), INI_SWP_TAG_LEN);
+    crypto_generichash_update(&st, &to, 1);
+    crypto_generichash_update(&st, hdr, (size_t)s->hdr_len);
+    if (len1)
+        crypto_generichash_update(&st, rest1, len1);
+    if (len2)
+        crypto_generichash_update(&st, rest2, len2);
+    crypto_generichash_final(&st, tag, INI_SWP_TAG_LEN);
+}
+
+/* Checks the MAC of a received datagram (a pbuf chain) addressed to us. */
+static int mac_ok(const struct ini_swp *s, const struct pbuf *p)
+{
+    uint8_t head[INI_SWP_MAXHDR + INI_SWP_TAG_LEN], want[INI_SWP_TAG_LEN];
+    uint16_t front = (uint16_t)(s->hdr_len + s->tag_len);
+    if (p->tot_len < front || pbuf_copy_partial(p, head, front, 0) != front)
+        return 0;
+    crypto_generichash_state st;
+    uint8_t to = (uint8_t)s->me;
+    crypto_generichash_init(&st, s->run_key, sizeof(s->run_key), INI_SWP_TAG_LEN);
+    crypto_generichash_update(&st, &to, 1);
+    crypto_generichash_update(&st, head, (size_t)s->hdr_len);
+    uint16_t off = front;
+    for (const struct pbuf *q = p; q; q = q->next) {
+        if (off >= q->len) {
+            off = (uint16_t)(off - q->len);
+            continue;
+        }
+        crypto_generichash_update(&st, (const uint8_t *)q->payload + off, (size_t)(q->len - off));
+        off = 0;
+    }
+    crypto_generichash_final(&st, want, INI_SWP_TAG_LEN);
+    return crypto_verify_16(want, head + s->hdr_len) == 0;
+}
+
 /* ---- helpers ---- */
 
 /* Folds a 32-bit ones' complement accumulator to 16 bits. */
@@ -136,13 +182,15 @@ static inline struct swp_rx_slot *rx_slot(struct ini_swp *s, struct swp_conn *c,
 /* Sends a header-only frame (ACK or NAK). */
 static void send_control(struct ini_swp *s, struct swp_conn *c, uint8_t op, uint32_t seq)
 {
-    struct pbuf *p = ini_netif_alloc_tx(s->nf, (uint16_t)s->hdr_len);
+    struct pbuf *p = ini_netif_alloc_tx(s->nf, (uint16_t)(s->hdr_len + s->tag_len));
     if (!p) {
         s->stats.send_errors++;
         return;
     }
     struct ini_swp_hdr h = { op, (uint8_t)s->me, seq, c->rcv_nxt };
     ini_swp_hdr_write(p->payload, &h, s->seq_bits);
+    if (s->tag_len)
+        mac_of(s, c->peer, p->payload, NULL, 0, NULL, 0, (uint8_t *)p->payload + s->hdr_len);
     if (udp_sendto_if_src(s->pcb, p, &s->peer_ip[c->peer], INI_UDP_PORT, &s->nf->netif, &s->local_ip) != ERR_OK)
         s->stats.send_errors++;
     pbuf_free(p);
@@ -184,9 +232,36 @@ static int transmit(struct ini_swp *s, struct swp_conn *c, uint32_t seq, struct 
         }
         uint8_t *wire = p->payload;
         ini_swp_hdr_write(wire, &h, s->seq_bits);
-        memcpy(wire + s->hdr_len, &t->crc, 4);
+        memcpy(wire + s->crc_off, &t->crc, 4);
         memcpy(wire + s->data_hdr_len, t->am, t->am_len);
+        if (s->tag_len)
+            mac_of(s, c->peer, wire, wire + s->crc_off, len - (uint32_t)s->crc_off, NULL, 0, wire + s->hdr_len);
         sum = ini_chksum(wire, (int)len);
+    } else if (s->tag_len) {
+        /* Several frames with a MAC: header, MAC and CRC do not fit the
+         * ring's headroom; they go in a pbuf of their own, in front of
+         * a PBUF_REF over the message. */
+        p = pbuf_alloc(PBUF_TRANSPORT, (u16_t)s->data_hdr_len, PBUF_RAM);
+        struct pbuf *msg = pbuf_alloc(PBUF_RAW, (u16_t)t->am_len, PBUF_REF);
+        if (!p || !msg) {
+            if (p)
+                pbuf_free(p);
+            if (msg)
+                pbuf_free(msg);
+            s->stats.send_errors++;
+            return -1;
+        }
+        msg->payload = t->am;
+        uint8_t *wire = p->payload;
+        ini_swp_hdr_write(wire, &h, s->seq_bits);
+        memcpy(wire + s->crc_off, &t->crc, 4);
+        mac_of(s, c->peer, wire, wire + s->crc_off, 4, t->am, t->am_len, wire + s->hdr_len);
+        if (!t->msg_sum_valid) {
+            t->msg_sum = fold16((uint32_t)ini_chksum(&t->crc, 4) + ini_chksum(t->am, (int)t->am_len));
+            t->msg_sum_valid = 1;
+        }
+        sum = fold16((uint32_t)ini_chksum(wire, s->crc_off) + t->msg_sum);
+        pbuf_cat(p, msg);
     } else {
         /* Several frames: a PBUF_REF over the compute node's ring; lwIP
          * puts its headers in pbufs of its own and the link layer copies
@@ -390,9 +465,9 @@ static int crc_ok(const struct ini_swp *s, const struct pbuf *p)
 {
     uint32_t crc;
     if (p->len >= s->data_hdr_len)
-        memcpy(&crc, (const uint8_t *)p->payload + s->hdr_len, 4);
+        memcpy(&crc, (const uint8_t *)p->payload + s->crc_off, 4);
     else
-        pbuf_copy_partial(p, &crc, 4, (u16_t)s->hdr_len);
+        pbuf_copy_partial(p, &crc, 4, (u16_t)s->crc_off);
     return crc == crc_of_pbuf(p, (uint16_t)s->data_hdr_len);
 }
 
@@ -435,6 +510,13 @@ static void udp_recv_cb(void *arg, struct udp_pcb *pcb, struct pbuf *p, const ip
     }
     if (rx->stamp)
         rx->t_in_udp = rte_rdtsc();
+    /* With a key, the MAC first: a frame that fails it is a stranger's,
+     * and none of its fields is looked at. */
+    if (s->tag_len && !mac_ok(s, p)) {
+        s->stats.mac_fail++;
+        pbuf_free(p);
+        return;
+    }
     const uint8_t *hdr = p->payload;
     uint16_t n = p->len;
     if (n < s->hdr_len) {
@@ -543,7 +625,7 @@ int ini_swp_init(struct ini_swp *s, const struct ini_swp_params *prm, struct ini
     if (prm->n_inis < 1 || prm->n_inis > INI_SWP_MAX_INIS || prm->me < 0 || prm->me >= prm->n_inis ||
         (prm->seq_bits != 8 && prm->seq_bits != 16 && prm->seq_bits != 32) || prm->window < 1 ||
         (uint64_t)prm->window > (1ull << (prm->seq_bits - 1)) ||
-        prm->mtu < IP_HLEN + UDP_HLEN + INI_SWP_MAXHDR + (int)sizeof(struct ini_am_hdr))
+        prm->mtu < IP_HLEN + UDP_HLEN + INI_SWP_MAXHDR + INI_SWP_TAG_LEN + (int)sizeof(struct ini_am_hdr))
         return -1;
     s->me = prm->me;
     s->n_inis = prm->n_inis;
@@ -552,7 +634,22 @@ int ini_swp_init(struct ini_swp *s, const struct ini_swp_params *prm, struct ini
     ip_addr_set_ip4_u32(&s->local_ip, prm->ip[prm->me]);
     s->seq_bits = prm->seq_bits;
     s->hdr_len = ini_swp_hdr_len(s->seq_bits);
-    s->data_hdr_len = s->hdr_len + 4;
+    s->tag_len = prm->auth ? INI_SWP_TAG_LEN : 0;
+    s->crc_off = s->hdr_len + s->tag_len;
+    s->data_hdr_len = s->crc_off + 4;
+    if (prm->auth) {
+        /* The run's key: the machine's key bound to this run's epoch, so
+         * that frames recorded in another run (same key, another epoch)
+         * fail the MAC. */
+        static const uint8_t label[] = "ini swp run key v1";
+        crypto_generichash_state st;
+        if (sodium_init() < 0)
+            return -1;
+        crypto_generichash_init(&st, prm->key, INI_SWP_KEY_LEN, sizeof(s->run_key));
+        crypto_generichash_update(&st, label, sizeof(label));
+        crypto_generichash_update(&st, prm->epoch, INI_SWP_EPOCH_LEN);
+        crypto_generichash_final(&st, s->run_key, sizeof(s->run_key));
+    }
     s->seq_mask = s->seq_bits == 32 ? UINT32_MAX : (1u << s->seq_bits) - 1;
     s->window = (uint32_t)prm->window;
     uint32_t slots = 1;
@@ -615,4 +712,5 @@ void ini_swp_close(struct ini_swp *s)
     }
     timer_list_destroy(&s->send_timers);
     timer_list_destroy(&s->ack_timers);
+    sodium_memzero(s->run_key, sizeof(s->run_key));
 }

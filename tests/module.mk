@@ -22,8 +22,8 @@ $(OBJ)/tests/unit/loop_harness.o $(OBJ)/tests/unit/test_netif.o $(OBJ)/tests/uni
 $(OBJ)/tests/unit/loop_harness.o $(OBJ)/tests/unit/test_netif.o $(OBJ)/tests/unit/test_swp.o: DPDK := yes
 UNIT_TESTS += $(BIN)/test_netif $(BIN)/test_swp
 $(BIN)/test_netif $(BIN)/test_swp: $(STACK_TEST_OBJS) $(LIBLWIP)
-LDLIBS_test_netif = $(DPDK_LIBS)
-LDLIBS_test_swp = $(DPDK_LIBS)
+LDLIBS_test_netif = $(DPDK_LIBS) $(SODIUM_LIBS)
+LDLIBS_test_swp = $(DPDK_LIBS) $(SODIUM_LIBS)
 
 # Fault injection (stack/fault.c) on real mbufs, and the fault
 # specification the configuration parses.

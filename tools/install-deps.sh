@@ -16,7 +16,7 @@ case "${1-}" in
 esac
 
 if [ "$only_lwip" = 0 ]; then
-    PKGS=(build-essential pkg-config libdpdk-dev dpdk libconfig-dev libcmocka-dev
+    PKGS=(build-essential pkg-config libdpdk-dev dpdk libconfig-dev libcmocka-dev libsodium-dev
           iproute2 gnuplot-nox xz-utils)
     missing=()
     for p in "${PKGS[@]}"; do

@@ -216,7 +216,8 @@ static void make_ini(int id, int cluster, uint32_t ip)
     memcpy(n->mac, mac, 6);
 }
 
-static void setup_side(struct loop_side *s, struct loop_side *other, int id)
+static void setup_side(struct loop_side *s, struct loop_side *other, int id, const uint8_t *key,
+                       const uint8_t *epoch)
 {
     memset(s, 0, sizeof(*s));
     s->id = id;
@@ -228,10 +229,16 @@ static void setup_side(struct loop_side *s, struct loop_side *other, int id)
     ini_netif_add_peer(&s->nf, loop_cfg.inis[1 - id].ip, loop_cfg.inis[1 - id].mac, q);
     struct ini_swp_params prm;
     ini_swp_params_from_config(&prm, &loop_cfg, id, LOOP_HZ);
+    if (key) {
+        prm.auth = 1;
+        memcpy(prm.key, key, INI_SWP_KEY_LEN);
+        memcpy(prm.epoch, epoch, INI_SWP_EPOCH_LEN);
+    }
     ini_swp_init(&s->swp, &prm, &s->nf, deliver, release, s);
 }
 
-void loop_setup(int window, int seq_bits, int nak)
+static void setup(int window, int seq_bits, int nak, const uint8_t *key, const uint8_t *epoch_a,
+                  const uint8_t *epoch_b)
 {
     memset(&loop_cfg, 0, sizeof(loop_cfg));
     loop_cfg.n_inis = 2;
@@ -245,8 +252,19 @@ void loop_setup(int window, int seq_bits, int nak)
     loop_cfg.stack.max_message = 65000;
     make_ini(0, 0, PP_HTONL(0xc6120001));   /* 198.18.0.1 */
     make_ini(1, 1, PP_HTONL(0xc6120002));   /* 198.18.0.2 */
-    setup_side(&loop_a, &loop_b, 0);
-    setup_side(&loop_b, &loop_a, 1);
+    setup_side(&loop_a, &loop_b, 0, key, epoch_a);
+    setup_side(&loop_b, &loop_a, 1, key, epoch_b);
+}
+
+void loop_setup(int window, int seq_bits, int nak)
+{
+    setup(window, seq_bits, nak, NULL, NULL, NULL);
+}
+
+void loop_setup_keyed(int window, int seq_bits, int nak, const uint8_t key[INI_SWP_KEY_LEN],
+                      const uint8_t epoch_a[INI_SWP_EPOCH_LEN], const uint8_t epoch_b[INI_SWP_EPOCH_LEN])
+{
+    setup(window, seq_bits, nak, key, epoch_a, epoch_b);
 }
 
 void loop_teardown(void)

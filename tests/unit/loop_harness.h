@@ -52,6 +52,10 @@ extern uint64_t loop_now;
 int  loop_global_init(const char *name);
 /* (Re)creates both sides with the given window and sequence width. */
 void loop_setup(int window, int seq_bits, int nak);
+/* The same with every datagram authenticated under key; each side's run
+ * epoch given apart (the same for a working pair). */
+void loop_setup_keyed(int window, int seq_bits, int nak, const uint8_t key[INI_SWP_KEY_LEN],
+                      const uint8_t epoch_a[INI_SWP_EPOCH_LEN], const uint8_t epoch_b[INI_SWP_EPOCH_LEN]);
 void loop_teardown(void);
 /* Sends a message of len bytes (>= 16; the first 4 payload bytes carry
  * tag) from side s; returns ini_swp_send's result. */
