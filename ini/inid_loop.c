@@ -11,8 +11,10 @@
  */
 #include "inid.h"
 
+#include <ctype.h>
 #include <math.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 #include <sys/epoll.h>
 #include <time.h>
@@ -31,11 +33,45 @@ enum { DONE = 0, STALL = 1 };
 static inline uint32_t queue_len(const struct inid *d) { return d->q_tail - d->q_head; }
 static inline uint32_t queue_room(const struct inid *d) { return INID_QUEUE_SIZE - queue_len(d); }
 
+/* With security.key_file: the machine's key, and the run's epoch, which
+ * the launcher draws at random and gives every daemon of the run in
+ * INI_RUN_EPOCH (32 hex digits): frames recorded in another run with the
+ * same key fail the MAC (docs/transport.md). */
+static int auth_params(struct inid *d, struct ini_swp_params *prm)
+{
+    char why[INI_PATH_LEN + 160];
+    if (ini_key_file_read(d->cfg.security.key_file, prm->key, why, sizeof(why)) < 0) {
+        fprintf(stderr, "inid %d: %s: security.key_file: %s\n", d->me->id, d->cfg.path, why);
+        return -1;
+    }
+    const char *e = getenv("INI_RUN_EPOCH");
+    int ok = e && strlen(e) == 2 * INI_SWP_EPOCH_LEN;
+    for (int i = 0; ok && i < INI_SWP_EPOCH_LEN; i++) {
+        unsigned v = 0;
+        ok = sscanf(e + 2 * i, "%2x", &v) == 1 && isxdigit((unsigned char)e[2 * i]) &&
+             isxdigit((unsigned char)e[2 * i + 1]);
+        prm->epoch[i] = (uint8_t)v;
+    }
+    if (!ok) {
+        fprintf(stderr, "inid %d: INI_RUN_EPOCH: %s (the run's epoch, %d hex digits, which ini-cluster sets; "
+                        "security.key_file needs it)\n",
+                d->me->id, e ? "malformed" : "not set", 2 * INI_SWP_EPOCH_LEN);
+        explicit_bzero(prm->key, sizeof(prm->key));
+        return -1;
+    }
+    prm->auth = 1;
+    return 0;
+}
+
 int inid_transport_init(struct inid *d)
 {
     struct ini_swp_params prm;
     ini_swp_params_from_config(&prm, &d->cfg, d->me->id, d->tsc_hz);
-    return ini_swp_init(&d->swp, &prm, &d->nf, inid_transport_deliver, inid_transport_release, d);
+    if (d->cfg.security.key_file[0] && auth_params(d, &prm) < 0)
+        return -1;
+    int rc = ini_swp_init(&d->swp, &prm, &d->nf, inid_transport_deliver, inid_transport_release, d);
+    explicit_bzero(prm.key, sizeof(prm.key));
+    return rc;
 }
 
 void inid_fabric_init(struct inid *d)

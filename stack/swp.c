@@ -96,48 +96,69 @@ static uint32_t crc_of_pbuf(const struct pbuf *p, uint16_t off)
     return crc;
 }
 
-/* ---- authentication ---- */
+/* ---- authentication ----
+ *
+ * Hash, then PRF: the bytes behind the tag (CRC and message, or nothing)
+ * go through Poly1305 under a secret key of the run (the "inner" sum,
+ * 16 bytes); the tag is SipHash-2-4-128 under a second key of the run
+ * over the destination INI, the header, the length and the inner sum.
+ * Poly1305 is a universal hash (fast: one pass, ~1 cycle per byte),
+ * which is safe to use with one key for many messages because its result
+ * is never shown, only passed through the PRF; the inner sum of a
+ * message is the same for each of its transmissions, so the sender takes
+ * it once, at the first send, and a retransmission (a new ack) costs one
+ * SipHash of ~31 bytes.  docs/transport.md has the argument. */
 
-/* The MAC of a frame to INI `dst`: keyed BLAKE2b (16 bytes) over dst, the
- * header and the bytes behind the tag.  The frame's parts come as up to
- * three pieces (header, then the rest in one or two pieces). */
-static void mac_of(const struct ini_swp *s, int dst, const uint8_t *hdr, const uint8_t *rest1, size_t len1,
-                   const uint8_t *rest2, size_t len2, uint8_t tag[INI_SWP_TAG_LEN])
+/* The tag of a frame to `dst` with header hdr and inner sum `inner` of
+ * `len` bytes behind the tag. */
+static void tag_of(const struct ini_swp *s, int dst, const uint8_t *hdr, uint32_t len,
+                   const uint8_t inner[INI_SWP_TAG_LEN], uint8_t tag[INI_SWP_TAG_LEN])
 {
-    crypto_generichash_state st;
-    uint8_t to = (uint8_t)dst;
-    crypto_generichash_init(&st, s->run_key, sizeof(s->run_key), INI_SWP_TAG_LEN);
-    crypto_generichash_update(&st, &to, 1);
-    crypto_generichash_update(&st, hdr, (size_t)s->hdr_len);
-    if (len1)
-        crypto_generichash_update(&st, rest1, len1);
-    if (len2)
-        crypto_generichash_update(&st, rest2, len2);
-    crypto_generichash_final(&st, tag, INI_SWP_TAG_LEN);
+    uint8_t in[1 + INI_SWP_MAXHDR + 4 + INI_SWP_TAG_LEN];
+    size_t n = 0;
+    in[n++] = (uint8_t)dst;
+    memcpy(in + n, hdr, (size_t)s->hdr_len);
+    n += (size_t)s->hdr_len;
+    memcpy(in + n, &len, 4);
+    n += 4;
+    memcpy(in + n, inner, INI_SWP_TAG_LEN);
+    n += INI_SWP_TAG_LEN;
+    crypto_shorthash_siphashx24(tag, in, n, s->tag_key);
 }
 
-/* Checks the MAC of a received datagram (a pbuf chain) addressed to us. */
+/* The inner sum of up to two pieces. */
+static void inner_of(const struct ini_swp *s, const uint8_t *a, size_t la, const uint8_t *b, size_t lb,
+                     uint8_t inner[INI_SWP_TAG_LEN])
+{
+    crypto_onetimeauth_state st;
+    crypto_onetimeauth_init(&st, s->hash_key);
+    if (la)
+        crypto_onetimeauth_update(&st, a, la);
+    if (lb)
+        crypto_onetimeauth_update(&st, b, lb);
+    crypto_onetimeauth_final(&st, inner);
+}
+
+/* Checks the tag of a received datagram (a pbuf chain) addressed to us. */
 static int mac_ok(const struct ini_swp *s, const struct pbuf *p)
 {
-    uint8_t head[INI_SWP_MAXHDR + INI_SWP_TAG_LEN], want[INI_SWP_TAG_LEN];
+    uint8_t head[INI_SWP_MAXHDR + INI_SWP_TAG_LEN], inner[INI_SWP_TAG_LEN], want[INI_SWP_TAG_LEN];
     uint16_t front = (uint16_t)(s->hdr_len + s->tag_len);
     if (p->tot_len < front || pbuf_copy_partial(p, head, front, 0) != front)
         return 0;
-    crypto_generichash_state st;
-    uint8_t to = (uint8_t)s->me;
-    crypto_generichash_init(&st, s->run_key, sizeof(s->run_key), INI_SWP_TAG_LEN);
-    crypto_generichash_update(&st, &to, 1);
-    crypto_generichash_update(&st, head, (size_t)s->hdr_len);
+    crypto_onetimeauth_state st;
+    crypto_onetimeauth_init(&st, s->hash_key);
     uint16_t off = front;
     for (const struct pbuf *q = p; q; q = q->next) {
         if (off >= q->len) {
             off = (uint16_t)(off - q->len);
             continue;
         }
-        crypto_generichash_update(&st, (const uint8_t *)q->payload + off, (size_t)(q->len - off));
+        crypto_onetimeauth_update(&st, (const uint8_t *)q->payload + off, (size_t)(q->len - off));
         off = 0;
     }
-    crypto_generichash_final(&st, want, INI_SWP_TAG_LEN);
+    crypto_onetimeauth_final(&st, inner);
+    tag_of(s, s->me, head, (uint32_t)(p->tot_len - front), inner, want);
     return crypto_verify_16(want, head + s->hdr_len) == 0;
 }
 
@@ -189,8 +210,11 @@ static void send_control(struct ini_swp *s, struct swp_conn *c, uint8_t op, uint
     }
     struct ini_swp_hdr h = { op, (uint8_t)s->me, seq, c->rcv_nxt };
     ini_swp_hdr_write(p->payload, &h, s->seq_bits);
-    if (s->tag_len)
-        mac_of(s, c->peer, p->payload, NULL, 0, NULL, 0, (uint8_t *)p->payload + s->hdr_len);
+    if (s->tag_len) {
+        uint8_t inner[INI_SWP_TAG_LEN];
+        inner_of(s, NULL, 0, NULL, 0, inner);
+        tag_of(s, c->peer, p->payload, 0, inner, (uint8_t *)p->payload + s->hdr_len);
+    }
     if (udp_sendto_if_src(s->pcb, p, &s->peer_ip[c->peer], INI_UDP_PORT, &s->nf->netif, &s->local_ip) != ERR_OK)
         s->stats.send_errors++;
     pbuf_free(p);
@@ -235,7 +259,7 @@ static int transmit(struct ini_swp *s, struct swp_conn *c, uint32_t seq, struct 
         memcpy(wire + s->crc_off, &t->crc, 4);
         memcpy(wire + s->data_hdr_len, t->am, t->am_len);
         if (s->tag_len)
-            mac_of(s, c->peer, wire, wire + s->crc_off, len - (uint32_t)s->crc_off, NULL, 0, wire + s->hdr_len);
+            tag_of(s, c->peer, wire, len - (uint32_t)s->crc_off, t->inner, wire + s->hdr_len);
         sum = ini_chksum(wire, (int)len);
     } else if (s->tag_len) {
         /* Several frames with a MAC: header, MAC and CRC do not fit the
@@ -255,7 +279,7 @@ static int transmit(struct ini_swp *s, struct swp_conn *c, uint32_t seq, struct 
         uint8_t *wire = p->payload;
         ini_swp_hdr_write(wire, &h, s->seq_bits);
         memcpy(wire + s->crc_off, &t->crc, 4);
-        mac_of(s, c->peer, wire, wire + s->crc_off, 4, t->am, t->am_len, wire + s->hdr_len);
+        tag_of(s, c->peer, wire, 4 + t->am_len, t->inner, wire + s->hdr_len);
         if (!t->msg_sum_valid) {
             t->msg_sum = fold16((uint32_t)ini_chksum(&t->crc, 4) + ini_chksum(t->am, (int)t->am_len));
             t->msg_sum_valid = 1;
@@ -320,6 +344,8 @@ int ini_swp_send(struct ini_swp *s, int peer, uint8_t *am, uint32_t am_len, void
     t->naked = 0;
     t->msg_sum_valid = 0;
     t->crc = ini_crc32c(0, am, am_len);
+    if (s->tag_len)
+        inner_of(s, (const uint8_t *)&t->crc, 4, am, am_len, t->inner);   /* once per message */
     if (stamps)
         stamps->t_out_window = rte_rdtsc();
     if (transmit(s, c, seq, stamps) < 0)
@@ -638,17 +664,21 @@ int ini_swp_init(struct ini_swp *s, const struct ini_swp_params *prm, struct ini
     s->crc_off = s->hdr_len + s->tag_len;
     s->data_hdr_len = s->crc_off + 4;
     if (prm->auth) {
-        /* The run's key: the machine's key bound to this run's epoch, so
+        /* The run's keys: the machine's key bound to this run's epoch, so
          * that frames recorded in another run (same key, another epoch)
          * fail the MAC. */
-        static const uint8_t label[] = "ini swp run key v1";
+        static const uint8_t label[] = "ini swp run keys v1";
+        uint8_t keys[sizeof(s->hash_key) + sizeof(s->tag_key)];
         crypto_generichash_state st;
         if (sodium_init() < 0)
             return -1;
-        crypto_generichash_init(&st, prm->key, INI_SWP_KEY_LEN, sizeof(s->run_key));
+        crypto_generichash_init(&st, prm->key, INI_SWP_KEY_LEN, sizeof(keys));
         crypto_generichash_update(&st, label, sizeof(label));
         crypto_generichash_update(&st, prm->epoch, INI_SWP_EPOCH_LEN);
-        crypto_generichash_final(&st, s->run_key, sizeof(s->run_key));
+        crypto_generichash_final(&st, keys, sizeof(keys));
+        memcpy(s->hash_key, keys, sizeof(s->hash_key));
+        memcpy(s->tag_key, keys + sizeof(s->hash_key), sizeof(s->tag_key));
+        sodium_memzero(keys, sizeof(keys));
     }
     s->seq_mask = s->seq_bits == 32 ? UINT32_MAX : (1u << s->seq_bits) - 1;
     s->window = (uint32_t)prm->window;
@@ -712,5 +742,6 @@ void ini_swp_close(struct ini_swp *s)
     }
     timer_list_destroy(&s->send_timers);
     timer_list_destroy(&s->ack_timers);
-    sodium_memzero(s->run_key, sizeof(s->run_key));
+    sodium_memzero(s->hash_key, sizeof(s->hash_key));
+    sodium_memzero(s->tag_key, sizeof(s->tag_key));
 }

@@ -15,9 +15,10 @@
  * messages at 2% corrupted frames).  The CRC is computed once, at the first
  * send, and checked after the UDP checksum.
  * With a key (security.key_file), a 16-byte MAC follows the header, before
- * the CRC, in every frame: keyed BLAKE2b over the destination INI id, the
- * header and everything behind the MAC, under a key derived from the
- * machine's key and the run's random epoch (docs/transport.md).
+ * the CRC, in every frame: SipHash-2-4-128 over the destination INI id, the
+ * header, the length and a Poly1305 sum of everything behind the MAC, under
+ * keys derived from the machine's key and the run's random epoch
+ * (docs/transport.md).
  * `ack` is cumulative: the next sequence number the sender of the frame
  * expects, i.e. everything before it has arrived.  DATA carries a message
  * and a piggy-backed ack; ACK carries only the ack; NAK asks for the
@@ -144,6 +145,7 @@ struct swp_tx_slot {
     void *cookie;
     uint64_t last_tx;         /* TSC of the last (re)transmission */
     uint32_t crc;             /* CRC32C of the message */
+    uint8_t inner[INI_SWP_TAG_LEN];   /* with a key: Poly1305 of CRC + message, once */
     uint16_t msg_sum;         /* ones' complement sum of CRC + message, for the UDP checksum ... */
     uint8_t msg_sum_valid;    /* ... once summed (messages of several frames only) */
     int naked;                /* retransmitted on a NAK already */
@@ -181,7 +183,8 @@ struct ini_swp {
     int tag_len;                   /* 0, or INI_SWP_TAG_LEN: the MAC behind the header */
     int crc_off;                   /* hdr_len + tag_len: where DATA's CRC is */
     int data_hdr_len;              /* crc_off + 4: where DATA's message starts */
-    uint8_t run_key[INI_SWP_KEY_LEN];    /* the MAC key of this run (tag_len != 0) */
+    uint8_t hash_key[32];          /* the run's Poly1305 key (tag_len != 0) ... */
+    uint8_t tag_key[16];           /* ... and its SipHash key */
     uint32_t seq_mask, window;
     uint32_t slot_mask;            /* slots per connection - 1: a power of two >= window */
     uint64_t nak_gap;              /* TSC: least time between two NAKs / NAK retransmissions */
