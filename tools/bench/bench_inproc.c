@@ -3,10 +3,12 @@
  * message costs the INI: instructions under callgrind, cycles natively.
  *
  *   ini-bench --inproc [--layer raw|udp-ip|reliable|all] [--count N]
- *                      [--window W] [--size B]      (B: 8..65000)
- *   ini-bench --inproc --pingpong [--count N] [--size B]
+ *                      [--window W] [--size B] [--mac]   (B: 8..65000)
+ *   ini-bench --inproc --pingpong [--count N] [--size B] [--mac]
  *       the reliable layer's round trip: A sends, B answers each message
  *       (ip_rel_send, ip_rel_recv, ip_rel_reply, ip_rel_ack)
+ *   --mac (either form): every datagram authenticated, as with
+ *       security.key_file (docs/transport.md)
  *
  * Two INIs, A (sending) and B (receiving), each with its netif glue and,
  * for the reliable layer, its transport, in one lwIP instance; each
@@ -315,7 +317,7 @@ int bench_inproc_main(int argc, char **argv)
     static const char *const layer_names[] = { "raw", "udp-ip", "reliable", "all", NULL };
     const char *layer = "all";
     long n = 100000, window = 16, size = BENCH_HDR;
-    int pingpong = 0;
+    int pingpong = 0, mac = 0;
     for (int i = 2; i < argc; i++) {
         const char *a = argv[i];
         if (cli_common_flag(a))
@@ -328,6 +330,8 @@ int bench_inproc_main(int argc, char **argv)
             window = cli_parse_long(a, cli_value(argc, argv, &i), 1, 1024);
         else if (!strcmp(a, "--pingpong"))
             pingpong = 1;
+        else if (!strcmp(a, "--mac"))
+            mac = 1;
         else if (!strcmp(a, "--size"))
             size = cli_parse_long(a, cli_value(argc, argv, &i), BENCH_HDR, BENCH_MAX_MSG);
         else if (a[0] == '-')
@@ -354,6 +358,13 @@ int bench_inproc_main(int argc, char **argv)
     for (int i = 0; i < 2; i++) {
         ip_prm.ip[i] = ip_ip[i];
         ip_prm.connect[i] = 1;       /* two clusters of one INI each */
+    }
+    if (mac) {
+        /* Every datagram authenticated (security.key_file): a fixed key
+         * and epoch, the cost does not depend on them. */
+        ip_prm.auth = 1;
+        memset(ip_prm.key, 0x5a, sizeof(ip_prm.key));
+        memset(ip_prm.epoch, 0xa5, sizeof(ip_prm.epoch));
     }
     setup_side(&A, 0, (int)window);
     setup_side(&B, 1, (int)window);
