@@ -8,7 +8,7 @@
 # Parallel by default (one job per core) unless the command line says -jN.
 # One short line per target (`CC ini/inid.c`, `LD build/bin/inid`,
 # `AR build/libini.a`); `make V=1` prints the full commands instead.
-# `make clean` removes build/ and build-san/ but keeps the lwIP cache;
+# `make clean` removes build/, build-san/ and build-fuzz/ but keeps the lwIP cache;
 # `make distclean` removes that too.
 
 BUILD   ?= build
@@ -95,6 +95,7 @@ include ini/module.mk
 include mgs/module.mk
 include tools/module.mk
 include tests/module.mk
+include tests/fuzz/module.mk
 
 build-all: $(BINS) $(UNIT_TESTS)
 
@@ -117,8 +118,8 @@ $(OBJ)/%.o: %.c | $(LWIP_STAMP)
 	$(CC) $(BASE_CFLAGS) $(CFLAGS) $(EXTRA) $(if $(DPDK),$(DPDK_CFLAGS)) -c $< -o $@
 
 clean:
-	$(call say,CLEAN,build build-san)
-	rm -rf build build-san
+	$(call say,CLEAN,build build-san build-fuzz)
+	rm -rf build build-san build-fuzz
 
 distclean: clean
 	$(call say,CLEAN,$(LWIP_CACHE) $(dir $(LWIP_CACHE))apt)
