@@ -625,6 +625,7 @@ static const struct ini_counter link_counters[] = {
     INI_COUNTER_SAME(struct ini_netif_stats, rx_not_mine),
     INI_COUNTER_SAME(struct ini_netif_stats, rx_runt),
     INI_COUNTER_SAME(struct ini_netif_stats, rx_not_ip),
+    INI_COUNTER_SAME(struct ini_netif_stats, rx_not_peer),
 };
 
 /* One group of counters, "key": {...} on one line. */

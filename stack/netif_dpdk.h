@@ -95,12 +95,14 @@ struct ini_rx_meta {
 
 /* rx_runt: shorter than an Ethernet and an IPv4 header; rx_not_ip: not
  * our EtherType (or a chained mbuf, which the glue cannot wrap);
- * rx_not_mine: for another MAC address.  reass_timeouts and
+ * rx_not_mine: for another MAC address; rx_not_peer: from an IP address
+ * that is no peer's (dropped before IP: no INI talks to it, and its
+ * fragments must not take reassembly slots from the peers').  reass_timeouts and
  * reass_evictions: datagrams lwIP's reassembly gave up with fragments
  * missing, because they aged out (IP_REASS_MAXAGE) or to make room for
  * newer ones (MEMP_NUM_REASSDATA, IP_REASS_MAX_PBUFS). */
 struct ini_netif_stats {
-    uint64_t rx_frames, rx_bytes, rx_runt, rx_not_ip, rx_not_mine;
+    uint64_t rx_frames, rx_bytes, rx_runt, rx_not_ip, rx_not_mine, rx_not_peer;
     uint64_t reass_timeouts, reass_evictions;
     uint64_t tx_frames, tx_bytes, tx_no_mbuf, tx_no_route, tx_dropped;
 };

@@ -312,6 +312,23 @@ static void test_first_fragment_flood_bounded(void **state)
     assert_int_equal(loop_mbufs_in_use(), before);
 }
 
+/* First fragments from an address that is no peer's: dropped by the glue
+ * before IP, counted, nothing kept, no peer datagram evicted. */
+static void test_stranger_fragments_dropped_early(void **state)
+{
+    unsigned before = loop_mbufs_in_use();
+    uint8_t payload[200], f[300];
+    memset(payload, 1, sizeof(payload));
+    for (int i = 0; i < 1000; i++) {
+        uint16_t len = loop_ip_frame(f, &loop_a, (uint16_t)i, 0x2000, 17, payload, sizeof(payload));
+        f[14 + 15] = 99;                      /* source 198.18.0.99 (IP checksum left stale: never read) */
+        input_b(f, len);
+    }
+    assert_int_equal(loop_b.nf.stats.rx_not_peer, 1000);
+    assert_int_equal(loop_b.nf.stats.reass_evictions, 0);
+    assert_int_equal(loop_mbufs_in_use(), before);
+}
+
 /* UDP datagrams for a port nobody listens on or from an INI with no
  * connection: dropped without an answer (no ICMP) and without a buffer
  * kept. */
@@ -377,6 +394,7 @@ int main(void)
         cmocka_unit_test_setup_teardown(test_reassembly_timeout_counted, setup, teardown),
         cmocka_unit_test_setup_teardown(test_first_fragment_flood_bounded, setup, teardown),
         cmocka_unit_test_setup_teardown(test_strangers_cost_nothing, setup, teardown),
+        cmocka_unit_test_setup_teardown(test_stranger_fragments_dropped_early, setup, teardown),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
