@@ -51,6 +51,7 @@ static const char usage_text[] =
     "                 [--cores A,B] [--cn-idle auto|poll|adaptive] [--cn-window N]\n"
     "                 [--plot FILE | --no-plot] [--save PREFIX] [--verbose]\n"
     "       ini-bench --inproc [--layer raw|udp-ip|reliable|all] [--count N] [--window W] [--size B] [--mac]\n"
+    "                        [--flood K [--flood-stranger]]\n"
     "       ini-bench --inproc --pingpong [--count N] [--size B] [--mac]\n"
     "       ini-bench --help | --version\n"
     "layers: raw-dpdk, udp-ip, reliable, compute-to-compute, kernel-udp\n"
