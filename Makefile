@@ -8,7 +8,7 @@
 # Parallel by default (one job per core) unless the command line says -jN.
 # One short line per target (`CC ini/inid.c`, `LD build/bin/inid`,
 # `AR build/libini.a`); `make V=1` prints the full commands instead.
-# `make clean` removes build/ and build-san/ but keeps the lwIP cache;
+# `make clean` removes build/, build-san/ and build-fuzz/ but keeps the lwIP cache;
 # `make distclean` removes that too.
 
 BUILD   ?= build
@@ -43,6 +43,8 @@ DPDK_CFLAGS = $(shell pkg-config --cflags libdpdk 2>/dev/null)
 DPDK_LIBS   = $(shell pkg-config --libs libdpdk 2>/dev/null)
 CONFIG_LIBS = $(shell pkg-config --libs libconfig 2>/dev/null)
 CMOCKA_LIBS = $(shell pkg-config --libs cmocka 2>/dev/null)
+# libsodium: the transport's MAC (stack/swp.c), for whatever links the stack.
+SODIUM_LIBS = $(shell pkg-config --libs libsodium 2>/dev/null)
 
 # Parallel by default.  A -jN on the command line wins over this; a sub-make
 # (`run`, `test`) shares its parent's jobs.
@@ -93,6 +95,7 @@ include ini/module.mk
 include mgs/module.mk
 include tools/module.mk
 include tests/module.mk
+include tests/fuzz/module.mk
 
 build-all: $(BINS) $(UNIT_TESTS)
 
@@ -115,8 +118,8 @@ $(OBJ)/%.o: %.c | $(LWIP_STAMP)
 	$(CC) $(BASE_CFLAGS) $(CFLAGS) $(EXTRA) $(if $(DPDK),$(DPDK_CFLAGS)) -c $< -o $@
 
 clean:
-	$(call say,CLEAN,build build-san)
-	rm -rf build build-san
+	$(call say,CLEAN,build build-san build-fuzz)
+	rm -rf build build-san build-fuzz
 
 distclean: clean
 	$(call say,CLEAN,$(LWIP_CACHE) $(dir $(LWIP_CACHE))apt)

@@ -49,6 +49,7 @@
 #include <stddef.h>
 #include <fcntl.h>
 #include <string.h>
+#include <fcntl.h>
 #include <sys/stat.h>
 #include <unistd.h>
 
@@ -769,6 +770,63 @@ int ini_config_eal_memory_needed_mb(int mtu)
     return (int)((pool + (1 << 20) - 1) >> 20) + EAL_MARGIN_MB;
 }
 
+int ini_key_file_read(const char *path, uint8_t key[INI_KEY_LEN], char *err, size_t errlen)
+{
+    /* O_NONBLOCK: a FIFO named here must not block the reader. */
+    int fd = open(path, O_RDONLY | O_NONBLOCK | O_CLOEXEC);
+    struct stat st;
+    if (fd < 0) {
+        snprintf(err, errlen, "cannot open %s: %s", path, strerror(errno));
+        return -1;
+    }
+    int rc = -1;
+    if (fstat(fd, &st) < 0)
+        snprintf(err, errlen, "cannot stat %s: %s", path, strerror(errno));
+    else if (!S_ISREG(st.st_mode))
+        snprintf(err, errlen, "%s is not a regular file", path);
+    else if (st.st_size != INI_KEY_LEN)
+        snprintf(err, errlen, "%s holds %lld bytes, a key is exactly %d random bytes "
+                 "(head -c %d /dev/urandom > FILE; chmod 600 FILE)", path, (long long)st.st_size, INI_KEY_LEN,
+                 INI_KEY_LEN);
+    else if (st.st_mode & (S_IROTH | S_IWOTH))
+        snprintf(err, errlen, "%s is readable or writable by others (mode %03o): chmod 600 it", path,
+                 (unsigned)(st.st_mode & 0777));
+    else if (read(fd, key, INI_KEY_LEN) != INI_KEY_LEN)
+        snprintf(err, errlen, "cannot read %d bytes from %s", INI_KEY_LEN, path);
+    else
+        rc = 0;
+    close(fd);
+    return rc;
+}
+
+/* security = { key_file = "path"; }: the path is checked here, so that a
+ * bad key stops the run before anything starts; inid reads the key. */
+static int load_security(struct loader *ld, const config_setting_t *root)
+{
+    static const char *const allowed[] = { "key_file", NULL };
+    const config_setting_t *g, *kf;
+    const char *text;
+    char why[INI_PATH_LEN + 160];
+    uint8_t key[INI_KEY_LEN];
+    int found = read_group(ld, root, "security", allowed, &g);
+    if (found <= 0 || !(kf = member_of(g, "key_file")))
+        return found < 0 ? -1 : 0;
+    if (string_value(ld, kf, NULL, INI_PATH_LEN, &text) < 0)
+        return -1;
+    if (text[0] == '\0')
+        return fail_at(ld, kf, "empty path");
+    /* Relative to the configuration file, like @include. */
+    char *path = ld->cfg.security.key_file;
+    size_t cap = sizeof ld->cfg.security.key_file;
+    int n = text[0] == '/' || !ld->include_dir[0] ? snprintf(path, cap, "%s", text)
+                                                  : snprintf(path, cap, "%s/%s", ld->include_dir, text);
+    if (n < 0 || (size_t)n >= cap)
+        return fail_at(ld, kf, "path longer than %zu characters", cap - 1);
+    int rc = ini_key_file_read(path, key, why, sizeof why);
+    explicit_bzero(key, sizeof key);
+    return rc < 0 ? fail_at(ld, kf, "%s", why) : 0;
+}
+
 static int load_idle(struct loader *ld, const config_setting_t *root)
 {
     static const char *const allowed[] = { "mode", "spin_us", "max_sleep_us", NULL };
@@ -1142,7 +1200,7 @@ static int load_clusters(struct loader *ld, const config_setting_t *root)
 static int load_structure(struct loader *ld, const config_setting_t *root)
 {
     static const char *const allowed[] = { "version", "network", "policy", "stack", "idle",
-                                           "trace", "eal", "faults", "knobs", "clusters", NULL };
+                                           "trace", "eal", "faults", "knobs", "clusters", "security", NULL };
     const config_setting_t *version = member_of(root, "version");
     long long value = 0;
 
@@ -1161,6 +1219,8 @@ static int load_structure(struct loader *ld, const config_setting_t *root)
         load_idle(ld, root) < 0 || load_trace(ld, root) < 0 || load_eal(ld, root) < 0 ||
         load_faults(ld, root, &ld->cfg.faults) < 0 || load_knobs(ld, root) < 0 ||
         load_clusters(ld, root) < 0)
+        return -1;
+    if (load_security(ld, root) < 0)
         return -1;
     return 0;
 }

@@ -135,6 +135,15 @@ struct ini_trace_cfg {
     int records;               /* per-INI trace buffer, default 1048576 */
 };
 
+/* security.key_file: the machine's key, a file of INI_KEY_LEN random bytes
+ * readable by its owner (and group) only; the configuration holds its path,
+ * never the key.  With it every transport datagram carries a MAC
+ * (docs/transport.md).  Empty: no key. */
+#define INI_KEY_LEN 32
+struct ini_security_cfg {
+    char key_file[INI_PATH_LEN];      /* resolved against the file's directory */
+};
+
 struct ini_config {
     char path[INI_PATH_LEN];          /* the file it came from */
     enum ini_net_mode net_mode;       /* network.mode, default memif */
@@ -146,6 +155,7 @@ struct ini_config {
     struct ini_trace_cfg trace;
     struct ini_fault_cfg faults;      /* global faults = {...}, default none */
     struct ini_knobs knobs;           /* knobs = {...} */
+    struct ini_security_cfg security; /* security = {...} */
     int n_eal_args;                   /* eal.args: extra EAL arguments */
     char eal_args[INI_MAX_EAL_ARGS][128];
     int eal_memory_mb;                /* eal.memory_mb, default 256 */
@@ -200,6 +210,11 @@ const char *ini_trace_mode_name(enum ini_trace_mode m);
 const char *ini_policy_name(enum ini_policy p);
 /* Parses a policy name ("static", "round-robin", "load-aware"); -1 if none. */
 int ini_policy_parse(const char *name);
+
+/* Reads the key file at path into key: a regular file of exactly
+ * INI_KEY_LEN bytes that others cannot read or write.  0, or -1 with "why"
+ * in err (no file or field name: the caller adds them). */
+int ini_key_file_read(const char *path, uint8_t key[INI_KEY_LEN], char *err, size_t errlen);
 
 /* Parses a fault specification "drop=0.1,dup=0.05,reorder=0.05,corrupt=0.01,
  * delay=0,depth=3,delay_us=200,seed=7,side=tx" into *f (fields not named

@@ -11,8 +11,10 @@
  */
 #include "inid.h"
 
+#include <ctype.h>
 #include <math.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 #include <sys/epoll.h>
 #include <time.h>
@@ -31,11 +33,45 @@ enum { DONE = 0, STALL = 1 };
 static inline uint32_t queue_len(const struct inid *d) { return d->q_tail - d->q_head; }
 static inline uint32_t queue_room(const struct inid *d) { return INID_QUEUE_SIZE - queue_len(d); }
 
+/* With security.key_file: the machine's key, and the run's epoch, which
+ * the launcher draws at random and gives every daemon of the run in
+ * INI_RUN_EPOCH (32 hex digits): frames recorded in another run with the
+ * same key fail the MAC (docs/transport.md). */
+static int auth_params(struct inid *d, struct ini_swp_params *prm)
+{
+    char why[INI_PATH_LEN + 160];
+    if (ini_key_file_read(d->cfg.security.key_file, prm->key, why, sizeof(why)) < 0) {
+        fprintf(stderr, "inid %d: %s: security.key_file: %s\n", d->me->id, d->cfg.path, why);
+        return -1;
+    }
+    const char *e = getenv("INI_RUN_EPOCH");
+    int ok = e && strlen(e) == 2 * INI_SWP_EPOCH_LEN;
+    for (int i = 0; ok && i < INI_SWP_EPOCH_LEN; i++) {
+        unsigned v = 0;
+        ok = sscanf(e + 2 * i, "%2x", &v) == 1 && isxdigit((unsigned char)e[2 * i]) &&
+             isxdigit((unsigned char)e[2 * i + 1]);
+        prm->epoch[i] = (uint8_t)v;
+    }
+    if (!ok) {
+        fprintf(stderr, "inid %d: INI_RUN_EPOCH: %s (the run's epoch, %d hex digits, which ini-cluster sets; "
+                        "security.key_file needs it)\n",
+                d->me->id, e ? "malformed" : "not set", 2 * INI_SWP_EPOCH_LEN);
+        explicit_bzero(prm->key, sizeof(prm->key));
+        return -1;
+    }
+    prm->auth = 1;
+    return 0;
+}
+
 int inid_transport_init(struct inid *d)
 {
     struct ini_swp_params prm;
     ini_swp_params_from_config(&prm, &d->cfg, d->me->id, d->tsc_hz);
-    return ini_swp_init(&d->swp, &prm, &d->nf, inid_transport_deliver, inid_transport_release, d);
+    if (d->cfg.security.key_file[0] && auth_params(d, &prm) < 0)
+        return -1;
+    int rc = ini_swp_init(&d->swp, &prm, &d->nf, inid_transport_deliver, inid_transport_release, d);
+    explicit_bzero(prm.key, sizeof(prm.key));
+    return rc;
 }
 
 void inid_fabric_init(struct inid *d)
@@ -566,7 +602,7 @@ int inid_loop(void *arg)
         d->stats.loops++;
 
         if (now >= next_timers) {
-            sys_check_timeouts();
+            ini_netif_timers(&d->nf);    /* lwIP's timers, reassembly timeouts counted */
             next_timers = now + timer_period;
             ini_capture_tick(&d->cap, now);
         }
@@ -606,6 +642,9 @@ const struct ini_counter inid_link_counters[] = {
     INI_COUNTER_SAME(struct ini_netif_stats, tx_no_mbuf),
     INI_COUNTER_SAME(struct ini_netif_stats, tx_dropped),
     INI_COUNTER_SAME(struct ini_netif_stats, rx_not_mine),
+    INI_COUNTER_SAME(struct ini_netif_stats, rx_runt),
+    INI_COUNTER_SAME(struct ini_netif_stats, rx_not_ip),
+    INI_COUNTER_SAME(struct ini_netif_stats, rx_not_peer),
 };
 const size_t inid_swp_counters_n = INI_COUNTERS_N(inid_swp_counters);
 const size_t inid_message_counters_n = INI_COUNTERS_N(inid_message_counters);
@@ -637,6 +676,8 @@ void inid_write_counters(struct inid *d)
     }
     double avg_q = s->queue_samples ? (double)s->queue_sum / (double)s->queue_samples : 0.0;
     unsigned chk = (unsigned)(w->udp_checksum_errors + w->crc_errors + lwip_stats.ip.chkerr);
+    /* Datagrams given up with fragments missing (docs/transport.md). */
+    uint64_t reass_given_up = d->nf.stats.reass_timeouts + d->nf.stats.reass_evictions;
     fprintf(f, "{\n  \"ini\": %d, \"cluster\": %d, \"idle_mode\": \"%s\",\n", d->me->id, d->cluster,
             ini_idle_mode_name(d->idle));
     fprintf(f, "  \"summary\": \"INI %d (cluster %d): sent %llu msgs / %llu B, delivered %llu msgs / %llu B, "
@@ -646,7 +687,7 @@ void inid_write_counters(struct inid *d)
             (unsigned long long)w->msgs_delivered, (unsigned long long)w->bytes_delivered,
             (unsigned long long)s->local_msgs, (unsigned long long)w->retx_timer,
             (unsigned long long)w->retx_nak, (unsigned long long)w->naks_sent, chk,
-            (unsigned long long)w->duplicates, (unsigned)lwip_stats.ip_frag.drop);
+            (unsigned long long)w->duplicates, (unsigned)reass_given_up);
     fprintf(f, "  \"transport\": {");
     ini_counters_json(f, inid_swp_counters, INI_COUNTERS_N(inid_swp_counters), w, ", ");
     fprintf(f, "},\n  \"connections\": [");
@@ -664,9 +705,11 @@ void inid_write_counters(struct inid *d)
     json_group(f, "messages", inid_message_counters, INI_COUNTERS_N(inid_message_counters), s);
     fprintf(f, "  \"udp\": {\"checksum_errors\": %llu, \"drops\": %u},\n",
             (unsigned long long)w->udp_checksum_errors, (unsigned)lwip_stats.udp.drop);
-    fprintf(f, "  \"ip\": {\"checksum_errors\": %u, \"drops\": %u, \"reassembly_drops\": %u, "
+    fprintf(f, "  \"ip\": {\"checksum_errors\": %u, \"drops\": %u, \"reassembly_drops\": %llu, "
+               "\"reassembly_timeouts\": %llu, \"reassembly_evictions\": %llu, \"fragment_drops\": %u, "
                "\"fragment_errors\": %u},\n",
-            (unsigned)lwip_stats.ip.chkerr, (unsigned)lwip_stats.ip.drop,
+            (unsigned)lwip_stats.ip.chkerr, (unsigned)lwip_stats.ip.drop, (unsigned long long)reass_given_up,
+            (unsigned long long)d->nf.stats.reass_timeouts, (unsigned long long)d->nf.stats.reass_evictions,
             (unsigned)lwip_stats.ip_frag.drop, (unsigned)lwip_stats.ip_frag.err);
     json_group(f, "link", inid_link_counters, INI_COUNTERS_N(inid_link_counters), &d->nf.stats);
     json_group(f, "faults", fault_counters, INI_COUNTERS_N(fault_counters), &fs);

@@ -16,4 +16,4 @@ $(INID_OBJS): DPDK := yes
 BINS += $(BIN)/inid
 $(BIN)/inid: $(INID_OBJS) $(STACK_OBJS) $(LIBINI) $(LIBLWIP)
 	@mkdir -p $(dir $@)
-	$(CC) $(LDFLAGS) -o $@ $^ $(DPDK_LIBS) $(CONFIG_LIBS) -lpthread -lm
+	$(CC) $(LDFLAGS) -o $@ $^ $(DPDK_LIBS) $(CONFIG_LIBS) $(SODIUM_LIBS) -lpthread -lm

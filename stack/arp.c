@@ -137,3 +137,56 @@ void ini_arp_resolve(struct ini_netif *nf, uint32_t ip)
         arp->stats.arp_requests_out++;
     }
 }
+
+/* ---- ICMP echo ---- */
+
+/* The one's-complement sum of len bytes (len even), not inverted. */
+static uint32_t sum16(const uint8_t *p, uint32_t len, uint32_t sum)
+{
+    for (uint32_t i = 0; i + 1 < len; i += 2)
+        sum += (uint32_t)(p[i] << 8 | p[i + 1]);
+    if (len & 1)
+        sum += (uint32_t)(p[len - 1] << 8);
+    return sum;
+}
+
+static uint16_t fold(uint32_t sum)
+{
+    while (sum >> 16)
+        sum = (sum & 0xffff) + (sum >> 16);
+    return (uint16_t)~sum;
+}
+
+int ini_icmp_echo_input(struct ini_netif *nf, struct rte_mbuf *m)
+{
+    struct rte_ether_hdr *eth = rte_pktmbuf_mtod(m, struct rte_ether_hdr *);
+    uint8_t *ip = (uint8_t *)(eth + 1);
+    uint32_t avail = m->data_len - RTE_ETHER_HDR_LEN;
+    uint32_t ihl = (uint32_t)(ip[0] & 0x0f) * 4;
+    if (ip[9] != 1 || (ip[0] >> 4) != 4 || ihl < 20 || avail < ihl + 8)
+        return 0;
+    uint32_t tot = (uint32_t)(ip[2] << 8 | ip[3]);
+    uint32_t my_ip = ip4_addr_get_u32(netif_ip4_addr(&nf->netif)), dst;
+    memcpy(&dst, ip + 16, 4);
+    /* Only an echo request for us, whole (no fragments), with sound sums. */
+    if (ip[ihl] != 8 || dst != my_ip || (ip[6] & 0x3f) || ip[7] || tot < ihl + 8 || tot > avail ||
+        fold(sum16(ip, ihl, 0)) != 0 || fold(sum16(ip + ihl, tot - ihl, 0)) != 0)
+        return 0;
+    struct rte_ether_addr mac = eth->src_addr;
+    eth->src_addr = eth->dst_addr;
+    eth->dst_addr = mac;
+    memcpy(ip + 16, ip + 12, 4);
+    memcpy(ip + 12, &my_ip, 4);
+    ip[8] = 64;                          /* TTL */
+    ip[10] = ip[11] = 0;
+    uint16_t c = fold(sum16(ip, ihl, 0));
+    ip[10] = (uint8_t)(c >> 8), ip[11] = (uint8_t)c;
+    uint8_t *icmp = ip + ihl;
+    icmp[0] = 0;                         /* echo reply; code, id, sequence and data stay */
+    icmp[2] = icmp[3] = 0;
+    c = fold(sum16(icmp, tot - ihl, 0));
+    icmp[2] = (uint8_t)(c >> 8), icmp[3] = (uint8_t)c;
+    nf->arp.stats.icmp_echo_replies++;
+    ini_netif_send_frame(nf, ini_netif_txq_of_port(nf, m->port), m);
+    return 1;
+}

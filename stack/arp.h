@@ -1,12 +1,13 @@
 /*
  * arp.h - neighbours of an INI on an Ethernet LAN: a small ARP responder
- * and resolver beside the netif glue (stack/netif_dpdk.c).
+ * and resolver, and an ICMP echo responder, beside the netif glue
+ * (stack/netif_dpdk.c).
  *
  * The INIs of the machine know each other from the configuration: their
  * MACs are static entries of the netif's peer table, which ARP never
  * changes.  ARP is for everything else on the LAN, so that ordinary IPv4
- * hosts can talk to an INI (`ping INI_ADDRESS`; lwIP's ICMP answers the
- * echo):
+ * hosts can talk to an INI (`ping INI_ADDRESS`, answered here: lwIP is
+ * built without ICMP, so that it answers no stranger):
  *
  *  - a request for the INI's address is answered from the port it came
  *    in on, and its sender (address, MAC, port) is learned;
@@ -37,7 +38,7 @@ struct ini_netif;
 /* ARP's counters, one list (X(name) per counter): fields and the
  * counters file come from it. */
 #define INI_ARP_COUNTERS(X) X(arp_requests_in) X(arp_replies_in) X(arp_replies_out) \
-    X(arp_requests_out) X(arp_learned) X(arp_ignored)
+    X(arp_requests_out) X(arp_learned) X(arp_ignored) X(icmp_echo_replies)
 
 struct ini_arp_stats {
 #define INI_ARP_FIELD(name) uint64_t name;
@@ -51,6 +52,12 @@ struct ini_arp {
     uint32_t next_pending;                 /* round-robin replacement */
     struct ini_arp_stats stats;
 };
+
+/* A received IPv4 frame from a known peer or learned host: if it is an
+ * unfragmented ICMP echo request for the INI, the function turns it into
+ * the echo reply in place, sends it back on its port and returns 1;
+ * otherwise 0 and the frame stays the caller's. */
+int ini_icmp_echo_input(struct ini_netif *nf, struct rte_mbuf *m);
 
 /* Called by the netif at init. */
 void ini_arp_init(struct ini_arp *arp, uint64_t tsc_hz);

@@ -9,6 +9,9 @@
 
 #include <string.h>
 
+#include "lwip/stats.h"
+#include "lwip/timeouts.h"
+
 #include <rte_cycles.h>
 #include <rte_ethdev.h>
 #include <rte_ether.h>
@@ -225,7 +228,12 @@ void ini_netif_input(struct ini_netif *nf, struct rte_mbuf *m, struct ini_rx_met
     nf->stats.rx_bytes += m->pkt_len;
     if (ini_arp_input(nf, m))
         return;
-    if (m->nb_segs != 1 || m->data_len < RTE_ETHER_HDR_LEN + 20) {
+    if (m->data_len < RTE_ETHER_HDR_LEN + 20) {
+        nf->stats.rx_runt++;
+        rte_pktmbuf_free(m);
+        return;
+    }
+    if (m->nb_segs != 1) {
         nf->stats.rx_not_ip++;
         rte_pktmbuf_free(m);
         return;
@@ -241,15 +249,40 @@ void ini_netif_input(struct ini_netif *nf, struct rte_mbuf *m, struct ini_rx_met
         rte_pktmbuf_free(m);
         return;
     }
+    /* Only the peers in the table send to an INI: anything else is
+     * dropped here, before lwIP allocates or keeps anything for it (a
+     * flood of a stranger's first fragments would otherwise evict the
+     * peers' datagrams from reassembly). */
+    uint32_t src;
+    memcpy(&src, (const uint8_t *)(eth + 1) + 12, 4);
+    if (!peer_lookup(nf, src)) {
+        nf->stats.rx_not_peer++;
+        rte_pktmbuf_free(m);
+        return;
+    }
+    if (ini_icmp_echo_input(nf, m))
+        return;
     struct ini_mbuf_pbuf *rp = rte_mbuf_to_priv(m);
     rp->m = m;
     rp->pc.custom_free_function = rx_pbuf_free;
     uint16_t len = (uint16_t)(m->data_len - RTE_ETHER_HDR_LEN);
     struct pbuf *p = pbuf_alloced_custom(PBUF_RAW, len, PBUF_REF, &rp->pc, eth + 1, len);
-    /* ip4_input owns p from here on, whatever it returns. */
+    /* ip4_input owns p from here on, whatever it returns.  lwIP counts
+     * every datagram its reassembly gives up (MIB2 ipReasmFails); during
+     * input that is an eviction, to make room for this frame's. */
+    uint32_t fails = lwip_stats.mib2.ipreasmfails;
     nf->rx_cur = meta;
     ip4_input(p, &nf->netif);
     nf->rx_cur = NULL;
+    nf->stats.reass_evictions += lwip_stats.mib2.ipreasmfails - fails;
+}
+
+void ini_netif_timers(struct ini_netif *nf)
+{
+    /* Outside input, a datagram given up has aged out. */
+    uint32_t fails = lwip_stats.mib2.ipreasmfails;
+    sys_check_timeouts();
+    nf->stats.reass_timeouts += lwip_stats.mib2.ipreasmfails - fails;
 }
 
 static uint16_t eth_xmit(struct ini_netif *nf, struct ini_txq *q, struct rte_mbuf **pkts, uint16_t n)

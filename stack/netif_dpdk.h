@@ -94,8 +94,17 @@ struct ini_rx_meta {
     uint64_t t_in_udp;        /* its UDP checksum was verified */
 };
 
+/* rx_runt: shorter than an Ethernet and an IPv4 header; rx_not_ip: not
+ * our EtherType (or a chained mbuf, which the glue cannot wrap);
+ * rx_not_mine: for another MAC address; rx_not_peer: from an IP address
+ * that is no peer's (dropped before IP: no INI talks to it, and its
+ * fragments must not take reassembly slots from the peers').  reass_timeouts and
+ * reass_evictions: datagrams lwIP's reassembly gave up with fragments
+ * missing, because they aged out (IP_REASS_MAXAGE) or to make room for
+ * newer ones (MEMP_NUM_REASSDATA, IP_REASS_MAX_PBUFS). */
 struct ini_netif_stats {
-    uint64_t rx_frames, rx_bytes, rx_not_ip, rx_not_mine;
+    uint64_t rx_frames, rx_bytes, rx_runt, rx_not_ip, rx_not_mine, rx_not_peer;
+    uint64_t reass_timeouts, reass_evictions;
     uint64_t tx_frames, tx_bytes, tx_no_mbuf, tx_no_route, tx_dropped;
 };
 
@@ -144,6 +153,10 @@ static inline struct ini_rx_meta *ini_netif_current_rx(const struct ini_netif *n
 {
     return nf->rx_cur;
 }
+/* Runs lwIP's timers (sys_check_timeouts) and counts the datagrams the
+ * reassembly ages out.  The owner calls it instead of sys_check_timeouts;
+ * one lwIP instance, one caller. */
+void ini_netif_timers(struct ini_netif *nf);
 /* Sends everything queued (through the queue's fault injector, if any).
  * Frames a port refuses wait, in order, for the next flush, up to
  * INI_NETIF_BACKLOG per queue; beyond that they are dropped and counted.

@@ -16,6 +16,7 @@
 #include "lwip/udp.h"
 
 #include <rte_cycles.h>
+#include <sodium.h>
 
 #include "checksum.h"
 
@@ -95,6 +96,72 @@ static uint32_t crc_of_pbuf(const struct pbuf *p, uint16_t off)
     return crc;
 }
 
+/* ---- authentication ----
+ *
+ * Hash, then PRF: the bytes behind the tag (CRC and message, or nothing)
+ * go through Poly1305 under a secret key of the run (the "inner" sum,
+ * 16 bytes); the tag is SipHash-2-4-128 under a second key of the run
+ * over the destination INI, the header, the length and the inner sum.
+ * Poly1305 is a universal hash (fast: one pass, ~1 cycle per byte),
+ * which is safe to use with one key for many messages because its result
+ * is never shown, only passed through the PRF; the inner sum of a
+ * message is the same for each of its transmissions, so the sender takes
+ * it once, at the first send, and a retransmission (a new ack) costs one
+ * SipHash of ~31 bytes.  docs/transport.md has the argument. */
+
+/* The tag of a frame to `dst` with header hdr and inner sum `inner` of
+ * `len` bytes behind the tag. */
+static void tag_of(const struct ini_swp *s, int dst, const uint8_t *hdr, uint32_t len,
+                   const uint8_t inner[INI_SWP_TAG_LEN], uint8_t tag[INI_SWP_TAG_LEN])
+{
+    uint8_t in[1 + INI_SWP_MAXHDR + 4 + INI_SWP_TAG_LEN];
+    size_t n = 0;
+    in[n++] = (uint8_t)dst;
+    memcpy(in + n, hdr, (size_t)s->hdr_len);
+    n += (size_t)s->hdr_len;
+    memcpy(in + n, &len, 4);
+    n += 4;
+    memcpy(in + n, inner, INI_SWP_TAG_LEN);
+    n += INI_SWP_TAG_LEN;
+    crypto_shorthash_siphashx24(tag, in, n, s->tag_key);
+}
+
+/* The inner sum of up to two pieces. */
+static void inner_of(const struct ini_swp *s, const uint8_t *a, size_t la, const uint8_t *b, size_t lb,
+                     uint8_t inner[INI_SWP_TAG_LEN])
+{
+    crypto_onetimeauth_state st;
+    crypto_onetimeauth_init(&st, s->hash_key);
+    if (la)
+        crypto_onetimeauth_update(&st, a, la);
+    if (lb)
+        crypto_onetimeauth_update(&st, b, lb);
+    crypto_onetimeauth_final(&st, inner);
+}
+
+/* Checks the tag of a received datagram (a pbuf chain) addressed to us. */
+static int mac_ok(const struct ini_swp *s, const struct pbuf *p)
+{
+    uint8_t head[INI_SWP_MAXHDR + INI_SWP_TAG_LEN], inner[INI_SWP_TAG_LEN], want[INI_SWP_TAG_LEN];
+    uint16_t front = (uint16_t)(s->hdr_len + s->tag_len);
+    if (p->tot_len < front || pbuf_copy_partial(p, head, front, 0) != front)
+        return 0;
+    crypto_onetimeauth_state st;
+    crypto_onetimeauth_init(&st, s->hash_key);
+    uint16_t off = front;
+    for (const struct pbuf *q = p; q; q = q->next) {
+        if (off >= q->len) {
+            off = (uint16_t)(off - q->len);
+            continue;
+        }
+        crypto_onetimeauth_update(&st, (const uint8_t *)q->payload + off, (size_t)(q->len - off));
+        off = 0;
+    }
+    crypto_onetimeauth_final(&st, inner);
+    tag_of(s, s->me, head, (uint32_t)(p->tot_len - front), inner, want);
+    return crypto_verify_16(want, head + s->hdr_len) == 0;
+}
+
 /* ---- helpers ---- */
 
 /* Folds a 32-bit ones' complement accumulator to 16 bits. */
@@ -136,13 +203,18 @@ static inline struct swp_rx_slot *rx_slot(struct ini_swp *s, struct swp_conn *c,
 /* Sends a header-only frame (ACK or NAK). */
 static void send_control(struct ini_swp *s, struct swp_conn *c, uint8_t op, uint32_t seq)
 {
-    struct pbuf *p = ini_netif_alloc_tx(s->nf, (uint16_t)s->hdr_len);
+    struct pbuf *p = ini_netif_alloc_tx(s->nf, (uint16_t)(s->hdr_len + s->tag_len));
     if (!p) {
         s->stats.send_errors++;
         return;
     }
     struct ini_swp_hdr h = { op, (uint8_t)s->me, seq, c->rcv_nxt };
     ini_swp_hdr_write(p->payload, &h, s->seq_bits);
+    if (s->tag_len) {
+        uint8_t inner[INI_SWP_TAG_LEN];
+        inner_of(s, NULL, 0, NULL, 0, inner);
+        tag_of(s, c->peer, p->payload, 0, inner, (uint8_t *)p->payload + s->hdr_len);
+    }
     if (udp_sendto_if_src(s->pcb, p, &s->peer_ip[c->peer], INI_UDP_PORT, &s->nf->netif, &s->local_ip) != ERR_OK)
         s->stats.send_errors++;
     pbuf_free(p);
@@ -184,9 +256,36 @@ static int transmit(struct ini_swp *s, struct swp_conn *c, uint32_t seq, struct 
         }
         uint8_t *wire = p->payload;
         ini_swp_hdr_write(wire, &h, s->seq_bits);
-        memcpy(wire + s->hdr_len, &t->crc, 4);
+        memcpy(wire + s->crc_off, &t->crc, 4);
         memcpy(wire + s->data_hdr_len, t->am, t->am_len);
+        if (s->tag_len)
+            tag_of(s, c->peer, wire, len - (uint32_t)s->crc_off, t->inner, wire + s->hdr_len);
         sum = ini_chksum(wire, (int)len);
+    } else if (s->tag_len) {
+        /* Several frames with a MAC: header, MAC and CRC do not fit the
+         * ring's headroom; they go in a pbuf of their own, in front of
+         * a PBUF_REF over the message. */
+        p = pbuf_alloc(PBUF_TRANSPORT, (u16_t)s->data_hdr_len, PBUF_RAM);
+        struct pbuf *msg = pbuf_alloc(PBUF_RAW, (u16_t)t->am_len, PBUF_REF);
+        if (!p || !msg) {
+            if (p)
+                pbuf_free(p);
+            if (msg)
+                pbuf_free(msg);
+            s->stats.send_errors++;
+            return -1;
+        }
+        msg->payload = t->am;
+        uint8_t *wire = p->payload;
+        ini_swp_hdr_write(wire, &h, s->seq_bits);
+        memcpy(wire + s->crc_off, &t->crc, 4);
+        tag_of(s, c->peer, wire, 4 + t->am_len, t->inner, wire + s->hdr_len);
+        if (!t->msg_sum_valid) {
+            t->msg_sum = fold16((uint32_t)ini_chksum(&t->crc, 4) + ini_chksum(t->am, (int)t->am_len));
+            t->msg_sum_valid = 1;
+        }
+        sum = fold16((uint32_t)ini_chksum(wire, s->crc_off) + t->msg_sum);
+        pbuf_cat(p, msg);
     } else {
         /* Several frames: a PBUF_REF over the compute node's ring; lwIP
          * puts its headers in pbufs of its own and the link layer copies
@@ -245,6 +344,8 @@ int ini_swp_send(struct ini_swp *s, int peer, uint8_t *am, uint32_t am_len, void
     t->naked = 0;
     t->msg_sum_valid = 0;
     t->crc = ini_crc32c(0, am, am_len);
+    if (s->tag_len)
+        inner_of(s, (const uint8_t *)&t->crc, 4, am, am_len, t->inner);   /* once per message */
     if (stamps)
         stamps->t_out_window = rte_rdtsc();
     if (transmit(s, c, seq, stamps) < 0)
@@ -369,16 +470,6 @@ static void handle_data(struct ini_swp *s, struct swp_conn *c, uint32_t seq, str
         pbuf_free(p);
         return;
     }
-    uint32_t crc;
-    if (p->len >= s->data_hdr_len)
-        memcpy(&crc, (const uint8_t *)p->payload + s->hdr_len, 4);
-    else
-        pbuf_copy_partial(p, &crc, 4, (u16_t)s->hdr_len);
-    if (crc != crc_of_pbuf(p, (uint16_t)s->data_hdr_len)) {
-        c->stats.crc_errors++;
-        pbuf_free(p);
-        return;
-    }
     r->p = p;
     r->off = (uint16_t)s->data_hdr_len;
     if (ahead == 0) {
@@ -393,6 +484,17 @@ static void handle_data(struct ini_swp *s, struct swp_conn *c, uint32_t seq, str
         send_control(s, c, INI_SWP_NAK, c->rcv_nxt);
         c->stats.naks_sent++;
     }
+}
+
+/* The CRC32C a DATA frame carries against its message's. */
+static int crc_ok(const struct ini_swp *s, const struct pbuf *p)
+{
+    uint32_t crc;
+    if (p->len >= s->data_hdr_len)
+        memcpy(&crc, (const uint8_t *)p->payload + s->crc_off, 4);
+    else
+        pbuf_copy_partial(p, &crc, 4, (u16_t)s->crc_off);
+    return crc == crc_of_pbuf(p, (uint16_t)s->data_hdr_len);
 }
 
 /* Verifies the UDP checksum of the datagram p (UDP header just removed by
@@ -434,6 +536,13 @@ static void udp_recv_cb(void *arg, struct udp_pcb *pcb, struct pbuf *p, const ip
     }
     if (rx->stamp)
         rx->t_in_udp = rte_rdtsc();
+    /* With a key, the MAC first: a frame that fails it is a stranger's,
+     * and none of its fields is looked at. */
+    if (s->tag_len && !mac_ok(s, p)) {
+        s->stats.mac_fail++;
+        pbuf_free(p);
+        return;
+    }
     const uint8_t *hdr = p->payload;
     uint16_t n = p->len;
     if (n < s->hdr_len) {
@@ -449,6 +558,14 @@ static void udp_recv_cb(void *arg, struct udp_pcb *pcb, struct pbuf *p, const ip
     struct swp_conn *c = h.conn < s->n_inis ? &s->conns[h.conn] : NULL;
     if (!c || c->peer < 0 || !ip_addr_cmp(&s->peer_ip[h.conn], addr)) {
         s->stats.bad_conn++;
+        pbuf_free(p);
+        return;
+    }
+    /* Nothing in a DATA frame is believed before its CRC passes: not its
+     * sequence number, not its piggy-backed ack (a damaged ack could
+     * release messages the peer never received). */
+    if (h.op == INI_SWP_DATA && !crc_ok(s, p)) {
+        c->stats.crc_errors++;
         pbuf_free(p);
         return;
     }
@@ -534,7 +651,7 @@ int ini_swp_init(struct ini_swp *s, const struct ini_swp_params *prm, struct ini
     if (prm->n_inis < 1 || prm->n_inis > INI_SWP_MAX_INIS || prm->me < 0 || prm->me >= prm->n_inis ||
         (prm->seq_bits != 8 && prm->seq_bits != 16 && prm->seq_bits != 32) || prm->window < 1 ||
         (uint64_t)prm->window > (1ull << (prm->seq_bits - 1)) ||
-        prm->mtu < IP_HLEN + UDP_HLEN + INI_SWP_MAXHDR + (int)sizeof(struct ini_am_hdr))
+        prm->mtu < IP_HLEN + UDP_HLEN + INI_SWP_MAXHDR + INI_SWP_TAG_LEN + (int)sizeof(struct ini_am_hdr))
         return -1;
     s->me = prm->me;
     s->n_inis = prm->n_inis;
@@ -543,7 +660,26 @@ int ini_swp_init(struct ini_swp *s, const struct ini_swp_params *prm, struct ini
     ip_addr_set_ip4_u32(&s->local_ip, prm->ip[prm->me]);
     s->seq_bits = prm->seq_bits;
     s->hdr_len = ini_swp_hdr_len(s->seq_bits);
-    s->data_hdr_len = s->hdr_len + 4;
+    s->tag_len = prm->auth ? INI_SWP_TAG_LEN : 0;
+    s->crc_off = s->hdr_len + s->tag_len;
+    s->data_hdr_len = s->crc_off + 4;
+    if (prm->auth) {
+        /* The run's keys: the machine's key bound to this run's epoch, so
+         * that frames recorded in another run (same key, another epoch)
+         * fail the MAC. */
+        static const uint8_t label[] = "ini swp run keys v1";
+        uint8_t keys[sizeof(s->hash_key) + sizeof(s->tag_key)];
+        crypto_generichash_state st;
+        if (sodium_init() < 0)
+            return -1;
+        crypto_generichash_init(&st, prm->key, INI_SWP_KEY_LEN, sizeof(keys));
+        crypto_generichash_update(&st, label, sizeof(label));
+        crypto_generichash_update(&st, prm->epoch, INI_SWP_EPOCH_LEN);
+        crypto_generichash_final(&st, keys, sizeof(keys));
+        memcpy(s->hash_key, keys, sizeof(s->hash_key));
+        memcpy(s->tag_key, keys + sizeof(s->hash_key), sizeof(s->tag_key));
+        sodium_memzero(keys, sizeof(keys));
+    }
     s->seq_mask = s->seq_bits == 32 ? UINT32_MAX : (1u << s->seq_bits) - 1;
     s->window = (uint32_t)prm->window;
     uint32_t slots = 1;
@@ -606,4 +742,6 @@ void ini_swp_close(struct ini_swp *s)
     }
     timer_list_destroy(&s->send_timers);
     timer_list_destroy(&s->ack_timers);
+    sodium_memzero(s->hash_key, sizeof(s->hash_key));
+    sodium_memzero(s->tag_key, sizeof(s->tag_key));
 }

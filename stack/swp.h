@@ -14,6 +14,11 @@
  * corruption to deliver damaged messages (measured: ~1% of 65,000-byte
  * messages at 2% corrupted frames).  The CRC is computed once, at the first
  * send, and checked after the UDP checksum.
+ * With a key (security.key_file), a 16-byte MAC follows the header, before
+ * the CRC, in every frame: SipHash-2-4-128 over the destination INI id, the
+ * header, the length and a Poly1305 sum of everything behind the MAC, under
+ * keys derived from the machine's key and the run's random epoch
+ * (docs/transport.md).
  * `ack` is cumulative: the next sequence number the sender of the frame
  * expects, i.e. everything before it has arrived.  DATA carries a message
  * and a piggy-backed ack; ACK carries only the ack; NAK asks for the
@@ -62,6 +67,9 @@
 #define INI_UDP_PORT   7400
 #define INI_SWP_MAXHDR 14     /* header + CRC32C of DATA */
 #define INI_SWP_MAX_INIS 128  /* INI ids the transport addresses: 0..127 */
+#define INI_SWP_KEY_LEN  32   /* the machine's key (security.key_file) */
+#define INI_SWP_EPOCH_LEN 16  /* the run's random nonce, the same in every INI of a run */
+#define INI_SWP_TAG_LEN  16   /* the MAC behind the header when a key is set */
 
 /* The transport's parameters (docs/config.md, group stack). */
 struct ini_swp_params {
@@ -75,6 +83,12 @@ struct ini_swp_params {
     int send_timeout_us, ack_timeout_us;
     int nak;                         /* send NAKs on out-of-order arrival */
     uint64_t tsc_hz;
+    /* Authentication (docs/transport.md, "Strangers refused"): with
+     * `auth` set, every datagram carries a MAC under a key derived from
+     * `key` and `epoch`, checked before anything else in it is believed. */
+    int auth;
+    uint8_t key[INI_SWP_KEY_LEN];
+    uint8_t epoch[INI_SWP_EPOCH_LEN];
 };
 
 /* Module boundaries of a message being sent (TSC), for detailed traces. */
@@ -110,7 +124,7 @@ typedef void (*ini_release_fn)(void *ctx, void *cookie);
     X(acks_bare) X(acks_piggy) X(acks_received)                                    \
     X(duplicates) X(out_of_window) X(window_full) X(deliver_refused)               \
     X(bad_header) X(bad_conn) X(bad_ack) X(crc_errors) X(udp_checksum_errors)      \
-    X(send_errors) X(timer_errors)
+    X(send_errors) X(timer_errors) X(mac_fail)
 
 struct ini_swp_stats {
 #define INI_SWP_FIELD(name) uint64_t name;
@@ -131,6 +145,7 @@ struct swp_tx_slot {
     void *cookie;
     uint64_t last_tx;         /* TSC of the last (re)transmission */
     uint32_t crc;             /* CRC32C of the message */
+    uint8_t inner[INI_SWP_TAG_LEN];   /* with a key: Poly1305 of CRC + message, once */
     uint16_t msg_sum;         /* ones' complement sum of CRC + message, for the UDP checksum ... */
     uint8_t msg_sum_valid;    /* ... once summed (messages of several frames only) */
     int naked;                /* retransmitted on a NAK already */
@@ -165,7 +180,11 @@ struct ini_swp {
     ip_addr_t peer_ip[INI_SWP_MAX_INIS];     /* every INI's, by id */
     int me, n_inis;
     int seq_bits, hdr_len;
-    int data_hdr_len;              /* hdr_len + 4: DATA carries the CRC */
+    int tag_len;                   /* 0, or INI_SWP_TAG_LEN: the MAC behind the header */
+    int crc_off;                   /* hdr_len + tag_len: where DATA's CRC is */
+    int data_hdr_len;              /* crc_off + 4: where DATA's message starts */
+    uint8_t hash_key[32];          /* the run's Poly1305 key (tag_len != 0) ... */
+    uint8_t tag_key[16];           /* ... and its SipHash key */
     uint32_t seq_mask, window;
     uint32_t slot_mask;            /* slots per connection - 1: a power of two >= window */
     uint64_t nak_gap;              /* TSC: least time between two NAKs / NAK retransmissions */

@@ -14,15 +14,16 @@ $(BIN)/test_%: $(OBJ)/tests/unit/test_%.o
 UNIT_TESTS += $(BIN)/test_config
 $(BIN)/test_config: $(LIBINI)
 
-# Tests of the stack: two INIs joined in one process (loop_harness).
-STACK_TEST_OBJS := $(OBJ)/tests/unit/loop_harness.o $(OBJ)/stack/netif_dpdk.o $(OBJ)/stack/arp.o $(OBJ)/stack/swp.o $(OBJ)/stack/checksum.o \
-                   $(OBJ)/stack/fault.o $(OBJ)/stack/lwip_port.o $(OBJ)/timers/timer_list.o
+# Tests of the stack: two INIs joined in one process (loop_harness), on
+# the harness's fake clock (its sys_now replaces stack/lwip_port.c's).
+STACK_TEST_OBJS := $(OBJ)/tests/unit/loop_harness.o $(OBJ)/stack/netif_dpdk.o $(OBJ)/stack/arp.o $(OBJ)/stack/swp.o \
+                   $(OBJ)/stack/checksum.o $(OBJ)/stack/fault.o $(OBJ)/timers/timer_list.o
 $(OBJ)/tests/unit/loop_harness.o $(OBJ)/tests/unit/test_netif.o $(OBJ)/tests/unit/test_swp.o: EXTRA := $(LWIP_CFLAGS)
 $(OBJ)/tests/unit/loop_harness.o $(OBJ)/tests/unit/test_netif.o $(OBJ)/tests/unit/test_swp.o: DPDK := yes
 UNIT_TESTS += $(BIN)/test_netif $(BIN)/test_swp
 $(BIN)/test_netif $(BIN)/test_swp: $(STACK_TEST_OBJS) $(LIBLWIP)
-LDLIBS_test_netif = $(DPDK_LIBS)
-LDLIBS_test_swp = $(DPDK_LIBS)
+LDLIBS_test_netif = $(DPDK_LIBS) $(SODIUM_LIBS)
+LDLIBS_test_swp = $(DPDK_LIBS) $(SODIUM_LIBS)
 
 # Fault injection (stack/fault.c) on real mbufs, and the fault
 # specification the configuration parses.

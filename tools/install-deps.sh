@@ -24,7 +24,7 @@ if [ "$mode" != lwip ]; then
     # openssh-server, tcpdump, tshark, iputils-ping, slurm-wlm and munge: the
     # tests of machines across hosts (tests/integration/hosts_*.sh), whose
     # namespace hosts run their own sshd, slurmd and munged.
-    PKGS=(build-essential pkg-config libdpdk-dev dpdk libconfig-dev libcmocka-dev
+    PKGS=(build-essential pkg-config libdpdk-dev dpdk libconfig-dev libcmocka-dev libsodium-dev
           iproute2 gnuplot-nox xz-utils clang dpdk-dev tshark time
           openssh-client openssh-server tcpdump iputils-ping slurm-wlm munge)
     [ "$mode" = deb ] && PKGS=(dpkg-dev debhelper)

@@ -9,7 +9,7 @@ LWIP_SRC    := $(LWIP_CACHE)/src
 LWIP_STAMP  := $(LWIP_CACHE)/.fetched
 LWIP_CFLAGS := -I$(LWIP_SRC)/include -Istack/lwip
 LWIP_FILES  := $(addprefix core/,init.c def.c inet_chksum.c ip.c mem.c memp.c netif.c pbuf.c udp.c timeouts.c stats.c) \
-               $(addprefix core/ipv4/,ip4.c ip4_addr.c ip4_frag.c icmp.c)
+               $(addprefix core/ipv4/,ip4.c ip4_addr.c ip4_frag.c)
 LWIP_OBJS   := $(LWIP_FILES:%.c=$(OBJ)/lwip/%.o)
 LIBLWIP     := $(BUILD)/liblwip.a
 

@@ -22,7 +22,11 @@
 #define LWIP_TCP                    0
 #define LWIP_RAW                    0
 #define LWIP_UDP                    1
-#define LWIP_ICMP                   1
+/* No ICMP: nothing here uses it, and lwIP would answer strangers with it
+ * (port unreachable for every datagram to a port nobody listens on, time
+ * exceeded for every datagram the reassembly gives up): a frame from
+ * anyone would cost a transmit buffer and a frame out. */
+#define LWIP_ICMP                   0
 #define LWIP_IPV4                   1
 #define LWIP_IPV6                   0
 #define LWIP_DHCP                   0
@@ -36,6 +40,9 @@
 #define LWIP_SINGLE_NETIF           0     /* tests join two netifs in one stack */
 #define LWIP_NETIF_TX_SINGLE_PBUF   0     /* fragments reference the payload */
 #define LWIP_STATS                  1     /* checksum and reassembly drops */
+/* For ipReasmFails: the datagrams reassembly gives up (aged out or evicted),
+ * which lwIP's IPFRAG stats do not count (ini_netif_timers). */
+#define MIB2_STATS                  1
 #define LWIP_STATS_DISPLAY          0
 #define MEM_STATS                   0
 #define MEMP_STATS                  0

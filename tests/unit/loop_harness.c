@@ -11,7 +11,10 @@
 #include <rte_mbuf.h>
 #include <rte_mempool.h>
 
+#include "lwip/inet_chksum.h"
 #include "lwip/init.h"
+#include "lwip/ip4_frag.h"
+#include "lwip/sys.h"
 #include "lwip/timeouts.h"
 #include "msg.h"
 #include "stack_config.h"
@@ -131,6 +134,13 @@ static void release(void *ctx, void *cookie)
     ((struct loop_side *)ctx)->released++;
 }
 
+/* lwIP's clock (NO_SYS): the fake TSC, so that a test ages reassembly out
+ * by advancing loop_now (stack/lwip_port.c is not linked into the tests). */
+u32_t sys_now(void)
+{
+    return (u32_t)(loop_now / (LOOP_HZ / 1000));
+}
+
 int loop_global_init(const char *name)
 {
     char prefix[96];
@@ -152,6 +162,48 @@ int loop_global_init(const char *name)
     return 0;
 }
 
+struct rte_mbuf *loop_frame(const void *bytes, uint16_t len)
+{
+    struct rte_mbuf *m = rte_pktmbuf_alloc(pool);
+    if (!m)
+        return NULL;
+    void *d = rte_pktmbuf_append(m, len);
+    if (!d) {
+        rte_pktmbuf_free(m);
+        return NULL;
+    }
+    memcpy(d, bytes, len);
+    return m;
+}
+
+uint16_t loop_ip_frame(uint8_t *buf, const struct loop_side *from, uint16_t ip_id, uint16_t frag, uint8_t proto,
+                       const void *payload, uint16_t len)
+{
+    const struct ini_node_cfg *src = &loop_cfg.inis[from->id], *dst = &loop_cfg.inis[from->other->id];
+    memcpy(buf, dst->mac, 6);
+    memcpy(buf + 6, src->mac, 6);
+    buf[12] = 0x08;
+    buf[13] = 0x00;
+    uint8_t *ip = buf + 14;
+    uint16_t tot = (uint16_t)(20 + len);
+    memset(ip, 0, 20);
+    ip[0] = 0x45;
+    ip[2] = (uint8_t)(tot >> 8);
+    ip[3] = (uint8_t)tot;
+    ip[4] = (uint8_t)(ip_id >> 8);
+    ip[5] = (uint8_t)ip_id;
+    ip[6] = (uint8_t)(frag >> 8);
+    ip[7] = (uint8_t)frag;
+    ip[8] = 64;
+    ip[9] = proto;
+    memcpy(ip + 12, &src->ip, 4);
+    memcpy(ip + 16, &dst->ip, 4);
+    uint16_t sum = inet_chksum(ip, 20);
+    memcpy(ip + 10, &sum, 2);
+    memcpy(ip + 20, payload, len);
+    return (uint16_t)(14 + tot);
+}
+
 unsigned loop_mbufs_in_use(void)
 {
     return rte_mempool_in_use_count(pool);
@@ -167,7 +219,8 @@ static void make_ini(int id, int cluster, uint32_t ip)
     memcpy(n->mac, mac, 6);
 }
 
-static void setup_side(struct loop_side *s, struct loop_side *other, int id)
+static void setup_side(struct loop_side *s, struct loop_side *other, int id, const uint8_t *key,
+                       const uint8_t *epoch)
 {
     memset(s, 0, sizeof(*s));
     s->id = id;
@@ -179,10 +232,16 @@ static void setup_side(struct loop_side *s, struct loop_side *other, int id)
     ini_netif_add_peer(&s->nf, loop_cfg.inis[1 - id].ip, loop_cfg.inis[1 - id].mac, q);
     struct ini_swp_params prm;
     ini_swp_params_from_config(&prm, &loop_cfg, id, LOOP_HZ);
+    if (key) {
+        prm.auth = 1;
+        memcpy(prm.key, key, INI_SWP_KEY_LEN);
+        memcpy(prm.epoch, epoch, INI_SWP_EPOCH_LEN);
+    }
     ini_swp_init(&s->swp, &prm, &s->nf, deliver, release, s);
 }
 
-void loop_setup(int window, int seq_bits, int nak)
+static void setup(int window, int seq_bits, int nak, const uint8_t *key, const uint8_t *epoch_a,
+                  const uint8_t *epoch_b)
 {
     memset(&loop_cfg, 0, sizeof(loop_cfg));
     loop_cfg.n_inis = 2;
@@ -196,8 +255,19 @@ void loop_setup(int window, int seq_bits, int nak)
     loop_cfg.stack.max_message = 65000;
     make_ini(0, 0, PP_HTONL(0xc6120001));   /* 198.18.0.1 */
     make_ini(1, 1, PP_HTONL(0xc6120002));   /* 198.18.0.2 */
-    setup_side(&loop_a, &loop_b, 0);
-    setup_side(&loop_b, &loop_a, 1);
+    setup_side(&loop_a, &loop_b, 0, key, epoch_a);
+    setup_side(&loop_b, &loop_a, 1, key, epoch_b);
+}
+
+void loop_setup(int window, int seq_bits, int nak)
+{
+    setup(window, seq_bits, nak, NULL, NULL, NULL);
+}
+
+void loop_setup_keyed(int window, int seq_bits, int nak, const uint8_t key[INI_SWP_KEY_LEN],
+                      const uint8_t epoch_a[INI_SWP_EPOCH_LEN], const uint8_t epoch_b[INI_SWP_EPOCH_LEN])
+{
+    setup(window, seq_bits, nak, key, epoch_a, epoch_b);
 }
 
 void loop_teardown(void)
@@ -210,6 +280,13 @@ void loop_teardown(void)
         s->n_held = 0;
         ini_swp_close(&s->swp);
         netif_remove(&s->nf.netif);
+    }
+    /* Datagrams a test left half reassembled age out here, uncounted:
+     * every test starts with an empty reassembly and its mbufs back. */
+    for (int i = 0; i <= IP_REASS_MAXAGE; i++)
+        ip_reass_tmr();
+    for (int i = 0; i < 2; i++) {
+        struct loop_side *s = sides[i];
         rte_pktmbuf_free_bulk(inbox[s->id], (unsigned)n_inbox[s->id]);
         n_inbox[s->id] = 0;
     }
@@ -241,5 +318,6 @@ void loop_run(uint64_t step_ns, int rounds)
         loop_flush(&loop_a);
         ini_swp_poll(&loop_b.swp, loop_now);
         loop_flush(&loop_b);
+        ini_netif_timers(&loop_a.nf);    /* one lwIP for both sides */
     }
 }

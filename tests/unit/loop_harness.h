@@ -3,7 +3,8 @@
  * netif and sliding-window transport in one lwIP instance, and each one's
  * transmit queue feeds the other's receive path through a scripted "wire"
  * that can drop, hold back (reorder), duplicate or corrupt single frames.
- * Time is a fake TSC the test advances.
+ * Time is a fake TSC the test advances; lwIP's clock (sys_now) follows it,
+ * and loop_run runs lwIP's timers (reassembly ageing) too.
  */
 #ifndef LOOP_HARNESS_H
 #define LOOP_HARNESS_H
@@ -51,6 +52,10 @@ extern uint64_t loop_now;
 int  loop_global_init(const char *name);
 /* (Re)creates both sides with the given window and sequence width. */
 void loop_setup(int window, int seq_bits, int nak);
+/* The same with every datagram authenticated under key; each side's run
+ * epoch given apart (the same for a working pair). */
+void loop_setup_keyed(int window, int seq_bits, int nak, const uint8_t key[INI_SWP_KEY_LEN],
+                      const uint8_t epoch_a[INI_SWP_EPOCH_LEN], const uint8_t epoch_b[INI_SWP_EPOCH_LEN]);
 void loop_teardown(void);
 /* Sends a message of len bytes (>= 16; the first 4 payload bytes carry
  * tag) from side s; returns ini_swp_send's result. */
@@ -67,5 +72,13 @@ int  loop_flush(struct loop_side *s);
 /* Delivers what is on the wire, both ways, until nothing is. */
 void loop_pump(void);
 unsigned loop_mbufs_in_use(void);
+/* An mbuf of the harness's pool holding len bytes of frame; NULL if empty. */
+struct rte_mbuf *loop_frame(const void *bytes, uint16_t len);
+/* Builds into buf an Ethernet frame from `from` to its peer carrying an
+ * IPv4 packet (header checksum right) with the given id, fragment field
+ * (host order: flags and offset in 8-byte units), protocol and payload;
+ * returns the frame's length. */
+uint16_t loop_ip_frame(uint8_t *buf, const struct loop_side *from, uint16_t ip_id, uint16_t frag, uint8_t proto,
+                       const void *payload, uint16_t len);
 
 #endif

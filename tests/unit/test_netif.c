@@ -362,6 +362,154 @@ static void test_arp_and_ping(void **state)
     loop_a.nf.xmit = wire;
 }
 
+/* ---- bad frames counted (issue 17 item 12) and floods bounded ---- */
+
+static void input_b(const void *frame, uint16_t len)
+{
+    struct ini_rx_meta rx = { 0 };
+    struct rte_mbuf *m = loop_frame(frame, len);
+    assert_non_null(m);
+    ini_netif_input(&loop_b.nf, m, &rx);
+    loop_pump();
+}
+
+static void test_runt_and_not_ip_counted(void **state)
+{
+    unsigned before = loop_mbufs_in_use();
+    uint8_t f[64] = { 0 };
+    memcpy(f, loop_cfg.inis[1].mac, 6);
+    f[12] = 0x08;
+    input_b(f, 14);                      /* Ethernet header only */
+    input_b(f, 33);                      /* one byte short of an IPv4 header */
+    assert_int_equal(loop_b.nf.stats.rx_runt, 2);
+    f[12] = 0x86;                        /* IPv6's EtherType */
+    f[13] = 0xdd;
+    input_b(f, 64);
+    assert_int_equal(loop_b.nf.stats.rx_not_ip, 1);
+    assert_int_equal(loop_b.nf.stats.rx_frames, 3);
+    assert_int_equal(loop_mbufs_in_use(), before);
+}
+
+static uint64_t drop_frame = UINT64_MAX;
+static enum wire_fate drop_script(struct loop_side *from, uint64_t n, const uint8_t *f, uint32_t len)
+{
+    return n == drop_frame ? WIRE_DROP : WIRE_PASS;
+}
+
+/* A datagram missing a fragment ages out of reassembly: one timeout,
+ * counted as docs/transport.md defines it; the retransmission (a new IP
+ * datagram) gets through; every mbuf comes back. */
+static void test_reassembly_timeout_counted(void **state)
+{
+    unsigned before = loop_mbufs_in_use();
+    loop_a.script = drop_script;
+    drop_frame = loop_a.frames_out + 1;  /* the second of three fragments */
+    assert_int_equal(loop_send(&loop_a, 3, 3000), 0);
+    assert_int_equal(loop_b.n_got, 0);
+    for (int i = 0; i < 12; i++)
+        loop_run(500000000, 1);          /* 6 s: past IP_REASS_MAXAGE */
+    drop_frame = UINT64_MAX;
+    assert_int_equal(loop_b.n_got, 1);
+    assert_int_equal(loop_a.nf.stats.reass_timeouts + loop_b.nf.stats.reass_timeouts, 1);
+    assert_int_equal(loop_b.nf.stats.reass_evictions, 0);
+    assert_int_equal(loop_mbufs_in_use(), before);
+}
+
+/* A flood of first fragments (each its own datagram, never completed)
+ * costs at most MEMP_NUM_REASSDATA held frames: older ones are evicted
+ * and counted, the mbuf pool is not drained, and a real 65,000-byte
+ * message still gets through at once. */
+static void test_first_fragment_flood_bounded(void **state)
+{
+    unsigned before = loop_mbufs_in_use();
+    uint8_t payload[1000], f[1100];
+    memset(payload, 0x5a, sizeof(payload));
+    for (int i = 0; i < 3000; i++) {
+        uint16_t len = loop_ip_frame(f, &loop_a, (uint16_t)(0x8000 + i), 0x2000 /* MF */, 17, payload, 1000);
+        input_b(f, len);
+        assert_true(loop_mbufs_in_use() - before <= 256);
+    }
+    assert_int_equal(loop_b.nf.stats.reass_evictions, 3000 - 256);
+    assert_int_equal(loop_send(&loop_a, 1, 65000), 0);
+    assert_int_equal(loop_b.n_got, 1);
+    assert_int_equal(loop_b.last_len, 65000);
+    /* Middle fragments (offset > 0) of never-started datagrams: the same bound. */
+    for (int i = 0; i < 3000; i++) {
+        uint16_t len = loop_ip_frame(f, &loop_a, (uint16_t)(0x1000 + i), 0x2000 | 125, 17, payload, 1000);
+        input_b(f, len);
+        assert_true(loop_mbufs_in_use() - before <= 256 + 1);
+    }
+    assert_int_equal(loop_send(&loop_a, 2, 65000), 0);
+    assert_int_equal(loop_b.n_got, 2);
+    /* All of them age out. */
+    for (int i = 0; i < 12; i++)
+        loop_run(500000000, 1);
+    assert_int_equal(loop_mbufs_in_use(), before);
+}
+
+/* First fragments from an address that is no peer's: dropped by the glue
+ * before IP, counted, nothing kept, no peer datagram evicted. */
+static void test_stranger_fragments_dropped_early(void **state)
+{
+    unsigned before = loop_mbufs_in_use();
+    uint8_t payload[200], f[300];
+    memset(payload, 1, sizeof(payload));
+    for (int i = 0; i < 1000; i++) {
+        uint16_t len = loop_ip_frame(f, &loop_a, (uint16_t)i, 0x2000, 17, payload, sizeof(payload));
+        f[14 + 15] = 99;                      /* source 198.18.0.99 (IP checksum left stale: never read) */
+        input_b(f, len);
+    }
+    assert_int_equal(loop_b.nf.stats.rx_not_peer, 1000);
+    assert_int_equal(loop_b.nf.stats.reass_evictions, 0);
+    assert_int_equal(loop_mbufs_in_use(), before);
+}
+
+/* UDP datagrams for a port nobody listens on or from an INI with no
+ * connection: dropped without an answer (no ICMP) and without a buffer
+ * kept. */
+/* Writes the UDP checksum of a datagram from a to b into udp[6..7]. */
+static void udp_sum(uint8_t *udp, uint16_t len)
+{
+    uint32_t sum = 0;
+    uint8_t pseudo[12];
+    memcpy(pseudo, &loop_cfg.inis[0].ip, 4);
+    memcpy(pseudo + 4, &loop_cfg.inis[1].ip, 4);
+    pseudo[8] = 0;
+    pseudo[9] = 17;
+    pseudo[10] = (uint8_t)(len >> 8);
+    pseudo[11] = (uint8_t)len;
+    udp[6] = udp[7] = 0;
+    for (int i = 0; i < 12; i += 2)
+        sum += (uint32_t)(pseudo[i] << 8 | pseudo[i + 1]);
+    for (uint16_t i = 0; i < len; i += 2)
+        sum += (uint32_t)(udp[i] << 8 | (i + 1 < len ? udp[i + 1] : 0));
+    while (sum >> 16)
+        sum = (sum & 0xffff) + (sum >> 16);
+    uint16_t c = (uint16_t)~sum;
+    udp[6] = (uint8_t)(c >> 8);
+    udp[7] = (uint8_t)c;
+}
+
+static void test_strangers_cost_nothing(void **state)
+{
+    unsigned before = loop_mbufs_in_use();
+    uint64_t tx = loop_b.nf.stats.tx_frames;
+    uint8_t udp[8 + 20] = { 0x1c, 0xe8, 0x12, 0x34, 0, 28, 0, 0 };   /* to port 4660, no checksum */
+    uint8_t f[128];
+    input_b(f, loop_ip_frame(f, &loop_a, 1, 0, 17, udp, sizeof(udp)));
+    udp[2] = INI_UDP_PORT >> 8;
+    udp[3] = INI_UDP_PORT & 0xff;
+    udp[8] = INI_SWP_ACK;
+    udp[9] = 77;                              /* no INI 77 */
+    udp_sum(udp, sizeof(udp));
+    input_b(f, loop_ip_frame(f, &loop_a, 2, 0, 17, udp, sizeof(udp)));
+    assert_int_equal(ini_swp_totals(&loop_b.swp).bad_conn, 1);
+    input_b(f, loop_ip_frame(f, &loop_a, 3, 0, 6, udp, sizeof(udp)));   /* TCP */
+    assert_int_equal(loop_b.nf.stats.tx_frames, tx);
+    assert_int_equal(ini_swp_totals(&loop_b.swp).udp_checksum_errors, 0);
+    assert_int_equal(loop_mbufs_in_use(), before);
+}
+
 int main(void)
 {
     if (loop_global_init("test_netif") < 0)
@@ -378,6 +526,11 @@ int main(void)
         cmocka_unit_test_setup_teardown(test_unsent_tx_buffer_freed, setup, teardown),
         cmocka_unit_test_setup_teardown(test_arp_and_ping, setup, teardown),
         cmocka_unit_test(test_crc32c_known_value),
+        cmocka_unit_test_setup_teardown(test_runt_and_not_ip_counted, setup, teardown),
+        cmocka_unit_test_setup_teardown(test_reassembly_timeout_counted, setup, teardown),
+        cmocka_unit_test_setup_teardown(test_first_fragment_flood_bounded, setup, teardown),
+        cmocka_unit_test_setup_teardown(test_strangers_cost_nothing, setup, teardown),
+        cmocka_unit_test_setup_teardown(test_stranger_fragments_dropped_early, setup, teardown),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

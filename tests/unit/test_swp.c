@@ -270,6 +270,23 @@ static void inject(uint8_t op, uint8_t conn, uint32_t seq, uint32_t ack, uint32_
     loop_flush(&loop_a);
 }
 
+/* A DATA frame from a with a valid CRC over `payload - 4` zero bytes. */
+static void inject_data(uint8_t conn, uint32_t seq, uint32_t ack, uint32_t payload)
+{
+    static const uint8_t zeros[64];
+    struct pbuf *p = pbuf_alloc(PBUF_TRANSPORT, (u16_t)(6 + payload), PBUF_RAM);
+    struct ini_swp_hdr h = { INI_SWP_DATA, conn, seq, ack };
+    ini_swp_hdr_write(p->payload, &h, 16);
+    memset((uint8_t *)p->payload + 6, 0, payload);
+    uint32_t crc = ini_crc32c(0, zeros, payload - 4);
+    memcpy((uint8_t *)p->payload + 6, &crc, 4);
+    ip_addr_t dst;
+    ip_addr_set_ip4_u32(&dst, loop_cfg.inis[1].ip);
+    udp_sendto(loop_a.swp.pcb, p, &dst, INI_UDP_PORT);
+    pbuf_free(p);
+    loop_flush(&loop_a);
+}
+
 static void test_bad_header_fields(void **state)
 {
     inject(0, 0, 0, 0, 16);              /* opcode 0 */
@@ -280,13 +297,46 @@ static void test_bad_header_fields(void **state)
     assert_int_equal(ini_swp_totals(&loop_b.swp).bad_conn, 2);
     inject(INI_SWP_ACK, 0, 0, 300, 0);   /* acknowledges what b never sent */
     assert_int_equal(ini_swp_totals(&loop_b.swp).bad_ack, 1);
-    inject(INI_SWP_DATA, 0, 1000, 0, 20);   /* far outside the receive window */
+    inject_data(0, 1000, 0, 20);         /* far outside the receive window */
     assert_int_equal(ini_swp_totals(&loop_b.swp).out_of_window, 1);
     inject(INI_SWP_DATA, 0, 0, 0, 8);    /* DATA too short for CRC and AM header */
     assert_int_equal(ini_swp_totals(&loop_b.swp).bad_header, 3);
     inject(INI_SWP_DATA, 0, 0, 0, 20);   /* in the window, but the CRC (zero) is wrong */
     assert_int_equal(ini_swp_totals(&loop_b.swp).crc_errors, 1);
     assert_int_equal(loop_b.n_got, 0);
+}
+
+/* Item 15: a DATA frame whose CRC fails is not believed at all, its ack
+ * included.  a sends two messages, b's acknowledgement is still pending;
+ * a frame from b with a wrong CRC (valid UDP checksum) acknowledging both
+ * must release nothing. */
+static void inject_from(struct loop_side *from, uint8_t op, uint8_t conn, uint32_t seq, uint32_t ack,
+                        uint32_t payload)
+{
+    struct pbuf *p = pbuf_alloc(PBUF_TRANSPORT, (u16_t)(6 + payload), PBUF_RAM);
+    struct ini_swp_hdr h = { op, conn, seq, ack };
+    ini_swp_hdr_write(p->payload, &h, 16);
+    memset((uint8_t *)p->payload + 6, 0, payload);
+    ip_addr_t dst;
+    ip_addr_set_ip4_u32(&dst, loop_cfg.inis[from->other->id].ip);
+    udp_sendto(from->swp.pcb, p, &dst, INI_UDP_PORT);
+    pbuf_free(p);
+    loop_flush(from);
+}
+
+static void test_bad_crc_ack_ignored(void **state)
+{
+    assert_int_equal(loop_send(&loop_a, 0, 64), 0);
+    assert_int_equal(loop_send(&loop_a, 1, 64), 0);
+    assert_int_equal(loop_b.n_got, 2);
+    assert_int_equal(loop_a.released, 0);           /* b's ACK timer has not fired */
+    inject_from(&loop_b, INI_SWP_DATA, 1, 0, 2, 20); /* ack 2, CRC zero: wrong */
+    assert_int_equal(ini_swp_totals(&loop_a.swp).crc_errors, 1);
+    assert_int_equal(loop_a.released, 0);
+    assert_int_equal(ini_swp_totals(&loop_a.swp).acks_received, 0);
+    assert_int_equal(loop_a.n_got, 0);
+    loop_run(MS, 3);                                 /* the real ACK still works */
+    assert_all_delivered(2);
 }
 
 static void test_random_mix(void **state)
@@ -316,6 +366,152 @@ static void test_random_mix(void **state)
     assert_true(ini_swp_totals(&loop_a.swp).retx_timer > 0);
 }
 
+/* ---- strangers refused: every datagram carries a MAC ---- */
+
+static const uint8_t key[INI_SWP_KEY_LEN] = { 1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12, 13, 14, 15, 16, 17,
+                                             18, 19, 20, 21, 22, 23, 24, 25, 26, 27, 28, 29, 30, 31, 32 };
+static const uint8_t epoch1[INI_SWP_EPOCH_LEN] = { 0xe1 }, epoch2[INI_SWP_EPOCH_LEN] = { 0xe2 };
+
+static int setup_keyed(void **state)
+{
+    n_a = n_b = 0;
+    loop_setup_keyed(16, 16, 1, key, epoch1, epoch1);
+    loop_a.script = loop_b.script = scripted;
+    return 0;
+}
+
+/* Recorded frames from a, to be replayed. */
+static uint8_t recorded[8][1600];
+static uint16_t recorded_len[8];
+static int n_recorded;
+static enum wire_fate record_a(struct loop_side *from, uint64_t n, const uint8_t *f, uint32_t len)
+{
+    if (from == &loop_a && n_recorded < 8 && len <= sizeof(recorded[0])) {
+        memcpy(recorded[n_recorded], f, len);
+        recorded_len[n_recorded++] = (uint16_t)len;
+    }
+    return WIRE_PASS;
+}
+
+static void replay(int i)
+{
+    struct ini_rx_meta rx = { 0 };
+    struct rte_mbuf *m = loop_frame(recorded[i], recorded_len[i]);
+    assert_non_null(m);
+    ini_netif_input(&loop_b.nf, m, &rx);
+    loop_pump();
+}
+
+/* Loss, duplicates, reordering and messages of one and of several frames:
+ * everything arrives once, in order, and no MAC fails. */
+static void test_mac_random_mix(void **state)
+{
+    loop_a.script = loop_b.script = random_fate;
+    p_drop = 0.05;
+    p_dup = 0.05;
+    p_hold = 0.05;
+    uint32_t sent = 0;
+    while (sent < 500) {
+        uint32_t len = 20 + (uint32_t)(uniform() * 5000);
+        if (loop_send(&loop_a, sent, len) == 0)
+            sent++;
+        else
+            loop_run(MS / 4, 1);
+        if (uniform() < 0.1) {
+            loop_release_held(&loop_a);
+            loop_release_held(&loop_b);
+        }
+    }
+    p_drop = p_dup = p_hold = 0;
+    loop_release_held(&loop_a);
+    loop_release_held(&loop_b);
+    loop_run(MS, 20);
+    assert_all_delivered(500);
+    assert_int_equal(ini_swp_totals(&loop_a.swp).mac_fail + ini_swp_totals(&loop_b.swp).mac_fail, 0);
+    assert_int_equal(loop_b.last_len > 0, 1);
+}
+
+/* A forged DATA frame with a right UDP checksum and CRC but no MAC (the
+ * frame a stranger who knows the protocol would write): dropped, counted,
+ * nothing delivered, its ack not taken. */
+static void test_mac_forged_data_dropped(void **state)
+{
+    assert_int_equal(loop_send(&loop_b, 0, 64), 0);    /* b has something to release */
+    inject_data(0, 0, 1, 40);
+    inject_data(0, 0, 1, 20);
+    assert_int_equal(ini_swp_totals(&loop_b.swp).mac_fail, 2);
+    assert_int_equal(ini_swp_totals(&loop_b.swp).crc_errors, 0);
+    assert_int_equal(loop_b.n_got, 0);
+    assert_int_equal(loop_b.released, 0);
+    /* The real traffic is not disturbed. */
+    assert_int_equal(loop_send(&loop_a, 0, 64), 0);
+    loop_run(MS, 3);
+    assert_all_delivered(1);
+    assert_int_equal(loop_b.released, 1);
+}
+
+/* A forged ACK (and NAK) from b's address acknowledging what a sent. */
+static void test_mac_forged_ack_ignored(void **state)
+{
+    assert_int_equal(loop_send(&loop_a, 0, 64), 0);
+    assert_int_equal(loop_send(&loop_a, 1, 64), 0);
+    inject_from(&loop_b, INI_SWP_ACK, 1, 0, 2, 16);
+    inject_from(&loop_b, INI_SWP_NAK, 1, 0, 0, 16);
+    inject_from(&loop_b, INI_SWP_ACK, 1, 0, 2, 0);
+    assert_int_equal(ini_swp_totals(&loop_a.swp).mac_fail, 3);
+    assert_int_equal(loop_a.released, 0);
+    assert_int_equal(ini_swp_totals(&loop_a.swp).acks_received, 0);
+    assert_int_equal(ini_swp_totals(&loop_a.swp).retx_nak, 0);
+    loop_run(MS, 3);
+    assert_all_delivered(2);
+}
+
+/* A genuine DATA frame recorded and replayed (valid MAC): a duplicate,
+ * delivered once; replayed again after the window moved on: still not
+ * delivered again. */
+static void test_mac_replay_not_delivered_twice(void **state)
+{
+    n_recorded = 0;
+    loop_a.script = record_a;
+    assert_int_equal(loop_send(&loop_a, 0, 64), 0);
+    assert_int_equal(n_recorded, 1);
+    loop_a.script = NULL;
+    replay(0);
+    assert_int_equal(loop_b.n_got, 1);
+    assert_int_equal(ini_swp_totals(&loop_b.swp).duplicates, 1);
+    for (uint32_t i = 1; i < 40; i++) {
+        assert_int_equal(loop_send(&loop_a, i, 64), 0);
+        loop_run(MS, 1);
+    }
+    replay(0);
+    replay(0);
+    loop_run(MS, 3);
+    assert_all_delivered(40);
+    assert_int_equal(ini_swp_totals(&loop_b.swp).mac_fail, 0);
+}
+
+/* A frame recorded in an earlier run with the same key (another epoch)
+ * fails the MAC of this run, even where its sequence number would be
+ * welcome (both sides start again at 0). */
+static void test_mac_old_epoch_refused(void **state)
+{
+    n_recorded = 0;
+    loop_a.script = record_a;
+    assert_int_equal(loop_send(&loop_a, 7, 64), 0);
+    assert_int_equal(loop_b.n_got, 1);
+    loop_teardown();
+    loop_setup_keyed(16, 16, 1, key, epoch2, epoch2);    /* the next run */
+    replay(0);
+    assert_int_equal(loop_b.n_got, 0);
+    assert_int_equal(ini_swp_totals(&loop_b.swp).mac_fail, 1);
+    /* Different epochs at the two ends: nothing is believed. */
+    loop_teardown();
+    loop_setup_keyed(16, 16, 1, key, epoch1, epoch2);
+    assert_int_equal(loop_send(&loop_a, 0, 64), 0);
+    assert_int_equal(loop_b.n_got, 0);
+    assert_int_equal(ini_swp_totals(&loop_b.swp).mac_fail, 1);
+}
+
 int main(void)
 {
     if (loop_global_init("test_swp") < 0)
@@ -326,7 +522,11 @@ int main(void)
         T(test_duplicate_dropped),      T(test_duplicate_fragment),    T(test_reorder),               T(test_ack_loss),
         T(test_nak_loss),               T(test_window_full),           T(test_wraparound),
         T(test_wraparound_odd_window),
-        T(test_refused_delivery),       T(test_bad_header_fields),     T(test_random_mix),
+        T(test_refused_delivery),       T(test_bad_header_fields),     T(test_bad_crc_ack_ignored),
+        T(test_random_mix),
+#define K(f) cmocka_unit_test_setup_teardown(f, setup_keyed, teardown)
+        K(test_mac_random_mix),         K(test_mac_forged_data_dropped), K(test_mac_forged_ack_ignored),
+        K(test_mac_replay_not_delivered_twice), K(test_mac_old_epoch_refused),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -3,10 +3,16 @@
  * message costs the INI: instructions under callgrind, cycles natively.
  *
  *   ini-bench --inproc [--layer raw|udp-ip|reliable|all] [--count N]
- *                      [--window W] [--size B]      (B: 8..65000)
- *   ini-bench --inproc --pingpong [--count N] [--size B]
+ *                      [--window W] [--size B] [--mac]   (B: 8..65000)
+ *   ini-bench --inproc --pingpong [--count N] [--size B] [--mac]
  *       the reliable layer's round trip: A sends, B answers each message
  *       (ip_rel_send, ip_rel_recv, ip_rel_reply, ip_rel_ack)
+ *   --mac (either form): every datagram authenticated, as with
+ *       security.key_file (docs/transport.md)
+ *   --flood K [--flood-stranger] (stream form): behind every frame of A,
+ *       K first fragments that never complete reach B, from A's address
+ *       (spoofed) or a stranger's: real traffic's cost and progress under
+ *       a fragment flood
  *
  * Two INIs, A (sending) and B (receiving), each with its netif glue and,
  * for the reliable layer, its transport, in one lwIP instance; each
@@ -35,6 +41,7 @@
 #include "lwip/init.h"
 #include "lwip/udp.h"
 #include "netif_dpdk.h"
+#include "lwip/inet_chksum.h"
 #include "swp.h"
 #include "msg.h"
 #include "bench.h"
@@ -119,12 +126,59 @@ static void setup_side(struct ip_side *s, int id, int window)
     udp_recv(s->upcb, udp_recv_cb, s);
 }
 
+/* --flood K: behind every frame A sends, B also receives K first
+ * fragments of datagrams that never complete, from A's address (a
+ * spoofed peer: the worst case, which the glue's peer check cannot stop)
+ * or from a stranger's, each its own datagram. */
+static int flood_k, flood_stranger;
+static uint64_t flood_frames;
+static uint16_t flood_id;
+
+static void flood_b(void)
+{
+    static uint8_t tmpl[RTE_ETHER_HDR_LEN + 20 + 1000];
+    if (!tmpl[0]) {
+        memcpy(tmpl, ip_mac[1], 6);
+        memcpy(tmpl + 6, ip_mac[0], 6);
+        tmpl[12] = 0x08;
+        uint8_t *ip = tmpl + RTE_ETHER_HDR_LEN;
+        ip[0] = 0x45;
+        ip[2] = (20 + 1000) >> 8;
+        ip[3] = (20 + 1000) & 0xff;
+        ip[6] = 0x20;                   /* more fragments, offset 0 */
+        ip[8] = 64;
+        ip[9] = 17;
+        uint32_t src = flood_stranger ? PP_HTONL(0xc6120063) : ip_ip[0];
+        memcpy(ip + 12, &src, 4);
+        memcpy(ip + 16, &ip_ip[1], 4);
+    }
+    struct ini_rx_meta rx = { 0 };
+    for (int k = 0; k < flood_k; k++) {
+        struct rte_mbuf *m = rte_pktmbuf_alloc(ip_pool);
+        if (!m)
+            return;
+        uint8_t *f = (uint8_t *)rte_pktmbuf_append(m, sizeof(tmpl));
+        memcpy(f, tmpl, sizeof(tmpl));
+        uint8_t *ip = f + RTE_ETHER_HDR_LEN;
+        flood_id++;
+        ip[4] = (uint8_t)(flood_id >> 8);
+        ip[5] = (uint8_t)flood_id;
+        uint16_t c = inet_chksum(ip, 20);
+        memcpy(ip + 10, &c, 2);
+        ini_netif_input(&B.nf, m, &rx);
+        flood_frames++;
+    }
+}
+
 /* Frames `from` sent go through `to`'s receive path. */
 static void take_frames(struct ip_side *from, struct ip_side *to)
 {
     struct ini_rx_meta rx = { 0 };      /* no traces here */
-    for (int i = 0; i < from->nwire; i++)
+    for (int i = 0; i < from->nwire; i++) {
         ini_netif_input(&to->nf, from->wire[i], &rx);
+        if (to == &B && flood_k)
+            flood_b();
+    }
     from->nwire = 0;
 }
 
@@ -269,7 +323,13 @@ static void run_layer(const char *layer, int n, int window, struct cost *c)
     int rel = !strcmp(layer, "reliable"), udp = !strcmp(layer, "udp-ip");
     uint64_t sent = 0;
     memset(c, 0, sizeof(*c));
-    while (sent < (uint64_t)n) {
+    for (uint64_t turns = 0; sent < (uint64_t)n; turns++) {
+        if (flood_k && turns > 100 * (uint64_t)n + 100000) {
+            printf("  (stopped: real traffic made no progress under the flood)\n");
+            break;
+        }
+        if (flood_k && rel && sent - A.released >= (uint64_t)window - (uint64_t)half)
+            ini_swp_poll(&A.swp, bench_rdtsc());      /* retransmissions, while the flood takes the rest */
         /* the seed's flood: a window, then half a window each time half
          * of it is acknowledged */
         uint64_t out = rel ? sent - A.released : 0;
@@ -315,7 +375,7 @@ int bench_inproc_main(int argc, char **argv)
     static const char *const layer_names[] = { "raw", "udp-ip", "reliable", "all", NULL };
     const char *layer = "all";
     long n = 100000, window = 16, size = BENCH_HDR;
-    int pingpong = 0;
+    int pingpong = 0, mac = 0;
     for (int i = 2; i < argc; i++) {
         const char *a = argv[i];
         if (cli_common_flag(a))
@@ -328,6 +388,12 @@ int bench_inproc_main(int argc, char **argv)
             window = cli_parse_long(a, cli_value(argc, argv, &i), 1, 1024);
         else if (!strcmp(a, "--pingpong"))
             pingpong = 1;
+        else if (!strcmp(a, "--mac"))
+            mac = 1;
+        else if (!strcmp(a, "--flood"))
+            flood_k = (int)cli_parse_long(a, cli_value(argc, argv, &i), 0, 1000);
+        else if (!strcmp(a, "--flood-stranger"))
+            flood_stranger = 1;
         else if (!strcmp(a, "--size"))
             size = cli_parse_long(a, cli_value(argc, argv, &i), BENCH_HDR, BENCH_MAX_MSG);
         else if (a[0] == '-')
@@ -357,6 +423,13 @@ int bench_inproc_main(int argc, char **argv)
     for (int i = 0; i < 2; i++) {
         ip_prm.ip[i] = ip_ip[i];
         ip_prm.connect[i] = 1;       /* two clusters of one INI each */
+    }
+    if (mac) {
+        /* Every datagram authenticated (security.key_file): a fixed key
+         * and epoch, the cost does not depend on them. */
+        ip_prm.auth = 1;
+        memset(ip_prm.key, 0x5a, sizeof(ip_prm.key));
+        memset(ip_prm.epoch, 0xa5, sizeof(ip_prm.epoch));
     }
     setup_side(&A, 0, (int)window);
     setup_side(&B, 1, (int)window);
@@ -409,6 +482,11 @@ int bench_inproc_main(int argc, char **argv)
                    (double)c.ack / (double)n,
                    (unsigned long long)(A.swp.stats.retx_timer + A.swp.stats.retx_nak));
         printf("\n");
+        if (flood_k)
+            printf("  flood: %llu frames (%d per real frame, from %s), B: %llu datagrams evicted, %llu frames "
+                   "from strangers dropped; receive cycles include the flood\n",
+                   (unsigned long long)flood_frames, flood_k, flood_stranger ? "a stranger" : "A's address",
+                   (unsigned long long)B.nf.stats.reass_evictions, (unsigned long long)B.nf.stats.rx_not_peer);
     }
     rmdir(rte_eal_get_runtime_dir());   /* empty with --no-shconf */
     return 0;

@@ -50,8 +50,9 @@ static const char usage_text[] =
     "                 [--budget-ms N] [--depths LIST] [--sizes LIST] [--bw-depth N] [--window N]\n"
     "                 [--cores A,B] [--cn-idle auto|poll|adaptive] [--cn-window N]\n"
     "                 [--plot FILE | --no-plot] [--save PREFIX] [--verbose]\n"
-    "       ini-bench --inproc [--layer raw|udp-ip|reliable|all] [--count N] [--window W] [--size B]\n"
-    "       ini-bench --inproc --pingpong [--count N] [--size B]\n"
+    "       ini-bench --inproc [--layer raw|udp-ip|reliable|all] [--count N] [--window W] [--size B] [--mac]\n"
+    "                        [--flood K [--flood-stranger]]\n"
+    "       ini-bench --inproc --pingpong [--count N] [--size B] [--mac]\n"
     "       ini-bench --help | --version\n"
     "layers: raw-dpdk, udp-ip, reliable, compute-to-compute, kernel-udp\n"
     "(see the header of tools/bench/ini-bench.c and docs/performance.md)\n";

@@ -13,4 +13,4 @@ $(OBJ)/tools/bench/bench_dpdk.o $(OBJ)/tools/bench/bench_inproc.o: DPDK := yes
 BINS += $(BIN)/ini-bench
 $(BIN)/ini-bench: $(BENCH_OBJS) $(OBJ)/tools/cli.o $(BENCH_STACK_OBJS) $(LIBINI) $(LIBLWIP)
 	@mkdir -p $(dir $@)
-	$(CC) $(LDFLAGS) -o $@ $^ $(DPDK_LIBS) $(CONFIG_LIBS) -lpthread -lm
+	$(CC) $(LDFLAGS) -o $@ $^ $(DPDK_LIBS) $(CONFIG_LIBS) $(SODIUM_LIBS) -lpthread -lm

@@ -51,6 +51,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/random.h>
 #include <sys/stat.h>
 #include <sys/wait.h>
 #include <time.h>
@@ -367,6 +368,20 @@ static void pick_tag(char *tag, size_t len)
     }
 }
 
+/* The run's epoch: 16 random bytes in INI_RUN_EPOCH, inherited by every
+ * daemon of the run.  With security.key_file the transport binds its MAC
+ * key to it, so frames recorded in an earlier run are refused. */
+static void set_run_epoch(void)
+{
+    uint8_t e[16];
+    char hex[2 * sizeof e + 1];
+    if (getrandom(e, sizeof e, 0) != (ssize_t)sizeof e)
+        cli_bad_arg("cannot draw the run's epoch: %s", strerror(errno));
+    for (size_t i = 0; i < sizeof e; i++)
+        snprintf(hex + 2 * i, 3, "%02x", e[i]);
+    setenv("INI_RUN_EPOCH", hex, 1);
+}
+
 static const char *stop_signal_name(int sig)
 {
     return sig == SIGINT ? "SIGINT" : sig == SIGTERM ? "SIGTERM" : sig == SIGHUP ? "SIGHUP" : "a signal";
@@ -631,6 +646,7 @@ static int cmd_run(int argc, char **argv)
     install_signal_handlers();
     char tag[LAUNCH_TAG_LEN];
     pick_tag(tag, sizeof tag);
+    set_run_epoch();
     static struct launch L;
     launch_init(&L, &cfg, config_abs, run_dir, tag, inid, NULL);
 
@@ -902,6 +918,7 @@ static int cmd_up(int argc, char **argv)
     install_signal_handlers();
     char tag[LAUNCH_TAG_LEN];
     pick_tag(tag, sizeof tag);
+    set_run_epoch();
     static struct launch L;
     launch_init(&L, &cfg, config_abs, run_dir, tag, inid, selected);
     if (ini_config_has_hosts(&cfg))

@@ -1,0 +1,190 @@
+/*
+ * fuzz_rx.c - libFuzzer harness of the receive path: frames into the netif
+ * glue (ini_netif_input) of INI b of two INIs joined in one process
+ * (tests/unit/loop_harness.h), through lwIP's IP (reassembly included) and
+ * UDP into the transport, with the real checksum, CRC and MAC code.
+ *
+ * Input: a flags byte, then records, each a 16-bit big-endian length and
+ * that many bytes.
+ *
+ *   flags bit 0  fix up: each record is a transport datagram (UDP payload):
+ *                the harness writes its CRC (DATA), the UDP header and
+ *                checksum and the IP headers, and cuts it into fragments
+ *                (first record byte: fragment size in 8-byte units, 0 = no
+ *                fragmenting; bit 7 of the second: last fragment first),
+ *                so the fuzzer reaches past the checks; without the flag a
+ *                record is an IP packet fed as it is (raw)
+ *         bit 1  the pair authenticates every datagram (a MAC under a
+ *                fixed key: the fuzzer cannot forge it, so this covers the
+ *                MAC check on any frame)
+ *         bit 2  advance time by a second after the input (timers:
+ *                retransmissions, ACKs, reassembly ageing)
+ *         bit 3  raw records are whole Ethernet frames (no header added)
+ *
+ * The pair persists between inputs (it is set up again only when bit 1
+ * changes): what a frame leaves behind (reassembly state, the receive
+ * window) is part of what the next one meets.
+ */
+#include <stddef.h>
+#include <stdint.h>
+#include <string.h>
+
+#include "loop_harness.h"
+
+#include <rte_mbuf.h>
+
+#include "lwip/inet_chksum.h"
+#include "lwip/ip4_frag.h"
+
+static int keyed = -1;
+static uint16_t ip_id;
+static const uint8_t key[INI_SWP_KEY_LEN] = { 7 };
+static const uint8_t epoch[INI_SWP_EPOCH_LEN] = { 9 };
+
+int LLVMFuzzerInitialize(int *argc, char ***argv)
+{
+    (void)argc;
+    (void)argv;
+    return loop_global_init("fuzz_rx") < 0 ? 1 : 0;
+}
+
+static void feed(const uint8_t *frame, uint16_t len)
+{
+    struct ini_rx_meta rx = { .stamp = 1 };
+    struct rte_mbuf *m = loop_frame(frame, len);
+    if (!m)
+        return;
+    ini_netif_input(&loop_b.nf, m, &rx);
+    loop_pump();
+}
+
+/* An IPv4 packet (raw) behind an Ethernet header for b. */
+static void feed_ip(const uint8_t *ip, uint16_t len)
+{
+    static uint8_t f[14 + 65536];
+    memcpy(f, loop_cfg.inis[1].mac, 6);
+    memcpy(f + 6, loop_cfg.inis[0].mac, 6);
+    f[12] = 0x08;
+    f[13] = 0x00;
+    memcpy(f + 14, ip, len);
+    feed(f, (uint16_t)(14 + len > 2048 ? 2048 : 14 + len));
+}
+
+static uint32_t sum_words(const uint8_t *p, size_t n, uint32_t s)
+{
+    for (size_t i = 0; i + 1 < n; i += 2)
+        s += (uint32_t)(p[i] << 8 | p[i + 1]);
+    if (n & 1)
+        s += (uint32_t)(p[n - 1] << 8);
+    return s;
+}
+
+/* A datagram from a (or a stranger) to b, checksums and CRC made right,
+ * cut into fragments of unit*8 bytes (0: whole, if it fits). */
+static void feed_fixed(const uint8_t *rec, uint16_t n)
+{
+    static uint8_t udp[65536], pkt[2048];
+    if (n < 2)
+        return;
+    unsigned unit = rec[0];
+    int reverse = rec[1] >> 7, stranger = (rec[1] >> 6) & 1;
+    rec += 2;
+    n = (uint16_t)(n - 2);
+    if (n > 65507 - 8)
+        n = 65507 - 8;
+    uint8_t *pl = udp + 8;
+    memcpy(pl, rec, n);
+    const struct loop_side *b = &loop_b;
+    int hdr = b->swp.hdr_len, crc_off = b->swp.crc_off, data_hdr = b->swp.data_hdr_len;
+    if (n >= data_hdr && pl[0] == INI_SWP_DATA) {
+        uint32_t crc = ini_crc32c(0, pl + data_hdr, (size_t)(n - data_hdr));
+        memcpy(pl + crc_off, &crc, 4);
+    }
+    (void)hdr;
+    uint32_t src = stranger ? PP_HTONL(0x0a000001) : loop_cfg.inis[0].ip, dst = loop_cfg.inis[1].ip;
+    uint16_t ulen = (uint16_t)(8 + n);
+    udp[0] = INI_UDP_PORT >> 8;
+    udp[1] = INI_UDP_PORT & 0xff;
+    udp[2] = INI_UDP_PORT >> 8;
+    udp[3] = INI_UDP_PORT & 0xff;
+    udp[4] = (uint8_t)(ulen >> 8);
+    udp[5] = (uint8_t)ulen;
+    udp[6] = udp[7] = 0;
+    uint8_t ph[12];
+    memcpy(ph, &src, 4);
+    memcpy(ph + 4, &dst, 4);
+    ph[8] = 0;
+    ph[9] = 17;
+    ph[10] = udp[4];
+    ph[11] = udp[5];
+    uint32_t s = sum_words(udp, ulen, sum_words(ph, 12, 0));
+    while (s >> 16)
+        s = (s & 0xffff) + (s >> 16);
+    uint16_t c = (uint16_t)~s;
+    if (c == 0)
+        c = 0xffff;
+    udp[6] = (uint8_t)(c >> 8);
+    udp[7] = (uint8_t)c;
+
+    uint32_t piece = unit ? unit * 8u : 1480u;
+    if (piece > 1480)
+        piece = 1480;
+    uint32_t nfrag = (ulen + piece - 1) / piece;
+    ip_id++;
+    for (uint32_t k = 0; k < nfrag; k++) {
+        uint32_t i = reverse ? nfrag - 1 - k : k;
+        uint32_t off = i * piece, len = ulen - off < piece ? ulen - off : piece;
+        uint16_t tot = (uint16_t)(20 + len), frag = (uint16_t)((off / 8) | (i + 1 < nfrag ? 0x2000 : 0));
+        memset(pkt, 0, 20);
+        pkt[0] = 0x45;
+        pkt[2] = (uint8_t)(tot >> 8);
+        pkt[3] = (uint8_t)tot;
+        pkt[4] = (uint8_t)(ip_id >> 8);
+        pkt[5] = (uint8_t)ip_id;
+        pkt[6] = (uint8_t)(frag >> 8);
+        pkt[7] = (uint8_t)frag;
+        pkt[8] = 64;
+        pkt[9] = 17;
+        memcpy(pkt + 12, &src, 4);
+        memcpy(pkt + 16, &dst, 4);
+        uint16_t ic = inet_chksum(pkt, 20);
+        memcpy(pkt + 10, &ic, 2);
+        memcpy(pkt + 20, udp + off, len);
+        feed_ip(pkt, tot);
+    }
+}
+
+int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
+{
+    if (size < 1)
+        return 0;
+    uint8_t flags = data[0];
+    int want_keyed = (flags >> 1) & 1;
+    if (want_keyed != keyed) {
+        if (keyed >= 0)
+            loop_teardown();
+        if (want_keyed)
+            loop_setup_keyed(16, 16, 1, key, epoch, epoch);
+        else
+            loop_setup(16, 16, 1);
+        keyed = want_keyed;
+    }
+    size_t i = 1;
+    for (int records = 0; i + 2 <= size && records < 64; records++) {
+        uint16_t n = (uint16_t)(data[i] << 8 | data[i + 1]);
+        i += 2;
+        if (n > size - i)
+            n = (uint16_t)(size - i);
+        const uint8_t *rec = data + i;
+        i += n;
+        if (flags & 1)
+            feed_fixed(rec, n);
+        else if (flags & 8)
+            feed(rec, n > 2048 ? 2048 : n);
+        else
+            feed_ip(rec, n);
+    }
+    if (flags & 4)
+        loop_run(1000000000ull, 1);
+    return 0;
+}

@@ -1,0 +1,19 @@
+#!/usr/bin/env bash
+# fuzz_regress: every libFuzzer harness (tests/fuzz/) run once over its
+# seed corpus and the inputs kept from earlier findings: none may crash,
+# leak (outside the suppressed third-party leaks, tests/fuzz/lsan.supp) or
+# trip UBSan.  Skips (77) where clang or its libFuzzer runtime is missing.
+set -u
+cd "$(dirname "$0")/../.."
+probe=$(mktemp -d /tmp/ini-fuzzprobe.XXXXXX)
+trap 'rm -rf "$probe"' EXIT
+echo 'int LLVMFuzzerTestOneInput(const unsigned char *d, unsigned long n) { return 0; }' > "$probe/p.c"
+if ! command -v clang >/dev/null || ! clang -fsanitize=fuzzer "$probe/p.c" -o "$probe/p" 2>/dev/null; then
+    echo "fuzz_regress: SKIP (no clang with libFuzzer: apt-get install clang)"
+    exit 77
+fi
+out=$(make --no-print-directory fuzz-regress 2>&1); rc=$?
+echo "$out" | grep -v '^CC \|^LD \|^AR '
+[ "$rc" -eq 0 ] || { echo "fuzz_regress: FAIL"; exit 1; }
+[ "$(grep -c 'no crash' <<<"$out")" -eq 4 ] || { echo "fuzz_regress: FAIL: not every harness ran"; exit 1; }
+echo "fuzz_regress: PASS"
