@@ -37,6 +37,7 @@
  * to edit.  Defaults live in one place, set_defaults(), used by both.
  */
 #include "config.h"
+#include "file_util.h"
 
 #include <arpa/inet.h>
 #include <ctype.h>

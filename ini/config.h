@@ -18,7 +18,6 @@
 #include <stdint.h>
 #include <stdio.h>
 
-#include "file_util.h"  /* ini_open_regular, ini_path_for_message */
 #include "loadbal.h"    /* enum ini_policy: the policies are loadbal's */
 
 #define INI_MAX_CLUSTERS     64

@@ -66,6 +66,7 @@
 #include "cluster_remote.h"
 #include "cluster_util.h"
 #include "config.h"
+#include "file_util.h"
 
 #define DEFAULT_TIMEOUT_S   600
 #define PROGRAM_STOP_MS     2000    /* programs get this long after SIGTERM */
