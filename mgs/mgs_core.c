@@ -767,22 +767,25 @@ void mgs_thread_enter(int global_id)
     tls_thread = global_id;
 }
 
-void mgs_lock(unsigned id)
+/* A lock or unlock request for lock id, made and answered. */
+static struct mgs_request *lock_request(enum mgs_req_kind kind, unsigned id)
 {
     if (id >= mgs_g->nlocks)
         mgs_fatal("lock %u does not exist (%u locks)", id, mgs_g->nlocks);
-    struct mgs_request *r = request(MGS_REQ_LOCK);
+    struct mgs_request *r = request(kind);
     r->lock = id;
     submit_and_wait(mgs_g, r);
+    return r;
+}
+
+void mgs_lock(unsigned id)
+{
+    lock_request(MGS_REQ_LOCK, id);
 }
 
 void mgs_unlock(unsigned id)
 {
-    if (id >= mgs_g->nlocks)
-        mgs_fatal("lock %u does not exist (%u locks)", id, mgs_g->nlocks);
-    struct mgs_request *r = request(MGS_REQ_UNLOCK);
-    r->lock = id;
-    submit_and_wait(mgs_g, r);
+    struct mgs_request *r = lock_request(MGS_REQ_UNLOCK, id);
     if (r->error)
         mgs_fatal("thread %d released lock %u it does not hold", tls_thread, id);
 }

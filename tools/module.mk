@@ -7,6 +7,8 @@ $(OBJ)/tools/%.o: INC = -Itools -Iini -Iloadbal -Istack -Itimers -Imgs
 #           --version, "PROGRAM: what: why" and exit 2); linked into each
 #           program, including inid and water.  The version is the one
 #           line of VERSION at the top of the tree.
+# cnprog.[ch]  the start shared by the programs that run as compute nodes
+#           (ini-ping, ini-synth): attach, check the config, policies
 # cluster/  ini-cluster, the launcher, and cluster-fake-inid, the
 #           forwarding stand-in for inid ("no INI" baseline, launcher tests)
 # ping/     ini-ping, round trips and integrity under the launcher, and
@@ -25,6 +27,7 @@ INI_VERSION := $(shell cat VERSION)
 CLI_OBJ     := $(OBJ)/tools/cli.o
 $(CLI_OBJ): EXTRA := -DINI_VERSION='"$(INI_VERSION)"'
 $(CLI_OBJ): VERSION
+CNPROG_OBJ  := $(OBJ)/tools/cnprog.o
 
 # The programs built outside tools/ use the skeleton too: inid
 # (ini/module.mk) and water (mgs/water/module.mk).  Only their mains

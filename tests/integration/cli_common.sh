@@ -12,12 +12,10 @@
 # Programs with commands (ini-cluster, ini-trace) are asked inside one.
 set -u
 cd "$(dirname "$0")/../.."
+. tests/integration/lib/common.sh
+test_start cli_common
 B=build/bin
 VERSION=$(cat VERSION)
-tmp=$(mktemp -d)
-trap 'rm -rf "$tmp"' EXIT
-failures=0
-fail() { echo "FAIL: $*"; failures=$((failures + 1)); }
 
 # PROGRAM | words before the flag (a command and its operands) | a flag that takes a value
 PROGRAMS=(
@@ -34,10 +32,10 @@ PROGRAMS=(
     "water||--random"
 )
 
-# run NAME ARGS...: the program's stdout, stderr and status in $tmp/NAME.*
+# run NAME ARGS...: the program's stdout, stderr and status in $TMP/out, $TMP/err, $status
 run() {
     local name=$1; shift
-    timeout 20 "$B/$name" "$@" < /dev/null > "$tmp/out" 2> "$tmp/err"
+    timeout 20 "$B/$name" "$@" < /dev/null > "$TMP/out" 2> "$TMP/err"
     status=$?
 }
 
@@ -49,45 +47,43 @@ for entry in "${PROGRAMS[@]}"; do
     cmd="$prog${words:+ $words}"
 
     run "$prog" --help
-    if [ "$status" = 0 ] && [ ! -s "$tmp/err" ] && head -n 1 "$tmp/out" | grep -q "^usage: $prog "; then
-        echo "ok:   $prog --help"
+    if [ "$status" = 0 ] && [ ! -s "$TMP/err" ] && head -n 1 "$TMP/out" | grep -q "^usage: $prog "; then
+        ok "$prog --help"
     else
-        fail "$prog --help: status $status, stdout '$(head -n 1 "$tmp/out")', stderr '$(cat "$tmp/err")'"
+        fail "$prog --help: status $status, stdout '$(head -n 1 "$TMP/out")', stderr '$(cat "$TMP/err")'"
     fi
 
     run "$prog" --version
-    if [ "$status" = 0 ] && [ ! -s "$tmp/err" ] && [ "$(cat "$tmp/out")" = "$prog $VERSION" ]; then
-        echo "ok:   $prog --version: $(cat "$tmp/out")"
+    if [ "$status" = 0 ] && [ ! -s "$TMP/err" ] && [ "$(cat "$TMP/out")" = "$prog $VERSION" ]; then
+        ok "$prog --version: $(cat "$TMP/out")"
     else
-        fail "$prog --version: status $status, stdout '$(cat "$tmp/out")', wanted '$prog $VERSION'"
+        fail "$prog --version: status $status, stdout '$(cat "$TMP/out")', wanted '$prog $VERSION'"
     fi
 
-    run "$prog" "${pre[@]}" --no-such-flag
-    lines=$(wc -l < "$tmp/err")
-    if [ "$status" = 2 ] && [ "$lines" = 1 ] && [ ! -s "$tmp/out" ] &&
-       grep -Eq "^$prog: (${pre[0]:-$prog}: )?--no-such-flag: unknown option\$" "$tmp/err"; then
-        echo "ok:   $cmd --no-such-flag: $(cat "$tmp/err")"
-    else
-        fail "$cmd --no-such-flag: status $status, $lines stderr lines: $(cat "$tmp/err" "$tmp/out")"
-    fi
-
-    run "$prog" "${pre[@]}" "$value_flag"
-    lines=$(wc -l < "$tmp/err")
-    if [ "$status" = 2 ] && [ "$lines" = 1 ] && [ ! -s "$tmp/out" ] &&
-       grep -Eq "^$prog: (.*: )?$value_flag: needs a value\$" "$tmp/err"; then
-        echo "ok:   $cmd $value_flag: $(cat "$tmp/err")"
-    else
-        fail "$cmd $value_flag: status $status, $lines stderr lines: $(cat "$tmp/err" "$tmp/out")"
-    fi
+    # An unknown flag, and the flag that takes a value given none: the
+    # line each must print after "PROGRAM: " (an extended regex).
+    bad_flags=(--no-such-flag "$value_flag")
+    wanted=("(${pre[0]:-$prog}: )?--no-such-flag: unknown option" "(.*: )?$value_flag: needs a value")
+    for k in 0 1; do
+        flag=${bad_flags[$k]}
+        run "$prog" "${pre[@]}" "$flag"
+        lines=$(wc -l < "$TMP/err")
+        if [ "$status" = 2 ] && [ "$lines" = 1 ] && [ ! -s "$TMP/out" ] &&
+           grep -Eq "^$prog: ${wanted[$k]}\$" "$TMP/err"; then
+            ok "$cmd $flag: $(cat "$TMP/err")"
+        else
+            fail "$cmd $flag: status $status, $lines stderr lines: $(cat "$TMP/err" "$TMP/out")"
+        fi
+    done
 done
 
 # The daemon's EAL arguments still pass through after "--": a --help there
 # is EAL's business, not inid's, so inid goes on to check its own flags.
 run inid --ini 0 -- --help
-if [ "$status" = 2 ] && grep -q "^inid: --config, --ini, --tag and --run-dir are required\$" "$tmp/err"; then
-    echo "ok:   inid -- --help is left to EAL"
+if [ "$status" = 2 ] && grep -q "^inid: --config, --ini, --tag and --run-dir are required\$" "$TMP/err"; then
+    ok "inid -- --help is left to EAL"
 else
-    fail "inid -- --help: status $status: $(cat "$tmp/err" "$tmp/out")"
+    fail "inid -- --help: status $status: $(cat "$TMP/err" "$TMP/out")"
 fi
 
-[ "$failures" = 0 ] && echo "cli_common: PASS" || { echo "cli_common: FAIL ($failures)"; exit 1; }
+test_end

@@ -14,15 +14,10 @@
 set -u
 cd "$(dirname "$0")/../.."
 CONFIG=conf/default.cfg
+. tests/integration/lib/common.sh
 L=build/bin/ini-cluster
 FAKE="--inid build/bin/cluster-fake-inid"
-TMP=$(mktemp -d /tmp/ini-cluster-errors.XXXXXX)
-failures=0
-
-fail() { echo "cluster_errors: FAIL: $*"; failures=$((failures + 1)); }
-ok()   { echo "cluster_errors: ok: $*"; }
-[ -x $L ] && [ -x build/bin/inid ] && [ -x build/bin/cluster-fake-inid ] && [ -x build/bin/ini-ping ] ||
-    { echo "cluster_errors: FAIL: build first (make)"; exit 1; }
+test_start cluster_errors $L build/bin/inid build/bin/cluster-fake-inid build/bin/ini-ping
 
 # expect_exit NAME STATUS PATTERN -- COMMAND...: runs COMMAND, checks its
 # exit status and that its output matches PATTERN (grep -E).
@@ -134,9 +129,4 @@ fi
 expect_clean interrupt "$TMP/int"
 pgrep -f "^sleep 60\$" > /dev/null && fail "interrupt: the programs survived"
 
-if [ "$failures" -ne 0 ]; then
-    echo "cluster_errors: $failures failure(s); outputs in $TMP"
-    exit 1
-fi
-echo "cluster_errors: PASS"
-rm -rf "$TMP"
+test_end

@@ -20,12 +20,29 @@
 #      the file, and said by ini-trace report (text and JSON).
 set -u
 cd "$(dirname "$0")/../.."
+. tests/integration/lib/common.sh
 L=build/bin/ini-cluster
-TMP=$(mktemp -d /tmp/ini-hardening-inputs.XXXXXX)
-failures=0
-fail() { echo "hardening_inputs: FAIL: $*"; failures=$((failures + 1)); }
-ok()   { echo "hardening_inputs: ok: $*"; }
-[ -x $L ] && [ -x build/bin/inid ] && [ -x build/bin/ini-ping ] || { echo "hardening_inputs: FAIL: build first (make)"; exit 1; }
+test_start hardening_inputs $L build/bin/inid build/bin/ini-ping
+
+# refused WHAT PATTERN SECONDS COMMAND...: COMMAND must exit 2 within
+# SECONDS (124: it hung, or was still reading) with a line matching the
+# basic regex PATTERN (said by ok: the matched text, its last 120
+# characters); its output is kept in $TMP/refused-N.out.
+refused_n=0
+refused() {
+    local what=$1 pattern=$2 secs=$3
+    shift 3
+    refused_n=$((refused_n + 1))
+    local out=$TMP/refused-$refused_n.out
+    timeout "$secs" "$@" > "$out" 2>&1
+    local rc=$?
+    if [ $rc -eq 2 ] && grep -q -- "$pattern" "$out"; then
+        ok "$what: exit 2, $(grep -m1 -o -- "$pattern" "$out" | tail -c 120)"
+    else
+        fail "$what: exit $rc (124: not done after $secs s), wanted 2 and a line matching '$pattern':" \
+             "$(head -n 2 "$out" | cut -c 1-300 | tr '\n' ' ')"
+    fi
+}
 
 # --- 9. a cluster with INIs only
 cat > "$TMP/nopes.cfg" <<'CFG'
@@ -53,13 +70,8 @@ done
 # --- 14. exit statuses and parsing
 printf 'version = 1;\nclusters = ( { id = 0; pes = [0 }\n' > "$TMP/bad.cfg"
 for prog in ini-ping ini-synth mgs-litmus; do
-    INI_CONFIG=$TMP/bad.cfg INI_CLUSTER=0 INI_SEGMENT=/ini-none build/bin/$prog > "$TMP/$prog.out" 2>&1
-    rc=$?
-    if [ $rc -eq 2 ] && grep -q "^$prog: $TMP/bad.cfg:2: syntax: " "$TMP/$prog.out"; then
-        ok "$prog on a bad configuration: exit 2, $(head -n 1 "$TMP/$prog.out")"
-    else
-        fail "$prog on a bad configuration: exit $rc (expected 2): $(head -n 1 "$TMP/$prog.out")"
-    fi
+    refused "$prog on a bad configuration" "^$prog: $TMP/bad.cfg:2: syntax: .*" 20 \
+        env INI_CONFIG="$TMP/bad.cfg" INI_CLUSTER=0 INI_SEGMENT=/ini-none build/bin/$prog
 done
 $L run conf/default.cfg --fault seed=99999999999999999999 --run-dir "$TMP/r14" -- true > "$TMP/seed.out" 2>&1
 rc=$?
@@ -117,30 +129,14 @@ fi
 
 # --- 13. odd inputs: FIFOs, a huge file, a very long path, a pipe
 mkfifo "$TMP/fifo.cfg"
-timeout 20 env INI_CONFIG="$TMP/fifo.cfg" INI_CLUSTER=0 INI_SEGMENT=/ini-none build/bin/ini-ping \
-    > "$TMP/fifo.out" 2>&1
-rc=$?
-if [ $rc -eq 2 ] && grep -q "$TMP/fifo.cfg:0: file: not a regular file (a FIFO or pipe)" "$TMP/fifo.out"; then
-    ok "a FIFO as configuration refused at once: $(head -n 1 "$TMP/fifo.out")"
-else
-    fail "a FIFO as configuration: exit $rc (124: it hung): $(head -n 1 "$TMP/fifo.out")"
-fi
+refused "a FIFO as configuration" "$TMP/fifo.cfg:0: file: not a regular file (a FIFO or pipe)" 20 \
+    env INI_CONFIG="$TMP/fifo.cfg" INI_CLUSTER=0 INI_SEGMENT=/ini-none build/bin/ini-ping
 { cat conf/default.cfg; head -c 10000000 /dev/zero | tr '\0' '#'; echo; } > "$TMP/huge.cfg"
-timeout 60 $L run "$TMP/huge.cfg" --run-dir "$TMP/r13h" -- true > "$TMP/huge.out" 2>&1
-rc=$?
-if [ $rc -eq 2 ] && grep -q "huge.cfg:0: file: [0-9]* bytes, more than the limit of 1048576" "$TMP/huge.out"; then
-    ok "a 10 MB configuration refused: $(head -n 1 "$TMP/huge.out")"
-else
-    fail "a 10 MB configuration: exit $rc (124: still parsing after 60 s): $(head -n 1 "$TMP/huge.out")"
-fi
+refused "a 10 MB configuration" "huge.cfg:0: file: [0-9]* bytes, more than the limit of 1048576" 60 \
+    $L run "$TMP/huge.cfg" --run-dir "$TMP/r13h" -- true
 long=$TMP/$(printf 'd%.0s' $(seq 1 1100)).cfg
-timeout 20 $L run "$long" --run-dir "$TMP/r13l" -- true > "$TMP/long.out" 2>&1
-rc=$?
-if [ $rc -eq 2 ] && grep -q '\.\.\.d*\.cfg:0: file: path longer than 511 characters$' "$TMP/long.out"; then
-    ok "a 1,100-character path: the reason survives: ...$(tail -c 60 "$TMP/long.out")"
-else
-    fail "a 1,100-character path: exit $rc, the line ends: $(tail -c 80 "$TMP/long.out")"
-fi
+refused "a 1,100-character path: the reason survives" '\.\.\.d*\.cfg:0: file: path longer than 511 characters$' 20 \
+    $L run "$long" --run-dir "$TMP/r13l" -- true
 timeout 120 $L run <(cat conf/default.cfg) --run-dir "$TMP/r13p" -- build/bin/ini-ping --sizes 64 --count 5 \
     > "$TMP/pipe.out" 2>&1
 rc=$?
@@ -154,24 +150,14 @@ fi
 mkdir -p "$TMP/t13"
 cp "$TMP/r4/ini0.trace" "$TMP/t13/"
 mkfifo "$TMP/t13/ini1.trace"
-timeout 20 build/bin/ini-trace report "$TMP/t13" > "$TMP/t13.out" 2>&1
-rc=$?
-if [ $rc -eq 2 ] && grep -q "^ini-trace: $TMP/t13/ini1.trace: not a regular file (a FIFO or pipe)$" "$TMP/t13.out"; then
-    ok "ini-trace with a FIFO trace file: $(head -n 1 "$TMP/t13.out")"
-else
-    fail "ini-trace with a FIFO trace file: exit $rc (124: it hung): $(head -n 1 "$TMP/t13.out")"
-fi
+refused "ini-trace with a FIFO trace file" "^ini-trace: $TMP/t13/ini1.trace: not a regular file (a FIFO or pipe)$" 20 \
+    build/bin/ini-trace report "$TMP/t13"
 
 # --- 14. ini-trace and a missing trace file: refused unless --partial
 mkdir -p "$TMP/t14"
 cp "$TMP/r4/ini0.trace" "$TMP/r4/ini0.log" "$TMP/r4/ini1.log" "$TMP/t14/"
-build/bin/ini-trace report "$TMP/t14" > "$TMP/t14.out" 2>&1
-rc=$?
-if [ $rc -eq 2 ] && grep -q "^ini-trace: $TMP/t14: 1 INI(s) ran without a trace file: ini1.trace missing" "$TMP/t14.out"; then
-    ok "ini-trace with ini1.trace missing: $(head -n 1 "$TMP/t14.out")"
-else
-    fail "ini-trace with ini1.trace missing: exit $rc (expected 2): $(head -n 1 "$TMP/t14.out")"
-fi
+refused "ini-trace with ini1.trace missing" "^ini-trace: $TMP/t14: 1 INI(s) ran without a trace file: ini1.trace missing" 20 \
+    build/bin/ini-trace report "$TMP/t14"
 build/bin/ini-trace report "$TMP/t14" --partial > "$TMP/t14p.out" 2> "$TMP/t14p.err"
 rc=$?
 if [ $rc -eq 0 ] && grep -q "ini1.trace): reporting without them (--partial)" "$TMP/t14p.err" &&
@@ -187,14 +173,9 @@ for prog in ini-ping ini-synth; do
     args=""
     [ $prog = ini-ping ] && args="--sizes 0 --count 1"
     # shellcheck disable=SC2086
-    timeout 60 $L run "$TMP/tiny.cfg" --inid build/bin/cluster-fake-inid --run-dir "$TMP/r10-$prog" -- \
-        build/bin/$prog $args > "$TMP/r10-$prog.out" 2>&1
-    rc=$?
-    if [ $rc -eq 2 ] && grep -q "^\[c0\] $prog: .*tiny.cfg: stack.max_message = 4 is below the 8 bytes of $prog's .*: set stack.max_message to 8 or more" "$TMP/r10-$prog.out"; then
-        ok "$prog with max_message = 4: exit 2, $(grep -m1 'max_message' "$TMP/r10-$prog.out")"
-    else
-        fail "$prog with max_message = 4: exit $rc (expected 2 naming stack.max_message): $(grep -m1 -E 'max_message|DONE|error' "$TMP/r10-$prog.out")"
-    fi
+    refused "$prog with max_message = 4" \
+        "^\[c0\] $prog: .*tiny.cfg: stack.max_message = 4 is below the 8 bytes of $prog's .*: set stack.max_message to 8 or more" \
+        60 $L run "$TMP/tiny.cfg" --inid build/bin/cluster-fake-inid --run-dir "$TMP/r10-$prog" -- build/bin/$prog $args
 done
 
 # --- 14. ini-ping --sizes longer than 1,023 characters is read whole:
@@ -210,10 +191,4 @@ else
     fail "--sizes of 1,106 characters: exit $rc, sizes '$rows' (expected 64 128)"
 fi
 
-if [ $failures -eq 0 ]; then
-    echo "hardening_inputs: PASS"
-    rm -rf "$TMP"
-    exit 0
-fi
-echo "hardening_inputs: $failures failure(s); files in $TMP"
-exit 1
+test_end

@@ -17,14 +17,10 @@
 # inid and ini-ping.
 set -u
 cd "$(dirname "$0")/../.."
+. tests/integration/lib/common.sh
 L=build/bin/ini-cluster
 FAKE="--inid build/bin/cluster-fake-inid"
-TMP=$(mktemp -d /tmp/ini-hardening-launcher.XXXXXX)
-failures=0
-fail() { echo "hardening_launcher: FAIL: $*"; failures=$((failures + 1)); }
-ok()   { echo "hardening_launcher: ok: $*"; }
-[ -x $L ] && [ -x build/bin/inid ] && [ -x build/bin/cluster-fake-inid ] && [ -x build/bin/ini-ping ] ||
-    { echo "hardening_launcher: FAIL: build first (make)"; exit 1; }
+test_start hardening_launcher $L build/bin/inid build/bin/cluster-fake-inid build/bin/ini-ping
 run_tag() { sed -n 's/.* --tag \([^ ]*\) .*/\1/p' "$1/launcher.log" 2>/dev/null | head -n 1; }
 
 # --- 5. one run directory, one launcher.  A race: four launchers at once,
@@ -203,10 +199,4 @@ else
     echo "hardening_launcher: skip: af_packet namespaces (needs root and ip netns)"
 fi
 
-if [ $failures -eq 0 ]; then
-    echo "hardening_launcher: PASS"
-    rm -rf "$TMP"
-    exit 0
-fi
-echo "hardening_launcher: $failures failure(s); files in $TMP"
-exit 1
+test_end

@@ -10,12 +10,9 @@
 #   3. an INI ignores SIGPIPE (a dead peer's doorbell FIFO cannot kill it).
 set -u
 cd "$(dirname "$0")/../.."
+. tests/integration/lib/common.sh
 L=build/bin/ini-cluster
-TMP=$(mktemp -d /tmp/ini-hardening-net.XXXXXX)
-failures=0
-fail() { echo "hardening_net: FAIL: $*"; failures=$((failures + 1)); }
-ok()   { echo "hardening_net: ok: $*"; }
-[ -x $L ] && [ -x build/bin/inid ] && [ -x build/bin/ini-ping ] || { echo "hardening_net: FAIL: build first (make)"; exit 1; }
+test_start hardening_net $L build/bin/inid build/bin/ini-ping
 
 # json_int FILE KEY: the first integer value of "KEY" in a counters file.
 json_int() { grep -o "\"$2\": *[0-9]*" "$1" | head -n 1 | grep -o '[0-9]*$'; }
@@ -66,10 +63,4 @@ for pid in $(awk '$1 == "daemon" { print $3 }' "$TMP/r3/state" 2>/dev/null); do
 done
 $L down conf/default.cfg --run-dir "$TMP/r3" > /dev/null 2>&1
 
-if [ $failures -eq 0 ]; then
-    echo "hardening_net: PASS"
-    rm -rf "$TMP"
-    exit 0
-fi
-echo "hardening_net: $failures failure(s); files in $TMP"
-exit 1
+test_end

@@ -12,32 +12,24 @@
 #   round-robin  each compute node that sent uses both INIs of its cluster.
 set -u
 cd "$(dirname "$0")/../.."
+. tests/integration/lib/common.sh
 CLUSTER=$PWD/build/bin/ini-cluster
 TRACE=$PWD/build/bin/ini-trace
-WATER=$PWD/build/bin/water
-RANDOM_IN=${WATER_RANDOM:-$PWD/../shared/water/random.in}
-for b in "$CLUSTER" "$TRACE" "$WATER" build/bin/inid; do
-    [ -x "$b" ] || { echo "FAIL: $b not built (run make)"; exit 1; }
-done
-[ -r "$RANDOM_IN" ] || { echo "FAIL: data file $RANDOM_IN missing"; exit 1; }
-tmp=$(mktemp -d)
-trap 'rm -rf "$tmp"' EXIT
-failures=0
-fail() { echo "FAIL: $*"; failures=$((failures + 1)); }
+water_test_start mgs_node_traffic "$CLUSTER" "$TRACE" build/bin/inid
 
-"$CLUSTER" gen 2 8 2 -o "$tmp/2x8x2.cfg" > /dev/null || exit 1
-printf '  1.5e-16   343  2   6\n -1      3000     3  0\n16 6.212752\n' > "$tmp/water.in"
+"$CLUSTER" gen 2 8 2 -o "$TMP/2x8x2.cfg" > /dev/null || exit 1
+printf '  1.5e-16   343  2   6\n -1      3000     3  0\n16 6.212752\n' > "$TMP/water.in"
 
 for pol in static round-robin; do
-    dir=$tmp/run-$pol
-    if ! "$CLUSTER" run "$tmp/2x8x2.cfg" --policy "$pol" --ini-policy "$pol" --trace summary \
+    dir=$TMP/run-$pol
+    if ! "$CLUSTER" run "$TMP/2x8x2.cfg" --policy "$pol" --ini-policy "$pol" --trace summary \
             --run-dir "$dir" --timeout 120 -- "$WATER" --mgs --random "$RANDOM_IN" \
-            < "$tmp/water.in" > "$tmp/$pol.out" 2>&1; then
-        fail "$pol: Water on MGS failed"; tail -20 "$tmp/$pol.out"; continue
+            < "$TMP/water.in" > "$TMP/$pol.out" 2>&1; then
+        fail "$pol: Water on MGS failed"; tail -20 "$TMP/$pol.out"; continue
     fi
-    "$TRACE" report "$dir" --format json > "$tmp/$pol.json" || { fail "$pol: ini-trace report"; continue; }
+    "$TRACE" report "$dir" --format json > "$TMP/$pol.json" || { fail "$pol: ini-trace report"; continue; }
     "$TRACE" report "$dir" | sed -n '/Messages per compute node per INI/,$p' | head -22
-    python3 - "$pol" "$tmp/2x8x2.cfg" "$tmp/$pol.json" "$dir" <<'EOF' || failures=$((failures + 1))
+    python3 - "$pol" "$TMP/2x8x2.cfg" "$TMP/$pol.json" "$dir" <<'EOF' || failures=$((failures + 1))
 import glob, json, re, sys
 pol, cfg_path, rep_path, run_dir = sys.argv[1:]
 rep = json.load(open(rep_path))
@@ -91,5 +83,4 @@ print("%s: %d compute nodes checked, %d problems" % (pol, len(split), len(bad)))
 sys.exit(1 if bad else 0)
 EOF
 done
-if [ $failures -gt 0 ]; then echo "mgs_node_traffic: $failures failure(s); run dirs kept in $tmp"; trap - EXIT; exit 1; fi
-echo "mgs_node_traffic: all passed"
+test_end

@@ -20,19 +20,11 @@
 #     inter-cluster message length is reported.
 set -u
 cd "$(dirname "$0")/../.."
+. tests/integration/lib/common.sh
 CLUSTER=$PWD/build/bin/ini-cluster
-WATER=$PWD/build/bin/water
-RANDOM_IN=${WATER_RANDOM:-$PWD/../shared/water/random.in}
 FIXTURES=mgs/water/fixtures
-for b in "$CLUSTER" "$WATER" build/bin/inid; do
-    [ -x "$b" ] || { echo "FAIL: $b not built (run make)"; exit 1; }
-done
-[ -r "$RANDOM_IN" ] || { echo "FAIL: data file $RANDOM_IN missing"; exit 1; }
-tmp=$(mktemp -d)
-trap 'rm -rf "$tmp"' EXIT
-failures=0
+water_test_start mgs_water "$CLUSTER" build/bin/inid
 
-fail() { echo "FAIL: $*"; failures=$((failures + 1)); }
 input() { printf '  1.5e-16   512  3   6\n -1      3000     %s  0\n16 6.212752\n' "$1"; }  # NPRINT
 no_times() { grep -vE '^(COMPUTESTART|COMPUTEEND|COMPUTETIME|Measured Time|Intramolecular time|Intermolecular time|Other time)'; }
 mask_times() {
@@ -43,30 +35,30 @@ avg_len() { # run dir -> average inter-cluster message bytes over all clusters
         END {if (m) printf "%.0f B over %d messages", b / m, m; else print "no messages"}'
 }
 
-# run_mgs NAME CLUSTERS PES NPRINT [water options] : stdout of cluster 0 in $tmp/NAME.out
+# run_mgs NAME CLUSTERS PES NPRINT [water options] : stdout of cluster 0 in $TMP/NAME.out
 run_mgs() {
     local name=$1 clusters=$2 pes=$3 nprint=$4; shift 4
-    local cfg="$tmp/${clusters}x$pes.cfg" dir="$tmp/$name"
+    local cfg="$TMP/${clusters}x$pes.cfg" dir="$TMP/$name"
     [ -f "$cfg" ] || "$CLUSTER" gen "$clusters" "$pes" 1 -o "$cfg" > /dev/null
-    input "$nprint" > "$tmp/$name.in"
+    input "$nprint" > "$TMP/$name.in"
     local start=$SECONDS
     timeout 900 "$CLUSTER" run "$cfg" --run-dir "$dir" --timeout 800 -- "$WATER" --mgs --random "$RANDOM_IN" "$@" \
-        < "$tmp/$name.in" > "$tmp/$name.log" 2>&1
+        < "$TMP/$name.in" > "$TMP/$name.log" 2>&1
     local rc=$?
     if [ "$rc" != 0 ]; then
-        if [ "$clusters" = 1 ] && grep -q 'lwIP setup failed' "$tmp/$name.log"; then
+        if [ "$clusters" = 1 ] && grep -q 'lwIP setup failed' "$TMP/$name.log"; then
             echo "note: $name: inid cannot run a one-cluster machine (see docs/mgs.md); standalone MGS instead"
-            (cd "$tmp" && "$WATER" --mgs --random "$RANDOM_IN" "$@" < "$tmp/$name.in" > "$tmp/$name.out" 2> "$tmp/$name.err")
+            (cd "$TMP" && "$WATER" --mgs --random "$RANDOM_IN" "$@" < "$TMP/$name.in" > "$TMP/$name.out" 2> "$TMP/$name.err")
             rc=$?
-            [ "$rc" = 0 ] || { fail "$name: standalone exit status $rc"; tail -5 "$tmp/$name.err"; return 1; }
+            [ "$rc" = 0 ] || { fail "$name: standalone exit status $rc"; tail -5 "$TMP/$name.err"; return 1; }
             echo "info: $name (standalone): $(( SECONDS - start )) s"
             return 0
         fi
         fail "$name: exit status $rc"
-        grep -vE '^(INI [0-9]|run directory)' "$tmp/$name.log" | tail -15
+        grep -vE '^(INI [0-9]|run directory)' "$TMP/$name.log" | tail -15
         return 1
     fi
-    cp "$dir/cluster0.out" "$tmp/$name.out"
+    cp "$dir/cluster0.out" "$TMP/$name.out"
     local c
     for ((c = 0; c < clusters; c++)); do
         [ -s "$dir/mgs-cluster$c.json" ] || fail "$name: no mgs-cluster$c.json"
@@ -75,40 +67,39 @@ run_mgs() {
 }
 
 # 1. deterministic mode: bit-identical across layouts and with plain threads
-input 1 | "$WATER" --random "$RANDOM_IN" --deterministic --full | no_times > "$tmp/plain"
-grep -q '^FULL 3 ' "$tmp/plain" || fail "plain run printed no FULL line for step 3"
+input 1 | "$WATER" --random "$RANDOM_IN" --deterministic --full | no_times > "$TMP/plain"
+grep -q '^FULL 3 ' "$TMP/plain" || fail "plain run printed no FULL line for step 3"
 for layout in 1x16 2x8 4x4 8x2 16x1; do
     c=${layout%x*}; p=${layout#*x}
     run_mgs "det-$layout" "$c" "$p" 1 --deterministic --full || continue
-    no_times < "$tmp/det-$layout.out" > "$tmp/det-$layout.cmp"
-    if cmp -s "$tmp/plain" "$tmp/det-$layout.cmp"; then
-        echo "ok:   deterministic $layout: $(grep -c '^FULL' "$tmp/det-$layout.cmp") FULL lines bit-identical to plain threads"
+    no_times < "$TMP/det-$layout.out" > "$TMP/det-$layout.cmp"
+    if cmp -s "$TMP/plain" "$TMP/det-$layout.cmp"; then
+        ok "deterministic $layout: $(grep -c '^FULL' "$TMP/det-$layout.cmp") FULL lines bit-identical to plain threads"
     else
-        fail "deterministic $layout differs from plain threads"; diff "$tmp/plain" "$tmp/det-$layout.cmp" | head -10
+        fail "deterministic $layout differs from plain threads"; diff "$TMP/plain" "$TMP/det-$layout.cmp" | head -10
     fi
 done
 
 # 2. default mode: the worked example
 sed -e "s/^Using 1 procs/Using 16 procs/" \
     -e "s/^\(NUMBER OF PROCESSORS       = \) *1\$/\1$(printf '%8d' 16)/" "$FIXTURES/example_nprint3.out" \
-    | mask_times > "$tmp/expected"
+    | mask_times > "$TMP/expected"
 for layout in 4x4 16x1; do
     c=${layout%x*}; p=${layout#*x}
     run_mgs "default-$layout" "$c" "$p" 3 || continue
-    if mask_times < "$tmp/default-$layout.out" | diff -u "$tmp/expected" - > "$tmp/diff"; then
-        echo "ok:   default mode $layout: stdout equals the worked example (spec 15)"
+    if mask_times < "$TMP/default-$layout.out" | diff -u "$TMP/expected" - > "$TMP/diff"; then
+        ok "default mode $layout: stdout equals the worked example (spec 15)"
     else
-        fail "default mode $layout: stdout differs from the worked example"; head -20 "$tmp/diff"
+        fail "default mode $layout: stdout differs from the worked example"; head -20 "$TMP/diff"
     fi
 done
-run_mgs "default-blocks-2x8" 2 8 1 --input "$tmp/default-blocks-2x8.in" && {
-    sed -n '/^\*\*\*\*\* NEW RUN/,/^COMPUTESTART/p' "$tmp/default-blocks-2x8.out" | sed '1d;$d' > "$tmp/blocks"
-    if diff -u "$FIXTURES/example_nprint1_blocks.out" "$tmp/blocks" > "$tmp/diff"; then
-        echo "ok:   default mode 2x8 (--input FILE), NPRINT=1: energy blocks equal the worked example"
+run_mgs "default-blocks-2x8" 2 8 1 --input "$TMP/default-blocks-2x8.in" && {
+    sed -n '/^\*\*\*\*\* NEW RUN/,/^COMPUTESTART/p' "$TMP/default-blocks-2x8.out" | sed '1d;$d' > "$TMP/blocks"
+    if diff -u "$FIXTURES/example_nprint1_blocks.out" "$TMP/blocks" > "$TMP/diff"; then
+        ok "default mode 2x8 (--input FILE), NPRINT=1: energy blocks equal the worked example"
     else
-        fail "default mode 2x8 NPRINT=1: energy blocks differ"; head -20 "$tmp/diff"
+        fail "default mode 2x8 NPRINT=1: energy blocks differ"; head -20 "$TMP/diff"
     fi
 }
 
-[ "$failures" -eq 0 ] && echo "mgs_water: all passed" || echo "mgs_water: $failures failed"
-[ "$failures" -eq 0 ]
+test_end

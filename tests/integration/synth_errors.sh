@@ -9,27 +9,10 @@
 # Also: --help prints the usage and exits 0.
 set -u
 cd "$(dirname "$0")/../.."
+. tests/integration/lib/common.sh
 SYNTH=build/bin/ini-synth
 QUEUE=build/bin/synth-queue
-[ -x "$SYNTH" ] && [ -x "$QUEUE" ] && [ -x build/bin/ini-cluster ] || { echo "synth_errors: FAIL: build first (make)"; exit 1; }
-tmp=$(mktemp -d)
-trap 'rm -rf "$tmp"' EXIT
-
-failures=0
-expect_error() {   # description expected-substring prefix command...
-    local what=$1 needle=$2 prefix=$3; shift 3
-    local status=0
-    "$@" > "$tmp/out" 2> "$tmp/err" || status=$?
-    local lines; lines=$(wc -l < "$tmp/err")
-    if [ "$status" = 2 ] && [ "$lines" = 1 ] && [ ! -s "$tmp/out" ] &&
-       grep -q "^$prefix" "$tmp/err" && grep -qF -- "$needle" "$tmp/err"; then
-        echo "ok:   $what: $(cat "$tmp/err")"
-    else
-        echo "FAIL: $what: status $status, $lines stderr lines, wanted '$needle':"
-        cat "$tmp/err" "$tmp/out"
-        failures=$((failures + 1))
-    fi
-}
+test_start synth_errors "$SYNTH" "$QUEUE" build/bin/ini-cluster
 
 S="ini-synth: "
 expect_error "unknown option"        "--bogus: unknown option"         "$S" $SYNTH --bogus 1
@@ -53,21 +36,21 @@ expect_error "stray argument"        "extra: unexpected argument"      "$S" $SYN
 # reaches stderr with the cluster prefix; nothing else is required of the
 # launcher's own lines, so check status and message only.
 status=0
-build/bin/ini-cluster run conf/default.cfg --run-dir "$tmp/run" --timeout 60 -- "$SYNTH" --mode fast \
-    > "$tmp/out" 2> "$tmp/err" || status=$?
-if [ "$status" = 2 ] && grep -qF "ini-synth: --mode: 'fast' is not sleep or spin" "$tmp/err" "$tmp/run"/cluster*.err 2>/dev/null; then
-    echo "ok:   under the launcher: status 2, message in the cluster's stderr"
+build/bin/ini-cluster run conf/default.cfg --run-dir "$TMP/run" --timeout 60 -- "$SYNTH" --mode fast \
+    > "$TMP/out" 2> "$TMP/err" || status=$?
+if [ "$status" = 2 ] && grep -qF "ini-synth: --mode: 'fast' is not sleep or spin" "$TMP/err" "$TMP/run"/cluster*.err 2>/dev/null; then
+    ok "under the launcher: status 2, message in the cluster's stderr"
 else
-    echo "FAIL: under the launcher: status $status"; cat "$tmp/err"; failures=$((failures + 1))
+    fail "under the launcher: status $status"; cat "$TMP/err"
 fi
 
 Q="synth-queue: "
 expect_error "synth-queue: no dir"      "no run directory"          "$Q" $QUEUE
-expect_error "synth-queue: bad trim"    "--trim: '0.7'"             "$Q" $QUEUE "$tmp" --trim 0.7
-expect_error "synth-queue: bad format"  "--format: 'xml'"           "$Q" $QUEUE "$tmp" --format xml
-expect_error "synth-queue: extra"       "b: unexpected argument"    "$Q" $QUEUE "$tmp" b
-expect_error "synth-queue: unknown"     "--bogus: unknown option"   "$Q" $QUEUE "$tmp" --bogus
-expect_error "synth-queue: no value"    "--trim: needs a value"     "$Q" $QUEUE "$tmp" --trim
+expect_error "synth-queue: bad trim"    "--trim: '0.7'"             "$Q" $QUEUE "$TMP" --trim 0.7
+expect_error "synth-queue: bad format"  "--format: 'xml'"           "$Q" $QUEUE "$TMP" --format xml
+expect_error "synth-queue: extra"       "b: unexpected argument"    "$Q" $QUEUE "$TMP" b
+expect_error "synth-queue: unknown"     "--bogus: unknown option"   "$Q" $QUEUE "$TMP" --bogus
+expect_error "synth-queue: no value"    "--trim: needs a value"     "$Q" $QUEUE "$TMP" --trim
 
 F="fig63.sh: "
 expect_error "fig63: unknown option"   "unknown option '--bogus'"  "$F" tools/synth/fig63.sh --bogus 1
@@ -78,11 +61,11 @@ expect_error "fig63: bad scale"        "--scale: '-1'"             "$F" tools/sy
 expect_error "fig63: bad measure"      "--measure: 'guess'"        "$F" tools/synth/fig63.sh --measure guess
 
 for prog in "$SYNTH --help" "$QUEUE --help" "tools/synth/fig63.sh --help"; do
-    if $prog > "$tmp/out" 2>&1 && grep -qi usage "$tmp/out"; then
-        echo "ok:   $prog"
+    if $prog > "$TMP/out" 2>&1 && grep -qi usage "$TMP/out"; then
+        ok "$prog"
     else
-        echo "FAIL: $prog"; failures=$((failures + 1))
+        fail "$prog"
     fi
 done
 
-[ "$failures" = 0 ] && echo "synth_errors: PASS" || { echo "synth_errors: FAIL ($failures)"; exit 1; }
+test_end

@@ -7,12 +7,8 @@
 # distinct outputs the default (lock-order dependent) mode gave in 20 runs.
 set -euo pipefail
 cd "$(dirname "$0")/../.."
-WATER=build/bin/water
-RANDOM_IN=${WATER_RANDOM:-../shared/water/random.in}
-[ -x "$WATER" ] || { echo "FAIL: $WATER not built (run make)"; exit 1; }
-[ -r "$RANDOM_IN" ] || { echo "FAIL: data file $RANDOM_IN missing"; exit 1; }
-tmp=$(mktemp -d)
-trap 'rm -rf "$tmp"' EXIT
+. tests/integration/lib/common.sh
+water_test_start water_deterministic
 
 run() { # threads flags... -> stdout without timing lines
     local p=$1; shift
@@ -21,15 +17,14 @@ run() { # threads flags... -> stdout without timing lines
         | grep -vE '^(COMPUTESTART|COMPUTEEND|COMPUTETIME|Measured Time|Intramolecular time|Intermolecular time|Other time)'
 }
 
-failures=0
 repeat() { # threads runs flags...
     local p=$1 runs=$2; shift 2
-    run "$p" "$@" > "$tmp/first"
-    grep -q '^FULL 3 ' "$tmp/first" || { echo "no FULL line for step 3"; return; }
+    run "$p" "$@" > "$TMP/first"
+    grep -q '^FULL 3 ' "$TMP/first" || { echo "no FULL line for step 3"; return; }
     local differing=0
     for ((r = 2; r <= runs; r++)); do
-        run "$p" "$@" > "$tmp/again"
-        cmp -s "$tmp/first" "$tmp/again" || differing=$((differing + 1))
+        run "$p" "$@" > "$TMP/again"
+        cmp -s "$TMP/first" "$TMP/again" || differing=$((differing + 1))
     done
     echo "$differing"
 }
@@ -38,14 +33,13 @@ for spec in "16 20" "3 10"; do
     set -- $spec
     differing=$(repeat "$1" "$2" --deterministic)
     if [ "$differing" = 0 ]; then
-        echo "ok:   --deterministic P=$1: $2 runs bit-identical"
+        ok "--deterministic P=$1: $2 runs bit-identical"
     else
-        echo "FAIL: --deterministic P=$1: $differing (of $(($2 - 1)) repeated runs differing)"; failures=$((failures + 1))
+        fail "--deterministic P=$1: $differing (of $(($2 - 1)) repeated runs differing)"
     fi
 done
 
 distinct=$(for r in $(seq 20); do run 16 | grep '^FULL' | md5sum; done | sort -u | wc -l)
 echo "info: default mode P=16: $distinct distinct full-precision outputs in 20 runs"
 
-[ "$failures" -eq 0 ] && echo "water_deterministic: all passed" || echo "water_deterministic: $failures failed"
-[ "$failures" -eq 0 ]
+test_end

@@ -153,6 +153,20 @@ static void wait_until_group_sleeps(void)
     assert_int_equal(atomic_load(&seg->pes[0].sleeping), ini_fabric_sleeps_on(0));
 }
 
+/* ini_wait_any on the group of two while a thread running `later` wakes
+ * it once both sleep: what ini_wait_any returned, which must be long
+ * before its limit (woken, not timed out). */
+static int wait_any_woken_by(struct ini_pe *group[2], void *(*later)(void *))
+{
+    pthread_t t;
+    assert_int_equal(pthread_create(&t, NULL, later, NULL), 0);
+    uint64_t t0 = now_us();
+    int rc = ini_wait_any(group, 2, LIMIT_US);
+    assert_true(now_us() - t0 < LIMIT_US / 2);
+    pthread_join(t, NULL);
+    return rc;
+}
+
 static void *deliver_to_second_later(void *arg)
 {
     wait_until_group_sleeps();
@@ -166,12 +180,7 @@ static void test_wait_any_woken_by_delivery_to_second_pe(void **state)
     assert_int_equal(ini_cn_register(cn, H_RECORD, record_handler, &seen), 0);
     struct ini_pe *group[2] = { ini_cn_pe(cn, 0), ini_cn_pe(cn, 1) };
     uint32_t bell0 = atomic_load(&seg->pes[0].doorbell), bell1 = atomic_load(&seg->pes[1].doorbell);
-    pthread_t t;
-    assert_int_equal(pthread_create(&t, NULL, deliver_to_second_later, NULL), 0);
-    uint64_t t0 = now_us();
-    assert_int_equal(ini_wait_any(group, 2, LIMIT_US), 1);
-    assert_true(now_us() - t0 < LIMIT_US / 2);
-    pthread_join(t, NULL);
+    assert_int_equal(wait_any_woken_by(group, deliver_to_second_later), 1);
     assert_int_equal(seen.count, 1);
     assert_int_equal(seen.pe[0], cfg.clusters[0].pes[1]);
     assert_int_equal(seen.value[0], 0xabcd);
@@ -210,14 +219,9 @@ static void *kick_second_later(void *arg)
 static void test_wait_any_woken_by_kick_of_second_pe(void **state)
 {
     struct ini_pe *group[2] = { ini_cn_pe(cn, 0), ini_cn_pe(cn, 1) };
-    pthread_t t;
-    assert_int_equal(pthread_create(&t, NULL, kick_second_later, NULL), 0);
-    uint64_t t0 = now_us();
-    assert_int_equal(ini_wait_any(group, 2, LIMIT_US), 0);
-    assert_true(now_us() - t0 < LIMIT_US / 2);
-    pthread_join(t, NULL);
+    assert_int_equal(wait_any_woken_by(group, kick_second_later), 0);
     /* The kick was used up. */
-    t0 = now_us();
+    uint64_t t0 = now_us();
     assert_int_equal(ini_wait_any(group, 2, 20000), 0);
     assert_true(now_us() - t0 >= 20000);
 }

@@ -34,6 +34,33 @@ static void fill(uint8_t *p, size_t len, uint32_t seed)
     }
 }
 
+/* Another writer's bytes in dst (filled from seed) and, in expect, what
+ * applying the diff from twin to cur must make of them: dst with cur's
+ * bytes where cur differs from twin, and no other byte.  Returns how many
+ * bytes differ (the reference for mgs_diff_encode's count). */
+static size_t expect_applied(size_t len, uint32_t seed)
+{
+    size_t differ = 0;
+    fill(dst, len, seed);
+    memcpy(expect, dst, len);
+    for (size_t i = 0; i < len; i++)
+        if (cur[i] != twin[i]) {
+            expect[i] = cur[i];
+            differ++;
+        }
+    return differ;
+}
+
+/* twin filled from seed, and cur: twin with every step-th byte flipped by
+ * x. */
+static void change_every(size_t step, uint8_t x, uint32_t seed)
+{
+    fill(twin, UNIT, seed);
+    memcpy(cur, twin, UNIT);
+    for (size_t i = 0; i < UNIT; i += step)
+        cur[i] ^= x;
+}
+
 /* Number of runs in an encoding (walks the headers). */
 static size_t count_runs(const uint8_t *d, size_t dlen)
 {
@@ -54,8 +81,7 @@ static void test_no_change(void **state)
     size_t changed = 99;
     assert_int_equal(mgs_diff_encode(twin, cur, UNIT, diff, &changed), 0);
     assert_int_equal(changed, 0);
-    fill(dst, UNIT, 2);
-    memcpy(expect, dst, UNIT);
+    assert_int_equal(expect_applied(UNIT, 2), 0);
     assert_int_equal(mgs_diff_apply(dst, UNIT, diff, 0), 0);
     assert_memory_equal(dst, expect, UNIT);
 }
@@ -73,9 +99,7 @@ static void test_single_byte_everywhere(void **state)
         size_t dlen = mgs_diff_encode(twin, cur, UNIT, diff, &changed);
         assert_int_equal(dlen, MGS_DIFF_RUN_HEADER + 1);
         assert_int_equal(changed, 1);
-        fill(dst, UNIT, 4);   /* another writer's bytes everywhere else */
-        memcpy(expect, dst, UNIT);
-        expect[off] = cur[off];
+        assert_int_equal(expect_applied(UNIT, 4), 1);   /* another writer's bytes elsewhere */
         assert_int_equal(mgs_diff_apply(dst, UNIT, diff, dlen), 0);
         assert_memory_equal(dst, expect, UNIT);
     }
@@ -155,17 +179,11 @@ static void test_full_change(void **state)
 
 static void test_worst_case_bound(void **state)
 {
-    fill(twin, UNIT, 9);
-    memcpy(cur, twin, UNIT);
-    for (size_t i = 0; i < UNIT; i += 2)
-        cur[i] ^= 0x11;
+    change_every(2, 0x11, 9);
     size_t dlen = mgs_diff_encode(twin, cur, UNIT, diff, NULL);
     assert_int_equal(dlen, mgs_diff_max_size(UNIT));
     assert_int_equal(count_runs(diff, dlen), UNIT / 2);
-    fill(dst, UNIT, 10);
-    memcpy(expect, dst, UNIT);
-    for (size_t i = 0; i < UNIT; i += 2)
-        expect[i] = cur[i];
+    assert_int_equal(expect_applied(UNIT, 10), UNIT / 2);
     assert_int_equal(mgs_diff_apply(dst, UNIT, diff, dlen), 0);
     assert_memory_equal(dst, expect, UNIT);
 }
@@ -186,17 +204,10 @@ static void test_random_against_reference(void **state)
             if ((seed >> 8) % 4096 < (uint32_t)density)
                 cur[i] = (uint8_t)(cur[i] + 1 + (seed >> 28));
         }
-        size_t changed, reference_changed = 0;
+        size_t changed;
         size_t dlen = mgs_diff_encode(twin, cur, len, diff, &changed);
         assert_true(dlen <= mgs_diff_max_size(len));
-        fill(dst, len, (uint32_t)iter + 1000);
-        memcpy(expect, dst, len);
-        for (size_t i = 0; i < len; i++)
-            if (cur[i] != twin[i]) {
-                expect[i] = cur[i];
-                reference_changed++;
-            }
-        assert_int_equal(changed, reference_changed);
+        assert_int_equal(changed, expect_applied(len, (uint32_t)iter + 1000));
         assert_int_equal(mgs_diff_apply(dst, len, diff, dlen), 0);
         assert_memory_equal(dst, expect, len);
     }
@@ -204,15 +215,9 @@ static void test_random_against_reference(void **state)
 
 static void test_pieces(void **state)
 {
-    fill(twin, UNIT, 11);
-    memcpy(cur, twin, UNIT);
-    for (size_t i = 0; i < UNIT; i += 3)
-        cur[i] ^= 0x42;
+    change_every(3, 0x42, 11);
     size_t dlen = mgs_diff_encode(twin, cur, UNIT, diff, NULL);
-    fill(dst, UNIT, 12);
-    memcpy(expect, dst, UNIT);
-    for (size_t i = 0; i < UNIT; i += 3)
-        expect[i] = cur[i];
+    expect_applied(UNIT, 12);
     size_t pos = 0, pieces = 0;
     while (pos < dlen) {
         size_t piece = mgs_diff_next_piece(diff, dlen, pos, 1000);

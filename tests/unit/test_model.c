@@ -102,50 +102,54 @@ static void test_queue_never_exceeds_n(void **state)
  * b = 4NO/R; 6.1 gives R_w = R - 2l - 2L - R_q - R_y - 4R_o; and 6.9
  * gives W = R_w (1 - a) - o Q_q.  Solving with that W must return R.
  */
+/* Every field of p's solution against want: relative 1e-12, and a 0
+ * must be exactly 0. */
+static void assert_solution(const struct model_params *p, const struct model_result *want)
+{
+#define FIELD(f) { #f, offsetof(struct model_result, f) }
+    static const struct { const char *name; size_t off; } fields[] = {
+        FIELD(R), FIELD(lambda), FIELD(R_w), FIELD(R_q), FIELD(R_y), FIELD(R_o),
+        FIELD(Q_q), FIELD(Q_y), FIELD(Q_o), FIELD(U_q), FIELD(U_o),
+    };
+#undef FIELD
+    struct model_result r = solved(p);
+    for (size_t i = 0; i < sizeof fields / sizeof fields[0]; i++) {
+        double got, w;
+        memcpy(&got, (const char *)&r + fields[i].off, sizeof got);
+        memcpy(&w, (const char *)want + fields[i].off, sizeof w);
+        if (w == 0 ? got != 0 : !(fabs(got - w) <= 1e-12 * fabs(w)))
+            fail_msg("N=%d W=%g: %s is %.17g, want %.17g", p->N, p->W, fields[i].name, got, w);
+    }
+}
+
 static void test_hand_checked(void **state)
 {
     (void)state;
-    /* No handler costs (o = O = 0): no queues, R = W + 2l + 2L
-     * = 100 + 10 + 40 = 150. */
-    struct model_params p = { .N = 5, .W = 100, .l = 5, .L = 20 };
-    struct model_result r = solved(&p);
-    assert_close(r.R, 150, 1e-12);
-    assert_close(r.lambda, 1.0 / 150, 1e-12);
-    assert_close(r.R_w, 100, 1e-12);
-    assert_true(r.Q_o == 0 && r.Q_q == 0 && r.Q_y == 0 && r.R_o == 0);
-
-    /* Only the PEs contend: N = 1, o = 1, O = l = L = 0, R = 10.
-     *   a = 1/10, D = 89/100, Q_q = (11/100)/(89/100) = 11/89,
-     *   Q_y = 10/89, R_q = 1 + 21/89 = 110/89, R_y = 100/89,
-     *   R_w = 10 - 210/89 = 680/89, W = 680/89 * 9/10 - 11/89 = 601/89. */
-    p = (struct model_params){ .N = 1, .W = 601.0 / 89, .o = 1 };
-    r = solved(&p);
-    assert_close(r.R, 10, 1e-12);
-    assert_close(r.U_q, 0.1, 1e-12);
-    assert_close(r.Q_q, 11.0 / 89, 1e-12);
-    assert_close(r.Q_y, 10.0 / 89, 1e-12);
-    assert_close(r.R_q, 110.0 / 89, 1e-12);
-    assert_close(r.R_y, 100.0 / 89, 1e-12);
-    assert_close(r.R_w, 680.0 / 89, 1e-12);
-
-    /* Everything at once: N = 2, o = 5, O = 2, l = 3, L = 7, R = 100.
-     *   a = 1/20, D = 379/400, Q_q = 21/379, Q_y = 20/379,
-     *   R_q = 5 * 420/379 = 2100/379, R_y = 5 * 400/379 = 2000/379,
-     *   b = 16/100, Q_o = 4/21, R_o = 2 * 25/21 = 50/21,
-     *   R_w = 100 - 6 - 14 - 4100/379 - 200/21 = 474820/7959,
-     *   W = 474820/7959 * 19/20 - 105/379 = 448874/7959 (~56.398). */
-    p = (struct model_params){ .N = 2, .W = 448874.0 / 7959, .o = 5, .l = 3, .L = 7, .O = 2 };
-    r = solved(&p);
-    assert_close(r.R, 100, 1e-12);
-    assert_close(r.lambda, 0.01, 1e-12);
-    assert_close(r.Q_q, 21.0 / 379, 1e-12);
-    assert_close(r.Q_y, 20.0 / 379, 1e-12);
-    assert_close(r.R_q, 2100.0 / 379, 1e-12);
-    assert_close(r.R_y, 2000.0 / 379, 1e-12);
-    assert_close(r.Q_o, 4.0 / 21, 1e-12);
-    assert_close(r.R_o, 50.0 / 21, 1e-12);
-    assert_close(r.R_w, 474820.0 / 7959, 1e-12);
-    assert_close(r.U_q, 0.05, 1e-12);
+    static const struct { struct model_params p; struct model_result want; } cases[] = {
+        /* No handler costs (o = O = 0): no queues, R = W + 2l + 2L
+         * = 100 + 10 + 40 = 150. */
+        { { .N = 5, .W = 100, .l = 5, .L = 20 },
+          { .R = 150, .lambda = 1.0 / 150, .R_w = 100 } },
+        /* Only the PEs contend: N = 1, o = 1, O = l = L = 0, R = 10.
+         *   a = 1/10, D = 89/100, Q_q = (11/100)/(89/100) = 11/89,
+         *   Q_y = 10/89, R_q = 1 + 21/89 = 110/89, R_y = 100/89,
+         *   R_w = 10 - 210/89 = 680/89, W = 680/89 * 9/10 - 11/89 = 601/89. */
+        { { .N = 1, .W = 601.0 / 89, .o = 1 },
+          { .R = 10, .lambda = 0.1, .R_w = 680.0 / 89, .R_q = 110.0 / 89, .R_y = 100.0 / 89,
+            .Q_q = 11.0 / 89, .Q_y = 10.0 / 89, .U_q = 0.1 } },
+        /* Everything at once: N = 2, o = 5, O = 2, l = 3, L = 7, R = 100.
+         *   a = 1/20, D = 379/400, Q_q = 21/379, Q_y = 20/379,
+         *   R_q = 5 * 420/379 = 2100/379, R_y = 5 * 400/379 = 2000/379,
+         *   b = 16/100, Q_o = 4/21, R_o = 2 * 25/21 = 50/21,
+         *   R_w = 100 - 6 - 14 - 4100/379 - 200/21 = 474820/7959,
+         *   W = 474820/7959 * 19/20 - 105/379 = 448874/7959 (~56.398),
+         *   U_o = 4 N O / R = 0.16. */
+        { { .N = 2, .W = 448874.0 / 7959, .o = 5, .l = 3, .L = 7, .O = 2 },
+          { .R = 100, .lambda = 0.01, .R_w = 474820.0 / 7959, .R_q = 2100.0 / 379, .R_y = 2000.0 / 379,
+            .R_o = 50.0 / 21, .Q_q = 21.0 / 379, .Q_y = 20.0 / 379, .Q_o = 4.0 / 21, .U_q = 0.05, .U_o = 0.16 } },
+    };
+    for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++)
+        assert_solution(&cases[i].p, &cases[i].want);
 }
 
 /*
@@ -215,19 +219,28 @@ static double random_time(void)
     return pow(10, -9 + 24 * uniform01());
 }
 
+/* Chapter 6 parameters from the whole range: N in 1..16 half the time,
+ * else up to MODEL_MAX_N, the times from random_time() (all of them 0
+ * now and then, which model_validate rejects). */
+static struct model_params random_params(void)
+{
+    struct model_params p = {
+        .N = 1 + (int)(uniform01() * (uniform01() < 0.5 ? 16 : MODEL_MAX_N)),
+        .W = random_time(), .o = random_time(), .l = random_time(),
+        .L = random_time(), .O = random_time(),
+    };
+    if (p.N > MODEL_MAX_N)
+        p.N = MODEL_MAX_N;
+    return p;
+}
+
 /* "Converges for every valid input": a wide sample, the extreme corners,
  * each answer finite and satisfying all ten equations. */
 static void test_converges_everywhere(void **state)
 {
     (void)state;
     for (int i = 0; i < 200000; i++) {
-        struct model_params p = {
-            .N = 1 + (int)(uniform01() * (uniform01() < 0.5 ? 16 : MODEL_MAX_N)),
-            .W = random_time(), .o = random_time(), .l = random_time(),
-            .L = random_time(), .O = random_time(),
-        };
-        if (p.N > MODEL_MAX_N)
-            p.N = MODEL_MAX_N;
+        struct model_params p = random_params();
         if (model_validate(&p, NULL, 0) != MODEL_OK)
             continue;           /* all zero: rejected, tested below */
         struct model_result r = solved(&p);
@@ -485,15 +498,11 @@ static void test_lopc_logpc_converge_everywhere(void **state)
 {
     (void)state;
     for (int i = 0; i < 200000; i++) {
-        struct model_params p = {
-            .kind = uniform01() < 0.5 ? MODEL_LOPC : MODEL_LOGPC,
-            .cv2 = uniform01() < 0.1 ? MODEL_MAX_CV2 : 2 * uniform01(),
-            .N = 1 + (int)(uniform01() * (uniform01() < 0.5 ? 16 : MODEL_MAX_N)),
-            .W = random_time(), .o = random_time(), .l = random_time(),
-            .L = random_time(), .O = random_time(),
-        };
-        if (p.N > MODEL_MAX_N)
-            p.N = MODEL_MAX_N;
+        enum model_kind kind = uniform01() < 0.5 ? MODEL_LOPC : MODEL_LOGPC;
+        double cv2 = uniform01() < 0.1 ? MODEL_MAX_CV2 : 2 * uniform01();
+        struct model_params p = random_params();
+        p.kind = kind;
+        p.cv2 = cv2;
         if (model_validate(&p, NULL, 0) != MODEL_OK)
             continue;
         struct model_result r = solved(&p);

@@ -22,13 +22,20 @@ static struct ini_ring *new_ring(uint64_t size)
     return r;
 }
 
+/* A new ring with producer p and consumer c attached. */
+static struct ini_ring *new_attached_ring(uint64_t size, struct ini_ring_prod *p, struct ini_ring_cons *c)
+{
+    struct ini_ring *r = new_ring(size);
+    ini_ring_prod_attach(p, r);
+    ini_ring_cons_attach(c, r);
+    return r;
+}
+
 static void test_empty_and_order(void **state)
 {
-    struct ini_ring *r = new_ring(4096);
     struct ini_ring_prod p;
     struct ini_ring_cons c;
-    ini_ring_prod_attach(&p, r);
-    ini_ring_cons_attach(&c, r);
+    struct ini_ring *r = new_attached_ring(4096, &p, &c);
     uint64_t end;
     assert_null(ini_ring_next(&c, &end));
     for (uint32_t i = 0; i < 5; i++) {
@@ -51,11 +58,9 @@ static void test_empty_and_order(void **state)
 
 static void test_full_and_wrap(void **state)
 {
-    struct ini_ring *r = new_ring(4096);
     struct ini_ring_prod p;
     struct ini_ring_cons c;
-    ini_ring_prod_attach(&p, r);
-    ini_ring_cons_attach(&c, r);
+    struct ini_ring *r = new_attached_ring(4096, &p, &c);
     uint64_t end;
     assert_int_equal(ini_ring_max_message(r), 2048 - 16);
     assert_null(ini_ring_reserve(&p, 2048));      /* larger than guaranteed */

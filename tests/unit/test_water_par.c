@@ -59,6 +59,15 @@ static void test_malloc_is_zeroed_and_aligned(void **state)
     par_finalize();
 }
 
+/* par_init(n) and the threads' shared state, from par_malloc (zeroed). */
+static struct shared *start_shared(int n)
+{
+    assert_int_equal(par_init(n), 0);
+    struct shared *s = par_malloc(sizeof *s);
+    assert_non_null(s);
+    return s;
+}
+
 static void ids_and_locks(void *arg)
 {
     struct shared *s = arg;
@@ -76,9 +85,7 @@ static void ids_and_locks(void *arg)
 static void test_ids_and_mutual_exclusion(void **state)
 {
     (void)state;
-    assert_int_equal(par_init(THREADS), 0);
-    struct shared *s = par_malloc(sizeof *s);
-    assert_non_null(s);
+    struct shared *s = start_shared(THREADS);
     assert_int_equal(par_locks_create(1, &s->lock), 0);
     assert_int_equal(par_run(ids_and_locks, s), 0);
     for (int t = 0; t < THREADS; t++) {
@@ -114,9 +121,7 @@ static void barrier_rounds(void *arg)
 static void test_barrier(void **state)
 {
     (void)state;
-    assert_int_equal(par_init(THREADS), 0);
-    struct shared *s = par_malloc(sizeof *s);
-    assert_non_null(s);
+    struct shared *s = start_shared(THREADS);
     assert_int_equal(par_locks_create(1, &s->lock), 0);
     assert_int_equal(par_run(barrier_rounds, s), 0);
     assert_int_equal(s->barrier_errors, 0);
@@ -152,9 +157,7 @@ static void test_sum_is_in_thread_order_everywhere(void **state)
     const int counts[] = { 1, 3, THREADS, 17 };
     for (size_t c = 0; c < sizeof counts / sizeof *counts; c++) {
         int n = counts[c];
-        assert_int_equal(par_init(n), 0);
-        struct shared *s = par_malloc(sizeof *s);
-        assert_non_null(s);
+        struct shared *s = start_shared(n);
         assert_int_equal(par_run(sum_rounds, s), 0);
         for (int round = 0; round < ROUNDS; round++)
             for (int k = 0; k < 3; k++) {

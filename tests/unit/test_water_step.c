@@ -20,15 +20,7 @@
 #include <unistd.h>
 
 #include "water/water.h"
-
-#define assert_same_double(actual, expected)                                                    \
-    do {                                                                                        \
-        double a_ = (actual), e_ = (expected);                                                  \
-        if (a_ != e_) {                                                                         \
-            print_error("%s = %.17e, expected %.17e\n", #actual, a_, e_);                       \
-            fail();                                                                             \
-        }                                                                                       \
-    } while (0)
+#include "water_test.h"
 
 static double *random_numbers; /* 1 + 9*512 numbers, loaded once */
 

@@ -303,6 +303,23 @@ static double scaled_gap(double lhs, double rhs, double floor)
     return isnan(gap) ? INFINITY : gap;
 }
 
+/* One equation of a model, its two sides and the floor of scaled_gap. */
+struct equation {
+    double lhs, rhs, floor;
+};
+
+/* The largest scaled_gap of n equations. */
+static double worst_gap(const struct equation *eq, size_t n)
+{
+    double worst = 0;
+    for (size_t i = 0; i < n; i++) {
+        double gap = scaled_gap(eq[i].lhs, eq[i].rhs, eq[i].floor);
+        if (gap > worst)
+            worst = gap;
+    }
+    return worst;
+}
+
 /* The lopc/logpc equations (see solve_lopc_family): 6.1 to 6.5 and 6.10
  * as in chapter 6, then R_w = W, R_q = 2o, R_y = o in place of 6.6, 6.7,
  * 6.9, and R_o = O + k b O / (R - b) in place of 6.8; U_o = b / R. */
@@ -314,7 +331,7 @@ static double lopc_residual(const struct model_params *p, const struct model_res
     double R_o = p->O;
     if (k > 0 && ini_load > 0)
         R_o = slack > 0 ? p->O + k * p->O * (ini_load / slack) : INFINITY;
-    struct { double lhs, rhs, floor; } eq[] = {
+    const struct equation eq[] = {
         { r->R, r->R_w + 2.0 * p->l + r->R_q + 2.0 * p->L + 4.0 * r->R_o + r->R_y, 0 },
         { r->lambda, 1.0 / r->R, 0 },
         { r->Q_q, r->lambda * r->R_q, 1 },
@@ -327,13 +344,7 @@ static double lopc_residual(const struct model_params *p, const struct model_res
         { r->U_q, p->o / r->R, 1 },
         { r->U_o, ini_load / r->R, 1 },
     };
-    double worst = 0;
-    for (size_t i = 0; i < sizeof eq / sizeof eq[0]; i++) {
-        double gap = scaled_gap(eq[i].lhs, eq[i].rhs, eq[i].floor);
-        if (gap > worst)
-            worst = gap;
-    }
-    return worst;
+    return worst_gap(eq, sizeof eq / sizeof eq[0]);
 }
 
 double model_residual(const struct model_params *p, const struct model_result *r)
@@ -345,7 +356,7 @@ double model_residual(const struct model_params *p, const struct model_result *r
      * compared relatively above 1 and absolutely below: a queue of 1e-315
      * messages (o = 1e-300 against R = 1e15 underflows to a subnormal) is
      * 0 for every purpose, and its relative error is meaningless. */
-    struct { double lhs, rhs, floor; } eq[] = {
+    const struct equation eq[] = {
         { r->R, r->R_w + 2.0 * p->l + r->R_q + 2.0 * p->L + 4.0 * r->R_o + r->R_y, 0 }, /* 6.1 */
         { r->lambda, 1.0 / r->R, 0 },                               /* 6.2 */
         { r->Q_q, r->lambda * r->R_q, 1 },                          /* 6.3 */
@@ -358,13 +369,7 @@ double model_residual(const struct model_params *p, const struct model_result *r
         { r->U_q, p->o / r->R, 1 },                                 /* 6.10 */
         { r->U_o, 4.0 * p->N * p->O / r->R, 1 },                    /* U_o */
     };
-    double worst = 0;
-    for (size_t i = 0; i < sizeof eq / sizeof eq[0]; i++) {
-        double gap = scaled_gap(eq[i].lhs, eq[i].rhs, eq[i].floor);
-        if (gap > worst)
-            worst = gap;
-    }
-    return worst;
+    return worst_gap(eq, sizeof eq / sizeof eq[0]);
 }
 
 /* --- command-line parsing ------------------------------------------------ */

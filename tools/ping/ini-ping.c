@@ -58,6 +58,7 @@
 
 #include "config.h"
 #include "cli.h"
+#include "cnprog.h"
 #include "ini_cn.h"
 
 enum { H_REQUEST = 1, H_REPLY = 2, H_DONE = 3 };
@@ -65,7 +66,6 @@ enum { H_REQUEST = 1, H_REPLY = 2, H_DONE = 3 };
 #define HDR_BYTES     16
 #define MAX_SIZES     64
 #define MAX_WINDOW    64
-#define WAIT_SLICE_US 50000  /* ini_wait granularity, to check the timeout */
 #define DONE_MAGIC    0x454e4f44u   /* "DONE" */
 
 /* ---- options ---- */
@@ -425,21 +425,9 @@ static void on_done(struct ini_pe *pe, int src, const void *data, uint32_t len, 
 
 /* ---- the PE's run ---- */
 
-/* Handles incoming messages for up to one slice; -1 when the INIs stopped
- * or nothing progressed for the timeout (reported). */
 static int wait_progress(struct pe_state *st, const char *waiting_for)
 {
-    int r = ini_wait(st->pe, WAIT_SLICE_US);
-    if (r < 0) {
-        report(st, "the INIs stopped while %s", waiting_for);
-        st->fatal = 1;
-        return -1;
-    }
-    if (now_ns() - st->last_progress_ns > (uint64_t)opt.timeout_ms * 1000000u) {
-        report(st, "nothing for %ld ms while %s", opt.timeout_ms, waiting_for);
-        return -1;
-    }
-    return 0;
+    return cnprog_wait(st->pe, st->last_progress_ns, opt.timeout_ms, waiting_for, &st->errors, &st->fatal);
 }
 
 static void describe_outstanding(struct pe_state *st)
@@ -591,50 +579,24 @@ static void print_table(int n_pes)
     }
 }
 
-/* The policies in force: the launcher's overrides, else the config's. */
-static int policy_from_env(const char *var, enum ini_policy dflt)
-{
-    const char *v = getenv(var);
-    if (!v || !*v)
-        return (int)dflt;
-    int p = ini_policy_parse(v);
-    if (p < 0)
-        cli_bad_arg("%s=%s: not a policy", var, v);
-    return p;
-}
-
-/* DONE (two words) must fit in a message, or the closing barrier could
- * never be sent: refuse such a configuration at start, not at the end. */
-static void check_control_fits(const struct ini_config *c)
-{
-    size_t done_bytes = 2 * sizeof(uint32_t);
-    if ((size_t)c->stack.max_message < done_bytes)
-        cli_bad_arg("%s: stack.max_message = %d is below the %zu bytes of ini-ping's DONE message: "
-                    "set stack.max_message to %zu or more", c->path, c->stack.max_message, done_bytes,
-                    done_bytes);
-}
-
 int main(int argc, char **argv)
 {
     cli_init("ini-ping", usage_text);
     setvbuf(stdout, NULL, _IOLBF, 0);
     parse_args(argc, argv);
-    char err[1024];
-    if (ini_cn_check_config_env(err, sizeof err) < 0)
-        cli_bad_arg("%s", err);
-    cn = ini_cn_attach_env(err, sizeof err);
-    if (!cn) {
-        cli_error("%s", err);
-        return 1;
-    }
+    cn = cnprog_attach();
     cfg = ini_cn_config(cn);
     my_cluster = ini_cn_cluster(cn);
-    int pe_policy = policy_from_env("INI_POLICY", cfg->pe_policy);
-    int ini_policy = policy_from_env("INI_INI_POLICY", cfg->ini_policy);
-    ini_cn_set_policy(cn, (enum ini_policy)pe_policy);
+    /* The policies in force (the launcher's overrides, else the config's):
+     * order is promised only when both are static. */
+    enum ini_policy pe_policy = cnprog_policy("INI_POLICY", cfg->pe_policy);
+    enum ini_policy ini_policy = cnprog_policy("INI_INI_POLICY", cfg->ini_policy);
+    ini_cn_set_policy(cn, pe_policy);
     ordered = pe_policy == INI_POLICY_STATIC && ini_policy == INI_POLICY_STATIC;
 
-    check_control_fits(cfg);
+    /* DONE (two words) must fit in a message, or the closing barrier could
+     * never be sent: refuse such a configuration at start, not at the end. */
+    cnprog_need_message(cfg, 2 * sizeof(uint32_t), "DONE message");
     if (cfg->n_clusters < 2)
         cli_bad_arg("%s has one cluster: nobody to ping", cfg->path);
     /* Clusters may have INIs and no compute node: they take no part. */
@@ -650,11 +612,7 @@ int main(int argc, char **argv)
     }
 
     int n_pes = ini_cn_n_pes(cn);
-    states = calloc((size_t)n_pes, sizeof *states);
-    if (!states) {
-        cli_error("out of memory");
-        return 1;
-    }
+    states = cnprog_calloc((size_t)n_pes, sizeof *states);
     for (int p = 0; p < n_pes; p++) {
         struct pe_state *st = &states[p];
         st->pe = ini_cn_pe(cn, p);
@@ -671,12 +629,9 @@ int main(int argc, char **argv)
         }
         pick_targets(st);
     }
-    if (ini_cn_register(cn, H_REQUEST, on_request, NULL) < 0 ||
-        ini_cn_register(cn, H_REPLY, on_reply, NULL) < 0 ||
-        ini_cn_register(cn, H_DONE, on_done, NULL) < 0) {
-        cli_error("cannot register handlers");
-        return 1;
-    }
+    cnprog_register(cn, H_REQUEST, on_request);
+    cnprog_register(cn, H_REPLY, on_reply);
+    cnprog_register(cn, H_DONE, on_done);
 
     const struct ini_cluster_cfg *cl = &cfg->clusters[my_cluster];
     printf("ini-ping: cluster %d (PEs", my_cluster);

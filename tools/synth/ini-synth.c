@@ -76,6 +76,7 @@
 
 #include "config.h"
 #include "cli.h"
+#include "cnprog.h"
 #include "ini_cn.h"
 
 enum { H_REQUEST = 1, H_REPLY = 2, H_DONE = 3, H_HELLO = 4 };
@@ -83,7 +84,6 @@ enum { H_REQUEST = 1, H_REPLY = 2, H_DONE = 3, H_HELLO = 4 };
 #define SCALE_DEFAULT   0.5        /* microseconds per Alewife cycle */
 #define W_CYCLES_FIG63  41789.0
 #define O_CYCLES_FIG63  742.0      /* the PE handler overhead o (lower case) */
-#define WAIT_SLICE_US   50000      /* ini_wait granularity, to check the timeout */
 #define MSG_MAGIC       0x4e595353u   /* "SSYN" */
 
 /* ---- options ---- */
@@ -442,21 +442,9 @@ static void on_hello(struct ini_pe *pe, int src, const void *data, uint32_t len,
 
 /* ---- the PE's run ---- */
 
-/* Serves incoming messages for up to `us` microseconds (0: one slice);
- * -1 when the INIs stopped or nothing progressed for the timeout. */
-static int serve(struct pe_state *st, uint64_t us, const char *waiting_for)
+static int serve(struct pe_state *st, const char *waiting_for)
 {
-    int r = ini_wait(st->pe, us ? us : WAIT_SLICE_US);
-    if (r < 0) {
-        report(st, "the INIs stopped while %s", waiting_for);
-        st->fatal = 1;
-        return -1;
-    }
-    if (now_ns() - st->last_progress_ns > (uint64_t)opt.timeout_ms * 1000000u) {
-        report(st, "nothing for %ld ms while %s", opt.timeout_ms, waiting_for);
-        return -1;
-    }
-    return 0;
+    return cnprog_wait(st->pe, st->last_progress_ns, opt.timeout_ms, waiting_for, &st->errors, &st->fatal);
 }
 
 /* Sends `handler` with `seq` to every PE of the other clusters. */
@@ -538,7 +526,7 @@ static int one_cycle(struct pe_state *st)
     st->sent_to[st->dst]++;
     st->last_progress_ns = now_ns();
     while (!st->reply_in)
-        if (serve(st, 0, "waiting for a reply") < 0) {
+        if (serve(st, "waiting for a reply") < 0) {
             report(st, "lost: request %u to PE %d (cluster %d)", st->seq, st->dst,
                    cfg->pes[st->dst].cluster);
             return -1;
@@ -562,7 +550,7 @@ static int pe_main(struct ini_pe *pe, void *arg)
     st->last_progress_ns = now_ns();
     broadcast(st, H_HELLO, "HELLO");
     while (st->n_hello < st->n_others && !st->fatal)
-        if (serve(st, 0, "waiting for HELLO from the other clusters") < 0)
+        if (serve(st, "waiting for HELLO from the other clusters") < 0)
             break;
 
     uint64_t stop_at = now_ns() + (uint64_t)(opt.duration_s * 1e9);
@@ -578,7 +566,7 @@ static int pe_main(struct ini_pe *pe, void *arg)
     st->last_progress_ns = now_ns();
     broadcast(st, H_DONE, "DONE");
     while (st->n_done < st->n_others && !st->fatal)
-        if (serve(st, 0, "waiting for DONE from the other clusters") < 0) {
+        if (serve(st, "waiting for DONE from the other clusters") < 0) {
             for (int d = 0; d < cfg->n_pes; d++)
                 if (other_cluster_pe(d) && !st->done_from[d])
                     report(st, "no DONE from PE %d (cluster %d)", d, cfg->pes[d].cluster);
@@ -705,27 +693,10 @@ int main(int argc, char **argv)
     cli_init("ini-synth", usage_text);
     setvbuf(stdout, NULL, _IOLBF, 0);
     parse_args(argc, argv);
-    char err[1024];
-    if (ini_cn_check_config_env(err, sizeof err) < 0)
-        cli_bad_arg("%s", err);
-    cn = ini_cn_attach_env(err, sizeof err);
-    if (!cn) {
-        cli_error("%s", err);
-        return 1;
-    }
+    cn = cnprog_attach();   /* applies the launcher's INI_POLICY */
     cfg = ini_cn_config(cn);
     my_cluster = ini_cn_cluster(cn);
-    const char *policy = getenv("INI_POLICY");
-    if (policy && *policy) {
-        int p = ini_policy_parse(policy);
-        if (p < 0)
-            cli_bad_arg("INI_POLICY=%s: not a policy", policy);
-        ini_cn_set_policy(cn, (enum ini_policy)p);
-    }
-    if ((size_t)cfg->stack.max_message < sizeof(struct synth_msg))
-        cli_bad_arg("%s: stack.max_message = %d is below the %zu bytes of ini-synth's messages: "
-                    "set stack.max_message to %zu or more", cfg->path, cfg->stack.max_message,
-                    sizeof(struct synth_msg), sizeof(struct synth_msg));
+    cnprog_need_message(cfg, sizeof(struct synth_msg), "messages");
     if (cfg->n_clusters < 2)
         cli_bad_arg("%s has one cluster: no inter-cluster requests to make", cfg->path);
     if (opt.pattern == PATTERN_HOTSPOT) {
@@ -736,11 +707,7 @@ int main(int argc, char **argv)
     }
 
     n_local = ini_cn_n_pes(cn);
-    states = calloc((size_t)n_local, sizeof *states);
-    if (!states) {
-        cli_error("out of memory");
-        return 1;
-    }
+    states = cnprog_calloc((size_t)n_local, sizeof *states);
     for (int p = 0; p < n_local; p++) {
         struct pe_state *st = &states[p];
         st->pe = ini_cn_pe(cn, p);
@@ -750,13 +717,10 @@ int main(int argc, char **argv)
         st->W_us = p < opt.hot_sources ? opt.W_us / opt.hot_factor : opt.W_us;
         st->n_others = cfg->n_pes - cfg->clusters[my_cluster].n_pes;
     }
-    if (ini_cn_register(cn, H_REQUEST, on_request, NULL) < 0 ||
-        ini_cn_register(cn, H_REPLY, on_reply, NULL) < 0 ||
-        ini_cn_register(cn, H_DONE, on_done, NULL) < 0 ||
-        ini_cn_register(cn, H_HELLO, on_hello, NULL) < 0) {
-        cli_error("cannot register handlers");
-        return 1;
-    }
+    cnprog_register(cn, H_REQUEST, on_request);
+    cnprog_register(cn, H_REPLY, on_reply);
+    cnprog_register(cn, H_DONE, on_done);
+    cnprog_register(cn, H_HELLO, on_hello);
 
     char pattern[64];
     pattern_text(pattern, sizeof pattern);

@@ -12,7 +12,7 @@
 BINS += $(BIN)/ini-synth $(BIN)/synth-queue
 
 $(OBJ)/tools/synth/ini-synth.o: EXTRA := -Itools
-$(BIN)/ini-synth: $(OBJ)/tools/synth/ini-synth.o $(OBJ)/tools/cli.o $(LIBINI)
+$(BIN)/ini-synth: $(OBJ)/tools/synth/ini-synth.o $(OBJ)/tools/cli.o $(CNPROG_OBJ) $(LIBINI)
 	@mkdir -p $(dir $@)
 	$(CC) $(LDFLAGS) -o $@ $^ $(CONFIG_LIBS) -lpthread -lm
 

@@ -64,6 +64,46 @@ static void text_pct(FILE *o, int width, double v)
         fprintf(o, " %*.1f%%", width - 1, 100.0 * v);
 }
 
+/* ---- the rows of the tables per INI and per cluster, in every format -- */
+
+/* A row of the INI performance table: the cluster ("all": the machine),
+ * its size and INIs (0: not known), the INI ("avg": the cluster's or the
+ * machine's average), its figures and its share of the cluster's load. */
+typedef void perf_row_fn(FILE *o, const char *cluster, int clu_size, int ios, const char *ini,
+                         const struct report_perf *p, double share);
+/* A row of the misrouting table (cluster as for perf_row_fn). */
+typedef void mis_row_fn(FILE *o, const char *cluster, int clu_size, int ios, const struct report_misroute *m);
+
+/* Each INI of each cluster, then the cluster's average (only_multi: only
+ * where the cluster has more than one INI), last the machine's. */
+static void each_perf_row(FILE *o, const struct report *r, perf_row_fn *row, bool only_multi)
+{
+    for (int c = 0; c < r->n_clusters; c++) {
+        const struct report_cluster *cl = &r->clusters[c];
+        char cid[16], ini[16];
+        snprintf(cid, sizeof(cid), "%d", cl->cluster_id);
+        for (int k = cl->first_ini; k < cl->first_ini + cl->n_inis; k++) {
+            snprintf(ini, sizeof(ini), "%d", r->inis[k].ini_id);
+            row(o, cid, cl->n_pes, cl->n_inis, ini, &r->inis[k].perf, r->inis[k].share);
+        }
+        if (!only_multi || cl->n_inis > 1)
+            row(o, cid, cl->n_pes, cl->n_inis, "avg", &cl->perf, NAN);
+    }
+    row(o, "all", r->common_pes, r->common_inis, "avg", &r->all, NAN);
+}
+
+/* Each cluster, then the machine where misrouting applies to it. */
+static void each_mis_row(FILE *o, const struct report *r, mis_row_fn *row)
+{
+    for (int c = 0; c < r->n_clusters; c++) {
+        char cid[16];
+        snprintf(cid, sizeof(cid), "%d", r->clusters[c].cluster_id);
+        row(o, cid, r->clusters[c].n_pes, r->clusters[c].n_inis, &r->clusters[c].mis);
+    }
+    if (r->all_mis.applicable)
+        row(o, "all", r->common_pes, r->common_inis, &r->all_mis);
+}
+
 /* ---- the one-sentence summaries under the text tables ----------------- */
 
 static void text_breakdown_sentence(FILE *o, const struct report_breakdown *bd, const char *const cols[REPORT_COLS])
@@ -261,31 +301,14 @@ static void print_text(FILE *o, const struct report *r)
     fprintf(o, "%-7s %8s %7s %-5s %8s %8s %6s %8s %10s %10s %10s %10s %9s %9s %11s %7s\n", "cluster", "clu size",
             "ios/clu", "INI", "out", "in", "local", "msg len", "send time", "recv time", "msg time",
             "msg ns", "queue len", "q@arrive", "utilization", "share");
-    for (int c = 0; c < r->n_clusters; c++) {
-        const struct report_cluster *cl = &r->clusters[c];
-        char cid[16], ini[16];
-        snprintf(cid, sizeof(cid), "%d", cl->cluster_id);
-        for (int k = cl->first_ini; k < cl->first_ini + cl->n_inis; k++) {
-            snprintf(ini, sizeof(ini), "%d", r->inis[k].ini_id);
-            text_perf_row(o, cid, cl->n_pes, cl->n_inis, ini, &r->inis[k].perf, r->inis[k].share);
-        }
-        if (cl->n_inis > 1)
-            text_perf_row(o, cid, cl->n_pes, cl->n_inis, "avg", &cl->perf, NAN);
-    }
-    text_perf_row(o, "all", r->common_pes, r->common_inis, "avg", &r->all, NAN);
+    each_perf_row(o, r, text_perf_row, true);
     text_perf_sentence(o, r);
     fputc('\n', o);
 
     fprintf(o, "%s: intra-cluster INI load imbalance (section 5.4)\n", mis_table(r->ini_policy));
     fprintf(o, "%-7s %8s %7s %9s %8s %9s %14s %15s %16s\n", "cluster", "clu size", "ios/clu", "messages",
             "blocked", "misrouted", "mis time rate", "mis count rate", "time (bounded)");
-    for (int c = 0; c < r->n_clusters; c++) {
-        char cid[16];
-        snprintf(cid, sizeof(cid), "%d", r->clusters[c].cluster_id);
-        text_mis_row(o, cid, r->clusters[c].n_pes, r->clusters[c].n_inis, &r->clusters[c].mis);
-    }
-    if (r->all_mis.applicable)
-        text_mis_row(o, "all", r->common_pes, r->common_inis, &r->all_mis);
+    each_mis_row(o, r, text_mis_row);
     text_mis_sentence(o, r);
     fputc('\n', o);
     text_split(o, r);
@@ -301,12 +324,26 @@ static void csv_num(FILE *o, double v)
         fprintf(o, ",%.15g", v);
 }
 
+static void csv_nums(FILE *o, const double *v, size_t n)
+{
+    for (size_t i = 0; i < n; i++)
+        csv_num(o, v[i]);
+}
+
+/* A table's start: `title`, unless NULL, on a line of its own (the
+ * one-stream form of print_csv), then the header line (without its
+ * newline: a header may go on column by column). */
+static void csv_head(FILE *o, const char *title, const char *header)
+{
+    if (title)
+        fprintf(o, "%s\n", title);
+    fputs(header, o);
+}
+
 static void csv_breakdown(FILE *o, const char *section, const struct report_breakdown *bd,
                           const char *const keys[REPORT_COLS])
 {
-    if (section)
-        fprintf(o, "%s\n", section);
-    fprintf(o, "len_lo,len_hi,msgs");
+    csv_head(o, section, "len_lo,len_hi,msgs");
     for (int c = 0; c < REPORT_COLS; c++)
         fprintf(o, ",%s_cycles", keys[c]);
     for (int c = 0; c < REPORT_COLS; c++)
@@ -320,10 +357,8 @@ static void csv_breakdown(FILE *o, const char *section, const struct report_brea
             fprintf(o, "%u,%u,%llu", k->len_lo, k->len_hi, (unsigned long long)k->count);
         else
             fprintf(o, "all,all,%llu", (unsigned long long)k->count);
-        for (int c = 0; c < REPORT_COLS; c++)
-            csv_num(o, k->cycles[c]);
-        for (int c = 0; c < REPORT_COLS; c++)
-            csv_num(o, k->ns[c]);
+        csv_nums(o, k->cycles, REPORT_COLS);
+        csv_nums(o, k->ns, REPORT_COLS);
         fputc('\n', o);
     }
 }
@@ -348,8 +383,7 @@ static void csv_perf_row(FILE *o, const char *cluster, int clu_size, int ios, co
     const double v[] = { p->msg_len, p->send_cycles, p->recv_cycles, p->msg_cycles, p->send_ns, p->recv_ns,
                          p->msg_ns, p->local_cycles, p->queue_len, p->queue_at_arrival, p->utilization,
                          p->busy_cycles, p->run_cycles, share };
-    for (size_t i = 0; i < sizeof(v) / sizeof(v[0]); i++)
-        csv_num(o, v[i]);
+    csv_nums(o, v, sizeof(v) / sizeof(v[0]));
     fputc('\n', o);
 }
 
@@ -364,54 +398,41 @@ static void csv_mis_row(FILE *o, const char *cluster, int clu_size, int ios, con
             (unsigned long long)m->misrouted);
     const double v[] = { m->time_rate, m->count_rate, m->time_rate_bounded, m->saved_cycles,
                          m->saved_bounded_cycles, m->busy_cycles };
-    for (size_t i = 0; i < sizeof(v) / sizeof(v[0]); i++)
-        csv_num(o, v[i]);
+    csv_nums(o, v, sizeof(v) / sizeof(v[0]));
     fprintf(o, ",\n");
 }
 
 /* The CSV tables, each a header line and its rows; `title`, unless NULL,
  * goes on a line of its own first (the one-stream form of print_csv). */
+static void csv_send(FILE *o, const struct report *r, const char *title)
+{
+    csv_breakdown(o, title, &r->send, send_keys);
+}
+
+static void csv_recv(FILE *o, const struct report *r, const char *title)
+{
+    csv_breakdown(o, title, &r->recv, recv_keys);
+}
+
 static void csv_clusters(FILE *o, const struct report *r, const char *title)
 {
-    if (title)
-        fprintf(o, "%s\n", title);
-    fprintf(o, "cluster,clu_size,ios_per_clu,ini,msgs_out,msgs_in,msgs_local,msg_len,send_cycles,"
-               "recv_cycles,msg_cycles,send_ns,recv_ns,msg_ns,local_cycles,queue_len,queue_at_arrival,"
-               "utilization,busy_cycles,run_cycles,share\n");
-    for (int c = 0; c < r->n_clusters; c++) {
-        const struct report_cluster *cl = &r->clusters[c];
-        char cid[16], ini[16];
-        snprintf(cid, sizeof(cid), "%d", cl->cluster_id);
-        for (int k = cl->first_ini; k < cl->first_ini + cl->n_inis; k++) {
-            snprintf(ini, sizeof(ini), "%d", r->inis[k].ini_id);
-            csv_perf_row(o, cid, cl->n_pes, cl->n_inis, ini, &r->inis[k].perf, r->inis[k].share);
-        }
-        csv_perf_row(o, cid, cl->n_pes, cl->n_inis, "avg", &cl->perf, NAN);
-    }
-    csv_perf_row(o, "all", r->common_pes, r->common_inis, "avg", &r->all, NAN);
+    csv_head(o, title, "cluster,clu_size,ios_per_clu,ini,msgs_out,msgs_in,msgs_local,msg_len,send_cycles,"
+                       "recv_cycles,msg_cycles,send_ns,recv_ns,msg_ns,local_cycles,queue_len,queue_at_arrival,"
+                       "utilization,busy_cycles,run_cycles,share\n");
+    each_perf_row(o, r, csv_perf_row, false);
 }
 
 static void csv_misrouting(FILE *o, const struct report *r, const char *title)
 {
-    if (title)
-        fprintf(o, "%s\n", title);
-    fprintf(o, "cluster,clu_size,ios_per_clu,messages,blocked,misrouted,mis_sched_time_rate,"
-               "mis_sched_count_rate,mis_sched_time_rate_bounded,saved_cycles,saved_bounded_cycles,"
-               "busy_cycles,note\n");
-    for (int c = 0; c < r->n_clusters; c++) {
-        char cid[16];
-        snprintf(cid, sizeof(cid), "%d", r->clusters[c].cluster_id);
-        csv_mis_row(o, cid, r->clusters[c].n_pes, r->clusters[c].n_inis, &r->clusters[c].mis);
-    }
-    if (r->all_mis.applicable)
-        csv_mis_row(o, "all", r->common_pes, r->common_inis, &r->all_mis);
+    csv_head(o, title, "cluster,clu_size,ios_per_clu,messages,blocked,misrouted,mis_sched_time_rate,"
+                       "mis_sched_count_rate,mis_sched_time_rate_bounded,saved_cycles,saved_bounded_cycles,"
+                       "busy_cycles,note\n");
+    each_mis_row(o, r, csv_mis_row);
 }
 
 static void csv_pe_split(FILE *o, const struct report *r, const char *title)
 {
-    if (title)
-        fprintf(o, "%s\n", title);
-    fprintf(o, "cluster,pe,ini_index,ini,sent,received\n");
+    csv_head(o, title, "cluster,pe,ini_index,ini,sent,received\n");
     for (int c = 0; c < r->n_clusters; c++) {
         const struct report_cluster *cl = &r->clusters[c];
         for (int i = cl->first_pe; i < cl->first_pe + cl->n_split_pes; i++)
@@ -422,43 +443,44 @@ static void csv_pe_split(FILE *o, const struct report *r, const char *title)
     }
 }
 
+/* The CSV tables, by name: the title of each in the one stream, its file
+ * name (NAME.csv) in a directory. */
+static const struct {
+    const char *name;
+    void (*write)(FILE *o, const struct report *r, const char *title);
+} csv_tables[] = {
+    { "send_breakdown", csv_send },
+    { "receive_breakdown", csv_recv },
+    { "clusters", csv_clusters },
+    { "misrouting", csv_misrouting },
+    { "pe_split", csv_pe_split },
+};
+
 /* All tables in one stream: each under its title, a blank line between. */
 static void print_csv(FILE *o, const struct report *r)
 {
-    csv_breakdown(o, "send_breakdown", &r->send, send_keys);
-    fputc('\n', o);
-    csv_breakdown(o, "receive_breakdown", &r->recv, recv_keys);
-    fputc('\n', o);
-    csv_clusters(o, r, "clusters");
-    fputc('\n', o);
-    csv_misrouting(o, r, "misrouting");
-    fputc('\n', o);
-    csv_pe_split(o, r, "pe_split");
+    for (size_t t = 0; t < sizeof csv_tables / sizeof csv_tables[0]; t++) {
+        if (t)
+            fputc('\n', o);
+        csv_tables[t].write(o, r, csv_tables[t].name);
+    }
 }
 
 int report_write_csv_dir(const struct report *r, const char *dir, char *err, size_t errlen)
 {
-    static const char *const names[] = { "send_breakdown", "receive_breakdown", "clusters", "misrouting",
-                                         "pe_split" };
     if (mkdir(dir, 0755) < 0 && errno != EEXIST) {
         snprintf(err, errlen, "%s: %s", dir, strerror(errno));
         return -1;
     }
-    for (size_t t = 0; t < sizeof names / sizeof names[0]; t++) {
+    for (size_t t = 0; t < sizeof csv_tables / sizeof csv_tables[0]; t++) {
         char path[4096];
-        snprintf(path, sizeof path, "%s/%s.csv", dir, names[t]);
+        snprintf(path, sizeof path, "%s/%s.csv", dir, csv_tables[t].name);
         FILE *o = fopen(path, "w");
         if (!o) {
             snprintf(err, errlen, "%s: %s", path, strerror(errno));
             return -1;
         }
-        switch (t) {
-        case 0: csv_breakdown(o, NULL, &r->send, send_keys); break;
-        case 1: csv_breakdown(o, NULL, &r->recv, recv_keys); break;
-        case 2: csv_clusters(o, r, NULL); break;
-        case 3: csv_misrouting(o, r, NULL); break;
-        default: csv_pe_split(o, r, NULL); break;
-        }
+        csv_tables[t].write(o, r, NULL);
         if (fclose(o) != 0) {
             snprintf(err, errlen, "%s: %s", path, strerror(errno));
             return -1;
