@@ -50,16 +50,18 @@ for ip in 198.18.0.1 198.18.0.2; do
         fail "ping $ip"; cat "$T/ping-$ip.log"
     fi
 done
-hosts_in peer ping -c 2 -W 2 -s 3000 198.18.0.2 > "$T/ping-big.log" 2>&1 && grep -q '2 received' "$T/ping-big.log" \
-    && echo "ok:   ping -s 3000 (fragmented): answered" || { fail "3000-byte ping"; cat "$T/ping-big.log"; }
+# A fragmented echo request (ping -s 3000) is not answered: the glue
+# answers whole echo requests only, and lwIP is built without ICMP
+# (docs/transport.md, "Strangers refused").
 
 # 2. 65,000-byte messages between the clusters, the programs started in
 # each host with the environment `up` printed.
 pids=()
 for c in 0 1; do
-    env_line=$(sed -n "s/^cluster $c: //p" "$T/up.log")
-    [ -n "$env_line" ] || { fail "up printed no environment for cluster $c"; continue; }
-    hosts_in "h$c" env $env_line "$PING" --sizes 65000 --count 3 > "$T/ping$c.out" 2>&1 &
+    # up prints one shell line per cluster: export INI_CLUSTER=C ... # cluster C
+    env_line=$(grep -o "export INI_CLUSTER=$c .*" "$T/up.log" | sed -n "1s/ *# cluster [0-9]*$//p")
+    [ -n "$env_line" ] || { fail "up printed no environment for cluster $c"; cat "$T/up.log"; continue; }
+    hosts_in "h$c" bash -c "$env_line; exec $PING --sizes 65000 --count 3" > "$T/ping$c.out" 2>&1 &
     pids+=($!)
 done
 for p in "${pids[@]}"; do wait "$p" || fail "ini-ping exit status $?"; done
