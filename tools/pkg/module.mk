@@ -64,7 +64,10 @@ $(LIB_DIR)/libmgs.a: $(PUB_LIBMGS_OBJS)
 	$(AR) rcs $@ $^
 
 # Shared libraries: libNAME.so.VERSION, soname libNAME.so.MAJOR, and the
-# two links.  Each records what it needs (libconfig; libmgs needs libini).
+# two links.  Each records what it needs (libconfig; libmgs needs libini,
+# which it finds beside itself, $ORIGIN: a program linked with a run path
+# to libmgs's directory only would not find libini otherwise, since a run
+# path does not carry over to a library's own dependencies).
 $(LIB_DIR)/libini.so.$(INI_VERSION): $(PUB_LIBINI_OBJS)
 	@mkdir -p $(dir $@)
 	$(CC) -shared -Wl,-soname,libini.so.$(SOVERSION) $(LIB_LDFLAGS) -o $@ $^ $(CONFIG_LIBS) -lpthread -lm
@@ -73,7 +76,7 @@ $(LIB_DIR)/libini.so.$(INI_VERSION): $(PUB_LIBINI_OBJS)
 $(LIB_DIR)/libmgs.so.$(INI_VERSION): $(PUB_LIBMGS_OBJS) $(LIB_DIR)/libini.so.$(INI_VERSION)
 	@mkdir -p $(dir $@)
 	$(CC) -shared -Wl,-soname,libmgs.so.$(SOVERSION) $(LIB_LDFLAGS) -o $@ $(PUB_LIBMGS_OBJS) \
-	    -L$(LIB_DIR) -lini -lpthread -lm
+	    -L$(LIB_DIR) -lini -Wl,-rpath,'$$ORIGIN' -lpthread -lm
 	ln -sf libmgs.so.$(INI_VERSION) $(LIB_DIR)/libmgs.so.$(SOVERSION)
 	ln -sf libmgs.so.$(SOVERSION) $(LIB_DIR)/libmgs.so
 
