@@ -151,7 +151,7 @@ salloc_run kill --timeout 120 -- "$PING" --sizes 64 --count 1000000 --timeout-ms
 head_pid=$!
 inid_pid=
 for t in $(seq 1 300); do
-    inid_pid=$(pgrep -f -- "inid --config $T/3h.cfg --ini 1 " | head -n 1)
+    inid_pid=$(pgrep -f -- "inid .*--config $T/3h.cfg --ini 1 " | head -n 1)
     [ -n "$inid_pid" ] && grep -q 'bytes' "$T/kill/cluster1.out" 2> /dev/null && break
     sleep 0.1
 done

@@ -85,7 +85,7 @@ ip netns exec "${HOSTS_NS}-head" "$CLUSTER" run "$T/3h.cfg" --ssh "$HOSTS_SSH" -
 head_pid=$!
 inid_pid=
 for t in $(seq 1 300); do
-    inid_pid=$(pgrep -f -- "inid --config $T/3h.cfg --ini 1 " | head -n 1)
+    inid_pid=$(pgrep -f -- "inid .*--config $T/3h.cfg --ini 1 " | head -n 1)
     [ -n "$inid_pid" ] && grep -q 'echoes\|bytes' "$T/kill/cluster1.out" 2> /dev/null && break
     sleep 0.1
 done
