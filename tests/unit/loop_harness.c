@@ -292,6 +292,36 @@ void loop_teardown(void)
     }
 }
 
+void loop_reset_transport(const uint8_t *key, const uint8_t *epoch_a, const uint8_t *epoch_b)
+{
+    struct loop_side *sides[2] = { &loop_a, &loop_b };
+    for (int i = 0; i < 2; i++) {
+        struct loop_side *s = sides[i];
+        for (int k = 0; k < s->n_held; k++)
+            rte_pktmbuf_free(s->held[k]);
+        s->n_held = 0;
+        ini_swp_close(&s->swp);
+        rte_pktmbuf_free_bulk(inbox[s->id], (unsigned)n_inbox[s->id]);
+        n_inbox[s->id] = 0;
+    }
+    for (int i = 0; i <= IP_REASS_MAXAGE; i++)
+        ip_reass_tmr();
+    for (int i = 0; i < 2; i++) {
+        struct loop_side *s = sides[i];
+        struct ini_swp_params prm;
+        ini_swp_params_from_config(&prm, &loop_cfg, s->id, LOOP_HZ);
+        if (key) {
+            prm.auth = 1;
+            memcpy(prm.key, key, INI_SWP_KEY_LEN);
+            memcpy(prm.epoch, i ? epoch_b : epoch_a, INI_SWP_EPOCH_LEN);
+        }
+        ini_swp_init(&s->swp, &prm, &s->nf, deliver, release, s);
+        s->n_got = 0;
+        s->released = 0;
+        s->last_len = 0;
+    }
+}
+
 int loop_send(struct loop_side *s, uint32_t tag, uint32_t len)
 {
     static uint8_t bufs[2][64][INI_SWP_MAXHDR + 70000];
