@@ -219,17 +219,24 @@ static void make_ini(int id, int cluster, uint32_t ip)
     memcpy(n->mac, mac, 6);
 }
 
+/* Side s's netif: one port, the other side its only (static) peer. */
+static void setup_netif(struct loop_side *s)
+{
+    int id = s->id;
+    ini_netif_init(&s->nf, loop_cfg.inis[id].ip, loop_cfg.inis[id].mac, 1500, pool);
+    s->nf.xmit = wire_xmit;
+    s->nf.xmit_ctx = s;
+    int q = ini_netif_add_txq(&s->nf, 0);
+    ini_netif_add_peer(&s->nf, loop_cfg.inis[1 - id].ip, loop_cfg.inis[1 - id].mac, q);
+}
+
 static void setup_side(struct loop_side *s, struct loop_side *other, int id, const uint8_t *key,
                        const uint8_t *epoch)
 {
     memset(s, 0, sizeof(*s));
     s->id = id;
     s->other = other;
-    ini_netif_init(&s->nf, loop_cfg.inis[id].ip, loop_cfg.inis[id].mac, 1500, pool);
-    s->nf.xmit = wire_xmit;
-    s->nf.xmit_ctx = s;
-    int q = ini_netif_add_txq(&s->nf, 0);
-    ini_netif_add_peer(&s->nf, loop_cfg.inis[1 - id].ip, loop_cfg.inis[1 - id].mac, q);
+    setup_netif(s);
     struct ini_swp_params prm;
     ini_swp_params_from_config(&prm, &loop_cfg, id, LOOP_HZ);
     if (key) {
@@ -301,6 +308,11 @@ void loop_reset_transport(const uint8_t *key, const uint8_t *epoch_a, const uint
             rte_pktmbuf_free(s->held[k]);
         s->n_held = 0;
         ini_swp_close(&s->swp);
+        ini_netif_flush(&s->nf);        /* what it queued goes out (to the inbox) */
+        netif_remove(&s->nf.netif);
+    }
+    for (int i = 0; i < 2; i++) {
+        struct loop_side *s = sides[i];
         rte_pktmbuf_free_bulk(inbox[s->id], (unsigned)n_inbox[s->id]);
         n_inbox[s->id] = 0;
     }
@@ -308,6 +320,7 @@ void loop_reset_transport(const uint8_t *key, const uint8_t *epoch_a, const uint
         ip_reass_tmr();
     for (int i = 0; i < 2; i++) {
         struct loop_side *s = sides[i];
+        setup_netif(s);                 /* hosts learned by ARP forgotten */
         struct ini_swp_params prm;
         ini_swp_params_from_config(&prm, &loop_cfg, s->id, LOOP_HZ);
         if (key) {
