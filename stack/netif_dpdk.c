@@ -249,19 +249,22 @@ void ini_netif_input(struct ini_netif *nf, struct rte_mbuf *m, struct ini_rx_met
         rte_pktmbuf_free(m);
         return;
     }
-    /* Only the peers in the table send to an INI: anything else is
+    /* Only the configuration's peers send to an INI: anything else is
      * dropped here, before lwIP allocates or keeps anything for it (a
      * flood of a stranger's first fragments would otherwise evict the
-     * peers' datagrams from reassembly). */
+     * peers' datagrams from reassembly).  A host learned by ARP gets its
+     * echo requests answered and nothing more: anyone on the LAN is
+     * learned by sending one ARP request. */
     uint32_t src;
     memcpy(&src, (const uint8_t *)(eth + 1) + 12, 4);
-    if (!peer_lookup(nf, src)) {
+    const struct ini_peer_slot *peer = peer_lookup(nf, src);
+    if (peer && ini_icmp_echo_input(nf, m))
+        return;
+    if (!peer || peer->learned) {
         nf->stats.rx_not_peer++;
         rte_pktmbuf_free(m);
         return;
     }
-    if (ini_icmp_echo_input(nf, m))
-        return;
     struct ini_mbuf_pbuf *rp = rte_mbuf_to_priv(m);
     rp->m = m;
     rp->pc.custom_free_function = rx_pbuf_free;

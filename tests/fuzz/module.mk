@@ -8,15 +8,16 @@
 #   make fuzz [FUZZ_SECONDS=60] [FUZZ_RUNS=N] [FUZZ_ONLY=rx,config]
 #       builds the harnesses into build-fuzz/ (a separate tree: lwIP and
 #       our objects compiled by clang with coverage and the sanitizers)
-#       and runs each in turn, one at a time, for FUZZ_SECONDS (or
-#       FUZZ_RUNS executions); prints executions, exec/s and findings
+#       and runs each in turn, one at a time, for FUZZ_SECONDS (default
+#       60), or FUZZ_RUNS executions (capped at FUZZ_SECONDS if both are
+#       given); prints executions, exec/s and findings
 #       (crashing inputs in build-fuzz/findings/)
 #   make fuzz-regress
 #       runs each harness once over its seeds and regression inputs
 #       (tests/integration/fuzz_regress.sh)
 FUZZ_BUILD   := build-fuzz
 FUZZ_NAMES   := rx config trace parsers
-FUZZ_SECONDS ?= 60
+FUZZ_SECONDS ?=
 FUZZ_RUNS    ?=
 FUZZ_ONLY    ?=
 FUZZ_CFLAGS  := -O1 -g -fno-omit-frame-pointer -fsanitize=fuzzer-no-link,address,undefined \

@@ -3,8 +3,10 @@
 # time (the machine is shared).
 #
 #   run.sh fuzz BINDIR NAME...     each for FUZZ_SECONDS (default 60), or
-#                                  FUZZ_RUNS executions if set; FUZZ_ONLY
-#                                  (comma list) picks harnesses
+#                                  FUZZ_RUNS executions if set (and then
+#                                  at most FUZZ_SECONDS if that is set
+#                                  too); FUZZ_ONLY (comma list) picks
+#                                  harnesses
 #   run.sh regress BINDIR NAME...  each once over its seeds and the inputs
 #                                  kept as regressions
 #
@@ -39,7 +41,10 @@ for name in "$@"; do
     work=build-fuzz/corpus/$name findings=build-fuzz/findings
     mkdir -p "$work" "$findings"
     limit=(-max_total_time="${FUZZ_SECONDS:-60}")
-    [ -n "${FUZZ_RUNS:-}" ] && limit=(-runs="$FUZZ_RUNS")
+    if [ -n "${FUZZ_RUNS:-}" ]; then
+        limit=(-runs="$FUZZ_RUNS")
+        [ -n "${FUZZ_SECONDS:-}" ] && limit+=(-max_total_time="$FUZZ_SECONDS")
+    fi
     extra=()
     [ "$name" = rx ] && extra=(-max_len=16384)    # several frames, fragments of a datagram
     log=build-fuzz/fuzz-$name.log

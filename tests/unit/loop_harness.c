@@ -219,17 +219,24 @@ static void make_ini(int id, int cluster, uint32_t ip)
     memcpy(n->mac, mac, 6);
 }
 
+/* Side s's netif: one port, the other side its only (static) peer. */
+static void setup_netif(struct loop_side *s)
+{
+    int id = s->id;
+    ini_netif_init(&s->nf, loop_cfg.inis[id].ip, loop_cfg.inis[id].mac, 1500, pool);
+    s->nf.xmit = wire_xmit;
+    s->nf.xmit_ctx = s;
+    int q = ini_netif_add_txq(&s->nf, 0);
+    ini_netif_add_peer(&s->nf, loop_cfg.inis[1 - id].ip, loop_cfg.inis[1 - id].mac, q);
+}
+
 static void setup_side(struct loop_side *s, struct loop_side *other, int id, const uint8_t *key,
                        const uint8_t *epoch)
 {
     memset(s, 0, sizeof(*s));
     s->id = id;
     s->other = other;
-    ini_netif_init(&s->nf, loop_cfg.inis[id].ip, loop_cfg.inis[id].mac, 1500, pool);
-    s->nf.xmit = wire_xmit;
-    s->nf.xmit_ctx = s;
-    int q = ini_netif_add_txq(&s->nf, 0);
-    ini_netif_add_peer(&s->nf, loop_cfg.inis[1 - id].ip, loop_cfg.inis[1 - id].mac, q);
+    setup_netif(s);
     struct ini_swp_params prm;
     ini_swp_params_from_config(&prm, &loop_cfg, id, LOOP_HZ);
     if (key) {
@@ -289,6 +296,42 @@ void loop_teardown(void)
         struct loop_side *s = sides[i];
         rte_pktmbuf_free_bulk(inbox[s->id], (unsigned)n_inbox[s->id]);
         n_inbox[s->id] = 0;
+    }
+}
+
+void loop_reset_transport(const uint8_t *key, const uint8_t *epoch_a, const uint8_t *epoch_b)
+{
+    struct loop_side *sides[2] = { &loop_a, &loop_b };
+    for (int i = 0; i < 2; i++) {
+        struct loop_side *s = sides[i];
+        for (int k = 0; k < s->n_held; k++)
+            rte_pktmbuf_free(s->held[k]);
+        s->n_held = 0;
+        ini_swp_close(&s->swp);
+        ini_netif_flush(&s->nf);        /* what it queued goes out (to the inbox) */
+        netif_remove(&s->nf.netif);
+    }
+    for (int i = 0; i < 2; i++) {
+        struct loop_side *s = sides[i];
+        rte_pktmbuf_free_bulk(inbox[s->id], (unsigned)n_inbox[s->id]);
+        n_inbox[s->id] = 0;
+    }
+    for (int i = 0; i <= IP_REASS_MAXAGE; i++)
+        ip_reass_tmr();
+    for (int i = 0; i < 2; i++) {
+        struct loop_side *s = sides[i];
+        setup_netif(s);                 /* hosts learned by ARP forgotten */
+        struct ini_swp_params prm;
+        ini_swp_params_from_config(&prm, &loop_cfg, s->id, LOOP_HZ);
+        if (key) {
+            prm.auth = 1;
+            memcpy(prm.key, key, INI_SWP_KEY_LEN);
+            memcpy(prm.epoch, i ? epoch_b : epoch_a, INI_SWP_EPOCH_LEN);
+        }
+        ini_swp_init(&s->swp, &prm, &s->nf, deliver, release, s);
+        s->n_got = 0;
+        s->released = 0;
+        s->last_len = 0;
     }
 }
 

@@ -57,6 +57,12 @@ void loop_setup(int window, int seq_bits, int nak);
 void loop_setup_keyed(int window, int seq_bits, int nak, const uint8_t key[INI_SWP_KEY_LEN],
                       const uint8_t epoch_a[INI_SWP_EPOCH_LEN], const uint8_t epoch_b[INI_SWP_EPOCH_LEN]);
 void loop_teardown(void);
+/* Both transports and netifs started again (key NULL: no MAC; else as
+ * loop_setup_keyed; hosts learned by ARP forgotten), what they queued,
+ * the reassembly and the wire emptied, the delivery records cleared; the
+ * configuration and the clock kept.  Cheaper than teardown and setup: for the
+ * fuzz harness, between inputs. */
+void loop_reset_transport(const uint8_t *key, const uint8_t *epoch_a, const uint8_t *epoch_b);
 /* Sends a message of len bytes (>= 16; the first 4 payload bytes carry
  * tag) from side s; returns ini_swp_send's result. */
 int  loop_send(struct loop_side *s, uint32_t tag, uint32_t len);

@@ -348,6 +348,25 @@ static void test_arp_and_ping(void **state)
     assert_memory_equal(r + 14 + 28, icmp + 8, 40);             /* its data, echoed */
     free_captured();
 
+    /* ... and nothing else: one ARP request does not let a host's
+     * fragments or datagrams past the glue (found by fuzz_rx) */
+    uint64_t not_peer = loop_a.nf.stats.rx_not_peer, evicted = loop_a.nf.stats.reass_evictions;
+    ip[9] = 17;                                                 /* UDP, a first fragment */
+    ip[6] = 0x20;
+    ip[10] = ip[11] = 0;
+    c = sum16(ip, 20);
+    ip[10] = (uint8_t)(c >> 8), ip[11] = (uint8_t)c;
+    input_from_host(loop_a.nf.mac, 0x0800, ip, sizeof ip);
+    ip[6] = 0;                                                  /* a whole datagram */
+    ip[10] = ip[11] = 0;
+    c = sum16(ip, 20);
+    ip[10] = (uint8_t)(c >> 8), ip[11] = (uint8_t)c;
+    input_from_host(loop_a.nf.mac, 0x0800, ip, sizeof ip);
+    ini_netif_flush(&loop_a.nf);
+    assert_int_equal(n_captured, 0);
+    assert_int_equal(loop_a.nf.stats.rx_not_peer, not_peer + 2);
+    assert_int_equal(loop_a.nf.stats.reass_evictions, evicted);
+
     /* no entry: an ARP request goes out, the packet is dropped */
     uint32_t unknown = h_ip + (1u << 24);
     ini_arp_resolve(&loop_a.nf, unknown);

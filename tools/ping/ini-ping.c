@@ -640,7 +640,9 @@ int main(int argc, char **argv)
     printf("), pattern %s, window %d, %ld messages per size per PE, %s delivery checked\n",
            opt.pairs ? "pairs" : "all", opt.window, opt.count, ordered ? "in-order" : "exactly-once");
 
+    uint64_t t_start = now_ns();
     int failed = ini_cn_run(cn, pe_main, NULL);
+    double secs = (double)(now_ns() - t_start) / 1e9;
 
     print_table(n_pes);
     uint64_t verified = 0, errors = 0, echoed = 0;
@@ -655,6 +657,10 @@ int main(int argc, char **argv)
                   expected);
         errors = 1;
     }
+    /* The rate of this process's verified round trips over the whole run
+     * (the DONE exchange included): each is a request and an echo. */
+    printf("rate %.0f echoes/s (%" PRIu64 " in %.3f s)\n", secs > 0 ? (double)verified / secs : 0.0,
+           verified, secs);
     printf("echoed %" PRIu64 " requests\n", echoed);
     printf("verified %" PRIu64 " messages, %" PRIu64 " errors\n", verified, errors);
     ini_cn_detach(cn);

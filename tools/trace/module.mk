@@ -14,8 +14,11 @@ $(BIN)/ini-trace: $(OBJ)/tools/trace/ini-trace.o $(TRACE_LIB_OBJS) $(OBJ)/tools/
 	$(CC) $(LDFLAGS) -o $@ $^ -lm
 
 # test_trace: the writer (ini/trace.c) and reading back, with the file
-# checks; test_trace_report: the report numbers on hand-built runs.
-UNIT_TESTS += $(BIN)/test_trace $(BIN)/test_trace_report
+# checks; test_trace_report: the report numbers on hand-built runs;
+# test_trace_mem: the in-memory reader agrees with the file reader.
+UNIT_TESTS += $(BIN)/test_trace $(BIN)/test_trace_report $(BIN)/test_trace_mem
 $(OBJ)/tests/unit/test_trace.o $(OBJ)/tests/unit/test_trace_report.o: EXTRA := -Itools/trace
+$(OBJ)/tests/unit/test_trace_mem.o: EXTRA := -Itools/trace
 $(BIN)/test_trace: $(TRACE_LIB_OBJS)
+$(BIN)/test_trace_mem: $(TRACE_LIB_OBJS)
 $(BIN)/test_trace_report: $(TRACE_LIB_OBJS)

@@ -611,33 +611,53 @@ static int msg_pe(const struct trace_msg *m)
     return m->kind == INI_TRACE_IN ? m->dst_pe : m->src_pe;
 }
 
+static int cmp_split_pe(const void *a, const void *b)
+{
+    const struct report_pe_split *x = a, *y = b;
+    return (x->pe > y->pe) - (x->pe < y->pe);
+}
+
 /* Appends cluster c's rows to r->pe_split (one per compute node seen in its
- * INIs' records, ascending id).  row_of is scratch of 65536 ints. */
+ * INIs' records, ascending id).  row_of is scratch of 65536 ints, all -1
+ * on entry and on return.  The work is in the number of records, not in
+ * the 65536 possible ids: the ids seen are listed, then sorted. */
 static int split_cluster(struct report *r, struct report_cluster *c, const struct ini_work *w, int *row_of)
 {
     int n_inis = c->n_inis < REPORT_MAX_INIS_PER_CLUSTER ? c->n_inis : REPORT_MAX_INIS_PER_CLUSTER;
-    static const int unseen = -1;
+    enum { UNSEEN = -1, SEEN = -2, LISTED = -3 };
     int n_new = 0;
     for (int k = 0; k < n_inis; k++)
         for (uint64_t j = 0; j < w[k].f->n; j++) {
             int pe = msg_pe(&w[k].f->msgs[j]);
-            if (row_of[pe] == unseen) {
-                row_of[pe] = 0;
+            if (row_of[pe] == UNSEEN) {
+                row_of[pe] = SEEN;
                 n_new++;
             }
         }
     struct report_pe_split *grown = realloc(r->pe_split, (size_t)(r->n_pe_split + n_new + 1) * sizeof(*grown));
-    if (!grown)
+    if (!grown) {
+        for (int k = 0; k < n_inis; k++)
+            for (uint64_t j = 0; j < w[k].f->n; j++)
+                row_of[msg_pe(&w[k].f->msgs[j])] = UNSEEN;
         return -1;
+    }
     r->pe_split = grown;
     c->first_pe = r->n_pe_split;
     c->n_split_pes = n_new;
-    for (int pe = 0, row = r->n_pe_split; pe < 65536; pe++)
-        if (row_of[pe] != unseen) {
-            memset(&grown[row], 0, sizeof(grown[row]));
-            grown[row].pe = pe;
-            row_of[pe] = row++;
+    struct report_pe_split *rows = grown + c->first_pe;
+    int listed = 0;
+    for (int k = 0; k < n_inis; k++)
+        for (uint64_t j = 0; j < w[k].f->n; j++) {
+            int pe = msg_pe(&w[k].f->msgs[j]);
+            if (row_of[pe] == SEEN) {
+                row_of[pe] = LISTED;
+                memset(&rows[listed], 0, sizeof(rows[listed]));
+                rows[listed++].pe = pe;
+            }
         }
+    qsort(rows, (size_t)n_new, sizeof(*rows), cmp_split_pe);
+    for (int i = 0; i < n_new; i++)
+        row_of[rows[i].pe] = c->first_pe + i;
     for (int k = 0; k < n_inis; k++)
         for (uint64_t j = 0; j < w[k].f->n; j++) {
             const struct trace_msg *m = &w[k].f->msgs[j];
@@ -647,10 +667,10 @@ static int split_cluster(struct report *r, struct report_cluster *c, const struc
             else
                 row->sent[k]++;
         }
-    for (int row = c->first_pe; row < c->first_pe + n_new; row++) {
+    for (int i = 0; i < n_new; i++) {
         for (int k = 0; k < n_inis; k++)
-            grown[row].inis_used += grown[row].sent[k] > 0;
-        row_of[grown[row].pe] = unseen;
+            rows[i].inis_used += rows[i].sent[k] > 0;
+        row_of[rows[i].pe] = UNSEEN;
     }
     r->n_pe_split += n_new;
     return 0;
@@ -759,8 +779,7 @@ int report_build(struct report *r, const struct trace_run *run, char *err, size_
     if (!row_of)
         rc = -1;
     else
-        for (int pe = 0; pe < 65536; pe++)
-            row_of[pe] = -1;
+        memset(row_of, 0xff, 65536 * sizeof(int));   /* every int -1: no row yet */
     r->n_inis = run->n_files;
     for (int i = 0; i < run->n_files;) {
         struct report_cluster *c = &r->clusters[r->n_clusters++];

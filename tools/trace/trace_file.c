@@ -150,14 +150,47 @@ static int check_record(const struct trace_file *f, uint64_t i, const struct ini
     return 0;
 }
 
-int trace_file_load(struct trace_file *f, const char *path, char *err, size_t errlen)
+/* Names f after path (for messages), as both loaders do. */
+static void name_file(struct trace_file *f, const char *path)
 {
     memset(f, 0, sizeof(*f));
     snprintf(f->path, sizeof(f->path), "%s", path);
     const char *slash = strrchr(path, '/');
     snprintf(f->name, sizeof(f->name), "%s", slash ? slash + 1 : path);
-
     ini_path_for_message(path, f->shown, sizeof(f->shown));
+}
+
+/* The header of a file of size bytes: checked, and the records' array
+ * allocated (f->msgs, freed by trace_file_free). */
+static int begin_file(struct trace_file *f, const uint8_t *header, uint64_t size, char *err, size_t errlen)
+{
+    if (size < INI_TRACE_HEADER_SIZE)
+        return fail(err, errlen, "%s: truncated: %llu bytes, shorter than the %d-byte header", f->shown,
+                    (unsigned long long)size, INI_TRACE_HEADER_SIZE);
+    if (check_header(f, header, size, err, errlen) < 0)
+        return -1;
+    f->msgs = calloc(f->n ? f->n : 1, sizeof(*f->msgs));
+    if (!f->msgs)
+        return fail(err, errlen, "%s: out of memory for %llu records", f->shown, (unsigned long long)f->n);
+    return 0;
+}
+
+/* Records first .. first+m-1, encoded in buf, decoded and checked. */
+static int decode_records(struct trace_file *f, uint64_t first, const uint8_t *buf, size_t m, char *err,
+                          size_t errlen)
+{
+    for (size_t j = 0; j < m; j++) {
+        struct ini_trace_rec r;
+        ini_trace_decode_rec(buf + j * INI_TRACE_RECORD_SIZE, &r);
+        if (check_record(f, first + j, &r, &f->msgs[first + j], err, errlen) < 0)
+            return -1;
+    }
+    return 0;
+}
+
+int trace_file_load(struct trace_file *f, const char *path, char *err, size_t errlen)
+{
+    name_file(f, path);
     const char *shown = f->shown;
 
     /* Never blocks: a FIFO under a trace file's name is refused, not read. */
@@ -176,43 +209,43 @@ int trace_file_load(struct trace_file *f, const char *path, char *err, size_t er
         return fail(err, errlen, "%s: %s", shown, strerror(e));
     }
     uint64_t size = (uint64_t)st.st_size;
-    if (size < INI_TRACE_HEADER_SIZE) {
-        fclose(fp);
-        return fail(err, errlen, "%s: truncated: %llu bytes, shorter than the %d-byte header", shown,
-                    (unsigned long long)size, INI_TRACE_HEADER_SIZE);
-    }
     uint8_t header[INI_TRACE_HEADER_SIZE];
-    if (fread(header, sizeof(header), 1, fp) != 1) {
+    if (size >= INI_TRACE_HEADER_SIZE && fread(header, sizeof(header), 1, fp) != 1) {
         fclose(fp);
         return fail(err, errlen, "%s: cannot read the header", shown);
     }
-    if (check_header(f, header, size, err, errlen) < 0) {
+    if (begin_file(f, header, size, err, errlen) < 0) {
         fclose(fp);
+        trace_file_free(f);
         return -1;
     }
-    f->msgs = calloc(f->n ? f->n : 1, sizeof(*f->msgs));
-    if (!f->msgs) {
-        fclose(fp);
-        return fail(err, errlen, "%s: out of memory for %llu records", shown, (unsigned long long)f->n);
-    }
+    /* Read in chunks: a file of a million records need not be in memory
+     * twice. */
     enum { CHUNK = 4096 };
     uint8_t *buf = malloc((size_t)CHUNK * INI_TRACE_RECORD_SIZE);
     int rc = buf ? 0 : fail(err, errlen, "%s: out of memory", shown);
     for (uint64_t i = 0; rc == 0 && i < f->n; i += CHUNK) {
         size_t m = f->n - i < CHUNK ? (size_t)(f->n - i) : CHUNK;
-        if (fread(buf, INI_TRACE_RECORD_SIZE, m, fp) != m) {
+        if (fread(buf, INI_TRACE_RECORD_SIZE, m, fp) != m)
             rc = fail(err, errlen, "%s: read error after %llu records", shown, (unsigned long long)i);
-            break;
-        }
-        for (size_t j = 0; rc == 0 && j < m; j++) {
-            struct ini_trace_rec r;
-            ini_trace_decode_rec(buf + j * INI_TRACE_RECORD_SIZE, &r);
-            rc = check_record(f, i + j, &r, &f->msgs[i + j], err, errlen);
-        }
+        else
+            rc = decode_records(f, i, buf, m, err, errlen);
     }
     free(buf);
     fclose(fp);
     if (rc < 0) {
+        trace_file_free(f);
+        return -1;
+    }
+    return 0;
+}
+
+int trace_file_load_mem(struct trace_file *f, const char *path, const uint8_t *bytes, uint64_t size,
+                        char *err, size_t errlen)
+{
+    name_file(f, path);
+    if (begin_file(f, bytes, size, err, errlen) < 0 ||
+        decode_records(f, 0, bytes + INI_TRACE_HEADER_SIZE, (size_t)f->n, err, errlen) < 0) {
         trace_file_free(f);
         return -1;
     }
@@ -279,41 +312,25 @@ static int check_clusters(const struct trace_run *run, char *err, size_t errlen)
     return 0;
 }
 
-int trace_run_load(struct trace_run *run, const char *dir, char *err, size_t errlen)
+/* Room for one more file in run->files. */
+static struct trace_file *next_file(struct trace_run *run, int *cap, char *err, size_t errlen)
 {
-    memset(run, 0, sizeof(*run));
-    snprintf(run->dir, sizeof(run->dir), "%s", dir);
-    ini_path_for_message(dir, run->shown, sizeof(run->shown));
-    DIR *d = opendir(dir);
-    if (!d)
-        return fail(err, errlen, "%s: %s", run->shown, strerror(errno));
-    int cap = 0, rc = 0;
-    struct dirent *e;
-    while (rc == 0 && (e = readdir(d)) != NULL) {
-        long id = trace_name_id(e->d_name);
-        if (id < 0)
-            continue;
-        if (run->n_files == cap) {
-            cap = cap ? 2 * cap : 16;
-            struct trace_file *grown = realloc(run->files, (size_t)cap * sizeof(*grown));
-            if (!grown) {
-                rc = fail(err, errlen, "%s: out of memory", run->shown);
-                break;
-            }
-            run->files = grown;
+    if (run->n_files == *cap) {
+        int grown_cap = *cap ? 2 * *cap : 16;
+        struct trace_file *grown = realloc(run->files, (size_t)grown_cap * sizeof(*grown));
+        if (!grown) {
+            fail(err, errlen, "%s: out of memory", run->shown);
+            return NULL;
         }
-        char path[2048];
-        snprintf(path, sizeof(path), "%s/%s", dir, e->d_name);
-        struct trace_file *f = &run->files[run->n_files];
-        if (trace_file_load(f, path, err, errlen) < 0) {
-            rc = -1;
-            break;
-        }
-        run->n_files++;
-        if (f->info.ini_id != id)
-            rc = fail(err, errlen, "%s: the header says INI %d", f->shown, f->info.ini_id);
+        run->files = grown;
+        *cap = grown_cap;
     }
-    closedir(d);
+    return &run->files[run->n_files];
+}
+
+/* The checks between files once all are loaded; frees the run on failure. */
+static int finish_run(struct trace_run *run, int rc, char *err, size_t errlen)
+{
     if (rc == 0 && run->n_files == 0)
         rc = fail(err, errlen, "%s: no ini<ID>.trace files", run->shown);
     if (rc == 0) {
@@ -328,6 +345,71 @@ int trace_run_load(struct trace_run *run, const char *dir, char *err, size_t err
     if (rc < 0)
         trace_run_free(run);
     return rc;
+}
+
+static void name_run(struct trace_run *run, const char *dir)
+{
+    memset(run, 0, sizeof(*run));
+    snprintf(run->dir, sizeof(run->dir), "%s", dir);
+    ini_path_for_message(dir, run->shown, sizeof(run->shown));
+}
+
+int trace_run_load(struct trace_run *run, const char *dir, char *err, size_t errlen)
+{
+    name_run(run, dir);
+    DIR *d = opendir(dir);
+    if (!d)
+        return fail(err, errlen, "%s: %s", run->shown, strerror(errno));
+    int cap = 0, rc = 0;
+    struct dirent *e;
+    while (rc == 0 && (e = readdir(d)) != NULL) {
+        long id = trace_name_id(e->d_name);
+        if (id < 0)
+            continue;
+        struct trace_file *f = next_file(run, &cap, err, errlen);
+        if (!f) {
+            rc = -1;
+            break;
+        }
+        char path[2048];
+        snprintf(path, sizeof(path), "%s/%s", dir, e->d_name);
+        if (trace_file_load(f, path, err, errlen) < 0) {
+            rc = -1;
+            break;
+        }
+        run->n_files++;
+        if (f->info.ini_id != id)
+            rc = fail(err, errlen, "%s: the header says INI %d", f->shown, f->info.ini_id);
+    }
+    closedir(d);
+    return finish_run(run, rc, err, errlen);
+}
+
+int trace_run_load_mem(struct trace_run *run, const char *dir, const struct trace_image *images, int n,
+                       char *err, size_t errlen)
+{
+    name_run(run, dir);
+    int cap = 0, rc = 0;
+    for (int i = 0; rc == 0 && i < n; i++) {
+        long id = trace_name_id(images[i].name);
+        if (id < 0)
+            continue;
+        struct trace_file *f = next_file(run, &cap, err, errlen);
+        if (!f) {
+            rc = -1;
+            break;
+        }
+        char path[2048];
+        snprintf(path, sizeof(path), "%s/%s", dir, images[i].name);
+        if (trace_file_load_mem(f, path, images[i].bytes, images[i].size, err, errlen) < 0) {
+            rc = -1;
+            break;
+        }
+        run->n_files++;
+        if (f->info.ini_id != id)
+            rc = fail(err, errlen, "%s: the header says INI %d", f->shown, f->info.ini_id);
+    }
+    return finish_run(run, rc, err, errlen);
 }
 
 void trace_run_free(struct trace_run *run)

@@ -61,10 +61,24 @@ struct trace_run {
 
 /* 0, or -1 with the reason in err ("PATH: ..."). */
 int  trace_file_load(struct trace_file *f, const char *path, char *err, size_t errlen);
+/* The same from a file's bytes already in memory (size bytes at bytes,
+ * borrowed for the call); path names the file in messages. */
+int  trace_file_load_mem(struct trace_file *f, const char *path, const uint8_t *bytes, uint64_t size,
+                         char *err, size_t errlen);
 void trace_file_free(struct trace_file *f);
 /* Loads every RUN_DIR/ini<ID>.trace and checks the files against each
  * other.  0, or -1 with the reason in err. */
 int  trace_run_load(struct trace_run *run, const char *dir, char *err, size_t errlen);
+/* The same from files already in memory, as if they were the entries of
+ * directory dir (in this order; names other than ini<ID>.trace are
+ * skipped, as in a directory): for tests and the fuzz harness. */
+struct trace_image {
+    const char *name;               /* "ini<ID>.trace" */
+    const uint8_t *bytes;
+    uint64_t size;
+};
+int  trace_run_load_mem(struct trace_run *run, const char *dir, const struct trace_image *images, int n,
+                        char *err, size_t errlen);
 void trace_run_free(struct trace_run *run);
 /* The INIs of the run whose trace file is missing: ids below the largest
  * traced one without a file (INI ids are dense), and INIs that left a
