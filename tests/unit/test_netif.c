@@ -6,7 +6,9 @@
  * expected number of frames; no mbuf leaks; a corrupted frame is caught by
  * the UDP checksum; the header codec round-trips at every width; frames
  * a full port refuses wait and leave in order; a transmit buffer that is
- * never sent goes back to its pool.
+ * never sent goes back to its pool; fragments that arrive out of order,
+ * twice or after a hole are reassembled (lwIP's reassembly with our
+ * in-order fast path, stack/lwip/patches/) into the same message.
  */
 #include <setjmp.h>
 #include <stdarg.h>
@@ -20,6 +22,10 @@
 
 static int corrupt_next;
 static int twin_flips;          /* frames left to get the compensating flips */
+/* Fates of the frames of the next datagram, by index from frag_base:
+ * '.' pass, 'h' hold back (until loop_release_held), 'd' duplicate. */
+static const char *frag_pattern;
+static uint64_t frag_base;
 
 /* Flips bit 3 of the first payload byte of the next two frames, once 0 to
  * 1 and once 1 to 0: the 16-bit ones' complement sum cannot see it. */
@@ -37,6 +43,10 @@ static enum wire_fate corrupt_script(struct loop_side *from, uint64_t n, const u
     if (corrupt_next) {
         corrupt_next = 0;
         return WIRE_CORRUPT;
+    }
+    if (frag_pattern && n >= frag_base && n - frag_base < strlen(frag_pattern)) {
+        char c = frag_pattern[n - frag_base];
+        return c == 'h' ? WIRE_HOLD : c == 'd' ? WIRE_DUP : WIRE_PASS;
     }
     return WIRE_PASS;
 }
@@ -123,6 +133,45 @@ static void test_crc_catches_what_udp_misses(void **state)
     for (uint32_t i = 20; i < 12000; i++)
         if (loop_b.last[i] != (uint8_t)(i * 13 + 9))
             fail_msg("byte %u differs after the retransmission", i);
+}
+
+/* Reassembly off the in-order path: a 12,000-byte message (9 fragments)
+ * whose fragments are held back (and so arrive after later ones) or
+ * duplicated arrives once and intact, with no retransmission, no checksum
+ * or CRC error and no mbuf left behind. */
+static void test_reassembly_out_of_order(void **state)
+{
+    static const char *const patterns[] = {
+        "h........",     /* the first fragment last */
+        "...h.....",     /* a hole in the middle, filled last */
+        "........h",     /* the last fragment after the hole-free rest */
+        "..d......",     /* a duplicate right behind the original */
+        "hhhhhhhh.",     /* the last fragment first, then the rest in order */
+        ".h.h.h.h.",     /* every other one late */
+        "d.d.h.d.d",
+    };
+    for (size_t k = 0; k < sizeof(patterns) / sizeof(patterns[0]); k++) {
+        unsigned before = loop_mbufs_in_use();
+        uint32_t got = loop_b.n_got, rel = loop_a.released;
+        frag_base = loop_a.frames_out;
+        frag_pattern = patterns[k];
+        assert_int_equal(loop_send(&loop_a, 40 + (uint32_t)k, 12000), 0);
+        loop_release_held(&loop_a);
+        loop_pump();
+        frag_pattern = NULL;
+        if (loop_b.n_got != got + 1)
+            fail_msg("pattern %s: %u messages delivered, expected 1", patterns[k], loop_b.n_got - got);
+        assert_int_equal(loop_b.last_len, 12000);
+        for (uint32_t i = 20; i < 12000; i++)
+            if (loop_b.last[i] != (uint8_t)(i * 13 + 40 + k))
+                fail_msg("pattern %s: byte %u differs", patterns[k], i);
+        loop_run(300000, 3);
+        assert_int_equal(loop_a.released, rel + 1);
+        assert_int_equal(loop_mbufs_in_use(), before);
+    }
+    struct ini_swp_stats a = ini_swp_totals(&loop_a.swp), b = ini_swp_totals(&loop_b.swp);
+    assert_int_equal(a.retx_timer + a.retx_nak, 0);
+    assert_int_equal(b.udp_checksum_errors + b.crc_errors + b.duplicates, 0);
 }
 
 /* ---- a port that refuses frames (the peer's ring is full) ---- */
@@ -238,6 +287,7 @@ int main(void)
         cmocka_unit_test_setup_teardown(test_fragmented_sizes, setup, teardown),
         cmocka_unit_test_setup_teardown(test_corrupt_frame_dropped, setup, teardown),
         cmocka_unit_test_setup_teardown(test_crc_catches_what_udp_misses, setup, teardown),
+        cmocka_unit_test_setup_teardown(test_reassembly_out_of_order, setup, teardown),
         cmocka_unit_test_setup_teardown(test_full_port_keeps_frames, setup, teardown),
         cmocka_unit_test_setup_teardown(test_backlog_overflow_drops_and_recovers, setup, teardown),
         cmocka_unit_test_setup_teardown(test_unsent_tx_buffer_freed, setup, teardown),
