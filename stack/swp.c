@@ -243,8 +243,19 @@ int ini_swp_send(struct ini_swp *s, int peer, uint8_t *am, uint32_t am_len, void
     t->am_len = am_len;
     t->cookie = cookie;
     t->naked = 0;
-    t->msg_sum_valid = 0;
-    t->crc = ini_crc32c(0, am, am_len);
+    if (am_len + (uint32_t)s->data_hdr_len <= s->frame_max) {
+        /* One frame: summed where it is copied, in transmit(). */
+        t->msg_sum_valid = 0;
+        t->crc = ini_crc32c(0, am, am_len);
+    } else {
+        /* Several frames: the CRC and the message's sum for the UDP
+         * checksum in one pass (the message starts at an even offset of
+         * the UDP payload: hdr_len + 4 is even at every width). */
+        uint64_t acc = 0;
+        t->crc = ini_crc32c_sum(0, am, am_len, &acc);
+        t->msg_sum = fold16((uint32_t)ini_chksum(&t->crc, 4) + ini_chksum_fold(acc));
+        t->msg_sum_valid = 1;
+    }
     if (stamps)
         stamps->t_out_window = rte_rdtsc();
     if (transmit(s, c, seq, stamps) < 0)
@@ -345,8 +356,10 @@ static void schedule_ack(struct ini_swp *s, struct swp_conn *c)
     }
 }
 
+/* crc_done: the CRC of the message, already computed (a datagram of
+ * several frames, checked in one pass with its UDP checksum), or NULL. */
 static void handle_data(struct ini_swp *s, struct swp_conn *c, uint32_t seq, struct pbuf *p,
-                        struct ini_rx_meta *rx)
+                        struct ini_rx_meta *rx, const uint32_t *crc_done)
 {
     uint32_t ahead = dist(s, c->rcv_nxt, seq);
     if (ahead >= s->window) {
@@ -374,7 +387,7 @@ static void handle_data(struct ini_swp *s, struct swp_conn *c, uint32_t seq, str
         memcpy(&crc, (const uint8_t *)p->payload + s->hdr_len, 4);
     else
         pbuf_copy_partial(p, &crc, 4, (u16_t)s->hdr_len);
-    if (crc != crc_of_pbuf(p, (uint16_t)s->data_hdr_len)) {
+    if (crc != (crc_done ? *crc_done : crc_of_pbuf(p, (uint16_t)s->data_hdr_len))) {
         c->stats.crc_errors++;
         pbuf_free(p);
         return;
@@ -395,6 +408,48 @@ static void handle_data(struct ini_swp *s, struct swp_conn *c, uint32_t seq, str
     }
 }
 
+/* The pseudo header's words: the sum is byte-order independent. */
+static inline uint64_t pseudo_sum(uint32_t udp_len)
+{
+    uint32_t src = ip4_addr_get_u32(ip4_current_src_addr());
+    uint32_t dst = ip4_addr_get_u32(ip4_current_dest_addr());
+    return (uint64_t)(src & 0xffff) + (src >> 16) + (dst & 0xffff) + (dst >> 16) + lwip_htons(IP_PROTO_UDP) +
+           lwip_htons((u16_t)udp_len);
+}
+
+/* A DATA datagram of several pbufs (a reassembled one): its UDP checksum
+ * and the CRC of its message in one pass over each pbuf
+ * (ini_crc32c_sum), where lwIP's pseudo-header sum and then the CRC read
+ * the whole datagram once each.  *crc gets the message's CRC; returns 1
+ * when the UDP checksum is right.  The UDP header lies just in front of
+ * the payload (removed by lwIP); the transport header and CRC in the
+ * first pbuf (checked by the caller).  A pbuf that starts at an odd
+ * offset of the datagram adds its sum byte-swapped. */
+static int udp_check_and_crc(const struct ini_swp *s, const struct pbuf *p, uint32_t *crc)
+{
+    const uint8_t *first = p->payload;
+    uint32_t hdr = (uint32_t)s->data_hdr_len;
+    uint32_t sum = (uint32_t)ini_chksum(first - UDP_HLEN, (int)(UDP_HLEN + hdr));
+    uint32_t c = 0, off = UDP_HLEN + hdr;
+    for (const struct pbuf *q = p; q; q = q->next) {
+        const uint8_t *b = (const uint8_t *)q->payload;
+        uint32_t n = q->len;
+        if (q == p) {
+            b += hdr;
+            n -= hdr;
+        }
+        uint64_t acc = 0;
+        c = ini_crc32c_sum(c, b, n, &acc);
+        uint16_t part = ini_chksum_fold(acc);
+        sum += (off & 1) ? (uint16_t)(part << 8 | part >> 8) : part;
+        off += n;
+    }
+    *crc = c;
+    /* At most 46 pbufs of 16-bit sums and six pseudo-header words: no
+     * overflow of 32 bits before the fold. */
+    return fold16((uint32_t)(sum + pseudo_sum((uint32_t)p->tot_len + UDP_HLEN))) == 0xffff;
+}
+
 /* Verifies the UDP checksum of the datagram p (UDP header just removed by
  * lwIP, still in front of the payload). */
 static int udp_checksum_ok(struct pbuf *p)
@@ -403,11 +458,8 @@ static int udp_checksum_ok(struct pbuf *p)
         /* One frame: the segment is contiguous; the pseudo header is added
          * as words of its fields (the sum is byte-order independent). */
         const uint8_t *udp = (const uint8_t *)p->payload - UDP_HLEN;
-        uint32_t src = ip4_addr_get_u32(ip4_current_src_addr());
-        uint32_t dst = ip4_addr_get_u32(ip4_current_dest_addr());
         uint32_t len = (uint32_t)p->len + UDP_HLEN;
-        uint64_t sum = (uint64_t)ini_chksum(udp, (int)len) + (src & 0xffff) + (src >> 16) +
-                       (dst & 0xffff) + (dst >> 16) + lwip_htons(IP_PROTO_UDP) + lwip_htons((u16_t)len);
+        uint64_t sum = (uint64_t)ini_chksum(udp, (int)len) + pseudo_sum(len);
         return fold16((uint32_t)sum) == 0xffff;
     }
     if (pbuf_header_force(p, UDP_HLEN) != 0)
@@ -425,9 +477,19 @@ static void udp_recv_cb(void *arg, struct udp_pcb *pcb, struct pbuf *p, const ip
     struct ini_rx_meta *rx = ini_netif_current_rx(s->nf);
     uint8_t raw[INI_SWP_MAXHDR];
     struct ini_swp_hdr h;
+    uint32_t crc_calc, *crc_done = NULL;
     if (rx->stamp)
         rx->t_in_ip = rte_rdtsc();
-    if (!udp_checksum_ok(p)) {
+    int sum_ok;
+    if (p->next && p->len >= s->data_hdr_len) {
+        /* A reassembled datagram (DATA, unless damaged): its CRC in the
+         * same pass as its checksum. */
+        sum_ok = udp_check_and_crc(s, p, &crc_calc);
+        crc_done = &crc_calc;
+    } else {
+        sum_ok = udp_checksum_ok(p);
+    }
+    if (!sum_ok) {
         s->stats.udp_checksum_errors++;
         pbuf_free(p);
         return;
@@ -455,7 +517,7 @@ static void udp_recv_cb(void *arg, struct udp_pcb *pcb, struct pbuf *p, const ip
     handle_ack(s, c, h.ack);
     switch (h.op) {
     case INI_SWP_DATA:
-        handle_data(s, c, h.seq, p, rx);
+        handle_data(s, c, h.seq, p, rx, crc_done);
         return;
     case INI_SWP_NAK:
         handle_nak(s, c, h.seq);
