@@ -7,7 +7,9 @@
 # only what building the Debian package takes (dpkg-dev, debhelper).
 # Besides the build's, the tests' tools: clang (tests/integration/install.sh
 # builds a user's program with it), dpdk-dev (dpdk-telemetry.py,
-# telemetry.sh) and tshark (capture.sh).
+# telemetry.sh) and tshark (capture.sh); and the peers ini-bench measures
+# beside the INI (UCX: libucx-dev, ucx-utils; libfabric: libfabric-dev,
+# libfabric-bin), which it reports as skipped when they are missing.
 #
 #   tools/install-deps.sh [--lwip | --deb]
 set -euo pipefail
@@ -22,7 +24,8 @@ esac
 
 if [ "$mode" != lwip ]; then
     PKGS=(build-essential pkg-config libdpdk-dev dpdk libconfig-dev libcmocka-dev
-          iproute2 gnuplot-nox xz-utils clang dpdk-dev tshark time)
+          iproute2 gnuplot-nox xz-utils clang dpdk-dev tshark time
+          libucx-dev ucx-utils libfabric-dev libfabric-bin)
     [ "$mode" = deb ] && PKGS=(dpkg-dev debhelper)
     missing=()
     for p in "${PKGS[@]}"; do

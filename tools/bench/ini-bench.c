@@ -19,6 +19,11 @@
  *   compute-to-compute  compute node to compute node through two inids
  *                       started by ini-cluster run (the whole system)
  *   kernel-udp          kernel UDP sockets over loopback
+ * and the peers, what a user could pick instead (skipped, not failed,
+ * when the library was not built in or cannot run here):
+ *   ucx-am-tcp          UCX active messages, UCX_TLS=tcp over loopback
+ *   ucx-am-sm           UCX active messages, UCX_TLS=sm (shared memory)
+ *   ofi-rxd-udp         libfabric reliable datagrams, udp;ofi_rxd, loopback
  *
  * Design: this process only orchestrates.  The first three layers run in
  * two forked processes (bench_dpdk.c), one per side, each with its own EAL
@@ -53,7 +58,8 @@ static const char usage_text[] =
     "       ini-bench --inproc [--layer raw|udp-ip|reliable|all] [--count N] [--window W] [--size B]\n"
     "       ini-bench --inproc --pingpong [--count N] [--size B]\n"
     "       ini-bench --help | --version\n"
-    "layers: raw-dpdk, udp-ip, reliable, compute-to-compute, kernel-udp\n"
+    "layers: raw-dpdk, udp-ip, reliable, compute-to-compute, kernel-udp,\n"
+    "        ucx-am-tcp, ucx-am-sm, ofi-rxd-udp (peers)\n"
     "(see the header of tools/bench/ini-bench.c and docs/performance.md)\n";
 
 int bench_parse_list(const char *s, long *out, int max, long lo, long hi)
@@ -212,13 +218,14 @@ int main(int argc, char **argv)
                     s.layers_on[l] = found = 1;
             if (!found)
                 cli_bad_arg("--layers: '%s' is not a layer (raw-dpdk, udp-ip, reliable, "
-                            "compute-to-compute, kernel-udp)", tok);
+                            "compute-to-compute, kernel-udp, ucx-am-tcp, ucx-am-sm, ofi-rxd-udp)", tok);
         }
         int any = 0;
         for (int l = 0; l < L_COUNT; l++)
             any |= s.layers_on[l];
         if (!any)   /* "" or ",": nothing to measure is a mistake, not a run */
-            cli_bad_arg("--layers: empty list (raw-dpdk, udp-ip, reliable, compute-to-compute, kernel-udp)");
+            cli_bad_arg("--layers: empty list (raw-dpdk, udp-ip, reliable, compute-to-compute, kernel-udp, "
+                        "ucx-am-tcp, ucx-am-sm, ofi-rxd-udp)");
     } else {
         for (int l = 0; l < L_COUNT; l++)
             s.layers_on[l] = 1;
@@ -255,8 +262,22 @@ int main(int argc, char **argv)
             fprintf(stderr, "ini-bench: %s\n", bench_layer_names[L_KERNEL]);
         bench_kernel_layer(&s, &res[L_KERNEL]);
     }
+    static const char *const ucx_tls[2] = { "tcp", "sm" };
+    for (int k = 0; k < 2; k++)
+        if (s.layers_on[L_UCX_TCP + k]) {
+            if (s.p.verbose)
+                fprintf(stderr, "ini-bench: %s\n", bench_layer_names[L_UCX_TCP + k]);
+            bench_ucx_layer(&s, ucx_tls[k], &res[L_UCX_TCP + k]);
+        }
+    if (s.layers_on[L_OFI_RXD]) {
+        if (s.p.verbose)
+            fprintf(stderr, "ini-bench: %s\n", bench_layer_names[L_OFI_RXD]);
+        bench_ofi_layer(&s, &res[L_OFI_RXD]);
+    }
     for (int l = 0; l < L_COUNT; l++)
-        if (s.layers_on[l] && !res[l].ok) {
+        if (s.layers_on[l] && !res[l].ok && res[l].skipped) {
+            fprintf(stderr, "ini-bench: %s skipped: %s\n", bench_layer_names[l], res[l].err);
+        } else if (s.layers_on[l] && !res[l].ok) {
             failed = 1;
             cli_error("%s: %s", bench_layer_names[l], res[l].err[0] ? res[l].err : "failed");
         }
