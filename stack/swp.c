@@ -133,6 +133,17 @@ static inline struct swp_rx_slot *rx_slot(struct ini_swp *s, struct swp_conn *c,
     return &c->rx[seq & s->slot_mask];
 }
 
+/* Sends a datagram of one frame (p from ini_netif_alloc_tx, its payload
+ * summing to sum) to c's peer: by the link's header prediction, which
+ * writes the UDP and IP headers lwIP would write, else through lwIP. */
+static err_t send_frame(struct ini_swp *s, struct swp_conn *c, struct pbuf *p, uint16_t sum)
+{
+    if (ini_netif_udp_send(s->nf, p, ip4_addr_get_u32(ip_2_ip4(&s->peer_ip[c->peer])), INI_UDP_PORT, sum) == 0)
+        return ERR_OK;
+    return udp_sendto_if_src_chksum(s->pcb, p, &s->peer_ip[c->peer], INI_UDP_PORT, &s->nf->netif, 1, sum,
+                                    &s->local_ip);
+}
+
 /* Sends a header-only frame (ACK or NAK). */
 static void send_control(struct ini_swp *s, struct swp_conn *c, uint8_t op, uint32_t seq)
 {
@@ -143,7 +154,7 @@ static void send_control(struct ini_swp *s, struct swp_conn *c, uint8_t op, uint
     }
     struct ini_swp_hdr h = { op, (uint8_t)s->me, seq, c->rcv_nxt };
     ini_swp_hdr_write(p->payload, &h, s->seq_bits);
-    if (udp_sendto_if_src(s->pcb, p, &s->peer_ip[c->peer], INI_UDP_PORT, &s->nf->netif, &s->local_ip) != ERR_OK)
+    if (send_frame(s, c, p, ini_chksum(p->payload, s->hdr_len)) != ERR_OK)
         s->stats.send_errors++;
     pbuf_free(p);
     c->ack_sent = c->rcv_nxt;
@@ -204,9 +215,11 @@ static int transmit(struct ini_swp *s, struct swp_conn *c, uint32_t seq, struct 
     }
     if (ts)
         ts->t_out_udp = rte_rdtsc();
-    /* The netif and source address are known: no route lookup. */
-    err_t e = udp_sendto_if_src_chksum(s->pcb, p, &s->peer_ip[c->peer], INI_UDP_PORT, &s->nf->netif, 1, sum,
-                                       &s->local_ip);
+    /* The netif and source address are known: no route lookup; a single
+     * frame goes by the link's header prediction. */
+    err_t e = len <= s->frame_max ? send_frame(s, c, p, sum)
+                                  : udp_sendto_if_src_chksum(s->pcb, p, &s->peer_ip[c->peer], INI_UDP_PORT,
+                                                             &s->nf->netif, 1, sum, &s->local_ip);
     pbuf_free(p);
     if (e != ERR_OK) {
         s->stats.send_errors++;
@@ -647,11 +660,16 @@ int ini_swp_init(struct ini_swp *s, const struct ini_swp_params *prm, struct ini
     if (udp_bind(s->pcb, &s->local_ip, INI_UDP_PORT) != ERR_OK)
         return -1;
     udp_recv(s->pcb, udp_recv_cb, s);
+    /* Single-frame datagrams for our port skip ip4_input and udp_input
+     * (netif_dpdk.h, header prediction): udp_recv_cb sees the same. */
+    ini_netif_fast_udp(nf, s->pcb);
     return 0;
 }
 
 void ini_swp_close(struct ini_swp *s)
 {
+    if (s->nf && s->nf->fast_pcb == s->pcb)
+        ini_netif_fast_udp(s->nf, NULL);
     if (s->pcb)
         udp_remove(s->pcb);
     s->pcb = NULL;
