@@ -161,6 +161,8 @@ struct bench_setup {
     const char *self;         /* path of this program, for the cluster run */
     int cn_idle;              /* -1: auto (config), 0 poll, 1 adaptive */
     int cn_window;            /* INI window of the cluster run */
+    int cn_yield_us;          /* idle.yield_us of the cluster run, -1: the configuration's default */
+    int cn_colocate;          /* idle.colocate of the cluster run, -1: default */
     int quick;
     double loadavg;           /* 1-minute load average when the run began */
 };

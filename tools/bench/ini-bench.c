@@ -9,6 +9,7 @@
  *             [--runs N] [--count N] [--budget-ms N] [--depths LIST]
  *             [--sizes LIST] [--bw-depth N] [--window N] [--cores A,B]
  *             [--cn-idle auto|poll|adaptive] [--cn-window N]
+ *             [--cn-yield-us N] [--cn-colocate 0|1]
  *             [--plot FILE | --no-plot] [--save PREFIX] [--verbose]
  *   ini-bench --inproc [...]     the stack path in one process (callgrind)
  *
@@ -54,6 +55,7 @@ static const char usage_text[] =
     "usage: ini-bench [--quick] [--format table|csv|json] [--layers LIST] [--runs N] [--count N]\n"
     "                 [--budget-ms N] [--depths LIST] [--sizes LIST] [--bw-depth N] [--window N]\n"
     "                 [--cores A,B] [--cn-idle auto|poll|adaptive] [--cn-window N]\n"
+    "                 [--cn-yield-us N] [--cn-colocate 0|1]\n"
     "                 [--plot FILE | --no-plot] [--save PREFIX] [--verbose]\n"
     "       ini-bench --inproc [--layer raw|udp-ip|reliable|all] [--count N] [--window W] [--size B]\n"
     "       ini-bench --inproc --pingpong [--count N] [--size B]\n"
@@ -112,6 +114,8 @@ int main(int argc, char **argv)
     int no_plot = 0;
     long runs = 10, count = -1, budget_ms = -1, bw_depth = 16, window = 16, cn_window = 64;
     s.cn_idle = -1;
+    s.cn_yield_us = -1;
+    s.cn_colocate = -1;
     for (int i = 1; i < argc; i++) {
         const char *a = argv[i];
         if (cli_common_flag(a)) {
@@ -148,6 +152,10 @@ int main(int argc, char **argv)
             /* auto -1, poll 0, adaptive 1 */
             static const char *const idles[] = { "auto", "poll", "adaptive", NULL };
             s.cn_idle = cli_parse_choice(a, cli_value(argc, argv, &i), idles) - 1;
+        } else if (!strcmp(a, "--cn-yield-us")) {
+            s.cn_yield_us = (int)cli_parse_long(a, cli_value(argc, argv, &i), 0, 1000000);
+        } else if (!strcmp(a, "--cn-colocate")) {
+            s.cn_colocate = (int)cli_parse_long(a, cli_value(argc, argv, &i), 0, 1);
         } else if (!strcmp(a, "--cn-window")) {
             cn_window = cli_parse_long(a, cli_value(argc, argv, &i), 1, 4096);
         } else if (!strcmp(a, "--plot")) {
