@@ -245,11 +245,12 @@ static inline uint32_t crc_shift(const struct crc_shift *s, uint32_t c)
     return s->t[0][c & 0xff] ^ s->t[1][c >> 8 & 0xff] ^ s->t[2][c >> 16 & 0xff] ^ s->t[3][c >> 24];
 }
 
-/* Block sizes: 1 KB for long buffers, 448 bytes for the 1,480 bytes of an
- * IP fragment at MTU 1500 (3 x 448 = 1,344), 128 bytes for single frames.
- * All multiples of 64, as the fused sum below reads 32 bytes a step. */
+/* Block sizes: 1 KB for long buffers, 480 bytes for the 1,480 bytes of an
+ * IP fragment at MTU 1500 (3 x 480 = 1,440: the 1,458 or 1,480 message
+ * bytes of a fragment but for 18 or 40), 128 bytes for single frames.
+ * All multiples of 32, as the fused sum below reads 32 bytes a step. */
 #define CRC_BIG   1024
-#define CRC_MID   448
+#define CRC_MID   480
 #define CRC_SMALL 128
 
 __attribute__((target("sse4.2")))
@@ -311,7 +312,7 @@ uint16_t ini_chksum_fold(uint64_t sum)
  * also loaded once as a vector and added, as 32-bit lanes widened to
  * 64 bits, to a0/a1 (as sum_avx2 does): the CRC instructions read the
  * same cache lines again from L1, the sum costs four vector operations a
- * step.  Blocks are multiples of 64 bytes from the start of the buffer, so
+ * step.  Blocks are multiples of 32 bytes from the start of the buffer, so
  * every byte keeps its offset's parity in the lanes. */
 __attribute__((target("avx2,sse4.2")))
 static uint32_t crc_sum_three_way(uint32_t c, const uint8_t **pp, size_t *lenp, size_t block,
@@ -366,7 +367,7 @@ static uint32_t crc_sum_avx2(uint32_t crc, const uint8_t *p, size_t len, uint64_
     for (int i = 0; i < 4; i++)
         s = add_carry(s, lane[i]);
     /* The rest (under 384 bytes) starts at an offset that is a multiple
-     * of 64: its folded sum adds as it is. */
+     * of 32 (even): its folded sum adds as it is. */
     *sum = add_carry(s, ini_chksum(p, (int)left));
     return ~crc_raw(c, p, left);
 }

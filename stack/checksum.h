@@ -22,8 +22,8 @@ uint16_t ini_chksum(const void *data, int len);
  * continuing from crc (start with 0).  Long buffers run three independent
  * instruction chains over consecutive blocks and join them with a
  * precomputed "append a block of zeros" operator, which hides the
- * instruction's 3-cycle latency.  Block sizes: 1 KB, 448 bytes (three of
- * them fill a 1,480-byte IP fragment but for its last 136 bytes), 128. */
+ * instruction's 3-cycle latency.  Block sizes: 1 KB, 480 bytes (three of
+ * them fill a 1,480-byte IP fragment but for its last 40 bytes), 128. */
 uint32_t ini_crc32c(uint32_t crc, const void *buf, size_t len);
 /* The same, one chain: the reference the fast one is tested against. */
 uint32_t ini_crc32c_serial(uint32_t crc, const void *buf, size_t len);

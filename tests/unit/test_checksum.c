@@ -154,7 +154,7 @@ static void test_crc32c_fast_equals_serial(void **state)
 }
 
 /* CRC and sum in one pass give what the two functions give apart, at
- * every length around the block boundaries (3 x 128, 3 x 448, 3 x 1024)
+ * every length around the block boundaries (3 x 128, 3 x 480, 3 x 1024)
  * and alignment, chained over pieces as over the pbufs of a datagram, on
  * the AVX2 path and (the renamed copy, have_avx2 cleared) without it. */
 static void test_crc_and_sum_in_one_pass(void **state)
