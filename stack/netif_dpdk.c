@@ -248,6 +248,8 @@ static inline uint16_t fold32(uint32_t s)
     return (uint16_t)((s & 0xffff) + (s >> 16));
 }
 
+static void write_ip(uint8_t *ip, uint16_t tot, uint16_t id, uint16_t frag, uint32_t src, uint32_t dst);
+
 void ini_netif_fast_udp(struct ini_netif *nf, struct udp_pcb *pcb)
 {
     nf->fast_pcb = pcb;
@@ -275,17 +277,7 @@ int ini_netif_udp_send(struct ini_netif *nf, struct pbuf *p, uint32_t dst_ip, ui
     st16(udp + 2, nport);
     st16(udp + 4, ulen);
     st16(udp + 6, usum ? usum : 0xffff);
-    ip[0] = 0x45;
-    ip[1] = 0;
-    st16(ip + 2, lwip_htons((u16_t)(p->len + UDP_HLEN + IP_HLEN)));
-    st16(ip + 4, lwip_htons(nf->ip_id++));
-    st16(ip + 6, 0);
-    ip[8] = IP_DEFAULT_TTL;
-    ip[9] = IP_PROTO_UDP;
-    st16(ip + 10, 0);
-    memcpy(ip + 12, &src, 4);
-    memcpy(ip + 16, &dst_ip, 4);
-    st16(ip + 10, (uint16_t)~ini_chksum(ip, IP_HLEN));
+    write_ip(ip, (uint16_t)(p->len + UDP_HLEN + IP_HLEN), nf->ip_id++, 0, src, dst_ip);
     struct ini_mbuf_pbuf *mp = (struct ini_mbuf_pbuf *)p;
     struct rte_mbuf *m = mp->m;
     struct rte_ether_hdr *eth = (struct rte_ether_hdr *)(ip - RTE_ETHER_HDR_LEN);
@@ -294,6 +286,70 @@ int ini_netif_udp_send(struct ini_netif *nf, struct pbuf *p, uint32_t dst_ip, ui
     m->pkt_len = m->data_len;
     write_eth(nf, peer, eth);
     mp->txq = peer->txq;          /* queued by tx_pbuf_free */
+    return 0;
+}
+
+/* Writes an IPv4 header for `tot` bytes of packet, flags and offset
+ * field `frag` (network order), as lwIP's ip4_output and ip4_frag do. */
+static void write_ip(uint8_t *ip, uint16_t tot, uint16_t id, uint16_t frag, uint32_t src, uint32_t dst)
+{
+    ip[0] = 0x45;
+    ip[1] = 0;
+    st16(ip + 2, lwip_htons(tot));
+    st16(ip + 4, lwip_htons(id));
+    st16(ip + 6, frag);
+    ip[8] = IP_DEFAULT_TTL;
+    ip[9] = IP_PROTO_UDP;
+    st16(ip + 10, 0);
+    memcpy(ip + 12, &src, 4);
+    memcpy(ip + 16, &dst, 4);
+    st16(ip + 10, (uint16_t)~ini_chksum(ip, IP_HLEN));
+}
+
+int ini_netif_udp_send_frags(struct ini_netif *nf, const uint8_t *payload, uint32_t len, uint32_t dst_ip,
+                             uint16_t port, uint16_t payload_sum)
+{
+    struct ini_peer_slot *peer = peer_lookup(nf, dst_ip);
+    uint32_t total = len + UDP_HLEN;
+    uint32_t piece = ((uint32_t)nf->netif.mtu - IP_HLEN) & ~7u;      /* lwIP's: whole 8-byte units */
+    if (!peer || total > 0xffff - IP_HLEN || piece < 8)
+        return -1;
+    uint32_t n = (total + piece - 1) / piece;
+    struct rte_mbuf *ms[64];
+    if (n > RTE_DIM(ms) || rte_pktmbuf_alloc_bulk(nf->pool, ms, n) != 0) {
+        nf->stats.tx_no_mbuf++;
+        return -2;
+    }
+    uint32_t src = ip4_addr_get_u32(netif_ip4_addr(&nf->netif));
+    uint16_t ulen = lwip_htons((u16_t)total), nport = lwip_htons(port), id = nf->ip_id++;
+    uint32_t acc = (uint32_t)payload_sum + 2u * nport + 2u * ulen + (src & 0xffff) + (src >> 16) +
+                   (dst_ip & 0xffff) + (dst_ip >> 16) + lwip_htons(IP_PROTO_UDP);
+    uint16_t usum = (uint16_t)~fold32(acc);
+    struct ini_txq *q = &nf->txqs[peer->txq];
+    uint32_t off = 0;            /* in the datagram (UDP header included) */
+    for (uint32_t k = 0; k < n; k++) {
+        uint32_t flen = total - off < piece ? total - off : piece;
+        struct rte_mbuf *m = ms[k];
+        /* A fresh mbuf holds a frame of the MTU (the pool is sized from it). */
+        struct rte_ether_hdr *eth = rte_pktmbuf_mtod(m, struct rte_ether_hdr *);
+        m->data_len = (uint16_t)(RTE_ETHER_HDR_LEN + IP_HLEN + flen);
+        m->pkt_len = m->data_len;
+        uint8_t *ip = (uint8_t *)(eth + 1), *data = ip + IP_HLEN;
+        write_eth(nf, peer, eth);
+        uint16_t frag = (uint16_t)(off / 8) | (k + 1 < n ? IP_MF : 0);
+        write_ip(ip, (uint16_t)(IP_HLEN + flen), id, lwip_htons(frag), src, dst_ip);
+        if (k == 0) {
+            st16(data, nport);
+            st16(data + 2, nport);
+            st16(data + 4, ulen);
+            st16(data + 6, usum ? usum : 0xffff);
+            memcpy(data + UDP_HLEN, payload, flen - UDP_HLEN);
+        } else {
+            memcpy(data, payload + off - UDP_HLEN, flen);
+        }
+        off += flen;
+        enqueue(nf, q, m);
+    }
     return 0;
 }
 

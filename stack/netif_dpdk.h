@@ -156,6 +156,15 @@ struct pbuf *ini_netif_alloc_tx(struct ini_netif *nf, uint16_t len);
  * covers (no such peer, too long): send it through lwIP instead. */
 int ini_netif_udp_send(struct ini_netif *nf, struct pbuf *p, uint32_t dst_ip, uint16_t port,
                        uint16_t payload_sum);
+/* The same for a datagram of several frames: len bytes of UDP payload at
+ * payload (summing to payload_sum), cut into IP fragments of the MTU as
+ * lwIP's ip4_frag cuts them (fragment offsets in 8-byte units, MF on all
+ * but the last, one id per datagram), each written straight into its own
+ * mbuf behind the headers - the one copy of a transmission - and queued.
+ * The caller keeps payload.  0: queued; -1: not covered (no such peer):
+ * send it through lwIP; -2: no mbufs (nothing queued). */
+int ini_netif_udp_send_frags(struct ini_netif *nf, const uint8_t *payload, uint32_t len, uint32_t dst_ip,
+                             uint16_t port, uint16_t payload_sum);
 /* Received single-frame datagrams for pcb's port skip ip4_input and
  * udp_input (pcb bound to the netif's address; NULL turns it off). */
 struct udp_pcb;

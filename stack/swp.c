@@ -199,13 +199,23 @@ static int transmit(struct ini_swp *s, struct swp_conn *c, uint32_t seq, struct 
         memcpy(wire + s->data_hdr_len, t->am, t->am_len);
         sum = ini_chksum(wire, (int)len);
     } else {
-        /* Several frames: a PBUF_REF over the compute node's ring; lwIP
-         * puts its headers in pbufs of its own and the link layer copies
-         * each fragment out. */
+        /* Several frames: the link cuts the datagram into IP fragments,
+         * each copied from the compute node's ring straight into its
+         * frame (the one copy); through lwIP (a PBUF_REF over the ring,
+         * lwIP's headers and fragmentation, the link copying each
+         * fragment out) only when the link does not cover the case. */
         uint8_t *wire = t->am - s->data_hdr_len;
         ini_swp_hdr_write(wire, &h, s->seq_bits);
         memcpy(wire + s->hdr_len, &t->crc, 4);
         sum = multi_frame_sum(s, t, wire);
+        int r = ini_netif_udp_send_frags(s->nf, wire, len, ip4_addr_get_u32(ip_2_ip4(&s->peer_ip[c->peer])),
+                                         INI_UDP_PORT, sum);
+        if (r == 0)
+            goto sent;
+        if (r == -2) {
+            s->stats.send_errors++;
+            return -1;
+        }
         p = pbuf_alloc(PBUF_TRANSPORT, (u16_t)len, PBUF_REF);
         if (!p) {
             s->stats.send_errors++;
@@ -225,6 +235,7 @@ static int transmit(struct ini_swp *s, struct swp_conn *c, uint32_t seq, struct 
         s->stats.send_errors++;
         return -1;
     }
+sent:
     t->last_tx = s->now;
     if (c->ack_sent != c->rcv_nxt || c->rcv_unacked) {
         c->stats.acks_piggy++;
