@@ -124,7 +124,9 @@ struct ini_cn *ini_cn_attach(const char *cfg_path, int cluster, const char *segm
     cn->cluster = cluster;
     cn->n_pes = cl->n_pes;
     cn->n_inis = cl->n_inis;
-    cn->spin_us = cn->cfg.idle.spin_us;
+    /* Colocated with its INI, a compute node that spins only keeps the
+     * core from the INI it waits for: it hands the core over at once. */
+    cn->spin_us = cn->cfg.idle.colocate ? 0 : cn->cfg.idle.spin_us;
     cn->yield_us = cn->cfg.idle.yield_us;
     cn->overhead_ns = (uint64_t)(cn->cfg.knobs.overhead_us * 1000.0);
     cn->overhead_sleep = cn->cfg.knobs.overhead_sleep;

@@ -536,7 +536,9 @@ int inid_loop(void *arg)
 {
     struct inid *d = arg;
     const uint64_t hz = d->tsc_hz;
-    const uint64_t spin_cycles = hz / 1000000 * (uint64_t)d->cfg.idle.spin_us;
+    /* Colocated with its compute nodes (idle.colocate), the daemon hands
+     * its core over at once instead of spinning on it. */
+    const uint64_t spin_cycles = d->cfg.idle.colocate ? 0 : hz / 1000000 * (uint64_t)d->cfg.idle.spin_us;
     const uint64_t yield_cycles = hz / 1000000 * (uint64_t)d->cfg.idle.yield_us;
     const uint64_t timer_period = hz / 10;         /* lwIP timers: 100 ms */
     uint64_t last_work = rte_rdtsc(), next_timers = last_work + timer_period;
