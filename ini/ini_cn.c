@@ -345,7 +345,12 @@ int ini_send(struct ini_pe *pe, int dst_pe, uint16_t handler, const void *buf, u
          * each other through full rings cannot deadlock. */
         if (!pe->in_handler)
             ini_poll(pe);
-        __builtin_ia32_pause();
+        /* The INI that drains this ring may be waiting for our core
+         * (idle.yield_us, idle.colocate): give it over, not spin on it. */
+        if (cn->yield_us)
+            sched_yield();
+        else
+            __builtin_ia32_pause();
     }
     uint64_t t = rdtsc();
     memcpy(rec->data, &t, sizeof(t));
