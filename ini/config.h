@@ -116,7 +116,7 @@ struct ini_stack_cfg {
 
 /* Defaults of idle.yield_us and idle.colocate (docs/config.md: chosen by
  * measuring compute node to compute node on 2 shared cores). */
-#define INI_IDLE_YIELD_US_DEFAULT 0
+#define INI_IDLE_YIELD_US_DEFAULT 200
 #define INI_IDLE_COLOCATE_DEFAULT 0
 
 struct ini_idle_cfg {

@@ -13,7 +13,9 @@
  * in cluster 1 its compute node answers until STOP.  The daemons' idle
  * mode is --cn-idle (default auto: adaptive on a 2-core machine, where 2
  * daemons and 2 compute nodes cannot each have a core; poll wants 4 cores).
- * The compute nodes are not pinned: the scheduler places them.
+ * Each compute node runs on its cluster's INI core (idle.colocate, unless
+ * --cn-colocate 0), so that the two hand one core to each other
+ * (idle.yield_us) instead of waking each other across cores.
  */
 #include "bench.h"
 

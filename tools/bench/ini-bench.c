@@ -114,8 +114,11 @@ int main(int argc, char **argv)
     int no_plot = 0;
     long runs = 10, count = -1, budget_ms = -1, bw_depth = 16, window = 16, cn_window = 64;
     s.cn_idle = -1;
+    /* The cluster run: one compute node per INI on shared cores, each
+     * cluster's daemon and compute node on one core handing it over
+     * (idle.colocate; idle.yield_us at the configuration's default). */
     s.cn_yield_us = -1;
-    s.cn_colocate = -1;
+    s.cn_colocate = 1;
     for (int i = 1; i < argc; i++) {
         const char *a = argv[i];
         if (cli_common_flag(a)) {
