@@ -8,7 +8,8 @@
  * a full port refuses wait and leave in order; a transmit buffer that is
  * never sent goes back to its pool; fragments that arrive out of order,
  * twice or after a hole are reassembled (lwIP's reassembly with our
- * in-order fast path, stack/lwip/patches/) into the same message.
+ * in-order fast path, stack/lwip/patches/) into the same message; the
+ * header prediction and lwIP's path deliver alike.
  */
 #include <setjmp.h>
 #include <stdarg.h>
@@ -26,6 +27,7 @@ static int twin_flips;          /* frames left to get the compensating flips */
  * '.' pass, 'h' hold back (until loop_release_held), 'd' duplicate. */
 static const char *frag_pattern;
 static uint64_t frag_base;
+static int break_ip_header;     /* flip a bit of the next frame's IP TTL */
 
 /* Flips bit 3 of the first payload byte of the next two frames, once 0 to
  * 1 and once 1 to 0: the 16-bit ones' complement sum cannot see it. */
@@ -43,6 +45,11 @@ static enum wire_fate corrupt_script(struct loop_side *from, uint64_t n, const u
     if (corrupt_next) {
         corrupt_next = 0;
         return WIRE_CORRUPT;
+    }
+    if (break_ip_header) {
+        break_ip_header = 0;
+        ((uint8_t *)f)[14 + 8] ^= 0x01;      /* the header checksum no longer fits */
+        return WIRE_PASS;
     }
     if (frag_pattern && n >= frag_base && n - frag_base < strlen(frag_pattern)) {
         char c = frag_pattern[n - frag_base];
@@ -174,6 +181,28 @@ static void test_reassembly_out_of_order(void **state)
     assert_int_equal(b.udp_checksum_errors + b.crc_errors + b.duplicates, 0);
 }
 
+/* Header prediction (netif_dpdk.h) and lwIP's path deliver alike: with
+ * B's prediction off a message arrives through ip4_input and udp_input;
+ * a frame whose IP header checksum is wrong is not predicted but left to
+ * lwIP, which drops and counts it, and the SEND timer recovers it. */
+static void test_header_prediction_and_lwip_path(void **state)
+{
+    struct udp_pcb *fast = loop_b.nf.fast_pcb;
+    assert_non_null(fast);
+    ini_netif_fast_udp(&loop_b.nf, NULL);
+    send_and_check(100, 1);
+    ini_netif_fast_udp(&loop_b.nf, fast);
+    send_and_check(100, 1);
+    uint32_t got = loop_b.n_got;
+    unsigned chk = lwip_stats.ip.chkerr;
+    break_ip_header = 1;
+    assert_int_equal(loop_send(&loop_a, 6, 100), 0);
+    assert_int_equal(loop_b.n_got, got);
+    assert_int_equal(lwip_stats.ip.chkerr, chk + 1);
+    loop_run(1000000, 4);
+    assert_int_equal(loop_b.n_got, got + 1);
+}
+
 /* ---- a port that refuses frames (the peer's ring is full) ---- */
 
 static int refusing;
@@ -288,6 +317,7 @@ int main(void)
         cmocka_unit_test_setup_teardown(test_corrupt_frame_dropped, setup, teardown),
         cmocka_unit_test_setup_teardown(test_crc_catches_what_udp_misses, setup, teardown),
         cmocka_unit_test_setup_teardown(test_reassembly_out_of_order, setup, teardown),
+        cmocka_unit_test_setup_teardown(test_header_prediction_and_lwip_path, setup, teardown),
         cmocka_unit_test_setup_teardown(test_full_port_keeps_frames, setup, teardown),
         cmocka_unit_test_setup_teardown(test_backlog_overflow_drops_and_recovers, setup, teardown),
         cmocka_unit_test_setup_teardown(test_unsent_tx_buffer_freed, setup, teardown),
