@@ -113,7 +113,7 @@ test: deps
 
 # Every object waits for the lwIP source (order-only: fetched once, it never
 # makes an object out of date), since several include lwIP's headers.
-$(OBJ)/%.o: %.c | $(LWIP_STAMP)
+$(OBJ)/%.o: %.c | $(LWIP_READY)
 	@mkdir -p $(dir $@)
 	$(CC) $(BASE_CFLAGS) $(CFLAGS) $(EXTRA) $(if $(DPDK),$(DPDK_CFLAGS)) -c $< -o $@
 

@@ -161,7 +161,9 @@ static void set_defaults(struct ini_config *cfg)
         .mtu = 1500, .window = 16, .seq_bits = 32, .send_timeout_us = 2000,
         .ack_timeout_us = 200, .max_message = INI_MAX_MESSAGE_LIMIT, .nak = 1,
     };
-    cfg->idle = (struct ini_idle_cfg){ .mode = INI_IDLE_AUTO, .spin_us = 5, .max_sleep_us = 1000 };
+    cfg->idle = (struct ini_idle_cfg){ .mode = INI_IDLE_AUTO, .spin_us = 5, .max_sleep_us = 1000,
+                                       .yield_us = INI_IDLE_YIELD_US_DEFAULT,
+                                       .colocate = INI_IDLE_COLOCATE_DEFAULT };
     cfg->trace = (struct ini_trace_cfg){ .mode = INI_TRACE_OFF, .records = 1048576 };
     cfg->eal_memory_mb = 256;
     ini_fault_defaults(&cfg->faults);
@@ -830,7 +832,7 @@ static int load_security(struct loader *ld, const config_setting_t *root)
 
 static int load_idle(struct loader *ld, const config_setting_t *root)
 {
-    static const char *const allowed[] = { "mode", "spin_us", "max_sleep_us", NULL };
+    static const char *const allowed[] = { "mode", "spin_us", "max_sleep_us", "yield_us", "colocate", NULL };
     struct ini_idle_cfg *idle = &ld->cfg.idle;
     const config_setting_t *g;
     int mode;
@@ -842,7 +844,9 @@ static int load_idle(struct loader *ld, const config_setting_t *root)
     case 1:  idle->mode = (enum ini_idle_mode)mode; break;
     }
     if (read_int(ld, g, "spin_us", 0, SPIN_MAX_US, &idle->spin_us) < 0 ||
-        read_int(ld, g, "max_sleep_us", SLEEP_MIN_US, SLEEP_MAX_US, &idle->max_sleep_us) < 0)
+        read_int(ld, g, "max_sleep_us", SLEEP_MIN_US, SLEEP_MAX_US, &idle->max_sleep_us) < 0 ||
+        read_int(ld, g, "yield_us", 0, SPIN_MAX_US, &idle->yield_us) < 0 ||
+        read_bool(ld, g, "colocate", &idle->colocate) < 0)
         return -1;
     return 0;
 }
@@ -1604,7 +1608,7 @@ int ini_config_generate_hosts(FILE *out, int n_clusters, int pes_per_cluster,
             "policy  = { compute = \"%s\"; ini = \"%s\"; };\n"
             "stack   = { mtu = %d; window = %d; seq_bits = %d; send_timeout_us = %d;\n"
             "            ack_timeout_us = %d; max_message = %d; nak = %s; };\n"
-            "idle    = { mode = \"%s\"; spin_us = %d; max_sleep_us = %d; };\n"
+            "idle    = { mode = \"%s\"; spin_us = %d; max_sleep_us = %d; yield_us = %d; colocate = %s; };\n"
             "trace   = { mode = \"%s\"; records = %d; };\n"
             "eal     = { memory_mb = %d; hugepages = \"auto\"; args = [ ]; };\n"
             "clusters = (\n",
@@ -1615,7 +1619,8 @@ int ini_config_generate_hosts(FILE *out, int n_clusters, int pes_per_cluster,
             ini_policy_name(d.pe_policy), ini_policy_name(d.ini_policy),
             d.stack.mtu, d.stack.window, d.stack.seq_bits, d.stack.send_timeout_us,
             d.stack.ack_timeout_us, d.stack.max_message, d.stack.nak ? "true" : "false",
-            ini_idle_mode_name(d.idle.mode), d.idle.spin_us, d.idle.max_sleep_us,
+            ini_idle_mode_name(d.idle.mode), d.idle.spin_us, d.idle.max_sleep_us, d.idle.yield_us,
+            d.idle.colocate ? "true" : "false",
             ini_trace_mode_name(d.trace.mode), d.trace.records, d.eal_memory_mb);
 
     for (int c = 0; c < n_clusters; c++) {

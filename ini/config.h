@@ -123,10 +123,18 @@ struct ini_stack_cfg {
     int nak;                 /* send NAKs on out-of-order arrival, default 1 */
 };
 
+/* Defaults of idle.yield_us and idle.colocate (docs/config.md: chosen by
+ * measuring compute node to compute node on 2 shared cores). */
+#define INI_IDLE_YIELD_US_DEFAULT 200
+#define INI_IDLE_COLOCATE_DEFAULT 0
+
 struct ini_idle_cfg {
     enum ini_idle_mode mode; /* default auto */
     int spin_us;             /* adaptive: busy-poll this long before sleeping, default 5 */
     int max_sleep_us;        /* adaptive: longest sleep between polls, default 1000 */
+    int yield_us;            /* adaptive: after spin_us, hand the core over (sched_yield) for up
+                              * to this long before sleeping, default 0 (off) */
+    int colocate;            /* adaptive: a compute node runs on the core of its static INI, default 0 */
 };
 
 struct ini_trace_cfg {

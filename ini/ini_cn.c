@@ -10,6 +10,7 @@
 
 #include <errno.h>
 #include <pthread.h>
+#include <sched.h>
 #include <stdatomic.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -50,6 +51,7 @@ struct ini_cn {
     int cluster;
     int n_pes, n_inis;
     int spin_us;
+    int yield_us;                             /* after spinning, sched_yield this long */
     int adaptive;                             /* PEs sleep when idle */
     uint64_t overhead_ns;                     /* Δo knob, per send and per receive */
     int overhead_sleep;
@@ -122,7 +124,10 @@ struct ini_cn *ini_cn_attach(const char *cfg_path, int cluster, const char *segm
     cn->cluster = cluster;
     cn->n_pes = cl->n_pes;
     cn->n_inis = cl->n_inis;
-    cn->spin_us = cn->cfg.idle.spin_us;
+    /* Colocated with its INI, a compute node that spins only keeps the
+     * core from the INI it waits for: it hands the core over at once. */
+    cn->spin_us = cn->cfg.idle.colocate ? 0 : cn->cfg.idle.spin_us;
+    cn->yield_us = cn->cfg.idle.yield_us;
     cn->overhead_ns = (uint64_t)(cn->cfg.knobs.overhead_us * 1000.0);
     cn->overhead_sleep = cn->cfg.knobs.overhead_sleep;
     cn->adaptive = cn->cfg.idle.mode != INI_IDLE_POLL;
@@ -264,9 +269,27 @@ struct run_arg {
     int rc;
 };
 
+/* idle.colocate: the PE's thread runs on the core of its static INI,
+ * so that on shared cores each cluster's daemon and compute node hand one
+ * core to each other (yield_us) instead of waking each other across cores
+ * through the kernel.  Nothing when that INI has no core. */
+static void colocate(struct ini_pe *pe)
+{
+    const struct ini_config *cfg = &pe->cn->cfg;
+    int ini = cfg->pes[pe->id].static_ini;
+    if (!cfg->idle.colocate || cfg->idle.mode == INI_IDLE_POLL || ini < 0 || ini >= cfg->n_inis ||
+        cfg->inis[ini].core < 0)
+        return;
+    cpu_set_t set;
+    CPU_ZERO(&set);
+    CPU_SET(cfg->inis[ini].core, &set);
+    pthread_setaffinity_np(pthread_self(), sizeof(set), &set);   /* best effort */
+}
+
 static void *run_thread(void *p)
 {
     struct run_arg *ra = p;
+    colocate(ra->pe);
     ra->rc = ra->fn(ra->pe, ra->arg);
     return NULL;
 }
@@ -322,7 +345,12 @@ int ini_send(struct ini_pe *pe, int dst_pe, uint16_t handler, const void *buf, u
          * each other through full rings cannot deadlock. */
         if (!pe->in_handler)
             ini_poll(pe);
-        __builtin_ia32_pause();
+        /* The INI that drains this ring may be waiting for our core
+         * (idle.yield_us, idle.colocate): give it over, not spin on it. */
+        if (cn->yield_us)
+            sched_yield();
+        else
+            __builtin_ia32_pause();
     }
     uint64_t t = rdtsc();
     memcpy(rec->data, &t, sizeof(t));
@@ -429,6 +457,12 @@ static inline __attribute__((always_inline)) int wait_group(struct ini_pe **pes,
             return -1;
         if (!cn->adaptive || now < spin_until) {
             __builtin_ia32_pause();
+            continue;
+        }
+        /* Then hand the core over (to the INI serving us, when colocated)
+         * for up to yield_us before sleeping in the kernel. */
+        if (now < spin_until + (uint64_t)cn->yield_us) {
+            sched_yield();
             continue;
         }
         /* Sleep on the group's doorbell; an INI rings it after delivering

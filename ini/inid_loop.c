@@ -6,13 +6,15 @@
  * FIFO work queue, process the queue to completion, flush the transmit
  * queues, publish the INI's load, and run lwIP's timers when due.  Nothing
  * here allocates, locks or makes a system call per message; the only system
- * call is the futex sleep of the adaptive idle mode (and the wake of a
- * sleeping compute node).
+ * calls are the adaptive idle mode's, made with no work at hand (yielding
+ * the core, then the epoll sleep), and the wake of a sleeping compute
+ * node.
  */
 #include "inid.h"
 
 #include <ctype.h>
 #include <math.h>
+#include <sched.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -564,7 +566,10 @@ int inid_loop(void *arg)
 {
     struct inid *d = arg;
     const uint64_t hz = d->tsc_hz;
-    const uint64_t spin_cycles = hz / 1000000 * (uint64_t)d->cfg.idle.spin_us;
+    /* Colocated with its compute nodes (idle.colocate), the daemon hands
+     * its core over at once instead of spinning on it. */
+    const uint64_t spin_cycles = d->cfg.idle.colocate ? 0 : hz / 1000000 * (uint64_t)d->cfg.idle.spin_us;
+    const uint64_t yield_cycles = hz / 1000000 * (uint64_t)d->cfg.idle.yield_us;
     const uint64_t timer_period = hz / 10;         /* lwIP timers: 100 ms */
     uint64_t last_work = rte_rdtsc(), next_timers = last_work + timer_period;
     uint64_t backoff_us = 8;
@@ -612,7 +617,15 @@ int inid_loop(void *arg)
             last_work = now;
             backoff_us = 8;
         } else if (d->idle == INI_IDLE_ADAPTIVE && now - last_work > spin_cycles) {
-            idle_sleep(d, &backoff_us);
+            /* Shared cores: first hand the core to whoever is runnable on
+             * it (the compute node this daemon serves, colocated) and come
+             * back at once if nobody is, for up to yield_us; only then
+             * sleep in the kernel.  No message is waiting: the system
+             * call is the idle path's, as the sleep is. */
+            if (now - last_work <= spin_cycles + yield_cycles)
+                sched_yield();
+            else
+                idle_sleep(d, &backoff_us);
         }
     }
     return 0;

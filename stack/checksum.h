@@ -22,9 +22,21 @@ uint16_t ini_chksum(const void *data, int len);
  * continuing from crc (start with 0).  Long buffers run three independent
  * instruction chains over consecutive blocks and join them with a
  * precomputed "append a block of zeros" operator, which hides the
- * instruction's 3-cycle latency. */
+ * instruction's 3-cycle latency.  Block sizes: 1 KB, 480 bytes (three of
+ * them fill a 1,480-byte IP fragment but for its last 40 bytes), 128. */
 uint32_t ini_crc32c(uint32_t crc, const void *buf, size_t len);
 /* The same, one chain: the reference the fast one is tested against. */
 uint32_t ini_crc32c_serial(uint32_t crc, const void *buf, size_t len);
+
+/* Both at once, one pass over the bytes: returns the CRC32C of len bytes
+ * continuing from crc, as ini_crc32c, and adds the bytes' ones' complement
+ * sum (the value ini_chksum gives, unfolded) to *sum, an accumulator that
+ * ini_chksum_fold() folds to ini_chksum's result.  A message of several
+ * frames is checked, and summed for its UDP checksum, this way: the three
+ * CRC chains and the AVX2 sum share every load.  len at any alignment;
+ * the sum takes buf's first byte as the low byte of a 16-bit word, as
+ * ini_chksum does. */
+uint32_t ini_crc32c_sum(uint32_t crc, const void *buf, size_t len, uint64_t *sum);
+uint16_t ini_chksum_fold(uint64_t sum);
 
 #endif

@@ -3,9 +3,12 @@
  */
 /* lwIP's IP headers before DPDK's: both define IP_RF and friends, and the
  * second definition is only silent in a system header. */
+#include "lwip/ip.h"
 #include "lwip/ip4.h"
 #include "lwip/ip4_addr.h"
+#include "lwip/udp.h"
 #include "netif_dpdk.h"
+#include "checksum.h"
 
 #include <string.h>
 
@@ -222,6 +225,182 @@ static void rx_pbuf_free(struct pbuf *p)
     rte_pktmbuf_free(((struct ini_mbuf_pbuf *)p)->m);
 }
 
+/* ---- header prediction (netif_dpdk.h) ---- */
+
+static inline uint16_t ld16(const uint8_t *p)
+{
+    uint16_t v;
+    memcpy(&v, p, 2);
+    return v;
+}
+
+static inline uint32_t ld32(const uint8_t *p)
+{
+    uint32_t v;
+    memcpy(&v, p, 4);
+    return v;
+}
+
+static inline void st16(uint8_t *p, uint16_t v)
+{
+    memcpy(p, &v, 2);
+}
+
+static inline uint16_t fold32(uint32_t s)
+{
+    s = (s & 0xffff) + (s >> 16);
+    return (uint16_t)((s & 0xffff) + (s >> 16));
+}
+
+static void write_ip(uint8_t *ip, uint16_t tot, uint16_t id, uint16_t frag, uint32_t src, uint32_t dst);
+
+void ini_netif_fast_udp(struct ini_netif *nf, struct udp_pcb *pcb)
+{
+    nf->fast_pcb = pcb;
+}
+
+/* The fields are lwIP's for a UDP datagram of one frame: version 4, header
+ * of 20 bytes, TOS 0, no flags, TTL IP_DEFAULT_TTL (a new pcb's), the
+ * header checksum; UDP source and destination port, length, checksum
+ * (0xffff for a sum of 0, as udp_sendto).  The id is ours: only fragments
+ * are matched by id, and these datagrams have none. */
+int ini_netif_udp_send(struct ini_netif *nf, struct pbuf *p, uint32_t dst_ip, uint16_t port, uint16_t payload_sum)
+{
+    struct ini_peer_slot *peer = peer_lookup(nf, dst_ip);
+    if (!peer || !is_tx_mbuf(p) || p->len + IP_HLEN + UDP_HLEN > nf->netif.mtu)
+        return -1;
+    uint8_t *udp = (uint8_t *)p->payload - UDP_HLEN, *ip = udp - IP_HLEN;
+    uint32_t src = ip4_addr_get_u32(netif_ip4_addr(&nf->netif));
+    uint16_t ulen = lwip_htons((u16_t)(p->len + UDP_HLEN)), nport = lwip_htons(port);
+    /* Payload, UDP header (its checksum 0) and pseudo header, as 16-bit
+     * words in memory order. */
+    uint32_t acc = (uint32_t)payload_sum + 2u * nport + 2u * ulen + (src & 0xffff) + (src >> 16) +
+                   (dst_ip & 0xffff) + (dst_ip >> 16) + lwip_htons(IP_PROTO_UDP);
+    uint16_t usum = (uint16_t)~fold32(acc);
+    st16(udp, nport);
+    st16(udp + 2, nport);
+    st16(udp + 4, ulen);
+    st16(udp + 6, usum ? usum : 0xffff);
+    write_ip(ip, (uint16_t)(p->len + UDP_HLEN + IP_HLEN), nf->ip_id++, 0, src, dst_ip);
+    struct ini_mbuf_pbuf *mp = (struct ini_mbuf_pbuf *)p;
+    struct rte_mbuf *m = mp->m;
+    struct rte_ether_hdr *eth = (struct rte_ether_hdr *)(ip - RTE_ETHER_HDR_LEN);
+    m->data_off = (uint16_t)((uint8_t *)eth - (uint8_t *)m->buf_addr);
+    m->data_len = (uint16_t)(RTE_ETHER_HDR_LEN + IP_HLEN + UDP_HLEN + p->len);
+    m->pkt_len = m->data_len;
+    write_eth(nf, peer, eth);
+    mp->txq = peer->txq;          /* queued by tx_pbuf_free */
+    return 0;
+}
+
+/* Writes an IPv4 header for `tot` bytes of packet, flags and offset
+ * field `frag` (network order), as lwIP's ip4_output and ip4_frag do. */
+static void write_ip(uint8_t *ip, uint16_t tot, uint16_t id, uint16_t frag, uint32_t src, uint32_t dst)
+{
+    ip[0] = 0x45;
+    ip[1] = 0;
+    st16(ip + 2, lwip_htons(tot));
+    st16(ip + 4, lwip_htons(id));
+    st16(ip + 6, frag);
+    ip[8] = IP_DEFAULT_TTL;
+    ip[9] = IP_PROTO_UDP;
+    st16(ip + 10, 0);
+    memcpy(ip + 12, &src, 4);
+    memcpy(ip + 16, &dst, 4);
+    st16(ip + 10, (uint16_t)~ini_chksum(ip, IP_HLEN));
+}
+
+int ini_netif_udp_send_frags(struct ini_netif *nf, const uint8_t *payload, uint32_t len, uint32_t dst_ip,
+                             uint16_t port, uint16_t payload_sum)
+{
+    struct ini_peer_slot *peer = peer_lookup(nf, dst_ip);
+    uint32_t total = len + UDP_HLEN;
+    uint32_t piece = ((uint32_t)nf->netif.mtu - IP_HLEN) & ~7u;      /* lwIP's: whole 8-byte units */
+    if (!peer || total > 0xffff - IP_HLEN || piece < 8)
+        return -1;
+    uint32_t n = (total + piece - 1) / piece;
+    struct rte_mbuf *ms[64];
+    if (n > RTE_DIM(ms) || rte_pktmbuf_alloc_bulk(nf->pool, ms, n) != 0) {
+        nf->stats.tx_no_mbuf++;
+        return -2;
+    }
+    uint32_t src = ip4_addr_get_u32(netif_ip4_addr(&nf->netif));
+    uint16_t ulen = lwip_htons((u16_t)total), nport = lwip_htons(port), id = nf->ip_id++;
+    uint32_t acc = (uint32_t)payload_sum + 2u * nport + 2u * ulen + (src & 0xffff) + (src >> 16) +
+                   (dst_ip & 0xffff) + (dst_ip >> 16) + lwip_htons(IP_PROTO_UDP);
+    uint16_t usum = (uint16_t)~fold32(acc);
+    struct ini_txq *q = &nf->txqs[peer->txq];
+    uint32_t off = 0;            /* in the datagram (UDP header included) */
+    for (uint32_t k = 0; k < n; k++) {
+        uint32_t flen = total - off < piece ? total - off : piece;
+        struct rte_mbuf *m = ms[k];
+        /* A fresh mbuf holds a frame of the MTU (the pool is sized from it). */
+        struct rte_ether_hdr *eth = rte_pktmbuf_mtod(m, struct rte_ether_hdr *);
+        m->data_len = (uint16_t)(RTE_ETHER_HDR_LEN + IP_HLEN + flen);
+        m->pkt_len = m->data_len;
+        uint8_t *ip = (uint8_t *)(eth + 1), *data = ip + IP_HLEN;
+        write_eth(nf, peer, eth);
+        uint16_t frag = (uint16_t)(off / 8) | (k + 1 < n ? IP_MF : 0);
+        write_ip(ip, (uint16_t)(IP_HLEN + flen), id, lwip_htons(frag), src, dst_ip);
+        if (k == 0) {
+            st16(data, nport);
+            st16(data + 2, nport);
+            st16(data + 4, ulen);
+            st16(data + 6, usum ? usum : 0xffff);
+            memcpy(data + UDP_HLEN, payload, flen - UDP_HLEN);
+        } else {
+            memcpy(data, payload + off - UDP_HLEN, flen);
+        }
+        off += flen;
+        enqueue(nf, q, m);
+    }
+    return 0;
+}
+
+/* A frame that is one plain UDP datagram for the fast pcb's port goes to
+ * the pcb's callback as udp_input would hand it over: a pbuf over the
+ * payload, the UDP header just in front, ip_current_*() set.  What
+ * ip4_input and udp_input would check, checked here: version and header
+ * length (no options), not a fragment, total length within the frame
+ * (Ethernet padding cut off), header checksum, our address, UDP, UDP
+ * length, port.  lwIP's remaining checks do not apply: the source address
+ * is the transport's to check (it must be a peer INI), UDP checksums are
+ * the transport's (CHECKSUM_CHECK_UDP 0).  1 when taken. */
+static int fast_input(struct ini_netif *nf, struct rte_mbuf *m, const uint8_t *ip, uint16_t len,
+                      struct ini_rx_meta *meta)
+{
+    struct udp_pcb *pcb = nf->fast_pcb;
+    if (len < IP_HLEN + UDP_HLEN || ip[0] != 0x45 || ip[9] != IP_PROTO_UDP ||
+        (ld16(ip + 6) & PP_HTONS(IP_MF | IP_OFFMASK)) != 0 ||
+        ld32(ip + 16) != ip4_addr_get_u32(netif_ip4_addr(&nf->netif)))
+        return 0;
+    const uint8_t *udp = ip + IP_HLEN;
+    uint16_t tot = lwip_ntohs(ld16(ip + 2)), ulen = lwip_ntohs(ld16(udp + 4));
+    if (tot > len || tot < IP_HLEN + UDP_HLEN || ulen != tot - IP_HLEN || ld16(udp + 2) != lwip_htons(pcb->local_port) ||
+        ini_chksum(ip, IP_HLEN) != 0xffff)
+        return 0;
+    struct ini_mbuf_pbuf *rp = rte_mbuf_to_priv(m);
+    uint16_t n = (uint16_t)(ulen - UDP_HLEN);
+    struct pbuf *p = pbuf_alloced_custom(PBUF_RAW, n, PBUF_REF, &rp->pc, (void *)(udp + UDP_HLEN), n);
+    ip_data.current_netif = &nf->netif;
+    ip_data.current_input_netif = &nf->netif;
+    ip_data.current_ip4_header = (const struct ip_hdr *)ip;
+    ip_data.current_ip_header_tot_len = IP_HLEN;
+    ip_addr_set_ip4_u32(&ip_data.current_iphdr_src, ld32(ip + 12));
+    ip_addr_set_ip4_u32(&ip_data.current_iphdr_dest, ld32(ip + 16));
+    nf->rx_cur = meta;
+    /* The callback owns p from here on. */
+    pcb->recv(pcb->recv_arg, pcb, p, ip_current_src_addr(), lwip_ntohs(ld16(udp)));
+    nf->rx_cur = NULL;
+    ip_data.current_netif = NULL;
+    ip_data.current_input_netif = NULL;
+    ip_data.current_ip4_header = NULL;
+    ip_data.current_ip_header_tot_len = 0;
+    ip_addr_set_zero_ip4(&ip_data.current_iphdr_src);
+    ip_addr_set_zero_ip4(&ip_data.current_iphdr_dest);
+    return 1;
+}
+
 void ini_netif_input(struct ini_netif *nf, struct rte_mbuf *m, struct ini_rx_meta *meta)
 {
     nf->stats.rx_frames++;
@@ -269,6 +448,8 @@ void ini_netif_input(struct ini_netif *nf, struct rte_mbuf *m, struct ini_rx_met
     rp->m = m;
     rp->pc.custom_free_function = rx_pbuf_free;
     uint16_t len = (uint16_t)(m->data_len - RTE_ETHER_HDR_LEN);
+    if (nf->fast_pcb && fast_input(nf, m, (const uint8_t *)(eth + 1), len, meta))
+        return;
     struct pbuf *p = pbuf_alloced_custom(PBUF_RAW, len, PBUF_REF, &rp->pc, eth + 1, len);
     /* ip4_input owns p from here on, whatever it returns.  lwIP counts
      * every datagram its reassembly gives up (MIB2 ipReasmFails); during

@@ -20,6 +20,19 @@
  * the Ethernet header, and the mbuf joins its port's queue when lwIP
  * releases the pbuf, so lwIP never touches a buffer the driver owns.
  *
+ * Header prediction (the transport's common case, both ways): a UDP
+ * datagram that fits one frame, to or from a peer INI of the static table.
+ * ini_netif_udp_send() writes its UDP, IP and Ethernet headers in front of
+ * an ini_netif_alloc_tx payload from a fixed pattern (the same fields lwIP
+ * would write) and queues it, instead of udp_sendto -> ip4_output ->
+ * netif->output.  On receive, a frame whose IPv4 header is plain (no
+ * options, no fragment, our address, UDP, right lengths and checksum) for
+ * the UDP port registered with ini_netif_fast_udp() goes straight to that
+ * pcb's recv callback, with lwIP's ip_current_*() set as ip4_input sets
+ * them, instead of ip4_input -> udp_input.  Everything else (fragments,
+ * other ports or protocols, bad headers, which lwIP then counts) takes
+ * lwIP's path unchanged.
+ *
  * Each ini_netif also owns the fault injector of its INI (stack/fault.h) so
  * that every frame between two INIs passes it once on transmit and once on
  * receive.
@@ -123,6 +136,8 @@ struct ini_netif {
      * so the transport's receive callback reads it here
      * (ini_netif_current_rx).  NULL outside ini_netif_input. */
     struct ini_rx_meta *rx_cur;
+    struct udp_pcb *fast_pcb;          /* header prediction on receive: its port, or NULL */
+    uint16_t ip_id;                    /* IP id of datagrams sent by ini_netif_udp_send */
     struct ini_netif_stats stats;
     struct ini_arp arp;                /* neighbours beyond the configuration */
 };
@@ -143,6 +158,28 @@ int ini_netif_add_peer(struct ini_netif *nf, uint32_t ip, const uint8_t mac[6], 
  * The caller owns the pbuf, fills it and hands it to udp_sendto*; freeing
  * it queues the frame if lwIP sent it, else returns the mbuf to its pool. */
 struct pbuf *ini_netif_alloc_tx(struct ini_netif *nf, uint16_t len);
+
+/* Sends p (from ini_netif_alloc_tx, filled with a UDP payload whose
+ * ones' complement sum is payload_sum, as ini_chksum gives it) as one UDP
+ * datagram from the netif's address and `port` to `port` of dst_ip
+ * (network order), by header prediction.  0: the frame is queued when the
+ * caller frees p (as after udp_sendto); -1: not a case the prediction
+ * covers (no such peer, too long): send it through lwIP instead. */
+int ini_netif_udp_send(struct ini_netif *nf, struct pbuf *p, uint32_t dst_ip, uint16_t port,
+                       uint16_t payload_sum);
+/* The same for a datagram of several frames: len bytes of UDP payload at
+ * payload (summing to payload_sum), cut into IP fragments of the MTU as
+ * lwIP's ip4_frag cuts them (fragment offsets in 8-byte units, MF on all
+ * but the last, one id per datagram), each written straight into its own
+ * mbuf behind the headers - the one copy of a transmission - and queued.
+ * The caller keeps payload.  0: queued; -1: not covered (no such peer):
+ * send it through lwIP; -2: no mbufs (nothing queued). */
+int ini_netif_udp_send_frags(struct ini_netif *nf, const uint8_t *payload, uint32_t len, uint32_t dst_ip,
+                             uint16_t port, uint16_t payload_sum);
+/* Received single-frame datagrams for pcb's port skip ip4_input and
+ * udp_input (pcb bound to the netif's address; NULL turns it off). */
+struct udp_pcb;
+void ini_netif_fast_udp(struct ini_netif *nf, struct udp_pcb *pcb);
 
 /* Takes ownership of a received frame: it is freed, or owned by lwIP.
  * meta (not NULL) describes the frame; the transport that lwIP hands the

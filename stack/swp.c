@@ -200,6 +200,17 @@ static inline struct swp_rx_slot *rx_slot(struct ini_swp *s, struct swp_conn *c,
     return &c->rx[seq & s->slot_mask];
 }
 
+/* Sends a datagram of one frame (p from ini_netif_alloc_tx, its payload
+ * summing to sum) to c's peer: by the link's header prediction, which
+ * writes the UDP and IP headers lwIP would write, else through lwIP. */
+static err_t send_frame(struct ini_swp *s, struct swp_conn *c, struct pbuf *p, uint16_t sum)
+{
+    if (ini_netif_udp_send(s->nf, p, ip4_addr_get_u32(ip_2_ip4(&s->peer_ip[c->peer])), INI_UDP_PORT, sum) == 0)
+        return ERR_OK;
+    return udp_sendto_if_src_chksum(s->pcb, p, &s->peer_ip[c->peer], INI_UDP_PORT, &s->nf->netif, 1, sum,
+                                    &s->local_ip);
+}
+
 /* Sends a header-only frame (ACK or NAK). */
 static void send_control(struct ini_swp *s, struct swp_conn *c, uint8_t op, uint32_t seq)
 {
@@ -215,7 +226,7 @@ static void send_control(struct ini_swp *s, struct swp_conn *c, uint8_t op, uint
         inner_of(s, NULL, 0, NULL, 0, inner);
         tag_of(s, c->peer, p->payload, 0, inner, (uint8_t *)p->payload + s->hdr_len);
     }
-    if (udp_sendto_if_src(s->pcb, p, &s->peer_ip[c->peer], INI_UDP_PORT, &s->nf->netif, &s->local_ip) != ERR_OK)
+    if (send_frame(s, c, p, ini_chksum(p->payload, (int)(s->hdr_len + s->tag_len))) != ERR_OK)
         s->stats.send_errors++;
     pbuf_free(p);
     c->ack_sent = c->rcv_nxt;
@@ -287,13 +298,23 @@ static int transmit(struct ini_swp *s, struct swp_conn *c, uint32_t seq, struct 
         sum = fold16((uint32_t)ini_chksum(wire, s->crc_off) + t->msg_sum);
         pbuf_cat(p, msg);
     } else {
-        /* Several frames: a PBUF_REF over the compute node's ring; lwIP
-         * puts its headers in pbufs of its own and the link layer copies
-         * each fragment out. */
+        /* Several frames: the link cuts the datagram into IP fragments,
+         * each copied from the compute node's ring straight into its
+         * frame (the one copy); through lwIP (a PBUF_REF over the ring,
+         * lwIP's headers and fragmentation, the link copying each
+         * fragment out) only when the link does not cover the case. */
         uint8_t *wire = t->am - s->data_hdr_len;
         ini_swp_hdr_write(wire, &h, s->seq_bits);
         memcpy(wire + s->hdr_len, &t->crc, 4);
         sum = multi_frame_sum(s, t, wire);
+        int r = ini_netif_udp_send_frags(s->nf, wire, len, ip4_addr_get_u32(ip_2_ip4(&s->peer_ip[c->peer])),
+                                         INI_UDP_PORT, sum);
+        if (r == 0)
+            goto sent;
+        if (r == -2) {
+            s->stats.send_errors++;
+            return -1;
+        }
         p = pbuf_alloc(PBUF_TRANSPORT, (u16_t)len, PBUF_REF);
         if (!p) {
             s->stats.send_errors++;
@@ -303,14 +324,17 @@ static int transmit(struct ini_swp *s, struct swp_conn *c, uint32_t seq, struct 
     }
     if (ts)
         ts->t_out_udp = rte_rdtsc();
-    /* The netif and source address are known: no route lookup. */
-    err_t e = udp_sendto_if_src_chksum(s->pcb, p, &s->peer_ip[c->peer], INI_UDP_PORT, &s->nf->netif, 1, sum,
-                                       &s->local_ip);
+    /* The netif and source address are known: no route lookup; a single
+     * frame goes by the link's header prediction. */
+    err_t e = len <= s->frame_max ? send_frame(s, c, p, sum)
+                                  : udp_sendto_if_src_chksum(s->pcb, p, &s->peer_ip[c->peer], INI_UDP_PORT,
+                                                             &s->nf->netif, 1, sum, &s->local_ip);
     pbuf_free(p);
     if (e != ERR_OK) {
         s->stats.send_errors++;
         return -1;
     }
+sent:
     t->last_tx = s->now;
     if (c->ack_sent != c->rcv_nxt || c->rcv_unacked) {
         c->stats.acks_piggy++;
@@ -342,8 +366,19 @@ int ini_swp_send(struct ini_swp *s, int peer, uint8_t *am, uint32_t am_len, void
     t->am_len = am_len;
     t->cookie = cookie;
     t->naked = 0;
-    t->msg_sum_valid = 0;
-    t->crc = ini_crc32c(0, am, am_len);
+    if (am_len + (uint32_t)s->data_hdr_len <= s->frame_max) {
+        /* One frame: summed where it is copied, in transmit(). */
+        t->msg_sum_valid = 0;
+        t->crc = ini_crc32c(0, am, am_len);
+    } else {
+        /* Several frames: the CRC and the message's sum for the UDP
+         * checksum in one pass (the message starts at an even offset of
+         * the UDP payload: hdr_len + 4 is even at every width). */
+        uint64_t acc = 0;
+        t->crc = ini_crc32c_sum(0, am, am_len, &acc);
+        t->msg_sum = fold16((uint32_t)ini_chksum(&t->crc, 4) + ini_chksum_fold(acc));
+        t->msg_sum_valid = 1;
+    }
     if (s->tag_len)
         inner_of(s, (const uint8_t *)&t->crc, 4, am, am_len, t->inner);   /* once per message */
     if (stamps)
@@ -446,8 +481,10 @@ static void schedule_ack(struct ini_swp *s, struct swp_conn *c)
     }
 }
 
+/* crc_done: the CRC of the message, already computed (a datagram of
+ * several frames, checked in one pass with its UDP checksum), or NULL. */
 static void handle_data(struct ini_swp *s, struct swp_conn *c, uint32_t seq, struct pbuf *p,
-                        struct ini_rx_meta *rx)
+                        struct ini_rx_meta *rx, const uint32_t *crc_done)
 {
     uint32_t ahead = dist(s, c->rcv_nxt, seq);
     if (ahead >= s->window) {
@@ -487,14 +524,56 @@ static void handle_data(struct ini_swp *s, struct swp_conn *c, uint32_t seq, str
 }
 
 /* The CRC32C a DATA frame carries against its message's. */
-static int crc_ok(const struct ini_swp *s, const struct pbuf *p)
+static int crc_ok(const struct ini_swp *s, const struct pbuf *p, const uint32_t *crc_done)
 {
     uint32_t crc;
     if (p->len >= s->data_hdr_len)
         memcpy(&crc, (const uint8_t *)p->payload + s->crc_off, 4);
     else
         pbuf_copy_partial(p, &crc, 4, (u16_t)s->crc_off);
-    return crc == crc_of_pbuf(p, (uint16_t)s->data_hdr_len);
+    return crc == (crc_done ? *crc_done : crc_of_pbuf(p, (uint16_t)s->data_hdr_len));
+}
+
+/* The pseudo header's words: the sum is byte-order independent. */
+static inline uint64_t pseudo_sum(uint32_t udp_len)
+{
+    uint32_t src = ip4_addr_get_u32(ip4_current_src_addr());
+    uint32_t dst = ip4_addr_get_u32(ip4_current_dest_addr());
+    return (uint64_t)(src & 0xffff) + (src >> 16) + (dst & 0xffff) + (dst >> 16) + lwip_htons(IP_PROTO_UDP) +
+           lwip_htons((u16_t)udp_len);
+}
+
+/* A DATA datagram of several pbufs (a reassembled one): its UDP checksum
+ * and the CRC of its message in one pass over each pbuf
+ * (ini_crc32c_sum), where lwIP's pseudo-header sum and then the CRC read
+ * the whole datagram once each.  *crc gets the message's CRC; returns 1
+ * when the UDP checksum is right.  The UDP header lies just in front of
+ * the payload (removed by lwIP); the transport header and CRC in the
+ * first pbuf (checked by the caller).  A pbuf that starts at an odd
+ * offset of the datagram adds its sum byte-swapped. */
+static int udp_check_and_crc(const struct ini_swp *s, const struct pbuf *p, uint32_t *crc)
+{
+    const uint8_t *first = p->payload;
+    uint32_t hdr = (uint32_t)s->data_hdr_len;
+    uint32_t sum = (uint32_t)ini_chksum(first - UDP_HLEN, (int)(UDP_HLEN + hdr));
+    uint32_t c = 0, off = UDP_HLEN + hdr;
+    for (const struct pbuf *q = p; q; q = q->next) {
+        const uint8_t *b = (const uint8_t *)q->payload;
+        uint32_t n = q->len;
+        if (q == p) {
+            b += hdr;
+            n -= hdr;
+        }
+        uint64_t acc = 0;
+        c = ini_crc32c_sum(c, b, n, &acc);
+        uint16_t part = ini_chksum_fold(acc);
+        sum += (off & 1) ? (uint16_t)(part << 8 | part >> 8) : part;
+        off += n;
+    }
+    *crc = c;
+    /* At most 46 pbufs of 16-bit sums and six pseudo-header words: no
+     * overflow of 32 bits before the fold. */
+    return fold16((uint32_t)(sum + pseudo_sum((uint32_t)p->tot_len + UDP_HLEN))) == 0xffff;
 }
 
 /* Verifies the UDP checksum of the datagram p (UDP header just removed by
@@ -505,11 +584,8 @@ static int udp_checksum_ok(struct pbuf *p)
         /* One frame: the segment is contiguous; the pseudo header is added
          * as words of its fields (the sum is byte-order independent). */
         const uint8_t *udp = (const uint8_t *)p->payload - UDP_HLEN;
-        uint32_t src = ip4_addr_get_u32(ip4_current_src_addr());
-        uint32_t dst = ip4_addr_get_u32(ip4_current_dest_addr());
         uint32_t len = (uint32_t)p->len + UDP_HLEN;
-        uint64_t sum = (uint64_t)ini_chksum(udp, (int)len) + (src & 0xffff) + (src >> 16) +
-                       (dst & 0xffff) + (dst >> 16) + lwip_htons(IP_PROTO_UDP) + lwip_htons((u16_t)len);
+        uint64_t sum = (uint64_t)ini_chksum(udp, (int)len) + pseudo_sum(len);
         return fold16((uint32_t)sum) == 0xffff;
     }
     if (pbuf_header_force(p, UDP_HLEN) != 0)
@@ -527,9 +603,19 @@ static void udp_recv_cb(void *arg, struct udp_pcb *pcb, struct pbuf *p, const ip
     struct ini_rx_meta *rx = ini_netif_current_rx(s->nf);
     uint8_t raw[INI_SWP_MAXHDR];
     struct ini_swp_hdr h;
+    uint32_t crc_calc, *crc_done = NULL;
     if (rx->stamp)
         rx->t_in_ip = rte_rdtsc();
-    if (!udp_checksum_ok(p)) {
+    int sum_ok;
+    if (p->next && p->len >= s->data_hdr_len) {
+        /* A reassembled datagram (DATA, unless damaged): its CRC in the
+         * same pass as its checksum. */
+        sum_ok = udp_check_and_crc(s, p, &crc_calc);
+        crc_done = &crc_calc;
+    } else {
+        sum_ok = udp_checksum_ok(p);
+    }
+    if (!sum_ok) {
         s->stats.udp_checksum_errors++;
         pbuf_free(p);
         return;
@@ -564,7 +650,7 @@ static void udp_recv_cb(void *arg, struct udp_pcb *pcb, struct pbuf *p, const ip
     /* Nothing in a DATA frame is believed before its CRC passes: not its
      * sequence number, not its piggy-backed ack (a damaged ack could
      * release messages the peer never received). */
-    if (h.op == INI_SWP_DATA && !crc_ok(s, p)) {
+    if (h.op == INI_SWP_DATA && !crc_ok(s, p, crc_done)) {
         c->stats.crc_errors++;
         pbuf_free(p);
         return;
@@ -572,7 +658,7 @@ static void udp_recv_cb(void *arg, struct udp_pcb *pcb, struct pbuf *p, const ip
     handle_ack(s, c, h.ack);
     switch (h.op) {
     case INI_SWP_DATA:
-        handle_data(s, c, h.seq, p, rx);
+        handle_data(s, c, h.seq, p, rx, crc_done);
         return;
     case INI_SWP_NAK:
         handle_nak(s, c, h.seq);
@@ -721,11 +807,16 @@ int ini_swp_init(struct ini_swp *s, const struct ini_swp_params *prm, struct ini
     if (udp_bind(s->pcb, &s->local_ip, INI_UDP_PORT) != ERR_OK)
         return -1;
     udp_recv(s->pcb, udp_recv_cb, s);
+    /* Single-frame datagrams for our port skip ip4_input and udp_input
+     * (netif_dpdk.h, header prediction): udp_recv_cb sees the same. */
+    ini_netif_fast_udp(nf, s->pcb);
     return 0;
 }
 
 void ini_swp_close(struct ini_swp *s)
 {
+    if (s->nf && s->nf->fast_pcb == s->pcb)
+        ini_netif_fast_udp(s->nf, NULL);
     if (s->pcb)
         udp_remove(s->pcb);
     s->pcb = NULL;

@@ -37,9 +37,11 @@
  * callback: retransmissions are sent from the same place.  Each
  * transmission copies it once: a message that fits one frame straight
  * into a transmit mbuf of the link (ini_netif_alloc_tx), behind the
- * transport header, with lwIP's headers written in place in front; a
- * longer one is handed to lwIP as a PBUF_REF and each fragment is copied
- * into its frame by the link layer.
+ * transport header, with the UDP and IP headers written in place in front
+ * by the link (ini_netif_udp_send, header prediction); a longer one is
+ * cut into IP fragments by the link, each copied into its frame
+ * (ini_netif_udp_send_frags).  lwIP's own UDP output remains for what the
+ * link does not cover.
  * Received messages go to the deliver callback as a pbuf chain and the
  * offset of the AM header, with the receive metadata of the frame that
  * completed them (netif_dpdk.h struct ini_rx_meta: arrival, queue length,

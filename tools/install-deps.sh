@@ -7,7 +7,9 @@
 # only what building the Debian package takes (dpkg-dev, debhelper).
 # Besides the build's, the tests' tools: clang (tests/integration/install.sh
 # builds a user's program with it), dpdk-dev (dpdk-telemetry.py,
-# telemetry.sh) and tshark (capture.sh).
+# telemetry.sh) and tshark (capture.sh); and the peers ini-bench measures
+# beside the INI (UCX: libucx-dev, ucx-utils; libfabric: libfabric-dev,
+# libfabric-bin), which it reports as skipped when they are missing.
 #
 #   tools/install-deps.sh [--lwip | --deb]
 set -euo pipefail
@@ -26,7 +28,8 @@ if [ "$mode" != lwip ]; then
     # namespace hosts run their own sshd, slurmd and munged.
     PKGS=(build-essential pkg-config libdpdk-dev dpdk libconfig-dev libcmocka-dev libsodium-dev
           iproute2 gnuplot-nox xz-utils clang dpdk-dev tshark time
-          openssh-client openssh-server tcpdump iputils-ping slurm-wlm munge)
+          openssh-client openssh-server tcpdump iputils-ping slurm-wlm munge
+          libucx-dev ucx-utils libfabric-dev libfabric-bin)
     [ "$mode" = deb ] && PKGS=(dpkg-dev debhelper)
     missing=()
     for p in "${PKGS[@]}"; do

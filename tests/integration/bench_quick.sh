@@ -6,6 +6,9 @@
 # M_bytes, rate_mps, gbps_64k, and a positive gap at every queue depth and
 # every message size; the three memif layers also have round trips in
 # turns (rtt_turns_ns) and their ratio to raw-dpdk (1 for raw-dpdk itself).
+# The peers (ucx-am-tcp, ucx-am-sm, ofi-rxd-udp) must each be there, either
+# measured with the same positive figures and the reliable layer's ratios
+# to them, or skipped with a reason (library missing) - never failed.
 # Bad flags must give one line on stderr and exit 2.
 # The figures themselves are not judged (other work on the machine moves
 # them); docs/performance.md is where they are.
@@ -71,6 +74,22 @@ for name in want:
             errors.append(f"{name}: no round trips in turns ({t!r}, ratio {r!r})")
         elif name == "raw-dpdk" and abs(r - 1) > 1e-9:
             errors.append(f"raw-dpdk: its ratio to itself is {r}")
+for name in ["ucx-am-tcp", "ucx-am-sm", "ofi-rxd-udp"]:
+    l = layers.get(name)
+    if l is None:
+        errors.append(f"{name}: missing")
+    elif l.get("ok"):
+        for k in keys:
+            v = l.get(k)
+            if isinstance(v, bool) or not isinstance(v, (int, float)) or not v > 0:
+                errors.append(f"{name}: {k} = {v!r}, expected a positive number")
+        rp = l.get("reliable_over_peer", {})
+        if not all(isinstance(rp.get(k), (int, float)) and rp[k] > 0 for k in ("rtt", "rate", "gbps_64k")):
+            errors.append(f"{name}: no ratios of the reliable layer to it ({rp!r})")
+    elif not (l.get("skipped") and l.get("error")):
+        errors.append(f"{name}: neither measured nor skipped with a reason: {l!r}")
+    else:
+        print(f"bench_quick: {name} skipped: {l['error']}")
 for e in errors:
     print(f"bench_quick: FAIL: {e}")
 if errors:

@@ -212,6 +212,8 @@ static void test_defaults(void **state)
     assert_int_equal(c->idle.mode, INI_IDLE_AUTO);
     assert_int_equal(c->idle.spin_us, 5);
     assert_int_equal(c->idle.max_sleep_us, 1000);
+    assert_int_equal(c->idle.yield_us, INI_IDLE_YIELD_US_DEFAULT);
+    assert_int_equal(c->idle.colocate, INI_IDLE_COLOCATE_DEFAULT);
     assert_int_equal(c->trace.mode, INI_TRACE_OFF);
     assert_int_equal(c->trace.records, 1048576);
     assert_int_equal(c->eal_memory_mb, 256);
@@ -243,7 +245,8 @@ static void test_every_field(void **state)
         "policy  = { compute = \"round-robin\"; ini = \"load-aware\"; };\n"
         "stack   = { mtu = 9000; window = 128; seq_bits = 8; send_timeout_us = 10000000;\n"
         "            ack_timeout_us = 1; max_message = 1; nak = false; };\n"
-        "idle    = { mode = \"adaptive\"; spin_us = 0; max_sleep_us = 1000000; };\n"
+        "idle    = { mode = \"adaptive\"; spin_us = 0; max_sleep_us = 1000000; yield_us = 1000000;\n"
+        "            colocate = false; };\n"
         "trace   = { mode = \"detailed\"; records = 67108864; };\n"
         "eal     = { memory_mb = 16384; args = [ \"--no-telemetry\", \"--log-level=7\" ]; };\n"
         "clusters = (\n"
@@ -269,6 +272,8 @@ static void test_every_field(void **state)
     assert_int_equal(c->idle.mode, INI_IDLE_ADAPTIVE);
     assert_int_equal(c->idle.spin_us, 0);
     assert_int_equal(c->idle.max_sleep_us, 1000000);
+    assert_int_equal(c->idle.yield_us, 1000000);
+    assert_int_equal(c->idle.colocate, 0);
     assert_int_equal(c->trace.mode, INI_TRACE_DETAILED);
     assert_int_equal(c->trace.records, 1 << 26);
     assert_int_equal(c->eal_memory_mb, 16384);
@@ -545,6 +550,9 @@ static const struct bad_case bad_cases[] = {
     { "spin too long", WITH("idle = { spin_us = 1000001; };"), 2, "idle.spin_us", "out of range" },
     { "max sleep 0", WITH("idle = { max_sleep_us = 0; };"), 2, "idle.max_sleep_us", "out of range 1..1000000" },
     { "max sleep too long", WITH("idle = { max_sleep_us = 1000001; };"), 2, "idle.max_sleep_us", "out of range" },
+    { "yield negative", WITH("idle = { yield_us = -1; };"), 2, "idle.yield_us", "out of range 0..1000000" },
+    { "yield too long", WITH("idle = { yield_us = 1000001; };"), 2, "idle.yield_us", "out of range" },
+    { "colocate integer", WITH("idle = { colocate = 1; };"), 2, "idle.colocate", "true or false" },
     { "records too few", WITH("trace = { records = 1023; };"), 2, "trace.records", "out of range 1024..67108864" },
     { "records too many", WITH("trace = { records = 67108865; };"), 2, "trace.records", "out of range" },
     { "records 64-bit", WITH("trace = { records = 4294967296L; };"), 2, "trace.records", "out of range" },

@@ -7,7 +7,10 @@
  * the UDP checksum; the header codec round-trips at every width; frames
  * a full port refuses wait and leave in order; a transmit buffer that is
  * never sent goes back to its pool; ARP requests are answered and their
- * senders learned, ICMP echo is answered, unknown addresses are asked for.
+ * senders learned, ICMP echo is answered, unknown addresses are asked for;
+ * fragments that arrive out of order, twice or after a hole are reassembled
+ * (lwIP's reassembly with our in-order fast path, stack/lwip/patches/) into
+ * the same message; the header prediction and lwIP's path deliver alike.
  */
 #include <setjmp.h>
 #include <stdarg.h>
@@ -22,6 +25,11 @@
 
 static int corrupt_next;
 static int twin_flips;          /* frames left to get the compensating flips */
+/* Fates of the frames of the next datagram, by index from frag_base:
+ * '.' pass, 'h' hold back (until loop_release_held), 'd' duplicate. */
+static const char *frag_pattern;
+static uint64_t frag_base;
+static int break_ip_header;     /* flip a bit of the next frame's IP TTL */
 
 /* Flips bit 3 of the first payload byte of the next two frames, once 0 to
  * 1 and once 1 to 0: the 16-bit ones' complement sum cannot see it. */
@@ -39,6 +47,15 @@ static enum wire_fate corrupt_script(struct loop_side *from, uint64_t n, const u
     if (corrupt_next) {
         corrupt_next = 0;
         return WIRE_CORRUPT;
+    }
+    if (break_ip_header) {
+        break_ip_header = 0;
+        ((uint8_t *)f)[14 + 8] ^= 0x01;      /* the header checksum no longer fits */
+        return WIRE_PASS;
+    }
+    if (frag_pattern && n >= frag_base && n - frag_base < strlen(frag_pattern)) {
+        char c = frag_pattern[n - frag_base];
+        return c == 'h' ? WIRE_HOLD : c == 'd' ? WIRE_DUP : WIRE_PASS;
     }
     return WIRE_PASS;
 }
@@ -125,6 +142,67 @@ static void test_crc_catches_what_udp_misses(void **state)
     for (uint32_t i = 20; i < 12000; i++)
         if (loop_b.last[i] != (uint8_t)(i * 13 + 9))
             fail_msg("byte %u differs after the retransmission", i);
+}
+
+/* Reassembly off the in-order path: a 12,000-byte message (9 fragments)
+ * whose fragments are held back (and so arrive after later ones) or
+ * duplicated arrives once and intact, with no retransmission, no checksum
+ * or CRC error and no mbuf left behind. */
+static void test_reassembly_out_of_order(void **state)
+{
+    static const char *const patterns[] = {
+        "h........",     /* the first fragment last */
+        "...h.....",     /* a hole in the middle, filled last */
+        "........h",     /* the last fragment after the hole-free rest */
+        "..d......",     /* a duplicate right behind the original */
+        "hhhhhhhh.",     /* the last fragment first, then the rest in order */
+        ".h.h.h.h.",     /* every other one late */
+        "d.d.h.d.d",
+    };
+    for (size_t k = 0; k < sizeof(patterns) / sizeof(patterns[0]); k++) {
+        unsigned before = loop_mbufs_in_use();
+        uint32_t got = loop_b.n_got, rel = loop_a.released;
+        frag_base = loop_a.frames_out;
+        frag_pattern = patterns[k];
+        assert_int_equal(loop_send(&loop_a, 40 + (uint32_t)k, 12000), 0);
+        loop_release_held(&loop_a);
+        loop_pump();
+        frag_pattern = NULL;
+        if (loop_b.n_got != got + 1)
+            fail_msg("pattern %s: %u messages delivered, expected 1", patterns[k], loop_b.n_got - got);
+        assert_int_equal(loop_b.last_len, 12000);
+        for (uint32_t i = 20; i < 12000; i++)
+            if (loop_b.last[i] != (uint8_t)(i * 13 + 40 + k))
+                fail_msg("pattern %s: byte %u differs", patterns[k], i);
+        loop_run(300000, 3);
+        assert_int_equal(loop_a.released, rel + 1);
+        assert_int_equal(loop_mbufs_in_use(), before);
+    }
+    struct ini_swp_stats a = ini_swp_totals(&loop_a.swp), b = ini_swp_totals(&loop_b.swp);
+    assert_int_equal(a.retx_timer + a.retx_nak, 0);
+    assert_int_equal(b.udp_checksum_errors + b.crc_errors + b.duplicates, 0);
+}
+
+/* Header prediction (netif_dpdk.h) and lwIP's path deliver alike: with
+ * B's prediction off a message arrives through ip4_input and udp_input;
+ * a frame whose IP header checksum is wrong is not predicted but left to
+ * lwIP, which drops and counts it, and the SEND timer recovers it. */
+static void test_header_prediction_and_lwip_path(void **state)
+{
+    struct udp_pcb *fast = loop_b.nf.fast_pcb;
+    assert_non_null(fast);
+    ini_netif_fast_udp(&loop_b.nf, NULL);
+    send_and_check(100, 1);
+    ini_netif_fast_udp(&loop_b.nf, fast);
+    send_and_check(100, 1);
+    uint32_t got = loop_b.n_got;
+    unsigned chk = lwip_stats.ip.chkerr;
+    break_ip_header = 1;
+    assert_int_equal(loop_send(&loop_a, 6, 100), 0);
+    assert_int_equal(loop_b.n_got, got);
+    assert_int_equal(lwip_stats.ip.chkerr, chk + 1);
+    loop_run(1000000, 4);
+    assert_int_equal(loop_b.n_got, got + 1);
 }
 
 /* ---- a port that refuses frames (the peer's ring is full) ---- */
@@ -540,6 +618,8 @@ int main(void)
         cmocka_unit_test_setup_teardown(test_fragmented_sizes, setup, teardown),
         cmocka_unit_test_setup_teardown(test_corrupt_frame_dropped, setup, teardown),
         cmocka_unit_test_setup_teardown(test_crc_catches_what_udp_misses, setup, teardown),
+        cmocka_unit_test_setup_teardown(test_reassembly_out_of_order, setup, teardown),
+        cmocka_unit_test_setup_teardown(test_header_prediction_and_lwip_path, setup, teardown),
         cmocka_unit_test_setup_teardown(test_full_port_keeps_frames, setup, teardown),
         cmocka_unit_test_setup_teardown(test_backlog_overflow_drops_and_recovers, setup, teardown),
         cmocka_unit_test_setup_teardown(test_unsent_tx_buffer_freed, setup, teardown),

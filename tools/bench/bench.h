@@ -40,7 +40,10 @@ enum { BF_RESET = 1, BF_REPLY = 2 };
 #define BENCH_MTU      1500
 #define BENCH_BUSY_PREEMPT 50         /* preemptions/s: the cores were not ours */
 
-enum bench_layer { L_RAW, L_UDP, L_REL, L_CN, L_KERNEL, L_COUNT };
+enum bench_layer { L_RAW, L_UDP, L_REL, L_CN, L_KERNEL,
+                   /* peers: what a user could pick instead (bench_ucx.c, bench_ofi.c) */
+                   L_UCX_TCP, L_UCX_SM, L_OFI_RXD, L_COUNT };
+#define L_FIRST_PEER L_UCX_TCP
 extern const char *const bench_layer_names[L_COUNT];
 
 #define BENCH_MAX_DEPTHS 16
@@ -64,6 +67,7 @@ struct stat2 { double min, med; };
 
 struct layer_result {
     int ok;
+    int skipped;              /* a peer not available here: err says why; not a failure */
     char err[160];
     struct stat2 rtt;                     /* ns per round trip, 8 bytes */
     struct stat2 o_s, o_r;                /* CPU-overlap overheads, ns */
@@ -157,6 +161,8 @@ struct bench_setup {
     const char *self;         /* path of this program, for the cluster run */
     int cn_idle;              /* -1: auto (config), 0 poll, 1 adaptive */
     int cn_window;            /* INI window of the cluster run */
+    int cn_yield_us;          /* idle.yield_us of the cluster run, -1: the configuration's default */
+    int cn_colocate;          /* idle.colocate of the cluster run, -1: default */
     int quick;
     double loadavg;           /* 1-minute load average when the run began */
 };
@@ -165,6 +171,10 @@ struct bench_setup {
  * memif link; fills res[L_RAW], res[L_UDP], res[L_REL] for the layers on. */
 int bench_dpdk_layers(const struct bench_setup *s, struct layer_result *res);
 int bench_kernel_layer(const struct bench_setup *s, struct layer_result *r);
+/* UCX active messages with UCX_TLS=tls ("tcp" or "sm"); libfabric's
+ * udp;ofi_rxd.  A layer that cannot run here sets r->skipped. */
+int bench_ucx_layer(const struct bench_setup *s, const char *tls, struct layer_result *r);
+int bench_ofi_layer(const struct bench_setup *s, struct layer_result *r);
 int bench_cn_layer(const struct bench_setup *s, struct layer_result *r);
 /* The program the cluster run starts in each cluster (hidden mode). */
 int bench_cn_agent(int argc, char **argv);

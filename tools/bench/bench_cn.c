@@ -13,7 +13,9 @@
  * in cluster 1 its compute node answers until STOP.  The daemons' idle
  * mode is --cn-idle (default auto: adaptive on a 2-core machine, where 2
  * daemons and 2 compute nodes cannot each have a core; poll wants 4 cores).
- * The compute nodes are not pinned: the scheduler places them.
+ * Each compute node runs on its cluster's INI core (idle.colocate, unless
+ * --cn-colocate 0), so that the two hand one core to each other
+ * (idle.yield_us) instead of waking each other across cores.
  */
 #include "bench.h"
 
@@ -160,18 +162,24 @@ static int write_config(const char *path, const struct bench_setup *s)
     if (!f)
         return -1;
     const char *idle = s->cn_idle < 0 ? "auto" : s->cn_idle ? "adaptive" : "poll";
+    char extra[96] = "";
+    if (s->cn_yield_us >= 0)
+        snprintf(extra, sizeof(extra), " yield_us = %d;", s->cn_yield_us);
+    if (s->cn_colocate >= 0)
+        snprintf(extra + strlen(extra), sizeof(extra) - strlen(extra), " colocate = %s;",
+                 s->cn_colocate ? "true" : "false");
     fprintf(f, "# ini-bench: 2 clusters x 1 compute node x 1 INI over memif\n"
                "version = 1;\n"
                "network = { mode = \"memif\"; };\n"
                "policy  = { compute = \"static\"; ini = \"static\"; };\n"
                "stack   = { mtu = %d; window = %d; seq_bits = 32; send_timeout_us = 2000;\n"
                "            ack_timeout_us = 200; max_message = %d; nak = true; };\n"
-               "idle    = { mode = \"%s\"; spin_us = 5; max_sleep_us = 1000; };\n"
+               "idle    = { mode = \"%s\"; spin_us = 5; max_sleep_us = 1000;%s };\n"
                "clusters = (\n"
                "  { id = 0; pes = [0]; inis = ( { id = 0; core = %d; ip = \"198.18.0.1\"; } ); },\n"
                "  { id = 1; pes = [1]; inis = ( { id = 1; core = %d; ip = \"198.18.0.2\"; } ); }\n"
                ");\n",
-            BENCH_MTU, s->cn_window, BENCH_MAX_MSG, idle, s->cores[0], s->cores[1]);
+            BENCH_MTU, s->cn_window, BENCH_MAX_MSG, idle, extra, s->cores[0], s->cores[1]);
     return fclose(f);
 }
 

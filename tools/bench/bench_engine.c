@@ -31,6 +31,7 @@
 
 const char *const bench_layer_names[L_COUNT] = {
     "raw-dpdk", "udp-ip", "reliable", "compute-to-compute", "kernel-udp",
+    "ucx-am-tcp", "ucx-am-sm", "ofi-rxd-udp",
 };
 
 /* ---- clock ---- */

@@ -28,6 +28,34 @@ static double gbps(uint32_t size, double ns)
     return ns > 0 ? (double)size * 8.0 / ns : 0;
 }
 
+/* The INI against the peers measured in the same run: the reliable
+ * transport's and the whole path's figures over each peer's (RTT: below
+ * 1 is faster; rate and Gbit/s: above 1 is faster). */
+static void peers_table(FILE *f, const struct bench_setup *s, const struct layer_result *res)
+{
+    int any = 0;
+    for (int l = L_FIRST_PEER; l < L_COUNT; l++)
+        any |= s->layers_on[l] && res[l].ok;
+    if (!any)
+        return;
+    fprintf(f, "against the peers (ours / peer, same run; RTT below 1x and rate, Gbit/s above 1x: ours is faster)\n"
+               "%-19s %-19s %8s %8s %8s\n", "ours", "peer", "RTT", "rate", "Gbit/s");
+    static const int ours[2] = { L_REL, L_CN };
+    for (int k = 0; k < 2; k++) {
+        const struct layer_result *o = &res[ours[k]];
+        if (!s->layers_on[ours[k]] || !o->ok)
+            continue;
+        for (int l = L_FIRST_PEER; l < L_COUNT; l++) {
+            const struct layer_result *r = &res[l];
+            if (!s->layers_on[l] || !r->ok)
+                continue;
+            fprintf(f, "%-19s %-19s %7.2fx %7.3fx %7.3fx\n", bench_layer_names[ours[k]], bench_layer_names[l],
+                    ratio(o->rtt.med, r->rtt.med), ratio(o->rate_mps, r->rate_mps), ratio(o->gbps_max, r->gbps_max));
+        }
+    }
+    fprintf(f, "\n");
+}
+
 static void table(FILE *f, const struct bench_setup *s, const struct layer_result *res)
 {
     const struct bench_params *p = &s->p;
@@ -42,7 +70,7 @@ static void table(FILE *f, const struct bench_setup *s, const struct layer_resul
             continue;
         const struct layer_result *r = &res[l];
         if (!r->ok) {
-            fprintf(f, "%-19s FAILED: %s\n", bench_layer_names[l], r->err);
+            fprintf(f, "%-19s %s: %s\n", bench_layer_names[l], r->skipped ? "skipped" : "FAILED", r->err);
             continue;
         }
         fprintf(f, "%-19s %8.2f [%6.2f] %8.2f [%6.2f] %8.2f [%6.2f] %8.2f [%6.2f] %9.1f %8.3f %9.4f %8.0f %9.2f\n",
@@ -70,6 +98,8 @@ static void table(FILE *f, const struct bench_setup *s, const struct layer_resul
         }
         fprintf(f, "\n");
     }
+
+    peers_table(f, s, res);
 
     if (raw && raw->rtt_turns.med > 0) {
         fprintf(f, "round trips in turns (the memif layers one after the other, %d turns, a few ms apart):\n"
@@ -139,8 +169,20 @@ static void csv(FILE *f, const struct bench_setup *s, const struct layer_result 
     fprintf(f, "layer,test,param,min,median,unit\n");
     for (int l = 0; l < L_COUNT; l++) {
         const struct layer_result *r = &res[l];
+        if (s->layers_on[l] && r->skipped)
+            fprintf(f, "%s,skipped,0,0,0,-\n", bench_layer_names[l]);
         if (!s->layers_on[l] || !r->ok)
             continue;
+        /* The INI's reliable transport over a peer (RTT, rate, Gbit/s). */
+        if (l >= L_FIRST_PEER && s->layers_on[L_REL] && res[L_REL].ok) {
+            const struct layer_result *o = &res[L_REL];
+            fprintf(f, "%s,reliable_over_peer_rtt,0,%.4f,%.4f,x\n", bench_layer_names[l],
+                    ratio(o->rtt.min, r->rtt.min), ratio(o->rtt.med, r->rtt.med));
+            fprintf(f, "%s,reliable_over_peer_rate,0,%.4f,%.4f,x\n", bench_layer_names[l],
+                    ratio(o->rate_mps, r->rate_mps), ratio(o->rate_mps, r->rate_mps));
+            fprintf(f, "%s,reliable_over_peer_gbps,0,%.4f,%.4f,x\n", bench_layer_names[l],
+                    ratio(o->gbps_max, r->gbps_max), ratio(o->gbps_max, r->gbps_max));
+        }
         struct stat2 eel = { r->rtt.min / 2, r->rtt.med / 2 };
         csv_row(f, l, "rtt", BENCH_HDR, r->rtt, "ns");
         if (r->rtt_turns.med > 0)
@@ -198,8 +240,8 @@ static void json(FILE *f, const struct bench_setup *s, const struct layer_result
         if (!s->layers_on[l])
             continue;
         const struct layer_result *r = &res[l];
-        fprintf(f, "%s\n    {\"name\": \"%s\", \"ok\": %s", first ? "" : ",", bench_layer_names[l],
-                r->ok ? "true" : "false");
+        fprintf(f, "%s\n    {\"name\": \"%s\", \"ok\": %s%s", first ? "" : ",", bench_layer_names[l],
+                r->ok ? "true" : "false", r->skipped ? ", \"skipped\": true" : "");
         first = 0;
         if (!r->ok) {
             fprintf(f, ", \"error\": \"");
@@ -235,6 +277,10 @@ static void json(FILE *f, const struct bench_setup *s, const struct layer_result
                     ratio(r->rtt.med, raw->rtt.med), ratio(r->o_s.med, raw->o_s.med),
                     ratio(r->o_r.med, raw->o_r.med), ratio(r->g_ns, raw->g_ns), ratio(r->rate_mps, raw->rate_mps),
                     ratio(r->gbps_max, raw->gbps_max));
+        if (l >= L_FIRST_PEER && s->layers_on[L_REL] && res[L_REL].ok)
+            fprintf(f, ",\n     \"reliable_over_peer\": {\"rtt\": %.3f, \"rate\": %.4f, \"gbps_64k\": %.4f}",
+                    ratio(res[L_REL].rtt.med, r->rtt.med), ratio(res[L_REL].rate_mps, r->rate_mps),
+                    ratio(res[L_REL].gbps_max, r->gbps_max));
         if (r->rtt_turns.med > 0)
             fprintf(f, ",\n     \"rtt_turns_ns\": %.1f, \"rtt_turns_min_ns\": %.1f, \"rtt_turns_ratio\": %.3f",
                     r->rtt_turns.med, r->rtt_turns.min, r->rtt_turns_ratio);

@@ -9,6 +9,7 @@
  *             [--runs N] [--count N] [--budget-ms N] [--depths LIST]
  *             [--sizes LIST] [--bw-depth N] [--window N] [--cores A,B]
  *             [--cn-idle auto|poll|adaptive] [--cn-window N]
+ *             [--cn-yield-us N] [--cn-colocate 0|1]
  *             [--plot FILE | --no-plot] [--save PREFIX] [--verbose]
  *   ini-bench --inproc [...]     the stack path in one process (callgrind)
  *
@@ -19,6 +20,11 @@
  *   compute-to-compute  compute node to compute node through two inids
  *                       started by ini-cluster run (the whole system)
  *   kernel-udp          kernel UDP sockets over loopback
+ * and the peers, what a user could pick instead (skipped, not failed,
+ * when the library was not built in or cannot run here):
+ *   ucx-am-tcp          UCX active messages, UCX_TLS=tcp over loopback
+ *   ucx-am-sm           UCX active messages, UCX_TLS=sm (shared memory)
+ *   ofi-rxd-udp         libfabric reliable datagrams, udp;ofi_rxd, loopback
  *
  * Design: this process only orchestrates.  The first three layers run in
  * two forked processes (bench_dpdk.c), one per side, each with its own EAL
@@ -49,12 +55,14 @@ static const char usage_text[] =
     "usage: ini-bench [--quick] [--format table|csv|json] [--layers LIST] [--runs N] [--count N]\n"
     "                 [--budget-ms N] [--depths LIST] [--sizes LIST] [--bw-depth N] [--window N]\n"
     "                 [--cores A,B] [--cn-idle auto|poll|adaptive] [--cn-window N]\n"
+    "                 [--cn-yield-us N] [--cn-colocate 0|1]\n"
     "                 [--plot FILE | --no-plot] [--save PREFIX] [--verbose]\n"
     "       ini-bench --inproc [--layer raw|udp-ip|reliable|all] [--count N] [--window W] [--size B] [--mac]\n"
     "                        [--flood K [--flood-stranger]]\n"
     "       ini-bench --inproc --pingpong [--count N] [--size B] [--mac]\n"
     "       ini-bench --help | --version\n"
-    "layers: raw-dpdk, udp-ip, reliable, compute-to-compute, kernel-udp\n"
+    "layers: raw-dpdk, udp-ip, reliable, compute-to-compute, kernel-udp,\n"
+    "        ucx-am-tcp, ucx-am-sm, ofi-rxd-udp (peers)\n"
     "(see the header of tools/bench/ini-bench.c and docs/performance.md)\n";
 
 int bench_parse_list(const char *s, long *out, int max, long lo, long hi)
@@ -107,6 +115,11 @@ int main(int argc, char **argv)
     int no_plot = 0;
     long runs = 10, count = -1, budget_ms = -1, bw_depth = 16, window = 16, cn_window = 64;
     s.cn_idle = -1;
+    /* The cluster run: one compute node per INI on shared cores, each
+     * cluster's daemon and compute node on one core handing it over
+     * (idle.colocate; idle.yield_us at the configuration's default). */
+    s.cn_yield_us = -1;
+    s.cn_colocate = 1;
     for (int i = 1; i < argc; i++) {
         const char *a = argv[i];
         if (cli_common_flag(a)) {
@@ -143,6 +156,10 @@ int main(int argc, char **argv)
             /* auto -1, poll 0, adaptive 1 */
             static const char *const idles[] = { "auto", "poll", "adaptive", NULL };
             s.cn_idle = cli_parse_choice(a, cli_value(argc, argv, &i), idles) - 1;
+        } else if (!strcmp(a, "--cn-yield-us")) {
+            s.cn_yield_us = (int)cli_parse_long(a, cli_value(argc, argv, &i), 0, 1000000);
+        } else if (!strcmp(a, "--cn-colocate")) {
+            s.cn_colocate = (int)cli_parse_long(a, cli_value(argc, argv, &i), 0, 1);
         } else if (!strcmp(a, "--cn-window")) {
             cn_window = cli_parse_long(a, cli_value(argc, argv, &i), 1, 4096);
         } else if (!strcmp(a, "--plot")) {
@@ -213,13 +230,14 @@ int main(int argc, char **argv)
                     s.layers_on[l] = found = 1;
             if (!found)
                 cli_bad_arg("--layers: '%s' is not a layer (raw-dpdk, udp-ip, reliable, "
-                            "compute-to-compute, kernel-udp)", tok);
+                            "compute-to-compute, kernel-udp, ucx-am-tcp, ucx-am-sm, ofi-rxd-udp)", tok);
         }
         int any = 0;
         for (int l = 0; l < L_COUNT; l++)
             any |= s.layers_on[l];
         if (!any)   /* "" or ",": nothing to measure is a mistake, not a run */
-            cli_bad_arg("--layers: empty list (raw-dpdk, udp-ip, reliable, compute-to-compute, kernel-udp)");
+            cli_bad_arg("--layers: empty list (raw-dpdk, udp-ip, reliable, compute-to-compute, kernel-udp, "
+                        "ucx-am-tcp, ucx-am-sm, ofi-rxd-udp)");
     } else {
         for (int l = 0; l < L_COUNT; l++)
             s.layers_on[l] = 1;
@@ -256,8 +274,22 @@ int main(int argc, char **argv)
             fprintf(stderr, "ini-bench: %s\n", bench_layer_names[L_KERNEL]);
         bench_kernel_layer(&s, &res[L_KERNEL]);
     }
+    static const char *const ucx_tls[2] = { "tcp", "sm" };
+    for (int k = 0; k < 2; k++)
+        if (s.layers_on[L_UCX_TCP + k]) {
+            if (s.p.verbose)
+                fprintf(stderr, "ini-bench: %s\n", bench_layer_names[L_UCX_TCP + k]);
+            bench_ucx_layer(&s, ucx_tls[k], &res[L_UCX_TCP + k]);
+        }
+    if (s.layers_on[L_OFI_RXD]) {
+        if (s.p.verbose)
+            fprintf(stderr, "ini-bench: %s\n", bench_layer_names[L_OFI_RXD]);
+        bench_ofi_layer(&s, &res[L_OFI_RXD]);
+    }
     for (int l = 0; l < L_COUNT; l++)
-        if (s.layers_on[l] && !res[l].ok) {
+        if (s.layers_on[l] && !res[l].ok && res[l].skipped) {
+            fprintf(stderr, "ini-bench: %s skipped: %s\n", bench_layer_names[l], res[l].err);
+        } else if (s.layers_on[l] && !res[l].ok) {
             failed = 1;
             cli_error("%s: %s", bench_layer_names[l], res[l].err[0] ? res[l].err : "failed");
         }

@@ -44,7 +44,7 @@ PUBLIC_HEADERS := ini/ini_cn.h ini/config.h loadbal/loadbal.h mgs/mgs.h mgs/par.
 
 $(LIB_OBJ)/ini/%.o: INC = -Iini -Iloadbal -Istack -Itimers
 $(LIB_OBJ)/mgs/%.o: INC = -Imgs -Iini -Iloadbal -Istack
-$(LIB_OBJ)/%.o: %.c | $(LWIP_STAMP)
+$(LIB_OBJ)/%.o: %.c | $(LWIP_READY)
 	@mkdir -p $(dir $@)
 	$(CC) $(BASE_CFLAGS) $(LIB_CFLAGS) -c $< -o $@
 $(LIB_OBJ)/mgs/par_threads_renamed.o: mgs/par_threads.c

@@ -1,0 +1,136 @@
+#!/usr/bin/env bash
+# targets.sh - the performance targets of docs/performance.md, judged over
+# consecutive full ini-bench runs: each target is reported as the share of
+# runs that meet it, beside every run's load average and machine state
+# (raw memif's round trip), and no run is left out.
+#
+#   tools/bench/targets.sh [RUNS] [OUT] [-- INI-BENCH-FLAGS...]
+#       RUNS  consecutive runs (default 10)
+#       OUT   output prefix (default docs/results/bench-targets-runs):
+#             OUT.txt (per-run table and shares), OUT.csv (one row per
+#             run), OUT/run-NN.json (each run's full ini-bench output)
+#
+# Targets, per run (ini-bench, all layers, the same run):
+#   64k       reliable 65,000-byte messages >= 60 Gbit/s and >= 0.5 x raw-dpdk
+#   rtt       reliable round trip in turns <= 1.25 x raw-dpdk
+#   rate      reliable 8-byte rate at depth 16 (the default window) >= 0.6 x
+#             raw-dpdk at depth 16, and >= 10 M msg/s when the machine is in
+#             its fast state (raw round trip in turns below 1 us)
+#   shared    compute-to-compute round trip <= kernel-udp round trip
+# and once, deterministic: instructions of INI work per 8-byte message,
+# send + receive, <= 1,500 (callgrind-stack.sh, flood at window 16).
+set -eu
+cd "$(dirname "$0")/../.."
+RUNS=${1:-10}
+OUT=${2:-docs/results/bench-targets-runs}
+shift $(( $# < 2 ? $# : 2 )) || true
+[ "${1-}" = "--" ] && shift
+BIN=build/bin/ini-bench
+[ -x "$BIN" ] || { echo "targets: build first (make)" >&2; exit 2; }
+command -v python3 > /dev/null || { echo "targets: python3 is needed" >&2; exit 2; }
+mkdir -p "$OUT"
+
+for i in $(seq -w 1 "$RUNS"); do
+    start=$(date -u +%H:%M:%S)
+    read -r la1 la5 la15 _ < /proc/loadavg
+    echo "targets: run $i of $RUNS ($start UTC, load average $la1 $la5 $la15)" >&2
+    rc=0
+    "$BIN" --format json "$@" > "$OUT/run-$i.json" 2> "$OUT/run-$i.err" || rc=$?
+    read -r ea1 _ < /proc/loadavg
+    python3 - "$OUT/run-$i.json" "$start" "$la1" "$ea1" "$rc" > "$OUT/run-$i.meta" <<'PY'
+import json, sys
+path, start, la, la_end, rc = sys.argv[1:]
+print(json.dumps({"start": start, "loadavg": float(la), "loadavg_end": float(la_end), "exit": int(rc)}))
+PY
+done
+
+instr=""
+if command -v valgrind > /dev/null; then
+    echo "targets: instructions per message (callgrind)" >&2
+    tools/bench/callgrind-stack.sh 20000 16 8 > "$OUT/callgrind-8.txt" 2>&1 || true
+    instr=$(sed -n 's/^reliable: send \([0-9]*\) + receive \([0-9]*\) = \([0-9]*\) .*/\1 \2 \3/p' "$OUT/callgrind-8.txt")
+fi
+
+python3 - "$OUT" "$RUNS" "$instr" <<'PY'
+import json, os, sys
+out, runs, instr = sys.argv[1], int(sys.argv[2]), sys.argv[3].split()
+rows = []
+for i in range(1, runs + 1):
+    tag = f"{i:0{len(str(runs))}d}"
+    meta = json.load(open(f"{out}/run-{tag}.meta"))
+    try:
+        d = json.load(open(f"{out}/run-{tag}.json"))
+        L = {l["name"]: l for l in d["layers"]}
+    except (ValueError, KeyError, OSError):
+        L = {}
+    def get(name, key, default=0.0):
+        l = L.get(name, {})
+        return l.get(key, default) if l.get("ok") else default
+    def flood(name, depth):
+        l = L.get(name, {})
+        for f in l.get("flood", []) if l.get("ok") else []:
+            if f["depth"] == depth:
+                return f["rate_mps"]
+        return 0.0
+    raw_turns = get("raw-dpdk", "rtt_turns_ns") / 1000
+    r = {
+        "run": i, "start": meta["start"], "loadavg": meta["loadavg"], "loadavg_end": meta["loadavg_end"],
+        "exit": meta["exit"],
+        "raw_rtt_us": get("raw-dpdk", "rtt_ns") / 1000, "raw_rtt_turns_us": raw_turns,
+        "state": "fast" if 0 < raw_turns < 1.0 else "slow" if raw_turns > 0 else "?",
+        "rel_rtt_turns_ratio": get("reliable", "rtt_turns_ratio"),
+        "raw_gbps": get("raw-dpdk", "gbps_64k"), "rel_gbps": get("reliable", "gbps_64k"),
+        "raw_rate16": flood("raw-dpdk", 16), "rel_rate16": flood("reliable", 16),
+        "cn_rtt_us": get("compute-to-compute", "rtt_ns") / 1000, "kernel_rtt_us": get("kernel-udp", "rtt_ns") / 1000,
+    }
+    for p in ("ucx-am-tcp", "ucx-am-sm", "ofi-rxd-udp"):
+        r[p + "_rtt_us"] = get(p, "rtt_ns") / 1000
+        r[p + "_gbps"] = get(p, "gbps_64k")
+        r[p + "_rate"] = get(p, "rate_mps")
+    r["t_64k"] = r["rel_gbps"] >= 60 and r["raw_gbps"] > 0 and r["rel_gbps"] >= 0.5 * r["raw_gbps"]
+    r["t_rtt"] = 0 < r["rel_rtt_turns_ratio"] <= 1.25
+    r["t_rate"] = (r["raw_rate16"] > 0 and r["rel_rate16"] >= 0.6 * r["raw_rate16"] and
+                   (r["state"] != "fast" or r["rel_rate16"] >= 10))
+    r["t_rate10"] = r["rel_rate16"] >= 10
+    r["t_shared"] = r["cn_rtt_us"] > 0 and r["kernel_rtt_us"] > 0 and r["cn_rtt_us"] <= r["kernel_rtt_us"]
+    rows.append(r)
+
+keys = list(rows[0].keys())
+with open(out + ".csv", "w") as f:
+    f.write(",".join(keys) + "\n")
+    for r in rows:
+        f.write(",".join(str(int(v)) if isinstance(v, bool) else f"{v:.4g}" if isinstance(v, float) else str(v)
+                         for v in (r[k] for k in keys)) + "\n")
+
+yn = lambda b: "yes" if b else "no"
+with open(out + ".txt", "w") as f:
+    f.write(f"ini-bench targets over {runs} consecutive full runs (tools/bench/targets.sh); every run is listed.\n")
+    f.write("load: 1-minute load average at the run's start and end; state: fast when raw memif's round trip\n"
+            "in turns is below 1 us.  Gbit/s: 65,000-byte messages at depth 16; rate: 8-byte messages at depth 16.\n\n")
+    f.write(f"{'run':>3} {'start':>8} {'load':>11} {'raw RTT':>8} {'state':>5} {'rel/raw':>7} {'raw Gb/s':>8} "
+            f"{'rel Gb/s':>8} {'raw Mm/s':>8} {'rel Mm/s':>8} {'c2c us':>8} {'kern us':>8} | 64k rtt rate shared\n")
+    for r in rows:
+        f.write(f"{r['run']:>3} {r['start']:>8} {r['loadavg']:5.2f}-{r['loadavg_end']:<5.2f} {r['raw_rtt_turns_us']:8.2f} "
+                f"{r['state']:>5} {r['rel_rtt_turns_ratio']:6.2f}x {r['raw_gbps']:8.1f} {r['rel_gbps']:8.1f} "
+                f"{r['raw_rate16']:8.2f} {r['rel_rate16']:8.2f} {r['cn_rtt_us']:8.1f} {r['kernel_rtt_us']:8.1f} | "
+                f"{yn(r['t_64k']):>3} {yn(r['t_rtt']):>3} {yn(r['t_rate']):>4} {yn(r['t_shared']):>6}"
+                f"{'  (exit %d)' % r['exit'] if r['exit'] else ''}\n")
+    f.write("\npeers in the same runs: round trip us / 8-byte rate M msg/s / Gbit/s at 65,000 bytes\n")
+    for r in rows:
+        f.write(f"{r['run']:>3}  " + "  ".join(
+            f"{p}: {r[p + '_rtt_us']:.2f} / {r[p + '_rate']:.2f} / {r[p + '_gbps']:.1f}"
+            for p in ("ucx-am-tcp", "ucx-am-sm", "ofi-rxd-udp")) + "\n")
+    n = len(rows)
+    share = lambda k: sum(1 for r in rows if r[k])
+    fast = [r for r in rows if r["state"] == "fast"]
+    f.write("\ntargets: share of the runs that meet them\n")
+    f.write(f"  64 KB >= 60 Gbit/s and >= 0.5 x raw:              {share('t_64k')}/{n}\n")
+    f.write(f"  8-byte round trip in turns <= 1.25 x raw:          {share('t_rtt')}/{n}\n")
+    f.write(f"  rate at depth 16 >= 0.6 x raw (>= 10 M when fast): {share('t_rate')}/{n}"
+            f"  (fast-state runs: {len(fast)}; of them >= 10 M: {sum(1 for r in fast if r['t_rate10'])})\n")
+    f.write(f"  compute-to-compute round trip <= kernel UDP's:     {share('t_shared')}/{n}\n")
+    if len(instr) == 3:
+        f.write(f"  INI work per 8-byte message <= 1,500 instructions:  {instr[0]} + {instr[1]} = {instr[2]}"
+                f" ({'yes' if int(instr[2]) <= 1500 else 'no'}; callgrind, deterministic)\n")
+print(open(out + ".txt").read())
+PY
