@@ -307,6 +307,8 @@ static int transmit(struct ini_swp *s, struct swp_conn *c, uint32_t seq, struct 
         ini_swp_hdr_write(wire, &h, s->seq_bits);
         memcpy(wire + s->hdr_len, &t->crc, 4);
         sum = multi_frame_sum(s, t, wire);
+        if (ts)
+            ts->t_out_udp = rte_rdtsc();   /* the link cuts the fragments: IP starts here */
         int r = ini_netif_udp_send_frags(s->nf, wire, len, ip4_addr_get_u32(ip_2_ip4(&s->peer_ip[c->peer])),
                                          INI_UDP_PORT, sum);
         if (r == 0)
