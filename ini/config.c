@@ -1433,29 +1433,33 @@ static int check_readable(struct loader *ld)
 static int check_includes(struct loader *ld, const char *text, size_t len, const char *file, int depth)
 {
     int line = 1;
-    for (size_t i = 0; i < len; line++) {
-        size_t end = i;
-        while (end < len && text[end] != '\n')
-            end++;
+    size_t i = 0;
+    while (i < len) {
         size_t k = i;
-        while (k < end && (text[k] == ' ' || text[k] == '\t'))
+        while (k < len && (text[k] == ' ' || text[k] == '\t'))
             k++;
-        if (end - k > 8 && memcmp(text + k, "@include", 8) == 0) {
+        int at = line;                   /* the line the directive starts on */
+        if (len - k > 8 && memcmp(text + k, "@include", 8) == 0) {
             k += 8;
             size_t blanks = k;
-            while (k < end && (text[k] == ' ' || text[k] == '\t'))
+            while (k < len && (text[k] == ' ' || text[k] == '\t'))
                 k++;
-            if (k > blanks && k < end && text[k] == '"') {
+            if (k > blanks && k < len && text[k] == '"') {
+                /* The name runs to the next unescaped quote, across lines
+                 * as in libconfig; as a C string it ends at a NUL byte. */
                 char name[INI_PATH_LEN];
                 size_t n = 0;
                 int closed = 0;
-                for (k++; k < end; k++) {
+                for (k++; k < len; k++) {
                     char c = text[k];
                     if (c == '"') {
                         closed = 1;
+                        k++;
                         break;
                     }
-                    if (c == '\\' && k + 1 < end && (text[k + 1] == '\\' || text[k + 1] == '"'))
+                    if (c == '\n')
+                        line++;
+                    if (c == '\\' && k + 1 < len && (text[k + 1] == '\\' || text[k + 1] == '"'))
                         c = text[++k];
                     if (n + 1 < sizeof name)
                         name[n++] = c;
@@ -1471,13 +1475,13 @@ static int check_includes(struct loader *ld, const char *text, size_t len, const
                     char why[128];
                     int fd = ini_open_regular(target, INI_CONFIG_MAX_BYTES, why, sizeof why);
                     if (fd < 0)
-                        return fail_plain(ld, file, line, "file", "@include \"%s\": %s", name, why);
+                        return fail_plain(ld, file, at, "file", "@include \"%s\": %s", name, why);
                     if (depth + 1 >= INCLUDE_DEPTH_MAX) {
                         close(fd);
-                        return fail_plain(ld, file, line, "file", "@include \"%s\": includes nested "
+                        return fail_plain(ld, file, at, "file", "@include \"%s\": includes nested "
                                           "deeper than %d", name, INCLUDE_DEPTH_MAX);
                     }
-                    char *inner = malloc((size_t)st.st_size + 1);
+                    char *inner = fstat(fd, &st) == 0 ? malloc((size_t)st.st_size + 1) : NULL;
                     ssize_t got = inner ? read(fd, inner, (size_t)st.st_size) : -1;
                     close(fd);
                     int rc = got < 0 ? 0 : check_includes(ld, inner, (size_t)got, target, depth + 1);
@@ -1487,7 +1491,12 @@ static int check_includes(struct loader *ld, const char *text, size_t len, const
                 }
             }
         }
-        i = end + 1;
+        /* On to the next line (the rest of this one cannot start a
+         * directive). */
+        while (k < len && text[k] != '\n')
+            k++;
+        i = k + 1;
+        line++;
     }
     return 0;
 }
