@@ -1423,6 +1423,89 @@ static int check_readable(struct loader *ld)
     return 0;
 }
 
+/* libconfig (1.5) opens an @include target with fopen and reads it with
+ * its scanner: a directory makes the scanner fail with exit(2) inside the
+ * library ("input in flex scanner failed"), a FIFO blocks, a device never
+ * ends.  So every target is checked first, as the file itself is: each
+ * line that starts (after blanks) with @include "NAME" (escapes \\ and
+ * \" as libconfig reads them) names include_dir/NAME; a target that
+ * exists must be a regular file within the size limit, and its own
+ * includes are checked in turn, as deep as libconfig goes (10).  A line
+ * inside a comment is checked too: stricter than libconfig, never looser.
+ * A target that does not exist is left to libconfig's own error. */
+#define INCLUDE_DEPTH_MAX 10
+
+static int check_includes(struct loader *ld, const char *text, size_t len, const char *file, int depth)
+{
+    int line = 1;
+    size_t i = 0;
+    while (i < len) {
+        size_t k = i;
+        while (k < len && (text[k] == ' ' || text[k] == '\t'))
+            k++;
+        int at = line;                   /* the line the directive starts on */
+        if (len - k > 8 && memcmp(text + k, "@include", 8) == 0) {
+            k += 8;
+            size_t blanks = k;
+            while (k < len && (text[k] == ' ' || text[k] == '\t'))
+                k++;
+            if (k > blanks && k < len && text[k] == '"') {
+                /* The name runs to the next unescaped quote, across lines
+                 * as in libconfig; as a C string it ends at a NUL byte. */
+                char name[INI_PATH_LEN];
+                size_t n = 0;
+                int closed = 0;
+                for (k++; k < len; k++) {
+                    char c = text[k];
+                    if (c == '"') {
+                        closed = 1;
+                        k++;
+                        break;
+                    }
+                    if (c == '\n')
+                        line++;
+                    if (c == '\\' && k + 1 < len && (text[k + 1] == '\\' || text[k + 1] == '"'))
+                        c = text[++k];
+                    if (n + 1 < sizeof name)
+                        name[n++] = c;
+                }
+                name[n] = '\0';
+                char target[2 * INI_PATH_LEN + 2];
+                if (ld->include_dir[0])
+                    snprintf(target, sizeof target, "%s/%s", ld->include_dir, name);
+                else
+                    snprintf(target, sizeof target, "%s", name);
+                struct stat st;
+                if (closed && stat(target, &st) == 0) {
+                    char why[128];
+                    int fd = ini_open_regular(target, INI_CONFIG_MAX_BYTES, why, sizeof why);
+                    if (fd < 0)
+                        return fail_plain(ld, file, at, "file", "@include \"%s\": %s", name, why);
+                    if (depth + 1 >= INCLUDE_DEPTH_MAX) {
+                        close(fd);
+                        return fail_plain(ld, file, at, "file", "@include \"%s\": includes nested "
+                                          "deeper than %d", name, INCLUDE_DEPTH_MAX);
+                    }
+                    char *inner = fstat(fd, &st) == 0 ? malloc((size_t)st.st_size + 1) : NULL;
+                    ssize_t got = inner ? read(fd, inner, (size_t)st.st_size) : -1;
+                    close(fd);
+                    int rc = got < 0 ? 0 : check_includes(ld, inner, (size_t)got, target, depth + 1);
+                    free(inner);
+                    if (rc < 0)
+                        return -1;
+                }
+            }
+        }
+        /* On to the next line (the rest of this one cannot start a
+         * directive). */
+        while (k < len && text[k] != '\n')
+            k++;
+        i = k + 1;
+        line++;
+    }
+    return 0;
+}
+
 static int load_common(const char *path, const char *text, struct ini_config *cfg, char *err,
                        size_t errlen);
 
@@ -1494,6 +1577,29 @@ static int load_common(const char *path, const char *text, struct ini_config *cf
     }
 
     int rc = -1;
+    if (text && check_includes(ld, text, strlen(text), path, 0) < 0) {
+        config_destroy(&tree);
+        free(ld);
+        return -1;
+    }
+    if (!text) {
+        /* The file's own includes: read it once more, it is at most
+         * INI_CONFIG_MAX_BYTES (check_readable). */
+        char why[128];
+        struct stat st;
+        int fd = ini_open_regular(path, INI_CONFIG_MAX_BYTES, why, sizeof why);
+        char *own = fd >= 0 && fstat(fd, &st) == 0 ? malloc((size_t)st.st_size + 1) : NULL;
+        ssize_t got = own ? read(fd, own, (size_t)st.st_size) : -1;
+        if (fd >= 0)
+            close(fd);
+        int bad = got >= 0 && check_includes(ld, own, (size_t)got, path, 0) < 0;
+        free(own);
+        if (bad) {
+            config_destroy(&tree);
+            free(ld);
+            return -1;
+        }
+    }
     if (!(text ? config_read_string(&tree, text) : config_read_file(&tree, path))) {
         if (config_error_type(&tree) == CONFIG_ERR_FILE_IO)
             fail_plain(ld, config_error_file(&tree), config_error_line(&tree), "file",

@@ -326,6 +326,33 @@ static void test_include_is_relative_to_the_file(void **state)
     assert_memory_equal(err, expected, strlen(expected));
 }
 
+/* An @include of a directory made libconfig exit(2) inside the library
+ * ("input in flex scanner failed"; found by fuzz_config), of a FIFO would
+ * block: both refused first with the usual line, from a file and from
+ * text, also one include deep. */
+static void test_include_of_a_non_regular_file(void **state)
+{
+    (void)state;
+    char err[512];
+    struct ini_config cfg;
+    const char *path = write_file("main.cfg", "version = 1;\n  @include \"\"\n");
+    assert_int_equal(ini_config_load(path, &cfg, err, sizeof err), -1);
+    assert_non_null(strstr(err, "main.cfg:2: file: @include \"\": "));
+    assert_int_equal(ini_config_load_text("version = 1;\n@include \"\"\n", path, &cfg, err, sizeof err), -1);
+    assert_non_null(strstr(err, "main.cfg:2: file: @include \"\": "));
+
+    char fifo[INI_PATH_LEN + 16];
+    snprintf(fifo, sizeof fifo, "%s", write_file("part.cfg", ""));
+    unlink(fifo);
+    snprintf(fifo + strlen(fifo) - strlen("part.cfg"), 16, "f.fifo");
+    assert_int_equal(mkfifo(fifo, 0600), 0);
+    write_file("part.cfg", "@include \"f.fifo\"\n");
+    path = write_file("main.cfg", "version = 1;\n@include \"part.cfg\"\n");
+    assert_int_equal(ini_config_load(path, &cfg, err, sizeof err), -1);
+    assert_non_null(strstr(err, "part.cfg:1: file: @include \"f.fifo\": not a regular file"));
+    unlink(fifo);
+}
+
 /* ---- invalid files ------------------------------------------------------ */
 
 struct bad_case {
@@ -1064,6 +1091,7 @@ int main(void)
         cmocka_unit_test(test_defaults),
         cmocka_unit_test(test_every_field),
         cmocka_unit_test(test_include_is_relative_to_the_file),
+        cmocka_unit_test(test_include_of_a_non_regular_file),
         cmocka_unit_test(test_invalid_files),
         cmocka_unit_test(test_limits),
         cmocka_unit_test(test_odd_inputs),
