@@ -1450,13 +1450,16 @@ static int check_includes(struct loader *ld, const char *text, size_t len, const
             while (k < len && (text[k] == ' ' || text[k] == '\t'))
                 k++;
             if (k > blanks && k < len && text[k] == '"') {
-                /* The name runs to the next unescaped quote, across lines
-                 * as in libconfig; as a C string it ends at a NUL byte. */
+                /* The name runs to the next quote, across lines as in
+                 * libconfig.  How libconfig reads escapes, line breaks and
+                 * NUL bytes in it is its own business (fuzz_config found
+                 * two ways to name the directory that way): a name with
+                 * any of them, or an empty one, is refused outright. */
                 char name[INI_PATH_LEN];
                 size_t n = 0;
-                int closed = 0;
+                int closed = 0, odd = 0;
                 for (k++; k < len; k++) {
-                    char c = text[k];
+                    unsigned char c = (unsigned char)text[k];
                     if (c == '"') {
                         closed = 1;
                         k++;
@@ -1464,12 +1467,15 @@ static int check_includes(struct loader *ld, const char *text, size_t len, const
                     }
                     if (c == '\n')
                         line++;
-                    if (c == '\\' && k + 1 < len && (text[k + 1] == '\\' || text[k + 1] == '"'))
-                        c = text[++k];
+                    if (c < 0x20 || c == 0x7f || c == '\\')
+                        odd = 1;
                     if (n + 1 < sizeof name)
-                        name[n++] = c;
+                        name[n++] = (char)(c < 0x20 || c == 0x7f ? '?' : c);
                 }
                 name[n] = '\0';
+                if (closed && (odd || n == 0))
+                    return fail_plain(ld, file, at, "file", "@include \"%s\": %s", name,
+                                      n ? "a name with a backslash or a control character" : "no name");
                 char target[2 * INI_PATH_LEN + 2];
                 if (ld->include_dir[0])
                     snprintf(target, sizeof target, "%s/%s", ld->include_dir, name);
