@@ -190,6 +190,7 @@ struct mgs {
     struct ini_pe *pes[INI_MAX_PES_PER_CLUSTER];  /* every node of this cluster */
     int n_pes;
     int spin_us;
+    double dilate;                      /* MGS_DILATE: compute runs this many times slower */
     /* Standalone (no INIs, no pe): the protocol thread's futex word. */
     _Atomic uint32_t own_bell, own_bell_sleeping;
 

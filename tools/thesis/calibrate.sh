@@ -4,7 +4,7 @@
 # tools/thesis/experiments.sh --calibration reads.
 #
 #   tools/thesis/calibrate.sh [--sizes 1,2,4,8] [--reps 3] [--nmol 343] [--steps 2] [--out FILE]
-#                             [--knob SPEC] [--no-verify]
+#                             [--knob SPEC] [--no-verify] [--dilate K] [--idle-yield US]
 #
 # The thesis's demand ratio at cluster size c, one INI per cluster:
 #     D_c = U_c * T_c / T0_c
@@ -36,12 +36,18 @@
 # The file's second column is O'_c; O_c and s1 are kept beside it.
 # --no-verify skips the second step (O'_c = O_c).  Arithmetic and output:
 # tools/thesis/calibrate.py.
+#
+# Every run uses --dilate K (MGS_DILATE: each compute node runs as a
+# dedicated processor K times slower, default 100) and idle.yield_us = US
+# (default 0: an idle daemon sleeps at once instead of yielding its core),
+# and the file records both on a line '#@ dilate=K yield_us=US', which
+# experiments.sh applies to its runs (docs/experiments.md: why).
 set -u
 cd "$(dirname "$0")/../.."
 ROOT=$PWD
 CMDLINE="tools/thesis/calibrate.sh $*"
 die() { echo "calibrate: $*" >&2; exit 2; }
-SIZES=1,2,4,8 REPS=3 NMOL=343 NSTEP=2 OUT= KNOB=O_mode=sleep,O_dist=exp VERIFY=1
+SIZES=1,2,4,8 REPS=3 NMOL=343 NSTEP=2 OUT= KNOB=O_mode=sleep,O_dist=exp VERIFY=1 DILATE=100 YIELD=0
 while [ $# -gt 0 ]; do
     case $1 in
     --sizes) SIZES=${2:?}; shift ;;
@@ -51,12 +57,17 @@ while [ $# -gt 0 ]; do
     --out) OUT=${2:?}; shift ;;
     --knob) KNOB=${2:?}; shift ;;
     --no-verify) VERIFY=0 ;;
+    --dilate) DILATE=${2:?}; shift ;;
+    --idle-yield) YIELD=${2:?}; shift ;;
     -h|--help) sed -n 's/^#   //p' "$0" | head -1; exit 0 ;;
     *) die "unknown option $1 (see the header of $0)" ;;
     esac
     shift
 done
 [[ $REPS =~ ^[1-9][0-9]*$ ]] || die "--reps: expected a positive integer"
+[[ $DILATE =~ ^[0-9]+(\.[0-9]+)?$ ]] || die "--dilate: expected a factor >= 1, got '$DILATE'"
+[[ $YIELD =~ ^[0-9]+$ ]] || die "--idle-yield: expected microseconds, got '$YIELD'"
+export MGS_DILATE=$DILATE
 for c in ${SIZES//,/ }; do case $c in 1|2|4|8) ;; *) die "--sizes: $c is not 1, 2, 4 or 8 (the thesis's sizes)" ;; esac; done
 [ -n "$OUT" ] || { mkdir -p runs; OUT=runs/calibration-$(date +%Y%m%d-%H%M%S).txt; }
 CLUSTER=$ROOT/build/bin/ini-cluster TRACE=$ROOT/build/bin/ini-trace
@@ -72,6 +83,8 @@ run_water() {
     local C=$1 P=$2 kind=$3 dir=$4 args=(--trace summary)
     [ -n "${5:-}" ] && args+=(--knob "$5")
     "$CLUSTER" gen "$C" "$P" 1 -o "$tmp/c.cfg" > /dev/null || exit 1
+    sed -i "s/yield_us = [0-9]*;/yield_us = $YIELD;/" "$tmp/c.cfg"
+    grep -q "yield_us = $YIELD;" "$tmp/c.cfg" || die "cannot set idle.yield_us in the generated configuration"
     [ "$kind" = fake ] && args=(--inid "$FAKE")
     timeout 600 "$CLUSTER" run "$tmp/c.cfg" --policy static --ini-policy static "${args[@]}" --run-dir "$dir" \
         --timeout 500 -- "$TIMED" "$WATER" --mgs --random "$RANDOM_IN" < "$tmp/water.in" > "$tmp/log" 2>&1 &&
@@ -113,3 +126,4 @@ if [ $VERIFY = 1 ]; then
     done
 fi
 python3 "$CALC" "$tmp/measured" "$OUT" "$CMDLINE" "$NMOL" "$NSTEP" "$tmp/verify" "$KNOB" || die "calibration arithmetic failed"
+echo "#@ dilate=$DILATE yield_us=$YIELD" >> "$OUT"

@@ -10,7 +10,7 @@
 #
 #   tools/thesis/experiments.sh [--quick] [--reps N] [--cells SPEC] [--policies LIST]
 #        [--knob SPEC] [--calibration FILE] [--seed N] [--load-limit X]
-#        [--nmol N] [--steps N] [--out DIR] [--plan]
+#        [--nmol N] [--steps N] [--out DIR] [--plan] [--dilate K] [--idle-yield US]
 #
 # Output directory: the full default run (every cell, --reps 5 or more,
 # 343 molecules, 2 steps) writes docs/results/thesis with --calibration,
@@ -27,7 +27,7 @@ usage() {
 }
 die() { echo "experiments: $*" >&2; exit 2; }
 QUICK=0 OUT= REPS=5 CELLS= POLICIES="static,round-robin,load-aware" KNOB= CALIB= SEED= LOADLIM=2.5
-NMOL=343 NSTEP=2 PLAN=0 PARTIAL=0
+NMOL=343 NSTEP=2 PLAN=0 PARTIAL=0 DILATE= YIELD=
 DEFAULT_CELLS="16x1:1 8x2:1,2 4x4:1,2,4 2x8:1,2,4,8"
 need() { [ $# -ge 2 ] || die "$1 needs a value"; }
 while [ $# -gt 0 ]; do
@@ -44,6 +44,8 @@ while [ $# -gt 0 ]; do
     --nmol) need "$@"; NMOL=$2; shift ;;
     --steps) need "$@"; NSTEP=$2; shift ;;
     --plan) PLAN=1 ;;
+    --dilate) need "$@"; DILATE=$2; shift ;;
+    --idle-yield) need "$@"; YIELD=$2; shift ;;
     -h|--help) usage ;;
     *) echo "experiments: unknown option $1" >&2; usage ;;
     esac
@@ -79,6 +81,29 @@ if [ -n "$CALIB" ]; then
     bad=$(awk '!/^[ \t]*(#|$)/ && !($1 ~ /^[0-9]+$/ && $2 ~ /^[0-9]+(\.[0-9]*)?$/) {print FILENAME ":" NR ": expected SIZE O_US"; exit}' "$CALIB")
     [ -z "$bad" ] || die "--calibration: $bad"
 fi
+# Dilation and idle yield: the calibration's ('#@ dilate=K yield_us=US'),
+# which a run must use to be in the regime the calibration measured.
+if [ -n "$CALIB" ]; then
+    at=$(sed -n 's/^#@ //p' "$CALIB")
+    cd_=$(sed -n 's/.*dilate=\([0-9.]*\).*/\1/p' <<< "$at") cy_=$(sed -n 's/.*yield_us=\([0-9]*\).*/\1/p' <<< "$at")
+    if [ -n "$cd_" ]; then
+        [ -z "$DILATE" ] || [ "$DILATE" = "$cd_" ] || die "--dilate $DILATE: $CALIB was measured with dilate=$cd_"
+        [ -z "$YIELD" ] || [ "$YIELD" = "$cy_" ] || die "--idle-yield $YIELD: $CALIB was measured with yield_us=$cy_"
+        DILATE=$cd_ YIELD=$cy_
+    fi
+fi
+DILATE=${DILATE:-1}
+[[ $DILATE =~ ^[0-9]+(\.[0-9]+)?$ ]] || die "--dilate: expected a factor >= 1, got '$DILATE'"
+[ -z "$YIELD" ] || [[ $YIELD =~ ^[0-9]+$ ]] || die "--idle-yield: expected microseconds, got '$YIELD'"
+export MGS_DILATE=$DILATE
+# gen_cfg C P I FILE: the generated configuration, with --idle-yield applied
+gen_cfg() {
+    "$CLUSTER" gen "$1" "$2" "$3" -o "$4" > /dev/null || exit 1
+    if [ -n "$YIELD" ]; then
+        sed -i "s/yield_us = [0-9]*;/yield_us = $YIELD;/" "$4"
+        grep -q "yield_us = $YIELD;" "$4" || die "cannot set idle.yield_us in $4"
+    fi
+}
 case ",$KNOB," in *,O=*|*,O_us=*) [ -n "$CALIB" ] && die "--knob sets O and --calibration too: give O in one place" ;; esac
 knob_for() {    # SIZE -> the --knob value for INI runs of that cluster size ("" = none)
     local k=$KNOB o
@@ -153,6 +178,7 @@ for s in $sizes; do knob_for "${s#*:}" > /dev/null || exit 2; done
     echo "# $CMDLINE"
     echo "nmol=$NMOL nstep=$NSTEP reps=$REPS cells=\"$CELLS\" policies=$POLICIES seed=$SEED load_limit=$LOADLIM runs=$NRUNS"
     echo "date=$(date -Iseconds) commit=$(git rev-parse --short HEAD 2>/dev/null || echo -) partial=$PARTIAL"
+    echo "dilate=$DILATE idle_yield_us=${YIELD:-default}"
     echo "knob=\"$KNOB\" calibration=\"${CALIB:-none}\""
     for s in $sizes; do P=${s#*:}; echo "knob_size_$P=\"$(knob_for "$P")\""; done
     [ -n "$CALIB" ] && sed 's/^/calibration_file: /' "$CALIB"
@@ -183,7 +209,7 @@ declare -a DURS=()
 one_run() {
     local name=$1 C=$2 P=$3 I=$4 kind=$5 pol=$6 rep=$7
     local cfg=$tmp/$C-$P-$I.cfg dir=$tmp/run-$name-$rep args=(--trace summary) envs=()
-    [ -f "$cfg" ] || "$CLUSTER" gen "$C" "$P" "$I" -o "$cfg" > /dev/null || exit 1
+    [ -f "$cfg" ] || gen_cfg "$C" "$P" "$I" "$cfg"
     case $kind in
     ini) local k; k=$(knob_for "$P"); [ -n "$k" ] && args+=(--knob "$k") ;;
     noini) args=(--inid "$FAKE") ;;
@@ -236,14 +262,14 @@ one_run() {
 calibrate_delay() {
     local C=$1 P=$2 k dir=$tmp/cal-$P cfg=$tmp/cal-2-1-1.cfg
     k=$(knob_for "$P")
-    "$CLUSTER" gen "$C" "$P" 1 -o "$tmp/cal-$C-$P.cfg" > /dev/null || exit 1
+    gen_cfg "$C" "$P" 1 "$tmp/cal-$C-$P.cfg"
     timeout 600 "$CLUSTER" run "$tmp/cal-$C-$P.cfg" --policy static --ini-policy static --trace summary \
         ${k:+--knob "$k"} --run-dir "$dir-w" --timeout 500 -- "$TIMED" "$WATER" --mgs --random "$RANDOM_IN" \
         < "$tmp/water.in" > "$tmp/cal.log" 2>&1 || { echo "experiments: delay calibration (Water, size $P) failed" >&2; cat "$tmp/cal.log" >&2; exit 1; }
     "$TRACE" report "$dir-w" --format json > "$RAW/c$P-delay-water.json" || exit 1
     local L
     L=$(python3 -c 'import json,sys; print(round(json.load(open(sys.argv[1]))["machine"]["msg_len"]))' "$RAW/c$P-delay-water.json")
-    [ -f "$cfg" ] || "$CLUSTER" gen 2 1 1 -o "$cfg" > /dev/null || exit 1
+    [ -f "$cfg" ] || gen_cfg 2 1 1 "$cfg"
     timeout 120 "$CLUSTER" run "$cfg" --trace summary ${k:+--knob "$k"} --run-dir "$dir-p" --timeout 100 -- \
         "$PING" --sizes "$L" --count 300 --window 1 --pattern pairs > "$tmp/cal.log" 2>&1 ||
         { echo "experiments: delay calibration (ini-ping, size $P) failed" >&2; cat "$tmp/cal.log" >&2; exit 1; }
