@@ -149,25 +149,8 @@ done
 # 2. kill one node's daemon
 salloc_run kill --timeout 120 -- "$PING" --sizes 64 --count 1000000 --timeout-ms 60000 &
 head_pid=$!
-inid_pid=
-for t in $(seq 1 300); do
-    inid_pid=$(pgrep -f -- "inid .*--config $T/3h.cfg --ini 1 " | head -n 1)
-    [ -n "$inid_pid" ] && grep -q 'bytes' "$T/kill/cluster1.out" 2> /dev/null && break
-    sleep 0.1
-done
-sleep 1
-[ -n "$inid_pid" ] && kill -9 "$inid_pid"
-wait "$head_pid"
-rc=$?
-[ "$rc" != 0 ] || fail "kill: launcher exit status 0 after a daemon was killed"
-grep -q 'host h[0-9]: inid 1 (cluster 1) exited with signal 9' "$T/kill.log" \
-    || { fail "kill: the launcher did not name the node and inid 1"; tail -15 "$T/kill.log"; }
-sleep 1
-left=$( (pgrep -f -- "(inid|ini-cluster) .*$T/"; pgrep -f -- "ini-ping --sizes 64 --count 1000000") | tr '\n' ' ')
-[ -z "$left" ] || fail "kill: processes left behind: $left"
-tag=$(sed -n 's/.* --tag \([^ ]*\) .*/\1/p' "$T/kill/launcher.log" | head -n 1)
-[ -n "$tag" ] && ls /dev/shm | grep -q "^ini-$tag-" && fail "kill: segments of run $tag left behind"
-[ "$failures" = 0 ] && echo "ok:   kill: exit status $rc, node and inid 1 named, every node stopped, nothing left"
+hosts_kill_check "$head_pid" "$T/3h.cfg" "$T/kill" "$T/kill.log" "host h[0-9]"
+[ "$failures" = 0 ] && echo "ok:   kill: exit status $KILL_RC, node and inid 1 named, every node stopped, nothing left"
 
 slurm_teardown
 trap - EXIT

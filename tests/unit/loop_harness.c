@@ -277,19 +277,27 @@ void loop_setup_keyed(int window, int seq_bits, int nak, const uint8_t key[INI_S
     setup(window, seq_bits, nak, key, epoch_a, epoch_b);
 }
 
-void loop_teardown(void)
+/* Closes both sides: held frames freed, transports closed (flushing first
+ * sends what they queued to the inbox), interfaces removed. */
+static void close_sides(struct loop_side *const sides[2], int flush)
 {
-    struct loop_side *sides[2] = { &loop_a, &loop_b };
     for (int i = 0; i < 2; i++) {
         struct loop_side *s = sides[i];
         for (int k = 0; k < s->n_held; k++)
             rte_pktmbuf_free(s->held[k]);
         s->n_held = 0;
         ini_swp_close(&s->swp);
+        if (flush)
+            ini_netif_flush(&s->nf);
         netif_remove(&s->nf.netif);
     }
-    /* Datagrams a test left half reassembled age out here, uncounted:
-     * every test starts with an empty reassembly and its mbufs back. */
+}
+
+/* Drops what waits in the inboxes and ages out half-reassembled datagrams,
+ * uncounted: the next test starts with an empty reassembly and its mbufs
+ * back. */
+static void empty_wire(struct loop_side *const sides[2])
+{
     for (int i = 0; i <= IP_REASS_MAXAGE; i++)
         ip_reass_tmr();
     for (int i = 0; i < 2; i++) {
@@ -299,25 +307,18 @@ void loop_teardown(void)
     }
 }
 
+void loop_teardown(void)
+{
+    struct loop_side *const sides[2] = { &loop_a, &loop_b };
+    close_sides(sides, 0);
+    empty_wire(sides);
+}
+
 void loop_reset_transport(const uint8_t *key, const uint8_t *epoch_a, const uint8_t *epoch_b)
 {
-    struct loop_side *sides[2] = { &loop_a, &loop_b };
-    for (int i = 0; i < 2; i++) {
-        struct loop_side *s = sides[i];
-        for (int k = 0; k < s->n_held; k++)
-            rte_pktmbuf_free(s->held[k]);
-        s->n_held = 0;
-        ini_swp_close(&s->swp);
-        ini_netif_flush(&s->nf);        /* what it queued goes out (to the inbox) */
-        netif_remove(&s->nf.netif);
-    }
-    for (int i = 0; i < 2; i++) {
-        struct loop_side *s = sides[i];
-        rte_pktmbuf_free_bulk(inbox[s->id], (unsigned)n_inbox[s->id]);
-        n_inbox[s->id] = 0;
-    }
-    for (int i = 0; i <= IP_REASS_MAXAGE; i++)
-        ip_reass_tmr();
+    struct loop_side *const sides[2] = { &loop_a, &loop_b };
+    close_sides(sides, 1);
+    empty_wire(sides);
     for (int i = 0; i < 2; i++) {
         struct loop_side *s = sides[i];
         setup_netif(s);                 /* hosts learned by ARP forgotten */

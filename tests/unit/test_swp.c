@@ -339,15 +339,18 @@ static void test_bad_crc_ack_ignored(void **state)
     assert_all_delivered(2);
 }
 
-static void test_random_mix(void **state)
+/* Sends n messages of 20..20+max_extra bytes from a to b over a wire that
+ * drops, duplicates and holds frames with the given probabilities, then
+ * heals the wire and lets every timer run: everything must arrive. */
+static void random_mix(uint32_t n, uint32_t max_extra, double drop, double dup, double hold)
 {
     loop_a.script = loop_b.script = random_fate;
-    p_drop = 0.1;
-    p_dup = 0.05;
-    p_hold = 0.05;
+    p_drop = drop;
+    p_dup = dup;
+    p_hold = hold;
     uint32_t sent = 0;
-    while (sent < 2000) {
-        uint32_t len = 20 + (uint32_t)(uniform() * 3000);
+    while (sent < n) {
+        uint32_t len = 20 + (uint32_t)(uniform() * max_extra);
         if (loop_send(&loop_a, sent, len) == 0)
             sent++;
         else
@@ -361,7 +364,12 @@ static void test_random_mix(void **state)
     loop_release_held(&loop_a);
     loop_release_held(&loop_b);
     loop_run(MS, 20);
-    assert_all_delivered(2000);
+    assert_all_delivered(n);
+}
+
+static void test_random_mix(void **state)
+{
+    random_mix(2000, 3000, 0.1, 0.05, 0.05);
     assert_true(ini_swp_totals(&loop_a.swp).retx_nak > 0);
     assert_true(ini_swp_totals(&loop_a.swp).retx_timer > 0);
 }
@@ -406,27 +414,7 @@ static void replay(int i)
  * everything arrives once, in order, and no MAC fails. */
 static void test_mac_random_mix(void **state)
 {
-    loop_a.script = loop_b.script = random_fate;
-    p_drop = 0.05;
-    p_dup = 0.05;
-    p_hold = 0.05;
-    uint32_t sent = 0;
-    while (sent < 500) {
-        uint32_t len = 20 + (uint32_t)(uniform() * 5000);
-        if (loop_send(&loop_a, sent, len) == 0)
-            sent++;
-        else
-            loop_run(MS / 4, 1);
-        if (uniform() < 0.1) {
-            loop_release_held(&loop_a);
-            loop_release_held(&loop_b);
-        }
-    }
-    p_drop = p_dup = p_hold = 0;
-    loop_release_held(&loop_a);
-    loop_release_held(&loop_b);
-    loop_run(MS, 20);
-    assert_all_delivered(500);
+    random_mix(500, 5000, 0.05, 0.05, 0.05);
     assert_int_equal(ini_swp_totals(&loop_a.swp).mac_fail + ini_swp_totals(&loop_b.swp).mac_fail, 0);
     assert_int_equal(loop_b.last_len > 0, 1);
 }

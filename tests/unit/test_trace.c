@@ -23,28 +23,6 @@
 #include "trace_file.h"
 #include "trace_fixtures/trace_fixture.h"
 
-static uint8_t *slurp(const char *path, size_t *size)
-{
-    FILE *f = fopen(path, "rb");
-    assert_non_null(f);
-    fseek(f, 0, SEEK_END);
-    long n = ftell(f);
-    fseek(f, 0, SEEK_SET);
-    uint8_t *buf = malloc((size_t)n + 1);
-    assert_int_equal(fread(buf, 1, (size_t)n, f), (size_t)n);
-    fclose(f);
-    *size = (size_t)n;
-    return buf;
-}
-
-static void spill(const char *path, const uint8_t *buf, size_t n)
-{
-    FILE *f = fopen(path, "wb");
-    assert_non_null(f);
-    assert_int_equal(fwrite(buf, 1, n, f), n);
-    fclose(f);
-}
-
 /* ---- writer ---------------------------------------------------------- */
 
 static void test_off_records_nothing(void **state)
@@ -182,7 +160,7 @@ static void test_file_layout(void **state)
     char path[1024];
     snprintf(path, sizeof(path), "%s/ini5.trace", dir);
     size_t n;
-    uint8_t *b = slurp(path, &n);
+    uint8_t *b = fx_slurp(path, &n);
     assert_int_equal(n, 128 + 64);
     assert_memory_equal(b, "INITRACE", 8);
     assert_int_equal(ini_trace_get16(b + 8), 1);            /* version */
@@ -309,7 +287,7 @@ static void test_no_trace_files(void **state)
     char *dir = fx_mkdir();
     char path[1024];
     snprintf(path, sizeof(path), "%s/ini0.counters.json", dir);
-    spill(path, (const uint8_t *)"{}", 2);
+    fx_spill(path, (const uint8_t *)"{}", 2);
     expect_run_error(dir, dir, "no ini<ID>.trace files");
     fx_rmdir(dir);
 }
@@ -349,9 +327,9 @@ static void corrupt_byte(size_t off, uint8_t value, const char *says)
     char path[1024];
     char *dir = one_valid_run(path, sizeof(path));
     size_t n;
-    uint8_t *b = slurp(path, &n);
+    uint8_t *b = fx_slurp(path, &n);
     b[off] = value;
-    spill(path, b, n);
+    fx_spill(path, b, n);
     free(b);
     expect_run_error(dir, "ini0.trace", says);
     fx_rmdir(dir);

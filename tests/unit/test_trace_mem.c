@@ -20,29 +20,6 @@
 #include "trace_file.h"
 #include "trace_fixtures/trace_fixture.h"
 
-static uint8_t *slurp(const char *path, size_t *size)
-{
-    FILE *f = fopen(path, "rb");
-    assert_non_null(f);
-    fseek(f, 0, SEEK_END);
-    long n = ftell(f);
-    fseek(f, 0, SEEK_SET);
-    uint8_t *buf = malloc((size_t)n + 1);
-    assert_non_null(buf);
-    assert_int_equal(fread(buf, 1, (size_t)n, f), (size_t)n);
-    fclose(f);
-    *size = (size_t)n;
-    return buf;
-}
-
-static void spill(const char *path, const uint8_t *buf, size_t n)
-{
-    FILE *f = fopen(path, "wb");
-    assert_non_null(f);
-    assert_int_equal(fwrite(buf, 1, n, f), n);
-    fclose(f);
-}
-
 /* Loads dir both ways, the images in the directory's own order, and
  * checks that the results agree; returns the result. */
 static int load_both(const char *dir, uint8_t *const bytes[2], const size_t sizes[2])
@@ -103,7 +80,7 @@ static void test_file_and_memory_agree(void **state)
     size_t sizes[2];
     for (int i = 0; i < 2; i++) {
         snprintf(path[i], sizeof path[i], "%s/ini%d.trace", dir, i);
-        good[i] = slurp(path[i], &sizes[i]);
+        good[i] = fx_slurp(path[i], &sizes[i]);
         bytes[i] = malloc(sizes[i]);
         assert_non_null(bytes[i]);
         memcpy(bytes[i], good[i], sizes[i]);
@@ -117,24 +94,24 @@ static void test_file_and_memory_agree(void **state)
             for (int how = 0; how < 3; how++) {
                 static const uint8_t flip[3] = { 0x01, 0x80, 0xff };
                 bytes[i][k] = (uint8_t)(good[i][k] ^ flip[how]);
-                spill(path[i], bytes[i], sizes[i]);
+                fx_spill(path[i], bytes[i], sizes[i]);
                 if (load_both(dir, bytes, sizes) < 0)
                     refused++;
                 else
                     loaded++;
                 bytes[i][k] = good[i][k];
             }
-        spill(path[i], good[i], sizes[i]);
+        fx_spill(path[i], good[i], sizes[i]);
     }
     /* And cut short at every length. */
     for (int i = 0; i < 2; i++) {
         size_t full = sizes[i];
         for (sizes[i] = 0; sizes[i] < full; sizes[i]++) {
-            spill(path[i], bytes[i], sizes[i]);
+            fx_spill(path[i], bytes[i], sizes[i]);
             assert_int_equal(load_both(dir, bytes, sizes), -1);
             refused++;
         }
-        spill(path[i], bytes[i], full);
+        fx_spill(path[i], bytes[i], full);
     }
     assert_true(refused > 0 && loaded > 0);     /* both outcomes were compared */
     for (int i = 0; i < 2; i++) {

@@ -175,6 +175,22 @@ int bench_kernel_layer(const struct bench_setup *s, struct layer_result *r);
  * udp;ofi_rxd.  A layer that cannot run here sets r->skipped. */
 int bench_ucx_layer(const struct bench_setup *s, const char *tls, struct layer_result *r);
 int bench_ofi_layer(const struct bench_setup *s, struct layer_result *r);
+
+/* The two-process frame of the peer layers (bench_pair.c).  up() runs in
+ * each forked side (role 0 client, 1 server) with its end of a socket pair
+ * to the other side, and returns NULL or why the layer cannot run here (the
+ * client then reports the layer skipped).  The server drains drain_ms after
+ * STOP, the client after sending it (0: no drain). */
+struct bench_peer {
+    const char *name;                       /* in messages: "UCX (UCX_TLS=tcp)" */
+    const char *(*up)(int role, int ctl);
+    struct bench_eng *eng;
+    const struct bench_ops *ops;
+    unsigned drain_ms;
+};
+int bench_run_pair(const struct bench_setup *s, const struct bench_peer *peer, struct layer_result *r);
+int bench_write_full(int fd, const void *buf, size_t len);   /* 0 or -1 */
+int bench_read_full(int fd, void *buf, size_t len);          /* 0 or -1 (EOF too) */
 int bench_cn_layer(const struct bench_setup *s, struct layer_result *r);
 /* The program the cluster run starts in each cluster (hidden mode). */
 int bench_cn_agent(int argc, char **argv);

@@ -310,27 +310,12 @@ static int configure(int layer, int window)
     return 0;
 }
 
-static int read_full(int fd, void *buf, size_t len)
-{
-    uint8_t *p = buf;
-    while (len) {
-        ssize_t r = read(fd, p, len);
-        if (r < 0 && errno == EINTR)
-            continue;
-        if (r <= 0)
-            return -1;
-        p += r;
-        len -= (size_t)r;
-    }
-    return 0;
-}
-
 static int phase_begin(int layer, int window)
 {
     struct phase_msg m = { layer, window };
     char ready;
     if (configure(layer, window) < 0 || write(S.ctl, &m, sizeof(m)) != sizeof(m) ||
-        read_full(S.ctl, &ready, 1) < 0)
+        bench_read_full(S.ctl, &ready, 1) < 0)
         return -1;
     return 0;
 }
@@ -368,7 +353,7 @@ static int phase_end(void)
     struct phase_done d;
     bench_send_kind(&S.eng, BK_STOP);
     bench_drain(&S.eng, 5);
-    if (read_full(S.ctl, &d, sizeof(d)) < 0)
+    if (bench_read_full(S.ctl, &d, sizeof(d)) < 0)
         return -1;
     if (S.verbose)
         debug_counters("phase end");
@@ -387,7 +372,7 @@ static int rel_set_window(void *ctx, int window)
 static void server_loop(void)
 {
     struct phase_msg m;
-    while (read_full(S.ctl, &m, sizeof(m)) == 0 && m.layer >= 0) {
+    while (bench_read_full(S.ctl, &m, sizeof(m)) == 0 && m.layer >= 0) {
         if (configure(m.layer, m.window) < 0) {
             fprintf(stderr, "ini-bench: server: cannot set up layer %d\n", m.layer);
             return;
@@ -577,7 +562,7 @@ int bench_dpdk_layers(const struct bench_setup *s, struct layer_result *res)
     close(ctl[1]);
     close(out[1]);
     static struct layer_result got[L_COUNT];
-    int ok = srv > 0 && cli > 0 && read_full(out[0], got, sizeof(got)) == 0;
+    int ok = srv > 0 && cli > 0 && bench_read_full(out[0], got, sizeof(got)) == 0;
     close(out[0]);
     int st;
     if (cli > 0)

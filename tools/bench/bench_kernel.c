@@ -73,57 +73,33 @@ static int udp_socket(struct sockaddr_in *addr)
     return fd;
 }
 
+static int k_fd[2];
+
+/* The side `role` keeps its own socket; ctl is not needed (the sockets
+ * are connected to each other before the fork). */
+static const char *k_up(int role, int ctl)
+{
+    (void)ctl;
+    close(k_fd[1 - role]);
+    K.fd = k_fd[role];
+    return NULL;
+}
+
 int bench_kernel_layer(const struct bench_setup *s, struct layer_result *r)
 {
     struct sockaddr_in a[2];
-    int fd[2], out[2];
-    fd[0] = udp_socket(&a[0]);
-    fd[1] = udp_socket(&a[1]);
-    if (fd[0] < 0 || fd[1] < 0 || connect(fd[0], (struct sockaddr *)&a[1], sizeof(a[1])) < 0 ||
-        connect(fd[1], (struct sockaddr *)&a[0], sizeof(a[0])) < 0 || pipe(out) < 0) {
+    k_fd[0] = udp_socket(&a[0]);
+    k_fd[1] = udp_socket(&a[1]);
+    if (k_fd[0] < 0 || k_fd[1] < 0 || connect(k_fd[0], (struct sockaddr *)&a[1], sizeof(a[1])) < 0 ||
+        connect(k_fd[1], (struct sockaddr *)&a[0], sizeof(a[0])) < 0) {
         snprintf(r->err, sizeof(r->err), "kernel UDP sockets: %s", strerror(errno));
         return -1;
     }
     for (size_t i = 0; i < sizeof(k_src); i++)
         k_src[i] = (uint8_t)(i * 13 + 1);
-    bench_tsc_hz();
-    fflush(NULL);
-    pid_t pid[2];
-    for (int role = 1; role >= 0; role--) {
-        pid[role] = fork();
-        if (pid[role] != 0)
-            continue;
-        close(out[0]);
-        close(fd[1 - role]);
-        K.fd = fd[role];
-        bench_pin_cpu(s->cores[role]);
-        bench_eng_init(&K.eng, &k_ops, NULL);
-        if (role == 1) {
-            bench_serve(&K.eng);
-            _exit(0);
-        }
-        struct layer_result res;
-        bench_run_suite(&K.eng, &s->p, &res);
-        bench_send_kind(&K.eng, BK_STOP);
-        _exit(write(out[1], &res, sizeof(res)) == (ssize_t)sizeof(res) ? 0 : 1);
-    }
-    close(out[1]);
-    close(fd[0]);
-    close(fd[1]);
-    ssize_t got = pid[0] > 0 ? read(out[0], r, sizeof(*r)) : -1;
-    close(out[0]);
-    int st;
-    if (pid[0] > 0)
-        waitpid(pid[0], &st, 0);
-    if (pid[1] > 0) {
-        if (got != (ssize_t)sizeof(*r))
-            kill(pid[1], SIGKILL);
-        waitpid(pid[1], &st, 0);
-    }
-    if (got != (ssize_t)sizeof(*r)) {
-        memset(r, 0, sizeof(*r));
-        snprintf(r->err, sizeof(r->err), "the kernel UDP client failed");
-        return -1;
-    }
-    return r->ok ? 0 : -1;
+    static const struct bench_peer peer = { "kernel UDP", k_up, &K.eng, &k_ops, 0 };
+    int rc = bench_run_pair(s, &peer, r);
+    close(k_fd[0]);
+    close(k_fd[1]);
+    return rc;
 }

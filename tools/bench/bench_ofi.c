@@ -123,36 +123,6 @@ static void o_flush(void *ctx) { }
 
 static const struct bench_ops o_ops = { o_send, o_flush, o_poll, NULL, 0 };
 
-static int write_all(int fd, const void *buf, size_t len)
-{
-    const uint8_t *p = buf;
-    while (len) {
-        ssize_t w = write(fd, p, len);
-        if (w < 0 && errno == EINTR)
-            continue;
-        if (w <= 0)
-            return -1;
-        p += w;
-        len -= (size_t)w;
-    }
-    return 0;
-}
-
-static int read_all(int fd, void *buf, size_t len)
-{
-    uint8_t *p = buf;
-    while (len) {
-        ssize_t r = read(fd, p, len);
-        if (r < 0 && errno == EINTR)
-            continue;
-        if (r <= 0)
-            return -1;
-        p += r;
-        len -= (size_t)r;
-    }
-    return 0;
-}
-
 /* The provider's loopback domain, else its first. */
 static struct fi_info *pick(struct fi_info *list)
 {
@@ -162,7 +132,7 @@ static struct fi_info *pick(struct fi_info *list)
     return list;
 }
 
-static const char *ofi_up(int ctl)
+static const char *ofi_up(int role, int ctl)
 {
     struct fi_info *hints = fi_allocinfo(), *list = NULL;
     if (!hints)
@@ -192,9 +162,9 @@ static const char *ofi_up(int ctl)
     if (fi_getname(&O.ep->fid, name, &nlen))
         return "fi_getname failed";
     uint64_t n = nlen, peer_n;
-    if (write_all(ctl, &n, sizeof(n)) < 0 || write_all(ctl, name, nlen) < 0 ||
-        read_all(ctl, &peer_n, sizeof(peer_n)) < 0 || peer_n > sizeof(peer) ||
-        read_all(ctl, peer, (size_t)peer_n) < 0)
+    if (bench_write_full(ctl, &n, sizeof(n)) < 0 || bench_write_full(ctl, name, nlen) < 0 ||
+        bench_read_full(ctl, &peer_n, sizeof(peer_n)) < 0 || peer_n > sizeof(peer) ||
+        bench_read_full(ctl, peer, (size_t)peer_n) < 0)
         return "address exchange failed";
     if (fi_av_insert(O.av, peer, 1, &O.peer, 0, NULL) != 1)
         return "fi_av_insert failed";
@@ -212,70 +182,15 @@ static const char *ofi_up(int ctl)
             return "fi_recv failed";
     }
     char b = 'r';
-    if (write_all(ctl, &b, 1) < 0 || read_all(ctl, &b, 1) < 0)
+    if (bench_write_full(ctl, &b, 1) < 0 || bench_read_full(ctl, &b, 1) < 0)
         return "handshake failed";
     return NULL;
 }
 
 int bench_ofi_layer(const struct bench_setup *s, struct layer_result *r)
 {
-    memset(r, 0, sizeof(*r));
-    int ctl[2], out[2];
-    if (socketpair(AF_UNIX, SOCK_STREAM, 0, ctl) < 0 || pipe(out) < 0) {
-        snprintf(r->err, sizeof(r->err), "socketpair: %s", strerror(errno));
-        return -1;
-    }
-    bench_tsc_hz();
-    fflush(NULL);
-    pid_t pid[2];
-    for (int role = 1; role >= 0; role--) {
-        pid[role] = fork();
-        if (pid[role] != 0)
-            continue;
-        close(out[0]);
-        close(ctl[role]);
-        bench_pin_cpu(s->cores[role]);
-        struct layer_result res;
-        memset(&res, 0, sizeof(res));
-        const char *why = ofi_up(ctl[1 - role]);
-        if (why) {
-            if (role == 0) {
-                res.skipped = 1;
-                snprintf(res.err, sizeof(res.err), "libfabric (udp;ofi_rxd): %s", why);
-                _exit(write(out[1], &res, sizeof(res)) == (ssize_t)sizeof(res) ? 0 : 1);
-            }
-            _exit(1);
-        }
-        bench_eng_init(&O.eng, &o_ops, NULL);
-        if (role == 1) {
-            bench_serve(&O.eng);
-            bench_drain(&O.eng, 20);
-            _exit(0);
-        }
-        bench_run_suite(&O.eng, &s->p, &res);
-        bench_send_kind(&O.eng, BK_STOP);
-        bench_drain(&O.eng, 20);
-        _exit(write(out[1], &res, sizeof(res)) == (ssize_t)sizeof(res) ? 0 : 1);
-    }
-    close(out[1]);
-    close(ctl[0]);
-    close(ctl[1]);
-    int got = pid[0] > 0 && read_all(out[0], r, sizeof(*r)) == 0;
-    close(out[0]);
-    int st;
-    if (pid[0] > 0)
-        waitpid(pid[0], &st, 0);
-    if (pid[1] > 0) {
-        if (!got || r->skipped)
-            kill(pid[1], SIGKILL);
-        waitpid(pid[1], &st, 0);
-    }
-    if (!got) {
-        memset(r, 0, sizeof(*r));
-        snprintf(r->err, sizeof(r->err), "the libfabric (udp;ofi_rxd) client failed");
-        return -1;
-    }
-    return r->ok ? 0 : -1;
+    static const struct bench_peer peer = { "libfabric (udp;ofi_rxd)", ofi_up, &O.eng, &o_ops, 20 };
+    return bench_run_pair(s, &peer, r);
 }
 
 #else   /* no libfabric at build time */

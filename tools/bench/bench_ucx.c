@@ -62,6 +62,7 @@ static struct {
         uint32_t len;
     } rx[UCX_RX_PEND];
     unsigned rx_next;
+    const char *tls;                      /* UCX_TLS of this run */
 } U;
 
 static uint8_t *u_data;                   /* UCX_SLOTS x BENCH_MAX_MSG */
@@ -136,40 +137,11 @@ static ucs_status_t am_recv(void *arg, const void *header, size_t header_length,
     return UCS_OK;
 }
 
-static int write_all(int fd, const void *buf, size_t len)
-{
-    const uint8_t *p = buf;
-    while (len) {
-        ssize_t w = write(fd, p, len);
-        if (w < 0 && errno == EINTR)
-            continue;
-        if (w <= 0)
-            return -1;
-        p += w;
-        len -= (size_t)w;
-    }
-    return 0;
-}
-
-static int read_all(int fd, void *buf, size_t len)
-{
-    uint8_t *p = buf;
-    while (len) {
-        ssize_t r = read(fd, p, len);
-        if (r < 0 && errno == EINTR)
-            continue;
-        if (r <= 0)
-            return -1;
-        p += r;
-        len -= (size_t)r;
-    }
-    return 0;
-}
-
 /* Context, worker, endpoint to the peer (addresses over ctl).  NULL on
  * success, else what failed. */
-static const char *ucx_up(int ctl, const char *tls)
+static const char *ucx_up(int role, int ctl)
 {
+    const char *tls = U.tls;
     setenv("UCX_TLS", tls, 1);
     if (!strcmp(tls, "tcp"))
         setenv("UCX_NET_DEVICES", "lo", 1);
@@ -191,11 +163,11 @@ static const char *ucx_up(int ctl, const char *tls)
     if (ucp_worker_get_address(U.worker, &addr, &alen) != UCS_OK)
         return "ucp_worker_get_address failed";
     uint64_t n = alen, peer_n;
-    if (write_all(ctl, &n, sizeof(n)) < 0 || write_all(ctl, addr, alen) < 0 ||
-        read_all(ctl, &peer_n, sizeof(peer_n)) < 0 || peer_n > 65536)
+    if (bench_write_full(ctl, &n, sizeof(n)) < 0 || bench_write_full(ctl, addr, alen) < 0 ||
+        bench_read_full(ctl, &peer_n, sizeof(peer_n)) < 0 || peer_n > 65536)
         return "address exchange failed";
     static uint8_t peer[65536];
-    if (read_all(ctl, peer, (size_t)peer_n) < 0)
+    if (bench_read_full(ctl, peer, (size_t)peer_n) < 0)
         return "address exchange failed";
     ucp_worker_release_address(U.worker, addr);
     ucp_ep_params_t ep = { .field_mask = UCP_EP_PARAM_FIELD_REMOTE_ADDRESS,
@@ -216,70 +188,18 @@ static const char *ucx_up(int ctl, const char *tls)
         u_data[i] = (uint8_t)(i * 13 + 1);
     /* Both ends ready before the first message. */
     char b = 'r';
-    if (write_all(ctl, &b, 1) < 0 || read_all(ctl, &b, 1) < 0)
+    if (bench_write_full(ctl, &b, 1) < 0 || bench_read_full(ctl, &b, 1) < 0)
         return "handshake failed";
     return NULL;
 }
 
 int bench_ucx_layer(const struct bench_setup *s, const char *tls, struct layer_result *r)
 {
-    memset(r, 0, sizeof(*r));
-    int ctl[2], out[2];
-    if (socketpair(AF_UNIX, SOCK_STREAM, 0, ctl) < 0 || pipe(out) < 0) {
-        snprintf(r->err, sizeof(r->err), "socketpair: %s", strerror(errno));
-        return -1;
-    }
-    bench_tsc_hz();
-    fflush(NULL);
-    pid_t pid[2];
-    for (int role = 1; role >= 0; role--) {
-        pid[role] = fork();
-        if (pid[role] != 0)
-            continue;
-        close(out[0]);
-        close(ctl[role]);
-        bench_pin_cpu(s->cores[role]);
-        struct layer_result res;
-        memset(&res, 0, sizeof(res));
-        const char *why = ucx_up(ctl[1 - role], tls);
-        if (why) {
-            if (role == 0) {
-                res.skipped = 1;
-                snprintf(res.err, sizeof(res.err), "UCX (UCX_TLS=%s): %s", tls, why);
-                _exit(write(out[1], &res, sizeof(res)) == (ssize_t)sizeof(res) ? 0 : 1);
-            }
-            _exit(1);
-        }
-        bench_eng_init(&U.eng, &u_ops, NULL);
-        if (role == 1) {
-            bench_serve(&U.eng);
-            bench_drain(&U.eng, 5);
-            _exit(0);
-        }
-        bench_run_suite(&U.eng, &s->p, &res);
-        bench_send_kind(&U.eng, BK_STOP);
-        bench_drain(&U.eng, 5);
-        _exit(write(out[1], &res, sizeof(res)) == (ssize_t)sizeof(res) ? 0 : 1);
-    }
-    close(out[1]);
-    close(ctl[0]);
-    close(ctl[1]);
-    ssize_t got = pid[0] > 0 ? read_all(out[0], r, sizeof(*r)) == 0 ? (ssize_t)sizeof(*r) : -1 : -1;
-    close(out[0]);
-    int st;
-    if (pid[0] > 0)
-        waitpid(pid[0], &st, 0);
-    if (pid[1] > 0) {
-        if (got != (ssize_t)sizeof(*r) || r->skipped)
-            kill(pid[1], SIGKILL);
-        waitpid(pid[1], &st, 0);
-    }
-    if (got != (ssize_t)sizeof(*r)) {
-        memset(r, 0, sizeof(*r));
-        snprintf(r->err, sizeof(r->err), "the UCX (UCX_TLS=%s) client failed", tls);
-        return -1;
-    }
-    return r->ok ? 0 : -1;
+    char name[96];
+    snprintf(name, sizeof(name), "UCX (UCX_TLS=%s)", tls);
+    U.tls = tls;
+    const struct bench_peer peer = { name, ucx_up, &U.eng, &u_ops, 5 };
+    return bench_run_pair(s, &peer, r);
 }
 
 #else   /* no UCX at build time */

@@ -142,3 +142,31 @@ hosts_teardown() {
     [ "$HOSTS_MADE_RUN_SSHD" = 1 ] && rmdir /run/sshd 2> /dev/null
     rm -rf "$HOSTS_TMP"
 }
+
+# hosts_kill_check LAUNCHER_PID CFG RUN_DIR LOG WHO: the daemon-kill check of
+# both hosts tests.  Waits until inid 1 of CFG runs and cluster 1's program
+# reports, kills inid 1 (SIGKILL), waits for the launcher, and fails unless
+# it exited non-zero naming WHO ("host h1", a regex) and inid 1, and left no
+# process and no shared-memory segment behind.  KILL_RC: its exit status.
+hosts_kill_check() {
+    local head_pid=$1 cfg=$2 dir=$3 log=$4 who=$5 inid_pid= t left tag
+    for t in $(seq 1 300); do
+        inid_pid=$(pgrep -f -- "inid .*--config $cfg --ini 1 " | head -n 1)
+        [ -n "$inid_pid" ] && grep -q 'echoes\|bytes' "$dir/cluster1.out" 2> /dev/null && break
+        sleep 0.1
+    done
+    sleep 1
+    [ -n "$inid_pid" ] && kill -9 "$inid_pid"
+    wait "$head_pid"
+    KILL_RC=$?
+    [ "$KILL_RC" != 0 ] || fail "kill: launcher exit status 0 after a daemon was killed"
+    grep -q "$who: inid 1 (cluster 1) exited with signal 9" "$log" \
+        || { fail "kill: the launcher did not name $who and inid 1"; tail -15 "$log"; }
+    sleep 1
+    left=$( (pgrep -f -- "(inid|ini-cluster) .*$dir/"; pgrep -f -- "(inid|ini-cluster) .*$cfg"
+             pgrep -f -- "ini-ping --sizes 64 --count 1000000") | sort -u | tr '\n' ' ')
+    [ -z "$left" ] || fail "kill: processes left behind: $left"
+    tag=$(sed -n 's/.* --tag \([^ ]*\) .*/\1/p' "$dir/launcher.log" | head -n 1)
+    [ -n "$tag" ] && ls /dev/shm | grep -q "^ini-$tag-" && fail "kill: segments of run $tag left behind"
+    return 0
+}

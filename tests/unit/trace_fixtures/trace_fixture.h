@@ -106,4 +106,31 @@ static inline int fx_write(struct ini_trace *t, const char *dir)
     return rc;
 }
 
+/* A whole file into a fresh buffer (the caller frees it), and back; a file
+ * the test itself wrote that cannot be read or written stops the test. */
+static inline uint8_t *fx_slurp(const char *path, size_t *size)
+{
+    FILE *f = fopen(path, "rb");
+    long n = -1;
+    if (f && fseek(f, 0, SEEK_END) == 0)
+        n = ftell(f);
+    uint8_t *buf = n >= 0 ? malloc((size_t)n + 1) : NULL;
+    if (!f || !buf || fseek(f, 0, SEEK_SET) != 0 || fread(buf, 1, (size_t)n, f) != (size_t)n) {
+        perror(path);
+        abort();
+    }
+    fclose(f);
+    *size = (size_t)n;
+    return buf;
+}
+
+static inline void fx_spill(const char *path, const uint8_t *buf, size_t n)
+{
+    FILE *f = fopen(path, "wb");
+    if (!f || fwrite(buf, 1, n, f) != n || fclose(f) != 0) {
+        perror(path);
+        abort();
+    }
+}
+
 #endif
