@@ -157,6 +157,7 @@ struct mgs_counters {
     uint64_t lock_acquires, lock_local_handoffs, lock_remote_acquires, lock_token_departures;
     uint64_t barriers, barrier_wait_us, barrier_max_us;
     uint64_t reorder_held;                      /* messages that arrived out of order */
+    uint64_t dilate_sleeps, dilate_sleep_us;    /* MGS_DILATE: compute threads' sleeps */
 };
 
 /* A copy of this cluster's counters (consistent: taken by the protocol

@@ -164,17 +164,27 @@ static uint64_t clock_ns(clockid_t clock)
  * processors; docs/experiments.md has the measurements.  Time spent waiting
  * for a core already counts toward k*c.  clock_gettime and clock_nanosleep
  * are async-signal-safe, so the fault handler may call this. */
-static void dilate(const struct mgs *g)
+static void dilate(struct mgs *g)
 {
     if (g->dilate <= 1.0 || tls_mark_wall_ns == 0)
         return;
     uint64_t cpu = clock_ns(CLOCK_THREAD_CPUTIME_ID) - tls_mark_cpu_ns;
     uint64_t until = tls_mark_wall_ns + (uint64_t)(g->dilate * (double)cpu);
-    if (clock_ns(CLOCK_MONOTONIC) < until) {
+    uint64_t now = clock_ns(CLOCK_MONOTONIC);
+    if (now < until) {
         struct timespec ts = { (time_t)(until / 1000000000u), (long)(until % 1000000000u) };
         while (clock_nanosleep(CLOCK_MONOTONIC, TIMER_ABSTIME, &ts, NULL) == EINTR)
             ;
+        atomic_fetch_add_explicit(&g->dilate_sleeps, 1, memory_order_relaxed);
+        atomic_fetch_add_explicit(&g->dilate_sleep_ns, until - now, memory_order_relaxed);
     }
+}
+
+/* The counters the compute threads keep, into the protocol thread's. */
+void mgs_dilate_counters(struct mgs *g, struct mgs_counters *out)
+{
+    out->dilate_sleeps = atomic_load_explicit(&g->dilate_sleeps, memory_order_relaxed);
+    out->dilate_sleep_us = atomic_load_explicit(&g->dilate_sleep_ns, memory_order_relaxed) / 1000;
 }
 
 static void dilate_mark(const struct mgs *g)
@@ -437,6 +447,7 @@ static void handle_request(struct mgs *g, struct mgs_request *r)
         break;
     case MGS_REQ_COUNTERS:
         memcpy(r->result, &g->stats, sizeof g->stats);
+        mgs_dilate_counters(g, r->result);
         mgs_complete(r);
         break;
     case MGS_REQ_LOCKS_INIT:
@@ -879,6 +890,7 @@ void mgs_get_counters(struct mgs_counters *out)
     struct mgs *g = mgs_g;
     if (g->stopped) {
         *out = g->stats;
+        mgs_dilate_counters(g, out);
         return;
     }
     struct mgs_request *r = request(MGS_REQ_COUNTERS);

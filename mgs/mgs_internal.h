@@ -191,6 +191,7 @@ struct mgs {
     int n_pes;
     int spin_us;
     double dilate;                      /* MGS_DILATE: compute runs this many times slower */
+    _Atomic uint64_t dilate_sleeps, dilate_sleep_ns;   /* added by the compute threads */
     /* Standalone (no INIs, no pe): the protocol thread's futex word. */
     _Atomic uint32_t own_bell, own_bell_sleeping;
 
@@ -308,5 +309,7 @@ void mgs_cont_run(struct mgs_cont *c);
 
 /* stats (mgs_stats.c) */
 void mgs_stats_write(struct mgs *g);
+/* Copies the compute threads' dilation counters (atomics) into out. */
+void mgs_dilate_counters(struct mgs *g, struct mgs_counters *out);
 
 #endif

@@ -79,6 +79,7 @@ void mgs_stats_print_machine(struct mgs *g)
 
 void mgs_stats_write(struct mgs *g)
 {
+    mgs_dilate_counters(g, &g->stats);
     const struct mgs_counters *s = &g->stats;
     uint64_t msgs, bytes;
     totals(s, &msgs, &bytes);
@@ -149,6 +150,8 @@ void mgs_stats_write(struct mgs *g)
     FIELD(barrier_wait_us);
     FIELD(barrier_max_us);
     FIELD(reorder_held);
+    FIELD(dilate_sleeps);
+    FIELD(dilate_sleep_us);
 #undef FIELD
     fprintf(f, "  \"avg_diff_bytes\": %.1f,\n", s->diffs_sent ? (double)s->diff_bytes / (double)s->diffs_sent : 0.0);
     /* Each compute node's own traffic, as the INI layer counted it: what it

@@ -119,6 +119,15 @@ if [ $WATER = 1 ]; then
         done
     fi
 fi
+# The calibration's regime ('#@ dilate=K yield_us=US', calibrate.sh): Water
+# runs with the same dilation and idle yield, or its O means nothing.
+DILATE=1 YIELD=
+if [ -n "$CALIB" ]; then
+    at=$(sed -n 's/^#@ //p' "$CALIB")
+    d_=$(sed -n 's/.*dilate=\([0-9.]*\).*/\1/p' <<< "$at") y_=$(sed -n 's/.*yield_us=\([0-9]*\).*/\1/p' <<< "$at")
+    [ -n "$d_" ] && DILATE=$d_
+    YIELD=$y_
+fi
 base_O() {  # cluster size -> calibrated O (us)
     if [ -n "$CALIB" ]; then awk -v c="$1" '!/^[ \t]*#/ && $1 == c {print $2; exit}' "$CALIB"; else echo $FALLBACK_O; fi
 }
@@ -186,6 +195,7 @@ NRUNS=$(wc -l < "$RAW/order.txt")
     echo "# $CMDLINE"
     echo "reps=$REPS seed=$SEED layouts=\"$LAYOUTS\" policies=$POLICIES knobs=$KNOBS runs=$NRUNS load_limit=$LOADLIM"
     echo "water=$WATER nmol=$NMOL nstep=$NSTEP synth=$SYNTH synth_cycles=$SYNTH_CYCLES quick=$QUICK full=$FULL"
+    echo "water: dilate=$DILATE idle_yield_us=${YIELD:-default} (from the calibration)"
     echo "date=$(date -Iseconds) commit=$(git rev-parse --short HEAD 2>/dev/null || echo -) calibration=\"${CALIB:-none: base O $FALLBACK_O us}\""
     for k in ${KNOBS//,/ }; do echo "water_values_$k=${WV[$k]} synth_values_$k=${SV[$k]}"; done
     [ -n "$CALIB" ] && sed 's/^/calibration_file: /' "$CALIB"
@@ -247,9 +257,12 @@ EOF
         IFS=: read -r _ cp I pol <<< "$wl"
         local C=${cp%x*} P=${cp#*x}
         cfg=$tmp/$C-$P-$I.cfg
-        [ -f "$cfg" ] || "$CLUSTER" gen "$C" "$P" "$I" -o "$cfg" > /dev/null || exit 1
+        if [ ! -f "$cfg" ]; then
+            "$CLUSTER" gen "$C" "$P" "$I" -o "$cfg" > /dev/null || exit 1
+            [ -z "$YIELD" ] || sed -i "s/yield_us = [0-9]*;/yield_us = $YIELD;/" "$cfg"
+        fi
         spec=$(knob_spec "$(base_O "$P")" "$k" "$v")
-        timeout 600 "$CLUSTER" run "$cfg" --policy "$pol" --ini-policy "$pol" --trace summary --knob "$spec" \
+        MGS_DILATE=$DILATE timeout 600 "$CLUSTER" run "$cfg" --policy "$pol" --ini-policy "$pol" --trace summary --knob "$spec" \
             --run-dir "$dir" --timeout 500 -- "$TIMED" "$WATER_BIN" --mgs --random "$RANDOM_IN" \
             < "$tmp/water.in" > "$tmp/log" 2>&1
         rc=$?
