@@ -38,7 +38,7 @@
 # tools/thesis/calibrate.py.
 #
 # Every run uses --dilate K (MGS_DILATE: each compute node runs as a
-# dedicated processor K times slower, default 100) and idle.yield_us = US
+# dedicated processor K times slower, default 300) and idle.yield_us = US
 # (default 0: an idle daemon sleeps at once instead of yielding its core),
 # and the file records both on a line '#@ dilate=K yield_us=US', which
 # experiments.sh applies to its runs (docs/experiments.md: why).
@@ -47,7 +47,7 @@ cd "$(dirname "$0")/../.."
 ROOT=$PWD
 CMDLINE="tools/thesis/calibrate.sh $*"
 die() { echo "calibrate: $*" >&2; exit 2; }
-SIZES=1,2,4,8 REPS=3 NMOL=343 NSTEP=2 OUT= KNOB=O_mode=sleep,O_dist=exp VERIFY=1 DILATE=100 YIELD=0
+SIZES=1,2,4,8 REPS=3 NMOL=343 NSTEP=2 OUT= KNOB=O_mode=sleep,O_dist=exp VERIFY=1 DILATE=300 YIELD=0
 while [ $# -gt 0 ]; do
     case $1 in
     --sizes) SIZES=${2:?}; shift ;;
