@@ -325,7 +325,7 @@ for pol, fig in (("static", "5-1"), ("round-robin", "5-2"), ("load-aware", "5-2b
     plots = ", ".join("'%s' index %d using 1:2:3:4 with yerrorlines title '%s'" % (dat, i, t) for i, t in enumerate(series))
     gp = ("set terminal png size 800,560; set output '%s'; set title 'Figure %s: Water on MGS, %s INI scheduling (16 compute nodes)';"
           "set xlabel 'cluster size (compute nodes)'; set ylabel 'Water run time (s), median and min-max'; set logscale x 2;"
-          "set xtics (1,2,4,8); set key outside right; set yrange [0:*]; plot %s" % (png, fig, pol, plots))
+          "set xtics (1,2,4,8); set xrange [0.8:10]; set key outside right; set yrange [0:*]; plot %s" % (png, fig, pol, plots))
     if series:
         r = subprocess.run(["gnuplot"], input=gp, text=True, capture_output=True)
         if r.returncode:
