@@ -541,15 +541,26 @@ static void seg_error(struct swp_conn *c)
     }
 }
 
-/* Gives back the last segment t, chained to h for a delivery that was
- * refused: the chain is as it was before. */
-static void chain_cut(struct pbuf *h, struct pbuf *t)
+/* Appends segment p (its header cut off) to c's message.  The chain's
+ * tot_len fields are set once, when the message is complete
+ * (chain_seal): pbuf_cat would walk the whole chain for every segment. */
+static void chain_append(struct swp_conn *c, struct pbuf *p)
 {
-    struct pbuf *q = h;
-    for (; q->next != t; q = q->next)
-        q->tot_len = (u16_t)(q->tot_len - t->tot_len);
-    q->tot_len = (u16_t)(q->tot_len - t->tot_len);
-    q->next = NULL;
+    c->asm_tail->next = p;
+    c->asm_len += p->tot_len;
+    while (p->next)                 /* one pbuf, unless a peer sent a segment in IP fragments */
+        p = p->next;
+    c->asm_tail = p;
+}
+
+/* The complete message: every pbuf's tot_len counts what follows it. */
+static void chain_seal(struct swp_conn *c)
+{
+    uint32_t left = c->asm_len;
+    for (struct pbuf *q = c->asm_head; q; q = q->next) {
+        q->tot_len = (u16_t)left;
+        left -= q->len;
+    }
 }
 
 /* Delivers in order from the bottom of the receive window; rx describes
@@ -567,9 +578,10 @@ static int deliver_in_order(struct ini_swp *s, struct swp_conn *c, struct ini_rx
         uint8_t f = r->flags;
         struct pbuf *m = r->p;
         uint16_t off = r->off;
+        struct pbuf *prev_tail = c->asm_tail;
         if (f & INI_SWP_F_CONT) {
             /* The rest of a message: its header goes, it joins the chain. */
-            if (!c->asm_head || (uint32_t)c->asm_head->tot_len + r->p->tot_len - r->off > 0xffff ||
+            if (!c->asm_head || c->asm_len + r->p->tot_len - r->off > 0xffff ||
                 pbuf_remove_header(r->p, r->off) != 0) {
                 seg_error(c);
                 pbuf_free(r->p);
@@ -578,13 +590,14 @@ static int deliver_in_order(struct ini_swp *s, struct swp_conn *c, struct ini_rx
                 continue;
             }
             r->off = 0;
-            pbuf_cat(c->asm_head, r->p);
+            chain_append(c, r->p);
             if (f & INI_SWP_F_MORE) {
                 rcv_advance(s, c, r);
                 c->stats.segs_received++;
                 n++;
                 continue;
             }
+            chain_seal(c);
             m = c->asm_head;
             off = c->asm_off;
         } else {
@@ -592,6 +605,10 @@ static int deliver_in_order(struct ini_swp *s, struct swp_conn *c, struct ini_rx
                 seg_error(c);       /* a message starts before the last one ended */
             if (f & INI_SWP_F_MORE) {
                 c->asm_head = r->p;
+                c->asm_len = r->p->tot_len;
+                c->asm_tail = r->p;
+                while (c->asm_tail->next)
+                    c->asm_tail = c->asm_tail->next;
                 c->asm_off = r->off;
                 rcv_advance(s, c, r);
                 c->stats.segs_received++;
@@ -601,8 +618,14 @@ static int deliver_in_order(struct ini_swp *s, struct swp_conn *c, struct ini_rx
         }
         uint32_t bytes = m->tot_len - off - (uint32_t)sizeof(struct ini_am_hdr);
         if (s->deliver(s->ctx, c->peer, m, off, rx) < 0) {
-            if (f & INI_SWP_F_CONT)
-                chain_cut(c->asm_head, r->p);
+            if (f & INI_SWP_F_CONT) {
+                /* The last segment goes back to its slot: the chain ends
+                 * where it did (its tot_len fields are set again when the
+                 * message is complete). */
+                prev_tail->next = NULL;
+                c->asm_tail = prev_tail;
+                c->asm_len -= r->p->tot_len;
+            }
             if (!c->delivery_blocked) {
                 c->delivery_blocked = 1;
                 s->n_blocked++;

@@ -206,9 +206,11 @@ struct swp_conn {
     uint8_t *pend_start, *pend_at;
     uint32_t pend_left;
     void    *pend_cookie;
-    /* Receiving one: the segments taken in order so far, chained; the AM
-     * header at asm_off of the first. */
-    struct pbuf *asm_head;
+    /* Receiving one: the segments taken in order so far, chained (tot_len
+     * set only when complete), asm_len bytes; the AM header at asm_off of
+     * the first. */
+    struct pbuf *asm_head, *asm_tail;
+    uint32_t asm_len;
     uint16_t asm_off;
     struct swp_tx_slot *tx;        /* [slot_mask + 1] */
     struct swp_rx_slot *rx;        /* [slot_mask + 1] */
