@@ -394,6 +394,7 @@ static int push_segments(struct ini_swp *s, struct swp_conn *c, struct ini_swp_t
         c->snd_nxt = (seq + 1) & s->seq_mask;
         start_timer(s, &s->send_timers, (uint16_t)c->peer, seq);
         c->stats.segs_sent++;
+        s->pend_frames--;
         c->pend_at += n;
         c->pend_left -= n;
         sent++;
@@ -428,10 +429,13 @@ int ini_swp_send(struct ini_swp *s, int peer, uint8_t *am, uint32_t am_len, void
         c->pend_start = am;
         c->pend_left = am_len;
         c->pend_cookie = cookie;
+        uint32_t segs = (am_len + s->seg_max - 1) / s->seg_max;
+        s->pend_frames += segs;
         if (stamps)
             stamps->t_out_window = rte_rdtsc();
         if (push_segments(s, c, stamps) == 0) {
             c->pend_left = 0;
+            s->pend_frames -= segs;
             return -1;
         }
         if (c->pend_left)

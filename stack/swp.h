@@ -231,6 +231,7 @@ struct ini_swp {
     int segment;                   /* stack.segmentation: messages longer than a frame in segments */
     uint32_t seg_max;              /* bytes of message in one segment: frame_max - data_hdr_len */
     int n_pending;                 /* connections with a message taken in part */
+    uint32_t pend_frames;          /* their segments not sent yet (ini_swp_pending_frames) */
     uint8_t hash_key[32];          /* the run's Poly1305 key (tag_len != 0) ... */
     uint8_t tag_key[16];           /* ... and its SipHash key */
     uint32_t seq_mask, window;
@@ -275,6 +276,14 @@ struct ini_swp_stats ini_swp_totals(const struct ini_swp *s);
 
 /* TSC of the earliest SEND or ACK timer; UINT64_MAX if none runs. */
 uint64_t ini_swp_next_deadline(const struct ini_swp *s);
+
+/* Segments of messages taken in part that still wait for the window:
+ * frames of work the INI has accepted but not done, for the load-aware
+ * policies (a message of 45 segments weighs as its frames do). */
+static inline uint32_t ini_swp_pending_frames(const struct ini_swp *s)
+{
+    return s->pend_frames;
+}
 
 /* Window state of a connection, for the stall rule: 1 if full, or still
  * sending a message in segments (the next message waits behind it). */

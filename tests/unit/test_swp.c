@@ -664,11 +664,13 @@ static void test_seg_window_full_mid_message(void **state)
     on_b(1, WIRE_DROP);
     assert_int_equal(loop_send(&loop_a, 0, 6 * SEG), 0);
     assert_int_equal(SWP_A(segs_sent), 4);
+    assert_int_equal(ini_swp_pending_frames(&loop_a.swp), 2);     /* the load it reports */
     assert_true(ini_swp_window_full(&loop_a.swp, 1));
     assert_int_equal(loop_send(&loop_a, 1, 64), -1);
     assert_int_equal(SWP_A(window_full), 1);
     loop_run(MS, 6);
     assert_int_equal(SWP_A(segs_sent), 6);
+    assert_int_equal(ini_swp_pending_frames(&loop_a.swp), 0);
     assert_int_equal(loop_b.n_got, 1);
     assert_false(ini_swp_window_full(&loop_a.swp, 1));
     assert_int_equal(loop_send(&loop_a, 1, 64), 0);
