@@ -528,6 +528,7 @@ static void handle_nak(struct ini_swp *s, struct swp_conn *c, uint32_t seq)
 static inline void rcv_advance(struct ini_swp *s, struct swp_conn *c, struct swp_rx_slot *r)
 {
     r->p = NULL;
+    r->nak_tsc = 0;
     c->n_held--;
     c->rcv_nxt = (c->rcv_nxt + 1) & s->seq_mask;
     c->rcv_unacked++;
@@ -653,17 +654,29 @@ static int deliver_in_order(struct ini_swp *s, struct swp_conn *c, struct ini_rx
     return n;
 }
 
-/* Asks for the first missing message (a gap below frames held), once per
- * nak_gap for the same one. */
-static void nak_gap(struct ini_swp *s, struct swp_conn *c)
+/* Asks for the missing message seq, at most once per nak_gap. */
+static void nak_one(struct ini_swp *s, struct swp_conn *c, uint32_t seq)
 {
-    if (!s->use_nak || (c->nak_sent && c->nak_seq == c->rcv_nxt && s->now - c->nak_tsc < s->nak_gap))
+    struct swp_rx_slot *r = rx_slot(s, c, seq);
+    if (r->nak_tsc && s->now - r->nak_tsc < s->nak_gap)
         return;
-    c->nak_sent = 1;
-    c->nak_seq = c->rcv_nxt;
-    c->nak_tsc = s->now;
-    send_control(s, c, INI_SWP_NAK, c->rcv_nxt);
+    r->nak_tsc = s->now | 1;
+    send_control(s, c, INI_SWP_NAK, seq);
     c->stats.naks_sent++;
+}
+
+/* Frame seq (ahead of rcv_nxt) has arrived after a gap: asks for each
+ * message of the gap, the run of empty slots just below it.  Frames
+ * mostly arrive in order, so that run was skipped just now; one loss is
+ * one NAK, and losses in different places of a window of segments are
+ * asked for at once, not one round trip after the other. */
+static void nak_gap_below(struct ini_swp *s, struct swp_conn *c, uint32_t seq)
+{
+    uint32_t lo = seq;
+    while (lo != c->rcv_nxt && !rx_slot(s, c, (lo - 1) & s->seq_mask)->p)
+        lo = (lo - 1) & s->seq_mask;
+    for (uint32_t k = lo; k != seq; k = (k + 1) & s->seq_mask)
+        nak_one(s, c, k);
 }
 
 /* After in-order progress: acknowledge at once when half a window waits,
@@ -711,13 +724,14 @@ static void handle_data(struct ini_swp *s, struct swp_conn *c, uint32_t seq, uin
     if (ahead == 0) {
         if (deliver_in_order(s, c, rx))
             schedule_ack(s, c);
-        /* Filled one gap, and frames wait above another: ask for that
-         * one now, not when the next frame arrives (there may be none:
-         * the end of a message of many segments). */
-        if (c->n_held && !rx_slot(s, c, c->rcv_nxt)->p)
-            nak_gap(s, c);
-    } else {
-        nak_gap(s, c);          /* a gap: ask for the first missing message */
+        /* Filled one gap, and frames wait above another: ask for its
+         * first message again if its NAK is old (the NAK or its answer
+         * may be lost, and no later frame may come to show it: the end of
+         * a message of many segments). */
+        if (s->use_nak && c->n_held && !rx_slot(s, c, c->rcv_nxt)->p)
+            nak_one(s, c, c->rcv_nxt);
+    } else if (s->use_nak && !rx_slot(s, c, (seq - 1) & s->seq_mask)->p) {
+        nak_gap_below(s, c, seq);   /* the end of a gap: ask for what it lacks */
     }
 }
 

@@ -45,7 +45,7 @@
  * Per connection the sender keeps up to `window` unacknowledged messages,
  * each with a SEND timer in the INI's send timer list; the receiver keeps a
  * window of the same size for out-of-order arrivals, delivers in order,
- * sends a NAK for the first missing message when a later one arrives, and
+ * sends a NAK for each missing message when a later one shows the gap, and
  * acknowledges by piggy-backing on reverse DATA, by its ACK timer when there
  * is none, or at once when half a window is unacknowledged.
  *
@@ -187,6 +187,7 @@ struct swp_rx_slot {
     struct pbuf *p;           /* NULL: not received */
     uint16_t off;
     uint8_t flags;            /* the frame's segment flags */
+    uint64_t nak_tsc;         /* empty: when it was last NAKed (0: not yet) */
 };
 
 struct swp_conn {
@@ -195,9 +196,6 @@ struct swp_conn {
     uint32_t rcv_nxt;              /* next expected */
     uint32_t rcv_unacked;          /* delivered since our last ack went out */
     uint32_t ack_sent;             /* last ack value sent */
-    uint32_t nak_seq;              /* last sequence number NAKed ... */
-    uint64_t nak_tsc;              /* ... when ... */
-    int      nak_sent;             /* ... if any NAK was sent yet */
     int      delivery_blocked;     /* head of the receive window refused */
     int      ack_forced;           /* a duplicate came: our ack may be lost */
     uint32_t n_held;               /* receive slots holding a frame */
