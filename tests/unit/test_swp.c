@@ -608,6 +608,7 @@ static void test_seg_two_gaps(void **state)
 {
     on_a(3, WIRE_DROP);
     on_a(9, WIRE_DROP);
+    loop_run(MS / 20, 1);               /* both sides' clocks current, as in a loop turn */
     assert_int_equal(loop_send(&loop_a, 0, 65016), 0);
     loop_run(MS / 20, 20);
     assert_all_delivered(1);
