@@ -654,6 +654,14 @@ static int deliver_in_order(struct ini_swp *s, struct swp_conn *c, struct ini_rx
     return n;
 }
 
+/* 1 when frames wait in the receive window above a missing one, or a
+ * message is half assembled: its next segment may be lost with nothing
+ * behind it to show the gap (the last one, or the window's last). */
+static inline int rx_gap(struct ini_swp *s, struct swp_conn *c)
+{
+    return s->use_nak && (c->n_held || c->asm_head) && !rx_slot(s, c, c->rcv_nxt)->p;
+}
+
 /* Asks for the missing message seq, at most once per nak_gap. */
 static void nak_one(struct ini_swp *s, struct swp_conn *c, uint32_t seq)
 {
@@ -733,6 +741,9 @@ static void handle_data(struct ini_swp *s, struct swp_conn *c, uint32_t seq, uin
     } else if (s->use_nak && !rx_slot(s, c, (seq - 1) & s->seq_mask)->p) {
         nak_gap_below(s, c, seq);   /* the end of a gap: ask for what it lacks */
     }
+    /* While a gap lasts, the ACK timer asks for it again (ini_swp_poll). */
+    if (rx_gap(s, c) && !timer_list_conn_active(&s->ack_timers, (uint16_t)c->peer))
+        start_timer(s, &s->ack_timers, (uint16_t)c->peer, 0);
 }
 
 /* The CRC32C a DATA frame carries against its message's. */
@@ -915,6 +926,16 @@ int ini_swp_poll(struct ini_swp *s, uint64_t now)
         work++;
         if (dist(s, c->snd_una, seq) >= dist(s, c->snd_una, c->snd_nxt))
             continue;               /* acknowledged: a stale record */
+        if (tx_slot(s, c, seq)->flags && seq != c->snd_una) {
+            /* A segment above the oldest unacknowledged frame.  The ack is
+             * cumulative: behind one loss, every segment of the window
+             * times out together, received or not.  The receiver NAKs a
+             * lost segment when the next one arrives (segments come in
+             * runs), and again when it reaches the bottom of its window;
+             * the timer retransmits only the oldest. */
+            start_timer(s, &s->send_timers, conn, seq);
+            continue;
+        }
         if (transmit(s, c, seq, NULL) == 0) {
             c->stats.retx_timer++;
         }
@@ -923,6 +944,13 @@ int ini_swp_poll(struct ini_swp *s, uint64_t now)
     while (timer_list_pop_expired(&s->ack_timers, now, &conn, &seq)) {
         struct swp_conn *c = &s->conns[conn];
         work++;
+        if (rx_gap(s, c)) {
+            /* Frames wait above a gap whose NAK or answer may be lost:
+             * ask again (once per nak_gap; the NAK carries the ack), and
+             * look again at the next expiry. */
+            nak_one(s, c, c->rcv_nxt);
+            start_timer(s, &s->ack_timers, conn, 0);
+        }
         if (c->ack_sent != c->rcv_nxt || c->rcv_unacked || c->ack_forced) {
             send_control(s, c, INI_SWP_ACK, 0);
             c->stats.acks_bare++;

@@ -11,7 +11,8 @@
 # a summary: per mode, loss and size the median of the repeats' medians
 # and their range, and the ratio to the same mode's lossless median.
 #   usage: tools/ping/loss_vs_size.sh [COUNT [REPEATS]] > docs/results/FILE.txt
-#   LOSSES="0 0.001 0.01 0.05 0.1" MODES="off on" SIZES="64 1400 ..." override the sets.
+#   LOSSES="0 0.001 0.01 0.05 0.1" MODES="off on" SIZES="64 1400 ..." override the sets,
+#   CONFIG=FILE the machine (default conf/default.cfg).
 # docs/results/loss-vs-size.txt is the earlier run of IP fragments alone
 # (one size per run, 20 round trips, no repeats).
 set -euo pipefail
@@ -21,13 +22,15 @@ REPEATS=${2:-5}
 SIZES=${SIZES:-"64 1400 4000 9000 20000 40000 65000"}
 LOSSES=${LOSSES:-"0 0.001 0.01 0.05 0.1"}
 MODES=${MODES:-"off on"}
+CONFIG=${CONFIG:-conf/default.cfg}
 TMP=$(mktemp -d /tmp/ini-loss.XXXXXX)
 trap 'rm -rf "$TMP"' EXIT
 list=$(tr ' ' ',' <<<"$SIZES")
-printf "# delivery time under loss: conf/default.cfg, ini-ping --window 1, %d round trips per PE and size,\n" "$COUNT"
+printf "# delivery time under loss: %s (window %s), ini-ping --window 1, %d round trips per PE and size,\n" \
+    "$CONFIG" "$(grep -o 'window = [0-9]*' "$CONFIG" | head -1 | grep -o '[0-9]*$')" "$COUNT"
 printf "# %d repeats; segment off = IP fragments, on = transport segments; round trip = two deliveries;\n" "$REPEATS"
 printf "# SEND timeout %s us; frames = frames per message each way\n" \
-    "$(grep -o 'send_timeout_us = [0-9]*' conf/default.cfg | grep -o '[0-9]*$')"
+    "$(grep -o 'send_timeout_us = [0-9]*' "$CONFIG" | grep -o '[0-9]*$')"
 printf "# started %s, load average %s\n" "$(date -u '+%Y-%m-%d %H:%M UTC')" "$(cut -d' ' -f1-3 /proc/loadavg)"
 printf "%7s %8s %6s %6s %6s %12s %12s\n" segment loss bytes frames repeat "p50_rtt_us" "p90_rtt_us"
 for rep in $(seq 1 "$REPEATS"); do
@@ -35,7 +38,7 @@ for rep in $(seq 1 "$REPEATS"); do
         for mode in $MODES; do
             fault=""; [ "$loss" = 0 ] || fault="--fault drop=$loss,seed=$rep"
             out=$TMP/out-$mode-$loss-$rep
-            build/bin/ini-cluster run conf/default.cfg $fault --segment "$mode" --run-dir "$TMP/run-$mode-$loss-$rep" \
+            build/bin/ini-cluster run "$CONFIG" $fault --segment "$mode" --run-dir "$TMP/run-$mode-$loss-$rep" \
                 --timeout 1800 -- \
                 build/bin/ini-ping --sizes "$list" --count "$COUNT" --window 1 --timeout-ms 120000 > "$out" 2>&1 ||
                 { echo "run failed: segment $mode loss $loss repeat $rep" >&2; tail -3 "$out" >&2; exit 1; }
