@@ -158,7 +158,7 @@ static void set_defaults(struct ini_config *cfg)
     cfg->pe_policy = INI_POLICY_STATIC;
     cfg->ini_policy = INI_POLICY_STATIC;
     cfg->stack = (struct ini_stack_cfg){
-        .mtu = 1500, .window = 16, .seq_bits = 32, .send_timeout_us = 2000,
+        .mtu = 1500, .window = 64, .seq_bits = 32, .send_timeout_us = 2000,
         .ack_timeout_us = 200, .max_message = INI_MAX_MESSAGE_LIMIT, .nak = 1,
         .segmentation = INI_SEGMENTATION_DEFAULT,
     };

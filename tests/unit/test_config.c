@@ -203,7 +203,7 @@ static void test_defaults(void **state)
     assert_int_equal(c->pe_policy, INI_POLICY_STATIC);
     assert_int_equal(c->ini_policy, INI_POLICY_STATIC);
     assert_int_equal(c->stack.mtu, 1500);
-    assert_int_equal(c->stack.window, 16);
+    assert_int_equal(c->stack.window, 64);
     assert_int_equal(c->stack.seq_bits, 32);
     assert_int_equal(c->stack.send_timeout_us, 2000);
     assert_int_equal(c->stack.ack_timeout_us, 200);
