@@ -76,11 +76,11 @@ for SEG in off on; do
     fi
     if run mix64k-$SEG conf/default.cfg drop=0.1,dup=0.05,reorder=0.05,corrupt=0.01,seed=8 $((2 * 20)) \
             --sizes 65000 --count 20 --window 8; then
-        [ "$(counter mix64k-$SEG reassembly_drops + fault_dropped)" -gt 0 ] || fail "mix64k-$SEG: no frame lost"
+        [ "$(counter mix64k-$SEG 'reassembly_drops + fault_dropped')" -gt 0 ] || fail "mix64k-$SEG: no frame lost"
         [ $SEG = off ] || [ "$(counter mix64k-$SEG segs_received)" -ge $((2 * 2 * 20 * 45)) ] ||
             fail "mix64k-$SEG: fewer than 45 segments per message received"
         echo "reliability: 65,000-byte messages ok (segment $SEG): retransmitted" \
-             "$(counter mix64k-$SEG retx_timer + retx_nak) times"
+             "$(counter mix64k-$SEG 'retx_timer + retx_nak') times"
     fi
 done
 unset SEG
@@ -88,7 +88,7 @@ unset SEG
 # 2. Heavy loss on single-frame messages.
 run drop30 conf/default.cfg drop=0.3,seed=11 $((2 * 4 * 300)) \
     --sizes 0,64,512,1446 --count 300 --window 4 &&
-    echo "reliability: drop 30% ok: $(counter drop30 retx_timer + retx_nak) retransmissions"
+    echo "reliability: drop 30% ok: $(counter drop30 'retx_timer + retx_nak') retransmissions"
 
 # 3. 8-bit sequence numbers: 2 PEs x 128,000 requests + their echoes = 512,000
 #    messages per direction of the one connection: 2,000 wraps.
@@ -98,7 +98,7 @@ if run wrap "$TMP/seq8.cfg" drop=0.05,dup=0.01,seed=5 $((2 * 128000)) \
     sent=$(counter wrap msgs_sent)
     [ "$sent" -ge 1024000 ] || fail "wrap: only $sent messages"
     echo "reliability: 8-bit wraparound ok: $sent messages, $((sent / 2 / 256)) wraps per direction," \
-         "$(counter wrap retx_timer + retx_nak) retransmissions"
+         "$(counter wrap 'retx_timer + retx_nak') retransmissions"
 fi
 
 [ "$fails" -eq 0 ] || exit 1
