@@ -42,12 +42,16 @@
  * connection counts as full (ini_swp_window_full) until the last has
  * gone, so messages behind it wait in the INI's stall list.
  *
- * Per connection the sender keeps up to `window` unacknowledged messages,
- * each with a SEND timer in the INI's send timer list; the receiver keeps a
- * window of the same size for out-of-order arrivals, delivers in order,
- * sends a NAK for each missing message when a later one shows the gap, and
- * acknowledges by piggy-backing on reverse DATA, by its ACK timer when there
- * is none, or at once when half a window is unacknowledged.
+ * Per connection the sender keeps up to `window` unacknowledged frames
+ * (messages, or segments), each with a SEND timer in the INI's send timer
+ * list (a segment's timer retransmits it only when it is the oldest
+ * unacknowledged frame: the ack is cumulative, and the receiver NAKs a
+ * segment it lacks); the receiver keeps a window of the same size for
+ * out-of-order arrivals, delivers in order, sends a NAK for each missing
+ * frame when a later one shows the gap (and again from its ACK timer while
+ * the gap lasts, once per send_timeout/4), and acknowledges by
+ * piggy-backing on reverse DATA, by its ACK timer when there is none, or at
+ * once when half a window is unacknowledged.
  *
  * Buffer ownership: ini_swp_send() borrows the message (the AM header and
  * payload in the compute node's ring, with INI_SWP_MAXHDR writable bytes in
