@@ -158,8 +158,9 @@ static void set_defaults(struct ini_config *cfg)
     cfg->pe_policy = INI_POLICY_STATIC;
     cfg->ini_policy = INI_POLICY_STATIC;
     cfg->stack = (struct ini_stack_cfg){
-        .mtu = 1500, .window = 16, .seq_bits = 32, .send_timeout_us = 2000,
+        .mtu = 1500, .window = 64, .seq_bits = 32, .send_timeout_us = 2000,
         .ack_timeout_us = 200, .max_message = INI_MAX_MESSAGE_LIMIT, .nak = 1,
+        .segmentation = INI_SEGMENTATION_DEFAULT,
     };
     cfg->idle = (struct ini_idle_cfg){ .mode = INI_IDLE_AUTO, .spin_us = 5, .max_sleep_us = 1000,
                                        .yield_us = INI_IDLE_YIELD_US_DEFAULT,
@@ -703,7 +704,7 @@ static int load_policy(struct loader *ld, const config_setting_t *root)
 static int load_stack(struct loader *ld, const config_setting_t *root)
 {
     static const char *const allowed[] = { "mtu", "window", "seq_bits", "send_timeout_us",
-                                           "ack_timeout_us", "max_message", "nak", NULL };
+                                           "ack_timeout_us", "max_message", "nak", "segmentation", NULL };
     struct ini_stack_cfg *st = &ld->cfg.stack;
     const config_setting_t *g, *s;
     int found = read_group(ld, root, "stack", allowed, &g);
@@ -758,6 +759,8 @@ static int load_stack(struct loader *ld, const config_setting_t *root)
             return fail_at(ld, s, "%d plus %d bytes of headers does not fit in a UDP datagram (%d bytes)",
                            st->max_message, PROTOCOL_HEADER_BYTES, UDP_MAX_PAYLOAD);
     }
+    if (read_bool(ld, g, "segmentation", &st->segmentation) < 0)
+        return -1;
     return read_bool(ld, g, "nak", &st->nak) < 0 ? -1 : 0;
 }
 
@@ -1719,7 +1722,7 @@ int ini_config_generate_hosts(FILE *out, int n_clusters, int pes_per_cluster,
             "network = { mode = \"%s\"; bridge = \"%s\"; };\n"
             "policy  = { compute = \"%s\"; ini = \"%s\"; };\n"
             "stack   = { mtu = %d; window = %d; seq_bits = %d; send_timeout_us = %d;\n"
-            "            ack_timeout_us = %d; max_message = %d; nak = %s; };\n"
+            "            ack_timeout_us = %d; max_message = %d; nak = %s; segmentation = %s; };\n"
             "idle    = { mode = \"%s\"; spin_us = %d; max_sleep_us = %d; yield_us = %d; colocate = %s; };\n"
             "trace   = { mode = \"%s\"; records = %d; };\n"
             "eal     = { memory_mb = %d; hugepages = \"auto\"; args = [ ]; };\n"
@@ -1731,6 +1734,7 @@ int ini_config_generate_hosts(FILE *out, int n_clusters, int pes_per_cluster,
             ini_policy_name(d.pe_policy), ini_policy_name(d.ini_policy),
             d.stack.mtu, d.stack.window, d.stack.seq_bits, d.stack.send_timeout_us,
             d.stack.ack_timeout_us, d.stack.max_message, d.stack.nak ? "true" : "false",
+            d.stack.segmentation ? "true" : "false",
             ini_idle_mode_name(d.idle.mode), d.idle.spin_us, d.idle.max_sleep_us, d.idle.yield_us,
             d.idle.colocate ? "true" : "false",
             ini_trace_mode_name(d.trace.mode), d.trace.records, d.eal_memory_mb);

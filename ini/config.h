@@ -121,7 +121,13 @@ struct ini_stack_cfg {
     int ack_timeout_us;      /* ACK timer, default 200 */
     int max_message;         /* payload bytes, 1..65000, default 65000 */
     int nak;                 /* send NAKs on out-of-order arrival, default 1 */
+    int segmentation;        /* messages longer than a frame as transport segments, not IP
+                              * fragments (docs/transport.md); default INI_SEGMENTATION_DEFAULT */
 };
+
+/* stack.segmentation's default, chosen by measurement (docs/transport.md,
+ * "Segments or IP fragments"). */
+#define INI_SEGMENTATION_DEFAULT 1
 
 /* Defaults of idle.yield_us and idle.colocate (docs/config.md: chosen by
  * measuring compute node to compute node on 2 shared cores). */

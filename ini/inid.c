@@ -53,7 +53,7 @@ static void on_signal(int sig)
 static const char usage_text[] =
     "usage: inid --config FILE --ini ID --tag TAG --run-dir DIR [--policy P] [--ini-policy P]\n"
     "            [--idle poll|adaptive|auto] [--trace off|summary|detailed] [--fault SPEC]\n"
-    "            [--knob SPEC] [--launcher-pid PID] [--capture] [-- EAL ARGS...]\n"
+    "            [--knob SPEC] [--segment on|off] [--launcher-pid PID] [--capture] [-- EAL ARGS...]\n"
     "       inid --help | --version\n"
     "policies: static, round-robin, load-aware.  Started by ini-cluster (docs/launcher.md).\n";
 
@@ -66,6 +66,7 @@ static int parse_args(struct inid *d, int argc, char **argv, int *eal_extra)
     };
     const char *config = NULL, *policy = NULL, *idle = NULL, *trace = NULL, *fault = NULL, *knob = NULL;
     const char *pe_policy = NULL;   /* the compute nodes' policy: recorded in traces */
+    const char *segment = NULL;
     long id = -1;
     int c;
     char err[1024];
@@ -83,6 +84,7 @@ static int parse_args(struct inid *d, int argc, char **argv, int *eal_extra)
         case 'P': pe_policy = optarg; break;
         case 'L': d->launcher_pid = (pid_t)cli_parse_long("--launcher-pid", optarg, 1, INT32_MAX); break;
         case 'C': d->capture = 1; break;
+        case 'S': segment = optarg; break;
         default: cli_common_option(c, argv);
         }
     }
@@ -125,6 +127,11 @@ static int parse_args(struct inid *d, int argc, char **argv, int *eal_extra)
         d->cfg.faults = f;
         for (int i = 0; i < d->cfg.n_inis; i++)
             d->cfg.inis[i].faults = f;
+    }
+    if (segment) {
+        /* stack.segmentation for this run (docs/transport.md, "Segments"). */
+        static const char *const modes[] = { "off", "on", NULL };
+        d->cfg.stack.segmentation = cli_parse_choice("--segment", segment, modes);
     }
     if (knob && ini_knobs_parse(knob, &d->cfg.knobs, err, sizeof(err)) < 0)
         cli_bad_arg("--knob: %s", err);

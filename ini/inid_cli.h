@@ -15,6 +15,7 @@
     { "ini-policy", required_argument, NULL, 'p' }, { "idle", required_argument, NULL, 'I' },     \
     { "trace", required_argument, NULL, 'T' },  { "fault", required_argument, NULL, 'f' },        \
     { "knob", required_argument, NULL, 'k' },   { "policy", required_argument, NULL, 'P' },        \
-    { "launcher-pid", required_argument, NULL, 'L' }, { "capture", no_argument, NULL, 'C' }
+    { "launcher-pid", required_argument, NULL, 'L' }, { "capture", no_argument, NULL, 'C' },      \
+    { "segment", required_argument, NULL, 'S' }
 
 #endif

@@ -334,14 +334,16 @@ static int process_out(struct inid *d, struct work *w, uint64_t now)
     memcpy(&submit, rec->data, sizeof(submit));
     /* Under the load-aware INI policy our load rides to the peer in the AM
      * header (before the CRC is taken): what the compute nodes gave us and
-     * we have not done, and the frames waiting in our queue.  Reading the
+     * we have not done, the frames waiting in our queue, and the segments
+     * of messages we took in part that wait for their window.  Reading the
      * compute nodes' counter costs a shared cache line, so only then. */
     h->flags = 0;
     if (d->cfg.ini_policy == INI_POLICY_LOAD_AWARE) {
         uint64_t given = atomic_load_explicit(&d->seg->inis[d->local].submitted, memory_order_relaxed);
         /* A compute node counts its message just after publishing it: we
          * may have processed it already. */
-        uint64_t load = (given > d->stats.processed ? given - d->stats.processed : 0) + queue_len(d);
+        uint64_t load = (given > d->stats.processed ? given - d->stats.processed : 0) + queue_len(d) +
+                        ini_swp_pending_frames(&d->swp);   /* segments still to go */
         h->flags = (uint16_t)(load > UINT16_MAX ? UINT16_MAX : load);
     }
     struct ini_swp_tx_stamps ts = { 0, 0 };
@@ -585,7 +587,7 @@ int inid_loop(void *arg)
         uint32_t ql = queue_len(d);
         /* The compute nodes' load-aware policy reads this. */
         atomic_store_explicit(&me->processed, d->stats.processed, memory_order_relaxed);
-        atomic_store_explicit(&me->inbound, queue_len(d), memory_order_relaxed);
+        atomic_store_explicit(&me->inbound, queue_len(d) + ini_swp_pending_frames(&d->swp), memory_order_relaxed);
         /* This turn's occupancy holds until the next turn starts. */
         if (last_turn)
             d->stats.queue_area += last_occupancy * (now - last_turn);
@@ -599,7 +601,8 @@ int inid_loop(void *arg)
         }
         n += run_queue(d, now);
         atomic_store_explicit(&me->processed, d->stats.processed, memory_order_relaxed);
-        atomic_store_explicit(&me->inbound, d->delayed_tail - d->delayed_head, memory_order_relaxed);
+        atomic_store_explicit(&me->inbound, d->delayed_tail - d->delayed_head + ini_swp_pending_frames(&d->swp),
+                              memory_order_relaxed);
         /* Frames a full peer ring refused keep the daemon awake. */
         n += ini_netif_flush(&d->nf);
         if (d->idle == INI_IDLE_ADAPTIVE && d->cfg.net_mode == INI_NET_MEMIF)

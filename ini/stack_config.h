@@ -31,6 +31,7 @@ static inline void ini_swp_params_from_config(struct ini_swp_params *p, const st
         .send_timeout_us = cfg->stack.send_timeout_us,
         .ack_timeout_us = cfg->stack.ack_timeout_us,
         .nak = cfg->stack.nak,
+        .segment = cfg->stack.segmentation,
         .tsc_hz = tsc_hz,
     };
     for (int i = 0; i < cfg->n_inis; i++) {

@@ -60,7 +60,7 @@ static inline uint32_t get_seq(const uint8_t *p, int seq_bits)
 void ini_swp_hdr_write(uint8_t *dst, const struct ini_swp_hdr *h, int seq_bits)
 {
     int w = seq_bits / 8;
-    dst[0] = h->op;
+    dst[0] = (uint8_t)(h->op | h->flags);
     dst[1] = h->conn;
     put_seq(dst + 2, h->seq, seq_bits);
     put_seq(dst + 2 + w, h->ack, seq_bits);
@@ -71,11 +71,12 @@ int ini_swp_hdr_read(const uint8_t *src, uint32_t len, int seq_bits, struct ini_
     int w = seq_bits / 8;
     if (len < (uint32_t)ini_swp_hdr_len(seq_bits))
         return -1;
-    h->op = src[0];
+    h->op = src[0] & INI_SWP_OP_MASK;
+    h->flags = src[0] & (uint8_t)~INI_SWP_OP_MASK;
     h->conn = src[1];
     h->seq = get_seq(src + 2, seq_bits);
     h->ack = get_seq(src + 2 + w, seq_bits);
-    if (h->op < INI_SWP_DATA || h->op > INI_SWP_NAK)
+    if (h->op < INI_SWP_DATA || h->op > INI_SWP_NAK || (h->flags && h->op != INI_SWP_DATA))
         return -1;
     return 0;
 }
@@ -164,6 +165,11 @@ static int mac_ok(const struct ini_swp *s, const struct pbuf *p)
 
 /* ---- helpers ---- */
 
+/* Frames of at least this many bytes of UDP payload get their UDP
+ * checksum and CRC in one pass on receive; shorter ones, read once more
+ * while hot, are not worth the second loop's set-up. */
+#define INI_SWP_ONE_PASS_MIN 512
+
 /* Folds a 32-bit ones' complement accumulator to 16 bits. */
 static inline uint16_t fold16(uint32_t sum)
 {
@@ -219,7 +225,7 @@ static void send_control(struct ini_swp *s, struct swp_conn *c, uint8_t op, uint
         s->stats.send_errors++;
         return;
     }
-    struct ini_swp_hdr h = { op, (uint8_t)s->me, seq, c->rcv_nxt };
+    struct ini_swp_hdr h = { op, (uint8_t)s->me, seq, c->rcv_nxt, 0 };
     ini_swp_hdr_write(p->payload, &h, s->seq_bits);
     if (s->tag_len) {
         uint8_t inner[INI_SWP_TAG_LEN];
@@ -253,7 +259,7 @@ static uint16_t multi_frame_sum(struct ini_swp *s, struct swp_tx_slot *t, const 
 static int transmit(struct ini_swp *s, struct swp_conn *c, uint32_t seq, struct ini_swp_tx_stamps *ts)
 {
     struct swp_tx_slot *t = tx_slot(s, c, seq);
-    struct ini_swp_hdr h = { INI_SWP_DATA, (uint8_t)s->me, seq, c->rcv_nxt };
+    struct ini_swp_hdr h = { INI_SWP_DATA, (uint8_t)s->me, seq, c->rcv_nxt, t->flags };
     uint32_t len = t->am_len + (uint32_t)s->data_hdr_len;
     struct pbuf *p;
     uint16_t sum;
@@ -271,7 +277,10 @@ static int transmit(struct ini_swp *s, struct swp_conn *c, uint32_t seq, struct 
         memcpy(wire + s->data_hdr_len, t->am, t->am_len);
         if (s->tag_len)
             tag_of(s, c->peer, wire, len - (uint32_t)s->crc_off, t->inner, wire + s->hdr_len);
-        sum = ini_chksum(wire, (int)len);
+        /* A segment's CRC and message were summed at its first send (both
+         * start at even offsets); a small message is summed here, hot. */
+        sum = t->msg_sum_valid ? fold16((uint32_t)ini_chksum(wire, s->crc_off) + t->msg_sum)
+                               : ini_chksum(wire, (int)len);
     } else if (s->tag_len) {
         /* Several frames with a MAC: header, MAC and CRC do not fit the
          * ring's headroom; they go in a pbuf of their own, in front of
@@ -353,14 +362,87 @@ sent:
 
 /* ---- sending ---- */
 
+/* Sends the segments of c's message in progress that the window takes:
+ * each gets the next sequence number, its CRC (and MAC sum) once, its
+ * SEND timer.  ts, unless NULL, gets the first one's UDP stamp.  A
+ * transmission that fails (no transmit buffer) leaves the rest for
+ * ini_swp_poll().  Returns the segments sent. */
+static int push_segments(struct ini_swp *s, struct swp_conn *c, struct ini_swp_tx_stamps *ts)
+{
+    int sent = 0;
+    while (c->pend_left && dist(s, c->snd_una, c->snd_nxt) < s->window) {
+        uint32_t seq = c->snd_nxt;
+        struct swp_tx_slot *t = tx_slot(s, c, seq);
+        uint32_t n = c->pend_left < s->seg_max ? c->pend_left : s->seg_max;
+        int first = c->pend_at == c->pend_start;
+        t->am = c->pend_at;
+        t->am_len = n;
+        t->cookie = c->pend_cookie;
+        t->naked = 0;
+        t->flags = (uint8_t)((first ? 0 : INI_SWP_F_CONT) | (n < c->pend_left ? INI_SWP_F_MORE : 0));
+        t->release = n == c->pend_left;
+        /* Its CRC and its sum for the UDP checksum in one pass over the
+         * ring; transmit() then copies it without summing it again. */
+        uint64_t acc = 0;
+        t->crc = ini_crc32c_sum(0, t->am, n, &acc);
+        t->msg_sum = fold16((uint32_t)ini_chksum(&t->crc, 4) + ini_chksum_fold(acc));
+        t->msg_sum_valid = 1;
+        if (s->tag_len)
+            inner_of(s, (const uint8_t *)&t->crc, 4, t->am, n, t->inner);
+        if (transmit(s, c, seq, first ? ts : NULL) < 0)
+            break;
+        c->snd_nxt = (seq + 1) & s->seq_mask;
+        start_timer(s, &s->send_timers, (uint16_t)c->peer, seq);
+        c->stats.segs_sent++;
+        s->pend_frames--;
+        c->pend_at += n;
+        c->pend_left -= n;
+        sent++;
+    }
+    return sent;
+}
+
+/* Sends what the window now takes of a message in progress. */
+static void continue_message(struct ini_swp *s, struct swp_conn *c)
+{
+    if (!c->pend_left)
+        return;
+    push_segments(s, c, NULL);
+    if (!c->pend_left)
+        s->n_pending--;
+}
+
 int ini_swp_send(struct ini_swp *s, int peer, uint8_t *am, uint32_t am_len, void *cookie, uint64_t now,
                  struct ini_swp_tx_stamps *stamps)
 {
     struct swp_conn *c = &s->conns[peer];
     s->now = now;
-    if (dist(s, c->snd_una, c->snd_nxt) >= s->window) {
+    if (c->pend_left || dist(s, c->snd_una, c->snd_nxt) >= s->window) {
         c->stats.window_full++;
         return -1;
+    }
+    uint32_t payload = am_len - (uint32_t)sizeof(struct ini_am_hdr);
+    if (s->segment && am_len + (uint32_t)s->data_hdr_len > s->frame_max) {
+        /* In segments: taken when the first one goes; the rest follow
+         * as the window opens. */
+        c->pend_at = am;
+        c->pend_start = am;
+        c->pend_left = am_len;
+        c->pend_cookie = cookie;
+        uint32_t segs = (am_len + s->seg_max - 1) / s->seg_max;
+        s->pend_frames += segs;
+        if (stamps)
+            stamps->t_out_window = rte_rdtsc();
+        if (push_segments(s, c, stamps) == 0) {
+            c->pend_left = 0;
+            s->pend_frames -= segs;
+            return -1;
+        }
+        if (c->pend_left)
+            s->n_pending++;
+        c->stats.msgs_sent++;
+        c->stats.bytes_sent += payload;
+        return 0;
     }
     uint32_t seq = c->snd_nxt;
     struct swp_tx_slot *t = tx_slot(s, c, seq);
@@ -368,6 +450,8 @@ int ini_swp_send(struct ini_swp *s, int peer, uint8_t *am, uint32_t am_len, void
     t->am_len = am_len;
     t->cookie = cookie;
     t->naked = 0;
+    t->flags = 0;
+    t->release = 1;
     if (am_len + (uint32_t)s->data_hdr_len <= s->frame_max) {
         /* One frame: summed where it is copied, in transmit(). */
         t->msg_sum_valid = 0;
@@ -389,7 +473,6 @@ int ini_swp_send(struct ini_swp *s, int peer, uint8_t *am, uint32_t am_len, void
         return -1;
     c->snd_nxt = (seq + 1) & s->seq_mask;
     start_timer(s, &s->send_timers, (uint16_t)peer, seq);
-    uint32_t payload = am_len - (uint32_t)sizeof(struct ini_am_hdr);
     c->stats.msgs_sent++;
     c->stats.bytes_sent += payload;
     return 0;
@@ -412,11 +495,13 @@ static void handle_ack(struct ini_swp *s, struct swp_conn *c, uint32_t ack)
     timer_list_cancel_range(&s->send_timers, (uint16_t)c->peer, c->snd_una, ack, (unsigned)s->seq_bits);
     for (uint32_t i = 0; i < n; i++) {
         struct swp_tx_slot *t = tx_slot(s, c, c->snd_una);
-        s->release(s->ctx, t->cookie);
+        if (t->release)          /* a message's last frame: all of it has arrived */
+            s->release(s->ctx, t->cookie);
         t->am = NULL;
         c->snd_una = (c->snd_una + 1) & s->seq_mask;
     }
     c->stats.acks_received++;
+    continue_message(s, c);
 }
 
 static void handle_nak(struct ini_swp *s, struct swp_conn *c, uint32_t seq)
@@ -439,8 +524,55 @@ static void handle_nak(struct ini_swp *s, struct swp_conn *c, uint32_t seq)
 
 /* ---- receiving ---- */
 
+/* The receive window's bottom has been taken: move on. */
+static inline void rcv_advance(struct ini_swp *s, struct swp_conn *c, struct swp_rx_slot *r)
+{
+    r->p = NULL;
+    r->nak_tsc = 0;
+    c->n_held--;
+    c->rcv_nxt = (c->rcv_nxt + 1) & s->seq_mask;
+    c->rcv_unacked++;
+}
+
+/* A segment out of place (a continuation with no start, a start inside an
+ * unfinished message, a message past 65,535 bytes): only a broken or
+ * forged sender makes one.  The message being assembled is dropped. */
+static void seg_error(struct swp_conn *c)
+{
+    c->stats.seg_errors++;
+    if (c->asm_head) {
+        pbuf_free(c->asm_head);
+        c->asm_head = NULL;
+    }
+}
+
+/* Appends segment p (its header cut off) to c's message.  The chain's
+ * tot_len fields are set once, when the message is complete
+ * (chain_seal): pbuf_cat would walk the whole chain for every segment. */
+static void chain_append(struct swp_conn *c, struct pbuf *p)
+{
+    c->asm_tail->next = p;
+    c->asm_len += p->tot_len;
+    while (p->next)                 /* one pbuf, unless a peer sent a segment in IP fragments */
+        p = p->next;
+    c->asm_tail = p;
+}
+
+/* The complete message: every pbuf's tot_len counts what follows it. */
+static void chain_seal(struct swp_conn *c)
+{
+    uint32_t left = c->asm_len;
+    for (struct pbuf *q = c->asm_head; q; q = q->next) {
+        q->tot_len = (u16_t)left;
+        left -= q->len;
+    }
+}
+
 /* Delivers in order from the bottom of the receive window; rx describes
- * the frame that completed the first of them. */
+ * the frame that completed the first of them.  Segments join their
+ * message's chain as they are taken (and are acknowledged then); the
+ * chain goes to the deliver callback with its last segment.  A refused
+ * delivery leaves that last segment in its slot, unacknowledged. */
 static int deliver_in_order(struct ini_swp *s, struct swp_conn *c, struct ini_rx_meta *rx)
 {
     int n = 0;
@@ -448,8 +580,57 @@ static int deliver_in_order(struct ini_swp *s, struct swp_conn *c, struct ini_rx
         struct swp_rx_slot *r = rx_slot(s, c, c->rcv_nxt);
         if (!r->p)
             break;
-        uint32_t bytes = r->p->tot_len - r->off - (uint32_t)sizeof(struct ini_am_hdr);
-        if (s->deliver(s->ctx, c->peer, r->p, r->off, rx) < 0) {
+        uint8_t f = r->flags;
+        struct pbuf *m = r->p;
+        uint16_t off = r->off;
+        struct pbuf *prev_tail = c->asm_tail;
+        if (f & INI_SWP_F_CONT) {
+            /* The rest of a message: its header goes, it joins the chain. */
+            if (!c->asm_head || c->asm_len + r->p->tot_len - r->off > 0xffff ||
+                pbuf_remove_header(r->p, r->off) != 0) {
+                seg_error(c);
+                pbuf_free(r->p);
+                rcv_advance(s, c, r);
+                n++;
+                continue;
+            }
+            r->off = 0;
+            chain_append(c, r->p);
+            if (f & INI_SWP_F_MORE) {
+                rcv_advance(s, c, r);
+                c->stats.segs_received++;
+                n++;
+                continue;
+            }
+            chain_seal(c);
+            m = c->asm_head;
+            off = c->asm_off;
+        } else {
+            if (c->asm_head)
+                seg_error(c);       /* a message starts before the last one ended */
+            if (f & INI_SWP_F_MORE) {
+                c->asm_head = r->p;
+                c->asm_len = r->p->tot_len;
+                c->asm_tail = r->p;
+                while (c->asm_tail->next)
+                    c->asm_tail = c->asm_tail->next;
+                c->asm_off = r->off;
+                rcv_advance(s, c, r);
+                c->stats.segs_received++;
+                n++;
+                continue;
+            }
+        }
+        uint32_t bytes = m->tot_len - off - (uint32_t)sizeof(struct ini_am_hdr);
+        if (s->deliver(s->ctx, c->peer, m, off, rx) < 0) {
+            if (f & INI_SWP_F_CONT) {
+                /* The last segment goes back to its slot: the chain ends
+                 * where it did (its tot_len fields are set again when the
+                 * message is complete). */
+                prev_tail->next = NULL;
+                c->asm_tail = prev_tail;
+                c->asm_len -= r->p->tot_len;
+            }
             if (!c->delivery_blocked) {
                 c->delivery_blocked = 1;
                 s->n_blocked++;
@@ -457,9 +638,11 @@ static int deliver_in_order(struct ini_swp *s, struct swp_conn *c, struct ini_rx
             }
             break;
         }
-        r->p = NULL;
-        c->rcv_nxt = (c->rcv_nxt + 1) & s->seq_mask;
-        c->rcv_unacked++;
+        if (f & INI_SWP_F_CONT) {
+            c->asm_head = NULL;
+            c->stats.segs_received++;
+        }
+        rcv_advance(s, c, r);
         c->stats.msgs_delivered++;
         c->stats.bytes_delivered += bytes;
         n++;
@@ -469,6 +652,39 @@ static int deliver_in_order(struct ini_swp *s, struct swp_conn *c, struct ini_rx
         s->n_blocked--;
     }
     return n;
+}
+
+/* 1 when frames wait in the receive window above a missing one, or a
+ * message is half assembled: its next segment may be lost with nothing
+ * behind it to show the gap (the last one, or the window's last). */
+static inline int rx_gap(struct ini_swp *s, struct swp_conn *c)
+{
+    return s->use_nak && (c->n_held || c->asm_head) && !rx_slot(s, c, c->rcv_nxt)->p;
+}
+
+/* Asks for the missing message seq, at most once per nak_gap. */
+static void nak_one(struct ini_swp *s, struct swp_conn *c, uint32_t seq)
+{
+    struct swp_rx_slot *r = rx_slot(s, c, seq);
+    if (r->nak_tsc && s->now - r->nak_tsc < s->nak_gap)
+        return;
+    r->nak_tsc = s->now | 1;
+    send_control(s, c, INI_SWP_NAK, seq);
+    c->stats.naks_sent++;
+}
+
+/* Frame seq (ahead of rcv_nxt) has arrived after a gap: asks for each
+ * message of the gap, the run of empty slots just below it.  Frames
+ * mostly arrive in order, so that run was skipped just now; one loss is
+ * one NAK, and losses in different places of a window of segments are
+ * asked for at once, not one round trip after the other. */
+static void nak_gap_below(struct ini_swp *s, struct swp_conn *c, uint32_t seq)
+{
+    uint32_t lo = seq;
+    while (lo != c->rcv_nxt && !rx_slot(s, c, (lo - 1) & s->seq_mask)->p)
+        lo = (lo - 1) & s->seq_mask;
+    for (uint32_t k = lo; k != seq; k = (k + 1) & s->seq_mask)
+        nak_one(s, c, k);
 }
 
 /* After in-order progress: acknowledge at once when half a window waits,
@@ -483,10 +699,10 @@ static void schedule_ack(struct ini_swp *s, struct swp_conn *c)
     }
 }
 
-/* crc_done: the CRC of the message, already computed (a datagram of
- * several frames, checked in one pass with its UDP checksum), or NULL. */
-static void handle_data(struct ini_swp *s, struct swp_conn *c, uint32_t seq, struct pbuf *p,
-                        struct ini_rx_meta *rx, const uint32_t *crc_done)
+/* A DATA frame that passed every check: kept in its slot of the receive
+ * window (flags: its segment flags), delivered in order. */
+static void handle_data(struct ini_swp *s, struct swp_conn *c, uint32_t seq, uint8_t flags, struct pbuf *p,
+                        struct ini_rx_meta *rx)
 {
     uint32_t ahead = dist(s, c->rcv_nxt, seq);
     if (ahead >= s->window) {
@@ -511,18 +727,23 @@ static void handle_data(struct ini_swp *s, struct swp_conn *c, uint32_t seq, str
     }
     r->p = p;
     r->off = (uint16_t)s->data_hdr_len;
+    r->flags = flags;
+    c->n_held++;
     if (ahead == 0) {
         if (deliver_in_order(s, c, rx))
             schedule_ack(s, c);
-    } else if (s->use_nak &&
-               !(c->nak_sent && c->nak_seq == c->rcv_nxt && s->now - c->nak_tsc < s->nak_gap)) {
-        /* A gap: ask for the first missing message, once per nak_gap. */
-        c->nak_sent = 1;
-        c->nak_seq = c->rcv_nxt;
-        c->nak_tsc = s->now;
-        send_control(s, c, INI_SWP_NAK, c->rcv_nxt);
-        c->stats.naks_sent++;
+        /* Filled one gap, and frames wait above another: ask for its
+         * first message again if its NAK is old (the NAK or its answer
+         * may be lost, and no later frame may come to show it: the end of
+         * a message of many segments). */
+        if (s->use_nak && c->n_held && !rx_slot(s, c, c->rcv_nxt)->p)
+            nak_one(s, c, c->rcv_nxt);
+    } else if (s->use_nak && !rx_slot(s, c, (seq - 1) & s->seq_mask)->p) {
+        nak_gap_below(s, c, seq);   /* the end of a gap: ask for what it lacks */
     }
+    /* While a gap lasts, the ACK timer asks for it again (ini_swp_poll). */
+    if (rx_gap(s, c) && !timer_list_conn_active(&s->ack_timers, (uint16_t)c->peer))
+        start_timer(s, &s->ack_timers, (uint16_t)c->peer, 0);
 }
 
 /* The CRC32C a DATA frame carries against its message's. */
@@ -609,9 +830,9 @@ static void udp_recv_cb(void *arg, struct udp_pcb *pcb, struct pbuf *p, const ip
     if (rx->stamp)
         rx->t_in_ip = rte_rdtsc();
     int sum_ok;
-    if (p->next && p->len >= s->data_hdr_len) {
-        /* A reassembled datagram (DATA, unless damaged): its CRC in the
-         * same pass as its checksum. */
+    if ((p->next || p->len >= INI_SWP_ONE_PASS_MIN) && p->len >= s->data_hdr_len) {
+        /* A reassembled datagram or a large frame (a segment: DATA, unless
+         * damaged): its CRC in the same pass as its checksum. */
         sum_ok = udp_check_and_crc(s, p, &crc_calc);
         crc_done = &crc_calc;
     } else {
@@ -637,8 +858,10 @@ static void udp_recv_cb(void *arg, struct udp_pcb *pcb, struct pbuf *p, const ip
         n = pbuf_copy_partial(p, raw, (u16_t)s->hdr_len, 0);
         hdr = raw;
     }
+    /* DATA holds at least an AM header, a continuing segment one byte. */
     if (ini_swp_hdr_read(hdr, n, s->seq_bits, &h) < 0 ||
-        (h.op == INI_SWP_DATA && p->tot_len < s->data_hdr_len + sizeof(struct ini_am_hdr))) {
+        (h.op == INI_SWP_DATA &&
+         p->tot_len < s->data_hdr_len + ((h.flags & INI_SWP_F_CONT) ? 1 : sizeof(struct ini_am_hdr)))) {
         s->stats.bad_header++;
         pbuf_free(p);
         return;
@@ -660,7 +883,7 @@ static void udp_recv_cb(void *arg, struct udp_pcb *pcb, struct pbuf *p, const ip
     handle_ack(s, c, h.ack);
     switch (h.op) {
     case INI_SWP_DATA:
-        handle_data(s, c, h.seq, p, rx, crc_done);
+        handle_data(s, c, h.seq, h.flags, p, rx);
         return;
     case INI_SWP_NAK:
         handle_nak(s, c, h.seq);
@@ -696,13 +919,23 @@ int ini_swp_poll(struct ini_swp *s, uint64_t now)
     uint16_t conn;
     uint32_t seq;
     s->now = now;
-    if (now < ini_swp_next_deadline(s) && !s->n_blocked)
+    if (now < ini_swp_next_deadline(s) && !s->n_blocked && !s->n_pending)
         return 0;                   /* the common case, every loop turn */
     while (timer_list_pop_expired(&s->send_timers, now, &conn, &seq)) {
         struct swp_conn *c = &s->conns[conn];
         work++;
         if (dist(s, c->snd_una, seq) >= dist(s, c->snd_una, c->snd_nxt))
             continue;               /* acknowledged: a stale record */
+        if (tx_slot(s, c, seq)->flags && seq != c->snd_una) {
+            /* A segment above the oldest unacknowledged frame.  The ack is
+             * cumulative: behind one loss, every segment of the window
+             * times out together, received or not.  The receiver NAKs a
+             * lost segment when the next one arrives (segments come in
+             * runs), and again when it reaches the bottom of its window;
+             * the timer retransmits only the oldest. */
+            start_timer(s, &s->send_timers, conn, seq);
+            continue;
+        }
         if (transmit(s, c, seq, NULL) == 0) {
             c->stats.retx_timer++;
         }
@@ -711,9 +944,27 @@ int ini_swp_poll(struct ini_swp *s, uint64_t now)
     while (timer_list_pop_expired(&s->ack_timers, now, &conn, &seq)) {
         struct swp_conn *c = &s->conns[conn];
         work++;
+        if (rx_gap(s, c)) {
+            /* Frames wait above a gap whose NAK or answer may be lost:
+             * ask again (once per nak_gap; the NAK carries the ack), and
+             * look again at the next expiry. */
+            nak_one(s, c, c->rcv_nxt);
+            start_timer(s, &s->ack_timers, conn, 0);
+        }
         if (c->ack_sent != c->rcv_nxt || c->rcv_unacked || c->ack_forced) {
             send_control(s, c, INI_SWP_ACK, 0);
             c->stats.acks_bare++;
+        }
+    }
+    if (s->n_pending) {
+        /* Messages in segments whose last transmission found no buffer
+         * (acks send the rest as the window opens). */
+        for (int i = 0; i < s->n_inis && s->n_pending; i++) {
+            struct swp_conn *c = &s->conns[i];
+            if (c->peer >= 0 && c->pend_left && dist(s, c->snd_una, c->snd_nxt) < s->window) {
+                continue_message(s, c);
+                work++;
+            }
         }
     }
     if (s->n_blocked) {
@@ -751,6 +1002,8 @@ int ini_swp_init(struct ini_swp *s, const struct ini_swp_params *prm, struct ini
     s->tag_len = prm->auth ? INI_SWP_TAG_LEN : 0;
     s->crc_off = s->hdr_len + s->tag_len;
     s->data_hdr_len = s->crc_off + 4;
+    s->segment = prm->segment;
+    s->seg_max = s->frame_max - (uint32_t)s->data_hdr_len;
     if (prm->auth) {
         /* The run's keys: the machine's key bound to this run's epoch, so
          * that frames recorded in another run (same key, another epoch)
@@ -828,6 +1081,9 @@ void ini_swp_close(struct ini_swp *s)
             for (uint32_t k = 0; k <= s->slot_mask; k++)
                 if (c->rx[k].p)
                     pbuf_free(c->rx[k].p);
+        if (c->asm_head)
+            pbuf_free(c->asm_head);
+        c->asm_head = NULL;
         free(c->tx);
         free(c->rx);
         c->tx = NULL;

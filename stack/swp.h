@@ -24,12 +24,34 @@
  * and a piggy-backed ack; ACK carries only the ack; NAK asks for the
  * message `seq` (and carries the ack too).
  *
- * Per connection the sender keeps up to `window` unacknowledged messages,
- * each with a SEND timer in the INI's send timer list; the receiver keeps a
- * window of the same size for out-of-order arrivals, delivers in order,
- * sends a NAK for the first missing message when a later one arrives, and
- * acknowledges by piggy-backing on reverse DATA, by its ACK timer when there
- * is none, or at once when half a window is unacknowledged.
+ * Segments (stack.segmentation, docs/transport.md "Segments"): with
+ * `segment` set, a message longer than one frame is sent as segments of
+ * one frame each, one sequence number each, in order; the two high bits
+ * of a DATA frame's op byte say where a segment sits: MORE (segments of
+ * this message follow) and CONT (it continues a message: not the first).
+ * A message of one frame has neither, in both modes, so the wire is the
+ * same for it.  The first segment starts with the AM header, whose length
+ * tells the receiver how much follows; in-order delivery makes an index
+ * or count on the wire unnecessary.  Each segment has its own CRC32C, MAC,
+ * SEND timer and NAKs, and the window counts segments.  The receiver
+ * chains the segments of a message as it takes them in order (their
+ * frames' pbufs, like lwIP's IP reassembly, no copy) and hands the
+ * complete chain to the deliver callback, which copies it once into the
+ * compute node's ring.  A message the window cannot take whole is taken
+ * in part: its remaining segments go out as acks open the window, and the
+ * connection counts as full (ini_swp_window_full) until the last has
+ * gone, so messages behind it wait in the INI's stall list.
+ *
+ * Per connection the sender keeps up to `window` unacknowledged frames
+ * (messages, or segments), each with a SEND timer in the INI's send timer
+ * list (a segment's timer retransmits it only when it is the oldest
+ * unacknowledged frame: the ack is cumulative, and the receiver NAKs a
+ * segment it lacks); the receiver keeps a window of the same size for
+ * out-of-order arrivals, delivers in order, sends a NAK for each missing
+ * frame when a later one shows the gap (and again from its ACK timer while
+ * the gap lasts, once per send_timeout/4), and acknowledges by
+ * piggy-backing on reverse DATA, by its ACK timer when there is none, or at
+ * once when half a window is unacknowledged.
  *
  * Buffer ownership: ini_swp_send() borrows the message (the AM header and
  * payload in the compute node's ring, with INI_SWP_MAXHDR writable bytes in
@@ -73,6 +95,12 @@
 #define INI_SWP_EPOCH_LEN 16  /* the run's random nonce, the same in every INI of a run */
 #define INI_SWP_TAG_LEN  16   /* the MAC behind the header when a key is set */
 
+/* The op byte of a frame: opcode in the low bits, a segment's place in
+ * its message in the two high bits (DATA only). */
+#define INI_SWP_OP_MASK 0x3f
+#define INI_SWP_F_MORE  0x80  /* segments of this message follow */
+#define INI_SWP_F_CONT  0x40  /* continues a message: not its first segment */
+
 /* The transport's parameters (docs/config.md, group stack). */
 struct ini_swp_params {
     int me;                          /* this INI's id */
@@ -84,6 +112,7 @@ struct ini_swp_params {
     int seq_bits;                    /* 8, 16 or 32 */
     int send_timeout_us, ack_timeout_us;
     int nak;                         /* send NAKs on out-of-order arrival */
+    int segment;                     /* send messages longer than a frame as segments */
     uint64_t tsc_hz;
     /* Authentication (docs/transport.md, "Strangers refused"): with
      * `auth` set, every datagram carries a MAC under a key derived from
@@ -102,15 +131,17 @@ struct ini_swp_tx_stamps {
 enum ini_swp_op { INI_SWP_DATA = 1, INI_SWP_ACK = 2, INI_SWP_NAK = 3 };
 
 struct ini_swp_hdr {
-    uint8_t  op;
+    uint8_t  op;              /* enum ini_swp_op */
     uint8_t  conn;
     uint32_t seq;
     uint32_t ack;
+    uint8_t  flags;           /* DATA: INI_SWP_F_MORE, INI_SWP_F_CONT (0: a whole message) */
 };
 
 int  ini_swp_hdr_len(int seq_bits);
 void ini_swp_hdr_write(uint8_t *dst, const struct ini_swp_hdr *h, int seq_bits);
-/* Parses a header; -1 if too short or the opcode is unknown. */
+/* Parses a header; -1 if too short, the opcode is unknown or a frame
+ * other than DATA has segment flags. */
 int  ini_swp_hdr_read(const uint8_t *src, uint32_t len, int seq_bits, struct ini_swp_hdr *h);
 
 typedef int  (*ini_deliver_fn)(void *ctx, int src_ini, struct pbuf *p, uint16_t am_offset,
@@ -126,7 +157,8 @@ typedef void (*ini_release_fn)(void *ctx, void *cookie);
     X(acks_bare) X(acks_piggy) X(acks_received)                                    \
     X(duplicates) X(out_of_window) X(window_full) X(deliver_refused)               \
     X(bad_header) X(bad_conn) X(bad_ack) X(crc_errors) X(udp_checksum_errors)      \
-    X(send_errors) X(timer_errors) X(mac_fail)
+    X(send_errors) X(timer_errors) X(mac_fail)                                     \
+    X(segs_sent) X(segs_received) X(seg_errors)
 
 struct ini_swp_stats {
 #define INI_SWP_FIELD(name) uint64_t name;
@@ -150,12 +182,16 @@ struct swp_tx_slot {
     uint8_t inner[INI_SWP_TAG_LEN];   /* with a key: Poly1305 of CRC + message, once */
     uint16_t msg_sum;         /* ones' complement sum of CRC + message, for the UDP checksum ... */
     uint8_t msg_sum_valid;    /* ... once summed (messages of several frames only) */
+    uint8_t flags;            /* INI_SWP_F_MORE, INI_SWP_F_CONT: a segment's place */
+    uint8_t release;          /* the message's last frame: give it back when acknowledged */
     int naked;                /* retransmitted on a NAK already */
 };
 
 struct swp_rx_slot {
     struct pbuf *p;           /* NULL: not received */
     uint16_t off;
+    uint8_t flags;            /* the frame's segment flags */
+    uint64_t nak_tsc;         /* empty: when it was last NAKed (0: not yet) */
 };
 
 struct swp_conn {
@@ -164,11 +200,20 @@ struct swp_conn {
     uint32_t rcv_nxt;              /* next expected */
     uint32_t rcv_unacked;          /* delivered since our last ack went out */
     uint32_t ack_sent;             /* last ack value sent */
-    uint32_t nak_seq;              /* last sequence number NAKed ... */
-    uint64_t nak_tsc;              /* ... when ... */
-    int      nak_sent;             /* ... if any NAK was sent yet */
     int      delivery_blocked;     /* head of the receive window refused */
     int      ack_forced;           /* a duplicate came: our ack may be lost */
+    uint32_t n_held;               /* receive slots holding a frame */
+    /* Sending a message in segments: what the window has not taken yet
+     * (pend_left bytes at pend_at, of the message at pend_start). */
+    uint8_t *pend_start, *pend_at;
+    uint32_t pend_left;
+    void    *pend_cookie;
+    /* Receiving one: the segments taken in order so far, chained (tot_len
+     * set only when complete), asm_len bytes; the AM header at asm_off of
+     * the first. */
+    struct pbuf *asm_head, *asm_tail;
+    uint32_t asm_len;
+    uint16_t asm_off;
     struct swp_tx_slot *tx;        /* [slot_mask + 1] */
     struct swp_rx_slot *rx;        /* [slot_mask + 1] */
     struct ini_swp_stats stats;
@@ -185,6 +230,10 @@ struct ini_swp {
     int tag_len;                   /* 0, or INI_SWP_TAG_LEN: the MAC behind the header */
     int crc_off;                   /* hdr_len + tag_len: where DATA's CRC is */
     int data_hdr_len;              /* crc_off + 4: where DATA's message starts */
+    int segment;                   /* stack.segmentation: messages longer than a frame in segments */
+    uint32_t seg_max;              /* bytes of message in one segment: frame_max - data_hdr_len */
+    int n_pending;                 /* connections with a message taken in part */
+    uint32_t pend_frames;          /* their segments not sent yet (ini_swp_pending_frames) */
     uint8_t hash_key[32];          /* the run's Poly1305 key (tag_len != 0) ... */
     uint8_t tag_key[16];           /* ... and its SipHash key */
     uint32_t seq_mask, window;
@@ -230,11 +279,20 @@ struct ini_swp_stats ini_swp_totals(const struct ini_swp *s);
 /* TSC of the earliest SEND or ACK timer; UINT64_MAX if none runs. */
 uint64_t ini_swp_next_deadline(const struct ini_swp *s);
 
-/* Window state of a connection, for the stall rule: 1 if full. */
+/* Segments of messages taken in part that still wait for the window:
+ * frames of work the INI has accepted but not done, for the load-aware
+ * policies (a message of 45 segments weighs as its frames do). */
+static inline uint32_t ini_swp_pending_frames(const struct ini_swp *s)
+{
+    return s->pend_frames;
+}
+
+/* Window state of a connection, for the stall rule: 1 if full, or still
+ * sending a message in segments (the next message waits behind it). */
 static inline int ini_swp_window_full(const struct ini_swp *s, int peer)
 {
     const struct swp_conn *c = &s->conns[peer];
-    return ((c->snd_nxt - c->snd_una) & s->seq_mask) >= s->window;
+    return c->pend_left || ((c->snd_nxt - c->snd_una) & s->seq_mask) >= s->window;
 }
 
 #endif

@@ -20,6 +20,10 @@
  *         bit 2  advance time by a second after the input (timers:
  *                retransmissions, ACKs, reassembly ageing)
  *         bit 3  raw records are whole Ethernet frames (no header added)
+ *         bit 4  the pair sends messages longer than a frame in segments
+ *                (stack.segmentation; b's receive path takes segments
+ *                either way: the op byte's high bits, which fix-up
+ *                records set as they like, chain them into messages)
  *
  * The pair is set up once; between inputs only its transports are started
  * again (keyed or not, as the input asks) and the reassembly and the wire
@@ -104,7 +108,7 @@ static void feed_fixed(const uint8_t *rec, uint16_t n)
     memcpy(pl, rec, n);
     const struct loop_side *b = &loop_b;
     int hdr = b->swp.hdr_len, crc_off = b->swp.crc_off, data_hdr = b->swp.data_hdr_len;
-    if (n >= data_hdr && pl[0] == INI_SWP_DATA) {
+    if (n >= data_hdr && (pl[0] & INI_SWP_OP_MASK) == INI_SWP_DATA) {   /* segments too */
         uint32_t crc = ini_crc32c(0, pl + data_hdr, (size_t)(n - data_hdr));
         memcpy(pl + crc_off, &crc, 4);
     }
@@ -167,6 +171,11 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
     if (size < 1)
         return 0;
     uint8_t flags = data[0];
+    int seg = (flags >> 4) & 1;
+    if (seg != loop_cfg.stack.segmentation) {
+        loop_cfg.stack.segmentation = seg;
+        loop_reset_transport(NULL, NULL, NULL);
+    }
     if (flags & 2)
         loop_reset_transport(key, epoch, epoch);
     ip_id = 0;

@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # capture: `ini-cluster run --capture` on memif makes each inid write
 # RUN_DIR/ini<ID>.pcapng of what it sends and receives.  tshark reads
-# every file; a 65,000-byte message shows as IPv4 fragments; the UDP
+# every file; a 65,000-byte message shows as IPv4 fragments (the run is
+# made with --segment off: IP fragments, the thesis's design); the UDP
 # datagrams of port 7400 are there in both directions, as many frames
 # received by one INI as the other sent.  With the Wireshark dissector of
 # tools/wireshark/ini.lua, its DATA and ACK packets show sequence numbers.
@@ -12,7 +13,7 @@ command -v tshark > /dev/null || { echo "capture: SKIP: tshark not installed (ap
 [ -x build/bin/ini-cluster ] || fail "build first (make)"
 RUN_DIR=$(mktemp -d /tmp/ini-capture.XXXXXX)
 trap 'rm -rf "$RUN_DIR" "$RUN_DIR.out"' EXIT
-build/bin/ini-cluster run conf/default.cfg --capture --run-dir "$RUN_DIR" --timeout 120 -- \
+build/bin/ini-cluster run conf/default.cfg --capture --segment off --run-dir "$RUN_DIR" --timeout 120 -- \
     build/bin/ini-ping --sizes 0,100,1473,65000 --count 10 > "$RUN_DIR.out" 2>&1 ||
     { cat "$RUN_DIR.out"; fail "ini-cluster run --capture failed"; }
 grep -q '^verified 80 messages, 0 errors$' "$RUN_DIR.out" || { cat "$RUN_DIR.out"; fail "ini-ping did not verify 80 messages"; }

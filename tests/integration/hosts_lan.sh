@@ -10,7 +10,8 @@
 #     capture on the bridge (tcpdump -w) holds IPv4 UDP fragments that
 #     tshark, with no hints, decodes and reassembles into whole datagrams
 #     (65,000 bytes + 30 of transport header + 8 of UDP header, from 44
-#     fragments at MTU 1500), and not one frame of another EtherType than
+#     fragments at MTU 1500; the daemons run with --segment off, the
+#     thesis's IP fragments), and not one frame of another EtherType than
 #     IPv4 and ARP.
 # Needs root and network namespaces (else exit 77).
 set -u
@@ -35,7 +36,7 @@ head() { ip netns exec "${HOSTS_NS}-head" "$CLUSTER" "$@" --ssh "$HOSTS_SSH" --r
 hosts_in lan tcpdump -i br0 -s 0 -B 32768 -U -w "$T/lan.pcap" > "$T/tcpdump.log" 2>&1 &
 cap_pid=$!
 sleep 0.5
-head up "$T/2h.cfg" > "$T/up.log" 2>&1 || { fail "up across hosts failed"; cat "$T/up.log"; exit 1; }
+head up "$T/2h.cfg" --segment off > "$T/up.log" 2>&1 || { fail "up across hosts failed"; cat "$T/up.log"; exit 1; }
 if head status "$T/2h.cfg" > "$T/status.log" 2>&1 && [ "$(grep -c 'running, ready' "$T/status.log")" = 2 ]; then
     echo "ok:   up/status across 2 hosts: both daemons running, ready"
 else

@@ -22,6 +22,7 @@
 struct ini_config loop_cfg;
 struct loop_side loop_a, loop_b;
 uint64_t loop_now = 1;
+int loop_segmentation;
 static struct rte_mempool *pool;
 
 /* Frames on the wire wait in the receiver's inbox until the sender's
@@ -260,6 +261,7 @@ static void setup(int window, int seq_bits, int nak, const uint8_t *key, const u
     loop_cfg.stack.send_timeout_us = 2000;
     loop_cfg.stack.ack_timeout_us = 200;
     loop_cfg.stack.max_message = 65000;
+    loop_cfg.stack.segmentation = loop_segmentation;
     make_ini(0, 0, PP_HTONL(0xc6120001));   /* 198.18.0.1 */
     make_ini(1, 1, PP_HTONL(0xc6120002));   /* 198.18.0.2 */
     setup_side(&loop_a, &loop_b, 0, key, epoch_a);

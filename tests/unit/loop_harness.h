@@ -47,6 +47,9 @@ struct loop_side {
 extern struct ini_config loop_cfg;
 extern struct loop_side loop_a, loop_b;
 extern uint64_t loop_now;
+/* stack.segmentation of the pairs loop_setup* make (default 0: IP
+ * fragments); loop_reset_transport keeps loop_cfg's. */
+extern int loop_segmentation;
 
 /* EAL, mbuf pool, lwIP; once per process.  0 or -1. */
 int  loop_global_init(const char *name);

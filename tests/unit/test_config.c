@@ -203,12 +203,13 @@ static void test_defaults(void **state)
     assert_int_equal(c->pe_policy, INI_POLICY_STATIC);
     assert_int_equal(c->ini_policy, INI_POLICY_STATIC);
     assert_int_equal(c->stack.mtu, 1500);
-    assert_int_equal(c->stack.window, 16);
+    assert_int_equal(c->stack.window, 64);
     assert_int_equal(c->stack.seq_bits, 32);
     assert_int_equal(c->stack.send_timeout_us, 2000);
     assert_int_equal(c->stack.ack_timeout_us, 200);
     assert_int_equal(c->stack.max_message, 65000);
     assert_int_equal(c->stack.nak, 1);
+    assert_int_equal(c->stack.segmentation, INI_SEGMENTATION_DEFAULT);
     assert_int_equal(c->idle.mode, INI_IDLE_AUTO);
     assert_int_equal(c->idle.spin_us, 5);
     assert_int_equal(c->idle.max_sleep_us, 1000);
@@ -244,7 +245,7 @@ static void test_every_field(void **state)
         "network = { mode = \"pci\"; bridge = \"br-test\"; };\n"
         "policy  = { compute = \"round-robin\"; ini = \"load-aware\"; };\n"
         "stack   = { mtu = 9000; window = 128; seq_bits = 8; send_timeout_us = 10000000;\n"
-        "            ack_timeout_us = 1; max_message = 1; nak = false; };\n"
+        "            ack_timeout_us = 1; max_message = 1; nak = false; segmentation = false; };\n"
         "idle    = { mode = \"adaptive\"; spin_us = 0; max_sleep_us = 1000000; yield_us = 1000000;\n"
         "            colocate = false; };\n"
         "trace   = { mode = \"detailed\"; records = 67108864; };\n"
@@ -269,6 +270,7 @@ static void test_every_field(void **state)
     assert_int_equal(c->stack.ack_timeout_us, 1);
     assert_int_equal(c->stack.max_message, 1);
     assert_int_equal(c->stack.nak, 0);
+    assert_int_equal(c->stack.segmentation, 0);
     assert_int_equal(c->idle.mode, INI_IDLE_ADAPTIVE);
     assert_int_equal(c->idle.spin_us, 0);
     assert_int_equal(c->idle.max_sleep_us, 1000000);
@@ -403,6 +405,8 @@ static const struct bad_case bad_cases[] = {
     { "mtu string", WITH("stack = { mtu = \"1500\"; };"), 2, "stack.mtu", "expected an integer" },
     { "mtu float", WITH("stack = { mtu = 1500.0; };"), 2, "stack.mtu", "expected an integer" },
     { "nak integer", WITH("stack = { nak = 1; };"), 2, "stack.nak", "true or false" },
+    { "segmentation string", WITH("stack = { segmentation = \"on\"; };"), 2, "stack.segmentation",
+      "true or false" },
     { "group is scalar", WITH("stack = 5;"), 2, "stack", "expected a group" },
     { "enum not string", WITH("idle = { mode = 1; };"), 2, "idle.mode", "expected a string" },
     { "eal arg integer", WITH("eal = { args = [ 1 ]; };"), 2, "eal.args[0]", "expected a string" },

@@ -291,7 +291,7 @@ static void test_crc32c_known_value(void **state)
 static void test_header_codec(void **state)
 {
     uint8_t raw[INI_SWP_MAXHDR];
-    struct ini_swp_hdr h = { INI_SWP_DATA, 7, 0xfe, 0x12 }, r;
+    struct ini_swp_hdr h = { INI_SWP_DATA, 7, 0xfe, 0x12, 0 }, r;
     int widths[] = { 8, 16, 32 }, lens[] = { 4, 6, 10 };
     for (int i = 0; i < 3; i++) {
         assert_int_equal(ini_swp_hdr_len(widths[i]), lens[i]);

@@ -2,9 +2,13 @@
  * test_swp.c - the sliding-window protocol against a scripted wire
  * (tests/unit/loop_harness.h): loss, duplication, reordering, ACK loss,
  * NAK loss, window full, sequence wraparound, refused delivery, header
- * fields out of range, and a random mix.  Every test checks that each
- * message is delivered exactly once and in order, and that the sender got
- * every message back (released) once acknowledged.
+ * fields out of range, and a random mix; then the same for messages sent
+ * in segments (stack.segmentation): loss of the first, a middle and the
+ * last segment, duplicates, reordering across messages, the window full
+ * in the middle of a message, wraparound, refused delivery, segments out
+ * of place.  Every test checks that each message is delivered exactly
+ * once and in order, and that the sender got every message back
+ * (released) once acknowledged.
  */
 #include <setjmp.h>
 #include <stdarg.h>
@@ -63,6 +67,7 @@ static void on_b(uint64_t frame, enum wire_fate f) { b_fates[n_b] = frame; b_wha
 static int setup16(void **state)
 {
     n_a = n_b = 0;
+    loop_segmentation = 0;
     loop_setup(16, 16, 1);
     loop_a.script = loop_b.script = scripted;
     return 0;
@@ -207,9 +212,9 @@ static void test_window_full(void **state)
     assert_all_delivered(5);
 }
 
-/* n messages over 8-bit sequence numbers with the given window, a loss
- * or a duplicate now and then. */
-static void run_wraparound(int window, uint32_t n)
+/* n messages of 32 bytes to 32 + extra over 8-bit sequence numbers with
+ * the given window, a loss or a duplicate now and then. */
+static void run_wraparound_sizes(int window, uint32_t n, uint32_t extra)
 {
     loop_teardown();
     loop_setup(window, 8, 1);
@@ -219,7 +224,7 @@ static void run_wraparound(int window, uint32_t n)
     p_hold = 0;
     uint32_t sent = 0;
     for (int turns = 0; sent < n && turns < 1000000; turns++) {
-        if (loop_send(&loop_a, sent, 32) == 0)
+        if (loop_send(&loop_a, sent, 32 + (extra ? (uint32_t)(uniform() * extra) : 0)) == 0)
             sent++;
         else
             loop_run(MS / 4, 1);
@@ -228,6 +233,11 @@ static void run_wraparound(int window, uint32_t n)
     p_drop = p_dup = 0;
     loop_run(MS, 10);
     assert_all_delivered(n);
+}
+
+static void run_wraparound(int window, uint32_t n)
+{
+    run_wraparound_sizes(window, n, 0);
 }
 
 /* Sequence numbers wrap every 256 messages: 40 wraps. */
@@ -260,7 +270,7 @@ static void test_refused_delivery(void **state)
 static void inject(uint8_t op, uint8_t conn, uint32_t seq, uint32_t ack, uint32_t payload)
 {
     struct pbuf *p = pbuf_alloc(PBUF_TRANSPORT, (u16_t)(6 + payload), PBUF_RAM);
-    struct ini_swp_hdr h = { op, conn, seq, ack };
+    struct ini_swp_hdr h = { op, conn, seq, ack, 0 };
     ini_swp_hdr_write(p->payload, &h, 16);
     memset((uint8_t *)p->payload + 6, 0, payload);
     ip_addr_t dst;
@@ -275,7 +285,7 @@ static void inject_data(uint8_t conn, uint32_t seq, uint32_t ack, uint32_t paylo
 {
     static const uint8_t zeros[64];
     struct pbuf *p = pbuf_alloc(PBUF_TRANSPORT, (u16_t)(6 + payload), PBUF_RAM);
-    struct ini_swp_hdr h = { INI_SWP_DATA, conn, seq, ack };
+    struct ini_swp_hdr h = { INI_SWP_DATA, conn, seq, ack, 0 };
     ini_swp_hdr_write(p->payload, &h, 16);
     memset((uint8_t *)p->payload + 6, 0, payload);
     uint32_t crc = ini_crc32c(0, zeros, payload - 4);
@@ -314,7 +324,7 @@ static void inject_from(struct loop_side *from, uint8_t op, uint8_t conn, uint32
                         uint32_t payload)
 {
     struct pbuf *p = pbuf_alloc(PBUF_TRANSPORT, (u16_t)(6 + payload), PBUF_RAM);
-    struct ini_swp_hdr h = { op, conn, seq, ack };
+    struct ini_swp_hdr h = { op, conn, seq, ack, 0 };
     ini_swp_hdr_write(p->payload, &h, 16);
     memset((uint8_t *)p->payload + 6, 0, payload);
     ip_addr_t dst;
@@ -383,6 +393,7 @@ static const uint8_t epoch1[INI_SWP_EPOCH_LEN] = { 0xe1 }, epoch2[INI_SWP_EPOCH_
 static int setup_keyed(void **state)
 {
     n_a = n_b = 0;
+    loop_segmentation = 0;
     loop_setup_keyed(16, 16, 1, key, epoch1, epoch1);
     loop_a.script = loop_b.script = scripted;
     return 0;
@@ -500,6 +511,274 @@ static void test_mac_old_epoch_refused(void **state)
     assert_int_equal(ini_swp_totals(&loop_b.swp).mac_fail, 1);
 }
 
+/* ---- messages in segments (stack.segmentation) ---- */
+
+#define SEG 1462u                       /* message bytes per segment: 1500 - 20 - 8 - 6 - 4 */
+
+static int setup_seg(void **state)
+{
+    n_a = n_b = 0;
+    loop_segmentation = 1;
+    loop_setup(16, 16, 1);
+    loop_a.script = loop_b.script = scripted;
+    return 0;
+}
+
+static int teardown_seg(void **state)
+{
+    loop_teardown();
+    loop_segmentation = 0;
+    return 0;
+}
+
+/* The last message b got is message `tag` of len bytes, every byte as
+ * loop_send wrote it. */
+static void assert_last_intact(uint32_t tag, uint32_t len)
+{
+    assert_int_equal(loop_b.last_len, len);
+    uint32_t got;
+    memcpy(&got, loop_b.last + 16, 4);
+    assert_int_equal(got, tag);
+    for (uint32_t i = 20; i < len; i++)
+        if (loop_b.last[i] != (uint8_t)(i * 13 + tag))
+            fail_msg("byte %u of message %u: %u, not %u", i, tag, loop_b.last[i], (uint8_t)(i * 13 + tag));
+}
+
+#define SWP_A(f) (ini_swp_totals(&loop_a.swp).f)
+#define SWP_B(f) (ini_swp_totals(&loop_b.swp).f)
+
+/* One frame per segment, none an IP fragment; a message of one frame is
+ * sent as before; 65,000 bytes of payload are 45 segments. */
+static void test_seg_in_order(void **state)
+{
+    assert_int_equal(loop_send(&loop_a, 0, 64), 0);
+    assert_int_equal(loop_send(&loop_a, 1, 3 * SEG), 0);
+    assert_last_intact(1, 3 * SEG);
+    assert_int_equal(loop_send(&loop_a, 2, 3 * SEG + 1), 0);     /* 4 segments, the last of 1 byte */
+    loop_run(MS / 10, 3);
+    assert_last_intact(2, 3 * SEG + 1);
+    assert_int_equal(loop_send(&loop_a, 3, 65016), 0);
+    loop_run(MS / 10, 5);
+    assert_all_delivered(4);
+    assert_last_intact(3, 65016);
+    assert_int_equal(SWP_A(segs_sent), 3 + 4 + 45);
+    assert_int_equal(SWP_B(segs_received), 3 + 4 + 45);
+    assert_int_equal(SWP_A(msgs_sent), 4);
+    assert_int_equal(SWP_A(bytes_sent), 48 + 3 * SEG - 16 + 3 * SEG + 1 - 16 + 65000);
+    assert_int_equal(SWP_B(bytes_delivered), SWP_A(bytes_sent));
+    assert_int_equal(SWP_A(retx_timer) + SWP_A(retx_nak) + SWP_B(seg_errors), 0);
+    assert_int_equal(loop_a.frames_out, 1 + 3 + 4 + 45);          /* no fragments */
+}
+
+/* Segment k of a 3-segment message is lost: the first and the middle
+ * are asked for by a NAK when the next arrives; the last has nothing
+ * behind it, but the receiver holds a half-assembled message and its
+ * ACK timer asks for the next segment (before, the SEND timer had to
+ * bring it).  Segments before the loss are acknowledged, the message is
+ * given back only when the last is. */
+static void seg_loss(uint64_t k)
+{
+    on_a(k, WIRE_DROP);
+    loop_run(MS / 20, 1);
+    assert_int_equal(loop_send(&loop_a, 0, 3 * SEG), 0);
+    assert_int_equal(loop_b.n_got, 0);
+    assert_int_equal(loop_a.released, 0);
+    loop_run(MS / 20, 10);              /* within the SEND timeout */
+    assert_all_delivered(1);
+    assert_int_equal(SWP_B(naks_sent), 1);
+    assert_int_equal(SWP_A(retx_nak), 1);
+    assert_int_equal(SWP_A(retx_timer), 0);
+    assert_last_intact(0, 3 * SEG);
+    assert_int_equal(SWP_B(duplicates), 0);
+}
+
+static void test_seg_loss_first(void **state) { seg_loss(0); }
+static void test_seg_loss_middle(void **state) { seg_loss(1); }
+static void test_seg_loss_last(void **state) { seg_loss(2); }
+
+/* Two losses in one window of a 45-segment message: the second gap is
+ * asked for as soon as the first is filled (frames wait above it), not
+ * when its SEND timer runs out. */
+static void test_seg_two_gaps(void **state)
+{
+    on_a(3, WIRE_DROP);
+    on_a(9, WIRE_DROP);
+    loop_run(MS / 20, 1);               /* both sides' clocks current, as in a loop turn */
+    assert_int_equal(loop_send(&loop_a, 0, 65016), 0);
+    loop_run(MS / 20, 20);
+    assert_all_delivered(1);
+    assert_last_intact(0, 65016);
+    assert_int_equal(SWP_B(naks_sent), 2);
+    assert_int_equal(SWP_A(retx_nak), 2);
+    assert_int_equal(SWP_A(retx_timer), 0);
+}
+
+static void test_seg_duplicates(void **state)
+{
+    on_a(0, WIRE_DUP);
+    on_a(1, WIRE_DUP);
+    on_a(2, WIRE_DUP);
+    assert_int_equal(loop_send(&loop_a, 0, 3 * SEG), 0);
+    assert_int_equal(loop_send(&loop_a, 1, 64), 0);
+    loop_run(MS, 3);
+    assert_all_delivered(2);
+    assert_int_equal(SWP_B(duplicates), 3);
+    assert_int_equal(SWP_B(segs_received), 3);
+}
+
+/* The last segment of message 0 is held back on the wire while message
+ * 1 (3 segments) and message 2 (one frame) arrive: b keeps them in its
+ * window, asks for the missing one, and delivers 0, 1, 2 in order; the
+ * late original is a duplicate. */
+static void test_seg_reorder_across_messages(void **state)
+{
+    on_a(2, WIRE_HOLD);
+    assert_int_equal(loop_send(&loop_a, 0, 3 * SEG), 0);
+    assert_int_equal(loop_send(&loop_a, 1, 3 * SEG - 100), 0);
+    assert_int_equal(loop_b.n_got, 0);
+    assert_int_equal(SWP_B(naks_sent), 1);
+    assert_int_equal(loop_send(&loop_a, 2, 64), 0);   /* the NAK's answer leaves with it */
+    assert_int_equal(SWP_A(retx_nak), 1);
+    assert_int_equal(loop_b.n_got, 3);
+    loop_release_held(&loop_a);
+    loop_run(MS, 3);
+    assert_all_delivered(3);
+    assert_int_equal(loop_b.got_len[1], 3 * SEG - 100);
+    assert_int_equal(SWP_B(duplicates), 1);
+}
+
+/* Window 4, a message of 6 segments and the acks held up: 4 segments
+ * go, the message is taken, the connection counts as full and the next
+ * message is refused (the INI's stall list keeps it); the acks open the
+ * window, the last 2 go, and only then the next message is taken. */
+static void test_seg_window_full_mid_message(void **state)
+{
+    loop_teardown();
+    loop_setup(4, 8, 1);
+    loop_a.script = loop_b.script = scripted;
+    on_b(0, WIRE_DROP);                 /* b's ACKs, for a while */
+    on_b(1, WIRE_DROP);
+    assert_int_equal(loop_send(&loop_a, 0, 6 * SEG), 0);
+    assert_int_equal(SWP_A(segs_sent), 4);
+    assert_int_equal(ini_swp_pending_frames(&loop_a.swp), 2);     /* the load it reports */
+    assert_true(ini_swp_window_full(&loop_a.swp, 1));
+    assert_int_equal(loop_send(&loop_a, 1, 64), -1);
+    assert_int_equal(SWP_A(window_full), 1);
+    loop_run(MS, 6);
+    assert_int_equal(SWP_A(segs_sent), 6);
+    assert_int_equal(ini_swp_pending_frames(&loop_a.swp), 0);
+    assert_int_equal(loop_b.n_got, 1);
+    assert_false(ini_swp_window_full(&loop_a.swp, 1));
+    assert_int_equal(loop_send(&loop_a, 1, 64), 0);
+    loop_run(MS, 3);
+    assert_all_delivered(2);
+    assert_last_intact(1, 64);
+    assert_int_equal(loop_b.got_len[0], 6 * SEG);
+}
+
+/* 8-bit sequence numbers, messages of up to 5 segments with losses and
+ * duplicates: the sequence space wraps every 256 segments, inside
+ * messages too. */
+static void test_seg_wraparound(void **state)
+{
+    run_wraparound_sizes(16, 1500, 6000);
+    assert_true(SWP_A(segs_sent) > 4 * 256);
+    assert_int_equal(SWP_B(seg_errors), 0);
+}
+
+static void test_seg_wraparound_odd_window(void **state)
+{
+    run_wraparound_sizes(10, 1000, 6000);
+    assert_int_equal(SWP_B(seg_errors), 0);
+}
+
+/* b refuses: the first segments are taken (and acknowledged), the last
+ * is not; the message is not given back.  Then b takes it, whole. */
+static void test_seg_refused_delivery(void **state)
+{
+    unsigned idle = loop_mbufs_in_use();
+    loop_b.refuse = 1;
+    assert_int_equal(loop_send(&loop_a, 0, 3 * SEG), 0);
+    loop_run(MS / 10, 3);
+    assert_int_equal(loop_b.n_got, 0);
+    assert_int_equal(loop_a.released, 0);
+    assert_int_equal(loop_a.swp.conns[1].snd_una, 2);   /* the first two segments are acknowledged */
+    loop_run(MS, 3);                    /* the last one is retransmitted: a duplicate */
+    loop_b.refuse = 0;
+    loop_run(MS / 10, 3);
+    assert_all_delivered(1);
+    assert_last_intact(0, 3 * SEG);
+    assert_int_equal(SWP_B(deliver_refused), 1);
+    assert_int_equal(loop_mbufs_in_use(), idle);
+}
+
+/* A frame that sends a segment of data with valid CRC. */
+static void inject_seg(uint8_t flags, uint32_t seq, uint32_t payload)
+{
+    static const uint8_t zeros[2048];
+    struct pbuf *p = pbuf_alloc(PBUF_TRANSPORT, (u16_t)(10 + payload), PBUF_RAM);
+    struct ini_swp_hdr h = { INI_SWP_DATA, 0, seq, 0, flags };
+    ini_swp_hdr_write(p->payload, &h, 16);
+    memset((uint8_t *)p->payload + 6, 0, 4 + payload);
+    uint32_t crc = ini_crc32c(0, zeros, payload);
+    memcpy((uint8_t *)p->payload + 6, &crc, 4);
+    ip_addr_t dst;
+    ip_addr_set_ip4_u32(&dst, loop_cfg.inis[1].ip);
+    udp_sendto(loop_a.swp.pcb, p, &dst, INI_UDP_PORT);
+    pbuf_free(p);
+    loop_flush(&loop_a);
+}
+
+/* Segments out of place are dropped and counted, with the message they
+ * broke into; nothing is delivered, no buffer is kept, and real traffic
+ * goes on. */
+static void test_seg_out_of_place(void **state)
+{
+    unsigned idle = loop_mbufs_in_use();
+    inject_seg(INI_SWP_F_CONT, 0, 100);                     /* a continuation with no start */
+    assert_int_equal(SWP_B(seg_errors), 1);
+    inject_seg(INI_SWP_F_MORE, 1, 100);                     /* a start ... */
+    inject_seg(INI_SWP_F_MORE, 2, 100);                     /* ... and another one inside it */
+    assert_int_equal(SWP_B(seg_errors), 2);
+    inject_seg(0, 3, 100);                                  /* a whole message inside it */
+    assert_int_equal(SWP_B(seg_errors), 3);
+    inject(INI_SWP_ACK | INI_SWP_F_MORE, 0, 0, 0, 0);       /* flags on an ACK */
+    assert_int_equal(SWP_B(bad_header), 1);
+    inject_seg(INI_SWP_F_CONT, 4, 0);                       /* an empty continuation */
+    assert_int_equal(SWP_B(bad_header), 2);
+    assert_int_equal(loop_b.n_got, 1);                      /* the whole zero message */
+    assert_int_equal(loop_b.got_len[0], 100);
+    loop_run(MS, 2);
+    assert_int_equal(loop_mbufs_in_use(), idle);
+}
+
+/* Messages of 20 bytes to 20,000 (up to 14 segments) over a wire that
+ * drops 10%, duplicates 5% and reorders 5% of frames. */
+static void test_seg_random_mix(void **state)
+{
+    random_mix(600, 20000, 0.1, 0.05, 0.05);
+    assert_true(SWP_A(retx_nak) > 0);
+    assert_true(SWP_A(segs_sent) > 600);
+    assert_int_equal(SWP_B(seg_errors), 0);
+}
+
+static int setup_seg_keyed(void **state)
+{
+    n_a = n_b = 0;
+    loop_segmentation = 1;
+    loop_setup_keyed(16, 16, 1, key, epoch1, epoch1);
+    loop_a.script = loop_b.script = scripted;
+    return 0;
+}
+
+/* With a MAC on every segment. */
+static void test_seg_mac_random_mix(void **state)
+{
+    random_mix(300, 20000, 0.05, 0.05, 0.05);
+    assert_int_equal(SWP_A(mac_fail) + SWP_B(mac_fail) + SWP_B(seg_errors), 0);
+    assert_true(SWP_A(segs_sent) > 300);
+}
+
 int main(void)
 {
     if (loop_global_init("test_swp") < 0)
@@ -515,6 +794,13 @@ int main(void)
 #define K(f) cmocka_unit_test_setup_teardown(f, setup_keyed, teardown)
         K(test_mac_random_mix),         K(test_mac_forged_data_dropped), K(test_mac_forged_ack_ignored),
         K(test_mac_replay_not_delivered_twice), K(test_mac_old_epoch_refused),
+#define S(f) cmocka_unit_test_setup_teardown(f, setup_seg, teardown_seg)
+        S(test_seg_in_order),           S(test_seg_loss_first),        S(test_seg_loss_middle),
+        S(test_seg_loss_last),          S(test_seg_two_gaps),          S(test_seg_duplicates),
+        S(test_seg_reorder_across_messages), S(test_seg_window_full_mid_message),
+        S(test_seg_wraparound),         S(test_seg_wraparound_odd_window), S(test_seg_refused_delivery),
+        S(test_seg_out_of_place),       S(test_seg_random_mix),
+        cmocka_unit_test_setup_teardown(test_seg_mac_random_mix, setup_seg_keyed, teardown_seg),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -163,6 +163,7 @@ struct bench_setup {
     int cn_window;            /* INI window of the cluster run */
     int cn_yield_us;          /* idle.yield_us of the cluster run, -1: the configuration's default */
     int cn_colocate;          /* idle.colocate of the cluster run, -1: default */
+    int segment;              /* stack.segmentation of the reliable and compute-to-compute layers */
     int quick;
     double loadavg;           /* 1-minute load average when the run began */
 };

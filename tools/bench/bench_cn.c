@@ -173,13 +173,14 @@ static int write_config(const char *path, const struct bench_setup *s)
                "network = { mode = \"memif\"; };\n"
                "policy  = { compute = \"static\"; ini = \"static\"; };\n"
                "stack   = { mtu = %d; window = %d; seq_bits = 32; send_timeout_us = 2000;\n"
-               "            ack_timeout_us = 200; max_message = %d; nak = true; };\n"
+               "            ack_timeout_us = 200; max_message = %d; nak = true; segmentation = %s; };\n"
                "idle    = { mode = \"%s\"; spin_us = 5; max_sleep_us = 1000;%s };\n"
                "clusters = (\n"
                "  { id = 0; pes = [0]; inis = ( { id = 0; core = %d; ip = \"198.18.0.1\"; } ); },\n"
                "  { id = 1; pes = [1]; inis = ( { id = 1; core = %d; ip = \"198.18.0.2\"; } ); }\n"
                ");\n",
-            BENCH_MTU, s->cn_window, BENCH_MAX_MSG, idle, extra, s->cores[0], s->cores[1]);
+            BENCH_MTU, s->cn_window, BENCH_MAX_MSG, s->segment ? "true" : "false", idle, extra, s->cores[0],
+            s->cores[1]);
     return fclose(f);
 }
 

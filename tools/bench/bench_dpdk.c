@@ -87,6 +87,7 @@ static struct side {
     uint32_t am_seq;
     uint64_t retx;            /* over all reliable phases, both sides */
     int verbose;
+    int segment;              /* the transport's stack.segmentation */
 } S;
 
 static uint8_t src_buf[BENCH_MAX_MSG];
@@ -259,7 +260,8 @@ static int rel_configure(int window)
     S.swp_up = 0;
     struct ini_swp_params prm = {
         .me = S.role, .n_inis = 2, .mtu = BENCH_MTU, .window = window, .seq_bits = 32,
-        .send_timeout_us = 2000, .ack_timeout_us = 200, .nak = 1, .tsc_hz = bench_tsc_hz(),
+        .send_timeout_us = 2000, .ack_timeout_us = 200, .nak = 1, .segment = S.segment,
+        .tsc_hz = bench_tsc_hz(),
     };
     for (int i = 0; i < 2; i++) {
         prm.ip[i] = ip_of[i];
@@ -491,6 +493,7 @@ static int side_main(const struct bench_setup *s, int role, int ctl, int out_fd,
     S.layer = -1;
     S.ctl = ctl;
     S.verbose = s->p.verbose;
+    S.segment = s->segment;
     if (rte_eal_init((int)(sizeof(argv) / sizeof(argv[0])) - 1, argv) < 0) {
         fprintf(stderr, "ini-bench: EAL init failed: %s\n", rte_strerror(rte_errno));
         return 1;

@@ -61,8 +61,10 @@ static void table(FILE *f, const struct bench_setup *s, const struct layer_resul
     const struct bench_params *p = &s->p;
     uint32_t big = p->sizes[p->n_sizes - 1];
     fprintf(f, "ini-bench: measuring side on CPU %d, answering side on CPU %d; memif, MTU %d; "
-               "%d runs per test, medians [minimum]; load average %.2f at the start\n\n",
-            s->cores[0], s->cores[1], BENCH_MTU, p->runs, s->loadavg);
+               "messages longer than a frame as %s; %d runs per test, medians [minimum]; "
+               "load average %.2f at the start\n\n",
+            s->cores[0], s->cores[1], BENCH_MTU, s->segment ? "transport segments" : "IP fragments", p->runs,
+            s->loadavg);
     fprintf(f, "%-19s %17s %17s %17s %17s %9s %8s %9s %8s %9s\n", "layer", "RTT us", "EEL us", "o_s us",
             "o_r us", "g ns", "Mmsg/s", "G ns/B", "M B", "Gbit/s");
     for (int l = 0; l < L_COUNT; l++) {
@@ -232,9 +234,9 @@ static void json(FILE *f, const struct bench_setup *s, const struct layer_result
     const struct layer_result *raw = raw_of(s, res);
     fprintf(f, "{\n  \"tool\": \"ini-bench\", \"quick\": %s, \"cores\": [%d, %d], \"runs\": %d, "
                "\"message_bytes\": %d, \"bw_depth\": %d, \"largest_message\": %u, \"mtu\": %d, "
-               "\"loadavg_at_start\": %.2f,\n  \"layers\": [",
+               "\"segmentation\": %s, \"loadavg_at_start\": %.2f,\n  \"layers\": [",
             s->quick ? "true" : "false", s->cores[0], s->cores[1], p->runs, BENCH_HDR, p->bw_depth,
-            p->sizes[p->n_sizes - 1], BENCH_MTU, s->loadavg);
+            p->sizes[p->n_sizes - 1], BENCH_MTU, s->segment ? "true" : "false", s->loadavg);
     int first = 1;
     for (int l = 0; l < L_COUNT; l++) {
         if (!s->layers_on[l])

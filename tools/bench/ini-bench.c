@@ -9,7 +9,7 @@
  *             [--runs N] [--count N] [--budget-ms N] [--depths LIST]
  *             [--sizes LIST] [--bw-depth N] [--window N] [--cores A,B]
  *             [--cn-idle auto|poll|adaptive] [--cn-window N]
- *             [--cn-yield-us N] [--cn-colocate 0|1]
+ *             [--cn-yield-us N] [--cn-colocate 0|1] [--segment on|off]
  *             [--plot FILE | --no-plot] [--save PREFIX] [--verbose]
  *   ini-bench --inproc [...]     the stack path in one process (callgrind)
  *
@@ -43,6 +43,7 @@
  */
 #include "bench.h"
 #include "cli.h"
+#include "config.h"     /* INI_SEGMENTATION_DEFAULT */
 
 #include <errno.h>
 #include <limits.h>
@@ -55,7 +56,7 @@ static const char usage_text[] =
     "usage: ini-bench [--quick] [--format table|csv|json] [--layers LIST] [--runs N] [--count N]\n"
     "                 [--budget-ms N] [--depths LIST] [--sizes LIST] [--bw-depth N] [--window N]\n"
     "                 [--cores A,B] [--cn-idle auto|poll|adaptive] [--cn-window N]\n"
-    "                 [--cn-yield-us N] [--cn-colocate 0|1]\n"
+    "                 [--cn-yield-us N] [--cn-colocate 0|1] [--segment on|off]\n"
     "                 [--plot FILE | --no-plot] [--save PREFIX] [--verbose]\n"
     "       ini-bench --inproc [--layer raw|udp-ip|reliable|all] [--count N] [--window W] [--size B] [--mac]\n"
     "                        [--flood K [--flood-stranger]]\n"
@@ -120,6 +121,7 @@ int main(int argc, char **argv)
      * (idle.colocate; idle.yield_us at the configuration's default). */
     s.cn_yield_us = -1;
     s.cn_colocate = 1;
+    s.segment = INI_SEGMENTATION_DEFAULT;
     for (int i = 1; i < argc; i++) {
         const char *a = argv[i];
         if (cli_common_flag(a)) {
@@ -160,6 +162,10 @@ int main(int argc, char **argv)
             s.cn_yield_us = (int)cli_parse_long(a, cli_value(argc, argv, &i), 0, 1000000);
         } else if (!strcmp(a, "--cn-colocate")) {
             s.cn_colocate = (int)cli_parse_long(a, cli_value(argc, argv, &i), 0, 1);
+        } else if (!strcmp(a, "--segment")) {
+            /* stack.segmentation of the reliable and compute-to-compute layers */
+            static const char *const modes[] = { "off", "on", NULL };
+            s.segment = cli_parse_choice(a, cli_value(argc, argv, &i), modes);
         } else if (!strcmp(a, "--cn-window")) {
             cn_window = cli_parse_long(a, cli_value(argc, argv, &i), 1, 4096);
         } else if (!strcmp(a, "--plot")) {

@@ -109,7 +109,7 @@ static const char usage_text[] =
     "usage: cluster-fake-inid --config FILE --ini ID --tag TAG --run-dir DIR [inid's other options]\n"
     "       cluster-fake-inid --help | --version\n"
     "A stand-in for inid, started by ini-cluster run --inid PATH; it accepts and\n"
-    "ignores inid's --policy, --ini-policy, --idle, --trace, --fault and --knob.\n";
+    "ignores inid's --policy, --ini-policy, --idle, --trace, --fault, --knob and --segment.\n";
 
 int main(int argc, char **argv)
 {
@@ -129,7 +129,8 @@ int main(int argc, char **argv)
         case 't': tag = optarg; break;
         case 'r': run_dir = optarg; break;
         case 'L': launcher_pid = (pid_t)cli_parse_long("--launcher-pid", optarg, 1, INT32_MAX); break;
-        case 'p': case 'I': case 'T': case 'f': case 'P': case 'k': case 'C': break;   /* inid's; not ours */
+        case 'p': case 'I': case 'T': case 'f': case 'P': case 'k': case 'C': case 'S':
+            break;                                                                  /* inid's; not ours */
         default: cli_common_option(c, argv);
         }
     }

@@ -113,6 +113,7 @@ int launch_start_daemons(struct launch *L, const struct daemon_opts *o, int deta
         if (o->ini_policy) { argv[n++] = "--ini-policy"; argv[n++] = (char *)o->ini_policy; }
         if (o->idle)       { argv[n++] = "--idle";       argv[n++] = (char *)o->idle; }
         if (o->trace)      { argv[n++] = "--trace";      argv[n++] = (char *)o->trace; }
+        if (o->segment)    { argv[n++] = "--segment";    argv[n++] = (char *)o->segment; }
         if (o->knobs) {
             argv[n++] = "--knob";
             argv[n++] = (char *)o->knobs;

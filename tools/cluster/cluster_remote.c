@@ -117,6 +117,7 @@ static int part_argv(const struct remote_opts *o, const char *launcher, const st
     if (d->idle) { ARG("--idle"); ARG(d->idle); }
     if (d->trace) { ARG("--trace"); ARG(d->trace); }
     if (d->knobs) { ARG("--knob"); ARG(d->knobs); }
+    if (d->segment) { ARG("--segment"); ARG(d->segment); }
     for (int f = 0; f < d->n_faults; f++) { ARG("--fault"); ARG(d->faults[f]); }
     if (o->inid) { ARG("--inid"); ARG(o->inid); }
     if (o->eal) { ARG("--eal"); ARG(o->eal); }
@@ -758,6 +759,7 @@ int remote_each_host(const struct ini_config *cfg, const char *cmd, const struct
             if (d->idle) { part[k++] = "--idle"; part[k++] = (char *)d->idle; }
             if (d->trace) { part[k++] = "--trace"; part[k++] = (char *)d->trace; }
             if (d->knobs) { part[k++] = "--knob"; part[k++] = (char *)d->knobs; }
+            if (d->segment) { part[k++] = "--segment"; part[k++] = (char *)d->segment; }
             for (int f = 0; f < d->n_faults && k < 56; f++) { part[k++] = "--fault"; part[k++] = (char *)d->faults[f]; }
             if (o->inid) { part[k++] = "--inid"; part[k++] = (char *)o->inid; }
             if (o->eal) { part[k++] = "--eal"; part[k++] = (char *)o->eal; }

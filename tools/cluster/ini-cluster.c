@@ -75,11 +75,12 @@
 
 static const char *usage_text =
     "usage: ini-cluster run CONFIG [--run-dir DIR] [--policy P] [--ini-policy P] [--idle MODE]\n"
-    "                          [--trace MODE] [--fault SPEC] [--knob SPEC] [--capture] [--timeout SEC]\n"
+    "                          [--trace MODE] [--fault SPEC] [--knob SPEC] [--segment on|off] [--capture]\n"
+    "                          [--timeout SEC]\n"
     "                          [--eal ARGS] [--launch local|ssh|slurm] [--ssh CMD] [--remote-launcher PATH]\n"
     "                          -- PROGRAM ARGS...\n"
     "       ini-cluster up CONFIG [--cluster C,...] [--run-dir DIR] [--policy P] [--ini-policy P]\n"
-    "                          [--idle MODE] [--trace MODE] [--fault SPEC] [--capture]\n"
+    "                          [--idle MODE] [--trace MODE] [--fault SPEC] [--segment on|off] [--capture]\n"
     "       ini-cluster status CONFIG [--run-dir DIR]\n"
     "       ini-cluster top CONFIG [--run-dir DIR]\n"
     "       ini-cluster down CONFIG [--run-dir DIR]\n"
@@ -122,6 +123,7 @@ static int parse_long(const char *s, long min, long max, long *out)
 
 static const char *const IDLE_MODES[] = { "poll", "adaptive", "auto", NULL };
 static const char *const TRACE_MODES[] = { "off", "summary", "detailed", NULL };
+static const char *const SEGMENT_MODES[] = { "off", "on", NULL };
 
 /* Which flags a command accepts. */
 enum { F_RUNDIR = 1, F_DAEMON = 2, F_TIMEOUT = 4, F_CLUSTER = 8, F_PROGRAM = 16, F_HOSTS = 32, F_PART = 64 };
@@ -254,6 +256,9 @@ static void parse_options(const char *cmd, int argc, char **argv, unsigned accep
             if (ini_knobs_parse(value, &k, why, sizeof why) < 0)
                 cli_bad_arg("--knob: %s", why);
             o->daemon.knobs = value;
+        } else if (!strcmp(name, "--segment") && (accepted & F_DAEMON)) {
+            TAKE_VALUE();
+            o->daemon.segment = SEGMENT_MODES[cli_parse_choice(name, value, SEGMENT_MODES)];
         } else if (!strcmp(name, "--capture") && (accepted & F_DAEMON) && !value) {
             o->daemon.capture = 1;
         } else if (!strcmp(name, "--timeout") && (accepted & F_TIMEOUT)) {

@@ -11,7 +11,11 @@
 --    8 bits:  op(1) conn(1) seq(1) ack(1)   4 bytes
 --   16 bits:  op(1) conn(1) seq(2) ack(2)   6 bytes
 --   32 bits:  op(1) conn(1) seq(4) ack(4)  10 bytes (the default)
--- op: 1 DATA, 2 ACK, 3 NAK.  conn: the sending INI's global id.  ack:
+-- op: 1 DATA, 2 ACK, 3 NAK in the low six bits; a DATA frame's two high
+-- bits place a segment in its message (stack.segmentation): 0x80 MORE
+-- (segments follow), 0x40 CONT (not the first); neither: a whole message.
+-- Only a whole message or a first segment starts with the AM header; a
+-- segment's CRC covers its own bytes.  conn: the sending INI's global id.  ack:
 -- cumulative, the next sequence number the frame's sender expects.  NAK asks
 -- for message `seq`.  DATA adds a CRC32C of the message (AM header and
 -- payload, stored little-endian) and then the message.
@@ -25,8 +29,10 @@
 -- dst_pe(2) handler(2) flags(2: the sending INI's load) len(4: payload
 -- bytes) pe_seq(4).
 --
--- Long messages travel as IPv4 fragments; Wireshark's IP reassembly (on by
--- default) hands the whole datagram to this dissector at the last fragment.
+-- Long messages travel as transport segments (one frame each, decoded one by
+-- one) or, with stack.segmentation off, as IPv4 fragments; Wireshark's IP
+-- reassembly (on by default) hands the whole datagram to this dissector at
+-- the last fragment.
 -- Frames carry plain IPv4 (EtherType 0x0800).  Captures made before the LAN
 -- went to standard IPv4 carry EtherType 0x88b5 with IPv4 inside; that
 -- EtherType stays registered to the IP dissector so they still decode.
@@ -35,6 +41,7 @@ local swp = Proto("ini_swp", "INI transport (sliding window)")
 local am = Proto("ini_am", "INI active message")
 
 local OPS = { [1] = "DATA", [2] = "ACK", [3] = "NAK" }
+local SEG = { [0x80] = "first segment", [0xc0] = "segment", [0x40] = "last segment" }
 
 local f = {
     op      = ProtoField.uint8("ini_swp.op", "Opcode", base.DEC, OPS),
@@ -45,8 +52,11 @@ local f = {
     crc     = ProtoField.uint32("ini_swp.crc", "CRC32C of the message", base.HEX),
     crc_ok  = ProtoField.bool("ini_swp.crc_ok", "CRC32C correct"),
     msg_len = ProtoField.uint32("ini_swp.msg_len", "Message bytes (AM header and payload)", base.DEC),
+    seg     = ProtoField.uint8("ini_swp.seg", "Segment flags", base.HEX, nil, 0xc0),
+    more    = ProtoField.bool("ini_swp.seg.more", "More segments follow", 8, nil, 0x80),
+    cont    = ProtoField.bool("ini_swp.seg.cont", "Continues a message", 8, nil, 0x40),
 }
-swp.fields = { f.op, f.conn, f.seq, f.ack, f.width, f.crc, f.crc_ok, f.msg_len }
+swp.fields = { f.op, f.conn, f.seq, f.ack, f.width, f.crc, f.crc_ok, f.msg_len, f.seg, f.more, f.cont }
 
 local a = {
     src     = ProtoField.uint16("ini_am.src_pe", "Source PE", base.DEC),
@@ -106,7 +116,15 @@ end
 local function guess_width(tvb)
     if swp.prefs.seq_bits ~= 0 then return swp.prefs.seq_bits end
     local n = tvb:len()
-    local op = tvb(0, 1):uint()
+    local op = bit32.band(tvb(0, 1):uint(), 0x3f)
+    if bit32.band(tvb(0, 1):uint(), 0xc0) ~= 0 and op == 1 then
+        -- A segment: no AM length to go by; the width whose CRC matches.
+        for _, bits in ipairs({ 32, 16, 8 }) do
+            local off = hdr_len(bits) + 4
+            if n > off and crc32c(tvb, off, n - off) == tvb(off - 4, 4):le_uint() then return bits end
+        end
+        return 32
+    end
     if op ~= 1 then
         for _, bits in ipairs({ 32, 16, 8 }) do
             if n == hdr_len(bits) then return bits end
@@ -120,7 +138,8 @@ local function guess_width(tvb)
     return 32
 end
 
-local function dissect_am(tvb, pinfo, tree, offset)
+-- first_segment: the AM header's length counts the segments that follow too.
+local function dissect_am(tvb, pinfo, tree, offset, first_segment)
     local n = tvb:len() - offset
     local t = tree:add(am, tvb(offset, n))
     if n < 16 then
@@ -135,7 +154,7 @@ local function dissect_am(tvb, pinfo, tree, offset)
     t:add_le(a.flags, tvb(offset + 6, 2))
     local lt = t:add_le(a.len, tvb(offset + 8, 4))
     t:add_le(a.pe_seq, tvb(offset + 12, 4))
-    if len ~= n - 16 then lt:add_proto_expert_info(e_len) end
+    if len ~= n - 16 and not (first_segment and len > n - 16) then lt:add_proto_expert_info(e_len) end
     if n > 16 then t:add(a.payload, tvb(offset + 16, n - 16)) end
     t:append_text(string.format(", PE %d -> PE %d, handler %d, %d bytes", src, dst, handler, len))
     return string.format(" PE %d->%d h=%d len=%d", src, dst, handler, len)
@@ -145,12 +164,18 @@ function swp.dissector(tvb, pinfo, tree)
     local n = tvb:len()
     if n < 4 then return 0 end
     pinfo.cols.protocol = "INI"
-    local op = tvb(0, 1):uint()
+    local op = bit32.band(tvb(0, 1):uint(), 0x3f)
+    local flags = bit32.band(tvb(0, 1):uint(), 0xc0)
     local bits = guess_width(tvb)
     local hl = hdr_len(bits)
     local t = tree:add(swp, tvb(0, math.min(n, hl)))
-    local ot = t:add(f.op, tvb(0, 1))
-    if not OPS[op] then
+    local ot = t:add(f.op, tvb(0, 1), op)
+    if flags ~= 0 then
+        t:add(f.seg, tvb(0, 1))
+        t:add(f.more, tvb(0, 1))
+        t:add(f.cont, tvb(0, 1))
+    end
+    if not OPS[op] or (flags ~= 0 and op ~= 1) then
         ot:add_proto_expert_info(e_bad_op)
         pinfo.cols.info = string.format("INI unknown opcode %d", op)
         return n
@@ -169,8 +194,12 @@ function swp.dissector(tvb, pinfo, tree)
     t:add(f.width, bits):set_generated()
     t:append_text(string.format(", %s, conn %d, seq %d, ack %d", OPS[op], conn, seq, ack))
     local info = string.format("%s conn=%d seq=%d ack=%d", OPS[op], conn, seq, ack)
+    if flags ~= 0 then
+        t:append_text(", " .. SEG[flags])
+        info = info .. " (" .. SEG[flags] .. ")"
+    end
     if op == 1 then
-        if n < hl + 4 + 16 then
+        if n < hl + 4 + (bit32.band(flags, 0x40) ~= 0 and 1 or 16) then
             t:add_proto_expert_info(e_short)
         else
             t:set_len(hl + 4)
@@ -185,7 +214,9 @@ function swp.dissector(tvb, pinfo, tree)
                     info = info .. " [BAD CRC]"
                 end
             end
-            info = info .. dissect_am(tvb, pinfo, tree, hl + 4)
+            if bit32.band(flags, 0x40) == 0 then    -- a whole message or a first segment
+                info = info .. dissect_am(tvb, pinfo, tree, hl + 4, flags ~= 0)
+            end
         end
     end
     pinfo.cols.info = info

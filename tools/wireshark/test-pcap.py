@@ -17,6 +17,8 @@ Frames (Ethernet, IPv4, UDP port 7400; INI 0 is 198.18.0.1, INI 1 198.18.0.2):
   12 ACK   16-bit  conn 0 seq 0 ack 301
   13 DATA  8-bit   conn 0 seq 200 ack 9, 10 bytes
   14 NAK   8-bit   conn 1 seq 199 ack 201
+  15-17 DATA 32-bit conn 0 seq 10-12 ack 1 AM 0->2 handler 1, 3000 bytes, in 3 transport segments
+                                         (first, middle, last: op 0x81, 0xc1, 0x41)
 """
 import struct
 import sys
@@ -40,9 +42,9 @@ def am_message(src, dst, handler, payload, pe_seq=0, flags=0):
     return struct.pack("<HHHHII", src, dst, handler, flags, len(payload), pe_seq) + payload
 
 
-def data(conn, seq, ack, msg, bits=32, bad_crc=False):
+def data(conn, seq, ack, msg, bits=32, bad_crc=False, seg=0):
     crc = crc32c(msg) ^ (1 if bad_crc else 0)
-    return swp_header(1, conn, seq, ack, bits) + struct.pack("<I", crc) + msg
+    return swp_header(1 | seg, conn, seq, ack, bits) + struct.pack("<I", crc) + msg
 
 
 def ip_checksum(hdr):
@@ -90,6 +92,10 @@ def main():
         (0, data(0, 200, 9, am_message(0, 2, 5, pattern[:10]), bits=8), 0x0800),
         (1, swp_header(3, 1, 199, 201, 8), 0x0800),
     ]
+    # A message in segments of 1,458 bytes (MTU 1500 - 20 - 8 - 10 - 4).
+    msg = am_message(0, 2, 1, pattern[:3000])
+    for k, seg in enumerate((0x80, 0xC0, 0x40)):
+        datagrams.append((0, data(0, 10 + k, 1, msg[k * 1458:(k + 1) * 1458], seg=seg), 0x0800))
     with open(sys.argv[1], "wb") as out:
         out.write(struct.pack("<IHHiIII", 0xA1B2C3D4, 2, 4, 0, 0, 65535, 1))   # pcap, Ethernet
         n = 0
