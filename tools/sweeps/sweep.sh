@@ -260,6 +260,8 @@ EOF
         if [ ! -f "$cfg" ]; then
             "$CLUSTER" gen "$C" "$P" "$I" -o "$cfg" > /dev/null || exit 1
             [ -z "$YIELD" ] || sed -i "s/yield_us = [0-9]*;/yield_us = $YIELD;/" "$cfg"
+            # The thesis's transport, as the calibrated experiments (IP fragmentation, window 16).
+            sed -i 's/window = [0-9]*;/window = 16;/; s/segmentation = true;/segmentation = false;/' "$cfg"
         fi
         spec=$(knob_spec "$(base_O "$P")" "$k" "$v")
         MGS_DILATE=$DILATE timeout 600 "$CLUSTER" run "$cfg" --policy "$pol" --ini-policy "$pol" --trace summary --knob "$spec" \

@@ -83,7 +83,10 @@ run_water() {
     local C=$1 P=$2 kind=$3 dir=$4 args=(--trace summary)
     [ -n "${5:-}" ] && args+=(--knob "$5")
     "$CLUSTER" gen "$C" "$P" 1 -o "$tmp/c.cfg" > /dev/null || exit 1
-    sed -i "s/yield_us = [0-9]*;/yield_us = $YIELD;/" "$tmp/c.cfg"
+    # The thesis's transport (IP fragmentation, window 16), as experiments.sh.
+    sed -i -e "s/yield_us = [0-9]*;/yield_us = $YIELD;/" -e 's/window = [0-9]*;/window = 16;/' \
+        -e 's/segmentation = true;/segmentation = false;/' "$tmp/c.cfg"
+    grep -q 'segmentation = false;' "$tmp/c.cfg" || die "cannot set stack.segmentation in the generated configuration"
     grep -q "yield_us = $YIELD;" "$tmp/c.cfg" || die "cannot set idle.yield_us in the generated configuration"
     [ "$kind" = fake ] && args=(--inid "$FAKE")
     timeout 600 "$CLUSTER" run "$tmp/c.cfg" --policy static --ini-policy static "${args[@]}" --run-dir "$dir" \

@@ -96,9 +96,17 @@ DILATE=${DILATE:-1}
 [[ $DILATE =~ ^[0-9]+(\.[0-9]+)?$ ]] || die "--dilate: expected a factor >= 1, got '$DILATE'"
 [ -z "$YIELD" ] || [[ $YIELD =~ ^[0-9]+$ ]] || die "--idle-yield: expected microseconds, got '$YIELD'"
 export MGS_DILATE=$DILATE
-# gen_cfg C P I FILE: the generated configuration, with --idle-yield applied
+# thesis_stack FILE: the thesis's transport, IP fragmentation (no transport
+# segments) and a window of 16, which every committed run used; the
+# generated default is segments and a window of 64 (docs/transport.md).
+thesis_stack() {
+    sed -i 's/window = [0-9]*;/window = 16;/; s/segmentation = true;/segmentation = false;/' "$1"
+    grep -q 'window = 16;.*' "$1" && grep -q 'segmentation = false;' "$1" || die "cannot set the thesis's stack in $1"
+}
+# gen_cfg C P I FILE: the generated configuration, the thesis's stack, --idle-yield applied
 gen_cfg() {
     "$CLUSTER" gen "$1" "$2" "$3" -o "$4" > /dev/null || exit 1
+    thesis_stack "$4"
     if [ -n "$YIELD" ]; then
         sed -i "s/yield_us = [0-9]*;/yield_us = $YIELD;/" "$4"
         grep -q "yield_us = $YIELD;" "$4" || die "cannot set idle.yield_us in $4"
