@@ -64,13 +64,20 @@ static enum wire_fate random_fate(struct loop_side *from, uint64_t n, const uint
 static void on_a(uint64_t frame, enum wire_fate f) { a_fates[n_a] = frame; a_what[n_a++] = f; }
 static void on_b(uint64_t frame, enum wire_fate f) { b_fates[n_b] = frame; b_what[n_b++] = f; }
 
-static int setup16(void **state)
+/* Window 16, 16-bit sequence numbers, NAKs, the scripted wire; messages
+ * longer than a frame in segments or not. */
+static int setup_scripted(int segmentation)
 {
     n_a = n_b = 0;
-    loop_segmentation = 0;
+    loop_segmentation = segmentation;
     loop_setup(16, 16, 1);
     loop_a.script = loop_b.script = scripted;
     return 0;
+}
+
+static int setup16(void **state)
+{
+    return setup_scripted(0);
 }
 
 static int teardown(void **state)
@@ -280,21 +287,29 @@ static void inject(uint8_t op, uint8_t conn, uint32_t seq, uint32_t ack, uint32_
     loop_flush(&loop_a);
 }
 
-/* A DATA frame from a with a valid CRC over `payload - 4` zero bytes. */
-static void inject_data(uint8_t conn, uint32_t seq, uint32_t ack, uint32_t payload)
+/* A DATA frame from a: header (with segment flags), a valid CRC, then
+ * len zero bytes of message. */
+static void inject_zeros(uint8_t conn, uint32_t seq, uint32_t ack, uint8_t flags, uint32_t len)
 {
-    static const uint8_t zeros[64];
-    struct pbuf *p = pbuf_alloc(PBUF_TRANSPORT, (u16_t)(6 + payload), PBUF_RAM);
-    struct ini_swp_hdr h = { INI_SWP_DATA, conn, seq, ack, 0 };
+    static const uint8_t zeros[2048];
+    assert_true(len <= sizeof(zeros));
+    struct pbuf *p = pbuf_alloc(PBUF_TRANSPORT, (u16_t)(6 + 4 + len), PBUF_RAM);
+    struct ini_swp_hdr h = { INI_SWP_DATA, conn, seq, ack, flags };
     ini_swp_hdr_write(p->payload, &h, 16);
-    memset((uint8_t *)p->payload + 6, 0, payload);
-    uint32_t crc = ini_crc32c(0, zeros, payload - 4);
+    memset((uint8_t *)p->payload + 6, 0, 4 + len);
+    uint32_t crc = ini_crc32c(0, zeros, len);
     memcpy((uint8_t *)p->payload + 6, &crc, 4);
     ip_addr_t dst;
     ip_addr_set_ip4_u32(&dst, loop_cfg.inis[1].ip);
     udp_sendto(loop_a.swp.pcb, p, &dst, INI_UDP_PORT);
     pbuf_free(p);
     loop_flush(&loop_a);
+}
+
+/* A whole message of `payload - 4` zero bytes (payload counts the CRC). */
+static void inject_data(uint8_t conn, uint32_t seq, uint32_t ack, uint32_t payload)
+{
+    inject_zeros(conn, seq, ack, 0, payload - 4);
 }
 
 static void test_bad_header_fields(void **state)
@@ -517,11 +532,7 @@ static void test_mac_old_epoch_refused(void **state)
 
 static int setup_seg(void **state)
 {
-    n_a = n_b = 0;
-    loop_segmentation = 1;
-    loop_setup(16, 16, 1);
-    loop_a.script = loop_b.script = scripted;
-    return 0;
+    return setup_scripted(1);
 }
 
 static int teardown_seg(void **state)
@@ -712,21 +723,10 @@ static void test_seg_refused_delivery(void **state)
     assert_int_equal(loop_mbufs_in_use(), idle);
 }
 
-/* A frame that sends a segment of data with valid CRC. */
+/* A segment of connection 0 with `payload` zero bytes and a valid CRC. */
 static void inject_seg(uint8_t flags, uint32_t seq, uint32_t payload)
 {
-    static const uint8_t zeros[2048];
-    struct pbuf *p = pbuf_alloc(PBUF_TRANSPORT, (u16_t)(10 + payload), PBUF_RAM);
-    struct ini_swp_hdr h = { INI_SWP_DATA, 0, seq, 0, flags };
-    ini_swp_hdr_write(p->payload, &h, 16);
-    memset((uint8_t *)p->payload + 6, 0, 4 + payload);
-    uint32_t crc = ini_crc32c(0, zeros, payload);
-    memcpy((uint8_t *)p->payload + 6, &crc, 4);
-    ip_addr_t dst;
-    ip_addr_set_ip4_u32(&dst, loop_cfg.inis[1].ip);
-    udp_sendto(loop_a.swp.pcb, p, &dst, INI_UDP_PORT);
-    pbuf_free(p);
-    loop_flush(&loop_a);
+    inject_zeros(0, seq, 0, flags, payload);
 }
 
 /* Segments out of place are dropped and counted, with the message they

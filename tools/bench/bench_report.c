@@ -28,6 +28,33 @@ static double gbps(uint32_t size, double ns)
     return ns > 0 ? (double)size * 8.0 / ns : 0;
 }
 
+static double flood_cell(const struct layer_result *r, const struct bench_params *p, int i)
+{
+    (void)p;
+    return r->flood[i].med > 0 ? 1e3 / r->flood[i].med : 0;
+}
+
+static double bw_cell(const struct layer_result *r, const struct bench_params *p, int i)
+{
+    return gbps(p->sizes[i], r->size_ns[i].med);
+}
+
+/* One row per layer that ran: its name, then n cells in fmt. */
+static void layer_rows(FILE *f, const struct bench_setup *s, const struct layer_result *res, int n,
+                       double (*cell)(const struct layer_result *, const struct bench_params *, int),
+                       const char *fmt)
+{
+    for (int l = 0; l < L_COUNT; l++) {
+        const struct layer_result *r = &res[l];
+        if (!s->layers_on[l] || !r->ok)
+            continue;
+        fprintf(f, "%-19s", bench_layer_names[l]);
+        for (int i = 0; i < n; i++)
+            fprintf(f, fmt, cell(r, &s->p, i));
+        fprintf(f, "\n");
+    }
+}
+
 /* The INI against the peers measured in the same run: the reliable
  * transport's and the whole path's figures over each peer's (RTT: below
  * 1 is faster; rate and Gbit/s: above 1 is faster). */
@@ -119,28 +146,12 @@ static void table(FILE *f, const struct bench_setup *s, const struct layer_resul
     for (int i = 0; i < p->n_depths; i++)
         fprintf(f, " %7s%-3d", "q=", p->depths[i]);
     fprintf(f, "\n");
-    for (int l = 0; l < L_COUNT; l++) {
-        const struct layer_result *r = &res[l];
-        if (!s->layers_on[l] || !r->ok)
-            continue;
-        fprintf(f, "%-19s", bench_layer_names[l]);
-        for (int i = 0; i < p->n_depths; i++)
-            fprintf(f, " %10.3f", r->flood[i].med > 0 ? 1e3 / r->flood[i].med : 0);
-        fprintf(f, "\n");
-    }
+    layer_rows(f, s, res, p->n_depths, flood_cell, " %10.3f");
     fprintf(f, "\nbandwidth at depth %d: Gbit/s (median) by message size, bytes\n%-19s", p->bw_depth, "layer");
     for (int i = 0; i < p->n_sizes; i++)
         fprintf(f, " %7u", p->sizes[i]);
     fprintf(f, "\n");
-    for (int l = 0; l < L_COUNT; l++) {
-        const struct layer_result *r = &res[l];
-        if (!s->layers_on[l] || !r->ok)
-            continue;
-        fprintf(f, "%-19s", bench_layer_names[l]);
-        for (int i = 0; i < p->n_sizes; i++)
-            fprintf(f, " %7.2f", gbps(p->sizes[i], r->size_ns[i].med));
-        fprintf(f, "\n");
-    }
+    layer_rows(f, s, res, p->n_sizes, bw_cell, " %7.2f");
     fprintf(f, "\nother figures (medians)\n%-19s %12s %12s %8s %8s %9s %10s\n", "layer", "send call us",
             "g(q=1) us", "best q", "retx", "seconds", "preempt/s");
     int busy = 0;
