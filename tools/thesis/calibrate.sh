@@ -3,7 +3,7 @@
 # they carried in the thesis (issue 13, point 2), and writes the file
 # tools/thesis/experiments.sh --calibration reads.
 #
-#   tools/thesis/calibrate.sh [--sizes 1,2,4,8] [--reps 3] [--nmol 343] [--steps 2] [--out FILE]
+#   tools/thesis/calibrate.sh [--sizes 1,2,4,8] [--reps 5] [--nmol 343] [--steps 2] [--out FILE]
 #                             [--knob SPEC] [--no-verify] [--dilate K] [--idle-yield US]
 #
 # The thesis's demand ratio at cluster size c, one INI per cluster:
@@ -47,7 +47,7 @@ cd "$(dirname "$0")/../.."
 ROOT=$PWD
 CMDLINE="tools/thesis/calibrate.sh $*"
 die() { echo "calibrate: $*" >&2; exit 2; }
-SIZES=1,2,4,8 REPS=3 NMOL=343 NSTEP=2 OUT= KNOB=O_mode=sleep,O_dist=exp VERIFY=1 DILATE=300 YIELD=0
+SIZES=1,2,4,8 REPS=5 NMOL=343 NSTEP=2 OUT= KNOB=O_mode=sleep,O_dist=exp VERIFY=1 DILATE=300 YIELD=0
 while [ $# -gt 0 ]; do
     case $1 in
     --sizes) SIZES=${2:?}; shift ;;
