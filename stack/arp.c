@@ -97,6 +97,8 @@ int ini_arp_input(struct ini_netif *nf, struct rte_mbuf *m)
      * configured MAC). */
     if (ini_netif_learn_peer(nf, spa, a->sha, txq) == 0)
         nf->arp.stats.arp_learned++;
+    else if (!ini_netif_find_peer(nf, spa))
+        nf->arp.stats.arp_not_learned++;   /* INI_PEER_LEARNED_MAX reached: answered, not kept */
     if (op == ARP_OP_REQUEST) {
         nf->arp.stats.arp_requests_in++;
         uint8_t sha[6];

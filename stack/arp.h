@@ -38,7 +38,7 @@ struct ini_netif;
 /* ARP's counters, one list (X(name) per counter): fields and the
  * counters file come from it. */
 #define INI_ARP_COUNTERS(X) X(arp_requests_in) X(arp_replies_in) X(arp_replies_out) \
-    X(arp_requests_out) X(arp_learned) X(arp_ignored) X(icmp_echo_replies)
+    X(arp_requests_out) X(arp_learned) X(arp_not_learned) X(arp_ignored) X(icmp_echo_replies)
 
 struct ini_arp_stats {
 #define INI_ARP_FIELD(name) uint64_t name;

@@ -521,10 +521,11 @@ int ini_netif_learn_peer(struct ini_netif *nf, uint32_t ip, const uint8_t mac[6]
     if (s && !s->learned)
         return -1;                   /* the configuration's word stands */
     if (!s) {
-        if (ini_netif_add_peer(nf, ip, mac, txq) < 0)
+        if (nf->n_learned >= INI_PEER_LEARNED_MAX || ini_netif_add_peer(nf, ip, mac, txq) < 0)
             return -1;
         s = peer_lookup(nf, ip);
         s->learned = 1;
+        nf->n_learned++;
     }
     memcpy(s->mac, mac, 6);
     s->txq = (uint16_t)txq;

@@ -53,6 +53,11 @@
 #define INI_NETIF_BURST     32
 #define INI_NETIF_BACKLOG   256      /* frames a full port made wait, per queue */
 #define INI_PEER_HASH       512      /* power of two, > 2 x peers */
+/* Hosts that ARP may add beside the configured peers.  Learned hosts are
+ * only ever answered (ARP, ping); the bound keeps a LAN of strangers, or
+ * one forging sender addresses, from filling the table the configured
+ * peers need (INI_MAX_INIS 128 + 64 < INI_PEER_HASH / 2). */
+#define INI_PEER_LEARNED_MAX 64
 #define INI_ETHERTYPE_IPV4  0x0800
 
 struct ini_netif;
@@ -131,6 +136,7 @@ struct ini_netif {
     int n_txqs;
     struct ini_txq txqs[INI_NETIF_MAX_PORTS];
     struct ini_peer_slot peers[INI_PEER_HASH];
+    int n_learned;                     /* slots ARP added (at most INI_PEER_LEARNED_MAX) */
     /* The frame lwIP is processing inside ini_netif_input, as lwIP's own
      * ip_current_netif(): lwIP's input functions take no argument of ours,
      * so the transport's receive callback reads it here
@@ -202,8 +208,9 @@ void ini_netif_timers(struct ini_netif *nf);
 int ini_netif_flush(struct ini_netif *nf);
 
 /* For stack/arp.c: the peer entry of ip (network order) or NULL; learns
- * (or updates) a neighbour that is not a static peer (-1 if the table is
- * full or ip is static); the queue of DPDK port `port` (0 if none);
+ * (or updates) a neighbour that is not a static peer (-1 if ip is static,
+ * the table is full, or INI_PEER_LEARNED_MAX hosts are learned already:
+ * the first ones stay, a new sender is not remembered); the queue of DPDK port `port` (0 if none);
  * queues a complete frame on queue txq (the netif owns m from here). */
 struct ini_peer_slot *ini_netif_find_peer(struct ini_netif *nf, uint32_t ip);
 int ini_netif_learn_peer(struct ini_netif *nf, uint32_t ip, const uint8_t mac[6], int txq);

@@ -360,6 +360,46 @@ static uint16_t sum16(const uint8_t *p, int len)
     return (uint16_t)~s;
 }
 
+/* A flood of ARP requests from ever new sender addresses: every one is
+ * answered, the first INI_PEER_LEARNED_MAX senders are learned and no
+ * more, and the configured peer and the transport still work. */
+static void test_arp_learn_bound(void **state)
+{
+    ini_xmit_fn wire = loop_a.nf.xmit;
+    loop_a.nf.xmit = capture_xmit;
+    uint32_t a_ip = ip4_addr_get_u32(netif_ip4_addr(&loop_a.nf.netif));
+    static const uint8_t broadcast[6] = { 0xff, 0xff, 0xff, 0xff, 0xff, 0xff };
+    const int senders = 4 * INI_PEER_LEARNED_MAX;
+    for (int i = 0; i < senders; i++) {
+        uint8_t arp[28] = { 0, 1, 8, 0, 6, 4, 0, 1 };
+        uint8_t mac[6] = { 0x02, 0xbb, 0, 0, (uint8_t)(i >> 8), (uint8_t)i };
+        uint8_t ip[4] = { 10, 9, (uint8_t)(i >> 8), (uint8_t)(i + 1) };
+        memcpy(arp + 8, mac, 6);
+        memcpy(arp + 14, ip, 4);
+        memcpy(arp + 24, &a_ip, 4);
+        input_from_host(broadcast, 0x0806, arp, sizeof arp);
+        ini_netif_flush(&loop_a.nf);
+        assert_int_equal(n_captured, 1);                        /* answered */
+        free_captured();
+    }
+    assert_int_equal(loop_a.nf.arp.stats.arp_requests_in, senders);
+    assert_int_equal(loop_a.nf.arp.stats.arp_learned, INI_PEER_LEARNED_MAX);
+    assert_int_equal(loop_a.nf.arp.stats.arp_not_learned, senders - INI_PEER_LEARNED_MAX);
+    assert_int_equal(loop_a.nf.n_learned, INI_PEER_LEARNED_MAX);
+    uint8_t first[4] = { 10, 9, 0, 1 }, last[4] = { 10, 9, (uint8_t)((senders - 1) >> 8), (uint8_t)senders };
+    uint32_t f_ip, l_ip;
+    memcpy(&f_ip, first, 4);
+    memcpy(&l_ip, last, 4);
+    assert_non_null(ini_netif_find_peer(&loop_a.nf, f_ip));    /* the first ones stay */
+    assert_null(ini_netif_find_peer(&loop_a.nf, l_ip));        /* a late one is not kept */
+    uint32_t b_ip = ip4_addr_get_u32(netif_ip4_addr(&loop_b.nf.netif));
+    assert_memory_equal(ini_netif_find_peer(&loop_a.nf, b_ip)->mac, loop_b.nf.mac, 6);
+    loop_a.nf.xmit = wire;
+    assert_int_equal(loop_send(&loop_a, 0, 3000), 0);         /* the peer still gets messages */
+    loop_run(1000000, 3);
+    assert_int_equal(loop_b.n_got, 1);
+}
+
 /* The INI answers an ARP request for its address, learns the asker, and
  * then answers its ICMP echo request with an echo reply to its MAC. */
 static void test_arp_and_ping(void **state)
@@ -624,6 +664,7 @@ int main(void)
         cmocka_unit_test_setup_teardown(test_backlog_overflow_drops_and_recovers, setup, teardown),
         cmocka_unit_test_setup_teardown(test_unsent_tx_buffer_freed, setup, teardown),
         cmocka_unit_test_setup_teardown(test_arp_and_ping, setup, teardown),
+        cmocka_unit_test_setup_teardown(test_arp_learn_bound, setup, teardown),
         cmocka_unit_test(test_crc32c_known_value),
         cmocka_unit_test_setup_teardown(test_runt_and_not_ip_counted, setup, teardown),
         cmocka_unit_test_setup_teardown(test_reassembly_timeout_counted, setup, teardown),
