@@ -405,13 +405,19 @@ static const uint8_t key[INI_SWP_KEY_LEN] = { 1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11,
                                              18, 19, 20, 21, 22, 23, 24, 25, 26, 27, 28, 29, 30, 31, 32 };
 static const uint8_t epoch1[INI_SWP_EPOCH_LEN] = { 0xe1 }, epoch2[INI_SWP_EPOCH_LEN] = { 0xe2 };
 
-static int setup_keyed(void **state)
+/* setup_scripted's with a key and the same epoch on both sides. */
+static int setup_keyed_scripted(int segmentation)
 {
     n_a = n_b = 0;
-    loop_segmentation = 0;
+    loop_segmentation = segmentation;
     loop_setup_keyed(16, 16, 1, key, epoch1, epoch1);
     loop_a.script = loop_b.script = scripted;
     return 0;
+}
+
+static int setup_keyed(void **state)
+{
+    return setup_keyed_scripted(0);
 }
 
 /* Recorded frames from a, to be replayed. */
@@ -764,11 +770,7 @@ static void test_seg_random_mix(void **state)
 
 static int setup_seg_keyed(void **state)
 {
-    n_a = n_b = 0;
-    loop_segmentation = 1;
-    loop_setup_keyed(16, 16, 1, key, epoch1, epoch1);
-    loop_a.script = loop_b.script = scripted;
-    return 0;
+    return setup_keyed_scripted(1);
 }
 
 /* With a MAC on every segment. */

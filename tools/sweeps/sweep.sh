@@ -119,14 +119,13 @@ if [ $WATER = 1 ]; then
         done
     fi
 fi
-# The calibration's regime ('#@ dilate=K yield_us=US', calibrate.sh): Water
-# runs with the same dilation and idle yield, or its O means nothing.
+# The calibration's regime (tools/thesis/regime.sh): Water runs with the
+# same dilation and idle yield, or its O means nothing.
+. "$ROOT/tools/thesis/regime.sh"
 DILATE=1 YIELD=
 if [ -n "$CALIB" ]; then
-    at=$(sed -n 's/^#@ //p' "$CALIB")
-    d_=$(sed -n 's/.*dilate=\([0-9.]*\).*/\1/p' <<< "$at") y_=$(sed -n 's/.*yield_us=\([0-9]*\).*/\1/p' <<< "$at")
-    [ -n "$d_" ] && DILATE=$d_
-    YIELD=$y_
+    regime_read "$CALIB"
+    DILATE=${REGIME_DILATE:-1} YIELD=$REGIME_YIELD
 fi
 base_O() {  # cluster size -> calibrated O (us)
     if [ -n "$CALIB" ]; then awk -v c="$1" '!/^[ \t]*#/ && $1 == c {print $2; exit}' "$CALIB"; else echo $FALLBACK_O; fi
@@ -259,9 +258,7 @@ EOF
         cfg=$tmp/$C-$P-$I.cfg
         if [ ! -f "$cfg" ]; then
             "$CLUSTER" gen "$C" "$P" "$I" -o "$cfg" > /dev/null || exit 1
-            [ -z "$YIELD" ] || sed -i "s/yield_us = [0-9]*;/yield_us = $YIELD;/" "$cfg"
-            # The thesis's transport, as the calibrated experiments (IP fragmentation, window 16).
-            sed -i 's/window = [0-9]*;/window = 16;/; s/segmentation = true;/segmentation = false;/' "$cfg"
+            regime_config "$cfg" "$YIELD" || exit 2
         fi
         spec=$(knob_spec "$(base_O "$P")" "$k" "$v")
         MGS_DILATE=$DILATE timeout 600 "$CLUSTER" run "$cfg" --policy "$pol" --ini-policy "$pol" --trace summary --knob "$spec" \

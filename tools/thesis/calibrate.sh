@@ -68,6 +68,7 @@ done
 [[ $DILATE =~ ^[0-9]+(\.[0-9]+)?$ ]] || die "--dilate: expected a factor >= 1, got '$DILATE'"
 [[ $YIELD =~ ^[0-9]+$ ]] || die "--idle-yield: expected microseconds, got '$YIELD'"
 export MGS_DILATE=$DILATE
+. "$ROOT/tools/thesis/regime.sh"
 for c in ${SIZES//,/ }; do case $c in 1|2|4|8) ;; *) die "--sizes: $c is not 1, 2, 4 or 8 (the thesis's sizes)" ;; esac; done
 [ -n "$OUT" ] || { mkdir -p runs; OUT=runs/calibration-$(date +%Y%m%d-%H%M%S).txt; }
 CLUSTER=$ROOT/build/bin/ini-cluster TRACE=$ROOT/build/bin/ini-trace
@@ -83,11 +84,7 @@ run_water() {
     local C=$1 P=$2 kind=$3 dir=$4 args=(--trace summary)
     [ -n "${5:-}" ] && args+=(--knob "$5")
     "$CLUSTER" gen "$C" "$P" 1 -o "$tmp/c.cfg" > /dev/null || exit 1
-    # The thesis's transport (IP fragmentation, window 16), as experiments.sh.
-    sed -i -e "s/yield_us = [0-9]*;/yield_us = $YIELD;/" -e 's/window = [0-9]*;/window = 16;/' \
-        -e 's/segmentation = true;/segmentation = false;/' "$tmp/c.cfg"
-    grep -q 'segmentation = false;' "$tmp/c.cfg" || die "cannot set stack.segmentation in the generated configuration"
-    grep -q "yield_us = $YIELD;" "$tmp/c.cfg" || die "cannot set idle.yield_us in the generated configuration"
+    regime_config "$tmp/c.cfg" "$YIELD" || exit 2
     [ "$kind" = fake ] && args=(--inid "$FAKE")
     timeout 600 "$CLUSTER" run "$tmp/c.cfg" --policy static --ini-policy static "${args[@]}" --run-dir "$dir" \
         --timeout 500 -- "$TIMED" "$WATER" --mgs --random "$RANDOM_IN" < "$tmp/water.in" > "$tmp/log" 2>&1 &&

@@ -81,36 +81,25 @@ if [ -n "$CALIB" ]; then
     bad=$(awk '!/^[ \t]*(#|$)/ && !($1 ~ /^[0-9]+$/ && $2 ~ /^[0-9]+(\.[0-9]*)?$/) {print FILENAME ":" NR ": expected SIZE O_US"; exit}' "$CALIB")
     [ -z "$bad" ] || die "--calibration: $bad"
 fi
-# Dilation and idle yield: the calibration's ('#@ dilate=K yield_us=US'),
-# which a run must use to be in the regime the calibration measured.
+# Dilation and idle yield: the calibration's, which a run must use to be in
+# the regime the calibration measured (tools/thesis/regime.sh).
+. "$ROOT/tools/thesis/regime.sh"
 if [ -n "$CALIB" ]; then
-    at=$(sed -n 's/^#@ //p' "$CALIB")
-    cd_=$(sed -n 's/.*dilate=\([0-9.]*\).*/\1/p' <<< "$at") cy_=$(sed -n 's/.*yield_us=\([0-9]*\).*/\1/p' <<< "$at")
-    if [ -n "$cd_" ]; then
-        [ -z "$DILATE" ] || [ "$DILATE" = "$cd_" ] || die "--dilate $DILATE: $CALIB was measured with dilate=$cd_"
-        [ -z "$YIELD" ] || [ "$YIELD" = "$cy_" ] || die "--idle-yield $YIELD: $CALIB was measured with yield_us=$cy_"
-        DILATE=$cd_ YIELD=$cy_
+    regime_read "$CALIB"
+    if [ -n "$REGIME_DILATE" ]; then
+        [ -z "$DILATE" ] || [ "$DILATE" = "$REGIME_DILATE" ] || die "--dilate $DILATE: $CALIB was measured with dilate=$REGIME_DILATE"
+        [ -z "$YIELD" ] || [ "$YIELD" = "$REGIME_YIELD" ] || die "--idle-yield $YIELD: $CALIB was measured with yield_us=$REGIME_YIELD"
+        DILATE=$REGIME_DILATE YIELD=$REGIME_YIELD
     fi
 fi
 DILATE=${DILATE:-1}
 [[ $DILATE =~ ^[0-9]+(\.[0-9]+)?$ ]] || die "--dilate: expected a factor >= 1, got '$DILATE'"
 [ -z "$YIELD" ] || [[ $YIELD =~ ^[0-9]+$ ]] || die "--idle-yield: expected microseconds, got '$YIELD'"
 export MGS_DILATE=$DILATE
-# thesis_stack FILE: the thesis's transport, IP fragmentation (no transport
-# segments) and a window of 16, which every committed run used; the
-# generated default is segments and a window of 64 (docs/transport.md).
-thesis_stack() {
-    sed -i 's/window = [0-9]*;/window = 16;/; s/segmentation = true;/segmentation = false;/' "$1"
-    grep -q 'window = 16;.*' "$1" && grep -q 'segmentation = false;' "$1" || die "cannot set the thesis's stack in $1"
-}
-# gen_cfg C P I FILE: the generated configuration, the thesis's stack, --idle-yield applied
+# gen_cfg C P I FILE: the generated configuration in the regime
 gen_cfg() {
     "$CLUSTER" gen "$1" "$2" "$3" -o "$4" > /dev/null || exit 1
-    thesis_stack "$4"
-    if [ -n "$YIELD" ]; then
-        sed -i "s/yield_us = [0-9]*;/yield_us = $YIELD;/" "$4"
-        grep -q "yield_us = $YIELD;" "$4" || die "cannot set idle.yield_us in $4"
-    fi
+    regime_config "$4" "$YIELD" || exit 2
 }
 case ",$KNOB," in *,O=*|*,O_us=*) [ -n "$CALIB" ] && die "--knob sets O and --calibration too: give O in one place" ;; esac
 knob_for() {    # SIZE -> the --knob value for INI runs of that cluster size ("" = none)
