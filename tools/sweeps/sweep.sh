@@ -27,8 +27,8 @@
 # machine is 16+ threads on 2 cores, and a spinning Δo would take the cores
 # from the other nodes, which a node's own processor would not.
 #
-# Output: docs/results/sweeps/ for the full run (every workload, layout,
-# policy and knob, --reps >= 5); any other run writes runs/sweeps-<quick|
+# Output: docs/results/sweeps/ for the full run (every workload, layout and
+# policy, at least seed 000's four knobs Δo, Δg, ΔG, ΔL, --reps >= 5); any other run writes runs/sweeps-<quick|
 # partial>-DATE unless --out is given, and never into docs/results/sweeps.
 # raw/runs.tsv has one line per run; raw/base-*/ keeps the counters of the
 # base runs (mgs-cluster*.json, the ini-trace report, ini-synth's JSON).
@@ -68,8 +68,11 @@ done
 # Knob values (the base, 0, is shared by all knobs of a workload).  Chosen
 # from the base runs' message counts so that the predicted slowdown spans
 # about 1x to 3x (docs/sweeps.md); --values KNOB=... overrides.
-declare -A WV=( [O]="25,50,100,150,200" [overhead]="15,30,60,90,120" [gap]="50,100,200,300,400"
-                [per_byte]="100,200,400,700,1000" [latency]="100,200,400,700,1000" )
+# Water's values are twice the single-run range check's (1x-3x at no
+# dilation): with the calibration's dilation the base run is about 4 times
+# longer, and the same values would move it by less than its spread.
+declare -A WV=( [O]="50,100,200,300,400" [overhead]="30,60,120,180,240" [gap]="100,200,400,600,800"
+                [per_byte]="200,400,800,1400,2000" [latency]="200,400,800,1400,2000" )
 declare -A SV=( [O]="25,50,75,100,125" [overhead]="100,200,400,600,800" [gap]="100,200,300,400,500"
                 [per_byte]="2000,4000,8000,12000,16000" [latency]="250,500,1000,1500,2000" )
 if [ $QUICK = 1 ]; then
@@ -133,7 +136,7 @@ base_O() {  # cluster size -> calibrated O (us)
 
 FULL=0
 if [ $QUICK = 0 ] && [ $WATER = 1 ] && [ $SYNTH = 1 ] && [ "$LAYOUTS" = "2x8:2 4x4:2" ] &&
-   [ "$POLICIES" = "static,round-robin" ] && [ "$KNOBS" = "O,overhead,gap,per_byte,latency" ] &&
+   [ "$POLICIES" = "static,round-robin" ] && [[ ,$KNOBS, == *,overhead,gap,per_byte,latency,* ]] &&
    [ "$REPS" -ge 5 ] && [ ${#VALUES[@]} = 0 ]; then
     FULL=1
 fi
