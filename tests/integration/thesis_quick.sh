@@ -66,6 +66,10 @@ for pol, t in (("static", "table5_3_ini_static"), ("round-robin", "table5_4_ini_
         lo, hi = rng(x[0]["mis sched count rate"])
         if not (0 <= lo <= hi <= 100): bad.append("misrouting %s: count rate %s outside [0, 100%%]" % (pol, x[0]["mis sched count rate"]))
         if not rng(x[0]["mis sched time rate"])[0] >= 0: bad.append("misrouting %s: time rate < 0" % pol)
+        # count rate = blocked x sibling idle, each a share in [0, 100%]
+        b, si = rng(x[0]["blocked"]), rng(x[0]["sibling idle"])
+        if not (0 <= b[0] <= b[1] <= 100 and 0 <= si[0] <= si[1] <= 100 and lo <= b[1] + 1e-9):
+            bad.append("misrouting %s: blocked %s / sibling idle %s out of range or below the count rate" % (pol, x[0]["blocked"], x[0]["sibling idle"]))
     s = rows("table5_%s_sqrt_scaling_%s" % ("8" if pol == "static" else "9", pol))
     sl = [y for y in s if y["clu size"] == "slowdown"]
     if not sl or not float(sl[0]["4"]) > 0: bad.append("sqrt scaling %s: no slowdown" % pol)
