@@ -5,16 +5,20 @@ calibration file.
 
     calibrate.py MEASURED OUT "COMMAND" NMOL NSTEP VERIFY KNOB
 
-MEASURED: lines "SIZE T0_s... | P... | s0_us..."; VERIFY: lines "SIZE s1_us"
-(the service per pass measured with O_c; a missing file: no correction).
+MEASURED: lines "SIZE T0_s... | P... | s0_us..."; VERIFY: lines
+"SIZE s1_us... [| P1...]" (the service per pass and the passes per INI
+measured with O_c, medians taken; a missing file: no correction).
 """
 import datetime, math, os, statistics, sys
 measured, out, cmd, nmol, nstep, verify, knob = sys.argv[1:8]
-s1 = {}
+s1, p1 = {}, {}
 if os.path.exists(verify):
     for l in open(verify):
-        c, v = l.split()
-        s1[int(c)] = float(v)
+        parts = l.split("|")
+        f = parts[0].split()
+        s1[int(f[0])] = statistics.median(float(v) for v in f[1:])
+        if len(parts) > 1 and parts[1].split():
+            p1[int(f[0])] = statistics.median(float(v) for v in parts[1].split())
 # The thesis: table 5.3 (U, 1 INI, static), table 5.5 (static run time,
 # Meg cycles, per INIs per cluster), table 5.8 (slowdown at sqrt(c) INIs).
 U = {1: 0.351, 2: 0.464, 4: 0.579, 8: 0.737}
@@ -53,13 +57,15 @@ for line in open(measured):
     o = max(o, 0.0)
     oc = o
     if c in s1:
-        oc = max(o - (s1[c] - (o + s0)), 0.0)
-        say("  check with O = %.2f us (%s): service per pass s1 = %.2f us, asked %.2f + %.2f = %.2f;"
-            % (o, knob, s1[c], o, s0, o + s0))
-        say("  O' = O - (s1 - (O + s0)) = %.2f - (%.2f - %.2f) = %.2f us" % (o, s1[c], o + s0, oc))
-    rows.append((c, oc, o, s1.get(c, float("nan")), d, t0, p, s0))
-lines.append("# size O_us(corrected)   O_c s1_us D_c T0_c_s P_c s0_us")
+        q = p1.get(c, p)
+        oc = max(d * t0 * 1e6 / q - (s1[c] - o), 0.0)
+        say("  check with O = %.2f us (%s): service per pass s1 = %.2f us (asked %.2f + %.2f = %.2f), P1 = %.0f passes per INI;"
+            % (o, knob, s1[c], o, s0, o + s0, q))
+        say("  O' = D * T0 / P1 - (s1 - O) = %.2f - (%.2f - %.2f) = %.2f us"
+            % (d * t0 * 1e6 / q, s1[c], o, oc))
+    rows.append((c, oc, o, s1.get(c, float("nan")), d, t0, p, s0, p1.get(c, float("nan"))))
+lines.append("# size O_us(corrected)   O_c s1_us D_c T0_c_s P_c s0_us P1")
 for r in rows:
-    lines.append("%d %.2f   %.2f %.2f %.4f %.4f %.0f %.2f" % r)
+    lines.append("%d %.2f   %.2f %.2f %.4f %.4f %.0f %.2f %.0f" % r)
 open(out, "w").write("\n".join(lines) + "\n")
 print("\ncalibrate: wrote %s (use: tools/thesis/experiments.sh --calibration %s --knob O_mode=sleep,O_dist=exp)" % (out, out))
