@@ -135,10 +135,21 @@ def mva_secant(values, cycles):
     return cycles * (rs[1] - rs[0]) / top * 1e-6
 
 
-def predictions(wl, knob, counts, values):
+def uniform_gap(m, base_s, values):
+    """Seed 000's uniform gap model as a slope: no cost while Δg is below
+    the mean interval I between the m messages of the busiest INI, then
+    m (Δg - I); the secant from 0 to the largest value swept."""
+    top = max(values)
+    interval_us = base_s * 1e6 / m
+    return "uniform: m (Δg - I)+, I = %.0f us" % interval_us, m * max(0.0, top - interval_us) / top * 1e-6
+
+
+def predictions(wl, knob, counts, values, base_s=None):
     """[(label, slope in s per unit)], the first one being the prediction."""
     s = SCALE[knob]
     p = []
+    if knob == "gap" and med(counts, "ini_out_max") and base_s and values:
+        gap_uniform = uniform_gap(med(counts, "ini_out_max"), base_s, values)
     if wl.startswith("water"):
         if knob == "overhead":
             if med(counts, "thread_max") is not None:
@@ -148,10 +159,17 @@ def predictions(wl, knob, counts, values):
                 p.append(("2 m, m = mean sent/node", 2 * med(counts, "node_sent_mean") * s))
         elif knob == "gap" and med(counts, "ini_out_max") is not None:
             p.append(("burst: max msgs out of one INI", med(counts, "ini_out_max") * s))
+            if base_s and values:
+                p.append(gap_uniform)
         elif knob == "per_byte" and med(counts, "ini_bytes_max") is not None:
             p.append(("burst: max bytes out of one INI", med(counts, "ini_bytes_max") * s))
         elif knob == "latency" and med(counts, "rt_per_node_max") is not None:
             p.append(("2 x blocking requests per node", 2 * med(counts, "rt_per_node_max") * s))
+            # The upper end: every message the busiest node sends or
+            # receives waits ΔL on its path, one after the other.
+            if med(counts, "node_sent_max") is not None:
+                p.append(("all of a node's messages in series: 2 m, m = max sent/node",
+                          2 * med(counts, "node_sent_max") * s))
         elif knob == "O" and med(counts, "ini_pass_max") is not None:
             p.append(("INI-serial: max passes of one INI", med(counts, "ini_pass_max") * s))
     else:
@@ -163,6 +181,8 @@ def predictions(wl, knob, counts, values):
             p.append(("critical path: 4 cycles + 2 served", med(counts, "synth_path_mean") * s))
         elif knob == "gap" and med(counts, "ini_out_max") is not None:
             p.append(("burst: max msgs out of one INI", med(counts, "ini_out_max") * s))
+            if base_s and values:
+                p.append(gap_uniform)
         elif knob == "per_byte" and med(counts, "ini_bytes_max") is not None:
             p.append(("burst: max bytes out of one INI", med(counts, "ini_bytes_max") * s))
         elif knob == "latency" and med(counts, "synth_cycles_mean") is not None:
@@ -256,7 +276,7 @@ def main(argv):
                 per_value.append({"workload": wl, "knob": knob, "value": v, "runs": len(vy), "runtime_s": m,
                                   "min_s": min(vy), "max_s": max(vy), "slowdown": m / base_mean,
                                   "residual_pct": 100 * (m - (a + b * v)) / (a + b * v)})
-            pred = predictions(wl, knob, counts, [v for v in values if v > 0])
+            pred = predictions(wl, knob, counts, [v for v in values if v > 0], base_mean)
             dat = os.path.join(out, "data", "%s-%s.dat" % (wl.replace(":", "_"), knob))
             with open(dat, "w") as f:
                 for x, y in zip(xs, ys):
@@ -274,8 +294,8 @@ def main(argv):
                 "%.4g" % p0 if p0 is not None else "-", "%.2f" % (b / p0) if p0 else "-",
                 pred[0][0] if pred else "(no counts)"))
             for label, v in pred[1:]:
-                text.append("%-9s %-5s %5s %11s %9s %6s %8s %11.4g %7.2f  %s" % ("", "", "", "", "", "", "", v,
-                                                                             b / v if v else float("nan"), label))
+                text.append("%-9s %-5s %5s %11s %9s %6s %8s %11.4g %7s  %s" % ("", "", "", "", "", "", "", v,
+                                                                           "%.2f" % (b / v) if v else "-", label))
         for f in fits:
             text.append("  %s: " % NAMES[f["knob"]] + "; ".join(
                 "%g -> %.3f s (x%.2f, res %+.1f%%)" % (p["value"], p["runtime_s"], p["slowdown"], p["residual_pct"])
