@@ -75,7 +75,10 @@ def linfit(xs, ys):
     ss_tot = sum((y - my) ** 2 for y in ys)
     ss_res = sum((y - a - b * x) ** 2 for x, y in zip(xs, ys))
     r2 = 1 - ss_res / ss_tot if ss_tot > 0 else 1.0
-    return a, b, r2
+    # Standard error of the slope: two slopes whose 95% intervals
+    # (about b +- 2 se) overlap are not told apart.
+    se = (ss_res / (n - 2) / sxx) ** 0.5 if n > 2 else float("nan")
+    return a, b, r2, se
 
 
 def load_json(path):
@@ -267,7 +270,7 @@ def main(argv):
             fit = linfit(xs, ys)
             if not fit:
                 continue
-            a, b, r2 = fit
+            a, b, r2, se = fit
             values = sorted(set(xs))
             per_value = []
             for v in values:
@@ -282,7 +285,7 @@ def main(argv):
                 for x, y in zip(xs, ys):
                     f.write("%g %.6f\n" % (x, y))
             maxres = max(abs(p["residual_pct"]) for p in per_value)
-            fitrow = {"workload": wl, "knob": knob, "unit": UNITS[knob], "runs": len(pts), "slope_s": b,
+            fitrow = {"workload": wl, "knob": knob, "unit": UNITS[knob], "runs": len(pts), "slope_s": b, "se": se,
                       "intercept": a, "r2": r2, "max_residual_pct": maxres, "base_mean": base_mean,
                       "slowdown_at_max": per_value[-1]["slowdown"], "max_value": values[-1],
                       "pred": pred, "dat": dat}
@@ -293,6 +296,8 @@ def main(argv):
                 NAMES[knob], UNITS[knob], len(pts), b, a, r2, maxres,
                 "%.4g" % p0 if p0 is not None else "-", "%.2f" % (b / p0) if p0 else "-",
                 pred[0][0] if pred else "(no counts)"))
+            text.append("%-9s %-5s %5s %11s  slope's 95%% interval (+- 2 se): %.4g to %.4g" % (
+                "", "", "", "", b - 2 * se, b + 2 * se))
             for label, v in pred[1:]:
                 text.append("%-9s %-5s %5s %11s %9s %6s %8s %11.4g %7s  %s" % ("", "", "", "", "", "", "", v,
                                                                            "%.2f" % (b / v) if v else "-", label))
@@ -307,14 +312,14 @@ def main(argv):
         w = csv.writer(f)
         w.writerow(["workload", "knob", "unit", "runs", "slope_s_per_unit", "intercept_s", "r2",
                     "max_residual_pct", "base_runtime_s", "max_value", "slowdown_at_max",
-                    "predicted_slope", "prediction", "measured_over_predicted", "other_predictions"])
+                    "predicted_slope", "prediction", "measured_over_predicted", "other_predictions", "slope_se"])
         for r in all_fits:
             p0 = r["pred"][0] if r["pred"] else ("", None)
             w.writerow([r["workload"], r["knob"], r["unit"], r["runs"], "%.6g" % r["slope_s"], "%.6g" % r["intercept"],
                         "%.5f" % r["r2"], "%.2f" % r["max_residual_pct"], "%.6g" % r["base_mean"], r["max_value"],
                         "%.4f" % r["slowdown_at_max"], "" if p0[1] is None else "%.6g" % p0[1], p0[0],
                         "" if not p0[1] else "%.4f" % (r["slope_s"] / p0[1]),
-                        "; ".join("%s=%.6g" % (l, v) for l, v in r["pred"][1:])])
+                        "; ".join("%s=%.6g" % (l, v) for l, v in r["pred"][1:]), "%.6g" % r["se"]])
     with open(os.path.join(out, "points.csv"), "w", newline="") as f:
         keys = ["workload", "knob", "value", "runs", "runtime_s", "min_s", "max_s", "slowdown", "residual_pct"]
         w = csv.writer(f)
