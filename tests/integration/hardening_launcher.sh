@@ -148,6 +148,28 @@ else
     fail "setsid background children still running after the run (exit $rc, $n pid files):$left"
 fi
 
+# --- 16b (pid wrap-around). A stale segment whose tag is a dead launcher's
+# small pid, HEX ending in a digit (e.g. 2d3): its first hex digits are the
+# pid of a kernel thread (no command line), which must not keep it alive.
+kt=""
+for p in $(seq 2 200); do
+    [ -r /proc/$p/cmdline ] && [ ! -s /proc/$p/cmdline ] && [ -d /proc/$p ] || continue
+    for d in 3 5 7 9; do
+        cand=$(printf '%x%s' "$p" "$d")
+        kill -0 $((16#$cand)) 2>/dev/null || { kt=$cand; break 2; }
+    done
+done
+if [ -n "$kt" ]; then
+    : > "/dev/shm/ini-$kt-c0"
+    $L cleanup > "$TMP/r16b.out" 2>&1
+    if [ ! -e "/dev/shm/ini-$kt-c0" ]; then
+        ok "stale segment of tag $kt (pid 0x$kt dead, 0x${kt%?} a kernel thread) removed by cleanup"
+    else
+        fail "stale segment of tag $kt kept: $(cat "$TMP/r16b.out")"
+        rm -f "/dev/shm/ini-$kt-c0"
+    fi
+fi
+
 # --- 16 (af_packet). SIGKILL of the launcher leaves its network
 # namespaces; the next launcher (here: ini-cluster cleanup, then a run)
 # removes those of dead launchers and leaves a live run's alone.

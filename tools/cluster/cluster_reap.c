@@ -108,12 +108,23 @@ static int tag_of(const char *name, const char *prefix, char *tag, size_t len)
     return 0;
 }
 
-/* Any live process under the tag's pid counts: a launcher, or another
- * tool that named segments after its pid.  A reused pid only delays the
- * cleanup; it never removes what a live process uses. */
+/* Any live user process under the tag's pid counts: a launcher, or
+ * another tool that named segments after its pid.  A reused pid only
+ * delays the cleanup; it never removes what a live process uses.  Kernel
+ * threads (an empty command line) do not count: they hold the low pids
+ * that a wrapped-around pid counter hands to launchers again. */
 static int is_launcher(pid_t pid)
 {
-    return process_alive(pid);
+    if (!process_alive(pid))
+        return 0;
+    char path[64], c = 0;
+    snprintf(path, sizeof path, "/proc/%d/cmdline", (int)pid);
+    FILE *f = fopen(path, "r");
+    if (!f)
+        return 1;               /* cannot tell: keep the run */
+    size_t got = fread(&c, 1, 1, f);
+    fclose(f);
+    return got == 1;
 }
 
 /* Some live process has `--tag TAG` on its command line (a daemon). */
@@ -142,7 +153,9 @@ static int tag_alive(const char *tag)
     if (*end == 0 && pid > 0 && pid < 1u << 22 && is_launcher((pid_t)pid))
         return 1;
     size_t n = strlen(tag);
-    if (n > 1) {                /* HEX plus a letter: the letter may also be a hex digit */
+    /* HEX plus a suffix letter a-z (pick_tag); a tag ending in a digit has
+     * none, and its prefix is not a pid (tag 2d3 is pid 0x2d3, never 0x2d). */
+    if (n > 1 && tag[n - 1] >= 'a' && tag[n - 1] <= 'z') {
         char prefix[TAG_LEN];
         snprintf(prefix, sizeof prefix, "%.*s", (int)(n - 1), tag);
         pid = strtoul(prefix, &end, 16);
