@@ -28,8 +28,9 @@
 # from the other nodes, which a node's own processor would not.
 #
 # Output: docs/results/sweeps/ for the full run (every workload, layout and
-# policy, at least seed 000's four knobs Δo, Δg, ΔG, ΔL, --reps >= 5); any other run writes runs/sweeps-<quick|
-# partial>-DATE unless --out is given, and never into docs/results/sweeps.
+# policy, at least seed 000's four knobs Δo, Δg, ΔG, ΔL, --reps >= 5); any
+# other run writes runs/sweeps-<quick|partial>-DATE unless --out is given,
+# and never into docs/results/sweeps.
 # raw/runs.tsv has one line per run; raw/base-*/ keeps the counters of the
 # base runs (mgs-cluster*.json, the ini-trace report, ini-synth's JSON).
 # Exit status 0, 1 when runs failed, 2 on bad arguments.

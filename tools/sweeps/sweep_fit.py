@@ -151,8 +151,16 @@ def predictions(wl, knob, counts, values, base_s=None):
     """[(label, slope in s per unit)], the first one being the prediction."""
     s = SCALE[knob]
     p = []
-    if knob == "gap" and med(counts, "ini_out_max") and base_s and values:
-        gap_uniform = uniform_gap(med(counts, "ini_out_max"), base_s, values)
+    # Gap and per-byte gap act at the INI, the same for both workloads.
+    if knob == "gap" and med(counts, "ini_out_max") is not None:
+        m = med(counts, "ini_out_max")
+        p.append(("burst: max msgs out of one INI", m * s))
+        if m > 0 and base_s and values:
+            p.append(uniform_gap(m, base_s, values))
+        return p
+    if knob == "per_byte" and med(counts, "ini_bytes_max") is not None:
+        p.append(("burst: max bytes out of one INI", med(counts, "ini_bytes_max") * s))
+        return p
     if wl.startswith("water"):
         if knob == "overhead":
             if med(counts, "thread_max") is not None:
@@ -160,12 +168,6 @@ def predictions(wl, knob, counts, values, base_s=None):
             if med(counts, "node_sent_max") is not None:
                 p.append(("seed 000: 2 m, m = max sent/node", 2 * med(counts, "node_sent_max") * s))
                 p.append(("2 m, m = mean sent/node", 2 * med(counts, "node_sent_mean") * s))
-        elif knob == "gap" and med(counts, "ini_out_max") is not None:
-            p.append(("burst: max msgs out of one INI", med(counts, "ini_out_max") * s))
-            if base_s and values:
-                p.append(gap_uniform)
-        elif knob == "per_byte" and med(counts, "ini_bytes_max") is not None:
-            p.append(("burst: max bytes out of one INI", med(counts, "ini_bytes_max") * s))
         elif knob == "latency" and med(counts, "rt_per_node_max") is not None:
             p.append(("2 x blocking requests per node", 2 * med(counts, "rt_per_node_max") * s))
             # The upper end: every message the busiest node sends or
@@ -182,12 +184,6 @@ def predictions(wl, knob, counts, values, base_s=None):
             # and reply, receive) and the node serves others' requests
             # (2 Δo each) when they interrupt its compute: the upper end.
             p.append(("critical path: 4 cycles + 2 served", med(counts, "synth_path_mean") * s))
-        elif knob == "gap" and med(counts, "ini_out_max") is not None:
-            p.append(("burst: max msgs out of one INI", med(counts, "ini_out_max") * s))
-            if base_s and values:
-                p.append(gap_uniform)
-        elif knob == "per_byte" and med(counts, "ini_bytes_max") is not None:
-            p.append(("burst: max bytes out of one INI", med(counts, "ini_bytes_max") * s))
         elif knob == "latency" and med(counts, "synth_cycles_mean") is not None:
             p.append(("2 x cycles per node", 2 * med(counts, "synth_cycles_mean") * s))
         elif knob == "O" and med(counts, "synth_cycles_mean") is not None:
@@ -296,11 +292,11 @@ def main(argv):
                 NAMES[knob], UNITS[knob], len(pts), b, a, r2, maxres,
                 "%.4g" % p0 if p0 is not None else "-", "%.2f" % (b / p0) if p0 else "-",
                 pred[0][0] if pred else "(no counts)"))
-            text.append("%-9s %-5s %5s %11s  slope's 95%% interval (+- 2 se): %.4g to %.4g" % (
-                "", "", "", "", b - 2 * se, b + 2 * se))
             for label, v in pred[1:]:
                 text.append("%-9s %-5s %5s %11s %9s %6s %8s %11.4g %7s  %s" % ("", "", "", "", "", "", "", v,
                                                                            "%.2f" % (b / v) if v else "-", label))
+            text.append("%-9s %-5s %5s %11s  slope's 95%% interval (+- 2 se): %.4g to %.4g" % (
+                "", "", "", "", b - 2 * se, b + 2 * se))
         for f in fits:
             text.append("  %s: " % NAMES[f["knob"]] + "; ".join(
                 "%g -> %.3f s (x%.2f, res %+.1f%%)" % (p["value"], p["runtime_s"], p["slowdown"], p["residual_pct"])

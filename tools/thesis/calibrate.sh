@@ -35,7 +35,7 @@
 #       wake-up latency, more on a busy machine);
 #   P1  the passes per INI: MGS sends fewer messages when they are slow
 #       (clusters of 2 and 4: about a fifth fewer at the O of the first
-#       step, measured on the committed K = 300 run), so O = 0's P_c
+#       step; docs/results/thesis-k300-first), so O = 0's P_c
 #       undercounts the time each must take.
 # and corrects O once for both, keeping the INI's demand D_c * T0_c:
 #     O'_c = D_c * T0_c / P1 - (s1 - O_c)      (clamped at 0)
