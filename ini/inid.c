@@ -166,6 +166,12 @@ static int eal_init(struct inid *d, int argc, char **argv, int extra)
         ADD("--no-shconf");
     /* Telemetry stays on: inid serves /ini/... commands on its socket in
      * /var/run/dpdk/ini-TAG-ID (inid_telemetry.c). */
+    /* memif's connection messages (connected, disconnect received and its
+     * reason): a link that never comes up says why in the daemon's log.
+     * Before the catch-all: a driver loaded later takes the level of the
+     * last-given pattern first in EAL's list, which is the first given. */
+    if (d->cfg.net_mode == INI_NET_MEMIF)
+        ADD("--log-level=pmd.net.memif:info");
     ADD("--log-level=*:warning");
     long cores = sysconf(_SC_NPROCESSORS_ONLN);
     if (d->me->core >= 0 && d->me->core < cores)

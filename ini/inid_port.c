@@ -244,8 +244,16 @@ int inid_ports_wait_up(struct inid *d, int timeout_ms)
             return 0;
         uint64_t now = ms_now();
         if (now - start > (uint64_t)timeout_ms || d->stop) {
-            fprintf(stderr, "inid %d: %d of %d links still down after %d ms\n", d->me->id, down,
-                    d->n_ports, timeout_ms);
+            char peers[256] = "";
+            size_t len = 0;
+            for (int k = 0; k < d->n_ports && len < sizeof(peers) - 8; k++) {
+                struct rte_eth_link link;
+                rte_eth_link_get_nowait(d->ports[k], &link);
+                if (link.link_status != RTE_ETH_LINK_UP)
+                    len += (size_t)snprintf(peers + len, sizeof(peers) - len, " %d", d->port_peer[k]);
+            }
+            fprintf(stderr, "inid %d: %d of %d links still down after %d ms (peer INIs:%s)\n", d->me->id,
+                    down, d->n_ports, timeout_ms, peers);
             return -1;
         }
         /* A memif client whose server was not listening yet does not retry

@@ -35,6 +35,8 @@ def t_at(c, x):
 lines = []
 say = lambda s="": (print(s), lines.append("# " + s if s else "#"))
 say("O calibration, made by: %s on %s (Water %s molecules, %s steps, O = 0)" % (cmd, datetime.date.today(), nmol, nstep))
+cpu = next((l.split(":", 1)[1].strip() for l in open("/proc/cpuinfo") if l.startswith("model name")), "unknown")
+say("machine: %s, %d cores (the O below holds on this CPU model only: rerun on another)" % (cpu, os.cpu_count() or 0))
 say("D_c = U_c * T_c / T0thesis_c;  O_c = D_c * T0_c / P_c - s0   (see tools/thesis/calibrate.sh)")
 rows = []
 for line in open(measured):

@@ -134,6 +134,9 @@ fi
 CLUSTER=$ROOT/build/bin/ini-cluster TRACE=$ROOT/build/bin/ini-trace PING=$ROOT/build/bin/ini-ping
 WATER=$ROOT/build/bin/water FAKE=$ROOT/build/bin/cluster-fake-inid
 TIMED=$ROOT/tools/thesis/timed-water.sh
+# The daemon of INI runs: inid unless INI_EXPERIMENTS_INID names another
+# (tests/integration/thesis_quick.sh wraps it to fail one start).
+INID=${INI_EXPERIMENTS_INID:-}
 RANDOM_IN=${WATER_RANDOM:-$ROOT/../shared/water/random.in}
 for b in "$CLUSTER" "$TRACE" "$WATER" "$FAKE" "$PING" "$ROOT/build/bin/inid"; do
     [ -x "$b" ] || { echo "experiments: $b not built (run make)" >&2; exit 1; }
@@ -176,6 +179,7 @@ for s in $sizes; do knob_for "${s#*:}" > /dev/null || exit 2; done
     echo "nmol=$NMOL nstep=$NSTEP reps=$REPS cells=\"$CELLS\" policies=$POLICIES seed=$SEED load_limit=$LOADLIM runs=$NRUNS"
     echo "date=$(date -Iseconds) commit=$(git rev-parse --short HEAD 2>/dev/null || echo -) partial=$PARTIAL"
     echo "dilate=$DILATE idle_yield_us=${YIELD:-default}"
+    echo "cpu=\"$(awk -F': ' '/^model name/ {print $2; exit}' /proc/cpuinfo)\" cores=$(nproc) kernel=$(uname -r)"
     echo "knob=\"$KNOB\" calibration=\"${CALIB:-none}\""
     for s in $sizes; do P=${s#*:}; echo "knob_size_$P=\"$(knob_for "$P")\""; done
     [ -n "$CALIB" ] && sed 's/^/calibration_file: /' "$CALIB"
@@ -200,7 +204,7 @@ loadavg() { cut -d' ' -f1 /proc/loadavg; }
 
 # ---- one run ----
 # one_run NAME C P I KIND(ini|noini|delay) POLICY REP
-failures=0 nrun=0 loaded=0
+failures=0 nrun=0 loaded=0 restarts=0
 START=$SECONDS
 declare -a DURS=()
 one_run() {
@@ -208,7 +212,7 @@ one_run() {
     local cfg=$tmp/$C-$P-$I.cfg dir=$tmp/run-$name-$rep args=(--trace summary) envs=()
     [ -f "$cfg" ] || gen_cfg "$C" "$P" "$I" "$cfg"
     case $kind in
-    ini) local k; k=$(knob_for "$P"); [ -n "$k" ] && args+=(--knob "$k") ;;
+    ini) local k; k=$(knob_for "$P"); [ -n "$k" ] && args+=(--knob "$k"); [ -n "$INID" ] && args+=(--inid "$INID") ;;
     noini) args=(--inid "$FAKE") ;;
     delay) args=(--inid "$FAKE"); envs=(INI_FAKE_DELAY_US="$(cat "$RAW/c$P-delay.us")") ;;
     esac
@@ -217,11 +221,21 @@ one_run() {
     # /usr/bin/time: the CPU time of the whole run (launcher, daemons and
     # Water): what the daemons take from the compute threads on shared
     # cores, beside the no-INI runs' (raw/NAME-REP.cpu: user sys seconds).
-    env "${envs[@]}" /usr/bin/time -f "%U %S" -o "$RAW/$name-$rep.cpu" timeout 600 "$CLUSTER" run "$cfg" \
-        --policy "$pol" --ini-policy "$pol" "${args[@]}" \
-        --run-dir "$dir" --timeout 500 -- "$TIMED" "$WATER" --mgs --random "$RANDOM_IN" \
-        < "$tmp/water.in" > "$tmp/log" 2>&1
-    local rc=$?
+    local rc attempt
+    # A run whose daemons never became ready measured nothing: it is
+    # started again (at most twice), its logs kept as NAME-REP.start-N.log
+    # and counted in the summary.  Any later failure is a failure.
+    for attempt in 1 2 3; do
+        env "${envs[@]}" /usr/bin/time -f "%U %S" -o "$RAW/$name-$rep.cpu" timeout 600 "$CLUSTER" run "$cfg" \
+            --policy "$pol" --ini-policy "$pol" "${args[@]}" \
+            --run-dir "$dir" --timeout 500 -- "$TIMED" "$WATER" --mgs --random "$RANDOM_IN" \
+            < "$tmp/water.in" > "$tmp/log" 2>&1
+        rc=$?
+        [ $rc != 0 ] && [ $attempt -lt 3 ] && grep -q '^ini-cluster: .*\(before ready\|not ready after\)' "$tmp/log" || break
+        { cat "$tmp/log"; for f in "$dir"/ini*.log; do [ -f "$f" ] && { echo "== $f"; cat "$f"; }; done; } > "$RAW/$name-$rep.start-$attempt.log" 2>/dev/null
+        echo "  RESTART $name rep $rep: daemons not ready (log: $RAW/$name-$rep.start-$attempt.log)"
+        restarts=$((restarts + 1)); rm -rf "$dir"
+    done
     la1=$(loadavg)
     nrun=$((nrun + 1))
     # Flagged: other work used more than half a core in the second before
@@ -290,5 +304,5 @@ while read -r name C P I kind pol rep; do
     one_run "$name" "$C" "$P" "$I" "$kind" "$pol" "$rep"
 done < "$RAW/order.txt"
 python3 "$ROOT/tools/thesis/tables.py" "$OUT" "$CMDLINE" > /dev/null || failures=$((failures + 1))
-echo "experiments: $nrun runs, $failures failure(s), $loaded taken under load (kept, flagged); $((SECONDS - START)) s; tables in $OUT"
+echo "experiments: $nrun runs, $failures failure(s), $restarts restart(s) of runs whose daemons never became ready, $loaded taken under load (kept, flagged); $((SECONDS - START)) s; tables in $OUT"
 [ $failures = 0 ]
