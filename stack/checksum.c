@@ -292,6 +292,8 @@ uint32_t ini_crc32c(uint32_t crc, const void *buf, size_t len)
 {
     const uint8_t *p = buf;
     uint32_t c = ~crc;
+    if (len < 3 * CRC_SMALL)        /* a small message: one chain, no block tests */
+        return ~crc_raw(c, p, len);
     if (len >= 3 * CRC_BIG)
         c = crc_three_way(c, &p, &len, CRC_BIG, &big);
     if (len >= 3 * CRC_MID)
@@ -314,12 +316,14 @@ uint16_t ini_chksum_fold(uint64_t sum)
  * same cache lines again from L1, the sum costs four vector operations a
  * step.  Blocks are multiples of 32 bytes from the start of the buffer, so
  * every byte keeps its offset's parity in the lanes. */
-__attribute__((target("avx2,sse4.2")))
-static uint32_t crc_sum_three_way(uint32_t c, const uint8_t **pp, size_t *lenp, size_t block,
-                                  const struct crc_shift *shift, __m256i *a0, __m256i *a1)
+__attribute__((target("avx2,sse4.2"), always_inline))
+static inline uint32_t crc_sum_three_way(uint32_t c, uint8_t **dp, const uint8_t **pp, size_t *lenp,
+                                         size_t block, const struct crc_shift *shift, __m256i *a0,
+                                         __m256i *a1)
 {
     const __m256i zero = _mm256_setzero_si256();
     const uint8_t *p = *pp;
+    uint8_t *dst = *dp;
     size_t len = *lenp;
     __m256i s0 = *a0, s1 = *a1;
     for (; len >= 3 * block; p += 3 * block, len -= 3 * block) {
@@ -328,6 +332,11 @@ static uint32_t crc_sum_three_way(uint32_t c, const uint8_t **pp, size_t *lenp, 
             __m256i x = _mm256_lddqu_si256((const __m256i *)(p + i));
             __m256i y = _mm256_lddqu_si256((const __m256i *)(p + block + i));
             __m256i z = _mm256_lddqu_si256((const __m256i *)(p + 2 * block + i));
+            if (dst) {
+                _mm256_storeu_si256((__m256i *)(dst + i), x);
+                _mm256_storeu_si256((__m256i *)(dst + block + i), y);
+                _mm256_storeu_si256((__m256i *)(dst + 2 * block + i), z);
+            }
             s0 = _mm256_add_epi64(s0, _mm256_unpacklo_epi32(x, zero));
             s1 = _mm256_add_epi64(s1, _mm256_unpackhi_epi32(x, zero));
             s0 = _mm256_add_epi64(s0, _mm256_unpacklo_epi32(y, zero));
@@ -341,26 +350,32 @@ static uint32_t crc_sum_three_way(uint32_t c, const uint8_t **pp, size_t *lenp, 
             }
         }
         c = crc_shift(shift, crc_shift(shift, (uint32_t)a) ^ (uint32_t)b) ^ (uint32_t)d;
+        if (dst)
+            dst += 3 * block;
     }
     *a0 = s0;
     *a1 = s1;
     *pp = p;
+    *dp = dst;
     *lenp = len;
     return c;
 }
 
-__attribute__((target("avx2,sse4.2")))
-static uint32_t crc_sum_avx2(uint32_t crc, const uint8_t *p, size_t len, uint64_t *sum)
+/* The CRC and the sum of len bytes at p, and with dst (not NULL) their
+ * copy there: inlined twice, so that the pass without a copy tests no
+ * dst in its loop. */
+__attribute__((target("avx2,sse4.2"), always_inline))
+static inline uint32_t crc_sum_body(uint32_t crc, uint8_t *dst, const uint8_t *p, size_t len, uint64_t *sum)
 {
     __m256i a0 = _mm256_setzero_si256(), a1 = a0;
     uint32_t c = ~crc;
     size_t left = len;
     if (left >= 3 * CRC_BIG)
-        c = crc_sum_three_way(c, &p, &left, CRC_BIG, &big, &a0, &a1);
+        c = crc_sum_three_way(c, &dst, &p, &left, CRC_BIG, &big, &a0, &a1);
     if (left >= 3 * CRC_MID)
-        c = crc_sum_three_way(c, &p, &left, CRC_MID, &mid, &a0, &a1);
+        c = crc_sum_three_way(c, &dst, &p, &left, CRC_MID, &mid, &a0, &a1);
     if (left >= 3 * CRC_SMALL)
-        c = crc_sum_three_way(c, &p, &left, CRC_SMALL, &small, &a0, &a1);
+        c = crc_sum_three_way(c, &dst, &p, &left, CRC_SMALL, &small, &a0, &a1);
     uint64_t lane[4];
     _mm256_storeu_si256((__m256i *)lane, _mm256_add_epi64(a0, a1));
     uint64_t s = *sum;
@@ -368,8 +383,22 @@ static uint32_t crc_sum_avx2(uint32_t crc, const uint8_t *p, size_t len, uint64_
         s = add_carry(s, lane[i]);
     /* The rest (under 384 bytes) starts at an offset that is a multiple
      * of 32 (even): its folded sum adds as it is. */
+    if (dst)
+        memcpy(dst, p, left);
     *sum = add_carry(s, ini_chksum(p, (int)left));
     return ~crc_raw(c, p, left);
+}
+
+__attribute__((target("avx2,sse4.2")))
+static uint32_t crc_sum_avx2(uint32_t crc, const uint8_t *p, size_t len, uint64_t *sum)
+{
+    return crc_sum_body(crc, NULL, p, len, sum);
+}
+
+__attribute__((target("avx2,sse4.2")))
+static uint32_t crc_sum_copy_avx2(uint32_t crc, uint8_t *dst, const uint8_t *p, size_t len, uint64_t *sum)
+{
+    return crc_sum_body(crc, dst, p, len, sum);
 }
 
 uint32_t ini_crc32c_sum(uint32_t crc, const void *buf, size_t len, uint64_t *sum)
@@ -378,4 +407,12 @@ uint32_t ini_crc32c_sum(uint32_t crc, const void *buf, size_t len, uint64_t *sum
         return crc_sum_avx2(crc, buf, len, sum);
     *sum = add_carry(*sum, ini_chksum(buf, (int)len));
     return ini_crc32c(crc, buf, len);
+}
+
+uint32_t ini_crc32c_sum_copy(uint32_t crc, void *dst, const void *src, size_t len, uint64_t *sum)
+{
+    if (have_avx2)
+        return crc_sum_copy_avx2(crc, dst, src, len, sum);
+    memcpy(dst, src, len);
+    return ini_crc32c_sum(crc, src, len, sum);
 }

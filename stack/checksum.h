@@ -37,6 +37,10 @@ uint32_t ini_crc32c_serial(uint32_t crc, const void *buf, size_t len);
  * the sum takes buf's first byte as the low byte of a 16-bit word, as
  * ini_chksum does. */
 uint32_t ini_crc32c_sum(uint32_t crc, const void *buf, size_t len, uint64_t *sum);
+/* The same while copying the len bytes from src to dst (not overlapping):
+ * a segment goes into its frame, checked and summed, in one pass over the
+ * compute node's ring where a pass and then a copy read it twice. */
+uint32_t ini_crc32c_sum_copy(uint32_t crc, void *dst, const void *src, size_t len, uint64_t *sum);
 uint16_t ini_chksum_fold(uint64_t sum);
 
 #endif

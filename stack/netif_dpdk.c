@@ -114,8 +114,28 @@ static void flush_queue(struct ini_netif *nf, struct ini_txq *q)
     q->n = 0;
 }
 
+/* Received mbufs are direct, of one segment and from nf->pool (the
+ * ports' receive pool): rx_pbuf_free checked each; one put for all. */
+static void release_rx(struct ini_netif *nf)
+{
+    if (nf->n_rx_free) {
+        rte_mempool_put_bulk(nf->pool, (void **)nf->rx_free, nf->n_rx_free);
+        nf->n_rx_free = 0;
+    }
+}
+
+void ini_netif_return_mbufs(struct ini_netif *nf)
+{
+    release_rx(nf);
+    if (nf->n_tx_cache) {
+        rte_mempool_put_bulk(nf->pool, (void **)nf->tx_cache, nf->n_tx_cache);
+        nf->n_tx_cache = 0;
+    }
+}
+
 int ini_netif_flush(struct ini_netif *nf)
 {
+    release_rx(nf);
     int waiting = 0;
     for (int i = 0; i < nf->n_txqs; i++) {
         struct ini_txq *q = &nf->txqs[i];
@@ -145,9 +165,29 @@ static void tx_pbuf_free(struct pbuf *p)
         rte_pktmbuf_free(mp->m);
 }
 
+/* A fresh transmit mbuf: taken from the pool a burst at a time. */
+static struct rte_mbuf *tx_mbuf(struct ini_netif *nf)
+{
+    if (!nf->n_tx_cache) {
+        if (rte_mempool_get_bulk(nf->pool, (void **)nf->tx_cache, INI_NETIF_BURST) == 0)
+            nf->n_tx_cache = INI_NETIF_BURST;
+        else
+            return rte_pktmbuf_alloc(nf->pool);     /* nearly empty: one at a time */
+    }
+    struct rte_mbuf *m = nf->tx_cache[--nf->n_tx_cache];
+    /* Raw from the pool, as a driver's receive path takes them: next and
+     * nb_segs were reset when it was freed; the fields a transmit frame
+     * is read by are set here (rte_pktmbuf_reset sets a dozen more). */
+    m->data_off = (uint16_t)RTE_MIN((uint16_t)RTE_PKTMBUF_HEADROOM, m->buf_len);
+    m->data_len = 0;
+    m->pkt_len = 0;
+    m->ol_flags &= RTE_MBUF_F_EXTERNAL;
+    return m;
+}
+
 struct pbuf *ini_netif_alloc_tx(struct ini_netif *nf, uint16_t len)
 {
-    struct rte_mbuf *m = rte_pktmbuf_alloc(nf->pool);
+    struct rte_mbuf *m = tx_mbuf(nf);
     if (!m) {
         nf->stats.tx_no_mbuf++;
         return NULL;
@@ -172,6 +212,14 @@ static int is_tx_mbuf(const struct pbuf *p)
 {
     return p->next == NULL && (p->flags & PBUF_FLAG_IS_CUSTOM) &&
            ((const struct pbuf_custom *)p)->custom_free_function == tx_pbuf_free;
+}
+
+void ini_netif_free_tx(struct pbuf *p)
+{
+    if (p->ref == 1 && is_tx_mbuf(p))
+        tx_pbuf_free(p);            /* what pbuf_free would end in */
+    else
+        pbuf_free(p);
 }
 
 static void write_eth(struct ini_netif *nf, const struct ini_peer_slot *peer, struct rte_ether_hdr *eth)
@@ -220,9 +268,22 @@ static err_t netif_output(struct netif *netif, struct pbuf *p, const ip4_addr_t 
     return ERR_OK;
 }
 
+/* The custom free function of received pbufs: the mbuf waits for a bulk
+ * return (ini_netif_release_rx). */
 static void rx_pbuf_free(struct pbuf *p)
 {
-    rte_pktmbuf_free(((struct ini_mbuf_pbuf *)p)->m);
+    struct ini_mbuf_pbuf *rp = (struct ini_mbuf_pbuf *)p;
+    struct ini_netif *nf = rp->nf;
+    struct rte_mbuf *m = rte_pktmbuf_prefree_seg(rp->m);
+    if (!m)
+        return;                     /* still referenced elsewhere */
+    if (m->pool != nf->pool || RTE_MBUF_HAS_EXTBUF(m)) {
+        rte_mbuf_raw_free(m);       /* not one the bulk put may take */
+        return;
+    }
+    nf->rx_free[nf->n_rx_free++] = m;
+    if (nf->n_rx_free == INI_NETIF_BURST)
+        release_rx(nf);
 }
 
 /* ---- header prediction (netif_dpdk.h) ---- */
@@ -405,20 +466,21 @@ void ini_netif_input(struct ini_netif *nf, struct rte_mbuf *m, struct ini_rx_met
 {
     nf->stats.rx_frames++;
     nf->stats.rx_bytes += m->pkt_len;
-    if (ini_arp_input(nf, m))
-        return;
-    if (m->data_len < RTE_ETHER_HDR_LEN + 20) {
+    if (m->data_len < RTE_ETHER_HDR_LEN + 20) {     /* shorter than any ARP or IPv4 frame */
         nf->stats.rx_runt++;
         rte_pktmbuf_free(m);
         return;
     }
-    if (m->nb_segs != 1) {
+    struct rte_ether_hdr *eth = rte_pktmbuf_mtod(m, struct rte_ether_hdr *);
+    /* ARP is looked for only in what is not IPv4: no call per data frame. */
+    if (eth->ether_type != rte_cpu_to_be_16(nf->ethertype)) {
+        if (ini_arp_input(nf, m))
+            return;
         nf->stats.rx_not_ip++;
         rte_pktmbuf_free(m);
         return;
     }
-    struct rte_ether_hdr *eth = rte_pktmbuf_mtod(m, struct rte_ether_hdr *);
-    if (eth->ether_type != rte_cpu_to_be_16(nf->ethertype)) {
+    if (m->nb_segs != 1) {
         nf->stats.rx_not_ip++;
         rte_pktmbuf_free(m);
         return;
@@ -437,7 +499,7 @@ void ini_netif_input(struct ini_netif *nf, struct rte_mbuf *m, struct ini_rx_met
     uint32_t src;
     memcpy(&src, (const uint8_t *)(eth + 1) + 12, 4);
     const struct ini_peer_slot *peer = peer_lookup(nf, src);
-    if (peer && ini_icmp_echo_input(nf, m))
+    if (peer && ((const uint8_t *)(eth + 1))[9] == IP_PROTO_ICMP && ini_icmp_echo_input(nf, m))
         return;
     if (!peer || peer->learned) {
         nf->stats.rx_not_peer++;
@@ -446,6 +508,7 @@ void ini_netif_input(struct ini_netif *nf, struct rte_mbuf *m, struct ini_rx_met
     }
     struct ini_mbuf_pbuf *rp = rte_mbuf_to_priv(m);
     rp->m = m;
+    rp->nf = nf;
     rp->pc.custom_free_function = rx_pbuf_free;
     uint16_t len = (uint16_t)(m->data_len - RTE_ETHER_HDR_LEN);
     if (nf->fast_pcb && fast_input(nf, m, (const uint8_t *)(eth + 1), len, meta))

@@ -68,7 +68,7 @@ struct ini_netif;
 struct ini_mbuf_pbuf {
     struct pbuf_custom pc;
     struct rte_mbuf *m;
-    struct ini_netif *nf;     /* transmit: the owner of the queue ... */
+    struct ini_netif *nf;     /* the owner; transmit: of the queue ... */
     int txq;                  /* ... it joins when freed; -1: not sent, free it */
 };
 #define INI_MBUF_PRIV_SIZE RTE_ALIGN(sizeof(struct ini_mbuf_pbuf), RTE_MBUF_PRIV_ALIGN)
@@ -146,6 +146,13 @@ struct ini_netif {
     uint16_t ip_id;                    /* IP id of datagrams sent by ini_netif_udp_send */
     struct ini_netif_stats stats;
     struct ini_arp arp;                /* neighbours beyond the configuration */
+    /* Received mbufs whose pbufs were freed, put back in their pool in
+     * bulk (when full and at every ini_netif_flush); transmit mbufs taken
+     * from the pool in bulk: one mempool call per burst, not per frame. */
+    struct rte_mbuf *rx_free[INI_NETIF_BURST];
+    uint16_t n_rx_free;
+    struct rte_mbuf *tx_cache[INI_NETIF_BURST];
+    uint16_t n_tx_cache;
 };
 
 /* Registers the netif with lwIP (lwip_init() must have run).  ip is in
@@ -153,6 +160,10 @@ struct ini_netif {
  * with INI_MBUF_PRIV_SIZE private bytes if it also feeds ini_netif_input. */
 int ini_netif_init(struct ini_netif *nf, uint32_t ip, const uint8_t mac[6], int mtu,
                    struct rte_mempool *pool);
+/* Puts back in the pool every mbuf the netif holds for bulk transfers
+ * (freed receive mbufs, transmit mbufs taken ahead): before counting a
+ * pool's free mbufs, or tearing the netif down. */
+void ini_netif_return_mbufs(struct ini_netif *nf);
 /* Adds a queue for DPDK port `port`; returns its index. */
 int ini_netif_add_txq(struct ini_netif *nf, uint16_t port);
 /* Declares that the INI at `ip` (network order) with `mac` is reached
@@ -164,6 +175,9 @@ int ini_netif_add_peer(struct ini_netif *nf, uint32_t ip, const uint8_t mac[6], 
  * The caller owns the pbuf, fills it and hands it to udp_sendto*; freeing
  * it queues the frame if lwIP sent it, else returns the mbuf to its pool. */
 struct pbuf *ini_netif_alloc_tx(struct ini_netif *nf, uint16_t len);
+/* pbuf_free(p) for the sender of p, with a shortcut for the last
+ * reference to a pbuf of ini_netif_alloc_tx (queued or freed at once). */
+void ini_netif_free_tx(struct pbuf *p);
 
 /* Sends p (from ini_netif_alloc_tx, filled with a UDP payload whose
  * ones' complement sum is payload_sum, as ini_chksum gives it) as one UDP

@@ -234,7 +234,7 @@ static void send_control(struct ini_swp *s, struct swp_conn *c, uint8_t op, uint
     }
     if (send_frame(s, c, p, ini_chksum(p->payload, (int)(s->hdr_len + s->tag_len))) != ERR_OK)
         s->stats.send_errors++;
-    pbuf_free(p);
+    ini_netif_free_tx(p);
     c->ack_sent = c->rcv_nxt;
     c->rcv_unacked = 0;
     c->ack_forced = 0;
@@ -273,8 +273,18 @@ static int transmit(struct ini_swp *s, struct swp_conn *c, uint32_t seq, struct 
         }
         uint8_t *wire = p->payload;
         ini_swp_hdr_write(wire, &h, s->seq_bits);
+        if (t->crc_pending) {
+            /* A segment's first transmission: copied, checked and summed
+             * in one pass over the ring. */
+            uint64_t acc = 0;
+            t->crc = ini_crc32c_sum_copy(0, wire + s->data_hdr_len, t->am, t->am_len, &acc);
+            t->msg_sum = fold16((uint32_t)ini_chksum(&t->crc, 4) + ini_chksum_fold(acc));
+            t->msg_sum_valid = 1;
+            t->crc_pending = 0;
+        } else {
+            memcpy(wire + s->data_hdr_len, t->am, t->am_len);
+        }
         memcpy(wire + s->crc_off, &t->crc, 4);
-        memcpy(wire + s->data_hdr_len, t->am, t->am_len);
         if (s->tag_len)
             tag_of(s, c->peer, wire, len - (uint32_t)s->crc_off, t->inner, wire + s->hdr_len);
         /* A segment's CRC and message were summed at its first send (both
@@ -340,7 +350,7 @@ static int transmit(struct ini_swp *s, struct swp_conn *c, uint32_t seq, struct 
     err_t e = len <= s->frame_max ? send_frame(s, c, p, sum)
                                   : udp_sendto_if_src_chksum(s->pcb, p, &s->peer_ip[c->peer], INI_UDP_PORT,
                                                              &s->nf->netif, 1, sum, &s->local_ip);
-    pbuf_free(p);
+    ini_netif_free_tx(p);
     if (e != ERR_OK) {
         s->stats.send_errors++;
         return -1;
@@ -381,14 +391,17 @@ static int push_segments(struct ini_swp *s, struct swp_conn *c, struct ini_swp_t
         t->naked = 0;
         t->flags = (uint8_t)((first ? 0 : INI_SWP_F_CONT) | (n < c->pend_left ? INI_SWP_F_MORE : 0));
         t->release = n == c->pend_left;
-        /* Its CRC and its sum for the UDP checksum in one pass over the
-         * ring; transmit() then copies it without summing it again. */
-        uint64_t acc = 0;
-        t->crc = ini_crc32c_sum(0, t->am, n, &acc);
-        t->msg_sum = fold16((uint32_t)ini_chksum(&t->crc, 4) + ini_chksum_fold(acc));
-        t->msg_sum_valid = 1;
-        if (s->tag_len)
+        /* Its CRC and its sum for the UDP checksum: taken by transmit()
+         * as it copies the segment into its frame.  With a key, here: the
+         * MAC covers the CRC and goes in front of the segment. */
+        t->crc_pending = !s->tag_len;
+        if (s->tag_len) {
+            uint64_t acc = 0;
+            t->crc = ini_crc32c_sum(0, t->am, n, &acc);
+            t->msg_sum = fold16((uint32_t)ini_chksum(&t->crc, 4) + ini_chksum_fold(acc));
+            t->msg_sum_valid = 1;
             inner_of(s, (const uint8_t *)&t->crc, 4, t->am, n, t->inner);
+        }
         if (transmit(s, c, seq, first ? ts : NULL) < 0)
             break;
         c->snd_nxt = (seq + 1) & s->seq_mask;
@@ -452,6 +465,7 @@ int ini_swp_send(struct ini_swp *s, int peer, uint8_t *am, uint32_t am_len, void
     t->naked = 0;
     t->flags = 0;
     t->release = 1;
+    t->crc_pending = 0;
     if (am_len + (uint32_t)s->data_hdr_len <= s->frame_max) {
         /* One frame: summed where it is copied, in transmit(). */
         t->msg_sum_valid = 0;
@@ -725,6 +739,22 @@ static void handle_data(struct ini_swp *s, struct swp_conn *c, uint32_t seq, uin
         pbuf_free(p);
         return;
     }
+    if (ahead == 0 && c->n_held == 0 && !c->asm_head && !(flags & (INI_SWP_F_MORE | INI_SWP_F_CONT))) {
+        /* The common case: the next message, whole, nothing held above it
+         * (so no gap, no NAK, no refused delivery): delivered straight from
+         * the frame, as deliver_in_order would.  Refused, it takes the
+         * slot like any other. */
+        uint32_t bytes = p->tot_len - (uint32_t)s->data_hdr_len - (uint32_t)sizeof(struct ini_am_hdr);
+        if (s->deliver(s->ctx, c->peer, p, (uint16_t)s->data_hdr_len, rx) == 0) {
+            r->nak_tsc = 0;
+            c->rcv_nxt = (c->rcv_nxt + 1) & s->seq_mask;
+            c->rcv_unacked++;
+            c->stats.msgs_delivered++;
+            c->stats.bytes_delivered += bytes;
+            schedule_ack(s, c);
+            return;
+        }
+    }
     r->p = p;
     r->off = (uint16_t)s->data_hdr_len;
     r->flags = flags;
@@ -750,10 +780,13 @@ static void handle_data(struct ini_swp *s, struct swp_conn *c, uint32_t seq, uin
 static int crc_ok(const struct ini_swp *s, const struct pbuf *p, const uint32_t *crc_done)
 {
     uint32_t crc;
-    if (p->len >= s->data_hdr_len)
+    if (p->len >= s->data_hdr_len) {
         memcpy(&crc, (const uint8_t *)p->payload + s->crc_off, 4);
-    else
+        if (!crc_done && !p->next)      /* one frame: its message in one piece */
+            return crc == ini_crc32c(0, (const uint8_t *)p->payload + s->data_hdr_len, p->len - s->data_hdr_len);
+    } else {
         pbuf_copy_partial(p, &crc, 4, (u16_t)s->crc_off);
+    }
     return crc == (crc_done ? *crc_done : crc_of_pbuf(p, (uint16_t)s->data_hdr_len));
 }
 

@@ -182,6 +182,7 @@ struct swp_tx_slot {
     uint8_t inner[INI_SWP_TAG_LEN];   /* with a key: Poly1305 of CRC + message, once */
     uint16_t msg_sum;         /* ones' complement sum of CRC + message, for the UDP checksum ... */
     uint8_t msg_sum_valid;    /* ... once summed (messages of several frames only) */
+    uint8_t crc_pending;      /* a segment's CRC and sum: taken in its first copy (transmit) */
     uint8_t flags;            /* INI_SWP_F_MORE, INI_SWP_F_CONT: a segment's place */
     uint8_t release;          /* the message's last frame: give it back when acknowledged */
     int naked;                /* retransmitted on a NAK already */

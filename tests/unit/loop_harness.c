@@ -207,6 +207,8 @@ uint16_t loop_ip_frame(uint8_t *buf, const struct loop_side *from, uint16_t ip_i
 
 unsigned loop_mbufs_in_use(void)
 {
+    ini_netif_return_mbufs(&loop_a.nf);     /* mbufs held for bulk transfers */
+    ini_netif_return_mbufs(&loop_b.nf);
     return rte_mempool_in_use_count(pool);
 }
 

@@ -24,12 +24,14 @@
 #define ini_crc32c scalar_crc32c
 #define ini_crc32c_serial scalar_crc32c_serial
 #define ini_crc32c_sum scalar_crc32c_sum
+#define ini_crc32c_sum_copy scalar_crc32c_sum_copy
 #define ini_chksum_fold scalar_chksum_fold
 #include "stack/checksum.c"
 #undef ini_chksum
 #undef ini_crc32c
 #undef ini_crc32c_serial
 #undef ini_crc32c_sum
+#undef ini_crc32c_sum_copy
 #undef ini_chksum_fold
 
 static uint16_t reference(const uint8_t *p, int len)
@@ -180,6 +182,62 @@ static void test_crc_and_sum_in_one_pass(void **state)
     }
 }
 
+/* The pass that also copies: the destination gets exactly the bytes (in
+ * a buffer of exactly that size, for ASan, and nothing after it is
+ * written), the CRC and sum are those of the pass without the copy; on
+ * both paths. */
+static void test_crc_and_sum_while_copying(void **state)
+{
+    fill(11, sizeof buf);
+    for (int pass = 0; pass < 2; pass++) {
+        uint32_t (*fused)(uint32_t, void *, const void *, size_t, uint64_t *) =
+            pass ? scalar_crc32c_sum_copy : ini_crc32c_sum_copy;
+        for (size_t len = 0; len < 4000; len += (len < 1600 ? 1 : 37))
+            for (int off = 0; off < 3; off++) {
+                uint8_t *dst = malloc(len + 1);
+                assert_non_null(dst);
+                dst[len] = 0xa5;
+                uint64_t acc = 0, want_acc = 0;
+                uint32_t crc = fused(0, dst, buf + off, len, &acc);
+                uint32_t want = ini_crc32c_sum(0, buf + off, len, &want_acc);
+                if (crc != want || ini_chksum_fold(acc) != ini_chksum_fold(want_acc))
+                    fail_msg("CRC or sum: length %zu offset %d", len, off);
+                if (memcmp(dst, buf + off, len) != 0 || dst[len] != 0xa5)
+                    fail_msg("copy: length %zu offset %d", len, off);
+                free(dst);
+            }
+        static uint8_t big_dst[65016];
+        uint64_t acc = 0;
+        uint32_t crc = fused(0, big_dst, buf, sizeof big_dst, &acc);
+        assert_int_equal(crc, ini_crc32c_serial(0, buf, sizeof big_dst));
+        assert_int_equal(ini_chksum_fold(acc), reference(buf, (int)sizeof big_dst));
+        assert_memory_equal(big_dst, buf, sizeof big_dst);
+    }
+}
+
+/* CRC-32C one bit at a time (reflected polynomial 0x82F63B78): the
+ * definition, for the word and tail paths of every short length. */
+static uint32_t crc32c_bitwise(const uint8_t *p, size_t n)
+{
+    uint32_t c = 0xffffffffu;
+    for (size_t i = 0; i < n; i++) {
+        c ^= p[i];
+        for (int k = 0; k < 8; k++)
+            c = (c >> 1) ^ (0x82F63B78u & (0u - (c & 1)));
+    }
+    return ~c;
+}
+
+static void test_crc32c_against_definition(void **state)
+{
+    fill(3, sizeof buf);
+    for (size_t len = 0; len <= 1600; len += (len < 80 ? 1 : 97))
+        for (int off = 0; off < 8; off++)
+            if (ini_crc32c(0, buf + off, len) != crc32c_bitwise(buf + off, len) ||
+                ini_crc32c_serial(0, buf + off, len) != crc32c_bitwise(buf + off, len))
+                fail_msg("length %zu offset %d", len, off);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -190,7 +248,9 @@ int main(void)
         cmocka_unit_test(test_large_buffers),
         cmocka_unit_test(test_edges),
         cmocka_unit_test(test_crc32c_fast_equals_serial),
+        cmocka_unit_test(test_crc32c_against_definition),
         cmocka_unit_test(test_crc_and_sum_in_one_pass),
+        cmocka_unit_test(test_crc_and_sum_while_copying),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -340,8 +340,8 @@ int main(int argc, char **argv)
         fclose(f);
     }
     printf("fake-inid %d: stopped\n", id);
+    unlink(si->wake_path);          /* si lies in the segment: before detaching it */
     ini_segment_detach(seg);
-    unlink(si->wake_path);
     shm_unlink(mname);
     if (launcher_pid && getppid() != launcher_pid)   /* as inid: the launcher died */
         ini_segment_unlink(seg_name);
