@@ -155,7 +155,8 @@ struct ini_netif {
     uint16_t n_tx_cache;
 };
 
-/* Registers the netif with lwIP (lwip_init() must have run).  ip is in
+/* Registers the netif with lwIP (lwip_init() must have run); a netif
+ * set up again must give its mbufs back first (ini_netif_return_mbufs).  ip is in
  * network order; pool provides transmit mbufs and must have been created
  * with INI_MBUF_PRIV_SIZE private bytes if it also feeds ini_netif_input. */
 int ini_netif_init(struct ini_netif *nf, uint32_t ip, const uint8_t mac[6], int mtu,

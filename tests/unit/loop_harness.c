@@ -325,6 +325,7 @@ void loop_reset_transport(const uint8_t *key, const uint8_t *epoch_a, const uint
     empty_wire(sides);
     for (int i = 0; i < 2; i++) {
         struct loop_side *s = sides[i];
+        ini_netif_return_mbufs(&s->nf);  /* before setting it up afresh */
         setup_netif(s);                 /* hosts learned by ARP forgotten */
         struct ini_swp_params prm;
         ini_swp_params_from_config(&prm, &loop_cfg, s->id, LOOP_HZ);
