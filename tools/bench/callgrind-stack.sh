@@ -3,7 +3,11 @@
 # send and receive apart, from callgrind on ini-bench --inproc (two INIs in
 # one process, the memif driver left out: see tools/bench/bench_inproc.c).
 #
-#   tools/bench/callgrind-stack.sh [COUNT] [WINDOW] [SIZE]   (defaults 20000, 16, 8)
+#   tools/bench/callgrind-stack.sh [COUNT] [WINDOW] [SIZE] [SEGMENT]   (defaults 20000, 16, 8, off)
+#
+# SEGMENT on: a message longer than a frame goes as transport segments (the
+# configuration's default); off: as IP fragments (the thesis's transport,
+# and what the committed counts were taken with).
 #
 # For each layer it runs the program under callgrind once per direction,
 # collecting only inside that direction's functions (--toggle-collect):
@@ -21,6 +25,8 @@ cd "$(dirname "$0")/../.."
 N=${1:-20000}
 W=${2:-16}
 SIZE=${3:-8}
+SEG=${4:-off}
+case $SEG in on|off) ;; *) echo "callgrind-stack: SEGMENT: expected on or off, got '$SEG'" >&2; exit 2 ;; esac
 BIN=build/bin/ini-bench
 [ -x "$BIN" ] || { echo "callgrind-stack: build first (make build/bin/ini-bench)" >&2; exit 2; }
 command -v valgrind > /dev/null || { echo "callgrind-stack: valgrind is not installed" >&2; exit 2; }
@@ -35,7 +41,7 @@ run() {
     # "*": link-time optimisation may clone a function (ip_rel_reply.constprop.0).
     for f in "$@"; do toggles+=(--toggle-collect="$f*"); done
     valgrind --tool=callgrind --cache-sim=yes --callgrind-out-file="$TMP/$name.out" "${toggles[@]}" \
-        "$BIN" --inproc --layer "$layer" --count "$N" --window "$W" --size "$SIZE" > "$TMP/$name.log" 2>&1 ||
+        "$BIN" --inproc --layer "$layer" --count "$N" --window "$W" --size "$SIZE" --segment "$SEG" > "$TMP/$name.log" 2>&1 ||
         { cat "$TMP/$name.log" >&2; exit 1; }
     callgrind_annotate --auto=no --show=Ir,D1mr,D1mw,DLmr,DLmw --threshold=100 "$TMP/$name.out" \
         2> /dev/null > "$TMP/$name.txt"
@@ -57,7 +63,7 @@ total() {
     awk '/PROGRAM TOTALS/ { gsub(/\([^)]*\)/, ""); gsub(/,/, ""); print $1, $2, $3, $4, $5; exit }' "$TMP/$1.txt"
 }
 
-echo "ini-bench --inproc under callgrind: $N messages of $SIZE bytes, window $W ($(date -u +%Y-%m-%d), $(git rev-parse --short HEAD 2>/dev/null || echo '?'))"
+echo "ini-bench --inproc under callgrind: $N messages of $SIZE bytes, window $W, segments $SEG ($(date -u +%Y-%m-%d), $(git rev-parse --short HEAD 2>/dev/null || echo '?'))"
 echo
 printf '%-10s %-8s %12s %10s %10s\n' layer side instr/msg D1miss/msg LLmiss/msg
 for layer in raw udp-ip reliable; do
@@ -77,7 +83,7 @@ done
 # of the one before (no bare ACKs).
 valgrind --tool=callgrind --callgrind-out-file="$TMP/pingpong.out" --toggle-collect='ip_rel_send*' \
     --toggle-collect='ip_rel_recv*' --toggle-collect='ip_rel_reply*' --toggle-collect='ip_rel_ack*' \
-    "$BIN" --inproc --pingpong --count "$N" --size "$SIZE" > "$TMP/pingpong.log" 2>&1 ||
+    "$BIN" --inproc --pingpong --count "$N" --size "$SIZE" --segment "$SEG" > "$TMP/pingpong.log" 2>&1 ||
     { cat "$TMP/pingpong.log" >&2; exit 1; }
 callgrind_annotate --auto=no "$TMP/pingpong.out" 2> /dev/null > "$TMP/pingpong.txt"
 total pingpong | awk -v n="$N" '{ printf "reliable ping-pong: %.0f instructions per round trip, %.0f per message (send + receive)\n", $1 / n, $1 / n / 2 }'

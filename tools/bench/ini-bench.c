@@ -59,6 +59,7 @@ static const char usage_text[] =
     "                 [--cn-yield-us N] [--cn-colocate 0|1] [--segment on|off]\n"
     "                 [--plot FILE | --no-plot] [--save PREFIX] [--verbose]\n"
     "       ini-bench --inproc [--layer raw|udp-ip|reliable|all] [--count N] [--window W] [--size B] [--mac]\n"
+    "                        [--segment on|off]\n"
     "                        [--flood K [--flood-stranger]]\n"
     "       ini-bench --inproc --pingpong [--count N] [--size B] [--mac]\n"
     "       ini-bench --help | --version\n"
