@@ -168,8 +168,8 @@ static int eal_init(struct inid *d, int argc, char **argv, int extra)
      * /var/run/dpdk/ini-TAG-ID (inid_telemetry.c). */
     /* memif's connection messages (connected, disconnect received and its
      * reason): a link that never comes up says why in the daemon's log.
-     * Before the catch-all: a driver loaded later takes the level of the
-     * last-given pattern first in EAL's list, which is the first given. */
+     * Given before the catch-all: given after it, the catch-all's level
+     * won for the memif driver (measured with DPDK 22.11). */
     if (d->cfg.net_mode == INI_NET_MEMIF)
         ADD("--log-level=pmd.net.memif:info");
     ADD("--log-level=*:warning");

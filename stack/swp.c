@@ -539,13 +539,20 @@ static void handle_nak(struct ini_swp *s, struct swp_conn *c, uint32_t seq)
 /* ---- receiving ---- */
 
 /* The receive window's bottom has been taken: move on. */
+/* The bottom of the receive window moves past slot r, to be acknowledged. */
+static inline void rcv_next(struct ini_swp *s, struct swp_conn *c, struct swp_rx_slot *r)
+{
+    r->nak_tsc = 0;
+    c->rcv_nxt = (c->rcv_nxt + 1) & s->seq_mask;
+    c->rcv_unacked++;
+}
+
+/* The same for a frame held in r, taken from it. */
 static inline void rcv_advance(struct ini_swp *s, struct swp_conn *c, struct swp_rx_slot *r)
 {
     r->p = NULL;
-    r->nak_tsc = 0;
     c->n_held--;
-    c->rcv_nxt = (c->rcv_nxt + 1) & s->seq_mask;
-    c->rcv_unacked++;
+    rcv_next(s, c, r);
 }
 
 /* A segment out of place (a continuation with no start, a start inside an
@@ -746,9 +753,7 @@ static void handle_data(struct ini_swp *s, struct swp_conn *c, uint32_t seq, uin
          * slot like any other. */
         uint32_t bytes = p->tot_len - (uint32_t)s->data_hdr_len - (uint32_t)sizeof(struct ini_am_hdr);
         if (s->deliver(s->ctx, c->peer, p, (uint16_t)s->data_hdr_len, rx) == 0) {
-            r->nak_tsc = 0;
-            c->rcv_nxt = (c->rcv_nxt + 1) & s->seq_mask;
-            c->rcv_unacked++;
+            rcv_next(s, c, r);
             c->stats.msgs_delivered++;
             c->stats.bytes_delivered += bytes;
             schedule_ack(s, c);
