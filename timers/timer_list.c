@@ -177,6 +177,44 @@ static inline uint32_t seq_mask(unsigned seq_bits)
     return seq_bits == 32 ? UINT32_MAX : (UINT32_C(1) << seq_bits) - 1;
 }
 
+/* Removes n records of connection c, first..last, which follow one
+ * another in c's list (after conn_prev, NULL at its head) and in the list
+ * of all records: one unlink with the sum of their ticks (what removing
+ * them one by one would leave) and one splice onto the free list (both
+ * lists run through conn_next). */
+static void remove_run(struct timer_list *l, struct timer_conn *c, struct timer_record *conn_prev,
+                       struct timer_record *first, struct timer_record *last, uint64_t ticks, uint32_t n)
+{
+    if (conn_prev)
+        conn_prev->conn_next = last->conn_next;
+    else
+        c->head = last->conn_next;
+    if (c->tail == last)
+        c->tail = conn_prev;
+    struct timer_record *prev = first->prev, *next = last->next;
+    if (prev)
+        prev->next = next;
+    else
+        l->head = next;
+    if (next)
+        next->prev = prev;
+    else
+        l->tail = prev;
+    if (!prev && !next)
+        l->base_time = l->max_time = 0;
+    else if (!prev)
+        l->base_time += ticks;
+    else if (!next)
+        l->max_time -= ticks;
+    else
+        next->ticks_to_go += ticks;
+    first->prev = NULL;
+    last->next = NULL;
+    last->conn_next = l->free_records;
+    l->free_records = first;
+    l->in_use -= n;
+}
+
 int timer_list_cancel_range(struct timer_list *l, uint16_t conn,
                             uint32_t from, uint32_t to, unsigned seq_bits)
 {
@@ -186,16 +224,41 @@ int timer_list_cancel_range(struct timer_list *l, uint16_t conn,
     /* Unsigned subtraction wraps mod 2^32; masking reduces it mod 2^w. */
     const uint32_t span = (to - from) & mask;
     int cancelled = 0;
-    struct timer_record *conn_prev = NULL, *r = l->conns[conn].head;
+    /* Records in range are taken in runs: a cumulative ACK's are the
+     * connection's oldest and, with one connection sending, neighbours in
+     * the list of all records too, so a window's worth goes in one unlink.
+     * A run ends at a record out of range or one that is not the previous
+     * one's neighbour in the list of all records (another connection's
+     * timer between them; a retransmission restarted at the tail). */
+    struct timer_conn *c = &l->conns[conn];
+    struct timer_record *conn_prev = NULL, *first = NULL, *last = NULL, *r = c->head;
+    uint64_t ticks = 0;
+    uint32_t n = 0;
     while (r) {
         struct timer_record *conn_next = r->conn_next;
-        if (((r->seq - from) & mask) < span) {
-            remove_record(l, conn_prev, r);
-            cancelled++;
+        int in = ((r->seq - from) & mask) < span;
+        if (first && (!in || last->next != r)) {
+            remove_run(l, c, conn_prev, first, last, ticks, n);
+            cancelled += (int)n;
+            first = NULL;
+        }
+        if (in) {
+            if (!first) {
+                first = r;
+                ticks = 0;
+                n = 0;
+            }
+            ticks += r->ticks_to_go;
+            last = r;
+            n++;
         } else {
             conn_prev = r;
         }
         r = conn_next;
+    }
+    if (first) {
+        remove_run(l, c, conn_prev, first, last, ticks, n);
+        cancelled += (int)n;
     }
     return cancelled;
 }

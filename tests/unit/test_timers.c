@@ -340,6 +340,45 @@ static void test_cancel_range_8bit_wraparound(void **state)
     timer_list_destroy(&l);
 }
 
+/* A cumulative ACK takes the connection's oldest records as one run when
+ * they are neighbours in the list of all records: at the head, in the
+ * middle and at the tail, with another connection's timers around them and
+ * a restarted one of the range further on.  Deadlines of the rest keep. */
+static void test_cancel_range_run(void **state)
+{
+    struct timer_list l;
+    assert_int_equal(timer_list_init_send(&l, 2, 16, 100), 0);
+    assert_int_equal(timer_list_start(&l, 1, 50, 0), 0);          /* 100 */
+    for (uint32_t s = 0; s < 4; s++)
+        assert_int_equal(timer_list_start(&l, 0, s, 1 + s), 0);   /* 101..104 */
+    assert_int_equal(timer_list_start(&l, 1, 51, 5), 0);          /* 105 */
+    assert_int_equal(timer_list_start(&l, 0, 4, 6), 0);           /* 106 */
+    assert_int_equal(timer_list_start(&l, 0, 1, 7), 0);           /* 107: 1 again */
+    /* [0, 3): the run 0, 1, 2 in the middle, and the restarted 1. */
+    assert_int_equal(timer_list_cancel_range(&l, 0, 0, 3, 32), 4);
+    struct expected e1[] = {{100, 1, 50}, {104, 0, 3}, {105, 1, 51}, {106, 0, 4}};
+    assert_pending(&l, e1, 4);
+    /* At the head: conn 1's 50, then its 51 apart from it. */
+    assert_int_equal(timer_list_cancel_range(&l, 1, 50, 52, 32), 2);
+    struct expected e2[] = {{104, 0, 3}, {106, 0, 4}};
+    assert_pending(&l, e2, 2);
+    /* The whole list as one run. */
+    assert_int_equal(timer_list_cancel_range(&l, 0, 3, 5, 32), 2);
+    assert_pending(&l, NULL, 0);
+    assert_null(l.conns[0].head);
+    assert_null(l.conns[0].tail);
+    /* At the tail, after another connection's timer; then a start reuses
+     * the records. */
+    assert_int_equal(timer_list_start(&l, 1, 60, 200), 0);        /* 300 */
+    for (uint32_t s = 7; s < 10; s++)
+        assert_int_equal(timer_list_start(&l, 0, s, 201), 0);     /* 301 */
+    assert_int_equal(timer_list_cancel_range(&l, 0, 7, 10, 32), 3);
+    assert_int_equal(timer_list_start(&l, 0, 10, 202), 0);        /* 302 */
+    struct expected e3[] = {{300, 1, 60}, {302, 0, 10}};
+    assert_pending(&l, e3, 2);
+    timer_list_destroy(&l);
+}
+
 /* max - 1, max, 0, 1 started at times 0..3 (max: the largest number of
  * `bits` bits); an ACK of the range [max, 1) cancels max and 0 only. */
 static void cancel_across_wrap(int bits, uint32_t max)
@@ -758,6 +797,7 @@ int main(void)
         cmocka_unit_test(test_cancel_one_takes_oldest_duplicate),
         cmocka_unit_test(test_cancel_range_8bit_wraparound),
         cmocka_unit_test(test_cancel_range_16_and_32bit_wraparound),
+        cmocka_unit_test(test_cancel_range_run),
         cmocka_unit_test(test_pool_exhaustion_and_recycling),
         cmocka_unit_test(test_ack_timers_one_per_connection),
         cmocka_unit_test(test_invalid_arguments),
