@@ -204,7 +204,7 @@ static int release_delayed(struct inid *d, uint64_t now)
              * then counts the message as dropped. */
             struct ini_trace_rec *r = ini_trace_begin(&d->trace, INI_TRACE_IN, x->due - d->knob_latency, 0);
             ini_trace_set_msg(r, h.src_pe, h.dst_pe, UINT16_MAX, h.len);
-            ini_trace_commit(&d->trace, r, rte_rdtsc());
+            ini_trace_commit(&d->trace, r, r ? rte_rdtsc() : 0);
             pbuf_free(x->p);
         } else if (backlog_push(d, x->pe, x->p, x->off) < 0) {
             break;      /* the PE is far behind: try again next turn */
@@ -270,7 +270,7 @@ int inid_transport_deliver(void *ctx, int src_ini, struct pbuf *p, uint16_t off,
         ini_trace_stamp(&d->trace, r, INI_TS_IN_IP, rx->t_in_ip);
         ini_trace_stamp(&d->trace, r, INI_TS_IN_UDP, rx->t_in_udp);
         ini_trace_stamp(&d->trace, r, INI_TS_IN_WINDOW, t_window);
-        ini_trace_commit(&d->trace, r, rte_rdtsc());    /* NULL (buffer full): counted as dropped */
+        ini_trace_commit(&d->trace, r, r ? rte_rdtsc() : 0);    /* NULL (buffer full): counted as dropped */
         pbuf_free(p);
     } else if (backlog_push(d, pe, p, off) < 0) {
         /* The PE is far behind: the transport keeps the message, does not
@@ -322,7 +322,7 @@ static int process_out(struct inid *d, struct work *w, uint64_t now)
         struct ini_trace_rec *tr = ini_trace_begin(&d->trace, INI_TRACE_LOCAL, w->t_arrive, w->qlen);
         ini_trace_set_msg(tr, h->src_pe, h->dst_pe, UINT16_MAX, h->len);
         ini_trace_stamp(&d->trace, tr, INI_TS_DEQUEUE, now);
-        ini_trace_commit(&d->trace, tr, rte_rdtsc());   /* NULL (buffer full): counted as dropped */
+        ini_trace_commit(&d->trace, tr, tr ? rte_rdtsc() : 0);   /* NULL (buffer full): counted as dropped */
         out_record_done(d, w->pe, w->slot);
         return DONE;
     }
@@ -365,7 +365,7 @@ static int process_out(struct inid *d, struct work *w, uint64_t now)
     ini_trace_stamp(&d->trace, tr, INI_TS_DEQUEUE, start);
     ini_trace_stamp(&d->trace, tr, INI_TS_OUT_WINDOW, ts.t_out_window);
     ini_trace_stamp(&d->trace, tr, INI_TS_OUT_UDP, ts.t_out_udp);
-    ini_trace_commit(&d->trace, tr, rte_rdtsc());       /* NULL (buffer full): counted as dropped */
+    ini_trace_commit(&d->trace, tr, tr ? rte_rdtsc() : 0);       /* NULL (buffer full): counted as dropped */
     return DONE;
 }
 
