@@ -5,7 +5,8 @@
 # rtt_ns, eel_ns (= rtt_ns / 2), o_s_ns, o_r_ns, g_ns, G_ns_per_byte,
 # M_bytes, rate_mps, gbps_64k, and a positive gap at every queue depth and
 # every message size; the three memif layers also have round trips in
-# turns (rtt_turns_ns) and their ratio to raw-dpdk (1 for raw-dpdk itself).
+# turns (rtt_turns_ns) and their ratio to raw-dpdk (1 for raw-dpdk itself),
+# and, run with --split, the receive and send times of those turns.
 # The peers (ucx-am-tcp, ucx-am-sm, ofi-rxd-udp) must each be there, either
 # measured with the same positive figures and the reliable layer's ratios
 # to them, or skipped with a reason (library missing) - never failed.
@@ -33,7 +34,7 @@ rm -f /tmp/bench_quick.err
 OUT=$(mktemp /tmp/bench_quick.XXXXXX)
 trap 'rm -f "$OUT" "$OUT.err"' EXIT
 start=$(date +%s)
-timeout $LIMIT_S $B --quick --format json > "$OUT" 2> "$OUT.err"
+timeout $LIMIT_S $B --quick --split --format json > "$OUT" 2> "$OUT.err"
 rc=$?
 elapsed=$(($(date +%s) - start))
 [ "$rc" -ne 124 ] || fail "ini-bench --quick took more than $LIMIT_S s"
@@ -74,6 +75,10 @@ for name in want:
             errors.append(f"{name}: no round trips in turns ({t!r}, ratio {r!r})")
         elif name == "raw-dpdk" and abs(r - 1) > 1e-9:
             errors.append(f"raw-dpdk: its ratio to itself is {r}")
+        for k in ("split_receive_ns", "split_send_ns"):
+            v = l.get(k)
+            if isinstance(v, bool) or not isinstance(v, (int, float)) or not v > 0:
+                errors.append(f"{name}: --split: {k} = {v!r}, expected a positive number")
 for name in ["ucx-am-tcp", "ucx-am-sm", "ofi-rxd-udp"]:
     l = layers.get(name)
     if l is None:

@@ -86,6 +86,12 @@ struct layer_result {
      * ratio is the median of the per-turn ratios to raw-dpdk. */
     struct stat2 rtt_turns;
     double rtt_turns_ratio;
+    /* With --split, the same turns on the measuring side: ns per received
+     * frame in the poll that took it (receive burst, stack, delivery,
+     * buffers freed) and ns per send call (the frame built and queued;
+     * the transmit burst, the same memif call for every layer, apart).
+     * Medians over the turns; 0 when not measured. */
+    double split_rx_ns, split_tx_ns;
     /* derived (medians) */
     double g_ns, rate_mps, G_ns_per_byte, M_bytes, gbps_max;
     int best_depth;
@@ -164,6 +170,7 @@ struct bench_setup {
     int cn_yield_us;          /* idle.yield_us of the cluster run, -1: the configuration's default */
     int cn_colocate;          /* idle.colocate of the cluster run, -1: default */
     int segment;              /* stack.segmentation of the reliable and compute-to-compute layers */
+    int split;                /* --split: time the ping-pong's receive polls and send calls */
     int quick;
     double loadavg;           /* 1-minute load average when the run began */
 };

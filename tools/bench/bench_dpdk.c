@@ -74,6 +74,7 @@ static struct side {
     int swp_up;
     int layer;
     struct bench_eng eng;
+    uint64_t now;             /* TSC at the start of the last poll (lwip_poll) */
     uint64_t next_lwip_timer;
     /* raw */
     struct rte_mbuf *txb[TXB];
@@ -83,12 +84,36 @@ static struct side {
     /* reliable: message slots, one per window entry */
     uint8_t *slots;
     uint32_t nslots, stride;
-    uint64_t slot_next;
+    uint32_t slot_next;       /* the next slot, 0..nslots-1 */
     uint32_t am_seq;
     uint64_t retx;            /* over all reliable phases, both sides */
     int verbose;
     int segment;              /* the transport's stack.segmentation */
+    /* --split: time in receive polls that took frames, and in send calls */
+    int split;
+    uint64_t split_rx_ticks, split_rx_frames, split_tx_ticks, split_tx_calls;
 } S;
+
+static inline uint64_t split_begin(void)
+{
+    return S.split ? bench_rdtsc() : 0;
+}
+
+static inline void split_rx(uint64_t t0, uint16_t frames)
+{
+    if (S.split && frames) {
+        S.split_rx_ticks += bench_rdtsc() - t0;
+        S.split_rx_frames += frames;
+    }
+}
+
+static inline void split_tx(uint64_t t0)
+{
+    if (S.split) {
+        S.split_tx_ticks += bench_rdtsc() - t0;
+        S.split_tx_calls++;
+    }
+}
 
 static uint8_t src_buf[BENCH_MAX_MSG];
 static const uint8_t mac_of[2][6] = { { 2, 0, 0xc6, 0x12, 0, 1 }, { 2, 0, 0xc6, 0x12, 0, 2 } };
@@ -118,6 +143,7 @@ static int raw_send(void *ctx, const uint8_t h[BENCH_HDR], uint32_t len)
     int nfr = (int)((len + BENCH_MTU - 1) / BENCH_MTU);
     if (S.ntx + nfr > TXB)
         raw_flush(ctx);
+    uint64_t t0 = split_begin();
     struct rte_mbuf *ms[TXB];
     if (rte_pktmbuf_alloc_bulk(S.pool, ms, (unsigned)nfr) != 0)
         return -1;
@@ -133,12 +159,14 @@ static int raw_send(void *ctx, const uint8_t h[BENCH_HDR], uint32_t len)
         off += chunk;
         S.txb[S.ntx++] = ms[f];
     }
+    split_tx(t0);
     return 0;
 }
 
 static int raw_poll(void *ctx)
 {
     struct rte_mbuf *pkts[INI_NETIF_BURST];
+    uint64_t t0 = split_begin();
     uint16_t n = rte_eth_rx_burst(S.port, 0, pkts, INI_NETIF_BURST);
     for (uint16_t i = 0; i < n; i++) {
         struct rte_mbuf *m = pkts[i];
@@ -156,6 +184,7 @@ static int raw_poll(void *ctx)
     }
     if (n)
         rte_pktmbuf_free_bulk(pkts, n);
+    split_rx(t0, n);
     return n;
 }
 
@@ -171,11 +200,16 @@ static void lwip_flush(void *ctx)
 static int lwip_poll(void *ctx)
 {
     struct rte_mbuf *pkts[INI_NETIF_BURST];
+    uint64_t t0 = split_begin();
+    /* The time, once per turn, before the receive burst, as inid's loop
+     * reads it; the transport's sends until the next turn take it too. */
+    uint64_t now = bench_rdtsc();
+    S.now = now;
     uint16_t n = rte_eth_rx_burst(S.port, 0, pkts, INI_NETIF_BURST);
+    uint16_t frames = n;
     struct ini_rx_meta rx = { 0 };      /* no traces here */
     for (uint16_t i = 0; i < n; i++)
         ini_netif_input(&S.nf, pkts[i], &rx);
-    uint64_t now = bench_rdtsc();
     if (S.layer == L_REL)
         n = (uint16_t)(n + ini_swp_poll(&S.swp, now));
     if (now >= S.next_lwip_timer) {
@@ -185,11 +219,13 @@ static int lwip_poll(void *ctx)
     /* What the transport sent on its own (ACKs, NAKs, retransmissions)
      * leaves at the end of the turn, as in inid's loop. */
     ini_netif_flush(&S.nf);
+    split_rx(t0, frames);
     return n;
 }
 
 static int udp_send_msg(void *ctx, const uint8_t h[BENCH_HDR], uint32_t len)
 {
+    uint64_t t0 = split_begin();
     memcpy(src_buf, h, BENCH_HDR);
     /* As the transport sends: a single frame is copied into a transmit
      * mbuf, a longer datagram goes to lwIP by reference. */
@@ -209,13 +245,17 @@ static int udp_send_msg(void *ctx, const uint8_t h[BENCH_HDR], uint32_t len)
     ip_addr_set_ip4_u32(&dst, ip_of[1 - S.role]);
     err_t e = udp_sendto(S.upcb, p, &dst, UDP_PORT);
     pbuf_free(p);
+    split_tx(t0);
     return e == ERR_OK ? 0 : -1;
 }
 
 static void udp_recv_msg(void *arg, struct udp_pcb *pcb, struct pbuf *p, const ip_addr_t *addr, u16_t port)
 {
     uint8_t h[BENCH_HDR] = { 0 };
-    pbuf_copy_partial(p, h, BENCH_HDR, 0);
+    if (p->len >= BENCH_HDR)
+        memcpy(h, p->payload, BENCH_HDR);
+    else
+        pbuf_copy_partial(p, h, BENCH_HDR, 0);
     bench_deliver(&S.eng, h, p->tot_len);
     pbuf_free(p);
 }
@@ -224,21 +264,30 @@ static const struct bench_ops udp_ops = { udp_send_msg, lwip_flush, lwip_poll, N
 
 static int rel_send(void *ctx, const uint8_t h[BENCH_HDR], uint32_t len)
 {
-    uint8_t *am = S.slots + (S.slot_next % S.nslots) * S.stride + INI_SWP_MAXHDR;
+    uint64_t t0 = split_begin();
+    /* The slots in turn, by a wrapping index: no division per message,
+     * which the raw layer's harness does not pay either. */
+    uint8_t *am = S.slots + (size_t)S.slot_next * S.stride + INI_SWP_MAXHDR;
     struct ini_am_hdr ah = { (uint16_t)S.role, (uint16_t)(1 - S.role), 0, 0, len, S.am_seq };
     memcpy(am, &ah, sizeof(ah));
     memcpy(am + sizeof(ah), h, BENCH_HDR);
-    if (ini_swp_send(&S.swp, 1 - S.role, am, (uint32_t)sizeof(ah) + len, NULL, bench_rdtsc(), NULL) < 0)
+    if (ini_swp_send(&S.swp, 1 - S.role, am, (uint32_t)sizeof(ah) + len, NULL, S.now, NULL) < 0)
         return -1;
-    S.slot_next++;
+    if (++S.slot_next == S.nslots)
+        S.slot_next = 0;
     S.am_seq++;
+    split_tx(t0);
     return 0;
 }
 
 static int rel_deliver(void *ctx, int src_ini, struct pbuf *p, uint16_t off, struct ini_rx_meta *rx)
 {
     uint8_t h[BENCH_HDR] = { 0 };
-    pbuf_copy_partial(p, h, BENCH_HDR, (u16_t)(off + sizeof(struct ini_am_hdr)));
+    uint32_t at = off + (uint32_t)sizeof(struct ini_am_hdr);
+    if (p->len >= at + BENCH_HDR)    /* one frame: read in place, as the raw layer does */
+        memcpy(h, (const uint8_t *)p->payload + at, BENCH_HDR);
+    else
+        pbuf_copy_partial(p, h, BENCH_HDR, (u16_t)at);
     bench_deliver(&S.eng, h, p->tot_len - off - (uint32_t)sizeof(struct ini_am_hdr));
     pbuf_free(p);
     return 0;
@@ -282,6 +331,7 @@ static int rel_configure(int window)
     S.nslots = (uint32_t)window;
     S.stride = stride;
     S.slot_next = 0;
+    S.now = bench_rdtsc();           /* until the first poll */
     return 0;
 }
 
@@ -397,6 +447,7 @@ static int rtt_in_turns(const struct bench_setup *s, struct layer_result *res)
 {
     static const int order[3] = { L_RAW, L_UDP, L_REL };
     double v[3][256], ratio[3][256];      /* --runs is at most 256 */
+    double rx_ns[3][256], tx_ns[3][256];  /* --split */
     int turns = s->p.runs;
     int n = s->p.count < 2000 ? s->p.count : 2000;
     int have_raw = s->layers_on[L_RAW] && res[L_RAW].ok;
@@ -408,7 +459,13 @@ static int rtt_in_turns(const struct bench_setup *s, struct layer_result *res)
             S.retx = 0;
             if (phase_begin(layer, s->p.window) < 0)
                 return -1;
+            S.split = s->split;
+            S.split_rx_ticks = S.split_rx_frames = S.split_tx_ticks = S.split_tx_calls = 0;
             v[k][t] = bench_pingpong(&S.eng, n / 10, n);
+            S.split = 0;
+            double ns_per_tick = 1e9 / (double)bench_tsc_hz();
+            rx_ns[k][t] = S.split_rx_frames ? (double)S.split_rx_ticks * ns_per_tick / (double)S.split_rx_frames : 0;
+            tx_ns[k][t] = S.split_tx_calls ? (double)S.split_tx_ticks * ns_per_tick / (double)S.split_tx_calls : 0;
             if (phase_end() < 0 || v[k][t] < 0)
                 return -1;
             res[layer].retransmissions += S.retx;
@@ -421,6 +478,10 @@ static int rtt_in_turns(const struct bench_setup *s, struct layer_result *res)
             continue;
         r->rtt_turns = bench_stat(v[k], turns);
         r->rtt_turns_ratio = have_raw ? bench_stat(ratio[k], turns).med : 0;
+        if (s->split) {
+            r->split_rx_ns = bench_stat(rx_ns[k], turns).med;
+            r->split_tx_ns = bench_stat(tx_ns[k], turns).med;
+        }
     }
     return 0;
 }

@@ -10,7 +10,7 @@
  *             [--sizes LIST] [--bw-depth N] [--window N] [--cores A,B]
  *             [--cn-idle auto|poll|adaptive] [--cn-window N]
  *             [--cn-yield-us N] [--cn-colocate 0|1] [--segment on|off]
- *             [--plot FILE | --no-plot] [--save PREFIX] [--verbose]
+ *             [--split] [--plot FILE | --no-plot] [--save PREFIX] [--verbose]
  *   ini-bench --inproc [...]     the stack path in one process (callgrind)
  *
  * Layers (LIST: comma-separated names, default all):
@@ -56,7 +56,7 @@ static const char usage_text[] =
     "usage: ini-bench [--quick] [--format table|csv|json] [--layers LIST] [--runs N] [--count N]\n"
     "                 [--budget-ms N] [--depths LIST] [--sizes LIST] [--bw-depth N] [--window N]\n"
     "                 [--cores A,B] [--cn-idle auto|poll|adaptive] [--cn-window N]\n"
-    "                 [--cn-yield-us N] [--cn-colocate 0|1] [--segment on|off]\n"
+    "                 [--cn-yield-us N] [--cn-colocate 0|1] [--segment on|off] [--split]\n"
     "                 [--plot FILE | --no-plot] [--save PREFIX] [--verbose]\n"
     "       ini-bench --inproc [--layer raw|udp-ip|reliable|all] [--count N] [--window W] [--size B] [--mac]\n"
     "                        [--segment on|off]\n"
@@ -167,6 +167,8 @@ int main(int argc, char **argv)
             /* stack.segmentation of the reliable and compute-to-compute layers */
             static const char *const modes[] = { "off", "on", NULL };
             s.segment = cli_parse_choice(a, cli_value(argc, argv, &i), modes);
+        } else if (!strcmp(a, "--split")) {
+            s.split = 1;
         } else if (!strcmp(a, "--cn-window")) {
             cn_window = cli_parse_long(a, cli_value(argc, argv, &i), 1, 4096);
         } else if (!strcmp(a, "--plot")) {
