@@ -135,7 +135,8 @@ void ini_netif_return_mbufs(struct ini_netif *nf)
 
 int ini_netif_flush(struct ini_netif *nf)
 {
-    release_rx(nf);
+    /* Freed receive mbufs stay for the next transmissions (tx_mbuf), or
+     * go back to the pool when a burst of them waits (rx_pbuf_free). */
     int waiting = 0;
     for (int i = 0; i < nf->n_txqs; i++) {
         struct ini_txq *q = &nf->txqs[i];
@@ -165,17 +166,23 @@ static void tx_pbuf_free(struct pbuf *p)
         rte_pktmbuf_free(mp->m);
 }
 
-/* A fresh transmit mbuf: taken from the pool a burst at a time. */
+/* A fresh transmit mbuf: a received one just freed, if any (the same pool,
+ * and hot: a reply goes out in the mbuf its request came in, with no
+ * mempool call for either), else from the pool a burst at a time. */
 static struct rte_mbuf *tx_mbuf(struct ini_netif *nf)
 {
-    if (!nf->n_tx_cache) {
-        if (rte_mempool_get_bulk(nf->pool, (void **)nf->tx_cache, INI_NETIF_BURST) == 0)
+    struct rte_mbuf *m;
+    if (nf->n_rx_free) {
+        m = nf->rx_free[--nf->n_rx_free];
+    } else {
+        if (!nf->n_tx_cache) {
+            if (rte_mempool_get_bulk(nf->pool, (void **)nf->tx_cache, INI_NETIF_BURST) != 0)
+                return rte_pktmbuf_alloc(nf->pool);     /* nearly empty: one at a time */
             nf->n_tx_cache = INI_NETIF_BURST;
-        else
-            return rte_pktmbuf_alloc(nf->pool);     /* nearly empty: one at a time */
+        }
+        m = nf->tx_cache[--nf->n_tx_cache];
     }
-    struct rte_mbuf *m = nf->tx_cache[--nf->n_tx_cache];
-    /* Raw from the pool, as a driver's receive path takes them: next and
+    /* Raw, as a driver's receive path takes them from the pool: next and
      * nb_segs were reset when it was freed; the fields a transmit frame
      * is read by are set here (rte_pktmbuf_reset sets a dozen more). */
     m->data_off = (uint16_t)RTE_MIN((uint16_t)RTE_PKTMBUF_HEADROOM, m->buf_len);
@@ -320,19 +327,36 @@ void ini_netif_fast_udp(struct ini_netif *nf, struct udp_pcb *pcb)
     nf->fast_pcb = pcb;
 }
 
+int ini_netif_udp_frame(struct ini_netif *nf, uint32_t dst_ip, uint16_t len, struct ini_udp_frame *f)
+{
+    const struct ini_peer_slot *peer = peer_lookup(nf, dst_ip);
+    if (!peer || len + IP_HLEN + UDP_HLEN > nf->netif.mtu)
+        return -1;
+    struct rte_mbuf *m = tx_mbuf(nf);
+    if (!m || rte_pktmbuf_tailroom(m) < INI_TX_HEADROOM + len) {
+        if (m)
+            rte_pktmbuf_free(m);
+        nf->stats.tx_no_mbuf++;
+        return -2;
+    }
+    f->m = m;
+    f->peer = peer;
+    f->dst_ip = dst_ip;
+    f->len = len;
+    f->payload = rte_pktmbuf_mtod(m, uint8_t *) + INI_TX_HEADROOM;
+    return 0;
+}
+
 /* The fields are lwIP's for a UDP datagram of one frame: version 4, header
  * of 20 bytes, TOS 0, no flags, TTL IP_DEFAULT_TTL (a new pcb's), the
  * header checksum; UDP source and destination port, length, checksum
  * (0xffff for a sum of 0, as udp_sendto).  The id is ours: only fragments
  * are matched by id, and these datagrams have none. */
-int ini_netif_udp_send(struct ini_netif *nf, struct pbuf *p, uint32_t dst_ip, uint16_t port, uint16_t payload_sum)
+void ini_netif_udp_queue(struct ini_netif *nf, const struct ini_udp_frame *f, uint16_t port, uint16_t payload_sum)
 {
-    struct ini_peer_slot *peer = peer_lookup(nf, dst_ip);
-    if (!peer || !is_tx_mbuf(p) || p->len + IP_HLEN + UDP_HLEN > nf->netif.mtu)
-        return -1;
-    uint8_t *udp = (uint8_t *)p->payload - UDP_HLEN, *ip = udp - IP_HLEN;
-    uint32_t src = ip4_addr_get_u32(netif_ip4_addr(&nf->netif));
-    uint16_t ulen = lwip_htons((u16_t)(p->len + UDP_HLEN)), nport = lwip_htons(port);
+    uint8_t *udp = f->payload - UDP_HLEN, *ip = udp - IP_HLEN;
+    uint32_t src = ip4_addr_get_u32(netif_ip4_addr(&nf->netif)), dst_ip = f->dst_ip;
+    uint16_t ulen = lwip_htons((u16_t)(f->len + UDP_HLEN)), nport = lwip_htons(port);
     /* Payload, UDP header (its checksum 0) and pseudo header, as 16-bit
      * words in memory order. */
     uint32_t acc = (uint32_t)payload_sum + 2u * nport + 2u * ulen + (src & 0xffff) + (src >> 16) +
@@ -342,16 +366,14 @@ int ini_netif_udp_send(struct ini_netif *nf, struct pbuf *p, uint32_t dst_ip, ui
     st16(udp + 2, nport);
     st16(udp + 4, ulen);
     st16(udp + 6, usum ? usum : 0xffff);
-    write_ip(ip, (uint16_t)(p->len + UDP_HLEN + IP_HLEN), nf->ip_id++, 0, src, dst_ip);
-    struct ini_mbuf_pbuf *mp = (struct ini_mbuf_pbuf *)p;
-    struct rte_mbuf *m = mp->m;
+    write_ip(ip, (uint16_t)(f->len + UDP_HLEN + IP_HLEN), nf->ip_id++, 0, src, dst_ip);
+    struct rte_mbuf *m = f->m;
     struct rte_ether_hdr *eth = (struct rte_ether_hdr *)(ip - RTE_ETHER_HDR_LEN);
     m->data_off = (uint16_t)((uint8_t *)eth - (uint8_t *)m->buf_addr);
-    m->data_len = (uint16_t)(RTE_ETHER_HDR_LEN + IP_HLEN + UDP_HLEN + p->len);
+    m->data_len = (uint16_t)(RTE_ETHER_HDR_LEN + IP_HLEN + UDP_HLEN + f->len);
     m->pkt_len = m->data_len;
-    write_eth(nf, peer, eth);
-    mp->txq = peer->txq;          /* queued by tx_pbuf_free */
-    return 0;
+    write_eth(nf, f->peer, eth);
+    enqueue(nf, &nf->txqs[f->peer->txq], m);
 }
 
 /* Writes an IPv4 header for `tot` bytes of packet, flags and offset

@@ -22,9 +22,10 @@
  *
  * Header prediction (the transport's common case, both ways): a UDP
  * datagram that fits one frame, to or from a peer INI of the static table.
- * ini_netif_udp_send() writes its UDP, IP and Ethernet headers in front of
- * an ini_netif_alloc_tx payload from a fixed pattern (the same fields lwIP
- * would write) and queues it, instead of udp_sendto -> ip4_output ->
+ * ini_netif_udp_frame() gives a transmit mbuf's payload, with no pbuf
+ * around it, and ini_netif_udp_queue() writes the UDP, IP and Ethernet
+ * headers in front of it from a fixed pattern (the same fields lwIP would
+ * write) and queues it, instead of udp_sendto -> ip4_output ->
  * netif->output.  On receive, a frame whose IPv4 header is plain (no
  * options, no fragment, our address, UDP, right lengths and checksum) for
  * the UDP port registered with ini_netif_fast_udp() goes straight to that
@@ -143,12 +144,13 @@ struct ini_netif {
      * (ini_netif_current_rx).  NULL outside ini_netif_input. */
     struct ini_rx_meta *rx_cur;
     struct udp_pcb *fast_pcb;          /* header prediction on receive: its port, or NULL */
-    uint16_t ip_id;                    /* IP id of datagrams sent by ini_netif_udp_send */
+    uint16_t ip_id;                    /* IP id of datagrams sent by ini_netif_udp_queue */
     struct ini_netif_stats stats;
     struct ini_arp arp;                /* neighbours beyond the configuration */
-    /* Received mbufs whose pbufs were freed, put back in their pool in
-     * bulk (when full and at every ini_netif_flush); transmit mbufs taken
-     * from the pool in bulk: one mempool call per burst, not per frame. */
+    /* Received mbufs whose pbufs were freed: the next transmit mbufs, or
+     * put back in their pool in bulk when full; other transmit mbufs
+     * taken from the pool in bulk: one mempool call per burst, not per
+     * frame. */
     struct rte_mbuf *rx_free[INI_NETIF_BURST];
     uint16_t n_rx_free;
     struct rte_mbuf *tx_cache[INI_NETIF_BURST];
@@ -180,14 +182,25 @@ struct pbuf *ini_netif_alloc_tx(struct ini_netif *nf, uint16_t len);
  * reference to a pbuf of ini_netif_alloc_tx (queued or freed at once). */
 void ini_netif_free_tx(struct pbuf *p);
 
-/* Sends p (from ini_netif_alloc_tx, filled with a UDP payload whose
- * ones' complement sum is payload_sum, as ini_chksum gives it) as one UDP
- * datagram from the netif's address and `port` to `port` of dst_ip
- * (network order), by header prediction.  0: the frame is queued when the
- * caller frees p (as after udp_sendto); -1: not a case the prediction
- * covers (no such peer, too long): send it through lwIP instead. */
-int ini_netif_udp_send(struct ini_netif *nf, struct pbuf *p, uint32_t dst_ip, uint16_t port,
-                       uint16_t payload_sum);
+/* Header prediction on transmit: a datagram of one frame to a peer of the
+ * table, without a pbuf.  ini_netif_udp_frame takes a transmit mbuf for a
+ * UDP payload of len bytes to dst_ip (network order) and gives its place
+ * (f->payload); the caller writes the payload there, its one copy, and
+ * ini_netif_udp_queue writes the UDP, IP and Ethernet headers in front
+ * (payload_sum: the payload's ones' complement sum, as ini_chksum gives
+ * it; from the netif's address and `port` to `port`) and queues the frame.
+ * ini_netif_udp_frame returns 0; -1 when the prediction does not cover
+ * the case (no such peer, too long: send through lwIP instead, with
+ * ini_netif_alloc_tx); -2 when no transmit mbuf is left (counted). */
+struct ini_udp_frame {
+    struct rte_mbuf *m;
+    const struct ini_peer_slot *peer;
+    uint8_t *payload;
+    uint32_t dst_ip;
+    uint16_t len;
+};
+int ini_netif_udp_frame(struct ini_netif *nf, uint32_t dst_ip, uint16_t len, struct ini_udp_frame *f);
+void ini_netif_udp_queue(struct ini_netif *nf, const struct ini_udp_frame *f, uint16_t port, uint16_t payload_sum);
 /* The same for a datagram of several frames: len bytes of UDP payload at
  * payload (summing to payload_sum), cut into IP fragments of the MTU as
  * lwIP's ip4_frag cuts them (fragment offsets in 8-byte units, MF on all

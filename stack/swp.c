@@ -206,35 +206,59 @@ static inline struct swp_rx_slot *rx_slot(struct ini_swp *s, struct swp_conn *c,
     return &c->rx[seq & s->slot_mask];
 }
 
-/* Sends a datagram of one frame (p from ini_netif_alloc_tx, its payload
- * summing to sum) to c's peer: by the link's header prediction, which
- * writes the UDP and IP headers lwIP would write, else through lwIP. */
-static err_t send_frame(struct ini_swp *s, struct swp_conn *c, struct pbuf *p, uint16_t sum)
+/* A datagram of one frame to c's peer: by the link's header prediction
+ * (no pbuf: ini_netif_udp_frame, ini_netif_udp_queue), else through lwIP
+ * in a pbuf over a transmit mbuf.  frame_begin gives the place of a UDP
+ * payload of len bytes (NULL: no transmit buffer); frame_send sends what
+ * was written there, its sum given. */
+struct swp_frame {
+    struct ini_udp_frame f;
+    struct pbuf *p;           /* through lwIP; NULL: predicted */
+};
+
+static uint8_t *frame_begin(struct ini_swp *s, struct swp_conn *c, uint16_t len, struct swp_frame *fr)
 {
-    if (ini_netif_udp_send(s->nf, p, ip4_addr_get_u32(ip_2_ip4(&s->peer_ip[c->peer])), INI_UDP_PORT, sum) == 0)
+    fr->p = NULL;
+    int r = ini_netif_udp_frame(s->nf, ip4_addr_get_u32(ip_2_ip4(&s->peer_ip[c->peer])), len, &fr->f);
+    if (r == 0)
+        return fr->f.payload;
+    if (r == -2)
+        return NULL;
+    fr->p = ini_netif_alloc_tx(s->nf, len);
+    return fr->p ? fr->p->payload : NULL;
+}
+
+static err_t frame_send(struct ini_swp *s, struct swp_conn *c, struct swp_frame *fr, uint16_t sum)
+{
+    if (!fr->p) {
+        ini_netif_udp_queue(s->nf, &fr->f, INI_UDP_PORT, sum);
         return ERR_OK;
-    return udp_sendto_if_src_chksum(s->pcb, p, &s->peer_ip[c->peer], INI_UDP_PORT, &s->nf->netif, 1, sum,
-                                    &s->local_ip);
+    }
+    err_t e = udp_sendto_if_src_chksum(s->pcb, fr->p, &s->peer_ip[c->peer], INI_UDP_PORT, &s->nf->netif, 1, sum,
+                                       &s->local_ip);
+    ini_netif_free_tx(fr->p);
+    return e;
 }
 
 /* Sends a header-only frame (ACK or NAK). */
 static void send_control(struct ini_swp *s, struct swp_conn *c, uint8_t op, uint32_t seq)
 {
-    struct pbuf *p = ini_netif_alloc_tx(s->nf, (uint16_t)(s->hdr_len + s->tag_len));
-    if (!p) {
+    struct swp_frame fr;
+    uint16_t len = (uint16_t)(s->hdr_len + s->tag_len);
+    uint8_t *wire = frame_begin(s, c, len, &fr);
+    if (!wire) {
         s->stats.send_errors++;
         return;
     }
     struct ini_swp_hdr h = { op, (uint8_t)s->me, seq, c->rcv_nxt, 0 };
-    ini_swp_hdr_write(p->payload, &h, s->seq_bits);
+    ini_swp_hdr_write(wire, &h, s->seq_bits);
     if (s->tag_len) {
         uint8_t inner[INI_SWP_TAG_LEN];
         inner_of(s, NULL, 0, NULL, 0, inner);
-        tag_of(s, c->peer, p->payload, 0, inner, (uint8_t *)p->payload + s->hdr_len);
+        tag_of(s, c->peer, wire, 0, inner, wire + s->hdr_len);
     }
-    if (send_frame(s, c, p, ini_chksum(p->payload, (int)(s->hdr_len + s->tag_len))) != ERR_OK)
+    if (frame_send(s, c, &fr, ini_chksum(wire, len)) != ERR_OK)
         s->stats.send_errors++;
-    ini_netif_free_tx(p);
     c->ack_sent = c->rcv_nxt;
     c->rcv_unacked = 0;
     c->ack_forced = 0;
@@ -266,12 +290,12 @@ static int transmit(struct ini_swp *s, struct swp_conn *c, uint32_t seq, struct 
     if (len <= s->frame_max) {
         /* One frame: header, CRC and message go straight into the mbuf
          * (the one copy of a transmission) and are summed there, hot. */
-        p = ini_netif_alloc_tx(s->nf, (uint16_t)len);
-        if (!p) {
+        struct swp_frame fr;
+        uint8_t *wire = frame_begin(s, c, (uint16_t)len, &fr);
+        if (!wire) {
             s->stats.send_errors++;
             return -1;
         }
-        uint8_t *wire = p->payload;
         ini_swp_hdr_write(wire, &h, s->seq_bits);
         if (t->crc_pending) {
             /* A segment's first transmission: copied, checked and summed
@@ -291,6 +315,13 @@ static int transmit(struct ini_swp *s, struct swp_conn *c, uint32_t seq, struct 
          * start at even offsets); a small message is summed here, hot. */
         sum = t->msg_sum_valid ? fold16((uint32_t)ini_chksum(wire, s->crc_off) + t->msg_sum)
                                : ini_chksum(wire, (int)len);
+        if (ts)
+            ts->t_out_udp = rte_rdtsc();
+        if (frame_send(s, c, &fr, sum) != ERR_OK) {
+            s->stats.send_errors++;
+            return -1;
+        }
+        goto sent;
     } else if (s->tag_len) {
         /* Several frames with a MAC: header, MAC and CRC do not fit the
          * ring's headroom; they go in a pbuf of their own, in front of
@@ -345,11 +376,10 @@ static int transmit(struct ini_swp *s, struct swp_conn *c, uint32_t seq, struct 
     }
     if (ts)
         ts->t_out_udp = rte_rdtsc();
-    /* The netif and source address are known: no route lookup; a single
-     * frame goes by the link's header prediction. */
-    err_t e = len <= s->frame_max ? send_frame(s, c, p, sum)
-                                  : udp_sendto_if_src_chksum(s->pcb, p, &s->peer_ip[c->peer], INI_UDP_PORT,
-                                                             &s->nf->netif, 1, sum, &s->local_ip);
+    /* Several frames through lwIP: the netif and source address are
+     * known, no route lookup. */
+    err_t e = udp_sendto_if_src_chksum(s->pcb, p, &s->peer_ip[c->peer], INI_UDP_PORT, &s->nf->netif, 1, sum,
+                                       &s->local_ip);
     ini_netif_free_tx(p);
     if (e != ERR_OK) {
         s->stats.send_errors++;

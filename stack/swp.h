@@ -58,9 +58,10 @@
  * front) until it is acknowledged, and gives it back through the release
  * callback: retransmissions are sent from the same place.  Each
  * transmission copies it once: a message that fits one frame straight
- * into a transmit mbuf of the link (ini_netif_alloc_tx), behind the
- * transport header, with the UDP and IP headers written in place in front
- * by the link (ini_netif_udp_send, header prediction); a longer one is
+ * into a transmit mbuf of the link (ini_netif_udp_frame: no pbuf),
+ * behind the transport header, with the UDP and IP headers written in
+ * place in front by the link (ini_netif_udp_queue, header prediction);
+ * a longer one is
  * cut into IP fragments by the link, each copied into its frame
  * (ini_netif_udp_send_frags).  lwIP's own UDP output remains for what the
  * link does not cover.
