@@ -36,6 +36,20 @@ static struct ini_peer_slot *peer_lookup(struct ini_netif *nf, uint32_t ip)
     return NULL;
 }
 
+static void write_eth(struct ini_netif *nf, const struct ini_peer_slot *peer, struct rte_ether_hdr *eth);
+static void write_ip(uint8_t *ip, uint16_t tot, uint16_t id, uint16_t frag, uint32_t src, uint32_t dst);
+
+/* The slot's header pattern (ini_peer_slot.hdr), from its MAC and address
+ * and the netif's. */
+static void peer_pattern(struct ini_netif *nf, struct ini_peer_slot *s)
+{
+    write_eth(nf, s, (struct rte_ether_hdr *)s->hdr);
+    uint8_t *ip = s->hdr + RTE_ETHER_HDR_LEN;
+    write_ip(ip, 0, 0, 0, ip4_addr_get_u32(netif_ip4_addr(&nf->netif)), s->ip);
+    ip[10] = ip[11] = 0;
+    s->ip_sum = ini_chksum(ip, IP_HLEN);
+}
+
 int ini_netif_add_peer(struct ini_netif *nf, uint32_t ip, const uint8_t mac[6], int txq)
 {
     if (ip == 0 || peer_lookup(nf, ip) || txq < 0 || txq >= nf->n_txqs)
@@ -46,6 +60,7 @@ int ini_netif_add_peer(struct ini_netif *nf, uint32_t ip, const uint8_t mac[6], 
             s->ip = ip;
             s->txq = (uint16_t)txq;
             memcpy(s->mac, mac, 6);
+            peer_pattern(nf, s);
             return 0;
         }
     }
@@ -354,7 +369,7 @@ int ini_netif_udp_frame(struct ini_netif *nf, uint32_t dst_ip, uint16_t len, str
  * are matched by id, and these datagrams have none. */
 void ini_netif_udp_queue(struct ini_netif *nf, const struct ini_udp_frame *f, uint16_t port, uint16_t payload_sum)
 {
-    uint8_t *udp = f->payload - UDP_HLEN, *ip = udp - IP_HLEN;
+    uint8_t *udp = f->payload - UDP_HLEN, *ip = udp - IP_HLEN, *eth = ip - RTE_ETHER_HDR_LEN;
     uint32_t src = ip4_addr_get_u32(netif_ip4_addr(&nf->netif)), dst_ip = f->dst_ip;
     uint16_t ulen = lwip_htons((u16_t)(f->len + UDP_HLEN)), nport = lwip_htons(port);
     /* Payload, UDP header (its checksum 0) and pseudo header, as 16-bit
@@ -366,13 +381,17 @@ void ini_netif_udp_queue(struct ini_netif *nf, const struct ini_udp_frame *f, ui
     st16(udp + 2, nport);
     st16(udp + 4, ulen);
     st16(udp + 6, usum ? usum : 0xffff);
-    write_ip(ip, (uint16_t)(f->len + UDP_HLEN + IP_HLEN), nf->ip_id++, 0, src, dst_ip);
+    /* Ethernet and IPv4 headers: the peer's pattern, then the three fields
+     * that change, the checksum from the pattern's sum. */
+    memcpy(eth, f->peer->hdr, sizeof(f->peer->hdr));
+    uint16_t tot = lwip_htons((u16_t)(f->len + UDP_HLEN + IP_HLEN)), id = lwip_htons(nf->ip_id++);
+    st16(ip + 2, tot);
+    st16(ip + 4, id);
+    st16(ip + 10, (uint16_t)~fold32(f->peer->ip_sum + tot + id));
     struct rte_mbuf *m = f->m;
-    struct rte_ether_hdr *eth = (struct rte_ether_hdr *)(ip - RTE_ETHER_HDR_LEN);
-    m->data_off = (uint16_t)((uint8_t *)eth - (uint8_t *)m->buf_addr);
+    m->data_off = (uint16_t)(eth - (uint8_t *)m->buf_addr);
     m->data_len = (uint16_t)(RTE_ETHER_HDR_LEN + IP_HLEN + UDP_HLEN + f->len);
     m->pkt_len = m->data_len;
-    write_eth(nf, f->peer, eth);
     enqueue(nf, &nf->txqs[f->peer->txq], m);
 }
 
@@ -614,6 +633,7 @@ int ini_netif_learn_peer(struct ini_netif *nf, uint32_t ip, const uint8_t mac[6]
     }
     memcpy(s->mac, mac, 6);
     s->txq = (uint16_t)txq;
+    peer_pattern(nf, s);
     return 0;
 }
 

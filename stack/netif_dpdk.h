@@ -91,6 +91,13 @@ struct ini_peer_slot {
     uint16_t txq;             /* index into txqs */
     uint8_t  mac[6];
     uint8_t  learned;         /* by ARP (stack/arp.h); 0: static, from the configuration */
+    /* Header prediction's pattern for a one-frame UDP datagram to this
+     * peer: its Ethernet and IPv4 headers with total length, id and
+     * checksum 0, and the ones' complement sum of that IPv4 header, so a
+     * frame's headers are one copy and three fields (ini_netif_udp_queue).
+     * Made when the slot is filled or its MAC changes. */
+    uint8_t  hdr[14 + 20];
+    uint32_t ip_sum;
 };
 
 /* Sends n queued mbufs of queue q; returns how many were taken.  The

@@ -192,7 +192,12 @@ static void test_header_prediction_and_lwip_path(void **state)
     struct udp_pcb *fast = loop_b.nf.fast_pcb;
     assert_non_null(fast);
     ini_netif_fast_udp(&loop_b.nf, NULL);
+    /* lwIP checks what A's prediction wrote from its header pattern:
+     * lengths, addresses and the IP header checksum. */
+    unsigned chk0 = lwip_stats.ip.chkerr, drop0 = lwip_stats.ip.drop;
     send_and_check(100, 1);
+    assert_int_equal(lwip_stats.ip.chkerr, chk0);
+    assert_int_equal(lwip_stats.ip.drop, drop0);
     ini_netif_fast_udp(&loop_b.nf, fast);
     send_and_check(100, 1);
     uint32_t got = loop_b.n_got;
