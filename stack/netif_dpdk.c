@@ -151,20 +151,27 @@ void ini_netif_return_mbufs(struct ini_netif *nf)
 int ini_netif_flush(struct ini_netif *nf)
 {
     /* Freed receive mbufs stay for the next transmissions (tx_mbuf), or
-     * go back to the pool when a burst of them waits (rx_pbuf_free). */
-    int waiting = 0;
+     * go back to the pool when a burst of them waits (rx_pbuf_free).
+     * Nothing queued, parked or held by a fault injector since the last
+     * flush (the common case of a loop turn): nothing to look at. */
+    if (!nf->tx_dirty)
+        return 0;
+    int waiting = 0, holding = 0;
     for (int i = 0; i < nf->n_txqs; i++) {
         struct ini_txq *q = &nf->txqs[i];
         if (q->n || q->n_backlog || (q->fault && ini_fault_holding(q->fault)))
             flush_queue(nf, q);
         waiting += q->n_backlog;
+        holding |= q->fault && ini_fault_holding(q->fault);
     }
+    nf->tx_dirty = waiting || holding;
     return waiting;
 }
 
 static void enqueue(struct ini_netif *nf, struct ini_txq *q, struct rte_mbuf *m)
 {
     q->pkts[q->n++] = m;
+    nf->tx_dirty = 1;
     nf->stats.tx_frames++;
     nf->stats.tx_bytes += m->pkt_len;
     if (q->n == INI_NETIF_BURST)

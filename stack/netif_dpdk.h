@@ -143,6 +143,7 @@ struct ini_netif {
     void *xmit_ctx;
     int n_txqs;
     struct ini_txq txqs[INI_NETIF_MAX_PORTS];
+    int tx_dirty;                      /* a queue may hold frames: ini_netif_flush has work */
     struct ini_peer_slot peers[INI_PEER_HASH];
     int n_learned;                     /* slots ARP added (at most INI_PEER_LEARNED_MAX) */
     /* The frame lwIP is processing inside ini_netif_input, as lwIP's own

@@ -981,14 +981,12 @@ uint64_t ini_swp_next_deadline(const struct ini_swp *s)
     return a < b ? a : b;
 }
 
-int ini_swp_poll(struct ini_swp *s, uint64_t now)
+int ini_swp_service(struct ini_swp *s, uint64_t now)
 {
     int work = 0;
     uint16_t conn;
     uint32_t seq;
     s->now = now;
-    if (now < ini_swp_next_deadline(s) && !s->n_blocked && !s->n_pending)
-        return 0;                   /* the common case, every loop turn */
     while (timer_list_pop_expired(&s->send_timers, now, &conn, &seq)) {
         struct swp_conn *c = &s->conns[conn];
         work++;

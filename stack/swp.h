@@ -272,8 +272,18 @@ int ini_swp_send(struct ini_swp *s, int peer, uint8_t *am, uint32_t am_len, void
                  struct ini_swp_tx_stamps *stamps);
 
 /* Runs expired SEND and ACK timers and retries refused deliveries.
- * Returns the work done.  Cheap when nothing is due: two comparisons. */
-int ini_swp_poll(struct ini_swp *s, uint64_t now);
+ * Returns the work done.  Cheap when nothing is due, the common case of
+ * every loop turn: inline, two comparisons and two counters (a call to
+ * the whole of ini_swp_service cost about 25 instructions of its own). */
+int ini_swp_service(struct ini_swp *s, uint64_t now);
+static inline int ini_swp_poll(struct ini_swp *s, uint64_t now)
+{
+    s->now = now;
+    if (now < timer_list_next_deadline(&s->send_timers) && now < timer_list_next_deadline(&s->ack_timers) &&
+        !s->n_blocked && !s->n_pending)
+        return 0;
+    return ini_swp_service(s, now);
+}
 
 /* The whole INI's counters: its own and every connection's. */
 struct ini_swp_stats ini_swp_totals(const struct ini_swp *s);
