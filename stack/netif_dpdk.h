@@ -96,8 +96,8 @@ struct ini_peer_slot {
      * checksum 0, and the ones' complement sum of that IPv4 header, so a
      * frame's headers are one copy and three fields (ini_netif_udp_queue).
      * Made when the slot is filled or its MAC changes. */
-    uint8_t  hdr[14 + 20];
     uint32_t ip_sum;
+    _Alignas(8) uint8_t hdr[14 + 20];   /* read as struct rte_ether_hdr: aligned */
 };
 
 /* Sends n queued mbufs of queue q; returns how many were taken.  The
