@@ -297,8 +297,9 @@ static err_t netif_output(struct netif *netif, struct pbuf *p, const ip4_addr_t 
     return ERR_OK;
 }
 
-/* The custom free function of received pbufs: the mbuf waits for a bulk
- * return (ini_netif_release_rx). */
+/* The custom free function of received pbufs: the mbuf waits in rx_free
+ * to carry the next transmission (tx_mbuf) or for a bulk return to its
+ * pool when a burst of them waits (release_rx). */
 static void rx_pbuf_free(struct pbuf *p)
 {
     struct ini_mbuf_pbuf *rp = (struct ini_mbuf_pbuf *)p;
