@@ -159,10 +159,11 @@ int ini_netif_flush(struct ini_netif *nf)
     int waiting = 0, holding = 0;
     for (int i = 0; i < nf->n_txqs; i++) {
         struct ini_txq *q = &nf->txqs[i];
-        if (q->n || q->n_backlog || (q->fault && ini_fault_holding(q->fault)))
+        int held = q->fault && ini_fault_holding(q->fault);
+        if (q->n || q->n_backlog || held)
             flush_queue(nf, q);
         waiting += q->n_backlog;
-        holding |= q->fault && ini_fault_holding(q->fault);
+        holding |= q->fault && ini_fault_holding(q->fault);     /* still, after the flush */
     }
     nf->tx_dirty = waiting || holding;
     return waiting;
@@ -364,7 +365,6 @@ int ini_netif_udp_frame(struct ini_netif *nf, uint32_t dst_ip, uint16_t len, str
     }
     f->m = m;
     f->peer = peer;
-    f->dst_ip = dst_ip;
     f->len = len;
     f->payload = rte_pktmbuf_mtod(m, uint8_t *) + INI_TX_HEADROOM;
     return 0;
@@ -378,7 +378,7 @@ int ini_netif_udp_frame(struct ini_netif *nf, uint32_t dst_ip, uint16_t len, str
 void ini_netif_udp_queue(struct ini_netif *nf, const struct ini_udp_frame *f, uint16_t port, uint16_t payload_sum)
 {
     uint8_t *udp = f->payload - UDP_HLEN, *ip = udp - IP_HLEN, *eth = ip - RTE_ETHER_HDR_LEN;
-    uint32_t src = ip4_addr_get_u32(netif_ip4_addr(&nf->netif)), dst_ip = f->dst_ip;
+    uint32_t src = ip4_addr_get_u32(netif_ip4_addr(&nf->netif)), dst_ip = f->peer->ip;
     uint16_t ulen = lwip_htons((u16_t)(f->len + UDP_HLEN)), nport = lwip_htons(port);
     /* Payload, UDP header (its checksum 0) and pseudo header, as 16-bit
      * words in memory order. */

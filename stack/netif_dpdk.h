@@ -204,7 +204,6 @@ struct ini_udp_frame {
     struct rte_mbuf *m;
     const struct ini_peer_slot *peer;
     uint8_t *payload;
-    uint32_t dst_ip;
     uint16_t len;
 };
 int ini_netif_udp_frame(struct ini_netif *nf, uint32_t dst_ip, uint16_t len, struct ini_udp_frame *f);

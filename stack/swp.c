@@ -568,7 +568,6 @@ static void handle_nak(struct ini_swp *s, struct swp_conn *c, uint32_t seq)
 
 /* ---- receiving ---- */
 
-/* The receive window's bottom has been taken: move on. */
 /* The bottom of the receive window moves past slot r, to be acknowledged. */
 static inline void rcv_next(struct ini_swp *s, struct swp_conn *c, struct swp_rx_slot *r)
 {
@@ -974,12 +973,6 @@ struct ini_swp_stats ini_swp_totals(const struct ini_swp *s)
 }
 
 /* ---- timers and retries ---- */
-
-uint64_t ini_swp_next_deadline(const struct ini_swp *s)
-{
-    uint64_t a = timer_list_next_deadline(&s->send_timers), b = timer_list_next_deadline(&s->ack_timers);
-    return a < b ? a : b;
-}
 
 int ini_swp_service(struct ini_swp *s, uint64_t now)
 {

@@ -271,16 +271,22 @@ void ini_swp_close(struct ini_swp *s);
 int ini_swp_send(struct ini_swp *s, int peer, uint8_t *am, uint32_t am_len, void *cookie, uint64_t now,
                  struct ini_swp_tx_stamps *stamps);
 
+/* TSC of the earliest SEND or ACK timer; UINT64_MAX if none runs. */
+static inline uint64_t ini_swp_next_deadline(const struct ini_swp *s)
+{
+    uint64_t a = timer_list_next_deadline(&s->send_timers), b = timer_list_next_deadline(&s->ack_timers);
+    return a < b ? a : b;
+}
+
 /* Runs expired SEND and ACK timers and retries refused deliveries.
  * Returns the work done.  Cheap when nothing is due, the common case of
- * every loop turn: inline, two comparisons and two counters (a call to
- * the whole of ini_swp_service cost about 25 instructions of its own). */
+ * every loop turn: inline, a comparison and two counters (a call to the
+ * whole of ini_swp_service cost about 25 instructions of its own). */
 int ini_swp_service(struct ini_swp *s, uint64_t now);
 static inline int ini_swp_poll(struct ini_swp *s, uint64_t now)
 {
     s->now = now;
-    if (now < timer_list_next_deadline(&s->send_timers) && now < timer_list_next_deadline(&s->ack_timers) &&
-        !s->n_blocked && !s->n_pending)
+    if (now < ini_swp_next_deadline(s) && !s->n_blocked && !s->n_pending)
         return 0;
     return ini_swp_service(s, now);
 }
@@ -288,8 +294,6 @@ static inline int ini_swp_poll(struct ini_swp *s, uint64_t now)
 /* The whole INI's counters: its own and every connection's. */
 struct ini_swp_stats ini_swp_totals(const struct ini_swp *s);
 
-/* TSC of the earliest SEND or ACK timer; UINT64_MAX if none runs. */
-uint64_t ini_swp_next_deadline(const struct ini_swp *s);
 
 /* Segments of messages taken in part that still wait for the window:
  * frames of work the INI has accepted but not done, for the load-aware

@@ -99,35 +99,43 @@ int timer_list_start(struct timer_list *l, uint16_t conn, uint32_t seq, uint64_t
     return 0;
 }
 
-/* Unlinks r from the list of all records, keeping every other record's
- * deadline unchanged, and returns r to the free list.  The caller has
- * already unlinked it from its connection's list. */
-static void unlink_and_free(struct timer_list *l, struct timer_record *r)
+/* Removes n records of connection c, first..last, which follow one
+ * another in c's list (after conn_prev, NULL at its head) and in the list
+ * of all records, keeping every other record's deadline: one unlink with
+ * the sum of their ticks (a head gives them to base_time, a middle run to
+ * its successor, a tail takes them back from max_time) and one splice
+ * onto the free list (both lists run through conn_next). */
+static void remove_run(struct timer_list *l, struct timer_conn *c, struct timer_record *conn_prev,
+                       struct timer_record *first, struct timer_record *last, uint64_t ticks, uint32_t n)
 {
-    if (r->prev)
-        r->prev->next = r->next;
+    if (conn_prev)
+        conn_prev->conn_next = last->conn_next;
     else
-        l->head = r->next;
-    if (r->next)
-        r->next->prev = r->prev;
+        c->head = last->conn_next;
+    if (c->tail == last)
+        c->tail = conn_prev;
+    struct timer_record *prev = first->prev, *next = last->next;
+    if (prev)
+        prev->next = next;
     else
-        l->tail = r->prev;
-
-    if (!r->prev && !r->next) {
-        /* Now empty: the next start sets base_time and max_time afresh. */
-        l->base_time = l->max_time = 0;
-    } else if (!r->prev) {
-        l->base_time += r->ticks_to_go;      /* the new head counts from r's deadline */
-    } else if (!r->next) {
-        l->max_time -= r->ticks_to_go;       /* the new tail's deadline */
-    } else {
-        r->next->ticks_to_go += r->ticks_to_go;
-    }
-
-    r->prev = r->next = NULL;
-    r->conn_next = l->free_records;
-    l->free_records = r;
-    l->in_use--;
+        l->head = next;
+    if (next)
+        next->prev = prev;
+    else
+        l->tail = prev;
+    if (!prev && !next)
+        l->base_time = l->max_time = 0;     /* empty: the next start sets both afresh */
+    else if (!prev)
+        l->base_time += ticks;
+    else if (!next)
+        l->max_time -= ticks;
+    else
+        next->ticks_to_go += ticks;
+    first->prev = NULL;
+    last->next = NULL;
+    last->conn_next = l->free_records;
+    l->free_records = first;
+    l->in_use -= n;
 }
 
 /* Removes r, found while walking its connection's list right after
@@ -135,14 +143,7 @@ static void unlink_and_free(struct timer_list *l, struct timer_record *r)
 static void remove_record(struct timer_list *l, struct timer_record *conn_prev,
                           struct timer_record *r)
 {
-    struct timer_conn *c = &l->conns[r->conn];
-    if (conn_prev)
-        conn_prev->conn_next = r->conn_next;
-    else
-        c->head = r->conn_next;
-    if (c->tail == r)
-        c->tail = conn_prev;
-    unlink_and_free(l, r);
+    remove_run(l, &l->conns[r->conn], conn_prev, r, r, r->ticks_to_go, 1);
 }
 
 bool timer_list_pop_expired(struct timer_list *l, uint64_t now,
@@ -175,44 +176,6 @@ uint32_t timer_list_expire(struct timer_list *l, uint64_t now,
 static inline uint32_t seq_mask(unsigned seq_bits)
 {
     return seq_bits == 32 ? UINT32_MAX : (UINT32_C(1) << seq_bits) - 1;
-}
-
-/* Removes n records of connection c, first..last, which follow one
- * another in c's list (after conn_prev, NULL at its head) and in the list
- * of all records: one unlink with the sum of their ticks (what removing
- * them one by one would leave) and one splice onto the free list (both
- * lists run through conn_next). */
-static void remove_run(struct timer_list *l, struct timer_conn *c, struct timer_record *conn_prev,
-                       struct timer_record *first, struct timer_record *last, uint64_t ticks, uint32_t n)
-{
-    if (conn_prev)
-        conn_prev->conn_next = last->conn_next;
-    else
-        c->head = last->conn_next;
-    if (c->tail == last)
-        c->tail = conn_prev;
-    struct timer_record *prev = first->prev, *next = last->next;
-    if (prev)
-        prev->next = next;
-    else
-        l->head = next;
-    if (next)
-        next->prev = prev;
-    else
-        l->tail = prev;
-    if (!prev && !next)
-        l->base_time = l->max_time = 0;
-    else if (!prev)
-        l->base_time += ticks;
-    else if (!next)
-        l->max_time -= ticks;
-    else
-        next->ticks_to_go += ticks;
-    first->prev = NULL;
-    last->next = NULL;
-    last->conn_next = l->free_records;
-    l->free_records = first;
-    l->in_use -= n;
 }
 
 int timer_list_cancel_range(struct timer_list *l, uint16_t conn,
