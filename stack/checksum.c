@@ -7,67 +7,6 @@
 #include <stddef.h>
 #include <string.h>
 
-/* An unaligned 8-byte load, in memory order (little-endian x86). */
-static inline uint64_t load64(const uint8_t *p)
-{
-    uint64_t v;
-    memcpy(&v, p, 8);
-    return v;
-}
-
-/* a + b with the carry out of bit 63 added back in (end-around carry):
- * 2^64 = 1 modulo 2^64 - 1, and 2^16 - 1 divides 2^64 - 1, so the 16-bit
- * ones' complement sum survives.  GCC emits add + adc $0. */
-static inline uint64_t add_carry(uint64_t a, uint64_t b)
-{
-    uint64_t s = a + b;
-    return s + (s < a);
-}
-
-/* Adds the k (1, 2, 4 or 8, a constant after inlining) 8-byte words at p
- * as one add/adc chain: one adc per word, the carry flag moving from each
- * add to the next, where add_carry would cost an adc $0 after every word.
- * The carry left at the end is added back once; that cannot overflow,
- * because an add whose carry in is 1 only carries out if its sum is at
- * most 2^64 - 2.  Written out rather than as a loop, which GCC 12 does not
- * always unroll; and inside a loop it also stores every partial sum that
- * _addcarry_u64 writes through its pointer to a stack slot nobody reads
- * (harmless, and only in chksum_long's loop for 65..128 bytes or a CPU
- * without AVX2). */
-static inline uint64_t add_words(uint64_t sum, const uint8_t *p, int k)
-{
-    unsigned long long s = sum;     /* the type _addcarry_u64 takes */
-    unsigned char c = _addcarry_u64(0, s, load64(p), &s);
-    if (k >= 2)
-        c = _addcarry_u64(c, s, load64(p + 8), &s);
-    if (k >= 4) {
-        c = _addcarry_u64(c, s, load64(p + 16), &s);
-        c = _addcarry_u64(c, s, load64(p + 24), &s);
-    }
-    if (k >= 8) {
-        c = _addcarry_u64(c, s, load64(p + 32), &s);
-        c = _addcarry_u64(c, s, load64(p + 40), &s);
-        c = _addcarry_u64(c, s, load64(p + 48), &s);
-        c = _addcarry_u64(c, s, load64(p + 56), &s);
-    }
-    return s + c;
-}
-
-/* Folds to 16 bits with end-around carries.  The result is a function of
- * s modulo 2^16 - 1 alone, except that it is 0 only for s == 0 (0xffff
- * for the other multiples), as with one step at a time; and s is 0 only
- * when every byte summed was 0.  So every way of summing gives the same
- * bits. */
-static inline uint16_t fold64(uint64_t s)
-{
-    uint32_t lo = (uint32_t)s, hi = (uint32_t)(s >> 32);
-    uint32_t t = lo + hi;
-    t += t < lo;                    /* at most 2^32 - 2 after a carry: fits */
-    /* The high half of t + (t rotated by 16) is hi16 + lo16 plus the carry
-     * out of the low half (which is lo16 + hi16 too): the end-around sum,
-     * at most 0xffff; what falls off bit 31 is that same carry again. */
-    return (uint16_t)((t + (t << 16 | t >> 16)) >> 16);
-}
 
 /* s + the n bytes at p, 64 bytes a step: 32-bit lanes widened into 64-bit
  * accumulators, which cannot overflow for any length an int can hold.
@@ -93,7 +32,7 @@ static uint64_t sum_avx2(uint64_t s, const uint8_t *p, size_t n)
     uint64_t lane[4];
     _mm256_storeu_si256((__m256i *)lane, a);
     for (int i = 0; i < 4; i++)
-        s = add_carry(s, lane[i]);
+        s = ini_sum_add(s, lane[i]);
     return s;
 }
 
@@ -107,61 +46,9 @@ static void detect_avx2(void)
     have_avx2 = __builtin_cpu_supports("avx2");
 }
 
-/* Buffers of 1..7 bytes, as an integer whose byte i is p[i] (the order of
- * an 8-byte load on little-endian x86), with no byte counted twice and
- * none read past the end.  Every byte keeps its offset's parity, so an odd last byte is
- * the low byte of its 16-bit word, as RFC 1071 pads it. */
-static inline uint64_t sum_short(const uint8_t *p, size_t n)
-{
-    if (n >= 4) {
-        /* Bytes 0..3, and bytes n-4..n-1 of which the top n-4 (bytes
-         * 4..n-1; none when n is 4) move down to places 4..n-1. */
-        uint32_t lo, hi;
-        memcpy(&lo, p, 4);
-        memcpy(&hi, p + n - 4, 4);
-        return lo | ((uint64_t)hi >> (8 * (8 - n))) << 32;
-    }
-    uint64_t s = 0;
-    if (n & 2) {
-        uint16_t v;
-        memcpy(&v, p, 2);
-        s = v;
-    }
-    if (n & 1)
-        s += p[n - 1];
-    return s;
-}
-
-/* sum + the n (1..64) bytes at p, the end of a buffer of at least 8
- * bytes; p is at an offset in it that is a multiple of 64. */
-static inline uint64_t sum_upto64(uint64_t sum, const uint8_t *p, size_t n)
-{
-    /* The last 1..8 bytes (never 0, so that no shift is by 64) are the
-     * tail, the ones before it whole 8-byte words.  The tail is one load
-     * of the buffer's last 8 bytes, shifted right past the -n mod 8 bytes
-     * of it (0..7) that belong to the words, i.e. by -8n mod 64 bits
-     * (written so, GCC leaves the mod to the shift instruction).  So its
-     * first byte lands in the lowest place, and sits at an even offset. */
-    sum = add_carry(sum, load64(p + n - 8) >> ((0 - 8 * n) & 63));
-
-    /* 0..56 bytes of words before the tail, in at most three straight-line
-     * chains as the bits of their length say: no loop, no jump table. */
-    size_t words = (n - 1) & ~(size_t)7;
-    if (words & 32) {
-        sum = add_words(sum, p, 4);
-        p += 32;
-    }
-    if (words & 16) {
-        sum = add_words(sum, p, 2);
-        p += 16;
-    }
-    if (words & 8)
-        sum = add_words(sum, p, 1);
-    return sum;
-}
 
 /* Buffers of more than 64 bytes: whole 64-byte blocks, with AVX2 from two
- * on, but never the last byte, so that 1..64 are left for sum_upto64.
+ * on, but never the last byte, so that 1..64 are left for ini_sum_upto64.
  * Out of line, so that short buffers do not pay for a stack frame. */
 __attribute__((noinline))
 static uint16_t chksum_long(const uint8_t *p, size_t n)
@@ -172,19 +59,19 @@ static uint16_t chksum_long(const uint8_t *p, size_t n)
         sum = sum_avx2(sum, p, blocks);
     } else {
         for (size_t i = 0; i < blocks; i += 64)
-            sum = add_words(sum, p + i, 8);
+            sum = ini_sum_words(sum, p + i, 8);
     }
-    return fold64(sum_upto64(sum, p + blocks, n - blocks));
+    return ini_sum_fold(ini_sum_upto64(sum, p + blocks, n - blocks));
 }
 
 uint16_t ini_chksum(const void *data, int len)
 {
     const uint8_t *p = data;
     if (len < 8)
-        return len > 0 ? fold64(sum_short(p, (size_t)len)) : 0;
+        return len > 0 ? ini_sum_fold(ini_sum_short(p, (size_t)len)) : 0;
     if (len > 64)
         return chksum_long(p, (size_t)len);
-    return fold64(sum_upto64(0, p, (size_t)len));
+    return ini_sum_fold(ini_sum_upto64(0, p, (size_t)len));
 }
 
 /* ---- CRC32C ---- */
@@ -307,7 +194,7 @@ uint32_t ini_crc32c(uint32_t crc, const void *buf, size_t len)
 
 uint16_t ini_chksum_fold(uint64_t sum)
 {
-    return fold64(sum);
+    return ini_sum_fold(sum);
 }
 
 /* The three-chain CRC of crc_three_way, with every 32 bytes of each block
@@ -344,9 +231,9 @@ static inline uint32_t crc_sum_three_way(uint32_t c, uint8_t **dp, const uint8_t
             s0 = _mm256_add_epi64(s0, _mm256_unpacklo_epi32(z, zero));
             s1 = _mm256_add_epi64(s1, _mm256_unpackhi_epi32(z, zero));
             for (size_t k = 0; k < 32; k += 8) {
-                a = __builtin_ia32_crc32di(a, load64(p + i + k));
-                b = __builtin_ia32_crc32di(b, load64(p + block + i + k));
-                d = __builtin_ia32_crc32di(d, load64(p + 2 * block + i + k));
+                a = __builtin_ia32_crc32di(a, ini_ld64(p + i + k));
+                b = __builtin_ia32_crc32di(b, ini_ld64(p + block + i + k));
+                d = __builtin_ia32_crc32di(d, ini_ld64(p + 2 * block + i + k));
             }
         }
         c = crc_shift(shift, crc_shift(shift, (uint32_t)a) ^ (uint32_t)b) ^ (uint32_t)d;
@@ -380,12 +267,12 @@ static inline uint32_t crc_sum_body(uint32_t crc, uint8_t *dst, const uint8_t *p
     _mm256_storeu_si256((__m256i *)lane, _mm256_add_epi64(a0, a1));
     uint64_t s = *sum;
     for (int i = 0; i < 4; i++)
-        s = add_carry(s, lane[i]);
+        s = ini_sum_add(s, lane[i]);
     /* The rest (under 384 bytes) starts at an offset that is a multiple
      * of 32 (even): its folded sum adds as it is. */
     if (dst)
         memcpy(dst, p, left);
-    *sum = add_carry(s, ini_chksum(p, (int)left));
+    *sum = ini_sum_add(s, ini_chksum(p, (int)left));
     return ~crc_raw(c, p, left);
 }
 
@@ -405,7 +292,7 @@ uint32_t ini_crc32c_sum(uint32_t crc, const void *buf, size_t len, uint64_t *sum
 {
     if (have_avx2)
         return crc_sum_avx2(crc, buf, len, sum);
-    *sum = add_carry(*sum, ini_chksum(buf, (int)len));
+    *sum = ini_sum_add(*sum, ini_chksum(buf, (int)len));
     return ini_crc32c(crc, buf, len);
 }
 

@@ -238,6 +238,42 @@ static void test_crc32c_against_definition(void **state)
                 fail_msg("length %zu offset %d", len, off);
 }
 
+/* The inline forms for small buffers (checksum.h) give the functions'
+ * values, continuing from a CRC and a sum already begun, at every length
+ * up to INI_SMALL_MAX and every alignment; the copy writes exactly
+ * its bytes.  Built with SSE4.2 (tests/module.mk), as the daemon is. */
+static void test_small_inline_forms(void **state)
+{
+#ifndef __SSE4_2__
+    fail_msg("test_checksum.c must be built with SSE4.2 to test the inline forms");
+#endif
+    fill(17, sizeof buf);
+    for (size_t len = 0; len <= INI_SMALL_MAX; len++)
+        for (int off = 0; off < 8; off++) {
+            const uint8_t *p = buf + 100 + off;
+            if (ini_sum_fold(ini_sum_small(0, p, len)) != reference(p, (int)len))
+                fail_msg("sum: length %zu offset %d", len, off);
+            uint64_t begun = ini_sum_small(0, buf, 6);
+            if (ini_sum_fold(ini_sum_small(begun, p, len)) !=
+                ini_chksum_fold((uint64_t)reference(buf, 6) + reference(p, (int)len)))
+                fail_msg("sum continued: length %zu offset %d", len, off);
+            if (ini_crc32c_small(0, p, len) != crc32c_bitwise(p, len) ||
+                ini_crc32c_small(0x1234567u, p, len) != ini_crc32c(0x1234567u, p, len))
+                fail_msg("CRC: length %zu offset %d", len, off);
+            uint8_t *dst = malloc(len + 1);
+            assert_non_null(dst);
+            dst[len] = 0x5a;
+            uint64_t acc = 77, want_acc = 77;
+            uint32_t crc = ini_crc32c_sum_copy_small(0x89abcdefu, dst, p, len, &acc);
+            uint32_t want = ini_crc32c_sum(0x89abcdefu, p, len, &want_acc);
+            if (crc != want || ini_sum_fold(acc) != ini_chksum_fold(want_acc))
+                fail_msg("CRC and sum while copying: length %zu offset %d", len, off);
+            if (memcmp(dst, p, len) != 0 || dst[len] != 0x5a)
+                fail_msg("copy: length %zu offset %d", len, off);
+            free(dst);
+        }
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -251,6 +287,7 @@ int main(void)
         cmocka_unit_test(test_crc32c_against_definition),
         cmocka_unit_test(test_crc_and_sum_in_one_pass),
         cmocka_unit_test(test_crc_and_sum_while_copying),
+        cmocka_unit_test(test_small_inline_forms),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
