@@ -90,6 +90,16 @@ static void park(struct ini_netif *nf, struct ini_txq *q, struct rte_mbuf **pkts
     }
 }
 
+/* Hands n frames to the port, a few tries; parks what it refuses. */
+static inline void xmit_or_park(struct ini_netif *nf, struct ini_txq *q, struct rte_mbuf **pkts, uint16_t n)
+{
+    uint16_t sent = 0;
+    for (int tries = 0; sent < n && tries < 4; tries++)
+        sent += nf->xmit(nf, q, pkts + sent, (uint16_t)(n - sent));
+    if (sent < n)
+        park(nf, q, pkts + sent, (uint16_t)(n - sent));
+}
+
 /* Sends n frames after the backlog, oldest first.  A full port (the
  * receiver's ring, on a local link) is a receiver busy for a moment:
  * what it refuses after a few tries waits for the next flush rather than
@@ -110,11 +120,7 @@ static void send_burst(struct ini_netif *nf, struct ini_txq *q, struct rte_mbuf 
             return;
         }
     }
-    uint16_t sent = 0;
-    for (int tries = 0; sent < n && tries < 4; tries++)
-        sent += nf->xmit(nf, q, pkts + sent, (uint16_t)(n - sent));
-    if (sent < n)
-        park(nf, q, pkts + sent, (uint16_t)(n - sent));
+    xmit_or_park(nf, q, pkts, n);
 }
 
 static void flush_queue(struct ini_netif *nf, struct ini_txq *q)
@@ -159,6 +165,18 @@ int ini_netif_flush(struct ini_netif *nf)
     int waiting = 0, holding = 0;
     for (int i = 0; i < nf->n_txqs; i++) {
         struct ini_txq *q = &nf->txqs[i];
+        if (!q->fault && !q->n_backlog) {
+            /* The common case, a request answered: what was queued goes
+             * in one burst, straight to the port. */
+            uint16_t n = q->n;
+            if (!n)
+                continue;
+            q->flushed++;
+            q->n = 0;
+            xmit_or_park(nf, q, q->pkts, n);
+            waiting += q->n_backlog;
+            continue;
+        }
         int held = q->fault && ini_fault_holding(q->fault);
         if (q->n || q->n_backlog || held)
             flush_queue(nf, q);
@@ -169,7 +187,7 @@ int ini_netif_flush(struct ini_netif *nf)
     return waiting;
 }
 
-static void enqueue(struct ini_netif *nf, struct ini_txq *q, struct rte_mbuf *m)
+static inline void enqueue(struct ini_netif *nf, struct ini_txq *q, struct rte_mbuf *m)
 {
     q->pkts[q->n++] = m;
     nf->tx_dirty = 1;
@@ -192,7 +210,7 @@ static void tx_pbuf_free(struct pbuf *p)
 /* A fresh transmit mbuf: a received one just freed, if any (the same pool,
  * and hot: a reply goes out in the mbuf its request came in, with no
  * mempool call for either), else from the pool a burst at a time. */
-static struct rte_mbuf *tx_mbuf(struct ini_netif *nf)
+static inline struct rte_mbuf *tx_mbuf(struct ini_netif *nf)
 {
     struct rte_mbuf *m;
     if (nf->n_rx_free) {
@@ -351,9 +369,9 @@ void ini_netif_fast_udp(struct ini_netif *nf, struct udp_pcb *pcb)
     nf->fast_pcb = pcb;
 }
 
-int ini_netif_udp_frame(struct ini_netif *nf, uint32_t dst_ip, uint16_t len, struct ini_udp_frame *f)
+int ini_netif_udp_frame(struct ini_netif *nf, const struct ini_peer_slot *peer, uint16_t len,
+                        struct ini_udp_frame *f)
 {
-    const struct ini_peer_slot *peer = peer_lookup(nf, dst_ip);
     if (!peer || len + IP_HLEN + UDP_HLEN > nf->netif.mtu)
         return -1;
     struct rte_mbuf *m = tx_mbuf(nf);
@@ -473,9 +491,12 @@ int ini_netif_udp_send_frags(struct ini_netif *nf, const uint8_t *payload, uint3
  * ip4_input and udp_input would check, checked here: version and header
  * length (no options), not a fragment, total length within the frame
  * (Ethernet padding cut off), header checksum, our address, UDP, UDP
- * length, port.  lwIP's remaining checks do not apply: the source address
- * is the transport's to check (it must be a peer INI), UDP checksums are
- * the transport's (CHECKSUM_CHECK_UDP 0).  1 when taken. */
+ * length, port; and for a small datagram its UDP checksum, in the same
+ * pass: the addresses are summed once for both.  lwIP's remaining checks
+ * do not apply: the source address is the transport's to check (it must
+ * be a peer INI); a longer datagram's UDP checksum is the transport's
+ * (CHECKSUM_CHECK_UDP 0), as is a small one's that fails here (checked
+ * again there, and counted).  1 when taken. */
 static int fast_input(struct ini_netif *nf, struct rte_mbuf *m, const uint8_t *ip, uint16_t len,
                       struct ini_rx_meta *meta)
 {
@@ -486,9 +507,13 @@ static int fast_input(struct ini_netif *nf, struct rte_mbuf *m, const uint8_t *i
         return 0;
     const uint8_t *udp = ip + IP_HLEN;
     uint16_t tot = lwip_ntohs(ld16(ip + 2)), ulen = lwip_ntohs(ld16(udp + 4));
-    if (tot > len || tot < IP_HLEN + UDP_HLEN || ulen != tot - IP_HLEN || ld16(udp + 2) != lwip_htons(pcb->local_port) ||
-        ini_chksum(ip, IP_HLEN) != 0xffff)
+    if (tot > len || tot < IP_HLEN + UDP_HLEN || ulen != tot - IP_HLEN || ld16(udp + 2) != lwip_htons(pcb->local_port))
         return 0;
+    uint64_t addrs = ini_sum_small(0, ip + 12, 8);
+    if (ini_sum_fold(ini_sum_small(addrs, ip, 12)) != 0xffff)
+        return 0;
+    nf->rx_udp_ok = ulen <= INI_SMALL_MAX &&
+                    ini_sum_fold(ini_sum_small(ini_sum_add(addrs, lwip_htons(IP_PROTO_UDP) + (uint32_t)ld16(udp + 4)), udp, ulen)) == 0xffff;
     struct ini_mbuf_pbuf *rp = rte_mbuf_to_priv(m);
     uint16_t n = (uint16_t)(ulen - UDP_HLEN);
     struct pbuf *p = pbuf_alloced_custom(PBUF_RAW, n, PBUF_REF, &rp->pc, (void *)(udp + UDP_HLEN), n);
@@ -502,6 +527,7 @@ static int fast_input(struct ini_netif *nf, struct rte_mbuf *m, const uint8_t *i
     /* The callback owns p from here on. */
     pcb->recv(pcb->recv_arg, pcb, p, ip_current_src_addr(), lwip_ntohs(ld16(udp)));
     nf->rx_cur = NULL;
+    nf->rx_udp_ok = 0;
     ip_data.current_netif = NULL;
     ip_data.current_input_netif = NULL;
     ip_data.current_ip4_header = NULL;

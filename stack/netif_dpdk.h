@@ -152,6 +152,7 @@ struct ini_netif {
      * (ini_netif_current_rx).  NULL outside ini_netif_input. */
     struct ini_rx_meta *rx_cur;
     struct udp_pcb *fast_pcb;          /* header prediction on receive: its port, or NULL */
+    int rx_udp_ok;                     /* ini_netif_rx_udp_verified() */
     uint16_t ip_id;                    /* IP id of datagrams sent by ini_netif_udp_queue */
     struct ini_netif_stats stats;
     struct ini_arp arp;                /* neighbours beyond the configuration */
@@ -192,8 +193,9 @@ void ini_netif_free_tx(struct pbuf *p);
 
 /* Header prediction on transmit: a datagram of one frame to a peer of the
  * table, without a pbuf.  ini_netif_udp_frame takes a transmit mbuf for a
- * UDP payload of len bytes to dst_ip (network order) and gives its place
- * (f->payload); the caller writes the payload there, its one copy, and
+ * UDP payload of len bytes to `peer` (a slot of the table, from
+ * ini_netif_find_peer: slots never move, so a sender keeps it) and gives
+ * its place (f->payload); the caller writes the payload there, its one copy, and
  * ini_netif_udp_queue writes the UDP, IP and Ethernet headers in front
  * (payload_sum: the payload's ones' complement sum, as ini_chksum gives
  * it; from the netif's address and `port` to `port`) and queues the frame.
@@ -206,7 +208,8 @@ struct ini_udp_frame {
     uint8_t *payload;
     uint16_t len;
 };
-int ini_netif_udp_frame(struct ini_netif *nf, uint32_t dst_ip, uint16_t len, struct ini_udp_frame *f);
+int ini_netif_udp_frame(struct ini_netif *nf, const struct ini_peer_slot *peer, uint16_t len,
+                        struct ini_udp_frame *f);
 void ini_netif_udp_queue(struct ini_netif *nf, const struct ini_udp_frame *f, uint16_t port, uint16_t payload_sum);
 /* The same for a datagram of several frames: len bytes of UDP payload at
  * payload (summing to payload_sum), cut into IP fragments of the MTU as
@@ -218,7 +221,11 @@ void ini_netif_udp_queue(struct ini_netif *nf, const struct ini_udp_frame *f, ui
 int ini_netif_udp_send_frags(struct ini_netif *nf, const uint8_t *payload, uint32_t len, uint32_t dst_ip,
                              uint16_t port, uint16_t payload_sum);
 /* Received single-frame datagrams for pcb's port skip ip4_input and
- * udp_input (pcb bound to the netif's address; NULL turns it off). */
+ * udp_input (pcb bound to the netif's address; NULL turns it off).  A
+ * datagram of at most INI_SMALL_MAX bytes also has its UDP checksum
+ * checked there, in the pass that checks the IP header's (a longer one's
+ * is left to the pcb's owner, who can check it in a pass it makes
+ * anyway): ini_netif_rx_udp_verified() says so during the callback. */
 struct udp_pcb;
 void ini_netif_fast_udp(struct ini_netif *nf, struct udp_pcb *pcb);
 
@@ -230,6 +237,12 @@ void ini_netif_input(struct ini_netif *nf, struct rte_mbuf *m, struct ini_rx_met
 static inline struct ini_rx_meta *ini_netif_current_rx(const struct ini_netif *nf)
 {
     return nf->rx_cur;
+}
+/* 1 when the datagram being input had its UDP checksum checked, and right
+ * (ini_netif_fast_udp); 0: not checked, the receiver checks it. */
+static inline int ini_netif_rx_udp_verified(const struct ini_netif *nf)
+{
+    return nf->rx_udp_ok;
 }
 /* Runs lwIP's timers (sys_check_timeouts) and counts the datagrams the
  * reassembly ages out.  The owner calls it instead of sys_check_timeouts;

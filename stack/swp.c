@@ -57,13 +57,18 @@ static inline uint32_t get_seq(const uint8_t *p, int seq_bits)
     return *p;
 }
 
-void ini_swp_hdr_write(uint8_t *dst, const struct ini_swp_hdr *h, int seq_bits)
+static inline void hdr_write(uint8_t *dst, const struct ini_swp_hdr *h, int seq_bits)
 {
     int w = seq_bits / 8;
     dst[0] = (uint8_t)(h->op | h->flags);
     dst[1] = h->conn;
     put_seq(dst + 2, h->seq, seq_bits);
     put_seq(dst + 2 + w, h->ack, seq_bits);
+}
+
+void ini_swp_hdr_write(uint8_t *dst, const struct ini_swp_hdr *h, int seq_bits)
+{
+    hdr_write(dst, h, seq_bits);
 }
 
 int ini_swp_hdr_read(const uint8_t *src, uint32_t len, int seq_bits, struct ini_swp_hdr *h)
@@ -180,7 +185,7 @@ static inline uint16_t fold16(uint32_t sum)
 /* Starting a timer cannot fail by construction (the pool holds a window
  * per connection and time only moves forward); if it ever does, say so in
  * the counters rather than lose a retransmission silently. */
-static void start_timer(struct ini_swp *s, struct timer_list *l, uint16_t conn, uint32_t seq)
+static inline void start_timer(struct ini_swp *s, struct timer_list *l, uint16_t conn, uint32_t seq)
 {
     if (timer_list_start(l, conn, seq, s->now) < 0 && l == &s->send_timers)
         s->stats.timer_errors++;
@@ -216,10 +221,12 @@ struct swp_frame {
     struct pbuf *p;           /* through lwIP; NULL: predicted */
 };
 
-static uint8_t *frame_begin(struct ini_swp *s, struct swp_conn *c, uint16_t len, struct swp_frame *fr)
+static inline uint8_t *frame_begin(struct ini_swp *s, struct swp_conn *c, uint16_t len, struct swp_frame *fr)
 {
     fr->p = NULL;
-    int r = ini_netif_udp_frame(s->nf, ip4_addr_get_u32(ip_2_ip4(&s->peer_ip[c->peer])), len, &fr->f);
+    if (!c->link_peer)
+        c->link_peer = ini_netif_find_peer(s->nf, ip4_addr_get_u32(ip_2_ip4(&s->peer_ip[c->peer])));
+    int r = ini_netif_udp_frame(s->nf, c->link_peer, len, &fr->f);
     if (r == 0)
         return fr->f.payload;
     if (r == -2)
@@ -228,7 +235,7 @@ static uint8_t *frame_begin(struct ini_swp *s, struct swp_conn *c, uint16_t len,
     return fr->p ? fr->p->payload : NULL;
 }
 
-static err_t frame_send(struct ini_swp *s, struct swp_conn *c, struct swp_frame *fr, uint16_t sum)
+static inline err_t frame_send(struct ini_swp *s, struct swp_conn *c, struct swp_frame *fr, uint16_t sum)
 {
     if (!fr->p) {
         ini_netif_udp_queue(s->nf, &fr->f, INI_UDP_PORT, sum);
@@ -251,7 +258,7 @@ static void send_control(struct ini_swp *s, struct swp_conn *c, uint8_t op, uint
         return;
     }
     struct ini_swp_hdr h = { op, (uint8_t)s->me, seq, c->rcv_nxt, 0 };
-    ini_swp_hdr_write(wire, &h, s->seq_bits);
+    hdr_write(wire, &h, s->seq_bits);
     if (s->tag_len) {
         uint8_t inner[INI_SWP_TAG_LEN];
         inner_of(s, NULL, 0, NULL, 0, inner);
@@ -296,13 +303,15 @@ static int transmit(struct ini_swp *s, struct swp_conn *c, uint32_t seq, struct 
             s->stats.send_errors++;
             return -1;
         }
-        ini_swp_hdr_write(wire, &h, s->seq_bits);
+        hdr_write(wire, &h, s->seq_bits);
         if (t->crc_pending) {
-            /* A segment's first transmission: copied, checked and summed
-             * in one pass over the ring. */
+            /* The first transmission: copied, checked and summed in one
+             * pass over the ring (inline for a small message). */
             uint64_t acc = 0;
-            t->crc = ini_crc32c_sum_copy(0, wire + s->data_hdr_len, t->am, t->am_len, &acc);
-            t->msg_sum = fold16((uint32_t)ini_chksum(&t->crc, 4) + ini_chksum_fold(acc));
+            uint8_t *dst = wire + s->data_hdr_len;
+            t->crc = t->am_len <= INI_SMALL_MAX ? ini_crc32c_sum_copy_small(0, dst, t->am, t->am_len, &acc)
+                                                : ini_crc32c_sum_copy(0, dst, t->am, t->am_len, &acc);
+            t->msg_sum = ini_sum_fold(ini_sum_small(acc, &t->crc, 4));
             t->msg_sum_valid = 1;
             t->crc_pending = 0;
         } else {
@@ -311,9 +320,10 @@ static int transmit(struct ini_swp *s, struct swp_conn *c, uint32_t seq, struct 
         memcpy(wire + s->crc_off, &t->crc, 4);
         if (s->tag_len)
             tag_of(s, c->peer, wire, len - (uint32_t)s->crc_off, t->inner, wire + s->hdr_len);
-        /* A segment's CRC and message were summed at its first send (both
-         * start at even offsets); a small message is summed here, hot. */
-        sum = t->msg_sum_valid ? fold16((uint32_t)ini_chksum(wire, s->crc_off) + t->msg_sum)
+        /* The CRC and message were summed at the first send (both start
+         * at even offsets), unless a MAC needed the CRC before it: then
+         * the frame is summed here, hot. */
+        sum = t->msg_sum_valid ? ini_sum_fold(ini_sum_small(t->msg_sum, wire, (size_t)s->crc_off))
                                : ini_chksum(wire, (int)len);
         if (ts)
             ts->t_out_udp = rte_rdtsc();
@@ -338,7 +348,7 @@ static int transmit(struct ini_swp *s, struct swp_conn *c, uint32_t seq, struct 
         }
         msg->payload = t->am;
         uint8_t *wire = p->payload;
-        ini_swp_hdr_write(wire, &h, s->seq_bits);
+        hdr_write(wire, &h, s->seq_bits);
         memcpy(wire + s->crc_off, &t->crc, 4);
         tag_of(s, c->peer, wire, 4 + t->am_len, t->inner, wire + s->hdr_len);
         if (!t->msg_sum_valid) {
@@ -354,7 +364,7 @@ static int transmit(struct ini_swp *s, struct swp_conn *c, uint32_t seq, struct 
          * lwIP's headers and fragmentation, the link copying each
          * fragment out) only when the link does not cover the case. */
         uint8_t *wire = t->am - s->data_hdr_len;
-        ini_swp_hdr_write(wire, &h, s->seq_bits);
+        hdr_write(wire, &h, s->seq_bits);
         memcpy(wire + s->hdr_len, &t->crc, 4);
         sum = multi_frame_sum(s, t, wire);
         if (ts)
@@ -497,9 +507,13 @@ int ini_swp_send(struct ini_swp *s, int peer, uint8_t *am, uint32_t am_len, void
     t->release = 1;
     t->crc_pending = 0;
     if (am_len + (uint32_t)s->data_hdr_len <= s->frame_max) {
-        /* One frame: summed where it is copied, in transmit(). */
+        /* One frame: checked and summed where it is copied, in
+         * transmit(); with a MAC, which covers the CRC, checked first. */
         t->msg_sum_valid = 0;
-        t->crc = ini_crc32c(0, am, am_len);
+        if (s->tag_len)
+            t->crc = ini_crc32c(0, am, am_len);
+        else
+            t->crc_pending = 1;
     } else {
         /* Several frames: the CRC and the message's sum for the UDP
          * checksum in one pass (the message starts at an even offset of
@@ -816,8 +830,11 @@ static int crc_ok(const struct ini_swp *s, const struct pbuf *p, const uint32_t 
     uint32_t crc;
     if (p->len >= s->data_hdr_len) {
         memcpy(&crc, (const uint8_t *)p->payload + s->crc_off, 4);
-        if (!crc_done && !p->next)      /* one frame: its message in one piece */
-            return crc == ini_crc32c(0, (const uint8_t *)p->payload + s->data_hdr_len, p->len - s->data_hdr_len);
+        if (!crc_done && !p->next) {    /* one frame: its message in one piece */
+            const uint8_t *msg = (const uint8_t *)p->payload + s->data_hdr_len;
+            size_t n = p->len - (size_t)s->data_hdr_len;
+            return crc == (n <= INI_SMALL_MAX ? ini_crc32c_small(0, msg, n) : ini_crc32c(0, msg, n));
+        }
     } else {
         pbuf_copy_partial(p, &crc, 4, (u16_t)s->crc_off);
     }
@@ -903,7 +920,8 @@ static void udp_recv_cb(void *arg, struct udp_pcb *pcb, struct pbuf *p, const ip
         sum_ok = udp_check_and_crc(s, p, &crc_calc);
         crc_done = &crc_calc;
     } else {
-        sum_ok = udp_checksum_ok(p);
+        /* A small one the link checked as it checked the IP header. */
+        sum_ok = ini_netif_rx_udp_verified(s->nf) || udp_checksum_ok(p);
     }
     if (!sum_ok) {
         s->stats.udp_checksum_errors++;

@@ -183,7 +183,7 @@ struct swp_tx_slot {
     uint8_t inner[INI_SWP_TAG_LEN];   /* with a key: Poly1305 of CRC + message, once */
     uint16_t msg_sum;         /* ones' complement sum of CRC + message, for the UDP checksum ... */
     uint8_t msg_sum_valid;    /* ... once summed (messages of several frames only) */
-    uint8_t crc_pending;      /* a segment's CRC and sum: taken in its first copy (transmit) */
+    uint8_t crc_pending;      /* CRC and sum not yet taken: in the first copy (transmit) */
     uint8_t flags;            /* INI_SWP_F_MORE, INI_SWP_F_CONT: a segment's place */
     uint8_t release;          /* the message's last frame: give it back when acknowledged */
     int naked;                /* retransmitted on a NAK already */
@@ -218,6 +218,9 @@ struct swp_conn {
     uint16_t asm_off;
     struct swp_tx_slot *tx;        /* [slot_mask + 1] */
     struct swp_rx_slot *rx;        /* [slot_mask + 1] */
+    /* The peer's slot in the link's table, found at the first send (slots
+     * never move); NULL until then, or while the link has none. */
+    const struct ini_peer_slot *link_peer;
     struct ini_swp_stats stats;
 };
 
