@@ -194,6 +194,15 @@ int timer_list_cancel_range(struct timer_list *l, uint16_t conn,
      * one's neighbour in the list of all records (another connection's
      * timer between them; a retransmission restarted at the tail). */
     struct timer_conn *c = &l->conns[conn];
+    if (c->head && c->head == c->tail) {
+        /* One record (a request answered, one message in flight): no
+         * walk, no run. */
+        struct timer_record *only = c->head;
+        if (((only->seq - from) & mask) >= span)
+            return 0;
+        remove_record(l, NULL, only);
+        return 1;
+    }
     struct timer_record *conn_prev = NULL, *first = NULL, *last = NULL, *r = c->head;
     uint64_t ticks = 0;
     uint32_t n = 0;

@@ -379,6 +379,34 @@ static void test_cancel_range_run(void **state)
     timer_list_destroy(&l);
 }
 
+/* A connection's only record (one message in flight, as in a request
+ * answered): taken without a walk when in range, wherever it sits in the
+ * list of all records; left when not.  Its neighbours' deadlines stay. */
+static void test_cancel_range_single(void **state)
+{
+    struct timer_list l;
+    assert_int_equal(timer_list_init_send(&l, 3, 16, 100), 0);
+    assert_int_equal(timer_list_start(&l, 1, 7, 0), 0);           /* 100 */
+    assert_int_equal(timer_list_start(&l, 0, 250, 3), 0);         /* 103 */
+    assert_int_equal(timer_list_start(&l, 2, 9, 5), 0);           /* 105 */
+    assert_int_equal(timer_list_cancel_range(&l, 0, 251, 4, 8), 0);   /* 250 is below */
+    assert_int_equal(timer_list_cancel_range(&l, 0, 240, 250, 8), 0); /* and above */
+    struct expected e1[] = {{100, 1, 7}, {103, 0, 250}, {105, 2, 9}};
+    assert_pending(&l, e1, 3);
+    assert_int_equal(timer_list_cancel_range(&l, 0, 250, 2, 8), 1);   /* across the wrap */
+    struct expected e2[] = {{100, 1, 7}, {105, 2, 9}};
+    assert_pending(&l, e2, 2);
+    assert_null(l.conns[0].head);
+    /* At the head and at the tail of the list of all records. */
+    assert_int_equal(timer_list_cancel_range(&l, 1, 7, 8, 32), 1);
+    assert_int_equal(timer_list_cancel_range(&l, 2, 0, 10, 32), 1);
+    assert_pending(&l, NULL, 0);
+    assert_int_equal(timer_list_start(&l, 0, 1, 6), 0);           /* records reused */
+    struct expected e3[] = {{106, 0, 1}};
+    assert_pending(&l, e3, 1);
+    timer_list_destroy(&l);
+}
+
 /* max - 1, max, 0, 1 started at times 0..3 (max: the largest number of
  * `bits` bits); an ACK of the range [max, 1) cancels max and 0 only. */
 static void cancel_across_wrap(int bits, uint32_t max)
@@ -798,6 +826,7 @@ int main(void)
         cmocka_unit_test(test_cancel_range_8bit_wraparound),
         cmocka_unit_test(test_cancel_range_16_and_32bit_wraparound),
         cmocka_unit_test(test_cancel_range_run),
+        cmocka_unit_test(test_cancel_range_single),
         cmocka_unit_test(test_pool_exhaustion_and_recycling),
         cmocka_unit_test(test_ack_timers_one_per_connection),
         cmocka_unit_test(test_invalid_arguments),
