@@ -48,6 +48,8 @@ static void peer_pattern(struct ini_netif *nf, struct ini_peer_slot *s)
     write_ip(ip, 0, 0, 0, ip4_addr_get_u32(netif_ip4_addr(&nf->netif)), s->ip);
     ip[10] = ip[11] = 0;
     s->ip_sum = ini_chksum(ip, IP_HLEN);
+    uint32_t src = ip4_addr_get_u32(netif_ip4_addr(&nf->netif));
+    s->udp_sum = (src & 0xffff) + (src >> 16) + (s->ip & 0xffff) + (s->ip >> 16) + lwip_htons(IP_PROTO_UDP);
 }
 
 int ini_netif_add_peer(struct ini_netif *nf, uint32_t ip, const uint8_t mac[6], int txq)
@@ -396,12 +398,10 @@ int ini_netif_udp_frame(struct ini_netif *nf, const struct ini_peer_slot *peer, 
 void ini_netif_udp_queue(struct ini_netif *nf, const struct ini_udp_frame *f, uint16_t port, uint16_t payload_sum)
 {
     uint8_t *udp = f->payload - UDP_HLEN, *ip = udp - IP_HLEN, *eth = ip - RTE_ETHER_HDR_LEN;
-    uint32_t src = ip4_addr_get_u32(netif_ip4_addr(&nf->netif)), dst_ip = f->peer->ip;
     uint16_t ulen = lwip_htons((u16_t)(f->len + UDP_HLEN)), nport = lwip_htons(port);
     /* Payload, UDP header (its checksum 0) and pseudo header, as 16-bit
      * words in memory order. */
-    uint32_t acc = (uint32_t)payload_sum + 2u * nport + 2u * ulen + (src & 0xffff) + (src >> 16) +
-                   (dst_ip & 0xffff) + (dst_ip >> 16) + lwip_htons(IP_PROTO_UDP);
+    uint32_t acc = (uint32_t)payload_sum + 2u * nport + 2u * ulen + f->peer->udp_sum;
     uint16_t usum = (uint16_t)~fold32(acc);
     st16(udp, nport);
     st16(udp + 2, nport);

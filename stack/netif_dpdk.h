@@ -95,8 +95,10 @@ struct ini_peer_slot {
      * peer: its Ethernet and IPv4 headers with total length, id and
      * checksum 0, and the ones' complement sum of that IPv4 header, so a
      * frame's headers are one copy and three fields (ini_netif_udp_queue).
-     * Made when the slot is filled or its MAC changes. */
+     * Made when the slot is filled or its MAC changes.  udp_sum: the UDP
+     * pseudo header's addresses and protocol, as 16-bit words, unfolded. */
     uint32_t ip_sum;
+    uint32_t udp_sum;
     _Alignas(8) uint8_t hdr[14 + 20];   /* read as struct rte_ether_hdr: aligned */
 };
 
