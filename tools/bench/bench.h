@@ -60,6 +60,7 @@ struct bench_params {
     uint32_t sizes[BENCH_MAX_SIZES];
     int bw_depth;             /* queue depth of the size sweep */
     int window;               /* reliable layer: window of ping-pong tests */
+    uint32_t rtt_bytes;       /* message of the round trips (--rtt-bytes; 8) */
     int verbose;
 };
 
@@ -140,9 +141,9 @@ static inline void bench_complete(struct bench_eng *e, uint32_t n) { e->complete
  * core to another task (getrusage: involuntary context switches).
  * Ends by sending STOP.  Server: answers until STOP arrives. */
 int  bench_run_suite(struct bench_eng *e, const struct bench_params *p, struct layer_result *r);
-/* ns per 8-byte round trip over n round trips, after `warmup` untimed
- * ones; -1 on failure. */
-double bench_pingpong(struct bench_eng *e, int warmup, int n);
+/* ns per round trip of `bytes`-byte messages (both ways) over n round
+ * trips, after `warmup` untimed ones; -1 on failure. */
+double bench_pingpong(struct bench_eng *e, uint32_t bytes, int warmup, int n);
 void bench_serve(struct bench_eng *e);
 /* Polls for ms milliseconds, answering what arrives (quiescing a layer). */
 void bench_drain(struct bench_eng *e, unsigned ms);

@@ -461,7 +461,7 @@ static int rtt_in_turns(const struct bench_setup *s, struct layer_result *res)
                 return -1;
             S.split = s->split;
             S.split_rx_ticks = S.split_rx_frames = S.split_tx_ticks = S.split_tx_calls = 0;
-            v[k][t] = bench_pingpong(&S.eng, n / 10, n);
+            v[k][t] = bench_pingpong(&S.eng, s->p.rtt_bytes, n / 10, n);
             S.split = 0;
             double ns_per_tick = 1e9 / (double)bench_tsc_hz();
             rx_ns[k][t] = S.split_rx_frames ? (double)S.split_rx_ticks * ns_per_tick / (double)S.split_rx_frames : 0;

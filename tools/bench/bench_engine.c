@@ -294,11 +294,11 @@ static double pingpong(struct bench_eng *e, uint32_t len, int n)
     return ticks_ns(e, bench_rdtsc() - t0) / n;
 }
 
-double bench_pingpong(struct bench_eng *e, int warmup, int n)
+double bench_pingpong(struct bench_eng *e, uint32_t bytes, int warmup, int n)
 {
-    if (warmup && pingpong(e, BENCH_HDR, warmup) < 0)
+    if (warmup && pingpong(e, bytes, warmup) < 0)
         return -1;
-    return pingpong(e, BENCH_HDR, n);
+    return pingpong(e, bytes, n);
 }
 
 /* The seed's flood; delta_s / delta_r insert computation (q = 1);
@@ -447,7 +447,7 @@ int bench_run_suite(struct bench_eng *e, const struct bench_params *p, struct la
     getrusage(RUSAGE_THREAD, &ru0);
     uint64_t t_start = bench_rdtsc();
     int have1 = 0, have_bw = 0;
-    struct test pp = { 0, 1, BENCH_HDR, 0, 0 };
+    struct test pp = { 0, 1, p->rtt_bytes, 0, 0 };
     if (set_window(e, p->window) < 0 || measure(e, p, &pp, &r->rtt, NULL) < 0)
         goto out;
     for (int i = 0; i < p->n_depths; i++) {

@@ -107,10 +107,10 @@ static void table(FILE *f, const struct bench_setup *s, const struct layer_resul
                 r->o_s.med / 1e3, r->o_s.min / 1e3, r->o_r.med / 1e3, r->o_r.min / 1e3, r->g_ns, r->rate_mps,
                 r->G_ns_per_byte, r->M_bytes, r->gbps_max);
     }
-    fprintf(f, "\n  RTT: 8-byte ping-pong; EEL = RTT/2; o_s, o_r: CPU-overlap test at q=1; g: best gap\n"
+    fprintf(f, "\n  RTT: %u-byte ping-pong; EEL = RTT/2; o_s, o_r: CPU-overlap test at q=1; g: best gap\n"
                "  over the queue depths (8 bytes, one way), Mmsg/s = 1000/g; G: per-byte gap from the\n"
                "  size sweep at depth %d; M = g/G; Gbit/s: %u-byte messages at depth %d.\n\n",
-            p->bw_depth, big, p->bw_depth);
+            p->rtt_bytes, p->bw_depth, big, p->bw_depth);
 
     const struct layer_result *raw = raw_of(s, res);
     if (raw) {
@@ -255,9 +255,9 @@ static void json(FILE *f, const struct bench_setup *s, const struct layer_result
     const struct bench_params *p = &s->p;
     const struct layer_result *raw = raw_of(s, res);
     fprintf(f, "{\n  \"tool\": \"ini-bench\", \"quick\": %s, \"cores\": [%d, %d], \"runs\": %d, "
-               "\"message_bytes\": %d, \"bw_depth\": %d, \"largest_message\": %u, \"mtu\": %d, "
+               "\"message_bytes\": %d, \"rtt_bytes\": %u, \"bw_depth\": %d, \"largest_message\": %u, \"mtu\": %d, "
                "\"segmentation\": %s, \"loadavg_at_start\": %.2f,\n  \"layers\": [",
-            s->quick ? "true" : "false", s->cores[0], s->cores[1], p->runs, BENCH_HDR, p->bw_depth,
+            s->quick ? "true" : "false", s->cores[0], s->cores[1], p->runs, BENCH_HDR, p->rtt_bytes, p->bw_depth,
             p->sizes[p->n_sizes - 1], BENCH_MTU, s->segment ? "true" : "false", s->loadavg);
     int first = 1;
     for (int l = 0; l < L_COUNT; l++) {

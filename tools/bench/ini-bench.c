@@ -10,7 +10,8 @@
  *             [--sizes LIST] [--bw-depth N] [--window N] [--cores A,B]
  *             [--cn-idle auto|poll|adaptive] [--cn-window N]
  *             [--cn-yield-us N] [--cn-colocate 0|1] [--segment on|off]
- *             [--split] [--plot FILE | --no-plot] [--save PREFIX] [--verbose]
+ *             [--split] [--rtt-bytes B] [--plot FILE | --no-plot] [--save PREFIX]
+ *             [--verbose]
  *   ini-bench --inproc [...]     the stack path in one process (callgrind)
  *
  * Layers (LIST: comma-separated names, default all):
@@ -56,7 +57,7 @@ static const char usage_text[] =
     "usage: ini-bench [--quick] [--format table|csv|json] [--layers LIST] [--runs N] [--count N]\n"
     "                 [--budget-ms N] [--depths LIST] [--sizes LIST] [--bw-depth N] [--window N]\n"
     "                 [--cores A,B] [--cn-idle auto|poll|adaptive] [--cn-window N]\n"
-    "                 [--cn-yield-us N] [--cn-colocate 0|1] [--segment on|off] [--split]\n"
+    "                 [--cn-yield-us N] [--cn-colocate 0|1] [--segment on|off] [--split] [--rtt-bytes B]\n"
     "                 [--plot FILE | --no-plot] [--save PREFIX] [--verbose]\n"
     "       ini-bench --inproc [--layer raw|udp-ip|reliable|all] [--count N] [--window W] [--size B] [--mac]\n"
     "                        [--segment on|off]\n"
@@ -115,7 +116,7 @@ int main(int argc, char **argv)
     enum bench_format fmt = FMT_TABLE;
     const char *plot = NULL, *layers = NULL, *depths = NULL, *sizes = NULL, *cores = NULL, *save = NULL;
     int no_plot = 0;
-    long runs = 10, count = -1, budget_ms = -1, bw_depth = 16, window = 16, cn_window = 64;
+    long runs = 10, count = -1, budget_ms = -1, bw_depth = 16, window = 16, cn_window = 64, rtt_bytes = BENCH_HDR;
     s.cn_idle = -1;
     /* The cluster run: one compute node per INI on shared cores, each
      * cluster's daemon and compute node on one core handing it over
@@ -169,6 +170,8 @@ int main(int argc, char **argv)
             s.segment = cli_parse_choice(a, cli_value(argc, argv, &i), modes);
         } else if (!strcmp(a, "--split")) {
             s.split = 1;
+        } else if (!strcmp(a, "--rtt-bytes")) {
+            rtt_bytes = cli_parse_long(a, cli_value(argc, argv, &i), BENCH_HDR, BENCH_MAX_MSG);
         } else if (!strcmp(a, "--cn-window")) {
             cn_window = cli_parse_long(a, cli_value(argc, argv, &i), 1, 4096);
         } else if (!strcmp(a, "--plot")) {
@@ -187,6 +190,7 @@ int main(int argc, char **argv)
     s.p.run_budget_ns = (uint64_t)(budget_ms > 0 ? budget_ms : s.quick ? 20 : 200) * 1000000u;
     s.p.bw_depth = (int)bw_depth;
     s.p.window = (int)window;
+    s.p.rtt_bytes = (uint32_t)rtt_bytes;
     s.cn_window = (int)cn_window;
 
     long list[32];
