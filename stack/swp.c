@@ -465,11 +465,15 @@ static void continue_message(struct ini_swp *s, struct swp_conn *c)
         s->n_pending--;
 }
 
+static inline void take_ack(struct ini_swp *s, struct swp_conn *c);
+
 int ini_swp_send(struct ini_swp *s, int peer, uint8_t *am, uint32_t am_len, void *cookie, uint64_t now,
                  struct ini_swp_tx_stamps *stamps)
 {
     struct swp_conn *c = &s->conns[peer];
     s->now = now;
+    if (c->ack_deferred && dist(s, c->snd_una, c->snd_nxt) >= s->window)
+        take_ack(s, c);             /* room the peer has made already */
     if (c->pend_left || dist(s, c->snd_una, c->snd_nxt) >= s->window) {
         c->stats.window_full++;
         return -1;
@@ -560,6 +564,46 @@ static void handle_ack(struct ini_swp *s, struct swp_conn *c, uint32_t ack)
     }
     c->stats.acks_received++;
     continue_message(s, c);
+}
+
+/* A DATA frame's ack: kept for ini_swp_poll (swp.h).  One for what was
+ * never sent, or nothing new, is handled at once, as before. */
+static inline void defer_ack(struct ini_swp *s, struct swp_conn *c, uint32_t ack)
+{
+    uint32_t n = dist(s, c->snd_una, ack);
+    if (n == 0 || n > dist(s, c->snd_una, c->snd_nxt)) {
+        handle_ack(s, c, ack);
+        return;
+    }
+    if (!c->ack_deferred || n > dist(s, c->snd_una, c->ack_in))
+        c->ack_in = ack;            /* acks are cumulative: the furthest one */
+    c->ack_deferred = 1;
+    if (!c->ack_listed) {
+        c->ack_listed = 1;
+        s->ack_list[s->n_ack_list++] = (uint8_t)(c - s->conns);
+    }
+}
+
+/* Takes c's deferred ack now. */
+static inline void take_ack(struct ini_swp *s, struct swp_conn *c)
+{
+    if (c->ack_deferred) {
+        c->ack_deferred = 0;
+        handle_ack(s, c, c->ack_in);
+    }
+}
+
+/* Takes every deferred ack; returns the connections that had one. */
+static int take_deferred_acks(struct ini_swp *s)
+{
+    int n = s->n_ack_list;
+    for (int i = 0; i < n; i++) {
+        struct swp_conn *c = &s->conns[s->ack_list[i]];
+        c->ack_listed = 0;
+        take_ack(s, c);
+    }
+    s->n_ack_list = 0;
+    return n;
 }
 
 static void handle_nak(struct ini_swp *s, struct swp_conn *c, uint32_t seq)
@@ -965,11 +1009,14 @@ static void udp_recv_cb(void *arg, struct udp_pcb *pcb, struct pbuf *p, const ip
         pbuf_free(p);
         return;
     }
-    handle_ack(s, c, h.ack);
-    switch (h.op) {
-    case INI_SWP_DATA:
+    if (h.op == INI_SWP_DATA) {
+        defer_ack(s, c, h.ack);
         handle_data(s, c, h.seq, h.flags, p, rx);
         return;
+    }
+    take_ack(s, c);
+    handle_ack(s, c, h.ack);
+    switch (h.op) {
     case INI_SWP_NAK:
         handle_nak(s, c, h.seq);
         break;
@@ -998,6 +1045,8 @@ int ini_swp_service(struct ini_swp *s, uint64_t now)
     uint16_t conn;
     uint32_t seq;
     s->now = now;
+    /* First, so that no timer fires for what is acknowledged already. */
+    work += take_deferred_acks(s);
     while (timer_list_pop_expired(&s->send_timers, now, &conn, &seq)) {
         struct swp_conn *c = &s->conns[conn];
         work++;

@@ -221,6 +221,10 @@ struct swp_conn {
     /* The peer's slot in the link's table, found at the first send (slots
      * never move); NULL until then, or while the link has none. */
     const struct ini_peer_slot *link_peer;
+    /* A DATA frame's piggy-backed ack, taken later (ack_in; see
+     * ini_swp_poll); ack_listed: the connection is in ini_swp.ack_list. */
+    uint32_t ack_in;
+    uint8_t  ack_deferred, ack_listed;
     struct ini_swp_stats stats;
 };
 
@@ -250,6 +254,8 @@ struct ini_swp {
     void *ctx;
     uint64_t now;                  /* TSC of the current loop turn */
     int n_blocked;                 /* connections with a refused delivery */
+    int n_ack_list;                /* connections with an ack taken later: */
+    uint8_t ack_list[INI_SWP_MAX_INIS];          /* their ids */
     struct swp_conn conns[INI_SWP_MAX_INIS];     /* indexed by peer INI id */
     struct timer_list send_timers;
     struct timer_list ack_timers;
@@ -281,15 +287,22 @@ static inline uint64_t ini_swp_next_deadline(const struct ini_swp *s)
     return a < b ? a : b;
 }
 
-/* Runs expired SEND and ACK timers and retries refused deliveries.
- * Returns the work done.  Cheap when nothing is due, the common case of
- * every loop turn: inline, a comparison and two counters (a call to the
- * whole of ini_swp_service cost about 25 instructions of its own). */
+/* Takes the acks that DATA frames carried since the last call, runs
+ * expired SEND and ACK timers and retries refused deliveries.  Returns
+ * the work done.  Cheap when nothing is due, the common case of every loop
+ * turn: inline, a comparison and three counters (a call to the whole of
+ * ini_swp_service cost about 25 instructions of its own).
+ *
+ * An ack riding on a DATA frame is taken here, at the next turn, not when
+ * the frame arrives: what it releases (the SEND timers, the release
+ * callbacks) then waits while an answer sent in this turn travels,
+ * instead of delaying it.  A send that finds the window full takes its
+ * connection's at once, and so do ACK and NAK frames. */
 int ini_swp_service(struct ini_swp *s, uint64_t now);
 static inline int ini_swp_poll(struct ini_swp *s, uint64_t now)
 {
     s->now = now;
-    if (now < ini_swp_next_deadline(s) && !s->n_blocked && !s->n_pending)
+    if (now < ini_swp_next_deadline(s) && !s->n_blocked && !s->n_pending && !s->n_ack_list)
         return 0;
     return ini_swp_service(s, now);
 }

@@ -100,13 +100,35 @@ static void test_in_order_and_piggyback(void **state)
 {
     for (uint32_t i = 0; i < 3; i++)
         assert_int_equal(loop_send(&loop_a, i, 64), 0);
-    /* Reverse traffic carries the ack: no bare ACK needed. */
+    /* Reverse traffic carries the ack: no bare ACK needed.  A takes it at
+     * its next poll, not on arrival (swp.h, ini_swp_poll). */
     assert_int_equal(loop_send(&loop_b, 0, 64), 0);
+    assert_int_equal(loop_a.released, 0);
+    ini_swp_poll(&loop_a.swp, loop_now);
     assert_int_equal(loop_a.released, 3);
     assert_true(ini_swp_totals(&loop_b.swp).acks_piggy >= 1);
     loop_run(MS, 3);
     assert_all_delivered(3);
     assert_int_equal(ini_swp_totals(&loop_a.swp).retx_timer + ini_swp_totals(&loop_a.swp).retx_nak, 0);
+}
+
+/* A deferred ack waits for the next poll, but a send that finds the
+ * window full takes it at once: the room the peer made is not refused. */
+static void test_deferred_ack_opens_full_window(void **state)
+{
+    for (uint32_t i = 0; i < 7; i++)       /* below half a window: no bare ACK */
+        assert_int_equal(loop_send(&loop_a, i, 64), 0);
+    assert_int_equal(loop_send(&loop_b, 0, 64), 0);     /* B's frame 0: DATA, ack 7 */
+    assert_int_equal(loop_a.released, 0);
+    on_b(1, WIRE_DROP);                    /* B's bare ACK at half a window is lost */
+    for (uint32_t i = 7; i < 16; i++)
+        assert_int_equal(loop_send(&loop_a, i, 64), 0);
+    assert_int_equal(loop_a.released, 0);  /* the window is full, the ack still waits */
+    assert_int_equal(loop_send(&loop_a, 16, 64), 0);    /* takes it: 7 released, room */
+    assert_int_equal(loop_a.released, 7);
+    assert_int_equal(ini_swp_totals(&loop_a.swp).window_full, 0);
+    loop_run(MS, 5);
+    assert_all_delivered(17);
 }
 
 static void test_loss_recovered_by_nak(void **state)
@@ -787,7 +809,7 @@ int main(void)
         return 1;
 #define T(f) cmocka_unit_test_setup_teardown(f, setup16, teardown)
     const struct CMUnitTest tests[] = {
-        T(test_in_order_and_piggyback), T(test_loss_recovered_by_nak), T(test_loss_recovered_by_timer),
+        T(test_in_order_and_piggyback), T(test_deferred_ack_opens_full_window), T(test_loss_recovered_by_nak), T(test_loss_recovered_by_timer),
         T(test_duplicate_dropped),      T(test_duplicate_fragment),    T(test_reorder),               T(test_ack_loss),
         T(test_nak_loss),               T(test_window_full),           T(test_wraparound),
         T(test_wraparound_odd_window),

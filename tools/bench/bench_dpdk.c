@@ -205,13 +205,15 @@ static int lwip_poll(void *ctx)
      * reads it; the transport's sends until the next turn take it too. */
     uint64_t now = bench_rdtsc();
     S.now = now;
+    /* The transport's timers and deferred acks first, then the receive
+     * burst, in the order of inid's loop turn. */
+    int work = S.layer == L_REL ? ini_swp_poll(&S.swp, now) : 0;
     uint16_t n = rte_eth_rx_burst(S.port, 0, pkts, INI_NETIF_BURST);
     uint16_t frames = n;
     struct ini_rx_meta rx = { 0 };      /* no traces here */
     for (uint16_t i = 0; i < n; i++)
         ini_netif_input(&S.nf, pkts[i], &rx);
-    if (S.layer == L_REL)
-        n = (uint16_t)(n + ini_swp_poll(&S.swp, now));
+    n = (uint16_t)(n + work);
     if (now >= S.next_lwip_timer) {
         sys_check_timeouts();
         S.next_lwip_timer = now + bench_tsc_hz() / 10;
