@@ -170,6 +170,24 @@ if [ -n "$kt" ]; then
     fi
 fi
 
+# --- 16c (doorbells). The doorbell FIFOs a dead run's daemons left in /tmp
+# (/tmp/ini-TAG-N.wake) go with its segments; a live tag's stay.
+dead=""
+for d in 3 5 7 9 b d; do
+    cand=$(printf 'ffff%s' "$d")                  # above any pid here: dead
+    kill -0 $((16#$cand)) 2>/dev/null || { dead=$cand; break; }
+done
+live=$(printf '%x' $$)                            # this shell: alive
+mkfifo "/tmp/ini-$dead-0.wake" "/tmp/ini-$dead-1.wake" "/tmp/ini-$live-0.wake"
+$L cleanup > "$TMP/r16c-wake.out" 2>&1
+if [ ! -e "/tmp/ini-$dead-0.wake" ] && [ ! -e "/tmp/ini-$dead-1.wake" ] && [ -p "/tmp/ini-$live-0.wake" ] &&
+   grep -q "removed what run $dead left after its launcher died: .*2 doorbell FIFO(s)" "$TMP/r16c-wake.out"; then
+    ok "stale doorbell FIFOs of tag $dead removed by cleanup, the live tag $live's kept"
+else
+    fail "doorbell FIFOs: $(ls /tmp | grep -E "^ini-($dead|$live)-" | tr '\n' ' ')/ $(cat "$TMP/r16c-wake.out")"
+fi
+rm -f "/tmp/ini-$dead-0.wake" "/tmp/ini-$dead-1.wake" "/tmp/ini-$live-0.wake"
+
 # --- 16 (af_packet). SIGKILL of the launcher leaves its network
 # namespaces; the next launcher (here: ini-cluster cleanup, then a run)
 # removes those of dead launchers and leaves a live run's alone.

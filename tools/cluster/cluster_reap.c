@@ -16,6 +16,7 @@
 
 #define SHM_DIR   "/dev/shm"
 #define NETNS_DIR "/var/run/netns"
+#define WAKE_DIR  "/tmp"
 #define MAX_TAGS  256
 #define TAG_LEN   24
 #define PATH_MAX_LEN 512
@@ -87,7 +88,10 @@ int reap_descendants(int grace_ms)
     return found;
 }
 
-/* A tag is "HEX" or "HEX" plus one letter (cluster_launch's pick_tag). */
+/* A tag is "HEX" or "HEX" plus one letter (cluster_launch's pick_tag).
+ * What a run leaves is named PREFIX TAG then -lan or -cN (namespaces,
+ * segments) or -N.wake (a daemon's doorbell FIFO in /tmp: inid's when its
+ * run directory's path is too long for one, the fake daemon's always). */
 static int tag_of(const char *name, const char *prefix, char *tag, size_t len)
 {
     size_t pl = strlen(prefix);
@@ -101,7 +105,10 @@ static int tag_of(const char *name, const char *prefix, char *tag, size_t len)
         if (!hex && !(c == dash - 1 && c > t && *c >= 'g' && *c <= 'z'))
             return -1;          /* not a launcher's tag: not ours to touch */
     }
-    if (strcmp(dash, "-lan") != 0 && (dash[1] != 'c' || !dash[2] || strspn(dash + 2, "0123456789") != strlen(dash + 2)))
+    size_t digits = strspn(dash + 1, "0123456789");
+    int wake = digits > 0 && strcmp(dash + 1 + digits, ".wake") == 0;
+    if (!wake && strcmp(dash, "-lan") != 0 &&
+        (dash[1] != 'c' || !dash[2] || strspn(dash + 2, "0123456789") != strlen(dash + 2)))
         return -1;
     memcpy(tag, t, (size_t)(dash - t));
     tag[dash - t] = 0;
@@ -186,7 +193,8 @@ static int collect(const char *dir, const char *prefix, char tags[][TAG_LEN], in
     return n;
 }
 
-/* Removes DIR's entries of TAG: segments by unlink, namespaces by ip. */
+/* Removes DIR's entries of TAG: segments and FIFOs by unlink, namespaces
+ * by ip. */
 static int remove_tag(const char *dir, const char *prefix, const char *tag, int netns)
 {
     DIR *d = opendir(dir);
@@ -228,18 +236,21 @@ int cleanup_stale_runs(FILE *out)
     int may_netns = geteuid() == 0 && access(NETNS_DIR, W_OK) == 0;
     if (may_netns)
         n = collect(NETNS_DIR, "ini-", tags, n);
+    n = collect(WAKE_DIR, "ini-", tags, n);
     int cleaned = 0;
     for (int i = 0; i < n; i++) {
         if (tag_alive(tags[i]))
             continue;
         int ns = may_netns ? remove_tag(NETNS_DIR, "ini-", tags[i], 1) : 0;
         int segs = remove_tag(SHM_DIR, "ini-", tags[i], 0);
-        if (ns + segs == 0)
+        int fifos = remove_tag(WAKE_DIR, "ini-", tags[i], 0);
+        if (ns + segs + fifos == 0)
             continue;
         cleaned++;
         if (out)
             fprintf(out, "ini-cluster: removed what run %s left after its launcher died: "
-                         "%d network namespace(s), %d segment(s)\n", tags[i], ns, segs);
+                         "%d network namespace(s), %d segment(s), %d doorbell FIFO(s)\n", tags[i], ns, segs,
+                    fifos);
     }
     return cleaned;
 }

@@ -11,10 +11,11 @@
  *     reap_descendants() ends them (SIGTERM, then SIGKILL) and reaps them,
  *     round after round, since a dying one may orphan children of its own.
  *   - a launcher killed with SIGKILL cannot delete its af_packet network
- *     namespaces (and, if its daemons died with it, its segments).  Their
- *     names carry the run tag, the launcher's pid in hex (optionally plus
- *     one letter).  cleanup_stale_runs() removes the namespaces and
- *     segments of every tag whose pid is not a live process (of any name:
+ *     namespaces (and, if its daemons died with it, its segments and the
+ *     doorbell FIFOs they made in /tmp).  Their names carry the run tag,
+ *     the launcher's pid in hex (optionally plus one letter).
+ *     cleanup_stale_runs() removes the namespaces, segments and FIFOs of
+ *     every tag whose pid is not a live process (of any name:
  *     a reused pid delays the cleanup, never harms a live run) and whose
  *     daemons are gone too (no process has `--tag TAG` on its command line, so an `up`
  *     machine, whose launcher exited on purpose, is left alone).  `run`
@@ -34,9 +35,10 @@ int become_subreaper(void);
 int reap_descendants(int grace_ms);
 
 /* Removes what runs with a dead launcher and no live daemon left: network
- * namespaces ini-TAG-* (when /var/run/netns exists and we may) and
- * segments /dev/shm/ini-TAG-c*.  One line per tag cleaned on `out` (may be
- * NULL).  Returns the number of tags cleaned. */
+ * namespaces ini-TAG-* (when /var/run/netns exists and we may), segments
+ * /dev/shm/ini-TAG-c* and doorbell FIFOs /tmp/ini-TAG-N.wake.  One line
+ * per tag cleaned on `out` (may be NULL).  Returns the number of tags
+ * cleaned. */
 int cleanup_stale_runs(FILE *out);
 
 #endif
