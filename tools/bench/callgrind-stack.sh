@@ -17,7 +17,8 @@
 # and the reliable layer's ping-pong (ini-bench --inproc --pingpong) per
 # round trip,
 # then, for the reliable layer, every function's own share per message and
-# the same grouped by cause: checksum, CRC (and both in one pass), IP fragmentation and
+# the same grouped by cause: checksum, CRC (and both in one pass; both inline for
+# one-frame messages), IP fragmentation and
 # reassembly, allocation (pbufs, mbufs), copies, timers, protocol code
 # (lwIP headers, our transport), glue.
 set -eu
@@ -105,6 +106,7 @@ for side in send recv; do
             else if (f ~ /crc_sum/) c = "CRC32C and UDP checksum in one pass (messages of several frames)"
             else if (f ~ /crc/) c = "CRC32C of the message"
             else if (f ~ /chksum|sum_avx2|checksum\.c/) c = "Internet checksum (UDP, IP)"
+            else if (f ~ /checksum\.h|adxintrin\.h/) c = "checksums and CRC32C inline (one-frame messages, checksum.h)"
             else if (f ~ /ip4_reass/ || (side == "recv" && f ~ /pbuf_cat|ip4_frag\.c/)) c = "IP reassembly (lwIP)"
             else if (f ~ /ip4_frag/) c = "IP fragmentation (lwIP)"
             else if (f ~ /memcpy|memmove|pbuf_copy_partial/) c = "copies"
