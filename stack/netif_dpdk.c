@@ -45,10 +45,10 @@ static void peer_pattern(struct ini_netif *nf, struct ini_peer_slot *s)
 {
     write_eth(nf, s, (struct rte_ether_hdr *)s->hdr);
     uint8_t *ip = s->hdr + RTE_ETHER_HDR_LEN;
-    write_ip(ip, 0, 0, 0, ip4_addr_get_u32(netif_ip4_addr(&nf->netif)), s->ip);
+    uint32_t src = ip4_addr_get_u32(netif_ip4_addr(&nf->netif));
+    write_ip(ip, 0, 0, 0, src, s->ip);
     ip[10] = ip[11] = 0;
     s->ip_sum = ini_chksum(ip, IP_HLEN);
-    uint32_t src = ip4_addr_get_u32(netif_ip4_addr(&nf->netif));
     s->udp_sum = (src & 0xffff) + (src >> 16) + (s->ip & 0xffff) + (s->ip >> 16) + lwip_htons(IP_PROTO_UDP);
 }
 
