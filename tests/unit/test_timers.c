@@ -20,6 +20,7 @@
 #include <string.h>
 #include <cmocka.h>
 
+#include "loop_clock.h"
 #include "timer_list.h"
 
 /* ---- invariants --------------------------------------------------------- */
@@ -815,6 +816,50 @@ static void test_random_small_pool(void **state)
     }
 }
 
+
+/* The loop clock reads after a busy turn and every `every` idle turns,
+ * never goes backwards, and with every = 1 reads each turn. */
+static void test_loop_clock_policy(void **state)
+{
+    (void)state;
+    struct loop_clock c;
+    loop_clock_init(&c, 4);
+    /* Idle: turns 0, 4, 8 read. */
+    int reads[10];
+    for (int t = 0; t < 10; t++)
+        reads[t] = loop_clock_due(&c);
+    for (int t = 0; t < 10; t++)
+        assert_int_equal(reads[t], t % 4 == 0);
+    /* Mid-count, a busy turn: the next turn reads, then three do not. */
+    assert_int_equal(loop_clock_due(&c), 0);
+    loop_clock_expire(&c);
+    assert_int_equal(loop_clock_due(&c), 1);
+    for (int t = 0; t < 3; t++)
+        assert_int_equal(loop_clock_due(&c), 0);
+    assert_int_equal(loop_clock_due(&c), 1);
+    /* A reading in a turn covers the next four turns. */
+    uint64_t r = loop_clock_read(&c);
+    for (int t = 0; t < 4; t++)
+        assert_true(loop_clock_turn(&c) == r);
+    uint64_t later = loop_clock_turn(&c);
+    assert_true(later >= r);
+    /* Time never goes backwards, read or not. */
+    uint64_t last = later;
+    for (int t = 0; t < 1000; t++) {
+        uint64_t now = loop_clock_turn(&c);
+        assert_true(now >= last);
+        last = now;
+        if (t % 7 == 0)
+            loop_clock_expire(&c);
+    }
+    /* every = 1 (and 0, taken as 1): each turn reads. */
+    for (uint32_t e = 0; e <= 1; e++) {
+        loop_clock_init(&c, e);
+        for (int t = 0; t < 5; t++)
+            assert_int_equal(loop_clock_due(&c), 1);
+    }
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -827,6 +872,7 @@ int main(void)
         cmocka_unit_test(test_cancel_range_16_and_32bit_wraparound),
         cmocka_unit_test(test_cancel_range_run),
         cmocka_unit_test(test_cancel_range_single),
+        cmocka_unit_test(test_loop_clock_policy),
         cmocka_unit_test(test_pool_exhaustion_and_recycling),
         cmocka_unit_test(test_ack_timers_one_per_connection),
         cmocka_unit_test(test_invalid_arguments),

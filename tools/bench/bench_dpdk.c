@@ -29,6 +29,7 @@
 #include "lwip/stats.h"
 #include "lwip/timeouts.h"
 #include "lwip/udp.h"
+#include "loop_clock.h"
 #include "netif_dpdk.h"
 #include "swp.h"
 #include "msg.h"
@@ -75,6 +76,7 @@ static struct side {
     int layer;
     struct bench_eng eng;
     uint64_t now;             /* TSC at the start of the last poll (lwip_poll) */
+    struct loop_clock clock;  /* when lwip_poll reads it */
     uint64_t next_lwip_timer;
     /* raw */
     struct rte_mbuf *txb[TXB];
@@ -201,9 +203,10 @@ static int lwip_poll(void *ctx)
 {
     struct rte_mbuf *pkts[INI_NETIF_BURST];
     uint64_t t0 = split_begin();
-    /* The time, once per turn, before the receive burst, as inid's loop
-     * reads it; the transport's sends until the next turn take it too. */
-    uint64_t now = bench_rdtsc();
+    /* The time before the receive burst, as inid's loop reads it (after
+     * a turn with work and every few idle turns: timers/loop_clock.h);
+     * the transport's sends until the next turn take it too. */
+    uint64_t now = loop_clock_turn(&S.clock);
     S.now = now;
     /* The transport's timers and deferred acks first, then the receive
      * burst, in the order of inid's loop turn. */
@@ -214,6 +217,8 @@ static int lwip_poll(void *ctx)
     for (uint16_t i = 0; i < n; i++)
         ini_netif_input(&S.nf, pkts[i], &rx);
     n = (uint16_t)(n + work);
+    if (n)
+        loop_clock_expire(&S.clock);
     if (now >= S.next_lwip_timer) {
         sys_check_timeouts();
         S.next_lwip_timer = now + bench_tsc_hz() / 10;
@@ -333,7 +338,8 @@ static int rel_configure(int window)
     S.nslots = (uint32_t)window;
     S.stride = stride;
     S.slot_next = 0;
-    S.now = bench_rdtsc();           /* until the first poll */
+    loop_clock_init(&S.clock, LOOP_CLOCK_EVERY);
+    S.now = S.clock.now;             /* until the first poll */
     return 0;
 }
 
