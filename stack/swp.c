@@ -196,6 +196,36 @@ static inline uint32_t dist(const struct ini_swp *s, uint32_t from, uint32_t to)
     return (to - from) & s->seq_mask;
 }
 
+/* c has work for the next turn (ini_swp_poll, swp.h). */
+static inline void list_later(struct ini_swp *s, struct swp_conn *c)
+{
+    if (!c->later_listed) {
+        c->later_listed = 1;
+        s->later[s->n_later++] = (uint8_t)(c - s->conns);
+    }
+}
+
+/* True when seq, in flight, has its SEND timer: all but what was sent
+ * since the last turn (from timed_nxt on), unless acks passed timed_nxt
+ * meanwhile (then none of what is left has one yet). */
+static inline int has_send_timer(const struct ini_swp *s, const struct swp_conn *c, uint32_t seq)
+{
+    uint32_t timed = dist(s, c->snd_una, c->timed_nxt);
+    return timed <= dist(s, c->snd_una, c->snd_nxt) && dist(s, c->snd_una, seq) < timed;
+}
+
+/* The SEND timers of what c sent since the last turn and is still
+ * unacknowledged, from this turn's time. */
+static void start_send_timers(struct ini_swp *s, struct swp_conn *c)
+{
+    uint32_t seq = c->timed_nxt;
+    if (dist(s, c->snd_una, seq) > dist(s, c->snd_una, c->snd_nxt))
+        seq = c->snd_una;           /* acknowledged before its timer started */
+    for (; seq != c->snd_nxt; seq = (seq + 1) & s->seq_mask)
+        start_timer(s, &s->send_timers, (uint16_t)c->peer, seq);
+    c->timed_nxt = c->snd_nxt;
+}
+
 /* A connection has a power of two of slots, at least a window of them:
  * the slot of a sequence number is its low bits, which stay distinct
  * for the `window` consecutive numbers in flight even across a wrap of
@@ -445,7 +475,7 @@ static int push_segments(struct ini_swp *s, struct swp_conn *c, struct ini_swp_t
         if (transmit(s, c, seq, first ? ts : NULL) < 0)
             break;
         c->snd_nxt = (seq + 1) & s->seq_mask;
-        start_timer(s, &s->send_timers, (uint16_t)c->peer, seq);
+        list_later(s, c);           /* its SEND timer */
         c->stats.segs_sent++;
         s->pend_frames--;
         c->pend_at += n;
@@ -534,7 +564,7 @@ int ini_swp_send(struct ini_swp *s, int peer, uint8_t *am, uint32_t am_len, void
     if (transmit(s, c, seq, stamps) < 0)
         return -1;
     c->snd_nxt = (seq + 1) & s->seq_mask;
-    start_timer(s, &s->send_timers, (uint16_t)peer, seq);
+    list_later(s, c);               /* its SEND timer, once the frame is out */
     c->stats.msgs_sent++;
     c->stats.bytes_sent += payload;
     return 0;
@@ -578,10 +608,7 @@ static inline void defer_ack(struct ini_swp *s, struct swp_conn *c, uint32_t ack
     if (!c->ack_deferred || n > dist(s, c->snd_una, c->ack_in))
         c->ack_in = ack;            /* acks are cumulative: the furthest one */
     c->ack_deferred = 1;
-    if (!c->ack_listed) {
-        c->ack_listed = 1;
-        s->ack_list[s->n_ack_list++] = (uint8_t)(c - s->conns);
-    }
+    list_later(s, c);
 }
 
 /* Takes c's deferred ack now. */
@@ -593,17 +620,21 @@ static inline void take_ack(struct ini_swp *s, struct swp_conn *c)
     }
 }
 
-/* Takes every deferred ack; returns the connections that had one. */
-static int take_deferred_acks(struct ini_swp *s)
+/* The work listed for this turn: every deferred ack, then the SEND
+ * timers of what is still unacknowledged.  Returns the acks taken. */
+static int take_later(struct ini_swp *s)
 {
-    int n = s->n_ack_list;
+    int n = s->n_later, acks = 0;
     for (int i = 0; i < n; i++) {
-        struct swp_conn *c = &s->conns[s->ack_list[i]];
-        c->ack_listed = 0;
+        struct swp_conn *c = &s->conns[s->later[i]];
+        c->later_listed = 0;
+        acks += c->ack_deferred;
         take_ack(s, c);
+        if (c->timed_nxt != c->snd_nxt)
+            start_send_timers(s, c);
     }
-    s->n_ack_list = 0;
-    return n;
+    s->n_later = 0;
+    return acks;
 }
 
 static void handle_nak(struct ini_swp *s, struct swp_conn *c, uint32_t seq)
@@ -618,8 +649,10 @@ static void handle_nak(struct ini_swp *s, struct swp_conn *c, uint32_t seq)
         return;
     t->naked = 1;
     if (transmit(s, c, seq, NULL) == 0) {
-        timer_list_cancel_one(&s->send_timers, (uint16_t)c->peer, seq);
-        start_timer(s, &s->send_timers, (uint16_t)c->peer, seq);
+        if (has_send_timer(s, c, seq)) {     /* else it starts at the next turn */
+            timer_list_cancel_one(&s->send_timers, (uint16_t)c->peer, seq);
+            start_timer(s, &s->send_timers, (uint16_t)c->peer, seq);
+        }
         c->stats.retx_nak++;
     }
 }
@@ -1045,9 +1078,13 @@ int ini_swp_service(struct ini_swp *s, uint64_t now)
     uint16_t conn;
     uint32_t seq;
     s->now = now;
-    /* First, so that no timer fires for what is acknowledged already. */
-    work += take_deferred_acks(s);
-    while (timer_list_pop_expired(&s->send_timers, now, &conn, &seq)) {
+    /* First, so that no timer fires or starts for what is acknowledged
+     * already. */
+    work += take_later(s);
+    /* Each list's deadline first, inline: most calls come for the work
+     * taken later, with no timer due. */
+    while (now >= timer_list_next_deadline(&s->send_timers) &&
+           timer_list_pop_expired(&s->send_timers, now, &conn, &seq)) {
         struct swp_conn *c = &s->conns[conn];
         work++;
         if (dist(s, c->snd_una, seq) >= dist(s, c->snd_una, c->snd_nxt))
@@ -1067,7 +1104,8 @@ int ini_swp_service(struct ini_swp *s, uint64_t now)
         }
         start_timer(s, &s->send_timers, conn, seq);
     }
-    while (timer_list_pop_expired(&s->ack_timers, now, &conn, &seq)) {
+    while (now >= timer_list_next_deadline(&s->ack_timers) &&
+           timer_list_pop_expired(&s->ack_timers, now, &conn, &seq)) {
         struct swp_conn *c = &s->conns[conn];
         work++;
         if (rx_gap(s, c)) {

@@ -221,10 +221,13 @@ struct swp_conn {
     /* The peer's slot in the link's table, found at the first send (slots
      * never move); NULL until then, or while the link has none. */
     const struct ini_peer_slot *link_peer;
-    /* A DATA frame's piggy-backed ack, taken later (ack_in; see
-     * ini_swp_poll); ack_listed: the connection is in ini_swp.ack_list. */
+    /* Work taken at the next turn (see ini_swp_poll): a DATA frame's
+     * piggy-backed ack (ack_in), and the SEND timers of what was sent
+     * since (from timed_nxt to snd_nxt); later_listed: the connection is
+     * in ini_swp.later. */
     uint32_t ack_in;
-    uint8_t  ack_deferred, ack_listed;
+    uint32_t timed_nxt;
+    uint8_t  ack_deferred, later_listed;
     struct ini_swp_stats stats;
 };
 
@@ -254,8 +257,8 @@ struct ini_swp {
     void *ctx;
     uint64_t now;                  /* TSC of the current loop turn */
     int n_blocked;                 /* connections with a refused delivery */
-    int n_ack_list;                /* connections with an ack taken later: */
-    uint8_t ack_list[INI_SWP_MAX_INIS];          /* their ids */
+    int n_later;                   /* connections with work taken later: */
+    uint8_t later[INI_SWP_MAX_INIS];             /* their ids */
     struct swp_conn conns[INI_SWP_MAX_INIS];     /* indexed by peer INI id */
     struct timer_list send_timers;
     struct timer_list ack_timers;
@@ -287,22 +290,26 @@ static inline uint64_t ini_swp_next_deadline(const struct ini_swp *s)
     return a < b ? a : b;
 }
 
-/* Takes the acks that DATA frames carried since the last call, runs
- * expired SEND and ACK timers and retries refused deliveries.  Returns
- * the work done.  Cheap when nothing is due, the common case of every loop
- * turn: inline, a comparison and three counters (a call to the whole of
- * ini_swp_service cost about 25 instructions of its own).
+/* Takes the acks that DATA frames carried since the last call, starts
+ * the SEND timers of what was sent since, runs expired SEND and ACK timers
+ * and retries refused deliveries.  Returns the work done (the timers
+ * started are not work).  Cheap when nothing is due, the common case of
+ * every loop turn: inline, a comparison and three counters (a call to the
+ * whole of ini_swp_service cost about 25 instructions of its own).
  *
- * An ack riding on a DATA frame is taken here, at the next turn, not when
- * the frame arrives: what it releases (the SEND timers, the release
- * callbacks) then waits while an answer sent in this turn travels,
- * instead of delaying it.  A send that finds the window full takes its
- * connection's at once, and so do ACK and NAK frames. */
+ * Both are taken here, at the next turn, not as the frame arrives or
+ * leaves: an ack's releases (the SEND timers, the release callbacks) and
+ * a new frame's SEND timer then happen while the frame or its answer
+ * travels, instead of delaying it.  A timer started at the next turn
+ * starts less than a turn late, against a timeout of milliseconds.  A
+ * send that finds the window full takes its connection's ack at once, and
+ * so do ACK and NAK frames.  The owner calls it at the start of every
+ * loop turn, as inid does. */
 int ini_swp_service(struct ini_swp *s, uint64_t now);
 static inline int ini_swp_poll(struct ini_swp *s, uint64_t now)
 {
     s->now = now;
-    if (now < ini_swp_next_deadline(s) && !s->n_blocked && !s->n_pending && !s->n_ack_list)
+    if (now < ini_swp_next_deadline(s) && !s->n_blocked && !s->n_pending && !s->n_later)
         return 0;
     return ini_swp_service(s, now);
 }

@@ -131,6 +131,29 @@ static void test_deferred_ack_opens_full_window(void **state)
     assert_all_delivered(17);
 }
 
+/* A frame's SEND timer starts at the sender's next turn, once the frame
+ * is out; one acknowledged before that turn never gets one. */
+static void test_send_timer_at_next_turn(void **state)
+{
+    loop_run(0, 1);                        /* both sides' turns at the current time */
+    assert_int_equal(loop_send(&loop_a, 0, 64), 0);
+    assert_int_equal(timer_list_pending(&loop_a.swp.send_timers), 0);
+    loop_run(0, 1);                        /* the next turn, at the same time */
+    assert_int_equal(timer_list_pending(&loop_a.swp.send_timers), 1);
+    loop_run(MS, 2);                       /* B's ACK timer acknowledges it */
+    assert_int_equal(timer_list_pending(&loop_a.swp.send_timers), 0);
+    assert_int_equal(loop_a.released, 1);
+    assert_int_equal(loop_send(&loop_a, 1, 64), 0);
+    assert_int_equal(loop_send(&loop_b, 0, 64), 0);     /* its ack rides on B's message */
+    loop_run(0, 1);
+    assert_int_equal(loop_a.released, 2);
+    assert_int_equal(timer_list_pending(&loop_a.swp.send_timers), 0);
+    loop_run(MS, 5);
+    assert_all_delivered(2);
+    assert_int_equal(ini_swp_totals(&loop_a.swp).retx_timer + ini_swp_totals(&loop_a.swp).retx_nak, 0);
+    assert_int_equal(ini_swp_totals(&loop_a.swp).timer_errors, 0);
+}
+
 static void test_loss_recovered_by_nak(void **state)
 {
     on_a(1, WIRE_DROP);                    /* message 1 is lost */
@@ -213,7 +236,8 @@ static void test_ack_loss(void **state)
 static void test_nak_loss(void **state)
 {
     on_a(0, WIRE_DROP);                    /* message 0 lost ... */
-    on_b(0, WIRE_DROP);                    /* ... and the NAK asking for it */
+    on_b(0, WIRE_DROP);                    /* ... and the NAK asking for it, */
+    on_b(1, WIRE_DROP);                    /* and the ACK timer's NAK again */
     for (uint32_t i = 0; i < 3; i++)
         assert_int_equal(loop_send(&loop_a, i, 64), 0);
     assert_int_equal(ini_swp_totals(&loop_b.swp).naks_sent, 1);
@@ -809,7 +833,8 @@ int main(void)
         return 1;
 #define T(f) cmocka_unit_test_setup_teardown(f, setup16, teardown)
     const struct CMUnitTest tests[] = {
-        T(test_in_order_and_piggyback), T(test_deferred_ack_opens_full_window), T(test_loss_recovered_by_nak), T(test_loss_recovered_by_timer),
+        T(test_in_order_and_piggyback), T(test_deferred_ack_opens_full_window), T(test_send_timer_at_next_turn),
+        T(test_loss_recovered_by_nak), T(test_loss_recovered_by_timer),
         T(test_duplicate_dropped),      T(test_duplicate_fragment),    T(test_reorder),               T(test_ack_loss),
         T(test_nak_loss),               T(test_window_full),           T(test_wraparound),
         T(test_wraparound_odd_window),

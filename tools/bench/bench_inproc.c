@@ -24,7 +24,8 @@
  * acknowledged.  Each piece of work is one function, so that callgrind
  * attributes it (callgrind_annotate --inclusive=yes, or --toggle-collect):
  *
- *   ip_rel_send  ini_swp_send of a batch + flushing it (A)
+ *   ip_rel_send  ini_swp_send of a batch + flushing it, and A's next
+ *                loop turn, which starts the SEND timers (A)
  *   ip_rel_recv  B: every frame through ini_netif_input (IP, UDP, the
  *                transport, delivery: a copy of the message out, as inid
  *                copies it into the compute node's ring), timers, flushing
@@ -197,6 +198,9 @@ __attribute__((noinline)) int ip_rel_send(int k)
             break;
     }
     ini_netif_flush(&A.nf);
+    /* A's next loop turn, before anything comes back, as in inid's loop:
+     * it starts the SEND timers of what it sent (swp.h, ini_swp_poll). */
+    ini_swp_poll(&A.swp, bench_rdtsc());
     return i;
 }
 
@@ -226,6 +230,7 @@ __attribute__((noinline)) void ip_rel_reply(int k)
             break;
     }
     ini_netif_flush(&B.nf);
+    ini_swp_poll(&B.swp, bench_rdtsc());     /* B's next turn: its SEND timers */
 }
 
 /* Ping-pong, as the seed's round-trip test: A sends one message, B takes
