@@ -621,19 +621,25 @@ static inline void take_ack(struct ini_swp *s, struct swp_conn *c)
 }
 
 /* The work listed for this turn: every deferred ack, then the SEND
- * timers of what is still unacknowledged.  Returns the acks taken. */
+ * timers of what is still unacknowledged.  Returns the acks taken.
+ *
+ * A connection stays listed until both are done: the ack may send more
+ * of a message in segments (continue_message), whose timers start here
+ * too.  A release callback that sends on a connection already done lists
+ * it again, behind the ones taken now: kept for the next turn. */
 static int take_later(struct ini_swp *s)
 {
     int n = s->n_later, acks = 0;
     for (int i = 0; i < n; i++) {
         struct swp_conn *c = &s->conns[s->later[i]];
-        c->later_listed = 0;
         acks += c->ack_deferred;
         take_ack(s, c);
         if (c->timed_nxt != c->snd_nxt)
             start_send_timers(s, c);
+        c->later_listed = 0;
     }
-    s->n_later = 0;
+    s->n_later -= n;
+    memmove(s->later, s->later + n, (size_t)s->n_later);
     return acks;
 }
 

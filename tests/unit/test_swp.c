@@ -633,6 +633,33 @@ static void test_seg_in_order(void **state)
     assert_int_equal(loop_a.frames_out, 1 + 3 + 4 + 45);          /* no fragments */
 }
 
+/* A message longer than the window: an ack taken at the next turn sends
+ * more of it (continue_message), and those segments get their SEND
+ * timers in the same turn; the connection is listed again for the acks
+ * that follow (before, it stayed marked as listed while off the list:
+ * no timer and no deferred ack ever again, and a lost segment waited
+ * forever). */
+static void test_seg_ack_at_next_turn_sends_more(void **state)
+{
+    struct swp_conn *c = &loop_a.swp.conns[1];
+    loop_run(0, 1);                          /* both sides' turns at the current time */
+    on_b(0, WIRE_DROP);                      /* B's bare ACKs at each half window are lost */
+    on_b(1, WIRE_DROP);
+    assert_int_equal(loop_send(&loop_a, 0, 30 * SEG), 0);   /* 16 of 30 segments go */
+    assert_int_equal(c->snd_nxt - c->snd_una, 16);
+    assert_int_equal(loop_send(&loop_b, 0, 64), 0);         /* B's DATA carries ack 16 */
+    ini_swp_poll(&loop_a.swp, loop_now);     /* A's next turn takes it: 14 more segments */
+    assert_int_equal(c->snd_una, 16);
+    assert_int_equal(c->snd_nxt, 30);
+    assert_int_equal(timer_list_pending(&loop_a.swp.send_timers), 14);
+    assert_int_equal(c->later_listed, 0);
+    on_a(16 + 29, WIRE_DROP);                /* the message's last segment is lost */
+    loop_run(MS, 10);                        /* its SEND timer (or the ACK timer's NAK) brings it */
+    assert_last_intact(0, 30 * SEG);
+    assert_int_equal(timer_list_pending(&loop_a.swp.send_timers), 0);
+    assert_int_equal(SWP_A(timer_errors), 0);
+}
+
 /* Segment k of a 3-segment message is lost: the first and the middle
  * are asked for by a NAK when the next arrives; the last has nothing
  * behind it, but the receiver holds a half-assembled message and its
@@ -844,7 +871,8 @@ int main(void)
         K(test_mac_random_mix),         K(test_mac_forged_data_dropped), K(test_mac_forged_ack_ignored),
         K(test_mac_replay_not_delivered_twice), K(test_mac_old_epoch_refused),
 #define S(f) cmocka_unit_test_setup_teardown(f, setup_seg, teardown_seg)
-        S(test_seg_in_order),           S(test_seg_loss_first),        S(test_seg_loss_middle),
+        S(test_seg_in_order),           S(test_seg_ack_at_next_turn_sends_more),
+        S(test_seg_loss_first),         S(test_seg_loss_middle),
         S(test_seg_loss_last),          S(test_seg_two_gaps),          S(test_seg_duplicates),
         S(test_seg_reorder_across_messages), S(test_seg_window_full_mid_message),
         S(test_seg_wraparound),         S(test_seg_wraparound_odd_window), S(test_seg_refused_delivery),
