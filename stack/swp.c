@@ -639,7 +639,8 @@ static int take_later(struct ini_swp *s)
         c->later_listed = 0;
     }
     s->n_later -= n;
-    memmove(s->later, s->later + n, (size_t)s->n_later);
+    if (s->n_later)                 /* rare: listed again by a release callback */
+        memmove(s->later, s->later + n, (size_t)s->n_later);
     return acks;
 }
 
