@@ -7,7 +7,8 @@
 # only what building the Debian package takes (dpkg-dev, debhelper).
 # Besides the build's, the tests' tools: clang (tests/integration/install.sh
 # builds a user's program with it), dpdk-dev (dpdk-telemetry.py,
-# telemetry.sh) and tshark (capture.sh); and the peers ini-bench measures
+# telemetry.sh), tshark (capture.sh) and valgrind (hot_path_calls.sh,
+# tools/bench/callgrind-stack.sh); and the peers ini-bench measures
 # beside the INI (UCX: libucx-dev, ucx-utils; libfabric: libfabric-dev,
 # libfabric-bin), which it reports as skipped when they are missing.
 #
@@ -27,7 +28,7 @@ if [ "$mode" != lwip ]; then
     # tests of machines across hosts (tests/integration/hosts_*.sh), whose
     # namespace hosts run their own sshd, slurmd and munged.
     PKGS=(build-essential pkg-config libdpdk-dev dpdk libconfig-dev libcmocka-dev libsodium-dev
-          iproute2 gnuplot-nox xz-utils clang dpdk-dev tshark time
+          iproute2 gnuplot-nox xz-utils clang dpdk-dev tshark time valgrind
           openssh-client openssh-server tcpdump iputils-ping slurm-wlm munge
           libucx-dev ucx-utils libfabric-dev libfabric-bin)
     [ "$mode" = deb ] && PKGS=(dpkg-dev debhelper)
