@@ -26,7 +26,6 @@
 #include <rte_ethdev.h>
 
 #include "lwip/timeouts.h"
-#include "loop_clock.h"
 #include "counters.h"
 #include "fabric.h"
 #include "stack_config.h"
@@ -578,16 +577,12 @@ int inid_loop(void *arg)
     uint64_t backoff_us = 8;
     uint64_t last_turn = 0, last_occupancy = 0;
     struct ini_seg_ini *me = &d->seg->inis[d->local];
-    /* The clock at the turns that need it (timers/loop_clock.h); every
-     * turn when traces stamp arrivals or knobs time deliveries and sends
-     * to the microsecond. */
-    struct loop_clock clk;
-    int exact = d->cfg.trace.mode != INI_TRACE_OFF || d->knob_O || d->knob_gap || d->knob_latency ||
-                d->knob_per_byte > 0;
-    loop_clock_init(&clk, exact ? 1 : LOOP_CLOCK_EVERY);
 
     while (!d->stop) {
-        uint64_t now = loop_clock_turn(&clk);
+        /* The clock at every turn's start, not only when a turn may need
+         * it (timers/loop_clock.h): the busy cycles, the queue's area and
+         * the arrival stamps below count from it. */
+        uint64_t now = rte_rdtsc();
         int n = retry_backlogs(d) + ini_swp_poll(&d->swp, now) + retry_stalled(d, now);
         if (d->delayed_head != d->delayed_tail)
             n += release_delayed(d, now);
@@ -623,11 +618,8 @@ int inid_loop(void *arg)
             ini_capture_tick(&d->cap, now);
         }
         if (n) {
-            /* Two TSC reads per busy turn, not per message; the second is
-             * the next turn's clock.  A busy turn that began on a stale
-             * reading counts the idle turns since it (at most
-             * LOOP_CLOCK_EVERY, about 0.2 us) as busy. */
-            d->stats.busy_cycles += loop_clock_read(&clk) - now;
+            /* Two TSC reads per turn, not per message. */
+            d->stats.busy_cycles += rte_rdtsc() - now;
             last_work = now;
             backoff_us = 8;
         } else if (d->idle == INI_IDLE_ADAPTIVE && now - last_work > spin_cycles) {
@@ -640,7 +632,6 @@ int inid_loop(void *arg)
                 sched_yield();
             else
                 idle_sleep(d, &backoff_us);
-            loop_clock_expire(&clk);     /* no timer starts from before the sleep */
         }
     }
     return 0;

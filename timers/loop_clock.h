@@ -10,15 +10,21 @@
  * clock read alone adds about 5 ns to every hop.  Yet an idle turn changes
  * nothing that needs a fresh time: the timers are milliseconds long.
  *
+ * Who uses it: a loop that needs the time for its timers only (ini-bench's
+ * reliable layer, a program of one's own around the stack).  inid does
+ * not: its busy cycles, queue area and arrival stamps count from each
+ * turn's start, and a stale start would count up to `every` idle turns
+ * as busy.
+ *
  * Policy
  *   - loop_clock_turn() at a turn's start returns the time: read afresh
  *     after a turn with work (loop_clock_expire()) and at least every
  *     `every` idle turns; in between, the last reading.  `every` = 1 reads
- *     every turn (inid with traces on: arrival stamps stay exact).
+ *     every turn.
  *   - loop_clock_read() reads now and restarts the count: for a caller
- *     that needs the time anyway (inid's busy accounting at a turn's end),
- *     and after anything that may have slept (sched_yield, epoll): the
- *     next turn must not start a timer from a time before the sleep.
+ *     that needs the time anyway, and after anything that may have slept
+ *     (sched_yield, epoll): the next turn must not start a timer from a
+ *     time before the sleep.
  *   - The time is never later than the truth and never goes backwards, as
  *     timer_list_start() requires.  A stale reading is at most `every`
  *     idle turns old (about 0.2 us at 8): a timer may start that much early

@@ -203,9 +203,11 @@ static int lwip_poll(void *ctx)
 {
     struct rte_mbuf *pkts[INI_NETIF_BURST];
     uint64_t t0 = split_begin();
-    /* The time before the receive burst, as inid's loop reads it (after
-     * a turn with work and every few idle turns: timers/loop_clock.h);
-     * the transport's sends until the next turn take it too. */
+    /* The time before the receive burst, where inid's loop reads it, but
+     * only after a turn with work and every 8 idle turns
+     * (timers/loop_clock.h): the transport needs it for its timers only,
+     * while inid also times each turn for its counters.  The transport's
+     * sends until the next turn take it too. */
     uint64_t now = loop_clock_turn(&S.clock);
     S.now = now;
     /* The transport's timers and deferred acks first, then the receive
