@@ -1088,10 +1088,7 @@ int ini_swp_service(struct ini_swp *s, uint64_t now)
     /* First, so that no timer fires or starts for what is acknowledged
      * already. */
     work += take_later(s);
-    /* Each list's deadline first, inline: most calls come for the work
-     * taken later, with no timer due. */
-    while (now >= timer_list_next_deadline(&s->send_timers) &&
-           timer_list_pop_expired(&s->send_timers, now, &conn, &seq)) {
+    while (timer_list_pop_expired(&s->send_timers, now, &conn, &seq)) {
         struct swp_conn *c = &s->conns[conn];
         work++;
         if (dist(s, c->snd_una, seq) >= dist(s, c->snd_una, c->snd_nxt))
@@ -1111,8 +1108,7 @@ int ini_swp_service(struct ini_swp *s, uint64_t now)
         }
         start_timer(s, &s->send_timers, conn, seq);
     }
-    while (now >= timer_list_next_deadline(&s->ack_timers) &&
-           timer_list_pop_expired(&s->ack_timers, now, &conn, &seq)) {
+    while (timer_list_pop_expired(&s->ack_timers, now, &conn, &seq)) {
         struct swp_conn *c = &s->conns[conn];
         work++;
         if (rx_gap(s, c)) {

@@ -21,10 +21,9 @@
  *     after a turn with work (loop_clock_expire()) and at least every
  *     `every` idle turns; in between, the last reading.  `every` = 1 reads
  *     every turn.
- *   - loop_clock_read() reads now and restarts the count: for a caller
- *     that needs the time anyway, and after anything that may have slept
- *     (sched_yield, epoll): the next turn must not start a timer from a
- *     time before the sleep.
+ *   - A loop that may sleep (sched_yield, epoll) calls loop_clock_expire()
+ *     after it: the next turn must not start a timer from a time before
+ *     the sleep.
  *   - The time is never later than the truth and never goes backwards, as
  *     timer_list_start() requires.  A stale reading is at most `every`
  *     idle turns old (about 0.2 us at 8): a timer may start that much early
@@ -83,14 +82,6 @@ static inline uint64_t loop_clock_turn(struct loop_clock *c)
 static inline void loop_clock_expire(struct loop_clock *c)
 {
     c->left = 0;
-}
-
-/* Reads the clock now; the next `every` turns use this reading. */
-static inline uint64_t loop_clock_read(struct loop_clock *c)
-{
-    c->now = loop_clock_tsc();
-    c->left = c->every;
-    return c->now;
 }
 
 #endif

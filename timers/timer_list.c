@@ -146,11 +146,12 @@ static void remove_record(struct timer_list *l, struct timer_record *conn_prev,
     remove_run(l, &l->conns[r->conn], conn_prev, r, r, r->ticks_to_go, 1);
 }
 
-bool timer_list_pop_expired(struct timer_list *l, uint64_t now,
-                            uint16_t *conn, uint32_t *seq)
+/* Removes the earliest timer (timer_list_pop_expired checked that it is
+ * due); false when the list is empty. */
+bool timer_list_pop_head(struct timer_list *l, uint16_t *conn, uint32_t *seq)
 {
     struct timer_record *r = l->head;
-    if (!r || l->base_time + r->ticks_to_go > now)
+    if (!r)
         return false;
     *conn = r->conn;
     *seq = r->seq;

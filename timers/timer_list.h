@@ -117,8 +117,13 @@ static inline uint64_t timer_list_next_deadline(const struct timer_list *l)
  * removes it, stores its connection and sequence number and returns true;
  * otherwise returns false.  Call it in a loop; the caller may start and
  * cancel timers between calls (a retransmission restarts its timer). */
-bool timer_list_pop_expired(struct timer_list *l, uint64_t now,
-                            uint16_t *conn, uint32_t *seq);
+bool timer_list_pop_head(struct timer_list *l, uint16_t *conn, uint32_t *seq);
+static inline bool timer_list_pop_expired(struct timer_list *l, uint64_t now,
+                                          uint16_t *conn, uint32_t *seq)
+{
+    /* The deadline inline: most calls find nothing due. */
+    return now >= timer_list_next_deadline(l) && timer_list_pop_head(l, conn, seq);
+}
 
 /* Expiry with a callback: pops every timer whose deadline is <= now, in
  * deadline order (start order for equal deadlines), calling fn for each
