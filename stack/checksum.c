@@ -1,5 +1,7 @@
 /*
- * checksum.c - the Internet checksum, 64-bit words and AVX2 (see checksum.h).
+ * checksum.c - the Internet checksum, 64-bit words and AVX2, and CRC32C:
+ * by the SSE4.2 instruction, three chains at once, or on CPUs with
+ * AVX-512 and VPCLMULQDQ by carry-less multiplication (see checksum.h).
  */
 #include "checksum.h"
 
@@ -37,8 +39,8 @@ static uint64_t sum_avx2(uint64_t s, const uint8_t *p, size_t n)
 }
 
 /* Decided when the program loads, like the CRC tables below: no
- * first-call race between threads. */
-static int have_avx2;
+ * first-call race between threads.  have_clmul is set beside the tables. */
+static int have_avx2, have_clmul;
 
 __attribute__((constructor))
 static void detect_avx2(void)
@@ -166,18 +168,214 @@ static uint32_t crc_three_way(uint32_t c, const uint8_t **pp, size_t *lenp, size
 
 static struct crc_shift big, mid, small;
 
-/* 12 KB of tables, built when the program loads: no first-call race. */
+/* ---- CRC32C by carry-less multiplication ----
+ *
+ * The CRC instruction takes 8 bytes a cycle at best, however many chains
+ * run; VPCLMULQDQ on 512-bit registers multiplies four 128-bit lanes at
+ * once, and on this project's AMD EPYC (Zen 4) issues one every 2 cycles
+ * whatever the width: folding 64 bytes costs two of them.  Measured on
+ * 65,000 bytes with the sum (`ini-bench --checksum`): in one call 6,240-
+ * 6,500 cycles the three-chain way, 3,560-3,640 this way; in 1,480-byte
+ * calls, as over a datagram's fragments, 7,020-7,570 and 4,650-5,360.
+ *
+ * Folding (Gopal et al., Intel, "Fast CRC computation for generic
+ * polynomials using PCLMULQDQ", 2009): the raw CRC of a message is the
+ * remainder of the message's polynomial times x^32 modulo P.  A 16-byte
+ * piece A followed by d bytes B has the remainder of
+ * A * x^(8d) + B, and A * x^(8d) mod P is the carry-less product of A's
+ * two halves with two constants: 16 bytes again, added (XOR) into B's
+ * first 16.  So the message folds forward, 256 bytes a step in four
+ * registers, down to 16 bytes whose CRC (by the instruction, from 0) is
+ * the message's.  The CRC already begun is XORed into the first 4 bytes
+ * (the register CRC is linear).  In the reflected bit order of CRC32C the
+ * constants are x^(8d+32) and x^(8d-32) modulo P, bit-reflected and
+ * shifted left by one: computed when the program loads, below, from P
+ * alone. */
+
+/* The multipliers that move a 16-byte lane d bytes forward, in the order
+ * VPCLMULQDQ wants them: the low 8 bytes' (0x00) then the high 8's (0x11). */
+struct fold_k {
+    uint64_t lo, hi;
+};
+
+static struct fold_k fold_256[4], fold_64[4], fold_lanes[4], fold_16;
+
+/* x^e modulo P in the reflected CRC register's order (bit 31 is x^0):
+ * multiplying by x shifts right and reduces by P's low terms. */
+static uint32_t xpow_mod(unsigned e)
+{
+    uint32_t r = 0x80000000u;
+    while (e--)
+        r = (r >> 1) ^ ((r & 1) ? 0x82F63B78u : 0);
+    return r;
+}
+
+static struct fold_k fold_by(unsigned d)
+{
+    return (struct fold_k){(uint64_t)xpow_mod(8 * d + 32) << 1, (uint64_t)xpow_mod(8 * d - 32) << 1};
+}
+
+/* AVX-512 F, BW and VL, and VPCLMULQDQ */
+static int cpu_has_clmul(void)
+{
+    return __builtin_cpu_supports("avx512f") && __builtin_cpu_supports("avx512bw") &&
+           __builtin_cpu_supports("avx512vl") && __builtin_cpu_supports("vpclmulqdq");
+}
+
+/* 12 KB of tables and the folding constants, built when the program
+ * loads: no first-call race. */
 __attribute__((constructor))
 static void crc_tables_init(void)
 {
     crc_shift_init(&big, CRC_BIG);
     crc_shift_init(&mid, CRC_MID);
     crc_shift_init(&small, CRC_SMALL);
+    for (int i = 0; i < 4; i++) {
+        fold_256[i] = fold_by(256);
+        fold_64[i] = fold_by(64);
+    }
+    /* The four lanes of one register onto its last: by 48, 32, 16 bytes;
+     * the last lane's multipliers are unused (0). */
+    fold_lanes[0] = fold_by(48);
+    fold_lanes[1] = fold_by(32);
+    fold_lanes[2] = fold_by(16);
+    fold_16 = fold_by(16);
+    __builtin_cpu_init();
+    have_clmul = cpu_has_clmul();
+}
+
+enum ini_checksum_path ini_checksum_use(enum ini_checksum_path limit)
+{
+    have_avx2 = limit >= INI_CSUM_AVX2 && __builtin_cpu_supports("avx2");
+    have_clmul = limit >= INI_CSUM_CLMUL && have_avx2 && cpu_has_clmul();
+    return have_clmul ? INI_CSUM_CLMUL : have_avx2 ? INI_CSUM_AVX2 : INI_CSUM_SCALAR;
+}
+
+#define CLMUL_TARGET __attribute__((target("avx512f,avx512bw,avx512vl,vpclmulqdq,pclmul,sse4.2")))
+
+/* x folded forward onto y: (x.lo * k.lo) ^ (x.hi * k.hi) ^ y, per lane. */
+CLMUL_TARGET static inline __m512i fold512(__m512i x, __m512i k, __m512i y)
+{
+    return _mm512_ternarylogic_epi64(_mm512_clmulepi64_epi128(x, k, 0x00), _mm512_clmulepi64_epi128(x, k, 0x11),
+                                     y, 0x96);
+}
+
+CLMUL_TARGET static inline __m128i fold128(__m128i x, __m128i k, __m128i y)
+{
+    return _mm_ternarylogic_epi64(_mm_clmulepi64_si128(x, k, 0x00), _mm_clmulepi64_si128(x, k, 0x11), y, 0x96);
+}
+
+/* The CRC32C of len (at least 256, under 2 MB) bytes at p continuing from
+ * crc; with `summed`, their ones' complement sum added to *sum, and with
+ * dst, their copy there.  The sum: each 16-bit word, its top bit flipped,
+ * is a signed word 32,768 below its value, and VPMADDWD adds pairs of
+ * those into 32-bit lanes (two per 64-byte load: no overflow under 2 MB);
+ * the 32,768s are added back at the end.  Every load is at an offset from
+ * p that is a multiple of 16 (even), so each byte keeps its parity. */
+CLMUL_TARGET __attribute__((always_inline))
+static inline uint32_t crc_clmul_body(uint32_t crc, uint8_t *dst, const uint8_t *p, size_t len, uint64_t *sum,
+                                      int summed)
+{
+    const __m512i flip = _mm512_set1_epi16((short)0x8000), ones = _mm512_set1_epi16(1);
+    __m512i s = _mm512_setzero_si512();
+    uint64_t words = 0;
+#define CLMUL_SUM(v)                                                                   \
+    do {                                                                               \
+        if (summed)                                                                    \
+            s = _mm512_add_epi32(s, _mm512_madd_epi16(_mm512_xor_si512(v, flip), ones)); \
+    } while (0)
+#define CLMUL_COPY(off, v)                                                             \
+    do {                                                                               \
+        if (dst)                                                                       \
+            _mm512_storeu_si512(dst + (off), v);                                       \
+    } while (0)
+    __m512i x[4];
+    for (int i = 0; i < 4; i++) {
+        x[i] = _mm512_loadu_si512(p + 64 * i);
+        CLMUL_COPY(64 * i, x[i]);
+        CLMUL_SUM(x[i]);
+    }
+    x[0] = _mm512_xor_si512(x[0], _mm512_zextsi128_si512(_mm_cvtsi32_si128((int)~crc)));
+    const __m512i k256 = _mm512_loadu_si512(fold_256), k64 = _mm512_loadu_si512(fold_64);
+    size_t done = 256;
+    for (; len - done >= 256; done += 256)
+        for (int i = 0; i < 4; i++) {
+            __m512i y = _mm512_loadu_si512(p + done + 64 * i);
+            CLMUL_COPY(done + 64 * i, y);
+            CLMUL_SUM(y);
+            x[i] = fold512(x[i], k256, y);
+        }
+    __m512i v4 = fold512(fold512(fold512(x[0], k64, x[1]), k64, x[2]), k64, x[3]);
+    for (; len - done >= 64; done += 64) {
+        __m512i y = _mm512_loadu_si512(p + done);
+        CLMUL_COPY(done, y);
+        CLMUL_SUM(y);
+        v4 = fold512(v4, k64, y);
+    }
+    words += done / 2;
+    /* The four lanes onto the last one, then 16 bytes a step. */
+    __m512i t = _mm512_clmulepi64_epi128(v4, _mm512_loadu_si512(fold_lanes), 0x00);
+    t = _mm512_xor_si512(t, _mm512_clmulepi64_epi128(v4, _mm512_loadu_si512(fold_lanes), 0x11));
+    __m128i v = _mm_ternarylogic_epi64(_mm512_castsi512_si128(t), _mm512_extracti32x4_epi32(t, 1),
+                                       _mm512_extracti32x4_epi32(t, 2), 0x96);
+    v = _mm_xor_si128(v, _mm512_extracti32x4_epi32(v4, 3));
+    const __m128i k16 = _mm_loadu_si128((const __m128i *)&fold_16);
+    for (; len - done >= 16; done += 16) {
+        __m128i y = _mm_loadu_si128((const __m128i *)(p + done));
+        if (dst)
+            _mm_storeu_si128((__m128i *)(dst + done), y);
+        if (summed)
+            s = _mm512_add_epi32(s, _mm512_zextsi128_si512(_mm_madd_epi16(_mm_xor_si128(y, _mm512_castsi512_si128(flip)),
+                                                                              _mm512_castsi512_si128(ones))));
+        v = fold128(v, k16, y);
+        words += 8;
+    }
+#undef CLMUL_SUM
+#undef CLMUL_COPY
+    size_t left = len - done;
+    if (dst)
+        memcpy(dst + done, p + done, left);
+    if (summed) {
+        /* 16 signed lanes, each at most 2^31 in size: widened and added,
+         * the 32,768 of every word added back; the rest (under 16 bytes,
+         * at an even offset) as it is. */
+        int64_t total = _mm512_reduce_add_epi64(_mm512_add_epi64(_mm512_cvtepi32_epi64(_mm512_castsi512_si256(s)),
+                                                                 _mm512_cvtepi32_epi64(_mm512_extracti64x4_epi64(s, 1))));
+        uint64_t acc = ini_sum_add(*sum, (uint64_t)(total + (int64_t)words * 32768));
+        *sum = ini_sum_add(acc, ini_chksum(p + done, (int)left));
+    }
+    uint64_t c = __builtin_ia32_crc32di(0, (uint64_t)_mm_cvtsi128_si64(v));
+    c = __builtin_ia32_crc32di(c, (uint64_t)_mm_extract_epi64(v, 1));
+    return ~crc_raw((uint32_t)c, p + done, left);
+}
+
+#define CLMUL_MIN 256
+#define CLMUL_MAX ((size_t)1 << 20)    /* per call of the body: its sum cannot overflow */
+
+CLMUL_TARGET static uint32_t crc_clmul(uint32_t crc, const uint8_t *p, size_t len)
+{
+    return crc_clmul_body(crc, NULL, p, len, NULL, 0);
+}
+
+CLMUL_TARGET static uint32_t crc_sum_clmul(uint32_t crc, const uint8_t *p, size_t len, uint64_t *sum)
+{
+    return crc_clmul_body(crc, NULL, p, len, sum, 1);
+}
+
+CLMUL_TARGET static uint32_t crc_sum_copy_clmul(uint32_t crc, uint8_t *dst, const uint8_t *p, size_t len,
+                                                uint64_t *sum)
+{
+    return crc_clmul_body(crc, dst, p, len, sum, 1);
 }
 
 uint32_t ini_crc32c(uint32_t crc, const void *buf, size_t len)
 {
     const uint8_t *p = buf;
+    if (have_clmul && len >= CLMUL_MIN) {
+        for (; len > CLMUL_MAX; p += CLMUL_MAX, len -= CLMUL_MAX)
+            crc = crc_clmul(crc, p, CLMUL_MAX);
+        return crc_clmul(crc, p, len);
+    }
     uint32_t c = ~crc;
     if (len < 3 * CRC_SMALL)        /* a small message: one chain, no block tests */
         return ~crc_raw(c, p, len);
@@ -290,6 +488,12 @@ static uint32_t crc_sum_copy_avx2(uint32_t crc, uint8_t *dst, const uint8_t *p, 
 
 uint32_t ini_crc32c_sum(uint32_t crc, const void *buf, size_t len, uint64_t *sum)
 {
+    if (have_clmul && len >= CLMUL_MIN) {
+        const uint8_t *p = buf;
+        for (; len > CLMUL_MAX; p += CLMUL_MAX, len -= CLMUL_MAX)   /* even pieces: parity kept */
+            crc = crc_sum_clmul(crc, p, CLMUL_MAX, sum);
+        return crc_sum_clmul(crc, p, len, sum);
+    }
     if (have_avx2)
         return crc_sum_avx2(crc, buf, len, sum);
     *sum = ini_sum_add(*sum, ini_chksum(buf, (int)len));
@@ -298,6 +502,13 @@ uint32_t ini_crc32c_sum(uint32_t crc, const void *buf, size_t len, uint64_t *sum
 
 uint32_t ini_crc32c_sum_copy(uint32_t crc, void *dst, const void *src, size_t len, uint64_t *sum)
 {
+    if (have_clmul && len >= CLMUL_MIN) {
+        uint8_t *d = dst;
+        const uint8_t *p = src;
+        for (; len > CLMUL_MAX; d += CLMUL_MAX, p += CLMUL_MAX, len -= CLMUL_MAX)
+            crc = crc_sum_copy_clmul(crc, d, p, CLMUL_MAX, sum);
+        return crc_sum_copy_clmul(crc, d, p, len, sum);
+    }
     if (have_avx2)
         return crc_sum_copy_avx2(crc, dst, src, len, sum);
     memcpy(dst, src, len);

@@ -21,11 +21,13 @@
 uint16_t ini_chksum(const void *data, int len);
 
 /* CRC32C (Castagnoli, the SSE4.2 crc32 instruction) of len bytes,
- * continuing from crc (start with 0).  Long buffers run three independent
- * instruction chains over consecutive blocks and join them with a
- * precomputed "append a block of zeros" operator, which hides the
- * instruction's 3-cycle latency.  Block sizes: 1 KB, 480 bytes (three of
- * them fill a 1,480-byte IP fragment but for its last 40 bytes), 128. */
+ * continuing from crc (start with 0).  From 256 bytes on a CPU with
+ * AVX-512 and VPCLMULQDQ, by carry-less multiplication (folding, in
+ * checksum.c): 64 bytes in two instructions.  Otherwise long buffers run
+ * three independent instruction chains over consecutive blocks and join
+ * them with a precomputed "append a block of zeros" operator, which hides
+ * the instruction's 3-cycle latency.  Block sizes: 1 KB, 480 bytes (three
+ * of them fill a 1,480-byte IP fragment but for its last 40 bytes), 128. */
 uint32_t ini_crc32c(uint32_t crc, const void *buf, size_t len);
 /* The same, one chain: the reference the fast one is tested against. */
 uint32_t ini_crc32c_serial(uint32_t crc, const void *buf, size_t len);
@@ -44,6 +46,17 @@ uint32_t ini_crc32c_sum(uint32_t crc, const void *buf, size_t len, uint64_t *sum
  * compute node's ring where a pass and then a copy read it twice. */
 uint32_t ini_crc32c_sum_copy(uint32_t crc, void *dst, const void *src, size_t len, uint64_t *sum);
 uint16_t ini_chksum_fold(uint64_t sum);
+
+/* The paths of the functions above, fastest last.  The program starts on
+ * the fastest its CPU has; ini_checksum_use() limits it (for benchmarks
+ * comparing them) and returns the path now taken, never one the CPU
+ * lacks.  Not for use while other threads checksum. */
+enum ini_checksum_path {
+    INI_CSUM_SCALAR,    /* 64-bit words; CRC by the instruction, three chains */
+    INI_CSUM_AVX2,      /* the sum 64 bytes a step, in the CRC's pass */
+    INI_CSUM_CLMUL,     /* and the CRC by carry-less multiplication (AVX-512) */
+};
+enum ini_checksum_path ini_checksum_use(enum ini_checksum_path limit);
 
 /* ---- small buffers, inline ----
  *

@@ -10,7 +10,8 @@
 # The peers (ucx-am-tcp, ucx-am-sm, ofi-rxd-udp) must each be there, either
 # measured with the same positive figures and the reliable layer's ratios
 # to them, or skipped with a reason (library missing) - never failed.
-# Bad flags must give one line on stderr and exit 2.
+# Bad flags must give one line on stderr and exit 2.  `--checksum` must
+# measure every checksum path the CPU has.
 # The figures themselves are not judged (other work on the machine moves
 # them); docs/performance.md is where they are.
 set -u
@@ -105,3 +106,15 @@ for name in want:
           f"{l['gbps_64k']:7.2f} Gbit/s")
 print(f"bench_quick: all {len(want)} layers measured in {sys.argv[2]} s")
 PY
+
+# --checksum: every path the CPU has, each with positive cycle counts,
+# the fastest no slower than twice the scalar one (a sanity bound, not a
+# speed claim); a bad --reps refused with exit 2.
+out=$($B --checksum --reps 20) || fail "ini-bench --checksum exited $?"
+echo "$out" | awk '
+    /^(scalar|avx2|clmul)/ { n++; for (i = NF - 2; i <= NF; i++) if ($i + 0 <= 0) bad = 1
+                             if (n == 1) s = $(NF - 2); f = $(NF - 2) }
+    END { exit !(n >= 1 && !bad && f <= 2 * s) }' || fail "ini-bench --checksum table: $out"
+$B --checksum --reps 0 > /dev/null 2>&1
+[ $? -eq 2 ] || fail "ini-bench --checksum --reps 0: expected exit 2"
+echo "bench_quick: --checksum: $(echo "$out" | grep -cE '^(scalar|avx2|clmul)') paths measured"

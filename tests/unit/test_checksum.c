@@ -5,7 +5,10 @@
  * alignment, on large buffers that take the AVX2 path, on the edge
  * values (all zeros, all ones, sums that are multiples of 0xffff), in
  * buffers allocated to their exact size (so that ASan sees a read past
- * the end), and with the AVX2 path turned off.
+ * the end), and with the AVX2 path turned off.  CRC32C against its
+ * bit-at-a-time definition and the one-chain form, on each of its paths
+ * (carry-less multiplication, three chains, scalar), alone, with the sum
+ * and while copying.
  */
 #include <setjmp.h>
 #include <stdarg.h>
@@ -17,15 +20,17 @@
 
 #include "checksum.h"
 
-/* A second copy of checksum.c, its public names renamed, for the scalar
- * path on machines with AVX2: its have_avx2 is visible here, and cleared
- * by test_scalar_path. */
+/* A second copy of checksum.c, its public names renamed, for the paths
+ * this CPU would not take: its have_clmul and have_avx2 are visible here,
+ * and cleared by the tests that want the three-chain CRC or the scalar
+ * sum (use_path()). */
 #define ini_chksum scalar_chksum
 #define ini_crc32c scalar_crc32c
 #define ini_crc32c_serial scalar_crc32c_serial
 #define ini_crc32c_sum scalar_crc32c_sum
 #define ini_crc32c_sum_copy scalar_crc32c_sum_copy
 #define ini_chksum_fold scalar_chksum_fold
+#define ini_checksum_use scalar_checksum_use
 #include "stack/checksum.c"
 #undef ini_chksum
 #undef ini_crc32c
@@ -33,6 +38,7 @@
 #undef ini_crc32c_sum
 #undef ini_crc32c_sum_copy
 #undef ini_chksum_fold
+#undef ini_checksum_use
 
 static uint16_t reference(const uint8_t *p, int len)
 {
@@ -107,10 +113,34 @@ static void test_exact_size_buffers(void **state)
         }
 }
 
+/* The renamed copy's path: 2 as this CPU has it (carry-less multiply
+ * when it can), 1 without VPCLMULQDQ (three CRC chains, AVX2 sum), 0
+ * without AVX2 either.  Only the copy's flags change, not ini_*'s. */
+static int cpu_clmul, cpu_avx2;
+
+static void use_path(int level)
+{
+    have_clmul = level >= 2 && cpu_clmul;
+    have_avx2 = level >= 1 && cpu_avx2;
+}
+
+static int save_cpu(void **state)
+{
+    cpu_clmul = have_clmul;
+    cpu_avx2 = have_avx2;
+    return 0;
+}
+
+static int restore_cpu(void **state)
+{
+    use_path(2);
+    return 0;
+}
+
 /* The scalar path of a CPU without AVX2, more than one 64-byte block. */
 static void test_scalar_path(void **state)
 {
-    have_avx2 = 0;      /* the copy's, not ini_chksum's */
+    use_path(0);
     fill(5, 2100);
     check_all_lengths(scalar_chksum, 1100);
     for (uint32_t seed = 1; seed < 10; seed++) {
@@ -153,19 +183,68 @@ static void test_crc32c_fast_equals_serial(void **state)
     assert_int_equal(ini_crc32c(0, buf, 65016), ini_crc32c_serial(0, buf, 65016));
     uint32_t part = ini_crc32c(0, buf, 5000);
     assert_int_equal(ini_crc32c(part, buf + 5000, 6000), ini_crc32c_serial(0, buf, 11000));
+    /* the three chains where ini_crc32c multiplies */
+    use_path(1);
+    for (size_t len = 0; len < 8000; len += (len < 800 ? 1 : 37))
+        if (scalar_crc32c(0x5a5a5a5au, buf + 1, len) != ini_crc32c_serial(0x5a5a5a5au, buf + 1, len))
+            fail_msg("three chains: length %zu", len);
+}
+
+/* Carry-less multiplication (on a CPU that has it; otherwise these are the
+ * other paths again): every length from its 256-byte minimum across its
+ * 256-, 64- and 16-byte steps, every alignment mod 64, a CRC and a sum
+ * already begun; and over 2 MB, where the work is cut into 1 MB calls. */
+static void test_clmul_path(void **state)
+{
+    if (!cpu_clmul)
+        print_message("(this CPU has no AVX-512 VPCLMULQDQ: the other paths are tested)\n");
+    fill(13, sizeof buf);
+    for (size_t len = 250; len < 1700; len++)
+        for (int off = 0; off < 64; off += (len < 600 ? 1 : 13)) {
+            uint64_t acc = 3;
+            uint32_t crc = ini_crc32c_sum(0x0badcafeu, buf + off, len, &acc);
+            if (crc != ini_crc32c_serial(0x0badcafeu, buf + off, len) ||
+                ini_crc32c(0x0badcafeu, buf + off, len) != crc)
+                fail_msg("CRC: length %zu offset %d", len, off);
+            if (ini_chksum_fold(acc) != ini_chksum_fold(3 + (uint64_t)reference(buf + off, (int)len)))
+                fail_msg("sum: length %zu offset %d", len, off);
+        }
+    size_t big = ((size_t)5 << 19) + 37;      /* 2.5 MB and a tail */
+    uint8_t *p = malloc(big), *dst = malloc(big);
+    assert_non_null(p);
+    assert_non_null(dst);
+    for (size_t i = 0; i < big; i++)
+        p[i] = (uint8_t)(i * 2654435761u >> 13);
+    uint64_t acc = 0, acc2 = 0;
+    uint32_t want = ini_crc32c_serial(0, p, big);
+    assert_int_equal(ini_crc32c(0, p, big), want);
+    assert_int_equal(ini_crc32c_sum(0, p, big, &acc), want);
+    assert_int_equal(ini_crc32c_sum_copy(0, dst, p, big, &acc2), want);
+    assert_memory_equal(dst, p, big);
+    uint64_t want_sum = 0;      /* the reference in even pieces: its 32 bits hold 128 KB */
+    for (size_t off = 0; off < big; off += 65536)
+        want_sum += reference(p + off, (int)(big - off < 65536 ? big - off : 65536));
+    assert_int_equal(ini_chksum_fold(acc), ini_chksum_fold(want_sum));
+    assert_int_equal(ini_chksum_fold(acc2), ini_chksum_fold(acc));
+    /* all 0xff: every word's top bit set, the sum's largest words */
+    memset(p, 0xff, big);
+    acc = 0;
+    ini_crc32c_sum(0, p, 70000, &acc);
+    assert_int_equal(ini_chksum_fold(acc), reference(p, 70000));
+    free(p);
+    free(dst);
 }
 
 /* CRC and sum in one pass give what the two functions give apart, at
  * every length around the block boundaries (3 x 128, 3 x 480, 3 x 1024)
  * and alignment, chained over pieces as over the pbufs of a datagram, on
- * the AVX2 path and (the renamed copy, have_avx2 cleared) without it. */
+ * each path: this CPU's, three chains with AVX2, scalar. */
 static void test_crc_and_sum_in_one_pass(void **state)
 {
     fill(7, sizeof buf);
-    for (int pass = 0; pass < 2; pass++) {
+    for (int pass = 0; pass < 3; pass++) {
         uint32_t (*fused)(uint32_t, const void *, size_t, uint64_t *) = pass ? scalar_crc32c_sum : ini_crc32c_sum;
-        if (pass)
-            have_avx2 = 0;
+        use_path(2 - pass);
         for (size_t len = 0; len < 7000; len += (len < 1500 ? 1 : 29))
             for (int off = 0; off < 3; off++) {
                 uint64_t acc = 0;
@@ -189,9 +268,10 @@ static void test_crc_and_sum_in_one_pass(void **state)
 static void test_crc_and_sum_while_copying(void **state)
 {
     fill(11, sizeof buf);
-    for (int pass = 0; pass < 2; pass++) {
+    for (int pass = 0; pass < 3; pass++) {
         uint32_t (*fused)(uint32_t, void *, const void *, size_t, uint64_t *) =
             pass ? scalar_crc32c_sum_copy : ini_crc32c_sum_copy;
+        use_path(2 - pass);
         for (size_t len = 0; len < 4000; len += (len < 1600 ? 1 : 37))
             for (int off = 0; off < 3; off++) {
                 uint8_t *dst = malloc(len + 1);
@@ -277,17 +357,18 @@ static void test_small_inline_forms(void **state)
 int main(void)
 {
     const struct CMUnitTest tests[] = {
-        cmocka_unit_test(test_small_lengths_all_alignments),
-        cmocka_unit_test(test_fold_edges_all_lengths),
-        cmocka_unit_test(test_exact_size_buffers),
-        cmocka_unit_test(test_scalar_path),
-        cmocka_unit_test(test_large_buffers),
-        cmocka_unit_test(test_edges),
-        cmocka_unit_test(test_crc32c_fast_equals_serial),
-        cmocka_unit_test(test_crc32c_against_definition),
-        cmocka_unit_test(test_crc_and_sum_in_one_pass),
-        cmocka_unit_test(test_crc_and_sum_while_copying),
-        cmocka_unit_test(test_small_inline_forms),
+        cmocka_unit_test_teardown(test_small_lengths_all_alignments, restore_cpu),
+        cmocka_unit_test_teardown(test_fold_edges_all_lengths, restore_cpu),
+        cmocka_unit_test_teardown(test_exact_size_buffers, restore_cpu),
+        cmocka_unit_test_teardown(test_scalar_path, restore_cpu),
+        cmocka_unit_test_teardown(test_large_buffers, restore_cpu),
+        cmocka_unit_test_teardown(test_edges, restore_cpu),
+        cmocka_unit_test_teardown(test_crc32c_fast_equals_serial, restore_cpu),
+        cmocka_unit_test_teardown(test_clmul_path, restore_cpu),
+        cmocka_unit_test_teardown(test_crc32c_against_definition, restore_cpu),
+        cmocka_unit_test_teardown(test_crc_and_sum_in_one_pass, restore_cpu),
+        cmocka_unit_test_teardown(test_crc_and_sum_while_copying, restore_cpu),
+        cmocka_unit_test_teardown(test_small_inline_forms, restore_cpu),
     };
-    return cmocka_run_group_tests(tests, NULL, NULL);
+    return cmocka_run_group_tests(tests, save_cpu, NULL);
 }

@@ -205,6 +205,8 @@ int bench_cn_layer(const struct bench_setup *s, struct layer_result *r);
 int bench_cn_agent(int argc, char **argv);
 /* In-process stack path (callgrind mode). */
 int bench_inproc_main(int argc, char **argv);
+/* The CRC and sum pass on each path (ini-bench --checksum). */
+int bench_checksum_main(int argc, char **argv);
 
 /* ---- output ---- */
 enum bench_format { FMT_TABLE, FMT_CSV, FMT_JSON };

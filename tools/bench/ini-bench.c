@@ -13,6 +13,8 @@
  *             [--split] [--rtt-bytes B] [--plot FILE | --no-plot] [--save PREFIX]
  *             [--verbose]
  *   ini-bench --inproc [...]     the stack path in one process (callgrind)
+ *   ini-bench --checksum [--reps N]  the CRC and sum pass of a 64 KB message,
+ *                                each path this CPU has (bench_checksum.c)
  *
  * Layers (LIST: comma-separated names, default all):
  *   raw-dpdk            Ethernet frames over memif, no stack
@@ -63,6 +65,7 @@ static const char usage_text[] =
     "                        [--segment on|off]\n"
     "                        [--flood K [--flood-stranger]]\n"
     "       ini-bench --inproc --pingpong [--count N] [--size B] [--mac]\n"
+    "       ini-bench --checksum [--reps N]\n"
     "       ini-bench --help | --version\n"
     "layers: raw-dpdk, udp-ip, reliable, compute-to-compute, kernel-udp,\n"
     "        ucx-am-tcp, ucx-am-sm, ofi-rxd-udp (peers)\n"
@@ -110,6 +113,8 @@ int main(int argc, char **argv)
         return bench_cn_agent(argc, argv);
     if (argc > 1 && !strcmp(argv[1], "--inproc"))
         return bench_inproc_main(argc, argv);
+    if (argc > 1 && !strcmp(argv[1], "--checksum"))
+        return bench_checksum_main(argc, argv);
 
     static struct bench_setup s;
     static struct layer_result res[L_COUNT];

@@ -3,12 +3,14 @@
 # bench_dpdk.c and bench_inproc.c drive DPDK and lwIP directly and are built
 # with their flags; the stack objects are inid's (ini/module.mk).
 BENCH_SRCS := $(addprefix tools/bench/,ini-bench.c bench_engine.c bench_pair.c bench_report.c bench_kernel.c \
-                bench_cn.c bench_dpdk.c bench_inproc.c bench_ucx.c bench_ofi.c)
+                bench_cn.c bench_dpdk.c bench_inproc.c bench_checksum.c bench_ucx.c bench_ofi.c)
 BENCH_OBJS := $(BENCH_SRCS:%.c=$(OBJ)/%.o)
 BENCH_STACK_OBJS := $(STACK_SRCS:%.c=$(OBJ)/%.o)
 $(BENCH_OBJS): EXTRA := -Itools
 $(OBJ)/tools/bench/bench_dpdk.o $(OBJ)/tools/bench/bench_inproc.o: EXTRA := $(LWIP_CFLAGS) -Itimers -Itools
 $(OBJ)/tools/bench/bench_dpdk.o $(OBJ)/tools/bench/bench_inproc.o: DPDK := yes
+$(OBJ)/tools/bench/bench_checksum.o: EXTRA := -Istack -Itools
+$(OBJ)/tools/bench/bench_checksum.o: DPDK := yes
 
 # The peers (UCX, libfabric) are built in only when pkg-config finds their
 # library; without it the file compiles to a stub and the layer is reported
