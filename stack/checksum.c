@@ -172,8 +172,7 @@ static struct crc_shift big, mid, small;
  *
  * The CRC instruction takes 8 bytes a cycle at best, however many chains
  * run; VPCLMULQDQ on 512-bit registers multiplies four 128-bit lanes at
- * once, and on this project's AMD EPYC (Zen 4) issues one every 2 cycles
- * whatever the width: folding 64 bytes costs two of them.  Measured on
+ * once: folding 64 bytes costs two of them.  Measured on
  * 65,000 bytes with the sum (`ini-bench --checksum`): in one call 6,240-
  * 6,500 cycles the three-chain way, 3,560-3,640 this way; in 1,480-byte
  * calls, as over a datagram's fragments, 7,020-7,570 and 4,650-5,360.
@@ -269,8 +268,8 @@ CLMUL_TARGET static inline __m128i fold128(__m128i x, __m128i k, __m128i y)
  * crc; with `summed`, their ones' complement sum added to *sum, and with
  * dst, their copy there.  The sum: each 16-bit word, its top bit flipped,
  * is a signed word 32,768 below its value, and VPMADDWD adds pairs of
- * those into 32-bit lanes (two per 64-byte load: no overflow under 2 MB);
- * the 32,768s are added back at the end.  Every load is at an offset from
+ * those into 32-bit lanes (each lane moves by at most 2^16 per 64 bytes:
+ * no overflow under 2 MB); the 32,768s are added back at the end.  Every load is at an offset from
  * p that is a multiple of 16 (even), so each byte keeps its parity. */
 CLMUL_TARGET __attribute__((always_inline))
 static inline uint32_t crc_clmul_body(uint32_t crc, uint8_t *dst, const uint8_t *p, size_t len, uint64_t *sum,
