@@ -38,15 +38,9 @@ static uint64_t sum_avx2(uint64_t s, const uint8_t *p, size_t n)
     return s;
 }
 
-/* Decided when the program loads, like the CRC tables below: no
- * first-call race between threads.  have_clmul is set beside the tables. */
+/* Decided when the program loads, beside the CRC tables below
+ * (ini_checksum_use): no first-call race between threads. */
 static int have_avx2, have_clmul;
-
-__attribute__((constructor))
-static void detect_avx2(void)
-{
-    have_avx2 = __builtin_cpu_supports("avx2");
-}
 
 
 /* Buffers of more than 64 bytes: whole 64-byte blocks, with AVX2 from two
@@ -221,6 +215,13 @@ static int cpu_has_clmul(void)
            __builtin_cpu_supports("avx512vl") && __builtin_cpu_supports("vpclmulqdq");
 }
 
+enum ini_checksum_path ini_checksum_use(enum ini_checksum_path limit)
+{
+    have_avx2 = limit >= INI_CSUM_AVX2 && __builtin_cpu_supports("avx2");
+    have_clmul = limit >= INI_CSUM_CLMUL && have_avx2 && cpu_has_clmul();
+    return have_clmul ? INI_CSUM_CLMUL : have_avx2 ? INI_CSUM_AVX2 : INI_CSUM_SCALAR;
+}
+
 /* 12 KB of tables and the folding constants, built when the program
  * loads: no first-call race. */
 __attribute__((constructor))
@@ -240,14 +241,7 @@ static void crc_tables_init(void)
     fold_lanes[2] = fold_by(16);
     fold_16 = fold_by(16);
     __builtin_cpu_init();
-    have_clmul = cpu_has_clmul();
-}
-
-enum ini_checksum_path ini_checksum_use(enum ini_checksum_path limit)
-{
-    have_avx2 = limit >= INI_CSUM_AVX2 && __builtin_cpu_supports("avx2");
-    have_clmul = limit >= INI_CSUM_CLMUL && have_avx2 && cpu_has_clmul();
-    return have_clmul ? INI_CSUM_CLMUL : have_avx2 ? INI_CSUM_AVX2 : INI_CSUM_SCALAR;
+    ini_checksum_use(INI_CSUM_CLMUL);
 }
 
 #define CLMUL_TARGET __attribute__((target("avx512f,avx512bw,avx512vl,vpclmulqdq,pclmul,sse4.2")))
@@ -269,15 +263,15 @@ CLMUL_TARGET static inline __m128i fold128(__m128i x, __m128i k, __m128i y)
  * dst, their copy there.  The sum: each 16-bit word, its top bit flipped,
  * is a signed word 32,768 below its value, and VPMADDWD adds pairs of
  * those into 32-bit lanes (each lane moves by at most 2^16 per 64 bytes:
- * no overflow under 2 MB); the 32,768s are added back at the end.  Every load is at an offset from
- * p that is a multiple of 16 (even), so each byte keeps its parity. */
+ * no overflow under 2 MB); the 32,768s are added back at the end.  Every
+ * load is at an offset from p that is a multiple of 16 (even), so each
+ * byte keeps its parity. */
 CLMUL_TARGET __attribute__((always_inline))
 static inline uint32_t crc_clmul_body(uint32_t crc, uint8_t *dst, const uint8_t *p, size_t len, uint64_t *sum,
                                       int summed)
 {
     const __m512i flip = _mm512_set1_epi16((short)0x8000), ones = _mm512_set1_epi16(1);
     __m512i s = _mm512_setzero_si512();
-    uint64_t words = 0;
 #define CLMUL_SUM(v)                                                                   \
     do {                                                                               \
         if (summed)                                                                    \
@@ -311,10 +305,9 @@ static inline uint32_t crc_clmul_body(uint32_t crc, uint8_t *dst, const uint8_t 
         CLMUL_SUM(y);
         v4 = fold512(v4, k64, y);
     }
-    words += done / 2;
     /* The four lanes onto the last one, then 16 bytes a step. */
-    __m512i t = _mm512_clmulepi64_epi128(v4, _mm512_loadu_si512(fold_lanes), 0x00);
-    t = _mm512_xor_si512(t, _mm512_clmulepi64_epi128(v4, _mm512_loadu_si512(fold_lanes), 0x11));
+    const __m512i kl = _mm512_loadu_si512(fold_lanes);
+    __m512i t = _mm512_xor_si512(_mm512_clmulepi64_epi128(v4, kl, 0x00), _mm512_clmulepi64_epi128(v4, kl, 0x11));
     __m128i v = _mm_ternarylogic_epi64(_mm512_castsi512_si128(t), _mm512_extracti32x4_epi32(t, 1),
                                        _mm512_extracti32x4_epi32(t, 2), 0x96);
     v = _mm_xor_si128(v, _mm512_extracti32x4_epi32(v4, 3));
@@ -327,7 +320,6 @@ static inline uint32_t crc_clmul_body(uint32_t crc, uint8_t *dst, const uint8_t 
             s = _mm512_add_epi32(s, _mm512_zextsi128_si512(_mm_madd_epi16(_mm_xor_si128(y, _mm512_castsi512_si128(flip)),
                                                                               _mm512_castsi512_si128(ones))));
         v = fold128(v, k16, y);
-        words += 8;
     }
 #undef CLMUL_SUM
 #undef CLMUL_COPY
@@ -336,11 +328,11 @@ static inline uint32_t crc_clmul_body(uint32_t crc, uint8_t *dst, const uint8_t 
         memcpy(dst + done, p + done, left);
     if (summed) {
         /* 16 signed lanes, each at most 2^31 in size: widened and added,
-         * the 32,768 of every word added back; the rest (under 16 bytes,
-         * at an even offset) as it is. */
+         * the 32,768 of each of the done / 2 words added back; the rest
+         * (under 16 bytes, at an even offset) as it is. */
         int64_t total = _mm512_reduce_add_epi64(_mm512_add_epi64(_mm512_cvtepi32_epi64(_mm512_castsi512_si256(s)),
                                                                  _mm512_cvtepi32_epi64(_mm512_extracti64x4_epi64(s, 1))));
-        uint64_t acc = ini_sum_add(*sum, (uint64_t)(total + (int64_t)words * 32768));
+        uint64_t acc = ini_sum_add(*sum, (uint64_t)(total + (int64_t)(done / 2) * 32768));
         *sum = ini_sum_add(acc, ini_chksum(p + done, (int)left));
     }
     uint64_t c = __builtin_ia32_crc32di(0, (uint64_t)_mm_cvtsi128_si64(v));
@@ -349,32 +341,48 @@ static inline uint32_t crc_clmul_body(uint32_t crc, uint8_t *dst, const uint8_t 
 }
 
 #define CLMUL_MIN 256
-#define CLMUL_MAX ((size_t)1 << 20)    /* per call of the body: its sum cannot overflow */
+#define CLMUL_MAX ((size_t)1 << 20)    /* a piece of the body: its sum cannot overflow */
+
+/* len (at least CLMUL_MIN) in pieces of CLMUL_MAX (even: every byte keeps
+ * its parity), the last between CLMUL_MIN and CLMUL_MAX + CLMUL_MIN
+ * bytes: never under the body's minimum, never near its 2 MB bound. */
+CLMUL_TARGET __attribute__((always_inline))
+static inline uint32_t crc_clmul_pieces(uint32_t crc, uint8_t *dst, const uint8_t *p, size_t len, uint64_t *sum,
+                                        int summed)
+{
+    for (;;) {
+        size_t n = len > CLMUL_MAX + CLMUL_MIN ? CLMUL_MAX : len;
+        crc = crc_clmul_body(crc, dst, p, n, sum, summed);
+        if (n == len)
+            return crc;
+        p += n;
+        if (dst)
+            dst += n;
+        len -= n;
+    }
+}
 
 CLMUL_TARGET static uint32_t crc_clmul(uint32_t crc, const uint8_t *p, size_t len)
 {
-    return crc_clmul_body(crc, NULL, p, len, NULL, 0);
+    return crc_clmul_pieces(crc, NULL, p, len, NULL, 0);
 }
 
 CLMUL_TARGET static uint32_t crc_sum_clmul(uint32_t crc, const uint8_t *p, size_t len, uint64_t *sum)
 {
-    return crc_clmul_body(crc, NULL, p, len, sum, 1);
+    return crc_clmul_pieces(crc, NULL, p, len, sum, 1);
 }
 
 CLMUL_TARGET static uint32_t crc_sum_copy_clmul(uint32_t crc, uint8_t *dst, const uint8_t *p, size_t len,
                                                 uint64_t *sum)
 {
-    return crc_clmul_body(crc, dst, p, len, sum, 1);
+    return crc_clmul_pieces(crc, dst, p, len, sum, 1);
 }
 
 uint32_t ini_crc32c(uint32_t crc, const void *buf, size_t len)
 {
     const uint8_t *p = buf;
-    if (have_clmul && len >= CLMUL_MIN) {
-        for (; len > CLMUL_MAX; p += CLMUL_MAX, len -= CLMUL_MAX)
-            crc = crc_clmul(crc, p, CLMUL_MAX);
+    if (have_clmul && len >= CLMUL_MIN)
         return crc_clmul(crc, p, len);
-    }
     uint32_t c = ~crc;
     if (len < 3 * CRC_SMALL)        /* a small message: one chain, no block tests */
         return ~crc_raw(c, p, len);
@@ -487,12 +495,8 @@ static uint32_t crc_sum_copy_avx2(uint32_t crc, uint8_t *dst, const uint8_t *p, 
 
 uint32_t ini_crc32c_sum(uint32_t crc, const void *buf, size_t len, uint64_t *sum)
 {
-    if (have_clmul && len >= CLMUL_MIN) {
-        const uint8_t *p = buf;
-        for (; len > CLMUL_MAX; p += CLMUL_MAX, len -= CLMUL_MAX)   /* even pieces: parity kept */
-            crc = crc_sum_clmul(crc, p, CLMUL_MAX, sum);
-        return crc_sum_clmul(crc, p, len, sum);
-    }
+    if (have_clmul && len >= CLMUL_MIN)
+        return crc_sum_clmul(crc, buf, len, sum);
     if (have_avx2)
         return crc_sum_avx2(crc, buf, len, sum);
     *sum = ini_sum_add(*sum, ini_chksum(buf, (int)len));
@@ -501,13 +505,8 @@ uint32_t ini_crc32c_sum(uint32_t crc, const void *buf, size_t len, uint64_t *sum
 
 uint32_t ini_crc32c_sum_copy(uint32_t crc, void *dst, const void *src, size_t len, uint64_t *sum)
 {
-    if (have_clmul && len >= CLMUL_MIN) {
-        uint8_t *d = dst;
-        const uint8_t *p = src;
-        for (; len > CLMUL_MAX; d += CLMUL_MAX, p += CLMUL_MAX, len -= CLMUL_MAX)
-            crc = crc_sum_copy_clmul(crc, d, p, CLMUL_MAX, sum);
-        return crc_sum_copy_clmul(crc, d, p, len, sum);
-    }
+    if (have_clmul && len >= CLMUL_MIN)
+        return crc_sum_copy_clmul(crc, dst, src, len, sum);
     if (have_avx2)
         return crc_sum_copy_avx2(crc, dst, src, len, sum);
     memcpy(dst, src, len);

@@ -10,7 +10,6 @@ $(BENCH_OBJS): EXTRA := -Itools
 $(OBJ)/tools/bench/bench_dpdk.o $(OBJ)/tools/bench/bench_inproc.o: EXTRA := $(LWIP_CFLAGS) -Itimers -Itools
 $(OBJ)/tools/bench/bench_dpdk.o $(OBJ)/tools/bench/bench_inproc.o: DPDK := yes
 $(OBJ)/tools/bench/bench_checksum.o: EXTRA := -Istack -Itools
-$(OBJ)/tools/bench/bench_checksum.o: DPDK := yes
 
 # The peers (UCX, libfabric) are built in only when pkg-config finds their
 # library; without it the file compiles to a stub and the layer is reported
