@@ -503,60 +503,74 @@ static int pes_have_work(struct inid *d)
     return 0;
 }
 
-/* Adaptive idle: sleep in epoll on the doorbell FIFO (compute nodes write
- * to it) and on the receive interrupts of the ports.  If some port has no
- * interrupt, the sleep is bounded by a back-off that doubles while nothing
- * happens, up to idle.max_sleep_us; otherwise only by the lwIP timer
- * period.  Interrupts are armed only while asleep, so a busy peer never
- * pays a system call per frame. */
-static void idle_sleep(struct inid *d, uint64_t *backoff_us)
-{
-    struct ini_seg_ini *me = &d->seg->inis[d->local];
-    struct rte_mbuf *pkts[INI_NETIF_BURST];
-    int pending = 0;
+/* Adaptive idle: the INI sleeps in epoll on its doorbell FIFO (compute
+ * nodes, and memif peers in place of the link interrupt, write to it) and
+ * on the receive interrupts of the ports that have them, the consumer's
+ * half of fabric.h.  Interrupts are armed only while asleep, so a busy
+ * peer never pays a system call per frame. */
+struct idle_sleep {
+    struct inid *d;
+    uint64_t backoff_us;      /* the bound when some port cannot wake us */
+};
 
-    atomic_store_explicit(&me->sleeping, 1, memory_order_relaxed);
-    atomic_thread_fence(memory_order_seq_cst);
+/* The last look: arms the interrupts, then looks at the ports (a frame
+ * that arrived before its interrupt was armed raises none) and the PEs. */
+static int idle_pending(void *arg)
+{
+    struct inid *d = ((struct idle_sleep *)arg)->d;
     for (int k = 0; k < d->n_ports; k++)
         if (d->port_intr[k])
             rte_eth_dev_rx_intr_enable(d->ports[k], 0);
-    /* A frame that arrived before the interrupt was armed raises none:
-     * look once more. */
-    for (int k = 0; k < d->n_ports && !pending; k++)
-        pending = rte_eth_rx_queue_count(d->ports[k], 0) > 0;
-    if (!pending && !pes_have_work(d)) {
-        /* Ports that ring us (memif peers, interrupts): sleep until
-         * woken or a timer is due; otherwise the back-off bounds it. */
-        int ports_wake = d->cfg.net_mode == INI_NET_MEMIF || d->n_intr == d->n_ports;
-        uint64_t ns = (ports_wake ? 100000 : *backoff_us) * 1000;
-        uint64_t deadline = ini_swp_next_deadline(&d->swp), now = rte_rdtsc();
-        uint64_t knobs = inid_knobs_deadline(&d->knobs, d->n_stalled != 0);
-        if (knobs < deadline)
-            deadline = knobs;
-        if (deadline != UINT64_MAX) {
-            uint64_t until = deadline > now ? (deadline - now) * 1000000000ull / d->tsc_hz : 0;
-            if (until < ns)
-                ns = until;
-        }
-        struct timespec ts = { (time_t)(ns / 1000000000u), (long)(ns % 1000000000u) };
-        struct epoll_event ev[16];
-        int n = epoll_pwait2(d->epfd, ev, 16, &ts, NULL);
-        for (int i = 0; i < n; i++) {
-            uint64_t junk;
-            ssize_t r;
-            if (ev[i].data.u32 == UINT32_MAX)
-                while ((r = read(d->wake_fd, pkts, sizeof(pkts))) > 0)
-                    ;
-            else
-                r = read(rte_eth_dev_rx_intr_ctl_q_get_fd(d->ports[ev[i].data.u32], 0), &junk, 8);
-            (void)r;
-        }
-        d->stats.idle_sleeps++;
+    for (int k = 0; k < d->n_ports; k++)
+        if (rte_eth_rx_queue_count(d->ports[k], 0) > 0)
+            return 1;
+    return pes_have_work(d);
+}
+
+/* Sleeps until woken or the next deadline: with ports that ring us
+ * (memif peers, interrupts) at most 100 ms, otherwise the back-off; and
+ * never past a transport timer or the knob stage's next event. */
+static void idle_epoll(void *arg)
+{
+    struct idle_sleep *s = arg;
+    struct inid *d = s->d;
+    int ports_wake = d->cfg.net_mode == INI_NET_MEMIF || d->n_intr == d->n_ports;
+    uint64_t ns = (ports_wake ? 100000 : s->backoff_us) * 1000;
+    uint64_t deadline = ini_swp_next_deadline(&d->swp), now = rte_rdtsc();
+    uint64_t knobs = inid_knobs_deadline(&d->knobs, d->n_stalled != 0);
+    if (knobs < deadline)
+        deadline = knobs;
+    if (deadline != UINT64_MAX) {
+        uint64_t until = deadline > now ? (deadline - now) * 1000000000ull / d->tsc_hz : 0;
+        if (until < ns)
+            ns = until;
     }
+    struct timespec ts = { (time_t)(ns / 1000000000u), (long)(ns % 1000000000u) };
+    struct epoll_event ev[16];
+    int n = epoll_pwait2(d->epfd, ev, 16, &ts, NULL);
+    for (int i = 0; i < n; i++) {
+        uint64_t junk[INI_NETIF_BURST];
+        ssize_t r;
+        if (ev[i].data.u32 == UINT32_MAX)
+            while ((r = read(d->wake_fd, junk, sizeof(junk))) > 0)
+                ;
+        else
+            r = read(rte_eth_dev_rx_intr_ctl_q_get_fd(d->ports[ev[i].data.u32], 0), junk, 8);
+        (void)r;
+    }
+}
+
+/* One sleep; the back-off doubles while nothing happens, up to
+ * idle.max_sleep_us. */
+static void idle_sleep(struct inid *d, uint64_t *backoff_us)
+{
+    struct idle_sleep s = { d, *backoff_us };
+    _Atomic uint32_t *sleeping = &d->seg->inis[d->local].sleeping;
+    if (ini_fabric_sleep(&sleeping, 1, 1, idle_pending, idle_epoll, &s))
+        d->stats.idle_sleeps++;
     for (int k = 0; k < d->n_ports; k++)
         if (d->port_intr[k])
             rte_eth_dev_rx_intr_disable(d->ports[k], 0);
-    atomic_store_explicit(&me->sleeping, 0, memory_order_relaxed);
     *backoff_us *= 2;
     if (*backoff_us > (uint64_t)d->cfg.idle.max_sleep_us)
         *backoff_us = (uint64_t)d->cfg.idle.max_sleep_us;

@@ -60,6 +60,7 @@
 #include <ucontext.h>
 #include <unistd.h>
 
+#include "fabric.h"
 #include "mgs_diff.h"
 
 struct mgs *mgs_g;
@@ -133,17 +134,16 @@ struct mgs_msg *mgs_queue_pop(struct mgs_msg_queue *q)
 
 /* ---- requests: compute thread side -------------------------------------- */
 
-/* Wakes the protocol thread if it sleeps.  Standalone, pairs with the
- * fence in idle_wait between setting `sleeping` and its last look at the
- * requests: one side sees the other.  Async-signal-safe. */
+/* Wakes the protocol thread if it sleeps.  Standalone, the producer's
+ * half of fabric.h's sleeping and waking, with idle_wait the consumer's:
+ * one side sees the other.  Async-signal-safe (atomics and a futex). */
 static void kick_protocol_thread(struct mgs *g)
 {
     if (g->cn) {
         ini_pe_kick(g->pes[0]);
         return;
     }
-    atomic_thread_fence(memory_order_seq_cst);
-    if (atomic_load_explicit(&g->own_bell_sleeping, memory_order_relaxed))
+    if (ini_fabric_consumer_sleeps(&g->own_bell_sleeping))
         ini_doorbell_ring(&g->own_bell);
 }
 
@@ -517,6 +517,15 @@ static int poll_inis(struct mgs *g)
     return n;
 }
 
+/* The standalone protocol thread's last look before sleeping: a request,
+ * a message ready, or the stop. */
+static int protocol_pending(void *arg)
+{
+    struct mgs *g = arg;
+    return atomic_load_explicit(&g->requests, memory_order_relaxed) || g->ready.head ||
+           atomic_load_explicit(&g->stop, memory_order_relaxed);
+}
+
 /* Sleep until a message or a request comes.  With INIs, ini_wait spins
  * and sleeps on the PE, and a request or the stop kicks it; standalone, we
  * spin and then sleep on our own word, which compute threads ring. */
@@ -534,13 +543,8 @@ static void idle_wait(struct mgs *g)
         __builtin_ia32_pause();
     } while (mgs_now_us() < until);
 
-    uint32_t seen = atomic_load_explicit(&g->own_bell, memory_order_acquire);
-    atomic_store_explicit(&g->own_bell_sleeping, 1, memory_order_relaxed);
-    atomic_thread_fence(memory_order_seq_cst);
-    if (!atomic_load_explicit(&g->requests, memory_order_relaxed) && !g->ready.head &&
-        !atomic_load_explicit(&g->stop, memory_order_relaxed))
-        ini_doorbell_wait(&g->own_bell, seen, 100000);
-    atomic_store_explicit(&g->own_bell_sleeping, 0, memory_order_relaxed);
+    _Atomic uint32_t *sleeping = &g->own_bell_sleeping;
+    ini_fabric_sleep_futex(&g->own_bell, &sleeping, 1, 1, protocol_pending, g, 100000);
 }
 
 static void *protocol_thread(void *arg)
