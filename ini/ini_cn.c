@@ -74,6 +74,13 @@ static inline uint64_t now_ns(void)
     return (uint64_t)ts.tv_sec * 1000000000u + (uint64_t)ts.tv_nsec;
 }
 
+/* The Δo knob from the configuration (or INI_KNOBS). */
+static void set_overhead(struct ini_cn *cn)
+{
+    cn->overhead_ns = (uint64_t)(cn->cfg.knobs.overhead_us * 1000.0);
+    cn->overhead_sleep = cn->cfg.knobs.overhead_sleep;
+}
+
 /* The Δo knob: the compute node spends this much longer per send and per
  * receive, spinning or sleeping. */
 static void spend_overhead(const struct ini_cn *cn)
@@ -128,8 +135,7 @@ struct ini_cn *ini_cn_attach(const char *cfg_path, int cluster, const char *segm
      * core from the INI it waits for: it hands the core over at once. */
     cn->spin_us = cn->cfg.idle.colocate ? 0 : cn->cfg.idle.spin_us;
     cn->yield_us = cn->cfg.idle.yield_us;
-    cn->overhead_ns = (uint64_t)(cn->cfg.knobs.overhead_us * 1000.0);
-    cn->overhead_sleep = cn->cfg.knobs.overhead_sleep;
+    set_overhead(cn);
     cn->adaptive = cn->cfg.idle.mode != INI_IDLE_POLL;
     for (int i = 0; i < cl->n_inis; i++)
         cn->wake.fd[i] = -1;
@@ -203,8 +209,7 @@ struct ini_cn *ini_cn_attach_env(char *err, size_t errlen)
             ini_cn_detach(cn);
             return NULL;
         }
-        cn->overhead_ns = (uint64_t)(cn->cfg.knobs.overhead_us * 1000.0);
-        cn->overhead_sleep = cn->cfg.knobs.overhead_sleep;
+        set_overhead(cn);
     }
     /* ini-cluster run --policy P reaches every program this way. */
     const char *policy = getenv("INI_POLICY");

@@ -1,14 +1,16 @@
 /*
  * inid_loop.c - the protocol loop of an INI (figure 3-1), run on its lcore.
  *
- * Each turn: retry stalled work and waiting deliveries, pull new records
- * from the compute nodes' rings and bursts of frames from the ports into the
- * FIFO work queue, process the queue to completion, flush the transmit
- * queues, publish the INI's load, and run lwIP's timers when due.  Nothing
- * here allocates, locks or makes a system call per message; the only system
+ * Each turn: retry waiting deliveries, run the transport's timers and
+ * deferred acks, deliver what the knob stage holds and is due
+ * (inid_knobs.h), retry stalled work, pull new records from the compute
+ * nodes' rings and bursts of frames from the ports into the FIFO work
+ * queue, process the queue to completion, flush the transmit queues,
+ * publish the INI's load, and run lwIP's timers when due.  Nothing here
+ * allocates, locks or makes a system call per message; the only system
  * calls are the adaptive idle mode's, made with no work at hand (yielding
- * the core, then the epoll sleep), and the wake of a sleeping compute
- * node.
+ * the core, then the epoll sleep), the wake of a sleeping compute node or
+ * memif peer, and the knobs' (O asleep).
  */
 #include "inid.h"
 
