@@ -7,8 +7,8 @@
  * passes), Δg and ΔG (least gap between two messages leaving the INI, per
  * message and per byte) and ΔL (time added before a received message is
  * delivered).  They emulate a slower machine; the product path never needs
- * them, so everything here costs one test of a flag per message when they
- * are off (all zero, the default).
+ * them, so with every knob off (zero, the default) the stage costs a few
+ * tests of its state per message and nothing else.
  *
  * Where the loop (ini/inid_loop.c) applies them:
  *
@@ -17,8 +17,8 @@
  *                                          stalls, as on a full window)
  *                 inid_knobs_spend_O()     after the send: the INI is busy O
  *                 inid_knobs_tx_sent()     then the gap starts
- *   receiving     inid_knobs_hold()        the transport's deliver callback,
- *                                          which runs inside lwIP's up-call,
+ *   receiving     inid_knobs_hold_slot()   the transport's deliver callback,
+ *                 inid_knobs_hold()        which runs inside lwIP's up-call,
  *                                          only hands the message over
  *                 inid_knobs_next_due()    the loop, once the up-call has
  *                 inid_knobs_release()     returned (after each frame and
