@@ -227,7 +227,8 @@ thesis_run() {
 # message in flight (unloaded), messages of L bytes: D = mean time in the
 # sending plus the receiving INI, from the traces.
 calibrate_delay() {
-    local C=$1 P=$2 k dir=$tmp/cal-$P cfg=$tmp/cal-2-1-1.cfg L D
+    local C=$1 P=$2 k dir cfg=$tmp/cal-2-1-1.cfg L D
+    dir=$tmp/cal-$P     # (after P is set: a local's words expand before it runs)
     k=$(knob_for "$P")
     gen_cfg "$C" "$P" 1 "$tmp/cal-$C-$P.cfg"
     timeout 600 "$CLUSTER" run "$tmp/cal-$C-$P.cfg" --policy static --ini-policy static --trace summary \

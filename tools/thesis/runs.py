@@ -187,8 +187,9 @@ def upgrade_thesis(out, raw, order):
         if os.path.exists(base + ".trace.err"):
             add_error(out, "%s rep %s: ini-trace report" % (name, rep), text(base + ".trace.err"))
         if os.path.exists(base + ".json"):
-            reports.append(dumps({"cell": name, "rep": int(rep),
-                                  "report": load_json(base + ".json", out, "%s rep %s" % (name, rep))}))
+            ids = {k: r[k] for k in ("cell", "clusters", "pes", "inis", "kind", "policy")}
+            reports.append(dumps(dict(ids, rep=int(rep),
+                                      report=load_json(base + ".json", out, "%s rep %s" % (name, rep)))))
         rows.append(r)
     # The "INI delay" calibration: one Water run and one ini-ping run per
     # cluster size, before the runs.
