@@ -12,10 +12,10 @@ $(CLUSTER_OBJS) $(OBJ)/tools/cluster/cluster_fake_inid.o: EXTRA := -Itools
 
 BINS += $(BIN)/ini-cluster $(BIN)/cluster-fake-inid
 
-$(BIN)/ini-cluster: $(CLUSTER_OBJS) $(OBJ)/tools/cli.o $(LIBINI)
+$(BIN)/ini-cluster: $(CLUSTER_OBJS) $(CLI_OBJ) $(LIBINI)
 	@mkdir -p $(dir $@)
 	$(CC) $(LDFLAGS) -o $@ $^ $(CONFIG_LIBS) -lpthread
 
-$(BIN)/cluster-fake-inid: $(OBJ)/tools/cluster/cluster_fake_inid.o $(OBJ)/tools/cli.o $(LIBINI)
+$(BIN)/cluster-fake-inid: $(OBJ)/tools/cluster/cluster_fake_inid.o $(CLI_OBJ) $(LIBINI)
 	@mkdir -p $(dir $@)
 	$(CC) $(LDFLAGS) -o $@ $^ $(CONFIG_LIBS) -lpthread

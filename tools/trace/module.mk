@@ -9,7 +9,7 @@ $(TRACE_TOOL_OBJS): EXTRA := -Itools/trace
 $(OBJ)/tools/trace/ini-trace.o: EXTRA := -Itools/trace -Itools
 
 BINS += $(BIN)/ini-trace
-$(BIN)/ini-trace: $(OBJ)/tools/trace/ini-trace.o $(TRACE_LIB_OBJS) $(OBJ)/tools/cli.o
+$(BIN)/ini-trace: $(OBJ)/tools/trace/ini-trace.o $(TRACE_LIB_OBJS) $(CLI_OBJ)
 	@mkdir -p $(dir $@)
 	$(CC) $(LDFLAGS) -o $@ $^ -lm
 
