@@ -58,6 +58,7 @@
 #include <unistd.h>
 
 #include "cli.h"
+#include "cluster_gen.h"
 #include "cluster_input.h"
 #include "cluster_launch.h"
 #include "cluster_reap.h"
@@ -121,8 +122,6 @@ static int parse_long(const char *s, long min, long max, long *out)
     return 0;
 }
 
-static const char *const IDLE_MODES[] = { "poll", "adaptive", "auto", NULL };
-static const char *const TRACE_MODES[] = { "off", "summary", "detailed", NULL };
 static const char *const SEGMENT_MODES[] = { "off", "on", NULL };
 
 /* Which flags a command accepts. */
@@ -230,10 +229,10 @@ static void parse_options(const char *cmd, int argc, char **argv, unsigned accep
                 o->daemon.ini_policy = value;
         } else if (!strcmp(name, "--idle") && (accepted & F_DAEMON)) {
             TAKE_VALUE();
-            o->daemon.idle = IDLE_MODES[cli_parse_choice(name, value, IDLE_MODES)];
+            o->daemon.idle = ini_idle_mode_names[cli_parse_choice(name, value, ini_idle_mode_names)];
         } else if (!strcmp(name, "--trace") && (accepted & F_DAEMON)) {
             TAKE_VALUE();
-            o->daemon.trace = TRACE_MODES[cli_parse_choice(name, value, TRACE_MODES)];
+            o->daemon.trace = ini_trace_mode_names[cli_parse_choice(name, value, ini_trace_mode_names)];
         } else if (!strcmp(name, "--fault") && (accepted & F_DAEMON)) {
             TAKE_VALUE();
             /* inid takes one specification: the faults go together in it. */
@@ -1086,8 +1085,6 @@ static int cmd_gen(int argc, char **argv)
     long v[3];
     int n = 0;
     const char *out_path = NULL;
-    /* In the order of enum ini_net_mode. */
-    static const char *const MODES[] = { "memif", "af_packet", "pci", NULL };
     int mode = INI_NET_MEMIF;
     static const char *const names[] = { "CLUSTERS", "PES_PER_CLUSTER", "INIS_PER_CLUSTER" };
     static char hosts_buf[4096], devices_buf[1024];
@@ -1109,9 +1106,9 @@ static int cmd_gen(int argc, char **argv)
             if (!strcmp(a, "-o"))
                 out_path = argv[++i];
             else
-                mode = cli_parse_choice("--mode", argv[++i], MODES), mode_given = 1;
+                mode = cli_parse_choice("--mode", argv[++i], ini_net_mode_names), mode_given = 1;
         } else if (!strncmp(a, "--mode=", 7)) {
-            mode = cli_parse_choice("--mode", a + 7, MODES), mode_given = 1;
+            mode = cli_parse_choice("--mode", a + 7, ini_net_mode_names), mode_given = 1;
         } else if (a[0] == '-' && a[1]) {
             cli_bad_arg("gen: %s: unknown option", a);
         } else {
@@ -1126,6 +1123,11 @@ static int cmd_gen(int argc, char **argv)
         cli_bad_arg("gen: expected CLUSTERS PES_PER_CLUSTER INIS_PER_CLUSTER");
     if (n_hosts && !mode_given)
         mode = INI_NET_AF_PACKET;   /* across hosts: kernel interfaces on a LAN */
+    const struct gen_machine m = {
+        .n_clusters = (int)v[0], .pes_per_cluster = (int)v[1], .inis_per_cluster = (int)v[2],
+        .mode = (enum ini_net_mode)mode, .hosts = hosts, .n_hosts = n_hosts,
+        .devices = devices, .n_devices = n_devices,
+    };
 
     char err[PATH_MAX + 256];
     FILE *out = stdout;
@@ -1137,8 +1139,7 @@ static int cmd_gen(int argc, char **argv)
         out = fopen(out_path, "w");
         if (!out)
             cli_bad_arg("%s: %s", out_path, strerror(errno));
-        int rc = ini_config_generate(out, (int)v[0], (int)v[1], (int)v[2], (enum ini_net_mode)mode,
-                                     err, sizeof err);
+        int rc = gen_write(out, &m, err, sizeof err);
         if (rc < 0 && ferror(out)) {
             cli_error("%s: %s", out_path, err);
             fclose(out);
@@ -1158,8 +1159,7 @@ static int cmd_gen(int argc, char **argv)
         if (!out)
             cli_bad_arg("%s: %s", out_path, strerror(errno));
     }
-    int rc = ini_config_generate_hosts(out, (int)v[0], (int)v[1], (int)v[2], (enum ini_net_mode)mode,
-                                       hosts, n_hosts, devices, n_devices, err, sizeof err);
+    int rc = gen_write(out, &m, err, sizeof err);
     if (rc < 0 && ferror(out)) {   /* a write error, not bad arguments */
         cli_error("%s: %s", out_path ? tmp : "stdout", err);
         if (out_path) {
