@@ -63,6 +63,7 @@
 #include "cluster_launch.h"
 #include "cluster_reap.h"
 #include "cluster_net.h"
+#include "cluster_program.h"
 #include "cluster_telemetry.h"
 #include "cluster_remote.h"
 #include "cluster_util.h"
@@ -70,8 +71,6 @@
 #include "file_util.h"
 
 #define DEFAULT_TIMEOUT_S   600
-#define PROGRAM_STOP_MS     2000    /* programs get this long after SIGTERM */
-#define OTHERS_GRACE_MS     10000   /* after one program fails, the others get this long */
 #define CONFIG_WAIT_MS      10000   /* a configuration stream must yield data within this */
 
 static const char *usage_text =
@@ -436,66 +435,6 @@ static int bring_up(struct launch *L, const struct daemon_opts *d, int detach)
 
 /* ---- run ---- */
 
-struct program {
-    int cluster;
-    pid_t pid;
-    int running;
-    int wstatus;
-    char out[PATH_MAX + 32], err[PATH_MAX + 32];
-};
-
-static void stop_programs(struct program *p, int n)
-{
-    for (int c = 0; c < n; c++)
-        if (p[c].running)
-            kill(-p[c].pid, SIGTERM);
-    int64_t deadline = now_ms() + PROGRAM_STOP_MS;
-    for (;;) {
-        int left = 0;
-        for (int c = 0; c < n; c++)
-            if (p[c].running) {
-                if (waitpid(p[c].pid, &p[c].wstatus, WNOHANG) == p[c].pid)
-                    p[c].running = 0;
-                else
-                    left++;
-            }
-        if (!left)
-            return;
-        if (now_ms() > deadline)
-            break;
-        sleep_ms(10);
-    }
-    for (int c = 0; c < n; c++)
-        if (p[c].running) {
-            kill(-p[c].pid, SIGKILL);
-            while (waitpid(p[c].pid, &p[c].wstatus, 0) < 0 && errno == EINTR)
-                ;
-            p[c].running = 0;
-        }
-}
-
-/* A program that exited may have left children behind (`cmd &`); they are
- * in its process group (each program leads its own), which outlives the
- * leader while they run.  SIGTERM to what is left of every group, a grace
- * period, then SIGKILL: nothing a program started outlives the run. */
-static void end_program_groups(const struct program *p, int n)
-{
-    int left = 0;
-    for (int c = 0; c < n; c++)
-        if (p[c].pid > 0 && kill(-p[c].pid, SIGTERM) == 0)
-            left++;
-    int64_t deadline = now_ms() + PROGRAM_STOP_MS;
-    while (left && now_ms() < deadline) {
-        sleep_ms(10);
-        left = 0;
-        for (int c = 0; c < n; c++)
-            left += p[c].pid > 0 && kill(-p[c].pid, 0) == 0;
-    }
-    for (int c = 0; c < n; c++)
-        if (p[c].pid > 0 && kill(-p[c].pid, SIGKILL) == 0)
-            cli_error("the program of cluster %d left processes that ignored SIGTERM; killed them", c);
-}
-
 /* After the daemons: any child left is a program's descendant that started
  * its own session and was handed to us as subreaper. */
 static void end_escaped_descendants(void)
@@ -509,37 +448,13 @@ static void end_escaped_descendants(void)
 static int start_programs(struct launch *L, const struct options *o, struct program *progs)
 {
     for (int c = 0; c < cfg.n_clusters; c++) {
-        struct program *p = &progs[c];
-        p->cluster = c;
-        snprintf(p->out, sizeof p->out, "%s/cluster%d.out", L->run_dir, c);
-        snprintf(p->err, sizeof p->err, "%s/cluster%d.err", L->run_dir, c);
-        static char env[12][PATH_MAX + 32];
-        char *envp[12];
-        int n = 0;
-        snprintf(env[n], sizeof env[n], "INI_CONFIG=%s", L->config_path), envp[n] = env[n], n++;
-        snprintf(env[n], sizeof env[n], "INI_CLUSTER=%d", c), envp[n] = env[n], n++;
-        snprintf(env[n], sizeof env[n], "INI_SEGMENT=%s", L->segs[c].name), envp[n] = env[n], n++;
-        snprintf(env[n], sizeof env[n], "INI_RUN_DIR=%s", L->run_dir), envp[n] = env[n], n++;
-        snprintf(env[n], sizeof env[n], "INI_TAG=%s", L->tag), envp[n] = env[n], n++;
-        if (o->daemon.policy)
-            snprintf(env[n], sizeof env[n], "INI_POLICY=%s", o->daemon.policy), envp[n] = env[n], n++;
-        if (o->daemon.ini_policy)
-            snprintf(env[n], sizeof env[n], "INI_INI_POLICY=%s", o->daemon.ini_policy), envp[n] = env[n], n++;
-        if (o->daemon.knobs)
-            snprintf(env[n], sizeof env[n], "INI_KNOBS=%s", o->daemon.knobs), envp[n] = env[n], n++;
-        envp[n] = NULL;
-        /* Cluster 0's program reads the launcher's stdin, so that
-         * `ini-cluster run CONFIG -- water --mgs < input` works. */
-        struct spawn_opts so = { .out_path = p->out, .err_path = p->err, .env = envp,
-                                 .die_with_parent = 1, .keep_stdin = c == 0 };
         char why[1024];
-        p->pid = spawn_process(o->program, &so, why, sizeof why);
-        if (p->pid < 0) {
+        /* On one host, cluster 0's program reads the launcher's stdin. */
+        if (program_start(&progs[c], L, &o->daemon, c, o->program, c == 0, why, sizeof why) < 0) {
             cli_error("cannot start the program of cluster %d: %s", c, why);
-            stop_programs(progs, c);
+            programs_stop(progs, c);
             return -1;
         }
-        p->running = 1;
     }
     return 0;
 }
@@ -681,28 +596,11 @@ static int cmd_run(int argc, char **argv)
     int64_t others_deadline = 0;
     int exit_code = 0, running = cfg.n_clusters;
     for (;;) {
-        for (int c = 0; c < cfg.n_clusters; c++) {
-            struct program *p = &progs[c];
-            if (!p->running || waitpid(p->pid, &p->wstatus, WNOHANG) != p->pid)
-                continue;
-            p->running = 0;
-            running--;
-            int code = status_to_exit_code(p->wstatus);
-            if (code && !exit_code) {
-                exit_code = code;
-                if (running)
-                    others_deadline = now_ms() + OTHERS_GRACE_MS;
-            }
-            if (code) {
-                char how[64];
-                cli_error("the program of cluster %d exited with %s", c,
-                        describe_status(p->wstatus, how, sizeof how));
-            }
-        }
+        running -= programs_poll(progs, cfg.n_clusters, &exit_code, &others_deadline);
         struct daemon *dead = launch_poll_daemons(&L);
         if (dead) {
             launch_report_deaths(&L, dead, "while the programs were running");
-            stop_programs(progs, cfg.n_clusters);
+            programs_stop(progs, cfg.n_clusters);
             exit_code = 1;
             break;
         }
@@ -710,19 +608,19 @@ static int cmd_run(int argc, char **argv)
             break;
         if (launch_stop_signal) {
             cli_error("interrupted by %s; stopping", stop_signal_name(launch_stop_signal));
-            stop_programs(progs, cfg.n_clusters);
+            programs_stop(progs, cfg.n_clusters);
             exit_code = 128 + launch_stop_signal;
             break;
         }
         if (deadline && now_ms() > deadline) {
             cli_error("programs still running after %ld s (--timeout); stopping", o.timeout_s);
-            stop_programs(progs, cfg.n_clusters);
+            programs_stop(progs, cfg.n_clusters);
             exit_code = 124;
             break;
         }
         if (others_deadline && now_ms() > others_deadline) {
             cli_error("a program failed %d s ago; stopping the others", OTHERS_GRACE_MS / 1000);
-            stop_programs(progs, cfg.n_clusters);
+            programs_stop(progs, cfg.n_clusters);
             break;
         }
         follower_pump(&follow_out, 0);
@@ -733,7 +631,7 @@ static int cmd_run(int argc, char **argv)
     follower_pump(&follow_out, 1);
     for (int c = 0; c < cfg.n_clusters; c++)
         follower_pump(&follow_err[c], 1);
-    end_program_groups(progs, cfg.n_clusters);
+    programs_end_groups(progs, cfg.n_clusters);
 
     /* Step 4. */
     if (launch_stop_daemons(&L, LAUNCH_STOP_MS) && !exit_code)
@@ -809,35 +707,6 @@ static void parse_clusters_or_exit(const char *list, int *selected)
         cli_bad_arg("--cluster: empty list");
 }
 
-/* Writes s to f in single quotes, as a shell reads it back. */
-static void shell_quote(FILE *f, const char *s)
-{
-    fputc('\'', f);
-    for (; *s; s++)
-        if (*s == '\'')
-            fputs("'\\''", f);
-        else
-            fputc(*s, f);
-    fputc('\'', f);
-}
-
-/* One `export ...` line with everything cluster c's program needs, the
- * same variables `run` gives it (start_programs). */
-static void write_env_line(FILE *f, const struct launch *L, const struct daemon_opts *d, int c)
-{
-    const char *names[] = { "INI_CONFIG", "INI_SEGMENT", "INI_RUN_DIR", "INI_TAG",
-                            "INI_POLICY", "INI_INI_POLICY", "INI_KNOBS" };
-    const char *values[] = { L->config_path, L->segs[c].name, L->run_dir, L->tag,
-                             d->policy, d->ini_policy, d->knobs };
-    fprintf(f, "export INI_CLUSTER=%d", c);
-    for (size_t k = 0; k < sizeof names / sizeof names[0]; k++) {
-        if (!values[k])
-            continue;
-        fprintf(f, " %s=", names[k]);
-        shell_quote(f, values[k]);
-    }
-}
-
 /* `up`'s output is a shell script: per cluster one export line (also in
  * RUN_DIR/cluster<C>.env, to source), everything else a comment. */
 static void print_up_env(const struct launch *L, const struct daemon_opts *d, const int *selected)
@@ -847,14 +716,17 @@ static void print_up_env(const struct launch *L, const struct daemon_opts *d, co
     for (int c = 0; c < cfg.n_clusters; c++) {
         if (!selected[c])
             continue;
-        write_env_line(stdout, L, d, c);
-        printf("   # cluster %d\n", c);
+        /* The line of cluster c: what `run` gives its program (cluster_program.h). */
+        static struct program_env env;
+        static char line[PROGRAM_ENV_MAX * (4 * (PATH_MAX + 32) + 32)];
+        program_env(&env, L, d, c);
+        program_env_line(&env, line, sizeof line);
+        printf("%s   # cluster %d\n", line, c);
         char path[PATH_MAX + 32];
         snprintf(path, sizeof path, "%s/cluster%d.env", L->run_dir, c);
         FILE *f = fopen(path, "w");
         if (f) {
-            write_env_line(f, L, d, c);
-            fputc('\n', f);
+            fprintf(f, "%s\n", line);
             fclose(f);
         } else {
             cli_error("cannot write %s: %s", path, strerror(errno));
