@@ -23,7 +23,8 @@
  *      itself READY in its segment (cluster_launch.c);
  *   3. start PROGRAM once per cluster with INI_CONFIG, INI_CLUSTER,
  *      INI_SEGMENT, INI_RUN_DIR and INI_TAG in its environment, stdout and
- *      stderr in RUN_DIR/cluster<C>.out/.err; while they run, the launcher
+ *      stderr in RUN_DIR/cluster<C>.out/.err (cluster_program.h, the
+ *      contract for every way of launching); while they run, the launcher
  *      echoes cluster 0's stdout and every cluster's stderr (prefixed
  *      "[cC] ") from those files, and watches the daemons: a daemon that
  *      dies ends the run, naming the daemon and how it died;
