@@ -35,6 +35,7 @@
 #define INI_MBUFS            16383    /* mbufs in each daemon's pool (inid.c) */
 #define INI_AF_PACKET_MTU_MAX 1500    /* DPDK 22.11's af_packet: frames of at most 1518 bytes */
 #define INI_MEMIF_MAX_PEERS  32       /* memif: one DPDK port per peer, RTE_MAX_ETHPORTS */
+#define INI_CONFIG_VERSION   1        /* the format's version: version = 1; in every file */
 
 enum ini_net_mode   { INI_NET_MEMIF, INI_NET_AF_PACKET, INI_NET_PCI };
 enum ini_idle_mode  { INI_IDLE_POLL, INI_IDLE_ADAPTIVE, INI_IDLE_AUTO };
@@ -115,8 +116,8 @@ struct ini_pe_cfg {
 
 struct ini_stack_cfg {
     int mtu;                 /* 576..9000, default 1500 */
-    int window;              /* 1..(2^(seq_bits-1)), default 16 */
-    int seq_bits;            /* 8, 16 or 32, default 16 */
+    int window;              /* 1..min(4096, 2^(seq_bits-1)), default 64 */
+    int seq_bits;            /* 8, 16 or 32, default 32 */
     int send_timeout_us;     /* SEND timer, default 2000 */
     int ack_timeout_us;      /* ACK timer, default 200 */
     int max_message;         /* payload bytes, 1..65000, default 65000 */
@@ -139,8 +140,10 @@ struct ini_idle_cfg {
     int spin_us;             /* adaptive: busy-poll this long before sleeping, default 5 */
     int max_sleep_us;        /* adaptive: longest sleep between polls, default 1000 */
     int yield_us;            /* adaptive: after spin_us, hand the core over (sched_yield) for up
-                              * to this long before sleeping, default 0 (off) */
-    int colocate;            /* adaptive: a compute node runs on the core of its static INI, default 0 */
+                              * to this long before sleeping (0: off), default
+                              * INI_IDLE_YIELD_US_DEFAULT */
+    int colocate;            /* adaptive: a compute node runs on the core of its static INI, default
+                              * INI_IDLE_COLOCATE_DEFAULT */
 };
 
 struct ini_trace_cfg {
@@ -192,31 +195,35 @@ int ini_config_load(const char *path, struct ini_config *cfg, char *err, size_t 
 int ini_config_load_text(const char *text, const char *name, struct ini_config *cfg, char *err,
                          size_t errlen);
 
-/* Writes a configuration in the file format: n_clusters clusters of
- * pes_per_cluster compute nodes and inis_per_cluster INIs each, in the given
- * network mode, with compute nodes spread over the INIs in blocks for the
- * static policy.  Returns 0, or -1 with a message in err for values out of
- * range. */
-int ini_config_generate(FILE *out, int n_clusters, int pes_per_cluster,
-                        int inis_per_cluster, enum ini_net_mode mode,
-                        char *err, size_t errlen);
-
-/* As ini_config_generate, with the clusters spread over hosts (cluster c
- * on hosts[c % n_hosts]) and, when devices is not NULL, INI k of every
- * cluster on device devices[k % n_devices].  mode must then be af_packet
- * or pci. */
-int ini_config_generate_hosts(FILE *out, int n_clusters, int pes_per_cluster,
-                              int inis_per_cluster, enum ini_net_mode mode,
-                              const char *const *hosts, int n_hosts,
-                              const char *const *devices, int n_devices,
-                              char *err, size_t errlen);
+/* The defaults of every field: what a file that leaves a field out gets
+ * (the loader starts from them) and what `ini-cluster gen` writes out.
+ * The machine itself (clusters, PEs, INIs) is left empty. */
+void ini_config_defaults(struct ini_config *cfg);
+/* The MAC of an INI whose file gives none: 02:00:c6:12:HI:LO, HI and LO
+ * being the bytes of its id. */
+void ini_config_default_mac(int ini_id, uint8_t mac[6]);
 
 /* 1 if cfg names a host for some cluster (the machine spans hosts). */
 int ini_config_has_hosts(const struct ini_config *cfg);
 /* 1 if device is a PCI address (0000:03:00.0 or 03:00.0), 0 if not. */
 int ini_device_is_pci(const char *device);
+/* 1 if name is a Linux interface name (1..15 letters, digits, '_', '-',
+ * '.'; not "." or ".."), 0 if not. */
+int ini_device_is_iface(const char *name);
 
-/* Names as written in the file, for messages and reports. */
+/* Each enum's names as written in the file, indexed by its values and
+ * ended by NULL: the loader's, and any program's that takes one in a flag
+ * (cli_parse_choice gives the same names in its error). */
+extern const char *const ini_net_mode_names[];
+extern const char *const ini_idle_mode_names[];
+extern const char *const ini_trace_mode_names[];
+extern const char *const ini_eal_huge_names[];
+extern const char *const ini_policy_names[];
+/* The value of name in names (one of the tables above); -1 if none. */
+int ini_name_parse(const char *const *names, const char *name);
+
+/* Names as written in the file, for messages and reports ("?" for a value
+ * outside the enum). */
 const char *ini_net_mode_name(enum ini_net_mode m);
 const char *ini_idle_mode_name(enum ini_idle_mode m);
 const char *ini_trace_mode_name(enum ini_trace_mode m);

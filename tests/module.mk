@@ -11,8 +11,9 @@ $(BIN)/test_%: $(OBJ)/tests/unit/test_%.o
 	@mkdir -p $(dir $@)
 	$(CC) $(LDFLAGS) -o $@ $^ $(TEST_LIBS) $(LDLIBS_$(notdir $@))
 
+# The loader, and the generator of ini-cluster gen (what it writes must load).
 UNIT_TESTS += $(BIN)/test_config
-$(BIN)/test_config: $(LIBINI)
+$(BIN)/test_config: $(OBJ)/tools/cluster/cluster_gen.o $(LIBINI)
 
 # Tests of the stack: two INIs joined in one process (loop_harness), on
 # the harness's fake clock (its sys_now replaces stack/lwip_port.c's).

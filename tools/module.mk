@@ -3,10 +3,8 @@
 # that drive it.  The top floor: programs may include any module's headers.
 $(OBJ)/tools/%.o: INC = -Itools -Iini -Iloadbal -Istack -Itimers -Imgs
 #
-# cli.[ch]  the command-line skeleton every program's main uses (--help,
-#           --version, "PROGRAM: what: why" and exit 2); linked into each
-#           program, including inid and water.  The version is the one
-#           line of VERSION at the top of the tree.
+# (The command-line skeleton every program's main uses, cli.[ch], is in
+# ini/, the floor of inid and water: CLI_OBJ, ini/module.mk.)
 # cnprog.[ch]  the start shared by the programs that run as compute nodes
 #           (ini-ping, ini-synth): attach, check the config, policies
 # cluster/  ini-cluster, the launcher, and cluster-fake-inid, the
@@ -23,17 +21,7 @@ $(OBJ)/tools/%.o: INC = -Itools -Iini -Iloadbal -Istack -Itimers -Imgs
 # bench/    ini-bench, the layer-by-layer benchmark
 # thesis/   the chapter 5 experiments and make-run.sh (`make run`)
 # lwip.mk, install-deps.sh: the build's lwIP and dependencies.
-INI_VERSION := $(shell cat VERSION)
-CLI_OBJ     := $(OBJ)/tools/cli.o
-$(CLI_OBJ): EXTRA := -DINI_VERSION='"$(INI_VERSION)"'
-$(CLI_OBJ): VERSION
 CNPROG_OBJ  := $(OBJ)/tools/cnprog.o
-
-# The programs built outside tools/ use the skeleton too: inid
-# (ini/module.mk) and water (mgs/water/module.mk).  Only their mains
-# include cli.h; the libraries below them never do.
-$(OBJ)/ini/inid.o $(OBJ)/mgs/water/water_main.o: EXTRA += -Itools
-$(BIN)/inid $(BIN)/water: $(CLI_OBJ)
 
 include tools/cluster/module.mk
 include tools/ping/module.mk

@@ -16,10 +16,10 @@ $(LIBWATER): $(LIBWATER_SRCS:%.c=$(OBJ)/%.o)
 # `water --mgs` (par.h over MGS, run under ini-cluster; see mgs/module.mk for
 # how par_* then reaches either implementation).
 BINS += $(BIN)/water $(BIN)/water_compare
-$(BIN)/water: $(OBJ)/mgs/water/water_main.o $(LIBMGS) $(LIBWATER) $(LIBINI)
+$(BIN)/water: $(OBJ)/mgs/water/water_main.o $(CLI_OBJ) $(LIBMGS) $(LIBWATER) $(LIBINI)
 	@mkdir -p $(dir $@)
 	$(CC) $(LDFLAGS) -o $@ $^ $(CONFIG_LIBS) -lpthread -lm
-$(BIN)/water_compare: $(OBJ)/mgs/water/water_compare.o
+$(BIN)/water_compare: $(OBJ)/mgs/water/water_compare.o $(CLI_OBJ)
 	@mkdir -p $(dir $@)
 	$(CC) $(LDFLAGS) -o $@ $^ -lm
 

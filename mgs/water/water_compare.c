@@ -9,12 +9,16 @@
  * which rounds correctly, so a decimal %.17g/%.17e text identifies its double
  * exactly; with the default --tol 0 every value must be bit-identical.
  * Prints the largest relative difference |a - e| / |e| and exits 0 if it is
- * within the tolerance, 1 if not, 2 on unreadable or mismatched files.
+ * within the tolerance, 1 if not, 2 on unreadable or mismatched files.  The
+ * command line is every program's (cli.h): --help, --version, and a bad
+ * flag or operand as one line with exit status 2.
  */
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+
+#include "cli.h"
 
 #define MAX_LINES 100000
 #define FIELDS 8 /* step TEN POTA POTR POTRF XTT AVGT XVIR */
@@ -26,7 +30,7 @@ static long read_full_lines(const char *path, double (*values)[FIELDS])
 {
     FILE *f = fopen(path, "r");
     if (!f) {
-        fprintf(stderr, "water_compare: cannot open %s\n", path);
+        cli_error("cannot open %s", path);
         return -1;
     }
     char line[4096];
@@ -35,7 +39,7 @@ static long read_full_lines(const char *path, double (*values)[FIELDS])
         if (strncmp(line, "FULL ", 5) != 0)
             continue;
         if (n == MAX_LINES) {
-            fprintf(stderr, "water_compare: too many FULL lines in %s\n", path);
+            cli_error("too many FULL lines in %s", path);
             fclose(f);
             return -1;
         }
@@ -43,7 +47,7 @@ static long read_full_lines(const char *path, double (*values)[FIELDS])
         for (int k = 0; k < FIELDS; k++, p = end) {
             values[n][k] = strtod(p, &end);
             if (end == p) {
-                fprintf(stderr, "water_compare: %s: FULL line %ld has fewer than %d numbers\n", path,
+                cli_error("%s: FULL line %ld has fewer than %d numbers", path,
                         n + 1, FIELDS);
                 fclose(f);
                 return -1;
@@ -55,28 +59,44 @@ static long read_full_lines(const char *path, double (*values)[FIELDS])
     return n;
 }
 
+static const char usage_text[] =
+    "usage: water_compare [--tol REL] EXPECTED ACTUAL\n"
+    "       water_compare --help | --version\n"
+    "  compares the FULL lines (water --full) of two outputs number by number\n"
+    "  --tol REL  largest relative difference allowed (default 0: bit-identical)\n"
+    "  exit status 0 within the tolerance, 1 if not, 2 on unreadable or mismatched files\n";
+
 int main(int argc, char **argv)
 {
     double tol = 0.0;
-    int arg = 1;
-    if (argc == 5 && !strcmp(argv[1], "--tol")) {
-        tol = strtod(argv[2], NULL);
-        arg = 3;
+    const char *files[2];
+    int n_files = 0;
+    cli_init("water_compare", usage_text);
+    for (int i = 1; i < argc; i++) {
+        const char *a = argv[i];
+        if (cli_common_flag(a))
+            continue;
+        if (!strcmp(a, "--tol"))
+            tol = cli_parse_double(a, cli_value(argc, argv, &i), 0.0, 1e6);
+        else if (a[0] == '-' && a[1])
+            cli_unknown_option(a);
+        else if (n_files == 2)
+            cli_bad_arg("%s: unexpected argument (EXPECTED and ACTUAL are given)", a);
+        else
+            files[n_files++] = a;
     }
-    if (argc - arg != 2) {
-        fprintf(stderr, "usage: water_compare [--tol REL] EXPECTED ACTUAL\n");
-        return 2;
-    }
+    if (n_files != 2)
+        cli_bad_arg("expected two files, EXPECTED and ACTUAL");
     double (*expected)[FIELDS] = malloc(sizeof(double[MAX_LINES][FIELDS]));
     double (*actual)[FIELDS] = malloc(sizeof(double[MAX_LINES][FIELDS]));
     if (!expected || !actual)
         return 2;
-    long ne = read_full_lines(argv[arg], expected);
-    long na = read_full_lines(argv[arg + 1], actual);
+    long ne = read_full_lines(files[0], expected);
+    long na = read_full_lines(files[1], actual);
     if (ne < 0 || na < 0)
         return 2;
     if (ne == 0 || ne != na) {
-        fprintf(stderr, "water_compare: %ld FULL lines expected, %ld found\n", ne, na);
+        cli_error("%ld FULL lines expected, %ld found", ne, na);
         return 2;
     }
     double worst = 0.0;
@@ -84,7 +104,7 @@ int main(int argc, char **argv)
     int worst_field = 1;
     for (long i = 0; i < ne; i++) {
         if (expected[i][0] != actual[i][0]) {
-            fprintf(stderr, "water_compare: line %ld is step %.0f, expected step %.0f\n", i + 1,
+            cli_error("line %ld is step %.0f, expected step %.0f", i + 1,
                     actual[i][0], expected[i][0]);
             return 2;
         }

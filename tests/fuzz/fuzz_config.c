@@ -1,6 +1,6 @@
 /*
  * fuzz_config.c - libFuzzer harness of the configuration loader
- * (ini/config.c).  An input is loaded from memory with
+ * (ini/config_*.c).  An input is loaded from memory with
  * ini_config_load_text, the path `ini-cluster run <(...)` takes, under the
  * name of a file in a private directory; no file is written per input.
  * The directory holds a valid key file, "k.key", that security.key_file

@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # cli_common: every program's command line follows one skeleton
-# (tools/cli.h), checked on each program directly (nothing is started):
+# (ini/cli.h), checked on each program directly (nothing is started):
 #   --help          usage on stdout, starting "usage: PROGRAM", nothing on
 #                   stderr, exit 0;
 #   --version       exactly "PROGRAM VERSION" on stdout (VERSION: the
@@ -10,6 +10,7 @@
 #   a flag without its value: one line "PROGRAM: ...FLAG: needs a value",
 #                   exit 2.
 # Programs with commands (ini-cluster, ini-trace) are asked inside one.
+# Every program in build/bin (test_* excepted) must be in the list below.
 set -u
 cd "$(dirname "$0")/../.."
 . tests/integration/lib/common.sh
@@ -30,6 +31,7 @@ PROGRAMS=(
     "ini-bench||--runs"
     "mgs-litmus||--rounds"
     "water||--random"
+    "water_compare||--tol"
 )
 
 # run NAME ARGS...: the program's stdout, stderr and status in $TMP/out, $TMP/err, $status
@@ -38,6 +40,16 @@ run() {
     timeout 20 "$B/$name" "$@" < /dev/null > "$TMP/out" 2> "$TMP/err"
     status=$?
 }
+
+# A program that is built but not listed would escape the checks.
+for bin in "$B"/*; do
+    name=$(basename "$bin")
+    [ -f "$bin" ] && [ -x "$bin" ] || continue
+    case $name in test_*) continue ;; esac
+    listed=0
+    for entry in "${PROGRAMS[@]}"; do [ "${entry%%|*}" = "$name" ] && listed=1; done
+    if [ "$listed" = 1 ]; then ok "$name is checked"; else fail "$name is built but not checked (add it to PROGRAMS)"; fi
+done
 
 for entry in "${PROGRAMS[@]}"; do
     IFS='|' read -r prog words value_flag <<< "$entry"

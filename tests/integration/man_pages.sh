@@ -45,9 +45,9 @@ for bin in build/bin/*; do
     page=man/man1/$prog.1
     [ -f "$page" ] || fail "$prog has no man page ($page)"
     plain "$page" > "$WORK/text" 2> /dev/null
-    # The options of the usage text: every --word (water_compare's --help
-    # goes to stderr with status 2, hence 2>&1 and no status check).
-    "$bin" --help 2>&1 | grep -oE -- '--[A-Za-z][A-Za-z0-9_-]*' | sort -u > "$WORK/options"
+    # The options of the usage text: every --word (cli_common checks
+    # that --help prints it on stdout with status 0).
+    "$bin" --help | grep -oE -- '--[A-Za-z][A-Za-z0-9_-]*' | sort -u > "$WORK/options"
     [ -s "$WORK/options" ] || fail "$prog --help lists no option"
     while read -r opt; do
         grep -qE -- "${opt}([^A-Za-z0-9_-]|\$)" "$WORK/text" || fail "$page does not mention $opt (from $prog --help)"

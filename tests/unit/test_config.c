@@ -35,6 +35,7 @@
 
 #include "config.h"
 #include "eal_args.h"
+#include "tools/cluster/cluster_gen.h"
 
 static char tmp_dir[] = "/tmp/test_config.XXXXXX";
 
@@ -820,7 +821,25 @@ static void test_error_stays_one_line(void **state)
     assert_int_equal(ini_config_load(path, &cfg, NULL, 0), -1);
 }
 
-/* ---- the generator ------------------------------------------------------ */
+/* ---- the generator (ini-cluster gen, tools/cluster/cluster_gen.c) -------- */
+
+/* A machine across hosts. */
+static int generate_hosts(FILE *f, int n_clusters, int pes_per_cluster, int inis_per_cluster,
+                          enum ini_net_mode mode, const char *const *hosts, int n_hosts,
+                          const char *const *devices, int n_devices, char *err, size_t errlen)
+{
+    const struct gen_machine m = { .n_clusters = n_clusters, .pes_per_cluster = pes_per_cluster,
+                                   .inis_per_cluster = inis_per_cluster, .mode = mode, .hosts = hosts,
+                                   .n_hosts = n_hosts, .devices = devices, .n_devices = n_devices };
+    return gen_write(f, &m, err, errlen);
+}
+
+/* A machine on this host. */
+static int generate(FILE *f, int n_clusters, int pes_per_cluster, int inis_per_cluster,
+                    enum ini_net_mode mode, char *err, size_t errlen)
+{
+    return generate_hosts(f, n_clusters, pes_per_cluster, inis_per_cluster, mode, NULL, 0, NULL, 0, err, errlen);
+}
 
 /* Generates, reloads and checks the machine against what was asked. */
 static void check_generated(int n_clusters, int pes_per_cluster, int inis_per_cluster,
@@ -831,7 +850,7 @@ static void check_generated(int n_clusters, int pes_per_cluster, int inis_per_cl
              inis_per_cluster);
     FILE *f = fopen(path, "w");
     assert_non_null(f);
-    int rc = ini_config_generate(f, n_clusters, pes_per_cluster, inis_per_cluster, mode, err, sizeof err);
+    int rc = generate(f, n_clusters, pes_per_cluster, inis_per_cluster, mode, err, sizeof err);
     assert_int_equal(fclose(f), 0);
     if (rc != 0)
         print_error("generate %d %d %d: %s\n", n_clusters, pes_per_cluster, inis_per_cluster, err);
@@ -888,7 +907,7 @@ static void test_memif_port_limit(void **state)
     size_t size = 0;
     char err[512] = "";
     FILE *f = open_memstream(&text, &size);
-    assert_int_equal(ini_config_generate(f, 8, 2, 8, INI_NET_MEMIF, err, sizeof err), -1);
+    assert_int_equal(generate(f, 8, 2, 8, INI_NET_MEMIF, err, sizeof err), -1);
     fclose(f);
     free(text);
     assert_non_null(strstr(err, "56 here, and DPDK has 32"));
@@ -897,7 +916,7 @@ static void test_memif_port_limit(void **state)
      * hand, the loader refuses it. */
     text = NULL;
     f = open_memstream(&text, &size);
-    assert_int_equal(ini_config_generate(f, 8, 2, 8, INI_NET_AF_PACKET, err, sizeof err), 0);
+    assert_int_equal(generate(f, 8, 2, 8, INI_NET_AF_PACKET, err, sizeof err), 0);
     fclose(f);
     const char *from = "mode = \"af_packet\"";
     char *at = strstr(text, from);
@@ -945,7 +964,7 @@ static void test_generate_rejects(void **state)
         size_t size = 0;
         FILE *f = open_memstream(&text, &size);
         char err[256] = "";
-        assert_int_equal(ini_config_generate(f, bad[i].clusters, bad[i].pes, bad[i].inis, bad[i].mode,
+        assert_int_equal(generate(f, bad[i].clusters, bad[i].pes, bad[i].inis, bad[i].mode,
                                              err, sizeof err), -1);
         fclose(f);
         if (!strstr(err, bad[i].message))
@@ -956,7 +975,7 @@ static void test_generate_rejects(void **state)
         free(text);
     }
     char err[64];
-    assert_int_equal(ini_config_generate(NULL, 1, 1, 1, INI_NET_MEMIF, err, sizeof err), -1);
+    assert_int_equal(generate(NULL, 1, 1, 1, INI_NET_MEMIF, err, sizeof err), -1);
 }
 
 /* ---- names -------------------------------------------------------------- */
@@ -1040,7 +1059,7 @@ static void test_hosts_and_devices(void **state)
     /* gen --hosts --device writes a file that loads back with them */
     FILE *f = fopen(write_file("gen.cfg", ""), "w");
     const char *hosts[] = { "h0", "h1" }, *devices[] = { "d0" };
-    assert_int_equal(ini_config_generate_hosts(f, 3, 1, 1, INI_NET_AF_PACKET, hosts, 2, devices, 1, err, sizeof err), 0);
+    assert_int_equal(generate_hosts(f, 3, 1, 1, INI_NET_AF_PACKET, hosts, 2, devices, 1, err, sizeof err), 0);
     fclose(f);
     char gen_path[INI_PATH_LEN];
     snprintf(gen_path, sizeof gen_path, "%s/gen.cfg", tmp_dir);
@@ -1048,7 +1067,7 @@ static void test_hosts_and_devices(void **state)
     assert_string_equal(cfg.clusters[2].host, "h0");
     assert_string_equal(cfg.inis[1].device, "d0");
     f = fopen(gen_path, "w");
-    assert_int_equal(ini_config_generate_hosts(f, 2, 1, 1, INI_NET_MEMIF, hosts, 2, devices, 1, err, sizeof err), -1);
+    assert_int_equal(generate_hosts(f, 2, 1, 1, INI_NET_MEMIF, hosts, 2, devices, 1, err, sizeof err), -1);
     assert_non_null(strstr(err, "memif"));
     fclose(f);
 }

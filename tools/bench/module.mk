@@ -22,6 +22,6 @@ $(OBJ)/tools/bench/bench_ucx.o: EXTRA = -Itools $(UCX_FLAGS)
 $(OBJ)/tools/bench/bench_ofi.o: EXTRA = -Itools $(OFI_FLAGS)
 
 BINS += $(BIN)/ini-bench
-$(BIN)/ini-bench: $(BENCH_OBJS) $(OBJ)/tools/cli.o $(BENCH_STACK_OBJS) $(LIBINI) $(LIBLWIP)
+$(BIN)/ini-bench: $(BENCH_OBJS) $(CLI_OBJ) $(BENCH_STACK_OBJS) $(LIBINI) $(LIBLWIP)
 	@mkdir -p $(dir $@)
 	$(CC) $(LDFLAGS) -o $@ $^ $(DPDK_LIBS) $(CONFIG_LIBS) $(SODIUM_LIBS) $(UCX_LIBS) $(OFI_LIBS) -lpthread -lm

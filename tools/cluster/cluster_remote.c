@@ -26,6 +26,7 @@
 #include <unistd.h>
 
 #include "cli.h"
+#include "cluster_program.h"
 #include "cluster_util.h"
 
 #define READY_EXTRA_MS   30000   /* ssh or srun start-up, on top of LAUNCH_READY_MS */
@@ -67,25 +68,15 @@ enum remote_engine remote_pick_engine(const struct ini_config *cfg, const char *
     return ini_config_has_hosts(cfg) ? ENGINE_SSH : ENGINE_LOCAL;
 }
 
-/* Appends ARG to the shell command in cmd, single-quoted. */
-static void shell_quote(char *cmd, size_t len, const char *arg)
+/* Appends ARG to the shell command in cmd, after a blank, single-quoted. */
+static void append_word(char *cmd, size_t len, const char *arg)
 {
     size_t n = strlen(cmd);
-    if (n && n < len - 1)
+    if (n && n < len - 1) {
         cmd[n++] = ' ';
-    if (n < len - 1)
-        cmd[n++] = '\'';
-    for (const char *c = arg; *c && n < len - 5; c++) {
-        if (*c == '\'') {
-            memcpy(cmd + n, "'\\''", 4);
-            n += 4;
-        } else {
-            cmd[n++] = *c;
-        }
+        cmd[n] = 0;
     }
-    if (n < len - 1)
-        cmd[n++] = '\'';
-    cmd[n] = 0;
+    shell_quote(cmd, len, arg);
 }
 
 /* Splits "a b  c" into words (in buf); returns how many, at most max. */
@@ -96,6 +87,30 @@ static int split_words(const char *s, char *buf, size_t len, char **words, int m
     for (char *save = NULL, *w = strtok_r(buf, " \t", &save); w && n < max; w = strtok_r(NULL, " \t", &save))
         words[n++] = w;
     return n;
+}
+
+/* The daemons' options, and --inid and --eal, as the flags of the
+ * launcher on another host: appended to argv[*n], up to max - 1 entries. */
+static void daemon_flags(const struct remote_opts *o, char **argv, int *n, int max)
+{
+    const struct daemon_opts *d = o->daemon;
+    const char *flags[] = { "--policy", d->policy, "--ini-policy", d->ini_policy, "--idle", d->idle,
+                            "--trace", d->trace, "--knob", d->knobs, "--segment", d->segment };
+    for (size_t f = 0; f + 1 < sizeof flags / sizeof flags[0] && *n < max - 2; f += 2)
+        if (flags[f + 1]) {
+            argv[(*n)++] = (char *)flags[f];
+            argv[(*n)++] = (char *)flags[f + 1];
+        }
+    for (int f = 0; f < d->n_faults && *n < max - 2; f++) {
+        argv[(*n)++] = "--fault";
+        argv[(*n)++] = (char *)d->faults[f];
+    }
+    const char *last[] = { "--inid", o->inid, "--eal", o->eal };
+    for (size_t f = 0; f < 4 && *n < max - 2; f += 2)
+        if (last[f + 1]) {
+            argv[(*n)++] = (char *)last[f];
+            argv[(*n)++] = (char *)last[f + 1];
+        }
 }
 
 /* The host part's command line: ini-cluster host-run ... -- PROGRAM. */
@@ -111,16 +126,7 @@ static int part_argv(const struct remote_opts *o, const char *launcher, const st
     ARG("--tag"); ARG(tag);
     ARG("--host"); ARG(part_name(p));
     ARG("--run-dir"); ARG(o->run_dir);
-    const struct daemon_opts *d = o->daemon;
-    if (d->policy) { ARG("--policy"); ARG(d->policy); }
-    if (d->ini_policy) { ARG("--ini-policy"); ARG(d->ini_policy); }
-    if (d->idle) { ARG("--idle"); ARG(d->idle); }
-    if (d->trace) { ARG("--trace"); ARG(d->trace); }
-    if (d->knobs) { ARG("--knob"); ARG(d->knobs); }
-    if (d->segment) { ARG("--segment"); ARG(d->segment); }
-    for (int f = 0; f < d->n_faults; f++) { ARG("--fault"); ARG(d->faults[f]); }
-    if (o->inid) { ARG("--inid"); ARG(o->inid); }
-    if (o->eal) { ARG("--eal"); ARG(o->eal); }
+    daemon_flags(o, argv, &n, max);
     ARG("--");
     for (char **a = o->program; *a; a++)
         ARG(*a);
@@ -300,7 +306,7 @@ static int slurm_nodes(char nodes[][INI_HOST_LEN], int max, char *err, size_t er
         return -1;
     }
     char cmd[4096] = "scontrol show hostnames";
-    shell_quote(cmd, sizeof cmd, list);
+    append_word(cmd, sizeof cmd, list);
     FILE *f = popen(cmd, "r");
     if (!f) {
         snprintf(err, errlen, "scontrol: %s", strerror(errno));
@@ -386,12 +392,12 @@ static void engine_argv(enum remote_engine engine, const struct remote_opts *o, 
         cmd[0] = 0;
         if (getcwd(cwd, sizeof cwd)) {
             snprintf(cmd, cmdlen, "cd");
-            shell_quote(cmd, cmdlen, cwd);
+            append_word(cmd, cmdlen, cwd);
             size_t used = strlen(cmd);
             snprintf(cmd + used, cmdlen - used, " 2>/dev/null; exec");
         }
         for (char *const *a = part; *a; a++)
-            shell_quote(cmd, cmdlen, *a);
+            append_word(cmd, cmdlen, *a);
         argv[n++] = cmd;
         argv[n] = NULL;
         return;
@@ -524,34 +530,17 @@ int remote_run(const struct ini_config *cfg, enum remote_engine engine, const st
 
 /* ---- the host part ---- */
 
-struct program {
-    int cluster;
-    pid_t pid;
-    int running, wstatus;
-    char out[PATH_MAX + 32], err[PATH_MAX + 32];
+/* A program's two output files, relayed up to the head line by line. */
+struct relay {
     struct follower fo, fe;
     char prefix[16];
 };
 
-static void stop_programs(struct program *p, int n)
+static void relay_pump(struct relay *r, int n, int final)
 {
-    for (int i = 0; i < n; i++)
-        if (p[i].running)
-            kill(-p[i].pid, SIGTERM);
-    int64_t deadline = now_ms() + 2000;
-    for (int left = 1; left;) {
-        left = 0;
-        for (int i = 0; i < n; i++)
-            if (p[i].running) {
-                if (waitpid(p[i].pid, &p[i].wstatus, WNOHANG) == p[i].pid)
-                    p[i].running = 0;
-                else if (now_ms() > deadline)
-                    kill(-p[i].pid, SIGKILL);
-                else
-                    left = 1;
-            }
-        if (left)
-            sleep_ms(10);
+    for (int i = 0; i < n; i++) {
+        follower_pump(&r[i].fo, final);
+        follower_pump(&r[i].fe, final);
     }
 }
 
@@ -630,67 +619,30 @@ int remote_host_part(const struct ini_config *cfg, const struct remote_opts *o, 
     }
 
     static struct program progs[INI_MAX_CLUSTERS];
+    static struct relay relay[INI_MAX_CLUSTERS];
     int n = 0;
     for (int c = 0; c < cfg->n_clusters; c++) {
         if (!selected[c])
             continue;
-        struct program *p = &progs[n];
-        p->cluster = c;
-        snprintf(p->out, sizeof p->out, "%s/cluster%d.out", o->run_dir, c);
-        snprintf(p->err, sizeof p->err, "%s/cluster%d.err", o->run_dir, c);
-        static char env[12][PATH_MAX + 32];
-        char *envp[12];
-        int e = 0;
-#define ENV(...) (snprintf(env[e], sizeof env[e], __VA_ARGS__), envp[e] = env[e], e++)
-        ENV("INI_CONFIG=%s", o->config);
-        ENV("INI_CLUSTER=%d", c);
-        ENV("INI_SEGMENT=%s", L.segs[c].name);
-        ENV("INI_RUN_DIR=%s", o->run_dir);
-        ENV("INI_TAG=%s", tag);
-        if (o->daemon->policy)
-            ENV("INI_POLICY=%s", o->daemon->policy);
-        if (o->daemon->ini_policy)
-            ENV("INI_INI_POLICY=%s", o->daemon->ini_policy);
-        if (o->daemon->knobs)
-            ENV("INI_KNOBS=%s", o->daemon->knobs);
-#undef ENV
-        envp[e] = NULL;
-        struct spawn_opts so = { .out_path = p->out, .err_path = p->err, .env = envp, .die_with_parent = 1 };
-        p->pid = spawn_process(o->program, &so, err, sizeof err);
-        if (p->pid < 0) {
+        /* stdin stays /dev/null: ours is the head's control channel. */
+        if (program_start(&progs[n], &L, o->daemon, c, o->program, 0, err, sizeof err) < 0) {
             cli_error("cannot start the program of cluster %d: %s", c, err);
-            stop_programs(progs, n);
+            programs_stop(progs, n);
             launch_stop_daemons(&L, LAUNCH_STOP_MS);
             launch_teardown(&L);
             return 1;
         }
-        p->running = 1;
-        snprintf(p->prefix, sizeof p->prefix, "[c%d] ", c);
-        follower_init(&p->fo, p->out, p->prefix, stdout);
-        follower_init(&p->fe, p->err, p->prefix, stderr);
+        struct relay *r = &relay[n];
+        snprintf(r->prefix, sizeof r->prefix, "[c%d] ", c);
+        follower_init(&r->fo, progs[n].out, r->prefix, stdout);
+        follower_init(&r->fe, progs[n].err, r->prefix, stderr);
         n++;
     }
 
     int exit_code = 0, running = n;
     int64_t others_deadline = 0;
     while (running) {
-        for (int i = 0; i < n; i++) {
-            struct program *p = &progs[i];
-            if (!p->running || waitpid(p->pid, &p->wstatus, WNOHANG) != p->pid)
-                continue;
-            p->running = 0;
-            running--;
-            int code = status_to_exit_code(p->wstatus);
-            if (code) {
-                char how[64];
-                cli_error("the program of cluster %d exited with %s", p->cluster,
-                          describe_status(p->wstatus, how, sizeof how));
-                if (!exit_code) {
-                    exit_code = code;
-                    others_deadline = now_ms() + 10000;
-                }
-            }
-        }
+        running -= programs_poll(progs, n, &exit_code, &others_deadline);
         struct daemon *dead = launch_poll_daemons(&L);
         if (dead) {
             launch_report_deaths(&L, dead, "while the programs were running");
@@ -704,18 +656,12 @@ int remote_host_part(const struct ini_config *cfg, const struct remote_opts *o, 
         }
         if (others_deadline && now_ms() > others_deadline)
             break;
-        for (int i = 0; i < n; i++) {
-            follower_pump(&progs[i].fo, 0);
-            follower_pump(&progs[i].fe, 0);
-        }
+        relay_pump(relay, n, 0);
         fflush(NULL);
         sleep_ms(20);
     }
-    stop_programs(progs, n);
-    for (int i = 0; i < n; i++) {
-        follower_pump(&progs[i].fo, 1);
-        follower_pump(&progs[i].fe, 1);
-    }
+    programs_stop(progs, n);
+    relay_pump(relay, n, 1);
     if (launch_stop_daemons(&L, LAUNCH_STOP_MS) && !exit_code)
         exit_code = 1;
     launch_teardown(&L);
@@ -751,18 +697,9 @@ int remote_each_host(const struct ini_config *cfg, const char *cmd, const struct
         part[k++] = "--launch";
         part[k++] = "local";
         if (!strcmp(cmd, "up")) {
-            const struct daemon_opts *d = o->daemon;
             part[k++] = "--cluster";
             part[k++] = p->clusters;
-            if (d->policy) { part[k++] = "--policy"; part[k++] = (char *)d->policy; }
-            if (d->ini_policy) { part[k++] = "--ini-policy"; part[k++] = (char *)d->ini_policy; }
-            if (d->idle) { part[k++] = "--idle"; part[k++] = (char *)d->idle; }
-            if (d->trace) { part[k++] = "--trace"; part[k++] = (char *)d->trace; }
-            if (d->knobs) { part[k++] = "--knob"; part[k++] = (char *)d->knobs; }
-            if (d->segment) { part[k++] = "--segment"; part[k++] = (char *)d->segment; }
-            for (int f = 0; f < d->n_faults && k < 56; f++) { part[k++] = "--fault"; part[k++] = (char *)d->faults[f]; }
-            if (o->inid) { part[k++] = "--inid"; part[k++] = (char *)o->inid; }
-            if (o->eal) { part[k++] = "--eal"; part[k++] = (char *)o->eal; }
+            daemon_flags(o, part, &k, 64);
         }
         part[k] = NULL;
         char *argv[160], ssh_buf[1024];

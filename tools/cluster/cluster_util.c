@@ -406,6 +406,25 @@ int find_executable(const char *prog, char *out, size_t len)
     return -1;
 }
 
+void shell_quote(char *buf, size_t len, const char *word)
+{
+    size_t n = strlen(buf);
+    if (n + 3 > len)          /* no room for two quotes and the NUL */
+        return;
+    buf[n++] = '\'';
+    /* Each step leaves room for the closing quote and the NUL. */
+    for (const char *c = word; *c && n + 6 <= len; c++) {
+        if (*c == '\'') {
+            memcpy(buf + n, "'\\''", 4);
+            n += 4;
+        } else {
+            buf[n++] = *c;
+        }
+    }
+    buf[n++] = '\'';
+    buf[n] = 0;
+}
+
 int64_t now_ms(void)
 {
     struct timespec ts;

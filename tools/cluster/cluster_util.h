@@ -72,6 +72,12 @@ int make_run_dir(const char *dir, int allow_nonempty, char *err, size_t errlen);
  * another launcher holds or used it. */
 int claim_run_dir(const char *dir, int only_lock, char *err, size_t errlen);
 
+/* Appends word to the string in buf (len bytes in all) in single quotes,
+ * as a POSIX shell reads it back ('\'' for a quote in it): for command
+ * lines given to ssh and for the environment lines of `up`.  A word that
+ * does not fit is cut, still quoted; buf never overflows. */
+void shell_quote(char *buf, size_t len, const char *word);
+
 /* Searches PATH like execvp; 0 if `prog` names an executable file. */
 int find_executable(const char *prog, char *out, size_t len);
 

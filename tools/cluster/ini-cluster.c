@@ -23,7 +23,8 @@
  *      itself READY in its segment (cluster_launch.c);
  *   3. start PROGRAM once per cluster with INI_CONFIG, INI_CLUSTER,
  *      INI_SEGMENT, INI_RUN_DIR and INI_TAG in its environment, stdout and
- *      stderr in RUN_DIR/cluster<C>.out/.err; while they run, the launcher
+ *      stderr in RUN_DIR/cluster<C>.out/.err (cluster_program.h, the
+ *      contract for every way of launching); while they run, the launcher
  *      echoes cluster 0's stdout and every cluster's stderr (prefixed
  *      "[cC] ") from those files, and watches the daemons: a daemon that
  *      dies ends the run, naming the daemon and how it died;
@@ -58,10 +59,12 @@
 #include <unistd.h>
 
 #include "cli.h"
+#include "cluster_gen.h"
 #include "cluster_input.h"
 #include "cluster_launch.h"
 #include "cluster_reap.h"
 #include "cluster_net.h"
+#include "cluster_program.h"
 #include "cluster_telemetry.h"
 #include "cluster_remote.h"
 #include "cluster_util.h"
@@ -69,8 +72,6 @@
 #include "file_util.h"
 
 #define DEFAULT_TIMEOUT_S   600
-#define PROGRAM_STOP_MS     2000    /* programs get this long after SIGTERM */
-#define OTHERS_GRACE_MS     10000   /* after one program fails, the others get this long */
 #define CONFIG_WAIT_MS      10000   /* a configuration stream must yield data within this */
 
 static const char *usage_text =
@@ -121,8 +122,6 @@ static int parse_long(const char *s, long min, long max, long *out)
     return 0;
 }
 
-static const char *const IDLE_MODES[] = { "poll", "adaptive", "auto", NULL };
-static const char *const TRACE_MODES[] = { "off", "summary", "detailed", NULL };
 static const char *const SEGMENT_MODES[] = { "off", "on", NULL };
 
 /* Which flags a command accepts. */
@@ -230,10 +229,10 @@ static void parse_options(const char *cmd, int argc, char **argv, unsigned accep
                 o->daemon.ini_policy = value;
         } else if (!strcmp(name, "--idle") && (accepted & F_DAEMON)) {
             TAKE_VALUE();
-            o->daemon.idle = IDLE_MODES[cli_parse_choice(name, value, IDLE_MODES)];
+            o->daemon.idle = ini_idle_mode_names[cli_parse_choice(name, value, ini_idle_mode_names)];
         } else if (!strcmp(name, "--trace") && (accepted & F_DAEMON)) {
             TAKE_VALUE();
-            o->daemon.trace = TRACE_MODES[cli_parse_choice(name, value, TRACE_MODES)];
+            o->daemon.trace = ini_trace_mode_names[cli_parse_choice(name, value, ini_trace_mode_names)];
         } else if (!strcmp(name, "--fault") && (accepted & F_DAEMON)) {
             TAKE_VALUE();
             /* inid takes one specification: the faults go together in it. */
@@ -437,66 +436,6 @@ static int bring_up(struct launch *L, const struct daemon_opts *d, int detach)
 
 /* ---- run ---- */
 
-struct program {
-    int cluster;
-    pid_t pid;
-    int running;
-    int wstatus;
-    char out[PATH_MAX + 32], err[PATH_MAX + 32];
-};
-
-static void stop_programs(struct program *p, int n)
-{
-    for (int c = 0; c < n; c++)
-        if (p[c].running)
-            kill(-p[c].pid, SIGTERM);
-    int64_t deadline = now_ms() + PROGRAM_STOP_MS;
-    for (;;) {
-        int left = 0;
-        for (int c = 0; c < n; c++)
-            if (p[c].running) {
-                if (waitpid(p[c].pid, &p[c].wstatus, WNOHANG) == p[c].pid)
-                    p[c].running = 0;
-                else
-                    left++;
-            }
-        if (!left)
-            return;
-        if (now_ms() > deadline)
-            break;
-        sleep_ms(10);
-    }
-    for (int c = 0; c < n; c++)
-        if (p[c].running) {
-            kill(-p[c].pid, SIGKILL);
-            while (waitpid(p[c].pid, &p[c].wstatus, 0) < 0 && errno == EINTR)
-                ;
-            p[c].running = 0;
-        }
-}
-
-/* A program that exited may have left children behind (`cmd &`); they are
- * in its process group (each program leads its own), which outlives the
- * leader while they run.  SIGTERM to what is left of every group, a grace
- * period, then SIGKILL: nothing a program started outlives the run. */
-static void end_program_groups(const struct program *p, int n)
-{
-    int left = 0;
-    for (int c = 0; c < n; c++)
-        if (p[c].pid > 0 && kill(-p[c].pid, SIGTERM) == 0)
-            left++;
-    int64_t deadline = now_ms() + PROGRAM_STOP_MS;
-    while (left && now_ms() < deadline) {
-        sleep_ms(10);
-        left = 0;
-        for (int c = 0; c < n; c++)
-            left += p[c].pid > 0 && kill(-p[c].pid, 0) == 0;
-    }
-    for (int c = 0; c < n; c++)
-        if (p[c].pid > 0 && kill(-p[c].pid, SIGKILL) == 0)
-            cli_error("the program of cluster %d left processes that ignored SIGTERM; killed them", c);
-}
-
 /* After the daemons: any child left is a program's descendant that started
  * its own session and was handed to us as subreaper. */
 static void end_escaped_descendants(void)
@@ -510,37 +449,13 @@ static void end_escaped_descendants(void)
 static int start_programs(struct launch *L, const struct options *o, struct program *progs)
 {
     for (int c = 0; c < cfg.n_clusters; c++) {
-        struct program *p = &progs[c];
-        p->cluster = c;
-        snprintf(p->out, sizeof p->out, "%s/cluster%d.out", L->run_dir, c);
-        snprintf(p->err, sizeof p->err, "%s/cluster%d.err", L->run_dir, c);
-        static char env[12][PATH_MAX + 32];
-        char *envp[12];
-        int n = 0;
-        snprintf(env[n], sizeof env[n], "INI_CONFIG=%s", L->config_path), envp[n] = env[n], n++;
-        snprintf(env[n], sizeof env[n], "INI_CLUSTER=%d", c), envp[n] = env[n], n++;
-        snprintf(env[n], sizeof env[n], "INI_SEGMENT=%s", L->segs[c].name), envp[n] = env[n], n++;
-        snprintf(env[n], sizeof env[n], "INI_RUN_DIR=%s", L->run_dir), envp[n] = env[n], n++;
-        snprintf(env[n], sizeof env[n], "INI_TAG=%s", L->tag), envp[n] = env[n], n++;
-        if (o->daemon.policy)
-            snprintf(env[n], sizeof env[n], "INI_POLICY=%s", o->daemon.policy), envp[n] = env[n], n++;
-        if (o->daemon.ini_policy)
-            snprintf(env[n], sizeof env[n], "INI_INI_POLICY=%s", o->daemon.ini_policy), envp[n] = env[n], n++;
-        if (o->daemon.knobs)
-            snprintf(env[n], sizeof env[n], "INI_KNOBS=%s", o->daemon.knobs), envp[n] = env[n], n++;
-        envp[n] = NULL;
-        /* Cluster 0's program reads the launcher's stdin, so that
-         * `ini-cluster run CONFIG -- water --mgs < input` works. */
-        struct spawn_opts so = { .out_path = p->out, .err_path = p->err, .env = envp,
-                                 .die_with_parent = 1, .keep_stdin = c == 0 };
         char why[1024];
-        p->pid = spawn_process(o->program, &so, why, sizeof why);
-        if (p->pid < 0) {
+        /* On one host, cluster 0's program reads the launcher's stdin. */
+        if (program_start(&progs[c], L, &o->daemon, c, o->program, c == 0, why, sizeof why) < 0) {
             cli_error("cannot start the program of cluster %d: %s", c, why);
-            stop_programs(progs, c);
+            programs_stop(progs, c);
             return -1;
         }
-        p->running = 1;
     }
     return 0;
 }
@@ -682,28 +597,11 @@ static int cmd_run(int argc, char **argv)
     int64_t others_deadline = 0;
     int exit_code = 0, running = cfg.n_clusters;
     for (;;) {
-        for (int c = 0; c < cfg.n_clusters; c++) {
-            struct program *p = &progs[c];
-            if (!p->running || waitpid(p->pid, &p->wstatus, WNOHANG) != p->pid)
-                continue;
-            p->running = 0;
-            running--;
-            int code = status_to_exit_code(p->wstatus);
-            if (code && !exit_code) {
-                exit_code = code;
-                if (running)
-                    others_deadline = now_ms() + OTHERS_GRACE_MS;
-            }
-            if (code) {
-                char how[64];
-                cli_error("the program of cluster %d exited with %s", c,
-                        describe_status(p->wstatus, how, sizeof how));
-            }
-        }
+        running -= programs_poll(progs, cfg.n_clusters, &exit_code, &others_deadline);
         struct daemon *dead = launch_poll_daemons(&L);
         if (dead) {
             launch_report_deaths(&L, dead, "while the programs were running");
-            stop_programs(progs, cfg.n_clusters);
+            programs_stop(progs, cfg.n_clusters);
             exit_code = 1;
             break;
         }
@@ -711,19 +609,19 @@ static int cmd_run(int argc, char **argv)
             break;
         if (launch_stop_signal) {
             cli_error("interrupted by %s; stopping", stop_signal_name(launch_stop_signal));
-            stop_programs(progs, cfg.n_clusters);
+            programs_stop(progs, cfg.n_clusters);
             exit_code = 128 + launch_stop_signal;
             break;
         }
         if (deadline && now_ms() > deadline) {
             cli_error("programs still running after %ld s (--timeout); stopping", o.timeout_s);
-            stop_programs(progs, cfg.n_clusters);
+            programs_stop(progs, cfg.n_clusters);
             exit_code = 124;
             break;
         }
         if (others_deadline && now_ms() > others_deadline) {
             cli_error("a program failed %d s ago; stopping the others", OTHERS_GRACE_MS / 1000);
-            stop_programs(progs, cfg.n_clusters);
+            programs_stop(progs, cfg.n_clusters);
             break;
         }
         follower_pump(&follow_out, 0);
@@ -734,7 +632,7 @@ static int cmd_run(int argc, char **argv)
     follower_pump(&follow_out, 1);
     for (int c = 0; c < cfg.n_clusters; c++)
         follower_pump(&follow_err[c], 1);
-    end_program_groups(progs, cfg.n_clusters);
+    programs_end_groups(progs, cfg.n_clusters);
 
     /* Step 4. */
     if (launch_stop_daemons(&L, LAUNCH_STOP_MS) && !exit_code)
@@ -810,35 +708,6 @@ static void parse_clusters_or_exit(const char *list, int *selected)
         cli_bad_arg("--cluster: empty list");
 }
 
-/* Writes s to f in single quotes, as a shell reads it back. */
-static void shell_quote(FILE *f, const char *s)
-{
-    fputc('\'', f);
-    for (; *s; s++)
-        if (*s == '\'')
-            fputs("'\\''", f);
-        else
-            fputc(*s, f);
-    fputc('\'', f);
-}
-
-/* One `export ...` line with everything cluster c's program needs, the
- * same variables `run` gives it (start_programs). */
-static void write_env_line(FILE *f, const struct launch *L, const struct daemon_opts *d, int c)
-{
-    const char *names[] = { "INI_CONFIG", "INI_SEGMENT", "INI_RUN_DIR", "INI_TAG",
-                            "INI_POLICY", "INI_INI_POLICY", "INI_KNOBS" };
-    const char *values[] = { L->config_path, L->segs[c].name, L->run_dir, L->tag,
-                             d->policy, d->ini_policy, d->knobs };
-    fprintf(f, "export INI_CLUSTER=%d", c);
-    for (size_t k = 0; k < sizeof names / sizeof names[0]; k++) {
-        if (!values[k])
-            continue;
-        fprintf(f, " %s=", names[k]);
-        shell_quote(f, values[k]);
-    }
-}
-
 /* `up`'s output is a shell script: per cluster one export line (also in
  * RUN_DIR/cluster<C>.env, to source), everything else a comment. */
 static void print_up_env(const struct launch *L, const struct daemon_opts *d, const int *selected)
@@ -848,14 +717,17 @@ static void print_up_env(const struct launch *L, const struct daemon_opts *d, co
     for (int c = 0; c < cfg.n_clusters; c++) {
         if (!selected[c])
             continue;
-        write_env_line(stdout, L, d, c);
-        printf("   # cluster %d\n", c);
+        /* The line of cluster c: what `run` gives its program (cluster_program.h). */
+        static struct program_env env;
+        static char line[PROGRAM_ENV_MAX * (4 * (PATH_MAX + 32) + 32)];
+        program_env(&env, L, d, c);
+        program_env_line(&env, line, sizeof line);
+        printf("%s   # cluster %d\n", line, c);
         char path[PATH_MAX + 32];
         snprintf(path, sizeof path, "%s/cluster%d.env", L->run_dir, c);
         FILE *f = fopen(path, "w");
         if (f) {
-            write_env_line(f, L, d, c);
-            fputc('\n', f);
+            fprintf(f, "%s\n", line);
             fclose(f);
         } else {
             cli_error("cannot write %s: %s", path, strerror(errno));
@@ -1086,8 +958,6 @@ static int cmd_gen(int argc, char **argv)
     long v[3];
     int n = 0;
     const char *out_path = NULL;
-    /* In the order of enum ini_net_mode. */
-    static const char *const MODES[] = { "memif", "af_packet", "pci", NULL };
     int mode = INI_NET_MEMIF;
     static const char *const names[] = { "CLUSTERS", "PES_PER_CLUSTER", "INIS_PER_CLUSTER" };
     static char hosts_buf[4096], devices_buf[1024];
@@ -1109,9 +979,9 @@ static int cmd_gen(int argc, char **argv)
             if (!strcmp(a, "-o"))
                 out_path = argv[++i];
             else
-                mode = cli_parse_choice("--mode", argv[++i], MODES), mode_given = 1;
+                mode = cli_parse_choice("--mode", argv[++i], ini_net_mode_names), mode_given = 1;
         } else if (!strncmp(a, "--mode=", 7)) {
-            mode = cli_parse_choice("--mode", a + 7, MODES), mode_given = 1;
+            mode = cli_parse_choice("--mode", a + 7, ini_net_mode_names), mode_given = 1;
         } else if (a[0] == '-' && a[1]) {
             cli_bad_arg("gen: %s: unknown option", a);
         } else {
@@ -1126,6 +996,11 @@ static int cmd_gen(int argc, char **argv)
         cli_bad_arg("gen: expected CLUSTERS PES_PER_CLUSTER INIS_PER_CLUSTER");
     if (n_hosts && !mode_given)
         mode = INI_NET_AF_PACKET;   /* across hosts: kernel interfaces on a LAN */
+    const struct gen_machine m = {
+        .n_clusters = (int)v[0], .pes_per_cluster = (int)v[1], .inis_per_cluster = (int)v[2],
+        .mode = (enum ini_net_mode)mode, .hosts = hosts, .n_hosts = n_hosts,
+        .devices = devices, .n_devices = n_devices,
+    };
 
     char err[PATH_MAX + 256];
     FILE *out = stdout;
@@ -1137,8 +1012,7 @@ static int cmd_gen(int argc, char **argv)
         out = fopen(out_path, "w");
         if (!out)
             cli_bad_arg("%s: %s", out_path, strerror(errno));
-        int rc = ini_config_generate(out, (int)v[0], (int)v[1], (int)v[2], (enum ini_net_mode)mode,
-                                     err, sizeof err);
+        int rc = gen_write(out, &m, err, sizeof err);
         if (rc < 0 && ferror(out)) {
             cli_error("%s: %s", out_path, err);
             fclose(out);
@@ -1158,8 +1032,7 @@ static int cmd_gen(int argc, char **argv)
         if (!out)
             cli_bad_arg("%s: %s", out_path, strerror(errno));
     }
-    int rc = ini_config_generate_hosts(out, (int)v[0], (int)v[1], (int)v[2], (enum ini_net_mode)mode,
-                                       hosts, n_hosts, devices, n_devices, err, sizeof err);
+    int rc = gen_write(out, &m, err, sizeof err);
     if (rc < 0 && ferror(out)) {   /* a write error, not bad arguments */
         cli_error("%s: %s", out_path ? tmp : "stdout", err);
         if (out_path) {

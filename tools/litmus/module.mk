@@ -3,6 +3,6 @@
 # the compute-node API.
 BINS += $(BIN)/mgs-litmus
 $(OBJ)/tools/litmus/mgs-litmus.o: EXTRA := -Itools
-$(BIN)/mgs-litmus: $(OBJ)/tools/litmus/mgs-litmus.o $(OBJ)/tools/cli.o $(LIBMGS) $(LIBINI)
+$(BIN)/mgs-litmus: $(OBJ)/tools/litmus/mgs-litmus.o $(CLI_OBJ) $(LIBMGS) $(LIBINI)
 	@mkdir -p $(dir $@)
 	$(CC) $(LDFLAGS) -o $@ $^ $(CONFIG_LIBS) -lpthread -lm

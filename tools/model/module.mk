@@ -5,7 +5,7 @@
 BINS += $(BIN)/ini-model
 
 $(OBJ)/tools/model/ini-model.o: EXTRA := -Itools
-$(BIN)/ini-model: $(OBJ)/tools/model/ini-model.o $(OBJ)/tools/model/model.o $(OBJ)/tools/cli.o
+$(BIN)/ini-model: $(OBJ)/tools/model/ini-model.o $(OBJ)/tools/model/model.o $(CLI_OBJ)
 	@mkdir -p $(dir $@)
 	$(CC) $(LDFLAGS) -o $@ $^ -lm
 

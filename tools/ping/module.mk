@@ -3,6 +3,6 @@
 # delivery times under frame loss (docs/results/loss-vs-size.txt).
 BINS += $(BIN)/ini-ping
 $(OBJ)/tools/ping/ini-ping.o: EXTRA := -Itools
-$(BIN)/ini-ping: $(OBJ)/tools/ping/ini-ping.o $(OBJ)/tools/cli.o $(CNPROG_OBJ) $(LIBINI)
+$(BIN)/ini-ping: $(OBJ)/tools/ping/ini-ping.o $(CLI_OBJ) $(CNPROG_OBJ) $(LIBINI)
 	@mkdir -p $(dir $@)
 	$(CC) $(LDFLAGS) -o $@ $^ $(CONFIG_LIBS) -lpthread -lm

@@ -12,7 +12,7 @@
 BINS += $(BIN)/ini-synth $(BIN)/synth-queue
 
 $(OBJ)/tools/synth/ini-synth.o: EXTRA := -Itools
-$(BIN)/ini-synth: $(OBJ)/tools/synth/ini-synth.o $(OBJ)/tools/cli.o $(CNPROG_OBJ) $(LIBINI)
+$(BIN)/ini-synth: $(OBJ)/tools/synth/ini-synth.o $(CLI_OBJ) $(CNPROG_OBJ) $(LIBINI)
 	@mkdir -p $(dir $@)
 	$(CC) $(LDFLAGS) -o $@ $^ $(CONFIG_LIBS) -lpthread -lm
 
@@ -20,6 +20,6 @@ $(BIN)/ini-synth: $(OBJ)/tools/synth/ini-synth.o $(OBJ)/tools/cli.o $(CNPROG_OBJ
 # record codec).
 $(OBJ)/tools/synth/synth-queue.o: EXTRA := -Itools/trace -Itools
 $(BIN)/synth-queue: $(OBJ)/tools/synth/synth-queue.o $(OBJ)/tools/trace/trace_file.o $(OBJ)/ini/trace.o $(OBJ)/ini/file_util.o \
-                    $(OBJ)/tools/cli.o
+                    $(CLI_OBJ)
 	@mkdir -p $(dir $@)
 	$(CC) $(LDFLAGS) -o $@ $^ -lm

@@ -4,12 +4,12 @@
 # daemon's side, the trace buffer and writer, is ini/trace.c.
 # trace_cost.sh measures what tracing costs the INI (docs/traces.md).
 TRACE_TOOL_OBJS := $(addprefix $(OBJ)/tools/trace/,trace_file.o report.o report_print.o)
-TRACE_LIB_OBJS  := $(OBJ)/ini/trace.o $(OBJ)/ini/file_util.o $(TRACE_TOOL_OBJS)
+TRACE_LIB_OBJS  := $(OBJ)/ini/trace.o $(OBJ)/ini/file_util.o $(OBJ)/ini/config_names.o $(TRACE_TOOL_OBJS)
 $(TRACE_TOOL_OBJS): EXTRA := -Itools/trace
 $(OBJ)/tools/trace/ini-trace.o: EXTRA := -Itools/trace -Itools
 
 BINS += $(BIN)/ini-trace
-$(BIN)/ini-trace: $(OBJ)/tools/trace/ini-trace.o $(TRACE_LIB_OBJS) $(OBJ)/tools/cli.o
+$(BIN)/ini-trace: $(OBJ)/tools/trace/ini-trace.o $(TRACE_LIB_OBJS) $(CLI_OBJ)
 	@mkdir -p $(dir $@)
 	$(CC) $(LDFLAGS) -o $@ $^ -lm
 

@@ -5,6 +5,7 @@
  * display (rates shown as percentages in text).
  */
 #include "report.h"
+#include "config.h"   /* ini_policy_name */
 
 #include <errno.h>
 #include <math.h>
@@ -16,15 +17,13 @@ static const char *const recv_cols[REPORT_COLS] = { "queue", "IP", "UDP", "slid_
 static const char *const send_keys[REPORT_COLS] = { "handler", "queue", "slid_win", "udp", "ip", "total" };
 static const char *const recv_keys[REPORT_COLS] = { "queue", "ip", "udp", "slid_win", "delivery", "total" };
 
+/* -2: the INIs of the run used different policies. */
 static const char *policy_name(int p)
 {
-    switch (p) {
-    case -2: return "mixed";
-    case 0:  return "static";
-    case 1:  return "round-robin";
-    case 2:  return "load-aware";
-    default: return "unknown";
-    }
+    if (p == -2)
+        return "mixed";
+    const char *name = ini_policy_name((enum ini_policy)p);
+    return strcmp(name, "?") ? name : "unknown";
 }
 
 /* The thesis numbers tables 5.3 / 5.6 for static INI scheduling and

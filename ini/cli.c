@@ -13,7 +13,7 @@
 #include <unistd.h>
 
 #ifndef INI_VERSION
-#error "INI_VERSION: build with the Makefile (tools/module.mk defines it from VERSION)"
+#error "INI_VERSION: build with the Makefile (ini/module.mk defines it from VERSION)"
 #endif
 
 static const char *program_name = "ini";

@@ -3,6 +3,12 @@
  * (inid, the tools, water): one way to ask for help, one way to ask for the
  * version, one way to report bad input.
  *
+ * It sits on ini/'s floor, the lowest floor with a program (inid), so that
+ * inid and water include it without looking up to tools/.  It is linked
+ * into each program as an object of its own (CLI_OBJ), not into libini: a
+ * program's contract, with unprefixed names and exit() on bad input, which
+ * no library may impose on the program that links it.
+ *
  *   --help, -h    the program's usage text on stdout, exit status 0
  *   --version     "PROGRAM VERSION" on stdout, exit status 0 (VERSION is
  *                 the project's one version, the top-level VERSION file)
