@@ -381,7 +381,7 @@ static int process(struct inid *d, struct work *w, uint64_t now)
             .qlen = w->qlen,
             .stamp = detailed,
         };
-        ini_netif_input(&d->nf, w->m, &rx);
+        ini_dgram_input(&d->swp.dg, w->m, &rx);
         return DONE;
     }
     return process_out(d, w, now);
@@ -613,7 +613,7 @@ int inid_loop(void *arg)
         d->stats.loops++;
 
         if (now >= next_timers) {
-            ini_netif_timers(&d->nf);    /* lwIP's timers, reassembly timeouts counted */
+            ini_dgram_timers(&d->swp.dg);    /* lwIP's timers, reassembly timeouts counted */
             next_timers = now + timer_period;
             ini_capture_tick(&d->cap, now);
         }
@@ -696,7 +696,7 @@ void inid_write_counters(struct inid *d)
     double avg_q = s->queue_samples ? (double)s->queue_sum / (double)s->queue_samples : 0.0;
     unsigned chk = (unsigned)(w->udp_checksum_errors + w->crc_errors + lwip_stats.ip.chkerr);
     /* Datagrams given up with fragments missing (docs/transport.md). */
-    uint64_t reass_given_up = d->nf.stats.reass_timeouts + d->nf.stats.reass_evictions;
+    uint64_t reass_given_up = d->swp.dg.stats.reass_timeouts + d->swp.dg.stats.reass_evictions;
     fprintf(f, "{\n  \"ini\": %d, \"cluster\": %d, \"idle_mode\": \"%s\",\n", d->me->id, d->cluster,
             ini_idle_mode_name(d->idle));
     fprintf(f, "  \"summary\": \"INI %d (cluster %d): sent %llu msgs / %llu B, delivered %llu msgs / %llu B, "
@@ -728,7 +728,7 @@ void inid_write_counters(struct inid *d)
                "\"reassembly_timeouts\": %llu, \"reassembly_evictions\": %llu, \"fragment_drops\": %u, "
                "\"fragment_errors\": %u},\n",
             (unsigned)lwip_stats.ip.chkerr, (unsigned)lwip_stats.ip.drop, (unsigned long long)reass_given_up,
-            (unsigned long long)d->nf.stats.reass_timeouts, (unsigned long long)d->nf.stats.reass_evictions,
+            (unsigned long long)d->swp.dg.stats.reass_timeouts, (unsigned long long)d->swp.dg.stats.reass_evictions,
             (unsigned)lwip_stats.ip_frag.drop, (unsigned)lwip_stats.ip_frag.err);
     json_group(f, "link", inid_link_counters, INI_COUNTERS_N(inid_link_counters), &d->nf.stats);
     json_group(f, "faults", fault_counters, INI_COUNTERS_N(fault_counters), &fs);

@@ -13,7 +13,7 @@
 
 #include "lwip/inet_chksum.h"
 #include "lwip/ip.h"
-#include "lwip/udp.h"
+#include "lwip/prot/udp.h"
 
 #include <rte_cycles.h>
 #include <sodium.h>
@@ -241,48 +241,12 @@ static inline struct swp_rx_slot *rx_slot(struct ini_swp *s, struct swp_conn *c,
     return &c->rx[seq & s->slot_mask];
 }
 
-/* A datagram of one frame to c's peer: by the link's header prediction
- * (no pbuf: ini_netif_udp_frame, ini_netif_udp_queue), else through lwIP
- * in a pbuf over a transmit mbuf.  frame_begin gives the place of a UDP
- * payload of len bytes (NULL: no transmit buffer); frame_send sends what
- * was written there, its sum given. */
-struct swp_frame {
-    struct ini_udp_frame f;
-    struct pbuf *p;           /* through lwIP; NULL: predicted */
-};
-
-static inline uint8_t *frame_begin(struct ini_swp *s, struct swp_conn *c, uint16_t len, struct swp_frame *fr)
-{
-    fr->p = NULL;
-    if (!c->link_peer)
-        c->link_peer = ini_netif_find_peer(s->nf, ip4_addr_get_u32(ip_2_ip4(&s->peer_ip[c->peer])));
-    int r = ini_netif_udp_frame(s->nf, c->link_peer, len, &fr->f);
-    if (r == 0)
-        return fr->f.payload;
-    if (r == -2)
-        return NULL;
-    fr->p = ini_netif_alloc_tx(s->nf, len);
-    return fr->p ? fr->p->payload : NULL;
-}
-
-static inline err_t frame_send(struct ini_swp *s, struct swp_conn *c, struct swp_frame *fr, uint16_t sum)
-{
-    if (!fr->p) {
-        ini_netif_udp_queue(s->nf, &fr->f, INI_UDP_PORT, sum);
-        return ERR_OK;
-    }
-    err_t e = udp_sendto_if_src_chksum(s->pcb, fr->p, &s->peer_ip[c->peer], INI_UDP_PORT, &s->nf->netif, 1, sum,
-                                       &s->local_ip);
-    ini_netif_free_tx(fr->p);
-    return e;
-}
-
 /* Sends a header-only frame (ACK or NAK). */
 static void send_control(struct ini_swp *s, struct swp_conn *c, uint8_t op, uint32_t seq)
 {
-    struct swp_frame fr;
+    struct ini_dgram_frame fr;
     uint16_t len = (uint16_t)(s->hdr_len + s->tag_len);
-    uint8_t *wire = frame_begin(s, c, len, &fr);
+    uint8_t *wire = ini_dgram_frame_begin(&s->dg, &c->dst, len, &fr);
     if (!wire) {
         s->stats.send_errors++;
         return;
@@ -294,153 +258,158 @@ static void send_control(struct ini_swp *s, struct swp_conn *c, uint8_t op, uint
         inner_of(s, NULL, 0, NULL, 0, inner);
         tag_of(s, c->peer, wire, 0, inner, wire + s->hdr_len);
     }
-    if (frame_send(s, c, &fr, ini_chksum(wire, len)) != ERR_OK)
+    if (ini_dgram_frame_send(&s->dg, &fr, ini_chksum(wire, len)) < 0)
         s->stats.send_errors++;
     c->ack_sent = c->rcv_nxt;
     c->rcv_unacked = 0;
     c->ack_forced = 0;
     timer_list_cancel_conn(&s->ack_timers, (uint16_t)c->peer);
-    ini_netif_flush(s->nf);
+    ini_netif_flush(s->dg.nf);
 }
 
-/* The UDP payload's sum for a message of several frames: the header's,
- * plus the message's, summed once at the first send.  Both start at even
- * offsets. */
-static uint16_t multi_frame_sum(struct ini_swp *s, struct swp_tx_slot *t, const uint8_t *wire)
+/* The UDP payload's sum from the message's (its CRC's and message's,
+ * kept: fill_slot) and the front's (the header, and the MAC if any:
+ * crc_off bytes at wire).  Both start at even offsets. */
+static inline uint16_t frame_sum(const struct ini_swp *s, const struct swp_tx_slot *t, const uint8_t *wire)
 {
-    if (!t->msg_sum_valid) {
-        t->msg_sum = fold16((uint32_t)ini_chksum(&t->crc, 4) + ini_chksum(t->am, (int)t->am_len));
-        t->msg_sum_valid = 1;
-    }
-    return fold16((uint32_t)ini_chksum(wire, s->hdr_len) + t->msg_sum);
+    return ini_sum_fold(ini_sum_small(t->msg_sum, wire, (size_t)s->crc_off));
 }
 
-/* (Re)transmits message `seq` of connection c from its slot; stamps the
- * UDP boundary into ts unless NULL. */
+/* The first transmission of a message without a MAC: copied, checked and
+ * summed in one pass over the ring (inline for a small message), the
+ * header and CRC added to the sum in one more step (both start at even
+ * offsets: hdr_len + 4 is even at every width).  A retransmission sums its
+ * frame afresh (msg_sum_valid 0): rare, and the first send stays one pass. */
+static inline uint16_t copy_first(struct ini_swp *s, struct swp_tx_slot *t, uint8_t *wire)
+{
+    uint64_t acc = 0;
+    uint8_t *dst = wire + s->data_hdr_len;
+    t->crc = t->am_len <= INI_SMALL_MAX ? ini_crc32c_sum_copy_small(0, dst, t->am, t->am_len, &acc)
+                                        : ini_crc32c_sum_copy(0, dst, t->am, t->am_len, &acc);
+    t->crc_pending = 0;
+    t->msg_sum_valid = 0;
+    memcpy(wire + s->crc_off, &t->crc, 4);
+    return ini_sum_fold(ini_sum_small(acc, wire, (size_t)s->data_hdr_len));
+}
+
+/* A later transmission (or the first with a MAC, whose CRC was taken
+ * before): message and CRC copied, the MAC written, the frame summed from
+ * the message's sum if there is one, else hot, here. */
+static inline uint16_t copy_again(struct ini_swp *s, struct swp_conn *c, struct swp_tx_slot *t, uint8_t *wire,
+                                  uint32_t len)
+{
+    memcpy(wire + s->data_hdr_len, t->am, t->am_len);
+    memcpy(wire + s->crc_off, &t->crc, 4);
+    if (s->tag_len)
+        tag_of(s, c->peer, wire, len - (uint32_t)s->crc_off, t->inner, wire + s->hdr_len);
+    return t->msg_sum_valid ? frame_sum(s, t, wire) : ini_chksum(wire, (int)len);
+}
+
+/* One frame: header, CRC and message go straight into the frame (the one
+ * copy of a transmission) and are summed there, hot. */
+static int tx_frame(struct ini_swp *s, struct swp_conn *c, struct swp_tx_slot *t, const struct ini_swp_hdr *h,
+                    struct ini_swp_tx_stamps *ts)
+{
+    uint32_t len = t->am_len + (uint32_t)s->data_hdr_len;
+    struct ini_dgram_frame fr;
+    uint8_t *wire = ini_dgram_frame_begin(&s->dg, &c->dst, (uint16_t)len, &fr);
+    if (!wire)
+        return -1;
+    hdr_write(wire, h, s->seq_bits);
+    uint16_t sum = t->crc_pending ? copy_first(s, t, wire) : copy_again(s, c, t, wire, len);
+    if (ts)
+        ts->t_out_udp = rte_rdtsc();
+    return ini_dgram_frame_send(&s->dg, &fr, sum);
+}
+
+/* Several frames: header and CRC go into the ring's headroom in front of
+ * the message, and the datagram is cut into IP fragments, each copied
+ * from the ring straight into its frame (the one copy). */
+static int tx_fragments(struct ini_swp *s, struct swp_conn *c, struct swp_tx_slot *t, const struct ini_swp_hdr *h,
+                        struct ini_swp_tx_stamps *ts)
+{
+    uint8_t *wire = t->am - s->data_hdr_len;
+    hdr_write(wire, h, s->seq_bits);
+    memcpy(wire + s->crc_off, &t->crc, 4);
+    uint16_t sum = frame_sum(s, t, wire);
+    if (ts)
+        ts->t_out_udp = rte_rdtsc();        /* the fragments are cut below: IP starts here */
+    return ini_dgram_send_frags(&s->dg, &c->dst, wire, t->am_len + (uint32_t)s->data_hdr_len, sum);
+}
+
+/* Several frames with a MAC: header, MAC and CRC do not fit the ring's
+ * headroom; they go apart, in front of the message by reference. */
+static int tx_parts(struct ini_swp *s, struct swp_conn *c, struct swp_tx_slot *t, const struct ini_swp_hdr *h,
+                    struct ini_swp_tx_stamps *ts)
+{
+    uint8_t wire[INI_SWP_MAXHDR + INI_SWP_TAG_LEN];
+    hdr_write(wire, h, s->seq_bits);
+    memcpy(wire + s->crc_off, &t->crc, 4);
+    tag_of(s, c->peer, wire, 4 + t->am_len, t->inner, wire + s->hdr_len);
+    uint16_t sum = frame_sum(s, t, wire);
+    if (ts)
+        ts->t_out_udp = rte_rdtsc();
+    return ini_dgram_send_parts(&s->dg, &c->dst, wire, (uint16_t)s->data_hdr_len, t->am, t->am_len, sum);
+}
+
+/* (Re)transmits message `seq` of connection c from its slot, by the path
+ * its length and the MAC choose; stamps the UDP boundary into ts unless
+ * NULL.  The frame carries our ack: the ACK timer, if it runs, is left to
+ * expire (it then finds nothing to acknowledge, or what arrived since): in
+ * a request-reply exchange, cancelling it here and starting it again at
+ * the next delivery cost more per message than one idle expiry per ACK
+ * timeout. */
 static int transmit(struct ini_swp *s, struct swp_conn *c, uint32_t seq, struct ini_swp_tx_stamps *ts)
 {
     struct swp_tx_slot *t = tx_slot(s, c, seq);
     struct ini_swp_hdr h = { INI_SWP_DATA, (uint8_t)s->me, seq, c->rcv_nxt, t->flags };
-    uint32_t len = t->am_len + (uint32_t)s->data_hdr_len;
-    struct pbuf *p;
-    uint16_t sum;
-    if (len <= s->frame_max) {
-        /* One frame: header, CRC and message go straight into the mbuf
-         * (the one copy of a transmission) and are summed there, hot. */
-        struct swp_frame fr;
-        uint8_t *wire = frame_begin(s, c, (uint16_t)len, &fr);
-        if (!wire) {
-            s->stats.send_errors++;
-            return -1;
-        }
-        hdr_write(wire, &h, s->seq_bits);
-        if (t->crc_pending) {
-            /* The first transmission: copied, checked and summed in one
-             * pass over the ring (inline for a small message). */
-            uint64_t acc = 0;
-            uint8_t *dst = wire + s->data_hdr_len;
-            t->crc = t->am_len <= INI_SMALL_MAX ? ini_crc32c_sum_copy_small(0, dst, t->am, t->am_len, &acc)
-                                                : ini_crc32c_sum_copy(0, dst, t->am, t->am_len, &acc);
-            t->msg_sum = ini_sum_fold(ini_sum_small(acc, &t->crc, 4));
-            t->msg_sum_valid = 1;
-            t->crc_pending = 0;
-        } else {
-            memcpy(wire + s->data_hdr_len, t->am, t->am_len);
-        }
-        memcpy(wire + s->crc_off, &t->crc, 4);
-        if (s->tag_len)
-            tag_of(s, c->peer, wire, len - (uint32_t)s->crc_off, t->inner, wire + s->hdr_len);
-        /* The CRC and message were summed at the first send (both start
-         * at even offsets), unless a MAC needed the CRC before it: then
-         * the frame is summed here, hot. */
-        sum = t->msg_sum_valid ? ini_sum_fold(ini_sum_small(t->msg_sum, wire, (size_t)s->crc_off))
-                               : ini_chksum(wire, (int)len);
-        if (ts)
-            ts->t_out_udp = rte_rdtsc();
-        if (frame_send(s, c, &fr, sum) != ERR_OK) {
-            s->stats.send_errors++;
-            return -1;
-        }
-        goto sent;
-    } else if (s->tag_len) {
-        /* Several frames with a MAC: header, MAC and CRC do not fit the
-         * ring's headroom; they go in a pbuf of their own, in front of
-         * a PBUF_REF over the message. */
-        p = pbuf_alloc(PBUF_TRANSPORT, (u16_t)s->data_hdr_len, PBUF_RAM);
-        struct pbuf *msg = pbuf_alloc(PBUF_RAW, (u16_t)t->am_len, PBUF_REF);
-        if (!p || !msg) {
-            if (p)
-                pbuf_free(p);
-            if (msg)
-                pbuf_free(msg);
-            s->stats.send_errors++;
-            return -1;
-        }
-        msg->payload = t->am;
-        uint8_t *wire = p->payload;
-        hdr_write(wire, &h, s->seq_bits);
-        memcpy(wire + s->crc_off, &t->crc, 4);
-        tag_of(s, c->peer, wire, 4 + t->am_len, t->inner, wire + s->hdr_len);
-        if (!t->msg_sum_valid) {
-            t->msg_sum = fold16((uint32_t)ini_chksum(&t->crc, 4) + ini_chksum(t->am, (int)t->am_len));
-            t->msg_sum_valid = 1;
-        }
-        sum = fold16((uint32_t)ini_chksum(wire, s->crc_off) + t->msg_sum);
-        pbuf_cat(p, msg);
-    } else {
-        /* Several frames: the link cuts the datagram into IP fragments,
-         * each copied from the compute node's ring straight into its
-         * frame (the one copy); through lwIP (a PBUF_REF over the ring,
-         * lwIP's headers and fragmentation, the link copying each
-         * fragment out) only when the link does not cover the case. */
-        uint8_t *wire = t->am - s->data_hdr_len;
-        hdr_write(wire, &h, s->seq_bits);
-        memcpy(wire + s->hdr_len, &t->crc, 4);
-        sum = multi_frame_sum(s, t, wire);
-        if (ts)
-            ts->t_out_udp = rte_rdtsc();   /* the link cuts the fragments: IP starts here */
-        int r = ini_netif_udp_send_frags(s->nf, wire, len, ip4_addr_get_u32(ip_2_ip4(&s->peer_ip[c->peer])),
-                                         INI_UDP_PORT, sum);
-        if (r == 0)
-            goto sent;
-        if (r == -2) {
-            s->stats.send_errors++;
-            return -1;
-        }
-        p = pbuf_alloc(PBUF_TRANSPORT, (u16_t)len, PBUF_REF);
-        if (!p) {
-            s->stats.send_errors++;
-            return -1;
-        }
-        p->payload = wire;
-    }
-    if (ts)
-        ts->t_out_udp = rte_rdtsc();
-    /* Several frames through lwIP: the netif and source address are
-     * known, no route lookup. */
-    err_t e = udp_sendto_if_src_chksum(s->pcb, p, &s->peer_ip[c->peer], INI_UDP_PORT, &s->nf->netif, 1, sum,
-                                       &s->local_ip);
-    ini_netif_free_tx(p);
-    if (e != ERR_OK) {
+    int r;
+    if (t->am_len + (uint32_t)s->data_hdr_len <= s->frame_max)
+        r = tx_frame(s, c, t, &h, ts);
+    else if (s->tag_len)
+        r = tx_parts(s, c, t, &h, ts);
+    else
+        r = tx_fragments(s, c, t, &h, ts);
+    if (r < 0) {
         s->stats.send_errors++;
         return -1;
     }
-sent:
     t->last_tx = s->now;
-    if (c->ack_sent != c->rcv_nxt || c->rcv_unacked) {
+    if (c->ack_sent != c->rcv_nxt || c->rcv_unacked)
         c->stats.acks_piggy++;
-    }
     c->ack_sent = c->rcv_nxt;
     c->rcv_unacked = 0;
     c->ack_forced = 0;
-    /* A running ACK timer is left to expire: it then finds nothing to
-     * acknowledge, or what arrived since.  In a request-reply exchange,
-     * cancelling it here and starting it again at the next delivery cost
-     * more per message than one idle expiry per ACK timeout. */
     return 0;
 }
 
 /* ---- sending ---- */
+
+/* Fills slot t for a message (or segment) of len bytes at am, its CRC and
+ * its sum for the UDP checksum: taken as the first transmission copies it
+ * into its frame (crc_pending) when it fits one frame and has no MAC;
+ * else here, in one pass, once (a MAC covers the CRC, and a message of
+ * several frames is not copied in one piece).  With a MAC, its inner sum
+ * too, once per message. */
+static void fill_slot(struct ini_swp *s, struct swp_tx_slot *t, uint8_t *am, uint32_t len, void *cookie,
+                      uint8_t flags, int release)
+{
+    t->am = am;
+    t->am_len = len;
+    t->cookie = cookie;
+    t->naked = 0;
+    t->flags = flags;
+    t->release = (uint8_t)release;
+    t->crc_pending = !s->tag_len && len + (uint32_t)s->data_hdr_len <= s->frame_max;
+    if (t->crc_pending)
+        return;
+    uint64_t acc = 0;
+    t->crc = ini_crc32c_sum(0, am, len, &acc);
+    t->msg_sum = ini_sum_fold(ini_sum_small(acc, &t->crc, 4));
+    t->msg_sum_valid = 1;
+    if (s->tag_len)
+        inner_of(s, (const uint8_t *)&t->crc, 4, am, len, t->inner);
+}
 
 /* Sends the segments of c's message in progress that the window takes:
  * each gets the next sequence number, its CRC (and MAC sum) once, its
@@ -452,26 +421,10 @@ static int push_segments(struct ini_swp *s, struct swp_conn *c, struct ini_swp_t
     int sent = 0;
     while (c->pend_left && dist(s, c->snd_una, c->snd_nxt) < s->window) {
         uint32_t seq = c->snd_nxt;
-        struct swp_tx_slot *t = tx_slot(s, c, seq);
         uint32_t n = c->pend_left < s->seg_max ? c->pend_left : s->seg_max;
         int first = c->pend_at == c->pend_start;
-        t->am = c->pend_at;
-        t->am_len = n;
-        t->cookie = c->pend_cookie;
-        t->naked = 0;
-        t->flags = (uint8_t)((first ? 0 : INI_SWP_F_CONT) | (n < c->pend_left ? INI_SWP_F_MORE : 0));
-        t->release = n == c->pend_left;
-        /* Its CRC and its sum for the UDP checksum: taken by transmit()
-         * as it copies the segment into its frame.  With a key, here: the
-         * MAC covers the CRC and goes in front of the segment. */
-        t->crc_pending = !s->tag_len;
-        if (s->tag_len) {
-            uint64_t acc = 0;
-            t->crc = ini_crc32c_sum(0, t->am, n, &acc);
-            t->msg_sum = fold16((uint32_t)ini_chksum(&t->crc, 4) + ini_chksum_fold(acc));
-            t->msg_sum_valid = 1;
-            inner_of(s, (const uint8_t *)&t->crc, 4, t->am, n, t->inner);
-        }
+        uint8_t flags = (uint8_t)((first ? 0 : INI_SWP_F_CONT) | (n < c->pend_left ? INI_SWP_F_MORE : 0));
+        fill_slot(s, tx_slot(s, c, seq), c->pend_at, n, c->pend_cookie, flags, n == c->pend_left);
         if (transmit(s, c, seq, first ? ts : NULL) < 0)
             break;
         c->snd_nxt = (seq + 1) & s->seq_mask;
@@ -495,6 +448,29 @@ static void continue_message(struct ini_swp *s, struct swp_conn *c)
         s->n_pending--;
 }
 
+/* Takes a message longer than a frame in segments: taken when the first
+ * one goes; the rest follow as the window opens. */
+static int send_segments(struct ini_swp *s, struct swp_conn *c, uint8_t *am, uint32_t am_len, void *cookie,
+                         struct ini_swp_tx_stamps *stamps)
+{
+    c->pend_at = am;
+    c->pend_start = am;
+    c->pend_left = am_len;
+    c->pend_cookie = cookie;
+    uint32_t segs = (am_len + s->seg_max - 1) / s->seg_max;
+    s->pend_frames += segs;
+    if (stamps)
+        stamps->t_out_window = rte_rdtsc();
+    if (push_segments(s, c, stamps) == 0) {
+        c->pend_left = 0;
+        s->pend_frames -= segs;
+        return -1;
+    }
+    if (c->pend_left)
+        s->n_pending++;
+    return 0;
+}
+
 static inline void take_ack(struct ini_swp *s, struct swp_conn *c);
 
 int ini_swp_send(struct ini_swp *s, int peer, uint8_t *am, uint32_t am_len, void *cookie, uint64_t now,
@@ -508,65 +484,21 @@ int ini_swp_send(struct ini_swp *s, int peer, uint8_t *am, uint32_t am_len, void
         c->stats.window_full++;
         return -1;
     }
-    uint32_t payload = am_len - (uint32_t)sizeof(struct ini_am_hdr);
     if (s->segment && am_len + (uint32_t)s->data_hdr_len > s->frame_max) {
-        /* In segments: taken when the first one goes; the rest follow
-         * as the window opens. */
-        c->pend_at = am;
-        c->pend_start = am;
-        c->pend_left = am_len;
-        c->pend_cookie = cookie;
-        uint32_t segs = (am_len + s->seg_max - 1) / s->seg_max;
-        s->pend_frames += segs;
+        if (send_segments(s, c, am, am_len, cookie, stamps) < 0)
+            return -1;
+    } else {
+        uint32_t seq = c->snd_nxt;
+        fill_slot(s, tx_slot(s, c, seq), am, am_len, cookie, 0, 1);
         if (stamps)
             stamps->t_out_window = rte_rdtsc();
-        if (push_segments(s, c, stamps) == 0) {
-            c->pend_left = 0;
-            s->pend_frames -= segs;
+        if (transmit(s, c, seq, stamps) < 0)
             return -1;
-        }
-        if (c->pend_left)
-            s->n_pending++;
-        c->stats.msgs_sent++;
-        c->stats.bytes_sent += payload;
-        return 0;
+        c->snd_nxt = (seq + 1) & s->seq_mask;
+        list_later(s, c);           /* its SEND timer, once the frame is out */
     }
-    uint32_t seq = c->snd_nxt;
-    struct swp_tx_slot *t = tx_slot(s, c, seq);
-    t->am = am;
-    t->am_len = am_len;
-    t->cookie = cookie;
-    t->naked = 0;
-    t->flags = 0;
-    t->release = 1;
-    t->crc_pending = 0;
-    if (am_len + (uint32_t)s->data_hdr_len <= s->frame_max) {
-        /* One frame: checked and summed where it is copied, in
-         * transmit(); with a MAC, which covers the CRC, checked first. */
-        t->msg_sum_valid = 0;
-        if (s->tag_len)
-            t->crc = ini_crc32c(0, am, am_len);
-        else
-            t->crc_pending = 1;
-    } else {
-        /* Several frames: the CRC and the message's sum for the UDP
-         * checksum in one pass (the message starts at an even offset of
-         * the UDP payload: hdr_len + 4 is even at every width). */
-        uint64_t acc = 0;
-        t->crc = ini_crc32c_sum(0, am, am_len, &acc);
-        t->msg_sum = fold16((uint32_t)ini_chksum(&t->crc, 4) + ini_chksum_fold(acc));
-        t->msg_sum_valid = 1;
-    }
-    if (s->tag_len)
-        inner_of(s, (const uint8_t *)&t->crc, 4, am, am_len, t->inner);   /* once per message */
-    if (stamps)
-        stamps->t_out_window = rte_rdtsc();
-    if (transmit(s, c, seq, stamps) < 0)
-        return -1;
-    c->snd_nxt = (seq + 1) & s->seq_mask;
-    list_later(s, c);               /* its SEND timer, once the frame is out */
     c->stats.msgs_sent++;
-    c->stats.bytes_sent += payload;
+    c->stats.bytes_sent += am_len - (uint32_t)sizeof(struct ini_am_hdr);
     return 0;
 }
 
@@ -926,10 +858,8 @@ static int crc_ok(const struct ini_swp *s, const struct pbuf *p, const uint32_t 
 }
 
 /* The pseudo header's words: the sum is byte-order independent. */
-static inline uint64_t pseudo_sum(uint32_t udp_len)
+static inline uint64_t pseudo_sum(uint32_t src, uint32_t dst, uint32_t udp_len)
 {
-    uint32_t src = ip4_addr_get_u32(ip4_current_src_addr());
-    uint32_t dst = ip4_addr_get_u32(ip4_current_dest_addr());
     return (uint64_t)(src & 0xffff) + (src >> 16) + (dst & 0xffff) + (dst >> 16) + lwip_htons(IP_PROTO_UDP) +
            lwip_htons((u16_t)udp_len);
 }
@@ -942,7 +872,8 @@ static inline uint64_t pseudo_sum(uint32_t udp_len)
  * the payload (removed by lwIP); the transport header and CRC in the
  * first pbuf (checked by the caller).  A pbuf that starts at an odd
  * offset of the datagram adds its sum byte-swapped. */
-static int udp_check_and_crc(const struct ini_swp *s, const struct pbuf *p, uint32_t *crc)
+static int udp_check_and_crc(const struct ini_swp *s, const struct pbuf *p, uint32_t src, uint32_t dst,
+                             uint32_t *crc)
 {
     const uint8_t *first = p->payload;
     uint32_t hdr = (uint32_t)s->data_hdr_len;
@@ -964,88 +895,106 @@ static int udp_check_and_crc(const struct ini_swp *s, const struct pbuf *p, uint
     *crc = c;
     /* At most 46 pbufs of 16-bit sums and six pseudo-header words: no
      * overflow of 32 bits before the fold. */
-    return fold16((uint32_t)(sum + pseudo_sum((uint32_t)p->tot_len + UDP_HLEN))) == 0xffff;
+    return fold16((uint32_t)(sum + pseudo_sum(src, dst, (uint32_t)p->tot_len + UDP_HLEN))) == 0xffff;
 }
 
-/* Verifies the UDP checksum of the datagram p (UDP header just removed by
- * lwIP, still in front of the payload). */
-static int udp_checksum_ok(struct pbuf *p)
+/* Verifies the UDP checksum of the datagram p (UDP header just removed,
+ * still in front of the payload). */
+static int udp_checksum_ok(struct pbuf *p, uint32_t src, uint32_t dst)
 {
     if (p->next == NULL) {
         /* One frame: the segment is contiguous; the pseudo header is added
          * as words of its fields (the sum is byte-order independent). */
         const uint8_t *udp = (const uint8_t *)p->payload - UDP_HLEN;
         uint32_t len = (uint32_t)p->len + UDP_HLEN;
-        uint64_t sum = (uint64_t)ini_chksum(udp, (int)len) + pseudo_sum(len);
+        uint64_t sum = (uint64_t)ini_chksum(udp, (int)len) + pseudo_sum(src, dst, len);
         return fold16((uint32_t)sum) == 0xffff;
     }
     if (pbuf_header_force(p, UDP_HLEN) != 0)
         return 0;
-    u16_t sum = ip_chksum_pseudo(p, IP_PROTO_UDP, p->tot_len, ip_current_src_addr(), ip_current_dest_addr());
+    ip_addr_t from, to;
+    ip_addr_set_ip4_u32(&from, src);
+    ip_addr_set_ip4_u32(&to, dst);
+    u16_t sum = ip_chksum_pseudo(p, IP_PROTO_UDP, p->tot_len, &from, &to);
     pbuf_remove_header(p, UDP_HLEN);
     return sum == 0;
 }
 
-static void udp_recv_cb(void *arg, struct udp_pcb *pcb, struct pbuf *p, const ip_addr_t *addr, u16_t port)
+/* The datagram's UDP checksum: 1 when right.  A reassembled datagram or a
+ * large frame (a segment: DATA, unless damaged) has its CRC taken in the
+ * same pass, into *crc (crc_done then set); a small one was checked by
+ * the link as it checked the IP header (sum_ok), unless that failed. */
+static int checksum_ok(const struct ini_swp *s, struct pbuf *p, uint32_t src, uint32_t dst, int sum_ok,
+                       uint32_t *crc, const uint32_t **crc_done)
 {
-    struct ini_swp *s = arg;
-    /* The frame's metadata, from the link's input (as lwIP's own
-     * ip_current_*() are): stamped here, passed on to the delivery. */
-    struct ini_rx_meta *rx = ini_netif_current_rx(s->nf);
-    uint8_t raw[INI_SWP_MAXHDR];
-    struct ini_swp_hdr h;
-    uint32_t crc_calc, *crc_done = NULL;
-    if (rx->stamp)
-        rx->t_in_ip = rte_rdtsc();
-    int sum_ok;
+    *crc_done = NULL;
     if ((p->next || p->len >= INI_SWP_ONE_PASS_MIN) && p->len >= s->data_hdr_len) {
-        /* A reassembled datagram or a large frame (a segment: DATA, unless
-         * damaged): its CRC in the same pass as its checksum. */
-        sum_ok = udp_check_and_crc(s, p, &crc_calc);
-        crc_done = &crc_calc;
-    } else {
-        /* A small one the link checked as it checked the IP header. */
-        sum_ok = ini_netif_rx_udp_verified(s->nf) || udp_checksum_ok(p);
+        *crc_done = crc;
+        return udp_check_and_crc(s, p, src, dst, crc);
     }
-    if (!sum_ok) {
-        s->stats.udp_checksum_errors++;
-        pbuf_free(p);
-        return;
-    }
-    if (rx->stamp)
-        rx->t_in_udp = rte_rdtsc();
-    /* With a key, the MAC first: a frame that fails it is a stranger's,
-     * and none of its fields is looked at. */
-    if (s->tag_len && !mac_ok(s, p)) {
-        s->stats.mac_fail++;
-        pbuf_free(p);
-        return;
-    }
+    return sum_ok || udp_checksum_ok(p, src, dst);
+}
+
+/* Reads the header of datagram p into h: 0, or -1 if it is too short or
+ * malformed.  DATA holds at least an AM header, a continuing segment one
+ * byte. */
+static int read_header(const struct ini_swp *s, const struct pbuf *p, struct ini_swp_hdr *h)
+{
+    uint8_t raw[INI_SWP_MAXHDR];
     const uint8_t *hdr = p->payload;
     uint16_t n = p->len;
     if (n < s->hdr_len) {
         n = pbuf_copy_partial(p, raw, (u16_t)s->hdr_len, 0);
         hdr = raw;
     }
-    /* DATA holds at least an AM header, a continuing segment one byte. */
-    if (ini_swp_hdr_read(hdr, n, s->seq_bits, &h) < 0 ||
-        (h.op == INI_SWP_DATA &&
-         p->tot_len < s->data_hdr_len + ((h.flags & INI_SWP_F_CONT) ? 1 : sizeof(struct ini_am_hdr)))) {
-        s->stats.bad_header++;
-        pbuf_free(p);
-        return;
-    }
-    struct swp_conn *c = h.conn < s->n_inis ? &s->conns[h.conn] : NULL;
-    if (!c || c->peer < 0 || !ip_addr_cmp(&s->peer_ip[h.conn], addr)) {
-        s->stats.bad_conn++;
-        pbuf_free(p);
-        return;
-    }
-    /* Nothing in a DATA frame is believed before its CRC passes: not its
-     * sequence number, not its piggy-backed ack (a damaged ack could
-     * release messages the peer never received). */
-    if (h.op == INI_SWP_DATA && !crc_ok(s, p, crc_done)) {
-        c->stats.crc_errors++;
+    if (ini_swp_hdr_read(hdr, n, s->seq_bits, h) < 0)
+        return -1;
+    if (h->op == INI_SWP_DATA &&
+        p->tot_len < s->data_hdr_len + ((h->flags & INI_SWP_F_CONT) ? 1 : sizeof(struct ini_am_hdr)))
+        return -1;
+    return 0;
+}
+
+/* What a datagram must pass before the protocol believes anything in it,
+ * in this order: its UDP checksum, its MAC (a frame that fails it is a
+ * stranger's, and none of its fields is looked at), its header, its
+ * connection (and source address), and a DATA frame's CRC (not its
+ * sequence number, not its piggy-backed ack is believed before: a
+ * damaged ack could release messages the peer never received).  Returns
+ * the counter of the first check it fails, or NULL with its header in h
+ * and its connection in *cp. */
+static uint64_t *check_datagram(struct ini_swp *s, struct pbuf *p, uint32_t src, uint32_t dst, int sum_ok,
+                                struct ini_rx_meta *rx, struct ini_swp_hdr *h, struct swp_conn **cp)
+{
+    uint32_t crc;
+    const uint32_t *crc_done;
+    if (!checksum_ok(s, p, src, dst, sum_ok, &crc, &crc_done))
+        return &s->stats.udp_checksum_errors;
+    if (rx->stamp)
+        rx->t_in_udp = rte_rdtsc();
+    if (s->tag_len && !mac_ok(s, p))
+        return &s->stats.mac_fail;
+    if (read_header(s, p, h) < 0)
+        return &s->stats.bad_header;
+    struct swp_conn *c = h->conn < s->n_inis ? &s->conns[h->conn] : NULL;
+    if (!c || c->peer < 0 || c->dst.ip != src)
+        return &s->stats.bad_conn;
+    *cp = c;
+    if (h->op == INI_SWP_DATA && !crc_ok(s, p, crc_done))
+        return &c->stats.crc_errors;
+    return NULL;
+}
+
+void ini_swp_input(void *ctx, struct pbuf *p, uint32_t src, uint32_t dst, int sum_ok, struct ini_rx_meta *rx)
+{
+    struct ini_swp *s = ctx;
+    struct ini_swp_hdr h;
+    struct swp_conn *c;
+    if (rx->stamp)
+        rx->t_in_ip = rte_rdtsc();
+    uint64_t *bad = check_datagram(s, p, src, dst, sum_ok, rx, &h, &c);
+    if (bad) {
+        (*bad)++;
         pbuf_free(p);
         return;
     }
@@ -1056,13 +1005,8 @@ static void udp_recv_cb(void *arg, struct udp_pcb *pcb, struct pbuf *p, const ip
     }
     take_ack(s, c);
     handle_ack(s, c, h.ack);
-    switch (h.op) {
-    case INI_SWP_NAK:
+    if (h.op == INI_SWP_NAK)
         handle_nak(s, c, h.seq);
-        break;
-    default:
-        break;
-    }
     pbuf_free(p);
 }
 
@@ -1161,9 +1105,7 @@ int ini_swp_init(struct ini_swp *s, const struct ini_swp_params *prm, struct ini
         return -1;
     s->me = prm->me;
     s->n_inis = prm->n_inis;
-    s->nf = nf;
     s->frame_max = (uint32_t)(prm->mtu - IP_HLEN - UDP_HLEN);
-    ip_addr_set_ip4_u32(&s->local_ip, prm->ip[prm->me]);
     s->seq_bits = prm->seq_bits;
     s->hdr_len = ini_swp_hdr_len(s->seq_bits);
     s->tag_len = prm->auth ? INI_SWP_TAG_LEN : 0;
@@ -1209,7 +1151,7 @@ int ini_swp_init(struct ini_swp *s, const struct ini_swp_params *prm, struct ini
         if (!prm->connect[i] || i == prm->me)
             continue;
         c->peer = i;
-        ip_addr_set_ip4_u32(&s->peer_ip[i], prm->ip[i]);
+        ini_dgram_dst_init(&c->dst, prm->ip[i]);
         c->tx = calloc(slots, sizeof(*c->tx));
         c->rx = calloc(slots, sizeof(*c->rx));
         if (!c->tx || !c->rx)
@@ -1223,25 +1165,14 @@ int ini_swp_init(struct ini_swp *s, const struct ini_swp_params *prm, struct ini
         timer_list_init_ack(&s->ack_timers, (uint32_t)prm->n_inis, ack_ticks) < 0)
         return -1;
 
-    s->pcb = udp_new();
-    if (!s->pcb)
-        return -1;
-    if (udp_bind(s->pcb, &s->local_ip, INI_UDP_PORT) != ERR_OK)
-        return -1;
-    udp_recv(s->pcb, udp_recv_cb, s);
-    /* Single-frame datagrams for our port skip ip4_input and udp_input
-     * (netif_dpdk.h, header prediction): udp_recv_cb sees the same. */
-    ini_netif_fast_udp(nf, s->pcb);
-    return 0;
+    /* Every datagram goes through the INI's UDP port (stack/dgram.h:
+     * header prediction, lwIP for the rest); ini_swp_input takes them. */
+    return ini_dgram_open(&s->dg, nf, INI_UDP_PORT, ini_swp_input, s);
 }
 
 void ini_swp_close(struct ini_swp *s)
 {
-    if (s->nf && s->nf->fast_pcb == s->pcb)
-        ini_netif_fast_udp(s->nf, NULL);
-    if (s->pcb)
-        udp_remove(s->pcb);
-    s->pcb = NULL;
+    ini_dgram_close(&s->dg);
     for (int i = 0; i < s->n_inis; i++) {
         struct swp_conn *c = &s->conns[i];
         if (c->rx)

@@ -86,7 +86,7 @@
 #include "checksum.h"
 #include "lwip/ip_addr.h"
 #include "lwip/pbuf.h"
-#include "netif_dpdk.h"
+#include "dgram.h"
 #include "timer_list.h"
 
 #define INI_UDP_PORT   7400
@@ -218,9 +218,7 @@ struct swp_conn {
     uint16_t asm_off;
     struct swp_tx_slot *tx;        /* [slot_mask + 1] */
     struct swp_rx_slot *rx;        /* [slot_mask + 1] */
-    /* The peer's slot in the link's table, found at the first send (slots
-     * never move); NULL until then, or while the link has none. */
-    const struct ini_peer_slot *link_peer;
+    struct ini_dgram_dst dst;      /* the peer's address, and its header pattern once known */
     /* Work taken at the next turn (see ini_swp_poll): a DATA frame's
      * piggy-backed ack (ack_in), and the SEND timers of what was sent
      * since (from timed_nxt to snd_nxt); later_listed: the connection is
@@ -232,11 +230,8 @@ struct swp_conn {
 };
 
 struct ini_swp {
-    struct udp_pcb *pcb;
-    struct ini_netif *nf;          /* the link: transmit buffers, the netif to send on */
+    struct ini_dgram dg;           /* the UDP port every datagram goes through (stack/dgram.h) */
     uint32_t frame_max;            /* largest UDP payload of one frame */
-    ip_addr_t local_ip;            /* this INI's address */
-    ip_addr_t peer_ip[INI_SWP_MAX_INIS];     /* every INI's, by id */
     int me, n_inis;
     int seq_bits, hdr_len;
     int tag_len;                   /* 0, or INI_SWP_TAG_LEN: the MAC behind the header */
@@ -275,6 +270,10 @@ struct ini_swp {
 int ini_swp_init(struct ini_swp *s, const struct ini_swp_params *prm, struct ini_netif *nf,
                  ini_deliver_fn deliver, ini_release_fn release, void *ctx);
 void ini_swp_close(struct ini_swp *s);
+/* The receive path: a datagram for the INI's UDP port, from the link's
+ * header prediction or from lwIP (stack/dgram.h ini_dgram_input_fn); ctx
+ * is the transport.  Takes p. */
+void ini_swp_input(void *ctx, struct pbuf *p, uint32_t src, uint32_t dst, int sum_ok, struct ini_rx_meta *rx);
 
 /* Sends the message whose AM header is at `am` to INI `peer`.  0 when
  * taken; -1 when the connection's window is full (or lwIP is out of

@@ -66,7 +66,7 @@ static void feed(const uint8_t *frame, uint16_t len)
     struct rte_mbuf *m = loop_frame(frame, len);
     if (!m)
         return;
-    ini_netif_input(&loop_b.nf, m, &rx);
+    ini_dgram_input(&loop_b.swp.dg, m, &rx);
     loop_flush(&loop_b);                /* as inid after a receive burst */
 }
 

@@ -53,7 +53,7 @@ void loop_pump(void)
             n_inbox[id] = 0;
             struct ini_rx_meta rx = { 0 };
             for (int i = 0; i < n; i++)
-                ini_netif_input(&(id ? &loop_b : &loop_a)->nf, batch[i], &rx);
+                ini_dgram_input(&(id ? &loop_b : &loop_a)->swp.dg, batch[i], &rx);
         }
     }
 }
@@ -293,7 +293,7 @@ static void close_sides(struct loop_side *const sides[2], int flush)
         ini_swp_close(&s->swp);
         if (flush)
             ini_netif_flush(&s->nf);
-        netif_remove(&s->nf.netif);
+        ini_netif_close(&s->nf);
     }
 }
 
@@ -325,7 +325,6 @@ void loop_reset_transport(const uint8_t *key, const uint8_t *epoch_a, const uint
     empty_wire(sides);
     for (int i = 0; i < 2; i++) {
         struct loop_side *s = sides[i];
-        ini_netif_return_mbufs(&s->nf);  /* before setting it up afresh */
         setup_netif(s);                 /* hosts learned by ARP forgotten */
         struct ini_swp_params prm;
         ini_swp_params_from_config(&prm, &loop_cfg, s->id, LOOP_HZ);
@@ -367,6 +366,6 @@ void loop_run(uint64_t step_ns, int rounds)
         loop_flush(&loop_a);
         ini_swp_poll(&loop_b.swp, loop_now);
         loop_flush(&loop_b);
-        ini_netif_timers(&loop_a.nf);    /* one lwIP for both sides */
+        ini_dgram_timers(&loop_a.swp.dg);    /* one lwIP for both sides */
     }
 }

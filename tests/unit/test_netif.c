@@ -189,16 +189,15 @@ static void test_reassembly_out_of_order(void **state)
  * lwIP, which drops and counts it, and the SEND timer recovers it. */
 static void test_header_prediction_and_lwip_path(void **state)
 {
-    struct udp_pcb *fast = loop_b.nf.fast_pcb;
-    assert_non_null(fast);
-    ini_netif_fast_udp(&loop_b.nf, NULL);
+    assert_true(loop_b.swp.dg.predict_rx);
+    loop_b.swp.dg.predict_rx = 0;
     /* lwIP checks what A's prediction wrote from its header pattern:
      * lengths, addresses and the IP header checksum. */
     unsigned chk0 = lwip_stats.ip.chkerr, drop0 = lwip_stats.ip.drop;
     send_and_check(100, 1);
     assert_int_equal(lwip_stats.ip.chkerr, chk0);
     assert_int_equal(lwip_stats.ip.drop, drop0);
-    ini_netif_fast_udp(&loop_b.nf, fast);
+    loop_b.swp.dg.predict_rx = 1;
     send_and_check(100, 1);
     uint32_t got = loop_b.n_got;
     unsigned chk = lwip_stats.ip.chkerr;
@@ -350,7 +349,7 @@ static void input_from_host(const uint8_t dst_mac[6], uint16_t ethertype, const 
     f[13] = (uint8_t)ethertype;
     memcpy(f + 14, body, len);
     struct ini_rx_meta meta = { 0 };
-    ini_netif_input(&loop_a.nf, m, &meta);
+    ini_dgram_input(&loop_a.swp.dg, m, &meta);
 }
 
 static uint16_t sum16(const uint8_t *p, int len)
@@ -473,7 +472,7 @@ static void test_arp_and_ping(void **state)
 
     /* ... and nothing else: one ARP request does not let a host's
      * fragments or datagrams past the glue (found by fuzz_rx) */
-    uint64_t not_peer = loop_a.nf.stats.rx_not_peer, evicted = loop_a.nf.stats.reass_evictions;
+    uint64_t not_peer = loop_a.nf.stats.rx_not_peer, evicted = loop_a.swp.dg.stats.reass_evictions;
     ip[9] = 17;                                                 /* UDP, a first fragment */
     ip[6] = 0x20;
     ip[10] = ip[11] = 0;
@@ -488,7 +487,7 @@ static void test_arp_and_ping(void **state)
     ini_netif_flush(&loop_a.nf);
     assert_int_equal(n_captured, 0);
     assert_int_equal(loop_a.nf.stats.rx_not_peer, not_peer + 2);
-    assert_int_equal(loop_a.nf.stats.reass_evictions, evicted);
+    assert_int_equal(loop_a.swp.dg.stats.reass_evictions, evicted);
 
     /* no entry: an ARP request goes out, the packet is dropped */
     uint32_t unknown = h_ip + (1u << 24);
@@ -511,7 +510,7 @@ static void input_b(const void *frame, uint16_t len)
     struct ini_rx_meta rx = { 0 };
     struct rte_mbuf *m = loop_frame(frame, len);
     assert_non_null(m);
-    ini_netif_input(&loop_b.nf, m, &rx);
+    ini_dgram_input(&loop_b.swp.dg, m, &rx);
     loop_pump();
 }
 
@@ -552,8 +551,8 @@ static void test_reassembly_timeout_counted(void **state)
         loop_run(500000000, 1);          /* 6 s: past IP_REASS_MAXAGE */
     drop_frame = UINT64_MAX;
     assert_int_equal(loop_b.n_got, 1);
-    assert_int_equal(loop_a.nf.stats.reass_timeouts + loop_b.nf.stats.reass_timeouts, 1);
-    assert_int_equal(loop_b.nf.stats.reass_evictions, 0);
+    assert_int_equal(loop_a.swp.dg.stats.reass_timeouts + loop_b.swp.dg.stats.reass_timeouts, 1);
+    assert_int_equal(loop_b.swp.dg.stats.reass_evictions, 0);
     assert_int_equal(loop_mbufs_in_use(), before);
 }
 
@@ -571,7 +570,7 @@ static void test_first_fragment_flood_bounded(void **state)
         input_b(f, len);
         assert_true(loop_mbufs_in_use() - before <= 256);
     }
-    assert_int_equal(loop_b.nf.stats.reass_evictions, 3000 - 256);
+    assert_int_equal(loop_b.swp.dg.stats.reass_evictions, 3000 - 256);
     assert_int_equal(loop_send(&loop_a, 1, 65000), 0);
     assert_int_equal(loop_b.n_got, 1);
     assert_int_equal(loop_b.last_len, 65000);
@@ -602,7 +601,7 @@ static void test_stranger_fragments_dropped_early(void **state)
         input_b(f, len);
     }
     assert_int_equal(loop_b.nf.stats.rx_not_peer, 1000);
-    assert_int_equal(loop_b.nf.stats.reass_evictions, 0);
+    assert_int_equal(loop_b.swp.dg.stats.reass_evictions, 0);
     assert_int_equal(loop_mbufs_in_use(), before);
 }
 

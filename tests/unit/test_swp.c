@@ -328,7 +328,7 @@ static void inject(uint8_t op, uint8_t conn, uint32_t seq, uint32_t ack, uint32_
     memset((uint8_t *)p->payload + 6, 0, payload);
     ip_addr_t dst;
     ip_addr_set_ip4_u32(&dst, loop_cfg.inis[1].ip);
-    udp_sendto(loop_a.swp.pcb, p, &dst, INI_UDP_PORT);
+    udp_sendto(loop_a.swp.dg.pcb, p, &dst, INI_UDP_PORT);
     pbuf_free(p);
     loop_flush(&loop_a);
 }
@@ -347,7 +347,7 @@ static void inject_zeros(uint8_t conn, uint32_t seq, uint32_t ack, uint8_t flags
     memcpy((uint8_t *)p->payload + 6, &crc, 4);
     ip_addr_t dst;
     ip_addr_set_ip4_u32(&dst, loop_cfg.inis[1].ip);
-    udp_sendto(loop_a.swp.pcb, p, &dst, INI_UDP_PORT);
+    udp_sendto(loop_a.swp.dg.pcb, p, &dst, INI_UDP_PORT);
     pbuf_free(p);
     loop_flush(&loop_a);
 }
@@ -390,7 +390,7 @@ static void inject_from(struct loop_side *from, uint8_t op, uint8_t conn, uint32
     memset((uint8_t *)p->payload + 6, 0, payload);
     ip_addr_t dst;
     ip_addr_set_ip4_u32(&dst, loop_cfg.inis[from->other->id].ip);
-    udp_sendto(from->swp.pcb, p, &dst, INI_UDP_PORT);
+    udp_sendto(from->swp.dg.pcb, p, &dst, INI_UDP_PORT);
     pbuf_free(p);
     loop_flush(from);
 }
@@ -484,7 +484,7 @@ static void replay(int i)
     struct ini_rx_meta rx = { 0 };
     struct rte_mbuf *m = loop_frame(recorded[i], recorded_len[i]);
     assert_non_null(m);
-    ini_netif_input(&loop_b.nf, m, &rx);
+    ini_dgram_input(&loop_b.swp.dg, m, &rx);
     loop_pump();
 }
 

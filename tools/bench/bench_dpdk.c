@@ -217,7 +217,7 @@ static int lwip_poll(void *ctx)
     uint16_t frames = n;
     struct ini_rx_meta rx = { 0 };      /* no traces here */
     for (uint16_t i = 0; i < n; i++)
-        ini_netif_input(&S.nf, pkts[i], &rx);
+        ini_dgram_input(&S.swp.dg, pkts[i], &rx);
     n = (uint16_t)(n + work);
     if (n)
         loop_clock_expire(&S.clock);

@@ -166,7 +166,7 @@ static void flood_b(void)
         ip[5] = (uint8_t)flood_id;
         uint16_t c = inet_chksum(ip, 20);
         memcpy(ip + 10, &c, 2);
-        ini_netif_input(&B.nf, m, &rx);
+        ini_dgram_input(&B.swp.dg, m, &rx);
         flood_frames++;
     }
 }
@@ -176,7 +176,7 @@ static void take_frames(struct ip_side *from, struct ip_side *to)
 {
     struct ini_rx_meta rx = { 0 };      /* no traces here */
     for (int i = 0; i < from->nwire; i++) {
-        ini_netif_input(&to->nf, from->wire[i], &rx);
+        ini_dgram_input(&to->swp.dg, from->wire[i], &rx);
         if (to == &B && flood_k)
             flood_b();
     }
@@ -498,7 +498,7 @@ int bench_inproc_main(int argc, char **argv)
             printf("  flood: %llu frames (%d per real frame, from %s), B: %llu datagrams evicted, %llu frames "
                    "from strangers dropped; receive cycles include the flood\n",
                    (unsigned long long)flood_frames, flood_k, flood_stranger ? "a stranger" : "A's address",
-                   (unsigned long long)B.nf.stats.reass_evictions, (unsigned long long)B.nf.stats.rx_not_peer);
+                   (unsigned long long)B.swp.dg.stats.reass_evictions, (unsigned long long)B.nf.stats.rx_not_peer);
     }
     rmdir(rte_eal_get_runtime_dir());   /* empty with --no-shconf */
     return 0;
