@@ -258,9 +258,9 @@ static int predicted_input(struct ini_dgram *dg, struct rte_mbuf *m, const uint8
     uint64_t addrs = ini_sum_small(0, ip + 12, 8);
     if (ini_sum_fold(ini_sum_small(addrs, ip, 12)) != 0xffff)
         return 0;
-    int sum_ok = ulen <= INI_SMALL_MAX &&
-                 ini_sum_fold(ini_sum_small(ini_sum_add(addrs, lwip_htons(IP_PROTO_UDP) + (uint32_t)ld16(udp + 4)),
-                                            udp, ulen)) == 0xffff;
+    /* The pseudo header: the addresses (summed above), protocol, length. */
+    uint64_t pseudo = ini_sum_add(addrs, lwip_htons(IP_PROTO_UDP) + (uint32_t)ld16(udp + 4));
+    int sum_ok = ulen <= INI_SMALL_MAX && ini_sum_fold(ini_sum_small(pseudo, udp, ulen)) == 0xffff;
     uint16_t n = (uint16_t)(ulen - UDP_HLEN);
     struct pbuf *p = ini_netif_rx_pbuf(m, (void *)(uintptr_t)(udp + UDP_HLEN), n);
     dg->input(dg->ctx, p, ld32(ip + 12), dg->ip, sum_ok, meta);      /* takes p */

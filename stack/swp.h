@@ -214,6 +214,7 @@ struct swp_conn {
      * set only when complete), asm_len bytes; the AM header at asm_off of
      * the first. */
     struct pbuf *asm_head, *asm_tail;
+    struct pbuf *asm_prev_tail;    /* the tail before the last segment joined */
     uint32_t asm_len;
     uint16_t asm_off;
     struct swp_tx_slot *tx;        /* [slot_mask + 1] */
