@@ -7,6 +7,7 @@
  * second definition is only silent in a system header. */
 #include "lwip/ip.h"
 #include "lwip/ip4.h"
+#include "lwip/ip4_frag.h"
 #include "lwip/stats.h"
 #include "lwip/timeouts.h"
 #include "lwip/udp.h"
@@ -359,6 +360,11 @@ int ini_dgram_open(struct ini_dgram *dg, struct ini_netif *nf, uint16_t port, in
 
 void ini_dgram_close(struct ini_dgram *dg)
 {
+    /* Partial datagrams in lwIP's reassembly hold the link's mbufs: given
+     * up now, while the link can take them back (the reassembly is the
+     * process's: another stack's partial datagrams go too). */
+    for (int i = 0; i <= IP_REASS_MAXAGE; i++)
+        ip_reass_tmr();
     if (dg->up_p)
         pbuf_free(dg->up_p);
     dg->up_p = NULL;

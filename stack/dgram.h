@@ -125,6 +125,9 @@ struct ini_dgram {
  * 0, or -1 (no pcb, port taken). */
 int  ini_dgram_open(struct ini_dgram *dg, struct ini_netif *nf, uint16_t port, ini_dgram_input_fn input,
                     void *ctx);
+/* Unbinds the port, and gives up every partial datagram of lwIP's
+ * reassembly (the process's: another stack's too), whose frames are the
+ * link's. */
 void ini_dgram_close(struct ini_dgram *dg);
 /* A destination at ip (network order), not looked up yet. */
 void ini_dgram_dst_init(struct ini_dgram_dst *d, uint32_t ip);

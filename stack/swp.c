@@ -9,6 +9,8 @@
 #include "lwip/ip.h"
 #include "lwip/prot/udp.h"
 
+#include <rte_cycles.h>
+
 /* ---- header codec ---- */
 
 int ini_swp_hdr_len(int seq_bits)
@@ -51,54 +53,83 @@ int ini_swp_hdr_read(const uint8_t *src, uint32_t len, int seq_bits, struct ini_
     return 0;
 }
 
-/* ---- counters ---- */
+/* ---- read-only accessors (swp.h) ---- */
+
+#define RELAXED(x) __atomic_load_n(&(x), __ATOMIC_RELAXED)
+
+/* The counters of st added into sum, each loaded once (relaxed). */
+static void stats_add_relaxed(struct ini_swp_stats *sum, const struct ini_swp_stats *st)
+{
+#define INI_SWP_ADD_RELAXED(name) sum->name += RELAXED(st->name);
+    INI_SWP_COUNTERS(INI_SWP_ADD_RELAXED)
+#undef INI_SWP_ADD_RELAXED
+}
 
 struct ini_swp_stats ini_swp_totals(const struct ini_swp *s)
 {
-    struct ini_swp_stats sum = s->stats;
+    struct ini_swp_stats sum = { 0 };
+    stats_add_relaxed(&sum, &s->stats);
     for (int i = 0; i < s->n_inis; i++)
         if (s->conns[i].peer >= 0)
-            ini_swp_stats_add(&sum, &s->conns[i].stats);
+            stats_add_relaxed(&sum, &s->conns[i].stats);
     return sum;
+}
+
+int ini_swp_conn(const struct ini_swp *s, int peer, struct ini_swp_conn_info *ci)
+{
+    if (peer < 0 || peer >= s->n_inis || s->conns[peer].peer < 0)
+        return -1;
+    const struct swp_conn *c = &s->conns[peer];
+    ci->peer = peer;
+    ci->snd_una = RELAXED(c->snd_una);
+    ci->snd_nxt = RELAXED(c->snd_nxt);
+    ci->in_flight = dist(s, ci->snd_una, ci->snd_nxt);
+    ci->rcv_nxt = RELAXED(c->rcv_nxt);
+    ci->ack_sent = RELAXED(c->ack_sent);
+    /* The timer lists are read only through the connection's head
+     * pointer's being NULL or not: no pointer the loop changes is
+     * followed. */
+    ci->ack_timer = RELAXED(s->ack_timers.conns[peer].head) != NULL;
+    ci->delivery_blocked = RELAXED(c->delivery_blocked);
+    ci->listed = RELAXED(c->later_listed);
+    ci->stats = &c->stats;
+    return 0;
+}
+
+uint32_t ini_swp_window(const struct ini_swp *s)
+{
+    return s->window;
+}
+
+uint32_t ini_swp_send_timers(const struct ini_swp *s)
+{
+    return RELAXED(s->send_timers.in_use);
 }
 
 /* ---- set-up ---- */
 
-int ini_swp_init(struct ini_swp *s, const struct ini_swp_params *prm, struct ini_netif *nf,
-                 ini_deliver_fn deliver, ini_release_fn release, void *ctx)
+void ini_swp_params_default(struct ini_swp_params *p)
 {
-    memset(s, 0, sizeof(*s));
-    if (prm->n_inis < 1 || prm->n_inis > INI_SWP_MAX_INIS || prm->me < 0 || prm->me >= prm->n_inis ||
-        (prm->seq_bits != 8 && prm->seq_bits != 16 && prm->seq_bits != 32) || prm->window < 1 ||
-        (uint64_t)prm->window > (1ull << (prm->seq_bits - 1)) ||
-        prm->mtu < IP_HLEN + UDP_HLEN + INI_SWP_MAXHDR + INI_SWP_TAG_LEN + (int)sizeof(struct ini_am_hdr))
-        return -1;
-    s->me = prm->me;
-    s->n_inis = prm->n_inis;
-    s->frame_max = (uint32_t)(prm->mtu - IP_HLEN - UDP_HLEN);
-    s->seq_bits = prm->seq_bits;
-    s->hdr_len = ini_swp_hdr_len(s->seq_bits);
-    s->tag_len = prm->auth ? INI_SWP_TAG_LEN : 0;
-    s->crc_off = s->hdr_len + s->tag_len;
-    s->data_hdr_len = s->crc_off + 4;
-    s->segment = prm->segment;
-    s->seg_max = s->frame_max - (uint32_t)s->data_hdr_len;
-    if (prm->auth && swp_mac_keys(s, prm) < 0)
-        return -1;
-    s->seq_mask = s->seq_bits == 32 ? UINT32_MAX : (1u << s->seq_bits) - 1;
-    s->window = (uint32_t)prm->window;
-    uint32_t slots = 1;
-    while (slots < s->window)
-        slots <<= 1;
-    s->slot_mask = slots - 1;
-    s->use_nak = prm->nak;
-    s->deliver = deliver;
-    s->release = release;
-    s->ctx = ctx;
-    uint64_t send_ticks = prm->tsc_hz / 1000000 * (uint64_t)prm->send_timeout_us;
-    uint64_t ack_ticks = prm->tsc_hz / 1000000 * (uint64_t)prm->ack_timeout_us;
-    s->nak_gap = send_ticks / 4;
+    *p = (struct ini_swp_params){
+        .mtu = 1500, .window = 64, .seq_bits = 32, .send_timeout_us = 2000, .ack_timeout_us = 200,
+        .nak = 1, .segment = INI_SWP_SEGMENT_DEFAULT,
+    };
+}
 
+static int params_ok(const struct ini_swp_params *prm)
+{
+    return prm->n_inis >= 1 && prm->n_inis <= INI_SWP_MAX_INIS && prm->me >= 0 && prm->me < prm->n_inis &&
+           (prm->seq_bits == 8 || prm->seq_bits == 16 || prm->seq_bits == 32) && prm->window >= 1 &&
+           (uint64_t)prm->window <= (1ull << (prm->seq_bits - 1)) && prm->send_timeout_us > 0 &&
+           prm->ack_timeout_us > 0 &&
+           prm->mtu >= IP_HLEN + UDP_HLEN + INI_SWP_MAXHDR + INI_SWP_TAG_LEN + (int)sizeof(struct ini_am_hdr);
+}
+
+/* Every connection's slots (a power of two of them, at least a window:
+ * swp_internal.h tx_slot) and the timer lists. */
+static int alloc_conns(struct ini_swp *s, const struct ini_swp_params *prm, uint64_t tsc_hz)
+{
+    uint32_t slots = s->slot_mask + 1;
     int n_conns = 0;
     for (int i = 0; i < prm->n_inis; i++) {
         struct swp_conn *c = &s->conns[i];
@@ -113,21 +144,63 @@ int ini_swp_init(struct ini_swp *s, const struct ini_swp_params *prm, struct ini
             return -1;
         n_conns++;
     }
+    uint64_t send_ticks = tsc_hz / 1000000 * (uint64_t)prm->send_timeout_us;
+    uint64_t ack_ticks = tsc_hz / 1000000 * (uint64_t)prm->ack_timeout_us;
+    s->nak_gap = send_ticks / 4;
     /* A machine of one cluster has no connection; the lists still need a
      * record to exist. */
     uint32_t send_capacity = n_conns ? (uint32_t)n_conns * s->window : 1;
     if (timer_list_init_send(&s->send_timers, (uint32_t)prm->n_inis, send_capacity, send_ticks) < 0 ||
         timer_list_init_ack(&s->ack_timers, (uint32_t)prm->n_inis, ack_ticks) < 0)
         return -1;
+    return 0;
+}
 
+struct ini_swp *ini_swp_open(const struct ini_swp_params *prm, struct ini_dgram *dg, struct ini_netif *nf,
+                             ini_deliver_fn deliver, ini_release_fn release, void *ctx)
+{
+    if (!params_ok(prm))
+        return NULL;
+    struct ini_swp *s = calloc(1, sizeof(*s));
+    if (!s)
+        return NULL;
+    s->me = prm->me;
+    s->n_inis = prm->n_inis;
+    s->frame_max = (uint32_t)(prm->mtu - IP_HLEN - UDP_HLEN);
+    s->seq_bits = prm->seq_bits;
+    s->hdr_len = ini_swp_hdr_len(s->seq_bits);
+    s->tag_len = prm->auth ? INI_SWP_TAG_LEN : 0;
+    s->crc_off = s->hdr_len + s->tag_len;
+    s->data_hdr_len = s->crc_off + 4;
+    s->segment = prm->segment;
+    s->seg_max = s->frame_max - (uint32_t)s->data_hdr_len;
+    s->seq_mask = s->seq_bits == 32 ? UINT32_MAX : (1u << s->seq_bits) - 1;
+    s->window = (uint32_t)prm->window;
+    uint32_t slots = 1;
+    while (slots < s->window)
+        slots <<= 1;
+    s->slot_mask = slots - 1;
+    s->use_nak = prm->nak;
+    s->deliver = deliver;
+    s->release = release;
+    s->ctx = ctx;
+    s->dg = dg;
     /* Every datagram goes through the INI's UDP port (stack/dgram.h:
      * header prediction, lwIP for the rest); ini_swp_input takes them. */
-    return ini_dgram_open(&s->dg, nf, INI_UDP_PORT, ini_swp_input, s);
+    if ((prm->auth && swp_mac_keys(s, prm) < 0) ||
+        alloc_conns(s, prm, prm->tsc_hz ? prm->tsc_hz : rte_get_tsc_hz()) < 0 ||
+        ini_dgram_open(dg, nf, INI_UDP_PORT, ini_swp_input, s) < 0) {
+        ini_swp_close(s);
+        return NULL;
+    }
+    return s;
 }
 
 void ini_swp_close(struct ini_swp *s)
 {
-    ini_dgram_close(&s->dg);
+    if (!s)
+        return;
+    ini_dgram_close(s->dg);
     for (int i = 0; i < s->n_inis; i++) {
         struct swp_conn *c = &s->conns[i];
         if (c->rx)
@@ -142,7 +215,8 @@ void ini_swp_close(struct ini_swp *s)
         c->tx = NULL;
         c->rx = NULL;
     }
-    timer_list_destroy(&s->send_timers);
+    timer_list_destroy(&s->send_timers);     /* safe on a list never set up */
     timer_list_destroy(&s->ack_timers);
     swp_mac_forget(s);
+    free(s);
 }

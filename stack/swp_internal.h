@@ -27,6 +27,97 @@
 #include <string.h>
 
 #include "swp.h"
+#include "timer_list.h"
+
+struct swp_tx_slot {
+    uint8_t *am;              /* AM header in the compute node's ring */
+    uint32_t am_len;
+    void *cookie;
+    uint64_t last_tx;         /* TSC of the last (re)transmission */
+    uint32_t crc;             /* CRC32C of the message */
+    uint8_t inner[INI_SWP_TAG_LEN];   /* with a key: Poly1305 of CRC + message, once */
+    uint16_t msg_sum;         /* ones' complement sum of CRC + message, for the UDP checksum ... */
+    uint8_t msg_sum_valid;    /* ... once summed (messages of several frames only) */
+    uint8_t crc_pending;      /* CRC and sum not yet taken: in the first copy (transmit) */
+    uint8_t flags;            /* INI_SWP_F_MORE, INI_SWP_F_CONT: a segment's place */
+    uint8_t release;          /* the message's last frame: give it back when acknowledged */
+    int naked;                /* retransmitted on a NAK already */
+};
+
+struct swp_rx_slot {
+    struct pbuf *p;           /* NULL: not received */
+    uint16_t off;
+    uint8_t flags;            /* the frame's segment flags */
+    uint64_t nak_tsc;         /* empty: when it was last NAKed (0: not yet) */
+};
+
+struct swp_conn {
+    int peer;                 /* global INI id; -1: no connection */
+    uint32_t snd_una, snd_nxt;     /* oldest unacknowledged, next to send */
+    uint32_t rcv_nxt;              /* next expected */
+    uint32_t rcv_unacked;          /* delivered since our last ack went out */
+    uint32_t ack_sent;             /* last ack value sent */
+    int      delivery_blocked;     /* head of the receive window refused */
+    int      ack_forced;           /* a duplicate came: our ack may be lost */
+    uint32_t n_held;               /* receive slots holding a frame */
+    /* Sending a message in segments: what the window has not taken yet
+     * (pend_left bytes at pend_at, of the message at pend_start). */
+    uint8_t *pend_start, *pend_at;
+    uint32_t pend_left;
+    void    *pend_cookie;
+    /* Receiving one: the segments taken in order so far, chained (tot_len
+     * set only when complete), asm_len bytes; the AM header at asm_off of
+     * the first. */
+    struct pbuf *asm_head, *asm_tail;
+    struct pbuf *asm_prev_tail;    /* the tail before the last segment joined */
+    uint32_t asm_len;
+    uint16_t asm_off;
+    struct swp_tx_slot *tx;        /* [slot_mask + 1] */
+    struct swp_rx_slot *rx;        /* [slot_mask + 1] */
+    struct ini_dgram_dst dst;      /* the peer's address, and its header pattern once known */
+    /* Work taken at the next turn (see ini_swp_poll): a DATA frame's
+     * piggy-backed ack (ack_in), and the SEND timers of what was sent
+     * since (from timed_nxt to snd_nxt); later_listed: the connection is
+     * in ini_swp.later. */
+    uint32_t ack_in;
+    uint32_t timed_nxt;
+    uint8_t  ack_deferred, later_listed;
+    struct ini_swp_stats stats;
+};
+
+struct ini_swp {
+    struct ini_dgram *dg;          /* the UDP port every datagram goes through (stack/dgram.h) */
+    uint32_t frame_max;            /* largest UDP payload of one frame */
+    int me, n_inis;
+    int seq_bits, hdr_len;
+    int tag_len;                   /* 0, or INI_SWP_TAG_LEN: the MAC behind the header */
+    int crc_off;                   /* hdr_len + tag_len: where DATA's CRC is */
+    int data_hdr_len;              /* crc_off + 4: where DATA's message starts */
+    int segment;                   /* stack.segmentation: messages longer than a frame in segments */
+    uint32_t seg_max;              /* bytes of message in one segment: frame_max - data_hdr_len */
+    int n_pending;                 /* connections with a message taken in part */
+    uint32_t pend_frames;          /* their segments not sent yet (ini_swp_pending_frames) */
+    uint8_t hash_key[32];          /* the run's Poly1305 key (tag_len != 0) ... */
+    uint8_t tag_key[16];           /* ... and its SipHash key */
+    uint32_t seq_mask, window;
+    uint32_t slot_mask;            /* slots per connection - 1: a power of two >= window */
+    uint64_t nak_gap;              /* TSC: least time between two NAKs / NAK retransmissions */
+    int use_nak;
+    ini_deliver_fn deliver;
+    ini_release_fn release;
+    void *ctx;
+    uint64_t now;                  /* TSC of the current loop turn */
+    int n_blocked;                 /* connections with a refused delivery */
+    int n_later;                   /* connections with work taken later: */
+    uint8_t later[INI_SWP_MAX_INIS];             /* their ids */
+    struct swp_conn conns[INI_SWP_MAX_INIS];     /* indexed by peer INI id */
+    struct timer_list send_timers;
+    struct timer_list ack_timers;
+    /* What belongs to no connection (a bad header or checksum, a send or
+     * timer error); a connection's counters are its own, each counted
+     * once, and ini_swp_totals() sums them. */
+    struct ini_swp_stats stats;
+};
 
 /* ---- small helpers, inline ---- */
 

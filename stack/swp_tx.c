@@ -24,7 +24,7 @@ void swp_send_control(struct ini_swp *s, struct swp_conn *c, uint8_t op, uint32_
 {
     struct ini_dgram_frame fr;
     uint16_t len = (uint16_t)(s->hdr_len + s->tag_len);
-    uint8_t *wire = ini_dgram_frame_begin(&s->dg, &c->dst, len, &fr);
+    uint8_t *wire = ini_dgram_frame_begin(s->dg, &c->dst, len, &fr);
     if (!wire) {
         s->stats.send_errors++;
         return;
@@ -36,13 +36,13 @@ void swp_send_control(struct ini_swp *s, struct swp_conn *c, uint8_t op, uint32_
         swp_inner_of(s, NULL, 0, NULL, 0, inner);
         swp_tag_of(s, c->peer, wire, 0, inner, wire + s->hdr_len);
     }
-    if (ini_dgram_frame_send(&s->dg, &fr, ini_chksum(wire, len)) < 0)
+    if (ini_dgram_frame_send(s->dg, &fr, ini_chksum(wire, len)) < 0)
         s->stats.send_errors++;
     c->ack_sent = c->rcv_nxt;
     c->rcv_unacked = 0;
     c->ack_forced = 0;
     timer_list_cancel_conn(&s->ack_timers, (uint16_t)c->peer);
-    ini_netif_flush(s->dg.nf);
+    ini_netif_flush(s->dg->nf);
 }
 
 /* The UDP payload's sum from the message's (its CRC's and message's,
@@ -90,14 +90,14 @@ static int tx_frame(struct ini_swp *s, struct swp_conn *c, struct swp_tx_slot *t
 {
     uint32_t len = t->am_len + (uint32_t)s->data_hdr_len;
     struct ini_dgram_frame fr;
-    uint8_t *wire = ini_dgram_frame_begin(&s->dg, &c->dst, (uint16_t)len, &fr);
+    uint8_t *wire = ini_dgram_frame_begin(s->dg, &c->dst, (uint16_t)len, &fr);
     if (!wire)
         return -1;
     hdr_write(wire, h, s->seq_bits);
     uint16_t sum = t->crc_pending ? copy_first(s, t, wire) : copy_again(s, c, t, wire, len);
     if (ts)
         ts->t_out_udp = rte_rdtsc();
-    return ini_dgram_frame_send(&s->dg, &fr, sum);
+    return ini_dgram_frame_send(s->dg, &fr, sum);
 }
 
 /* Several frames: header and CRC go into the ring's headroom in front of
@@ -112,7 +112,7 @@ static int tx_fragments(struct ini_swp *s, struct swp_conn *c, struct swp_tx_slo
     uint16_t sum = frame_sum(s, t, wire);
     if (ts)
         ts->t_out_udp = rte_rdtsc();        /* the fragments are cut below: IP starts here */
-    return ini_dgram_send_frags(&s->dg, &c->dst, wire, t->am_len + (uint32_t)s->data_hdr_len, sum);
+    return ini_dgram_send_frags(s->dg, &c->dst, wire, t->am_len + (uint32_t)s->data_hdr_len, sum);
 }
 
 /* Several frames with a MAC: header, MAC and CRC do not fit the ring's
@@ -127,7 +127,7 @@ static int tx_parts(struct ini_swp *s, struct swp_conn *c, struct swp_tx_slot *t
     uint16_t sum = frame_sum(s, t, wire);
     if (ts)
         ts->t_out_udp = rte_rdtsc();
-    return ini_dgram_send_parts(&s->dg, &c->dst, wire, (uint16_t)s->data_hdr_len, t->am, t->am_len, sum);
+    return ini_dgram_send_parts(s->dg, &c->dst, wire, (uint16_t)s->data_hdr_len, t->am, t->am_len, sum);
 }
 
 /* (Re)transmits message `seq` of connection c from its slot, by the path

@@ -201,3 +201,28 @@ int ini_swp_service(struct ini_swp *s, uint64_t now)
         work += retry(s, now);
     return work;
 }
+
+int ini_swp_poll(struct ini_swp *s, uint64_t now)
+{
+    s->now = now;
+    if (now < ini_swp_next_deadline(s) && !s->n_blocked && !s->n_pending && !s->n_later)
+        return 0;
+    return ini_swp_service(s, now);
+}
+
+uint64_t ini_swp_next_deadline(const struct ini_swp *s)
+{
+    uint64_t a = timer_list_next_deadline(&s->send_timers), b = timer_list_next_deadline(&s->ack_timers);
+    return a < b ? a : b;
+}
+
+uint32_t ini_swp_pending_frames(const struct ini_swp *s)
+{
+    return s->pend_frames;
+}
+
+int ini_swp_window_full(const struct ini_swp *s, int peer)
+{
+    const struct swp_conn *c = &s->conns[peer];
+    return c->pend_left || dist(s, c->snd_una, c->snd_nxt) >= s->window;
+}

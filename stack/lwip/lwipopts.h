@@ -41,7 +41,7 @@
 #define LWIP_NETIF_TX_SINGLE_PBUF   0     /* fragments reference the payload */
 #define LWIP_STATS                  1     /* checksum and reassembly drops */
 /* For ipReasmFails: the datagrams reassembly gives up (aged out or evicted),
- * which lwIP's IPFRAG stats do not count (ini_netif_timers). */
+ * which lwIP's IPFRAG stats do not count (stack/dgram.c). */
 #define MIB2_STATS                  1
 #define LWIP_STATS_DISPLAY          0
 #define MEM_STATS                   0
