@@ -12,6 +12,8 @@
 #include <rte_mempool.h>
 
 #include "lwip/inet_chksum.h"
+#include "lwip/memp.h"
+#include "lwip/stats.h"
 #include "lwip/sys.h"
 #include "msg.h"
 #include "stack_config.h"
@@ -312,11 +314,36 @@ static void empty_wire(void)
     }
 }
 
-void loop_teardown(void)
+/* lwIP's pools, by name (its memp_std.h list, as lwIP's memp.h builds
+ * its enum from it). */
+static const char *const memp_names[MEMP_MAX] = {
+#define LWIP_MEMPOOL(name, num, size, desc) #name,
+#include "lwip/priv/memp_std.h"
+};
+
+/* The buffers in use with both sides closed: mbufs, and the elements of
+ * every lwIP pool but its timeouts (lwIP's own timers, always there). */
+static unsigned leaks(void)
+{
+    unsigned n = rte_mempool_in_use_count(pool);
+    if (n)
+        fprintf(stderr, "loop_harness: %u mbufs not back in the pool\n", n);
+    for (int i = 0; i < MEMP_MAX; i++) {
+        if (i == MEMP_SYS_TIMEOUT || !lwip_stats.memp[i]->used)
+            continue;
+        fprintf(stderr, "loop_harness: lwIP pool %s: %u in use\n", memp_names[i],
+                (unsigned)lwip_stats.memp[i]->used);
+        n += lwip_stats.memp[i]->used;
+    }
+    return n;
+}
+
+unsigned loop_teardown(void)
 {
     struct loop_side *const sides[2] = { &loop_a, &loop_b };
     close_sides(sides);
     empty_wire();
+    return leaks();
 }
 
 void loop_reset_transport(const uint8_t *key, const uint8_t *epoch_a, const uint8_t *epoch_b)

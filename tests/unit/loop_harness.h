@@ -5,7 +5,9 @@
  * scripted "wire" that can drop, hold back (reorder), duplicate or
  * corrupt single frames.  Time is a fake TSC the test advances; lwIP's
  * clock (sys_now) follows it, and loop_run runs lwIP's timers
- * (reassembly ageing) too.
+ * (reassembly ageing) too.  Teardown closes both stacks and counts the
+ * mbufs and lwIP buffers that did not come back (lwIP's own unit tests
+ * check the same after every test).
  */
 #ifndef LOOP_HARNESS_H
 #define LOOP_HARNESS_H
@@ -59,8 +61,11 @@ void loop_setup(int window, int seq_bits, int nak);
  * epoch given apart (the same for a working pair). */
 void loop_setup_keyed(int window, int seq_bits, int nak, const uint8_t key[INI_SWP_KEY_LEN],
                       const uint8_t epoch_a[INI_SWP_EPOCH_LEN], const uint8_t epoch_b[INI_SWP_EPOCH_LEN]);
-/* Closes both sides and empties the wire. */
-void loop_teardown(void);
+/* Closes both sides and empties the wire; returns the buffers that did not
+ * come back (mbufs in use, lwIP pool elements in use; each kind named on
+ * stderr): 0 when nothing leaked.  Every transport test's teardown asserts
+ * it. */
+unsigned loop_teardown(void);
 /* Both transports and netifs started again (key NULL: no MAC; else as
  * loop_setup_keyed; hosts learned by ARP forgotten), what they queued,
  * the reassembly and the wire emptied, the delivery records cleared; the

@@ -69,7 +69,7 @@ static int setup(void **state)
 
 static int teardown(void **state)
 {
-    loop_teardown();
+    assert_int_equal(loop_teardown(), 0);
     return 0;
 }
 

@@ -82,7 +82,7 @@ static int setup16(void **state)
 
 static int teardown(void **state)
 {
-    loop_teardown();
+    assert_int_equal(loop_teardown(), 0);
     return 0;
 }
 
@@ -248,7 +248,7 @@ static void test_nak_loss(void **state)
 
 static void test_window_full(void **state)
 {
-    loop_teardown();
+    assert_int_equal(loop_teardown(), 0);
     loop_setup(4, 8, 1);
     loop_a.script = loop_b.script = scripted;
     on_b(0, WIRE_DROP);   /* keep acks away for a while */
@@ -269,7 +269,7 @@ static void test_window_full(void **state)
  * the given window, a loss or a duplicate now and then. */
 static void run_wraparound_sizes(int window, uint32_t n, uint32_t extra)
 {
-    loop_teardown();
+    assert_int_equal(loop_teardown(), 0);
     loop_setup(window, 8, 1);
     loop_a.script = loop_b.script = random_fate;
     p_drop = 0.02;
@@ -565,13 +565,13 @@ static void test_mac_old_epoch_refused(void **state)
     loop_a.script = record_a;
     assert_int_equal(loop_send(&loop_a, 7, 64), 0);
     assert_int_equal(loop_b.n_got, 1);
-    loop_teardown();
+    assert_int_equal(loop_teardown(), 0);
     loop_setup_keyed(16, 16, 1, key, epoch2, epoch2);    /* the next run */
     replay(0);
     assert_int_equal(loop_b.n_got, 0);
     assert_int_equal(ini_swp_totals(loop_b.st.swp).mac_fail, 1);
     /* Different epochs at the two ends: nothing is believed. */
-    loop_teardown();
+    assert_int_equal(loop_teardown(), 0);
     loop_setup_keyed(16, 16, 1, key, epoch1, epoch2);
     assert_int_equal(loop_send(&loop_a, 0, 64), 0);
     assert_int_equal(loop_b.n_got, 0);
@@ -589,7 +589,7 @@ static int setup_seg(void **state)
 
 static int teardown_seg(void **state)
 {
-    loop_teardown();
+    assert_int_equal(loop_teardown(), 0);
     loop_segmentation = 0;
     return 0;
 }
@@ -745,7 +745,7 @@ static void test_seg_reorder_across_messages(void **state)
  * window, the last 2 go, and only then the next message is taken. */
 static void test_seg_window_full_mid_message(void **state)
 {
-    loop_teardown();
+    assert_int_equal(loop_teardown(), 0);
     loop_setup(4, 8, 1);
     loop_a.script = loop_b.script = scripted;
     on_b(0, WIRE_DROP);                 /* b's ACKs, for a while */
