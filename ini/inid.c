@@ -1,5 +1,5 @@
 /*
- * inid.c - the INI daemon: arguments, EAL, lwIP, ports, then the loop.
+ * inid.c - the INI daemon: arguments, EAL, the stack, ports, then the loop.
  *
  *   inid --config FILE --ini ID --tag TAG --run-dir DIR
  *        [--ini-policy P] [--idle poll|adaptive|auto] [--trace MODE]

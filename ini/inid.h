@@ -2,7 +2,7 @@
  * inid.h - the INI daemon's top-level state.
  *
  * One inid process runs one INI node.  Like DPDK's l2fwd/l3fwd it keeps
- * initialisation (inid.c: arguments, EAL, lwIP), port setup (inid_port.c)
+ * initialisation (inid.c: arguments, EAL, the stack), port setup (inid_port.c)
  * and the protocol loop on the INI's lcore (inid_loop.c) apart; everything
  * the loop touches lives in struct inid, the only global state.
  *
