@@ -115,7 +115,7 @@ struct ini_swp_params {
     int send_timeout_us, ack_timeout_us;
     int nak;                         /* send NAKs on out-of-order arrival */
     int segment;                     /* send messages longer than a frame as segments */
-    uint64_t tsc_hz;
+    uint64_t tsc_hz;                 /* the TSC's rate; 0: rte_get_tsc_hz() at open */
     /* Authentication (docs/transport.md, "Strangers refused"): with
      * `auth` set, every datagram carries a MAC under a key derived from
      * `key` and `epoch`, checked before anything else in it is believed. */

@@ -128,9 +128,8 @@ void swp_schedule_ack(struct ini_swp *s, struct swp_conn *c)
 /* ---- the turn's service: timers and retries ---- */
 
 /* An expired SEND timer: the oldest unacknowledged frame goes again. */
-static void send_timer_expired(uint16_t conn, uint32_t seq, void *ctx)
+static inline void send_timer_expired(struct ini_swp *s, uint16_t conn, uint32_t seq)
 {
-    struct ini_swp *s = ctx;
     struct swp_conn *c = &s->conns[conn];
     if (dist(s, c->snd_una, seq) >= dist(s, c->snd_una, c->snd_nxt))
         return;                     /* acknowledged: a stale record */
@@ -146,9 +145,8 @@ static void send_timer_expired(uint16_t conn, uint32_t seq, void *ctx)
 }
 
 /* An expired ACK timer: our ack, and the NAK of a gap that lasts. */
-static void ack_timer_expired(uint16_t conn, uint32_t seq, void *ctx)
+static inline void ack_timer_expired(struct ini_swp *s, uint16_t conn, uint32_t seq)
 {
-    struct ini_swp *s = ctx;
     struct swp_conn *c = &s->conns[conn];
     if (rx_gap(s, c)) {
         /* Frames wait above a gap whose NAK or answer may be lost: ask
@@ -161,6 +159,22 @@ static void ack_timer_expired(uint16_t conn, uint32_t seq, void *ctx)
         swp_send_control(s, c, INI_SWP_ACK, 0);
         c->stats.acks_bare++;
     }
+}
+
+/* Pops list l's expired timers one at a time, calling fn for each (which
+ * may start timers again).  Inline with fn: no call through a pointer per
+ * timer, as timer_list_expire's callback would cost. */
+static inline __attribute__((always_inline)) int expire(struct ini_swp *s, struct timer_list *l, uint64_t now,
+                                                        void (*fn)(struct ini_swp *, uint16_t, uint32_t))
+{
+    int work = 0;
+    uint16_t conn;
+    uint32_t seq;
+    while (timer_list_pop_expired(l, now, &conn, &seq)) {
+        fn(s, conn, seq);
+        work++;
+    }
+    return work;
 }
 
 /* Messages in segments whose last transmission found no buffer (acks
@@ -195,8 +209,8 @@ int ini_swp_service(struct ini_swp *s, uint64_t now)
     /* The listed work first, so that no timer fires or starts for what is
      * acknowledged already. */
     int work = take_later(s);
-    work += (int)timer_list_expire(&s->send_timers, now, send_timer_expired, s);
-    work += (int)timer_list_expire(&s->ack_timers, now, ack_timer_expired, s);
+    work += expire(s, &s->send_timers, now, send_timer_expired);
+    work += expire(s, &s->ack_timers, now, ack_timer_expired);
     if (s->n_pending || s->n_blocked)
         work += retry(s, now);
     return work;

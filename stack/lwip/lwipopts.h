@@ -65,11 +65,12 @@
 #define MEMP_NUM_FRAG_PBUF          256   /* fragment references in flight */
 #define IP_DEFAULT_TTL              64
 
-/* UDP checksums are on, but the transport (stack/swp.c) computes them: on
- * send it hands lwIP the payload's sum (udp_sendto_chksum), cached per
- * message so a retransmission only sums its header again; on receive it
- * verifies the datagram in its callback.  That also puts a measurable
- * boundary between the UDP and IP modules for detailed traces. */
+/* UDP checksums are on, but the transport computes them (stack/swp_tx.c,
+ * swp_rx.c): on send it gives the payload's sum, taken in the pass that
+ * copies or checks the message, to the header prediction or to lwIP
+ * (udp_sendto_chksum); on receive it verifies the datagram in its input,
+ * in the CRC's pass for a long one.  That also puts a measurable boundary
+ * between the UDP and IP modules for detailed traces. */
 #define CHECKSUM_GEN_IP             1
 #define CHECKSUM_GEN_UDP            1
 #define CHECKSUM_CHECK_IP           1
