@@ -168,13 +168,6 @@ struct ini_swp_stats {
 #undef INI_SWP_FIELD
 };
 
-static inline void ini_swp_stats_add(struct ini_swp_stats *sum, const struct ini_swp_stats *x)
-{
-#define INI_SWP_ADD(name) sum->name += x->name;
-    INI_SWP_COUNTERS(INI_SWP_ADD)
-#undef INI_SWP_ADD
-}
-
 /* The transport's state (swp_internal.h). */
 struct ini_swp;
 
