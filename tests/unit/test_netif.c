@@ -11,6 +11,8 @@
  * fragments that arrive out of order, twice or after a hole are reassembled
  * (lwIP's reassembly with our in-order fast path, stack/lwip/patches/) into
  * the same message; the header prediction and lwIP's path deliver alike.
+ * Every test's teardown checks that every mbuf and every lwIP buffer came
+ * back.
  */
 #include <setjmp.h>
 #include <stdarg.h>

@@ -6,9 +6,10 @@
  * in segments (stack.segmentation): loss of the first, a middle and the
  * last segment, duplicates, reordering across messages, the window full
  * in the middle of a message, wraparound, refused delivery, segments out
- * of place.  Every test checks that each message is delivered exactly
- * once and in order, and that the sender got every message back
- * (released) once acknowledged.
+ * of place; a stack refused its parameters.  Every test checks that each
+ * message is delivered exactly once and in order, and that the sender got
+ * every message back (released) once acknowledged; its teardown, that
+ * every mbuf and every lwIP buffer came back.
  */
 #include <setjmp.h>
 #include <stdarg.h>
@@ -356,6 +357,37 @@ static void inject_zeros(uint8_t conn, uint32_t seq, uint32_t ack, uint8_t flags
 static void inject_data(uint8_t conn, uint32_t seq, uint32_t ack, uint32_t payload)
 {
     inject_zeros(conn, seq, ack, 0, payload - 4);
+}
+
+/* A stack whose parameters are out of range is refused with one line
+ * saying what, and leaves nothing open: its own pool freed, its netif
+ * gone (the teardown checks every buffer); one within range opens beside
+ * the pair, and closes. */
+static void test_stack_open_refuses_bad_params(void **state)
+{
+    struct ini_stack st;
+    struct ini_stack_params p;
+    char err[256] = "";
+    ini_stack_params_default(&p);
+    p.pool_name = "bad_params";
+    p.n_mbufs = 63;
+    p.pool_cache = 0;
+    p.swp.n_inis = 2;
+    p.swp.ip[0] = PP_HTONL(0xc6120009);     /* 198.18.0.9: neither side of the pair */
+    p.swp.ip[1] = PP_HTONL(0xc612000a);
+    p.swp.connect[1] = 1;
+    p.swp.seq_bits = 8;
+    p.swp.window = 200;                     /* more than half of 256 numbers */
+    assert_int_equal(ini_stack_open(&st, &p, err, sizeof(err)), -1);
+    assert_non_null(strstr(err, "the transport: parameters out of range"));
+    assert_null(st.swp);
+    p.swp.window = 128;
+    assert_int_equal(ini_stack_open(&st, &p, err, sizeof(err)), 0);
+    assert_int_equal(ini_swp_window(st.swp), 128);
+    ini_stack_close(&st);
+    assert_int_equal(loop_send(&loop_a, 0, 64), 0);        /* the pair is unharmed */
+    loop_run(MS, 3);
+    assert_all_delivered(1);
 }
 
 static void test_bad_header_fields(void **state)
@@ -867,7 +899,8 @@ int main(void)
         T(test_duplicate_dropped),      T(test_duplicate_fragment),    T(test_reorder),               T(test_ack_loss),
         T(test_nak_loss),               T(test_window_full),           T(test_wraparound),
         T(test_wraparound_odd_window),
-        T(test_refused_delivery),       T(test_bad_header_fields),     T(test_bad_crc_ack_ignored),
+        T(test_refused_delivery),       T(test_stack_open_refuses_bad_params),
+        T(test_bad_header_fields),      T(test_bad_crc_ack_ignored),
         T(test_random_mix),
 #define K(f) cmocka_unit_test_setup_teardown(f, setup_keyed, teardown)
         K(test_mac_random_mix),         K(test_mac_forged_data_dropped), K(test_mac_forged_ack_ignored),
