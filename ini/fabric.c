@@ -1,7 +1,7 @@
 /*
  * fabric.c - the out-of-line part of the compute-node/INI hand-off (see
  * fabric.h): ringing an INI's doorbell FIFO, which happens only while that
- * INI sleeps.
+ * INI sleeps, and the consumer's half of sleeping.
  *
  * A FIFO whose reader died raises SIGPIPE on write, which would kill the
  * ringer (an INI ringing a dead memif peer, a program ringing a dead INI).
@@ -55,4 +55,49 @@ int ini_fabric_ring_fifo(int *fd, const char *path)
     if (write_no_sigpipe(f, &b, 1) < 0 && errno != EAGAIN)
         return -1;
     return 0;
+}
+
+int ini_fabric_sleep(_Atomic uint32_t *const sleeping[], int n, uint32_t on, int (*pending)(void *ctx),
+                     void (*sleep)(void *ctx), void *ctx)
+{
+    for (int k = 0; k < n; k++)
+        atomic_store_explicit(sleeping[k], on, memory_order_relaxed);
+    /* Pairs with the producer's fence between publishing and reading the
+     * announcement (ini_fabric_wake_pe, ini_fabric_consumer_sleeps). */
+    atomic_thread_fence(memory_order_seq_cst);
+    int slept = !pending(ctx);
+    if (slept)
+        sleep(ctx);
+    for (int k = 0; k < n; k++)
+        atomic_store_explicit(sleeping[k], 0, memory_order_relaxed);
+    return slept;
+}
+
+/* ini_fabric_sleep_futex's sleep: on the bell, while it still shows the
+ * value read before the announcement. */
+struct futex_sleep {
+    _Atomic uint32_t *bell;
+    uint32_t seen;
+    uint64_t timeout_us;
+    int (*pending)(void *ctx);
+    void *ctx;
+};
+
+static int futex_pending(void *arg)
+{
+    struct futex_sleep *f = arg;
+    return f->pending(f->ctx);
+}
+
+static void futex_sleep(void *arg)
+{
+    struct futex_sleep *f = arg;
+    ini_doorbell_wait(f->bell, f->seen, f->timeout_us);
+}
+
+int ini_fabric_sleep_futex(_Atomic uint32_t *bell, _Atomic uint32_t *const sleeping[], int n, uint32_t on,
+                           int (*pending)(void *ctx), void *ctx, uint64_t timeout_us)
+{
+    struct futex_sleep f = { bell, atomic_load_explicit(bell, memory_order_acquire), timeout_us, pending, ctx };
+    return ini_fabric_sleep(sleeping, n, on, futex_pending, futex_sleep, &f);
 }

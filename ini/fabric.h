@@ -5,8 +5,8 @@
  *
  * Every producer of the intra-cluster fabric goes through here: the
  * compute-node API (ini/ini_cn.c) towards the INIs, inid (ini/inid_loop.c)
- * and the forwarding stand-in (tools/cluster_fake_inid.c) towards the
- * compute nodes.  The stand-in is the "no INI" baseline of the thesis's
+ * and the forwarding stand-in (tools/cluster/cluster_fake_inid.c) towards
+ * the compute nodes.  The stand-in is the "no INI" baseline of the thesis's
  * experiments: it shares this code so that it cannot drift from inid.
  *
  * Putting a message (one producer per ring, ring.h):
@@ -14,7 +14,7 @@
  *     rec = ini_fabric_reserve(prod, len);   typed INI_REC_MSG, or NULL: full
  *     ... write len bytes at rec->data ...
  *     ini_fabric_publish(prod);              one release store
- *     ini_fabric_wake_pe(seg, pe);           or ini_fabric_ini_sleeps() +
+ *     ini_fabric_wake_pe(seg, pe);           or ini_fabric_consumer_sleeps() +
  *                                            ini_fabric_ring_fifo() to an INI
  *
  * Everything on that path is inline and costs what the code it replaced
@@ -24,7 +24,19 @@
  * nothing announces that it sleeps, issues a full fence, looks at its
  * rings once more and only then sleeps; a producer publishes, issues a full
  * fence, and reads the announcement.  One of the two sees the other (the
- * classic store-buffer pairing), so no wake-up is lost.
+ * classic store-buffer pairing), so no wake-up is lost.  Both halves are
+ * here: the producer's inline below (ini_fabric_wake_pe,
+ * ini_fabric_consumer_sleeps), the consumer's in ini_fabric_sleep and
+ * ini_fabric_sleep_futex, which every sleeper uses (inid's idle mode,
+ * ini_wait and ini_wait_any, MGS's protocol thread when it runs without
+ * INIs, the stand-in):
+ *
+ *     if (!work)
+ *         ini_fabric_sleep(words, n, on, pending, sleep, ctx);
+ *               announce `on` in each word, fence, pending(ctx): the
+ *               last look; sleep(ctx) only if it found nothing; then
+ *               announce 0 (awake) in each word
+ *
  *   - An INI sleeps in epoll on its doorbell FIFO (segment.h wake_path);
  *     `sleeping` of its struct ini_seg_ini is 0 or 1, and a producer that
  *     sees 1 writes a byte to the FIFO (ini_fabric_ring_fifo).
@@ -122,9 +134,11 @@ static inline void ini_fabric_wake_all_pes(struct ini_segment *seg)
         ini_doorbell_ring(&seg->pes[p].doorbell);
 }
 
-/* After publishing to a consumer that sleeps on a FIFO: 1 if it announced
- * it sleeps (then ring it with ini_fabric_ring_fifo). */
-static inline int ini_fabric_ini_sleeps(_Atomic uint32_t *sleeping)
+/* After publishing to a consumer whose announcement is the word
+ * `sleeping` (an INI's in the segment, or any ini_fabric_sleep caller's):
+ * 1 if it announced it sleeps (then ring it: ini_fabric_ring_fifo for an
+ * INI's FIFO, ini_doorbell_ring for a futex word). */
+static inline int ini_fabric_consumer_sleeps(_Atomic uint32_t *sleeping)
 {
     atomic_thread_fence(memory_order_seq_cst);
     return atomic_load_explicit(sleeping, memory_order_relaxed) != 0;
@@ -137,5 +151,23 @@ static inline int ini_fabric_ini_sleeps(_Atomic uint32_t *sleeping)
  * Returns -1 when the write failed otherwise (its reader is gone): a
  * caller that owns *fd alone may close it and set it to -1 to reopen. */
 int ini_fabric_ring_fifo(int *fd, const char *path);
+
+/* The consumer's half.  A consumer that found no work: announces `on` (not
+ * 0) in each of its n `sleeping` words, issues the full fence, takes its
+ * last look (pending(ctx): work published meanwhile, or a reason not to
+ * sleep) and only if that found nothing sleeps (sleep(ctx), which returns
+ * when woken or after a bound of its own); then it announces 0 in each
+ * word again.  Returns 1 if it slept, 0 if the last look found work.
+ * Called only with nothing to do: the calls through pointers cost nothing
+ * that matters next to the system call. */
+int ini_fabric_sleep(_Atomic uint32_t *const sleeping[], int n, uint32_t on, int (*pending)(void *ctx),
+                     void (*sleep)(void *ctx), void *ctx);
+
+/* ini_fabric_sleep for a consumer that sleeps on the futex word `bell`
+ * (ini_doorbell_ring wakes it), at most timeout_us (0: no bound).  The
+ * bell's value is read before the announcement, so a ring that comes
+ * after the last look makes the sleep return at once. */
+int ini_fabric_sleep_futex(_Atomic uint32_t *bell, _Atomic uint32_t *const sleeping[], int n, uint32_t on,
+                           int (*pending)(void *ctx), void *ctx, uint64_t timeout_us);
 
 #endif

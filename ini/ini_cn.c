@@ -74,6 +74,13 @@ static inline uint64_t now_ns(void)
     return (uint64_t)ts.tv_sec * 1000000000u + (uint64_t)ts.tv_nsec;
 }
 
+/* The Δo knob from the configuration (or INI_KNOBS). */
+static void set_overhead(struct ini_cn *cn)
+{
+    cn->overhead_ns = (uint64_t)(cn->cfg.knobs.overhead_us * 1000.0);
+    cn->overhead_sleep = cn->cfg.knobs.overhead_sleep;
+}
+
 /* The Δo knob: the compute node spends this much longer per send and per
  * receive, spinning or sleeping. */
 static void spend_overhead(const struct ini_cn *cn)
@@ -128,8 +135,7 @@ struct ini_cn *ini_cn_attach(const char *cfg_path, int cluster, const char *segm
      * core from the INI it waits for: it hands the core over at once. */
     cn->spin_us = cn->cfg.idle.colocate ? 0 : cn->cfg.idle.spin_us;
     cn->yield_us = cn->cfg.idle.yield_us;
-    cn->overhead_ns = (uint64_t)(cn->cfg.knobs.overhead_us * 1000.0);
-    cn->overhead_sleep = cn->cfg.knobs.overhead_sleep;
+    set_overhead(cn);
     cn->adaptive = cn->cfg.idle.mode != INI_IDLE_POLL;
     for (int i = 0; i < cl->n_inis; i++)
         cn->wake.fd[i] = -1;
@@ -203,8 +209,7 @@ struct ini_cn *ini_cn_attach_env(char *err, size_t errlen)
             ini_cn_detach(cn);
             return NULL;
         }
-        cn->overhead_ns = (uint64_t)(cn->cfg.knobs.overhead_us * 1000.0);
-        cn->overhead_sleep = cn->cfg.knobs.overhead_sleep;
+        set_overhead(cn);
     }
     /* ini-cluster run --policy P reaches every program this way. */
     const char *policy = getenv("INI_POLICY");
@@ -366,7 +371,7 @@ int ini_send(struct ini_pe *pe, int dst_pe, uint16_t handler, const void *buf, u
     ini_fabric_publish(&pe->out[i]);
     struct ini_seg_ini *ini = &cn->seg->inis[i];
     atomic_fetch_add_explicit(&ini->submitted, 1, memory_order_relaxed);
-    if (ini_fabric_ini_sleeps(&ini->sleeping))
+    if (ini_fabric_consumer_sleeps(&ini->sleeping))
         ini_fabric_ring_fifo(&cn->wake.fd[i], ini->wake_path);
 
     pe->stats.sent++;
@@ -427,6 +432,22 @@ void ini_pe_kick(struct ini_pe *pe)
     ini_fabric_wake_pe(seg, pe->local);
 }
 
+/* A group of PEs one thread waits for. */
+struct pe_group {
+    struct ini_pe **pes;
+    int n;
+};
+
+/* The last look before sleeping (fabric.h): a message or a kick. */
+static int group_pending(void *arg)
+{
+    const struct pe_group *g = arg;
+    for (int k = 0; k < g->n; k++)
+        if (any_unread(g->pes[k]) || atomic_load_explicit(&g->pes[k]->kicked, memory_order_relaxed))
+            return 1;
+    return 0;
+}
+
 /* ini_wait for a group of PEs served by one thread (fabric.h: every PE of
  * the group sleeps on the doorbell of the first).  Inlined into ini_wait
  * with n = 1, where the loops over the group fold away. */
@@ -466,23 +487,15 @@ static inline __attribute__((always_inline)) int wait_group(struct ini_pe **pes,
             continue;
         }
         /* Sleep on the group's doorbell; an INI rings it after delivering
-         * to one of us while our `sleeping` names it.  The fence and the
-         * re-check close the window between our last poll and going to
-         * sleep. */
-        uint32_t seen = atomic_load_explicit(&bell->doorbell, memory_order_acquire);
+         * to one of us while our `sleeping` names it (fabric.h).  Bounded
+         * sleeps so that a stopped INI is noticed. */
+        _Atomic uint32_t *words[INI_MAX_PES_PER_CLUSTER];
         for (int k = 0; k < n; k++)
-            atomic_store_explicit(&cn->seg->pes[pes[k]->local].sleeping, sleeps_on, memory_order_relaxed);
-        atomic_thread_fence(memory_order_seq_cst);
-        int pending = 0;
-        for (int k = 0; k < n && !pending; k++)
-            pending = any_unread(pes[k]) || atomic_load_explicit(&pes[k]->kicked, memory_order_relaxed);
-        if (!pending) {
-            uint64_t left = timeout_us ? timeout_us - (now - start) : 0;
-            /* Bounded sleeps so a stopped INI is noticed. */
-            ini_doorbell_wait(&bell->doorbell, seen, (!left || left > 100000) ? 100000 : left);
-        }
-        for (int k = 0; k < n; k++)
-            atomic_store_explicit(&cn->seg->pes[pes[k]->local].sleeping, INI_PE_AWAKE, memory_order_relaxed);
+            words[k] = &cn->seg->pes[pes[k]->local].sleeping;
+        uint64_t left = timeout_us ? timeout_us - (now - start) : 0;
+        struct pe_group group = { pes, n };
+        ini_fabric_sleep_futex(&bell->doorbell, words, n, sleeps_on, group_pending, &group,
+                               (!left || left > 100000) ? 100000 : left);
         spin_until = now_us() + (uint64_t)cn->spin_us;
     }
 }

@@ -4,8 +4,9 @@
  *
  * A cluster's compute nodes are the threads of one process.  The process
  * attaches once to its cluster (ini_cn_attach_env, from the environment the
- * launcher sets: INI_CONFIG, INI_CLUSTER, INI_SEGMENT, INI_RUN_DIR), registers
- * its handlers, then runs one thread per PE (ini_cn_run).  Each struct
+ * launcher sets: INI_CONFIG, INI_CLUSTER, INI_SEGMENT, and INI_POLICY and
+ * INI_KNOBS for ini-cluster run's --policy and --knob), registers its
+ * handlers, then runs one thread per PE (ini_cn_run).  Each struct
  * ini_pe is owned by one thread at a time (its PE's, or one serving
  * several PEs): send, poll and wait are called only by that thread, so the
  * fabric needs no lock.
@@ -18,8 +19,9 @@
  *   poll: runs the handler of every message delivered to this PE; the
  *         handler sees the payload in place in the ring, valid only during
  *         the call.  Handlers may send.
- *   wait: like poll, but sleeps (adaptive: spin, then futex) until at least
- *         one message has been handled or the timeout passes.  One thread
+ *   wait: like poll, but sleeps (adaptive idle: spin for idle.spin_us,
+ *         hand the core over for idle.yield_us, then a futex) until at
+ *         least one message has been handled or the timeout passes.  One thread
  *         may also wait for several PEs at once (ini_wait_any).
  *
  * Messages between two PEs through one INI pair arrive in order; see
@@ -40,14 +42,15 @@ struct ini_pe;   /* one compute node of it */
 typedef void (*ini_handler_fn)(struct ini_pe *pe, int src_pe, const void *data,
                                uint32_t len, void *arg);
 
-/* Attaches using INI_CONFIG, INI_CLUSTER and INI_SEGMENT from the
- * environment.  NULL with a one-line message in err on failure. */
 /* Loads the configuration named by INI_CONFIG, only to check it: a
  * program calls it before attaching, so that a bad configuration is bad
  * input (one line "FILE:LINE: FIELD: why" in err, -1; exit status 2 by
  * docs/config.md) and not a failure to attach.  0 when it loads, or when
  * INI_CONFIG is not set (the attach reports that). */
 int ini_cn_check_config_env(char *err, size_t errlen);
+/* Attaches using INI_CONFIG, INI_CLUSTER and INI_SEGMENT from the
+ * environment, with INI_POLICY (the compute-node policy) and INI_KNOBS
+ * (Δo) when set.  NULL with a one-line message in err on failure. */
 struct ini_cn *ini_cn_attach_env(char *err, size_t errlen);
 /* Attaches to the segment `segment` of `cluster` described by cfg_path. */
 struct ini_cn *ini_cn_attach(const char *cfg_path, int cluster, const char *segment,

@@ -224,12 +224,7 @@ static void process_init(struct inid *d)
      * dead reader gets EPIPE too). */
     signal(SIGPIPE, SIG_IGN);
     d->tsc_hz = rte_get_tsc_hz();
-    double cycles_per_us = (double)d->tsc_hz / 1e6;
-    d->knob_O = (uint64_t)(d->cfg.knobs.O_us * cycles_per_us);
-    d->knob_gap = (uint64_t)(d->cfg.knobs.gap_us * cycles_per_us);
-    d->knob_per_byte = d->cfg.knobs.per_byte_ns * cycles_per_us / 1000.0;
-    d->knob_latency = (uint64_t)(d->cfg.knobs.latency_us * cycles_per_us);
-    d->O_rng = 0x9e3779b97f4a7c15ull * (uint64_t)(d->me->id + 1) ^ 88172645463325252ull;
+    inid_knobs_init(&d->knobs, &d->cfg.knobs, d->tsc_hz, d->me->id);
     /* Sleeps (adaptive idle, the O knob in sleep mode) end when asked, not
      * up to the default 50 us later. */
     prctl(PR_SET_TIMERSLACK, 1UL, 0, 0, 0);
@@ -243,7 +238,7 @@ static void process_init(struct inid *d)
      * one priority under SCHED_FIFO do not preempt each other, and one
      * waiting awake for a peer on its core starved the machine (a 3 s run
      * took 91 s). */
-    if (d->knob_O && d->cfg.knobs.O_sleep && d->idle == INI_IDLE_ADAPTIVE && setpriority(PRIO_PROCESS, 0, -15) != 0)
+    if (d->knobs.O && d->knobs.O_sleep && d->idle == INI_IDLE_ADAPTIVE && setpriority(PRIO_PROCESS, 0, -15) != 0)
         fprintf(stderr, "inid %d: O in sleep mode at normal priority (%s): service times include the "
                 "wait for a core\n", d->me->id, strerror(errno));
 }

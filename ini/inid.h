@@ -30,6 +30,7 @@
 #include "loadbal.h"
 #include "trace.h"
 #include "capture.h"
+#include "inid_knobs.h"
 
 #define INID_QUEUE_SIZE     4096   /* FIFO work queue, power of two */
 #define INID_RING_INFLIGHT  64     /* records taken from one PE ring and not yet released */
@@ -57,15 +58,6 @@ struct out_ring {
     uint32_t head, tail;                       /* in-flight slots */
     uint64_t end[INID_RING_INFLIGHT];
     uint8_t  done[INID_RING_INFLIGHT];
-};
-
-/* Messages held back by the latency knob (ΔL), in arrival order. */
-#define INID_DELAYED 4096
-struct delayed_delivery {
-    struct pbuf *p;
-    uint64_t due;             /* TSC */
-    uint16_t off;
-    uint8_t pe;
 };
 
 /* Deliveries to one PE that did not fit in its ring yet. */
@@ -132,15 +124,8 @@ struct inid {
     struct ini_segment *peer_seg[INI_MAX_CLUSTERS];
     int peer_wake_fd[INI_NETIF_MAX_PORTS];
 
-    /* knobs (config.h struct ini_knobs) in TSC cycles */
-    uint64_t knob_O, knob_gap, knob_latency;
-    uint64_t O_rng;                            /* exponential O: xorshift64, seeded per INI */
-    uint64_t O_until;                          /* O's virtual clock: end of the last service (TSC) */
-    uint64_t O_left;                           /* when the last O was over (TSC) */
-    double knob_per_byte;
-    uint64_t next_tx;                          /* gap knobs: next message may leave then */
-    uint32_t delayed_head, delayed_tail;
-    struct delayed_delivery delayed[INID_DELAYED];
+    /* the emulation knobs, a stage of the loop (inid_knobs.h) */
+    struct inid_knobs knobs;
 
     /* traces (ini/trace.h) */
     struct ini_trace trace;

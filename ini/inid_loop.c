@@ -1,14 +1,16 @@
 /*
  * inid_loop.c - the protocol loop of an INI (figure 3-1), run on its lcore.
  *
- * Each turn: retry stalled work and waiting deliveries, pull new records
- * from the compute nodes' rings and bursts of frames from the ports into the
- * FIFO work queue, process the queue to completion, flush the transmit
- * queues, publish the INI's load, and run lwIP's timers when due.  Nothing
- * here allocates, locks or makes a system call per message; the only system
+ * Each turn: retry waiting deliveries, run the transport's timers and
+ * deferred acks, deliver what the knob stage holds and is due
+ * (inid_knobs.h), retry stalled work, pull new records from the compute
+ * nodes' rings and bursts of frames from the ports into the FIFO work
+ * queue, process the queue to completion, flush the transmit queues,
+ * publish the INI's load, and run lwIP's timers when due.  Nothing here
+ * allocates, locks or makes a system call per message; the only system
  * calls are the adaptive idle mode's, made with no work at hand (yielding
- * the core, then the epoll sleep), and the wake of a sleeping compute
- * node.
+ * the core, then the epoll sleep), the wake of a sleeping compute node or
+ * memif peer, and the knobs' (O asleep).
  */
 #include "inid.h"
 
@@ -42,57 +44,28 @@ void inid_fabric_init(struct inid *d)
     }
 }
 
-/* ---- knobs ---- */
+/* ---- the ports ---- */
 
-/* The O knob: the INI is busy this much longer with every message, a
- * fixed time or one drawn from an exponential distribution (the chapter 6
- * model's service time).  What the message made leaves right after its O,
- * not at the end of the loop turn: otherwise it would also wait for the O
- * of every message behind it in the queue.
- *
- * The INI keeps a virtual clock of its service, as a dedicated processor
- * would run it: a message's service starts when it arrived or when the
- * previous one ended, whichever is later, and lasts its real work so far
- * (since `begun`) plus O.  The INI waits only until that end.  In sleep
- * mode on shared cores a sleep overshoots (timer slack, then a wait for a
- * core: tens of us); the overshoot of one message then does not become
- * service time of the next, which starts at its virtual start, so queues
- * form from O and the arrival pattern, not from the machine's scheduling
- * latency (docs/config.md, O_mode). */
-static void spend_O(struct inid *d, uint64_t arrive, uint64_t begun)
+/* Sends what the ports' queues hold and rings the memif peers asleep (in
+ * place of the link interrupt their driver lacks): at the end of each
+ * turn, and at the end of a message's O, so that what the message made
+ * leaves right after its service, not at the end of the turn (where it
+ * would also wait for the O of every message behind it in the queue).
+ * Returns the frames still waiting for a full port. */
+static int flush_ports(struct inid *d)
 {
-    if (!d->knob_O)
-        return;
-    uint64_t O = d->knob_O;
-    if (d->cfg.knobs.O_exp) {
-        d->O_rng ^= d->O_rng << 13;
-        d->O_rng ^= d->O_rng >> 7;
-        d->O_rng ^= d->O_rng << 17;
-        double u = (double)(d->O_rng >> 11) * 0x1.0p-53;
-        O = (uint64_t)(-(double)d->knob_O * log1p(-u));
-    }
-    uint64_t now = rte_rdtsc();
-    /* `begun` may be the loop turn's time: the work of this message began
-     * no earlier than the previous one's O ended. */
-    if (begun < d->O_left)
-        begun = d->O_left;
-    uint64_t start = arrive > d->O_until ? arrive : d->O_until;
-    uint64_t end = start + (now > begun ? now - begun : 0) + O;
-    d->O_until = end;
-    if (end > now) {
-        if (d->cfg.knobs.O_sleep) {
-            uint64_t ns = (end - now) * 1000000000ull / d->tsc_hz;
-            struct timespec ts = { (time_t)(ns / 1000000000u), (long)(ns % 1000000000u) };
-            nanosleep(&ts, NULL);
-        } else {
-            while (rte_rdtsc() < end)
-                rte_pause();
-        }
-    }   /* else behind the virtual clock (a late wake-up): catch up */
-    d->O_left = rte_rdtsc();
-    ini_stack_flush(&d->stack);
+    int n = ini_stack_flush(&d->stack);
     if (d->idle == INI_IDLE_ADAPTIVE && d->cfg.net_mode == INI_NET_MEMIF)
         inid_wake_peers(d);
+    return n;
+}
+
+/* O (inid_knobs.h) for a message that arrived at `arrive` and whose
+ * processing began at `begun`. */
+static inline void spend_O(struct inid *d, uint64_t arrive, uint64_t begun)
+{
+    if (inid_knobs_spend_O(&d->knobs, arrive, begun))
+        flush_ports(d);
 }
 
 /* ---- the compute-node side: releasing records, delivering messages ---- */
@@ -144,34 +117,6 @@ static int backlog_push(struct inid *d, int pe, struct pbuf *p, uint16_t off)
     return 0;
 }
 
-/* Releases the messages whose ΔL has passed, in order. */
-static int release_delayed(struct inid *d, uint64_t now)
-{
-    int n = 0;
-    while (d->delayed_head != d->delayed_tail) {
-        struct delayed_delivery *x = &d->delayed[d->delayed_head % INID_DELAYED];
-        if (x->due > now)
-            break;
-        spend_O(d, x->due, now);
-        if (d->backlog[x->pe].head == d->backlog[x->pe].tail &&
-            deliver_pbuf(d, x->pe, x->p, x->off, x->p->tot_len - x->off) == 0) {
-            struct ini_am_hdr h;
-            pbuf_copy_partial(x->p, &h, sizeof(h), x->off);
-            /* set_msg and commit take the NULL of a full buffer: commit
-             * then counts the message as dropped. */
-            struct ini_trace_rec *r = ini_trace_begin(&d->trace, INI_TRACE_IN, x->due - d->knob_latency, 0);
-            ini_trace_set_msg(r, h.src_pe, h.dst_pe, UINT16_MAX, h.len);
-            ini_trace_commit(&d->trace, r, r ? rte_rdtsc() : 0);
-            pbuf_free(x->p);
-        } else if (backlog_push(d, x->pe, x->p, x->off) < 0) {
-            break;      /* the PE is far behind: try again next turn */
-        }
-        d->delayed_head++;
-        n++;
-    }
-    return n;
-}
-
 static int retry_backlogs(struct inid *d)
 {
     int n = 0;
@@ -190,8 +135,81 @@ static int retry_backlogs(struct inid *d)
     return n;
 }
 
+/* A message for local PE x->pe (AM header h at offset x->off of x->p),
+ * copied into the PE's ring and freed, with its trace record (x holds
+ * what the record needs besides h; t_window: the sliding window was done,
+ * detailed traces), or parked in the PE's backlog, in order behind what
+ * waits there.  0, or -1 when the backlog is full too. */
+static inline int deliver_in(struct inid *d, const struct inid_held *x, const struct ini_am_hdr *h,
+                             uint64_t t_window)
+{
+    int pe = x->pe;
+    if (d->backlog[pe].head == d->backlog[pe].tail &&
+        deliver_pbuf(d, pe, x->p, x->off, (uint32_t)sizeof(*h) + h->len) == 0) {
+        struct ini_trace_rec *r = ini_trace_begin(&d->trace, INI_TRACE_IN, x->t_arrive, x->qlen);
+        ini_trace_set_msg(r, h->src_pe, h->dst_pe, x->src_ini, h->len);
+        ini_trace_stamp(&d->trace, r, INI_TS_DEQUEUE, x->t_start);
+        ini_trace_stamp(&d->trace, r, INI_TS_IN_IP, x->t_in_ip);
+        ini_trace_stamp(&d->trace, r, INI_TS_IN_UDP, x->t_in_udp);
+        ini_trace_stamp(&d->trace, r, INI_TS_IN_WINDOW, t_window);
+        ini_trace_commit(&d->trace, r, r ? rte_rdtsc() : 0);    /* NULL (buffer full): counted as dropped */
+        pbuf_free(x->p);
+        return 0;
+    }
+    return backlog_push(d, pe, x->p, x->off);
+}
+
+/* The knob stage's receive half (inid_knobs.h), run by the loop once the
+ * stack's receive has returned, after each frame and after the transport's
+ * poll: the held messages that are due get their O and are delivered, in
+ * order.  A message held for ΔL starts its service when it is due, and its
+ * record shows it arriving when the transport handed it over, without
+ * module stamps. */
+static int deliver_held(struct inid *d, uint64_t now)
+{
+    struct inid_knobs *k = &d->knobs;
+    struct inid_held *x;
+    int n = 0;
+    while ((x = inid_knobs_next_due(k, now))) {
+        uint64_t t_window = 0;
+        if (x->delayed) {
+            spend_O(d, x->due, now);
+            x->t_arrive = x->due - k->latency;
+            x->t_start = x->t_in_ip = x->t_in_udp = 0;
+            x->qlen = 0;
+            x->src_ini = UINT16_MAX;
+        } else {
+            spend_O(d, x->t_arrive, x->t_start);
+            t_window = d->trace.mode == INI_TRACE_DETAILED ? rte_rdtsc() : 0;
+        }
+        struct ini_am_hdr h;
+        pbuf_copy_partial(x->p, &h, sizeof(h), x->off);
+        if (deliver_in(d, x, &h, t_window) < 0)
+            break;      /* the PE is far behind: try again next turn */
+        inid_knobs_release(k);
+        n++;
+    }
+    return n;
+}
+
+/* With O or ΔL on, the knob stage takes the message: the loop delivers
+ * it after the stack's receive has returned (deliver_held).  Refused when the stage's queue is
+ * full or, O alone, when the PE's backlog is, as without knobs. */
+static int hold_in(struct inid *d, const struct inid_held *x)
+{
+    struct inid_held *slot = inid_knobs_hold_slot(&d->knobs);
+    const struct pe_backlog *b = &d->backlog[x->pe];
+    if (!slot || (!d->knobs.latency && b->tail - b->head >= INID_BACKLOG))
+        return -1;
+    *slot = *x;
+    inid_knobs_hold(&d->knobs, slot);
+    return 0;
+}
+
 /* Transport callback: a message from INI src_ini for a PE of this cluster;
- * rx describes the frame that completed it. */
+ * rx describes the frame that completed it.  It runs inside the stack's
+ * receive (ini_stack_input, ini_stack_poll): it delivers the message or
+ * hands it to the knob stage, nothing longer. */
 int inid_transport_deliver(void *ctx, int src_ini, struct pbuf *p, uint16_t off, struct ini_rx_meta *rx)
 {
     struct inid *d = ctx;
@@ -205,31 +223,13 @@ int inid_transport_deliver(void *ctx, int src_ini, struct pbuf *p, uint16_t off,
         return 0;
     }
     d->lb.peer_load[src_ini] = h.flags;
-    int pe = d->cfg.pes[h.dst_pe].local;
-    if (d->knob_latency) {
-        /* ΔL: accepted (so the transport acknowledges it now), delivered later. */
-        if (d->delayed_tail - d->delayed_head >= INID_DELAYED) {
-            d->stats.refused++;
-            return -1;
-        }
-        d->delayed[d->delayed_tail++ % INID_DELAYED] =
-            (struct delayed_delivery){ p, rte_rdtsc() + d->knob_latency, off, (uint8_t)pe };
-        d->stats.in_msgs++;
-        d->stats.in_bytes += h.len;
-        return 0;
-    }
-    spend_O(d, rx->t_arrive, rx->t_start);
-    uint64_t t_window = d->trace.mode == INI_TRACE_DETAILED ? rte_rdtsc() : 0;
-    if (d->backlog[pe].head == d->backlog[pe].tail && deliver_pbuf(d, pe, p, off, avail) == 0) {
-        struct ini_trace_rec *r = ini_trace_begin(&d->trace, INI_TRACE_IN, rx->t_arrive, rx->qlen);
-        ini_trace_set_msg(r, h.src_pe, h.dst_pe, (uint16_t)src_ini, h.len);
-        ini_trace_stamp(&d->trace, r, INI_TS_DEQUEUE, rx->t_start);
-        ini_trace_stamp(&d->trace, r, INI_TS_IN_IP, rx->t_in_ip);
-        ini_trace_stamp(&d->trace, r, INI_TS_IN_UDP, rx->t_in_udp);
-        ini_trace_stamp(&d->trace, r, INI_TS_IN_WINDOW, t_window);
-        ini_trace_commit(&d->trace, r, r ? rte_rdtsc() : 0);    /* NULL (buffer full): counted as dropped */
-        pbuf_free(p);
-    } else if (backlog_push(d, pe, p, off) < 0) {
+    const struct inid_held x = {
+        .p = p, .t_arrive = rx->t_arrive, .t_start = rx->t_start, .t_in_ip = rx->t_in_ip,
+        .t_in_udp = rx->t_in_udp, .qlen = rx->qlen, .off = off, .src_ini = (uint16_t)src_ini,
+        .pe = (uint8_t)d->cfg.pes[h.dst_pe].local,
+    };
+    if (d->knobs.rx_on ? hold_in(d, &x) < 0
+                       : deliver_in(d, &x, &h, d->trace.mode == INI_TRACE_DETAILED ? rte_rdtsc() : 0) < 0) {
         /* The PE is far behind: the transport keeps the message, does not
          * acknowledge it, and offers it again later. */
         d->stats.refused++;
@@ -284,7 +284,7 @@ static int process_out(struct inid *d, struct work *w, uint64_t now)
         return DONE;
     }
     uintptr_t cookie = (uintptr_t)w->pe << 16 | w->slot;
-    if (d->next_tx && rte_rdtsc() < d->next_tx)
+    if (inid_knobs_tx_wait(&d->knobs))
         return STALL;                   /* Δg / ΔG: not yet */
     uint64_t start = d->trace.mode == INI_TRACE_DETAILED ? rte_rdtsc() : now;
     uint64_t submit;    /* in the headroom, which the transport header overwrites */
@@ -311,8 +311,7 @@ static int process_out(struct inid *d, struct work *w, uint64_t now)
     d->stats.out_bytes += h->len;
     spend_O(d, w->t_arrive, start);
     d->stats.processed++;          /* after its service time: load counts the message in service */
-    if (d->knob_gap || d->knob_per_byte > 0)
-        d->next_tx = rte_rdtsc() + d->knob_gap + (uint64_t)(d->knob_per_byte * (double)am_len);
+    inid_knobs_tx_sent(&d->knobs, am_len);
     /* The loop's time is read once per turn, before it looks at the rings:
      * a record published in between was submitted after it. */
     struct ini_trace_rec *tr = ini_trace_begin(&d->trace, INI_TRACE_OUT,
@@ -339,6 +338,8 @@ static int process(struct inid *d, struct work *w, uint64_t now)
             .stamp = detailed,
         };
         ini_stack_input(&d->stack, w->m, &rx);
+        if (inid_knobs_held(&d->knobs))
+            deliver_held(d, now);           /* what the frame completed, after the stack's receive */
         return DONE;
     }
     return process_out(d, w, now);
@@ -461,61 +462,74 @@ static int pes_have_work(struct inid *d)
     return 0;
 }
 
-/* Adaptive idle: sleep in epoll on the doorbell FIFO (compute nodes write
- * to it) and on the receive interrupts of the ports.  If some port has no
- * interrupt, the sleep is bounded by a back-off that doubles while nothing
- * happens, up to idle.max_sleep_us; otherwise only by the lwIP timer
- * period.  Interrupts are armed only while asleep, so a busy peer never
- * pays a system call per frame. */
-static void idle_sleep(struct inid *d, uint64_t *backoff_us)
-{
-    struct ini_seg_ini *me = &d->seg->inis[d->local];
-    struct rte_mbuf *pkts[INI_NETIF_BURST];
-    int pending = 0;
+/* Adaptive idle: the INI sleeps in epoll on its doorbell FIFO (compute
+ * nodes, and memif peers in place of the link interrupt, write to it) and
+ * on the receive interrupts of the ports that have them, the consumer's
+ * half of fabric.h.  Interrupts are armed only while asleep, so a busy
+ * peer never pays a system call per frame. */
+struct idle_sleep {
+    struct inid *d;
+    uint64_t backoff_us;      /* the bound when some port cannot wake us */
+};
 
-    atomic_store_explicit(&me->sleeping, 1, memory_order_relaxed);
-    atomic_thread_fence(memory_order_seq_cst);
+/* The last look: arms the interrupts, then looks at the ports (a frame
+ * that arrived before its interrupt was armed raises none) and the PEs. */
+static int idle_pending(void *arg)
+{
+    struct inid *d = ((struct idle_sleep *)arg)->d;
     for (int k = 0; k < d->n_ports; k++)
         if (d->port_intr[k])
             rte_eth_dev_rx_intr_enable(d->ports[k], 0);
-    /* A frame that arrived before the interrupt was armed raises none:
-     * look once more. */
-    for (int k = 0; k < d->n_ports && !pending; k++)
-        pending = rte_eth_rx_queue_count(d->ports[k], 0) > 0;
-    if (!pending && !pes_have_work(d)) {
-        /* Ports that ring us (memif peers, interrupts): sleep until
-         * woken or a timer is due; otherwise the back-off bounds it. */
-        int ports_wake = d->cfg.net_mode == INI_NET_MEMIF || d->n_intr == d->n_ports;
-        uint64_t ns = (ports_wake ? 100000 : *backoff_us) * 1000;
-        uint64_t deadline = ini_swp_next_deadline(d->stack.swp), now = rte_rdtsc();
-        if (d->n_stalled && d->next_tx && d->next_tx < deadline)
-            deadline = d->next_tx;
-        if (d->delayed_head != d->delayed_tail && d->delayed[d->delayed_head % INID_DELAYED].due < deadline)
-            deadline = d->delayed[d->delayed_head % INID_DELAYED].due;
-        if (deadline != UINT64_MAX) {
-            uint64_t until = deadline > now ? (deadline - now) * 1000000000ull / d->tsc_hz : 0;
-            if (until < ns)
-                ns = until;
-        }
-        struct timespec ts = { (time_t)(ns / 1000000000u), (long)(ns % 1000000000u) };
-        struct epoll_event ev[16];
-        int n = epoll_pwait2(d->epfd, ev, 16, &ts, NULL);
-        for (int i = 0; i < n; i++) {
-            uint64_t junk;
-            ssize_t r;
-            if (ev[i].data.u32 == UINT32_MAX)
-                while ((r = read(d->wake_fd, pkts, sizeof(pkts))) > 0)
-                    ;
-            else
-                r = read(rte_eth_dev_rx_intr_ctl_q_get_fd(d->ports[ev[i].data.u32], 0), &junk, 8);
-            (void)r;
-        }
-        d->stats.idle_sleeps++;
+    for (int k = 0; k < d->n_ports; k++)
+        if (rte_eth_rx_queue_count(d->ports[k], 0) > 0)
+            return 1;
+    return pes_have_work(d);
+}
+
+/* Sleeps until woken or the next deadline: with ports that ring us
+ * (memif peers, interrupts) at most 100 ms, otherwise the back-off; and
+ * never past a transport timer or the knob stage's next event. */
+static void idle_epoll(void *arg)
+{
+    struct idle_sleep *s = arg;
+    struct inid *d = s->d;
+    int ports_wake = d->cfg.net_mode == INI_NET_MEMIF || d->n_intr == d->n_ports;
+    uint64_t ns = (ports_wake ? 100000 : s->backoff_us) * 1000;
+    uint64_t deadline = ini_swp_next_deadline(d->stack.swp), now = rte_rdtsc();
+    uint64_t knobs = inid_knobs_deadline(&d->knobs, d->n_stalled != 0);
+    if (knobs < deadline)
+        deadline = knobs;
+    if (deadline != UINT64_MAX) {
+        uint64_t until = deadline > now ? (deadline - now) * 1000000000ull / d->tsc_hz : 0;
+        if (until < ns)
+            ns = until;
     }
+    struct timespec ts = { (time_t)(ns / 1000000000u), (long)(ns % 1000000000u) };
+    struct epoll_event ev[16];
+    int n = epoll_pwait2(d->epfd, ev, 16, &ts, NULL);
+    for (int i = 0; i < n; i++) {
+        uint64_t junk[INI_NETIF_BURST];
+        ssize_t r;
+        if (ev[i].data.u32 == UINT32_MAX)
+            while ((r = read(d->wake_fd, junk, sizeof(junk))) > 0)
+                ;
+        else
+            r = read(rte_eth_dev_rx_intr_ctl_q_get_fd(d->ports[ev[i].data.u32], 0), junk, 8);
+        (void)r;
+    }
+}
+
+/* One sleep; the back-off doubles while nothing happens, up to
+ * idle.max_sleep_us. */
+static void idle_sleep(struct inid *d, uint64_t *backoff_us)
+{
+    struct idle_sleep s = { d, *backoff_us };
+    _Atomic uint32_t *sleeping = &d->seg->inis[d->local].sleeping;
+    if (ini_fabric_sleep(&sleeping, 1, 1, idle_pending, idle_epoll, &s))
+        d->stats.idle_sleeps++;
     for (int k = 0; k < d->n_ports; k++)
         if (d->port_intr[k])
             rte_eth_dev_rx_intr_disable(d->ports[k], 0);
-    atomic_store_explicit(&me->sleeping, 0, memory_order_relaxed);
     *backoff_us *= 2;
     if (*backoff_us > (uint64_t)d->cfg.idle.max_sleep_us)
         *backoff_us = (uint64_t)d->cfg.idle.max_sleep_us;
@@ -540,10 +554,10 @@ int inid_loop(void *arg)
          * it (timers/loop_clock.h): the busy cycles, the queue's area and
          * the arrival stamps below count from it. */
         uint64_t now = rte_rdtsc();
-        int n = retry_backlogs(d) + ini_stack_poll(&d->stack, now) + retry_stalled(d, now);
-        if (d->delayed_head != d->delayed_tail)
-            n += release_delayed(d, now);
-        n += poll_pes(d, now) + poll_ports(d, now);
+        int n = retry_backlogs(d) + ini_stack_poll(&d->stack, now);
+        if (inid_knobs_held(&d->knobs))
+            n += deliver_held(d, now);      /* due after ΔL, or offered again by the poll */
+        n += retry_stalled(d, now) + poll_pes(d, now) + poll_ports(d, now);
         uint32_t ql = queue_len(d);
         /* The compute nodes' load-aware policy reads this. */
         atomic_store_explicit(&me->processed, d->stats.processed, memory_order_relaxed);
@@ -561,12 +575,10 @@ int inid_loop(void *arg)
         }
         n += run_queue(d, now);
         atomic_store_explicit(&me->processed, d->stats.processed, memory_order_relaxed);
-        atomic_store_explicit(&me->inbound, d->delayed_tail - d->delayed_head + ini_swp_pending_frames(d->stack.swp),
+        atomic_store_explicit(&me->inbound, inid_knobs_held(&d->knobs) + ini_swp_pending_frames(d->stack.swp),
                               memory_order_relaxed);
         /* Frames a full peer ring refused keep the daemon awake. */
-        n += ini_stack_flush(&d->stack);
-        if (d->idle == INI_IDLE_ADAPTIVE && d->cfg.net_mode == INI_NET_MEMIF)
-            inid_wake_peers(d);
+        n += flush_ports(d);
         d->stats.loops++;
 
         if (now >= next_timers) {

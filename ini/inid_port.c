@@ -368,7 +368,10 @@ void inid_wake_peers(struct inid *d)
         if (peer < 0)
             continue;
         struct ini_seg_ini *pe = peer_entry(d, peer);
-        if (!pe || !atomic_load_explicit(&pe->sleeping, memory_order_relaxed))
+        /* The producer's half of fabric.h: the frames are in the peer's
+         * ring; the fence in consumer_sleeps orders them before the look
+         * at its announcement, which its last look pairs with. */
+        if (!pe || !ini_fabric_consumer_sleeps(&pe->sleeping))
             continue;
         if (ini_fabric_ring_fifo(&d->peer_wake_fd[k], pe->wake_path) < 0) {
             close(d->peer_wake_fd[k]);      /* the peer restarted: reopen next time */

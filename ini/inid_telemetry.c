@@ -144,7 +144,7 @@ static int cmd_queue(const char *cmd, const char *params, struct rte_tel_data *i
     for (int pe = 0; pe < d->n_pes; pe++)
         waiting += (uint32_t)(RELAXED(d->backlog[pe].tail) - RELAXED(d->backlog[pe].head));
     rte_tel_data_add_dict_u64(info, "deliveries_waiting", waiting);
-    rte_tel_data_add_dict_u64(info, "delayed", (uint32_t)(RELAXED(d->delayed_tail) - RELAXED(d->delayed_head)));
+    rte_tel_data_add_dict_u64(info, "delayed", (uint32_t)(RELAXED(d->knobs.tail) - RELAXED(d->knobs.head)));
     rte_tel_data_add_dict_u64(info, "queue_max", RELAXED(d->stats.queue_max));
     uint64_t now = rte_rdtsc(), start = RELAXED(d->stats.run_start);
     uint64_t area = RELAXED(d->stats.queue_area);

@@ -5,13 +5,17 @@
  *
  *     ini_rec (16) | transport headroom (16) | ini_am_hdr (16) | payload
  *
- * The INI writes its transport header (stack/swp.h) into the headroom,
- * right-aligned against the AM header, and hands lwIP one PBUF_REF over
- * transport header + AM header + payload: the message is never copied
- * inside the INI until lwIP's link output copies each frame into an mbuf.
- * The first 8 bytes of the headroom carry the compute node's submit time
- * (TSC) for traces, until the transport header (up to 14 bytes) replaces
- * them: the INI reads them first.
+ * The message stays in the ring until it is acknowledged, and each
+ * transmission copies it once (docs/architecture.md, "The path of a
+ * message"): a message of one frame, and each segment of a longer one, is
+ * copied behind its transport header (stack/swp.h) into a transmit mbuf.
+ * A longer message sent as IP fragments (stack.segmentation off) gets its
+ * transport header and CRC (up to 14 bytes) written into the headroom,
+ * right-aligned against the AM header, and each fragment is copied from
+ * there into its own mbuf; with a MAC, which does not fit, they go in a
+ * buffer of their own in front of it.  The first 8 bytes of the headroom
+ * carry the compute node's submit time (TSC) for traces, until a transport
+ * header replaces them: the INI reads them first.
  *
  * A message from an INI to a compute node is a record holding
  * ini_am_hdr | payload.  The AM header itself is defined beside the

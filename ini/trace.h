@@ -58,7 +58,6 @@
 #ifndef INI_TRACE_H
 #define INI_TRACE_H
 
-#include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
 #include <string.h>
@@ -189,11 +188,6 @@ void ini_trace_decode_rec(const uint8_t in[INI_TRACE_RECORD_SIZE], struct ini_tr
 static inline int ini_trace_first_stamp(int kind)
 {
     return kind == INI_TRACE_OUT ? INI_TS_SUBMIT : INI_TS_ENQUEUE;
-}
-
-static inline bool ini_trace_detailed(const struct ini_trace *t)
-{
-    return t->mode == INI_TRACE_DETAILED;
 }
 
 /* Fills a record kept anywhere: kind, arrival stamp and queue length. */

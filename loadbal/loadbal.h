@@ -5,8 +5,9 @@
  *   - at the source compute node, which INI of its own cluster carries it
  *     (struct ini_lb_pe): static (the PE's assigned INI), round-robin (each
  *     PE cycles over its cluster's INIs) or load-aware (the INI with the
- *     fewest messages submitted and not yet processed, from the counters
- *     in the cluster segment; ties broken round-robin);
+ *     least work ahead: messages submitted and not yet processed, plus the
+ *     other work it reports waiting in it, from the counters in the
+ *     cluster segment; ties broken round-robin);
  *   - at the sending INI, which INI of the destination cluster receives it
  *     (struct ini_lb_conn): static (by destination PE: the INI that PE is
  *     assigned to), round-robin per destination cluster, or load-aware

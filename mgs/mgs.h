@@ -21,8 +21,8 @@
  *     filled or diffed while application threads keep running.
  *   - the protocol thread: the only thread that sends or receives INI
  *     messages (through every PE's ini_pe, each message for the compute node
- *     it belongs to) and the only one that changes protocol state.  It serves incoming requests while every
- *     compute thread computes.
+ *     it belongs to) and the only one that changes protocol state.  It
+ *     serves incoming requests while every compute thread computes.
  *   - compute threads hand work to it (faults, lock, unlock, barrier) through
  *     a lock-free request stack and sleep on a futex until it is done.  The
  *     SIGSEGV handler does only that: record the fault, push, ring, wait
@@ -47,11 +47,13 @@
 #include <stdint.h>
 
 /* Attaches to the cluster named by the launcher's environment (INI_CONFIG,
- * INI_CLUSTER, INI_SEGMENT, INI_RUN_DIR), maps the shared range and starts
- * the protocol thread.  Idempotent.  Environment knobs: MGS_SHARED_MB (range
- * size, default 64), MGS_UNIT_PAGES (pages per coherence unit, default 1),
- * MGS_BASE (hex address of the range).  Returns 0, or -1 with a one-line
- * message in err. */
+ * INI_CLUSTER, INI_SEGMENT; INI_RUN_DIR, else MGS_RUN_DIR, for the counters
+ * file), maps the shared range and starts the protocol thread.  Idempotent.
+ * Environment knobs: MGS_SHARED_MB (range size in MiB, 1..65536, default
+ * 64), MGS_UNIT_PAGES (pages per coherence unit, default 1), MGS_BASE
+ * (address of the range, default 0x3f0000000000), MGS_DILATE (time
+ * dilation of the compute threads, 1..1000, default 1).  Returns 0, or -1
+ * with a one-line message in err. */
 int mgs_start(char *err, size_t errlen);
 /* Outside the launcher: one cluster of nthreads threads in this process, no
  * INIs (every home is local; the protocol still runs: faults, twins, diffs,

@@ -60,6 +60,7 @@
 #include <ucontext.h>
 #include <unistd.h>
 
+#include "fabric.h"
 #include "mgs_diff.h"
 
 struct mgs *mgs_g;
@@ -133,17 +134,16 @@ struct mgs_msg *mgs_queue_pop(struct mgs_msg_queue *q)
 
 /* ---- requests: compute thread side -------------------------------------- */
 
-/* Wakes the protocol thread if it sleeps.  Standalone, pairs with the
- * fence in idle_wait between setting `sleeping` and its last look at the
- * requests: one side sees the other.  Async-signal-safe. */
+/* Wakes the protocol thread if it sleeps.  Standalone, the producer's
+ * half of fabric.h's sleeping and waking, with idle_wait the consumer's:
+ * one side sees the other.  Async-signal-safe (atomics and a futex). */
 static void kick_protocol_thread(struct mgs *g)
 {
     if (g->cn) {
         ini_pe_kick(g->pes[0]);
         return;
     }
-    atomic_thread_fence(memory_order_seq_cst);
-    if (atomic_load_explicit(&g->own_bell_sleeping, memory_order_relaxed))
+    if (ini_fabric_consumer_sleeps(&g->own_bell_sleeping))
         ini_doorbell_ring(&g->own_bell);
 }
 
@@ -517,6 +517,15 @@ static int poll_inis(struct mgs *g)
     return n;
 }
 
+/* The standalone protocol thread's last look before sleeping: a request,
+ * a message ready, or the stop. */
+static int protocol_pending(void *arg)
+{
+    struct mgs *g = arg;
+    return atomic_load_explicit(&g->requests, memory_order_relaxed) || g->ready.head ||
+           atomic_load_explicit(&g->stop, memory_order_relaxed);
+}
+
 /* Sleep until a message or a request comes.  With INIs, ini_wait spins
  * and sleeps on the PE, and a request or the stop kicks it; standalone, we
  * spin and then sleep on our own word, which compute threads ring. */
@@ -534,13 +543,8 @@ static void idle_wait(struct mgs *g)
         __builtin_ia32_pause();
     } while (mgs_now_us() < until);
 
-    uint32_t seen = atomic_load_explicit(&g->own_bell, memory_order_acquire);
-    atomic_store_explicit(&g->own_bell_sleeping, 1, memory_order_relaxed);
-    atomic_thread_fence(memory_order_seq_cst);
-    if (!atomic_load_explicit(&g->requests, memory_order_relaxed) && !g->ready.head &&
-        !atomic_load_explicit(&g->stop, memory_order_relaxed))
-        ini_doorbell_wait(&g->own_bell, seen, 100000);
-    atomic_store_explicit(&g->own_bell_sleeping, 0, memory_order_relaxed);
+    _Atomic uint32_t *sleeping = &g->own_bell_sleeping;
+    ini_fabric_sleep_futex(&g->own_bell, &sleeping, 1, 1, protocol_pending, g, 100000);
 }
 
 static void *protocol_thread(void *arg)
@@ -601,28 +605,23 @@ static int attach_inis(struct mgs *g, char *err, size_t errlen)
     return 0;
 }
 
-static int start(int standalone_threads, char *err, size_t errlen)
+/* Standalone (no INIs): one cluster of n threads. */
+static void standalone_machine(struct mgs *g, int n)
 {
-    if (mgs_g)
-        return 0;
-    struct mgs *g = calloc(1, sizeof *g);
-    if (!g) {
-        snprintf(err, errlen, "out of memory");
-        return -1;
+    g->n_clusters = 1;
+    g->total_threads = g->local_threads[0] = n;
+    for (int k = 0; k < n && k < INI_MAX_PES_PER_CLUSTER; k++) {
+        g->pe_id[0][k] = (int16_t)k;
+        g->pe_local[k] = (int8_t)k;
     }
-    g->memfd = -1;
-    if (standalone_threads > 0) {
-        g->n_clusters = 1;
-        g->total_threads = g->local_threads[0] = standalone_threads;
-        for (int k = 0; k < standalone_threads && k < INI_MAX_PES_PER_CLUSTER; k++) {
-            g->pe_id[0][k] = (int16_t)k;
-            g->pe_local[k] = (int8_t)k;
-        }
-        g->spin_us = 5;
-        g->max_message = 65000;
-    } else if (attach_inis(g, err, errlen) != 0) {
-        goto fail;
-    }
+    g->spin_us = 5;
+    g->max_message = 65000;
+}
+
+/* The run directory and the MGS_* settings of the environment
+ * (docs/mgs.md), checked. */
+static int read_env(struct mgs *g, char *err, size_t errlen)
+{
     const char *run_dir = getenv("INI_RUN_DIR");
     if (!run_dir)
         run_dir = getenv("MGS_RUN_DIR");
@@ -635,16 +634,16 @@ static int start(int standalone_threads, char *err, size_t errlen)
     if (unit_pages < 1 || g->unit > MGS_DIFF_MAX_UNIT) {
         snprintf(err, errlen, "MGS_UNIT_PAGES=%ld: a unit must be 1..%u bytes of whole pages", unit_pages,
                  MGS_DIFF_MAX_UNIT);
-        goto fail;
+        return -1;
     }
     if (g->max_message < sizeof(struct mgs_hdr) + g->unit) {
         snprintf(err, errlen, "stack.max_message %u is smaller than an MGS unit message (%zu)",
                  g->max_message, sizeof(struct mgs_hdr) + g->unit);
-        goto fail;
+        return -1;
     }
     if (shared_mb < 1 || shared_mb > 65536) {
         snprintf(err, errlen, "MGS_SHARED_MB=%ld out of range", shared_mb);
-        goto fail;
+        return -1;
     }
     g->size = (size_t)shared_mb << 20;
     g->size = (g->size + g->unit - 1) / g->unit * g->unit;
@@ -657,14 +656,21 @@ static int start(int standalone_threads, char *err, size_t errlen)
         g->dilate = strtod(dilate, &end);
         if (*end || !(g->dilate >= 1.0 && g->dilate <= 1000.0)) {
             snprintf(err, errlen, "MGS_DILATE=%s: expected a factor from 1 to 1000", dilate);
-            goto fail;
+            return -1;
         }
     }
+    return 0;
+}
 
+/* The shared range: its memory (a memfd), the application view at
+ * g->base, the protocol's view and the master copies; the per-unit state
+ * and the buffers. */
+static int map_range(struct mgs *g, char *err, size_t errlen)
+{
     g->memfd = memfd_create("mgs-shared", MFD_CLOEXEC);
     if (g->memfd < 0 || ftruncate(g->memfd, (off_t)g->size) != 0) {
         snprintf(err, errlen, "memfd: %s", strerror(errno));
-        goto fail;
+        return -1;
     }
     /* Set-up mode: the application view is plain read-write memory. */
     void *app = mmap((void *)g->base, g->size, PROT_READ | PROT_WRITE, MAP_SHARED | MAP_FIXED_NOREPLACE,
@@ -674,7 +680,7 @@ static int start(int standalone_threads, char *err, size_t errlen)
                  g->size >> 20, app == MAP_FAILED ? strerror(errno) : "placed elsewhere");
         if (app != MAP_FAILED)
             munmap(app, g->size);
-        goto fail;
+        return -1;
     }
     g->app = app;
     g->sys = mmap(NULL, g->size, PROT_READ | PROT_WRITE, MAP_SHARED, g->memfd, 0);
@@ -683,19 +689,22 @@ static int start(int standalone_threads, char *err, size_t errlen)
     g->units = calloc(g->n_units, sizeof *g->units);
     g->sendbuf = malloc(g->max_message);
     g->diffbuf = malloc(mgs_diff_max_size(g->unit));
-    if (g->sys == MAP_FAILED || g->master == MAP_FAILED || !g->units || !g->sendbuf || !g->diffbuf) {
+    if (g->sys == MAP_FAILED || g->master == MAP_FAILED || !g->units || !g->sendbuf || !g->diffbuf ||
+        mgs_page_init(g) != 0) {
         snprintf(err, errlen, "out of memory for the MGS state");
-        goto fail;
+        return -1;
     }
-    if (mgs_page_init(g) != 0) {
-        snprintf(err, errlen, "out of memory for the MGS state");
-        goto fail;
-    }
+    return 0;
+}
+
+/* The INI handler, the SIGSEGV handler and the protocol thread; mgs_g is
+ * set once they run. */
+static int start_protocol(struct mgs *g, char *err, size_t errlen)
+{
     if (g->cn && ini_cn_register(g->cn, MGS_HANDLER, on_ini_message, g) != 0) {
         snprintf(err, errlen, "cannot register the MGS handler");
-        goto fail;
+        return -1;
     }
-
     struct sigaction sa;
     memset(&sa, 0, sizeof sa);
     sa.sa_sigaction = on_segv;
@@ -703,17 +712,21 @@ static int start(int standalone_threads, char *err, size_t errlen)
     sigemptyset(&sa.sa_mask);
     if (sigaction(SIGSEGV, &sa, &previous_segv) != 0) {
         snprintf(err, errlen, "sigaction: %s", strerror(errno));
-        goto fail;
+        return -1;
     }
     mgs_g = g;
     if (pthread_create(&g->server, NULL, protocol_thread, g) != 0) {
         mgs_g = NULL;
         sigaction(SIGSEGV, &previous_segv, NULL);
         snprintf(err, errlen, "cannot start the protocol thread");
-        goto fail;
+        return -1;
     }
     return 0;
-fail:
+}
+
+/* Undoes what start did before it failed. */
+static void free_state(struct mgs *g)
+{
     if (g->app)
         munmap(g->app, g->size);
     if (g->sys && g->sys != MAP_FAILED)
@@ -728,7 +741,26 @@ fail:
     free(g->sendbuf);
     free(g->diffbuf);
     free(g);
-    return -1;
+}
+
+static int start(int standalone_threads, char *err, size_t errlen)
+{
+    if (mgs_g)
+        return 0;
+    struct mgs *g = calloc(1, sizeof *g);
+    if (!g) {
+        snprintf(err, errlen, "out of memory");
+        return -1;
+    }
+    g->memfd = -1;
+    if (standalone_threads > 0)
+        standalone_machine(g, standalone_threads);
+    if ((standalone_threads <= 0 && attach_inis(g, err, errlen) != 0) || read_env(g, err, errlen) != 0 ||
+        map_range(g, err, errlen) != 0 || start_protocol(g, err, errlen) != 0) {
+        free_state(g);
+        return -1;
+    }
+    return 0;
 }
 
 int mgs_start(char *err, size_t errlen) { return start(0, err, errlen); }

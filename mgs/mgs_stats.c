@@ -14,6 +14,8 @@
 
 #include <stdio.h>
 
+#include "counters.h"
+
 static const char *const msg_names[MGS_M_TYPES] = {
     [MGS_M_RREQ] = "RREQ", [MGS_M_WREQ] = "WREQ", [MGS_M_DATA] = "DATA",
     [MGS_M_REL] = "REL", [MGS_M_INV] = "INV", [MGS_M_ACK] = "ACK",
@@ -77,19 +79,16 @@ void mgs_stats_print_machine(struct mgs *g)
     fprintf(stderr, "%s\n", line);
 }
 
-void mgs_stats_write(struct mgs *g)
+/* The cluster's one-line summary (stderr and the file's "summary"). */
+static void cluster_summary(const struct mgs *g, uint64_t msgs, uint64_t bytes, char *buf, size_t len)
 {
-    mgs_dilate_counters(g, &g->stats);
     const struct mgs_counters *s = &g->stats;
-    uint64_t msgs, bytes;
-    totals(s, &msgs, &bytes);
-    double avg = msgs ? (double)bytes / (double)msgs : 0.0;
-    char summary[512];
-    snprintf(summary, sizeof summary,
+    snprintf(buf, len,
              "mgs cluster %d: %llu msgs / %llu B sent (avg %.0f B); faults %llu read, %llu write; "
              "%llu units fetched; %llu diffs (avg %.0f B); %llu invalidations; single-writer %llu grants, "
              "%llu recalls; locks %llu local hand-offs, %llu remote; %llu barriers (avg %.0f us)",
-             g->cluster, (unsigned long long)msgs, (unsigned long long)bytes, avg,
+             g->cluster, (unsigned long long)msgs, (unsigned long long)bytes,
+             msgs ? (double)bytes / (double)msgs : 0.0,
              (unsigned long long)s->read_faults, (unsigned long long)s->write_faults,
              (unsigned long long)s->pages_fetched, (unsigned long long)s->diffs_sent,
              s->diffs_sent ? (double)s->diff_bytes / (double)s->diffs_sent : 0.0,
@@ -97,6 +96,79 @@ void mgs_stats_write(struct mgs *g)
              (unsigned long long)s->sw_recalls, (unsigned long long)s->lock_local_handoffs,
              (unsigned long long)s->lock_remote_acquires, (unsigned long long)s->barriers,
              s->barriers ? (double)s->barrier_wait_us / (double)s->barriers : 0.0);
+}
+
+/* The file's counters after the messages, one a line, in this order. */
+#define MGS_COUNTER(name) INI_COUNTER_SAME(struct mgs_counters, name)
+static const struct ini_counter protocol_counters[] = {
+    MGS_COUNTER(read_faults),          MGS_COUNTER(write_faults),       MGS_COUNTER(spurious_faults),
+    MGS_COUNTER(pages_fetched),        MGS_COUNTER(upgrades),           MGS_COUNTER(diffs_sent),
+    MGS_COUNTER(diff_bytes),           MGS_COUNTER(diff_changed_bytes), MGS_COUNTER(diff_max_bytes),
+    MGS_COUNTER(clean_acks),           MGS_COUNTER(invalidations),      MGS_COUNTER(inv_sent),
+    MGS_COUNTER(sw_grants),            MGS_COUNTER(sw_recalls),         MGS_COUNTER(sw_grants_given),
+    MGS_COUNTER(sw_recalls_sent),      MGS_COUNTER(releases),           MGS_COUNTER(flushes),
+    MGS_COUNTER(lock_acquires),        MGS_COUNTER(lock_local_handoffs), MGS_COUNTER(lock_remote_acquires),
+    MGS_COUNTER(lock_token_departures), MGS_COUNTER(barriers),          MGS_COUNTER(barrier_wait_us),
+    MGS_COUNTER(barrier_max_us),       MGS_COUNTER(reorder_held),       MGS_COUNTER(dilate_sleeps),
+    MGS_COUNTER(dilate_sleep_us),
+};
+
+/* "messages": each type's counters, one a line. */
+static void json_messages(FILE *f, const struct mgs_counters *s)
+{
+    fprintf(f, "  \"messages\": {\n");
+    for (int t = 1; t < MGS_M_TYPES; t++) {
+        const struct mgs_msg_counters *m = &s->msg[t];
+        fprintf(f,
+                "    \"%s\": { \"sent\": %llu, \"sent_bytes\": %llu, \"received\": %llu, "
+                "\"received_bytes\": %llu, \"local\": %llu }%s\n",
+                msg_names[t], (unsigned long long)m->sent, (unsigned long long)m->sent_bytes,
+                (unsigned long long)m->received, (unsigned long long)m->received_bytes,
+                (unsigned long long)m->local, t + 1 < MGS_M_TYPES ? "," : "");
+    }
+    fprintf(f, "  },\n");
+}
+
+/* "nodes": each compute node's own traffic, as the INI layer counted it:
+ * what it sent through each INI of the cluster (index within the cluster). */
+static void json_nodes(FILE *f, const struct mgs *g)
+{
+    int n_inis = ini_cn_config(g->cn)->clusters[g->cluster].n_inis;
+    fprintf(f, "  \"nodes\": [");
+    for (int k = 0; k < g->n_pes; k++) {
+        const struct ini_pe_stats *ps = ini_pe_stats(g->pes[k]);
+        fprintf(f, "%s\n    { \"pe\": %d, \"sent\": %llu, \"received\": %llu, \"sent_per_ini\": [", k ? "," : "",
+                ini_pe_id(g->pes[k]), (unsigned long long)ps->sent, (unsigned long long)ps->received);
+        for (int i = 0; i < n_inis; i++)
+            fprintf(f, "%s%llu", i ? ", " : "", (unsigned long long)ps->sent_per_ini[i]);
+        fprintf(f, "] }");
+    }
+    fprintf(f, "\n  ],\n");
+}
+
+/* "machine": summed over all clusters by the shutdown barrier (taken just
+ * before it, so its own ARRIVE/GO are not included); cluster 0 writes it. */
+static void json_machine(FILE *f, const struct mgs *g)
+{
+    static const char *const names[MGS_T_COUNT] = {
+        "messages_sent", "bytes_sent", "read_faults", "write_faults", "pages_fetched", "diffs_sent",
+        "diff_bytes", "invalidations", "sw_grants", "sw_recalls", "lock_local_handoffs",
+        "lock_remote_acquires", "barrier_wait_us" };
+    fprintf(f, "  \"machine\": {");
+    for (int i = 0; i < MGS_T_COUNT; i++)
+        fprintf(f, "%s\"%s\": %.0f", i ? ", " : " ", names[i], g->machine[i]);
+    fprintf(f, ", \"avg_message_bytes\": %.1f },\n",
+            g->machine[MGS_T_MSGS] > 0 ? g->machine[MGS_T_BYTES] / g->machine[MGS_T_MSGS] : 0.0);
+}
+
+void mgs_stats_write(struct mgs *g)
+{
+    mgs_dilate_counters(g, &g->stats);
+    const struct mgs_counters *s = &g->stats;
+    uint64_t msgs, bytes;
+    totals(s, &msgs, &bytes);
+    char summary[512];
+    cluster_summary(g, msgs, bytes, summary, sizeof summary);
     fprintf(stderr, "%s\n", summary);
 
     if (!g->run_dir[0])
@@ -110,78 +182,17 @@ void mgs_stats_write(struct mgs *g)
     }
     fprintf(f, "{\n  \"cluster\": %d,\n  \"clusters\": %d,\n  \"threads\": %d,\n  \"unit_bytes\": %zu,\n",
             g->cluster, g->n_clusters, g->local_threads[g->cluster], g->unit);
-    fprintf(f, "  \"messages\": {\n");
-    for (int t = 1; t < MGS_M_TYPES; t++) {
-        const struct mgs_msg_counters *m = &s->msg[t];
-        fprintf(f,
-                "    \"%s\": { \"sent\": %llu, \"sent_bytes\": %llu, \"received\": %llu, "
-                "\"received_bytes\": %llu, \"local\": %llu }%s\n",
-                msg_names[t], (unsigned long long)m->sent, (unsigned long long)m->sent_bytes,
-                (unsigned long long)m->received, (unsigned long long)m->received_bytes,
-                (unsigned long long)m->local, t + 1 < MGS_M_TYPES ? "," : "");
-    }
-    fprintf(f, "  },\n");
+    json_messages(f, s);
     fprintf(f, "  \"messages_sent\": %llu,\n  \"bytes_sent\": %llu,\n  \"avg_message_bytes\": %.1f,\n",
-            (unsigned long long)msgs, (unsigned long long)bytes, avg);
-#define FIELD(name) fprintf(f, "  \"" #name "\": %llu,\n", (unsigned long long)s->name)
-    FIELD(read_faults);
-    FIELD(write_faults);
-    FIELD(spurious_faults);
-    FIELD(pages_fetched);
-    FIELD(upgrades);
-    FIELD(diffs_sent);
-    FIELD(diff_bytes);
-    FIELD(diff_changed_bytes);
-    FIELD(diff_max_bytes);
-    FIELD(clean_acks);
-    FIELD(invalidations);
-    FIELD(inv_sent);
-    FIELD(sw_grants);
-    FIELD(sw_recalls);
-    FIELD(sw_grants_given);
-    FIELD(sw_recalls_sent);
-    FIELD(releases);
-    FIELD(flushes);
-    FIELD(lock_acquires);
-    FIELD(lock_local_handoffs);
-    FIELD(lock_remote_acquires);
-    FIELD(lock_token_departures);
-    FIELD(barriers);
-    FIELD(barrier_wait_us);
-    FIELD(barrier_max_us);
-    FIELD(reorder_held);
-    FIELD(dilate_sleeps);
-    FIELD(dilate_sleep_us);
-#undef FIELD
+            (unsigned long long)msgs, (unsigned long long)bytes, msgs ? (double)bytes / (double)msgs : 0.0);
+    fprintf(f, "  ");
+    ini_counters_json(f, protocol_counters, INI_COUNTERS_N(protocol_counters), s, ",\n  ");
+    fprintf(f, ",\n");
     fprintf(f, "  \"avg_diff_bytes\": %.1f,\n", s->diffs_sent ? (double)s->diff_bytes / (double)s->diffs_sent : 0.0);
-    /* Each compute node's own traffic, as the INI layer counted it: what it
-     * sent through each INI of the cluster (index within the cluster). */
-    if (g->cn) {
-        int n_inis = ini_cn_config(g->cn)->clusters[g->cluster].n_inis;
-        fprintf(f, "  \"nodes\": [");
-        for (int k = 0; k < g->n_pes; k++) {
-            const struct ini_pe_stats *ps = ini_pe_stats(g->pes[k]);
-            fprintf(f, "%s\n    { \"pe\": %d, \"sent\": %llu, \"received\": %llu, \"sent_per_ini\": [", k ? "," : "",
-                    ini_pe_id(g->pes[k]), (unsigned long long)ps->sent, (unsigned long long)ps->received);
-            for (int i = 0; i < n_inis; i++)
-                fprintf(f, "%s%llu", i ? ", " : "", (unsigned long long)ps->sent_per_ini[i]);
-            fprintf(f, "] }");
-        }
-        fprintf(f, "\n  ],\n");
-    }
-    if (g->cluster == 0) {
-        /* Summed over all clusters by the shutdown barrier (taken just
-         * before it, so its own ARRIVE/GO are not included). */
-        static const char *const names[MGS_T_COUNT] = {
-            "messages_sent", "bytes_sent", "read_faults", "write_faults", "pages_fetched", "diffs_sent",
-            "diff_bytes", "invalidations", "sw_grants", "sw_recalls", "lock_local_handoffs",
-            "lock_remote_acquires", "barrier_wait_us" };
-        fprintf(f, "  \"machine\": {");
-        for (int i = 0; i < MGS_T_COUNT; i++)
-            fprintf(f, "%s\"%s\": %.0f", i ? ", " : " ", names[i], g->machine[i]);
-        fprintf(f, ", \"avg_message_bytes\": %.1f },\n",
-                g->machine[MGS_T_MSGS] > 0 ? g->machine[MGS_T_BYTES] / g->machine[MGS_T_MSGS] : 0.0);
-    }
+    if (g->cn)
+        json_nodes(f, g);
+    if (g->cluster == 0)
+        json_machine(f, g);
     fprintf(f, "  \"summary\": \"%s\"\n}\n", summary);
     fclose(f);
 }

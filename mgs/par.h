@@ -6,10 +6,11 @@
  * ------
  * The interface is written so that two implementations can sit beneath the
  * same application code:
- *   - par_threads.c: P pthreads in one process (the current implementation);
- *   - a multigrain distributed shared memory (later): several processes, one
- *     per cluster, each running some of the P threads, with the shared range
- *     mapped at the same virtual address in every process.
+ *   - par_threads.c: P pthreads in one process;
+ *   - par_mgs.c, over MGS (mgs.h), the multigrain distributed shared
+ *     memory: several processes, one per cluster, each running some of the
+ *     P threads, with the shared range mapped at the same virtual address in
+ *     every process.  par_use_mgs() selects it.
  *
  * An application therefore obeys four rules:
  *   1. All data that more than one thread touches lives in memory obtained

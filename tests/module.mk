@@ -47,3 +47,8 @@ UNIT_TESTS += $(BIN)/test_checksum
 $(BIN)/test_checksum: $(OBJ)/stack/checksum.o
 # SSE4.2, as the stack is built (DPDK's -march=corei7): the inline CRC.
 $(OBJ)/tests/unit/test_checksum.o: EXTRA := -msse4.2
+
+# inid's knob stage (ini/inid_knobs.c), on its own.
+UNIT_TESTS += $(BIN)/test_knobs
+$(OBJ)/tests/unit/test_knobs.o: DPDK := yes
+$(BIN)/test_knobs: $(OBJ)/ini/inid_knobs.o

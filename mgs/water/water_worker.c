@@ -192,6 +192,69 @@ static worker_view make_view(water_system *sys)
     return w;
 }
 
+/* The locked (non-deterministic) mode sums into shared totals: zeroed by
+ * thread 0 at the start of each step. */
+static void reset_sums(const worker_view *w)
+{
+    water_system *sys = w->sys;
+    if (w->self == 0) {
+        sys->sums->vir = 0.0;
+        sys->sums->pot[0] = sys->sums->pot[1] = sys->sums->pot[2] = 0.0;
+        sys->sums->sum[0] = sys->sums->sum[1] = sys->sums->sum[2] = 0.0;
+    }
+    par_barrier();
+}
+
+/* The step's virial (returned) and kinetic sums (sum) over all threads:
+ * in a fixed order (deterministic) or added under a lock. */
+static double step_sums(const worker_view *w, double intra_virial, double inter_virial, const double kinetic[3],
+                        double sum[3])
+{
+    water_system *sys = w->sys;
+    double vir;
+    if (w->deterministic) {
+        double partial[5] = { intra_virial, inter_virial, kinetic[0], kinetic[1], kinetic[2] };
+        par_sum(partial, 5);
+        vir = 0.0 + partial[0] + partial[1];
+        for (int d = 0; d < 3; d++)
+            sum[d] = 0.0 + partial[2 + d];
+        if (w->self == 0) {
+            sys->sums->vir = vir;
+            memcpy(sys->sums->sum, sum, 3 * sizeof sum[0]);
+        }
+    } else {
+        add_under_lock(sys->kinetic_lock, sys->sums->sum, kinetic, 3);
+        par_barrier();
+        vir = sys->sums->vir;
+        memcpy(sum, sys->sums->sum, 3 * sizeof sum[0]);
+    }
+    return vir;
+}
+
+/* The energies of a step that prints or saves them (spec 11), from the
+ * running totals over ttmv steps and this step's kinetic sums. */
+static void step_energies(const worker_view *w, long step, bool print, double ttmv, double tkin, double tvir,
+                          const double sum[3])
+{
+    water_system *sys = w->sys;
+    const water_consts *c = &sys->c;
+    double pot[3];
+    potential_energy(w, pot);
+    water_energies e;
+    e.pota = pot[0] * c->fpot;
+    e.potr = pot[1] * c->fpot;
+    e.potrf = pot[2] * c->fpot;
+    e.xvir = tvir * c->fpot * 0.50 / ttmv;
+    e.avgt = tkin * c->fkin * TEMP * 2.00 / (3.00 * ttmv);
+    e.ten = (sum[0] + sum[1] + sum[2]) * c->fkin;
+    e.xtt = e.pota + e.potr + e.potrf + e.ten;
+    if (w->self == 0) {
+        *sys->final_xtt = e.xtt;
+        if (print)
+            water_print_step(sys->opt.out, step, &e, sys->opt.full);
+    }
+}
+
 void water_worker(void *system)
 {
     water_system *sys = system;
@@ -214,14 +277,8 @@ void water_worker(void *system)
     double ttmv = 0.0, tkin = 0.0, tvir = 0.0;
     for (long step = 1; step <= in->nstep; step++) {
         ttmv = ttmv + 1.0;
-        if (!w.deterministic) {
-            if (w.self == 0) {
-                sys->sums->vir = 0.0;
-                sys->sums->pot[0] = sys->sums->pot[1] = sys->sums->pot[2] = 0.0;
-                sys->sums->sum[0] = sys->sums->sum[1] = sys->sums->sum[2] = 0.0;
-            }
-            par_barrier();
-        }
+        if (!w.deterministic)
+            reset_sums(&w);
         bool timed = timer && step >= 2;
         uint64_t t_start = timed ? water_now_ms() : 0;
 
@@ -242,44 +299,14 @@ void water_worker(void *system)
             water_apply_boundary(&w.mol[m], c);
             water_kinetic_accumulate(&w.mol[m], kinetic);
         }
-        double vir, sum[3];
-        if (w.deterministic) {
-            double partial[5] = { intra_virial, inter_virial, kinetic[0], kinetic[1], kinetic[2] };
-            par_sum(partial, 5);
-            vir = 0.0 + partial[0] + partial[1];
-            for (int d = 0; d < 3; d++)
-                sum[d] = 0.0 + partial[2 + d];
-            if (w.self == 0) {
-                sys->sums->vir = vir;
-                memcpy(sys->sums->sum, sum, sizeof sum);
-            }
-        } else {
-            add_under_lock(sys->kinetic_lock, sys->sums->sum, kinetic, 3);
-            par_barrier();
-            vir = sys->sums->vir;
-            memcpy(sum, sys->sums->sum, sizeof sum);
-        }
+        double sum[3];
+        double vir = step_sums(&w, intra_virial, inter_virial, kinetic, sum);
         tkin = tkin + sum[0] + sum[1] + sum[2];
         tvir = tvir - vir;
 
         bool print = step % in->nprint == 0;
-        if (print || (in->nsave > 0 && step % in->nsave == 0)) {
-            double pot[3];
-            potential_energy(&w, pot);
-            water_energies e;
-            e.pota = pot[0] * c->fpot;
-            e.potr = pot[1] * c->fpot;
-            e.potrf = pot[2] * c->fpot;
-            e.xvir = tvir * c->fpot * 0.50 / ttmv;
-            e.avgt = tkin * c->fkin * TEMP * 2.00 / (3.00 * ttmv);
-            e.ten = (sum[0] + sum[1] + sum[2]) * c->fkin;
-            e.xtt = e.pota + e.potr + e.potrf + e.ten;
-            if (w.self == 0) {
-                *sys->final_xtt = e.xtt;
-                if (print)
-                    water_print_step(sys->opt.out, step, &e, sys->opt.full);
-            }
-        }
+        if (print || (in->nsave > 0 && step % in->nsave == 0))
+            step_energies(&w, step, print, ttmv, tkin, tvir, sum);
         par_barrier(); /* end of step */
         if (timed) {
             uint64_t t_end = water_now_ms();

@@ -15,14 +15,21 @@ for t in "Table 5.1 (send)" "Table 5.2 (receive)"; do
     [ "$rows" -eq 6 ] || fail "$t: $rows of 6 size rows"
 done
 grep -q "n/a" "$TMP/bd.txt" && fail "a cell without figures: $(grep -m1 n/a "$TMP/bd.txt")"
-for i in 1 2; do
-    python3 -c "
+python3 -c "
 import json, sys
-d = json.load(open('$TMP/bd/run-$i.json'))
-ok = d['send_breakdown']['available'] and d['receive_breakdown']['available'] and d['dropped'] == 0
-sys.exit(0 if ok else 1)" || fail "run $i: breakdown not available or records dropped"
-done
-echo "ok:   2 runs, both tables, 6 sizes, every module"
+lines = [json.loads(l) for l in open('$TMP/bd/reports.jsonl')]
+assert [l['run'] for l in lines] == [1, 2], 'not one line per run'
+for l in lines:
+    d = l['report']
+    assert d['send_breakdown']['available'] and d['receive_breakdown']['available'] and d['dropped'] == 0, \
+        'run %d: breakdown not available or records dropped' % l['run']
+" || fail "reports.jsonl"
+[ "$(ls "$TMP/bd")" = reports.jsonl ] || fail "files beside reports.jsonl: $(ls "$TMP/bd")"
+# The tables again from what was kept: the same.
+cp "$TMP/bd.txt" "$TMP/bd.first"
+tools/thesis/breakdown.sh --tables "$TMP/bd" && cmp -s "$TMP/bd.txt" "$TMP/bd.first" ||
+    fail "breakdown.sh --tables does not give the run's tables again"
+echo "ok:   2 runs, both tables, 6 sizes, every module, tables again from reports.jsonl"
 
 for args in "abc" "2 $TMP/x maybe"; do
     # shellcheck disable=SC2086

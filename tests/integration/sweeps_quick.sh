@@ -24,12 +24,22 @@ err=$(tools/sweeps/sweep.sh --quick --out docs/results/sweeps 2>&1); rc=$?
     fail "a quick run must refuse docs/results/sweeps (exit $rc: $err)"
 
 tools/sweeps/sweep.sh --quick --seed 7 --out "$out" || fail "sweep.sh --quick exited with $?"
-for f in sweeps.txt fits.csv points.csv raw/runs.tsv raw/meta.txt; do
+for f in sweeps.txt fits.csv points.csv runs.tsv meta.txt reports.jsonl; do
     [ -s "$out/$f" ] || fail "no $out/$f"
 done
-[ "$(tail -n +2 "$out/raw/runs.tsv" | wc -l)" = 14 ] || fail "raw/runs.tsv: expected 14 runs"
-tail -n +2 "$out/raw/runs.tsv" | awk -F'\t' '!($5 > 0 && $6 ~ /^[0-9.]+$/ && $9 ~ /^(ok|loaded)$/) { bad = 1; print "bad run: " $0 } END { exit bad }' ||
-    fail "a run lacks its run time or load"
+[ -e "$out/raw" ] && fail "a raw/ directory beside the runs table"
+[ "$(tail -n +2 "$out/runs.tsv" | wc -l)" = 14 ] || fail "runs.tsv: expected 14 runs"
+awk -F'\t' 'NR == 1 { for (i = 1; i <= NF; i++) c[$i] = i; next }
+     !($c["status"] == "ok" && $c["runtime_s"] > 0 && $c["load_before"] ~ /^[0-9.]+$/ && $c["flag"] ~ /^(ok|loaded)$/) { bad = 1; print "bad run: " $0 }
+     END { exit bad }' "$out/runs.tsv" || fail "a run lacks its run time or load"
+# One report per base run (Water and ini-synth, 1 rep each), with the
+# programs' counters the predictions come from.
+python3 - "$out/reports.jsonl" <<'EOF' || fail "reports.jsonl: not one line per base run with its counters"
+import json, sys
+lines = [json.loads(l) for l in open(sys.argv[1])]
+got = sorted((l["workload"], l["knob"], l["rep"], sorted(l["programs"])[0].split("-")[0], bool(l["report"])) for l in lines)
+sys.exit(got != [("synth", "base", 1, "synth", True), ("water:2x8:2:static", "base", 1, "mgs", True)])
+EOF
 fits="$out/fits.csv"
 cat "$fits"
 [ "$(tail -n +2 "$fits" | wc -l)" = 10 ] || fail "fits.csv: expected 10 fits (2 workloads x 5 knobs)"

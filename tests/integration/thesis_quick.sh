@@ -4,9 +4,12 @@
 # one repetition) into a temporary directory.  Checks: every table exists
 # with a row per configuration; figures are within range (message length
 # > 0, utilization and the misrouting count rate in [0, 1], the time rate
-# >= 0, run times > 0); each run has its load record; the figures are PNGs;
-# a partial run refuses to write over the committed results; a run whose
-# daemons never became ready is started again and counted.
+# >= 0, run times > 0); the output is the runs table (one row per run with
+# its load and CPU time), one report per INI run and per delay calibration
+# in reports.jsonl, and no file per run; the figures are PNGs; a partial
+# run refuses to write over the committed results; a run whose daemons
+# never became ready is started again, counted, and its logs kept in
+# errors.log.
 set -u
 cd "$(dirname "$0")/../.."
 tmp=$(mktemp -d); trap 'rm -rf "$tmp"' EXIT
@@ -36,12 +39,32 @@ o=$tmp/out
 grep -q '^  RESTART .* daemons not ready' "$tmp/log" || fail "the run whose daemon failed to start was not started again"
 grep -q ', 0 failure(s), 1 restart(s) of runs whose daemons never became ready' "$tmp/log" ||
     fail "summary does not count the restart: $(grep '^experiments:' "$tmp/log")"
-ls "$o"/raw/*.start-1.log > /dev/null 2>&1 || fail "no log kept of the failed start"
+grep -q '^== c4-i[12]-[a-z-]* rep 1: start 1: daemons not ready' "$o/errors.log" 2>/dev/null ||
+    fail "no log kept of the failed start in errors.log"
 grep -qE '^  \[ *[0-9]+/[0-9]+\] .*left ~[0-9]+:[0-9]{2}:[0-9]{2}$' "$tmp/log" || fail "no progress lines with the time left"
 grep -q 'delay calibration, cluster size 4: .* unloaded INI time' "$tmp/log" || fail "no delay calibration"
-grep -q 'seed=11' "$o/raw/meta.txt" 2>/dev/null || fail "seed not recorded in meta.txt"
-n=$(ls "$o"/raw/*.load 2>/dev/null | wc -l)
-[ "$n" = 6 ] || fail "expected 6 load records (6 runs), found $n"
+grep -q 'seed=11' "$o/meta.txt" 2>/dev/null || fail "seed not recorded in meta.txt"
+# The runs table: 6 runs (4 with INIs, no INI, INI delay), each ok with its
+# run time, load, flag and CPU time; the INI run that was started again
+# says so.
+awk -F'\t' 'NR == 1 { for (i = 1; i <= NF; i++) c[$i] = i; next }
+     { n++ }
+     !($c["status"] == "ok" && $c["runtime_s"] > 0 && $c["load_before"] ~ /^[0-9.]+$/ && $c["others"] ~ /^[0-9.]+$/ &&
+       $c["flag"] ~ /^(ok|loaded)$/ && $c["cpu_user_s"] ~ /^[0-9.]+$/ && $c["cpu_sys_s"] ~ /^[0-9.]+$/) { print "bad row: " $0; bad = 1 }
+     $c["starts"] == 2 { again++ }
+     END { if (n != 6) { print n " rows, expected 6"; bad = 1 } if (again != 1) { print again + 0 " rows with starts 2, expected 1"; bad = 1 } exit bad }' \
+    "$o/runs.tsv" > "$tmp/rows" 2>&1 || { fail "runs.tsv"; cat "$tmp/rows"; }
+# reports.jsonl: the 4 INI runs and the 2 delay calibrations (Water, ini-ping)
+python3 - "$o" > "$tmp/reports" 2>&1 <<'EOF' || { fail "reports.jsonl"; cat "$tmp/reports"; }
+import json, sys
+lines = [json.loads(l) for l in open(sys.argv[1] + "/reports.jsonl")]
+runs = sorted((l["cell"], l["rep"]) for l in lines if "rep" in l and l["report"] and "machine" in l["report"])
+cal = sorted(l["calibration"] for l in lines if l.get("cell") == "c4-delay" and l["report"])
+want = [("c4-i1-round-robin", 1), ("c4-i1-static", 1), ("c4-i2-round-robin", 1), ("c4-i2-static", 1)]
+assert runs == want and cal == ["ping", "water"] and len(lines) == 6, (runs, cal, len(lines))
+EOF
+extra=$(ls "$o" | grep -vE '^(meta\.txt|runs\.tsv|reports\.jsonl|errors\.log|delay-calibration\.txt|tables\.txt|table[0-9a-z_-]+\.(txt|csv)|figure[0-9a-z_-]+\.(dat|png))$')
+[ -z "$extra" ] || fail "files beside the layout: $extra"
 
 python3 - "$o" > "$tmp/check" 2>&1 <<'EOF' || { fail "table checks"; cat "$tmp/check"; }
 import csv, glob, os, sys

@@ -5,10 +5,14 @@
 # (raw memif's round trip), and no run is left out.
 #
 #   tools/bench/targets.sh [RUNS] [OUT] [-- INI-BENCH-FLAGS...]
+#   tools/bench/targets.sh --tables OUT     OUT.txt and OUT.csv again from OUT/
 #       RUNS  consecutive runs (default 10)
 #       OUT   output prefix (default docs/results/bench-targets-runs):
 #             OUT.txt (per-run table and shares), OUT.csv (one row per
-#             run), OUT/run-NN.json (each run's full ini-bench output)
+#             run), OUT/reports.jsonl (one line per run: its start, load
+#             averages, exit status and the window judged, "report": its
+#             full ini-bench JSON), OUT/callgrind-8.txt, OUT/errors.log
+#             (only when a run wrote to stderr)
 #
 # Targets, per run (ini-bench, all layers, the same run):
 #   64k       reliable 65,000-byte messages >= 60 Gbit/s and >= 0.5 x raw-dpdk
@@ -24,49 +28,24 @@
 # ACKs per message than at 64, the larger count).
 set -eu
 cd "$(dirname "$0")/../.."
-RUNS=${1:-10}
-OUT=${2:-docs/results/bench-targets-runs}
-shift $(( $# < 2 ? $# : 2 )) || true
-[ "${1-}" = "--" ] && shift
-BIN=build/bin/ini-bench
-[ -x "$BIN" ] || { echo "targets: build first (make)" >&2; exit 2; }
-command -v python3 > /dev/null || { echo "targets: python3 is needed" >&2; exit 2; }
-WINDOW=$(build/bin/ini-cluster gen 2 1 1 2> /dev/null | sed -n 's/.*[{;] *window = \([0-9]*\);.*/\1/p' | head -n 1)
-case $WINDOW in ''|*[!0-9]*) echo "targets: cannot read the default stack.window from ini-cluster gen" >&2; exit 2 ;; esac
-mkdir -p "$OUT"
-
-for i in $(seq -w 1 "$RUNS"); do
-    start=$(date -u +%H:%M:%S)
-    read -r la1 la5 la15 _ < /proc/loadavg
-    echo "targets: run $i of $RUNS ($start UTC, load average $la1 $la5 $la15)" >&2
-    rc=0
-    "$BIN" --format json "$@" > "$OUT/run-$i.json" 2> "$OUT/run-$i.err" || rc=$?
-    read -r ea1 _ < /proc/loadavg
-    python3 - "$OUT/run-$i.json" "$start" "$la1" "$ea1" "$rc" > "$OUT/run-$i.meta" <<'PY'
-import json, sys
-path, start, la, la_end, rc = sys.argv[1:]
-print(json.dumps({"start": start, "loadavg": float(la), "loadavg_end": float(la_end), "exit": int(rc)}))
-PY
-done
-
-instr=""
-if command -v valgrind > /dev/null; then
-    echo "targets: instructions per message (callgrind)" >&2
-    tools/bench/callgrind-stack.sh 20000 16 8 > "$OUT/callgrind-8.txt" 2>&1 || true
-    instr=$(sed -n 's/^reliable: send \([0-9]*\) + receive \([0-9]*\) = \([0-9]*\) .*/\1 \2 \3/p' "$OUT/callgrind-8.txt")
-fi
-
-python3 - "$OUT" "$RUNS" "$instr" "$WINDOW" <<'PY'
-import json, os, sys
-out, runs, instr, W = sys.argv[1], int(sys.argv[2]), sys.argv[3].split(), int(sys.argv[4])
+case ${1-} in -h|--help) sed -n '2,/^set -eu/p' "$0" | sed -e '$d' -e 's/^# \{0,1\}//'; exit 0 ;; esac
+tables() {   # OUT: OUT.txt and OUT.csv from OUT/reports.jsonl and OUT/callgrind-8.txt
+python3 - "$1" <<'PY'
+import json, os, re, sys
+out = sys.argv[1]
+lines = [json.loads(l) for l in open(f"{out}/reports.jsonl")]
+runs, W = len(lines), lines[0].get("window")
+if W is None:
+    sys.exit("targets: %s: no window recorded (a series of an older targets.sh, whose tables are kept as it made them)" % out)
+cg = f"{out}/callgrind-8.txt"
+m = re.search(r"^reliable: send (\d+) \+ receive (\d+) = (\d+) ", open(cg).read(), re.M) if os.path.exists(cg) else None
+instr = list(m.groups()) if m else []
 rows = []
-for i in range(1, runs + 1):
-    tag = f"{i:0{len(str(runs))}d}"
-    meta = json.load(open(f"{out}/run-{tag}.meta"))
+for meta in lines:
+    i, d = meta["run"], meta["report"]
     try:
-        d = json.load(open(f"{out}/run-{tag}.json"))
         L = {l["name"]: l for l in d["layers"]}
-    except (ValueError, KeyError, OSError):
+    except (TypeError, KeyError):
         L = {}
     def get(name, key, default=0.0):
         l = L.get(name, {})
@@ -141,3 +120,52 @@ with open(out + ".txt", "w") as f:
                 f" ({'yes' if int(instr[2]) <= 1500 else 'no'}; callgrind, deterministic)\n")
 print(open(out + ".txt").read())
 PY
+}
+if [ "${1-}" = --tables ]; then
+    [ $# = 2 ] && [ -f "$2/reports.jsonl" ] || { echo "targets: --tables OUT: expected OUT/reports.jsonl" >&2; exit 2; }
+    tables "$2" > /dev/null
+    exit
+fi
+
+RUNS=${1:-10}
+OUT=${2:-docs/results/bench-targets-runs}
+shift $(( $# < 2 ? $# : 2 )) || true
+[ "${1-}" = "--" ] && shift
+BIN=build/bin/ini-bench
+[ -x "$BIN" ] || { echo "targets: build first (make)" >&2; exit 2; }
+command -v python3 > /dev/null || { echo "targets: python3 is needed" >&2; exit 2; }
+WINDOW=$(build/bin/ini-cluster gen 2 1 1 2> /dev/null | sed -n 's/.*[{;] *window = \([0-9]*\);.*/\1/p' | head -n 1)
+case $WINDOW in ''|*[!0-9]*) echo "targets: cannot read the default stack.window from ini-cluster gen" >&2; exit 2 ;; esac
+case $RUNS in ''|*[!0-9]*|0) echo "targets: RUNS: expected a positive integer, got '$RUNS'" >&2; exit 2 ;; esac
+mkdir -p "$OUT"
+rm -f "$OUT/reports.jsonl" "$OUT/errors.log"
+TMP=$(mktemp -d /tmp/ini-targets.XXXXXX)
+trap 'rm -rf "$TMP"' EXIT
+
+for i in $(seq -w 1 "$RUNS"); do
+    start=$(date -u +%H:%M:%S)
+    read -r la1 la5 la15 _ < /proc/loadavg
+    echo "targets: run $i of $RUNS ($start UTC, load average $la1 $la5 $la15)" >&2
+    rc=0
+    "$BIN" --format json "$@" > "$TMP/run.json" 2> "$TMP/run.err" || rc=$?
+    read -r ea1 _ < /proc/loadavg
+    [ -s "$TMP/run.err" ] && { echo "== run $i (exit $rc)"; cat "$TMP/run.err"; } >> "$OUT/errors.log"
+    python3 - "$TMP/run.json" "$i" "$start" "$la1" "$ea1" "$rc" "$WINDOW" >> "$OUT/reports.jsonl" <<'PY'
+import json, sys
+path, run, start, la, la_end, rc, window = sys.argv[1:]
+try:
+    report = json.load(open(path))
+except ValueError:
+    report = None       # what it wrote is in the run's stderr, errors.log
+print(json.dumps({"run": int(run), "start": start, "loadavg": float(la), "loadavg_end": float(la_end),
+                  "exit": int(rc), "window": int(window), "report": report}, separators=(",", ":")))
+PY
+done
+
+rm -f "$OUT/callgrind-8.txt"
+if command -v valgrind > /dev/null; then
+    echo "targets: instructions per message (callgrind)" >&2
+    tools/bench/callgrind-stack.sh 20000 16 8 > "$OUT/callgrind-8.txt" 2>&1 || true
+fi
+tables "$OUT"
+

@@ -92,6 +92,33 @@ static const struct ini_counter fake_counters[] = {
     INI_COUNTER_SAME(struct fake_counters, delivered),
 };
 
+/* Everything the stand-in owns, its one global. */
+struct fake {
+    struct ini_config cfg;
+    const struct ini_node_cfg *me;
+    int id, n;                          /* my INI id; INIs of the machine */
+    const char *tag, *run_dir;
+    pid_t launcher_pid;
+    char seg_name[64], mname[64];
+    struct ini_segment *seg;
+    struct ini_seg_ini *si;             /* my entry in the segment */
+    int wake_fd;                        /* my doorbell FIFO */
+    struct mbox *mb;                    /* my mailbox */
+    uint64_t delay_ns;                  /* INI_FAKE_DELAY_US */
+    /* consumers: the PE -> INI rings and my mailbox; producers: the
+     * delivery rings and the other INIs' mailboxes */
+    struct ini_ring_cons out_c[INI_MAX_PES_PER_CLUSTER], in_c[INI_MAX_INIS];
+    struct ini_ring_prod deliv[INI_MAX_PES_PER_CLUSTER], to_mbox[INI_MAX_INIS];
+    struct mbox *peer[INI_MAX_INIS];
+    int peer_fd[INI_MAX_INIS];
+    /* pending records (taken from a ring, not yet forwarded) */
+    struct ini_rec *pend_out[INI_MAX_PES_PER_CLUSTER], *pend_in[INI_MAX_INIS];
+    uint64_t pend_out_end[INI_MAX_PES_PER_CLUSTER], pend_in_end[INI_MAX_INIS];
+    uint64_t next_due;                  /* the first delayed message is due then (ns; 0: none) */
+    struct fake_counters count;
+};
+static struct fake fake;
+
 static volatile sig_atomic_t stop;
 static void on_signal(int sig) { stop = sig; }
 
@@ -111,239 +138,281 @@ static const char usage_text[] =
     "A stand-in for inid, started by ini-cluster run --inid PATH; it accepts and\n"
     "ignores inid's --policy, --ini-policy, --idle, --trace, --fault, --knob and --segment.\n";
 
-int main(int argc, char **argv)
+/* inid's command line (inid_cli.h); loads the configuration.  Bad input
+ * exits 2. */
+static void parse_args(struct fake *f, int argc, char **argv)
 {
     static const struct option opts[] = {
         INID_LONG_OPTIONS,
         CLI_COMMON_OPTIONS,
         { NULL, 0, NULL, 0 },
     };
-    cli_init("cluster-fake-inid", usage_text);
-    const char *config = NULL, *tag = NULL, *run_dir = NULL;
-    int id = -1, c;
-    pid_t launcher_pid = 0;
+    const char *config = NULL;
+    int c;
+    f->id = -1;
     while ((c = getopt_long(argc, argv, ":", opts, NULL)) != -1) {
         switch (c) {
         case 'c': config = optarg; break;
-        case 'i': id = (int)cli_parse_long("--ini", optarg, 0, INI_MAX_INIS - 1); break;
-        case 't': tag = optarg; break;
-        case 'r': run_dir = optarg; break;
-        case 'L': launcher_pid = (pid_t)cli_parse_long("--launcher-pid", optarg, 1, INT32_MAX); break;
+        case 'i': f->id = (int)cli_parse_long("--ini", optarg, 0, INI_MAX_INIS - 1); break;
+        case 't': f->tag = optarg; break;
+        case 'r': f->run_dir = optarg; break;
+        case 'L': f->launcher_pid = (pid_t)cli_parse_long("--launcher-pid", optarg, 1, INT32_MAX); break;
         case 'p': case 'I': case 'T': case 'f': case 'P': case 'k': case 'C': case 'S':
             break;                                                                  /* inid's; not ours */
         default: cli_common_option(c, argv);
         }
     }
     /* Arguments after "--" are inid's EAL arguments: ignored here. */
-    static struct ini_config cfg;
     char err[1024];
-    if (!config || !tag || !run_dir || id < 0)
+    if (!config || !f->tag || !f->run_dir || f->id < 0)
         cli_bad_arg("--config, --ini, --tag and --run-dir are required");
-    if (ini_config_load(config, &cfg, err, sizeof err) < 0)
+    if (ini_config_load(config, &f->cfg, err, sizeof err) < 0)
         cli_bad_arg("%s", err);
-    if (id >= cfg.n_inis)
-        cli_bad_arg("--ini %d: %s has INIs 0..%d", id, config, cfg.n_inis - 1);
-    const struct ini_node_cfg *me = &cfg.inis[id];
-    char seg_name[64];
-    ini_segment_name(seg_name, sizeof seg_name, tag, me->cluster);
-    struct ini_segment *seg = ini_segment_attach(seg_name, me->cluster, err, sizeof err);
-    if (!seg) {
-        fprintf(stderr, "fake-inid %d: %s\n", id, err);
+    if (f->id >= f->cfg.n_inis)
+        cli_bad_arg("--ini %d: %s has INIs 0..%d", f->id, config, f->cfg.n_inis - 1);
+    f->me = &f->cfg.inis[f->id];
+    f->n = f->cfg.n_inis;
+}
+
+/* Attaches the rings of my cluster's segment (ini_segment_attach first);
+ * makes my doorbell FIFO and my mailbox.  0, or -1 after saying why. */
+static int fabric_init(struct fake *f)
+{
+    int my_local = f->me->index;
+    for (uint32_t p = 0; p < f->seg->n_pes; p++) {
+        ini_ring_cons_attach(&f->out_c[p], ini_segment_ring(f->seg, (int)p, my_local, INI_TO_INI));
+        ini_ring_prod_attach(&f->deliv[p], ini_segment_ring(f->seg, (int)p, my_local, INI_TO_PE));
+    }
+    for (int i = 0; i < f->n; i++)
+        f->peer_fd[i] = -1;
+    f->si = &f->seg->inis[my_local];
+    snprintf(f->si->wake_path, sizeof f->si->wake_path, "/tmp/ini-%s-%d.wake", f->tag, f->id);
+    unlink(f->si->wake_path);
+    f->wake_fd = -1;
+    if (mkfifo(f->si->wake_path, 0600) == 0)
+        f->wake_fd = open(f->si->wake_path, O_RDWR | O_NONBLOCK | O_CLOEXEC);
+    mbox_name(f->mname, sizeof f->mname, f->tag, f->id);
+    f->mb = mbox_map(f->mname, f->n, 1);
+    if (!f->mb || f->wake_fd < 0) {
+        fprintf(stderr, "fake-inid %d: mailbox/doorbell: %s\n", f->id, strerror(errno));
+        return -1;
+    }
+    f->mb->n_src = (uint32_t)f->n;
+    f->mb->ring_off = 4096;
+    snprintf(f->mb->wake_path, sizeof f->mb->wake_path, "%s", f->si->wake_path);
+    for (int i = 0; i < f->n; i++) {
+        ini_ring_init(mbox_ring(f->mb, i), MBOX_RING);
+        ini_ring_cons_attach(&f->in_c[i], mbox_ring(f->mb, i));
+    }
+    return 0;
+}
+
+/* A compute node's message h (mlen bytes) for another cluster: into the
+ * mailbox of that cluster's INI whose index is mine modulo its INI count,
+ * behind its send time; the INI rung if it sleeps.  0, or -1 when it
+ * cannot go now (its mailbox is full, or not there yet). */
+static int forward(struct fake *f, const struct ini_am_hdr *h, uint32_t mlen, int dc)
+{
+    const struct ini_cluster_cfg *dcc = &f->cfg.clusters[dc];
+    int di = dcc->inis[f->me->index % dcc->n_inis];
+    if (!f->peer[di]) {
+        char pn[64];
+        mbox_name(pn, sizeof pn, f->tag, di);
+        if (!(f->peer[di] = mbox_map(pn, f->n, 0)))
+            return -1;   /* not up yet */
+        ini_ring_prod_attach(&f->to_mbox[di], mbox_ring(f->peer[di], f->id));
+    }
+    struct ini_rec *w = ini_fabric_reserve(&f->to_mbox[di], mlen + 8);
+    if (!w)
+        return -1;
+    uint64_t t = now_ns();
+    memcpy(w->data, &t, 8);
+    memcpy(w->data + 8, h, mlen);
+    ini_fabric_publish(&f->to_mbox[di]);
+    if (ini_fabric_consumer_sleeps(&f->peer[di]->sleeping) &&
+        ini_fabric_ring_fifo(&f->peer_fd[di], f->peer[di]->wake_path) < 0) {
+        close(f->peer_fd[di]);
+        f->peer_fd[di] = -1;
+    }
+    f->count.forwarded++;
+    return 0;
+}
+
+/* 1. outbound: the PE -> INI rings, up to 32 records each.  Returns 1 if
+ * it did work. */
+static int poll_pes(struct fake *f)
+{
+    int work = 0;
+    for (uint32_t p = 0; p < f->seg->n_pes; p++) {
+        for (int b = 0; b < 32; b++) {
+            if (!f->pend_out[p] && !(f->pend_out[p] = ini_ring_next(&f->out_c[p], &f->pend_out_end[p])))
+                break;
+            struct ini_am_hdr *h = ini_fabric_out_am(f->pend_out[p]);
+            uint32_t mlen = (uint32_t)sizeof *h + h->len;
+            int dc = f->cfg.pes[h->dst_pe].cluster;
+            if (dc == f->me->cluster) {
+                int dl = f->cfg.pes[h->dst_pe].local;
+                if (ini_fabric_put(&f->deliv[dl], h, mlen) < 0)
+                    break;
+                ini_fabric_wake_pe(f->seg, dl);
+                f->count.delivered++;
+            } else if (forward(f, h, mlen, dc) < 0) {
+                break;
+            }
+            ini_ring_release_to(&f->out_c[p], f->pend_out_end[p]);
+            f->pend_out[p] = NULL;
+            f->count.processed++;
+            work = 1;
+        }
+    }
+    atomic_store_explicit(&f->si->processed, f->count.processed, memory_order_relaxed);
+    return work;
+}
+
+/* 2. inbound: my mailbox -> the PEs' delivery rings, each message after
+ * its delay (f->next_due: when the first one held back is due).  Returns
+ * 1 if it did work. */
+static int poll_mailbox(struct fake *f)
+{
+    int work = 0;
+    uint64_t now = f->delay_ns ? now_ns() : 0;
+    f->next_due = 0;
+    for (int i = 0; i < f->n; i++) {
+        for (int b = 0; b < 32; b++) {
+            if (!f->pend_in[i] && !(f->pend_in[i] = ini_ring_next(&f->in_c[i], &f->pend_in_end[i])))
+                break;
+            struct ini_rec *r = f->pend_in[i];
+            if (f->delay_ns) {
+                uint64_t t;
+                memcpy(&t, r->data, 8);
+                if (now < t + f->delay_ns) {
+                    if (!f->next_due || t + f->delay_ns < f->next_due)
+                        f->next_due = t + f->delay_ns;
+                    break;
+                }
+            }
+            struct ini_am_hdr *h = (struct ini_am_hdr *)(r->data + 8);
+            int dl = f->cfg.pes[h->dst_pe].local;
+            if (ini_fabric_put(&f->deliv[dl], h, (uint32_t)sizeof *h + h->len) < 0)
+                break;
+            ini_fabric_wake_pe(f->seg, dl);
+            ini_ring_release_to(&f->in_c[i], f->pend_in_end[i]);
+            f->pend_in[i] = NULL;
+            f->count.delivered++;
+            work = 1;
+        }
+    }
+    return work;
+}
+
+/* 3. idle: the consumer's half of fabric.h, announced in the segment
+ * (compute nodes ring) and in my mailbox (other stand-ins ring).  The
+ * last look: records in a ring, or, unless a delayed message is due
+ * first, in my mailbox. */
+static int fake_pending(void *arg)
+{
+    struct fake *f = arg;
+    for (uint32_t p = 0; p < f->seg->n_pes; p++)
+        if (f->pend_out[p] || ini_ring_has_unread(&f->out_c[p]))
+            return 1;
+    for (int i = 0; i < f->n && !f->next_due; i++)
+        if (f->pend_in[i] || ini_ring_has_unread(&f->in_c[i]))
+            return 1;
+    return 0;
+}
+
+/* Sleeps on the FIFO until rung, the next delayed message is due, or
+ * 10 ms (to notice a crash request); spins for a delay under 20 us. */
+static void fake_sleep(void *arg)
+{
+    struct fake *f = arg;
+    uint64_t ns = 10000000;
+    if (f->next_due) {
+        uint64_t t = now_ns();
+        ns = f->next_due > t ? f->next_due - t : 0;
+    }
+    if (ns > 20000 || !f->next_due) {
+        struct timespec ts = { (time_t)(ns / 1000000000u), (long)(ns % 1000000000u) };
+        struct pollfd pfd = { f->wake_fd, POLLIN, 0 };
+        if (ppoll(&pfd, 1, &ts, NULL) > 0) {
+            char junk[256];
+            while (read(f->wake_fd, junk, sizeof junk) > 0)
+                ;
+        }
+    } else {
+        while (now_ns() < f->next_due && !stop)
+            _mm_pause();
+    }
+}
+
+static void write_counters(struct fake *f, long slept_ms)
+{
+    char path[INI_PATH_LEN + 64];
+    snprintf(path, sizeof path, "%s/ini%d.counters.json", f->run_dir, f->id);
+    FILE *out = fopen(path, "w");
+    if (!out)
+        return;
+    /* No network: no frames. */
+    fprintf(out, "{\n  \"ini\": %d,\n  \"summary\": \"fake daemon, slept %ld ms\",\n  ", f->id, slept_ms);
+    ini_counters_json(out, fake_counters, INI_COUNTERS_N(fake_counters), &f->count, ",\n  ");
+    fprintf(out, "\n}\n");
+    fclose(out);
+}
+
+int main(int argc, char **argv)
+{
+    struct fake *f = &fake;
+    cli_init("cluster-fake-inid", usage_text);
+    parse_args(f, argc, argv);
+    char err[1024];
+    ini_segment_name(f->seg_name, sizeof f->seg_name, f->tag, f->me->cluster);
+    f->seg = ini_segment_attach(f->seg_name, f->me->cluster, err, sizeof err);
+    if (!f->seg) {
+        fprintf(stderr, "fake-inid %d: %s\n", f->id, err);
         return 1;
     }
-    signal(SIGTERM, fault_for("FAKE_INID_STUBBORN", id, 0) >= 0 ? SIG_IGN : on_signal);
+    signal(SIGTERM, fault_for("FAKE_INID_STUBBORN", f->id, 0) >= 0 ? SIG_IGN : on_signal);
     signal(SIGINT, on_signal);
     signal(SIGPIPE, SIG_IGN);   /* as inid: a dead peer's doorbell is not fatal */
-    printf("fake-inid %d: cluster %d, segment %s\n", id, me->cluster, seg_name);
+    printf("fake-inid %d: cluster %d, segment %s\n", f->id, f->me->cluster, f->seg_name);
     fflush(stdout);
-    if (fault_for("FAKE_INID_FAIL", id, 0) >= 0) {
-        fprintf(stderr, "fake-inid %d: failing before ready, as asked\n", id);
+    if (fault_for("FAKE_INID_FAIL", f->id, 0) >= 0) {
+        fprintf(stderr, "fake-inid %d: failing before ready, as asked\n", f->id);
         return 3;
     }
-    long crash_ms = fault_for("FAKE_INID_CRASH", id, 0);
+    if (fabric_init(f) < 0)
+        return 1;
+    long crash_ms = fault_for("FAKE_INID_CRASH", f->id, 0);
     uint64_t t_start = now_ns();
     const char *dly = getenv("INI_FAKE_DELAY_US");
-    uint64_t delay_ns = dly ? (uint64_t)(atof(dly) * 1000.0) : 0;
-    int n = cfg.n_inis, my_local = me->index;
-    const struct ini_cluster_cfg *mc = &cfg.clusters[me->cluster];
-    /* consumers: the PE -> INI rings; producers: delivery rings */
-    struct ini_ring_cons out_c[INI_MAX_PES_PER_CLUSTER], in_c[INI_MAX_INIS];
-    struct ini_ring_prod deliv[INI_MAX_PES_PER_CLUSTER], to_mbox[INI_MAX_INIS];
-    struct mbox *peer[INI_MAX_INIS] = { 0 };
-    int peer_fd[INI_MAX_INIS];
-    for (uint32_t p = 0; p < seg->n_pes; p++) {
-        ini_ring_cons_attach(&out_c[p], ini_segment_ring(seg, (int)p, my_local, INI_TO_INI));
-        ini_ring_prod_attach(&deliv[p], ini_segment_ring(seg, (int)p, my_local, INI_TO_PE));
-    }
-    for (int i = 0; i < n; i++)
-        peer_fd[i] = -1;
-    (void)mc;
-    /* wake FIFO and mailbox */
-    struct ini_seg_ini *si = &seg->inis[me->index];
-    snprintf(si->wake_path, sizeof si->wake_path, "/tmp/ini-%s-%d.wake", tag, id);
-    unlink(si->wake_path);
-    int wake_fd = -1;
-    if (mkfifo(si->wake_path, 0600) == 0)
-        wake_fd = open(si->wake_path, O_RDWR | O_NONBLOCK | O_CLOEXEC);
-    char mname[64];
-    mbox_name(mname, sizeof mname, tag, id);
-    struct mbox *mb = mbox_map(mname, n, 1);
-    if (!mb || wake_fd < 0) {
-        fprintf(stderr, "fake-inid %d: mailbox/doorbell: %s\n", id, strerror(errno));
-        return 1;
-    }
-    mb->n_src = (uint32_t)n;
-    mb->ring_off = 4096;
-    snprintf(mb->wake_path, sizeof mb->wake_path, "%s", si->wake_path);
-    for (int i = 0; i < n; i++) {
-        ini_ring_init(mbox_ring(mb, i), MBOX_RING);
-        ini_ring_cons_attach(&in_c[i], mbox_ring(mb, i));
-    }
-    /* pending records (taken from a ring, not yet forwarded) */
-    struct ini_rec *pend_out[INI_MAX_PES_PER_CLUSTER] = { 0 }, *pend_in[INI_MAX_INIS] = { 0 };
-    uint64_t pend_out_end[INI_MAX_PES_PER_CLUSTER], pend_in_end[INI_MAX_INIS];
-    uint64_t processed = 0, forwarded = 0, delivered = 0;
-    if (fault_for("FAKE_INID_NEVER_READY", id, 0) < 0) {
-        atomic_store(&seg->inis[me->index].pid, (int32_t)getpid());
-        atomic_store(&seg->inis[me->index].state, INI_SEG_READY);
-        printf("fake-inid %d: ready\n", id);
+    f->delay_ns = dly ? (uint64_t)(atof(dly) * 1000.0) : 0;
+    if (fault_for("FAKE_INID_NEVER_READY", f->id, 0) < 0) {
+        atomic_store(&f->si->pid, (int32_t)getpid());
+        atomic_store(&f->si->state, INI_SEG_READY);
+        printf("fake-inid %d: ready\n", f->id);
         fflush(stdout);
     }
 
+    _Atomic uint32_t *sleeping[2] = { &f->si->sleeping, &f->mb->sleeping };
     while (!stop) {
-        int work = 0;
-        uint64_t next_due = 0;
-        /* 1. outbound: PE -> INI rings */
-        for (uint32_t p = 0; p < seg->n_pes; p++) {
-            for (int b = 0; b < 32; b++) {
-                if (!pend_out[p] && !(pend_out[p] = ini_ring_next(&out_c[p], &pend_out_end[p])))
-                    break;
-                struct ini_rec *r = pend_out[p];
-                struct ini_am_hdr *h = ini_fabric_out_am(r);
-                uint32_t mlen = (uint32_t)sizeof *h + h->len;
-                int dc = cfg.pes[h->dst_pe].cluster;
-                struct ini_rec *w;
-                if (dc == me->cluster) {
-                    int dl = cfg.pes[h->dst_pe].local;
-                    if (ini_fabric_put(&deliv[dl], h, mlen) < 0)
-                        break;
-                    ini_fabric_wake_pe(seg, dl);
-                    delivered++;
-                } else {
-                    const struct ini_cluster_cfg *dcc = &cfg.clusters[dc];
-                    int di = dcc->inis[my_local % dcc->n_inis];
-                    if (!peer[di]) {
-                        char pn[64];
-                        mbox_name(pn, sizeof pn, tag, di);
-                        if (!(peer[di] = mbox_map(pn, n, 0)))
-                            break;   /* not up yet */
-                        ini_ring_prod_attach(&to_mbox[di], mbox_ring(peer[di], id));
-                    }
-                    if (!(w = ini_fabric_reserve(&to_mbox[di], mlen + 8)))
-                        break;
-                    uint64_t t = now_ns();
-                    memcpy(w->data, &t, 8);
-                    memcpy(w->data + 8, h, mlen);
-                    ini_fabric_publish(&to_mbox[di]);
-                    if (ini_fabric_ini_sleeps(&peer[di]->sleeping) &&
-                        ini_fabric_ring_fifo(&peer_fd[di], peer[di]->wake_path) < 0) {
-                        close(peer_fd[di]);
-                        peer_fd[di] = -1;
-                    }
-                    forwarded++;
-                }
-                ini_ring_release_to(&out_c[p], pend_out_end[p]);
-                pend_out[p] = NULL;
-                processed++;
-                work = 1;
-            }
-        }
-        atomic_store_explicit(&si->processed, processed, memory_order_relaxed);
-        /* 2. inbound: mailbox -> PE delivery rings, after the delay */
-        uint64_t now = delay_ns ? now_ns() : 0;
-        for (int i = 0; i < n; i++) {
-            for (int b = 0; b < 32; b++) {
-                if (!pend_in[i] && !(pend_in[i] = ini_ring_next(&in_c[i], &pend_in_end[i])))
-                    break;
-                struct ini_rec *r = pend_in[i];
-                if (delay_ns) {
-                    uint64_t t;
-                    memcpy(&t, r->data, 8);
-                    if (now < t + delay_ns) {
-                        if (!next_due || t + delay_ns < next_due)
-                            next_due = t + delay_ns;
-                        break;
-                    }
-                }
-                struct ini_am_hdr *h = (struct ini_am_hdr *)(r->data + 8);
-                uint32_t mlen = (uint32_t)sizeof *h + h->len;
-                int dl = cfg.pes[h->dst_pe].local;
-                if (ini_fabric_put(&deliv[dl], h, mlen) < 0)
-                    break;
-                ini_fabric_wake_pe(seg, dl);
-                ini_ring_release_to(&in_c[i], pend_in_end[i]);
-                pend_in[i] = NULL;
-                delivered++;
-                work = 1;
-            }
-        }
+        int work = poll_pes(f);
+        work |= poll_mailbox(f);
         if (crash_ms >= 0 && (long)((now_ns() - t_start) / 1000000) >= crash_ms) {
-            fprintf(stderr, "fake-inid %d: crashing, as asked\n", id);
+            fprintf(stderr, "fake-inid %d: crashing, as asked\n", f->id);
             abort();
         }
-        if (work)
-            continue;
-        /* 3. idle: sleep on the FIFO until rung, the next delayed message
-         * is due, or 10 ms (to notice a crash request). */
-        atomic_store_explicit(&si->sleeping, 1, memory_order_relaxed);
-        atomic_store_explicit(&mb->sleeping, 1, memory_order_relaxed);
-        atomic_thread_fence(memory_order_seq_cst);
-        int pending = 0;
-        for (uint32_t p = 0; p < seg->n_pes && !pending; p++)
-            pending = pend_out[p] || ini_ring_has_unread(&out_c[p]);
-        for (int i = 0; i < n && !pending && !next_due; i++)
-            pending = pend_in[i] || ini_ring_has_unread(&in_c[i]);
-        if (!pending) {
-            uint64_t ns = 10000000;
-            if (next_due) {
-                uint64_t t = now_ns();
-                ns = next_due > t ? next_due - t : 0;
-            }
-            if (ns > 20000 || !next_due) {
-                struct timespec ts = { (time_t)(ns / 1000000000u), (long)(ns % 1000000000u) };
-                struct pollfd pfd = { wake_fd, POLLIN, 0 };
-                if (ppoll(&pfd, 1, &ts, NULL) > 0) {
-                    char junk[256];
-                    while (read(wake_fd, junk, sizeof junk) > 0)
-                        ;
-                }
-            } else {
-                while (now_ns() < next_due && !stop)
-                    _mm_pause();
-            }
-        }
-        atomic_store_explicit(&si->sleeping, 0, memory_order_relaxed);
-        atomic_store_explicit(&mb->sleeping, 0, memory_order_relaxed);
+        if (!work)
+            ini_fabric_sleep(sleeping, 2, 1, fake_pending, fake_sleep, f);
     }
     long slept_ms = (long)((now_ns() - t_start) / 1000000);
-    atomic_store(&seg->inis[me->index].state, INI_SEG_STOPPED);
-    ini_fabric_wake_all_pes(seg);
-    char path[INI_PATH_LEN + 64];
-    snprintf(path, sizeof path, "%s/ini%d.counters.json", run_dir, id);
-    FILE *f = fopen(path, "w");
-    if (f) {
-        /* No network: no frames. */
-        struct fake_counters fc = { 0, processed, forwarded, delivered };
-        fprintf(f, "{\n  \"ini\": %d,\n  \"summary\": \"fake daemon, slept %ld ms\",\n  ", id, slept_ms);
-        ini_counters_json(f, fake_counters, INI_COUNTERS_N(fake_counters), &fc, ",\n  ");
-        fprintf(f, "\n}\n");
-        fclose(f);
-    }
-    printf("fake-inid %d: stopped\n", id);
-    unlink(si->wake_path);          /* si lies in the segment: before detaching it */
-    ini_segment_detach(seg);
-    shm_unlink(mname);
-    if (launcher_pid && getppid() != launcher_pid)   /* as inid: the launcher died */
-        ini_segment_unlink(seg_name);
+    atomic_store(&f->si->state, INI_SEG_STOPPED);
+    ini_fabric_wake_all_pes(f->seg);
+    write_counters(f, slept_ms);
+    printf("fake-inid %d: stopped\n", f->id);
+    unlink(f->si->wake_path);          /* si lies in the segment: before detaching it */
+    ini_segment_detach(f->seg);
+    shm_unlink(f->mname);
+    if (f->launcher_pid && getppid() != f->launcher_pid)   /* as inid: the launcher died */
+        ini_segment_unlink(f->seg_name);
     return 0;
 }

@@ -4,9 +4,10 @@
 # the thesis's design) and as transport segments (--segment on).
 # One message in flight per compute node (ini-ping --window 1), so the
 # round trip is two deliveries back to back.  Every loss rate is run
-# REPEATS times, each time both modes one right after the other (this
-# machine's speed drifts: modes are compared within a repeat), all sizes
-# in one ini-ping run.  Prints one row per mode, loss, size and repeat
+# REPEATS times, each time both modes one right after the other, in turns
+# (tools/bench/turns.sh: this machine's speed drifts, so modes are
+# compared within a repeat, the order rotating), all sizes in one ini-ping
+# run.  Prints one row per mode, loss, size and repeat
 # (median and p90 round trip of COUNT round trips per compute node), then
 # a summary: per mode, loss and size the median of the repeats' medians
 # and their range, and the ratio to the same mode's lossless median.
@@ -17,6 +18,8 @@
 # (one size per run, 20 round trips, no repeats).
 set -euo pipefail
 cd "$(dirname "$0")/../.."
+case ${1-} in -h|--help) sed -n '2,/^set -eu/p' "$0" | sed -e '$d' -e 's/^# \{0,1\}//'; exit 0 ;; esac
+. tools/bench/turns.sh
 COUNT=${1:-20}
 REPEATS=${2:-5}
 SIZES=${SIZES:-"64 1400 4000 9000 20000 40000 65000"}
@@ -35,7 +38,7 @@ printf "# started %s, load average %s\n" "$(date -u '+%Y-%m-%d %H:%M UTC')" "$(c
 printf "%7s %8s %6s %6s %6s %12s %12s\n" segment loss bytes frames repeat "p50_rtt_us" "p90_rtt_us"
 for rep in $(seq 1 "$REPEATS"); do
     for loss in $LOSSES; do
-        for mode in $MODES; do
+        for mode in $(turn_order "$rep" $MODES); do
             fault=""; [ "$loss" = 0 ] || fault="--fault drop=$loss,seed=$rep"
             out=$TMP/out-$mode-$loss-$rep
             build/bin/ini-cluster run "$CONFIG" $fault --segment "$mode" --run-dir "$TMP/run-$mode-$loss-$rep" \

@@ -21,10 +21,13 @@ import csv
 import glob
 import os
 import statistics
-import subprocess
 import sys
 
-MODELS = [("mva", []), ("lopc", []), ("logpc", ["--cv2", "1"]), ("logpc0", ["--cv2", "0"])]
+sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "../model"))
+import ini_model as model  # noqa: E402  (tools/model/ini_model.py: ini-model)
+
+# name, ini-model's --model and --cv2 (None: ini-model's default)
+MODELS = [("mva", "mva", None), ("lopc", "lopc", None), ("logpc", "logpc", 1), ("logpc0", "logpc", 0)]
 
 
 def die(msg, code=2):
@@ -32,15 +35,12 @@ def die(msg, code=2):
     sys.exit(code)
 
 
-def solve(ini_model, kind, extra, n, W, o, O):
-    kind_arg = "logpc" if kind.startswith("logpc") else kind
-    out = subprocess.run([ini_model, "--model", kind_arg, *extra, "--N", str(n), "--W", "%.6f" % W,
-                          "--o", "%.6f" % o, "--O", "%.6f" % O, "--l", "0", "--L", "0",
-                          "--format", "csv"], capture_output=True, text=True)
-    if out.returncode != 0:
-        die("ini-model failed: %s" % out.stderr.strip(), 1)
-    rows = list(csv.DictReader(out.stdout.splitlines()))
-    return float(rows[0]["R"]), float(rows[0]["Q_o"]), float(rows[0]["U_o"])
+def solve(ini_model, kind, cv2, n, W, o, O):
+    try:
+        p = model.solve(N=n, W=W, o=o, O=O, model=kind, cv2=cv2, bin=ini_model)
+    except model.Error as e:
+        die("ini-model failed: %s" % e, 1)
+    return p["R"], p["Q_o"], p["U_o"]
 
 
 def main(argv):
@@ -48,7 +48,7 @@ def main(argv):
     if not args or args[0].startswith("-"):
         die("usage: models.py DIR [--out OUTDIR] [--ini-model PATH]")
     src = args.pop(0)
-    out_dir, ini_model = src, os.path.join(os.path.dirname(__file__), "../../build/bin/ini-model")
+    out_dir, ini_model = src, model.BIN
     while args:
         flag = args.pop(0)
         if not args:
@@ -75,16 +75,15 @@ def main(argv):
                     rec["disturbed"] = int(row.get("disturbed") or 0)
                 except (KeyError, ValueError) as e:
                     die("%s: bad row %r (%s)" % (path, row, e), 1)
-                for kind, extra in MODELS:
-                    R, Q, U = solve(ini_model, kind, extra, n, rec["W_eff_us"], rec["o_eff_us"], rec["O_eff_us"])
-                    rec[kind] = (R, Q, U)
+                for kind, arg, cv2 in MODELS:
+                    rec[kind] = solve(ini_model, arg, cv2, n, rec["W_eff_us"], rec["o_eff_us"], rec["O_eff_us"])
                 per_n.setdefault(n, []).append(rec)
 
     def rel(p, m):
         return (p - m) / m if m else float("nan")
 
     header = ["N", "reps", "disturbed", "R_meas_us", "Q_meas", "U_meas", "Q_exact_mva"]
-    for kind, _ in MODELS:
+    for kind, _, _ in MODELS:
         header += ["R_%s_us" % kind, "errR_%s" % kind, "Q_%s" % kind, "errQ_%s" % kind]
     rows = []
     for n in sorted(per_n):
@@ -93,7 +92,7 @@ def main(argv):
         row = {"N": n, "reps": len(recs), "disturbed": sum(r["disturbed"] for r in recs),
                "R_meas_us": mean("R_measured_us"), "Q_meas": mean("Q_measured"),
                "U_meas": mean("U"), "Q_exact_mva": mean("Q_mva")}
-        for kind, _ in MODELS:
+        for kind, _, _ in MODELS:
             # error per repetition (model at that run's achieved W, o, O
             # against that run's measurement), then the mean over reps
             row["R_%s_us" % kind] = statistics.fmean(r[kind][0] for r in recs)
@@ -118,20 +117,20 @@ def main(argv):
     lines.append("# err = (model - measured) / measured, per repetition, mean over repetitions")
     lines.append("")
     hdr = "%3s %4s %10s %6s" % ("N", "reps", "R_meas_us", "Q_meas")
-    for kind, _ in MODELS:
+    for kind, _, _ in MODELS:
         hdr += " | %-6s %8s %7s %6s %7s" % (kind, "R_us", "errR", "Q_o", "errQ")
     hdr += " | %7s" % "Q_exact"
     lines.append(hdr)
     for r in rows:
         s = "%3d %2d%-2s %10.0f %6.3f" % (r["N"], r["reps"], "*" if r["disturbed"] else "",
                                           r["R_meas_us"], r["Q_meas"])
-        for kind, _ in MODELS:
+        for kind, _, _ in MODELS:
             s += " | %-6s %8.0f %+6.1f%% %6.3f %+6.1f%%" % ("", r["R_%s_us" % kind], 100 * r["errR_%s" % kind],
                                                           r["Q_%s" % kind], 100 * r["errQ_%s" % kind])
         s += " | %7.3f" % r["Q_exact_mva"]
         lines.append(s)
     lines.append("")
-    for kind, _ in MODELS:
+    for kind, _, _ in MODELS:
         eq = [abs(r["errQ_%s" % kind]) for r in rows]
         er = [abs(r["errR_%s" % kind]) for r in rows]
         lines.append("%-6s mean |error|: R %.1f%%, Q_o %.1f%% (worst Q_o %.1f%%)"

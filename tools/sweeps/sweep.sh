@@ -30,9 +30,13 @@
 # Output: docs/results/sweeps/ for the full run (every workload, layout and
 # policy, at least seed 000's four knobs Δo, Δg, ΔG, ΔL, --reps >= 5); any
 # other run writes runs/sweeps-<quick|partial>-DATE unless --out is given,
-# and never into docs/results/sweeps.
-# raw/runs.tsv has one line per run; raw/base-*/ keeps the counters of the
-# base runs (mgs-cluster*.json, the ini-trace report, ini-synth's JSON).
+# and never into docs/results/sweeps.  The layout of tools/thesis/runs.py
+# (the run loop is tools/thesis/runs.sh, shared with experiments.sh):
+# meta.txt; runs.tsv, one row per run; reports.jsonl, one line per base
+# run with the counts the predictions come from (the ini-trace report, the
+# programs' mgs-cluster*.json or synth-cluster*.json, the --knob given);
+# errors.log only when something failed; then sweep_fit.py's files.
+# --plan prints meta.txt and the run order and writes nothing.
 # Exit status 0, 1 when runs failed, 2 on bad arguments.
 set -u
 cd "$(dirname "$0")/../.."
@@ -160,14 +164,14 @@ make -s build/bin/ini-cluster build/bin/inid build/bin/ini-trace build/bin/water
     { echo "sweep: build failed" >&2; exit 1; }
 [ $WATER = 0 ] || [ -r "$RANDOM_IN" ] || { echo "sweep: data file $RANDOM_IN missing" >&2; exit 1; }
 
-RAW=$OUT/raw; rm -rf "$RAW"; mkdir -p "$RAW"
 tmp=$(mktemp -d); trap 'rm -rf "$tmp"' EXIT
+. "$ROOT/tools/thesis/runs.sh"
 # Private copies of the binaries: a rebuild in the tree during the sweep
 # must not change them between runs.  ini-cluster finds inid beside it.
 mkdir -p "$tmp/bin" && cp "$CLUSTER" "$ROOT/build/bin/inid" "$TRACE" "$WATER_BIN" "$SYNTH_BIN" "$tmp/bin/" ||
     { echo "sweep: cannot copy the binaries" >&2; exit 1; }
 CLUSTER=$tmp/bin/ini-cluster TRACE=$tmp/bin/ini-trace WATER_BIN=$tmp/bin/water SYNTH_BIN=$tmp/bin/ini-synth
-printf '  1.5e-16   %d  %d   6\n -1      3000     3  0\n16 6.212752\n' "$NMOL" "$NSTEP" > "$tmp/water.in"
+water_input "$NMOL" "$NSTEP" "$tmp/water.in"
 
 # ---- the plan: every (workload, point, rep) in one seeded random order ----
 # A point: WORKLOAD KNOB VALUE, with WORKLOAD water:CxP:I:POLICY or synth.
@@ -185,15 +189,8 @@ if [ $SYNTH = 1 ]; then
     echo "synth base 0" >> "$tmp/points"
     for k in ${KNOBS//,/ }; do for v in ${SV[$k]//,/ }; do echo "synth $k $v" >> "$tmp/points"; done; done
 fi
-python3 - "$tmp/points" "$REPS" "$SEED" > "$RAW/order.txt" <<'EOF'
-import random, sys
-points = [l.split() for l in open(sys.argv[1]) if l.strip()]
-runs = [p + [str(r)] for p in points for r in range(1, int(sys.argv[2]) + 1)]
-random.Random(int(sys.argv[3])).shuffle(runs)
-for r in runs:
-    print(" ".join(r))
-EOF
-NRUNS=$(wc -l < "$RAW/order.txt")
+runs_plan "$tmp/points" "$REPS" "$SEED" > "$tmp/plan"
+NRUNS=$(wc -l < "$tmp/plan")
 {
     echo "# $CMDLINE"
     echo "reps=$REPS seed=$SEED layouts=\"$LAYOUTS\" policies=$POLICIES knobs=$KNOBS runs=$NRUNS load_limit=$LOADLIM"
@@ -202,22 +199,13 @@ NRUNS=$(wc -l < "$RAW/order.txt")
     echo "date=$(date -Iseconds) commit=$(git rev-parse --short HEAD 2>/dev/null || echo -) calibration=\"${CALIB:-none: base O $FALLBACK_O us}\""
     for k in ${KNOBS//,/ }; do echo "water_values_$k=${WV[$k]} synth_values_$k=${SV[$k]}"; done
     [ -n "$CALIB" ] && sed 's/^/calibration_file: /' "$CALIB"
-} > "$RAW/meta.txt"
+} > "$tmp/meta.txt"
 echo "sweep: $NRUNS runs ($REPS per point), seed $SEED; output $OUT"
-if [ $PLAN = 1 ]; then cat "$RAW/meta.txt" "$RAW/order.txt"; exit 0; fi
-
-# ---- the machine's load (as tools/thesis/experiments.sh) ----
-# cpu_busy: share of the machine's CPU time other work used in the
-# SAMPLE_S seconds before a run (none of ours runs then; 1 s, a quarter in
-# --quick); loadavg: /proc/loadavg's 1-minute figure.
-cpu_busy() {
-    local a b
-    a=($(head -1 /proc/stat)); sleep "$SAMPLE_S"; b=($(head -1 /proc/stat))
-    local idle=$(( (b[4] + b[5]) - (a[4] + a[5]) )) total=0 i
-    for i in 1 2 3 4 5 6 7 8; do total=$((total + b[i] - a[i])); done
-    awk -v i=$idle -v t=$total 'BEGIN{printf("%.2f", (t > 0) ? 1 - i / t : 0)}'
-}
-loadavg() { cut -d' ' -f1 /proc/loadavg; }
+if [ $PLAN = 1 ]; then cat "$tmp/meta.txt" "$tmp/plan"; exit 0; fi
+runs_open "$OUT" workload knob value
+cp "$tmp/meta.txt" "$OUT/meta.txt"
+# The load sample before each run: 1 s, a quarter in --quick.
+RUNS_TMP=$tmp RUNS_TRACE=$TRACE RUNS_LOADLIM=$LOADLIM RUNS_SAMPLE_S=$SAMPLE_S
 
 # The --knob value of one run: the workload's base O plus the swept knob.
 knob_spec() {  # BASE_O KNOB VALUE
@@ -231,26 +219,22 @@ knob_spec() {  # BASE_O KNOB VALUE
     echo "$spec"
 }
 
-echo -e "workload\tknob\tvalue\trep\truntime_s\tload_before\tload_after\tothers\tflag" > "$RAW/runs.tsv"
-failures=0 nrun=0 loaded=0 START=$SECONDS
-declare -a DURS=()
-one_run() {  # WORKLOAD KNOB VALUE REP
-    local wl=$1 k=$2 v=$3 rep=$4 dir=$tmp/run cfg spec rt rc busy la0 la1 flag= t0=$SECONDS
-    local tag=${wl//:/_}-$k-$v-$rep
-    rm -rf "$dir"
-    busy=$(cpu_busy); la0=$(loadavg)
+# ---- one run (runs_loop calls it with the plan's fields) ----
+sweep_run() {  # WORKLOAD KNOB VALUE REP
+    local wl=$1 k=$2 v=$3 rep=$4 dir=$tmp/run cfg spec rc keep=() f
     if [ "$wl" = synth ]; then
         cfg=$tmp/synth.cfg
         [ -f "$cfg" ] || { "$CLUSTER" gen 2 4 1 -o "$cfg" > /dev/null &&
             sed -i -e 's/idle    = { mode = "auto"/idle    = { mode = "adaptive"/' \
                    -e 's/send_timeout_us = [0-9]*/send_timeout_us = 2000000/' "$cfg"; } || exit 1
         spec=$(knob_spec 100 "$k" "$v")
-        timeout 300 "$CLUSTER" run "$cfg" --trace summary --knob "$spec" --run-dir "$dir" --timeout 250 -- \
+        runs_launch "$dir" /dev/null timeout 300 "$CLUSTER" run "$cfg" --trace summary --knob "$spec" \
+            --run-dir "$dir" --timeout 250 -- \
             "$SYNTH_BIN" --W-us 2000 --o-us 50 --mode sleep --dist exp --cycles "$SYNTH_CYCLES" \
-            --seed "$rep" --timeout-ms 30000 > "$tmp/log" 2>&1
+            --seed "$rep" --timeout-ms 30000
         rc=$?
         # run time: the cycles of a node times its mean cycle time, mean over the nodes
-        rt=$(python3 - "$dir" <<'EOF' 2>/dev/null
+        RUN_TIME=$(python3 - "$dir" <<'EOF' 2>/dev/null
 import glob, json, sys
 pes = [p for f in glob.glob(sys.argv[1] + "/synth-cluster*.json") for p in json.load(open(f))["per_pe"]]
 print("%.6f" % (sum(p["cycles"] * p["R_us"] for p in pes) / len(pes) / 1e6) if pes else "")
@@ -265,46 +249,25 @@ EOF
             regime_config "$cfg" "$YIELD" || exit 2
         fi
         spec=$(knob_spec "$(base_O "$P")" "$k" "$v")
-        MGS_DILATE=$DILATE timeout 600 "$CLUSTER" run "$cfg" --policy "$pol" --ini-policy "$pol" --trace summary --knob "$spec" \
-            --run-dir "$dir" --timeout 500 -- "$TIMED" "$WATER_BIN" --mgs --random "$RANDOM_IN" \
-            < "$tmp/water.in" > "$tmp/log" 2>&1
+        runs_launch "$dir" "$tmp/water.in" env MGS_DILATE="$DILATE" timeout 600 "$CLUSTER" run "$cfg" \
+            --policy "$pol" --ini-policy "$pol" --trace summary --knob "$spec" \
+            --run-dir "$dir" --timeout 500 -- "$TIMED" "$WATER_BIN" --mgs --random "$RANDOM_IN"
         rc=$?
         grep -q '^Exited Happily' "$dir/cluster0.out" 2>/dev/null || { [ "$rc" = 0 ] && rc=1; }
-        rt=$(cat "$dir"/time-c*.txt 2>/dev/null | awk 'NR==1{s=$1;e=$2} {if($1<s)s=$1; if($2>e)e=$2} END{if (NR) printf "%.4f", (e-s)/1e9}')
+        RUN_TIME=$(water_time "$dir")
     fi
-    la1=$(loadavg)
-    nrun=$((nrun + 1))
-    # Flagged: other work used more than half a core in the second before
-    # the run (or, with --load-limit X, the load average exceeded X; it
-    # counts our own previous run's 30-50 threads for about a minute, so
-    # it reads 5-8 after our runs on an otherwise idle 2-core machine).
-    if awk -v b="$busy" -v l="$la0" -v lim="$LOADLIM" 'BEGIN{exit !(b > 0.25 || (lim != "none" && l > lim + 0))}'; then
-        flag=loaded; loaded=$((loaded + 1))
+    if [ "$rc" != 0 ] || [ -z "$RUN_TIME" ]; then
+        RUN_TIME=; runs_fail "$dir" "exit $rc"; return
     fi
-    if [ "$rc" != 0 ] || [ -z "$rt" ]; then
-        echo "  FAIL $wl $k=$v rep $rep: exit $rc (log: $RAW/fail-$tag.log)"
-        { cat "$tmp/log"; tail -n 20 "$dir"/*.err 2>/dev/null; } > "$RAW/fail-$tag.log"
-        failures=$((failures + 1)); return 1
-    fi
-    echo -e "$wl\t$k\t$v\t$rep\t$rt\t$la0\t$la1\t$busy\t${flag:-ok}" >> "$RAW/runs.tsv"
     if [ "$k" = base ]; then
         # The counts the predicted slopes come from.
-        local keep=$RAW/base-${wl//:/_}-$rep
-        mkdir -p "$keep"
-        cp "$dir"/mgs-cluster*.json "$dir"/synth-cluster*.json "$keep/" 2>/dev/null
-        "$TRACE" report "$dir" --format json > "$keep/report.json" 2> "$keep/report.err" || rm -f "$keep/report.json"
-        echo "$spec" > "$keep/knob.txt"
+        for f in "$dir"/mgs-cluster*.json "$dir"/synth-cluster*.json; do [ -f "$f" ] && keep+=(--program "$f"); done
+        runs_report "$dir" --field "knob_spec=$spec" "${keep[@]}"
     fi
-    DURS+=($((SECONDS - t0)))
-    local eta
-    eta=$(printf '%s\n' "${DURS[@]}" | sort -n | awk -v left=$((NRUNS - nrun)) '{v[NR]=$1} END{m=v[int((NR+1)/2)]; s=m*left; printf "%d:%02d:%02d", s/3600, s%3600/60, s%60}')
-    printf '  [%3d/%d] %-28s %-8s %6s rep %d: %s s; load %s->%s, others %s%s; %ds, left ~%s\n' "$nrun" "$NRUNS" \
-        "$wl" "$k" "$v" "$rep" "$rt" "$la0" "$la1" "$busy" "${flag:+ [LOADED]}" $((SECONDS - t0)) "$eta"
+    RUN_STATUS=ok RUN_NOTE="$RUN_TIME s"
 }
 
-while read -r wl k v rep; do
-    one_run "$wl" "$k" "$v" "$rep"
-done < "$RAW/order.txt"
-python3 "$ROOT/tools/sweeps/sweep_fit.py" "$OUT" || failures=$((failures + 1))
-echo "sweep: $nrun runs, $failures failure(s), $loaded taken under load (kept, flagged); $((SECONDS - START)) s; results in $OUT"
-[ $failures = 0 ]
+runs_loop "$tmp/plan" sweep_run
+python3 "$ROOT/tools/sweeps/sweep_fit.py" "$OUT" || RUNS_FAILED=$((RUNS_FAILED + 1))
+echo "sweep: $(runs_summary); results in $OUT"
+[ "$RUNS_FAILED" = 0 ]

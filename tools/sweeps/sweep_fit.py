@@ -3,9 +3,10 @@
 
     tools/sweeps/sweep_fit.py OUT
 
-Reads OUT/raw/runs.tsv (one line per run: workload, knob, value, rep, run
-time, load) and the counters of the base runs (OUT/raw/base-*/), and
-writes:
+Reads OUT/runs.tsv (one row per run: workload, knob, value, rep, status,
+run time, load) and the counters of the base runs (OUT/reports.jsonl: the
+ini-trace report and the programs' mgs-cluster*.json or synth-cluster*.json;
+the layout is tools/thesis/runs.py's), and writes:
 
   OUT/sweeps.txt   per workload and knob: the linear fit of run time against
                    the knob (least squares over every run of the knob's
@@ -44,14 +45,16 @@ each choice:
       times cycles per node.
 """
 import csv
-import glob
-import json
-import math
 import os
 import shutil
 import statistics
 import subprocess
 import sys
+
+HERE = os.path.dirname(os.path.abspath(__file__))
+sys.path[:0] = [os.path.join(HERE, "../thesis"), os.path.join(HERE, "../model")]
+import runs  # noqa: E402  (tools/thesis/runs.py: the layout)
+import ini_model  # noqa: E402  (tools/model/ini_model.py: ini-model)
 
 UNITS = {"O": "us", "overhead": "us", "gap": "us", "per_byte": "ns/B", "latency": "us"}
 SCALE = {"O": 1e-6, "overhead": 1e-6, "gap": 1e-6, "per_byte": 1e-9, "latency": 1e-6}
@@ -81,27 +84,21 @@ def linfit(xs, ys):
     return a, b, r2, se
 
 
-def load_json(path):
-    try:
-        with open(path) as f:
-            return json.load(f)
-    except (OSError, ValueError):
-        return None
-
-
-def base_counts(raw, wl):
+def base_counts(reports, wl):
     """Counts of every base run of workload wl -> list of dicts."""
     out = []
-    for d in sorted(glob.glob(os.path.join(raw, "base-%s-*" % wl.replace(":", "_")))):
+    for line in reports:
+        if line.get("workload") != wl or line.get("knob") != "base":
+            continue
         c = {}
-        rep = load_json(os.path.join(d, "report.json"))
+        rep = line.get("report")
         if rep:
             inis = [i for cl in rep["clusters"] for i in cl["inis"]]
             c["ini_out_max"] = max(i["msgs_out"] for i in inis)
             c["ini_pass_max"] = max(i["msgs_out"] + i["msgs_in"] + (i.get("msgs_local") or 0) for i in inis)
             c["ini_bytes_max"] = max(i["msgs_out"] * ((i.get("msg_len") or 0) + 16) for i in inis)
-        mgs = [load_json(p) for p in sorted(glob.glob(os.path.join(d, "mgs-cluster*.json")))]
-        mgs = [m for m in mgs if m]
+        progs = line.get("programs") or {}
+        mgs = [m for n, m in sorted(progs.items()) if n.startswith("mgs-cluster") and m]
         if mgs and all("nodes" in m for m in mgs):
             nodes = [n for m in mgs for n in m["nodes"]]
             c["node_sent_max"] = max(n["sent"] for n in nodes)
@@ -109,7 +106,7 @@ def base_counts(raw, wl):
             c["thread_max"] = max(sum(n["sent"] + n["received"] for n in m["nodes"]) for m in mgs)
             c["rt_per_node_max"] = max(sum(m["messages"].get(t, {}).get("sent", 0) for t in BLOCKING)
                                        / max(1, len(m["nodes"])) for m in mgs)
-        syn = [load_json(p) for p in sorted(glob.glob(os.path.join(d, "synth-cluster*.json")))]
+        syn = [m for n, m in sorted(progs.items()) if n.startswith("synth-cluster")]
         pes = [p for s in syn if s for p in s["per_pe"]]
         if pes:
             c["synth_sent_mean"] = statistics.fmean(p["cycles"] + p["served"] for p in pes)
@@ -126,15 +123,11 @@ def med(counts, key):
 
 def mva_secant(values, cycles):
     """ini-synth's O slope from chapter 6: cycles x (R(O+max) - R(O)) / max."""
-    model = os.path.join(os.path.dirname(os.path.abspath(__file__)), "../../build/bin/ini-model")
     top = max(values)
-    rs = []
-    for O in (100.0, 100.0 + top):
-        out = subprocess.run([model, "--N", "4", "--W", "2000", "--o", "50", "--O", "%g" % O,
-                              "--l", "0", "--L", "0", "--format", "csv"], capture_output=True, text=True)
-        if out.returncode != 0:
-            return None
-        rs.append(float(next(csv.DictReader(out.stdout.splitlines()))["R"]))
+    try:
+        rs = [ini_model.solve(N=4, W=2000, o=50, O=O)["R"] for O in (100.0, 100.0 + top)]
+    except ini_model.Error:
+        return None
     return cycles * (rs[1] - rs[0]) / top * 1e-6
 
 
@@ -222,21 +215,20 @@ def main(argv):
     if len(argv) != 2:
         die("usage: sweep_fit.py OUT", 2)
     out = argv[1]
-    raw = os.path.join(out, "raw")
     try:
-        with open(os.path.join(raw, "runs.tsv")) as f:
-            runs = list(csv.DictReader(f, delimiter="\t"))
-    except OSError as e:
+        runs_ok = [r for r in runs.read_runs(out) if r["status"] == "ok"]
+        reports = runs.read_reports(out)
+    except (OSError, ValueError) as e:
         die("%s: %s" % (out, e))
-    if not runs:
-        die("%s: no successful runs in raw/runs.tsv" % out)
-    for r in runs:
+    if not runs_ok:
+        die("%s: no successful runs in runs.tsv" % out)
+    for r in runs_ok:
         r["value"] = float(r["value"])
         r["runtime_s"] = float(r["runtime_s"])
-    meta = open(os.path.join(raw, "meta.txt")).read() if os.path.exists(os.path.join(raw, "meta.txt")) else ""
+    meta = runs.read_meta(out)
     os.makedirs(os.path.join(out, "data"), exist_ok=True)
 
-    workloads = sorted({r["workload"] for r in runs}, key=lambda w: (w == "synth", w))
+    workloads = sorted({r["workload"] for r in runs_ok}, key=lambda w: (w == "synth", w))
     all_fits, all_points = [], []
     text = ["# Communication parameters varied one at a time (seed 000) on Water on MGS and ini-synth",
             "# made by: tools/sweeps/sweep_fit.py %s" % out]
@@ -244,13 +236,13 @@ def main(argv):
     text.append("# slope: seconds of run time per unit of the knob; pred: seed 000's model from the base runs' counts;")
     text.append("# ratio = measured / predicted; residual = mean run time at a value minus the fit there, % of the fit")
     for wl in workloads:
-        base = [r for r in runs if r["workload"] == wl and r["knob"] == "base"]
+        base = [r for r in runs_ok if r["workload"] == wl and r["knob"] == "base"]
         if not base:
             text.append("\n%s: no base run, no fits" % wl)
             continue
         base_mean = statistics.fmean(r["runtime_s"] for r in base)
-        loaded = sum(r["flag"] != "ok" for r in runs if r["workload"] == wl)
-        counts = base_counts(raw, wl)
+        loaded = sum(r["flag"] != "ok" for r in runs_ok if r["workload"] == wl)
+        counts = base_counts(reports, wl)
         text.append("")
         text.append("== %s: base run time %.3f s (%d runs; %d of the workload's runs flagged loaded)"
                     % (wl, base_mean, len(base), loaded))
@@ -258,7 +250,7 @@ def main(argv):
             "knob", "unit", "runs", "slope", "intercept", "R²", "max|res|", "predicted", "ratio", "prediction"))
         fits = []
         for knob in ["O", "overhead", "gap", "per_byte", "latency"]:
-            kr = [r for r in runs if r["workload"] == wl and r["knob"] == knob]
+            kr = [r for r in runs_ok if r["workload"] == wl and r["knob"] == knob]
             if not kr:
                 continue
             pts = base + kr

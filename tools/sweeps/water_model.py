@@ -8,10 +8,11 @@ measured ones of tables 5.3/5.4 (and 5.4b, load-aware), with errors.
                                 [--out DIR] [--ini-model PATH]
 
 RUNDIR is what tools/thesis/experiments.sh wrote (docs/results/thesis, or
-runs/experiments-quick-DATE): RUNDIR/raw/cP-iI-POLICY-REP.json (ini-trace
-report --format json of each run), .time (Water's run time, s), and
-cP-noini-REP.time (the run without INIs).  Per configuration (cluster size
-P, I INIs per cluster, policy), from the medians over its repetitions:
+runs/experiments-quick-DATE; the layout of tools/thesis/runs.py): the
+ini-trace report of each INI run cP-iI-POLICY (reports.jsonl), its Water
+run time and that of the runs without INIs, cP-noini (runs.tsv).  Per
+configuration (cluster size P, I INIs per cluster, policy), from the
+medians over its repetitions:
 
   N   = P / I, compute nodes per INI (round-robin spreads each node over
         all I INIs, which on average is the same load per INI).
@@ -39,13 +40,15 @@ DIR/water-model.txt and DIR/water-model.csv.  Exit status 0; 1 when the
 directory holds no usable run; 2 on bad arguments.
 """
 import csv
-import glob
-import json
 import os
 import re
 import statistics
-import subprocess
 import sys
+
+HERE = os.path.dirname(os.path.abspath(__file__))
+sys.path[:0] = [os.path.join(HERE, "../thesis"), os.path.join(HERE, "../model")]
+import runs as layout  # noqa: E402  (tools/thesis/runs.py: the layout)
+import ini_model as model  # noqa: E402  (tools/model/ini_model.py: ini-model)
 
 PES = 16
 
@@ -56,29 +59,16 @@ def die(msg, code=2):
 
 
 def solve(ini_model, kind, n, W, o, O):
-    extra = ["--cv2", "1"] if kind == "logpc" else []
-    out = subprocess.run([ini_model, "--model", kind, *extra, "--N", str(n), "--W", "%.6f" % max(W, 0),
-                          "--o", "%.6f" % o, "--O", "%.6f" % O, "--l", "0", "--L", "0", "--format", "csv"],
-                         capture_output=True, text=True)
-    if out.returncode != 0:
-        die("ini-model failed (N=%d W=%g o=%g O=%g): %s" % (n, W, o, O, out.stderr.strip()), 1)
-    row = next(csv.DictReader(out.stdout.splitlines()))
-    return {k: float(row[k]) for k in ("R", "Q_o", "U_o")}
-
-
-def read_float(path):
     try:
-        with open(path) as f:
-            return float(f.read().split()[0])
-    except (OSError, ValueError, IndexError):
-        return None
+        p = model.solve(N=n, W=max(W, 0), o=o, O=O, model=kind, cv2=1 if kind == "logpc" else None, bin=ini_model)
+    except model.Error as e:
+        die("ini-model failed (N=%d W=%g o=%g O=%g): %s" % (n, W, o, O, e), 1)
+    return {k: p[k] for k in ("R", "Q_o", "U_o")}
 
 
-def run_figures(path):
+def run_figures(what, d):
     """One run's report -> dict of what the model needs, or None."""
     try:
-        with open(path) as f:
-            d = json.load(f)
         m = d["machine"]
         n_inis = sum(len(c["inis"]) for c in d["clusters"])
         hz = d["clusters"][0]["inis"][0]["tsc_hz"]
@@ -92,8 +82,8 @@ def run_figures(path):
         return {"msgs": m["msgs_out"], "O_us": O_us, "O_src": O_src,
                 "queue_len": m["queue_len"], "utilization": m["utilization"],
                 "ini_run_s": m["run_cycles"] / n_inis / hz, "passes_per_ini": passes / n_inis}
-    except (OSError, ValueError, KeyError, TypeError, IndexError, ZeroDivisionError) as e:
-        sys.stderr.write("water_model.py: %s: skipped (%s)\n" % (path, e))
+    except (ValueError, KeyError, TypeError, IndexError, ZeroDivisionError) as e:
+        sys.stderr.write("water_model.py: %s: skipped (%s)\n" % (what, e))
         return None
 
 
@@ -103,7 +93,7 @@ def main(argv):
         die("usage: water_model.py RUNDIR [--o-us US] [--model mva|lopc|logpc|all] [--out DIR] [--ini-model PATH]")
     rundir = args.pop(0)
     o_us, kinds, out_dir = 10.0, ["mva", "lopc", "logpc"], None
-    ini_model = os.path.join(os.path.dirname(os.path.abspath(__file__)), "../../build/bin/ini-model")
+    ini_model = model.BIN
     while args:
         flag = args.pop(0)
         if not args:
@@ -126,28 +116,29 @@ def main(argv):
             ini_model = val
         else:
             die("unknown option %s" % flag)
-    raw = os.path.join(rundir, "raw")
-    if not os.path.isdir(raw):
-        die("%s: no raw/ directory (not an experiments.sh output)" % rundir, 1)
+    if not os.path.isfile(os.path.join(rundir, "runs.tsv")):
+        die("%s: no runs.tsv (not an experiments.sh output)" % rundir, 1)
     if not os.access(ini_model, os.X_OK):
         die("%s not built (run make)" % ini_model, 1)
 
+    times = {(r["cell"], int(r["rep"])): float(r["runtime_s"])
+             for r in layout.read_runs(rundir) if r["status"] == "ok" and r["runtime_s"]}
     cells = {}
-    for path in glob.glob(os.path.join(raw, "c*-i*-*-*.json")):
-        m = re.match(r"c(\d+)-i(\d+)-([a-z-]+)-(\d+)\.json$", os.path.basename(path))
-        if not m:
+    for j in layout.read_reports(rundir):
+        m = re.fullmatch(r"c(\d+)-i(\d+)-([a-z-]+)", j.get("cell", ""))
+        if not m or "rep" not in j or j.get("report") is None:
             continue
-        fig = run_figures(path)
-        t = read_float(path[:-5] + ".time")
+        t = times.get((j["cell"], j["rep"]))
+        fig = run_figures("%s rep %d" % (j["cell"], j["rep"]), j["report"])
         if fig is None or t is None:
             continue
         fig["time_s"] = t
         cells.setdefault((int(m.group(1)), int(m.group(2)), m.group(3)), []).append(fig)
     if not cells:
-        die("%s: no usable runs (raw/cP-iI-POLICY-REP.json with .time)" % rundir, 1)
+        die("%s: no usable runs (a report of cP-iI-POLICY in reports.jsonl with its run time)" % rundir, 1)
     t0 = {}
     for size in {k[0] for k in cells}:
-        ts = [v for v in (read_float(p) for p in glob.glob(os.path.join(raw, "c%d-noini-*.time" % size))) if v]
+        ts = [t for (cell, _), t in times.items() if cell == "c%d-noini" % size and t]
         if ts:
             t0[size] = statistics.median(ts)
 

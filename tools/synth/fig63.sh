@@ -160,10 +160,8 @@ print_rows() {
                ($17 == 1 ? " *" : "") }'
 }
 
-model_q() {   # N W o O -> "Q_o R"
-    "$bin"/ini-model --N "$1" --W "$2" --o "$3" --O "$4" --l 0 --L 0 --format csv |
-        awk -F, 'NR == 1 { for (i = 1; i <= NF; i++) col[$i] = i; next }
-                 { printf "%s %s\n", $col["Q_o"], $col["R"] }'
+model_q() {   # N W o O -> "Q_o R" (the wrapper of ini-model, tools/model/ini_model.py)
+    python3 tools/model/ini_model.py --bin "$bin/ini-model" --N "$1" --W "$2" --o "$3" --O "$4" --print Q_o,R
 }
 
 failed=0

@@ -8,40 +8,25 @@
 # per message over the runs.
 #
 #   tools/thesis/breakdown.sh [RUNS] [OUT] [SEGMENT]
+#   tools/thesis/breakdown.sh --tables OUT     OUT.txt again from OUT/reports.jsonl
 #       RUNS     repetitions (default 5)
 #       OUT      output prefix (default docs/results/breakdown-runs):
-#                OUT.txt (the tables), OUT/run-N.json (each run's report)
+#                OUT.txt (the tables), OUT/reports.jsonl (one line per run:
+#                its load average at the start, the mode, "report": its
+#                ini-trace report)
 #       SEGMENT  off (IP fragments, the thesis's design; default) or on
 set -eu
 cd "$(dirname "$0")/../.."
-RUNS=${1:-5}
-OUT=${2:-docs/results/breakdown-runs}
-SEG=${3:-off}
-case $RUNS in ''|*[!0-9]*|0) echo "breakdown: RUNS: expected a positive integer, got '$RUNS'" >&2; exit 2 ;; esac
-case $SEG in on|off) ;; *) echo "breakdown: SEGMENT: expected on or off, got '$SEG'" >&2; exit 2 ;; esac
-for b in ini-cluster ini-ping ini-trace; do
-    [ -x build/bin/$b ] || { echo "breakdown: build first (make): build/bin/$b is missing" >&2; exit 2; }
-done
-TMP=$(mktemp -d /tmp/ini-breakdown.XXXXXX)
-trap 'rm -rf "$TMP"' EXIT
-mkdir -p "$OUT"
-build/bin/ini-cluster gen 2 1 1 > "$TMP/cfg" 2> /dev/null
+case ${1-} in -h|--help) sed -n '2,/^set -eu/p' "$0" | sed -e '$d' -e 's/^# \{0,1\}//'; exit 0 ;; esac
 SIZES=0,100,200,1400,1600,65000
-for i in $(seq 1 "$RUNS"); do
-    read -r la _ < /proc/loadavg
-    echo "breakdown: run $i of $RUNS ($(date -u +%H:%M:%S) UTC, load average $la)" >&2
-    build/bin/ini-cluster run "$TMP/cfg" --trace detailed --segment "$SEG" --run-dir "$TMP/run$i" -- \
-        build/bin/ini-ping --sizes $SIZES --count 300 > "$TMP/run$i.out" 2>&1 ||
-        { echo "breakdown: run $i failed: $(tail -n 1 "$TMP/run$i.out")" >&2; exit 1; }
-    build/bin/ini-trace report "$TMP/run$i" --format json > "$OUT/run-$i.json"
-    echo "$la" > "$OUT/run-$i.load"
-done
-
-python3 - "$OUT" "$RUNS" "$SEG" "$SIZES" > "$OUT.txt" <<'PY'
+tables() {   # OUT: the tables from OUT/reports.jsonl, on stdout
+python3 - "$1" "$SIZES" <<'PY'
 import json, statistics, sys
-out, runs, seg, sizes = sys.argv[1], int(sys.argv[2]), sys.argv[3], [int(x) for x in sys.argv[4].split(',')]
-reps = [json.load(open(f'{out}/run-{i}.json')) for i in range(1, runs + 1)]
-loads = [open(f'{out}/run-{i}.load').read().strip() for i in range(1, runs + 1)]
+out, sizes = sys.argv[1], [int(x) for x in sys.argv[2].split(',')]
+lines = [json.loads(l) for l in open(f'{out}/reports.jsonl')]
+runs, seg = len(lines), lines[0]['segment']
+reps = [l['report'] for l in lines]
+loads = [l['loadavg'] for l in lines]
 print(f'Tables 5.1 and 5.2 over {runs} runs (tools/thesis/breakdown.sh; segmentation {seg}): mean TSC cycles')
 print('per message in each run, shown as median [min-max] over the runs.  1-minute load average at')
 print('each run\'s start: ' + ', '.join(loads) + '.')
@@ -57,4 +42,36 @@ def table(key, cols, title):
 table('send_breakdown', ['slid_win', 'udp', 'ip', 'queue', 'handler'], 'Table 5.1 (send)')
 table('receive_breakdown', ['ip', 'udp', 'slid_win', 'delivery', 'queue'], 'Table 5.2 (receive)')
 PY
+}
+if [ "${1-}" = --tables ]; then
+    [ $# = 2 ] && [ -f "$2/reports.jsonl" ] || { echo "breakdown: --tables OUT: expected OUT/reports.jsonl" >&2; exit 2; }
+    tables "$2" > "$2.txt"
+    exit
+fi
+RUNS=${1:-5}
+OUT=${2:-docs/results/breakdown-runs}
+SEG=${3:-off}
+case $RUNS in ''|*[!0-9]*|0) echo "breakdown: RUNS: expected a positive integer, got '$RUNS'" >&2; exit 2 ;; esac
+case $SEG in on|off) ;; *) echo "breakdown: SEGMENT: expected on or off, got '$SEG'" >&2; exit 2 ;; esac
+for b in ini-cluster ini-ping ini-trace; do
+    [ -x build/bin/$b ] || { echo "breakdown: build first (make): build/bin/$b is missing" >&2; exit 2; }
+done
+TMP=$(mktemp -d /tmp/ini-breakdown.XXXXXX)
+trap 'rm -rf "$TMP"' EXIT
+mkdir -p "$OUT"
+: > "$OUT/reports.jsonl"
+build/bin/ini-cluster gen 2 1 1 > "$TMP/cfg" 2> /dev/null
+for i in $(seq 1 "$RUNS"); do
+    read -r la _ < /proc/loadavg
+    echo "breakdown: run $i of $RUNS ($(date -u +%H:%M:%S) UTC, load average $la)" >&2
+    build/bin/ini-cluster run "$TMP/cfg" --trace detailed --segment "$SEG" --run-dir "$TMP/run$i" -- \
+        build/bin/ini-ping --sizes $SIZES --count 300 > "$TMP/run$i.out" 2>&1 ||
+        { echo "breakdown: run $i failed: $(tail -n 1 "$TMP/run$i.out")" >&2; exit 1; }
+    build/bin/ini-trace report "$TMP/run$i" --format json > "$TMP/report.json"
+    python3 -c 'import json, sys
+print(json.dumps({"run": int(sys.argv[1]), "loadavg": sys.argv[2], "segment": sys.argv[3],
+                  "report": json.load(open(sys.argv[4]))}, separators=(",", ":")))' \
+        "$i" "$la" "$SEG" "$TMP/report.json" >> "$OUT/reports.jsonl"
+done
+tables "$OUT" > "$OUT.txt"
 cat "$OUT.txt"

@@ -86,7 +86,8 @@ RANDOM_IN=${WATER_RANDOM:-$ROOT/../shared/water/random.in}
 for b in "$CLUSTER" "$TRACE" "$WATER" "$FAKE"; do [ -x "$b" ] || die "$b not built (run make)"; done
 [ -r "$RANDOM_IN" ] || die "data file $RANDOM_IN missing"
 tmp=$(mktemp -d); trap 'rm -rf "$tmp"' EXIT
-printf '  1.5e-16   %d  %d   6\n -1      3000     3  0\n16 6.212752\n' "$NMOL" "$NSTEP" > "$tmp/water.in"
+. "$ROOT/tools/thesis/runs.sh"     # water_input, water_time
+water_input "$NMOL" "$NSTEP" "$tmp/water.in"
 
 # run_water C P KIND(fake|ini) DIR [KNOB] -> prints the run time (s)
 run_water() {
@@ -98,7 +99,7 @@ run_water() {
     timeout 600 "$CLUSTER" run "$tmp/c.cfg" --policy static --ini-policy static "${args[@]}" --run-dir "$dir" \
         --timeout 500 -- "$TIMED" "$WATER" --mgs --random "$RANDOM_IN" < "$tmp/water.in" > "$tmp/log" 2>&1 &&
         grep -q '^Exited Happily' "$dir/cluster0.out" || { cat "$tmp/log" >&2; die "Water run ($kind, ${C}x$P) failed"; }
-    cat "$dir"/time-c*.txt | awk 'NR==1{s=$1;e=$2} {if($1<s)s=$1; if($2>e)e=$2} END{printf "%.4f\n", (e-s)/1e9}'
+    water_time "$dir"; echo
 }
 
 # passes_service RUNDIR -> "passes per INI" "service per pass (us)"

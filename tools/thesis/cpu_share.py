@@ -3,9 +3,9 @@
 
 On this machine the INIs are processes sharing the compute nodes' cores,
 not processors of their own as in the thesis.  experiments.sh records each
-run's CPU time (raw/NAME-REP.cpu: user and system seconds of the launcher,
-the daemons and Water) beside its run time (raw/NAME-REP.time).  For every
-cell this prints, as medians over the repetitions:
+run's CPU time (runs.tsv's cpu_user_s and cpu_sys_s: user and system
+seconds of the launcher, the daemons and Water) beside its run time
+(runtime_s).  For every cell this prints, as medians over the repetitions:
 
   cpu s        CPU time of the whole run
   extra cpu s  that minus the no-INI run's of the same cluster size: the
@@ -21,34 +21,28 @@ import re
 import statistics
 import sys
 
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+import runs as layout  # noqa: E402  (tools/thesis/runs.py: the layout)
 
-def read_runs(raw):
-    """{cell: [(cpu_s, time_s), ...]} from raw/CELL-REP.cpu and .time."""
+
+def read_runs(out):
+    """{cell: [(cpu_s, time_s), ...]} from runs.tsv, the runs that succeeded
+    and have their CPU time."""
     cells = {}
-    for name in sorted(os.listdir(raw)):
-        m = re.fullmatch(r'(.+)-(\d+)\.cpu', name)
-        if not m:
-            continue
-        cell = m.group(1)
-        try:
-            with open(os.path.join(raw, name)) as f:
-                user, system = (float(x) for x in f.read().split()[:2])
-            with open(os.path.join(raw, '%s-%s.time' % (cell, m.group(2)))) as f:
-                t = float(f.read().split()[0])
-        except (OSError, ValueError):
-            continue        # a failed run: no time, or no CPU line
-        cells.setdefault(cell, []).append((user + system, t))
+    for r in layout.read_runs(out):
+        if r["status"] == "ok" and r["cpu_user_s"] and r["cpu_sys_s"] and r["runtime_s"]:
+            cells.setdefault(r["cell"], []).append((float(r["cpu_user_s"]) + float(r["cpu_sys_s"]),
+                                                    float(r["runtime_s"])))
     return cells
 
 
 def main():
     out = sys.argv[1] if len(sys.argv) > 1 else 'docs/results/thesis'
-    raw = os.path.join(out, 'raw')
-    if not os.path.isdir(raw):
-        sys.exit('cpu_share: %s: no raw/ directory' % out)
-    cells = read_runs(raw)
+    if not os.path.isfile(os.path.join(out, 'runs.tsv')):
+        sys.exit('cpu_share: %s: no runs.tsv (not an experiments.sh output)' % out)
+    cells = read_runs(out)
     if not cells:
-        sys.exit('cpu_share: %s: no .cpu files (runs made before experiments.sh recorded CPU time)' % raw)
+        sys.exit('cpu_share: %s: no CPU times (runs made before experiments.sh recorded them)' % out)
     cores = os.cpu_count() or 1
     base = {}
     for cell, runs in cells.items():

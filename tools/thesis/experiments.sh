@@ -16,7 +16,11 @@
 # 343 molecules, 2 steps) writes docs/results/thesis with --calibration,
 # docs/results/thesis-uncalibrated without calibration or knobs; every other
 # run writes runs/experiments-<quick|partial>-DATE unless --out names a
-# directory, and a partial run refuses to write into those two.
+# directory, and a partial run refuses to write into those two.  In it:
+# meta.txt, runs.tsv (one row per run), reports.jsonl (each INI run's
+# ini-trace report), errors.log (only when something failed),
+# delay-calibration.txt, and the tables (tools/thesis/runs.py, runs.sh).
+# --plan prints meta.txt and the run order and writes nothing.
 set -u
 cd "$(dirname "$0")/../.."
 ROOT=$PWD
@@ -143,12 +147,9 @@ for b in "$CLUSTER" "$TRACE" "$WATER" "$FAKE" "$PING" "$ROOT/build/bin/inid"; do
 done
 [ -r "$RANDOM_IN" ] || { echo "experiments: data file $RANDOM_IN missing" >&2; exit 1; }
 
-RAW=$OUT/raw; rm -rf "$RAW"; mkdir -p "$RAW"
 tmp=$(mktemp -d); trap 'rm -rf "$tmp"' EXIT
-# Water's standard input (WATER_SPEC.md section 1) with NMOL, NSTEP and 16
-# processes; NPRINT stays 3 as in the shipped input (so with 2 steps no
-# potential energy is computed, as in the SPLASH input the thesis ran).
-printf '  1.5e-16   %d  %d   6\n -1      3000     3  0\n16 6.212752\n' "$NMOL" "$NSTEP" > "$tmp/water.in"
+. "$ROOT/tools/thesis/runs.sh"
+water_input "$NMOL" "$NSTEP" "$tmp/water.in"
 
 # ---- the plan: every (cell, rep), in one seeded random order ----
 sizes=
@@ -164,15 +165,8 @@ for lay in $CELLS; do
     echo "c${P}-delay $C $P 1 delay static" >> "$tmp/cells"
     sizes="$sizes $C:$P"
 done
-python3 - "$tmp/cells" "$REPS" "$SEED" > "$RAW/order.txt" <<'EOF'
-import random, sys
-cells = [l.split() for l in open(sys.argv[1]) if l.strip()]
-runs = [c + [str(r)] for c in cells for r in range(1, int(sys.argv[2]) + 1)]
-random.Random(int(sys.argv[3])).shuffle(runs)
-for r in runs:
-    print(" ".join(r))
-EOF
-NRUNS=$(wc -l < "$RAW/order.txt")
+runs_plan "$tmp/cells" "$REPS" "$SEED" > "$tmp/plan"
+NRUNS=$(wc -l < "$tmp/plan")
 for s in $sizes; do knob_for "${s#*:}" > /dev/null || exit 2; done
 {
     echo "# $CMDLINE"
@@ -183,86 +177,44 @@ for s in $sizes; do knob_for "${s#*:}" > /dev/null || exit 2; done
     echo "knob=\"$KNOB\" calibration=\"${CALIB:-none}\""
     for s in $sizes; do P=${s#*:}; echo "knob_size_$P=\"$(knob_for "$P")\""; done
     [ -n "$CALIB" ] && sed 's/^/calibration_file: /' "$CALIB"
-} > "$RAW/meta.txt"
+} > "$tmp/meta.txt"
 echo "experiments: Water N=$NMOL, $NSTEP steps, 16 compute nodes; $NRUNS runs ($REPS per cell), seed $SEED; output $OUT"
 if [ $PLAN = 1 ]; then
-    cat "$RAW/meta.txt"; cat "$RAW/order.txt"; exit 0
+    cat "$tmp/meta.txt" "$tmp/plan"; exit 0
 fi
+runs_open "$OUT" cell clusters pes inis kind policy
+cp "$tmp/meta.txt" "$OUT/meta.txt"
+rm -f "$OUT/delay-calibration.txt"
+RUNS_TMP=$tmp RUNS_TRACE=$TRACE RUNS_LOADLIM=$LOADLIM RUNS_LABEL_COLS=1
 
-# ---- the machine's load ----
-# cpu_busy: share of the machine's CPU time used in the second before a run,
-# while none of ours runs, i.e. by other work; loadavg: /proc/loadavg's
-# 1-minute figure, which also remembers our own previous runs.
-cpu_busy() {
-    local a b
-    a=($(head -1 /proc/stat)); sleep 1; b=($(head -1 /proc/stat))
-    local idle=$(( (b[4] + b[5]) - (a[4] + a[5]) )) total=0 i
-    for i in 1 2 3 4 5 6 7 8; do total=$((total + b[i] - a[i])); done
-    awk -v i=$idle -v t=$total 'BEGIN{printf("%.2f", (t > 0) ? 1 - i / t : 0)}'
-}
-loadavg() { cut -d' ' -f1 /proc/loadavg; }
-
-# ---- one run ----
-# one_run NAME C P I KIND(ini|noini|delay) POLICY REP
-failures=0 nrun=0 loaded=0 restarts=0
-START=$SECONDS
-declare -a DURS=()
-one_run() {
+# ---- one run (runs_loop calls it with the plan's fields) ----
+# thesis_run NAME C P I KIND(ini|noini|delay) POLICY REP
+thesis_run() {
     local name=$1 C=$2 P=$3 I=$4 kind=$5 pol=$6 rep=$7
-    local cfg=$tmp/$C-$P-$I.cfg dir=$tmp/run-$name-$rep args=(--trace summary) envs=()
+    local cfg=$tmp/$C-$P-$I.cfg dir=$tmp/run args=(--trace summary) envs=() rc m=
     [ -f "$cfg" ] || gen_cfg "$C" "$P" "$I" "$cfg"
     case $kind in
     ini) local k; k=$(knob_for "$P"); [ -n "$k" ] && args+=(--knob "$k"); [ -n "$INID" ] && args+=(--inid "$INID") ;;
     noini) args=(--inid "$FAKE") ;;
-    delay) args=(--inid "$FAKE"); envs=(INI_FAKE_DELAY_US="$(cat "$RAW/c$P-delay.us")") ;;
+    delay) args=(--inid "$FAKE"); envs=(INI_FAKE_DELAY_US="$(delay_us "$P")") ;;
     esac
-    local busy la0 la1 t0=$SECONDS flag=
-    busy=$(cpu_busy); la0=$(loadavg)
-    # /usr/bin/time: the CPU time of the whole run (launcher, daemons and
-    # Water): what the daemons take from the compute threads on shared
-    # cores, beside the no-INI runs' (raw/NAME-REP.cpu: user sys seconds).
-    local rc attempt
-    # A run whose daemons never became ready measured nothing: it is
-    # started again (at most twice), its logs kept as NAME-REP.start-N.log
-    # and counted in the summary.  Any later failure is a failure.
-    for attempt in 1 2 3; do
-        env "${envs[@]}" /usr/bin/time -f "%U %S" -o "$RAW/$name-$rep.cpu" timeout 600 "$CLUSTER" run "$cfg" \
-            --policy "$pol" --ini-policy "$pol" "${args[@]}" \
-            --run-dir "$dir" --timeout 500 -- "$TIMED" "$WATER" --mgs --random "$RANDOM_IN" \
-            < "$tmp/water.in" > "$tmp/log" 2>&1
-        rc=$?
-        [ $rc != 0 ] && [ $attempt -lt 3 ] && grep -q '^ini-cluster: .*\(before ready\|not ready after\)' "$tmp/log" || break
-        { cat "$tmp/log"; for f in "$dir"/ini*.log; do [ -f "$f" ] && { echo "== $f"; cat "$f"; }; done; } > "$RAW/$name-$rep.start-$attempt.log" 2>/dev/null
-        echo "  RESTART $name rep $rep: daemons not ready (log: $RAW/$name-$rep.start-$attempt.log)"
-        restarts=$((restarts + 1)); rm -rf "$dir"
-    done
-    la1=$(loadavg)
-    nrun=$((nrun + 1))
-    # Flagged: other work used more than half a core in the second before
-    # the run (or, with --load-limit X, the load average exceeded X; it
-    # counts our own previous run's 30-50 threads for about a minute, so
-    # it reads 5-8 after our runs on an otherwise idle 2-core machine).
-    if awk -v b="$busy" -v l="$la0" -v lim="$LOADLIM" 'BEGIN{exit !(b > 0.25 || (lim != "none" && l > lim + 0))}'; then
-        flag=loaded; loaded=$((loaded + 1))
-    fi
-    echo "$la0 $la1 $busy ${flag:-ok}" > "$RAW/$name-$rep.load"
+    # The CPU time of the whole run (launcher, daemons and Water): what the
+    # daemons take from the compute threads on shared cores, beside the
+    # no-INI runs' (runs.tsv's cpu_user_s, cpu_sys_s).  A run whose daemons
+    # never became ready measured nothing and is started again.
+    runs_launch "$dir" "$tmp/water.in" env "${envs[@]}" timeout 600 "$CLUSTER" run "$cfg" \
+        --policy "$pol" --ini-policy "$pol" "${args[@]}" \
+        --run-dir "$dir" --timeout 500 -- "$TIMED" "$WATER" --mgs --random "$RANDOM_IN"
+    rc=$?
     if [ $rc != 0 ] || ! grep -q '^Exited Happily' "$dir/cluster0.out" 2>/dev/null; then
-        echo "  FAIL $name rep $rep: exit $rc (log: $RAW/$name-$rep.log)"; cp "$tmp/log" "$RAW/$name-$rep.log"
-        [ -d "$dir" ] && cp "$dir"/*.err "$dir"/*.log "$RAW/" 2>/dev/null
-        failures=$((failures + 1)); rm -rf "$dir"; return 1
+        runs_fail "$dir" "exit $rc"; rm -rf "$dir"; return
     fi
-    local rt m=
-    rt=$(cat "$dir"/time-c*.txt | awk 'NR==1{s=$1;e=$2} {if($1<s)s=$1; if($2>e)e=$2} END{printf "%.4f", (e-s)/1e9}')
-    echo "$rt" > "$RAW/$name-$rep.time"
+    RUN_TIME=$(water_time "$dir")
     if [ "$kind" = ini ]; then
-        "$TRACE" report "$dir" --format json > "$RAW/$name-$rep.json" 2> "$RAW/$name-$rep.trace.err"
-        m=$(python3 -c 'import json,sys; d=json.load(open(sys.argv[1]))["machine"]; print(", util %.3f, msg %.1f us" % (d["utilization"], d["msg_ns"] / 1000))' "$RAW/$name-$rep.json" 2>/dev/null)
+        runs_report "$dir"
+        m=$(python3 -c 'import json,sys; d=json.load(open(sys.argv[1]))["machine"]; print(", util %.3f, msg %.1f us" % (d["utilization"], d["msg_ns"] / 1000))' "$tmp/report.json" 2>/dev/null)
     fi
-    DURS+=($((SECONDS - t0)))
-    local eta
-    eta=$(printf '%s\n' "${DURS[@]}" | sort -n | awk -v left=$((NRUNS - nrun)) '{v[NR]=$1} END{m=v[int((NR+1)/2)]; s=m*left; printf "%d:%02d:%02d", s/3600, s%3600/60, s%60}')
-    printf '  [%3d/%d] %-24s rep %d: water %s s%s; load %s->%s, others %s%s; %ds, left ~%s\n' "$nrun" "$NRUNS" \
-        "$name" "$rep" "$rt" "$m" "$la0" "$la1" "$busy" "${flag:+ [LOADED]}" $((SECONDS - t0)) "$eta"
+    RUN_STATUS=ok RUN_NOTE="water $RUN_TIME s$m"
     rm -rf "$dir"
 }
 
@@ -275,34 +227,32 @@ one_run() {
 # message in flight (unloaded), messages of L bytes: D = mean time in the
 # sending plus the receiving INI, from the traces.
 calibrate_delay() {
-    local C=$1 P=$2 k dir=$tmp/cal-$P cfg=$tmp/cal-2-1-1.cfg
+    local C=$1 P=$2 k dir cfg=$tmp/cal-2-1-1.cfg L D
+    dir=$tmp/cal-$P     # (after P is set: a local's words expand before it runs)
     k=$(knob_for "$P")
     gen_cfg "$C" "$P" 1 "$tmp/cal-$C-$P.cfg"
     timeout 600 "$CLUSTER" run "$tmp/cal-$C-$P.cfg" --policy static --ini-policy static --trace summary \
         ${k:+--knob "$k"} --run-dir "$dir-w" --timeout 500 -- "$TIMED" "$WATER" --mgs --random "$RANDOM_IN" \
         < "$tmp/water.in" > "$tmp/cal.log" 2>&1 || { echo "experiments: delay calibration (Water, size $P) failed" >&2; cat "$tmp/cal.log" >&2; exit 1; }
-    "$TRACE" report "$dir-w" --format json > "$RAW/c$P-delay-water.json" || exit 1
-    local L
-    L=$(python3 -c 'import json,sys; print(round(json.load(open(sys.argv[1]))["machine"]["msg_len"]))' "$RAW/c$P-delay-water.json")
+    "$TRACE" report "$dir-w" --format json > "$tmp/cal-water.json" || exit 1
+    L=$(python3 -c 'import json,sys; print(round(json.load(open(sys.argv[1]))["machine"]["msg_len"]))' "$tmp/cal-water.json")
     [ -f "$cfg" ] || gen_cfg 2 1 1 "$cfg"
     timeout 120 "$CLUSTER" run "$cfg" --trace summary ${k:+--knob "$k"} --run-dir "$dir-p" --timeout 100 -- \
         "$PING" --sizes "$L" --count 300 --window 1 --pattern pairs > "$tmp/cal.log" 2>&1 ||
         { echo "experiments: delay calibration (ini-ping, size $P) failed" >&2; cat "$tmp/cal.log" >&2; exit 1; }
-    "$TRACE" report "$dir-p" --format json > "$RAW/c$P-delay-ping.json" || exit 1
-    python3 - "$RAW/c$P-delay-ping.json" "$L" > "$RAW/c$P-delay.us" <<'EOF'
-import json, sys
-m = json.load(open(sys.argv[1]))["machine"]
-print("%.2f" % (m["msg_ns"] / 1000))
-EOF
-    echo "  delay calibration, cluster size $P: Water's mean message $L B; unloaded INI time (send + receive) $(cat "$RAW/c$P-delay.us") us${k:+ (knob $k)}"
-    echo "size=$P msg_len=$L delay_us=$(cat "$RAW/c$P-delay.us") knob=\"$k\"" >> "$RAW/delay-calibration.txt"
+    "$TRACE" report "$dir-p" --format json > "$tmp/cal-ping.json" || exit 1
+    D=$(python3 -c 'import json,sys; print("%.2f" % (json.load(open(sys.argv[1]))["machine"]["msg_ns"] / 1000))' "$tmp/cal-ping.json")
+    for w in water ping; do
+        python3 "$RUNS_PY" add "$OUT" --id "cell=c$P-delay" --id "calibration=$w" --report "$tmp/cal-$w.json" || exit 1
+    done
+    echo "  delay calibration, cluster size $P: Water's mean message $L B; unloaded INI time (send + receive) $D us${k:+ (knob $k)}"
+    echo "size=$P msg_len=$L delay_us=$D knob=\"$k\"" >> "$OUT/delay-calibration.txt"
     rm -rf "$dir-w" "$dir-p"
 }
+delay_us() { sed -n "s/^size=$1 .*delay_us=\([0-9.]*\).*/\1/p" "$OUT/delay-calibration.txt"; }
 for s in $sizes; do calibrate_delay "${s%:*}" "${s#*:}"; done
 
-while read -r name C P I kind pol rep; do
-    one_run "$name" "$C" "$P" "$I" "$kind" "$pol" "$rep"
-done < "$RAW/order.txt"
-python3 "$ROOT/tools/thesis/tables.py" "$OUT" "$CMDLINE" > /dev/null || failures=$((failures + 1))
-echo "experiments: $nrun runs, $failures failure(s), $restarts restart(s) of runs whose daemons never became ready, $loaded taken under load (kept, flagged); $((SECONDS - START)) s; tables in $OUT"
-[ $failures = 0 ]
+runs_loop "$tmp/plan" thesis_run
+python3 "$ROOT/tools/thesis/tables.py" "$OUT" "$CMDLINE" > /dev/null || RUNS_FAILED=$((RUNS_FAILED + 1))
+echo "experiments: $(runs_summary); tables in $OUT"
+[ "$RUNS_FAILED" = 0 ]

@@ -31,7 +31,8 @@ O=$(awk -v p="$P" '!/^#/ && $1 == p {print $2}' "$CAL")
 RANDOM_IN=${WATER_RANDOM:-$ROOT/../shared/water/random.in}
 tmp=$(mktemp -d); trap 'rm -rf "$tmp"' EXIT
 build/bin/ini-cluster gen "$C" "$P" "$I" -o "$tmp/cfg" > /dev/null || exit 1
-printf '  1.5e-16   343  2   6\n -1      3000     3  0\n16 6.212752\n' > "$tmp/water.in"
+. "$ROOT/tools/thesis/runs.sh"     # water_input
+water_input 343 2 "$tmp/water.in"
 {
 echo "# made by: tools/thesis/reorder_holds.sh --layout $LAYOUT --reps $REPS --calibration $CAL ($(date -u +%F), load average $(cut -d' ' -f1-3 /proc/loadavg))"
 echo "# knob O=$O,O_mode=sleep,O_dist=exp; held = messages MGS held until an earlier one of the same cluster pair arrived"

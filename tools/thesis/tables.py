@@ -1,19 +1,28 @@
 #!/usr/bin/env python3
-"""Turns the raw results of tools/thesis/experiments.sh (OUT/raw) into the
-thesis's tables 5.3-5.9 (text and CSV) and figures 5-1, 5-2 (PNG, gnuplot).
+"""Turns the runs of tools/thesis/experiments.sh (OUT/runs.tsv and
+OUT/reports.jsonl, tools/thesis/runs.py) into the thesis's tables 5.3-5.9
+(text and CSV) and figures 5-1, 5-2 (PNG, gnuplot).
 
 Every cell was run several times.  Each figure of a cell is shown as
 "median [min-max]" over its repetitions; runs flagged as taken under load
-(OUT/raw/*.load) are kept and counted in the "runs" column.  Two cells whose
+(runs.tsv's others column) are kept and counted in the "runs" column.  Two cells whose
 min-max ranges overlap are reported as "no difference" (compare table):
 a difference smaller than the spread of the repetitions is not one.
 
     tables.py OUT "COMMAND LINE"
 """
-import glob, json, math, os, re, statistics, subprocess, sys
+import math, os, re, statistics, subprocess, sys
 
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+import runs  # noqa: E402  (tools/thesis/runs.py, the layout)
+
+if len(sys.argv) != 3 or sys.argv[1].startswith("-"):
+    sys.stderr.write("tables.py: usage: tables.py OUT \"COMMAND LINE\"\n")
+    sys.exit(2)
 out, cmd = sys.argv[1], sys.argv[2]
-raw = os.path.join(out, "raw")
+if not os.path.exists(os.path.join(out, "runs.tsv")):
+    sys.stderr.write("tables.py: %s: no runs.tsv\n" % out)
+    sys.exit(1)
 
 
 def read(path, default=None):
@@ -59,35 +68,33 @@ def compare(a, b, lower_is="lower"):
     return "%s by %.0f%%" % (lower_is if a.med() < b.med() else "higher", abs(d))
 
 
-# ---- raw results ----
+# ---- the runs (runs.tsv) and their reports (reports.jsonl) ----
 times, jsons, loads = {}, {}, {}
-for f in glob.glob(os.path.join(raw, "*.time")):
-    m = re.match(r"(.+)-(\d+)\.time$", os.path.basename(f))
-    name, rep = m[1], int(m[2])
-    times.setdefault(name, {})[rep] = float(open(f).read())
-    j = f[:-5] + ".json"
-    if os.path.exists(j):
+for r in runs.read_runs(out):
+    if r["status"] != "ok":
+        continue
+    name, rep = r["cell"], int(r["rep"])
+    times.setdefault(name, {})[rep] = float(r["runtime_s"])
+    if r["others"]:
+        # The flag is re-derived here from the CPU share other work used in
+        # the second before the run (> half a core), the rule of
+        # experiments.sh since the load average was dropped from it (it
+        # counts our own previous run's threads).
         try:
-            jsons.setdefault(name, {})[rep] = json.load(open(j))
+            flag = "loaded" if float(r["others"]) > 0.25 else "ok"
         except ValueError:
-            print("tables: %s: not a report, skipped" % j, file=sys.stderr)
-    ld = read(f[:-5] + ".load")
-    if ld:
-        # "before after others flag": the flag is re-derived here from the
-        # CPU share other work used in the second before the run (> half a
-        # core), the rule of experiments.sh since the load average was
-        # dropped from it (it counts our own previous run's threads).
-        f4 = ld.split()
-        if len(f4) >= 3:
-            try:
-                f4 = f4[:3] + ["loaded" if float(f4[2]) > 0.25 else "ok"]
-            except ValueError:
-                pass
-        loads.setdefault(name, {})[rep] = f4
-meta_lines = (read(os.path.join(raw, "meta.txt"), "") or "").splitlines()
+            flag = r["flag"]
+        loads.setdefault(name, {})[rep] = [r["load_before"], r["load_after"], r["others"], flag]
+for j in runs.read_reports(out):
+    if "rep" in j and j["rep"] in times.get(j["cell"], {}):
+        if j["report"] is None:
+            print("tables: %s rep %d: no report, skipped" % (j["cell"], j["rep"]), file=sys.stderr)
+        else:
+            jsons.setdefault(j["cell"], {})[j["rep"]] = j["report"]
+meta_lines = runs.read_meta(out).splitlines()
 meta = " ".join(l for l in meta_lines[1:4])
 delay = {}
-for line in (read(os.path.join(raw, "delay-calibration.txt"), "") or "").splitlines():
+for line in (read(os.path.join(out, "delay-calibration.txt"), "") or "").splitlines():
     kv = dict(re.findall(r'(\w+)=("[^"]*"|\S+)', line))
     if "size" in kv:
         delay[int(kv["size"])] = (float(kv["delay_us"]), int(kv["msg_len"]), kv.get("knob", "").strip('"'))
