@@ -164,9 +164,11 @@ int swp_transmit(struct ini_swp *s, struct swp_conn *c, uint32_t seq, struct ini
 /* Fills slot t for a message (or segment) of len bytes at am, its CRC and
  * its sum for the UDP checksum: taken as the first transmission copies it
  * into its frame (crc_pending) when it fits one frame and has no MAC;
- * else here, in one pass, once (a MAC covers the CRC, and a message of
- * several frames is not copied in one piece).  With a MAC, its inner sum
- * too, once per message. */
+ * else here, once (a MAC covers the CRC, and a message of several frames
+ * is not copied in one piece): a small message's CRC inline, its frame
+ * summed hot at each transmission (cheaper than a pass that sums too); a
+ * longer one's CRC and sum in one pass, the sum kept.  With a MAC, its
+ * inner sum too, once per message. */
 void swp_fill_slot(struct ini_swp *s, struct swp_tx_slot *t, uint8_t *am, uint32_t len, void *cookie,
                    uint8_t flags, int release)
 {
@@ -179,10 +181,15 @@ void swp_fill_slot(struct ini_swp *s, struct swp_tx_slot *t, uint8_t *am, uint32
     t->crc_pending = !s->tag_len && len + (uint32_t)s->data_hdr_len <= s->frame_max;
     if (t->crc_pending)
         return;
-    uint64_t acc = 0;
-    t->crc = ini_crc32c_sum(0, am, len, &acc);
-    t->msg_sum = ini_sum_fold(ini_sum_small(acc, &t->crc, 4));
-    t->msg_sum_valid = 1;
+    if (len <= INI_SMALL_MAX) {
+        t->crc = ini_crc32c_small(0, am, len);
+        t->msg_sum_valid = 0;
+    } else {
+        uint64_t acc = 0;
+        t->crc = ini_crc32c_sum(0, am, len, &acc);
+        t->msg_sum = ini_sum_fold(ini_sum_small(acc, &t->crc, 4));
+        t->msg_sum_valid = 1;
+    }
     if (s->tag_len)
         swp_inner_of(s, (const uint8_t *)&t->crc, 4, am, len, t->inner);
 }
