@@ -25,11 +25,8 @@ void ini_stack_params_default(struct ini_stack_params *p)
     p->pool_cache = 256;
 }
 
-uint16_t ini_stack_mbuf_room(int mtu)
-{
-    int room = mtu + RTE_ETHER_HDR_LEN + RTE_PKTMBUF_HEADROOM + 64;
-    return (uint16_t)(room < RTE_MBUF_DEFAULT_BUF_SIZE ? RTE_MBUF_DEFAULT_BUF_SIZE : room);
-}
+_Static_assert(RTE_PKTMBUF_HEADROOM == 128 && RTE_MBUF_DEFAULT_BUF_SIZE == 2048 + 128,
+               "stack_defaults.h ini_stack_mbuf_room counts DPDK's headroom and default size");
 
 struct rte_mempool *ini_stack_pool_create(const char *name, unsigned n, uint16_t room, unsigned cache)
 {
@@ -46,7 +43,7 @@ int ini_stack_open(struct ini_stack *st, const struct ini_stack_params *p, char 
     }
     st->pool = p->pool;
     if (!st->pool) {
-        uint16_t room = p->mbuf_room ? p->mbuf_room : ini_stack_mbuf_room(t->mtu);
+        uint16_t room = p->mbuf_room ? p->mbuf_room : (uint16_t)ini_stack_mbuf_room(t->mtu);
         st->pool = ini_stack_pool_create(p->pool_name, p->n_mbufs, room, p->pool_cache);
         if (!st->pool) {
             snprintf(err, errlen, "mbuf pool %s: %s", p->pool_name, rte_strerror(rte_errno));

@@ -28,10 +28,8 @@
 
 #include "dgram.h"
 #include "netif_dpdk.h"
+#include "stack_defaults.h"       /* INI_STACK_MBUFS, ini_stack_mbuf_room */
 #include "swp.h"
-
-/* mbufs of a pool the stack makes itself. */
-#define INI_STACK_MBUFS 16383
 
 struct ini_stack_params {
     struct ini_swp_params swp;       /* the transport's; the link's address is swp.ip[swp.me], its MTU swp.mtu */
@@ -63,9 +61,6 @@ struct ini_stack {
 /* Every default: the transport's (ini_swp_params_default), a pool of the
  * stack's own of INI_STACK_MBUFS mbufs; no INIs, no callbacks. */
 void ini_stack_params_default(struct ini_stack_params *p);
-/* Data room of an mbuf that holds a frame of the MTU: the frame,
- * RTE_PKTMBUF_HEADROOM and some slack, at least DPDK's default. */
-uint16_t ini_stack_mbuf_room(int mtu);
 /* A pool of n mbufs of `room` bytes of data room with the private area
  * the stack's pbufs live in; NULL (rte_errno says why). */
 struct rte_mempool *ini_stack_pool_create(const char *name, unsigned n, uint16_t room, unsigned cache);

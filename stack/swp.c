@@ -110,9 +110,10 @@ uint32_t ini_swp_send_timers(const struct ini_swp *s)
 
 void ini_swp_params_default(struct ini_swp_params *p)
 {
+    struct ini_swp_defaults d = ini_swp_defaults();
     *p = (struct ini_swp_params){
-        .mtu = 1500, .window = 64, .seq_bits = 32, .send_timeout_us = 2000, .ack_timeout_us = 200,
-        .nak = 1, .segment = INI_SWP_SEGMENT_DEFAULT,
+        .mtu = d.mtu, .window = d.window, .seq_bits = d.seq_bits, .send_timeout_us = d.send_timeout_us,
+        .ack_timeout_us = d.ack_timeout_us, .nak = d.nak, .segment = d.segment,
     };
 }
 

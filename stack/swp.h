@@ -86,11 +86,9 @@
 #include "am_hdr.h"
 #include "lwip/pbuf.h"
 #include "dgram.h"
+#include "stack_defaults.h"
 
 #define INI_UDP_PORT   7400
-/* stack.segmentation's default, chosen by measurement (docs/transport.md,
- * "Segments or IP fragments"). */
-#define INI_SWP_SEGMENT_DEFAULT 1
 #define INI_SWP_MAXHDR 14     /* header + CRC32C of DATA */
 #define INI_SWP_MAX_INIS 128  /* INI ids the transport addresses: 0..127 */
 #define INI_SWP_KEY_LEN  32   /* the machine's key (security.key_file) */
@@ -171,10 +169,10 @@ struct ini_swp_stats {
 /* The transport's state (swp_internal.h). */
 struct ini_swp;
 
-/* The defaults of every parameter (docs/config.md, group stack): MTU
- * 1500, window 64, 32-bit sequence numbers, SEND timer 2 ms, ACK timer
- * 200 us, NAKs and segments on, no MAC; tsc_hz 0 (the TSC's rate, at
- * open).  The INIs (me, n_inis, ip, connect) are the owner's to fill. */
+/* The defaults of every parameter (stack_defaults.h: MTU 1500, window 64,
+ * 32-bit sequence numbers, SEND timer 2 ms, ACK timer 200 us, NAKs and
+ * segments on), no MAC; tsc_hz 0 (the TSC's rate, at open).  The INIs
+ * (me, n_inis, ip, connect) are the owner's to fill. */
 void ini_swp_params_default(struct ini_swp_params *p);
 
 /* Sets up every connection and opens dg, the INI's UDP port on nf (the
