@@ -1,5 +1,5 @@
 /*
- * inid.c - the INI daemon: arguments, EAL, lwIP, ports, then the loop.
+ * inid.c - the INI daemon: arguments, EAL, the stack, ports, then the loop.
  *
  *   inid --config FILE --ini ID --tag TAG --run-dir DIR
  *        [--ini-policy P] [--idle poll|adaptive|auto] [--trace MODE]
@@ -17,6 +17,7 @@
  */
 #include "inid.h"
 
+#include <ctype.h>
 #include <errno.h>
 #include <getopt.h>
 #include <signal.h>
@@ -36,10 +37,10 @@
 
 #include "cli.h"
 #include "inid_cli.h"
-#include "lwip/init.h"
 
 #include "eal_args.h"
 #include "fabric.h"
+#include "stack_config.h"
 
 
 /* The daemon's state: the one global, so the signal handler can reach it. */
@@ -57,6 +58,57 @@ static const char usage_text[] =
     "       inid --help | --version\n"
     "policies: static, round-robin, load-aware.  Started by ini-cluster (docs/launcher.md).\n";
 
+/* The options that change the configuration for this run. */
+struct inid_overrides {
+    const char *policy, *pe_policy, *idle, *trace, *fault, *knob, *segment;
+};
+
+/* A policy option's value into *out (left as it is when not given). */
+static void policy_option(const char *flag, const char *value, enum ini_policy *out)
+{
+    if (!value)
+        return;
+    int p = ini_policy_parse(value);
+    if (p < 0)
+        cli_bad_arg("%s: '%s' is not a policy (static, round-robin, load-aware)", flag, value);
+    *out = (enum ini_policy)p;
+}
+
+static void apply_overrides(struct inid *d, const struct inid_overrides *o)
+{
+    char err[1024];
+    policy_option("--ini-policy", o->policy, &d->cfg.ini_policy);
+    policy_option("--policy", o->pe_policy, &d->cfg.pe_policy);   /* the compute nodes': recorded in traces */
+    if (o->idle) {
+        static const char *const modes[] = { "poll", "adaptive", "auto", NULL };
+        static const enum ini_idle_mode values[] = { INI_IDLE_POLL, INI_IDLE_ADAPTIVE, INI_IDLE_AUTO };
+        d->cfg.idle.mode = values[cli_parse_choice("--idle", o->idle, modes)];
+    }
+    if (o->trace) {
+        static const char *const modes[] = { "off", "summary", "detailed", NULL };
+        static const enum ini_trace_mode values[] = { INI_TRACE_OFF, INI_TRACE_SUMMARY, INI_TRACE_DETAILED };
+        d->cfg.trace.mode = values[cli_parse_choice("--trace", o->trace, modes)];
+    }
+    if (o->fault) {
+        /* --fault overrides the configuration for every INI, on transmit
+         * unless it says side=rx. */
+        struct ini_fault_cfg f;
+        ini_fault_defaults(&f);
+        if (ini_fault_parse(o->fault, &f, err, sizeof(err)) < 0)
+            cli_bad_arg("--fault: %s", err);
+        d->cfg.faults = f;
+        for (int i = 0; i < d->cfg.n_inis; i++)
+            d->cfg.inis[i].faults = f;
+    }
+    if (o->segment) {
+        /* stack.segmentation for this run (docs/transport.md, "Segments"). */
+        static const char *const modes[] = { "off", "on", NULL };
+        d->cfg.stack.segmentation = cli_parse_choice("--segment", o->segment, modes);
+    }
+    if (o->knob && ini_knobs_parse(o->knob, &d->cfg.knobs, err, sizeof(err)) < 0)
+        cli_bad_arg("--knob: %s", err);
+}
+
 static int parse_args(struct inid *d, int argc, char **argv, int *eal_extra)
 {
     static const struct option opts[] = {
@@ -64,9 +116,8 @@ static int parse_args(struct inid *d, int argc, char **argv, int *eal_extra)
         CLI_COMMON_OPTIONS,
         { NULL, 0, NULL, 0 },
     };
-    const char *config = NULL, *policy = NULL, *idle = NULL, *trace = NULL, *fault = NULL, *knob = NULL;
-    const char *pe_policy = NULL;   /* the compute nodes' policy: recorded in traces */
-    const char *segment = NULL;
+    struct inid_overrides o = { 0 };
+    const char *config = NULL;
     long id = -1;
     int c;
     char err[1024];
@@ -76,15 +127,15 @@ static int parse_args(struct inid *d, int argc, char **argv, int *eal_extra)
         case 'i': id = cli_parse_long("--ini", optarg, 0, INI_MAX_INIS - 1); break;
         case 't': snprintf(d->tag, sizeof(d->tag), "%s", optarg); break;
         case 'r': snprintf(d->run_dir, sizeof(d->run_dir), "%s", optarg); break;
-        case 'p': policy = optarg; break;
-        case 'I': idle = optarg; break;
-        case 'T': trace = optarg; break;
-        case 'f': fault = optarg; break;
-        case 'k': knob = optarg; break;
-        case 'P': pe_policy = optarg; break;
+        case 'p': o.policy = optarg; break;
+        case 'I': o.idle = optarg; break;
+        case 'T': o.trace = optarg; break;
+        case 'f': o.fault = optarg; break;
+        case 'k': o.knob = optarg; break;
+        case 'P': o.pe_policy = optarg; break;
         case 'L': d->launcher_pid = (pid_t)cli_parse_long("--launcher-pid", optarg, 1, INT32_MAX); break;
         case 'C': d->capture = 1; break;
-        case 'S': segment = optarg; break;
+        case 'S': o.segment = optarg; break;
         default: cli_common_option(c, argv);
         }
     }
@@ -95,46 +146,7 @@ static int parse_args(struct inid *d, int argc, char **argv, int *eal_extra)
         cli_bad_arg("%s", err);
     if (id >= d->cfg.n_inis)
         cli_bad_arg("--ini %ld: %s has INIs 0..%d", id, config, d->cfg.n_inis - 1);
-    if (policy) {
-        int p = ini_policy_parse(policy);
-        if (p < 0)
-            cli_bad_arg("--ini-policy: '%s' is not a policy (static, round-robin, load-aware)", policy);
-        d->cfg.ini_policy = (enum ini_policy)p;
-    }
-    if (pe_policy) {
-        int p = ini_policy_parse(pe_policy);
-        if (p < 0)
-            cli_bad_arg("--policy: '%s' is not a policy (static, round-robin, load-aware)", pe_policy);
-        d->cfg.pe_policy = (enum ini_policy)p;
-    }
-    if (idle) {
-        static const char *const modes[] = { "poll", "adaptive", "auto", NULL };
-        static const enum ini_idle_mode values[] = { INI_IDLE_POLL, INI_IDLE_ADAPTIVE, INI_IDLE_AUTO };
-        d->cfg.idle.mode = values[cli_parse_choice("--idle", idle, modes)];
-    }
-    if (trace) {
-        static const char *const modes[] = { "off", "summary", "detailed", NULL };
-        static const enum ini_trace_mode values[] = { INI_TRACE_OFF, INI_TRACE_SUMMARY, INI_TRACE_DETAILED };
-        d->cfg.trace.mode = values[cli_parse_choice("--trace", trace, modes)];
-    }
-    if (fault) {
-        /* --fault overrides the configuration for every INI, on transmit
-         * unless it says side=rx. */
-        struct ini_fault_cfg f;
-        ini_fault_defaults(&f);
-        if (ini_fault_parse(fault, &f, err, sizeof(err)) < 0)
-            cli_bad_arg("--fault: %s", err);
-        d->cfg.faults = f;
-        for (int i = 0; i < d->cfg.n_inis; i++)
-            d->cfg.inis[i].faults = f;
-    }
-    if (segment) {
-        /* stack.segmentation for this run (docs/transport.md, "Segments"). */
-        static const char *const modes[] = { "off", "on", NULL };
-        d->cfg.stack.segmentation = cli_parse_choice("--segment", segment, modes);
-    }
-    if (knob && ini_knobs_parse(knob, &d->cfg.knobs, err, sizeof(err)) < 0)
-        cli_bad_arg("--knob: %s", err);
+    apply_overrides(d, &o);
     d->me = &d->cfg.inis[id];
     d->cluster = d->me->cluster;
     d->local = d->me->index;
@@ -202,6 +214,131 @@ static int eal_init(struct inid *d, int argc, char **argv, int extra)
     return 0;
 }
 
+/* The process's settings: signals, and the knobs in TSC cycles. */
+static void process_init(struct inid *d)
+{
+    signal(SIGTERM, on_signal);
+    signal(SIGINT, on_signal);
+    /* A peer's doorbell FIFO whose reader died must not kill this INI
+     * (fabric.c turns the write's SIGPIPE into EPIPE; any other write to a
+     * dead reader gets EPIPE too). */
+    signal(SIGPIPE, SIG_IGN);
+    d->tsc_hz = rte_get_tsc_hz();
+    inid_knobs_init(&d->knobs, &d->cfg.knobs, d->tsc_hz, d->me->id);
+    /* Sleeps (adaptive idle, the O knob in sleep mode) end when asked, not
+     * up to the default 50 us later. */
+    prctl(PR_SET_TIMERSLACK, 1UL, 0, 0, 0);
+    /* O in sleep mode emulates a dedicated INI processor on shared cores:
+     * the daemon's own work must not wait behind compute threads for a
+     * core, or every message's service grows by the machine's scheduling
+     * latency (measured with Water on 2 cores: 25-126 us more per pass with
+     * 2-16 daemons and 16 compute threads).  So the daemon takes a much
+     * larger share of the scheduler (nice -15), which makes a waking daemon
+     * preempt a compute thread at once.  Not real-time priority: daemons of
+     * one priority under SCHED_FIFO do not preempt each other, and one
+     * waiting awake for a peer on its core starved the machine (a 3 s run
+     * took 91 s). */
+    if (d->knobs.O && d->knobs.O_sleep && d->idle == INI_IDLE_ADAPTIVE && setpriority(PRIO_PROCESS, 0, -15) != 0)
+        fprintf(stderr, "inid %d: O in sleep mode at normal priority (%s): service times include the "
+                "wait for a core\n", d->me->id, strerror(errno));
+}
+
+/* With security.key_file: the machine's key, and the run's epoch, which
+ * the launcher draws at random and gives every daemon of the run in
+ * INI_RUN_EPOCH (32 hex digits): frames recorded in another run with the
+ * same key fail the MAC (docs/transport.md). */
+static int auth_params(struct inid *d, struct ini_swp_params *prm)
+{
+    char why[INI_PATH_LEN + 160];
+    if (ini_key_file_read(d->cfg.security.key_file, prm->key, why, sizeof(why)) < 0) {
+        fprintf(stderr, "inid %d: %s: security.key_file: %s\n", d->me->id, d->cfg.path, why);
+        return -1;
+    }
+    const char *e = getenv("INI_RUN_EPOCH");
+    int ok = e && strlen(e) == 2 * INI_SWP_EPOCH_LEN;
+    for (int i = 0; ok && i < INI_SWP_EPOCH_LEN; i++) {
+        unsigned v = 0;
+        ok = sscanf(e + 2 * i, "%2x", &v) == 1 && isxdigit((unsigned char)e[2 * i]) &&
+             isxdigit((unsigned char)e[2 * i + 1]);
+        prm->epoch[i] = (uint8_t)v;
+    }
+    if (!ok) {
+        fprintf(stderr, "inid %d: INI_RUN_EPOCH: %s (the run's epoch, %d hex digits, which ini-cluster sets; "
+                        "security.key_file needs it)\n",
+                d->me->id, e ? "malformed" : "not set", 2 * INI_SWP_EPOCH_LEN);
+        explicit_bzero(prm->key, sizeof(prm->key));
+        return -1;
+    }
+    prm->auth = 1;
+    return 0;
+}
+
+/* The INI's stack (stack/stack.h): its mbuf pool, lwIP, the link, the
+ * transport, from the configuration. */
+static int stack_open(struct inid *d)
+{
+    struct ini_stack_params prm;
+    char name[64], err[256];
+    ini_stack_params_from_config(&prm, &d->cfg, d->me->id, d->tsc_hz);
+    /* A pool of the size the configuration's memory check counts. */
+    snprintf(name, sizeof(name), "ini%d_mbufs", d->me->id);
+    prm.pool_name = name;
+    prm.n_mbufs = INI_MBUFS;
+    prm.mbuf_room = (uint16_t)ini_config_mbuf_room(d->cfg.stack.mtu);
+    prm.deliver = inid_transport_deliver;
+    prm.release = inid_transport_release;
+    prm.ctx = d;
+    if (d->cfg.security.key_file[0] && auth_params(d, &prm.swp) < 0)
+        return -1;
+    int rc = ini_stack_open(&d->stack, &prm, err, sizeof(err));
+    explicit_bzero(prm.swp.key, sizeof(prm.swp.key));
+    if (rc < 0)
+        fprintf(stderr, "inid %d: stack: %s\n", d->me->id, err);
+    return rc;
+}
+
+/* The trace buffer, and the run's start. */
+static int trace_init(struct inid *d)
+{
+    if (ini_trace_init(&d->trace, d->cfg.trace.mode, (uint32_t)d->cfg.trace.records, d->me->id,
+                       d->cluster, d->tsc_hz) < 0) {
+        fprintf(stderr, "inid %d: cannot allocate %d trace records\n", d->me->id, d->cfg.trace.records);
+        return -1;
+    }
+    ini_trace_set_cluster(&d->trace, d->local, d->cfg.clusters[d->cluster].n_inis,
+                          d->cfg.clusters[d->cluster].n_pes);
+    ini_trace_set_policies(&d->trace, d->cfg.pe_policy, d->cfg.ini_policy);
+    d->stats.run_start = rte_rdtsc();
+    ini_trace_run_start(&d->trace, d->stats.run_start);
+    return 0;
+}
+
+/* After the loop: the INI stopped, its trace and counters written, its
+ * ports' side released. */
+static void shut_down(struct inid *d)
+{
+    atomic_store(&d->seg->inis[d->local].state, INI_SEG_STOPPED);
+    d->stats.run_end = rte_rdtsc();
+    ini_trace_run_end(&d->trace, d->stats.run_end);
+    if (d->trace.mode != INI_TRACE_OFF) {
+        char path[INI_PATH_LEN + 32];
+        snprintf(path, sizeof(path), "%.*s/ini%d.trace", INI_PATH_LEN - 1, d->run_dir, d->me->id);
+        if (ini_trace_write(&d->trace, path) < 0)
+            fprintf(stderr, "inid %d: cannot write %s: %s\n", d->me->id, path, strerror(errno));
+    }
+    ini_fabric_wake_all_pes(d->seg);
+    inid_write_counters(d);
+    /* The launcher died (SIGKILL): its segments would stay in /dev/shm.
+     * Every INI of the cluster may unlink it; the first one does. */
+    if (d->launcher_pid && getppid() != d->launcher_pid)
+        ini_segment_unlink(d->seg_name);
+    inid_ports_close(d);
+    inid_capture_close(d);
+    inid_telemetry_cleanup();
+    printf("inid %d: stopped\n", d->me->id);
+    fflush(NULL);
+}
+
 int main(int argc, char **argv)
 {
     struct inid *d = &inid_state;
@@ -227,62 +364,14 @@ int main(int argc, char **argv)
     atexit(inid_telemetry_cleanup);
     if (inid_telemetry_init(d) < 0)
         return 1;
-    signal(SIGTERM, on_signal);
-    signal(SIGINT, on_signal);
-    /* A peer's doorbell FIFO whose reader died must not kill this INI
-     * (fabric.c turns the write's SIGPIPE into EPIPE; any other write to a
-     * dead reader gets EPIPE too). */
-    signal(SIGPIPE, SIG_IGN);
-    d->tsc_hz = rte_get_tsc_hz();
-    inid_knobs_init(&d->knobs, &d->cfg.knobs, d->tsc_hz, d->me->id);
-    /* Sleeps (adaptive idle, the O knob in sleep mode) end when asked, not
-     * up to the default 50 us later. */
-    prctl(PR_SET_TIMERSLACK, 1UL, 0, 0, 0);
-    /* O in sleep mode emulates a dedicated INI processor on shared cores:
-     * the daemon's own work must not wait behind compute threads for a
-     * core, or every message's service grows by the machine's scheduling
-     * latency (measured with Water on 2 cores: 25-126 us more per pass with
-     * 2-16 daemons and 16 compute threads).  So the daemon takes a much
-     * larger share of the scheduler (nice -15), which makes a waking daemon
-     * preempt a compute thread at once.  Not real-time priority: daemons of
-     * one priority under SCHED_FIFO do not preempt each other, and one
-     * waiting awake for a peer on its core starved the machine (a 3 s run
-     * took 91 s). */
-    if (d->knobs.O && d->knobs.O_sleep && d->idle == INI_IDLE_ADAPTIVE && setpriority(PRIO_PROCESS, 0, -15) != 0)
-        fprintf(stderr, "inid %d: O in sleep mode at normal priority (%s): service times include the "
-                "wait for a core\n", d->me->id, strerror(errno));
-
-    uint16_t room = (uint16_t)ini_config_mbuf_room(d->cfg.stack.mtu);
-    char name[64];
-    snprintf(name, sizeof(name), "ini%d_mbufs", d->me->id);
-    d->pool = rte_pktmbuf_pool_create(name, INI_MBUFS, 256, INI_MBUF_PRIV_SIZE, room, (int)rte_socket_id());
-    if (!d->pool) {
-        fprintf(stderr, "inid %d: mbuf pool: %s\n", d->me->id, rte_strerror(rte_errno));
-        return 1;
-    }
-    lwip_init();
-    if (ini_netif_init(&d->nf, d->me->ip, d->me->mac, d->cfg.stack.mtu, d->pool) < 0 ||
-        inid_transport_init(d) < 0) {
-        fprintf(stderr, "inid %d: lwIP setup failed\n", d->me->id);
-        return 1;
-    }
-    if (inid_ports_init(d) < 0)
+    process_init(d);
+    if (stack_open(d) < 0 || inid_ports_init(d) < 0)
         return 1;
     inid_faults_init(d);
     inid_fabric_init(d);
-    if (inid_ports_wait_up(d, 20000) < 0 || inid_idle_init(d) < 0 || inid_capture_init(d) < 0)
+    if (inid_ports_wait_up(d, 20000) < 0 || inid_idle_init(d) < 0 || inid_capture_init(d) < 0 ||
+        trace_init(d) < 0)
         return 1;
-
-    if (ini_trace_init(&d->trace, d->cfg.trace.mode, (uint32_t)d->cfg.trace.records, d->me->id,
-                       d->cluster, d->tsc_hz) < 0) {
-        fprintf(stderr, "inid %d: cannot allocate %d trace records\n", d->me->id, d->cfg.trace.records);
-        return 1;
-    }
-    ini_trace_set_cluster(&d->trace, d->local, d->cfg.clusters[d->cluster].n_inis,
-                          d->cfg.clusters[d->cluster].n_pes);
-    ini_trace_set_policies(&d->trace, d->cfg.pe_policy, d->cfg.ini_policy);
-    d->stats.run_start = rte_rdtsc();
-    ini_trace_run_start(&d->trace, d->stats.run_start);
     atomic_store(&d->seg->inis[d->local].pid, (int32_t)getpid());
     atomic_store(&d->seg->inis[d->local].state, INI_SEG_READY);
     printf("inid %d: cluster %d, %d port(s) (%d with rx interrupts), %s mode, idle %s: ready\n",
@@ -291,26 +380,7 @@ int main(int argc, char **argv)
 
     inid_loop(d);
 
-    atomic_store(&d->seg->inis[d->local].state, INI_SEG_STOPPED);
-    d->stats.run_end = rte_rdtsc();
-    ini_trace_run_end(&d->trace, d->stats.run_end);
-    if (d->trace.mode != INI_TRACE_OFF) {
-        char path[INI_PATH_LEN + 32];
-        snprintf(path, sizeof(path), "%.*s/ini%d.trace", INI_PATH_LEN - 1, d->run_dir, d->me->id);
-        if (ini_trace_write(&d->trace, path) < 0)
-            fprintf(stderr, "inid %d: cannot write %s: %s\n", d->me->id, path, strerror(errno));
-    }
-    ini_fabric_wake_all_pes(d->seg);
-    inid_write_counters(d);
-    /* The launcher died (SIGKILL): its segments would stay in /dev/shm.
-     * Every INI of the cluster may unlink it; the first one does. */
-    if (d->launcher_pid && getppid() != d->launcher_pid)
-        ini_segment_unlink(d->seg_name);
-    inid_ports_close(d);
-    inid_capture_close(d);
-    inid_telemetry_cleanup();
-    printf("inid %d: stopped\n", d->me->id);
-    fflush(NULL);
+    shut_down(d);
     /* Everything the run produced is written.  Tearing DPDK down from
      * here (closing ports, rte_eal_cleanup) races with its interrupt
      * thread handling the memif peer's own disconnect, a crash inside

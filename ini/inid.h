@@ -2,7 +2,7 @@
  * inid.h - the INI daemon's top-level state.
  *
  * One inid process runs one INI node.  Like DPDK's l2fwd/l3fwd it keeps
- * initialisation (inid.c: arguments, EAL, lwIP), port setup (inid_port.c)
+ * initialisation (inid.c: arguments, EAL, the stack), port setup (inid_port.c)
  * and the protocol loop on the INI's lcore (inid_loop.c) apart; everything
  * the loop touches lives in struct inid, the only global state.
  *
@@ -23,11 +23,10 @@
 
 #include "config.h"
 #include "counters.h"
-#include "netif_dpdk.h"
 #include "ring.h"
 #include "segment.h"
 #include "fault.h"
-#include "swp.h"
+#include "stack.h"
 #include "loadbal.h"
 #include "trace.h"
 #include "capture.h"
@@ -93,12 +92,10 @@ struct inid {
 
     /* resources */
     struct ini_segment *seg;
-    struct rte_mempool *pool;
     int n_ports;
     uint16_t ports[INI_NETIF_MAX_PORTS];
     int port_peer[INI_NETIF_MAX_PORTS];        /* memif: peer INI of each port */
-    struct ini_netif nf;
-    struct ini_swp swp;
+    struct ini_stack stack;                    /* link, UDP/IP, transport (stack/stack.h) */
     struct ini_lb_conn lb;
     struct ini_fault tx_fault[INI_NETIF_MAX_PORTS];
     struct ini_fault rx_fault[INI_NETIF_MAX_PORTS];
@@ -174,8 +171,6 @@ int inid_device_eal_arg(const struct ini_node_cfg *me, char arg[INID_ARG_LEN]);
 int inid_ports_eal_args(const struct inid *d, char args[][INID_ARG_LEN], int max);
 
 /* inid_loop.c */
-/* Sets up the transport from the configuration; 0, or -1. */
-int  inid_transport_init(struct inid *d);
 void inid_fabric_init(struct inid *d);
 int  inid_loop(void *arg);
 void inid_write_counters(struct inid *d);

@@ -18,9 +18,9 @@
  *                 inid_knobs_spend_O()     after the send: the INI is busy O
  *                 inid_knobs_tx_sent()     then the gap starts
  *   receiving     inid_knobs_hold_slot()   the transport's deliver callback,
- *                 inid_knobs_hold()        which runs inside lwIP's up-call,
- *                                          only hands the message over
- *                 inid_knobs_next_due()    the loop, once the up-call has
+ *                 inid_knobs_hold()        which runs inside the stack's
+ *                                          receive, only hands the message over
+ *                 inid_knobs_next_due()    the loop, once the receive has
  *                 inid_knobs_release()     returned (after each frame and
  *                                          after the transport's poll),
  *                                          takes what is due, spends its O
@@ -41,8 +41,8 @@
  * extra = K * (now - begun) at the end of such a pass.
  *
  * Held deliveries.  ΔL, and O on the receive side, need the loop to take
- * the message after lwIP's up-call has returned: the deliver callback puts
- * it in a queue of INID_HELD entries in arrival order, with the stamps its
+ * the message after the stack's receive has returned: the deliver callback
+ * puts it in a queue of INID_HELD entries in arrival order, with the stamps its
  * trace record needs, and the transport acknowledges it at once (ΔL does
  * not delay acks).  With ΔL an entry is due ΔL after it was held; with O
  * alone, at once.

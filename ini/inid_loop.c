@@ -14,7 +14,6 @@
  */
 #include "inid.h"
 
-#include <ctype.h>
 #include <math.h>
 #include <sched.h>
 #include <stdio.h>
@@ -27,7 +26,6 @@
 #include <rte_cycles.h>
 #include <rte_ethdev.h>
 
-#include "lwip/timeouts.h"
 #include "counters.h"
 #include "fabric.h"
 #include "stack_config.h"
@@ -36,47 +34,6 @@ enum { DONE = 0, STALL = 1 };
 
 static inline uint32_t queue_len(const struct inid *d) { return d->q_tail - d->q_head; }
 static inline uint32_t queue_room(const struct inid *d) { return INID_QUEUE_SIZE - queue_len(d); }
-
-/* With security.key_file: the machine's key, and the run's epoch, which
- * the launcher draws at random and gives every daemon of the run in
- * INI_RUN_EPOCH (32 hex digits): frames recorded in another run with the
- * same key fail the MAC (docs/transport.md). */
-static int auth_params(struct inid *d, struct ini_swp_params *prm)
-{
-    char why[INI_PATH_LEN + 160];
-    if (ini_key_file_read(d->cfg.security.key_file, prm->key, why, sizeof(why)) < 0) {
-        fprintf(stderr, "inid %d: %s: security.key_file: %s\n", d->me->id, d->cfg.path, why);
-        return -1;
-    }
-    const char *e = getenv("INI_RUN_EPOCH");
-    int ok = e && strlen(e) == 2 * INI_SWP_EPOCH_LEN;
-    for (int i = 0; ok && i < INI_SWP_EPOCH_LEN; i++) {
-        unsigned v = 0;
-        ok = sscanf(e + 2 * i, "%2x", &v) == 1 && isxdigit((unsigned char)e[2 * i]) &&
-             isxdigit((unsigned char)e[2 * i + 1]);
-        prm->epoch[i] = (uint8_t)v;
-    }
-    if (!ok) {
-        fprintf(stderr, "inid %d: INI_RUN_EPOCH: %s (the run's epoch, %d hex digits, which ini-cluster sets; "
-                        "security.key_file needs it)\n",
-                d->me->id, e ? "malformed" : "not set", 2 * INI_SWP_EPOCH_LEN);
-        explicit_bzero(prm->key, sizeof(prm->key));
-        return -1;
-    }
-    prm->auth = 1;
-    return 0;
-}
-
-int inid_transport_init(struct inid *d)
-{
-    struct ini_swp_params prm;
-    ini_swp_params_from_config(&prm, &d->cfg, d->me->id, d->tsc_hz);
-    if (d->cfg.security.key_file[0] && auth_params(d, &prm) < 0)
-        return -1;
-    int rc = ini_swp_init(&d->swp, &prm, &d->nf, inid_transport_deliver, inid_transport_release, d);
-    explicit_bzero(prm.key, sizeof(prm.key));
-    return rc;
-}
 
 void inid_fabric_init(struct inid *d)
 {
@@ -97,7 +54,7 @@ void inid_fabric_init(struct inid *d)
  * Returns the frames still waiting for a full port. */
 static int flush_ports(struct inid *d)
 {
-    int n = ini_netif_flush(&d->nf);
+    int n = ini_stack_flush(&d->stack);
     if (d->idle == INI_IDLE_ADAPTIVE && d->cfg.net_mode == INI_NET_MEMIF)
         inid_wake_peers(d);
     return n;
@@ -202,8 +159,8 @@ static inline int deliver_in(struct inid *d, const struct inid_held *x, const st
     return backlog_push(d, pe, x->p, x->off);
 }
 
-/* The knob stage's receive half (inid_knobs.h), run by the loop once
- * lwIP's up-call has returned, after each frame and after the transport's
+/* The knob stage's receive half (inid_knobs.h), run by the loop once the
+ * stack's receive has returned, after each frame and after the transport's
  * poll: the held messages that are due get their O and are delivered, in
  * order.  A message held for ΔL starts its service when it is due, and its
  * record shows it arriving when the transport handed it over, without
@@ -236,7 +193,7 @@ static int deliver_held(struct inid *d, uint64_t now)
 }
 
 /* With O or ΔL on, the knob stage takes the message: the loop delivers
- * it after the up-call (deliver_held).  Refused when the stage's queue is
+ * it after the stack's receive has returned (deliver_held).  Refused when the stage's queue is
  * full or, O alone, when the PE's backlog is, as without knobs. */
 static int hold_in(struct inid *d, const struct inid_held *x)
 {
@@ -250,9 +207,9 @@ static int hold_in(struct inid *d, const struct inid_held *x)
 }
 
 /* Transport callback: a message from INI src_ini for a PE of this cluster;
- * rx describes the frame that completed it.  It runs inside lwIP's
- * up-call: it delivers the message or hands it to the knob stage, nothing
- * longer. */
+ * rx describes the frame that completed it.  It runs inside the stack's
+ * receive (ini_stack_input, ini_stack_poll): it delivers the message or
+ * hands it to the knob stage, nothing longer. */
 int inid_transport_deliver(void *ctx, int src_ini, struct pbuf *p, uint16_t off, struct ini_rx_meta *rx)
 {
     struct inid *d = ctx;
@@ -343,11 +300,11 @@ static int process_out(struct inid *d, struct work *w, uint64_t now)
         /* A compute node counts its message just after publishing it: we
          * may have processed it already. */
         uint64_t load = (given > d->stats.processed ? given - d->stats.processed : 0) + queue_len(d) +
-                        ini_swp_pending_frames(&d->swp);   /* segments still to go */
+                        ini_swp_pending_frames(d->stack.swp);   /* segments still to go */
         h->flags = (uint16_t)(load > UINT16_MAX ? UINT16_MAX : load);
     }
     struct ini_swp_tx_stamps ts = { 0, 0 };
-    if (ini_swp_send(&d->swp, w->target, (uint8_t *)h, am_len, (void *)cookie, now,
+    if (ini_swp_send(d->stack.swp, w->target, (uint8_t *)h, am_len, (void *)cookie, now,
                      d->trace.mode == INI_TRACE_DETAILED ? &ts : NULL) < 0)
         return STALL;
     d->stats.out_msgs++;
@@ -380,9 +337,9 @@ static int process(struct inid *d, struct work *w, uint64_t now)
             .qlen = w->qlen,
             .stamp = detailed,
         };
-        ini_netif_input(&d->nf, w->m, &rx);
+        ini_stack_input(&d->stack, w->m, &rx);
         if (inid_knobs_held(&d->knobs))
-            deliver_held(d, now);           /* what the frame completed, after lwIP's up-call */
+            deliver_held(d, now);           /* what the frame completed, after the stack's receive */
         return DONE;
     }
     return process_out(d, w, now);
@@ -538,7 +495,7 @@ static void idle_epoll(void *arg)
     struct inid *d = s->d;
     int ports_wake = d->cfg.net_mode == INI_NET_MEMIF || d->n_intr == d->n_ports;
     uint64_t ns = (ports_wake ? 100000 : s->backoff_us) * 1000;
-    uint64_t deadline = ini_swp_next_deadline(&d->swp), now = rte_rdtsc();
+    uint64_t deadline = ini_swp_next_deadline(d->stack.swp), now = rte_rdtsc();
     uint64_t knobs = inid_knobs_deadline(&d->knobs, d->n_stalled != 0);
     if (knobs < deadline)
         deadline = knobs;
@@ -597,14 +554,14 @@ int inid_loop(void *arg)
          * it (timers/loop_clock.h): the busy cycles, the queue's area and
          * the arrival stamps below count from it. */
         uint64_t now = rte_rdtsc();
-        int n = retry_backlogs(d) + ini_swp_poll(&d->swp, now);
+        int n = retry_backlogs(d) + ini_stack_poll(&d->stack, now);
         if (inid_knobs_held(&d->knobs))
             n += deliver_held(d, now);      /* due after ΔL, or offered again by the poll */
         n += retry_stalled(d, now) + poll_pes(d, now) + poll_ports(d, now);
         uint32_t ql = queue_len(d);
         /* The compute nodes' load-aware policy reads this. */
         atomic_store_explicit(&me->processed, d->stats.processed, memory_order_relaxed);
-        atomic_store_explicit(&me->inbound, queue_len(d) + ini_swp_pending_frames(&d->swp), memory_order_relaxed);
+        atomic_store_explicit(&me->inbound, queue_len(d) + ini_swp_pending_frames(d->stack.swp), memory_order_relaxed);
         /* This turn's occupancy holds until the next turn starts. */
         if (last_turn)
             d->stats.queue_area += last_occupancy * (now - last_turn);
@@ -618,14 +575,14 @@ int inid_loop(void *arg)
         }
         n += run_queue(d, now);
         atomic_store_explicit(&me->processed, d->stats.processed, memory_order_relaxed);
-        atomic_store_explicit(&me->inbound, inid_knobs_held(&d->knobs) + ini_swp_pending_frames(&d->swp),
+        atomic_store_explicit(&me->inbound, inid_knobs_held(&d->knobs) + ini_swp_pending_frames(d->stack.swp),
                               memory_order_relaxed);
         /* Frames a full peer ring refused keep the daemon awake. */
         n += flush_ports(d);
         d->stats.loops++;
 
         if (now >= next_timers) {
-            ini_netif_timers(&d->nf);    /* lwIP's timers, reassembly timeouts counted */
+            ini_stack_timers(&d->stack);     /* lwIP's timers, reassembly timeouts counted */
             next_timers = now + timer_period;
             ini_capture_tick(&d->cap, now);
         }
@@ -689,6 +646,40 @@ static void json_group(FILE *f, const char *key, const struct ini_counter *t, si
     fprintf(f, "},\n");
 }
 
+/* The transport's totals and every connection's counters (read through
+ * the transport's accessors, stack/swp.h). */
+static void json_transport(FILE *f, const struct inid *d, const struct ini_swp_stats *w)
+{
+    fprintf(f, "  \"transport\": {");
+    ini_counters_json(f, inid_swp_counters, INI_COUNTERS_N(inid_swp_counters), w, ", ");
+    fprintf(f, "},\n  \"connections\": [");
+    int first = 1;
+    struct ini_swp_conn_info c;
+    for (int i = 0; i < d->cfg.n_inis; i++) {
+        if (ini_swp_conn(d->stack.swp, i, &c) < 0)
+            continue;
+        fprintf(f, "%s\n    {\"peer\": %d, ", first ? "" : ",", c.peer);
+        ini_counters_json(f, inid_swp_counters, INI_COUNTERS_N(inid_swp_counters), c.stats, ", ");
+        fprintf(f, "}");
+        first = 0;
+    }
+    fprintf(f, "\n  ],\n");
+}
+
+/* UDP's and IP's (lwIP's counters, and the datagrams its reassembly gave
+ * up with fragments missing: docs/transport.md). */
+static void json_ip(FILE *f, const struct ini_ip_stats *ip, const struct ini_swp_stats *w)
+{
+    fprintf(f, "  \"udp\": {\"checksum_errors\": %llu, \"drops\": %u},\n",
+            (unsigned long long)w->udp_checksum_errors, (unsigned)ip->udp_drops);
+    fprintf(f, "  \"ip\": {\"checksum_errors\": %u, \"drops\": %u, \"reassembly_drops\": %llu, "
+               "\"reassembly_timeouts\": %llu, \"reassembly_evictions\": %llu, \"fragment_drops\": %u, "
+               "\"fragment_errors\": %u},\n",
+            (unsigned)ip->ip_checksum_errors, (unsigned)ip->ip_drops,
+            (unsigned long long)(ip->reass_timeouts + ip->reass_evictions), (unsigned long long)ip->reass_timeouts,
+            (unsigned long long)ip->reass_evictions, (unsigned)ip->frag_drops, (unsigned)ip->frag_errors);
+}
+
 void inid_write_counters(struct inid *d)
 {
     char path[INI_PATH_LEN + 64];
@@ -699,16 +690,15 @@ void inid_write_counters(struct inid *d)
         return;
     }
     const struct inid_stats *s = &d->stats;
-    const struct ini_swp_stats total = ini_swp_totals(&d->swp), *w = &total;
+    const struct ini_swp_stats total = ini_swp_totals(d->stack.swp), *w = &total;
+    const struct ini_ip_stats ip = ini_dgram_ip_stats(&d->stack.dg);
     struct ini_fault_stats fs = { 0 };
     for (int k = 0; k < d->n_ports; k++) {
         ini_fault_stats_add(&fs, &d->tx_fault[k].stats);
         ini_fault_stats_add(&fs, &d->rx_fault[k].stats);
     }
     double avg_q = s->queue_samples ? (double)s->queue_sum / (double)s->queue_samples : 0.0;
-    unsigned chk = (unsigned)(w->udp_checksum_errors + w->crc_errors + lwip_stats.ip.chkerr);
-    /* Datagrams given up with fragments missing (docs/transport.md). */
-    uint64_t reass_given_up = d->nf.stats.reass_timeouts + d->nf.stats.reass_evictions;
+    unsigned chk = (unsigned)(w->udp_checksum_errors + w->crc_errors + ip.ip_checksum_errors);
     fprintf(f, "{\n  \"ini\": %d, \"cluster\": %d, \"idle_mode\": \"%s\",\n", d->me->id, d->cluster,
             ini_idle_mode_name(d->idle));
     fprintf(f, "  \"summary\": \"INI %d (cluster %d): sent %llu msgs / %llu B, delivered %llu msgs / %llu B, "
@@ -718,33 +708,13 @@ void inid_write_counters(struct inid *d)
             (unsigned long long)w->msgs_delivered, (unsigned long long)w->bytes_delivered,
             (unsigned long long)s->local_msgs, (unsigned long long)w->retx_timer,
             (unsigned long long)w->retx_nak, (unsigned long long)w->naks_sent, chk,
-            (unsigned long long)w->duplicates, (unsigned)reass_given_up);
-    fprintf(f, "  \"transport\": {");
-    ini_counters_json(f, inid_swp_counters, INI_COUNTERS_N(inid_swp_counters), w, ", ");
-    fprintf(f, "},\n  \"connections\": [");
-    int first = 1;
-    for (int i = 0; i < d->cfg.n_inis; i++) {
-        const struct swp_conn *c = &d->swp.conns[i];
-        if (c->peer < 0)
-            continue;
-        fprintf(f, "%s\n    {\"peer\": %d, ", first ? "" : ",", c->peer);
-        ini_counters_json(f, inid_swp_counters, INI_COUNTERS_N(inid_swp_counters), &c->stats, ", ");
-        fprintf(f, "}");
-        first = 0;
-    }
-    fprintf(f, "\n  ],\n");
+            (unsigned long long)w->duplicates, (unsigned)(ip.reass_timeouts + ip.reass_evictions));
+    json_transport(f, d, w);
     json_group(f, "messages", inid_message_counters, INI_COUNTERS_N(inid_message_counters), s);
-    fprintf(f, "  \"udp\": {\"checksum_errors\": %llu, \"drops\": %u},\n",
-            (unsigned long long)w->udp_checksum_errors, (unsigned)lwip_stats.udp.drop);
-    fprintf(f, "  \"ip\": {\"checksum_errors\": %u, \"drops\": %u, \"reassembly_drops\": %llu, "
-               "\"reassembly_timeouts\": %llu, \"reassembly_evictions\": %llu, \"fragment_drops\": %u, "
-               "\"fragment_errors\": %u},\n",
-            (unsigned)lwip_stats.ip.chkerr, (unsigned)lwip_stats.ip.drop, (unsigned long long)reass_given_up,
-            (unsigned long long)d->nf.stats.reass_timeouts, (unsigned long long)d->nf.stats.reass_evictions,
-            (unsigned)lwip_stats.ip_frag.drop, (unsigned)lwip_stats.ip_frag.err);
-    json_group(f, "link", inid_link_counters, INI_COUNTERS_N(inid_link_counters), &d->nf.stats);
+    json_ip(f, &ip, w);
+    json_group(f, "link", inid_link_counters, INI_COUNTERS_N(inid_link_counters), &d->stack.nf.stats);
     json_group(f, "faults", fault_counters, INI_COUNTERS_N(fault_counters), &fs);
-    json_group(f, "arp", arp_counters, INI_COUNTERS_N(arp_counters), &d->nf.arp.stats);
+    json_group(f, "arp", arp_counters, INI_COUNTERS_N(arp_counters), &d->stack.nf.arp.stats);
     uint64_t run = s->run_end > s->run_start ? s->run_end - s->run_start : 0;
     uint64_t handled = w->msgs_sent + w->msgs_delivered + s->local_msgs;
     fprintf(f, "  \"queue\": {\"time_avg\": %.4f, \"run_seconds\": %.3f},\n",

@@ -141,7 +141,7 @@ static int setup_port(struct inid *d, int k)
     int socket = rte_eth_dev_socket_id(port);
     if (socket < 0)
         socket = 0;
-    if ((rc = rte_eth_rx_queue_setup(port, 0, rxd, (unsigned)socket, NULL, d->pool)) < 0 ||
+    if ((rc = rte_eth_rx_queue_setup(port, 0, rxd, (unsigned)socket, NULL, d->stack.pool)) < 0 ||
         (rc = rte_eth_tx_queue_setup(port, 0, txd, (unsigned)socket, NULL)) < 0) {
         fprintf(stderr, "inid %d: port %u: queue setup: %s\n", d->me->id, port, rte_strerror(-rc));
         return -1;
@@ -202,7 +202,7 @@ int inid_ports_init(struct inid *d)
     for (int k = 0; k < d->n_ports; k++) {
         if (setup_port(d, k) < 0)
             return -1;
-        int q = ini_netif_add_txq(&d->nf, d->ports[k]);
+        int q = ini_netif_add_txq(&d->stack.nf, d->ports[k]);
         if (q < 0)
             return -1;
         /* memif: the peer behind this link; otherwise every peer shares
@@ -213,7 +213,7 @@ int inid_ports_init(struct inid *d)
                 continue;
             if (d->port_peer[k] >= 0 && d->port_peer[k] != j)
                 continue;
-            if (ini_netif_add_peer(&d->nf, peer->ip, peer->mac, q) < 0) {
+            if (ini_netif_add_peer(&d->stack.nf, peer->ip, peer->mac, q) < 0) {
                 fprintf(stderr, "inid %d: peer table full\n", d->me->id);
                 return -1;
             }
@@ -333,11 +333,11 @@ void inid_faults_init(struct inid *d)
         /* Each injector draws from its own stream: INI, port, direction. */
         uint64_t salt = (uint64_t)d->me->id << 16 | (uint64_t)k << 1;
         if (f->on_rx) {
-            ini_fault_init(&d->rx_fault[k], &prm, salt | 1, d->tsc_hz, d->pool);
+            ini_fault_init(&d->rx_fault[k], &prm, salt | 1, d->tsc_hz, d->stack.pool);
             d->rx_faults = 1;
         } else {
-            ini_fault_init(&d->tx_fault[k], &prm, salt, d->tsc_hz, d->pool);
-            d->nf.txqs[k].fault = &d->tx_fault[k];
+            ini_fault_init(&d->tx_fault[k], &prm, salt, d->tsc_hz, d->stack.pool);
+            d->stack.nf.txqs[k].fault = &d->tx_fault[k];
         }
     }
 }
@@ -360,7 +360,7 @@ static struct ini_seg_ini *peer_entry(struct inid *d, int peer)
 void inid_wake_peers(struct inid *d)
 {
     for (int k = 0; k < d->n_ports; k++) {
-        struct ini_txq *q = &d->nf.txqs[k];
+        struct ini_txq *q = &d->stack.nf.txqs[k];
         if (!q->flushed)
             continue;
         q->flushed = 0;
@@ -472,8 +472,8 @@ int inid_capture_init(struct inid *d)
             port_name(d, -1, name, sizeof name);
         ini_capture_add_iface(&d->cap, name);
     }
-    d->nf.xmit = capture_xmit;
-    d->nf.xmit_ctx = d;
+    d->stack.nf.xmit = capture_xmit;
+    d->stack.nf.xmit_ctx = d;
     return 0;
 }
 

@@ -23,9 +23,9 @@
  * atomic load (ini_counter_load_relaxed, RELAXED below), which on x86-64
  * is a plain aligned load and can never see half of a store.  Figures read
  * one after another are not one snapshot (a counter may move between two
- * loads); rates over a second do not care.  Nothing here follows a pointer
- * the loop changes (the timer lists are read only through their per-
- * connection head pointer's being NULL or not).
+ * loads); rates over a second do not care.  The transport is read only
+ * through its accessors (stack/swp.h), which load the same way and follow
+ * no pointer the loop changes.
  *
  * The socket and the runtime directory are removed at exit
  * (inid_telemetry_cleanup): inid leaves with _exit(), which skips DPDK's
@@ -59,21 +59,6 @@ static void add_counters(struct rte_tel_data *d, const struct ini_counter *table
         rte_tel_data_add_dict_u64(d, table[i].name, ini_counter_load_relaxed(&table[i], stats));
 }
 
-/* The INI's transport totals: its own counters plus every connection's,
- * as ini_swp_totals() but with relaxed loads. */
-static void transport_totals(const struct inid *d, struct ini_swp_stats *sum)
-{
-    uint64_t *out = (uint64_t *)sum;
-    for (size_t i = 0; i < inid_swp_counters_n; i++) {
-        const struct ini_counter *c = &inid_swp_counters[i];
-        uint64_t v = ini_counter_load_relaxed(c, &d->swp.stats);
-        for (int p = 0; p < d->cfg.n_inis; p++)
-            if (d->swp.conns[p].peer >= 0)
-                v += ini_counter_load_relaxed(c, &d->swp.conns[p].stats);
-        memcpy((char *)out + c->offset, &v, sizeof v);
-    }
-}
-
 static void add_identity(struct rte_tel_data *info, const struct inid *d)
 {
     rte_tel_data_add_dict_int(info, "ini", d->me->id);
@@ -97,8 +82,7 @@ static int cmd_stats(const char *cmd, const char *params, struct rte_tel_data *i
     const struct inid *d = tel_inid;
     rte_tel_data_start_dict(info);
     add_identity(info, d);
-    struct ini_swp_stats tot;
-    transport_totals(d, &tot);
+    struct ini_swp_stats tot = ini_swp_totals(d->stack.swp);     /* relaxed loads (swp.h) */
     struct rte_tel_data *g;
     if ((g = group())) {
         add_counters(g, inid_swp_counters, inid_swp_counters_n, &tot);
@@ -109,7 +93,7 @@ static int cmd_stats(const char *cmd, const char *params, struct rte_tel_data *i
         rte_tel_data_add_dict_container(info, "messages", g, 0);
     }
     if ((g = group())) {
-        add_counters(g, inid_link_counters, inid_link_counters_n, &d->nf.stats);
+        add_counters(g, inid_link_counters, inid_link_counters_n, &d->stack.nf.stats);
         rte_tel_data_add_dict_container(info, "link", g, 0);
     }
     return 0;
@@ -120,31 +104,29 @@ static int cmd_conns(const char *cmd, const char *params, struct rte_tel_data *i
     const struct inid *d = tel_inid;
     rte_tel_data_start_dict(info);
     add_identity(info, d);
-    rte_tel_data_add_dict_u64(info, "window", d->swp.window);
+    uint32_t window = ini_swp_window(d->stack.swp);
+    rte_tel_data_add_dict_u64(info, "window", window);
+    struct ini_swp_conn_info c;
     for (int p = 0; p < d->cfg.n_inis; p++) {
-        const struct swp_conn *c = &d->swp.conns[p];
-        if (c->peer < 0)
+        if (ini_swp_conn(d->stack.swp, p, &c) < 0)
             continue;
         struct rte_tel_data *g = group();
         if (!g)
             break;
-        uint32_t una = RELAXED(c->snd_una), nxt = RELAXED(c->snd_nxt);
-        uint32_t in_flight = (nxt - una) & d->swp.seq_mask;
-        rte_tel_data_add_dict_int(g, "peer", c->peer);
-        rte_tel_data_add_dict_u64(g, "snd_una", una);
-        rte_tel_data_add_dict_u64(g, "snd_nxt", nxt);
-        rte_tel_data_add_dict_u64(g, "in_flight", in_flight);
-        rte_tel_data_add_dict_int(g, "full", in_flight >= d->swp.window);
-        rte_tel_data_add_dict_u64(g, "rcv_nxt", RELAXED(c->rcv_nxt));
-        rte_tel_data_add_dict_u64(g, "ack_sent", RELAXED(c->ack_sent));
+        rte_tel_data_add_dict_int(g, "peer", c.peer);
+        rte_tel_data_add_dict_u64(g, "snd_una", c.snd_una);
+        rte_tel_data_add_dict_u64(g, "snd_nxt", c.snd_nxt);
+        rte_tel_data_add_dict_u64(g, "in_flight", c.in_flight);
+        rte_tel_data_add_dict_int(g, "full", c.in_flight >= window);
+        rte_tel_data_add_dict_u64(g, "rcv_nxt", c.rcv_nxt);
+        rte_tel_data_add_dict_u64(g, "ack_sent", c.ack_sent);
         /* Every unacknowledged message has its SEND timer running. */
-        rte_tel_data_add_dict_u64(g, "send_timers", in_flight);
-        rte_tel_data_add_dict_int(g, "ack_timer",
-                                  RELAXED(d->swp.ack_timers.conns[c->peer].head) != NULL);
-        rte_tel_data_add_dict_int(g, "delivery_blocked", RELAXED(c->delivery_blocked));
-        add_counters(g, inid_swp_counters, inid_swp_counters_n, &c->stats);
+        rte_tel_data_add_dict_u64(g, "send_timers", c.in_flight);
+        rte_tel_data_add_dict_int(g, "ack_timer", c.ack_timer);
+        rte_tel_data_add_dict_int(g, "delivery_blocked", c.delivery_blocked);
+        add_counters(g, inid_swp_counters, inid_swp_counters_n, c.stats);
         char name[32];
-        snprintf(name, sizeof name, "peer%d", c->peer);
+        snprintf(name, sizeof name, "peer%d", c.peer);
         rte_tel_data_add_dict_container(info, name, g, 0);
     }
     return 0;

@@ -1,45 +1,21 @@
 /*
- * swp.c - the sliding-window protocol over lwIP's UDP (see swp.h).
- *
- * Sequence arithmetic is modulo 2^seq_bits: `dist(a, b)` is how far b is
- * ahead of a.  The window is at most half the sequence space (checked by
- * the configuration), so "ahead by less than the window" and "behind" never
- * overlap.
+ * swp.c - the transport's header codec, set-up and accessors (swp.h); the
+ * protocol itself is in the files swp_internal.h lists, one per concern.
  */
-#include "swp.h"
+#include "swp_internal.h"
 
 #include <stdlib.h>
-#include <string.h>
 
-#include "lwip/inet_chksum.h"
 #include "lwip/ip.h"
-#include "lwip/udp.h"
+#include "lwip/prot/udp.h"
 
 #include <rte_cycles.h>
-#include <sodium.h>
-
-#include "checksum.h"
 
 /* ---- header codec ---- */
 
 int ini_swp_hdr_len(int seq_bits)
 {
     return 2 + 2 * (seq_bits / 8);
-}
-
-/* Multi-byte fields are big-endian; one load or store and a byte swap
- * per field, not a loop over its bytes. */
-static inline void put_seq(uint8_t *p, uint32_t v, int seq_bits)
-{
-    if (seq_bits == 32) {
-        v = __builtin_bswap32(v);
-        memcpy(p, &v, 4);
-    } else if (seq_bits == 16) {
-        uint16_t x = __builtin_bswap16((uint16_t)v);
-        memcpy(p, &x, 2);
-    } else {
-        *p = (uint8_t)v;
-    }
 }
 
 static inline uint32_t get_seq(const uint8_t *p, int seq_bits)
@@ -55,15 +31,6 @@ static inline uint32_t get_seq(const uint8_t *p, int seq_bits)
         return __builtin_bswap16(x);
     }
     return *p;
-}
-
-static inline void hdr_write(uint8_t *dst, const struct ini_swp_hdr *h, int seq_bits)
-{
-    int w = seq_bits / 8;
-    dst[0] = (uint8_t)(h->op | h->flags);
-    dst[1] = h->conn;
-    put_seq(dst + 2, h->seq, seq_bits);
-    put_seq(dst + 2 + w, h->ack, seq_bits);
 }
 
 void ini_swp_hdr_write(uint8_t *dst, const struct ini_swp_hdr *h, int seq_bits)
@@ -86,1084 +53,121 @@ int ini_swp_hdr_read(const uint8_t *src, uint32_t len, int seq_bits, struct ini_
     return 0;
 }
 
-/* CRC32C of a pbuf chain from offset off on; 8-byte pieces straddling
- * pbufs are handled by the byte loop of each piece. */
-static uint32_t crc_of_pbuf(const struct pbuf *p, uint16_t off)
+/* ---- read-only accessors (swp.h) ---- */
+
+#define RELAXED(x) __atomic_load_n(&(x), __ATOMIC_RELAXED)
+
+/* The counters of st added into sum, each loaded once (relaxed). */
+static void stats_add_relaxed(struct ini_swp_stats *sum, const struct ini_swp_stats *st)
 {
-    uint32_t crc = 0;
-    for (const struct pbuf *q = p; q; q = q->next) {
-        if (off >= q->len) {
-            off = (uint16_t)(off - q->len);
-            continue;
-        }
-        crc = ini_crc32c(crc, (const uint8_t *)q->payload + off, q->len - off);
-        off = 0;
-    }
-    return crc;
+#define INI_SWP_ADD_RELAXED(name) sum->name += RELAXED(st->name);
+    INI_SWP_COUNTERS(INI_SWP_ADD_RELAXED)
+#undef INI_SWP_ADD_RELAXED
 }
-
-/* ---- authentication ----
- *
- * Hash, then PRF: the bytes behind the tag (CRC and message, or nothing)
- * go through Poly1305 under a secret key of the run (the "inner" sum,
- * 16 bytes); the tag is SipHash-2-4-128 under a second key of the run
- * over the destination INI, the header, the length and the inner sum.
- * Poly1305 is a universal hash (fast: one pass, ~1 cycle per byte),
- * which is safe to use with one key for many messages because its result
- * is never shown, only passed through the PRF; the inner sum of a
- * message is the same for each of its transmissions, so the sender takes
- * it once, at the first send, and a retransmission (a new ack) costs one
- * SipHash of ~31 bytes.  docs/transport.md has the argument. */
-
-/* The tag of a frame to `dst` with header hdr and inner sum `inner` of
- * `len` bytes behind the tag. */
-static void tag_of(const struct ini_swp *s, int dst, const uint8_t *hdr, uint32_t len,
-                   const uint8_t inner[INI_SWP_TAG_LEN], uint8_t tag[INI_SWP_TAG_LEN])
-{
-    uint8_t in[1 + INI_SWP_MAXHDR + 4 + INI_SWP_TAG_LEN];
-    size_t n = 0;
-    in[n++] = (uint8_t)dst;
-    memcpy(in + n, hdr, (size_t)s->hdr_len);
-    n += (size_t)s->hdr_len;
-    memcpy(in + n, &len, 4);
-    n += 4;
-    memcpy(in + n, inner, INI_SWP_TAG_LEN);
-    n += INI_SWP_TAG_LEN;
-    crypto_shorthash_siphashx24(tag, in, n, s->tag_key);
-}
-
-/* The inner sum of up to two pieces. */
-static void inner_of(const struct ini_swp *s, const uint8_t *a, size_t la, const uint8_t *b, size_t lb,
-                     uint8_t inner[INI_SWP_TAG_LEN])
-{
-    crypto_onetimeauth_state st;
-    crypto_onetimeauth_init(&st, s->hash_key);
-    if (la)
-        crypto_onetimeauth_update(&st, a, la);
-    if (lb)
-        crypto_onetimeauth_update(&st, b, lb);
-    crypto_onetimeauth_final(&st, inner);
-}
-
-/* Checks the tag of a received datagram (a pbuf chain) addressed to us. */
-static int mac_ok(const struct ini_swp *s, const struct pbuf *p)
-{
-    uint8_t head[INI_SWP_MAXHDR + INI_SWP_TAG_LEN], inner[INI_SWP_TAG_LEN], want[INI_SWP_TAG_LEN];
-    uint16_t front = (uint16_t)(s->hdr_len + s->tag_len);
-    if (p->tot_len < front || pbuf_copy_partial(p, head, front, 0) != front)
-        return 0;
-    crypto_onetimeauth_state st;
-    crypto_onetimeauth_init(&st, s->hash_key);
-    uint16_t off = front;
-    for (const struct pbuf *q = p; q; q = q->next) {
-        if (off >= q->len) {
-            off = (uint16_t)(off - q->len);
-            continue;
-        }
-        crypto_onetimeauth_update(&st, (const uint8_t *)q->payload + off, (size_t)(q->len - off));
-        off = 0;
-    }
-    crypto_onetimeauth_final(&st, inner);
-    tag_of(s, s->me, head, (uint32_t)(p->tot_len - front), inner, want);
-    return crypto_verify_16(want, head + s->hdr_len) == 0;
-}
-
-/* ---- helpers ---- */
-
-/* Frames of at least this many bytes of UDP payload get their UDP
- * checksum and CRC in one pass on receive; shorter ones, read once more
- * while hot, are not worth the second loop's set-up. */
-#define INI_SWP_ONE_PASS_MIN 512
-
-/* Folds a 32-bit ones' complement accumulator to 16 bits. */
-static inline uint16_t fold16(uint32_t sum)
-{
-    sum = (sum & 0xffff) + (sum >> 16);
-    return (uint16_t)((sum & 0xffff) + (sum >> 16));
-}
-
-/* Starting a timer cannot fail by construction (the pool holds a window
- * per connection and time only moves forward); if it ever does, say so in
- * the counters rather than lose a retransmission silently. */
-static inline void start_timer(struct ini_swp *s, struct timer_list *l, uint16_t conn, uint32_t seq)
-{
-    if (timer_list_start(l, conn, seq, s->now) < 0 && l == &s->send_timers)
-        s->stats.timer_errors++;
-}
-
-static inline uint32_t dist(const struct ini_swp *s, uint32_t from, uint32_t to)
-{
-    return (to - from) & s->seq_mask;
-}
-
-/* c has work for the next turn (ini_swp_poll, swp.h). */
-static inline void list_later(struct ini_swp *s, struct swp_conn *c)
-{
-    if (!c->later_listed) {
-        c->later_listed = 1;
-        s->later[s->n_later++] = (uint8_t)(c - s->conns);
-    }
-}
-
-/* True when seq, in flight, has its SEND timer: all but what was sent
- * since the last turn (from timed_nxt on), unless acks passed timed_nxt
- * meanwhile (then none of what is left has one yet). */
-static inline int has_send_timer(const struct ini_swp *s, const struct swp_conn *c, uint32_t seq)
-{
-    uint32_t timed = dist(s, c->snd_una, c->timed_nxt);
-    return timed <= dist(s, c->snd_una, c->snd_nxt) && dist(s, c->snd_una, seq) < timed;
-}
-
-/* The SEND timers of what c sent since the last turn and is still
- * unacknowledged, from this turn's time. */
-static void start_send_timers(struct ini_swp *s, struct swp_conn *c)
-{
-    uint32_t seq = c->timed_nxt;
-    if (dist(s, c->snd_una, seq) > dist(s, c->snd_una, c->snd_nxt))
-        seq = c->snd_una;           /* acknowledged before its timer started */
-    for (; seq != c->snd_nxt; seq = (seq + 1) & s->seq_mask)
-        start_timer(s, &s->send_timers, (uint16_t)c->peer, seq);
-    c->timed_nxt = c->snd_nxt;
-}
-
-/* A connection has a power of two of slots, at least a window of them:
- * the slot of a sequence number is its low bits, which stay distinct
- * for the `window` consecutive numbers in flight even across a wrap of
- * the sequence space (that is a multiple of the slot count; `seq %
- * window` is not, for a window of 10 and 8-bit numbers, say). */
-static inline struct swp_tx_slot *tx_slot(struct ini_swp *s, struct swp_conn *c, uint32_t seq)
-{
-    return &c->tx[seq & s->slot_mask];
-}
-
-static inline struct swp_rx_slot *rx_slot(struct ini_swp *s, struct swp_conn *c, uint32_t seq)
-{
-    return &c->rx[seq & s->slot_mask];
-}
-
-/* A datagram of one frame to c's peer: by the link's header prediction
- * (no pbuf: ini_netif_udp_frame, ini_netif_udp_queue), else through lwIP
- * in a pbuf over a transmit mbuf.  frame_begin gives the place of a UDP
- * payload of len bytes (NULL: no transmit buffer); frame_send sends what
- * was written there, its sum given. */
-struct swp_frame {
-    struct ini_udp_frame f;
-    struct pbuf *p;           /* through lwIP; NULL: predicted */
-};
-
-static inline uint8_t *frame_begin(struct ini_swp *s, struct swp_conn *c, uint16_t len, struct swp_frame *fr)
-{
-    fr->p = NULL;
-    if (!c->link_peer)
-        c->link_peer = ini_netif_find_peer(s->nf, ip4_addr_get_u32(ip_2_ip4(&s->peer_ip[c->peer])));
-    int r = ini_netif_udp_frame(s->nf, c->link_peer, len, &fr->f);
-    if (r == 0)
-        return fr->f.payload;
-    if (r == -2)
-        return NULL;
-    fr->p = ini_netif_alloc_tx(s->nf, len);
-    return fr->p ? fr->p->payload : NULL;
-}
-
-static inline err_t frame_send(struct ini_swp *s, struct swp_conn *c, struct swp_frame *fr, uint16_t sum)
-{
-    if (!fr->p) {
-        ini_netif_udp_queue(s->nf, &fr->f, INI_UDP_PORT, sum);
-        return ERR_OK;
-    }
-    err_t e = udp_sendto_if_src_chksum(s->pcb, fr->p, &s->peer_ip[c->peer], INI_UDP_PORT, &s->nf->netif, 1, sum,
-                                       &s->local_ip);
-    ini_netif_free_tx(fr->p);
-    return e;
-}
-
-/* Sends a header-only frame (ACK or NAK). */
-static void send_control(struct ini_swp *s, struct swp_conn *c, uint8_t op, uint32_t seq)
-{
-    struct swp_frame fr;
-    uint16_t len = (uint16_t)(s->hdr_len + s->tag_len);
-    uint8_t *wire = frame_begin(s, c, len, &fr);
-    if (!wire) {
-        s->stats.send_errors++;
-        return;
-    }
-    struct ini_swp_hdr h = { op, (uint8_t)s->me, seq, c->rcv_nxt, 0 };
-    hdr_write(wire, &h, s->seq_bits);
-    if (s->tag_len) {
-        uint8_t inner[INI_SWP_TAG_LEN];
-        inner_of(s, NULL, 0, NULL, 0, inner);
-        tag_of(s, c->peer, wire, 0, inner, wire + s->hdr_len);
-    }
-    if (frame_send(s, c, &fr, ini_chksum(wire, len)) != ERR_OK)
-        s->stats.send_errors++;
-    c->ack_sent = c->rcv_nxt;
-    c->rcv_unacked = 0;
-    c->ack_forced = 0;
-    timer_list_cancel_conn(&s->ack_timers, (uint16_t)c->peer);
-    ini_netif_flush(s->nf);
-}
-
-/* The UDP payload's sum for a message of several frames: the header's,
- * plus the message's, summed once at the first send.  Both start at even
- * offsets. */
-static uint16_t multi_frame_sum(struct ini_swp *s, struct swp_tx_slot *t, const uint8_t *wire)
-{
-    if (!t->msg_sum_valid) {
-        t->msg_sum = fold16((uint32_t)ini_chksum(&t->crc, 4) + ini_chksum(t->am, (int)t->am_len));
-        t->msg_sum_valid = 1;
-    }
-    return fold16((uint32_t)ini_chksum(wire, s->hdr_len) + t->msg_sum);
-}
-
-/* (Re)transmits message `seq` of connection c from its slot; stamps the
- * UDP boundary into ts unless NULL. */
-static int transmit(struct ini_swp *s, struct swp_conn *c, uint32_t seq, struct ini_swp_tx_stamps *ts)
-{
-    struct swp_tx_slot *t = tx_slot(s, c, seq);
-    struct ini_swp_hdr h = { INI_SWP_DATA, (uint8_t)s->me, seq, c->rcv_nxt, t->flags };
-    uint32_t len = t->am_len + (uint32_t)s->data_hdr_len;
-    struct pbuf *p;
-    uint16_t sum;
-    if (len <= s->frame_max) {
-        /* One frame: header, CRC and message go straight into the mbuf
-         * (the one copy of a transmission) and are summed there, hot. */
-        struct swp_frame fr;
-        uint8_t *wire = frame_begin(s, c, (uint16_t)len, &fr);
-        if (!wire) {
-            s->stats.send_errors++;
-            return -1;
-        }
-        hdr_write(wire, &h, s->seq_bits);
-        if (t->crc_pending) {
-            /* The first transmission: copied, checked and summed in one
-             * pass over the ring (inline for a small message). */
-            uint64_t acc = 0;
-            uint8_t *dst = wire + s->data_hdr_len;
-            t->crc = t->am_len <= INI_SMALL_MAX ? ini_crc32c_sum_copy_small(0, dst, t->am, t->am_len, &acc)
-                                                : ini_crc32c_sum_copy(0, dst, t->am, t->am_len, &acc);
-            t->msg_sum = ini_sum_fold(ini_sum_small(acc, &t->crc, 4));
-            t->msg_sum_valid = 1;
-            t->crc_pending = 0;
-        } else {
-            memcpy(wire + s->data_hdr_len, t->am, t->am_len);
-        }
-        memcpy(wire + s->crc_off, &t->crc, 4);
-        if (s->tag_len)
-            tag_of(s, c->peer, wire, len - (uint32_t)s->crc_off, t->inner, wire + s->hdr_len);
-        /* The CRC and message were summed at the first send (both start
-         * at even offsets), unless a MAC needed the CRC before it: then
-         * the frame is summed here, hot. */
-        sum = t->msg_sum_valid ? ini_sum_fold(ini_sum_small(t->msg_sum, wire, (size_t)s->crc_off))
-                               : ini_chksum(wire, (int)len);
-        if (ts)
-            ts->t_out_udp = rte_rdtsc();
-        if (frame_send(s, c, &fr, sum) != ERR_OK) {
-            s->stats.send_errors++;
-            return -1;
-        }
-        goto sent;
-    } else if (s->tag_len) {
-        /* Several frames with a MAC: header, MAC and CRC do not fit the
-         * ring's headroom; they go in a pbuf of their own, in front of
-         * a PBUF_REF over the message. */
-        p = pbuf_alloc(PBUF_TRANSPORT, (u16_t)s->data_hdr_len, PBUF_RAM);
-        struct pbuf *msg = pbuf_alloc(PBUF_RAW, (u16_t)t->am_len, PBUF_REF);
-        if (!p || !msg) {
-            if (p)
-                pbuf_free(p);
-            if (msg)
-                pbuf_free(msg);
-            s->stats.send_errors++;
-            return -1;
-        }
-        msg->payload = t->am;
-        uint8_t *wire = p->payload;
-        hdr_write(wire, &h, s->seq_bits);
-        memcpy(wire + s->crc_off, &t->crc, 4);
-        tag_of(s, c->peer, wire, 4 + t->am_len, t->inner, wire + s->hdr_len);
-        if (!t->msg_sum_valid) {
-            t->msg_sum = fold16((uint32_t)ini_chksum(&t->crc, 4) + ini_chksum(t->am, (int)t->am_len));
-            t->msg_sum_valid = 1;
-        }
-        sum = fold16((uint32_t)ini_chksum(wire, s->crc_off) + t->msg_sum);
-        pbuf_cat(p, msg);
-    } else {
-        /* Several frames: the link cuts the datagram into IP fragments,
-         * each copied from the compute node's ring straight into its
-         * frame (the one copy); through lwIP (a PBUF_REF over the ring,
-         * lwIP's headers and fragmentation, the link copying each
-         * fragment out) only when the link does not cover the case. */
-        uint8_t *wire = t->am - s->data_hdr_len;
-        hdr_write(wire, &h, s->seq_bits);
-        memcpy(wire + s->hdr_len, &t->crc, 4);
-        sum = multi_frame_sum(s, t, wire);
-        if (ts)
-            ts->t_out_udp = rte_rdtsc();   /* the link cuts the fragments: IP starts here */
-        int r = ini_netif_udp_send_frags(s->nf, wire, len, ip4_addr_get_u32(ip_2_ip4(&s->peer_ip[c->peer])),
-                                         INI_UDP_PORT, sum);
-        if (r == 0)
-            goto sent;
-        if (r == -2) {
-            s->stats.send_errors++;
-            return -1;
-        }
-        p = pbuf_alloc(PBUF_TRANSPORT, (u16_t)len, PBUF_REF);
-        if (!p) {
-            s->stats.send_errors++;
-            return -1;
-        }
-        p->payload = wire;
-    }
-    if (ts)
-        ts->t_out_udp = rte_rdtsc();
-    /* Several frames through lwIP: the netif and source address are
-     * known, no route lookup. */
-    err_t e = udp_sendto_if_src_chksum(s->pcb, p, &s->peer_ip[c->peer], INI_UDP_PORT, &s->nf->netif, 1, sum,
-                                       &s->local_ip);
-    ini_netif_free_tx(p);
-    if (e != ERR_OK) {
-        s->stats.send_errors++;
-        return -1;
-    }
-sent:
-    t->last_tx = s->now;
-    if (c->ack_sent != c->rcv_nxt || c->rcv_unacked) {
-        c->stats.acks_piggy++;
-    }
-    c->ack_sent = c->rcv_nxt;
-    c->rcv_unacked = 0;
-    c->ack_forced = 0;
-    /* A running ACK timer is left to expire: it then finds nothing to
-     * acknowledge, or what arrived since.  In a request-reply exchange,
-     * cancelling it here and starting it again at the next delivery cost
-     * more per message than one idle expiry per ACK timeout. */
-    return 0;
-}
-
-/* ---- sending ---- */
-
-/* Sends the segments of c's message in progress that the window takes:
- * each gets the next sequence number, its CRC (and MAC sum) once, its
- * SEND timer.  ts, unless NULL, gets the first one's UDP stamp.  A
- * transmission that fails (no transmit buffer) leaves the rest for
- * ini_swp_poll().  Returns the segments sent. */
-static int push_segments(struct ini_swp *s, struct swp_conn *c, struct ini_swp_tx_stamps *ts)
-{
-    int sent = 0;
-    while (c->pend_left && dist(s, c->snd_una, c->snd_nxt) < s->window) {
-        uint32_t seq = c->snd_nxt;
-        struct swp_tx_slot *t = tx_slot(s, c, seq);
-        uint32_t n = c->pend_left < s->seg_max ? c->pend_left : s->seg_max;
-        int first = c->pend_at == c->pend_start;
-        t->am = c->pend_at;
-        t->am_len = n;
-        t->cookie = c->pend_cookie;
-        t->naked = 0;
-        t->flags = (uint8_t)((first ? 0 : INI_SWP_F_CONT) | (n < c->pend_left ? INI_SWP_F_MORE : 0));
-        t->release = n == c->pend_left;
-        /* Its CRC and its sum for the UDP checksum: taken by transmit()
-         * as it copies the segment into its frame.  With a key, here: the
-         * MAC covers the CRC and goes in front of the segment. */
-        t->crc_pending = !s->tag_len;
-        if (s->tag_len) {
-            uint64_t acc = 0;
-            t->crc = ini_crc32c_sum(0, t->am, n, &acc);
-            t->msg_sum = fold16((uint32_t)ini_chksum(&t->crc, 4) + ini_chksum_fold(acc));
-            t->msg_sum_valid = 1;
-            inner_of(s, (const uint8_t *)&t->crc, 4, t->am, n, t->inner);
-        }
-        if (transmit(s, c, seq, first ? ts : NULL) < 0)
-            break;
-        c->snd_nxt = (seq + 1) & s->seq_mask;
-        list_later(s, c);           /* its SEND timer */
-        c->stats.segs_sent++;
-        s->pend_frames--;
-        c->pend_at += n;
-        c->pend_left -= n;
-        sent++;
-    }
-    return sent;
-}
-
-/* Sends what the window now takes of a message in progress. */
-static void continue_message(struct ini_swp *s, struct swp_conn *c)
-{
-    if (!c->pend_left)
-        return;
-    push_segments(s, c, NULL);
-    if (!c->pend_left)
-        s->n_pending--;
-}
-
-static inline void take_ack(struct ini_swp *s, struct swp_conn *c);
-
-int ini_swp_send(struct ini_swp *s, int peer, uint8_t *am, uint32_t am_len, void *cookie, uint64_t now,
-                 struct ini_swp_tx_stamps *stamps)
-{
-    struct swp_conn *c = &s->conns[peer];
-    s->now = now;
-    if (c->ack_deferred && dist(s, c->snd_una, c->snd_nxt) >= s->window)
-        take_ack(s, c);             /* room the peer has made already */
-    if (c->pend_left || dist(s, c->snd_una, c->snd_nxt) >= s->window) {
-        c->stats.window_full++;
-        return -1;
-    }
-    uint32_t payload = am_len - (uint32_t)sizeof(struct ini_am_hdr);
-    if (s->segment && am_len + (uint32_t)s->data_hdr_len > s->frame_max) {
-        /* In segments: taken when the first one goes; the rest follow
-         * as the window opens. */
-        c->pend_at = am;
-        c->pend_start = am;
-        c->pend_left = am_len;
-        c->pend_cookie = cookie;
-        uint32_t segs = (am_len + s->seg_max - 1) / s->seg_max;
-        s->pend_frames += segs;
-        if (stamps)
-            stamps->t_out_window = rte_rdtsc();
-        if (push_segments(s, c, stamps) == 0) {
-            c->pend_left = 0;
-            s->pend_frames -= segs;
-            return -1;
-        }
-        if (c->pend_left)
-            s->n_pending++;
-        c->stats.msgs_sent++;
-        c->stats.bytes_sent += payload;
-        return 0;
-    }
-    uint32_t seq = c->snd_nxt;
-    struct swp_tx_slot *t = tx_slot(s, c, seq);
-    t->am = am;
-    t->am_len = am_len;
-    t->cookie = cookie;
-    t->naked = 0;
-    t->flags = 0;
-    t->release = 1;
-    t->crc_pending = 0;
-    if (am_len + (uint32_t)s->data_hdr_len <= s->frame_max) {
-        /* One frame: checked and summed where it is copied, in
-         * transmit(); with a MAC, which covers the CRC, checked first. */
-        t->msg_sum_valid = 0;
-        if (s->tag_len)
-            t->crc = ini_crc32c(0, am, am_len);
-        else
-            t->crc_pending = 1;
-    } else {
-        /* Several frames: the CRC and the message's sum for the UDP
-         * checksum in one pass (the message starts at an even offset of
-         * the UDP payload: hdr_len + 4 is even at every width). */
-        uint64_t acc = 0;
-        t->crc = ini_crc32c_sum(0, am, am_len, &acc);
-        t->msg_sum = fold16((uint32_t)ini_chksum(&t->crc, 4) + ini_chksum_fold(acc));
-        t->msg_sum_valid = 1;
-    }
-    if (s->tag_len)
-        inner_of(s, (const uint8_t *)&t->crc, 4, am, am_len, t->inner);   /* once per message */
-    if (stamps)
-        stamps->t_out_window = rte_rdtsc();
-    if (transmit(s, c, seq, stamps) < 0)
-        return -1;
-    c->snd_nxt = (seq + 1) & s->seq_mask;
-    list_later(s, c);               /* its SEND timer, once the frame is out */
-    c->stats.msgs_sent++;
-    c->stats.bytes_sent += payload;
-    return 0;
-}
-
-/* A cumulative ack from the peer: release everything before it. */
-static void handle_ack(struct ini_swp *s, struct swp_conn *c, uint32_t ack)
-{
-    uint32_t n = dist(s, c->snd_una, ack);
-    if (n > dist(s, c->snd_una, c->snd_nxt)) {
-        /* An old ack overtaken by a newer one is harmless; one for what
-         * was never sent is a bad header. */
-        if (dist(s, ack, c->snd_una) > s->window) {
-            c->stats.bad_ack++;
-        }
-        return;
-    }
-    if (n == 0)
-        return;
-    timer_list_cancel_range(&s->send_timers, (uint16_t)c->peer, c->snd_una, ack, (unsigned)s->seq_bits);
-    for (uint32_t i = 0; i < n; i++) {
-        struct swp_tx_slot *t = tx_slot(s, c, c->snd_una);
-        if (t->release)          /* a message's last frame: all of it has arrived */
-            s->release(s->ctx, t->cookie);
-        t->am = NULL;
-        c->snd_una = (c->snd_una + 1) & s->seq_mask;
-    }
-    c->stats.acks_received++;
-    continue_message(s, c);
-}
-
-/* A DATA frame's ack: kept for ini_swp_poll (swp.h).  One for what was
- * never sent, or nothing new, is handled at once, as before. */
-static inline void defer_ack(struct ini_swp *s, struct swp_conn *c, uint32_t ack)
-{
-    uint32_t n = dist(s, c->snd_una, ack);
-    if (n == 0 || n > dist(s, c->snd_una, c->snd_nxt)) {
-        handle_ack(s, c, ack);
-        return;
-    }
-    if (!c->ack_deferred || n > dist(s, c->snd_una, c->ack_in))
-        c->ack_in = ack;            /* acks are cumulative: the furthest one */
-    c->ack_deferred = 1;
-    list_later(s, c);
-}
-
-/* Takes c's deferred ack now. */
-static inline void take_ack(struct ini_swp *s, struct swp_conn *c)
-{
-    if (c->ack_deferred) {
-        c->ack_deferred = 0;
-        handle_ack(s, c, c->ack_in);
-    }
-}
-
-/* The work listed for this turn: every deferred ack, then the SEND
- * timers of what is still unacknowledged.  Returns the acks taken.
- *
- * A connection stays listed until both are done: the ack may send more
- * of a message in segments (continue_message), whose timers start here
- * too.  A release callback that sends on a connection already done lists
- * it again, behind the ones taken now: kept for the next turn. */
-static int take_later(struct ini_swp *s)
-{
-    int n = s->n_later, acks = 0;
-    for (int i = 0; i < n; i++) {
-        struct swp_conn *c = &s->conns[s->later[i]];
-        acks += c->ack_deferred;
-        take_ack(s, c);
-        if (c->timed_nxt != c->snd_nxt)
-            start_send_timers(s, c);
-        c->later_listed = 0;
-    }
-    s->n_later -= n;
-    if (s->n_later)                 /* rare: listed again by a release callback */
-        memmove(s->later, s->later + n, (size_t)s->n_later);
-    return acks;
-}
-
-static void handle_nak(struct ini_swp *s, struct swp_conn *c, uint32_t seq)
-{
-    c->stats.naks_received++;
-    if (dist(s, c->snd_una, seq) >= dist(s, c->snd_una, c->snd_nxt))
-        return;                     /* acknowledged meanwhile, or bogus */
-    struct swp_tx_slot *t = tx_slot(s, c, seq);
-    /* The first NAK for a message retransmits it at once; repeated or
-     * duplicated NAKs only after a pause, so they cannot cause a storm. */
-    if (t->naked && s->now - t->last_tx < s->nak_gap)
-        return;
-    t->naked = 1;
-    if (transmit(s, c, seq, NULL) == 0) {
-        if (has_send_timer(s, c, seq)) {     /* else it starts at the next turn */
-            timer_list_cancel_one(&s->send_timers, (uint16_t)c->peer, seq);
-            start_timer(s, &s->send_timers, (uint16_t)c->peer, seq);
-        }
-        c->stats.retx_nak++;
-    }
-}
-
-/* ---- receiving ---- */
-
-/* The bottom of the receive window moves past slot r, to be acknowledged. */
-static inline void rcv_next(struct ini_swp *s, struct swp_conn *c, struct swp_rx_slot *r)
-{
-    r->nak_tsc = 0;
-    c->rcv_nxt = (c->rcv_nxt + 1) & s->seq_mask;
-    c->rcv_unacked++;
-}
-
-/* The same for a frame held in r, taken from it. */
-static inline void rcv_advance(struct ini_swp *s, struct swp_conn *c, struct swp_rx_slot *r)
-{
-    r->p = NULL;
-    c->n_held--;
-    rcv_next(s, c, r);
-}
-
-/* A segment out of place (a continuation with no start, a start inside an
- * unfinished message, a message past 65,535 bytes): only a broken or
- * forged sender makes one.  The message being assembled is dropped. */
-static void seg_error(struct swp_conn *c)
-{
-    c->stats.seg_errors++;
-    if (c->asm_head) {
-        pbuf_free(c->asm_head);
-        c->asm_head = NULL;
-    }
-}
-
-/* Appends segment p (its header cut off) to c's message.  The chain's
- * tot_len fields are set once, when the message is complete
- * (chain_seal): pbuf_cat would walk the whole chain for every segment. */
-static void chain_append(struct swp_conn *c, struct pbuf *p)
-{
-    c->asm_tail->next = p;
-    c->asm_len += p->tot_len;
-    while (p->next)                 /* one pbuf, unless a peer sent a segment in IP fragments */
-        p = p->next;
-    c->asm_tail = p;
-}
-
-/* The complete message: every pbuf's tot_len counts what follows it. */
-static void chain_seal(struct swp_conn *c)
-{
-    uint32_t left = c->asm_len;
-    for (struct pbuf *q = c->asm_head; q; q = q->next) {
-        q->tot_len = (u16_t)left;
-        left -= q->len;
-    }
-}
-
-/* Delivers in order from the bottom of the receive window; rx describes
- * the frame that completed the first of them.  Segments join their
- * message's chain as they are taken (and are acknowledged then); the
- * chain goes to the deliver callback with its last segment.  A refused
- * delivery leaves that last segment in its slot, unacknowledged. */
-static int deliver_in_order(struct ini_swp *s, struct swp_conn *c, struct ini_rx_meta *rx)
-{
-    int n = 0;
-    for (;;) {
-        struct swp_rx_slot *r = rx_slot(s, c, c->rcv_nxt);
-        if (!r->p)
-            break;
-        uint8_t f = r->flags;
-        struct pbuf *m = r->p;
-        uint16_t off = r->off;
-        struct pbuf *prev_tail = c->asm_tail;
-        if (f & INI_SWP_F_CONT) {
-            /* The rest of a message: its header goes, it joins the chain. */
-            if (!c->asm_head || c->asm_len + r->p->tot_len - r->off > 0xffff ||
-                pbuf_remove_header(r->p, r->off) != 0) {
-                seg_error(c);
-                pbuf_free(r->p);
-                rcv_advance(s, c, r);
-                n++;
-                continue;
-            }
-            r->off = 0;
-            chain_append(c, r->p);
-            if (f & INI_SWP_F_MORE) {
-                rcv_advance(s, c, r);
-                c->stats.segs_received++;
-                n++;
-                continue;
-            }
-            chain_seal(c);
-            m = c->asm_head;
-            off = c->asm_off;
-        } else {
-            if (c->asm_head)
-                seg_error(c);       /* a message starts before the last one ended */
-            if (f & INI_SWP_F_MORE) {
-                c->asm_head = r->p;
-                c->asm_len = r->p->tot_len;
-                c->asm_tail = r->p;
-                while (c->asm_tail->next)
-                    c->asm_tail = c->asm_tail->next;
-                c->asm_off = r->off;
-                rcv_advance(s, c, r);
-                c->stats.segs_received++;
-                n++;
-                continue;
-            }
-        }
-        uint32_t bytes = m->tot_len - off - (uint32_t)sizeof(struct ini_am_hdr);
-        if (s->deliver(s->ctx, c->peer, m, off, rx) < 0) {
-            if (f & INI_SWP_F_CONT) {
-                /* The last segment goes back to its slot: the chain ends
-                 * where it did (its tot_len fields are set again when the
-                 * message is complete). */
-                prev_tail->next = NULL;
-                c->asm_tail = prev_tail;
-                c->asm_len -= r->p->tot_len;
-            }
-            if (!c->delivery_blocked) {
-                c->delivery_blocked = 1;
-                s->n_blocked++;
-                c->stats.deliver_refused++;
-            }
-            break;
-        }
-        if (f & INI_SWP_F_CONT) {
-            c->asm_head = NULL;
-            c->stats.segs_received++;
-        }
-        rcv_advance(s, c, r);
-        c->stats.msgs_delivered++;
-        c->stats.bytes_delivered += bytes;
-        n++;
-    }
-    if (c->delivery_blocked && !rx_slot(s, c, c->rcv_nxt)->p) {
-        c->delivery_blocked = 0;
-        s->n_blocked--;
-    }
-    return n;
-}
-
-/* 1 when frames wait in the receive window above a missing one, or a
- * message is half assembled: its next segment may be lost with nothing
- * behind it to show the gap (the last one, or the window's last). */
-static inline int rx_gap(struct ini_swp *s, struct swp_conn *c)
-{
-    return s->use_nak && (c->n_held || c->asm_head) && !rx_slot(s, c, c->rcv_nxt)->p;
-}
-
-/* Asks for the missing message seq, at most once per nak_gap. */
-static void nak_one(struct ini_swp *s, struct swp_conn *c, uint32_t seq)
-{
-    struct swp_rx_slot *r = rx_slot(s, c, seq);
-    if (r->nak_tsc && s->now - r->nak_tsc < s->nak_gap)
-        return;
-    r->nak_tsc = s->now | 1;
-    send_control(s, c, INI_SWP_NAK, seq);
-    c->stats.naks_sent++;
-}
-
-/* Frame seq (ahead of rcv_nxt) has arrived after a gap: asks for each
- * message of the gap, the run of empty slots just below it.  Frames
- * mostly arrive in order, so that run was skipped just now; one loss is
- * one NAK, and losses in different places of a window of segments are
- * asked for at once, not one round trip after the other. */
-static void nak_gap_below(struct ini_swp *s, struct swp_conn *c, uint32_t seq)
-{
-    uint32_t lo = seq;
-    while (lo != c->rcv_nxt && !rx_slot(s, c, (lo - 1) & s->seq_mask)->p)
-        lo = (lo - 1) & s->seq_mask;
-    for (uint32_t k = lo; k != seq; k = (k + 1) & s->seq_mask)
-        nak_one(s, c, k);
-}
-
-/* After in-order progress: acknowledge at once when half a window waits,
- * else make sure the ACK timer runs. */
-static void schedule_ack(struct ini_swp *s, struct swp_conn *c)
-{
-    if (c->rcv_unacked >= (s->window + 1) / 2) {
-        send_control(s, c, INI_SWP_ACK, 0);
-        c->stats.acks_bare++;
-    } else if (c->ack_sent != c->rcv_nxt && !timer_list_conn_active(&s->ack_timers, (uint16_t)c->peer)) {
-        start_timer(s, &s->ack_timers, (uint16_t)c->peer, 0);
-    }
-}
-
-/* A DATA frame that passed every check: kept in its slot of the receive
- * window (flags: its segment flags), delivered in order. */
-static void handle_data(struct ini_swp *s, struct swp_conn *c, uint32_t seq, uint8_t flags, struct pbuf *p,
-                        struct ini_rx_meta *rx)
-{
-    uint32_t ahead = dist(s, c->rcv_nxt, seq);
-    if (ahead >= s->window) {
-        if (dist(s, seq, c->rcv_nxt) <= s->window) {
-            /* Behind the window: a duplicate of something delivered.  Our
-             * ack may have been lost: send it again soon. */
-            c->stats.duplicates++;
-            c->ack_forced = 1;
-            if (!timer_list_conn_active(&s->ack_timers, (uint16_t)c->peer))
-                start_timer(s, &s->ack_timers, (uint16_t)c->peer, 0);
-        } else {
-            c->stats.out_of_window++;
-        }
-        pbuf_free(p);
-        return;
-    }
-    struct swp_rx_slot *r = rx_slot(s, c, seq);
-    if (r->p) {
-        c->stats.duplicates++;
-        pbuf_free(p);
-        return;
-    }
-    if (ahead == 0 && c->n_held == 0 && !c->asm_head && !(flags & (INI_SWP_F_MORE | INI_SWP_F_CONT))) {
-        /* The common case: the next message, whole, nothing held above it
-         * (so no gap, no NAK, no refused delivery): delivered straight from
-         * the frame, as deliver_in_order would.  Refused, it takes the
-         * slot like any other. */
-        uint32_t bytes = p->tot_len - (uint32_t)s->data_hdr_len - (uint32_t)sizeof(struct ini_am_hdr);
-        if (s->deliver(s->ctx, c->peer, p, (uint16_t)s->data_hdr_len, rx) == 0) {
-            rcv_next(s, c, r);
-            c->stats.msgs_delivered++;
-            c->stats.bytes_delivered += bytes;
-            schedule_ack(s, c);
-            return;
-        }
-    }
-    r->p = p;
-    r->off = (uint16_t)s->data_hdr_len;
-    r->flags = flags;
-    c->n_held++;
-    if (ahead == 0) {
-        if (deliver_in_order(s, c, rx))
-            schedule_ack(s, c);
-        /* Filled one gap, and frames wait above another: ask for its
-         * first message again if its NAK is old (the NAK or its answer
-         * may be lost, and no later frame may come to show it: the end of
-         * a message of many segments). */
-        if (s->use_nak && c->n_held && !rx_slot(s, c, c->rcv_nxt)->p)
-            nak_one(s, c, c->rcv_nxt);
-    } else if (s->use_nak && !rx_slot(s, c, (seq - 1) & s->seq_mask)->p) {
-        nak_gap_below(s, c, seq);   /* the end of a gap: ask for what it lacks */
-    }
-    /* While a gap lasts, the ACK timer asks for it again (ini_swp_poll). */
-    if (rx_gap(s, c) && !timer_list_conn_active(&s->ack_timers, (uint16_t)c->peer))
-        start_timer(s, &s->ack_timers, (uint16_t)c->peer, 0);
-}
-
-/* The CRC32C a DATA frame carries against its message's. */
-static int crc_ok(const struct ini_swp *s, const struct pbuf *p, const uint32_t *crc_done)
-{
-    uint32_t crc;
-    if (p->len >= s->data_hdr_len) {
-        memcpy(&crc, (const uint8_t *)p->payload + s->crc_off, 4);
-        if (!crc_done && !p->next) {    /* one frame: its message in one piece */
-            const uint8_t *msg = (const uint8_t *)p->payload + s->data_hdr_len;
-            size_t n = p->len - (size_t)s->data_hdr_len;
-            return crc == (n <= INI_SMALL_MAX ? ini_crc32c_small(0, msg, n) : ini_crc32c(0, msg, n));
-        }
-    } else {
-        pbuf_copy_partial(p, &crc, 4, (u16_t)s->crc_off);
-    }
-    return crc == (crc_done ? *crc_done : crc_of_pbuf(p, (uint16_t)s->data_hdr_len));
-}
-
-/* The pseudo header's words: the sum is byte-order independent. */
-static inline uint64_t pseudo_sum(uint32_t udp_len)
-{
-    uint32_t src = ip4_addr_get_u32(ip4_current_src_addr());
-    uint32_t dst = ip4_addr_get_u32(ip4_current_dest_addr());
-    return (uint64_t)(src & 0xffff) + (src >> 16) + (dst & 0xffff) + (dst >> 16) + lwip_htons(IP_PROTO_UDP) +
-           lwip_htons((u16_t)udp_len);
-}
-
-/* A DATA datagram of several pbufs (a reassembled one): its UDP checksum
- * and the CRC of its message in one pass over each pbuf
- * (ini_crc32c_sum), where lwIP's pseudo-header sum and then the CRC read
- * the whole datagram once each.  *crc gets the message's CRC; returns 1
- * when the UDP checksum is right.  The UDP header lies just in front of
- * the payload (removed by lwIP); the transport header and CRC in the
- * first pbuf (checked by the caller).  A pbuf that starts at an odd
- * offset of the datagram adds its sum byte-swapped. */
-static int udp_check_and_crc(const struct ini_swp *s, const struct pbuf *p, uint32_t *crc)
-{
-    const uint8_t *first = p->payload;
-    uint32_t hdr = (uint32_t)s->data_hdr_len;
-    uint32_t sum = (uint32_t)ini_chksum(first - UDP_HLEN, (int)(UDP_HLEN + hdr));
-    uint32_t c = 0, off = UDP_HLEN + hdr;
-    for (const struct pbuf *q = p; q; q = q->next) {
-        const uint8_t *b = (const uint8_t *)q->payload;
-        uint32_t n = q->len;
-        if (q == p) {
-            b += hdr;
-            n -= hdr;
-        }
-        uint64_t acc = 0;
-        c = ini_crc32c_sum(c, b, n, &acc);
-        uint16_t part = ini_chksum_fold(acc);
-        sum += (off & 1) ? (uint16_t)(part << 8 | part >> 8) : part;
-        off += n;
-    }
-    *crc = c;
-    /* At most 46 pbufs of 16-bit sums and six pseudo-header words: no
-     * overflow of 32 bits before the fold. */
-    return fold16((uint32_t)(sum + pseudo_sum((uint32_t)p->tot_len + UDP_HLEN))) == 0xffff;
-}
-
-/* Verifies the UDP checksum of the datagram p (UDP header just removed by
- * lwIP, still in front of the payload). */
-static int udp_checksum_ok(struct pbuf *p)
-{
-    if (p->next == NULL) {
-        /* One frame: the segment is contiguous; the pseudo header is added
-         * as words of its fields (the sum is byte-order independent). */
-        const uint8_t *udp = (const uint8_t *)p->payload - UDP_HLEN;
-        uint32_t len = (uint32_t)p->len + UDP_HLEN;
-        uint64_t sum = (uint64_t)ini_chksum(udp, (int)len) + pseudo_sum(len);
-        return fold16((uint32_t)sum) == 0xffff;
-    }
-    if (pbuf_header_force(p, UDP_HLEN) != 0)
-        return 0;
-    u16_t sum = ip_chksum_pseudo(p, IP_PROTO_UDP, p->tot_len, ip_current_src_addr(), ip_current_dest_addr());
-    pbuf_remove_header(p, UDP_HLEN);
-    return sum == 0;
-}
-
-static void udp_recv_cb(void *arg, struct udp_pcb *pcb, struct pbuf *p, const ip_addr_t *addr, u16_t port)
-{
-    struct ini_swp *s = arg;
-    /* The frame's metadata, from the link's input (as lwIP's own
-     * ip_current_*() are): stamped here, passed on to the delivery. */
-    struct ini_rx_meta *rx = ini_netif_current_rx(s->nf);
-    uint8_t raw[INI_SWP_MAXHDR];
-    struct ini_swp_hdr h;
-    uint32_t crc_calc, *crc_done = NULL;
-    if (rx->stamp)
-        rx->t_in_ip = rte_rdtsc();
-    int sum_ok;
-    if ((p->next || p->len >= INI_SWP_ONE_PASS_MIN) && p->len >= s->data_hdr_len) {
-        /* A reassembled datagram or a large frame (a segment: DATA, unless
-         * damaged): its CRC in the same pass as its checksum. */
-        sum_ok = udp_check_and_crc(s, p, &crc_calc);
-        crc_done = &crc_calc;
-    } else {
-        /* A small one the link checked as it checked the IP header. */
-        sum_ok = ini_netif_rx_udp_verified(s->nf) || udp_checksum_ok(p);
-    }
-    if (!sum_ok) {
-        s->stats.udp_checksum_errors++;
-        pbuf_free(p);
-        return;
-    }
-    if (rx->stamp)
-        rx->t_in_udp = rte_rdtsc();
-    /* With a key, the MAC first: a frame that fails it is a stranger's,
-     * and none of its fields is looked at. */
-    if (s->tag_len && !mac_ok(s, p)) {
-        s->stats.mac_fail++;
-        pbuf_free(p);
-        return;
-    }
-    const uint8_t *hdr = p->payload;
-    uint16_t n = p->len;
-    if (n < s->hdr_len) {
-        n = pbuf_copy_partial(p, raw, (u16_t)s->hdr_len, 0);
-        hdr = raw;
-    }
-    /* DATA holds at least an AM header, a continuing segment one byte. */
-    if (ini_swp_hdr_read(hdr, n, s->seq_bits, &h) < 0 ||
-        (h.op == INI_SWP_DATA &&
-         p->tot_len < s->data_hdr_len + ((h.flags & INI_SWP_F_CONT) ? 1 : sizeof(struct ini_am_hdr)))) {
-        s->stats.bad_header++;
-        pbuf_free(p);
-        return;
-    }
-    struct swp_conn *c = h.conn < s->n_inis ? &s->conns[h.conn] : NULL;
-    if (!c || c->peer < 0 || !ip_addr_cmp(&s->peer_ip[h.conn], addr)) {
-        s->stats.bad_conn++;
-        pbuf_free(p);
-        return;
-    }
-    /* Nothing in a DATA frame is believed before its CRC passes: not its
-     * sequence number, not its piggy-backed ack (a damaged ack could
-     * release messages the peer never received). */
-    if (h.op == INI_SWP_DATA && !crc_ok(s, p, crc_done)) {
-        c->stats.crc_errors++;
-        pbuf_free(p);
-        return;
-    }
-    if (h.op == INI_SWP_DATA) {
-        defer_ack(s, c, h.ack);
-        handle_data(s, c, h.seq, h.flags, p, rx);
-        return;
-    }
-    take_ack(s, c);
-    handle_ack(s, c, h.ack);
-    switch (h.op) {
-    case INI_SWP_NAK:
-        handle_nak(s, c, h.seq);
-        break;
-    default:
-        break;
-    }
-    pbuf_free(p);
-}
-
-/* ---- counters ---- */
 
 struct ini_swp_stats ini_swp_totals(const struct ini_swp *s)
 {
-    struct ini_swp_stats sum = s->stats;
+    struct ini_swp_stats sum = { 0 };
+    stats_add_relaxed(&sum, &s->stats);
     for (int i = 0; i < s->n_inis; i++)
         if (s->conns[i].peer >= 0)
-            ini_swp_stats_add(&sum, &s->conns[i].stats);
+            stats_add_relaxed(&sum, &s->conns[i].stats);
     return sum;
 }
 
-/* ---- timers and retries ---- */
-
-int ini_swp_service(struct ini_swp *s, uint64_t now)
+int ini_swp_conn(const struct ini_swp *s, int peer, struct ini_swp_conn_info *ci)
 {
-    int work = 0;
-    uint16_t conn;
-    uint32_t seq;
-    s->now = now;
-    /* First, so that no timer fires or starts for what is acknowledged
-     * already. */
-    work += take_later(s);
-    while (timer_list_pop_expired(&s->send_timers, now, &conn, &seq)) {
-        struct swp_conn *c = &s->conns[conn];
-        work++;
-        if (dist(s, c->snd_una, seq) >= dist(s, c->snd_una, c->snd_nxt))
-            continue;               /* acknowledged: a stale record */
-        if (tx_slot(s, c, seq)->flags && seq != c->snd_una) {
-            /* A segment above the oldest unacknowledged frame.  The ack is
-             * cumulative: behind one loss, every segment of the window
-             * times out together, received or not.  The receiver NAKs a
-             * lost segment when the next one arrives (segments come in
-             * runs), and again when it reaches the bottom of its window;
-             * the timer retransmits only the oldest. */
-            start_timer(s, &s->send_timers, conn, seq);
-            continue;
-        }
-        if (transmit(s, c, seq, NULL) == 0) {
-            c->stats.retx_timer++;
-        }
-        start_timer(s, &s->send_timers, conn, seq);
-    }
-    while (timer_list_pop_expired(&s->ack_timers, now, &conn, &seq)) {
-        struct swp_conn *c = &s->conns[conn];
-        work++;
-        if (rx_gap(s, c)) {
-            /* Frames wait above a gap whose NAK or answer may be lost:
-             * ask again (once per nak_gap; the NAK carries the ack), and
-             * look again at the next expiry. */
-            nak_one(s, c, c->rcv_nxt);
-            start_timer(s, &s->ack_timers, conn, 0);
-        }
-        if (c->ack_sent != c->rcv_nxt || c->rcv_unacked || c->ack_forced) {
-            send_control(s, c, INI_SWP_ACK, 0);
-            c->stats.acks_bare++;
-        }
-    }
-    if (s->n_pending) {
-        /* Messages in segments whose last transmission found no buffer
-         * (acks send the rest as the window opens). */
-        for (int i = 0; i < s->n_inis && s->n_pending; i++) {
-            struct swp_conn *c = &s->conns[i];
-            if (c->peer >= 0 && c->pend_left && dist(s, c->snd_una, c->snd_nxt) < s->window) {
-                continue_message(s, c);
-                work++;
-            }
-        }
-    }
-    if (s->n_blocked) {
-        /* Offered again: as if it arrived now, in an empty queue. */
-        struct ini_rx_meta rx = { .t_arrive = now, .t_start = now };
-        for (int i = 0; i < s->n_inis; i++) {
-            struct swp_conn *c = &s->conns[i];
-            if (c->peer >= 0 && c->delivery_blocked && deliver_in_order(s, c, &rx)) {
-                schedule_ack(s, c);
-                work++;
-            }
-        }
-    }
-    return work;
+    if (peer < 0 || peer >= s->n_inis || s->conns[peer].peer < 0)
+        return -1;
+    const struct swp_conn *c = &s->conns[peer];
+    ci->peer = peer;
+    ci->snd_una = RELAXED(c->snd_una);
+    ci->snd_nxt = RELAXED(c->snd_nxt);
+    ci->in_flight = dist(s, ci->snd_una, ci->snd_nxt);
+    ci->rcv_nxt = RELAXED(c->rcv_nxt);
+    ci->ack_sent = RELAXED(c->ack_sent);
+    /* The timer lists are read only through the connection's head
+     * pointer's being NULL or not: no pointer the loop changes is
+     * followed. */
+    ci->ack_timer = RELAXED(s->ack_timers.conns[peer].head) != NULL;
+    ci->delivery_blocked = RELAXED(c->delivery_blocked);
+    ci->listed = RELAXED(c->later_listed);
+    ci->stats = &c->stats;
+    return 0;
+}
+
+uint32_t ini_swp_window(const struct ini_swp *s)
+{
+    return s->window;
+}
+
+uint32_t ini_swp_send_timers(const struct ini_swp *s)
+{
+    return RELAXED(s->send_timers.in_use);
 }
 
 /* ---- set-up ---- */
 
-int ini_swp_init(struct ini_swp *s, const struct ini_swp_params *prm, struct ini_netif *nf,
-                 ini_deliver_fn deliver, ini_release_fn release, void *ctx)
+void ini_swp_params_default(struct ini_swp_params *p)
 {
-    memset(s, 0, sizeof(*s));
-    if (prm->n_inis < 1 || prm->n_inis > INI_SWP_MAX_INIS || prm->me < 0 || prm->me >= prm->n_inis ||
-        (prm->seq_bits != 8 && prm->seq_bits != 16 && prm->seq_bits != 32) || prm->window < 1 ||
-        (uint64_t)prm->window > (1ull << (prm->seq_bits - 1)) ||
-        prm->mtu < IP_HLEN + UDP_HLEN + INI_SWP_MAXHDR + INI_SWP_TAG_LEN + (int)sizeof(struct ini_am_hdr))
+    struct ini_swp_defaults d = ini_swp_defaults();
+    *p = (struct ini_swp_params){
+        .mtu = d.mtu, .window = d.window, .seq_bits = d.seq_bits, .send_timeout_us = d.send_timeout_us,
+        .ack_timeout_us = d.ack_timeout_us, .nak = d.nak, .segment = d.segment,
+    };
+}
+
+static int params_ok(const struct ini_swp_params *prm)
+{
+    return prm->n_inis >= 1 && prm->n_inis <= INI_SWP_MAX_INIS && prm->me >= 0 && prm->me < prm->n_inis &&
+           (prm->seq_bits == 8 || prm->seq_bits == 16 || prm->seq_bits == 32) && prm->window >= 1 &&
+           (uint64_t)prm->window <= (1ull << (prm->seq_bits - 1)) && prm->send_timeout_us > 0 &&
+           prm->ack_timeout_us > 0 &&
+           prm->mtu >= IP_HLEN + UDP_HLEN + INI_SWP_MAXHDR + INI_SWP_TAG_LEN + (int)sizeof(struct ini_am_hdr);
+}
+
+/* Every connection's slots (a power of two of them, at least a window:
+ * swp_internal.h tx_slot) and the timer lists. */
+static int alloc_conns(struct ini_swp *s, const struct ini_swp_params *prm, uint64_t tsc_hz)
+{
+    uint32_t slots = s->slot_mask + 1;
+    int n_conns = 0;
+    for (int i = 0; i < prm->n_inis; i++) {
+        struct swp_conn *c = &s->conns[i];
+        c->peer = -1;
+        if (!prm->connect[i] || i == prm->me)
+            continue;
+        c->peer = i;
+        ini_dgram_dst_init(&c->dst, prm->ip[i]);
+        c->tx = calloc(slots, sizeof(*c->tx));
+        c->rx = calloc(slots, sizeof(*c->rx));
+        if (!c->tx || !c->rx)
+            return -1;
+        n_conns++;
+    }
+    uint64_t send_ticks = tsc_hz / 1000000 * (uint64_t)prm->send_timeout_us;
+    uint64_t ack_ticks = tsc_hz / 1000000 * (uint64_t)prm->ack_timeout_us;
+    s->nak_gap = send_ticks / 4;
+    /* A machine of one cluster has no connection; the lists still need a
+     * record to exist. */
+    uint32_t send_capacity = n_conns ? (uint32_t)n_conns * s->window : 1;
+    if (timer_list_init_send(&s->send_timers, (uint32_t)prm->n_inis, send_capacity, send_ticks) < 0 ||
+        timer_list_init_ack(&s->ack_timers, (uint32_t)prm->n_inis, ack_ticks) < 0)
         return -1;
+    return 0;
+}
+
+struct ini_swp *ini_swp_open(const struct ini_swp_params *prm, struct ini_dgram *dg, struct ini_netif *nf,
+                             ini_deliver_fn deliver, ini_release_fn release, void *ctx)
+{
+    if (!params_ok(prm))
+        return NULL;
+    struct ini_swp *s = calloc(1, sizeof(*s));
+    if (!s)
+        return NULL;
     s->me = prm->me;
     s->n_inis = prm->n_inis;
-    s->nf = nf;
     s->frame_max = (uint32_t)(prm->mtu - IP_HLEN - UDP_HLEN);
-    ip_addr_set_ip4_u32(&s->local_ip, prm->ip[prm->me]);
     s->seq_bits = prm->seq_bits;
     s->hdr_len = ini_swp_hdr_len(s->seq_bits);
     s->tag_len = prm->auth ? INI_SWP_TAG_LEN : 0;
@@ -1171,23 +175,6 @@ int ini_swp_init(struct ini_swp *s, const struct ini_swp_params *prm, struct ini
     s->data_hdr_len = s->crc_off + 4;
     s->segment = prm->segment;
     s->seg_max = s->frame_max - (uint32_t)s->data_hdr_len;
-    if (prm->auth) {
-        /* The run's keys: the machine's key bound to this run's epoch, so
-         * that frames recorded in another run (same key, another epoch)
-         * fail the MAC. */
-        static const uint8_t label[] = "ini swp run keys v1";
-        uint8_t keys[sizeof(s->hash_key) + sizeof(s->tag_key)];
-        crypto_generichash_state st;
-        if (sodium_init() < 0)
-            return -1;
-        crypto_generichash_init(&st, prm->key, INI_SWP_KEY_LEN, sizeof(keys));
-        crypto_generichash_update(&st, label, sizeof(label));
-        crypto_generichash_update(&st, prm->epoch, INI_SWP_EPOCH_LEN);
-        crypto_generichash_final(&st, keys, sizeof(keys));
-        memcpy(s->hash_key, keys, sizeof(s->hash_key));
-        memcpy(s->tag_key, keys + sizeof(s->hash_key), sizeof(s->tag_key));
-        sodium_memzero(keys, sizeof(keys));
-    }
     s->seq_mask = s->seq_bits == 32 ? UINT32_MAX : (1u << s->seq_bits) - 1;
     s->window = (uint32_t)prm->window;
     uint32_t slots = 1;
@@ -1198,50 +185,23 @@ int ini_swp_init(struct ini_swp *s, const struct ini_swp_params *prm, struct ini
     s->deliver = deliver;
     s->release = release;
     s->ctx = ctx;
-    uint64_t send_ticks = prm->tsc_hz / 1000000 * (uint64_t)prm->send_timeout_us;
-    uint64_t ack_ticks = prm->tsc_hz / 1000000 * (uint64_t)prm->ack_timeout_us;
-    s->nak_gap = send_ticks / 4;
-
-    int n_conns = 0;
-    for (int i = 0; i < prm->n_inis; i++) {
-        struct swp_conn *c = &s->conns[i];
-        c->peer = -1;
-        if (!prm->connect[i] || i == prm->me)
-            continue;
-        c->peer = i;
-        ip_addr_set_ip4_u32(&s->peer_ip[i], prm->ip[i]);
-        c->tx = calloc(slots, sizeof(*c->tx));
-        c->rx = calloc(slots, sizeof(*c->rx));
-        if (!c->tx || !c->rx)
-            return -1;
-        n_conns++;
+    s->dg = dg;
+    /* Every datagram goes through the INI's UDP port (stack/dgram.h:
+     * header prediction, lwIP for the rest); ini_swp_input takes them. */
+    if ((prm->auth && swp_mac_keys(s, prm) < 0) ||
+        alloc_conns(s, prm, prm->tsc_hz ? prm->tsc_hz : rte_get_tsc_hz()) < 0 ||
+        ini_dgram_open(dg, nf, INI_UDP_PORT, ini_swp_input, s) < 0) {
+        ini_swp_close(s);
+        return NULL;
     }
-    /* A machine of one cluster has no connection; the lists still need a
-     * record to exist. */
-    uint32_t send_capacity = n_conns ? (uint32_t)n_conns * s->window : 1;
-    if (timer_list_init_send(&s->send_timers, (uint32_t)prm->n_inis, send_capacity, send_ticks) < 0 ||
-        timer_list_init_ack(&s->ack_timers, (uint32_t)prm->n_inis, ack_ticks) < 0)
-        return -1;
-
-    s->pcb = udp_new();
-    if (!s->pcb)
-        return -1;
-    if (udp_bind(s->pcb, &s->local_ip, INI_UDP_PORT) != ERR_OK)
-        return -1;
-    udp_recv(s->pcb, udp_recv_cb, s);
-    /* Single-frame datagrams for our port skip ip4_input and udp_input
-     * (netif_dpdk.h, header prediction): udp_recv_cb sees the same. */
-    ini_netif_fast_udp(nf, s->pcb);
-    return 0;
+    return s;
 }
 
 void ini_swp_close(struct ini_swp *s)
 {
-    if (s->nf && s->nf->fast_pcb == s->pcb)
-        ini_netif_fast_udp(s->nf, NULL);
-    if (s->pcb)
-        udp_remove(s->pcb);
-    s->pcb = NULL;
+    if (!s)
+        return;
+    ini_dgram_close(s->dg);
     for (int i = 0; i < s->n_inis; i++) {
         struct swp_conn *c = &s->conns[i];
         if (c->rx)
@@ -1256,8 +216,8 @@ void ini_swp_close(struct ini_swp *s)
         c->tx = NULL;
         c->rx = NULL;
     }
-    timer_list_destroy(&s->send_timers);
+    timer_list_destroy(&s->send_timers);     /* safe on a list never set up */
     timer_list_destroy(&s->ack_timers);
-    sodium_memzero(s->hash_key, sizeof(s->hash_key));
-    sodium_memzero(s->tag_key, sizeof(s->tag_key));
+    swp_mac_forget(s);
+    free(s);
 }

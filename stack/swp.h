@@ -58,24 +58,25 @@
  * front) until it is acknowledged, and gives it back through the release
  * callback: retransmissions are sent from the same place.  Each
  * transmission copies it once: a message that fits one frame straight
- * into a transmit mbuf of the link (ini_netif_udp_frame: no pbuf),
+ * into a transmit mbuf (stack/dgram.h ini_dgram_frame_begin: no pbuf),
  * behind the transport header, with the UDP and IP headers written in
- * place in front by the link (ini_netif_udp_queue, header prediction);
- * a longer one is
- * cut into IP fragments by the link, each copied into its frame
- * (ini_netif_udp_send_frags).  lwIP's own UDP output remains for what the
- * link does not cover.
+ * place in front (header prediction); a longer one is cut into IP
+ * fragments, each copied into its frame (ini_dgram_send_frags).  lwIP's
+ * own UDP output remains for what the prediction does not cover.
  * Received messages go to the deliver callback as a pbuf chain and the
  * offset of the AM header, with the receive metadata of the frame that
- * completed them (netif_dpdk.h struct ini_rx_meta: arrival, queue length,
+ * completed them (dgram.h struct ini_rx_meta: arrival, queue length,
  * trace stamps); the callback takes the pbuf (returns 0) or refuses it for
  * now (returns -1), in which case the protocol keeps it, does not
  * acknowledge it, and offers it again from ini_swp_poll() (with metadata
  * saying: arrived at that poll).
  *
  * The transport knows nothing of the daemon's configuration: the owner
- * fills struct ini_swp_params (ini/stack_config.h does it from the INI's
- * configuration).
+ * fills struct ini_swp_params from ini_swp_params_default() (ini/
+ * stack_config.h does it from the INI's configuration), and a stack
+ * (stack/stack.h) opens the transport with the link and the datagram
+ * endpoint under it.  Its state is its own (swp_internal.h); the owner
+ * reads it through the accessors at the end of this header.
  */
 #ifndef INI_SWP_H
 #define INI_SWP_H
@@ -83,11 +84,9 @@
 #include <stdint.h>
 
 #include "am_hdr.h"
-#include "checksum.h"
-#include "lwip/ip_addr.h"
 #include "lwip/pbuf.h"
-#include "netif_dpdk.h"
-#include "timer_list.h"
+#include "dgram.h"
+#include "stack_defaults.h"
 
 #define INI_UDP_PORT   7400
 #define INI_SWP_MAXHDR 14     /* header + CRC32C of DATA */
@@ -114,7 +113,7 @@ struct ini_swp_params {
     int send_timeout_us, ack_timeout_us;
     int nak;                         /* send NAKs on out-of-order arrival */
     int segment;                     /* send messages longer than a frame as segments */
-    uint64_t tsc_hz;
+    uint64_t tsc_hz;                 /* the TSC's rate; 0: rte_get_tsc_hz() at open */
     /* Authentication (docs/transport.md, "Strangers refused"): with
      * `auth` set, every datagram carries a MAC under a key derived from
      * `key` and `epoch`, checked before anything else in it is believed. */
@@ -167,114 +166,28 @@ struct ini_swp_stats {
 #undef INI_SWP_FIELD
 };
 
-static inline void ini_swp_stats_add(struct ini_swp_stats *sum, const struct ini_swp_stats *x)
-{
-#define INI_SWP_ADD(name) sum->name += x->name;
-    INI_SWP_COUNTERS(INI_SWP_ADD)
-#undef INI_SWP_ADD
-}
+/* The transport's state (swp_internal.h). */
+struct ini_swp;
 
-struct swp_tx_slot {
-    uint8_t *am;              /* AM header in the compute node's ring */
-    uint32_t am_len;
-    void *cookie;
-    uint64_t last_tx;         /* TSC of the last (re)transmission */
-    uint32_t crc;             /* CRC32C of the message */
-    uint8_t inner[INI_SWP_TAG_LEN];   /* with a key: Poly1305 of CRC + message, once */
-    uint16_t msg_sum;         /* ones' complement sum of CRC + message, for the UDP checksum ... */
-    uint8_t msg_sum_valid;    /* ... once summed (messages of several frames only) */
-    uint8_t crc_pending;      /* CRC and sum not yet taken: in the first copy (transmit) */
-    uint8_t flags;            /* INI_SWP_F_MORE, INI_SWP_F_CONT: a segment's place */
-    uint8_t release;          /* the message's last frame: give it back when acknowledged */
-    int naked;                /* retransmitted on a NAK already */
-};
+/* The defaults of every parameter (stack_defaults.h: MTU 1500, window 64,
+ * 32-bit sequence numbers, SEND timer 2 ms, ACK timer 200 us, NAKs and
+ * segments on), no MAC; tsc_hz 0 (the TSC's rate, at open).  The INIs
+ * (me, n_inis, ip, connect) are the owner's to fill. */
+void ini_swp_params_default(struct ini_swp_params *p);
 
-struct swp_rx_slot {
-    struct pbuf *p;           /* NULL: not received */
-    uint16_t off;
-    uint8_t flags;            /* the frame's segment flags */
-    uint64_t nak_tsc;         /* empty: when it was last NAKed (0: not yet) */
-};
-
-struct swp_conn {
-    int peer;                 /* global INI id; -1: no connection */
-    uint32_t snd_una, snd_nxt;     /* oldest unacknowledged, next to send */
-    uint32_t rcv_nxt;              /* next expected */
-    uint32_t rcv_unacked;          /* delivered since our last ack went out */
-    uint32_t ack_sent;             /* last ack value sent */
-    int      delivery_blocked;     /* head of the receive window refused */
-    int      ack_forced;           /* a duplicate came: our ack may be lost */
-    uint32_t n_held;               /* receive slots holding a frame */
-    /* Sending a message in segments: what the window has not taken yet
-     * (pend_left bytes at pend_at, of the message at pend_start). */
-    uint8_t *pend_start, *pend_at;
-    uint32_t pend_left;
-    void    *pend_cookie;
-    /* Receiving one: the segments taken in order so far, chained (tot_len
-     * set only when complete), asm_len bytes; the AM header at asm_off of
-     * the first. */
-    struct pbuf *asm_head, *asm_tail;
-    uint32_t asm_len;
-    uint16_t asm_off;
-    struct swp_tx_slot *tx;        /* [slot_mask + 1] */
-    struct swp_rx_slot *rx;        /* [slot_mask + 1] */
-    /* The peer's slot in the link's table, found at the first send (slots
-     * never move); NULL until then, or while the link has none. */
-    const struct ini_peer_slot *link_peer;
-    /* Work taken at the next turn (see ini_swp_poll): a DATA frame's
-     * piggy-backed ack (ack_in), and the SEND timers of what was sent
-     * since (from timed_nxt to snd_nxt); later_listed: the connection is
-     * in ini_swp.later. */
-    uint32_t ack_in;
-    uint32_t timed_nxt;
-    uint8_t  ack_deferred, later_listed;
-    struct ini_swp_stats stats;
-};
-
-struct ini_swp {
-    struct udp_pcb *pcb;
-    struct ini_netif *nf;          /* the link: transmit buffers, the netif to send on */
-    uint32_t frame_max;            /* largest UDP payload of one frame */
-    ip_addr_t local_ip;            /* this INI's address */
-    ip_addr_t peer_ip[INI_SWP_MAX_INIS];     /* every INI's, by id */
-    int me, n_inis;
-    int seq_bits, hdr_len;
-    int tag_len;                   /* 0, or INI_SWP_TAG_LEN: the MAC behind the header */
-    int crc_off;                   /* hdr_len + tag_len: where DATA's CRC is */
-    int data_hdr_len;              /* crc_off + 4: where DATA's message starts */
-    int segment;                   /* stack.segmentation: messages longer than a frame in segments */
-    uint32_t seg_max;              /* bytes of message in one segment: frame_max - data_hdr_len */
-    int n_pending;                 /* connections with a message taken in part */
-    uint32_t pend_frames;          /* their segments not sent yet (ini_swp_pending_frames) */
-    uint8_t hash_key[32];          /* the run's Poly1305 key (tag_len != 0) ... */
-    uint8_t tag_key[16];           /* ... and its SipHash key */
-    uint32_t seq_mask, window;
-    uint32_t slot_mask;            /* slots per connection - 1: a power of two >= window */
-    uint64_t nak_gap;              /* TSC: least time between two NAKs / NAK retransmissions */
-    int use_nak;
-    ini_deliver_fn deliver;
-    ini_release_fn release;
-    void *ctx;
-    uint64_t now;                  /* TSC of the current loop turn */
-    int n_blocked;                 /* connections with a refused delivery */
-    int n_later;                   /* connections with work taken later: */
-    uint8_t later[INI_SWP_MAX_INIS];             /* their ids */
-    struct swp_conn conns[INI_SWP_MAX_INIS];     /* indexed by peer INI id */
-    struct timer_list send_timers;
-    struct timer_list ack_timers;
-    /* What belongs to no connection (a bad header or checksum, a send or
-     * timer error); a connection's counters are its own, each counted
-     * once, and ini_swp_totals() sums them. */
-    struct ini_swp_stats stats;
-};
-
-/* Sets up every connection and binds the INI's UDP port on nf, the INI's
- * link (its netif, already registered with lwIP), which every datagram is
- * sent through.  Allocates all per-connection state here, once.  -1 on
- * parameters out of range or no memory. */
-int ini_swp_init(struct ini_swp *s, const struct ini_swp_params *prm, struct ini_netif *nf,
-                 ini_deliver_fn deliver, ini_release_fn release, void *ctx);
+/* Sets up every connection and opens dg, the INI's UDP port on nf (the
+ * INI's link, already registered with lwIP), which every datagram goes
+ * through.  Allocates all its state here, once.  NULL on parameters out
+ * of range, no memory or the port taken. */
+struct ini_swp *ini_swp_open(const struct ini_swp_params *prm, struct ini_dgram *dg, struct ini_netif *nf,
+                             ini_deliver_fn deliver, ini_release_fn release, void *ctx);
+/* Closes dg, frees what the transport holds (received frames not yet
+ * delivered) and the transport itself. */
 void ini_swp_close(struct ini_swp *s);
+/* The receive path: a datagram for the INI's UDP port, from the link's
+ * header prediction or from lwIP (stack/dgram.h ini_dgram_input_fn); ctx
+ * is the transport.  Takes p. */
+void ini_swp_input(void *ctx, struct pbuf *p, uint32_t src, uint32_t dst, int sum_ok, struct ini_rx_meta *rx);
 
 /* Sends the message whose AM header is at `am` to INI `peer`.  0 when
  * taken; -1 when the connection's window is full (or lwIP is out of
@@ -283,19 +196,12 @@ void ini_swp_close(struct ini_swp *s);
 int ini_swp_send(struct ini_swp *s, int peer, uint8_t *am, uint32_t am_len, void *cookie, uint64_t now,
                  struct ini_swp_tx_stamps *stamps);
 
-/* TSC of the earliest SEND or ACK timer; UINT64_MAX if none runs. */
-static inline uint64_t ini_swp_next_deadline(const struct ini_swp *s)
-{
-    uint64_t a = timer_list_next_deadline(&s->send_timers), b = timer_list_next_deadline(&s->ack_timers);
-    return a < b ? a : b;
-}
-
 /* Takes the acks that DATA frames carried since the last call, starts
  * the SEND timers of what was sent since, runs expired SEND and ACK timers
  * and retries refused deliveries.  Returns the work done (the timers
  * started are not work).  Cheap when nothing is due, the common case of
- * every loop turn: inline, a comparison and three counters (a call to the
- * whole of ini_swp_service cost about 25 instructions of its own).
+ * every loop turn: a comparison and three counters before the call to
+ * the whole service (which cost about 25 instructions of its own).
  *
  * Both are taken here, at the next turn, not as the frame arrives or
  * leaves: an ack's releases (the SEND timers, the release callbacks) and
@@ -304,34 +210,49 @@ static inline uint64_t ini_swp_next_deadline(const struct ini_swp *s)
  * starts less than a turn late, against a timeout of milliseconds.  A
  * send that finds the window full takes its connection's ack at once, and
  * so do ACK and NAK frames.  The owner calls it at the start of every
- * loop turn, as inid does. */
-int ini_swp_service(struct ini_swp *s, uint64_t now);
-static inline int ini_swp_poll(struct ini_swp *s, uint64_t now)
-{
-    s->now = now;
-    if (now < ini_swp_next_deadline(s) && !s->n_blocked && !s->n_pending && !s->n_later)
-        return 0;
-    return ini_swp_service(s, now);
-}
+ * loop turn, as inid does (stack.h ini_stack_poll). */
+int ini_swp_poll(struct ini_swp *s, uint64_t now);
 
-/* The whole INI's counters: its own and every connection's. */
-struct ini_swp_stats ini_swp_totals(const struct ini_swp *s);
-
+/* TSC of the earliest SEND or ACK timer; UINT64_MAX if none runs. */
+uint64_t ini_swp_next_deadline(const struct ini_swp *s);
 
 /* Segments of messages taken in part that still wait for the window:
  * frames of work the INI has accepted but not done, for the load-aware
  * policies (a message of 45 segments weighs as its frames do). */
-static inline uint32_t ini_swp_pending_frames(const struct ini_swp *s)
-{
-    return s->pend_frames;
-}
+uint32_t ini_swp_pending_frames(const struct ini_swp *s);
 
 /* Window state of a connection, for the stall rule: 1 if full, or still
  * sending a message in segments (the next message waits behind it). */
-static inline int ini_swp_window_full(const struct ini_swp *s, int peer)
-{
-    const struct swp_conn *c = &s->conns[peer];
-    return c->pend_left || ((c->snd_nxt - c->snd_una) & s->seq_mask) >= s->window;
-}
+int ini_swp_window_full(const struct ini_swp *s, int peer);
+
+/* ---- read-only accessors: telemetry, the counters file, benchmarks ----
+ *
+ * They load every figure with a relaxed atomic load, so DPDK's telemetry
+ * thread may call them while the INI's loop runs (on x86-64 a plain
+ * aligned load, never half of a store); figures read one after another
+ * are not one snapshot. */
+
+/* The whole INI's counters: its own and every connection's. */
+struct ini_swp_stats ini_swp_totals(const struct ini_swp *s);
+
+/* A connection's state. */
+struct ini_swp_conn_info {
+    int peer;                        /* its INI id */
+    uint32_t snd_una, snd_nxt;       /* oldest unacknowledged, next to send */
+    uint32_t in_flight;              /* between them: each has its SEND timer (or gets it next turn) */
+    uint32_t rcv_nxt, ack_sent;      /* next expected, last ack sent */
+    int ack_timer;                   /* its ACK timer runs */
+    int delivery_blocked;            /* the head of its receive window was refused */
+    int listed;                      /* work listed for the next turn (ini_swp_poll) */
+    const struct ini_swp_stats *stats;   /* its counters, live: read with relaxed loads */
+};
+/* Fills *ci for the connection to INI `peer`: 0, or -1 when there is none
+ * (an INI of this cluster, this INI, or an id out of range). */
+int ini_swp_conn(const struct ini_swp *s, int peer, struct ini_swp_conn_info *ci);
+
+/* The window (frames in flight per connection), and the SEND timers
+ * running in the whole INI. */
+uint32_t ini_swp_window(const struct ini_swp *s);
+uint32_t ini_swp_send_timers(const struct ini_swp *s);
 
 #endif

@@ -41,11 +41,15 @@
 #define LWIP_NETIF_TX_SINGLE_PBUF   0     /* fragments reference the payload */
 #define LWIP_STATS                  1     /* checksum and reassembly drops */
 /* For ipReasmFails: the datagrams reassembly gives up (aged out or evicted),
- * which lwIP's IPFRAG stats do not count (ini_netif_timers). */
+ * which lwIP's IPFRAG stats do not count (stack/dgram.c). */
 #define MIB2_STATS                  1
 #define LWIP_STATS_DISPLAY          0
 #define MEM_STATS                   0
-#define MEMP_STATS                  0
+/* Elements in use per pool: the unit tests check after every test that
+ * lwIP's pools are back to empty (tests/unit/loop_harness.c), as lwIP's
+ * own tests do.  A few instructions per allocation, none of which the
+ * INI makes for a message of one frame. */
+#define MEMP_STATS                  1
 #define SYS_STATS                   0
 #define LINK_STATS                  0
 #define ICMP_STATS                  0
@@ -61,11 +65,12 @@
 #define MEMP_NUM_FRAG_PBUF          256   /* fragment references in flight */
 #define IP_DEFAULT_TTL              64
 
-/* UDP checksums are on, but the transport (stack/swp.c) computes them: on
- * send it hands lwIP the payload's sum (udp_sendto_chksum), cached per
- * message so a retransmission only sums its header again; on receive it
- * verifies the datagram in its callback.  That also puts a measurable
- * boundary between the UDP and IP modules for detailed traces. */
+/* UDP checksums are on, but the transport computes them (stack/swp_tx.c,
+ * swp_rx.c): on send it gives the payload's sum, taken in the pass that
+ * copies or checks the message, to the header prediction or to lwIP
+ * (udp_sendto_chksum); on receive it verifies the datagram in its input,
+ * in the CRC's pass for a long one.  That also puts a measurable boundary
+ * between the UDP and IP modules for detailed traces. */
 #define CHECKSUM_GEN_IP             1
 #define CHECKSUM_GEN_UDP            1
 #define CHECKSUM_CHECK_IP           1

@@ -1,8 +1,9 @@
 /*
- * fuzz_rx.c - libFuzzer harness of the receive path: frames into the netif
- * glue (ini_netif_input) of INI b of two INIs joined in one process
- * (tests/unit/loop_harness.h), through lwIP's IP (reassembly included) and
- * UDP into the transport, with the real checksum, CRC and MAC code.
+ * fuzz_rx.c - libFuzzer harness of the receive path: frames into the stack
+ * (ini_stack_input: the link, then lwIP's boundary) of INI b of two INIs
+ * joined in one process (tests/unit/loop_harness.h), through header
+ * prediction or lwIP's IP (reassembly included) and UDP into the
+ * transport, with the real checksum, CRC and MAC code.
  *
  * Input: a flags byte, then records, each a 16-bit big-endian length and
  * that many bytes.
@@ -46,6 +47,7 @@
 
 static uint16_t ip_id;
 static unsigned mbufs_idle;             /* in use with nothing on the wire */
+static int keyed;                       /* this input's pair authenticates (flags bit 1) */
 static const uint8_t key[INI_SWP_KEY_LEN] = { 7 };
 static const uint8_t epoch[INI_SWP_EPOCH_LEN] = { 9 };
 
@@ -66,7 +68,7 @@ static void feed(const uint8_t *frame, uint16_t len)
     struct rte_mbuf *m = loop_frame(frame, len);
     if (!m)
         return;
-    ini_netif_input(&loop_b.nf, m, &rx);
+    ini_stack_input(&loop_b.st, m, &rx);
     loop_flush(&loop_b);                /* as inid after a receive burst */
 }
 
@@ -106,13 +108,13 @@ static void feed_fixed(const uint8_t *rec, uint16_t n)
         n = 65507 - 8;
     uint8_t *pl = udp + 8;
     memcpy(pl, rec, n);
-    const struct loop_side *b = &loop_b;
-    int hdr = b->swp.hdr_len, crc_off = b->swp.crc_off, data_hdr = b->swp.data_hdr_len;
+    /* DATA's layout (swp.h): the header, the MAC if keyed, the CRC. */
+    int crc_off = ini_swp_hdr_len(loop_cfg.stack.seq_bits) + (keyed ? INI_SWP_TAG_LEN : 0);
+    int data_hdr = crc_off + 4;
     if (n >= data_hdr && (pl[0] & INI_SWP_OP_MASK) == INI_SWP_DATA) {   /* segments too */
         uint32_t crc = ini_crc32c(0, pl + data_hdr, (size_t)(n - data_hdr));
         memcpy(pl + crc_off, &crc, 4);
     }
-    (void)hdr;
     uint32_t src = stranger ? PP_HTONL(0x0a000001) : loop_cfg.inis[0].ip, dst = loop_cfg.inis[1].ip;
     uint16_t ulen = (uint16_t)(8 + n);
     udp[0] = INI_UDP_PORT >> 8;
@@ -176,7 +178,8 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
         loop_cfg.stack.segmentation = seg;
         loop_reset_transport(NULL, NULL, NULL);
     }
-    if (flags & 2)
+    keyed = (flags & 2) != 0;
+    if (keyed)
         loop_reset_transport(key, epoch, epoch);
     ip_id = 0;
     size_t i = 1;

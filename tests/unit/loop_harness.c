@@ -12,10 +12,9 @@
 #include <rte_mempool.h>
 
 #include "lwip/inet_chksum.h"
-#include "lwip/init.h"
-#include "lwip/ip4_frag.h"
+#include "lwip/memp.h"
+#include "lwip/stats.h"
 #include "lwip/sys.h"
-#include "lwip/timeouts.h"
 #include "msg.h"
 #include "stack_config.h"
 
@@ -53,14 +52,14 @@ void loop_pump(void)
             n_inbox[id] = 0;
             struct ini_rx_meta rx = { 0 };
             for (int i = 0; i < n; i++)
-                ini_netif_input(&(id ? &loop_b : &loop_a)->nf, batch[i], &rx);
+                ini_stack_input(&(id ? &loop_b : &loop_a)->st, batch[i], &rx);
         }
     }
 }
 
 int loop_flush(struct loop_side *s)
 {
-    int waiting = ini_netif_flush(&s->nf);
+    int waiting = ini_stack_flush(&s->st);
     loop_pump();
     return waiting;
 }
@@ -155,12 +154,8 @@ int loop_global_init(const char *name)
     /* Empty under --no-shconf and --no-telemetry: removed now, so that
      * nothing is left in /var/run/dpdk. */
     rmdir(rte_eal_get_runtime_dir());
-    pool = rte_pktmbuf_pool_create("loop_mbufs", 16383, 0, INI_MBUF_PRIV_SIZE,
-                                   RTE_MBUF_DEFAULT_BUF_SIZE, 0);
-    if (!pool)
-        return -1;
-    lwip_init();
-    return 0;
+    pool = ini_stack_pool_create("loop_mbufs", 16383, ini_stack_mbuf_room(1500), 0);
+    return pool ? 0 : -1;
 }
 
 struct rte_mbuf *loop_frame(const void *bytes, uint16_t len)
@@ -207,9 +202,17 @@ uint16_t loop_ip_frame(uint8_t *buf, const struct loop_side *from, uint16_t ip_i
 
 unsigned loop_mbufs_in_use(void)
 {
-    ini_netif_return_mbufs(&loop_a.nf);     /* mbufs held for bulk transfers */
-    ini_netif_return_mbufs(&loop_b.nf);
+    ini_netif_return_mbufs(&loop_a.st.nf);  /* mbufs held for bulk transfers */
+    ini_netif_return_mbufs(&loop_b.st.nf);
     return rte_mempool_in_use_count(pool);
+}
+
+struct ini_swp_conn_info loop_conn(const struct loop_side *s)
+{
+    struct ini_swp_conn_info ci;
+    memset(&ci, 0, sizeof(ci));
+    ini_swp_conn(s->st.swp, s->other->id, &ci);
+    return ci;
 }
 
 static void make_ini(int id, int cluster, uint32_t ip)
@@ -222,32 +225,39 @@ static void make_ini(int id, int cluster, uint32_t ip)
     memcpy(n->mac, mac, 6);
 }
 
-/* Side s's netif: one port, the other side its only (static) peer. */
-static void setup_netif(struct loop_side *s)
+/* Side s's stack, from loop_cfg (key NULL: no MAC), over the harness's
+ * pool; its link has one port, the other side its only (static) peer. */
+static void setup_side(struct loop_side *s, const uint8_t *key, const uint8_t *epoch)
 {
-    int id = s->id;
-    ini_netif_init(&s->nf, loop_cfg.inis[id].ip, loop_cfg.inis[id].mac, 1500, pool);
-    s->nf.xmit = wire_xmit;
-    s->nf.xmit_ctx = s;
-    int q = ini_netif_add_txq(&s->nf, 0);
-    ini_netif_add_peer(&s->nf, loop_cfg.inis[1 - id].ip, loop_cfg.inis[1 - id].mac, q);
+    struct ini_stack_params prm;
+    char err[256];
+    ini_stack_params_from_config(&prm, &loop_cfg, s->id, LOOP_HZ);
+    prm.pool = pool;
+    prm.deliver = deliver;
+    prm.release = release;
+    prm.ctx = s;
+    if (key) {
+        prm.swp.auth = 1;
+        memcpy(prm.swp.key, key, INI_SWP_KEY_LEN);
+        memcpy(prm.swp.epoch, epoch, INI_SWP_EPOCH_LEN);
+    }
+    if (ini_stack_open(&s->st, &prm, err, sizeof(err)) < 0) {
+        fprintf(stderr, "loop_harness: INI %d: %s\n", s->id, err);
+        abort();
+    }
+    s->st.nf.xmit = wire_xmit;
+    s->st.nf.xmit_ctx = s;
+    int q = ini_netif_add_txq(&s->st.nf, 0);
+    ini_netif_add_peer(&s->st.nf, loop_cfg.inis[1 - s->id].ip, loop_cfg.inis[1 - s->id].mac, q);
 }
 
-static void setup_side(struct loop_side *s, struct loop_side *other, int id, const uint8_t *key,
-                       const uint8_t *epoch)
+static void new_side(struct loop_side *s, struct loop_side *other, int id, const uint8_t *key,
+                     const uint8_t *epoch)
 {
     memset(s, 0, sizeof(*s));
     s->id = id;
     s->other = other;
-    setup_netif(s);
-    struct ini_swp_params prm;
-    ini_swp_params_from_config(&prm, &loop_cfg, id, LOOP_HZ);
-    if (key) {
-        prm.auth = 1;
-        memcpy(prm.key, key, INI_SWP_KEY_LEN);
-        memcpy(prm.epoch, epoch, INI_SWP_EPOCH_LEN);
-    }
-    ini_swp_init(&s->swp, &prm, &s->nf, deliver, release, s);
+    setup_side(s, key, epoch);
 }
 
 static void setup(int window, int seq_bits, int nak, const uint8_t *key, const uint8_t *epoch_a,
@@ -266,8 +276,8 @@ static void setup(int window, int seq_bits, int nak, const uint8_t *key, const u
     loop_cfg.stack.segmentation = loop_segmentation;
     make_ini(0, 0, PP_HTONL(0xc6120001));   /* 198.18.0.1 */
     make_ini(1, 1, PP_HTONL(0xc6120002));   /* 198.18.0.2 */
-    setup_side(&loop_a, &loop_b, 0, key, epoch_a);
-    setup_side(&loop_b, &loop_a, 1, key, epoch_b);
+    new_side(&loop_a, &loop_b, 0, key, epoch_a);
+    new_side(&loop_b, &loop_a, 1, key, epoch_b);
 }
 
 void loop_setup(int window, int seq_bits, int nak)
@@ -281,60 +291,69 @@ void loop_setup_keyed(int window, int seq_bits, int nak, const uint8_t key[INI_S
     setup(window, seq_bits, nak, key, epoch_a, epoch_b);
 }
 
-/* Closes both sides: held frames freed, transports closed (flushing first
- * sends what they queued to the inbox), interfaces removed. */
-static void close_sides(struct loop_side *const sides[2], int flush)
+/* Closes both sides: held frames freed, stacks closed (what they queued
+ * and held freed, their partial datagrams given up, their mbufs back). */
+static void close_sides(struct loop_side *const sides[2])
 {
     for (int i = 0; i < 2; i++) {
         struct loop_side *s = sides[i];
         for (int k = 0; k < s->n_held; k++)
             rte_pktmbuf_free(s->held[k]);
         s->n_held = 0;
-        ini_swp_close(&s->swp);
-        if (flush)
-            ini_netif_flush(&s->nf);
-        netif_remove(&s->nf.netif);
+        ini_stack_close(&s->st);
     }
 }
 
-/* Drops what waits in the inboxes and ages out half-reassembled datagrams,
- * uncounted: the next test starts with an empty reassembly and its mbufs
- * back. */
-static void empty_wire(struct loop_side *const sides[2])
+/* Drops what waits in the inboxes: the next test starts with an empty
+ * wire. */
+static void empty_wire(void)
 {
-    for (int i = 0; i <= IP_REASS_MAXAGE; i++)
-        ip_reass_tmr();
-    for (int i = 0; i < 2; i++) {
-        struct loop_side *s = sides[i];
-        rte_pktmbuf_free_bulk(inbox[s->id], (unsigned)n_inbox[s->id]);
-        n_inbox[s->id] = 0;
+    for (int id = 0; id < 2; id++) {
+        rte_pktmbuf_free_bulk(inbox[id], (unsigned)n_inbox[id]);
+        n_inbox[id] = 0;
     }
 }
 
-void loop_teardown(void)
+/* lwIP's pools, by name (its memp_std.h list, as lwIP's memp.h builds
+ * its enum from it). */
+static const char *const memp_names[MEMP_MAX] = {
+#define LWIP_MEMPOOL(name, num, size, desc) #name,
+#include "lwip/priv/memp_std.h"
+};
+
+/* The buffers in use with both sides closed: mbufs, and the elements of
+ * every lwIP pool but its timeouts (lwIP's own timers, always there). */
+static unsigned leaks(void)
+{
+    unsigned n = rte_mempool_in_use_count(pool);
+    if (n)
+        fprintf(stderr, "loop_harness: %u mbufs not back in the pool\n", n);
+    for (int i = 0; i < MEMP_MAX; i++) {
+        if (i == MEMP_SYS_TIMEOUT || !lwip_stats.memp[i]->used)
+            continue;
+        fprintf(stderr, "loop_harness: lwIP pool %s: %u in use\n", memp_names[i],
+                (unsigned)lwip_stats.memp[i]->used);
+        n += lwip_stats.memp[i]->used;
+    }
+    return n;
+}
+
+unsigned loop_teardown(void)
 {
     struct loop_side *const sides[2] = { &loop_a, &loop_b };
-    close_sides(sides, 0);
-    empty_wire(sides);
+    close_sides(sides);
+    empty_wire();
+    return leaks();
 }
 
 void loop_reset_transport(const uint8_t *key, const uint8_t *epoch_a, const uint8_t *epoch_b)
 {
     struct loop_side *const sides[2] = { &loop_a, &loop_b };
-    close_sides(sides, 1);
-    empty_wire(sides);
+    close_sides(sides);
+    empty_wire();
     for (int i = 0; i < 2; i++) {
         struct loop_side *s = sides[i];
-        ini_netif_return_mbufs(&s->nf);  /* before setting it up afresh */
-        setup_netif(s);                 /* hosts learned by ARP forgotten */
-        struct ini_swp_params prm;
-        ini_swp_params_from_config(&prm, &loop_cfg, s->id, LOOP_HZ);
-        if (key) {
-            prm.auth = 1;
-            memcpy(prm.key, key, INI_SWP_KEY_LEN);
-            memcpy(prm.epoch, i ? epoch_b : epoch_a, INI_SWP_EPOCH_LEN);
-        }
-        ini_swp_init(&s->swp, &prm, &s->nf, deliver, release, s);
+        setup_side(s, key, i ? epoch_b : epoch_a);     /* hosts learned by ARP forgotten */
         s->n_got = 0;
         s->released = 0;
         s->last_len = 0;
@@ -354,7 +373,7 @@ int loop_send(struct loop_side *s, uint32_t tag, uint32_t len)
         am[i] = (uint8_t)(i * 13 + tag);
     if (len >= 20)
         memcpy(am + 16, &tag, 4);
-    int rc = ini_swp_send(&s->swp, s->other->id, am, len, NULL, loop_now, NULL);
+    int rc = ini_swp_send(s->st.swp, s->other->id, am, len, NULL, loop_now, NULL);
     loop_flush(s);
     return rc;
 }
@@ -363,10 +382,10 @@ void loop_run(uint64_t step_ns, int rounds)
 {
     for (int r = 0; r < rounds; r++) {
         loop_now += step_ns;
-        ini_swp_poll(&loop_a.swp, loop_now);
+        ini_stack_poll(&loop_a.st, loop_now);
         loop_flush(&loop_a);
-        ini_swp_poll(&loop_b.swp, loop_now);
+        ini_stack_poll(&loop_b.st, loop_now);
         loop_flush(&loop_b);
-        ini_netif_timers(&loop_a.nf);    /* one lwIP for both sides */
+        ini_stack_timers(&loop_a.st);       /* one lwIP for both sides */
     }
 }

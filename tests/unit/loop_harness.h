@@ -1,18 +1,21 @@
 /*
  * loop_harness.h - two INIs in one process for unit tests: each has its
- * netif and sliding-window transport in one lwIP instance, and each one's
- * transmit queue feeds the other's receive path through a scripted "wire"
- * that can drop, hold back (reorder), duplicate or corrupt single frames.
- * Time is a fake TSC the test advances; lwIP's clock (sys_now) follows it,
- * and loop_run runs lwIP's timers (reassembly ageing) too.
+ * stack (stack/stack.h: link, UDP/IP, transport) in one lwIP instance,
+ * and each one's transmit queue feeds the other's receive path through a
+ * scripted "wire" that can drop, hold back (reorder), duplicate or
+ * corrupt single frames.  Time is a fake TSC the test advances; lwIP's
+ * clock (sys_now) follows it, and loop_run runs lwIP's timers
+ * (reassembly ageing) too.  Teardown closes both stacks and counts the
+ * mbufs and lwIP buffers that did not come back (lwIP's own unit tests
+ * check the same after every test).
  */
 #ifndef LOOP_HARNESS_H
 #define LOOP_HARNESS_H
 
 #include <stdint.h>
 
-#include "netif_dpdk.h"
-#include "swp.h"
+#include "checksum.h"
+#include "stack.h"
 
 #include "config.h"     /* struct ini_config loop_cfg */
 
@@ -27,8 +30,7 @@ typedef enum wire_fate (*wire_script_fn)(struct loop_side *from, uint64_t n, con
 
 struct loop_side {
     int id;
-    struct ini_netif nf;
-    struct ini_swp swp;
+    struct ini_stack st;                 /* st.nf the link, st.swp the transport (its accessors) */
     struct loop_side *other;
     wire_script_fn script;
     uint64_t frames_out;
@@ -59,7 +61,11 @@ void loop_setup(int window, int seq_bits, int nak);
  * epoch given apart (the same for a working pair). */
 void loop_setup_keyed(int window, int seq_bits, int nak, const uint8_t key[INI_SWP_KEY_LEN],
                       const uint8_t epoch_a[INI_SWP_EPOCH_LEN], const uint8_t epoch_b[INI_SWP_EPOCH_LEN]);
-void loop_teardown(void);
+/* Closes both sides and empties the wire; returns the buffers that did not
+ * come back (mbufs in use, lwIP pool elements in use; each kind named on
+ * stderr): 0 when nothing leaked.  Every transport test's teardown asserts
+ * it. */
+unsigned loop_teardown(void);
 /* Both transports and netifs started again (key NULL: no MAC; else as
  * loop_setup_keyed; hosts learned by ARP forgotten), what they queued,
  * the reassembly and the wire emptied, the delivery records cleared; the
@@ -81,6 +87,8 @@ int  loop_flush(struct loop_side *s);
 /* Delivers what is on the wire, both ways, until nothing is. */
 void loop_pump(void);
 unsigned loop_mbufs_in_use(void);
+/* A connection's state (stack/swp.h), of side s to the other side. */
+struct ini_swp_conn_info loop_conn(const struct loop_side *s);
 /* An mbuf of the harness's pool holding len bytes of frame; NULL if empty. */
 struct rte_mbuf *loop_frame(const void *bytes, uint16_t len);
 /* Builds into buf an Ethernet frame from `from` to its peer carrying an

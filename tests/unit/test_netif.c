@@ -11,6 +11,8 @@
  * fragments that arrive out of order, twice or after a hole are reassembled
  * (lwIP's reassembly with our in-order fast path, stack/lwip/patches/) into
  * the same message; the header prediction and lwIP's path deliver alike.
+ * Every test's teardown checks that every mbuf and every lwIP buffer came
+ * back.
  */
 #include <setjmp.h>
 #include <stdarg.h>
@@ -69,7 +71,7 @@ static int setup(void **state)
 
 static int teardown(void **state)
 {
-    loop_teardown();
+    assert_int_equal(loop_teardown(), 0);
     return 0;
 }
 
@@ -78,11 +80,11 @@ static int teardown(void **state)
 static void send_and_check(uint32_t am_len, int expect_frames)
 {
     unsigned before = loop_mbufs_in_use();
-    uint64_t frames = loop_a.nf.stats.tx_frames;
+    uint64_t frames = loop_a.st.nf.stats.tx_frames;
     uint32_t got = loop_b.n_got, rel = loop_a.released;
 
     assert_int_equal(loop_send(&loop_a, 77, am_len), 0);
-    assert_int_equal((int)(loop_a.nf.stats.tx_frames - frames), expect_frames);
+    assert_int_equal((int)(loop_a.st.nf.stats.tx_frames - frames), expect_frames);
     assert_int_equal(loop_b.n_got, got + 1);
     assert_int_equal(loop_b.last_len, am_len);
     for (uint32_t i = 20; i < am_len; i++)
@@ -116,27 +118,27 @@ static void test_small(void **state)
 
 static void test_corrupt_frame_dropped(void **state)
 {
-    uint32_t chk = ini_swp_totals(&loop_b.swp).udp_checksum_errors, got = loop_b.n_got;
+    uint32_t chk = ini_swp_totals(loop_b.st.swp).udp_checksum_errors, got = loop_b.n_got;
     corrupt_next = 1;
     assert_int_equal(loop_send(&loop_a, 5, 100), 0);
     assert_int_equal(loop_b.n_got, got);
-    assert_int_equal(ini_swp_totals(&loop_b.swp).udp_checksum_errors, chk + 1);
+    assert_int_equal(ini_swp_totals(loop_b.st.swp).udp_checksum_errors, chk + 1);
     loop_run(1000000, 4);        /* the SEND timer retransmits it */
     assert_int_equal(loop_b.n_got, got + 1);
-    assert_int_equal(ini_swp_totals(&loop_a.swp).retx_timer, 1);
+    assert_int_equal(ini_swp_totals(loop_a.st.swp).retx_timer, 1);
 }
 
 /* Two compensating bit errors in two fragments of one datagram pass the
  * UDP checksum; the transport's CRC32C must catch them. */
 static void test_crc_catches_what_udp_misses(void **state)
 {
-    uint32_t chk = ini_swp_totals(&loop_b.swp).udp_checksum_errors, got = loop_b.n_got;
+    uint32_t chk = ini_swp_totals(loop_b.st.swp).udp_checksum_errors, got = loop_b.n_got;
     twin_flips = 2;
     assert_int_equal(loop_send(&loop_a, 9, 12000), 0);   /* 9 fragments */
     assert_int_equal(twin_flips, 0);
     assert_int_equal(loop_b.n_got, got);
-    assert_int_equal(ini_swp_totals(&loop_b.swp).udp_checksum_errors, chk);         /* UDP saw nothing */
-    assert_int_equal(ini_swp_totals(&loop_b.swp).crc_errors, 1);
+    assert_int_equal(ini_swp_totals(loop_b.st.swp).udp_checksum_errors, chk);         /* UDP saw nothing */
+    assert_int_equal(ini_swp_totals(loop_b.st.swp).crc_errors, 1);
     loop_run(1000000, 4);
     assert_int_equal(loop_b.n_got, got + 1);
     for (uint32_t i = 20; i < 12000; i++)
@@ -178,7 +180,7 @@ static void test_reassembly_out_of_order(void **state)
         assert_int_equal(loop_a.released, rel + 1);
         assert_int_equal(loop_mbufs_in_use(), before);
     }
-    struct ini_swp_stats a = ini_swp_totals(&loop_a.swp), b = ini_swp_totals(&loop_b.swp);
+    struct ini_swp_stats a = ini_swp_totals(loop_a.st.swp), b = ini_swp_totals(loop_b.st.swp);
     assert_int_equal(a.retx_timer + a.retx_nak, 0);
     assert_int_equal(b.udp_checksum_errors + b.crc_errors + b.duplicates, 0);
 }
@@ -189,16 +191,15 @@ static void test_reassembly_out_of_order(void **state)
  * lwIP, which drops and counts it, and the SEND timer recovers it. */
 static void test_header_prediction_and_lwip_path(void **state)
 {
-    struct udp_pcb *fast = loop_b.nf.fast_pcb;
-    assert_non_null(fast);
-    ini_netif_fast_udp(&loop_b.nf, NULL);
+    assert_true(loop_b.st.dg.predict_rx);
+    loop_b.st.dg.predict_rx = 0;
     /* lwIP checks what A's prediction wrote from its header pattern:
      * lengths, addresses and the IP header checksum. */
     unsigned chk0 = lwip_stats.ip.chkerr, drop0 = lwip_stats.ip.drop;
     send_and_check(100, 1);
     assert_int_equal(lwip_stats.ip.chkerr, chk0);
     assert_int_equal(lwip_stats.ip.drop, drop0);
-    ini_netif_fast_udp(&loop_b.nf, fast);
+    loop_b.st.dg.predict_rx = 1;
     send_and_check(100, 1);
     uint32_t got = loop_b.n_got;
     unsigned chk = lwip_stats.ip.chkerr;
@@ -222,9 +223,9 @@ static uint16_t refuse_while_set(struct ini_netif *nf, struct ini_txq *q, struct
 
 static void refuse_on_a(int on)
 {
-    if (loop_a.nf.xmit != refuse_while_set) {
-        wire_of_a = loop_a.nf.xmit;
-        loop_a.nf.xmit = refuse_while_set;
+    if (loop_a.st.nf.xmit != refuse_while_set) {
+        wire_of_a = loop_a.st.nf.xmit;
+        loop_a.st.nf.xmit = refuse_while_set;
     }
     refusing = on;
 }
@@ -250,8 +251,8 @@ static void test_full_port_keeps_frames(void **state)
     assert_tags_in_order(16);
     loop_run(300000, 3);
     assert_int_equal(loop_a.released, 16);
-    assert_int_equal(loop_a.nf.stats.tx_dropped, 0);
-    assert_int_equal(ini_swp_totals(&loop_a.swp).retx_timer + ini_swp_totals(&loop_a.swp).retx_nak, 0);
+    assert_int_equal(loop_a.st.nf.stats.tx_dropped, 0);
+    assert_int_equal(ini_swp_totals(loop_a.st.swp).retx_timer + ini_swp_totals(loop_a.st.swp).retx_nak, 0);
 }
 
 /* Beyond the backlog (256 frames) frames are dropped and counted; the
@@ -262,26 +263,26 @@ static void test_backlog_overflow_drops_and_recovers(void **state)
     for (uint32_t i = 0; i < 16; i++)
         assert_int_equal(loop_send(&loop_a, i, 65000), 0);    /* 44 frames each */
     assert_int_equal(loop_flush(&loop_a), INI_NETIF_BACKLOG);
-    assert_int_equal(loop_a.nf.stats.tx_dropped, 16 * 44 - INI_NETIF_BACKLOG);
+    assert_int_equal(loop_a.st.nf.stats.tx_dropped, 16 * 44 - INI_NETIF_BACKLOG);
     refuse_on_a(0);
     for (int r = 0; r < 100 && loop_a.released < 16; r++)
         loop_run(1000000, 1);
     assert_tags_in_order(16);
     assert_int_equal(loop_a.released, 16);
-    assert_true(ini_swp_totals(&loop_a.swp).retx_timer > 0);
+    assert_true(ini_swp_totals(loop_a.st.swp).retx_timer > 0);
 }
 
 /* A transmit buffer the transport gives up on returns its mbuf. */
 static void test_unsent_tx_buffer_freed(void **state)
 {
     unsigned before = loop_mbufs_in_use();
-    struct pbuf *p = ini_netif_alloc_tx(&loop_a.nf, 1000);
+    struct pbuf *p = ini_netif_alloc_tx(&loop_a.st.nf, 1000);
     assert_non_null(p);
     assert_int_equal(p->len, 1000);
     assert_int_equal(loop_mbufs_in_use(), before + 1);
     pbuf_free(p);
     assert_int_equal(loop_mbufs_in_use(), before);
-    assert_null(ini_netif_alloc_tx(&loop_a.nf, 4000));      /* larger than an mbuf */
+    assert_null(ini_netif_alloc_tx(&loop_a.st.nf, 4000));      /* larger than an mbuf */
     assert_int_equal(loop_mbufs_in_use(), before);
 }
 
@@ -341,7 +342,7 @@ static const uint8_t host_ip[4] = { 198, 18, 0, 200 };
 /* A frame from the Linux host to side a: Ethernet header + body. */
 static void input_from_host(const uint8_t dst_mac[6], uint16_t ethertype, const uint8_t *body, uint16_t len)
 {
-    struct rte_mbuf *m = rte_pktmbuf_alloc(loop_a.nf.pool);
+    struct rte_mbuf *m = rte_pktmbuf_alloc(loop_a.st.nf.pool);
     assert_non_null(m);
     uint8_t *f = (uint8_t *)rte_pktmbuf_append(m, (uint16_t)(14 + len));
     memcpy(f, dst_mac, 6);
@@ -350,7 +351,7 @@ static void input_from_host(const uint8_t dst_mac[6], uint16_t ethertype, const 
     f[13] = (uint8_t)ethertype;
     memcpy(f + 14, body, len);
     struct ini_rx_meta meta = { 0 };
-    ini_netif_input(&loop_a.nf, m, &meta);
+    ini_stack_input(&loop_a.st, m, &meta);
 }
 
 static uint16_t sum16(const uint8_t *p, int len)
@@ -370,9 +371,9 @@ static uint16_t sum16(const uint8_t *p, int len)
  * more, and the configured peer and the transport still work. */
 static void test_arp_learn_bound(void **state)
 {
-    ini_xmit_fn wire = loop_a.nf.xmit;
-    loop_a.nf.xmit = capture_xmit;
-    uint32_t a_ip = ip4_addr_get_u32(netif_ip4_addr(&loop_a.nf.netif));
+    ini_xmit_fn wire = loop_a.st.nf.xmit;
+    loop_a.st.nf.xmit = capture_xmit;
+    uint32_t a_ip = ip4_addr_get_u32(netif_ip4_addr(&loop_a.st.nf.netif));
     static const uint8_t broadcast[6] = { 0xff, 0xff, 0xff, 0xff, 0xff, 0xff };
     const int senders = 4 * INI_PEER_LEARNED_MAX;
     for (int i = 0; i < senders; i++) {
@@ -383,23 +384,23 @@ static void test_arp_learn_bound(void **state)
         memcpy(arp + 14, ip, 4);
         memcpy(arp + 24, &a_ip, 4);
         input_from_host(broadcast, 0x0806, arp, sizeof arp);
-        ini_netif_flush(&loop_a.nf);
+        ini_netif_flush(&loop_a.st.nf);
         assert_int_equal(n_captured, 1);                        /* answered */
         free_captured();
     }
-    assert_int_equal(loop_a.nf.arp.stats.arp_requests_in, senders);
-    assert_int_equal(loop_a.nf.arp.stats.arp_learned, INI_PEER_LEARNED_MAX);
-    assert_int_equal(loop_a.nf.arp.stats.arp_not_learned, senders - INI_PEER_LEARNED_MAX);
-    assert_int_equal(loop_a.nf.n_learned, INI_PEER_LEARNED_MAX);
+    assert_int_equal(loop_a.st.nf.arp.stats.arp_requests_in, senders);
+    assert_int_equal(loop_a.st.nf.arp.stats.arp_learned, INI_PEER_LEARNED_MAX);
+    assert_int_equal(loop_a.st.nf.arp.stats.arp_not_learned, senders - INI_PEER_LEARNED_MAX);
+    assert_int_equal(loop_a.st.nf.n_learned, INI_PEER_LEARNED_MAX);
     uint8_t first[4] = { 10, 9, 0, 1 }, last[4] = { 10, 9, (uint8_t)((senders - 1) >> 8), (uint8_t)senders };
     uint32_t f_ip, l_ip;
     memcpy(&f_ip, first, 4);
     memcpy(&l_ip, last, 4);
-    assert_non_null(ini_netif_find_peer(&loop_a.nf, f_ip));    /* the first ones stay */
-    assert_null(ini_netif_find_peer(&loop_a.nf, l_ip));        /* a late one is not kept */
-    uint32_t b_ip = ip4_addr_get_u32(netif_ip4_addr(&loop_b.nf.netif));
-    assert_memory_equal(ini_netif_find_peer(&loop_a.nf, b_ip)->mac, loop_b.nf.mac, 6);
-    loop_a.nf.xmit = wire;
+    assert_non_null(ini_netif_find_peer(&loop_a.st.nf, f_ip));    /* the first ones stay */
+    assert_null(ini_netif_find_peer(&loop_a.st.nf, l_ip));        /* a late one is not kept */
+    uint32_t b_ip = ip4_addr_get_u32(netif_ip4_addr(&loop_b.st.nf.netif));
+    assert_memory_equal(ini_netif_find_peer(&loop_a.st.nf, b_ip)->mac, loop_b.st.nf.mac, 6);
+    loop_a.st.nf.xmit = wire;
     assert_int_equal(loop_send(&loop_a, 0, 3000), 0);         /* the peer still gets messages */
     loop_run(1000000, 3);
     assert_int_equal(loop_b.n_got, 1);
@@ -409,9 +410,9 @@ static void test_arp_learn_bound(void **state)
  * then answers its ICMP echo request with an echo reply to its MAC. */
 static void test_arp_and_ping(void **state)
 {
-    ini_xmit_fn wire = loop_a.nf.xmit;
-    loop_a.nf.xmit = capture_xmit;
-    uint32_t a_ip = ip4_addr_get_u32(netif_ip4_addr(&loop_a.nf.netif));
+    ini_xmit_fn wire = loop_a.st.nf.xmit;
+    loop_a.st.nf.xmit = capture_xmit;
+    uint32_t a_ip = ip4_addr_get_u32(netif_ip4_addr(&loop_a.st.nf.netif));
     static const uint8_t broadcast[6] = { 0xff, 0xff, 0xff, 0xff, 0xff, 0xff };
 
     uint8_t arp[28] = { 0, 1, 8, 0, 6, 4, 0, 1 };
@@ -419,33 +420,33 @@ static void test_arp_and_ping(void **state)
     memcpy(arp + 14, host_ip, 4);
     memcpy(arp + 24, &a_ip, 4);
     input_from_host(broadcast, 0x0806, arp, sizeof arp);
-    ini_netif_flush(&loop_a.nf);
+    ini_netif_flush(&loop_a.st.nf);
     assert_int_equal(n_captured, 1);
     const uint8_t *r = rte_pktmbuf_mtod(captured[0], const uint8_t *);
     assert_memory_equal(r, host_mac, 6);                        /* to the asker */
-    assert_memory_equal(r + 6, loop_a.nf.mac, 6);
+    assert_memory_equal(r + 6, loop_a.st.nf.mac, 6);
     assert_int_equal(r[12] << 8 | r[13], 0x0806);
     assert_int_equal(r[14 + 7], 2);                             /* a reply */
-    assert_memory_equal(r + 14 + 8, loop_a.nf.mac, 6);          /* sender: the INI */
+    assert_memory_equal(r + 14 + 8, loop_a.st.nf.mac, 6);          /* sender: the INI */
     assert_memory_equal(r + 14 + 14, &a_ip, 4);
     assert_memory_equal(r + 14 + 24, host_ip, 4);               /* target: the asker */
     assert_true(captured[0]->pkt_len >= 60);
     free_captured();
     uint32_t h_ip;
     memcpy(&h_ip, host_ip, 4);
-    struct ini_peer_slot *peer = ini_netif_find_peer(&loop_a.nf, h_ip);
+    struct ini_peer_slot *peer = ini_netif_find_peer(&loop_a.st.nf, h_ip);
     assert_non_null(peer);
     assert_true(peer->learned);
     assert_memory_equal(peer->mac, host_mac, 6);
-    assert_int_equal(loop_a.nf.arp.stats.arp_requests_in, 1);
+    assert_int_equal(loop_a.st.nf.arp.stats.arp_requests_in, 1);
 
     /* a static peer (side b) is not taken over by ARP */
-    uint32_t b_ip = ip4_addr_get_u32(netif_ip4_addr(&loop_b.nf.netif));
+    uint32_t b_ip = ip4_addr_get_u32(netif_ip4_addr(&loop_b.st.nf.netif));
     memcpy(arp + 14, &b_ip, 4);
     input_from_host(broadcast, 0x0806, arp, sizeof arp);
-    ini_netif_flush(&loop_a.nf);
+    ini_netif_flush(&loop_a.st.nf);
     free_captured();
-    assert_memory_equal(ini_netif_find_peer(&loop_a.nf, b_ip)->mac, loop_b.nf.mac, 6);
+    assert_memory_equal(ini_netif_find_peer(&loop_a.st.nf, b_ip)->mac, loop_b.st.nf.mac, 6);
 
     /* ICMP echo request, 40 bytes of data */
     uint8_t ip[20 + 8 + 40] = { 0x45, 0, 0, sizeof ip, 0x12, 0x34, 0, 0, 64, 1 };
@@ -460,8 +461,8 @@ static void test_arp_and_ping(void **state)
         icmp[i] = (uint8_t)i;
     c = sum16(icmp, 48);
     icmp[2] = (uint8_t)(c >> 8), icmp[3] = (uint8_t)c;
-    input_from_host(loop_a.nf.mac, 0x0800, ip, sizeof ip);
-    ini_netif_flush(&loop_a.nf);
+    input_from_host(loop_a.st.nf.mac, 0x0800, ip, sizeof ip);
+    ini_netif_flush(&loop_a.st.nf);
     assert_int_equal(n_captured, 1);
     r = rte_pktmbuf_mtod(captured[0], const uint8_t *);
     assert_memory_equal(r, host_mac, 6);
@@ -473,35 +474,35 @@ static void test_arp_and_ping(void **state)
 
     /* ... and nothing else: one ARP request does not let a host's
      * fragments or datagrams past the glue (found by fuzz_rx) */
-    uint64_t not_peer = loop_a.nf.stats.rx_not_peer, evicted = loop_a.nf.stats.reass_evictions;
+    uint64_t not_peer = loop_a.st.nf.stats.rx_not_peer, evicted = loop_a.st.dg.stats.reass_evictions;
     ip[9] = 17;                                                 /* UDP, a first fragment */
     ip[6] = 0x20;
     ip[10] = ip[11] = 0;
     c = sum16(ip, 20);
     ip[10] = (uint8_t)(c >> 8), ip[11] = (uint8_t)c;
-    input_from_host(loop_a.nf.mac, 0x0800, ip, sizeof ip);
+    input_from_host(loop_a.st.nf.mac, 0x0800, ip, sizeof ip);
     ip[6] = 0;                                                  /* a whole datagram */
     ip[10] = ip[11] = 0;
     c = sum16(ip, 20);
     ip[10] = (uint8_t)(c >> 8), ip[11] = (uint8_t)c;
-    input_from_host(loop_a.nf.mac, 0x0800, ip, sizeof ip);
-    ini_netif_flush(&loop_a.nf);
+    input_from_host(loop_a.st.nf.mac, 0x0800, ip, sizeof ip);
+    ini_netif_flush(&loop_a.st.nf);
     assert_int_equal(n_captured, 0);
-    assert_int_equal(loop_a.nf.stats.rx_not_peer, not_peer + 2);
-    assert_int_equal(loop_a.nf.stats.reass_evictions, evicted);
+    assert_int_equal(loop_a.st.nf.stats.rx_not_peer, not_peer + 2);
+    assert_int_equal(loop_a.st.dg.stats.reass_evictions, evicted);
 
     /* no entry: an ARP request goes out, the packet is dropped */
     uint32_t unknown = h_ip + (1u << 24);
-    ini_arp_resolve(&loop_a.nf, unknown);
-    ini_arp_resolve(&loop_a.nf, unknown);                       /* within 100 ms: once */
-    ini_netif_flush(&loop_a.nf);
+    ini_arp_resolve(&loop_a.st.nf, unknown);
+    ini_arp_resolve(&loop_a.st.nf, unknown);                       /* within 100 ms: once */
+    ini_netif_flush(&loop_a.st.nf);
     assert_int_equal(n_captured, 1);
     r = rte_pktmbuf_mtod(captured[0], const uint8_t *);
     assert_memory_equal(r, broadcast, 6);
     assert_int_equal(r[14 + 7], 1);
     assert_memory_equal(r + 14 + 24, &unknown, 4);
     free_captured();
-    loop_a.nf.xmit = wire;
+    loop_a.st.nf.xmit = wire;
 }
 
 /* ---- bad frames counted (issue 17 item 12) and floods bounded ---- */
@@ -511,7 +512,7 @@ static void input_b(const void *frame, uint16_t len)
     struct ini_rx_meta rx = { 0 };
     struct rte_mbuf *m = loop_frame(frame, len);
     assert_non_null(m);
-    ini_netif_input(&loop_b.nf, m, &rx);
+    ini_stack_input(&loop_b.st, m, &rx);
     loop_pump();
 }
 
@@ -523,12 +524,12 @@ static void test_runt_and_not_ip_counted(void **state)
     f[12] = 0x08;
     input_b(f, 14);                      /* Ethernet header only */
     input_b(f, 33);                      /* one byte short of an IPv4 header */
-    assert_int_equal(loop_b.nf.stats.rx_runt, 2);
+    assert_int_equal(loop_b.st.nf.stats.rx_runt, 2);
     f[12] = 0x86;                        /* IPv6's EtherType */
     f[13] = 0xdd;
     input_b(f, 64);
-    assert_int_equal(loop_b.nf.stats.rx_not_ip, 1);
-    assert_int_equal(loop_b.nf.stats.rx_frames, 3);
+    assert_int_equal(loop_b.st.nf.stats.rx_not_ip, 1);
+    assert_int_equal(loop_b.st.nf.stats.rx_frames, 3);
     assert_int_equal(loop_mbufs_in_use(), before);
 }
 
@@ -552,8 +553,8 @@ static void test_reassembly_timeout_counted(void **state)
         loop_run(500000000, 1);          /* 6 s: past IP_REASS_MAXAGE */
     drop_frame = UINT64_MAX;
     assert_int_equal(loop_b.n_got, 1);
-    assert_int_equal(loop_a.nf.stats.reass_timeouts + loop_b.nf.stats.reass_timeouts, 1);
-    assert_int_equal(loop_b.nf.stats.reass_evictions, 0);
+    assert_int_equal(loop_a.st.dg.stats.reass_timeouts + loop_b.st.dg.stats.reass_timeouts, 1);
+    assert_int_equal(loop_b.st.dg.stats.reass_evictions, 0);
     assert_int_equal(loop_mbufs_in_use(), before);
 }
 
@@ -571,7 +572,7 @@ static void test_first_fragment_flood_bounded(void **state)
         input_b(f, len);
         assert_true(loop_mbufs_in_use() - before <= 256);
     }
-    assert_int_equal(loop_b.nf.stats.reass_evictions, 3000 - 256);
+    assert_int_equal(loop_b.st.dg.stats.reass_evictions, 3000 - 256);
     assert_int_equal(loop_send(&loop_a, 1, 65000), 0);
     assert_int_equal(loop_b.n_got, 1);
     assert_int_equal(loop_b.last_len, 65000);
@@ -601,8 +602,8 @@ static void test_stranger_fragments_dropped_early(void **state)
         f[14 + 15] = 99;                      /* source 198.18.0.99 (IP checksum left stale: never read) */
         input_b(f, len);
     }
-    assert_int_equal(loop_b.nf.stats.rx_not_peer, 1000);
-    assert_int_equal(loop_b.nf.stats.reass_evictions, 0);
+    assert_int_equal(loop_b.st.nf.stats.rx_not_peer, 1000);
+    assert_int_equal(loop_b.st.dg.stats.reass_evictions, 0);
     assert_int_equal(loop_mbufs_in_use(), before);
 }
 
@@ -635,7 +636,7 @@ static void udp_sum(uint8_t *udp, uint16_t len)
 static void test_strangers_cost_nothing(void **state)
 {
     unsigned before = loop_mbufs_in_use();
-    uint64_t tx = loop_b.nf.stats.tx_frames;
+    uint64_t tx = loop_b.st.nf.stats.tx_frames;
     uint8_t udp[8 + 20] = { 0x1c, 0xe8, 0x12, 0x34, 0, 28, 0, 0 };   /* to port 4660, no checksum */
     uint8_t f[128];
     input_b(f, loop_ip_frame(f, &loop_a, 1, 0, 17, udp, sizeof(udp)));
@@ -645,10 +646,10 @@ static void test_strangers_cost_nothing(void **state)
     udp[9] = 77;                              /* no INI 77 */
     udp_sum(udp, sizeof(udp));
     input_b(f, loop_ip_frame(f, &loop_a, 2, 0, 17, udp, sizeof(udp)));
-    assert_int_equal(ini_swp_totals(&loop_b.swp).bad_conn, 1);
+    assert_int_equal(ini_swp_totals(loop_b.st.swp).bad_conn, 1);
     input_b(f, loop_ip_frame(f, &loop_a, 3, 0, 6, udp, sizeof(udp)));   /* TCP */
-    assert_int_equal(loop_b.nf.stats.tx_frames, tx);
-    assert_int_equal(ini_swp_totals(&loop_b.swp).udp_checksum_errors, 0);
+    assert_int_equal(loop_b.st.nf.stats.tx_frames, tx);
+    assert_int_equal(ini_swp_totals(loop_b.st.swp).udp_checksum_errors, 0);
     assert_int_equal(loop_mbufs_in_use(), before);
 }
 

@@ -6,9 +6,10 @@
  * in segments (stack.segmentation): loss of the first, a middle and the
  * last segment, duplicates, reordering across messages, the window full
  * in the middle of a message, wraparound, refused delivery, segments out
- * of place.  Every test checks that each message is delivered exactly
- * once and in order, and that the sender got every message back
- * (released) once acknowledged.
+ * of place; a stack refused its parameters.  Every test checks that each
+ * message is delivered exactly once and in order, and that the sender got
+ * every message back (released) once acknowledged; its teardown, that
+ * every mbuf and every lwIP buffer came back.
  */
 #include <setjmp.h>
 #include <stdarg.h>
@@ -82,7 +83,7 @@ static int setup16(void **state)
 
 static int teardown(void **state)
 {
-    loop_teardown();
+    assert_int_equal(loop_teardown(), 0);
     return 0;
 }
 
@@ -93,7 +94,7 @@ static void assert_all_delivered(uint32_t n)
     for (uint32_t i = 0; i < n; i++)
         assert_int_equal(loop_b.got_tag[i], i);
     assert_int_equal(loop_a.released, n);
-    assert_int_equal(loop_a.swp.conns[1].snd_una, loop_a.swp.conns[1].snd_nxt);
+    assert_int_equal(loop_conn(&loop_a).snd_una, loop_conn(&loop_a).snd_nxt);
 }
 
 static void test_in_order_and_piggyback(void **state)
@@ -104,12 +105,12 @@ static void test_in_order_and_piggyback(void **state)
      * its next poll, not on arrival (swp.h, ini_swp_poll). */
     assert_int_equal(loop_send(&loop_b, 0, 64), 0);
     assert_int_equal(loop_a.released, 0);
-    ini_swp_poll(&loop_a.swp, loop_now);
+    ini_swp_poll(loop_a.st.swp, loop_now);
     assert_int_equal(loop_a.released, 3);
-    assert_true(ini_swp_totals(&loop_b.swp).acks_piggy >= 1);
+    assert_true(ini_swp_totals(loop_b.st.swp).acks_piggy >= 1);
     loop_run(MS, 3);
     assert_all_delivered(3);
-    assert_int_equal(ini_swp_totals(&loop_a.swp).retx_timer + ini_swp_totals(&loop_a.swp).retx_nak, 0);
+    assert_int_equal(ini_swp_totals(loop_a.st.swp).retx_timer + ini_swp_totals(loop_a.st.swp).retx_nak, 0);
 }
 
 /* A deferred ack waits for the next poll, but a send that finds the
@@ -126,7 +127,7 @@ static void test_deferred_ack_opens_full_window(void **state)
     assert_int_equal(loop_a.released, 0);  /* the window is full, the ack still waits */
     assert_int_equal(loop_send(&loop_a, 16, 64), 0);    /* takes it: 7 released, room */
     assert_int_equal(loop_a.released, 7);
-    assert_int_equal(ini_swp_totals(&loop_a.swp).window_full, 0);
+    assert_int_equal(ini_swp_totals(loop_a.st.swp).window_full, 0);
     loop_run(MS, 5);
     assert_all_delivered(17);
 }
@@ -137,21 +138,21 @@ static void test_send_timer_at_next_turn(void **state)
 {
     loop_run(0, 1);                        /* both sides' turns at the current time */
     assert_int_equal(loop_send(&loop_a, 0, 64), 0);
-    assert_int_equal(timer_list_pending(&loop_a.swp.send_timers), 0);
+    assert_int_equal(ini_swp_send_timers(loop_a.st.swp), 0);
     loop_run(0, 1);                        /* the next turn, at the same time */
-    assert_int_equal(timer_list_pending(&loop_a.swp.send_timers), 1);
+    assert_int_equal(ini_swp_send_timers(loop_a.st.swp), 1);
     loop_run(MS, 2);                       /* B's ACK timer acknowledges it */
-    assert_int_equal(timer_list_pending(&loop_a.swp.send_timers), 0);
+    assert_int_equal(ini_swp_send_timers(loop_a.st.swp), 0);
     assert_int_equal(loop_a.released, 1);
     assert_int_equal(loop_send(&loop_a, 1, 64), 0);
     assert_int_equal(loop_send(&loop_b, 0, 64), 0);     /* its ack rides on B's message */
     loop_run(0, 1);
     assert_int_equal(loop_a.released, 2);
-    assert_int_equal(timer_list_pending(&loop_a.swp.send_timers), 0);
+    assert_int_equal(ini_swp_send_timers(loop_a.st.swp), 0);
     loop_run(MS, 5);
     assert_all_delivered(2);
-    assert_int_equal(ini_swp_totals(&loop_a.swp).retx_timer + ini_swp_totals(&loop_a.swp).retx_nak, 0);
-    assert_int_equal(ini_swp_totals(&loop_a.swp).timer_errors, 0);
+    assert_int_equal(ini_swp_totals(loop_a.st.swp).retx_timer + ini_swp_totals(loop_a.st.swp).retx_nak, 0);
+    assert_int_equal(ini_swp_totals(loop_a.st.swp).timer_errors, 0);
 }
 
 static void test_loss_recovered_by_nak(void **state)
@@ -161,9 +162,9 @@ static void test_loss_recovered_by_nak(void **state)
         assert_int_equal(loop_send(&loop_a, i, 100), 0);
     loop_run(MS / 20, 30);        /* the NAK and its answer cross well within the SEND timeout */
     assert_all_delivered(4);
-    assert_int_equal(ini_swp_totals(&loop_b.swp).naks_sent, 1);
-    assert_int_equal(ini_swp_totals(&loop_a.swp).retx_nak, 1);
-    assert_int_equal(ini_swp_totals(&loop_a.swp).retx_timer, 0);
+    assert_int_equal(ini_swp_totals(loop_b.st.swp).naks_sent, 1);
+    assert_int_equal(ini_swp_totals(loop_a.st.swp).retx_nak, 1);
+    assert_int_equal(ini_swp_totals(loop_a.st.swp).retx_timer, 0);
 }
 
 static void test_loss_recovered_by_timer(void **state)
@@ -175,8 +176,8 @@ static void test_loss_recovered_by_timer(void **state)
     assert_int_equal(loop_b.n_got, 3);
     loop_run(MS, 4);
     assert_all_delivered(4);
-    assert_int_equal(ini_swp_totals(&loop_a.swp).retx_timer, 1);
-    assert_int_equal(ini_swp_totals(&loop_b.swp).naks_sent, 0);
+    assert_int_equal(ini_swp_totals(loop_a.st.swp).retx_timer, 1);
+    assert_int_equal(ini_swp_totals(loop_b.st.swp).naks_sent, 0);
 }
 
 static void test_duplicate_dropped(void **state)
@@ -187,7 +188,7 @@ static void test_duplicate_dropped(void **state)
         assert_int_equal(loop_send(&loop_a, i, 64), 0);
     loop_run(MS, 3);
     assert_all_delivered(3);
-    assert_int_equal(ini_swp_totals(&loop_b.swp).duplicates, 2);
+    assert_int_equal(ini_swp_totals(loop_b.st.swp).duplicates, 2);
 }
 
 /* A duplicated fragment is absorbed by IP reassembly: the transport sees
@@ -198,7 +199,7 @@ static void test_duplicate_fragment(void **state)
     assert_int_equal(loop_send(&loop_a, 0, 3000), 0);     /* 3 fragments */
     loop_run(MS, 3);
     assert_all_delivered(1);
-    assert_int_equal(ini_swp_totals(&loop_b.swp).duplicates, 0);
+    assert_int_equal(ini_swp_totals(loop_b.st.swp).duplicates, 0);
 }
 
 /* Message 0 is held back on the wire: 1 waits in b's window, b's NAK
@@ -210,14 +211,14 @@ static void test_reorder(void **state)
     assert_int_equal(loop_send(&loop_a, 0, 64), 0);
     assert_int_equal(loop_send(&loop_a, 1, 64), 0);
     assert_int_equal(loop_b.n_got, 0);                 /* 1 waits for 0 */
-    assert_int_equal(ini_swp_totals(&loop_b.swp).naks_sent, 1);
+    assert_int_equal(ini_swp_totals(loop_b.st.swp).naks_sent, 1);
     assert_int_equal(loop_send(&loop_a, 2, 64), 0);
-    assert_int_equal(ini_swp_totals(&loop_a.swp).retx_nak, 1);
+    assert_int_equal(ini_swp_totals(loop_a.st.swp).retx_nak, 1);
     assert_int_equal(loop_b.n_got, 3);
     loop_release_held(&loop_a);
     loop_run(MS, 3);
     assert_all_delivered(3);
-    assert_int_equal(ini_swp_totals(&loop_b.swp).duplicates, 1);
+    assert_int_equal(ini_swp_totals(loop_b.st.swp).duplicates, 1);
 }
 
 static void test_ack_loss(void **state)
@@ -229,8 +230,8 @@ static void test_ack_loss(void **state)
     assert_int_equal(loop_a.released, 0);
     loop_run(MS, 5);                       /* a retransmits; b re-acks the duplicate */
     assert_all_delivered(2);
-    assert_true(ini_swp_totals(&loop_a.swp).retx_timer >= 1);
-    assert_true(ini_swp_totals(&loop_b.swp).duplicates >= 1);
+    assert_true(ini_swp_totals(loop_a.st.swp).retx_timer >= 1);
+    assert_true(ini_swp_totals(loop_b.st.swp).duplicates >= 1);
 }
 
 static void test_nak_loss(void **state)
@@ -240,15 +241,15 @@ static void test_nak_loss(void **state)
     on_b(1, WIRE_DROP);                    /* and the ACK timer's NAK again */
     for (uint32_t i = 0; i < 3; i++)
         assert_int_equal(loop_send(&loop_a, i, 64), 0);
-    assert_int_equal(ini_swp_totals(&loop_b.swp).naks_sent, 1);
+    assert_int_equal(ini_swp_totals(loop_b.st.swp).naks_sent, 1);
     loop_run(MS, 5);                       /* the SEND timer recovers */
     assert_all_delivered(3);
-    assert_true(ini_swp_totals(&loop_a.swp).retx_timer >= 1);
+    assert_true(ini_swp_totals(loop_a.st.swp).retx_timer >= 1);
 }
 
 static void test_window_full(void **state)
 {
-    loop_teardown();
+    assert_int_equal(loop_teardown(), 0);
     loop_setup(4, 8, 1);
     loop_a.script = loop_b.script = scripted;
     on_b(0, WIRE_DROP);   /* keep acks away for a while */
@@ -256,10 +257,10 @@ static void test_window_full(void **state)
     for (uint32_t i = 0; i < 4; i++)
         assert_int_equal(loop_send(&loop_a, i, 64), 0);
     assert_int_equal(loop_send(&loop_a, 4, 64), -1);
-    assert_int_equal(ini_swp_totals(&loop_a.swp).window_full, 1);
-    assert_true(ini_swp_window_full(&loop_a.swp, 1));
+    assert_int_equal(ini_swp_totals(loop_a.st.swp).window_full, 1);
+    assert_true(ini_swp_window_full(loop_a.st.swp, 1));
     loop_run(MS, 6);
-    assert_false(ini_swp_window_full(&loop_a.swp, 1));
+    assert_false(ini_swp_window_full(loop_a.st.swp, 1));
     assert_int_equal(loop_send(&loop_a, 4, 64), 0);
     loop_run(MS, 3);
     assert_all_delivered(5);
@@ -269,7 +270,7 @@ static void test_window_full(void **state)
  * the given window, a loss or a duplicate now and then. */
 static void run_wraparound_sizes(int window, uint32_t n, uint32_t extra)
 {
-    loop_teardown();
+    assert_int_equal(loop_teardown(), 0);
     loop_setup(window, 8, 1);
     loop_a.script = loop_b.script = random_fate;
     p_drop = 0.02;
@@ -316,7 +317,7 @@ static void test_refused_delivery(void **state)
     loop_b.refuse = 0;
     loop_run(MS / 10, 3);
     assert_all_delivered(1);
-    assert_int_equal(ini_swp_totals(&loop_b.swp).deliver_refused, 1);
+    assert_int_equal(ini_swp_totals(loop_b.st.swp).deliver_refused, 1);
 }
 
 /* Frames from a's UDP port with a header the test writes. */
@@ -328,7 +329,7 @@ static void inject(uint8_t op, uint8_t conn, uint32_t seq, uint32_t ack, uint32_
     memset((uint8_t *)p->payload + 6, 0, payload);
     ip_addr_t dst;
     ip_addr_set_ip4_u32(&dst, loop_cfg.inis[1].ip);
-    udp_sendto(loop_a.swp.pcb, p, &dst, INI_UDP_PORT);
+    udp_sendto(loop_a.st.dg.pcb, p, &dst, INI_UDP_PORT);
     pbuf_free(p);
     loop_flush(&loop_a);
 }
@@ -347,7 +348,7 @@ static void inject_zeros(uint8_t conn, uint32_t seq, uint32_t ack, uint8_t flags
     memcpy((uint8_t *)p->payload + 6, &crc, 4);
     ip_addr_t dst;
     ip_addr_set_ip4_u32(&dst, loop_cfg.inis[1].ip);
-    udp_sendto(loop_a.swp.pcb, p, &dst, INI_UDP_PORT);
+    udp_sendto(loop_a.st.dg.pcb, p, &dst, INI_UDP_PORT);
     pbuf_free(p);
     loop_flush(&loop_a);
 }
@@ -358,22 +359,53 @@ static void inject_data(uint8_t conn, uint32_t seq, uint32_t ack, uint32_t paylo
     inject_zeros(conn, seq, ack, 0, payload - 4);
 }
 
+/* A stack whose parameters are out of range is refused with one line
+ * saying what, and leaves nothing open: its own pool freed, its netif
+ * gone (the teardown checks every buffer); one within range opens beside
+ * the pair, and closes. */
+static void test_stack_open_refuses_bad_params(void **state)
+{
+    struct ini_stack st;
+    struct ini_stack_params p;
+    char err[256] = "";
+    ini_stack_params_default(&p);
+    p.pool_name = "bad_params";
+    p.n_mbufs = 63;
+    p.pool_cache = 0;
+    p.swp.n_inis = 2;
+    p.swp.ip[0] = PP_HTONL(0xc6120009);     /* 198.18.0.9: neither side of the pair */
+    p.swp.ip[1] = PP_HTONL(0xc612000a);
+    p.swp.connect[1] = 1;
+    p.swp.seq_bits = 8;
+    p.swp.window = 200;                     /* more than half of 256 numbers */
+    assert_int_equal(ini_stack_open(&st, &p, err, sizeof(err)), -1);
+    assert_non_null(strstr(err, "the transport: parameters out of range"));
+    assert_null(st.swp);
+    p.swp.window = 128;
+    assert_int_equal(ini_stack_open(&st, &p, err, sizeof(err)), 0);
+    assert_int_equal(ini_swp_window(st.swp), 128);
+    ini_stack_close(&st);
+    assert_int_equal(loop_send(&loop_a, 0, 64), 0);        /* the pair is unharmed */
+    loop_run(MS, 3);
+    assert_all_delivered(1);
+}
+
 static void test_bad_header_fields(void **state)
 {
     inject(0, 0, 0, 0, 16);              /* opcode 0 */
     inject(7, 0, 0, 0, 16);              /* opcode 7 */
-    assert_int_equal(ini_swp_totals(&loop_b.swp).bad_header, 2);
+    assert_int_equal(ini_swp_totals(loop_b.st.swp).bad_header, 2);
     inject(INI_SWP_DATA, 5, 0, 0, 20);   /* no INI 5 */
     inject(INI_SWP_DATA, 1, 0, 0, 20);   /* b itself: not a connection */
-    assert_int_equal(ini_swp_totals(&loop_b.swp).bad_conn, 2);
+    assert_int_equal(ini_swp_totals(loop_b.st.swp).bad_conn, 2);
     inject(INI_SWP_ACK, 0, 0, 300, 0);   /* acknowledges what b never sent */
-    assert_int_equal(ini_swp_totals(&loop_b.swp).bad_ack, 1);
+    assert_int_equal(ini_swp_totals(loop_b.st.swp).bad_ack, 1);
     inject_data(0, 1000, 0, 20);         /* far outside the receive window */
-    assert_int_equal(ini_swp_totals(&loop_b.swp).out_of_window, 1);
+    assert_int_equal(ini_swp_totals(loop_b.st.swp).out_of_window, 1);
     inject(INI_SWP_DATA, 0, 0, 0, 8);    /* DATA too short for CRC and AM header */
-    assert_int_equal(ini_swp_totals(&loop_b.swp).bad_header, 3);
+    assert_int_equal(ini_swp_totals(loop_b.st.swp).bad_header, 3);
     inject(INI_SWP_DATA, 0, 0, 0, 20);   /* in the window, but the CRC (zero) is wrong */
-    assert_int_equal(ini_swp_totals(&loop_b.swp).crc_errors, 1);
+    assert_int_equal(ini_swp_totals(loop_b.st.swp).crc_errors, 1);
     assert_int_equal(loop_b.n_got, 0);
 }
 
@@ -390,7 +422,7 @@ static void inject_from(struct loop_side *from, uint8_t op, uint8_t conn, uint32
     memset((uint8_t *)p->payload + 6, 0, payload);
     ip_addr_t dst;
     ip_addr_set_ip4_u32(&dst, loop_cfg.inis[from->other->id].ip);
-    udp_sendto(from->swp.pcb, p, &dst, INI_UDP_PORT);
+    udp_sendto(from->st.dg.pcb, p, &dst, INI_UDP_PORT);
     pbuf_free(p);
     loop_flush(from);
 }
@@ -402,9 +434,9 @@ static void test_bad_crc_ack_ignored(void **state)
     assert_int_equal(loop_b.n_got, 2);
     assert_int_equal(loop_a.released, 0);           /* b's ACK timer has not fired */
     inject_from(&loop_b, INI_SWP_DATA, 1, 0, 2, 20); /* ack 2, CRC zero: wrong */
-    assert_int_equal(ini_swp_totals(&loop_a.swp).crc_errors, 1);
+    assert_int_equal(ini_swp_totals(loop_a.st.swp).crc_errors, 1);
     assert_int_equal(loop_a.released, 0);
-    assert_int_equal(ini_swp_totals(&loop_a.swp).acks_received, 0);
+    assert_int_equal(ini_swp_totals(loop_a.st.swp).acks_received, 0);
     assert_int_equal(loop_a.n_got, 0);
     loop_run(MS, 3);                                 /* the real ACK still works */
     assert_all_delivered(2);
@@ -441,8 +473,8 @@ static void random_mix(uint32_t n, uint32_t max_extra, double drop, double dup, 
 static void test_random_mix(void **state)
 {
     random_mix(2000, 3000, 0.1, 0.05, 0.05);
-    assert_true(ini_swp_totals(&loop_a.swp).retx_nak > 0);
-    assert_true(ini_swp_totals(&loop_a.swp).retx_timer > 0);
+    assert_true(ini_swp_totals(loop_a.st.swp).retx_nak > 0);
+    assert_true(ini_swp_totals(loop_a.st.swp).retx_timer > 0);
 }
 
 /* ---- strangers refused: every datagram carries a MAC ---- */
@@ -484,7 +516,7 @@ static void replay(int i)
     struct ini_rx_meta rx = { 0 };
     struct rte_mbuf *m = loop_frame(recorded[i], recorded_len[i]);
     assert_non_null(m);
-    ini_netif_input(&loop_b.nf, m, &rx);
+    ini_stack_input(&loop_b.st, m, &rx);
     loop_pump();
 }
 
@@ -493,7 +525,7 @@ static void replay(int i)
 static void test_mac_random_mix(void **state)
 {
     random_mix(500, 5000, 0.05, 0.05, 0.05);
-    assert_int_equal(ini_swp_totals(&loop_a.swp).mac_fail + ini_swp_totals(&loop_b.swp).mac_fail, 0);
+    assert_int_equal(ini_swp_totals(loop_a.st.swp).mac_fail + ini_swp_totals(loop_b.st.swp).mac_fail, 0);
     assert_int_equal(loop_b.last_len > 0, 1);
 }
 
@@ -505,8 +537,8 @@ static void test_mac_forged_data_dropped(void **state)
     assert_int_equal(loop_send(&loop_b, 0, 64), 0);    /* b has something to release */
     inject_data(0, 0, 1, 40);
     inject_data(0, 0, 1, 20);
-    assert_int_equal(ini_swp_totals(&loop_b.swp).mac_fail, 2);
-    assert_int_equal(ini_swp_totals(&loop_b.swp).crc_errors, 0);
+    assert_int_equal(ini_swp_totals(loop_b.st.swp).mac_fail, 2);
+    assert_int_equal(ini_swp_totals(loop_b.st.swp).crc_errors, 0);
     assert_int_equal(loop_b.n_got, 0);
     assert_int_equal(loop_b.released, 0);
     /* The real traffic is not disturbed. */
@@ -524,10 +556,10 @@ static void test_mac_forged_ack_ignored(void **state)
     inject_from(&loop_b, INI_SWP_ACK, 1, 0, 2, 16);
     inject_from(&loop_b, INI_SWP_NAK, 1, 0, 0, 16);
     inject_from(&loop_b, INI_SWP_ACK, 1, 0, 2, 0);
-    assert_int_equal(ini_swp_totals(&loop_a.swp).mac_fail, 3);
+    assert_int_equal(ini_swp_totals(loop_a.st.swp).mac_fail, 3);
     assert_int_equal(loop_a.released, 0);
-    assert_int_equal(ini_swp_totals(&loop_a.swp).acks_received, 0);
-    assert_int_equal(ini_swp_totals(&loop_a.swp).retx_nak, 0);
+    assert_int_equal(ini_swp_totals(loop_a.st.swp).acks_received, 0);
+    assert_int_equal(ini_swp_totals(loop_a.st.swp).retx_nak, 0);
     loop_run(MS, 3);
     assert_all_delivered(2);
 }
@@ -544,7 +576,7 @@ static void test_mac_replay_not_delivered_twice(void **state)
     loop_a.script = NULL;
     replay(0);
     assert_int_equal(loop_b.n_got, 1);
-    assert_int_equal(ini_swp_totals(&loop_b.swp).duplicates, 1);
+    assert_int_equal(ini_swp_totals(loop_b.st.swp).duplicates, 1);
     for (uint32_t i = 1; i < 40; i++) {
         assert_int_equal(loop_send(&loop_a, i, 64), 0);
         loop_run(MS, 1);
@@ -553,7 +585,7 @@ static void test_mac_replay_not_delivered_twice(void **state)
     replay(0);
     loop_run(MS, 3);
     assert_all_delivered(40);
-    assert_int_equal(ini_swp_totals(&loop_b.swp).mac_fail, 0);
+    assert_int_equal(ini_swp_totals(loop_b.st.swp).mac_fail, 0);
 }
 
 /* A frame recorded in an earlier run with the same key (another epoch)
@@ -565,17 +597,17 @@ static void test_mac_old_epoch_refused(void **state)
     loop_a.script = record_a;
     assert_int_equal(loop_send(&loop_a, 7, 64), 0);
     assert_int_equal(loop_b.n_got, 1);
-    loop_teardown();
+    assert_int_equal(loop_teardown(), 0);
     loop_setup_keyed(16, 16, 1, key, epoch2, epoch2);    /* the next run */
     replay(0);
     assert_int_equal(loop_b.n_got, 0);
-    assert_int_equal(ini_swp_totals(&loop_b.swp).mac_fail, 1);
+    assert_int_equal(ini_swp_totals(loop_b.st.swp).mac_fail, 1);
     /* Different epochs at the two ends: nothing is believed. */
-    loop_teardown();
+    assert_int_equal(loop_teardown(), 0);
     loop_setup_keyed(16, 16, 1, key, epoch1, epoch2);
     assert_int_equal(loop_send(&loop_a, 0, 64), 0);
     assert_int_equal(loop_b.n_got, 0);
-    assert_int_equal(ini_swp_totals(&loop_b.swp).mac_fail, 1);
+    assert_int_equal(ini_swp_totals(loop_b.st.swp).mac_fail, 1);
 }
 
 /* ---- messages in segments (stack.segmentation) ---- */
@@ -589,7 +621,7 @@ static int setup_seg(void **state)
 
 static int teardown_seg(void **state)
 {
-    loop_teardown();
+    assert_int_equal(loop_teardown(), 0);
     loop_segmentation = 0;
     return 0;
 }
@@ -607,8 +639,8 @@ static void assert_last_intact(uint32_t tag, uint32_t len)
             fail_msg("byte %u of message %u: %u, not %u", i, tag, loop_b.last[i], (uint8_t)(i * 13 + tag));
 }
 
-#define SWP_A(f) (ini_swp_totals(&loop_a.swp).f)
-#define SWP_B(f) (ini_swp_totals(&loop_b.swp).f)
+#define SWP_A(f) (ini_swp_totals(loop_a.st.swp).f)
+#define SWP_B(f) (ini_swp_totals(loop_b.st.swp).f)
 
 /* One frame per segment, none an IP fragment; a message of one frame is
  * sent as before; 65,000 bytes of payload are 45 segments. */
@@ -641,22 +673,24 @@ static void test_seg_in_order(void **state)
  * forever). */
 static void test_seg_ack_at_next_turn_sends_more(void **state)
 {
-    struct swp_conn *c = &loop_a.swp.conns[1];
+    struct ini_swp_conn_info c;
     loop_run(0, 1);                          /* both sides' turns at the current time */
     on_b(0, WIRE_DROP);                      /* B's bare ACKs at each half window are lost */
     on_b(1, WIRE_DROP);
     assert_int_equal(loop_send(&loop_a, 0, 30 * SEG), 0);   /* 16 of 30 segments go */
-    assert_int_equal(c->snd_nxt - c->snd_una, 16);
+    c = loop_conn(&loop_a);
+    assert_int_equal(c.snd_nxt - c.snd_una, 16);
     assert_int_equal(loop_send(&loop_b, 0, 64), 0);         /* B's DATA carries ack 16 */
-    ini_swp_poll(&loop_a.swp, loop_now);     /* A's next turn takes it: 14 more segments */
-    assert_int_equal(c->snd_una, 16);
-    assert_int_equal(c->snd_nxt, 30);
-    assert_int_equal(timer_list_pending(&loop_a.swp.send_timers), 14);
-    assert_int_equal(c->later_listed, 0);
+    ini_swp_poll(loop_a.st.swp, loop_now);     /* A's next turn takes it: 14 more segments */
+    c = loop_conn(&loop_a);
+    assert_int_equal(c.snd_una, 16);
+    assert_int_equal(c.snd_nxt, 30);
+    assert_int_equal(ini_swp_send_timers(loop_a.st.swp), 14);
+    assert_int_equal(c.listed, 0);
     on_a(16 + 29, WIRE_DROP);                /* the message's last segment is lost */
     loop_run(MS, 10);                        /* its SEND timer (or the ACK timer's NAK) brings it */
     assert_last_intact(0, 30 * SEG);
-    assert_int_equal(timer_list_pending(&loop_a.swp.send_timers), 0);
+    assert_int_equal(ini_swp_send_timers(loop_a.st.swp), 0);
     assert_int_equal(SWP_A(timer_errors), 0);
 }
 
@@ -743,22 +777,22 @@ static void test_seg_reorder_across_messages(void **state)
  * window, the last 2 go, and only then the next message is taken. */
 static void test_seg_window_full_mid_message(void **state)
 {
-    loop_teardown();
+    assert_int_equal(loop_teardown(), 0);
     loop_setup(4, 8, 1);
     loop_a.script = loop_b.script = scripted;
     on_b(0, WIRE_DROP);                 /* b's ACKs, for a while */
     on_b(1, WIRE_DROP);
     assert_int_equal(loop_send(&loop_a, 0, 6 * SEG), 0);
     assert_int_equal(SWP_A(segs_sent), 4);
-    assert_int_equal(ini_swp_pending_frames(&loop_a.swp), 2);     /* the load it reports */
-    assert_true(ini_swp_window_full(&loop_a.swp, 1));
+    assert_int_equal(ini_swp_pending_frames(loop_a.st.swp), 2);     /* the load it reports */
+    assert_true(ini_swp_window_full(loop_a.st.swp, 1));
     assert_int_equal(loop_send(&loop_a, 1, 64), -1);
     assert_int_equal(SWP_A(window_full), 1);
     loop_run(MS, 6);
     assert_int_equal(SWP_A(segs_sent), 6);
-    assert_int_equal(ini_swp_pending_frames(&loop_a.swp), 0);
+    assert_int_equal(ini_swp_pending_frames(loop_a.st.swp), 0);
     assert_int_equal(loop_b.n_got, 1);
-    assert_false(ini_swp_window_full(&loop_a.swp, 1));
+    assert_false(ini_swp_window_full(loop_a.st.swp, 1));
     assert_int_equal(loop_send(&loop_a, 1, 64), 0);
     loop_run(MS, 3);
     assert_all_delivered(2);
@@ -792,7 +826,7 @@ static void test_seg_refused_delivery(void **state)
     loop_run(MS / 10, 3);
     assert_int_equal(loop_b.n_got, 0);
     assert_int_equal(loop_a.released, 0);
-    assert_int_equal(loop_a.swp.conns[1].snd_una, 2);   /* the first two segments are acknowledged */
+    assert_int_equal(loop_conn(&loop_a).snd_una, 2);   /* the first two segments are acknowledged */
     loop_run(MS, 3);                    /* the last one is retransmitted: a duplicate */
     loop_b.refuse = 0;
     loop_run(MS / 10, 3);
@@ -865,7 +899,8 @@ int main(void)
         T(test_duplicate_dropped),      T(test_duplicate_fragment),    T(test_reorder),               T(test_ack_loss),
         T(test_nak_loss),               T(test_window_full),           T(test_wraparound),
         T(test_wraparound_odd_window),
-        T(test_refused_delivery),       T(test_bad_header_fields),     T(test_bad_crc_ack_ignored),
+        T(test_refused_delivery),       T(test_stack_open_refuses_bad_params),
+        T(test_bad_header_fields),      T(test_bad_crc_ack_ignored),
         T(test_random_mix),
 #define K(f) cmocka_unit_test_setup_teardown(f, setup_keyed, teardown)
         K(test_mac_random_mix),         K(test_mac_forged_data_dropped), K(test_mac_forged_ack_ignored),

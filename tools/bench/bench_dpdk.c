@@ -8,10 +8,12 @@
  *             0x88b6 for a continued message, 0x88b5 for its last frame),
  *             so every layer moves the same bytes per frame.
  *   udp-ip    lwIP's UDP (udp_sendto, the recv callback)
- *             through our netif glue (stack/netif_dpdk.c), IP
+ *             through our link (stack/netif_dpdk.c), IP
  *             fragmentation and reassembly included; no sliding window.
- *   reliable  the INI's transport (stack/swp.c) over the same glue: what
+ *   reliable  the INI's transport (stack/swp.h) over the same link: what
  *             two INIs do for each other, minus the compute-node rings.
+ *             The stack (stack/stack.h) is the INI's, at its defaults but
+ *             for the window and segmentation a run asks for.
  *
  * Processes: the parent (which does not initialise DPDK) forks a server
  * and a client; each initialises its own EAL (own --file-prefix, pinned to
@@ -25,13 +27,9 @@
  * results to the parent through a pipe.
  */
 #include "lwip/ip4.h"
-#include "lwip/init.h"
-#include "lwip/stats.h"
-#include "lwip/timeouts.h"
 #include "lwip/udp.h"
 #include "loop_clock.h"
-#include "netif_dpdk.h"
-#include "swp.h"
+#include "stack.h"
 #include "msg.h"
 #include "bench.h"
 
@@ -69,10 +67,8 @@ static struct side {
     int ctl;
     uint16_t port;
     struct rte_mempool *pool;
-    struct ini_netif nf;
+    struct ini_stack st;      /* the link, UDP/IP and the transport */
     struct udp_pcb *upcb;
-    struct ini_swp swp;
-    int swp_up;
     int layer;
     struct bench_eng eng;
     uint64_t now;             /* TSC at the start of the last poll (lwip_poll) */
@@ -196,7 +192,7 @@ static const struct bench_ops raw_ops = { raw_send, raw_flush, raw_poll, NULL, 0
 
 static void lwip_flush(void *ctx)
 {
-    ini_netif_flush(&S.nf);
+    ini_stack_flush(&S.st);
 }
 
 static int lwip_poll(void *ctx)
@@ -212,22 +208,22 @@ static int lwip_poll(void *ctx)
     S.now = now;
     /* The transport's timers and deferred acks first, then the receive
      * burst, in the order of inid's loop turn. */
-    int work = S.layer == L_REL ? ini_swp_poll(&S.swp, now) : 0;
+    int work = S.layer == L_REL ? ini_stack_poll(&S.st, now) : 0;
     uint16_t n = rte_eth_rx_burst(S.port, 0, pkts, INI_NETIF_BURST);
     uint16_t frames = n;
     struct ini_rx_meta rx = { 0 };      /* no traces here */
     for (uint16_t i = 0; i < n; i++)
-        ini_netif_input(&S.nf, pkts[i], &rx);
+        ini_stack_input(&S.st, pkts[i], &rx);
     n = (uint16_t)(n + work);
     if (n)
         loop_clock_expire(&S.clock);
     if (now >= S.next_lwip_timer) {
-        sys_check_timeouts();
+        ini_stack_timers(&S.st);
         S.next_lwip_timer = now + bench_tsc_hz() / 10;
     }
     /* What the transport sent on its own (ACKs, NAKs, retransmissions)
      * leaves at the end of the turn, as in inid's loop. */
-    ini_netif_flush(&S.nf);
+    ini_stack_flush(&S.st);
     split_rx(t0, frames);
     return n;
 }
@@ -240,7 +236,7 @@ static int udp_send_msg(void *ctx, const uint8_t h[BENCH_HDR], uint32_t len)
      * mbuf, a longer datagram goes to lwIP by reference. */
     struct pbuf *p;
     if (len <= BENCH_MTU - 28) {
-        p = ini_netif_alloc_tx(&S.nf, (uint16_t)len);
+        p = ini_netif_alloc_tx(&S.st.nf, (uint16_t)len);
         if (!p)
             return -1;
         memcpy(p->payload, src_buf, len);
@@ -280,7 +276,7 @@ static int rel_send(void *ctx, const uint8_t h[BENCH_HDR], uint32_t len)
     struct ini_am_hdr ah = { (uint16_t)S.role, (uint16_t)(1 - S.role), 0, 0, len, S.am_seq };
     memcpy(am, &ah, sizeof(ah));
     memcpy(am + sizeof(ah), h, BENCH_HDR);
-    if (ini_swp_send(&S.swp, 1 - S.role, am, (uint32_t)sizeof(ah) + len, NULL, S.now, NULL) < 0)
+    if (ini_swp_send(S.st.swp, 1 - S.role, am, (uint32_t)sizeof(ah) + len, NULL, S.now, NULL) < 0)
         return -1;
     if (++S.slot_next == S.nslots)
         S.slot_next = 0;
@@ -310,24 +306,44 @@ static void rel_release(void *ctx, void *cookie)
 static int rel_set_window(void *ctx, int window);
 static const struct bench_ops rel_ops = { rel_send, lwip_flush, lwip_poll, rel_set_window, 1 };
 
-/* (Re)creates the transport with `window`, like two INIs of two clusters. */
+/* The stack over the memif port, like two INIs of two clusters: the
+ * stack's defaults but for the window and segmentation asked for.  Opened
+ * at start, and again for the reliable layer's window. */
+static int open_stack(int window)
+{
+    struct ini_stack_params prm;
+    char err[256];
+    if (S.st.swp)
+        ini_stack_close(&S.st);
+    ini_stack_params_default(&prm);
+    prm.swp.me = S.role;
+    prm.swp.n_inis = 2;
+    prm.swp.mtu = BENCH_MTU;             /* the frames every layer moves */
+    prm.swp.window = window;
+    prm.swp.segment = S.segment;
+    prm.swp.tsc_hz = bench_tsc_hz();
+    for (int i = 0; i < 2; i++) {
+        prm.swp.ip[i] = ip_of[i];
+        prm.swp.connect[i] = 1;          /* two clusters of one INI each */
+    }
+    memcpy(prm.mac, mac_of[S.role], 6);
+    prm.pool = S.pool;
+    prm.deliver = rel_deliver;
+    prm.release = rel_release;
+    if (ini_stack_open(&S.st, &prm, err, sizeof(err)) < 0) {
+        fprintf(stderr, "ini-bench: %s: %s\n", S.role ? "server" : "client", err);
+        return -1;
+    }
+    int q = ini_netif_add_txq(&S.st.nf, S.port);
+    return ini_netif_add_peer(&S.st.nf, ip_of[1 - S.role], mac_of[1 - S.role], q);
+}
+
+/* The reliable layer with `window`: the stack again, and the message
+ * slots. */
 static int rel_configure(int window)
 {
-    if (S.swp_up)
-        ini_swp_close(&S.swp);
-    S.swp_up = 0;
-    struct ini_swp_params prm = {
-        .me = S.role, .n_inis = 2, .mtu = BENCH_MTU, .window = window, .seq_bits = 32,
-        .send_timeout_us = 2000, .ack_timeout_us = 200, .nak = 1, .segment = S.segment,
-        .tsc_hz = bench_tsc_hz(),
-    };
-    for (int i = 0; i < 2; i++) {
-        prm.ip[i] = ip_of[i];
-        prm.connect[i] = 1;          /* two clusters of one INI each */
-    }
-    if (ini_swp_init(&S.swp, &prm, &S.nf, rel_deliver, rel_release, NULL) < 0)
+    if (open_stack(window) < 0)
         return -1;
-    S.swp_up = 1;
     uint32_t stride = (INI_SWP_MAXHDR + (uint32_t)sizeof(struct ini_am_hdr) + BENCH_MAX_MSG + 63) & ~63u;
     if ((uint32_t)window > S.nslots) {
         free(S.slots);
@@ -384,16 +400,17 @@ static int phase_begin(int layer, int window)
 
 static uint64_t my_retx(void)
 {
-    if (!S.swp_up)
-        return 0;
-    struct ini_swp_stats t = ini_swp_totals(&S.swp);
+    struct ini_swp_stats t = ini_swp_totals(S.st.swp);
     return t.retx_timer + t.retx_nak;
 }
 
+/* --verbose: the transport's totals (every connection's counters, through
+ * its accessor), the link's, lwIP's drops. */
 static void debug_counters(const char *when)
 {
-    const struct ini_swp_stats *w = &S.swp.stats;
-    const struct ini_netif_stats *n = &S.nf.stats;
+    const struct ini_swp_stats tot = ini_swp_totals(S.st.swp), *w = &tot;
+    const struct ini_netif_stats *n = &S.st.nf.stats;
+    const struct ini_ip_stats ip = ini_dgram_ip_stats(&S.st.dg);
     fprintf(stderr, "    [%s %s layer %d] swp sent %llu deliv %llu retx %llu+%llu naks %llu/%llu acks bare %llu "
                     "dup %llu oow %llu wfull %llu senderr %llu crc %llu | nf rx %llu tx %llu nombuf %llu "
                     "txdrop %llu notmine %llu notip %llu | udp drop %u chk %u ip drop %u\n",
@@ -406,8 +423,8 @@ static void debug_counters(const char *when)
             (unsigned long long)w->crc_errors, (unsigned long long)n->rx_frames,
             (unsigned long long)n->tx_frames, (unsigned long long)n->tx_no_mbuf,
             (unsigned long long)n->tx_dropped, (unsigned long long)n->rx_not_mine,
-            (unsigned long long)n->rx_not_ip, (unsigned)lwip_stats.udp.drop, (unsigned)w->udp_checksum_errors,
-            (unsigned)lwip_stats.ip.drop);
+            (unsigned long long)n->rx_not_ip, (unsigned)ip.udp_drops, (unsigned)w->udp_checksum_errors,
+            (unsigned)ip.ip_drops);
 }
 
 static int phase_end(void)
@@ -574,16 +591,13 @@ static int side_main(const struct bench_setup *s, int role, int ctl, int out_fd,
     rmdir(rte_eal_get_runtime_dir());
     char name[32];
     snprintf(name, sizeof(name), "bench%d", role);
-    S.pool = rte_pktmbuf_pool_create(name, MBUFS, 256, INI_MBUF_PRIV_SIZE, RTE_MBUF_DEFAULT_BUF_SIZE, 0);
+    S.pool = ini_stack_pool_create(name, MBUFS, ini_stack_mbuf_room(BENCH_MTU), 256);
     if (!S.pool || port_up() < 0) {
         fprintf(stderr, "ini-bench: %s: memif port did not come up\n", role ? "server" : "client");
         return 1;
     }
-    lwip_init();
-    if (ini_netif_init(&S.nf, ip_of[role], mac_of[role], BENCH_MTU, S.pool) < 0)
+    if (open_stack(s->p.window) < 0)
         return 1;
-    int q = ini_netif_add_txq(&S.nf, S.port);
-    ini_netif_add_peer(&S.nf, ip_of[1 - role], mac_of[1 - role], q);
     S.upcb = udp_new();
     ip_addr_t local;
     ip_addr_set_ip4_u32(&local, ip_of[role]);

@@ -14,19 +14,19 @@
  *       (spoofed) or a stranger's: real traffic's cost and progress under
  *       a fragment flood
  *
- * Two INIs, A (sending) and B (receiving), each with its netif glue and,
- * for the reliable layer, its transport, in one lwIP instance; each
- * netif's transmit hook hands the mbufs over to the other side, as
- * tests/unit/loop_harness.c does: the DPDK driver (memif) is left out, so
- * what is counted is the INI's own work per message.  A sends N messages
- * of B bytes (default 8) with the seed's flood pattern at depth W (default
- * 16, the configuration's window): W, then W/2 each time W/2 are
- * acknowledged.  Each piece of work is one function, so that callgrind
+ * Two INIs, A (sending) and B (receiving), each a stack (stack/stack.h:
+ * the link, UDP/IP, the transport at its defaults but for the window and
+ * segmentation given here) in one lwIP instance; each link's transmit hook
+ * hands the mbufs over to the other side, as tests/unit/loop_harness.c
+ * does: the DPDK driver (memif) is left out, so what is counted is the
+ * INI's own work per message.  A sends N messages of B bytes (default 8)
+ * with the seed's flood pattern at depth W (default 16; the window is W
+ * too): W, then W/2 each time W/2 are acknowledged.  Each piece of work is one function, so that callgrind
  * attributes it (callgrind_annotate --inclusive=yes, or --toggle-collect):
  *
  *   ip_rel_send  ini_swp_send of a batch + flushing it, and A's next
  *                loop turn, which starts the SEND timers (A)
- *   ip_rel_recv  B: every frame through ini_netif_input (IP, UDP, the
+ *   ip_rel_recv  B: every frame through ini_stack_input (IP, UDP, the
  *                transport, delivery: a copy of the message out, as inid
  *                copies it into the compute node's ring), timers, flushing
  *                B's ACKs
@@ -39,11 +39,9 @@
  * tools/bench/callgrind-stack.sh runs it under callgrind.
  */
 #include "lwip/ip4.h"
-#include "lwip/init.h"
 #include "lwip/udp.h"
-#include "netif_dpdk.h"
 #include "lwip/inet_chksum.h"
-#include "swp.h"
+#include "stack.h"
 #include "msg.h"
 #include "bench.h"
 #include "cli.h"
@@ -61,15 +59,14 @@
 
 static struct ip_side {
     int id;
-    struct ini_netif nf;
-    struct ini_swp swp;
+    struct ini_stack st;
     struct udp_pcb *upcb;
     struct rte_mbuf *wire[WIRE];      /* frames this side sent, not yet taken */
     int nwire;
+    uint32_t taken;                   /* messages the transport took: the next one's slot */
     uint64_t delivered, released;
 } A, B;
 
-static struct ini_swp_params ip_prm;
 static struct rte_mempool *ip_pool;
 static uint8_t sink[BENCH_MAX_MSG + 64];
 static uint8_t *slots;
@@ -109,22 +106,51 @@ static void udp_recv_cb(void *arg, struct udp_pcb *pcb, struct pbuf *p, const ip
     s->delivered++;
 }
 
-static void setup_side(struct ip_side *s, int id, int window)
+/* Side id's stack (the stack's defaults, but for the window, the
+ * segmentation and the MAC given), and a plain lwIP UDP endpoint beside
+ * the transport for the udp-ip layer. */
+static int setup_side(struct ip_side *s, int id, int window, int segment, int mac)
 {
+    struct ini_stack_params prm;
+    char err[256];
+    ini_stack_params_default(&prm);
+    prm.swp.me = id;
+    prm.swp.n_inis = 2;
+    prm.swp.mtu = BENCH_MTU;              /* the frames every layer moves */
+    prm.swp.window = window;
+    prm.swp.segment = segment;
+    prm.swp.tsc_hz = bench_tsc_hz();
+    for (int i = 0; i < 2; i++) {
+        prm.swp.ip[i] = ip_ip[i];
+        prm.swp.connect[i] = 1;           /* two clusters of one INI each */
+    }
+    if (mac) {
+        /* Every datagram authenticated (security.key_file): a fixed key
+         * and epoch, the cost does not depend on them. */
+        prm.swp.auth = 1;
+        memset(prm.swp.key, 0x5a, sizeof(prm.swp.key));
+        memset(prm.swp.epoch, 0xa5, sizeof(prm.swp.epoch));
+    }
+    memcpy(prm.mac, ip_mac[id], 6);
+    prm.pool = ip_pool;
+    prm.deliver = deliver;
+    prm.release = release;
+    prm.ctx = s;
     s->id = id;
-    ini_netif_init(&s->nf, ip_ip[id], ip_mac[id], BENCH_MTU, ip_pool);
-    s->nf.xmit = wire_xmit;
-    s->nf.xmit_ctx = s;
-    int q = ini_netif_add_txq(&s->nf, 0);
-    ini_netif_add_peer(&s->nf, ip_ip[1 - id], ip_mac[1 - id], q);
-    struct ini_swp_params prm = ip_prm;
-    prm.me = id;
-    ini_swp_init(&s->swp, &prm, &s->nf, deliver, release, s);
+    if (ini_stack_open(&s->st, &prm, err, sizeof(err)) < 0) {
+        cli_error("--inproc: %s", err);
+        return -1;
+    }
+    s->st.nf.xmit = wire_xmit;
+    s->st.nf.xmit_ctx = s;
+    int q = ini_netif_add_txq(&s->st.nf, 0);
+    ini_netif_add_peer(&s->st.nf, ip_ip[1 - id], ip_mac[1 - id], q);
     s->upcb = udp_new();
     ip_addr_t local;
     ip_addr_set_ip4_u32(&local, ip_ip[id]);
     udp_bind(s->upcb, &local, 7401);
     udp_recv(s->upcb, udp_recv_cb, s);
+    return 0;
 }
 
 /* --flood K: behind every frame A sends, B also receives K first
@@ -166,7 +192,7 @@ static void flood_b(void)
         ip[5] = (uint8_t)flood_id;
         uint16_t c = inet_chksum(ip, 20);
         memcpy(ip + 10, &c, 2);
-        ini_netif_input(&B.nf, m, &rx);
+        ini_stack_input(&B.st, m, &rx);
         flood_frames++;
     }
 }
@@ -176,7 +202,7 @@ static void take_frames(struct ip_side *from, struct ip_side *to)
 {
     struct ini_rx_meta rx = { 0 };      /* no traces here */
     for (int i = 0; i < from->nwire; i++) {
-        ini_netif_input(&to->nf, from->wire[i], &rx);
+        ini_stack_input(&to->st, from->wire[i], &rx);
         if (to == &B && flood_k)
             flood_b();
     }
@@ -192,45 +218,57 @@ __attribute__((noinline)) int ip_rel_send(int k)
     uint64_t now = bench_rdtsc();
     int i;
     for (i = 0; i < k; i++) {
-        uint8_t *am = slots + (A.swp.conns[1].snd_nxt % n_slots) * slot_stride + INI_SWP_MAXHDR;
+        /* A slot is free again once its message is acknowledged: at most
+         * a window (n_slots) of messages is in flight. */
+        uint8_t *am = slots + (A.taken % n_slots) * slot_stride + INI_SWP_MAXHDR;
         ((struct ini_am_hdr *)am)->pe_seq = (uint32_t)i;
-        if (ini_swp_send(&A.swp, 1, am, (uint32_t)sizeof(struct ini_am_hdr) + msg_size, NULL, now, NULL) < 0)
+        if (ini_swp_send(A.st.swp, 1, am, (uint32_t)sizeof(struct ini_am_hdr) + msg_size, NULL, now, NULL) < 0)
             break;
+        A.taken++;
     }
-    ini_netif_flush(&A.nf);
+    ini_stack_flush(&A.st);
     /* A's next loop turn, before anything comes back, as in inid's loop:
      * it starts the SEND timers of what it sent (swp.h, ini_swp_poll). */
-    ini_swp_poll(&A.swp, bench_rdtsc());
+    ini_stack_poll(&A.st, bench_rdtsc());
     return i;
 }
 
 __attribute__((noinline)) void ip_rel_recv(void)
 {
     take_frames(&A, &B);
-    ini_swp_poll(&B.swp, bench_rdtsc());
-    ini_netif_flush(&B.nf);
+    ini_stack_poll(&B.st, bench_rdtsc());
+    ini_stack_flush(&B.st);
 }
 
 __attribute__((noinline)) void ip_rel_ack(void)
 {
     take_frames(&B, &A);
-    ini_swp_poll(&A.swp, bench_rdtsc());
-    ini_netif_flush(&A.nf);
+    ini_stack_poll(&A.st, bench_rdtsc());
+    ini_stack_flush(&A.st);
 }
 
 struct cost { uint64_t send, recv, ack; };
+
+/* Side s's retransmissions, on its timers and on NAKs (every connection's,
+ * through the transport's totals). */
+static uint64_t retransmissions(const struct ip_side *s)
+{
+    struct ini_swp_stats t = ini_swp_totals(s->st.swp);
+    return t.retx_timer + t.retx_nak;
+}
 
 /* B answers each message with one of its own, which carries the ACK. */
 __attribute__((noinline)) void ip_rel_reply(int k)
 {
     uint64_t now = bench_rdtsc();
     for (int i = 0; i < k; i++) {
-        uint8_t *am = slots + (n_slots + B.swp.conns[0].snd_nxt % n_slots) * slot_stride + INI_SWP_MAXHDR;
-        if (ini_swp_send(&B.swp, 0, am, (uint32_t)sizeof(struct ini_am_hdr) + msg_size, NULL, now, NULL) < 0)
+        uint8_t *am = slots + (n_slots + B.taken % n_slots) * slot_stride + INI_SWP_MAXHDR;
+        if (ini_swp_send(B.st.swp, 0, am, (uint32_t)sizeof(struct ini_am_hdr) + msg_size, NULL, now, NULL) < 0)
             break;
+        B.taken++;
     }
-    ini_netif_flush(&B.nf);
-    ini_swp_poll(&B.swp, bench_rdtsc());     /* B's next turn: its SEND timers */
+    ini_stack_flush(&B.st);
+    ini_stack_poll(&B.st, bench_rdtsc());     /* B's next turn: its SEND timers */
 }
 
 /* Ping-pong, as the seed's round-trip test: A sends one message, B takes
@@ -266,7 +304,7 @@ __attribute__((noinline)) void ip_udp_send(int k)
         /* As the transport sends (stack/swp.c transmit()). */
         struct pbuf *p;
         if (msg_size <= BENCH_MTU - 28) {
-            if (!(p = ini_netif_alloc_tx(&A.nf, (uint16_t)msg_size)))
+            if (!(p = ini_netif_alloc_tx(&A.st.nf, (uint16_t)msg_size)))
                 break;
             memcpy(p->payload, slots, msg_size);
         } else {
@@ -277,7 +315,7 @@ __attribute__((noinline)) void ip_udp_send(int k)
         udp_sendto(A.upcb, p, &dst, 7401);
         pbuf_free(p);
     }
-    ini_netif_flush(&A.nf);
+    ini_stack_flush(&A.st);
 }
 
 __attribute__((noinline)) void ip_udp_recv(void)
@@ -338,7 +376,7 @@ static void run_layer(const char *layer, int n, int window, struct cost *c)
             break;
         }
         if (flood_k && rel && sent - A.released >= (uint64_t)window - (uint64_t)half)
-            ini_swp_poll(&A.swp, bench_rdtsc());      /* retransmissions, while the flood takes the rest */
+            ini_stack_poll(&A.st, bench_rdtsc());     /* retransmissions, while the flood takes the rest */
         /* the seed's flood: a window, then half a window each time half
          * of it is acknowledged */
         uint64_t out = rel ? sent - A.released : 0;
@@ -425,26 +463,9 @@ int bench_inproc_main(int argc, char **argv)
     /* Empty under --no-shconf and --no-telemetry: removed now, so that
      * nothing is left in /var/run/dpdk. */
     rmdir(rte_eal_get_runtime_dir());
-    ip_pool = rte_pktmbuf_pool_create("ip_mbufs", 8191, 256, INI_MBUF_PRIV_SIZE, RTE_MBUF_DEFAULT_BUF_SIZE, 0);
-    if (!ip_pool)
+    ip_pool = ini_stack_pool_create("ip_mbufs", 8191, ini_stack_mbuf_room(BENCH_MTU), 256);
+    if (!ip_pool || setup_side(&A, 0, (int)window, segment, mac) < 0 || setup_side(&B, 1, (int)window, segment, mac) < 0)
         return 1;
-    lwip_init();
-    ip_prm = (struct ini_swp_params){ .n_inis = 2, .mtu = BENCH_MTU, .window = (int)window, .seq_bits = 32,
-                                      .send_timeout_us = 2000, .ack_timeout_us = 200, .nak = 1,
-                                      .segment = segment, .tsc_hz = bench_tsc_hz() };
-    for (int i = 0; i < 2; i++) {
-        ip_prm.ip[i] = ip_ip[i];
-        ip_prm.connect[i] = 1;       /* two clusters of one INI each */
-    }
-    if (mac) {
-        /* Every datagram authenticated (security.key_file): a fixed key
-         * and epoch, the cost does not depend on them. */
-        ip_prm.auth = 1;
-        memset(ip_prm.key, 0x5a, sizeof(ip_prm.key));
-        memset(ip_prm.epoch, 0xa5, sizeof(ip_prm.epoch));
-    }
-    setup_side(&A, 0, (int)window);
-    setup_side(&B, 1, (int)window);
     /* A's window of message slots, then B's (for its answers). */
     n_slots = (uint32_t)window;
     slot_stride = (INI_SWP_MAXHDR + (uint32_t)sizeof(struct ini_am_hdr) + msg_size + 63) & ~63u;
@@ -469,8 +490,7 @@ int bench_inproc_main(int argc, char **argv)
                (double)(c.send + c.recv + reply + c.ack) / k / (double)bench_tsc_hz() * 1e9);
         printf("  delivered: %llu to B, %llu to A; retransmissions %llu\n", (unsigned long long)B.delivered,
                (unsigned long long)A.delivered,
-               (unsigned long long)(A.swp.stats.retx_timer + A.swp.stats.retx_nak + B.swp.stats.retx_timer +
-                                    B.swp.stats.retx_nak));
+               (unsigned long long)(retransmissions(&A) + retransmissions(&B)));
         rmdir(rte_eal_get_runtime_dir());
         return 0;
     }
@@ -492,13 +512,13 @@ int bench_inproc_main(int argc, char **argv)
         if (k == 2)
             printf(", of which ACK processing %.0f; retransmissions %llu",
                    (double)c.ack / (double)n,
-                   (unsigned long long)(A.swp.stats.retx_timer + A.swp.stats.retx_nak));
+                   (unsigned long long)retransmissions(&A));
         printf("\n");
         if (flood_k)
             printf("  flood: %llu frames (%d per real frame, from %s), B: %llu datagrams evicted, %llu frames "
                    "from strangers dropped; receive cycles include the flood\n",
                    (unsigned long long)flood_frames, flood_k, flood_stranger ? "a stranger" : "A's address",
-                   (unsigned long long)B.nf.stats.reass_evictions, (unsigned long long)B.nf.stats.rx_not_peer);
+                   (unsigned long long)B.st.dg.stats.reass_evictions, (unsigned long long)B.st.nf.stats.rx_not_peer);
     }
     rmdir(rte_eal_get_runtime_dir());   /* empty with --no-shconf */
     return 0;

@@ -20,7 +20,7 @@
 # the same grouped by cause: checksum, CRC (and both in one pass; both inline for
 # one-frame messages), IP fragmentation and
 # reassembly, allocation (pbufs, mbufs), copies, timers, protocol code
-# (lwIP headers, our transport), glue.
+# (lwIP headers, our transport), glue (the link and header prediction).
 set -eu
 cd "$(dirname "$0")/../.."
 N=${1:-20000}
@@ -112,8 +112,8 @@ for side in send recv; do
             else if (f ~ /memcpy|memmove|pbuf_copy_partial/) c = "copies"
             else if (f ~ /pbuf_alloc|pbuf_free|memp_|mem_malloc|mem_free|pbuf_alloced_custom|mempool|rte_pktmbuf|rte_mbuf\.h|pbuf_ref/) c = "allocation (pbufs, mbufs)"
             else if (f ~ /timer_list/) c = "timers"
-            else if (f ~ /stack\/swp\.c/) c = "protocol: transport (swp.c)"
-            else if (f ~ /netif_dpdk/) c = "glue (netif_dpdk.c)"
+            else if (f ~ /stack\/swp/) c = "protocol: transport (swp*.c, swp_internal.h)"
+            else if (f ~ /netif_dpdk|stack\/dgram|stack\/stack/) c = "glue (netif_dpdk, dgram: the link, header prediction)"
             else if (f ~ /tools\/bench/) c = "benchmark harness"
             sum[c] += $1
         }

@@ -46,7 +46,7 @@
  */
 #include "bench.h"
 #include "cli.h"
-#include "config.h"     /* INI_SEGMENTATION_DEFAULT */
+#include "stack_defaults.h"     /* the transport's default segmentation */
 
 #include <errno.h>
 #include <limits.h>
@@ -128,7 +128,7 @@ int main(int argc, char **argv)
      * (idle.colocate; idle.yield_us at the configuration's default). */
     s.cn_yield_us = -1;
     s.cn_colocate = 1;
-    s.segment = INI_SEGMENTATION_DEFAULT;
+    s.segment = ini_swp_defaults().segment;
     for (int i = 1; i < argc; i++) {
         const char *a = argv[i];
         if (cli_common_flag(a)) {

@@ -1,0 +1,274 @@
+/*
+ * swp_internal.h - the transport's private header: what its files share
+ * (swp.h is the public interface).  One file per concern, as eRPC splits
+ * its rpc_impl/:
+ *
+ *   swp.c         the header codec, set-up, read-only accessors
+ *   swp_window.c  the sender's window and the timers: acks taken (at once
+ *                 or at the next turn), SEND timers, ACK scheduling,
+ *                 retransmission on a timer or a NAK, the per-turn service
+ *   swp_tx.c      transmission: a message into its frame or fragments by
+ *                 one path each, control frames (ACK, NAK)
+ *   swp_rx.c      reception: a datagram's checks (UDP checksum, MAC,
+ *                 header, connection, CRC), the receive window, in-order
+ *                 delivery, NAKs
+ *   swp_seg.c     segmentation: a message sent as segments as the window
+ *                 opens; received segments chained into their message
+ *   swp_mac.c     authentication: the tag of a frame, checked on receive
+ *
+ * Sequence arithmetic is modulo 2^seq_bits: `dist(a, b)` is how far b is
+ * ahead of a.  The window is at most half the sequence space (checked by
+ * the configuration), so "ahead by less than the window" and "behind" never
+ * overlap.
+ */
+#ifndef INI_SWP_INTERNAL_H
+#define INI_SWP_INTERNAL_H
+
+#include <string.h>
+
+#include "swp.h"
+#include "timer_list.h"
+
+struct swp_tx_slot {
+    uint8_t *am;              /* AM header in the compute node's ring */
+    uint32_t am_len;
+    void *cookie;
+    uint64_t last_tx;         /* TSC of the last (re)transmission */
+    uint32_t crc;             /* CRC32C of the message */
+    uint8_t inner[INI_SWP_TAG_LEN];   /* with a key: Poly1305 of CRC + message, once */
+    uint16_t msg_sum;         /* ones' complement sum of CRC + message, for the UDP checksum ... */
+    uint8_t msg_sum_valid;    /* ... once summed (messages of several frames only) */
+    uint8_t crc_pending;      /* CRC and sum not yet taken: in the first copy (transmit) */
+    uint8_t flags;            /* INI_SWP_F_MORE, INI_SWP_F_CONT: a segment's place */
+    uint8_t release;          /* the message's last frame: give it back when acknowledged */
+    int naked;                /* retransmitted on a NAK already */
+};
+
+struct swp_rx_slot {
+    struct pbuf *p;           /* NULL: not received */
+    uint16_t off;
+    uint8_t flags;            /* the frame's segment flags */
+    uint64_t nak_tsc;         /* empty: when it was last NAKed (0: not yet) */
+};
+
+struct swp_conn {
+    int peer;                 /* global INI id; -1: no connection */
+    uint32_t snd_una, snd_nxt;     /* oldest unacknowledged, next to send */
+    uint32_t rcv_nxt;              /* next expected */
+    uint32_t rcv_unacked;          /* delivered since our last ack went out */
+    uint32_t ack_sent;             /* last ack value sent */
+    int      delivery_blocked;     /* head of the receive window refused */
+    int      ack_forced;           /* a duplicate came: our ack may be lost */
+    uint32_t n_held;               /* receive slots holding a frame */
+    /* Sending a message in segments: what the window has not taken yet
+     * (pend_left bytes at pend_at, of the message at pend_start). */
+    uint8_t *pend_start, *pend_at;
+    uint32_t pend_left;
+    void    *pend_cookie;
+    /* Receiving one: the segments taken in order so far, chained (tot_len
+     * set only when complete), asm_len bytes; the AM header at asm_off of
+     * the first. */
+    struct pbuf *asm_head, *asm_tail;
+    struct pbuf *asm_prev_tail;    /* the tail before the last segment joined */
+    uint32_t asm_len;
+    uint16_t asm_off;
+    struct swp_tx_slot *tx;        /* [slot_mask + 1] */
+    struct swp_rx_slot *rx;        /* [slot_mask + 1] */
+    struct ini_dgram_dst dst;      /* the peer's address, and its header pattern once known */
+    /* Work taken at the next turn (see ini_swp_poll): a DATA frame's
+     * piggy-backed ack (ack_in), and the SEND timers of what was sent
+     * since (from timed_nxt to snd_nxt); later_listed: the connection is
+     * in ini_swp.later. */
+    uint32_t ack_in;
+    uint32_t timed_nxt;
+    uint8_t  ack_deferred, later_listed;
+    struct ini_swp_stats stats;
+};
+
+struct ini_swp {
+    struct ini_dgram *dg;          /* the UDP port every datagram goes through (stack/dgram.h) */
+    uint32_t frame_max;            /* largest UDP payload of one frame */
+    int me, n_inis;
+    int seq_bits, hdr_len;
+    int tag_len;                   /* 0, or INI_SWP_TAG_LEN: the MAC behind the header */
+    int crc_off;                   /* hdr_len + tag_len: where DATA's CRC is */
+    int data_hdr_len;              /* crc_off + 4: where DATA's message starts */
+    int segment;                   /* stack.segmentation: messages longer than a frame in segments */
+    uint32_t seg_max;              /* bytes of message in one segment: frame_max - data_hdr_len */
+    int n_pending;                 /* connections with a message taken in part */
+    uint32_t pend_frames;          /* their segments not sent yet (ini_swp_pending_frames) */
+    uint8_t hash_key[32];          /* the run's Poly1305 key (tag_len != 0) ... */
+    uint8_t tag_key[16];           /* ... and its SipHash key */
+    uint32_t seq_mask, window;
+    uint32_t slot_mask;            /* slots per connection - 1: a power of two >= window */
+    uint64_t nak_gap;              /* TSC: least time between two NAKs / NAK retransmissions */
+    int use_nak;
+    ini_deliver_fn deliver;
+    ini_release_fn release;
+    void *ctx;
+    uint64_t now;                  /* TSC of the current loop turn */
+    int n_blocked;                 /* connections with a refused delivery */
+    int n_later;                   /* connections with work taken later: */
+    uint8_t later[INI_SWP_MAX_INIS];             /* their ids */
+    struct swp_conn conns[INI_SWP_MAX_INIS];     /* indexed by peer INI id */
+    struct timer_list send_timers;
+    struct timer_list ack_timers;
+    /* What belongs to no connection (a bad header or checksum, a send or
+     * timer error); a connection's counters are its own, each counted
+     * once, and ini_swp_totals() sums them. */
+    struct ini_swp_stats stats;
+};
+
+/* ---- small helpers, inline ---- */
+
+/* Starting a timer cannot fail by construction (the pool holds a window
+ * per connection and time only moves forward); if it ever does, say so in
+ * the counters rather than lose a retransmission silently. */
+static inline void start_timer(struct ini_swp *s, struct timer_list *l, uint16_t conn, uint32_t seq)
+{
+    if (timer_list_start(l, conn, seq, s->now) < 0 && l == &s->send_timers)
+        s->stats.timer_errors++;
+}
+
+static inline uint32_t dist(const struct ini_swp *s, uint32_t from, uint32_t to)
+{
+    return (to - from) & s->seq_mask;
+}
+
+/* c has work for the next turn (ini_swp_poll, swp.h). */
+static inline void list_later(struct ini_swp *s, struct swp_conn *c)
+{
+    if (!c->later_listed) {
+        c->later_listed = 1;
+        s->later[s->n_later++] = (uint8_t)(c - s->conns);
+    }
+}
+
+/* A connection has a power of two of slots, at least a window of them:
+ * the slot of a sequence number is its low bits, which stay distinct
+ * for the `window` consecutive numbers in flight even across a wrap of
+ * the sequence space (that is a multiple of the slot count; `seq %
+ * window` is not, for a window of 10 and 8-bit numbers, say). */
+static inline struct swp_tx_slot *tx_slot(struct ini_swp *s, struct swp_conn *c, uint32_t seq)
+{
+    return &c->tx[seq & s->slot_mask];
+}
+
+static inline struct swp_rx_slot *rx_slot(struct ini_swp *s, struct swp_conn *c, uint32_t seq)
+{
+    return &c->rx[seq & s->slot_mask];
+}
+
+/* Multi-byte fields are big-endian; one load or store and a byte swap
+ * per field, not a loop over its bytes. */
+static inline void put_seq(uint8_t *p, uint32_t v, int seq_bits)
+{
+    if (seq_bits == 32) {
+        v = __builtin_bswap32(v);
+        memcpy(p, &v, 4);
+    } else if (seq_bits == 16) {
+        uint16_t x = __builtin_bswap16((uint16_t)v);
+        memcpy(p, &x, 2);
+    } else {
+        *p = (uint8_t)v;
+    }
+}
+
+static inline void hdr_write(uint8_t *dst, const struct ini_swp_hdr *h, int seq_bits)
+{
+    int w = seq_bits / 8;
+    dst[0] = (uint8_t)(h->op | h->flags);
+    dst[1] = h->conn;
+    put_seq(dst + 2, h->seq, seq_bits);
+    put_seq(dst + 2 + w, h->ack, seq_bits);
+}
+
+/* ---- the sender's window and the timers (swp_window.c) ---- */
+
+/* A cumulative ack from the peer: releases everything before it. */
+void swp_handle_ack(struct ini_swp *s, struct swp_conn *c, uint32_t ack);
+/* A DATA frame's ack: kept for the next turn (swp.h, ini_swp_poll). */
+void swp_defer_ack(struct ini_swp *s, struct swp_conn *c, uint32_t ack);
+/* Takes c's deferred ack now. */
+static inline void take_ack(struct ini_swp *s, struct swp_conn *c)
+{
+    if (c->ack_deferred) {
+        c->ack_deferred = 0;
+        swp_handle_ack(s, c, c->ack_in);
+    }
+}
+/* A NAK for seq: retransmits it, at once the first time. */
+void swp_handle_nak(struct ini_swp *s, struct swp_conn *c, uint32_t seq);
+/* After in-order progress: an ACK now, or the ACK timer. */
+void swp_schedule_ack(struct ini_swp *s, struct swp_conn *c);
+
+/* ---- transmission (swp_tx.c) ---- */
+
+/* Fills slot t for a message or segment (its CRC and sums, once). */
+void swp_fill_slot(struct ini_swp *s, struct swp_tx_slot *t, uint8_t *am, uint32_t len, void *cookie,
+                   uint8_t flags, int release);
+/* (Re)transmits frame seq of c: 0, or -1 (counted). */
+int  swp_transmit(struct ini_swp *s, struct swp_conn *c, uint32_t seq, struct ini_swp_tx_stamps *ts);
+/* An ACK or NAK frame; our ack rides on it. */
+void swp_send_control(struct ini_swp *s, struct swp_conn *c, uint8_t op, uint32_t seq);
+
+/* ---- reception (swp_rx.c) ---- */
+
+/* The bottom of the receive window moves past slot r, to be acknowledged. */
+static inline void rcv_next(struct ini_swp *s, struct swp_conn *c, struct swp_rx_slot *r)
+{
+    r->nak_tsc = 0;
+    c->rcv_nxt = (c->rcv_nxt + 1) & s->seq_mask;
+    c->rcv_unacked++;
+}
+
+/* The same for a frame held in r, taken from it. */
+static inline void rcv_advance(struct ini_swp *s, struct swp_conn *c, struct swp_rx_slot *r)
+{
+    r->p = NULL;
+    c->n_held--;
+    rcv_next(s, c, r);
+}
+
+/* 1 when frames wait in the receive window above a missing one, or a
+ * message is half assembled: its next segment may be lost with nothing
+ * behind it to show the gap (the last one, or the window's last). */
+static inline int rx_gap(struct ini_swp *s, struct swp_conn *c)
+{
+    return s->use_nak && (c->n_held || c->asm_head) && !rx_slot(s, c, c->rcv_nxt)->p;
+}
+
+/* Delivers in order from the bottom of the receive window; returns the
+ * frames taken. */
+int  swp_deliver_in_order(struct ini_swp *s, struct swp_conn *c, struct ini_rx_meta *rx);
+/* Asks for the missing frame seq, at most once per nak_gap. */
+void swp_nak_one(struct ini_swp *s, struct swp_conn *c, uint32_t seq);
+
+/* ---- segmentation (swp_seg.c) ---- */
+
+/* A message longer than a frame, in segments: 0 when the first went. */
+int  swp_send_segments(struct ini_swp *s, struct swp_conn *c, uint8_t *am, uint32_t am_len, void *cookie,
+                       struct ini_swp_tx_stamps *stamps);
+/* Sends what the window now takes of c's message in progress. */
+void swp_continue_message(struct ini_swp *s, struct swp_conn *c);
+/* The frame in r, taken in order: a segment is chained into its message.
+ * Returns 1 when r was taken and nothing is to be delivered yet; 0 with
+ * *m, *off the message to deliver (r's frame, or the complete chain). */
+int  swp_seg_take(struct ini_swp *s, struct swp_conn *c, struct swp_rx_slot *r, struct pbuf **m, uint16_t *off);
+/* After the delivery of a message r completed: refused (r's segment
+ * leaves the chain, back to its slot), or taken (the chain is gone). */
+void swp_seg_refused(struct swp_conn *c, struct swp_rx_slot *r);
+void swp_seg_delivered(struct swp_conn *c);
+
+/* ---- authentication (swp_mac.c) ---- */
+
+/* The run's keys from the machine's key and the run's epoch: 0, or -1. */
+int  swp_mac_keys(struct ini_swp *s, const struct ini_swp_params *prm);
+void swp_mac_forget(struct ini_swp *s);
+void swp_tag_of(const struct ini_swp *s, int dst, const uint8_t *hdr, uint32_t len,
+                const uint8_t inner[INI_SWP_TAG_LEN], uint8_t tag[INI_SWP_TAG_LEN]);
+void swp_inner_of(const struct ini_swp *s, const uint8_t *a, size_t la, const uint8_t *b, size_t lb,
+                  uint8_t inner[INI_SWP_TAG_LEN]);
+int  swp_mac_ok(const struct ini_swp *s, const struct pbuf *p);
+
+#endif

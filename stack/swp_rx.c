@@ -1,0 +1,350 @@
+/*
+ * swp_rx.c - the transport's reception (swp.h, swp_internal.h): the
+ * checks a datagram passes before anything in it is believed (UDP
+ * checksum, fused with the CRC for a long one; MAC; header; connection;
+ * CRC), the receive window, in-order delivery, and the NAKs that ask for
+ * what a gap lacks.
+ */
+#include "swp_internal.h"
+
+#include "lwip/inet_chksum.h"
+#include "lwip/ip.h"
+#include "lwip/prot/udp.h"
+
+#include <rte_cycles.h>
+
+#include "checksum.h"
+
+/* Frames of at least this many bytes of UDP payload get their UDP
+ * checksum and CRC in one pass on receive; shorter ones, read once more
+ * while hot, are not worth the second loop's set-up. */
+#define INI_SWP_ONE_PASS_MIN 512
+
+/* Folds a 32-bit ones' complement accumulator to 16 bits. */
+static inline uint16_t fold16(uint32_t sum)
+{
+    sum = (sum & 0xffff) + (sum >> 16);
+    return (uint16_t)((sum & 0xffff) + (sum >> 16));
+}
+
+/* CRC32C of a pbuf chain from offset off on; 8-byte pieces straddling
+ * pbufs are handled by the byte loop of each piece. */
+static uint32_t crc_of_pbuf(const struct pbuf *p, uint16_t off)
+{
+    uint32_t crc = 0;
+    for (const struct pbuf *q = p; q; q = q->next) {
+        if (off >= q->len) {
+            off = (uint16_t)(off - q->len);
+            continue;
+        }
+        crc = ini_crc32c(crc, (const uint8_t *)q->payload + off, q->len - off);
+        off = 0;
+    }
+    return crc;
+}
+
+/* The CRC32C a DATA frame carries against its message's. */
+static int crc_ok(const struct ini_swp *s, const struct pbuf *p, const uint32_t *crc_done)
+{
+    uint32_t crc;
+    if (p->len >= s->data_hdr_len) {
+        memcpy(&crc, (const uint8_t *)p->payload + s->crc_off, 4);
+        if (!crc_done && !p->next) {    /* one frame: its message in one piece */
+            const uint8_t *msg = (const uint8_t *)p->payload + s->data_hdr_len;
+            size_t n = p->len - (size_t)s->data_hdr_len;
+            return crc == (n <= INI_SMALL_MAX ? ini_crc32c_small(0, msg, n) : ini_crc32c(0, msg, n));
+        }
+    } else {
+        pbuf_copy_partial(p, &crc, 4, (u16_t)s->crc_off);
+    }
+    return crc == (crc_done ? *crc_done : crc_of_pbuf(p, (uint16_t)s->data_hdr_len));
+}
+
+/* The pseudo header's words: the sum is byte-order independent. */
+static inline uint64_t pseudo_sum(uint32_t src, uint32_t dst, uint32_t udp_len)
+{
+    return (uint64_t)(src & 0xffff) + (src >> 16) + (dst & 0xffff) + (dst >> 16) + lwip_htons(IP_PROTO_UDP) +
+           lwip_htons((u16_t)udp_len);
+}
+
+/* A DATA datagram of several pbufs (a reassembled one): its UDP checksum
+ * and the CRC of its message in one pass over each pbuf
+ * (ini_crc32c_sum), where lwIP's pseudo-header sum and then the CRC read
+ * the whole datagram once each.  *crc gets the message's CRC; returns 1
+ * when the UDP checksum is right.  The UDP header lies just in front of
+ * the payload (removed by lwIP); the transport header and CRC in the
+ * first pbuf (checked by the caller).  A pbuf that starts at an odd
+ * offset of the datagram adds its sum byte-swapped. */
+static int udp_check_and_crc(const struct ini_swp *s, const struct pbuf *p, uint32_t src, uint32_t dst,
+                             uint32_t *crc)
+{
+    const uint8_t *first = p->payload;
+    uint32_t hdr = (uint32_t)s->data_hdr_len;
+    uint32_t sum = (uint32_t)ini_chksum(first - UDP_HLEN, (int)(UDP_HLEN + hdr));
+    uint32_t c = 0, off = UDP_HLEN + hdr;
+    for (const struct pbuf *q = p; q; q = q->next) {
+        const uint8_t *b = (const uint8_t *)q->payload;
+        uint32_t n = q->len;
+        if (q == p) {
+            b += hdr;
+            n -= hdr;
+        }
+        uint64_t acc = 0;
+        c = ini_crc32c_sum(c, b, n, &acc);
+        uint16_t part = ini_chksum_fold(acc);
+        sum += (off & 1) ? (uint16_t)(part << 8 | part >> 8) : part;
+        off += n;
+    }
+    *crc = c;
+    /* At most 46 pbufs of 16-bit sums and six pseudo-header words: no
+     * overflow of 32 bits before the fold. */
+    return fold16((uint32_t)(sum + pseudo_sum(src, dst, (uint32_t)p->tot_len + UDP_HLEN))) == 0xffff;
+}
+
+/* Verifies the UDP checksum of the datagram p (UDP header just removed,
+ * still in front of the payload). */
+static int udp_checksum_ok(struct pbuf *p, uint32_t src, uint32_t dst)
+{
+    if (p->next == NULL) {
+        /* One frame: the segment is contiguous; the pseudo header is added
+         * as words of its fields (the sum is byte-order independent). */
+        const uint8_t *udp = (const uint8_t *)p->payload - UDP_HLEN;
+        uint32_t len = (uint32_t)p->len + UDP_HLEN;
+        uint64_t sum = (uint64_t)ini_chksum(udp, (int)len) + pseudo_sum(src, dst, len);
+        return fold16((uint32_t)sum) == 0xffff;
+    }
+    if (pbuf_header_force(p, UDP_HLEN) != 0)
+        return 0;
+    ip_addr_t from, to;
+    ip_addr_set_ip4_u32(&from, src);
+    ip_addr_set_ip4_u32(&to, dst);
+    u16_t sum = ip_chksum_pseudo(p, IP_PROTO_UDP, p->tot_len, &from, &to);
+    pbuf_remove_header(p, UDP_HLEN);
+    return sum == 0;
+}
+
+/* The datagram's UDP checksum: 1 when right.  A reassembled datagram or a
+ * large frame (a segment: DATA, unless damaged) has its CRC taken in the
+ * same pass, into *crc (crc_done then set); a small one was checked by
+ * the link as it checked the IP header (sum_ok), unless that failed. */
+static int checksum_ok(const struct ini_swp *s, struct pbuf *p, uint32_t src, uint32_t dst, int sum_ok,
+                       uint32_t *crc, const uint32_t **crc_done)
+{
+    *crc_done = NULL;
+    if ((p->next || p->len >= INI_SWP_ONE_PASS_MIN) && p->len >= s->data_hdr_len) {
+        *crc_done = crc;
+        return udp_check_and_crc(s, p, src, dst, crc);
+    }
+    return sum_ok || udp_checksum_ok(p, src, dst);
+}
+
+/* Reads the header of datagram p into h: 0, or -1 if it is too short or
+ * malformed.  DATA holds at least an AM header, a continuing segment one
+ * byte. */
+static int read_header(const struct ini_swp *s, const struct pbuf *p, struct ini_swp_hdr *h)
+{
+    uint8_t raw[INI_SWP_MAXHDR];
+    const uint8_t *hdr = p->payload;
+    uint16_t n = p->len;
+    if (n < s->hdr_len) {
+        n = pbuf_copy_partial(p, raw, (u16_t)s->hdr_len, 0);
+        hdr = raw;
+    }
+    if (ini_swp_hdr_read(hdr, n, s->seq_bits, h) < 0)
+        return -1;
+    if (h->op == INI_SWP_DATA &&
+        p->tot_len < s->data_hdr_len + ((h->flags & INI_SWP_F_CONT) ? 1 : sizeof(struct ini_am_hdr)))
+        return -1;
+    return 0;
+}
+
+/* What a datagram must pass before the protocol believes anything in it,
+ * in this order: its UDP checksum, its MAC (a frame that fails it is a
+ * stranger's, and none of its fields is looked at), its header, its
+ * connection (and source address), and a DATA frame's CRC (not its
+ * sequence number, not its piggy-backed ack is believed before: a
+ * damaged ack could release messages the peer never received).  Returns
+ * the counter of the first check it fails, or NULL with its header in h
+ * and its connection in *cp. */
+static uint64_t *check_datagram(struct ini_swp *s, struct pbuf *p, uint32_t src, uint32_t dst, int sum_ok,
+                                struct ini_rx_meta *rx, struct ini_swp_hdr *h, struct swp_conn **cp)
+{
+    uint32_t crc;
+    const uint32_t *crc_done;
+    if (!checksum_ok(s, p, src, dst, sum_ok, &crc, &crc_done))
+        return &s->stats.udp_checksum_errors;
+    if (rx->stamp)
+        rx->t_in_udp = rte_rdtsc();
+    if (s->tag_len && !swp_mac_ok(s, p))
+        return &s->stats.mac_fail;
+    if (read_header(s, p, h) < 0)
+        return &s->stats.bad_header;
+    struct swp_conn *c = h->conn < s->n_inis ? &s->conns[h->conn] : NULL;
+    if (!c || c->peer < 0 || c->dst.ip != src)
+        return &s->stats.bad_conn;
+    *cp = c;
+    if (h->op == INI_SWP_DATA && !crc_ok(s, p, crc_done))
+        return &c->stats.crc_errors;
+    return NULL;
+}
+
+/* ---- the receive window ---- */
+
+/* Delivers in order from the bottom of the receive window; rx describes
+ * the frame that completed the first of them.  Segments join their
+ * message's chain as they are taken (and are acknowledged then,
+ * swp_seg_take); the chain goes to the deliver callback with its last
+ * segment.  A refused delivery leaves that last segment in its slot,
+ * unacknowledged. */
+int swp_deliver_in_order(struct ini_swp *s, struct swp_conn *c, struct ini_rx_meta *rx)
+{
+    int n = 0;
+    struct swp_rx_slot *r;
+    while ((r = rx_slot(s, c, c->rcv_nxt))->p) {
+        struct pbuf *m;
+        uint16_t off;
+        if (swp_seg_take(s, c, r, &m, &off)) {
+            n++;
+            continue;
+        }
+        uint32_t bytes = m->tot_len - off - (uint32_t)sizeof(struct ini_am_hdr);
+        if (s->deliver(s->ctx, c->peer, m, off, rx) < 0) {
+            if (r->flags & INI_SWP_F_CONT)
+                swp_seg_refused(c, r);
+            if (!c->delivery_blocked) {
+                c->delivery_blocked = 1;
+                s->n_blocked++;
+                c->stats.deliver_refused++;
+            }
+            break;
+        }
+        if (r->flags & INI_SWP_F_CONT)
+            swp_seg_delivered(c);
+        rcv_advance(s, c, r);
+        c->stats.msgs_delivered++;
+        c->stats.bytes_delivered += bytes;
+        n++;
+    }
+    if (c->delivery_blocked && !rx_slot(s, c, c->rcv_nxt)->p) {
+        c->delivery_blocked = 0;
+        s->n_blocked--;
+    }
+    return n;
+}
+
+/* Asks for the missing message seq, at most once per nak_gap. */
+void swp_nak_one(struct ini_swp *s, struct swp_conn *c, uint32_t seq)
+{
+    struct swp_rx_slot *r = rx_slot(s, c, seq);
+    if (r->nak_tsc && s->now - r->nak_tsc < s->nak_gap)
+        return;
+    r->nak_tsc = s->now | 1;
+    swp_send_control(s, c, INI_SWP_NAK, seq);
+    c->stats.naks_sent++;
+}
+
+/* Frame seq (ahead of rcv_nxt) has arrived after a gap: asks for each
+ * message of the gap, the run of empty slots just below it.  Frames
+ * mostly arrive in order, so that run was skipped just now; one loss is
+ * one NAK, and losses in different places of a window of segments are
+ * asked for at once, not one round trip after the other. */
+static void nak_gap_below(struct ini_swp *s, struct swp_conn *c, uint32_t seq)
+{
+    uint32_t lo = seq;
+    while (lo != c->rcv_nxt && !rx_slot(s, c, (lo - 1) & s->seq_mask)->p)
+        lo = (lo - 1) & s->seq_mask;
+    for (uint32_t k = lo; k != seq; k = (k + 1) & s->seq_mask)
+        swp_nak_one(s, c, k);
+}
+
+/* A DATA frame outside the receive window: behind it, a duplicate of
+ * something delivered (our ack may have been lost: it goes again soon);
+ * else too far ahead. */
+static void outside_window(struct ini_swp *s, struct swp_conn *c, uint32_t seq, struct pbuf *p)
+{
+    if (dist(s, seq, c->rcv_nxt) <= s->window) {
+        c->stats.duplicates++;
+        c->ack_forced = 1;
+        if (!timer_list_conn_active(&s->ack_timers, (uint16_t)c->peer))
+            start_timer(s, &s->ack_timers, (uint16_t)c->peer, 0);
+    } else {
+        c->stats.out_of_window++;
+    }
+    pbuf_free(p);
+}
+
+/* A DATA frame that passed every check: kept in its slot of the receive
+ * window (flags: its segment flags), delivered in order. */
+static void handle_data(struct ini_swp *s, struct swp_conn *c, uint32_t seq, uint8_t flags, struct pbuf *p,
+                        struct ini_rx_meta *rx)
+{
+    uint32_t ahead = dist(s, c->rcv_nxt, seq);
+    if (ahead >= s->window) {
+        outside_window(s, c, seq, p);
+        return;
+    }
+    struct swp_rx_slot *r = rx_slot(s, c, seq);
+    if (r->p) {
+        c->stats.duplicates++;
+        pbuf_free(p);
+        return;
+    }
+    if (ahead == 0 && c->n_held == 0 && !c->asm_head && !(flags & (INI_SWP_F_MORE | INI_SWP_F_CONT))) {
+        /* The common case: the next message, whole, nothing held above it
+         * (so no gap, no NAK, no refused delivery): delivered straight from
+         * the frame, as swp_deliver_in_order would.  Refused, it takes the
+         * slot like any other. */
+        uint32_t bytes = p->tot_len - (uint32_t)s->data_hdr_len - (uint32_t)sizeof(struct ini_am_hdr);
+        if (s->deliver(s->ctx, c->peer, p, (uint16_t)s->data_hdr_len, rx) == 0) {
+            rcv_next(s, c, r);
+            c->stats.msgs_delivered++;
+            c->stats.bytes_delivered += bytes;
+            swp_schedule_ack(s, c);
+            return;
+        }
+    }
+    r->p = p;
+    r->off = (uint16_t)s->data_hdr_len;
+    r->flags = flags;
+    c->n_held++;
+    if (ahead == 0) {
+        if (swp_deliver_in_order(s, c, rx))
+            swp_schedule_ack(s, c);
+        /* Filled one gap, and frames wait above another: ask for its
+         * first message again if its NAK is old (the NAK or its answer
+         * may be lost, and no later frame may come to show it: the end of
+         * a message of many segments). */
+        if (s->use_nak && c->n_held && !rx_slot(s, c, c->rcv_nxt)->p)
+            swp_nak_one(s, c, c->rcv_nxt);
+    } else if (s->use_nak && !rx_slot(s, c, (seq - 1) & s->seq_mask)->p) {
+        nak_gap_below(s, c, seq);   /* the end of a gap: ask for what it lacks */
+    }
+    /* While a gap lasts, the ACK timer asks for it again (ini_swp_poll). */
+    if (rx_gap(s, c) && !timer_list_conn_active(&s->ack_timers, (uint16_t)c->peer))
+        start_timer(s, &s->ack_timers, (uint16_t)c->peer, 0);
+}
+
+void ini_swp_input(void *ctx, struct pbuf *p, uint32_t src, uint32_t dst, int sum_ok, struct ini_rx_meta *rx)
+{
+    struct ini_swp *s = ctx;
+    struct ini_swp_hdr h;
+    struct swp_conn *c;
+    if (rx->stamp)
+        rx->t_in_ip = rte_rdtsc();
+    uint64_t *bad = check_datagram(s, p, src, dst, sum_ok, rx, &h, &c);
+    if (bad) {
+        (*bad)++;
+        pbuf_free(p);
+        return;
+    }
+    if (h.op == INI_SWP_DATA) {
+        swp_defer_ack(s, c, h.ack);
+        handle_data(s, c, h.seq, h.flags, p, rx);
+        return;
+    }
+    take_ack(s, c);
+    swp_handle_ack(s, c, h.ack);
+    if (h.op == INI_SWP_NAK)
+        swp_handle_nak(s, c, h.seq);
+    pbuf_free(p);
+}

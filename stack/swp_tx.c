@@ -1,0 +1,224 @@
+/*
+ * swp_tx.c - the transport's transmission (swp.h, swp_internal.h): a
+ * message's slot filled once (its CRC, its sum for the UDP checksum, its
+ * MAC's inner sum), then each (re)transmission by one of three paths:
+ *
+ *   tx_frame      a message that fits one frame: copied straight into a
+ *                 transmit mbuf behind the header, checked and summed in
+ *                 the same pass the first time (stack/dgram.h, predicted)
+ *   tx_fragments  a longer one (segmentation off): header and CRC in the
+ *                 ring's headroom, the datagram cut into IP fragments
+ *   tx_parts      a longer one with a MAC: the header, MAC and CRC do not
+ *                 fit the headroom and go apart, through lwIP
+ *
+ * and the control frames (ACK, NAK).
+ */
+#include "swp_internal.h"
+
+#include <rte_cycles.h>
+
+#include "checksum.h"
+
+/* Sends a header-only frame (ACK or NAK). */
+void swp_send_control(struct ini_swp *s, struct swp_conn *c, uint8_t op, uint32_t seq)
+{
+    struct ini_dgram_frame fr;
+    uint16_t len = (uint16_t)(s->hdr_len + s->tag_len);
+    uint8_t *wire = ini_dgram_frame_begin(s->dg, &c->dst, len, &fr);
+    if (!wire) {
+        s->stats.send_errors++;
+        return;
+    }
+    struct ini_swp_hdr h = { op, (uint8_t)s->me, seq, c->rcv_nxt, 0 };
+    hdr_write(wire, &h, s->seq_bits);
+    if (s->tag_len) {
+        uint8_t inner[INI_SWP_TAG_LEN];
+        swp_inner_of(s, NULL, 0, NULL, 0, inner);
+        swp_tag_of(s, c->peer, wire, 0, inner, wire + s->hdr_len);
+    }
+    if (ini_dgram_frame_send(s->dg, &fr, ini_chksum(wire, len)) < 0)
+        s->stats.send_errors++;
+    c->ack_sent = c->rcv_nxt;
+    c->rcv_unacked = 0;
+    c->ack_forced = 0;
+    timer_list_cancel_conn(&s->ack_timers, (uint16_t)c->peer);
+    ini_netif_flush(s->dg->nf);
+}
+
+/* The UDP payload's sum from the message's (its CRC's and message's,
+ * kept: fill_slot) and the front's (the header, and the MAC if any:
+ * crc_off bytes at wire).  Both start at even offsets. */
+static inline uint16_t frame_sum(const struct ini_swp *s, const struct swp_tx_slot *t, const uint8_t *wire)
+{
+    return ini_sum_fold(ini_sum_small(t->msg_sum, wire, (size_t)s->crc_off));
+}
+
+/* The first transmission of a message without a MAC: copied, checked and
+ * summed in one pass over the ring (inline for a small message), the
+ * header and CRC added to the sum in one more step (both start at even
+ * offsets: hdr_len + 4 is even at every width).  A retransmission sums its
+ * frame afresh (msg_sum_valid 0): rare, and the first send stays one pass. */
+static inline uint16_t copy_first(struct ini_swp *s, struct swp_tx_slot *t, uint8_t *wire)
+{
+    uint64_t acc = 0;
+    uint8_t *dst = wire + s->data_hdr_len;
+    t->crc = t->am_len <= INI_SMALL_MAX ? ini_crc32c_sum_copy_small(0, dst, t->am, t->am_len, &acc)
+                                        : ini_crc32c_sum_copy(0, dst, t->am, t->am_len, &acc);
+    t->crc_pending = 0;
+    t->msg_sum_valid = 0;
+    memcpy(wire + s->crc_off, &t->crc, 4);
+    return ini_sum_fold(ini_sum_small(acc, wire, (size_t)s->data_hdr_len));
+}
+
+/* A later transmission (or the first with a MAC, whose CRC was taken
+ * before): message and CRC copied, the MAC written, the frame summed from
+ * the message's sum if there is one, else hot, here. */
+static inline uint16_t copy_again(struct ini_swp *s, struct swp_conn *c, struct swp_tx_slot *t, uint8_t *wire,
+                                  uint32_t len)
+{
+    memcpy(wire + s->data_hdr_len, t->am, t->am_len);
+    memcpy(wire + s->crc_off, &t->crc, 4);
+    if (s->tag_len)
+        swp_tag_of(s, c->peer, wire, len - (uint32_t)s->crc_off, t->inner, wire + s->hdr_len);
+    return t->msg_sum_valid ? frame_sum(s, t, wire) : ini_chksum(wire, (int)len);
+}
+
+/* One frame: header, CRC and message go straight into the frame (the one
+ * copy of a transmission) and are summed there, hot. */
+static int tx_frame(struct ini_swp *s, struct swp_conn *c, struct swp_tx_slot *t, const struct ini_swp_hdr *h,
+                    struct ini_swp_tx_stamps *ts)
+{
+    uint32_t len = t->am_len + (uint32_t)s->data_hdr_len;
+    struct ini_dgram_frame fr;
+    uint8_t *wire = ini_dgram_frame_begin(s->dg, &c->dst, (uint16_t)len, &fr);
+    if (!wire)
+        return -1;
+    hdr_write(wire, h, s->seq_bits);
+    uint16_t sum = t->crc_pending ? copy_first(s, t, wire) : copy_again(s, c, t, wire, len);
+    if (ts)
+        ts->t_out_udp = rte_rdtsc();
+    return ini_dgram_frame_send(s->dg, &fr, sum);
+}
+
+/* Several frames: header and CRC go into the ring's headroom in front of
+ * the message, and the datagram is cut into IP fragments, each copied
+ * from the ring straight into its frame (the one copy). */
+static int tx_fragments(struct ini_swp *s, struct swp_conn *c, struct swp_tx_slot *t, const struct ini_swp_hdr *h,
+                        struct ini_swp_tx_stamps *ts)
+{
+    uint8_t *wire = t->am - s->data_hdr_len;
+    hdr_write(wire, h, s->seq_bits);
+    memcpy(wire + s->crc_off, &t->crc, 4);
+    uint16_t sum = frame_sum(s, t, wire);
+    if (ts)
+        ts->t_out_udp = rte_rdtsc();        /* the fragments are cut below: IP starts here */
+    return ini_dgram_send_frags(s->dg, &c->dst, wire, t->am_len + (uint32_t)s->data_hdr_len, sum);
+}
+
+/* Several frames with a MAC: header, MAC and CRC do not fit the ring's
+ * headroom; they go apart, in front of the message by reference. */
+static int tx_parts(struct ini_swp *s, struct swp_conn *c, struct swp_tx_slot *t, const struct ini_swp_hdr *h,
+                    struct ini_swp_tx_stamps *ts)
+{
+    uint8_t wire[INI_SWP_MAXHDR + INI_SWP_TAG_LEN];
+    hdr_write(wire, h, s->seq_bits);
+    memcpy(wire + s->crc_off, &t->crc, 4);
+    swp_tag_of(s, c->peer, wire, 4 + t->am_len, t->inner, wire + s->hdr_len);
+    uint16_t sum = frame_sum(s, t, wire);
+    if (ts)
+        ts->t_out_udp = rte_rdtsc();
+    return ini_dgram_send_parts(s->dg, &c->dst, wire, (uint16_t)s->data_hdr_len, t->am, t->am_len, sum);
+}
+
+/* (Re)transmits message `seq` of connection c from its slot, by the path
+ * its length and the MAC choose; stamps the UDP boundary into ts unless
+ * NULL.  The frame carries our ack: the ACK timer, if it runs, is left to
+ * expire (it then finds nothing to acknowledge, or what arrived since): in
+ * a request-reply exchange, cancelling it here and starting it again at
+ * the next delivery cost more per message than one idle expiry per ACK
+ * timeout. */
+int swp_transmit(struct ini_swp *s, struct swp_conn *c, uint32_t seq, struct ini_swp_tx_stamps *ts)
+{
+    struct swp_tx_slot *t = tx_slot(s, c, seq);
+    struct ini_swp_hdr h = { INI_SWP_DATA, (uint8_t)s->me, seq, c->rcv_nxt, t->flags };
+    int r;
+    if (t->am_len + (uint32_t)s->data_hdr_len <= s->frame_max)
+        r = tx_frame(s, c, t, &h, ts);
+    else if (s->tag_len)
+        r = tx_parts(s, c, t, &h, ts);
+    else
+        r = tx_fragments(s, c, t, &h, ts);
+    if (r < 0) {
+        s->stats.send_errors++;
+        return -1;
+    }
+    t->last_tx = s->now;
+    if (c->ack_sent != c->rcv_nxt || c->rcv_unacked)
+        c->stats.acks_piggy++;
+    c->ack_sent = c->rcv_nxt;
+    c->rcv_unacked = 0;
+    c->ack_forced = 0;
+    return 0;
+}
+
+/* Fills slot t for a message (or segment) of len bytes at am, its CRC and
+ * its sum for the UDP checksum: taken as the first transmission copies it
+ * into its frame (crc_pending) when it fits one frame and has no MAC;
+ * else here, once (a MAC covers the CRC, and a message of several frames
+ * is not copied in one piece): a small message's CRC inline, its frame
+ * summed hot at each transmission (cheaper than a pass that sums too); a
+ * longer one's CRC and sum in one pass, the sum kept.  With a MAC, its
+ * inner sum too, once per message. */
+void swp_fill_slot(struct ini_swp *s, struct swp_tx_slot *t, uint8_t *am, uint32_t len, void *cookie,
+                   uint8_t flags, int release)
+{
+    t->am = am;
+    t->am_len = len;
+    t->cookie = cookie;
+    t->naked = 0;
+    t->flags = flags;
+    t->release = (uint8_t)release;
+    t->crc_pending = !s->tag_len && len + (uint32_t)s->data_hdr_len <= s->frame_max;
+    if (t->crc_pending)
+        return;
+    if (len <= INI_SMALL_MAX) {
+        t->crc = ini_crc32c_small(0, am, len);
+        t->msg_sum_valid = 0;
+    } else {
+        uint64_t acc = 0;
+        t->crc = ini_crc32c_sum(0, am, len, &acc);
+        t->msg_sum = ini_sum_fold(ini_sum_small(acc, &t->crc, 4));
+        t->msg_sum_valid = 1;
+    }
+    if (s->tag_len)
+        swp_inner_of(s, (const uint8_t *)&t->crc, 4, am, len, t->inner);
+}
+
+int ini_swp_send(struct ini_swp *s, int peer, uint8_t *am, uint32_t am_len, void *cookie, uint64_t now,
+                 struct ini_swp_tx_stamps *stamps)
+{
+    struct swp_conn *c = &s->conns[peer];
+    s->now = now;
+    if (c->ack_deferred && dist(s, c->snd_una, c->snd_nxt) >= s->window)
+        take_ack(s, c);             /* room the peer has made already */
+    if (c->pend_left || dist(s, c->snd_una, c->snd_nxt) >= s->window) {
+        c->stats.window_full++;
+        return -1;
+    }
+    if (s->segment && am_len + (uint32_t)s->data_hdr_len > s->frame_max) {
+        if (swp_send_segments(s, c, am, am_len, cookie, stamps) < 0)
+            return -1;
+    } else {
+        uint32_t seq = c->snd_nxt;
+        swp_fill_slot(s, tx_slot(s, c, seq), am, am_len, cookie, 0, 1);
+        if (stamps)
+            stamps->t_out_window = rte_rdtsc();
+        if (swp_transmit(s, c, seq, stamps) < 0)
+            return -1;
+        c->snd_nxt = (seq + 1) & s->seq_mask;
+        list_later(s, c);           /* its SEND timer, once the frame is out */
+    }
+    c->stats.msgs_sent++;
+    c->stats.bytes_sent += am_len - (uint32_t)sizeof(struct ini_am_hdr);
+    return 0;
+}

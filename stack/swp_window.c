@@ -1,0 +1,242 @@
+/*
+ * swp_window.c - the transport's window and timers (swp.h,
+ * swp_internal.h): acks taken from the peer, at once or at the next turn;
+ * the SEND timers of what is in flight; when our own ack goes (piggy-
+ * backed, on the ACK timer, or at once at half a window); retransmission
+ * on a SEND timer or a NAK; the per-turn service (ini_swp_poll).
+ */
+#include "swp_internal.h"
+
+/* True when seq, in flight, has its SEND timer: all but what was sent
+ * since the last turn (from timed_nxt on), unless acks passed timed_nxt
+ * meanwhile (then none of what is left has one yet). */
+static inline int has_send_timer(const struct ini_swp *s, const struct swp_conn *c, uint32_t seq)
+{
+    uint32_t timed = dist(s, c->snd_una, c->timed_nxt);
+    return timed <= dist(s, c->snd_una, c->snd_nxt) && dist(s, c->snd_una, seq) < timed;
+}
+
+/* The SEND timers of what c sent since the last turn and is still
+ * unacknowledged, from this turn's time. */
+static void start_send_timers(struct ini_swp *s, struct swp_conn *c)
+{
+    uint32_t seq = c->timed_nxt;
+    if (dist(s, c->snd_una, seq) > dist(s, c->snd_una, c->snd_nxt))
+        seq = c->snd_una;           /* acknowledged before its timer started */
+    for (; seq != c->snd_nxt; seq = (seq + 1) & s->seq_mask)
+        start_timer(s, &s->send_timers, (uint16_t)c->peer, seq);
+    c->timed_nxt = c->snd_nxt;
+}
+
+/* A cumulative ack from the peer: release everything before it. */
+void swp_handle_ack(struct ini_swp *s, struct swp_conn *c, uint32_t ack)
+{
+    uint32_t n = dist(s, c->snd_una, ack);
+    if (n > dist(s, c->snd_una, c->snd_nxt)) {
+        /* An old ack overtaken by a newer one is harmless; one for what
+         * was never sent is a bad header. */
+        if (dist(s, ack, c->snd_una) > s->window) {
+            c->stats.bad_ack++;
+        }
+        return;
+    }
+    if (n == 0)
+        return;
+    timer_list_cancel_range(&s->send_timers, (uint16_t)c->peer, c->snd_una, ack, (unsigned)s->seq_bits);
+    for (uint32_t i = 0; i < n; i++) {
+        struct swp_tx_slot *t = tx_slot(s, c, c->snd_una);
+        if (t->release)          /* a message's last frame: all of it has arrived */
+            s->release(s->ctx, t->cookie);
+        t->am = NULL;
+        c->snd_una = (c->snd_una + 1) & s->seq_mask;
+    }
+    c->stats.acks_received++;
+    swp_continue_message(s, c);
+}
+
+/* A DATA frame's ack: kept for ini_swp_poll (swp.h).  One for what was
+ * never sent, or nothing new, is handled at once, as before. */
+void swp_defer_ack(struct ini_swp *s, struct swp_conn *c, uint32_t ack)
+{
+    uint32_t n = dist(s, c->snd_una, ack);
+    if (n == 0 || n > dist(s, c->snd_una, c->snd_nxt)) {
+        swp_handle_ack(s, c, ack);
+        return;
+    }
+    if (!c->ack_deferred || n > dist(s, c->snd_una, c->ack_in))
+        c->ack_in = ack;            /* acks are cumulative: the furthest one */
+    c->ack_deferred = 1;
+    list_later(s, c);
+}
+
+/* The work listed for this turn: every deferred ack, then the SEND
+ * timers of what is still unacknowledged.  Returns the acks taken.
+ *
+ * A connection stays listed until both are done: the ack may send more
+ * of a message in segments (continue_message), whose timers start here
+ * too.  A release callback that sends on a connection already done lists
+ * it again, behind the ones taken now: kept for the next turn. */
+static int take_later(struct ini_swp *s)
+{
+    int n = s->n_later, acks = 0;
+    for (int i = 0; i < n; i++) {
+        struct swp_conn *c = &s->conns[s->later[i]];
+        acks += c->ack_deferred;
+        take_ack(s, c);
+        if (c->timed_nxt != c->snd_nxt)
+            start_send_timers(s, c);
+        c->later_listed = 0;
+    }
+    s->n_later -= n;
+    if (s->n_later)                 /* rare: listed again by a release callback */
+        memmove(s->later, s->later + n, (size_t)s->n_later);
+    return acks;
+}
+
+void swp_handle_nak(struct ini_swp *s, struct swp_conn *c, uint32_t seq)
+{
+    c->stats.naks_received++;
+    if (dist(s, c->snd_una, seq) >= dist(s, c->snd_una, c->snd_nxt))
+        return;                     /* acknowledged meanwhile, or bogus */
+    struct swp_tx_slot *t = tx_slot(s, c, seq);
+    /* The first NAK for a message retransmits it at once; repeated or
+     * duplicated NAKs only after a pause, so they cannot cause a storm. */
+    if (t->naked && s->now - t->last_tx < s->nak_gap)
+        return;
+    t->naked = 1;
+    if (swp_transmit(s, c, seq, NULL) == 0) {
+        if (has_send_timer(s, c, seq)) {     /* else it starts at the next turn */
+            timer_list_cancel_one(&s->send_timers, (uint16_t)c->peer, seq);
+            start_timer(s, &s->send_timers, (uint16_t)c->peer, seq);
+        }
+        c->stats.retx_nak++;
+    }
+}
+
+/* After in-order progress: acknowledge at once when half a window waits,
+ * else make sure the ACK timer runs. */
+void swp_schedule_ack(struct ini_swp *s, struct swp_conn *c)
+{
+    if (c->rcv_unacked >= (s->window + 1) / 2) {
+        swp_send_control(s, c, INI_SWP_ACK, 0);
+        c->stats.acks_bare++;
+    } else if (c->ack_sent != c->rcv_nxt && !timer_list_conn_active(&s->ack_timers, (uint16_t)c->peer)) {
+        start_timer(s, &s->ack_timers, (uint16_t)c->peer, 0);
+    }
+}
+
+/* ---- the turn's service: timers and retries ---- */
+
+/* An expired SEND timer: the oldest unacknowledged frame goes again. */
+static inline void send_timer_expired(struct ini_swp *s, uint16_t conn, uint32_t seq)
+{
+    struct swp_conn *c = &s->conns[conn];
+    if (dist(s, c->snd_una, seq) >= dist(s, c->snd_una, c->snd_nxt))
+        return;                     /* acknowledged: a stale record */
+    /* A segment above the oldest unacknowledged frame is not sent: the
+     * ack is cumulative, so behind one loss every segment of the window
+     * times out together, received or not.  The receiver NAKs a lost
+     * segment when the next one arrives (segments come in runs), and
+     * again when it reaches the bottom of its window; the timer
+     * retransmits only the oldest. */
+    if ((!tx_slot(s, c, seq)->flags || seq == c->snd_una) && swp_transmit(s, c, seq, NULL) == 0)
+        c->stats.retx_timer++;
+    start_timer(s, &s->send_timers, conn, seq);
+}
+
+/* An expired ACK timer: our ack, and the NAK of a gap that lasts. */
+static inline void ack_timer_expired(struct ini_swp *s, uint16_t conn, uint32_t seq)
+{
+    struct swp_conn *c = &s->conns[conn];
+    if (rx_gap(s, c)) {
+        /* Frames wait above a gap whose NAK or answer may be lost: ask
+         * again (once per nak_gap; the NAK carries the ack), and look
+         * again at the next expiry. */
+        swp_nak_one(s, c, c->rcv_nxt);
+        start_timer(s, &s->ack_timers, conn, 0);
+    }
+    if (c->ack_sent != c->rcv_nxt || c->rcv_unacked || c->ack_forced) {
+        swp_send_control(s, c, INI_SWP_ACK, 0);
+        c->stats.acks_bare++;
+    }
+}
+
+/* Pops list l's expired timers one at a time, calling fn for each (which
+ * may start timers again).  Inline with fn: no call through a pointer per
+ * timer, as timer_list_expire's callback would cost. */
+static inline __attribute__((always_inline)) int expire(struct ini_swp *s, struct timer_list *l, uint64_t now,
+                                                        void (*fn)(struct ini_swp *, uint16_t, uint32_t))
+{
+    int work = 0;
+    uint16_t conn;
+    uint32_t seq;
+    while (timer_list_pop_expired(l, now, &conn, &seq)) {
+        fn(s, conn, seq);
+        work++;
+    }
+    return work;
+}
+
+/* Messages in segments whose last transmission found no buffer (acks
+ * send the rest as the window opens), and deliveries refused before,
+ * offered again as if they arrived now, in an empty queue. */
+static int retry(struct ini_swp *s, uint64_t now)
+{
+    int work = 0;
+    for (int i = 0; i < s->n_inis && s->n_pending; i++) {
+        struct swp_conn *c = &s->conns[i];
+        if (c->peer >= 0 && c->pend_left && dist(s, c->snd_una, c->snd_nxt) < s->window) {
+            swp_continue_message(s, c);
+            work++;
+        }
+    }
+    if (s->n_blocked) {
+        struct ini_rx_meta rx = { .t_arrive = now, .t_start = now };
+        for (int i = 0; i < s->n_inis; i++) {
+            struct swp_conn *c = &s->conns[i];
+            if (c->peer >= 0 && c->delivery_blocked && swp_deliver_in_order(s, c, &rx)) {
+                swp_schedule_ack(s, c);
+                work++;
+            }
+        }
+    }
+    return work;
+}
+
+int ini_swp_service(struct ini_swp *s, uint64_t now)
+{
+    s->now = now;
+    /* The listed work first, so that no timer fires or starts for what is
+     * acknowledged already. */
+    int work = take_later(s);
+    work += expire(s, &s->send_timers, now, send_timer_expired);
+    work += expire(s, &s->ack_timers, now, ack_timer_expired);
+    if (s->n_pending || s->n_blocked)
+        work += retry(s, now);
+    return work;
+}
+
+int ini_swp_poll(struct ini_swp *s, uint64_t now)
+{
+    s->now = now;
+    if (now < ini_swp_next_deadline(s) && !s->n_blocked && !s->n_pending && !s->n_later)
+        return 0;
+    return ini_swp_service(s, now);
+}
+
+uint64_t ini_swp_next_deadline(const struct ini_swp *s)
+{
+    uint64_t a = timer_list_next_deadline(&s->send_timers), b = timer_list_next_deadline(&s->ack_timers);
+    return a < b ? a : b;
+}
+
+uint32_t ini_swp_pending_frames(const struct ini_swp *s)
+{
+    return s->pend_frames;
+}
+
+int ini_swp_window_full(const struct ini_swp *s, int peer)
+{
+    const struct swp_conn *c = &s->conns[peer];
+    return c->pend_left || dist(s, c->snd_una, c->snd_nxt) >= s->window;
+}
