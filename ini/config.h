@@ -32,7 +32,6 @@
 #define INI_DEVICE_LEN       64
 #define INI_HOST_LEN         256
 #define INI_MAX_MESSAGE_LIMIT 65000   /* upper bound of stack.max_message */
-#define INI_MBUFS            16383    /* mbufs in each daemon's pool (inid.c) */
 #define INI_AF_PACKET_MTU_MAX 1500    /* DPDK 22.11's af_packet: frames of at most 1518 bytes */
 #define INI_MEMIF_MAX_PEERS  32       /* memif: one DPDK port per peer, RTE_MAX_ETHPORTS */
 #define INI_CONFIG_VERSION   1        /* the format's version: version = 1; in every file */
@@ -123,12 +122,10 @@ struct ini_stack_cfg {
     int max_message;         /* payload bytes, 1..65000, default 65000 */
     int nak;                 /* send NAKs on out-of-order arrival, default 1 */
     int segmentation;        /* messages longer than a frame as transport segments, not IP
-                              * fragments (docs/transport.md); default INI_SEGMENTATION_DEFAULT */
+                              * fragments (docs/transport.md); default 1 (the stack's
+                              * defaults, stack/stack_defaults.h, chosen by measurement:
+                              * docs/transport.md, "Segments or IP fragments") */
 };
-
-/* stack.segmentation's default, chosen by measurement (docs/transport.md,
- * "Segments or IP fragments"). */
-#define INI_SEGMENTATION_DEFAULT 1
 
 /* Defaults of idle.yield_us and idle.colocate (docs/config.md: chosen by
  * measuring compute node to compute node on 2 shared cores). */

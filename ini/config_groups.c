@@ -7,6 +7,7 @@
  * (config_machine.c) and the key.
  */
 #include "config_internal.h"
+#include "stack_defaults.h"
 
 #include <stdio.h>
 #include <string.h>
@@ -248,7 +249,7 @@ static int load_eal(struct loader *ld, const config_setting_t *root)
     int need = ini_config_eal_memory_needed_mb(ld->cfg.stack.mtu);
     if (ld->cfg.eal_memory_mb < need)
         return cfg_fail_at(ld, cfg_member(g, "memory_mb"), "%d MiB cannot hold a daemon's %d mbufs at MTU %d: "
-                       "at least %d", ld->cfg.eal_memory_mb, INI_MBUFS, ld->cfg.stack.mtu, need);
+                       "at least %d", ld->cfg.eal_memory_mb, INI_STACK_MBUFS, ld->cfg.stack.mtu, need);
     if (!(args = cfg_member(g, "args")))
         return 0;
     if (cfg_read_sequence(ld, args, INI_MAX_EAL_ARGS, "strings") < 0)

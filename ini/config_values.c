@@ -5,6 +5,7 @@
  * starts from them and `ini-cluster gen` writes them out.
  */
 #include "config.h"
+#include "stack_defaults.h"
 
 #include <ctype.h>
 #include <errno.h>
@@ -32,10 +33,12 @@ void ini_config_defaults(struct ini_config *cfg)
     snprintf(cfg->bridge, sizeof cfg->bridge, "%s", "inibr0");
     cfg->pe_policy = INI_POLICY_STATIC;
     cfg->ini_policy = INI_POLICY_STATIC;
+    /* The transport's defaults are the stack's own (stack_defaults.h). */
+    struct ini_swp_defaults swp = ini_swp_defaults();
     cfg->stack = (struct ini_stack_cfg){
-        .mtu = 1500, .window = 64, .seq_bits = 32, .send_timeout_us = 2000,
-        .ack_timeout_us = 200, .max_message = INI_MAX_MESSAGE_LIMIT, .nak = 1,
-        .segmentation = INI_SEGMENTATION_DEFAULT,
+        .mtu = swp.mtu, .window = swp.window, .seq_bits = swp.seq_bits,
+        .send_timeout_us = swp.send_timeout_us, .ack_timeout_us = swp.ack_timeout_us,
+        .max_message = INI_MAX_MESSAGE_LIMIT, .nak = swp.nak, .segmentation = swp.segment,
     };
     cfg->idle = (struct ini_idle_cfg){ .mode = INI_IDLE_AUTO, .spin_us = 5, .max_sleep_us = 1000,
                                        .yield_us = INI_IDLE_YIELD_US_DEFAULT,
@@ -47,13 +50,12 @@ void ini_config_defaults(struct ini_config *cfg)
 
 int ini_config_mbuf_room(int mtu)
 {
-    int room = mtu + 14 + 128 + 64;   /* frame, RTE_PKTMBUF_HEADROOM, slack */
-    return room < 2048 + 128 ? 2048 + 128 : room;
+    return ini_stack_mbuf_room(mtu);
 }
 
 int ini_config_eal_memory_needed_mb(int mtu)
 {
-    long long pool = (long long)INI_MBUFS * (ini_config_mbuf_room(mtu) + MBUF_OVERHEAD_BYTES);
+    long long pool = (long long)INI_STACK_MBUFS * (ini_config_mbuf_room(mtu) + MBUF_OVERHEAD_BYTES);
     return (int)((pool + (1 << 20) - 1) >> 20) + EAL_MARGIN_MB;
 }
 

@@ -79,16 +79,10 @@ static void apply_overrides(struct inid *d, const struct inid_overrides *o)
     char err[1024];
     policy_option("--ini-policy", o->policy, &d->cfg.ini_policy);
     policy_option("--policy", o->pe_policy, &d->cfg.pe_policy);   /* the compute nodes': recorded in traces */
-    if (o->idle) {
-        static const char *const modes[] = { "poll", "adaptive", "auto", NULL };
-        static const enum ini_idle_mode values[] = { INI_IDLE_POLL, INI_IDLE_ADAPTIVE, INI_IDLE_AUTO };
-        d->cfg.idle.mode = values[cli_parse_choice("--idle", o->idle, modes)];
-    }
-    if (o->trace) {
-        static const char *const modes[] = { "off", "summary", "detailed", NULL };
-        static const enum ini_trace_mode values[] = { INI_TRACE_OFF, INI_TRACE_SUMMARY, INI_TRACE_DETAILED };
-        d->cfg.trace.mode = values[cli_parse_choice("--trace", o->trace, modes)];
-    }
+    if (o->idle)
+        d->cfg.idle.mode = (enum ini_idle_mode)cli_parse_choice("--idle", o->idle, ini_idle_mode_names);
+    if (o->trace)
+        d->cfg.trace.mode = (enum ini_trace_mode)cli_parse_choice("--trace", o->trace, ini_trace_mode_names);
     if (o->fault) {
         /* --fault overrides the configuration for every INI, on transmit
          * unless it says side=rx. */
@@ -283,7 +277,7 @@ static int stack_open(struct inid *d)
     /* A pool of the size the configuration's memory check counts. */
     snprintf(name, sizeof(name), "ini%d_mbufs", d->me->id);
     prm.pool_name = name;
-    prm.n_mbufs = INI_MBUFS;
+    prm.n_mbufs = INI_STACK_MBUFS;
     prm.mbuf_room = (uint16_t)ini_config_mbuf_room(d->cfg.stack.mtu);
     prm.deliver = inid_transport_deliver;
     prm.release = inid_transport_release;

@@ -35,6 +35,7 @@
 
 #include "config.h"
 #include "eal_args.h"
+#include "stack_defaults.h"
 #include "tools/cluster/cluster_gen.h"
 
 static char tmp_dir[] = "/tmp/test_config.XXXXXX";
@@ -210,7 +211,7 @@ static void test_defaults(void **state)
     assert_int_equal(c->stack.ack_timeout_us, 200);
     assert_int_equal(c->stack.max_message, 65000);
     assert_int_equal(c->stack.nak, 1);
-    assert_int_equal(c->stack.segmentation, INI_SEGMENTATION_DEFAULT);
+    assert_int_equal(c->stack.segmentation, ini_swp_defaults().segment);
     assert_int_equal(c->idle.mode, INI_IDLE_AUTO);
     assert_int_equal(c->idle.spin_us, 5);
     assert_int_equal(c->idle.max_sleep_us, 1000);
