@@ -107,17 +107,11 @@ static void start_flush(struct mgs *g, int from)
 static void run_conts(struct mgs_cont *list)
 {
     /* The list is newest first; run in request order. */
-    struct mgs_cont *fifo = NULL;
+    LIST_REVERSE(list, next);
     while (list) {
         struct mgs_cont *next = list->next;
-        list->next = fifo;
-        fifo = list;
+        mgs_cont_run(list);   /* frees it */
         list = next;
-    }
-    while (fifo) {
-        struct mgs_cont *next = fifo->next;
-        mgs_cont_run(fifo);   /* frees it */
-        fifo = next;
     }
 }
 
