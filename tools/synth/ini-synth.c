@@ -90,6 +90,9 @@ enum { H_REQUEST = 1, H_REPLY = 2, H_DONE = 3, H_HELLO = 4 };
 
 enum cost_mode { MODE_SLEEP, MODE_SPIN };
 enum cost_dist { DIST_EXP, DIST_FIXED };
+/* The names of --mode and --dist, for parsing and for the report. */
+static const char *const mode_names[] = { [MODE_SLEEP] = "sleep", [MODE_SPIN] = "spin", NULL };
+static const char *const dist_names[] = { [DIST_EXP] = "exp", [DIST_FIXED] = "fixed", NULL };
 enum pattern   { PATTERN_UNIFORM, PATTERN_HOTSPOT, PATTERN_NEIGHBOUR };
 
 static struct {
@@ -180,21 +183,9 @@ static void parse_args(int argc, char **argv)
             const char *v = cli_value(argc, argv, &i);
             opt.scale = cli_parse_double(a, v, 1e-6, 1e6);
         } else if (!strcmp(a, "--mode")) {
-            const char *v = cli_value(argc, argv, &i);
-            if (!strcmp(v, "sleep"))
-                opt.mode = MODE_SLEEP;
-            else if (!strcmp(v, "spin"))
-                opt.mode = MODE_SPIN;
-            else
-                cli_bad_arg("--mode: '%s' is not sleep or spin", v);
+            opt.mode = (enum cost_mode)cli_parse_choice(a, cli_value(argc, argv, &i), mode_names);
         } else if (!strcmp(a, "--dist")) {
-            const char *v = cli_value(argc, argv, &i);
-            if (!strcmp(v, "exp"))
-                opt.dist = DIST_EXP;
-            else if (!strcmp(v, "fixed"))
-                opt.dist = DIST_FIXED;
-            else
-                cli_bad_arg("--dist: '%s' is not exp or fixed", v);
+            opt.dist = (enum cost_dist)cli_parse_choice(a, cli_value(argc, argv, &i), dist_names);
         } else if (!strcmp(a, "--pattern")) {
             const char *v = cli_value(argc, argv, &i);
             if (!strcmp(v, "uniform"))
@@ -577,8 +568,8 @@ static int pe_main(struct ini_pe *pe, void *arg)
 
 /* ---- report ---- */
 
-static const char *mode_name(void) { return opt.mode == MODE_SPIN ? "spin" : "sleep"; }
-static const char *dist_name(void) { return opt.dist == DIST_FIXED ? "fixed" : "exp"; }
+static const char *mode_name(void) { return mode_names[opt.mode]; }
+static const char *dist_name(void) { return dist_names[opt.dist]; }
 
 static void pattern_text(char *buf, size_t len)
 {
