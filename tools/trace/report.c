@@ -325,6 +325,33 @@ static size_t sort_unique(uint32_t *v, size_t n)
     return u;
 }
 
+#define KIND_OUT_OR_IN (-1)     /* for detailed_lengths: every message but local ones */
+
+/* The lengths of the messages of one kind (or KIND_OUT_OR_IN) in the run's
+ * detailed traces, in a malloc'd array (never of size 0), their number in
+ * *n; NULL when out of memory. */
+static uint32_t *detailed_lengths(const struct trace_run *run, int kind, size_t *n)
+{
+    size_t cap = 0;
+    for (int i = 0; i < run->n_files; i++)
+        if (run->files[i].mode == INI_TRACE_DETAILED)
+            cap += (size_t)run->files[i].n;
+    uint32_t *lens = malloc((cap ? cap : 1) * sizeof(*lens));
+    if (!lens)
+        return NULL;
+    size_t k = 0;
+    for (int i = 0; i < run->n_files; i++) {
+        const struct trace_file *f = &run->files[i];
+        if (f->mode != INI_TRACE_DETAILED)
+            continue;
+        for (uint64_t j = 0; j < f->n; j++)
+            if (kind == KIND_OUT_OR_IN ? f->msgs[j].kind != INI_TRACE_LOCAL : f->msgs[j].kind == kind)
+                lens[k++] = f->msgs[j].len;
+    }
+    *n = k;
+    return lens;
+}
+
 /* The six column values of a message for its path's table. */
 static void breakdown_columns(const struct trace_msg *m, double col[REPORT_COLS])
 {
@@ -366,20 +393,12 @@ static void bucket_finish(struct report_bucket *b)
 static int build_breakdown(struct report_breakdown *bd, const struct trace_run *run, int kind, bool pow2)
 {
     memset(bd, 0, sizeof(*bd));
-    size_t n = 0;
-    for (int i = 0; i < run->n_files; i++)
-        if (run->files[i].mode == INI_TRACE_DETAILED)
-            for (uint64_t j = 0; j < run->files[i].n; j++)
-                n += run->files[i].msgs[j].kind == kind;
-    uint32_t *keys = malloc((n ? n : 1) * sizeof(*keys));
+    size_t n;
+    uint32_t *keys = detailed_lengths(run, kind, &n);
     if (!keys)
         return -1;
-    size_t k = 0;
-    for (int i = 0; i < run->n_files; i++)
-        if (run->files[i].mode == INI_TRACE_DETAILED)
-            for (uint64_t j = 0; j < run->files[i].n; j++)
-                if (run->files[i].msgs[j].kind == kind)
-                    keys[k++] = bucket_lo(run->files[i].msgs[j].len, pow2);
+    for (size_t k = 0; k < n; k++)
+        keys[k] = bucket_lo(keys[k], pow2);
     size_t u = sort_unique(keys, n);
     bd->buckets = calloc(u ? u : 1, sizeof(*bd->buckets));
     if (!bd->buckets) {
@@ -420,20 +439,11 @@ static int build_breakdown(struct report_breakdown *bd, const struct trace_run *
 /* Power-of-two buckets when the detailed traces hold many distinct lengths. */
 static int choose_pow2(const struct trace_run *run, bool *pow2)
 {
-    size_t n = 0;
-    for (int i = 0; i < run->n_files; i++)
-        if (run->files[i].mode == INI_TRACE_DETAILED)
-            n += (size_t)run->files[i].n;
-    uint32_t *lens = malloc((n ? n : 1) * sizeof(*lens));
+    size_t n;
+    uint32_t *lens = detailed_lengths(run, KIND_OUT_OR_IN, &n);
     if (!lens)
         return -1;
-    size_t k = 0;
-    for (int i = 0; i < run->n_files; i++)
-        if (run->files[i].mode == INI_TRACE_DETAILED)
-            for (uint64_t j = 0; j < run->files[i].n; j++)
-                if (run->files[i].msgs[j].kind != INI_TRACE_LOCAL)
-                    lens[k++] = run->files[i].msgs[j].len;
-    *pow2 = sort_unique(lens, k) > REPORT_MAX_DISTINCT_LENGTHS;
+    *pow2 = sort_unique(lens, n) > REPORT_MAX_DISTINCT_LENGTHS;
     free(lens);
     return 0;
 }
