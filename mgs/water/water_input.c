@@ -70,8 +70,8 @@ int water_parse_input(const char *text, water_input *in, char *err, size_t errle
     int count = tokenize(text, tokens, 10);
     if (count != 10)
         return ini_fail(err, errlen,
-                    "input must have 10 fields (TSTEP NMOL NSTEP NORDER NSAVE NRST NPRINT NFMC "
-                    "NumProcs CUTOFF), found %d", count);
+                        "input must have 10 fields (TSTEP NMOL NSTEP NORDER NSAVE NRST NPRINT NFMC "
+                        "NumProcs CUTOFF), found %d", count);
 
     double *doubles[10] = { [0] = &in->tstep, [9] = &in->cutoff };
     long *longs[10] = { [1] = &in->nmol,   [2] = &in->nstep, [3] = &in->norder,
@@ -80,10 +80,10 @@ int water_parse_input(const char *text, water_input *in, char *err, size_t errle
     for (int i = 0; i < 10; i++) {
         if (doubles[i] && parse_double(tokens[i], doubles[i]) != 0)
             return ini_fail(err, errlen, "field %d (%s) is not a finite number: '%s'", i + 1,
-                        FIELD_NAMES[i], tokens[i]);
+                            FIELD_NAMES[i], tokens[i]);
         if (longs[i] && parse_long(tokens[i], longs[i]) != 0)
             return ini_fail(err, errlen, "field %d (%s) is not an integer: '%s'", i + 1,
-                        FIELD_NAMES[i], tokens[i]);
+                            FIELD_NAMES[i], tokens[i]);
     }
 
     if (!(in->tstep > 0.0))
@@ -93,18 +93,18 @@ int water_parse_input(const char *text, water_input *in, char *err, size_t errle
     long side = water_lattice_side(in->nmol);
     if (side > 2097151 || side * side * side != in->nmol)
         return ini_fail(err, errlen, "NMOL %ld is not a perfect cube (8, 27, 64, 125, 216, 343, 512, ...)",
-                    in->nmol);
+                        in->nmol);
     if (in->nstep < 0)
         return ini_fail(err, errlen, "NSTEP must be >= 0, got %ld", in->nstep);
     if (in->norder != 6)
         return ini_fail(err, errlen, "NORDER must be 6 (the integrator stores 6 derivatives), got %ld",
-                    in->norder);
+                        in->norder);
     if (in->nprint < 1)
         return ini_fail(err, errlen, "NPRINT must be >= 1, got %ld", in->nprint);
     long max_procs = in->nmol < PAR_MAX_THREADS ? in->nmol : PAR_MAX_THREADS;
     if (in->nprocs < 1 || in->nprocs > max_procs)
         return ini_fail(err, errlen, "NumProcs must be between 1 and %ld (at most NMOL and at most %d), got %ld",
-                    max_procs, PAR_MAX_THREADS, in->nprocs);
+                        max_procs, PAR_MAX_THREADS, in->nprocs);
     if (in->cutoff < 0.0)
         return ini_fail(err, errlen, "CUTOFF must be >= 0 (0 means half the box), got %g", in->cutoff);
     return 0;
@@ -141,11 +141,11 @@ int water_load_random(const char *path, long nmol, double **numbers, char *err, 
         free(values);
         if (unreadable)
             return ini_fail(err, errlen, "velocity data file %s: number %zu is not a number", path,
-                        count + 1);
+                            count + 1);
         return ini_fail(err, errlen,
-                    "velocity data file %s is too short: it holds %zu numbers, NMOL %ld needs %zu "
-                    "(1 + 9 per molecule; this file supports at most %zu molecules)",
-                    path, count, nmol, needed, count > 0 ? (count - 1) / 9 : 0);
+                        "velocity data file %s is too short: it holds %zu numbers, NMOL %ld needs %zu "
+                        "(1 + 9 per molecule; this file supports at most %zu molecules)",
+                        path, count, nmol, needed, count > 0 ? (count - 1) / 9 : 0);
     }
     *numbers = values;
     return 0;

@@ -37,21 +37,21 @@ static int check_sizes(const struct gen_machine *m, char *err, size_t errlen)
 {
     if (m->n_clusters < 1 || m->n_clusters > INI_MAX_CLUSTERS)
         return ini_fail(err, errlen, "clusters: %d is out of range 1..%d",
-                              m->n_clusters, INI_MAX_CLUSTERS);
+                        m->n_clusters, INI_MAX_CLUSTERS);
     if (m->pes_per_cluster < 1 || m->pes_per_cluster > INI_MAX_PES_PER_CLUSTER)
         return ini_fail(err, errlen, "compute nodes per cluster: %d is out of range 1..%d",
-                              m->pes_per_cluster, INI_MAX_PES_PER_CLUSTER);
+                        m->pes_per_cluster, INI_MAX_PES_PER_CLUSTER);
     if (m->inis_per_cluster < 1 || m->inis_per_cluster > INI_MAX_INIS_PER_CLUSTER)
         return ini_fail(err, errlen, "INIs per cluster: %d is out of range 1..%d",
-                              m->inis_per_cluster, INI_MAX_INIS_PER_CLUSTER);
+                        m->inis_per_cluster, INI_MAX_INIS_PER_CLUSTER);
     if (m->n_clusters * m->pes_per_cluster > INI_MAX_PES)
         return ini_fail(err, errlen, "%d clusters x %d compute nodes = %d compute nodes, at most %d",
-                              m->n_clusters, m->pes_per_cluster, m->n_clusters * m->pes_per_cluster,
-                              INI_MAX_PES);
+                        m->n_clusters, m->pes_per_cluster, m->n_clusters * m->pes_per_cluster,
+                        INI_MAX_PES);
     if (m->n_clusters * m->inis_per_cluster > INI_MAX_INIS)
         return ini_fail(err, errlen, "%d clusters x %d INIs = %d INIs, at most %d",
-                              m->n_clusters, m->inis_per_cluster, m->n_clusters * m->inis_per_cluster,
-                              INI_MAX_INIS);
+                        m->n_clusters, m->inis_per_cluster, m->n_clusters * m->inis_per_cluster,
+                        INI_MAX_INIS);
     return 0;
 }
 
@@ -60,14 +60,14 @@ static int check_network(const struct gen_machine *m, char *err, size_t errlen)
 {
     if (m->n_hosts > 0 && m->mode == INI_NET_MEMIF)
         return ini_fail(err, errlen, "memif joins the INIs of one host: clusters on several "
-                              "hosts need --mode af_packet (or pci)");
+                        "hosts need --mode af_packet (or pci)");
     if (m->n_hosts > 0 && !m->n_devices)
         return ini_fail(err, errlen, "clusters on hosts need each INI's interface or PCI "
-                              "address on its host (--device)");
+                        "address on its host (--device)");
     for (int k = 0; k < m->n_devices; k++)
         if (!ini_device_is_pci(m->devices[k]) && !ini_device_is_iface(m->devices[k]))
             return ini_fail(err, errlen, "device \"%s\" is neither a PCI address nor an "
-                                  "interface name", m->devices[k]);
+                            "interface name", m->devices[k]);
     for (int k = 0; k < m->n_hosts; k++) {
         const char *h = m->hosts[k];
         if (!h[0] || strlen(h) >= INI_HOST_LEN || strchr(h, '"'))
@@ -75,14 +75,14 @@ static int check_network(const struct gen_machine *m, char *err, size_t errlen)
     }
     if (m->mode == INI_NET_PCI && !m->n_devices)
         return ini_fail(err, errlen, "pci mode needs the device of every INI (devargs), "
-                              "which cannot be generated; generate in memif or af_packet mode "
-                              "and add mode = \"pci\" and the devargs by hand");
+                        "which cannot be generated; generate in memif or af_packet mode "
+                        "and add mode = \"pci\" and the devargs by hand");
     if (m->mode != INI_NET_MEMIF && m->mode != INI_NET_AF_PACKET && m->mode != INI_NET_PCI)
         return ini_fail(err, errlen, "unknown network mode %d", (int)m->mode);
     if (m->mode == INI_NET_MEMIF && (m->n_clusters - 1) * m->inis_per_cluster > INI_MEMIF_MAX_PEERS)
         return ini_fail(err, errlen, "memif mode gives each INI a port per INI of the other "
-                              "clusters, %d here, and DPDK has %d; use --mode af_packet",
-                              (m->n_clusters - 1) * m->inis_per_cluster, INI_MEMIF_MAX_PEERS);
+                        "clusters, %d here, and DPDK has %d; use --mode af_packet",
+                        (m->n_clusters - 1) * m->inis_per_cluster, INI_MEMIF_MAX_PEERS);
     return 0;
 }
 

@@ -59,11 +59,11 @@ static int check_header(struct trace_file *f, const uint8_t *h, uint64_t size, c
     unsigned version = ini_trace_get16(h + 8), header_size = ini_trace_get16(h + 10), record_size = ini_trace_get16(h + 12);
     if (version != INI_TRACE_VERSION)
         return ini_fail(err, errlen, "%s: unknown format version %u (this reader knows %d)", p, version,
-                    INI_TRACE_VERSION);
+                        INI_TRACE_VERSION);
     if (header_size != INI_TRACE_HEADER_SIZE || record_size != INI_TRACE_RECORD_SIZE)
         return ini_fail(err, errlen, "%s: header size %u / record size %u, version %d has %d / %d", p,
-                    header_size, record_size, INI_TRACE_VERSION, INI_TRACE_HEADER_SIZE,
-                    INI_TRACE_RECORD_SIZE);
+                        header_size, record_size, INI_TRACE_VERSION, INI_TRACE_HEADER_SIZE,
+                        INI_TRACE_RECORD_SIZE);
     f->mode = ini_trace_get16(h + 14);
     if (f->mode != INI_TRACE_SUMMARY && f->mode != INI_TRACE_DETAILED)
         return ini_fail(err, errlen, "%s: unknown trace mode %d", p, f->mode);
@@ -84,9 +84,9 @@ static int check_header(struct trace_file *f, const uint8_t *h, uint64_t size, c
     uint64_t body = size - INI_TRACE_HEADER_SIZE;
     if (f->n > body / INI_TRACE_RECORD_SIZE || body != f->n * INI_TRACE_RECORD_SIZE)
         return ini_fail(err, errlen,
-                    "%s: header says %llu records (%llu bytes) but %llu bytes follow the header "
-                    "(truncated or corrupt)", p, (unsigned long long)f->n,
-                    (unsigned long long)(f->n * INI_TRACE_RECORD_SIZE), (unsigned long long)body);
+                        "%s: header says %llu records (%llu bytes) but %llu bytes follow the header "
+                        "(truncated or corrupt)", p, (unsigned long long)f->n,
+                        (unsigned long long)(f->n * INI_TRACE_RECORD_SIZE), (unsigned long long)body);
     if (in->tsc_hz == 0)
         return ini_fail(err, errlen, "%s: TSC rate is 0", p);
     if (in->ini_id < 0 || in->cluster_id < 0)
@@ -95,10 +95,10 @@ static int check_header(struct trace_file *f, const uint8_t *h, uint64_t size, c
         return ini_fail(err, errlen, "%s: the number of INIs in the cluster was not recorded", p);
     if (in->ini_index < 0 || in->ini_index >= in->cluster_inis)
         return ini_fail(err, errlen, "%s: INI index %d outside its cluster's %d INIs", p, in->ini_index,
-                    in->cluster_inis);
+                        in->cluster_inis);
     if (in->start_tsc == 0 || in->end_tsc < in->start_tsc)
         return ini_fail(err, errlen, "%s: run span [%llu, %llu] not recorded or reversed", p,
-                    (unsigned long long)in->start_tsc, (unsigned long long)in->end_tsc);
+                        (unsigned long long)in->start_tsc, (unsigned long long)in->end_tsc);
     return 0;
 }
 
@@ -122,21 +122,21 @@ static int check_record(const struct trace_file *f, uint64_t i, const struct ini
         m->t[s] = r->slot[s - first];
         if (m->t[s] == 0)
             return ini_fail(err, errlen, "%s: record %llu (%s): stamp t%d missing in a %s trace", f->shown,
-                        (unsigned long long)i, kind_name(r->kind), s,
-                        f->mode == INI_TRACE_DETAILED ? "detailed" : "summary");
+                            (unsigned long long)i, kind_name(r->kind), s,
+                            f->mode == INI_TRACE_DETAILED ? "detailed" : "summary");
         if (k > 0 && m->t[s] < m->t[idx[k - 1]])
             return ini_fail(err, errlen, "%s: record %llu (%s): stamps out of order: t%d = %llu < t%d = %llu",
-                        f->shown, (unsigned long long)i, kind_name(r->kind), s,
-                        (unsigned long long)m->t[s], idx[k - 1], (unsigned long long)m->t[idx[k - 1]]);
+                            f->shown, (unsigned long long)i, kind_name(r->kind), s,
+                            (unsigned long long)m->t[s], idx[k - 1], (unsigned long long)m->t[idx[k - 1]]);
     }
     /* t0 is the PE's and may precede the INI's run; the INI's own stamps
      * must lie inside it, or utilization would exceed 1. */
     uint64_t arrive = m->t[INI_TS_ENQUEUE], done = trace_msg_done(m);
     if (arrive < f->info.start_tsc || done > f->info.end_tsc)
         return ini_fail(err, errlen, "%s: record %llu (%s): [t1, done] = [%llu, %llu] outside the run [%llu, %llu]",
-                    f->shown, (unsigned long long)i, kind_name(r->kind), (unsigned long long)arrive,
-                    (unsigned long long)done, (unsigned long long)f->info.start_tsc,
-                    (unsigned long long)f->info.end_tsc);
+                        f->shown, (unsigned long long)i, kind_name(r->kind), (unsigned long long)arrive,
+                        (unsigned long long)done, (unsigned long long)f->info.start_tsc,
+                        (unsigned long long)f->info.end_tsc);
     return 0;
 }
 
@@ -156,7 +156,7 @@ static int begin_file(struct trace_file *f, const uint8_t *header, uint64_t size
 {
     if (size < INI_TRACE_HEADER_SIZE)
         return ini_fail(err, errlen, "%s: truncated: %llu bytes, shorter than the %d-byte header", f->shown,
-                    (unsigned long long)size, INI_TRACE_HEADER_SIZE);
+                        (unsigned long long)size, INI_TRACE_HEADER_SIZE);
     if (check_header(f, header, size, err, errlen) < 0)
         return -1;
     f->msgs = calloc(f->n ? f->n : 1, sizeof(*f->msgs));
@@ -285,19 +285,19 @@ static int check_clusters(const struct trace_run *run, char *err, size_t errlen)
                 continue;
             if (b->info.cluster_inis != a->info.cluster_inis)
                 return ini_fail(err, errlen, "%s: INI %d says cluster %d has %d INIs, but %s (INI %d) says %d",
-                            b->shown, b->info.ini_id, b->info.cluster_id, b->info.cluster_inis, a->name,
-                            a->info.ini_id, a->info.cluster_inis);
+                                b->shown, b->info.ini_id, b->info.cluster_id, b->info.cluster_inis, a->name,
+                                a->info.ini_id, a->info.cluster_inis);
             if (b->info.cluster_pes != a->info.cluster_pes)
                 return ini_fail(err, errlen, "%s: INI %d says cluster %d has %d compute nodes, but %s says %d",
-                            b->shown, b->info.ini_id, b->info.cluster_id, b->info.cluster_pes, a->name,
-                            a->info.cluster_pes);
+                                b->shown, b->info.ini_id, b->info.cluster_id, b->info.cluster_pes, a->name,
+                                a->info.cluster_pes);
             if (b->info.ini_index == a->info.ini_index)
                 return ini_fail(err, errlen, "%s: INI %d has the same index %d in cluster %d as %s", b->shown,
-                            b->info.ini_id, b->info.ini_index, b->info.cluster_id, a->name);
+                                b->info.ini_id, b->info.ini_index, b->info.cluster_id, a->name);
         }
         if (present != a->info.cluster_inis)
             return ini_fail(err, errlen, "%s: cluster %d has %d INIs but %d trace files were found for it in %s",
-                        a->shown, a->info.cluster_id, a->info.cluster_inis, present, run->shown);
+                            a->shown, a->info.cluster_id, a->info.cluster_inis, present, run->shown);
     }
     return 0;
 }
@@ -328,7 +328,7 @@ static int finish_run(struct trace_run *run, int rc, char *err, size_t errlen)
         for (int i = 1; rc == 0 && i < run->n_files; i++)
             if (run->files[i].info.ini_id == run->files[i - 1].info.ini_id)
                 rc = ini_fail(err, errlen, "%s: INI %d is also in %s", run->files[i].shown,
-                          run->files[i].info.ini_id, run->files[i - 1].name);
+                              run->files[i].info.ini_id, run->files[i - 1].name);
         if (rc == 0)
             rc = check_clusters(run, err, errlen);
     }
@@ -344,6 +344,29 @@ static void name_run(struct trace_run *run, const char *dir)
     ini_path_for_message(dir, run->shown, sizeof(run->shown));
 }
 
+/* Adds the trace file `name` of the run in dir, if it is named like one
+ * (ini<ID>.trace; anything else is passed over): read from the directory,
+ * or from image when given.  0, or -1 with the error in err. */
+static int add_file(struct trace_run *run, int *cap, const char *dir, const char *name,
+                    const struct trace_image *image, char *err, size_t errlen)
+{
+    long id = trace_name_id(name);
+    if (id < 0)
+        return 0;
+    struct trace_file *f = next_file(run, cap, err, errlen);
+    if (!f)
+        return -1;
+    char path[2048];
+    snprintf(path, sizeof(path), "%s/%s", dir, name);
+    if ((image ? trace_file_load_mem(f, path, image->bytes, image->size, err, errlen)
+               : trace_file_load(f, path, err, errlen)) < 0)
+        return -1;
+    run->n_files++;
+    if (f->info.ini_id != id)
+        return ini_fail(err, errlen, "%s: the header says INI %d", f->shown, f->info.ini_id);
+    return 0;
+}
+
 int trace_run_load(struct trace_run *run, const char *dir, char *err, size_t errlen)
 {
     name_run(run, dir);
@@ -352,25 +375,8 @@ int trace_run_load(struct trace_run *run, const char *dir, char *err, size_t err
         return ini_fail(err, errlen, "%s: %s", run->shown, strerror(errno));
     int cap = 0, rc = 0;
     struct dirent *e;
-    while (rc == 0 && (e = readdir(d)) != NULL) {
-        long id = trace_name_id(e->d_name);
-        if (id < 0)
-            continue;
-        struct trace_file *f = next_file(run, &cap, err, errlen);
-        if (!f) {
-            rc = -1;
-            break;
-        }
-        char path[2048];
-        snprintf(path, sizeof(path), "%s/%s", dir, e->d_name);
-        if (trace_file_load(f, path, err, errlen) < 0) {
-            rc = -1;
-            break;
-        }
-        run->n_files++;
-        if (f->info.ini_id != id)
-            rc = ini_fail(err, errlen, "%s: the header says INI %d", f->shown, f->info.ini_id);
-    }
+    while (rc == 0 && (e = readdir(d)) != NULL)
+        rc = add_file(run, &cap, dir, e->d_name, NULL, err, errlen);
     closedir(d);
     return finish_run(run, rc, err, errlen);
 }
@@ -380,25 +386,8 @@ int trace_run_load_mem(struct trace_run *run, const char *dir, const struct trac
 {
     name_run(run, dir);
     int cap = 0, rc = 0;
-    for (int i = 0; rc == 0 && i < n; i++) {
-        long id = trace_name_id(images[i].name);
-        if (id < 0)
-            continue;
-        struct trace_file *f = next_file(run, &cap, err, errlen);
-        if (!f) {
-            rc = -1;
-            break;
-        }
-        char path[2048];
-        snprintf(path, sizeof(path), "%s/%s", dir, images[i].name);
-        if (trace_file_load_mem(f, path, images[i].bytes, images[i].size, err, errlen) < 0) {
-            rc = -1;
-            break;
-        }
-        run->n_files++;
-        if (f->info.ini_id != id)
-            rc = ini_fail(err, errlen, "%s: the header says INI %d", f->shown, f->info.ini_id);
-    }
+    for (int i = 0; rc == 0 && i < n; i++)
+        rc = add_file(run, &cap, dir, images[i].name, &images[i], err, errlen);
     return finish_run(run, rc, err, errlen);
 }
 
