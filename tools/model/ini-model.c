@@ -156,9 +156,7 @@ int main(int argc, char **argv)
     char why[256];
 
     cli_init("ini-model", USAGE);
-    for (int i = 1; i < argc; i++) {
-        if (cli_common_flag(argv[i]))
-            continue;
+    for (int i = 0; cli_next_arg(argc, argv, &i);) {
         if (strncmp(argv[i], "--", 2) != 0)
             cli_bad_arg("%s: unexpected argument", argv[i]);
 

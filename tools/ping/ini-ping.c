@@ -91,10 +91,8 @@ static const char usage_text[] =
 
 static void parse_args(int argc, char **argv)
 {
-    for (int i = 1; i < argc; i++) {
-        const char *a = argv[i];
-        if (cli_common_flag(a))
-            continue;
+    const char *a;
+    for (int i = 0; (a = cli_next_arg(argc, argv, &i));) {
         if (!strcmp(a, "--sizes")) {
             const char *v = cli_value(argc, argv, &i);
             opt.n_sizes = 0;

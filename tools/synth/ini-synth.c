@@ -161,10 +161,8 @@ static void parse_hot_sources(const char *v)
 static void parse_args(int argc, char **argv)
 {
     int seen_W = 0, seen_o = 0, seen_duration = 0, seen_cycles = 0;
-    for (int i = 1; i < argc; i++) {
-        const char *a = argv[i];
-        if (cli_common_flag(a))
-            continue;
+    const char *a;
+    for (int i = 0; (a = cli_next_arg(argc, argv, &i));) {
         if (a[0] != '-')
             cli_bad_arg("%s: unexpected argument", a);
         if (!strcmp(a, "--W") || !strcmp(a, "--W-us")) {
