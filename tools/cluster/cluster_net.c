@@ -84,11 +84,11 @@ static int write_ns_sysctl(const char *ns_path, const char *knob, const char *ne
             _exit(3);
         _exit(0);
     }
-    int st;
+    int st = -1;    /* stays -1 (neither exited nor 0) if waitpid fails */
     while (waitpid(pid, &st, 0) < 0)
         if (errno != EINTR)
             break;
-    if (!WIFEXITED(st) || WEXITSTATUS(st) != 0) {
+    if (st == -1 || !WIFEXITED(st) || WEXITSTATUS(st) != 0) {
         snprintf(err, errlen, "%s in %s: %s", knob, ns_path,
                  WIFEXITED(st) && WEXITSTATUS(st) == FORK_LOGGED_NO_NETNS ? "cannot enter the namespace"
                                                                          : "cannot write the sysctl");
