@@ -9,12 +9,12 @@
 set -euo pipefail
 cd "$(dirname "$0")/../.."
 # Water's input: the SPLASH-2 water-nsquared data file random.in (the
-# molecules' initial positions), kept in the shared directory beside the
-# repository (docs/water.md).
-RANDOM_IN=../shared/water/random.in
+# molecules' initial velocities), part of the repository
+# (mgs/water/data/README.md), unless $WATER_RANDOM names another copy.
+RANDOM_IN=${WATER_RANDOM:-mgs/water/data/random.in}
 if [ ! -r "$RANDOM_IN" ]; then
     echo "make run: Water's data file $RANDOM_IN (relative to $PWD) is missing;" >&2
-    echo "          it is SPLASH-2 water-nsquared's random.in (docs/water.md): put it there" >&2
+    echo "          it is part of the repository (git checkout mgs/water/data/random.in)" >&2
     exit 1
 fi
 RUN_DIR=runs/make-run-$(date +%Y%m%d-%H%M%S)-$$
