@@ -649,8 +649,8 @@ static int cmd_run(int argc, char **argv)
 #define STATUS_SAMPLE_MS 500
 
 /* Two readings of every running daemon's telemetry, ms apart, and the
- * table of rates between them (cluster_telemetry.h). */
-static void live_figures(const struct launch *L, int ms)
+ * table of rates between them on out (cluster_telemetry.h). */
+static void live_figures(const struct launch *L, int ms, FILE *out)
 {
     static struct tel_row rows[INI_MAX_INIS];
     int n = 0;
@@ -669,7 +669,7 @@ static void live_figures(const struct launch *L, int ms)
     for (int k = 0; k < n; k++)
         if (rows[k].ok)
             rows[k].ok = tel_sample(L->tag, rows[k].ini, &rows[k].b, rows[k].err, sizeof rows[k].err) == 0;
-    tel_print_rows(stdout, rows, n);
+    tel_print_rows(out, rows, n);
 }
 
 static void default_up_dir(const char *config, char *out, size_t len)
@@ -878,12 +878,18 @@ static int cmd_status(int argc, char **argv)
             healthy = 0;
         printf("inid %d (cluster %d) pid %d: %s\n", d->ini, d->cluster, (int)d->pid, state);
     }
-    live_figures(&L, STATUS_SAMPLE_MS);
+    live_figures(&L, STATUS_SAMPLE_MS, stdout);
     printf("run directory: %s\n", run_dir);
     return healthy ? 0 : 1;
 }
 
-/* `top`: the live figures again every second, until interrupted. */
+/* `top`: the live figures again every second, until interrupted.  On a
+ * terminal it redraws in place as top(1) does: the screen is cleared once,
+ * each frame is composed in memory while the previous one stays on screen
+ * (the sampling takes the second), then written in one go from the top
+ * left corner, each line ending with erase-to-end-of-line and the frame
+ * with erase-below, so nothing flickers and the table is always shown.
+ * Into a pipe or file it prints one frame after another. */
 static int cmd_top(int argc, char **argv)
 {
     struct options o;
@@ -893,16 +899,45 @@ static int cmd_top(int argc, char **argv)
     read_up_state_or_exit(&L, &o, run_dir, sizeof run_dir, 1);
     install_signal_handlers();
     int tty = isatty(STDOUT_FILENO);
+    static char outbuf[1 << 16];
+    setvbuf(stdout, outbuf, _IOFBF, sizeof outbuf);     /* a frame leaves in one write */
+    if (tty)
+        printf("\033[?25l\033[H\033[2Jini-cluster top: %s: first reading...\n", run_dir);  /* cursor off, clear */
+    fflush(stdout);
     while (!launch_stop_signal) {
-        if (tty)
-            fputs("\033[H\033[2J", stdout);   /* home, clear */
+        char *frame = NULL;
+        size_t len = 0;
+        FILE *f = open_memstream(&frame, &len);
+        if (!f)
+            cli_bad_arg("top: %s", strerror(errno));
+        live_figures(&L, 1000, f);
         time_t t = time(NULL);
         char when[32];
         strftime(when, sizeof when, "%H:%M:%S", localtime(&t));
-        printf("ini-cluster top: %s, %s (Ctrl-C to stop)\n", run_dir, when);
-        live_figures(&L, 1000);
+        fclose(f);
+        if (launch_stop_signal) {
+            free(frame);
+            break;
+        }
+        if (tty)
+            fputs("\033[H", stdout);                   /* home */
+        printf("ini-cluster top: %s, %s (Ctrl-C to stop)%s\n", run_dir, when, tty ? "\033[K" : "");
+        for (char *line = frame, *nl; line < frame + len; line = nl + 1) {
+            nl = memchr(line, '\n', (size_t)(frame + len - line));
+            if (!nl)
+                nl = frame + len;
+            printf("%.*s%s\n", (int)(nl - line), line, tty ? "\033[K" : "");
+        }
+        if (tty)
+            fputs("\033[J", stdout);                   /* erase below */
+        else
+            putchar('\n');
         fflush(stdout);
+        free(frame);
     }
+    if (tty)
+        fputs("\033[?25h", stdout);                     /* cursor back */
+    fflush(stdout);
     return 0;
 }
 
