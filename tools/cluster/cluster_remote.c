@@ -396,6 +396,16 @@ static void engine_argv(enum remote_engine engine, const struct remote_opts *o, 
             size_t used = strlen(cmd);
             snprintf(cmd + used, cmdlen - used, " 2>/dev/null; exec");
         }
+        /* sshd passes no environment (AcceptEnv): the library path the
+         * programs may need goes along on the command line, as srun's
+         * environment does by itself. */
+        const char *llp = getenv("LD_LIBRARY_PATH");
+        if (llp && *llp) {
+            static char kv[PATH_MAX + 32];
+            snprintf(kv, sizeof kv, "LD_LIBRARY_PATH=%s", llp);
+            append_word(cmd, cmdlen, "env");
+            append_word(cmd, cmdlen, kv);
+        }
         for (char *const *a = part; *a; a++)
             append_word(cmd, cmdlen, *a);
         argv[n++] = cmd;

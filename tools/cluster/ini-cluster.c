@@ -25,8 +25,10 @@
  *      INI_SEGMENT, INI_RUN_DIR and INI_TAG in its environment, stdout and
  *      stderr in RUN_DIR/cluster<C>.out/.err (cluster_program.h, the
  *      contract for every way of launching); while they run, the launcher
- *      echoes cluster 0's stdout and every cluster's stderr (prefixed
- *      "[cC] ") from those files, and watches the daemons: a daemon that
+ *      echoes every cluster's stdout and stderr from those files (cluster
+ *      0's stdout as it is, the rest prefixed "[cC] "; libini makes a
+ *      program's stdout line-buffered, so lines come as they are written
+ *      and survive an interrupted run), and watches the daemons: a daemon that
  *      dies ends the run, naming the daemon and how it died;
  *   4. stop the daemons (SIGTERM, 10 s, then SIGKILL), unlink the segments,
  *      remove the network, print each INI's counters summary and, last,
@@ -585,12 +587,14 @@ static int cmd_run(int argc, char **argv)
         return 1;
     }
 
-    /* Step 3: supervise. */
-    static struct follower follow_out, follow_err[INI_MAX_CLUSTERS];
+    /* Step 3: supervise.  Every cluster's output is shown as it comes,
+     * cluster 0's stdout as it is (the program's own output, as when it
+     * runs alone), the rest prefixed by their cluster. */
+    static struct follower follow_out[INI_MAX_CLUSTERS], follow_err[INI_MAX_CLUSTERS];
     static char prefixes[INI_MAX_CLUSTERS][16];
-    follower_init(&follow_out, progs[0].out, "", stdout);
     for (int c = 0; c < cfg.n_clusters; c++) {
         snprintf(prefixes[c], sizeof prefixes[c], "[c%d] ", c);
+        follower_init(&follow_out[c], progs[c].out, c ? prefixes[c] : "", stdout);
         follower_init(&follow_err[c], progs[c].err, prefixes[c], stderr);
     }
     int64_t deadline = o.timeout_s ? now_ms() + o.timeout_s * 1000 : 0;
@@ -624,14 +628,16 @@ static int cmd_run(int argc, char **argv)
             programs_stop(progs, cfg.n_clusters);
             break;
         }
-        follower_pump(&follow_out, 0);
-        for (int c = 0; c < cfg.n_clusters; c++)
+        for (int c = 0; c < cfg.n_clusters; c++) {
+            follower_pump(&follow_out[c], 0);
             follower_pump(&follow_err[c], 0);
+        }
         sleep_ms(20);
     }
-    follower_pump(&follow_out, 1);
-    for (int c = 0; c < cfg.n_clusters; c++)
+    for (int c = 0; c < cfg.n_clusters; c++) {
+        follower_pump(&follow_out[c], 1);
         follower_pump(&follow_err[c], 1);
+    }
     programs_end_groups(progs, cfg.n_clusters);
 
     /* Step 4. */
@@ -672,6 +678,13 @@ static void live_figures(const struct launch *L, int ms, FILE *out)
     tel_print_rows(out, rows, n);
 }
 
+/* up's run directory when --run-dir is not given: one place per
+ * configuration name, whatever the current directory, so that status, top
+ * and down find the machine from anywhere: /run/ini/NAME for root (where
+ * the systemd unit ini-cluster@NAME keeps it), else
+ * $XDG_RUNTIME_DIR/ini/NAME, else /tmp/ini-UID/NAME, for CONFIG NAME.cfg.
+ * Two configurations of one name share it: the state records which one is
+ * up (same_machine_or_exit). */
 static void default_up_dir(const char *config, char *out, size_t len)
 {
     char copy[PATH_MAX];
@@ -680,9 +693,28 @@ static void default_up_dir(const char *config, char *out, size_t len)
     size_t n = strlen(base);
     if (n > 4 && !strcmp(base + n - 4, ".cfg"))
         base[n - 4] = 0;
-    char rel[PATH_MAX];
-    snprintf(rel, sizeof rel, "runs/up-%s", base);
-    absolute_path(rel, out, len);
+    const char *xdg = getenv("XDG_RUNTIME_DIR");
+    struct stat st;
+    if (geteuid() == 0 && stat("/run", &st) == 0 && S_ISDIR(st.st_mode))
+        snprintf(out, len, "/run/ini/%s", base);
+    else if (geteuid() != 0 && xdg && xdg[0] == '/')
+        snprintf(out, len, "%s/ini/%s", xdg, base);
+    else
+        snprintf(out, len, "/tmp/ini-%u/%s", (unsigned)geteuid(), base);
+}
+
+/* The state in run_dir is of the machine brought up from `config`, else
+ * exit 2 saying which configuration it belongs to.  A configuration read
+ * from a stream has its copy in the run directory and is not compared. */
+static void same_machine_or_exit(const struct launch *L, const char *config, const char *run_dir)
+{
+    char mine[PATH_MAX], copy[PATH_MAX + 16];
+    snprintf(copy, sizeof copy, "%s/config.cfg", run_dir);
+    if (config_text || !strcmp(L->config_path, copy) || !realpath(config, mine) ||
+        !strcmp(mine, L->config_path))
+        return;
+    cli_bad_arg("%s holds the machine of %s, not of %s (configurations of the same name share the "
+                "default run directory: give --run-dir)", run_dir, L->config_path, mine);
 }
 
 static void parse_clusters_or_exit(const char *list, int *selected)
@@ -712,8 +744,11 @@ static void parse_clusters_or_exit(const char *list, int *selected)
  * RUN_DIR/cluster<C>.env, to source), everything else a comment. */
 static void print_up_env(const struct launch *L, const struct daemon_opts *d, const int *selected)
 {
+    int first = 0;
+    while (!selected[first])
+        first++;
     printf("# ini-cluster up: every daemon ready.  A program of cluster C runs with the line of\n"
-           "# cluster C in its environment, e.g.  . %s/cluster0.env; PROGRAM\n", L->run_dir);
+           "# cluster C in its environment, e.g.  . %s/cluster%d.env; PROGRAM\n", L->run_dir, first);
     for (int c = 0; c < cfg.n_clusters; c++) {
         if (!selected[c])
             continue;
@@ -768,6 +803,7 @@ static int cmd_up(int argc, char **argv)
      * what a dead one left. */
     static struct launch old;
     if (launch_read_state(&old, &cfg, run_dir, err, sizeof err) == 0) {
+        same_machine_or_exit(&old, o.config, run_dir);
         for (int k = 0; k < old.n_daemons; k++)
             if (old.daemons[k].running)
                 cli_bad_arg("already up in %s (inid %d, pid %d); run ini-cluster down first", run_dir,
@@ -838,6 +874,7 @@ static void read_up_state_or_exit(struct launch *L, const struct options *o, cha
         cli_error("%s", err);
         exit(1);
     }
+    same_machine_or_exit(L, o->config, run_dir);
 }
 
 /* Is this status or down one of every host's?  Yes when the configuration

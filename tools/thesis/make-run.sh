@@ -22,7 +22,7 @@ t0=$(date +%s.%N)
 elapsed() { awk -v a="$t0" -v b="$(date +%s.%N)" 'BEGIN { printf "%.1f s", b - a }'; }
 
 echo "[1/3] Water on MGS, conf/default.cfg (2 clusters x 2 compute nodes, 1 INI each), N=512, 3 steps"
-echo "      (a few seconds; the launcher shows cluster 0's output as it comes)"
+echo "      (a few seconds; the launcher shows each cluster's output as it comes, cluster 1's as [c1] ...)"
 printf '  1.5e-16   512  3   6\n -1      3000     3  0\n4 6.212752\n' |
     build/bin/ini-cluster run conf/default.cfg --trace summary --run-dir "$RUN_DIR" -- \
         build/bin/water --mgs --random "$RANDOM_IN"
