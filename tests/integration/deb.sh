@@ -37,7 +37,7 @@ userprog_build "$ROOT" /usr gcc tests/integration/progs/alltoall.c "$W/alltoall"
 LAUNCHER="$ROOT/usr/bin/ini-cluster"
 run_extracted() {
     local dir
-    dir=$(mktemp -d /tmp/ini-deb-run.XXXXXX)
+    dir=$(mktemp -d "$W/run.XXXXXX")
     USERPROG_OUT="$dir.out"
     "$LAUNCHER" run "$ROOT/etc/ini/default.cfg" --run-dir "$dir" --timeout 120 -- "$@" > "$USERPROG_OUT" 2>&1
     USERPROG_RC=$?

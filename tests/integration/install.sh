@@ -46,6 +46,7 @@ fi
 compilers=(gcc)
 command -v clang > /dev/null && compilers+=(clang) || echo "install: clang not installed: gcc only"
 W=$(mktemp -d /tmp/ini-install-prog.XXXXXX)
+USERPROG_TMP=$W
 trap 'rm -rf "$ROOT" "$W"' EXIT
 checked=0
 for cc in "${compilers[@]}"; do

@@ -13,6 +13,7 @@
 #include <unistd.h>
 
 #include "cluster_net.h"
+#include "cluster_reap.h"
 #include "cluster_util.h"
 
 volatile sig_atomic_t launch_stop_signal;
@@ -347,6 +348,11 @@ int launch_stop_daemons(struct launch *L, int grace_ms)
 void launch_teardown(struct launch *L)
 {
     stop_daemons(L, 3000, 1);
+    /* A daemon removes its DPDK runtime directory when it exits by
+     * itself; one killed (SIGKILL, a crash) leaves it. */
+    for (int k = 0; k < L->n_daemons; k++)
+        if (L->daemons[k].pid > 0 && !L->daemons[k].running)
+            reap_runtime_dir(L->tag, L->daemons[k].ini);
     for (int c = 0; c < L->cfg->n_clusters; c++) {
         if (L->segs[c].seg) {
             ini_segment_detach(L->segs[c].seg);

@@ -107,7 +107,8 @@ void launch_report_deaths(struct launch *L, struct daemon *first, const char *wh
 int launch_stop_daemons(struct launch *L, int grace_ms);
 
 /* Stops daemons still running (SIGKILL: this is the failure path), unlinks
- * the segments made, removes the network.  Idempotent. */
+ * the segments made, removes the DPDK runtime directories killed daemons
+ * left and the network.  Idempotent. */
 void launch_teardown(struct launch *L);
 
 /* One line per INI from RUN_DIR/ini<ID>.counters.json, if the daemon

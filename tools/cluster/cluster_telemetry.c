@@ -17,14 +17,28 @@
 
 #define TEL_BUF 65536   /* DPDK 22.11 replies are at most 16 KiB */
 
-void tel_socket_path(char *buf, size_t len, const char *tag, int ini)
+void tel_runtime_base(char *buf, size_t len)
 {
     const char *base = "/var/run";
     if (getuid() != 0) {
         const char *xdg = getenv("XDG_RUNTIME_DIR");
         base = xdg && *xdg ? xdg : "/tmp";
     }
-    snprintf(buf, len, "%s/dpdk/ini-%s-%d/dpdk_telemetry.v2", base, tag, ini);
+    snprintf(buf, len, "%s/dpdk", base);
+}
+
+void tel_runtime_dir(char *buf, size_t len, const char *tag, int ini)
+{
+    char base[192];
+    tel_runtime_base(base, sizeof base);
+    snprintf(buf, len, "%s/ini-%s-%d", base, tag, ini);
+}
+
+void tel_socket_path(char *buf, size_t len, const char *tag, int ini)
+{
+    char dir[256];
+    tel_runtime_dir(dir, sizeof dir, tag, ini);
+    snprintf(buf, len, "%s/dpdk_telemetry.v2", dir);
 }
 
 int tel_json_u64(const char *json, const char *key, uint64_t *out)
