@@ -153,15 +153,19 @@ static char *mgs_input(const char *input_path)
  * directory, else the copies found relative to this executable (installed:
  * share/ini/water/ beside bin/; built: the repository's mgs/water/data/
  * two levels above build/bin/).  No path of the build machine is compiled
- * in.  NULL, and the places tried in `tried`, when there is none. */
-static const char *default_random(char *path, size_t len, char *tried, size_t tried_len)
+ * in.  NULL, with the places tried in err, when there is none. */
+static const char *default_random(char *path, size_t len, char *err, size_t errlen)
 {
+    char tried[3 * 4096];
+    size_t tried_len = sizeof tried;
     if (access("random.in", R_OK) == 0)
         return "random.in";
     char exe[4096];
     ssize_t n = readlink("/proc/self/exe", exe, sizeof exe - 1);
-    if (n <= 0)
+    if (n <= 0) {
+        snprintf(err, errlen, "no data file random.in in the current directory: give one with --random FILE");
         return NULL;
+    }
     exe[n] = 0;
     char *slash = strrchr(exe, '/');
     *slash = 0;
@@ -174,6 +178,7 @@ static const char *default_random(char *path, size_t len, char *tried, size_t tr
         size_t used = strlen(tried);
         snprintf(tried + used, tried_len - used, ", %s", path);
     }
+    snprintf(err, errlen, "no data file random.in (tried %.400s): give one with --random FILE", tried);
     return NULL;
 }
 
@@ -225,11 +230,9 @@ int main(int argc, char **argv)
     if (rc != 0)
         return bad_input(err);
     double *random;
-    char found[4096], tried[3 * 4096];
-    if (!random_path && !(random_path = default_random(found, sizeof found, tried, sizeof tried))) {
-        snprintf(err, sizeof err, "no data file random.in (tried %.400s): give one with --random FILE", tried);
+    char found[4096];
+    if (!random_path && !(random_path = default_random(found, sizeof found, err, sizeof err)))
         return bad_input(err);
-    }
     if (water_load_random(random_path, in.nmol, &random, err, sizeof err) != 0)
         return bad_input(err);
 

@@ -121,6 +121,13 @@ int launch_start_daemons(struct launch *L, const struct daemon_opts *o, int deta
         }
         if (o->capture)
             argv[n++] = "--capture";
+        const char *cap[] = { "--capture-limit", o->capture_limit, "--capture-ring", o->capture_ring,
+                              "--capture-snap", o->capture_snap };
+        for (size_t c = 0; c < sizeof cap / sizeof cap[0]; c += 2)
+            if (cap[c + 1]) {
+                argv[n++] = (char *)cap[c];
+                argv[n++] = (char *)cap[c + 1];
+            }
         for (int f = 0; f < o->n_faults; f++) {
             argv[n++] = "--fault";
             argv[n++] = (char *)o->faults[f];

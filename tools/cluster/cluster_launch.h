@@ -32,6 +32,7 @@ struct daemon_opts {
     int n_faults;
     const char *knobs;         /* --knob SPEC, also given to programs as INI_KNOBS */
     int capture;               /* --capture: each inid writes RUN_DIR/ini<ID>.pcapng */
+    const char *capture_limit, *capture_ring, *capture_snap;   /* --capture-limit ... (checked) */
     const char *segment;       /* --segment on|off: stack.segmentation for the run */
     char *eal_args[INI_MAX_EAL_ARGS];   /* --eal "ARGS": after inid's "--", to its EAL */
     int n_eal_args;

@@ -105,6 +105,15 @@ static void daemon_flags(const struct remote_opts *o, char **argv, int *n, int m
         argv[(*n)++] = "--fault";
         argv[(*n)++] = (char *)d->faults[f];
     }
+    const char *capture[] = { "--capture-limit", d->capture_limit, "--capture-ring", d->capture_ring,
+                              "--capture-snap", d->capture_snap };
+    if (d->capture && *n < max - 1)
+        argv[(*n)++] = "--capture";
+    for (size_t f = 0; f + 1 < sizeof capture / sizeof capture[0] && *n < max - 2; f += 2)
+        if (capture[f + 1]) {
+            argv[(*n)++] = (char *)capture[f];
+            argv[(*n)++] = (char *)capture[f + 1];
+        }
     const char *last[] = { "--inid", o->inid, "--eal", o->eal };
     for (size_t f = 0; f < 4 && *n < max - 2; f += 2)
         if (last[f + 1]) {

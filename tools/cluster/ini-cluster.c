@@ -70,6 +70,7 @@
 #include "cluster_telemetry.h"
 #include "cluster_remote.h"
 #include "cluster_util.h"
+#include "capture.h"
 #include "config.h"
 #include "file_util.h"
 
@@ -78,12 +79,14 @@
 
 static const char *usage_text =
     "usage: ini-cluster run CONFIG [--run-dir DIR] [--policy P] [--ini-policy P] [--idle MODE]\n"
-    "                          [--trace MODE] [--fault SPEC] [--knob SPEC] [--segment on|off] [--capture]\n"
+    "                          [--trace MODE] [--fault SPEC] [--knob SPEC] [--segment on|off]\n"
+    "                          [--capture] [--capture-limit SIZE] [--capture-ring N] [--capture-snap BYTES]\n"
     "                          [--timeout SEC]\n"
     "                          [--eal ARGS] [--launch local|ssh|slurm] [--ssh CMD] [--remote-launcher PATH]\n"
     "                          -- PROGRAM ARGS...\n"
     "       ini-cluster up CONFIG [--cluster C,...] [--run-dir DIR] [--policy P] [--ini-policy P]\n"
-    "                          [--idle MODE] [--trace MODE] [--fault SPEC] [--segment on|off] [--capture]\n"
+    "                          [--idle MODE] [--trace MODE] [--fault SPEC] [--segment on|off]\n"
+    "                          [--capture] [--capture-limit SIZE] [--capture-ring N] [--capture-snap BYTES]\n"
     "       ini-cluster status CONFIG [--run-dir DIR]\n"
     "       ini-cluster top CONFIG [--run-dir DIR]\n"
     "       ini-cluster down CONFIG [--run-dir DIR]\n"
@@ -168,6 +171,25 @@ static int parse_hosts_option(const char *cmd, const char *name, unsigned accept
         cli_parse_choice("--launch", o->launch, engines);
     }
     return 1;
+}
+
+/* --capture-limit SIZE, --capture-ring N, --capture-snap BYTES (tcpdump's
+ * -C, -W, -s; ini/capture.h), checked here as inid checks them; any of
+ * them implies --capture. */
+static void capture_option(const char *name, const char *value, struct daemon_opts *d)
+{
+    char err[256];
+    uint64_t limit;
+    uint32_t n;
+    const char **slot = !strcmp(name, "--capture-limit") ? &d->capture_limit
+                      : !strcmp(name, "--capture-ring") ? &d->capture_ring : &d->capture_snap;
+    int rc = slot == &d->capture_limit ? ini_capture_parse_limit(value, &limit, err, sizeof err)
+           : slot == &d->capture_ring ? ini_capture_parse_ring(value, &n, err, sizeof err)
+           : ini_capture_parse_snap(value, &n, err, sizeof err);
+    if (rc < 0)
+        cli_bad_arg("%s", err);
+    *slot = value;
+    d->capture = 1;
 }
 
 /* Parses `CONFIG [flags]` (and `-- PROGRAM ARGS` when F_PROGRAM). */
@@ -262,6 +284,10 @@ static void parse_options(const char *cmd, int argc, char **argv, unsigned accep
             o->daemon.segment = SEGMENT_MODES[cli_parse_choice(name, value, SEGMENT_MODES)];
         } else if (!strcmp(name, "--capture") && (accepted & F_DAEMON) && !value) {
             o->daemon.capture = 1;
+        } else if ((!strcmp(name, "--capture-limit") || !strcmp(name, "--capture-ring") ||
+                    !strcmp(name, "--capture-snap")) && (accepted & F_DAEMON)) {
+            TAKE_VALUE();
+            capture_option(name, value, &o->daemon);
         } else if (!strcmp(name, "--timeout") && (accepted & F_TIMEOUT)) {
             TAKE_VALUE();
             if (parse_long(value, 0, 10L * 365 * 86400, &o->timeout_s) < 0)
