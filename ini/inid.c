@@ -202,8 +202,16 @@ static int eal_init(struct inid *d, int argc, char **argv, int extra)
     for (int k = 0; k < vdevs; k++)
         eal_argv[n++] = store[s++];
     /* Only the devices named are probed: never the host's own NIC. */
-    if (!ini_eal_allows_pci(eal_argv + n - vdevs, vdevs) && !ini_eal_allows_pci(argv + extra, argc - extra))
+    int pci = ini_eal_allows_pci(eal_argv + n - vdevs, vdevs) || ini_eal_allows_pci(argv + extra, argc - extra);
+    if (!pci)
         ADD("--no-pci");
+    else if (!huge)
+        /* Not silently: a NIC's driver (vfio-pci) wants hugepages for its
+         * DMA memory, and the start may fail or run slowly without them. */
+        fprintf(stderr, "inid %d: warning: a PCI device without hugepages (%ld MiB free, eal.memory_mb %d; "
+                "eal.hugepages or --no-huge chose): a NIC bound to vfio-pci needs them; reserve them "
+                "(docs/deploy.md) or set eal.hugepages = \"yes\" to refuse to start without\n", d->me->id,
+                ini_eal_hugepages_free_mb("/proc/meminfo"), d->cfg.eal_memory_mb);
     for (int k = 0; k < d->cfg.n_eal_args; k++)
         eal_argv[n++] = d->cfg.eal_args[k];
     for (int k = extra; k < argc && n < (int)(sizeof(eal_argv) / sizeof(eal_argv[0])) - 1; k++)

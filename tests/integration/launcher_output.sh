@@ -13,6 +13,9 @@
 #     same name is told whose machine is there.
 #  4. `up --cluster 1` (af_packet: clusters may come up alone) names
 #     cluster 1's environment file in its hint, and that file exists.
+#  5. A daemon's warning reaches the user: a PCI device allowed (--eal -a)
+#     on a machine without enough free hugepages makes each inid warn in
+#     its log, and the launcher shows the warning on stderr.
 set -u
 cd "$(dirname "$0")/../.."
 . tests/integration/lib/common.sh
@@ -109,5 +112,17 @@ if [ "$(id -u)" = 0 ] && ip netns list > /dev/null 2>&1; then
     $L down "$TMP/af.cfg" --run-dir "$TMP/up1" > /dev/null 2>&1
 else
     echo "launcher_output: up --cluster 1 not checked (needs root and ip netns)"
+fi
+
+# 5. The daemons' warnings (a PCI address nobody has: EAL probes nothing).
+free_mb=$(awk '/^HugePages_Free:/ { f = $2 } /^Hugepagesize:/ { s = $2 } END { print int(f * s / 1024) }' /proc/meminfo)
+if [ "$free_mb" -lt 256 ]; then
+    $L run $CONFIG --eal "-a 0000:ff:1f.7" --run-dir "$TMP/r5" -- build/bin/ini-ping --count 2 > "$TMP/r5.out" 2> "$TMP/r5.err"
+    rc=$?
+    n=$(grep -c '^ini-cluster: inid [01]: warning: a PCI device without hugepages' "$TMP/r5.err")
+    [ "$rc" = 0 ] && [ "$n" = 2 ] && ok "pci without hugepages: both daemons' warnings shown: $(head -n 1 "$TMP/r5.err")" ||
+        { fail "pci without hugepages: status $rc, $n warnings shown:"; cat "$TMP/r5.err"; }
+else
+    echo "launcher_output: the hugepage warning not checked ($free_mb MiB of hugepages free)"
 fi
 test_end

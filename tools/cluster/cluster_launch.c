@@ -182,6 +182,20 @@ static int daemon_ready(const struct launch *L, const struct daemon *d)
                                        memory_order_acquire) == INI_SEG_READY;
 }
 
+void launch_show_warnings(const struct launch *L)
+{
+    for (int k = 0; k < L->n_daemons; k++) {
+        FILE *f = fopen(L->daemons[k].log, "r");
+        if (!f)
+            continue;
+        char line[1024];
+        while (fgets(line, sizeof line, f))
+            if (strstr(line, ": warning: "))
+                fprintf(stderr, "ini-cluster: %s%s", line, strchr(line, '\n') ? "" : "\n");
+        fclose(f);
+    }
+}
+
 struct daemon *launch_poll_daemons(struct launch *L)
 {
     for (int k = 0; k < L->n_daemons; k++) {

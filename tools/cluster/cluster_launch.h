@@ -89,6 +89,11 @@ int launch_start_daemons(struct launch *L, const struct daemon_opts *o, int deta
  * the signal number when launch_stop_signal interrupted the wait. */
 int launch_wait_ready(struct launch *L, int timeout_ms);
 
+/* Shows on stderr, as "ini-cluster: LINE", every line of the daemons' logs
+ * that says "warning:" (e.g. a PCI device without hugepages): what a
+ * daemon warns about at start is not left in a log nobody reads. */
+void launch_show_warnings(const struct launch *L);
+
 /* Reaps own children without blocking; returns the first daemon found dead
  * since the last call, or NULL. */
 struct daemon *launch_poll_daemons(struct launch *L);

@@ -621,6 +621,7 @@ int remote_host_part(const struct ini_config *cfg, const struct remote_opts *o, 
         launch_teardown(&L);
         return rc;
     }
+    launch_show_warnings(&L);
     printf(CTL_READY "\n");
     fflush(stdout);
 

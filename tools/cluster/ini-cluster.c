@@ -450,6 +450,8 @@ static int bring_up(struct launch *L, const struct daemon_opts *d, int detach)
         rc = 1;
     } else {
         int w = launch_wait_ready(L, LAUNCH_READY_MS);
+        if (w == 0)
+            launch_show_warnings(L);
         if (w > 0) {
             cli_error("interrupted by %s while starting; stopping", stop_signal_name(w));
             rc = 128 + w;
