@@ -106,7 +106,8 @@ static uint8_t *put_opt(uint8_t *p, uint16_t code, const void *val, uint16_t len
     put16(p, code);
     put16(p + 2, len);
     memset(p + 4, 0, pad4(len));
-    memcpy(p + 4, val, len);
+    if (len)                                /* opt_endofopt has no value (val NULL) */
+        memcpy(p + 4, val, len);
     return p + 4 + pad4(len);
 }
 
