@@ -18,6 +18,9 @@
 #                        salloc ...: a Slurm client on the head)
 #   hosts_teardown       ini-lab down, and the test's scratch directory
 #                        HOSTS_TMP removed
+#   hosts_finish         the end of a test, after its teardown: no namespace
+#                        of the test left, the verdict line ($NAME, the
+#                        count in $failures, the test's fail()), its status
 #
 # Callers: hosts_need_root first (exits 77 with the reason when the machine
 # cannot), then `trap hosts_teardown EXIT`.
@@ -49,6 +52,13 @@ hosts_sshd() { [ -n "${HOSTS_SSH:-}" ]; }
 hosts_teardown() {
     hosts_lab down > /dev/null 2>&1
     rm -rf "$HOSTS_TMP"
+}
+
+hosts_finish() {
+    trap - EXIT
+    ip netns list | grep -q "^${HOSTS_NS}-" && fail "namespaces left behind"
+    [ "$failures" = 0 ] && echo "$NAME: PASS" || echo "$NAME: $failures failed"
+    [ "$failures" = 0 ]
 }
 
 # hosts_kill_check LAUNCHER_PID CFG RUN_DIR LOG WHO: the daemon-kill check of
