@@ -222,6 +222,12 @@ struct ini_cn *ini_cn_attach_env(char *err, size_t errlen)
         }
         ini_cn_set_policy(cn, (enum ini_policy)p);
     }
+    /* Under the launcher stdout is RUN_DIR/cluster<C>.out, which the
+     * launcher shows as it grows: line-buffered, as on a terminal, so
+     * that each line shows when written and a run stopped by a signal
+     * loses no complete line (glibc takes the mode after output too). */
+    if (cn)
+        setvbuf(stdout, NULL, _IOLBF, 0);
     return cn;
 }
 

@@ -54,7 +54,8 @@ static void on_signal(int sig)
 static const char usage_text[] =
     "usage: inid --config FILE --ini ID --tag TAG --run-dir DIR [--policy P] [--ini-policy P]\n"
     "            [--idle poll|adaptive|auto] [--trace off|summary|detailed] [--fault SPEC]\n"
-    "            [--knob SPEC] [--segment on|off] [--launcher-pid PID] [--capture] [-- EAL ARGS...]\n"
+    "            [--knob SPEC] [--segment on|off] [--launcher-pid PID]\n"
+    "            [--capture [--capture-limit SIZE] [--capture-ring N] [--capture-snap BYTES]] [-- EAL ARGS...]\n"
     "       inid --help | --version\n"
     "policies: static, round-robin, load-aware.  Started by ini-cluster (docs/launcher.md).\n";
 
@@ -103,6 +104,17 @@ static void apply_overrides(struct inid *d, const struct inid_overrides *o)
         cli_bad_arg("--knob: %s", err);
 }
 
+/* --capture-limit (l), --capture-ring (R), --capture-snap (s). */
+static void capture_option(struct ini_capture_opts *o, int c, const char *value)
+{
+    char err[256];
+    int rc = c == 'l' ? ini_capture_parse_limit(value, &o->limit, err, sizeof(err))
+           : c == 'R' ? ini_capture_parse_ring(value, &o->ring, err, sizeof(err))
+           : ini_capture_parse_snap(value, &o->snap, err, sizeof(err));
+    if (rc < 0)
+        cli_bad_arg("%s", err);
+}
+
 static int parse_args(struct inid *d, int argc, char **argv, int *eal_extra)
 {
     static const struct option opts[] = {
@@ -112,6 +124,7 @@ static int parse_args(struct inid *d, int argc, char **argv, int *eal_extra)
     };
     struct inid_overrides o = { 0 };
     const char *config = NULL;
+    d->cap_opts.limit = INI_CAPTURE_LIMIT_DEFAULT;
     long id = -1;
     int c;
     char err[1024];
@@ -129,6 +142,7 @@ static int parse_args(struct inid *d, int argc, char **argv, int *eal_extra)
         case 'P': o.pe_policy = optarg; break;
         case 'L': d->launcher_pid = (pid_t)cli_parse_long("--launcher-pid", optarg, 1, INT32_MAX); break;
         case 'C': d->capture = 1; break;
+        case 'l': case 'R': case 's': capture_option(&d->cap_opts, c, optarg); break;
         case 'S': o.segment = optarg; break;
         default: cli_common_option(c, argv);
         }
@@ -188,8 +202,16 @@ static int eal_init(struct inid *d, int argc, char **argv, int extra)
     for (int k = 0; k < vdevs; k++)
         eal_argv[n++] = store[s++];
     /* Only the devices named are probed: never the host's own NIC. */
-    if (!ini_eal_allows_pci(eal_argv + n - vdevs, vdevs) && !ini_eal_allows_pci(argv + extra, argc - extra))
+    int pci = ini_eal_allows_pci(eal_argv + n - vdevs, vdevs) || ini_eal_allows_pci(argv + extra, argc - extra);
+    if (!pci)
         ADD("--no-pci");
+    else if (!huge)
+        /* Not silently: a NIC's driver (vfio-pci) wants hugepages for its
+         * DMA memory, and the start may fail or run slowly without them. */
+        fprintf(stderr, "inid %d: warning: a PCI device without hugepages (%ld MiB free, eal.memory_mb %d; "
+                "eal.hugepages or --no-huge chose): a NIC bound to vfio-pci needs them; reserve them "
+                "(docs/deploy.md) or set eal.hugepages = \"yes\" to refuse to start without\n", d->me->id,
+                ini_eal_hugepages_free_mb("/proc/meminfo"), d->cfg.eal_memory_mb);
     for (int k = 0; k < d->cfg.n_eal_args; k++)
         eal_argv[n++] = d->cfg.eal_args[k];
     for (int k = extra; k < argc && n < (int)(sizeof(eal_argv) / sizeof(eal_argv[0])) - 1; k++)

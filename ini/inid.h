@@ -131,8 +131,10 @@ struct inid {
     struct ini_trace trace;
 
     /* --capture: every frame sent and received, RUN_DIR/ini<ID>.pcapng
-     * (ini/capture.h); cap.fd < 0 when off */
+     * (ini/capture.h), within --capture-limit/-ring/-snap (cap_opts);
+     * cap.fd < 0 when off */
     int capture;
+    struct ini_capture_opts cap_opts;
     struct ini_capture cap;
 
     uint64_t tsc_hz;

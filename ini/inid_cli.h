@@ -16,6 +16,7 @@
     { "trace", required_argument, NULL, 'T' },  { "fault", required_argument, NULL, 'f' },        \
     { "knob", required_argument, NULL, 'k' },   { "policy", required_argument, NULL, 'P' },        \
     { "launcher-pid", required_argument, NULL, 'L' }, { "capture", no_argument, NULL, 'C' },      \
-    { "segment", required_argument, NULL, 'S' }
+    { "segment", required_argument, NULL, 'S' }, { "capture-limit", required_argument, NULL, 'l' }, \
+    { "capture-ring", required_argument, NULL, 'R' }, { "capture-snap", required_argument, NULL, 's' }
 
 #endif

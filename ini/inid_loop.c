@@ -719,7 +719,9 @@ void inid_write_counters(struct inid *d)
     uint64_t handled = w->msgs_sent + w->msgs_delivered + s->local_msgs;
     fprintf(f, "  \"queue\": {\"time_avg\": %.4f, \"run_seconds\": %.3f},\n",
             run ? (double)s->queue_area / (double)run : 0.0, (double)run / (double)d->tsc_hz);
-    fprintf(f, "  \"busy\": {\"cycles\": %llu, \"utilization\": %.4f, \"cycles_per_message\": %.1f},\n",
+    /* The loop's busy share, not the report's utilization (docs/traces.md,
+     * "Utilization and queue length: one definition"). */
+    fprintf(f, "  \"busy\": {\"cycles\": %llu, \"share\": %.4f, \"cycles_per_message\": %.1f},\n",
             (unsigned long long)s->busy_cycles, run ? (double)s->busy_cycles / (double)run : 0.0,
             handled ? (double)s->busy_cycles / (double)handled : 0.0);
     fprintf(f, "  \"loop\": {\"iterations\": %llu, \"idle_sleeps\": %llu, \"avg_queue\": %.3f, \"max_queue\": %llu}\n}\n",

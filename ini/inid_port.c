@@ -410,8 +410,8 @@ static uint16_t capture_batch(struct inid *d, int k, uint32_t dir, struct rte_mb
     struct ini_capture *c = &d->cap;
     size_t need = 0;
     for (uint16_t i = 0; i < n; i++)
-        need += ini_capture_frame_size(pkts[i]->pkt_len);
-    if (ini_capture_reserve(c, need) < 0)
+        need += ini_capture_frame_size(c, pkts[i]->pkt_len);
+    if (ini_capture_reserve(c, need, n) < 0)
         return 0;
     uint64_t now = rte_rdtsc();
     for (uint16_t i = 0; i < n; i++) {
@@ -421,9 +421,13 @@ static uint16_t capture_batch(struct inid *d, int k, uint32_t dir, struct rte_mb
         uint8_t *p = ini_capture_frame(c, (uint32_t)k, dir, now, m->pkt_len);
         if (!p)
             return i;
-        for (const struct rte_mbuf *s = m; s; s = s->next) {
-            memcpy(p, rte_pktmbuf_mtod(s, const uint8_t *), s->data_len);
-            p += s->data_len;
+        /* The first caplen bytes (the snap length), across segments. */
+        uint32_t left = ini_capture_caplen(c, m->pkt_len);
+        for (const struct rte_mbuf *s = m; s && left; s = s->next) {
+            uint32_t take = s->data_len < left ? s->data_len : left;
+            memcpy(p, rte_pktmbuf_mtod(s, const uint8_t *), take);
+            p += take;
+            left -= take;
         }
     }
     return n;
@@ -458,8 +462,10 @@ int inid_capture_init(struct inid *d)
     if (!d->capture)
         return 0;
     char path[INI_PATH_LEN + 32], err[INI_PATH_LEN + 128];
-    snprintf(path, sizeof path, "%.*s/ini%d.pcapng", INI_PATH_LEN - 1, d->run_dir, d->me->id);
-    if (ini_capture_open(&d->cap, path, rte_rdtsc(), d->tsc_hz, err, sizeof err) < 0) {
+    /* One file, or a ring of them: RUN_DIR/ini<ID>-<k>.pcapng. */
+    snprintf(path, sizeof path, "%.*s/ini%d%s", INI_PATH_LEN - 1, d->run_dir, d->me->id,
+             d->cap_opts.ring ? "" : ".pcapng");
+    if (ini_capture_open(&d->cap, path, &d->cap_opts, rte_rdtsc(), d->tsc_hz, err, sizeof err) < 0) {
         fprintf(stderr, "inid %d: %s\n", d->me->id, err);
         return -1;
     }
@@ -481,8 +487,16 @@ void inid_capture_close(struct inid *d)
 {
     if (d->cap.fd < 0)
         return;
-    printf("inid %d: captured %llu frames (%llu bytes)\n", d->me->id, (unsigned long long)d->cap.frames,
-           (unsigned long long)d->cap.bytes);
+    const struct ini_capture *c = &d->cap;
+    printf("inid %d: captured %llu frames (%llu bytes", d->me->id, (unsigned long long)c->frames,
+           (unsigned long long)c->bytes);
+    if (c->opts.ring)
+        printf(", %llu files of a ring of %u, the last ini%d-%u.pcapng", (unsigned long long)c->files,
+               c->opts.ring, d->me->id, c->file_no);
+    printf(")");
+    if (c->full)
+        printf("; --capture-limit reached: %llu frames after it not recorded", (unsigned long long)c->not_recorded);
+    printf("\n");
     ini_capture_close(&d->cap);
 }
 

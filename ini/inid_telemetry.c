@@ -14,7 +14,8 @@
  *                and its message and retransmission counters
  *   /ini/queue   the FIFO work queue now: length, stalled, waiting
  *                deliveries, maximum and time average
- *   /ini/util    busy cycles, TSC now and its rate, utilization since start
+ *   /ini/util    busy cycles, TSC now and its rate, the loop's busy share
+ *                since start
  *
  * Concurrency.  The callbacks run on DPDK's telemetry thread, never on the
  * INI's lcore, and take no lock: the protocol loop must not wait for a
@@ -163,9 +164,10 @@ static int cmd_util(const char *cmd, const char *params, struct rte_tel_data *in
     uint64_t busy = RELAXED(d->stats.busy_cycles);
     rte_tel_data_add_dict_u64(info, "run_start", start);
     rte_tel_data_add_dict_u64(info, "busy_cycles", busy);
-    /* Since start, in thousandths; a live figure is the ratio of the
+    /* The loop's busy share since start, in thousandths (not the report's
+     * utilization: docs/traces.md); a live figure is the ratio of the
      * differences of busy_cycles and tsc between two queries. */
-    rte_tel_data_add_dict_u64(info, "utilization_milli",
+    rte_tel_data_add_dict_u64(info, "busy_milli",
                               now > start ? (uint64_t)((double)busy * 1000.0 / (double)(now - start)) : 0);
     rte_tel_data_add_dict_u64(info, "loops", RELAXED(d->stats.loops));
     rte_tel_data_add_dict_u64(info, "idle_sleeps", RELAXED(d->stats.idle_sleeps));

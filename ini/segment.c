@@ -13,6 +13,7 @@
 #include <sys/mman.h>
 #include <sys/stat.h>
 #include <sys/syscall.h>
+#include <sys/sysmacros.h>
 #include <time.h>
 #include <unistd.h>
 
@@ -116,6 +117,38 @@ struct ini_segment *ini_segment_attach(const char *name, int cluster, char *err,
     return seg;
 }
 
+/* The process holding the flock on fd, from /proc/locks ("N: FLOCK
+ * ADVISORY WRITE PID MAJ:MIN:INODE 0 EOF", major and minor in hex), and its
+ * command name; 0 when it cannot be told. */
+static pid_t lock_holder(int fd, char *comm, size_t len)
+{
+    struct stat st;
+    FILE *f = fstat(fd, &st) == 0 ? fopen("/proc/locks", "r") : NULL;
+    if (!f)
+        return 0;
+    char line[256], kind[16];
+    int pid = 0, found = 0;
+    unsigned maj, min;
+    unsigned long ino;
+    while (!found && fgets(line, sizeof line, f))
+        found = !strstr(line, "->") &&
+                sscanf(line, "%*d: %15s %*s %*s %d %x:%x:%lu", kind, &pid, &maj, &min, &ino) == 5 &&
+                !strcmp(kind, "FLOCK") && ino == st.st_ino && maj == major(st.st_dev) && min == minor(st.st_dev);
+    fclose(f);
+    if (!found || pid <= 0)
+        return 0;
+    char path[64];
+    snprintf(path, sizeof path, "/proc/%d/comm", pid);
+    comm[0] = 0;
+    FILE *c = fopen(path, "r");
+    if (c) {
+        if (fgets(comm, (int)len, c))
+            comm[strcspn(comm, "\n")] = 0;
+        fclose(c);
+    }
+    return pid;
+}
+
 int ini_segment_claim(const char *name, char *err, size_t errlen)
 {
     int fd = shm_open(name, O_RDWR | O_CLOEXEC, 0);
@@ -125,9 +158,16 @@ int ini_segment_claim(const char *name, char *err, size_t errlen)
     }
     if (flock(fd, LOCK_EX | LOCK_NB) < 0) {
         int e = errno;
-        if (e == EWOULDBLOCK)
-            snprintf(err, errlen, "segment %s: already attached by another program "
-                                  "(one program per cluster)", name);
+        char comm[32];
+        pid_t holder = e == EWOULDBLOCK ? lock_holder(fd, comm, sizeof comm) : 0;
+        if (holder > 0)
+            snprintf(err, errlen, "segment %s: already attached by another program, pid %d (%s): one program "
+                                  "per cluster (run this one with another cluster's INI_CLUSTER and "
+                                  "INI_SEGMENT, or stop that one)", name, (int)holder, comm);
+        else if (e == EWOULDBLOCK)
+            snprintf(err, errlen, "segment %s: already attached by another program: one program per cluster "
+                                  "(run this one with another cluster's INI_CLUSTER and INI_SEGMENT, "
+                                  "or stop that one)", name);
         else
             snprintf(err, errlen, "segment %s: lock: %s", name, strerror(e));
         close(fd);

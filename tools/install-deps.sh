@@ -5,10 +5,13 @@
 # only fetches lwIP, when the cache is empty; `make deps`, `make run` and
 # `make test` call it without.  `make deb` calls it with --deb, which installs
 # only what building the Debian package takes (dpkg-dev, debhelper).
-# Besides the build's, the tests' tools: clang (tests/integration/install.sh
-# builds a user's program with it), dpdk-dev (dpdk-telemetry.py,
-# telemetry.sh), tshark (capture.sh) and valgrind (hot_path_calls.sh,
-# tools/bench/callgrind-stack.sh); and the peers ini-bench measures
+# Besides the build's, every tool a test uses, so that `make test` skips
+# nothing for want of one: clang (tests/integration/install.sh builds a
+# user's program with it), dpdk-dev (dpdk-telemetry.py, telemetry.sh),
+# tshark (capture.sh) and valgrind (hot_path_calls.sh,
+# tools/bench/callgrind-stack.sh), dpkg-dev and debhelper (deb.sh builds
+# the package), tmux (top.sh drives `ini-cluster top` in a terminal),
+# groff and man-db (man_pages.sh), python3; and the peers ini-bench measures
 # beside the INI (UCX: libucx-dev, ucx-utils; libfabric: libfabric-dev,
 # libfabric-bin), which it reports as skipped when they are missing.
 #
@@ -30,6 +33,7 @@ if [ "$mode" != lwip ]; then
     PKGS=(build-essential pkg-config libdpdk-dev dpdk libconfig-dev libcmocka-dev libsodium-dev
           iproute2 gnuplot-nox xz-utils clang dpdk-dev tshark time valgrind
           openssh-client openssh-server tcpdump iputils-ping slurm-wlm munge
+          dpkg-dev debhelper tmux groff man-db python3
           libucx-dev ucx-utils libfabric-dev libfabric-bin)
     [ "$mode" = deb ] && PKGS=(dpkg-dev debhelper)
     missing=()

@@ -1,9 +1,11 @@
 /*
  * water_main.c - the `water` program: SPLASH-2 water-nsquared as described
  * in WATER_SPEC.md. Reads the ten input fields from stdin and the velocity
- * data file (random.in in the current directory unless --random names
- * another), sets up the shared system, runs P threads through par.h and
- * prints the reference's output.
+ * data file (--random FILE, else the first of: random.in in the current
+ * directory, as the reference reads it; the copy installed beside the
+ * program, BINDIR/../share/ini/water/random.in; the repository's,
+ * build/bin/../../mgs/water/data/random.in), sets up the shared system,
+ * runs P threads through par.h and prints the reference's output.
  *
  * With --mgs the shared-memory interface is the MGS implementation of par.h
  * (docs/mgs.md) and the program runs under the launcher, once per cluster:
@@ -41,7 +43,8 @@ static const char usage_text[] =
     "       water --help | --version\n"
     "  input: TSTEP NMOL NSTEP NORDER NSAVE NRST NPRINT NFMC NumProcs CUTOFF\n"
     "         (standard: 1.5e-16 512 3 6 -1 3000 3 0 1 6.212752)\n"
-    "  --random FILE    velocity data file (default: random.in in the current directory)\n"
+    "  --random FILE    velocity data file (default: random.in in the current directory,\n"
+    "                   else the copy installed or built beside this program)\n"
     "  --full           after each energy block also print\n"
     "                   \"FULL step TEN POTA POTR POTRF XTT AVGT XVIR\" with %.17g\n"
     "  --deterministic  fixed-order reductions: results independent of thread timing\n"
@@ -146,9 +149,42 @@ static char *mgs_input(const char *input_path)
     return text;
 }
 
+/* The data file when --random is not given: random.in in the current
+ * directory, else the copies found relative to this executable (installed:
+ * share/ini/water/ beside bin/; built: the repository's mgs/water/data/
+ * two levels above build/bin/).  No path of the build machine is compiled
+ * in.  NULL, with the places tried in err, when there is none. */
+static const char *default_random(char *path, size_t len, char *err, size_t errlen)
+{
+    char tried[3 * 4096];
+    size_t tried_len = sizeof tried;
+    if (access("random.in", R_OK) == 0)
+        return "random.in";
+    char exe[4096];
+    ssize_t n = readlink("/proc/self/exe", exe, sizeof exe - 1);
+    if (n <= 0) {
+        snprintf(err, errlen, "no data file random.in in the current directory: give one with --random FILE");
+        return NULL;
+    }
+    exe[n] = 0;
+    char *slash = strrchr(exe, '/');
+    *slash = 0;
+    static const char *const beside[] = { "../share/ini/water/random.in", "../../mgs/water/data/random.in" };
+    snprintf(tried, tried_len, "random.in in the current directory");
+    for (size_t k = 0; k < sizeof beside / sizeof beside[0]; k++) {
+        snprintf(path, len, "%s/%s", exe, beside[k]);
+        if (access(path, R_OK) == 0)
+            return path;
+        size_t used = strlen(tried);
+        snprintf(tried + used, tried_len - used, ", %s", path);
+    }
+    snprintf(err, errlen, "no data file random.in (tried %.400s): give one with --random FILE", tried);
+    return NULL;
+}
+
 int main(int argc, char **argv)
 {
-    const char *random_path = "random.in";
+    const char *random_path = NULL;
     const char *input_path = NULL;
     bool use_mgs = false;
     water_options opt = { .out = stdout };
@@ -194,6 +230,9 @@ int main(int argc, char **argv)
     if (rc != 0)
         return bad_input(err);
     double *random;
+    char found[4096];
+    if (!random_path && !(random_path = default_random(found, sizeof found, err, sizeof err)))
+        return bad_input(err);
     if (water_load_random(random_path, in.nmol, &random, err, sizeof err) != 0)
         return bad_input(err);
 

@@ -12,6 +12,8 @@
  * ini_config_load instead, as a file holding that byte would be (the
  * directory is on tmpfs when /dev/shm exists, so this costs no disk
  * write-back).  Either way a load must succeed or leave one line of error.
+ * The directory goes at exit (atexit: libFuzzer ends by exit), so a run
+ * leaves nothing in /dev/shm.
  *
  * Leaks: libconfig 1.5 leaks a few bytes on some syntax errors (at most
  * the text of an unterminated string; tests/fuzz/lsan.supp), so after
@@ -49,6 +51,18 @@ static void put(const char *name, const void *bytes, size_t n, mode_t mode)
     chmod(p, mode);
 }
 
+/* Removes the private directory and the files put() made in it. */
+static void remove_dir(void)
+{
+    static const char *const names[] = { "k.key", "inc.cfg", "in.cfg" };
+    char p[128];
+    for (size_t k = 0; k < sizeof names / sizeof names[0]; k++) {
+        snprintf(p, sizeof p, "%s/%s", dir, names[k]);
+        unlink(p);
+    }
+    rmdir(dir);
+}
+
 int LLVMFuzzerInitialize(int *argc, char ***argv)
 {
     (void)argc;
@@ -57,6 +71,7 @@ int LLVMFuzzerInitialize(int *argc, char ***argv)
     const char *base = stat("/dev/shm", &st) == 0 && S_ISDIR(st.st_mode) ? "/dev/shm" : "/tmp";
     snprintf(dir, sizeof dir, "%s/fuzz_config.%d", base, (int)getpid());
     mkdir(dir, 0700);
+    atexit(remove_dir);
     snprintf(path, sizeof path, "%s/in.cfg", dir);
     uint8_t key[INI_KEY_LEN];
     memset(key, 0x42, sizeof key);

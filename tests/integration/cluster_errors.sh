@@ -44,6 +44,11 @@ expect_clean() {
     if pgrep -f -- "--run-dir $dir\$" > /dev/null; then
         fail "$name: daemons of $dir still running"
     fi
+    # A daemon killed or crashed cannot remove its DPDK runtime directory;
+    # the launcher does.
+    if [ -n "$tag" ] && ls -d /var/run/dpdk/ini-"$tag"-* > /dev/null 2>&1; then
+        fail "$name: DPDK runtime directories of run $tag left: $(ls -d /var/run/dpdk/ini-"$tag"-* | tr '\n' ' ')"
+    fi
 }
 
 # --- bad input: exit 2, one line, nothing started

@@ -4,14 +4,17 @@
 # the libraries, the headers, ini.pc, the systemd unit and man pages (if
 # the tree has any); a program of this test's own (tests/integration/progs)
 # and the examples build from the extracted files alone with gcc via
-# pkg-config and run under the extracted ini-cluster with 0 errors.
-# Skipped (77) without dpkg-buildpackage or debhelper.
+# pkg-config and run under the extracted ini-cluster with 0 errors.  The
+# package holds the user programs only (Water as ini-water, with its data
+# file), a copyright file, and depends on what its programs link.
+# dpkg-buildpackage and debhelper are the test's own tools (make deps
+# installs them): without them the test fails, it does not skip.
 set -u
 cd "$(dirname "$0")/../.."
 TEST_NAME=deb
 . tests/integration/lib/userprog.sh
 for t in dpkg-buildpackage dh; do
-    command -v $t > /dev/null || { echo "deb: SKIP: $t not installed (apt-get install dpkg-dev debhelper)"; exit 77; }
+    command -v $t > /dev/null || userprog_fail "$t not installed (make deps installs dpkg-dev and debhelper)"
 done
 [ -x build/bin/ini-cluster ] || userprog_fail "build first (make)"
 make --no-print-directory deb DEB_FLAGS=--reuse-build || userprog_fail "make deb failed"
@@ -30,6 +33,15 @@ if [ -d man ] && [ -n "$(find man -name '*.[1-8]')" ]; then
     [ -n "$(find "$ROOT/usr/share/man" -name '*.[1-8]*' 2> /dev/null)" ] || userprog_fail "$DEB has no man pages"
 fi
 dpkg -I "$DEB" | grep -q 'Depends:.*libconfig' || userprog_fail "$DEB does not depend on libconfig"
+dpkg -I "$DEB" | grep -q 'Depends:.*libsodium' || userprog_fail "$DEB does not depend on libsodium (inid links it)"
+for f in usr/bin/ini-water usr/share/ini/water/random.in usr/share/doc/ini/copyright usr/share/man/man1/ini-water.1.gz \
+         "usr/lib/$MA/wireshark/plugins/ini.lua"; do
+    [ -e "$ROOT/$f" ] || userprog_fail "$DEB has no /$f"
+done
+for f in usr/bin/water usr/bin/water_compare usr/bin/cluster-fake-inid usr/share/ini/installed; do
+    [ ! -e "$ROOT/$f" ] || userprog_fail "$DEB has /$f, which it should not"
+done
+grep -q '^License: BSD-3-Clause' "$ROOT/usr/share/doc/ini/copyright" || userprog_fail "$DEB's copyright names no licence"
 
 ran=0
 userprog_build "$ROOT" /usr gcc tests/integration/progs/alltoall.c "$W/alltoall"
@@ -37,7 +49,7 @@ userprog_build "$ROOT" /usr gcc tests/integration/progs/alltoall.c "$W/alltoall"
 LAUNCHER="$ROOT/usr/bin/ini-cluster"
 run_extracted() {
     local dir
-    dir=$(mktemp -d /tmp/ini-deb-run.XXXXXX)
+    dir=$(mktemp -d "$W/run.XXXXXX")
     USERPROG_OUT="$dir.out"
     "$LAUNCHER" run "$ROOT/etc/ini/default.cfg" --run-dir "$dir" --timeout 120 -- "$@" > "$USERPROG_OUT" 2>&1
     USERPROG_RC=$?

@@ -12,7 +12,10 @@
 #      that starts its own session (setsid);
 #  16. SIGKILL of the launcher mid-run: no segment and no process of the
 #      run survives; in af_packet mode its namespaces are removed by
-#      `ini-cluster cleanup` or the next run (a live run's are kept).
+#      `ini-cluster cleanup` or the next run (a live run's are kept);
+#  16d. (issue 33) daemons of an `up` killed with SIGKILL: their DPDK
+#      runtime directories and segments are removed by `ini-cluster
+#      cleanup`, which says so and counts the run once.
 # Launcher-only checks use build/bin/cluster-fake-inid; 16 runs the real
 # inid and ini-ping.
 set -u
@@ -181,7 +184,7 @@ live=$(printf '%x' $$)                            # this shell: alive
 mkfifo "/tmp/ini-$dead-0.wake" "/tmp/ini-$dead-1.wake" "/tmp/ini-$live-0.wake"
 $L cleanup > "$TMP/r16c-wake.out" 2>&1
 if [ ! -e "/tmp/ini-$dead-0.wake" ] && [ ! -e "/tmp/ini-$dead-1.wake" ] && [ -p "/tmp/ini-$live-0.wake" ] &&
-   grep -q "removed what run $dead left after its launcher died: .*2 doorbell FIFO(s)" "$TMP/r16c-wake.out"; then
+   grep -q "removed what run $dead left after its launcher or daemons died: .*2 doorbell FIFO(s)" "$TMP/r16c-wake.out"; then
     ok "stale doorbell FIFOs of tag $dead removed by cleanup, the live tag $live's kept"
 else
     fail "doorbell FIFOs: $(ls /tmp | grep -E "^ini-($dead|$live)-" | tr '\n' ' ')/ $(cat "$TMP/r16c-wake.out")"
@@ -218,7 +221,7 @@ if [ "$(id -u)" = 0 ] && ip netns list > /dev/null 2>&1; then
     live_ns=$(ip netns list | grep -c "^ini-$ltag-")
     wait $live; lrc=$?
     if [ -n "$tag" ] && [ "$before" -eq 3 ] && [ $rc -eq 0 ] && [ "$after" -eq 0 ] && [ "$live_ns" -eq 3 ] && [ $lrc -eq 0 ] &&
-       grep -q "removed what run $tag left after its launcher died: 3 network namespace(s)" "$TMP/r16c.out"; then
+       grep -q "removed what run $tag left after its launcher or daemons died: 3 network namespace(s)" "$TMP/r16c.out"; then
         ok "af_packet launcher killed: ini-cluster cleanup removed its $before namespaces, a live run kept its $live_ns"
     else
         fail "af_packet cleanup (tag '$tag'): namespaces before $before, after $after (cleanup exit $rc), live run's $live_ns (exit $lrc): $(head -n 2 "$TMP/r16c.out")"
@@ -237,6 +240,28 @@ if [ "$(id -u)" = 0 ] && ip netns list > /dev/null 2>&1; then
     fi
 else
     echo "hardening_launcher: skip: af_packet namespaces (needs root and ip netns)"
+fi
+
+# --- 16d. `up`, then its daemons killed with SIGKILL: what they leave
+# (DPDK runtime directories, the segments) goes with `ini-cluster cleanup`.
+if [ "$(id -u)" = 0 ]; then
+    $L up conf/default.cfg --run-dir "$TMP/r16d" > "$TMP/r16d.out" 2>&1 || fail "16d: up: $(tail -2 "$TMP/r16d.out")"
+    tag=$(awk '$1 == "tag" { print $2 }' "$TMP/r16d/state")
+    dirs_before=$(ls -d /var/run/dpdk/ini-"$tag"-* 2> /dev/null | wc -l)
+    awk '$1 == "daemon" { print $3 }' "$TMP/r16d/state" | xargs -r kill -9
+    sleep 0.5
+    $L cleanup > "$TMP/r16d-clean.out" 2>&1
+    rc=$?
+    dirs_after=$(ls -d /var/run/dpdk/ini-"$tag"-* 2> /dev/null | wc -l)
+    segs_after=$(ls /dev/shm | grep -c "^ini-$tag-")
+    if [ -n "$tag" ] && [ "$dirs_before" = 2 ] && [ "$dirs_after" = 0 ] && [ "$segs_after" = 0 ] && [ $rc = 0 ] &&
+       grep -q "removed what run $tag left after its launcher or daemons died: 0 network namespace(s), 2 segment(s), 0 doorbell FIFO(s), 2 DPDK runtime directories" "$TMP/r16d-clean.out" &&
+       grep -Eq '^[1-9][0-9]* stale run\(s\) cleaned$' "$TMP/r16d-clean.out"; then
+        ok "16d: daemons killed: cleanup removed their 2 DPDK runtime directories and 2 segments: $(grep "run $tag" "$TMP/r16d-clean.out")"
+    else
+        fail "16d: tag '$tag': DPDK directories before $dirs_before, after $dirs_after, segments after $segs_after, cleanup exit $rc: $(cat "$TMP/r16d-clean.out")"
+    fi
+    $L down conf/default.cfg --run-dir "$TMP/r16d" > /dev/null 2>&1
 fi
 
 test_end

@@ -57,7 +57,7 @@ run_ping ping-faults 10 --fault drop=0.1,dup=0.05,reorder=0.05
 grep -q '^INI 1 (cluster 1): .*retransmitted [1-9]' "$T/ping-faults.log" || fail "ping-faults: no retransmission counted by INI 1 under 10% drop"
 
 # 3. Water on MGS, 2 hosts x 2 compute nodes, against 4 plain threads.
-RANDOM_IN=${WATER_RANDOM:-$PWD/../shared/water/random.in}
+RANDOM_IN=${WATER_RANDOM:-$PWD/mgs/water/data/random.in}
 if [ -r "$RANDOM_IN" ]; then
     printf '  1.5e-16   512  3   6\n -1      3000     1  0\n4 6.212752\n' > "$T/water.in"
     no_times() { grep -vE '^(COMPUTESTART|COMPUTEEND|COMPUTETIME|Measured Time|Intramolecular time|Intermolecular time|Other time)'; }

@@ -4,18 +4,21 @@
 # test's own (an all-to-all with replies, tests/integration/progs/) builds
 # from that tree alone with gcc and with clang, against the shared and the
 # static libraries, and runs under ini-cluster with 0 errors.  So do the
-# examples of examples/, if any.
+# examples of examples/, if any.  Only user programs are installed (not
+# the tests' helpers), Water as ini-water, which finds its installed data
+# file; `make uninstall` with the same variables leaves the tree empty.
 set -u
 cd "$(dirname "$0")/../.."
 TEST_NAME=install
 . tests/integration/lib/userprog.sh
 [ -x build/bin/ini-cluster ] || userprog_fail "build first (make)"
 ROOT=$(mktemp -d /tmp/ini-install.XXXXXX)
-trap 'rm -rf "$ROOT"' EXIT
+W=$(mktemp -d /tmp/ini-install-prog.XXXXXX)
+USERPROG_TMP=$W
+trap 'rm -rf "$ROOT" "$W"' EXIT
 
-make --no-print-directory install DESTDIR="$ROOT" PREFIX=/usr > "$ROOT.log" 2>&1 ||
-    { cat "$ROOT.log"; userprog_fail "make install failed"; }
-rm -f "$ROOT.log"
+make --no-print-directory install DESTDIR="$ROOT" PREFIX=/usr > "$W/install.log" 2>&1 ||
+    { cat "$W/install.log"; userprog_fail "make install failed"; }
 P=$ROOT/usr
 for f in bin/inid bin/ini-cluster bin/ini-ping lib/libini.so.0 lib/libini.a lib/libmgs.so lib/libmgs.a \
          lib/pkgconfig/ini.pc include/ini/ini_cn.h include/ini/config.h include/ini/loadbal.h \
@@ -39,14 +42,24 @@ if [ -d examples ] && ls examples/*.c > /dev/null 2>&1; then
         userprog_fail "examples not installed"
 fi
 if [ -d man ]; then
-    n=$(find man -name '*.[1-8]' | wc -l)
+    # Every page but those of the tests' helpers (water_compare, cluster-fake-inid).
+    n=$(find man -name '*.[1-8]' ! -name 'water_compare.1' ! -name 'cluster-fake-inid.1' | wc -l)
     [ "$(find "$P/share/man" -name '*.[1-8]*' 2>/dev/null | wc -l)" -ge "$n" ] || userprog_fail "man pages not installed"
 fi
 
+# Only the user programs: not the tests' helpers; Water as ini-water.
+for f in bin/water_compare bin/cluster-fake-inid bin/water share/man/man1/water.1 share/man/man1/water_compare.1; do
+    [ ! -e "$P/$f" ] || userprog_fail "installed, and it should not be: /usr/$f"
+done
+for f in bin/ini-water share/man/man1/ini-water.1 share/ini/water/random.in; do
+    [ -e "$P/$f" ] || userprog_fail "not installed: /usr/$f"
+done
+head -n 3 "$P/share/man/man1/ini-water.1" | grep -q '^ini-water \\- ' || userprog_fail "ini-water.1 does not name ini-water"
+(cd "$W" && printf '1.5e-16 8 1 6 -1 3000 1 0 1 6.2\n' | "$P/bin/ini-water" > water.out 2> water.err) ||
+    userprog_fail "ini-water, run elsewhere, did not find its installed data file: $(cat "$W/water.err")"
+
 compilers=(gcc)
 command -v clang > /dev/null && compilers+=(clang) || echo "install: clang not installed: gcc only"
-W=$(mktemp -d /tmp/ini-install-prog.XXXXXX)
-trap 'rm -rf "$ROOT" "$W"' EXIT
 checked=0
 for cc in "${compilers[@]}"; do
     userprog_build "$ROOT" /usr "$cc" tests/integration/progs/alltoall.c "$W/alltoall-$cc"
@@ -73,4 +86,8 @@ for cc in "${compilers[@]}"; do
         checked=$((checked + 1))
     done
 done
-echo "install: PASS ($checked programs built from the installed tree with ${compilers[*]} and run, 0 errors)"
+make --no-print-directory uninstall DESTDIR="$ROOT" PREFIX=/usr > "$W/uninstall.log" 2>&1 ||
+    { cat "$W/uninstall.log"; userprog_fail "make uninstall failed"; }
+left=$(find "$ROOT" -mindepth 1 | head -n 5)
+[ -z "$left" ] || userprog_fail "make uninstall left: $left"
+echo "install: PASS ($checked programs built from the installed tree with ${compilers[*]} and run, 0 errors; $(tail -n 1 "$W/uninstall.log"), nothing left)"

@@ -28,11 +28,23 @@ water_rejects "NPRINT 0"         "1.5e-16 512 3 6 -1 3000 0 0 1 6.212752"     "N
 water_rejects "missing data file" "1.5e-16 512 3 6 -1 3000 3 0 1 6.212752"    "$TMP/none.in"       --random "$TMP/none.in"
 head -c 2000 "$RANDOM_IN" > "$TMP/short.in"
 water_rejects "short data file"  "1.5e-16 512 3 6 -1 3000 3 0 1 6.212752"     "$TMP/short.in"      --random "$TMP/short.in"
-(cd "$TMP" && printf '1.5e-16 8 3 6 -1 3000 3 0 1 6.2\n' | "$WATER" > out 2> err) && status=0 || status=$?
-if [ "$status" = 2 ] && grep -q 'random.in' "$TMP/err"; then
-    ok "no random.in in the current directory: $(cat "$TMP/err")"
+# Without --random: random.in in the current directory, else the copy
+# beside the program (installed: ../share/ini/water/; built: the
+# repository's mgs/water/data/).  A copy of the program with neither
+# beside it says where it looked.
+mkdir -p "$TMP/bin"
+cp "$WATER" "$TMP/bin/water"
+(cd "$TMP" && printf '1.5e-16 8 3 6 -1 3000 3 0 1 6.2\n' | bin/water > out 2> err) && status=0 || status=$?
+if [ "$status" = 2 ] && [ "$(wc -l < "$TMP/err")" = 1 ] && grep -q 'no data file random.in (tried random.in in the current directory, .*/share/ini/water/random.in' "$TMP/err"; then
+    ok "no random.in anywhere: $(cat "$TMP/err")"
 else
-    fail "no random.in in the current directory: status $status"
+    fail "no random.in anywhere: status $status: $(cat "$TMP/err")"
+fi
+(cd "$TMP" && printf '1.5e-16 8 1 6 -1 3000 1 0 1 6.2\n' | "$WATER" > out 2> err) && status=0 || status=$?
+if [ "$status" = 0 ] && grep -q '^  *1 ' "$TMP/out"; then
+    ok "the built program, run elsewhere, reads the repository's mgs/water/data/random.in"
+else
+    fail "the built program, run elsewhere: status $status: $(head -3 "$TMP/err")"
 fi
 water_rejects "unknown option"   "1.5e-16 512 3 6 -1 3000 3 0 1 6.212752"     "--bogus"            --bogus
 

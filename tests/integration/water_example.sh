@@ -10,7 +10,7 @@
 set -euo pipefail
 cd "$(dirname "$0")/../.."
 WATER=$PWD/build/bin/water
-RANDOM_IN=${WATER_RANDOM:-$PWD/../shared/water/random.in}
+RANDOM_IN=${WATER_RANDOM:-$PWD/mgs/water/data/random.in}
 FIXTURES=mgs/water/fixtures
 [ -x "$WATER" ] || { echo "FAIL: $WATER not built (run make)"; exit 1; }
 [ -r "$RANDOM_IN" ] || { echo "FAIL: data file $RANDOM_IN missing"; exit 1; }

@@ -10,7 +10,7 @@ set -euo pipefail
 cd "$(dirname "$0")/../.."
 WATER=build/bin/water
 COMPARE=build/bin/water_compare
-RANDOM_IN=${WATER_RANDOM:-../shared/water/random.in}
+RANDOM_IN=${WATER_RANDOM:-mgs/water/data/random.in}
 EXPECTED=mgs/water/fixtures/example_full.txt
 for f in "$WATER" "$COMPARE"; do [ -x "$f" ] || { echo "FAIL: $f not built (run make)"; exit 1; }; done
 [ -r "$RANDOM_IN" ] || { echo "FAIL: data file $RANDOM_IN missing"; exit 1; }

@@ -271,7 +271,8 @@ static void test_ring_fifo_of_dead_reader_is_not_fatal(void **state)
 
 /* Issue 17, item 6: one program per cluster.  A second attach to a
  * segment that a live process has attached is refused with a message
- * naming the segment; once the first detaches, attaching works again. */
+ * naming the segment and the process holding it (here: this one, from
+ * /proc/locks); once the first detaches, attaching works again. */
 static void test_second_attach_is_refused(void **state)
 {
     char err[256] = "";
@@ -282,6 +283,10 @@ static void test_second_attach_is_refused(void **state)
     }
     assert_non_null(strstr(err, seg_name));
     assert_non_null(strstr(err, "already attached"));
+    char holder[32];
+    snprintf(holder, sizeof holder, "pid %d (", (int)getpid());
+    if (!strstr(err, holder))
+        fail_msg("the refusal does not name the holder (%s): %s", holder, err);
     ini_cn_detach(cn);
     cn = ini_cn_attach(CFG, 0, seg_name, err, sizeof err);
     if (!cn)

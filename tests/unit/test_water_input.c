@@ -3,9 +3,8 @@
  * task list is rejected with a one-line message that says what is wrong,
  * and the velocity data file is found, counted and named in errors.
  *
- * Tests that need the shipped random.in look for it at $WATER_RANDOM or at
- * ../shared/water/random.in (relative to the repository root, where
- * tests/run-all.sh runs) and are skipped if it is absent.
+ * The test of the shipped random.in reads the repository's copy
+ * (water_test.h).
  */
 #include <stdarg.h>
 #include <stddef.h>
@@ -19,16 +18,9 @@
 #include <unistd.h>
 
 #include "water/water.h"
+#include "water_test.h"
 
 static const char STANDARD[] = "  1.5e-16   512  3   6\n -1      3000     3  0\n1 6.212752\n";
-
-static const char *shipped_random(void)
-{
-    const char *path = getenv("WATER_RANDOM");
-    if (!path)
-        path = "../shared/water/random.in";
-    return access(path, R_OK) == 0 ? path : NULL;
-}
 
 /* Parses text, expecting failure with a message containing `needle`. */
 static void expect_rejected(const char *text, const char *needle)
@@ -189,9 +181,7 @@ static void test_short_random_file(void **state)
 static void test_shipped_random_file(void **state)
 {
     (void)state;
-    const char *path = shipped_random();
-    if (!path)
-        skip();
+    const char *path = water_test_random();
     double *numbers;
     char err[512];
     assert_int_equal(water_load_random(path, 512, &numbers, err, sizeof err), 0);

@@ -159,11 +159,7 @@ static void test_velocity_scaling_properties(void **state)
 static void test_velocities_from_shipped_file(void **state)
 {
     (void)state;
-    const char *path = getenv("WATER_RANDOM");
-    if (!path)
-        path = "../shared/water/random.in";
-    if (access(path, R_OK) != 0)
-        skip();
+    const char *path = water_test_random();
     double *random;
     char err[512];
     assert_int_equal(water_load_random(path, 512, &random, err, sizeof err), 0);

@@ -157,7 +157,7 @@ static void parse_args(struct fake *f, int argc, char **argv)
         case 't': f->tag = optarg; break;
         case 'r': f->run_dir = optarg; break;
         case 'L': f->launcher_pid = (pid_t)cli_parse_long("--launcher-pid", optarg, 1, INT32_MAX); break;
-        case 'p': case 'I': case 'T': case 'f': case 'P': case 'k': case 'C': case 'S':
+        case 'p': case 'I': case 'T': case 'f': case 'P': case 'k': case 'C': case 'S': case 'l': case 'R': case 's':
             break;                                                                  /* inid's; not ours */
         default: cli_common_option(c, argv);
         }

@@ -74,9 +74,8 @@ static int check_network(const struct gen_machine *m, char *err, size_t errlen)
             return ini_fail(err, errlen, "host \"%s\" is not a host name", h);
     }
     if (m->mode == INI_NET_PCI && !m->n_devices)
-        return ini_fail(err, errlen, "pci mode needs the device of every INI (devargs), "
-                        "which cannot be generated; generate in memif or af_packet mode "
-                        "and add mode = \"pci\" and the devargs by hand");
+        return ini_fail(err, errlen, "pci mode needs each INI's device: give --device DEV,... "
+                        "(a PCI address or an interface name, one per INI of a cluster)");
     if (m->mode != INI_NET_MEMIF && m->mode != INI_NET_AF_PACKET && m->mode != INI_NET_PCI)
         return ini_fail(err, errlen, "unknown network mode %d", (int)m->mode);
     if (m->mode == INI_NET_MEMIF && (m->n_clusters - 1) * m->inis_per_cluster > INI_MEMIF_MAX_PEERS)

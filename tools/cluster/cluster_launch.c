@@ -13,6 +13,7 @@
 #include <unistd.h>
 
 #include "cluster_net.h"
+#include "cluster_reap.h"
 #include "cluster_util.h"
 
 volatile sig_atomic_t launch_stop_signal;
@@ -120,6 +121,13 @@ int launch_start_daemons(struct launch *L, const struct daemon_opts *o, int deta
         }
         if (o->capture)
             argv[n++] = "--capture";
+        const char *cap[] = { "--capture-limit", o->capture_limit, "--capture-ring", o->capture_ring,
+                              "--capture-snap", o->capture_snap };
+        for (size_t c = 0; c < sizeof cap / sizeof cap[0]; c += 2)
+            if (cap[c + 1]) {
+                argv[n++] = (char *)cap[c];
+                argv[n++] = (char *)cap[c + 1];
+            }
         for (int f = 0; f < o->n_faults; f++) {
             argv[n++] = "--fault";
             argv[n++] = (char *)o->faults[f];
@@ -172,6 +180,20 @@ static int daemon_ready(const struct launch *L, const struct daemon *d)
     const struct ini_segment *seg = L->segs[d->cluster].seg;
     return seg && atomic_load_explicit(&((struct ini_segment *)seg)->inis[d->index].state,
                                        memory_order_acquire) == INI_SEG_READY;
+}
+
+void launch_show_warnings(const struct launch *L)
+{
+    for (int k = 0; k < L->n_daemons; k++) {
+        FILE *f = fopen(L->daemons[k].log, "r");
+        if (!f)
+            continue;
+        char line[1024];
+        while (fgets(line, sizeof line, f))
+            if (strstr(line, ": warning: "))
+                fprintf(stderr, "ini-cluster: %s%s", line, strchr(line, '\n') ? "" : "\n");
+        fclose(f);
+    }
 }
 
 struct daemon *launch_poll_daemons(struct launch *L)
@@ -347,6 +369,11 @@ int launch_stop_daemons(struct launch *L, int grace_ms)
 void launch_teardown(struct launch *L)
 {
     stop_daemons(L, 3000, 1);
+    /* A daemon removes its DPDK runtime directory when it exits by
+     * itself; one killed (SIGKILL, a crash) leaves it. */
+    for (int k = 0; k < L->n_daemons; k++)
+        if (L->daemons[k].pid > 0 && !L->daemons[k].running)
+            reap_runtime_dir(L->tag, L->daemons[k].ini);
     for (int c = 0; c < L->cfg->n_clusters; c++) {
         if (L->segs[c].seg) {
             ini_segment_detach(L->segs[c].seg);

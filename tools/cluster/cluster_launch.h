@@ -32,6 +32,7 @@ struct daemon_opts {
     int n_faults;
     const char *knobs;         /* --knob SPEC, also given to programs as INI_KNOBS */
     int capture;               /* --capture: each inid writes RUN_DIR/ini<ID>.pcapng */
+    const char *capture_limit, *capture_ring, *capture_snap;   /* --capture-limit ... (checked) */
     const char *segment;       /* --segment on|off: stack.segmentation for the run */
     char *eal_args[INI_MAX_EAL_ARGS];   /* --eal "ARGS": after inid's "--", to its EAL */
     int n_eal_args;
@@ -88,6 +89,11 @@ int launch_start_daemons(struct launch *L, const struct daemon_opts *o, int deta
  * the signal number when launch_stop_signal interrupted the wait. */
 int launch_wait_ready(struct launch *L, int timeout_ms);
 
+/* Shows on stderr, as "ini-cluster: LINE", every line of the daemons' logs
+ * that says "warning:" (e.g. a PCI device without hugepages): what a
+ * daemon warns about at start is not left in a log nobody reads. */
+void launch_show_warnings(const struct launch *L);
+
 /* Reaps own children without blocking; returns the first daemon found dead
  * since the last call, or NULL. */
 struct daemon *launch_poll_daemons(struct launch *L);
@@ -107,7 +113,8 @@ void launch_report_deaths(struct launch *L, struct daemon *first, const char *wh
 int launch_stop_daemons(struct launch *L, int grace_ms);
 
 /* Stops daemons still running (SIGKILL: this is the failure path), unlinks
- * the segments made, removes the network.  Idempotent. */
+ * the segments made, removes the DPDK runtime directories killed daemons
+ * left and the network.  Idempotent. */
 void launch_teardown(struct launch *L);
 
 /* One line per INI from RUN_DIR/ini<ID>.counters.json, if the daemon

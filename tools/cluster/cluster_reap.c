@@ -12,6 +12,7 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
+#include "cluster_telemetry.h"
 #include "cluster_util.h"
 
 #define SHM_DIR   "/dev/shm"
@@ -88,11 +89,16 @@ int reap_descendants(int grace_ms)
     return found;
 }
 
+/* What each directory may hold of a run. */
+enum left_kind { LEFT_NETNS, LEFT_SHM, LEFT_WAKE, LEFT_DPDK };
+
 /* A tag is "HEX" or "HEX" plus one letter (cluster_launch's pick_tag).
  * What a run leaves is named PREFIX TAG then -lan or -cN (namespaces,
- * segments) or -N.wake (a daemon's doorbell FIFO in /tmp: inid's when its
- * run directory's path is too long for one, the fake daemon's always). */
-static int tag_of(const char *name, const char *prefix, char *tag, size_t len)
+ * segments), -N.wake (a daemon's doorbell FIFO in /tmp: inid's when its
+ * run directory's path is too long for one, the fake daemon's always) or
+ * -N (a daemon's DPDK runtime directory, its EAL file prefix; accepted in
+ * DPDK's directory only). */
+static int tag_of(const char *name, const char *prefix, enum left_kind kind, char *tag, size_t len)
 {
     size_t pl = strlen(prefix);
     if (strncmp(name, prefix, pl) != 0)
@@ -107,9 +113,13 @@ static int tag_of(const char *name, const char *prefix, char *tag, size_t len)
     }
     size_t digits = strspn(dash + 1, "0123456789");
     int wake = digits > 0 && strcmp(dash + 1 + digits, ".wake") == 0;
-    if (!wake && strcmp(dash, "-lan") != 0 &&
-        (dash[1] != 'c' || !dash[2] || strspn(dash + 2, "0123456789") != strlen(dash + 2)))
+    if (kind == LEFT_DPDK) {
+        if (!digits || dash[1 + digits])
+            return -1;
+    } else if (!wake && strcmp(dash, "-lan") != 0 &&
+               (dash[1] != 'c' || !dash[2] || strspn(dash + 2, "0123456789") != strlen(dash + 2))) {
         return -1;
+    }
     memcpy(tag, t, (size_t)(dash - t));
     tag[dash - t] = 0;
     return 0;
@@ -172,8 +182,8 @@ static int tag_alive(const char *tag)
     return tag_in_use(tag);
 }
 
-/* Adds the tags of DIR's entries named PREFIX TAG -lan|-cN to tags[]. */
-static int collect(const char *dir, const char *prefix, char tags[][TAG_LEN], int n)
+/* Adds the tags of DIR's entries of a run (tag_of) to tags[]. */
+static int collect(const char *dir, const char *prefix, enum left_kind kind, char tags[][TAG_LEN], int n)
 {
     DIR *d = opendir(dir);
     if (!d)
@@ -181,7 +191,7 @@ static int collect(const char *dir, const char *prefix, char tags[][TAG_LEN], in
     struct dirent *e;
     while ((e = readdir(d)) != NULL && n < MAX_TAGS) {
         char tag[TAG_LEN];
-        if (tag_of(e->d_name, prefix, tag, sizeof tag) < 0)
+        if (tag_of(e->d_name, prefix, kind, tag, sizeof tag) < 0)
             continue;
         int dup = 0;
         for (int i = 0; i < n && !dup; i++)
@@ -193,9 +203,35 @@ static int collect(const char *dir, const char *prefix, char tags[][TAG_LEN], in
     return n;
 }
 
+/* Removes a DPDK runtime directory: the files EAL and telemetry put in it
+ * (sockets, the config), then the directory.  1 if it is gone. */
+static int remove_runtime_dir(const char *path)
+{
+    DIR *d = opendir(path);
+    if (!d)
+        return 0;
+    struct dirent *e;
+    while ((e = readdir(d)) != NULL) {
+        if (!strcmp(e->d_name, ".") || !strcmp(e->d_name, ".."))
+            continue;
+        char file[PATH_MAX_LEN + 256];
+        snprintf(file, sizeof file, "%s/%s", path, e->d_name);
+        unlink(file);
+    }
+    closedir(d);
+    return rmdir(path) == 0;
+}
+
+int reap_runtime_dir(const char *tag, int ini)
+{
+    char path[PATH_MAX_LEN];
+    tel_runtime_dir(path, sizeof path, tag, ini);
+    return remove_runtime_dir(path);
+}
+
 /* Removes DIR's entries of TAG: segments and FIFOs by unlink, namespaces
- * by ip. */
-static int remove_tag(const char *dir, const char *prefix, const char *tag, int netns)
+ * by ip, DPDK runtime directories with what they hold. */
+static int remove_tag(const char *dir, const char *prefix, enum left_kind kind, const char *tag)
 {
     DIR *d = opendir(dir);
     if (!d)
@@ -206,7 +242,7 @@ static int remove_tag(const char *dir, const char *prefix, const char *tag, int 
     int n = 0;
     while ((e = readdir(d)) != NULL && n < 64) {
         char t[TAG_LEN];
-        if (tag_of(e->d_name, prefix, t, sizeof t) == 0 && strcmp(t, tag) == 0)
+        if (tag_of(e->d_name, prefix, kind, t, sizeof t) == 0 && strcmp(t, tag) == 0)
             snprintf(names[n++], sizeof names[0], "%s", e->d_name);
     }
     closedir(d);
@@ -218,10 +254,12 @@ static int remove_tag(const char *dir, const char *prefix, const char *tag, int 
                 continue;
             char path[PATH_MAX_LEN];
             snprintf(path, sizeof path, "%s/%s", dir, names[i]);
-            if (netns) {
+            if (kind == LEFT_NETNS) {
                 char *argv[] = { "ip", "netns", "del", names[i], NULL };
                 char why[256];
                 removed += run_command(argv, NULL, "/dev/null", why, sizeof why) == 0;
+            } else if (kind == LEFT_DPDK) {
+                removed += remove_runtime_dir(path);
             } else {
                 removed += unlink(path) == 0;
             }
@@ -232,25 +270,29 @@ static int remove_tag(const char *dir, const char *prefix, const char *tag, int 
 int cleanup_stale_runs(FILE *out)
 {
     static char tags[MAX_TAGS][TAG_LEN];
-    int n = collect(SHM_DIR, "ini-", tags, 0);
+    char dpdk[PATH_MAX_LEN];
+    tel_runtime_base(dpdk, sizeof dpdk);
+    int n = collect(SHM_DIR, "ini-", LEFT_SHM, tags, 0);
     int may_netns = geteuid() == 0 && access(NETNS_DIR, W_OK) == 0;
     if (may_netns)
-        n = collect(NETNS_DIR, "ini-", tags, n);
-    n = collect(WAKE_DIR, "ini-", tags, n);
+        n = collect(NETNS_DIR, "ini-", LEFT_NETNS, tags, n);
+    n = collect(WAKE_DIR, "ini-", LEFT_WAKE, tags, n);
+    n = collect(dpdk, "ini-", LEFT_DPDK, tags, n);
     int cleaned = 0;
     for (int i = 0; i < n; i++) {
         if (tag_alive(tags[i]))
             continue;
-        int ns = may_netns ? remove_tag(NETNS_DIR, "ini-", tags[i], 1) : 0;
-        int segs = remove_tag(SHM_DIR, "ini-", tags[i], 0);
-        int fifos = remove_tag(WAKE_DIR, "ini-", tags[i], 0);
-        if (ns + segs + fifos == 0)
+        int ns = may_netns ? remove_tag(NETNS_DIR, "ini-", LEFT_NETNS, tags[i]) : 0;
+        int segs = remove_tag(SHM_DIR, "ini-", LEFT_SHM, tags[i]);
+        int fifos = remove_tag(WAKE_DIR, "ini-", LEFT_WAKE, tags[i]);
+        int dirs = remove_tag(dpdk, "ini-", LEFT_DPDK, tags[i]);
+        if (ns + segs + fifos + dirs == 0)
             continue;
         cleaned++;
         if (out)
-            fprintf(out, "ini-cluster: removed what run %s left after its launcher died: "
-                         "%d network namespace(s), %d segment(s), %d doorbell FIFO(s)\n", tags[i], ns, segs,
-                    fifos);
+            fprintf(out, "ini-cluster: removed what run %s left after its launcher or daemons died: "
+                         "%d network namespace(s), %d segment(s), %d doorbell FIFO(s), %d DPDK runtime "
+                         "director%s\n", tags[i], ns, segs, fifos, dirs, dirs == 1 ? "y" : "ies");
     }
     return cleaned;
 }

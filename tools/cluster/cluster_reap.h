@@ -11,9 +11,11 @@
  *     reap_descendants() ends them (SIGTERM, then SIGKILL) and reaps them,
  *     round after round, since a dying one may orphan children of its own.
  *   - a launcher killed with SIGKILL cannot delete its af_packet network
- *     namespaces (and, if its daemons died with it, its segments and the
- *     doorbell FIFOs they made in /tmp).  Their names carry the run tag,
- *     the launcher's pid in hex (optionally plus one letter).
+ *     namespaces (and, if its daemons died with it, its segments, the
+ *     doorbell FIFOs they made in /tmp and their DPDK runtime directories,
+ *     which a daemon removes only when it exits by itself).  Their names
+ *     carry the run tag, the launcher's pid in hex (optionally plus one
+ *     letter).
  *     cleanup_stale_runs() removes the namespaces, segments and FIFOs of
  *     every tag whose pid is not a live process (of any name:
  *     a reused pid delays the cleanup, never harms a live run) and whose
@@ -36,9 +38,16 @@ int reap_descendants(int grace_ms);
 
 /* Removes what runs with a dead launcher and no live daemon left: network
  * namespaces ini-TAG-* (when /var/run/netns exists and we may), segments
- * /dev/shm/ini-TAG-c* and doorbell FIFOs /tmp/ini-TAG-N.wake.  One line
- * per tag cleaned on `out` (may be NULL).  Returns the number of tags
- * cleaned. */
+ * /dev/shm/ini-TAG-c*, doorbell FIFOs /tmp/ini-TAG-N.wake and DPDK runtime
+ * directories RUNTIME/dpdk/ini-TAG-N (cluster_telemetry.h: RUNTIME is
+ * /var/run for root).  One line per tag cleaned on `out` (may be NULL),
+ * naming what was removed.  Returns the number of tags cleaned: tags of
+ * which something was removed. */
 int cleanup_stale_runs(FILE *out);
+
+/* Removes the DPDK runtime directory of INI `ini` of the run `tag`, if
+ * any: a daemon killed with SIGKILL leaves it.  The launcher calls it for
+ * each of its daemons once they are all stopped.  1 if it was there. */
+int reap_runtime_dir(const char *tag, int ini);
 
 #endif

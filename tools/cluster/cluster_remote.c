@@ -105,6 +105,15 @@ static void daemon_flags(const struct remote_opts *o, char **argv, int *n, int m
         argv[(*n)++] = "--fault";
         argv[(*n)++] = (char *)d->faults[f];
     }
+    const char *capture[] = { "--capture-limit", d->capture_limit, "--capture-ring", d->capture_ring,
+                              "--capture-snap", d->capture_snap };
+    if (d->capture && *n < max - 1)
+        argv[(*n)++] = "--capture";
+    for (size_t f = 0; f + 1 < sizeof capture / sizeof capture[0] && *n < max - 2; f += 2)
+        if (capture[f + 1]) {
+            argv[(*n)++] = (char *)capture[f];
+            argv[(*n)++] = (char *)capture[f + 1];
+        }
     const char *last[] = { "--inid", o->inid, "--eal", o->eal };
     for (size_t f = 0; f < 4 && *n < max - 2; f += 2)
         if (last[f + 1]) {
@@ -396,6 +405,16 @@ static void engine_argv(enum remote_engine engine, const struct remote_opts *o, 
             size_t used = strlen(cmd);
             snprintf(cmd + used, cmdlen - used, " 2>/dev/null; exec");
         }
+        /* sshd passes no environment (AcceptEnv): the library path the
+         * programs may need goes along on the command line, as srun's
+         * environment does by itself. */
+        const char *llp = getenv("LD_LIBRARY_PATH");
+        if (llp && *llp) {
+            static char kv[PATH_MAX + 32];
+            snprintf(kv, sizeof kv, "LD_LIBRARY_PATH=%s", llp);
+            append_word(cmd, cmdlen, "env");
+            append_word(cmd, cmdlen, kv);
+        }
         for (char *const *a = part; *a; a++)
             append_word(cmd, cmdlen, *a);
         argv[n++] = cmd;
@@ -602,6 +621,7 @@ int remote_host_part(const struct ini_config *cfg, const struct remote_opts *o, 
         launch_teardown(&L);
         return rc;
     }
+    launch_show_warnings(&L);
     printf(CTL_READY "\n");
     fflush(stdout);
 

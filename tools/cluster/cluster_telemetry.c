@@ -17,14 +17,28 @@
 
 #define TEL_BUF 65536   /* DPDK 22.11 replies are at most 16 KiB */
 
-void tel_socket_path(char *buf, size_t len, const char *tag, int ini)
+void tel_runtime_base(char *buf, size_t len)
 {
     const char *base = "/var/run";
     if (getuid() != 0) {
         const char *xdg = getenv("XDG_RUNTIME_DIR");
         base = xdg && *xdg ? xdg : "/tmp";
     }
-    snprintf(buf, len, "%s/dpdk/ini-%s-%d/dpdk_telemetry.v2", base, tag, ini);
+    snprintf(buf, len, "%s/dpdk", base);
+}
+
+void tel_runtime_dir(char *buf, size_t len, const char *tag, int ini)
+{
+    char base[192];
+    tel_runtime_base(base, sizeof base);
+    snprintf(buf, len, "%s/ini-%s-%d", base, tag, ini);
+}
+
+void tel_socket_path(char *buf, size_t len, const char *tag, int ini)
+{
+    char dir[256];
+    tel_runtime_dir(dir, sizeof dir, tag, ini);
+    snprintf(buf, len, "%s/dpdk_telemetry.v2", dir);
 }
 
 int tel_json_u64(const char *json, const char *key, uint64_t *out)
@@ -111,8 +125,10 @@ out:
 
 void tel_print_rows(FILE *out, const struct tel_row *rows, int n)
 {
-    fprintf(out, "%4s %7s %10s %9s %6s %7s %6s %9s %12s\n", "INI", "cluster", "msgs/s", "MB/s", "queue",
-            "stalled", "util", "retx", "msgs total");
+    /* "queued" is a count now and "busy" the loop's share: neither is the
+     * report's queue length or utilization (docs/traces.md). */
+    fprintf(out, "%4s %7s %10s %9s %6s %7s %6s %9s %12s\n", "INI", "cluster", "msgs/s", "MB/s", "queued",
+            "stalled", "busy", "retx", "msgs total");
     for (int k = 0; k < n; k++) {
         const struct tel_row *r = &rows[k];
         if (!r->ok) {
@@ -122,9 +138,9 @@ void tel_print_rows(FILE *out, const struct tel_row *rows, int n)
         double secs = r->b.tsc > r->a.tsc ? (double)(r->b.tsc - r->a.tsc) / (double)r->b.tsc_hz : 0;
         double rate = secs > 0 ? (double)(r->b.msgs - r->a.msgs) / secs : 0;
         double mbs = secs > 0 ? (double)(r->b.bytes - r->a.bytes) / secs / 1e6 : 0;
-        double util = r->b.tsc > r->a.tsc
+        double busy = r->b.tsc > r->a.tsc
                     ? 100.0 * (double)(r->b.busy_cycles - r->a.busy_cycles) / (double)(r->b.tsc - r->a.tsc) : 0;
         fprintf(out, "%4d %7d %10.0f %9.2f %6" PRIu64 " %7" PRIu64 " %5.1f%% %9" PRIu64 " %12" PRIu64 "\n",
-                r->ini, r->cluster, rate, mbs, r->b.queue, r->b.stalled, util, r->b.retx, r->b.msgs);
+                r->ini, r->cluster, rate, mbs, r->b.queue, r->b.stalled, busy, r->b.retx, r->b.msgs);
     }
 }

@@ -29,7 +29,10 @@ struct tel_sample {
     uint64_t busy_cycles;
 };
 
-/* The socket of INI `ini` of the run tagged `tag`. */
+/* DPDK's runtime directory, RUNTIME/dpdk; that of INI `ini` of the run
+ * tagged `tag` in it (ini-TAG-ID); and its telemetry socket. */
+void tel_runtime_base(char *buf, size_t len);
+void tel_runtime_dir(char *buf, size_t len, const char *tag, int ini);
 void tel_socket_path(char *buf, size_t len, const char *tag, int ini);
 
 /* Reads /ini/stats, /ini/queue and /ini/util of one INI.  0, or -1 with

@@ -25,8 +25,10 @@
  *      INI_SEGMENT, INI_RUN_DIR and INI_TAG in its environment, stdout and
  *      stderr in RUN_DIR/cluster<C>.out/.err (cluster_program.h, the
  *      contract for every way of launching); while they run, the launcher
- *      echoes cluster 0's stdout and every cluster's stderr (prefixed
- *      "[cC] ") from those files, and watches the daemons: a daemon that
+ *      echoes every cluster's stdout and stderr from those files (cluster
+ *      0's stdout as it is, the rest prefixed "[cC] "; libini makes a
+ *      program's stdout line-buffered, so lines come as they are written
+ *      and survive an interrupted run), and watches the daemons: a daemon that
  *      dies ends the run, naming the daemon and how it died;
  *   4. stop the daemons (SIGTERM, 10 s, then SIGKILL), unlink the segments,
  *      remove the network, print each INI's counters summary and, last,
@@ -68,6 +70,7 @@
 #include "cluster_telemetry.h"
 #include "cluster_remote.h"
 #include "cluster_util.h"
+#include "capture.h"
 #include "config.h"
 #include "file_util.h"
 
@@ -76,12 +79,14 @@
 
 static const char *usage_text =
     "usage: ini-cluster run CONFIG [--run-dir DIR] [--policy P] [--ini-policy P] [--idle MODE]\n"
-    "                          [--trace MODE] [--fault SPEC] [--knob SPEC] [--segment on|off] [--capture]\n"
+    "                          [--trace MODE] [--fault SPEC] [--knob SPEC] [--segment on|off]\n"
+    "                          [--capture] [--capture-limit SIZE] [--capture-ring N] [--capture-snap BYTES]\n"
     "                          [--timeout SEC]\n"
     "                          [--eal ARGS] [--launch local|ssh|slurm] [--ssh CMD] [--remote-launcher PATH]\n"
     "                          -- PROGRAM ARGS...\n"
     "       ini-cluster up CONFIG [--cluster C,...] [--run-dir DIR] [--policy P] [--ini-policy P]\n"
-    "                          [--idle MODE] [--trace MODE] [--fault SPEC] [--segment on|off] [--capture]\n"
+    "                          [--idle MODE] [--trace MODE] [--fault SPEC] [--segment on|off]\n"
+    "                          [--capture] [--capture-limit SIZE] [--capture-ring N] [--capture-snap BYTES]\n"
     "       ini-cluster status CONFIG [--run-dir DIR]\n"
     "       ini-cluster top CONFIG [--run-dir DIR]\n"
     "       ini-cluster down CONFIG [--run-dir DIR]\n"
@@ -166,6 +171,25 @@ static int parse_hosts_option(const char *cmd, const char *name, unsigned accept
         cli_parse_choice("--launch", o->launch, engines);
     }
     return 1;
+}
+
+/* --capture-limit SIZE, --capture-ring N, --capture-snap BYTES (tcpdump's
+ * -C, -W, -s; ini/capture.h), checked here as inid checks them; any of
+ * them implies --capture. */
+static void capture_option(const char *name, const char *value, struct daemon_opts *d)
+{
+    char err[256];
+    uint64_t limit;
+    uint32_t n;
+    const char **slot = !strcmp(name, "--capture-limit") ? &d->capture_limit
+                      : !strcmp(name, "--capture-ring") ? &d->capture_ring : &d->capture_snap;
+    int rc = slot == &d->capture_limit ? ini_capture_parse_limit(value, &limit, err, sizeof err)
+           : slot == &d->capture_ring ? ini_capture_parse_ring(value, &n, err, sizeof err)
+           : ini_capture_parse_snap(value, &n, err, sizeof err);
+    if (rc < 0)
+        cli_bad_arg("%s", err);
+    *slot = value;
+    d->capture = 1;
 }
 
 /* Parses `CONFIG [flags]` (and `-- PROGRAM ARGS` when F_PROGRAM). */
@@ -260,6 +284,10 @@ static void parse_options(const char *cmd, int argc, char **argv, unsigned accep
             o->daemon.segment = SEGMENT_MODES[cli_parse_choice(name, value, SEGMENT_MODES)];
         } else if (!strcmp(name, "--capture") && (accepted & F_DAEMON) && !value) {
             o->daemon.capture = 1;
+        } else if ((!strcmp(name, "--capture-limit") || !strcmp(name, "--capture-ring") ||
+                    !strcmp(name, "--capture-snap")) && (accepted & F_DAEMON)) {
+            TAKE_VALUE();
+            capture_option(name, value, &o->daemon);
         } else if (!strcmp(name, "--timeout") && (accepted & F_TIMEOUT)) {
             TAKE_VALUE();
             if (parse_long(value, 0, 10L * 365 * 86400, &o->timeout_s) < 0)
@@ -422,6 +450,8 @@ static int bring_up(struct launch *L, const struct daemon_opts *d, int detach)
         rc = 1;
     } else {
         int w = launch_wait_ready(L, LAUNCH_READY_MS);
+        if (w == 0)
+            launch_show_warnings(L);
         if (w > 0) {
             cli_error("interrupted by %s while starting; stopping", stop_signal_name(w));
             rc = 128 + w;
@@ -585,12 +615,14 @@ static int cmd_run(int argc, char **argv)
         return 1;
     }
 
-    /* Step 3: supervise. */
-    static struct follower follow_out, follow_err[INI_MAX_CLUSTERS];
+    /* Step 3: supervise.  Every cluster's output is shown as it comes,
+     * cluster 0's stdout as it is (the program's own output, as when it
+     * runs alone), the rest prefixed by their cluster. */
+    static struct follower follow_out[INI_MAX_CLUSTERS], follow_err[INI_MAX_CLUSTERS];
     static char prefixes[INI_MAX_CLUSTERS][16];
-    follower_init(&follow_out, progs[0].out, "", stdout);
     for (int c = 0; c < cfg.n_clusters; c++) {
         snprintf(prefixes[c], sizeof prefixes[c], "[c%d] ", c);
+        follower_init(&follow_out[c], progs[c].out, c ? prefixes[c] : "", stdout);
         follower_init(&follow_err[c], progs[c].err, prefixes[c], stderr);
     }
     int64_t deadline = o.timeout_s ? now_ms() + o.timeout_s * 1000 : 0;
@@ -624,14 +656,16 @@ static int cmd_run(int argc, char **argv)
             programs_stop(progs, cfg.n_clusters);
             break;
         }
-        follower_pump(&follow_out, 0);
-        for (int c = 0; c < cfg.n_clusters; c++)
+        for (int c = 0; c < cfg.n_clusters; c++) {
+            follower_pump(&follow_out[c], 0);
             follower_pump(&follow_err[c], 0);
+        }
         sleep_ms(20);
     }
-    follower_pump(&follow_out, 1);
-    for (int c = 0; c < cfg.n_clusters; c++)
+    for (int c = 0; c < cfg.n_clusters; c++) {
+        follower_pump(&follow_out[c], 1);
         follower_pump(&follow_err[c], 1);
+    }
     programs_end_groups(progs, cfg.n_clusters);
 
     /* Step 4. */
@@ -649,8 +683,8 @@ static int cmd_run(int argc, char **argv)
 #define STATUS_SAMPLE_MS 500
 
 /* Two readings of every running daemon's telemetry, ms apart, and the
- * table of rates between them (cluster_telemetry.h). */
-static void live_figures(const struct launch *L, int ms)
+ * table of rates between them on out (cluster_telemetry.h). */
+static void live_figures(const struct launch *L, int ms, FILE *out)
 {
     static struct tel_row rows[INI_MAX_INIS];
     int n = 0;
@@ -669,9 +703,16 @@ static void live_figures(const struct launch *L, int ms)
     for (int k = 0; k < n; k++)
         if (rows[k].ok)
             rows[k].ok = tel_sample(L->tag, rows[k].ini, &rows[k].b, rows[k].err, sizeof rows[k].err) == 0;
-    tel_print_rows(stdout, rows, n);
+    tel_print_rows(out, rows, n);
 }
 
+/* up's run directory when --run-dir is not given: one place per
+ * configuration name, whatever the current directory, so that status, top
+ * and down find the machine from anywhere: /run/ini/NAME for root (where
+ * the systemd unit ini-cluster@NAME keeps it), else
+ * $XDG_RUNTIME_DIR/ini/NAME, else /tmp/ini-UID/NAME, for CONFIG NAME.cfg.
+ * Two configurations of one name share it: the state records which one is
+ * up (same_machine_or_exit). */
 static void default_up_dir(const char *config, char *out, size_t len)
 {
     char copy[PATH_MAX];
@@ -680,9 +721,28 @@ static void default_up_dir(const char *config, char *out, size_t len)
     size_t n = strlen(base);
     if (n > 4 && !strcmp(base + n - 4, ".cfg"))
         base[n - 4] = 0;
-    char rel[PATH_MAX];
-    snprintf(rel, sizeof rel, "runs/up-%s", base);
-    absolute_path(rel, out, len);
+    const char *xdg = getenv("XDG_RUNTIME_DIR");
+    struct stat st;
+    if (geteuid() == 0 && stat("/run", &st) == 0 && S_ISDIR(st.st_mode))
+        snprintf(out, len, "/run/ini/%s", base);
+    else if (geteuid() != 0 && xdg && xdg[0] == '/')
+        snprintf(out, len, "%s/ini/%s", xdg, base);
+    else
+        snprintf(out, len, "/tmp/ini-%u/%s", (unsigned)geteuid(), base);
+}
+
+/* The state in run_dir is of the machine brought up from `config`, else
+ * exit 2 saying which configuration it belongs to.  A configuration read
+ * from a stream has its copy in the run directory and is not compared. */
+static void same_machine_or_exit(const struct launch *L, const char *config, const char *run_dir)
+{
+    char mine[PATH_MAX], copy[PATH_MAX + 16];
+    snprintf(copy, sizeof copy, "%s/config.cfg", run_dir);
+    if (config_text || !strcmp(L->config_path, copy) || !realpath(config, mine) ||
+        !strcmp(mine, L->config_path))
+        return;
+    cli_bad_arg("%s holds the machine of %s, not of %s (configurations of the same name share the "
+                "default run directory: give --run-dir)", run_dir, L->config_path, mine);
 }
 
 static void parse_clusters_or_exit(const char *list, int *selected)
@@ -712,8 +772,11 @@ static void parse_clusters_or_exit(const char *list, int *selected)
  * RUN_DIR/cluster<C>.env, to source), everything else a comment. */
 static void print_up_env(const struct launch *L, const struct daemon_opts *d, const int *selected)
 {
+    int first = 0;
+    while (!selected[first])
+        first++;
     printf("# ini-cluster up: every daemon ready.  A program of cluster C runs with the line of\n"
-           "# cluster C in its environment, e.g.  . %s/cluster0.env; PROGRAM\n", L->run_dir);
+           "# cluster C in its environment, e.g.  . %s/cluster%d.env; PROGRAM\n", L->run_dir, first);
     for (int c = 0; c < cfg.n_clusters; c++) {
         if (!selected[c])
             continue;
@@ -768,6 +831,7 @@ static int cmd_up(int argc, char **argv)
      * what a dead one left. */
     static struct launch old;
     if (launch_read_state(&old, &cfg, run_dir, err, sizeof err) == 0) {
+        same_machine_or_exit(&old, o.config, run_dir);
         for (int k = 0; k < old.n_daemons; k++)
             if (old.daemons[k].running)
                 cli_bad_arg("already up in %s (inid %d, pid %d); run ini-cluster down first", run_dir,
@@ -838,6 +902,7 @@ static void read_up_state_or_exit(struct launch *L, const struct options *o, cha
         cli_error("%s", err);
         exit(1);
     }
+    same_machine_or_exit(L, o->config, run_dir);
 }
 
 /* Is this status or down one of every host's?  Yes when the configuration
@@ -878,12 +943,18 @@ static int cmd_status(int argc, char **argv)
             healthy = 0;
         printf("inid %d (cluster %d) pid %d: %s\n", d->ini, d->cluster, (int)d->pid, state);
     }
-    live_figures(&L, STATUS_SAMPLE_MS);
+    live_figures(&L, STATUS_SAMPLE_MS, stdout);
     printf("run directory: %s\n", run_dir);
     return healthy ? 0 : 1;
 }
 
-/* `top`: the live figures again every second, until interrupted. */
+/* `top`: the live figures again every second, until interrupted.  On a
+ * terminal it redraws in place as top(1) does: the screen is cleared once,
+ * each frame is composed in memory while the previous one stays on screen
+ * (the sampling takes the second), then written in one go from the top
+ * left corner, each line ending with erase-to-end-of-line and the frame
+ * with erase-below, so nothing flickers and the table is always shown.
+ * Into a pipe or file it prints one frame after another. */
 static int cmd_top(int argc, char **argv)
 {
     struct options o;
@@ -893,16 +964,45 @@ static int cmd_top(int argc, char **argv)
     read_up_state_or_exit(&L, &o, run_dir, sizeof run_dir, 1);
     install_signal_handlers();
     int tty = isatty(STDOUT_FILENO);
+    static char outbuf[1 << 16];
+    setvbuf(stdout, outbuf, _IOFBF, sizeof outbuf);     /* a frame leaves in one write */
+    if (tty)
+        printf("\033[?25l\033[H\033[2Jini-cluster top: %s: first reading...\n", run_dir);  /* cursor off, clear */
+    fflush(stdout);
     while (!launch_stop_signal) {
-        if (tty)
-            fputs("\033[H\033[2J", stdout);   /* home, clear */
+        char *frame = NULL;
+        size_t len = 0;
+        FILE *f = open_memstream(&frame, &len);
+        if (!f)
+            cli_bad_arg("top: %s", strerror(errno));
+        live_figures(&L, 1000, f);
         time_t t = time(NULL);
         char when[32];
         strftime(when, sizeof when, "%H:%M:%S", localtime(&t));
-        printf("ini-cluster top: %s, %s (Ctrl-C to stop)\n", run_dir, when);
-        live_figures(&L, 1000);
+        fclose(f);
+        if (launch_stop_signal) {
+            free(frame);
+            break;
+        }
+        if (tty)
+            fputs("\033[H", stdout);                   /* home */
+        printf("ini-cluster top: %s, %s (Ctrl-C to stop)%s\n", run_dir, when, tty ? "\033[K" : "");
+        for (char *line = frame, *nl; line < frame + len; line = nl + 1) {
+            nl = memchr(line, '\n', (size_t)(frame + len - line));
+            if (!nl)
+                nl = frame + len;
+            printf("%.*s%s\n", (int)(nl - line), line, tty ? "\033[K" : "");
+        }
+        if (tty)
+            fputs("\033[J", stdout);                   /* erase below */
+        else
+            putchar('\n');
         fflush(stdout);
+        free(frame);
     }
+    if (tty)
+        fputs("\033[?25h", stdout);                     /* cursor back */
+    fflush(stdout);
     return 0;
 }
 

@@ -14,7 +14,9 @@ $(CLUSTER_OBJS) $(OBJ)/tools/cluster/cluster_fake_inid.o: EXTRA := -Itools
 
 BINS += $(BIN)/ini-cluster $(BIN)/cluster-fake-inid
 
-$(BIN)/ini-cluster: $(CLUSTER_OBJS) $(CLI_OBJ) $(LIBINI)
+# The capture's option parsers are inid's (ini/capture.c): one check of
+# --capture-limit/-ring/-snap for both.
+$(BIN)/ini-cluster: $(CLUSTER_OBJS) $(OBJ)/ini/capture.o $(CLI_OBJ) $(LIBINI)
 	@mkdir -p $(dir $@)
 	$(CC) $(LDFLAGS) -o $@ $^ $(CONFIG_LIBS) -lpthread
 

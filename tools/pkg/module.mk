@@ -13,11 +13,14 @@
 # machine code, so any C compiler links them.
 #
 # `make install` honours PREFIX (default /usr/local), DESTDIR, and BINDIR,
-# LIBDIR, INCLUDEDIR, MANDIR, DOCDIR, SYSCONFDIR below them.  It installs
-# the programs, both libraries, the public headers under an `ini/` prefix
-# (#include <ini/ini_cn.h>), ini.pc, the man pages of man/ (if any), the
-# configurations of conf/ (share/ini/conf) and the examples' source
-# (share/doc/ini/examples).  `make deb` builds the Debian package
+# LIBDIR, INCLUDEDIR, MANDIR, DOCDIR below them.  It installs the user
+# programs (Water as ini-water), both libraries, the public headers under
+# an `ini/` prefix (#include <ini/ini_cn.h>), ini.pc, the man pages of
+# man/, the configurations of conf/ (share/ini/conf), Water's data file
+# (share/ini/water), the examples' source and the documents
+# (share/doc/ini), and runs ldconfig (as root, without DESTDIR);
+# tools/pkg/install.sh says what and why.  `make uninstall`, with the same
+# variables, removes all of it.  `make deb` builds the Debian package
 # (debian/, tools/pkg/deb.sh).
 PREFIX     ?= /usr/local
 BINDIR     ?= $(PREFIX)/bin
@@ -80,30 +83,45 @@ $(LIB_DIR)/libmgs.so.$(INI_VERSION): $(PUB_LIBMGS_OBJS) $(LIB_DIR)/libini.so.$(I
 	ln -sf libmgs.so.$(INI_VERSION) $(LIB_DIR)/libmgs.so.$(SOVERSION)
 	ln -sf libmgs.so.$(SOVERSION) $(LIB_DIR)/libmgs.so
 
+# A program linked with ini.pc records the libraries' directory as its run
+# path (-Wl,-rpath), unless that is one the dynamic linker searches anyway
+# (/usr/lib, /lib and their multiarch directories: the Debian package): so
+# it runs from a `make install` with no ldconfig, no LD_LIBRARY_PATH, on
+# any host that has the same install, whatever the PREFIX.
+MULTIARCH := $(shell $(CC_TOOL) -print-multiarch 2>/dev/null)
+SYSTEM_LIBDIRS := /usr/lib /lib $(if $(MULTIARCH),/usr/lib/$(MULTIARCH) /lib/$(MULTIARCH))
+PC_RPATH = $(if $(filter $(SYSTEM_LIBDIRS),$(LIBDIR)),,-Wl,-rpath,$${libdir} )
 $(LIB_DIR)/ini.pc: tools/pkg/ini.pc.in VERSION
 	@mkdir -p $(dir $@)
 	$(call say,GEN,$@)
 	sed -e 's|@PREFIX@|$(PREFIX)|; s|@LIBDIR@|$(patsubst $(PREFIX)%,$${prefix}%,$(LIBDIR))|' \
 	    -e 's|@INCLUDEDIR@|$(patsubst $(PREFIX)%,$${prefix}%,$(INCLUDEDIR))|; s|@VERSION@|$(INI_VERSION)|' \
-	    $< > $@
+	    -e 's|@RPATH@|$(PC_RPATH)|' $< > $@
 
 PUBLIC_LIBS := $(LIB_DIR)/libini.a $(LIB_DIR)/libmgs.a $(LIB_DIR)/libini.so.$(INI_VERSION) \
                $(LIB_DIR)/libmgs.so.$(INI_VERSION)
 
-.PHONY: libs install deb
+.PHONY: libs install uninstall deb
 build-all: libs
 libs: $(PUBLIC_LIBS)
 
 # ini.pc records PREFIX: rebuilt at every install, never stale.
+PKG_VARS = PKG_BINS='$(BINS)' PKG_LIB_DIR='$(LIB_DIR)' PKG_VERSION='$(INI_VERSION)' PKG_SOVERSION='$(SOVERSION)' \
+	PKG_HEADERS='$(PUBLIC_HEADERS)' INSTALL='$(INSTALL)' DESTDIR='$(DESTDIR)' PREFIX='$(PREFIX)' \
+	BINDIR='$(BINDIR)' LIBDIR='$(LIBDIR)' INCLUDEDIR='$(INCLUDEDIR)' DATADIR='$(DATADIR)' \
+	MANDIR='$(MANDIR)' DOCDIR='$(DOCDIR)' BUILD='$(BUILD)' PKG_SYSTEMD='$(PKG_SYSTEMD)' \
+	SYSTEMD_UNITDIR='$(SYSTEMD_UNITDIR)'
 install: build-all libs
 	rm -f $(LIB_DIR)/ini.pc
 	$(MAKE) --no-print-directory $(LIB_DIR)/ini.pc
 	$(call say,INSTALL,$(DESTDIR)$(PREFIX))
-	PKG_BINS='$(BINS)' PKG_LIB_DIR='$(LIB_DIR)' PKG_VERSION='$(INI_VERSION)' PKG_SOVERSION='$(SOVERSION)' \
-	PKG_HEADERS='$(PUBLIC_HEADERS)' INSTALL='$(INSTALL)' DESTDIR='$(DESTDIR)' PREFIX='$(PREFIX)' \
-	BINDIR='$(BINDIR)' LIBDIR='$(LIBDIR)' INCLUDEDIR='$(INCLUDEDIR)' DATADIR='$(DATADIR)' \
-	MANDIR='$(MANDIR)' DOCDIR='$(DOCDIR)' BUILD='$(BUILD)' PKG_SYSTEMD='$(PKG_SYSTEMD)' \
-	SYSTEMD_UNITDIR='$(SYSTEMD_UNITDIR)' bash tools/pkg/install.sh
+	$(PKG_VARS) bash tools/pkg/install.sh install
+
+# What install put, by its list (DATADIR/ini/installed), with the same
+# PREFIX (and DESTDIR) as the install.
+uninstall:
+	$(call say,UNINSTALL,$(DESTDIR)$(PREFIX))
+	$(PKG_VARS) bash tools/pkg/install.sh uninstall
 
 deb:
 	bash tools/pkg/deb.sh $(DEB_FLAGS)

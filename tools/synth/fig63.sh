@@ -220,12 +220,16 @@ for n in "${Ns[@]}"; do
             Q=$(mean_key avg_queue "$run"/ini*.counters.json)
         fi
         Qfifo=$Q U="" O_eff=""
-        # The counters' busy group: INI time per message (utilization x
+        # The counters' busy group: INI time per message (busy share x
         # run / messages, messages = busy cycles / cycles per message).
+        # The share was called "utilization" in counters files before
+        # docs/traces.md gave that word to the report alone.
         if grep -q '"cycles_per_message"' "$run"/ini0.counters.json 2>/dev/null; then
-            U=$(mean_key utilization "$run"/ini*.counters.json)
+            share=share
+            grep -q '"share"' "$run"/ini0.counters.json || share=utilization
+            U=$(mean_key $share "$run"/ini*.counters.json)
             O_eff=$(for f in "$run"/ini*.counters.json; do
-                        echo "$(json_num "$f" utilization) $(json_num "$f" run_seconds) $(json_num "$f" cycles_per_message)" \
+                        echo "$(json_num "$f" $share) $(json_num "$f" run_seconds) $(json_num "$f" cycles_per_message)" \
                              "$(grep -o '"busy": *{"cycles": *[0-9]*' "$f" | sed 's/.*: *//')"
                     done | awk '$4 > 0 { s += $1 * $2 * $3 / $4 * 1e6; n++ } END { if (n) printf "%.3f", s / n }')
         fi

@@ -141,7 +141,7 @@ TIMED=$ROOT/tools/thesis/timed-water.sh
 # The daemon of INI runs: inid unless INI_EXPERIMENTS_INID names another
 # (tests/integration/thesis_quick.sh wraps it to fail one start).
 INID=${INI_EXPERIMENTS_INID:-}
-RANDOM_IN=${WATER_RANDOM:-$ROOT/../shared/water/random.in}
+RANDOM_IN=${WATER_RANDOM:-$ROOT/mgs/water/data/random.in}
 for b in "$CLUSTER" "$TRACE" "$WATER" "$FAKE" "$PING" "$ROOT/build/bin/inid"; do
     [ -x "$b" ] || { echo "experiments: $b not built (run make)" >&2; exit 1; }
 done

@@ -9,12 +9,12 @@
 set -euo pipefail
 cd "$(dirname "$0")/../.."
 # Water's input: the SPLASH-2 water-nsquared data file random.in (the
-# molecules' initial positions), kept in the shared directory beside the
-# repository (docs/water.md).
-RANDOM_IN=../shared/water/random.in
+# molecules' initial velocities), part of the repository
+# (mgs/water/data/README.md), unless $WATER_RANDOM names another copy.
+RANDOM_IN=${WATER_RANDOM:-mgs/water/data/random.in}
 if [ ! -r "$RANDOM_IN" ]; then
     echo "make run: Water's data file $RANDOM_IN (relative to $PWD) is missing;" >&2
-    echo "          it is SPLASH-2 water-nsquared's random.in (docs/water.md): put it there" >&2
+    echo "          it is part of the repository (git checkout mgs/water/data/random.in)" >&2
     exit 1
 fi
 RUN_DIR=runs/make-run-$(date +%Y%m%d-%H%M%S)-$$
@@ -22,7 +22,7 @@ t0=$(date +%s.%N)
 elapsed() { awk -v a="$t0" -v b="$(date +%s.%N)" 'BEGIN { printf "%.1f s", b - a }'; }
 
 echo "[1/3] Water on MGS, conf/default.cfg (2 clusters x 2 compute nodes, 1 INI each), N=512, 3 steps"
-echo "      (a few seconds; the launcher shows cluster 0's output as it comes)"
+echo "      (a few seconds; the launcher shows each cluster's output as it comes, cluster 1's as [c1] ...)"
 printf '  1.5e-16   512  3   6\n -1      3000     3  0\n4 6.212752\n' |
     build/bin/ini-cluster run conf/default.cfg --trace summary --run-dir "$RUN_DIR" -- \
         build/bin/water --mgs --random "$RANDOM_IN"
@@ -34,13 +34,21 @@ echo
 echo "[3/3] the same tables as CSV files, one per table"
 build/bin/ini-trace report "$RUN_DIR" --csv-dir "$RUN_DIR/report"
 
-# The summary, from the run's own files: the counters each inid wrote and
-# Water's timing lines (milliseconds).
+# The summary, from the run's own files: the counters each inid wrote,
+# Water's timing lines (milliseconds), and each INI's utilization and
+# queue length from the report's own table (report/clusters.csv): one
+# definition of both (docs/traces.md), the same numbers in the table
+# and here.
 echo
 echo "== Summary =="
 python3 - "$RUN_DIR" "$t_water" "$(elapsed)" <<'PY'
-import glob, json, os, re, sys
+import csv, glob, json, os, re, sys
 run, t_water, t_all = sys.argv[1:4]
+table = {}
+with open(os.path.join(run, "report", "clusters.csv")) as fh:
+    for row in csv.DictReader(fh):
+        if row["ini"].isdigit():
+            table[int(row["ini"])] = row
 inis = []
 for f in sorted(glob.glob(os.path.join(run, "ini*.counters.json")),
                 key=lambda p: int(re.search(r"ini(\d+)\.counters", p).group(1))):
@@ -72,16 +80,17 @@ print(f"Messages:   {sent} inter-cluster messages ({sent_b / 1e6:.2f} MB of payl
 print(f"            INIs, {local} local ones (between compute nodes of one cluster, through its INI);")
 print(f"            {retx} retransmissions.")
 for i in inis:
-    b = i["busy"]
-    print(f"INI {i['ini']}:      cluster {i['cluster']}, busy {100 * b['utilization']:.1f}% of "
-          f"{i['queue']['run_seconds']:.1f} s, {b['cycles_per_message']:.0f} cycles per message, "
-          f"time-average queue {i['queue']['time_avg']:.2f}")
+    t = table[i["ini"]]
+    print(f"INI {i['ini']}:      cluster {i['cluster']}, utilization {float(t['utilization']):.3f} and queue length "
+          f"{float(t['queue_len']):.3f} over its {i['queue']['run_seconds']:.1f} s (table 5.3's);\n"
+          f"            {i['busy']['cycles_per_message']:.0f} cycles of its loop per message handled")
 print("""
 Reading the report above:
   Tables 5.3/5.4  one row per INI: messages out/in/local, mean length, time a message spends in
-                  the sending and the receiving INI (msg time), queue length and utilization:
-                  the share of the run the INI was processing messages.  5.3 is labelled so
-                  under the static INI policy, 5.4 under round-robin.
+                  the sending and the receiving INI (msg time), queue length (the time-average
+                  number of messages in the INI, waiting or in service) and utilization (the
+                  share of the run the INI was processing messages, a fraction: 0.017 is 1.7%).
+                  5.3 is labelled so under the static INI policy, 5.4 under round-robin.
   Tables 5.6/5.7  misrouting: a message that waited in one INI's queue while another INI of
                   its cluster was idle.  The count rate is the share of such messages (0-100%);
                   the time rate is the queue time they could have saved over the INIs' busy

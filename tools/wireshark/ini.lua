@@ -17,8 +17,23 @@
 -- Only a whole message or a first segment starts with the AM header; a
 -- segment's CRC covers its own bytes.  conn: the sending INI's global id.  ack:
 -- cumulative, the next sequence number the frame's sender expects.  NAK asks
--- for message `seq`.  DATA adds a CRC32C of the message (AM header and
+-- for message `seq`.  An ACK's seq field is unused (0): an ACK is shown by
+-- its ack alone.  DATA adds a CRC32C of the message (AM header and
 -- payload, stored little-endian) and then the message.
+--
+-- Retransmissions: a DATA frame whose sequence number the same sender
+-- already sent on the same connection (seen earlier in the capture) is
+-- marked "[Retransmission of frame N]", with ini_swp.retransmission and
+-- ini_swp.retransmission_of (filter: ini_swp.retransmission) and an
+-- expert note; a duplicate the network made looks the same.  The sequence
+-- numbers of a flow are compared modulo their width, so a wrapped 8- or
+-- 16-bit number starts afresh.
+--
+-- Without this script Wireshark has no dissector for port 7400, and its
+-- QUIC heuristic takes some frames for QUIC (a first segment from INI 0
+-- with a sequence number of 256..511 reads as a QUIC v1 Initial) and then
+-- the whole flow: decode as data instead, `tshark -d udp.port==7400,data`
+-- (docs/launcher.md, "Reading a capture").
 --
 -- The width is not on the wire.  Preference "Sequence-number width": auto
 -- (the default) takes it from the length: an ACK or NAK is exactly a header
@@ -51,12 +66,15 @@ local f = {
     width   = ProtoField.uint8("ini_swp.seq_bits", "Sequence-number width (bits)", base.DEC),
     crc     = ProtoField.uint32("ini_swp.crc", "CRC32C of the message", base.HEX),
     crc_ok  = ProtoField.bool("ini_swp.crc_ok", "CRC32C correct"),
+    retx    = ProtoField.bool("ini_swp.retransmission", "Retransmission"),
+    retx_of = ProtoField.framenum("ini_swp.retransmission_of", "Retransmission of frame", base.NONE),
     msg_len = ProtoField.uint32("ini_swp.msg_len", "Message bytes (AM header and payload)", base.DEC),
     seg     = ProtoField.uint8("ini_swp.seg", "Segment flags", base.HEX, nil, 0xc0),
     more    = ProtoField.bool("ini_swp.seg.more", "More segments follow", 8, nil, 0x80),
     cont    = ProtoField.bool("ini_swp.seg.cont", "Continues a message", 8, nil, 0x40),
 }
-swp.fields = { f.op, f.conn, f.seq, f.ack, f.width, f.crc, f.crc_ok, f.msg_len, f.seg, f.more, f.cont }
+swp.fields = { f.op, f.conn, f.seq, f.ack, f.width, f.crc, f.crc_ok, f.retx, f.retx_of, f.msg_len, f.seg, f.more,
+               f.cont }
 
 local a = {
     src     = ProtoField.uint16("ini_am.src_pe", "Source PE", base.DEC),
@@ -74,7 +92,9 @@ local e_short = ProtoExpert.new("ini_swp.short", "Frame too short", expert.group
 local e_crc = ProtoExpert.new("ini_swp.bad_crc", "CRC32C mismatch", expert.group.CHECKSUM, expert.severity.ERROR)
 local e_len = ProtoExpert.new("ini_am.bad_len", "AM length disagrees with the datagram",
                               expert.group.MALFORMED, expert.severity.WARN)
-swp.experts = { e_bad_op, e_short, e_crc, e_len }
+local e_retx = ProtoExpert.new("ini_swp.retransmission", "Retransmission of a DATA frame",
+                               expert.group.SEQUENCE, expert.severity.NOTE)
+swp.experts = { e_bad_op, e_short, e_crc, e_len, e_retx }
 
 swp.prefs.seq_bits = Pref.enum("Sequence-number width", 0, "stack.seq_bits of the configuration (auto: from the length)",
                                { { 1, "auto", 0 }, { 2, "8", 8 }, { 3, "16", 16 }, { 4, "32", 32 } }, false)
@@ -105,6 +125,40 @@ local function crc32c(tvb, offset, len)
 end
 
 local function hdr_len(bits) return 2 + 2 * (bits / 8) end
+
+-- Retransmissions, found on the first pass in frame order and kept per
+-- frame (retx_of[frame]: the frame it repeats, or false), so that later
+-- passes and redraws give the same answer.  flows[key] holds, per sender,
+-- receiver and connection, the frame of each sequence number sent and the
+-- highest number seen.
+local retx_of, flows = {}, {}
+function swp.init() retx_of, flows = {}, {} end
+
+local function retransmission(pinfo, conn, seq, bits)
+    local num = pinfo.number
+    if pinfo.visited or retx_of[num] ~= nil then return retx_of[num] end
+    local key = tostring(pinfo.src) .. ">" .. tostring(pinfo.dst) .. "#" .. conn
+    local fl = flows[key]
+    if not fl then
+        fl = { sent = {}, top = seq }
+        flows[key] = fl
+    end
+    local mod, half = 2 ^ bits, 2 ^ (bits - 1)
+    local behind = (fl.top - seq) % mod     -- how far seq is below the highest
+    local first = fl.sent[seq]
+    if first and first < num and behind < half then
+        retx_of[num] = first
+    else
+        retx_of[num] = false
+        fl.sent[seq] = num
+        if behind >= half then                 -- ahead of the highest: the new highest
+            fl.top = seq
+            -- numbers half the space behind it belong to the next wrap
+            fl.sent[(seq + half) % mod] = nil
+        end
+    end
+    return retx_of[num]
+end
 
 local function read_seq(tvb, offset, bits)
     if bits == 8 then return tvb(offset, 1):uint() end
@@ -189,11 +243,28 @@ function swp.dissector(tvb, pinfo, tree)
     local seq = read_seq(tvb, 2, bits)
     local ack = read_seq(tvb, 2 + bits / 8, bits)
     t:add(f.conn, tvb(1, 1))
-    t:add(f.seq, tvb(2, bits / 8), seq)
-    t:add(f.ack, tvb(2 + bits / 8, bits / 8), ack)
+    local info
+    if op == 2 then
+        -- An ACK says only how far the sender has received: its seq is unused.
+        t:add(f.ack, tvb(2 + bits / 8, bits / 8), ack)
+        t:append_text(string.format(", ACK, conn %d, ack %d", conn, ack))
+        info = string.format("ACK conn=%d ack=%d", conn, ack)
+    else
+        t:add(f.seq, tvb(2, bits / 8), seq)
+        t:add(f.ack, tvb(2 + bits / 8, bits / 8), ack)
+        t:append_text(string.format(", %s, conn %d, seq %d, ack %d", OPS[op], conn, seq, ack))
+        info = string.format("%s conn=%d seq=%d ack=%d", OPS[op], conn, seq, ack)
+    end
     t:add(f.width, bits):set_generated()
-    t:append_text(string.format(", %s, conn %d, seq %d, ack %d", OPS[op], conn, seq, ack))
-    local info = string.format("%s conn=%d seq=%d ack=%d", OPS[op], conn, seq, ack)
+    if op == 1 then
+        local first = retransmission(pinfo, conn, seq, bits)
+        if first then
+            t:add(f.retx, true):set_generated()
+            t:add(f.retx_of, first):set_generated()
+            t:add_proto_expert_info(e_retx, string.format("Retransmission of frame %d", first))
+            info = info .. string.format(" [Retransmission of frame %d]", first)
+        end
+    end
     if flags ~= 0 then
         t:append_text(", " .. SEG[flags])
         info = info .. " (" .. SEG[flags] .. ")"

@@ -6,7 +6,9 @@
 #       moved under ROOT (PKG_CONFIG_SYSROOT_DIR), and nothing of the
 #       tree's on the include path
 #   userprog_run NAME CONFIG PROGRAM ARGS   ini-cluster run CONFIG -- PROGRAM;
-#       prints the output; exit status in USERPROG_RC, output in USERPROG_OUT
+#       prints the output; exit status in USERPROG_RC, output in USERPROG_OUT,
+#       a file in $USERPROG_TMP (the caller's scratch directory, which it
+#       removes at exit; /tmp if unset)
 # Both exit the test (status 1) on failure, naming what failed.
 
 userprog_fail() { echo "${TEST_NAME:-userprog}: FAIL: $*"; exit 1; }
@@ -58,11 +60,12 @@ userprog_run() {
     local name=$1 config=$2
     shift 2
     local dir
-    dir=$(mktemp -d "/tmp/ini-$name.XXXXXX")
+    dir=$(mktemp -d "${USERPROG_TMP:-/tmp}/ini-$name.XXXXXX")
     USERPROG_OUT="$dir.out"
     build/bin/ini-cluster run "$config" --run-dir "$dir" --timeout 120 -- "$@" > "$USERPROG_OUT" 2>&1
     USERPROG_RC=$?
-    # Every cluster's own output, not only cluster 0's as the launcher shows.
+    # Every cluster's own output as written (the launcher shows cluster
+    # 1's and up prefixed).
     for f in "$dir"/cluster*.out; do cat "$f"; done >> "$USERPROG_OUT"
     sed 's/^/    /' "$USERPROG_OUT"
     rm -rf "$dir"
