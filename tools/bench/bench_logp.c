@@ -182,8 +182,8 @@ static void defaults(struct lp_opts *o, int quick)
      * its Table 2 shows g rising with L. */
     o->window = quick ? 64 : 256;
     o->bulk = 8192;
-    o->reps = quick ? 3 : 7;
-    o->count = quick ? 500 : 2000;
+    o->reps = quick ? 3 : 5;
+    o->count = quick ? 500 : 1000;
     o->timeout_ms = 10000;
     long ncpu = sysconf(_SC_NPROCESSORS_ONLN);
     o->cores[0] = 0;

@@ -163,7 +163,7 @@ static int round_trip(struct lp_client *c, double pause_us, struct lp_result *r)
     double v[256], us;
     int n = c->o->reps > 256 ? 256 : c->o->reps;
     uint64_t pause_ns = (uint64_t)(pause_us * 1e3);
-    if (pingpong(c, 200, pause_ns, &us) < 0)        /* warm-up */
+    if (pingpong(c, c->o->count < 200 ? c->o->count : 200, pause_ns, &us) < 0)        /* warm-up */
         return -1;
     for (int k = 0; k < n; k++)
         if (pingpong(c, c->o->count, pause_ns, &v[k]) < 0)

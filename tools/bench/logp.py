@@ -12,6 +12,8 @@ Every figure is the median over the repetitions, with the smallest and
 largest beside it; a run that failed has no report and counts nowhere.
 Exit status 0, 1 on an unreadable experiment, 2 on bad arguments.
 """
+import csv
+import io
 import os
 import subprocess
 import sys
@@ -22,6 +24,7 @@ import runs  # noqa: E402  (tools/thesis/runs.py: the layout)
 # knob -> (label, the parameter it moves, the --knob field)
 KNOBS = {
     "overhead": ("Δo", "o", "overhead_us"),
+    "overhead_sleep": ("Δo asleep", "o", "overhead_us, overhead_mode=sleep"),
     "gap": ("Δg", "g", "gap_us"),
     "per_byte": ("ΔG", "G", "per_byte_ns"),
     "latency": ("ΔL", "L", "latency_us"),
@@ -66,7 +69,7 @@ def points_of(out):
 
 def desired(knob, v, base):
     """The value the knob asks for its parameter, from the base's medians."""
-    if knob == "overhead":
+    if knob in ("overhead", "overhead_sleep"):
         return base["o"] + v
     if knob == "gap":
         return max(base["g"], v)       # a least time between departures
@@ -94,8 +97,8 @@ def knobs_tables(out, pts):
            "# O: the INIs' busy time per message handled, less the base's (counters).  o_r is the time of the",
            "# polls that took the replies; o_r_steady, seed 000's reading (steady state - Δ - o_s), is in knobs.csv.",
            "# docs/logp.md", ""]
-    csv = ["knob,value,runs,param,desired,observed,observed_min,observed_max," +
-           ",".join("%s,%s_min,%s_max" % (p, p, p) for p in PARAMS)]
+    table = [["knob", "value", "runs", "param", "desired", "observed", "observed_min", "observed_max"] +
+             [c % p for p in PARAMS for c in ("%s", "%s_min", "%s_max")]]
 
     def row(knob, v, param, want):
         s = per[(knob, v)]
@@ -106,8 +109,8 @@ def knobs_tables(out, pts):
         txt.append("%-8g %4d %9s %24s  %8s %8s %8s %9s %8s %8s" % (
             v, n, fmt(want), "%s [%s-%s]" % tuple(fmt(x) for x in obs), fmt(s["o_s"][0]), fmt(s["o_r"][0]),
             fmt(s["g"][0]), fmt(s["G"][0], 3), fmt(s["L"][0]), fmt(s["rtt"][0])))
-        csv.append("%s,%g,%d,%s,%s,%s,%s,%s," % (knob, v, n, param, fmt(want, 4), *(fmt(x, 4) for x in obs)) +
-                   ",".join(",".join(fmt(x, 4) for x in s[p]) for p in PARAMS))
+        table.append([knob, "%g" % v, n, param, fmt(want, 4)] + [fmt(x, 4) for x in obs] +
+                     [fmt(x, 4) for p in PARAMS for x in s[p]])
 
     b = per[("base", 0.0)]
     txt.append("base: o_s %s [%s-%s], o_r %s [%s-%s], g %s [%s-%s], G %s [%s-%s] ns/B, L %s [%s-%s], "
@@ -124,7 +127,7 @@ def knobs_tables(out, pts):
         for v in vals:
             row(knob, v, param, desired(knob, v, base))
     open(os.path.join(out, "knobs.txt"), "w").write("\n".join(txt) + "\n")
-    open(os.path.join(out, "knobs.csv"), "w").write("\n".join(csv) + "\n")
+    write_csv(os.path.join(out, "knobs.csv"), table)
 
 
 def signature(out, pts):
@@ -132,6 +135,7 @@ def signature(out, pts):
     interval per (Δ, m) over the runs."""
     panels = [("base", 0.0)] + [(k, max(v for (kk, v) in pts if kk == k)) for k in KNOBS
                                 if any(kk == k for (kk, _) in pts)]
+    rows = (len(panels) + 2) // 3
     dat, blocks = ["# signature: per panel (knob value) and Δ (us), m and the median average initiation interval (us)"], []
     for knob, v in panels:
         grid = {}
@@ -147,9 +151,10 @@ def signature(out, pts):
         blocks.append((title, deltas))
     path = os.path.join(out, "signature.dat")
     open(path, "w").write("\n".join(dat) + "\n")
-    gp = ['set terminal pngcairo size 1500,900 font ",10" noenhanced', 'set output "%s"' % os.path.join(out, "signature.png"),
-          "set multiplot layout 2,3 title \"LogP signature: average initiation interval against burst size m, "
-          "one curve per computational delay Δ (seed 000, Fig. 3)\"",
+    gp = ['set terminal pngcairo size 1500,%d font ",10" noenhanced' % (450 * rows),
+          'set output "%s"' % os.path.join(out, "signature.png"),
+          "set multiplot layout %d,3 title \"LogP signature: average initiation interval against burst size m, "
+          "one curve per computational delay Δ (seed 000, Fig. 3)\"" % rows,
           "set logscale xy", "set xlabel \"burst size m (requests)\"", "set ylabel \"us per request\"",
           "set key top left", "set grid"]
     idx = 0
@@ -161,6 +166,12 @@ def signature(out, pts):
         gp += ['set title "%s"' % title, "plot " + ", ".join(plots)]
     gp.append("unset multiplot")
     gnuplot(gp)
+
+
+def write_csv(path, rows):
+    buf = io.StringIO()
+    csv.writer(buf, lineterminator="\n").writerows(rows)
+    open(path, "w").write(buf.getvalue())
 
 
 def gnuplot(lines):
@@ -204,7 +215,8 @@ def overlap(out):
            "# EEL = o_s + L + o_r breaks (L would be negative).  docs/logp.md", "",
            "%-64s %4s %19s %19s %19s %9s %6s %9s %9s" % ("path: how o was read", "runs", "EEL", "o_s", "o_r",
                                                           "o_s+o_r", ">EEL?", "EEL-o_s", "EEL-o_s-o_r")]
-    csv = ["path,runs,eel,eel_min,eel_max,o_s,o_s_min,o_s_max,o_r,o_r_min,o_r_max,o_sum,exceeds_eel,overlap,overlap_both"]
+    table = [["path", "runs", "eel", "eel_min", "eel_max", "o_s", "o_s_min", "o_s_max", "o_r", "o_r_min", "o_r_max",
+              "o_sum", "exceeds_eel", "overlap", "overlap_both"]]
     for path, r in rows.items():
         e, s, o = stat(r["eel"]), stat(r["o_s"]), stat(r["o_r"])
         osum = s[0] + o[0]
@@ -212,11 +224,10 @@ def overlap(out):
         three = lambda x: "%s [%s-%s]" % tuple(fmt(y) for y in x)   # noqa: E731
         txt.append("%-64s %4d %19s %19s %19s %9s %6s %9s %9s" % (path, len(r["eel"]), three(e), three(s), three(o),
                                                                  fmt(osum), exc, fmt(e[0] - s[0]), fmt(e[0] - osum)))
-        csv.append("%s,%d,%s,%s,%s,%s,%s,%s,%s" % (path, len(r["eel"]), ",".join(fmt(x, 4) for x in e),
-                                                   ",".join(fmt(x, 4) for x in s), ",".join(fmt(x, 4) for x in o),
-                                                   fmt(osum, 4), exc, fmt(e[0] - s[0], 4), fmt(e[0] - osum, 4)))
+        table.append([path, len(r["eel"])] + [fmt(x, 4) for x in e + s + o] +
+                     [fmt(osum, 4), exc, fmt(e[0] - s[0], 4), fmt(e[0] - osum, 4)])
     open(os.path.join(out, "overlap.txt"), "w").write("\n".join(txt) + "\n")
-    open(os.path.join(out, "overlap.csv"), "w").write("\n".join(csv) + "\n")
+    write_csv(os.path.join(out, "overlap.csv"), table)
     if sweeps["send"]:
         overlap_sweep(out, sweeps)
 

@@ -3,8 +3,9 @@
 # (docs/logp.md), each a series of cluster runs of `ini-bench --logp`:
 #
 #   knobs    seed 000's knob check (section 3.3, its Table 2 and Fig. 3):
-#            every knob (Δo = overhead, Δg = gap, ΔG = per_byte, ΔL =
-#            latency, O in sleep mode) at 4 settings and the base, each
+#            every knob (Δo = overhead spinning and overhead_sleep asleep,
+#            Δg = gap, ΔG = per_byte, ΔL = latency, O asleep, as the
+#            chapter-5 runs spend it) at 4 settings and the base, each
 #            run measuring o_s, o_r, g, G and L and the LogP signature;
 #            tables of desired against measured and the others' values.
 #   overlap  seed 003's overlap analysis (sections 4.3, 5.2): o_s, o_r and
@@ -37,9 +38,9 @@ cd "$(dirname "$0")/../.."
 ROOT=$PWD
 CMDLINE="tools/bench/logp.sh $*"
 die() { echo "logp: $*" >&2; exit 2; }
-usage() { sed -n '/^#   tools\/bench\/logp.sh knobs/,/^#   tools\/bench\/logp.sh tables/p' "$0" | sed 's/^# //' >&2; exit 2; }
+usage() { sed -n '/^#   tools\/bench\/logp.sh knobs/,/^#   tools\/bench\/logp.sh tables/p' "$0" | sed 's/^# //'; exit 0; }
 
-[ $# -ge 1 ] || usage
+[ $# -ge 1 ] || die "expected an experiment: knobs, overlap or tables (--help)"
 EXP=$1; shift
 case $EXP in
 knobs|overlap) ;;
@@ -47,10 +48,10 @@ tables) [ $# = 1 ] || die "tables: expected one directory"
         [ -r "$1/runs.tsv" ] || die "tables: $1/runs.tsv: no such file"
         exec python3 "$ROOT/tools/bench/logp.py" "$(sed -n 's/^experiment=\([a-z]*\).*/\1/p' "$1/meta.txt")" "$1" ;;
 -h|--help) usage ;;
-*) echo "logp: '$EXP' is not an experiment (knobs, overlap, tables)" >&2; usage ;;
+*) die "'$EXP' is not an experiment (knobs, overlap, tables; --help)" ;;
 esac
 
-QUICK=0 REPS=7 SEED= KNOBS="overhead,gap,per_byte,latency,O" CORES=0,1 LOADLIM=none OUT= PLAN=0 VALUES=() PARTIAL=0
+QUICK=0 REPS=7 SEED= KNOBS="overhead,overhead_sleep,gap,per_byte,latency,O" CORES=0,1 LOADLIM=none OUT= PLAN=0 VALUES=() PARTIAL=0
 need() { [ $# -ge 2 ] || die "$1 needs a value"; }
 while [ $# -gt 0 ]; do
     case $1 in
@@ -64,24 +65,24 @@ while [ $# -gt 0 ]; do
     --out) need "$@"; OUT=$2; shift ;;
     --plan) PLAN=1 ;;
     -h|--help) usage ;;
-    *) echo "logp: unknown option $1" >&2; usage ;;
+    *) die "$1: unknown option (--help)" ;;
     esac
     shift
 done
 
 # Knob settings: from about the base figures of this path up to many
-# times them (docs/logp.md); --quick: one large setting each, far above
-# the noise of a loaded machine, so that the integration test can judge
-# the move.
-declare -A KV=( [overhead]="1,5,20,50" [gap]="2,5,20,50" [per_byte]="1,2,5,10" [latency]="5,20,50,100"
-                [O]="5,10,20,50" )
+# times them (docs/logp.md); --quick: one large setting each, milliseconds,
+# so that the integration test can judge the move on a loaded machine,
+# where a waiting INI or compute node gets its core back milliseconds late.
+declare -A KV=( [overhead]="1,5,20,50" [overhead_sleep]="20,50,100,200" [gap]="2,5,20,50" [per_byte]="1,2,5,10"
+                [latency]="5,20,50,100" [O]="5,10,20,50" )
 if [ $QUICK = 1 ]; then
     [ "$REPS" = 7 ] && REPS=1
-    KV=( [overhead]="200" [gap]="500" [per_byte]="50" [latency]="2000" [O]="500" )
+    KV=( [overhead]="1000" [overhead_sleep]="1000" [gap]="5000" [per_byte]="500" [latency]="10000" [O]="2000" )
 fi
 for v in "${VALUES[@]}"; do
-    [[ $v =~ ^(overhead|gap|per_byte|latency|O)=[0-9]+(\.[0-9]+)?(,[0-9]+(\.[0-9]+)?)*$ ]] ||
-        die "--values: '$v' is not KNOB=V1,V2,... (KNOB: overhead, gap, per_byte, latency, O)"
+    [[ $v =~ ^(overhead|overhead_sleep|gap|per_byte|latency|O)=[0-9]+(\.[0-9]+)?(,[0-9]+(\.[0-9]+)?)*$ ]] ||
+        die "--values: '$v' is not KNOB=V1,V2,... (KNOB: overhead, overhead_sleep, gap, per_byte, latency, O)"
     KV[${v%%=*}]=${v#*=}
 done
 [[ $REPS =~ ^[1-9][0-9]*$ ]] || die "--reps: expected a positive integer, got '$REPS'"
@@ -92,7 +93,8 @@ CORE_B=${CORES#*,}
 [ -z "$SEED" ] && SEED=$(date +%s)
 [[ $SEED =~ ^[0-9]+$ ]] || die "--seed: expected a non-negative integer"
 for k in ${KNOBS//,/ }; do
-    case $k in overhead|gap|per_byte|latency|O) ;; *) die "--knobs: unknown knob '$k' (overhead, gap, per_byte, latency, O)" ;; esac
+    case $k in overhead|overhead_sleep|gap|per_byte|latency|O) ;;
+    *) die "--knobs: unknown knob '$k' (overhead, overhead_sleep, gap, per_byte, latency, O)" ;; esac
 done
 [ "$EXP" = overlap ] && [ $PARTIAL = 1 ] && die "--knobs and --values are for the knobs experiment"
 
@@ -102,9 +104,9 @@ if [ -z "$OUT" ]; then
     if [ $FULL = 1 ]; then OUT=docs/results/logp-$EXP
     else OUT=runs/logp-$EXP-$([ $QUICK = 1 ] && echo quick || echo partial)-$(date +%Y%m%d-%H%M%S); fi
 fi
-mkdir -p "$OUT" || exit 1
-OUT=$(cd "$OUT" && pwd)
+OUT=$(realpath -m "$OUT")
 [ $FULL = 0 ] && [[ $OUT == "$ROOT/docs/results"* ]] && die "a partial or quick run does not write into docs/results"
+[ $PLAN = 1 ] || mkdir -p "$OUT" || exit 1
 
 make -s build/bin/ini-cluster build/bin/inid build/bin/ini-bench >/dev/null || { echo "logp: build failed" >&2; exit 1; }
 tmp=$(mktemp -d); trap 'rm -rf "$tmp"' EXIT
@@ -140,7 +142,7 @@ if [ "$EXP" = knobs ]; then
     COLS=(knob value)
     # --quick: bursts and window small, so that a gap of 500 us is seconds
     LOGP_ARGS=(--tests signature --cores "$CORES")
-    [ $QUICK = 1 ] && LOGP_ARGS+=(--quick --window 4 --bursts 1,4,16,64 --deltas 0,20 --count 100)
+    [ $QUICK = 1 ] && LOGP_ARGS+=(--quick --window 4 --bursts 1,4,16,64 --deltas 0,20 --count 20)
 else
     printf 'ini-bench\nlogp\n' > "$tmp/points"
     COLS=(tool)
@@ -167,11 +169,14 @@ cp "$tmp/meta.txt" "$OUT/meta.txt"
 RUNS_TMP=$tmp RUNS_TRACE=/bin/false RUNS_LOADLIM=$LOADLIM
 [ $QUICK = 1 ] && RUNS_SAMPLE_S=0.25
 
-# The --knob of a point: one knob, the others at 0; O fixed and asleep, as
-# the chapter-5 runs spend it (docs/config.md), but not drawn.
+# The --knob of a point: one knob, the others at 0.  O asleep, as the
+# chapter-5 runs spend it (docs/config.md), but fixed, not drawn; Δo both
+# ways, spinning (the default) and asleep (as tools/sweeps/sweep.sh spends
+# it).
 knob_spec() {  # KNOB VALUE
     case $1 in
-    base) echo "" ;; overhead) echo "overhead_us=$2" ;; gap) echo "gap_us=$2" ;;
+    base) echo "" ;; overhead) echo "overhead_us=$2" ;; overhead_sleep) echo "overhead_us=$2,overhead_mode=sleep" ;;
+    gap) echo "gap_us=$2" ;;
     per_byte) echo "per_byte_ns=$2" ;; latency) echo "latency_us=$2" ;; O) echo "O_us=$2,O_mode=sleep,O_dist=fixed" ;;
     esac
 }
