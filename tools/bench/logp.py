@@ -183,13 +183,15 @@ def gnuplot(lines):
 
 def overlap(out):
     """Seed 003's section 5.2: o_s and o_r against EEL, per path."""
-    rows = {}    # path -> {"eel": [], "o_s": [], "o_r": []}
+    rows = {}    # path -> {"eel": [], "o_s": [], "o_r": [], "call": []}
 
-    def add(path, eel, o_s, o_r):
-        r = rows.setdefault(path, {"eel": [], "o_s": [], "o_r": []})
+    def add(path, eel, o_s, o_r, call=None):
+        r = rows.setdefault(path, {"eel": [], "o_s": [], "o_r": [], "call": []})
         r["eel"].append(eel)
         r["o_s"].append(o_s)
         r["o_r"].append(o_r)
+        if call is not None:
+            r["call"].append(call)
 
     sweeps = {"send": [], "recv": []}
     for line in runs.read_reports(out):
@@ -205,27 +207,34 @@ def overlap(out):
             for lay in p["ini-bench.json"].get("layers", []):
                 if lay.get("ok"):
                     name = lay["name"] + (", node on its INI's core" if lay["name"] == "compute-to-compute" else "")
-                    add("%s: T(1.5g)-1.5g" % name, lay["eel_ns"] / 1e3, lay["o_s_ns"] / 1e3, lay["o_r_ns"] / 1e3)
+                    add("%s: T(1.5g)-1.5g" % name, lay["eel_ns"] / 1e3, lay["o_s_ns"] / 1e3, lay["o_r_ns"] / 1e3,
+                        lay["send_call_ns"] / 1e3)
     if not rows:
         runs.die("%s: no run reported" % out)
     txt = ["# seed 003's overlap analysis: send and receive overhead against the end-to-end latency (us),",
            "# medians over the runs [smallest-largest].  EEL = round trip / 2.  'overlap' = EEL - o_s, the time a",
            "# sender could compute while its message travels (seed 003 section 5.2); EEL - (o_s + o_r), what",
            "# is left when every node sends and receives alike.  o_s + o_r > EEL: the LogP assumption that",
-           "# EEL = o_s + L + o_r breaks (L would be negative).  docs/logp.md", "",
-           "%-64s %4s %19s %19s %19s %9s %6s %9s %9s" % ("path: how o was read", "runs", "EEL", "o_s", "o_r",
-                                                          "o_s+o_r", ">EEL?", "EEL-o_s", "EEL-o_s-o_r")]
+           "# EEL = o_s + L + o_r breaks (L would be negative).  How o was read: knee, g - Dmax of the sweep;",
+           "# T(D)-D past the knee; T(1.5g)-1.5g, ini-bench's one computation, where a send completes when the",
+           "# peer's credit (the reliable layer: its ACK) is back, so that its o_s includes taking it.  'send",
+           "# call': ini-bench's time inside the send call (and flush) at queue depth 1.  docs/logp.md", "",
+           "%-64s %4s %19s %19s %19s %9s %6s %9s %9s %9s" % ("path: how o was read", "runs", "EEL", "o_s", "o_r",
+                                                              "o_s+o_r", ">EEL?", "EEL-o_s", "EEL-o_s-o_r",
+                                                              "send call")]
     table = [["path", "runs", "eel", "eel_min", "eel_max", "o_s", "o_s_min", "o_s_max", "o_r", "o_r_min", "o_r_max",
-              "o_sum", "exceeds_eel", "overlap", "overlap_both"]]
+              "o_sum", "exceeds_eel", "overlap", "overlap_both", "send_call"]]
     for path, r in rows.items():
         e, s, o = stat(r["eel"]), stat(r["o_s"]), stat(r["o_r"])
         osum = s[0] + o[0]
         exc = "yes" if osum > e[0] else "no"
         three = lambda x: "%s [%s-%s]" % tuple(fmt(y) for y in x)   # noqa: E731
-        txt.append("%-64s %4d %19s %19s %19s %9s %6s %9s %9s" % (path, len(r["eel"]), three(e), three(s), three(o),
-                                                                 fmt(osum), exc, fmt(e[0] - s[0]), fmt(e[0] - osum)))
+        call = median(r["call"])
+        txt.append("%-64s %4d %19s %19s %19s %9s %6s %9s %9s %9s" % (
+            path, len(r["eel"]), three(e), three(s), three(o), fmt(osum), exc, fmt(e[0] - s[0]), fmt(e[0] - osum),
+            fmt(call)))
         table.append([path, len(r["eel"])] + [fmt(x, 4) for x in e + s + o] +
-                     [fmt(osum, 4), exc, fmt(e[0] - s[0], 4), fmt(e[0] - osum, 4)])
+                     [fmt(osum, 4), exc, fmt(e[0] - s[0], 4), fmt(e[0] - osum, 4), fmt(call, 4)])
     open(os.path.join(out, "overlap.txt"), "w").write("\n".join(txt) + "\n")
     write_csv(os.path.join(out, "overlap.csv"), table)
     if sweeps["send"]:
