@@ -197,9 +197,9 @@ static void parse(int argc, char **argv, struct lp_opts *o)
         quick |= !strcmp(argv[i], "--quick");
     defaults(o, quick);
     long list[LP_MAX_BURSTS];
-    for (int i = 2; i < argc; i++) {
-        const char *a = argv[i];
-        if (cli_common_flag(a) || !strcmp(a, "--quick")) {
+    const char *a;
+    for (int i = 1; (a = cli_next_arg(argc, argv, &i));) {   /* after "--logp" */
+        if (!strcmp(a, "--quick")) {
             continue;
         } else if (!strcmp(a, "--tests")) {
             parse_tests(o, cli_value(argc, argv, &i));
