@@ -16,6 +16,8 @@
 #               targets.sh and are kept as it wrote them), breakdown.sh
 #               --tables (breakdown-s8-*), segment_compare.sh --tables
 #               (segments-bench, -w256)
+#   logp        docs/results/logp-knobs and logp-overlap, once committed:
+#               tools/bench/logp.sh tables (their .txt, .csv and .dat)
 # (Figures' PNGs are gnuplot's and not compared.)  Then every path under
 # docs/results/ that the docs name (docs/*.md, README.md,
 # tests/fuzz/RUNS.md; globs and {a,b} expanded) exists, in the tree or in
@@ -89,6 +91,15 @@ for n in segments-bench segments-bench-w256; do
     cmp -s "$R/$n.txt" "$tmp/sc/$n.txt" || fail "$n.txt is not what segment_compare.sh --tables makes of $n-runs/"
 done
 echo "ok:   breakdown-s8-*, segments-bench*: tables made again, identical"
+for n in logp-knobs logp-overlap; do
+    [ -d "$R/$n" ] || continue
+    mkdir -p "$tmp/$R/$n" && cp "$R/$n"/{runs.tsv,reports.jsonl,meta.txt} "$tmp/$R/$n/"
+    tools/bench/logp.sh tables "$tmp/$R/$n" > /dev/null 2> "$tmp/err" || fail "logp.sh tables $n: $(tail -n 1 "$tmp/err")"
+    case $n in
+    logp-knobs) same "$n" knobs.txt knobs.csv signature.dat ;;
+    *) same "$n" overlap.txt overlap.csv overlap-sweep.dat ;;
+    esac
+done
 
 # ---- the layout: no empty files, no per-run files ----
 empty=$(git ls-files "$R" | while read -r f; do [ -s "$f" ] || echo "$f"; done)

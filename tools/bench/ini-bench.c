@@ -45,6 +45,7 @@
  * one failed, 2 for bad arguments.
  */
 #include "bench.h"
+#include "bench_logp.h"
 #include "cli.h"
 #include "stack_defaults.h"     /* the transport's default segmentation */
 
@@ -66,6 +67,9 @@ static const char usage_text[] =
     "                        [--flood K [--flood-stranger]]\n"
     "       ini-bench --inproc --pingpong [--count N] [--size B] [--mac]\n"
     "       ini-bench --checksum [--reps N]\n"
+    "       ini-bench --logp [--tests signature,overlap] [--deltas US,...] [--bursts M,...] [--window N]\n"
+    "                        [--bulk BYTES] [--reps N] [--count N] [--cores A,B] [--timeout-ms N] [--quick]\n"
+    "                        (under ini-cluster run: the LogP parameters, bench_logp.h)\n"
     "       ini-bench --help | --version\n"
     "layers: raw-dpdk, udp-ip, reliable, compute-to-compute, kernel-udp,\n"
     "        ucx-am-tcp, ucx-am-sm, ofi-rxd-udp (peers)\n"
@@ -115,6 +119,8 @@ int main(int argc, char **argv)
         return bench_inproc_main(argc, argv);
     if (argc > 1 && !strcmp(argv[1], "--checksum"))
         return bench_checksum_main(argc, argv);
+    if (argc > 1 && !strcmp(argv[1], "--logp"))
+        return bench_logp_main(argc, argv);
 
     static struct bench_setup s;
     static struct layer_result res[L_COUNT];

@@ -3,7 +3,8 @@
 # bench_dpdk.c and bench_inproc.c drive DPDK and lwIP directly and are built
 # with their flags; the stack objects are inid's (ini/module.mk).
 BENCH_SRCS := $(addprefix tools/bench/,ini-bench.c bench_engine.c bench_pair.c bench_report.c bench_kernel.c \
-                bench_cn.c bench_dpdk.c bench_inproc.c bench_checksum.c bench_ucx.c bench_ofi.c)
+                bench_cn.c bench_dpdk.c bench_inproc.c bench_checksum.c bench_ucx.c bench_ofi.c \
+                bench_logp.c bench_logp_tests.c)
 BENCH_OBJS := $(BENCH_SRCS:%.c=$(OBJ)/%.o)
 BENCH_STACK_OBJS := $(STACK_SRCS:%.c=$(OBJ)/%.o)
 $(BENCH_OBJS): EXTRA := -Itools
@@ -22,6 +23,6 @@ $(OBJ)/tools/bench/bench_ucx.o: EXTRA = -Itools $(UCX_FLAGS)
 $(OBJ)/tools/bench/bench_ofi.o: EXTRA = -Itools $(OFI_FLAGS)
 
 BINS += $(BIN)/ini-bench
-$(BIN)/ini-bench: $(BENCH_OBJS) $(CLI_OBJ) $(BENCH_STACK_OBJS) $(LIBINI) $(LIBLWIP)
+$(BIN)/ini-bench: $(BENCH_OBJS) $(CLI_OBJ) $(CNPROG_OBJ) $(BENCH_STACK_OBJS) $(LIBINI) $(LIBLWIP)
 	@mkdir -p $(dir $@)
 	$(CC) $(LDFLAGS) -o $@ $^ $(DPDK_LIBS) $(CONFIG_LIBS) $(SODIUM_LIBS) $(UCX_LIBS) $(OFI_LIBS) -lpthread -lm
