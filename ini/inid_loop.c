@@ -32,6 +32,11 @@
 
 enum { DONE = 0, STALL = 1 };
 
+/* The loop is built twice (inid_loop); the pieces of a turn are inlined
+ * into each copy, as they were into the one loop, so that the copy without
+ * dilation is the loop as it was. */
+#define TURN_PIECE static inline __attribute__((always_inline))
+
 static inline uint32_t queue_len(const struct inid *d) { return d->q_tail - d->q_head; }
 static inline uint32_t queue_room(const struct inid *d) { return INID_QUEUE_SIZE - queue_len(d); }
 
@@ -52,7 +57,7 @@ void inid_fabric_init(struct inid *d)
  * leaves right after its service, not at the end of the turn (where it
  * would also wait for the O of every message behind it in the queue).
  * Returns the frames still waiting for a full port. */
-static int flush_ports(struct inid *d)
+TURN_PIECE int flush_ports(struct inid *d)
 {
     int n = ini_stack_flush(&d->stack);
     if (d->idle == INI_IDLE_ADAPTIVE && d->cfg.net_mode == INI_NET_MEMIF)
@@ -117,7 +122,7 @@ static int backlog_push(struct inid *d, int pe, struct pbuf *p, uint16_t off)
     return 0;
 }
 
-static int retry_backlogs(struct inid *d)
+TURN_PIECE int retry_backlogs(struct inid *d)
 {
     int n = 0;
     for (int pe = 0; pe < d->n_pes; pe++) {
@@ -348,7 +353,7 @@ static int process(struct inid *d, struct work *w, uint64_t now)
 /* Stalled work is retried in order; what still cannot proceed stays.
  * Work for a target that already stalled this turn stays too, so that
  * messages to one connection (or one local PE) keep their order. */
-static int retry_stalled(struct inid *d, uint64_t now)
+TURN_PIECE int retry_stalled(struct inid *d, uint64_t now)
 {
     uint32_t kept = 0, done = 0;
     for (uint32_t i = 0; i < d->n_stalled; i++) {
@@ -368,7 +373,7 @@ static int retry_stalled(struct inid *d, uint64_t now)
  * window is full (or whose local PE's ring is full) moves to the stall list
  * and the work behind it goes on (thesis section 3.1); later messages for
  * the same target join it there, to keep their order. */
-static int run_queue(struct inid *d, uint64_t now)
+TURN_PIECE int run_queue(struct inid *d, uint64_t now)
 {
     int n = 0;
     while (d->q_head != d->q_tail) {
@@ -393,7 +398,7 @@ static int run_queue(struct inid *d, uint64_t now)
 
 /* ---- sources ---- */
 
-static int poll_pes(struct inid *d, uint64_t now)
+TURN_PIECE int poll_pes(struct inid *d, uint64_t now)
 {
     int n = 0;
     for (int pe = 0; pe < d->n_pes; pe++) {
@@ -421,7 +426,7 @@ static int poll_pes(struct inid *d, uint64_t now)
     return n;
 }
 
-static int poll_ports(struct inid *d, uint64_t now)
+TURN_PIECE int poll_ports(struct inid *d, uint64_t now)
 {
     int n = 0;
     struct rte_mbuf *pkts[INI_NETIF_BURST];
@@ -521,7 +526,7 @@ static void idle_epoll(void *arg)
 
 /* One sleep; the back-off doubles while nothing happens, up to
  * idle.max_sleep_us. */
-static void idle_sleep(struct inid *d, uint64_t *backoff_us)
+TURN_PIECE void idle_sleep(struct inid *d, uint64_t *backoff_us)
 {
     struct idle_sleep s = { d, *backoff_us };
     _Atomic uint32_t *sleeping = &d->seg->inis[d->local].sleeping;
@@ -578,7 +583,7 @@ struct loop_clock {
     uint64_t last_turn, last_occupancy;
 };
 
-static void loop_clock_init(const struct inid *d, struct loop_clock *c)
+TURN_PIECE void loop_clock_init(const struct inid *d, struct loop_clock *c)
 {
     const uint64_t hz = d->tsc_hz;
     /* Colocated with its compute nodes (idle.colocate), the daemon hands
@@ -594,7 +599,7 @@ static void loop_clock_init(const struct inid *d, struct loop_clock *c)
 
 /* After the sources were polled: the load the compute nodes' load-aware
  * policy reads, and the queue's time-average and samples. */
-static void account_queue(struct inid *d, struct loop_clock *c, uint64_t now)
+TURN_PIECE void account_queue(struct inid *d, struct loop_clock *c, uint64_t now)
 {
     struct ini_seg_ini *me = &d->seg->inis[d->local];
     uint32_t ql = queue_len(d);
@@ -615,7 +620,7 @@ static void account_queue(struct inid *d, struct loop_clock *c, uint64_t now)
 
 /* The end of a turn: lwIP's timers when due, then the busy cycles of a
  * turn that did work (n), or the idle path. */
-static void end_turn(struct inid *d, struct loop_clock *c, uint64_t now, int n)
+TURN_PIECE void end_turn(struct inid *d, struct loop_clock *c, uint64_t now, int n)
 {
     if (now >= c->next_timers) {
         ini_stack_timers(&d->stack);     /* lwIP's timers, reassembly timeouts counted */
@@ -642,7 +647,7 @@ static void end_turn(struct inid *d, struct loop_clock *c, uint64_t now, int n)
 
 /* The loop, built twice (inid_loop): with uniform dilation's calls and
  * without them, so that dilation off costs nothing per turn. */
-static inline __attribute__((always_inline)) void loop(struct inid *d, const int dilated)
+TURN_PIECE void loop(struct inid *d, const int dilated)
 {
     struct loop_clock c;
     struct ini_seg_ini *me = &d->seg->inis[d->local];
