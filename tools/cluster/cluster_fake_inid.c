@@ -8,9 +8,9 @@
  * Forwarding (no network, no protocol stack): each fake INI owns a mailbox,
  * a shared-memory object /ini-TAG-fake<ID> holding one single-producer
  * ring per INI of the machine.  A message a compute node hands it is copied
- * into the mailbox of an INI of the destination cluster (the one whose index
- * in its cluster is this INI's index modulo that cluster's INI count; a
- * message for the own cluster is delivered directly); the owner of the
+ * into the mailbox of an INI of the destination cluster (the destination
+ * node's INI under the static policy, as inid's static INI policy picks
+ * it; a message for the own cluster is delivered directly); the owner of the
  * mailbox copies it into the destination PE's delivery ring.  Idle INIs
  * sleep on a FIFO (the segment's wake path, which compute nodes ring, and
  * which other fake INIs ring after filling the mailbox).
@@ -221,13 +221,13 @@ static int fabric_init(struct fake *f)
 }
 
 /* A compute node's message h (mlen bytes) for another cluster: into the
- * mailbox of that cluster's INI whose index is mine modulo its INI count,
- * behind its send time; the INI rung if it sleeps.  0, or -1 when it
- * cannot go now (its mailbox is full, or not there yet). */
-static int forward(struct fake *f, const struct ini_am_hdr *h, uint32_t mlen, int dc)
+ * mailbox of the destination node's INI under the static policy (as
+ * inid's static INI policy picks it), behind its send time; the INI rung
+ * if it sleeps.  0, or -1 when it cannot go now (its mailbox is full, or
+ * not there yet). */
+static int forward(struct fake *f, const struct ini_am_hdr *h, uint32_t mlen)
 {
-    const struct ini_cluster_cfg *dcc = &f->cfg.clusters[dc];
-    int di = dcc->inis[f->me->index % dcc->n_inis];
+    int di = f->cfg.pes[h->dst_pe].static_ini;
     if (!f->peer[di]) {
         char pn[64];
         mbox_name(pn, sizeof pn, f->tag, di);
@@ -275,11 +275,10 @@ static int poll_pes(struct fake *f)
                 ini_fabric_wake_pe(f->seg, dl);
                 f->count.delivered++;
                 fake_service_record(&f->svc, INI_TRACE_LOCAL, h, INI_TRACE_NO_PEER, turn, begun, taken++);
-            } else if (forward(f, h, mlen, dc) < 0) {
+            } else if (forward(f, h, mlen) < 0) {
                 break;
             } else {
-                const struct ini_cluster_cfg *dcc = &f->cfg.clusters[dc];
-                fake_service_record(&f->svc, INI_TRACE_OUT, h, dcc->inis[f->me->index % dcc->n_inis], turn, begun, taken++);
+                fake_service_record(&f->svc, INI_TRACE_OUT, h, f->cfg.pes[h->dst_pe].static_ini, turn, begun, taken++);
             }
             ini_ring_release_to(&f->out_c[p], f->pend_out_end[p]);
             f->pend_out[p] = NULL;

@@ -4,8 +4,10 @@
 # layout it writes (runs.tsv, reports.jsonl, errors.log beside the
 # caller's meta.txt) is described in tools/thesis/runs.py, which reads it.
 #
-#   runs_plan POINTS REPS SEED   every line of POINTS REPS times, shuffled
-#                                by SEED, each line ending with its rep
+#   runs_plan POINTS REPS SEED   every line of POINTS REPS times (a line
+#                                ending with a field reps=N: N times, the
+#                                field dropped), shuffled by SEED, each
+#                                line ending with its rep
 #   runs_open OUT COLUMN...      the runs table's header (the plan's
 #                                columns); removes OUT's earlier runs
 #   runs_loop PLAN FUNCTION      for each line of the plan: the machine's
@@ -39,7 +41,8 @@ runs_plan() {
     python3 - "$@" <<'EOF'
 import random, sys
 points = [l.split() for l in open(sys.argv[1]) if l.strip()]
-runs = [p + [str(r)] for p in points for r in range(1, int(sys.argv[2]) + 1)]
+reps = lambda p: int(p[-1][5:]) if p[-1].startswith("reps=") else int(sys.argv[2])
+runs = [[f for f in p if not f.startswith("reps=")] + [str(r)] for p in points for r in range(1, reps(p) + 1)]
 random.Random(int(sys.argv[3])).shuffle(runs)
 for r in runs:
     print(" ".join(r))
