@@ -9,7 +9,7 @@
 # figures: tools/thesis/tables.py.  See docs/experiments.md.
 #
 #   tools/thesis/experiments.sh [--quick] [--reps N] [--reps-at SIZES:N] [--cells SPEC] [--policies LIST]
-#        [--knob SPEC] [--calibration FILE] [--uniform K [--beta B]] [--seed N] [--load-limit X]
+#        [--knob SPEC] [--calibration FILE] [--uniform K [--beta B]] [--daemon PATH] [--seed N] [--load-limit X]
 #        [--nmol N] [--steps N] [--out DIR] [--plan] [--dilate K] [--idle-yield US]
 #
 # Two modes.  Calibrated (--calibration, --dilate): the compute threads
@@ -18,7 +18,9 @@
 # protocol threads, and the INIs K*beta: the knobs dilate and beta), no O,
 # nothing fitted; each INI run's CPU profile (tools/thesis/cpu_profile.py)
 # goes into reports.jsonl.  --reps-at 4,8:10 runs the cells of clusters of
-# 4 and 8 ten times (others --reps).
+# 4 and 8 ten times (others --reps).  --daemon PATH: the INI runs' daemon
+# (default inid; build/bin/cluster-fake-inid takes O and traces too: the
+# calibrated mode with no network stack, tools/thesis/falsify.sh ablation).
 #
 # Output directory: the full default run (every cell, --reps 5 or more,
 # 343 molecules, 2 steps) writes docs/results/thesis with --calibration,
@@ -40,7 +42,7 @@ usage() {
 }
 die() { echo "experiments: $*" >&2; exit 2; }
 QUICK=0 OUT= REPS=5 CELLS= POLICIES="static,round-robin,load-aware" KNOB= CALIB= SEED= LOADLIM=none
-NMOL=343 NSTEP=2 PLAN=0 PARTIAL=0 DILATE= YIELD= UNIFORM= BETA=1 REPS_AT=
+NMOL=343 NSTEP=2 PLAN=0 PARTIAL=0 DILATE= YIELD= UNIFORM= BETA=1 REPS_AT= DAEMON=
 DEFAULT_CELLS="16x1:1 8x2:1,2 4x4:1,2,4 2x8:1,2,4,8"
 need() { [ $# -ge 2 ] || die "$1 needs a value"; }
 while [ $# -gt 0 ]; do
@@ -62,6 +64,7 @@ while [ $# -gt 0 ]; do
     --uniform) need "$@"; UNIFORM=$2; shift ;;
     --beta) need "$@"; BETA=$2; shift ;;
     --reps-at) need "$@"; REPS_AT=$2; shift ;;
+    --daemon) need "$@"; DAEMON=$2; shift ;;
     -h|--help) usage ;;
     *) echo "experiments: unknown option $1" >&2; usage ;;
     esac
@@ -159,20 +162,21 @@ if [ -z "$OUT" ]; then
         OUT=runs/experiments-knob-$(date +%Y%m%d-%H%M%S)
     fi
 fi
-mkdir -p "$OUT" || exit 1
-OUT=$(cd "$OUT" && pwd)
+OUT=$(realpath -m "$OUT")     # made below, unless --plan
 if [ $PARTIAL = 1 ]; then
-    for protected in "$ROOT/docs/results/thesis" "$ROOT/docs/results/thesis-uncalibrated" "$ROOT"/docs/results/thesis-uniform-*; do
-        [ "$OUT" = "$protected" ] && die "a partial run (--quick, --cells, --policies, --reps < 5, --nmol, --steps) does not write into $protected"
-    done
+    case $OUT in "$ROOT/docs/results/thesis"|"$ROOT/docs/results/thesis-uncalibrated"|"$ROOT"/docs/results/thesis-uniform-*)
+        die "a partial run (--quick, --cells, --policies, --reps < 5, --nmol, --steps) does not write into $OUT" ;;
+    esac
 fi
 
 CLUSTER=$ROOT/build/bin/ini-cluster TRACE=$ROOT/build/bin/ini-trace PING=$ROOT/build/bin/ini-ping
 WATER=$ROOT/build/bin/water FAKE=$ROOT/build/bin/cluster-fake-inid
 TIMED=$ROOT/tools/thesis/timed-water.sh
-# The daemon of INI runs: inid unless INI_EXPERIMENTS_INID names another
-# (tests/integration/thesis_quick.sh wraps it to fail one start).
-INID=${INI_EXPERIMENTS_INID:-}
+# The daemon of INI runs: inid unless --daemon or INI_EXPERIMENTS_INID names
+# another (tests/integration/thesis_quick.sh wraps it to fail one start).
+INID=${DAEMON:-${INI_EXPERIMENTS_INID:-}}
+[ -z "$INID" ] || [ -x "$INID" ] || die "--daemon: $INID is not an executable"
+[ -z "$INID" ] || INID=$(cd "$(dirname "$INID")" && pwd)/$(basename "$INID")
 RANDOM_IN=${WATER_RANDOM:-$ROOT/../shared/water/random.in}
 for b in "$CLUSTER" "$TRACE" "$WATER" "$FAKE" "$PING" "$ROOT/build/bin/inid"; do
     [ -x "$b" ] || { echo "experiments: $b not built (run make)" >&2; exit 1; }
@@ -208,7 +212,7 @@ for s in $sizes; do knob_for "${s#*:}" > /dev/null || exit 2; done
     echo "date=$(date -Iseconds) commit=$(git rev-parse --short HEAD 2>/dev/null || echo -) partial=$PARTIAL"
     echo "dilate=$DILATE idle_yield_us=${YIELD:-default}${UNIFORM:+ uniform=$UNIFORM beta=$BETA dilate_protocol=$UNIFORM}"
     echo "cpu=\"$(awk -F': ' '/^model name/ {print $2; exit}' /proc/cpuinfo)\" cores=$(nproc) kernel=$(uname -r)"
-    echo "knob=\"$KNOB\" calibration=\"${CALIB:-none}\""
+    echo "knob=\"$KNOB\" calibration=\"${CALIB:-none}\" daemon=\"$([ -n "$INID" ] && echo "${INID#$ROOT/}" || echo inid)\""
     for s in $sizes; do P=${s#*:}; echo "knob_size_$P=\"$(knob_for "$P")\""; done
     [ -n "$CALIB" ] && sed 's/^/calibration_file: /' "$CALIB"
 } > "$tmp/meta.txt"
@@ -216,6 +220,7 @@ echo "experiments: Water N=$NMOL, $NSTEP steps, 16 compute nodes; $NRUNS runs ($
 if [ $PLAN = 1 ]; then
     cat "$tmp/meta.txt" "$tmp/plan"; exit 0
 fi
+mkdir -p "$OUT" || exit 1
 runs_open "$OUT" cell clusters pes inis kind policy
 cp "$tmp/meta.txt" "$OUT/meta.txt"
 rm -f "$OUT/delay-calibration.txt"

@@ -103,6 +103,9 @@ runs_sample_stop() {
     kill "$RUNS_SAMPLER" 2> /dev/null; wait "$RUNS_SAMPLER" 2> /dev/null
     local b1 i1
     read -r b1 i1 < <(runs_stat_busy)
+    # A run shorter than a second: one sample, the whole run.
+    [ -s "$RUNS_TMP/samples" ] || awk -v b=$((b1 - RUNS_B0)) -v i=$((i1 - RUNS_I0)) -v l="$(runs_loadavg)" \
+        'BEGIN{printf "%s %.3f\n", l, (b + i > 0) ? b / (b + i) : 0}' > "$RUNS_TMP/samples"
     read -r RUN_LOAD_MEAN RUN_LOAD_MAX RUN_BUSY_MEAN RUN_BUSY_MAX < <(awk '
         {l+=$1; b+=$2; if ($1>lm) lm=$1; if ($2>bm) bm=$2; n++}
         END {if (n) printf "%.2f %.2f %.3f %.3f\n", l/n, lm, b/n, bm; else print "- - - -"}' "$RUNS_TMP/samples")
