@@ -6,7 +6,8 @@
 # reports, meta.txt: tools/thesis/runs.py's layout), today's scripts make
 # the committed tables again, byte for byte:
 #   chapter 5   docs/results/thesis: tools/thesis/tables.py, every table
-#               (.txt, .csv) and figure's data (.dat)
+#               (.txt, .csv) and figure's data (.dat); docs/results/beta.txt
+#               (tools/thesis/beta.py on its measured inputs)
 #   sweeps      docs/results/sweeps: sweep_fit.py (sweeps.txt, fits.csv,
 #               points.csv, data/*.dat), models.py from models-raw/
 #               (models.txt, .csv), water_model.py on the chapter 5 run
@@ -53,6 +54,12 @@ cmd=$(head -n 1 "$R/thesis/meta.txt" | sed 's/^# //')
 python3 "$ROOT/tools/thesis/tables.py" "$R/thesis" "$cmd" > /dev/null 2> "$tmp/err" || { fail "tables.py: $(tail -n 1 "$tmp/err")"; }
 cd "$ROOT"
 same thesis $(cd "$R/thesis" && ls table*.txt table*.csv figure*.dat)
+
+# ---- beta (docs/experiments.md, "Beta") from its measured inputs ----
+python3 tools/thesis/beta.py docs/results/beta-inputs-k100.txt docs/results/beta-inputs-k300.txt > "$tmp/beta.txt" 2> "$tmp/err" ||
+    fail "beta.py: $(tail -n 1 "$tmp/err")"
+cmp -s "$tmp/beta.txt" docs/results/beta.txt && echo "ok:   beta.txt made again, identical" ||
+    { fail "docs/results/beta.txt is not what beta.py makes of its inputs"; diff docs/results/beta.txt "$tmp/beta.txt" | head -5; }
 
 # ---- sweeps ----
 cd "$tmp"
