@@ -20,8 +20,9 @@
 # (Figures' PNGs are gnuplot's and not compared.)  Then every path under
 # docs/results/ that the docs name (docs/*.md, README.md,
 # tests/fuzz/RUNS.md; globs and {a,b} expanded) exists, in the tree or in
-# the archive of a superseded run, and docs/results holds no empty file
-# and no per-run files of the older layout.
+# the archive of a superseded run, or is scheduled by a plan
+# (docs/results/PLAN-*.md, while it is there), and docs/results holds no
+# empty file and no per-run files of the older layout.
 set -u
 cd "$(dirname "$0")/../.."
 ROOT=$PWD R=docs/results
@@ -126,9 +127,15 @@ def expand(p):
     if not m:
         return [p]
     return [q for alt in m.group(1).split(",") for q in expand(p[:m.start()] + alt + p[m.end():])]
+# Results a plan schedules (docs/results/PLAN-*.md, deleted when they land)
+# may be named before they exist.
+planned = {m.group(1).rstrip("/") for p in glob.glob(os.path.join(R, "PLAN-*.md"))
+           for m in re.finditer(r"docs/results/([\w./-]*[\w/])", open(p).read())}
 def exists(p):
     p = p.rstrip("/")
     if glob.glob(os.path.join(R, p)) or glob.glob(os.path.join(R, p + ".*")):
+        return True
+    if any(p == q or p.startswith(q + "/") for q in planned):
         return True
     top, _, rest = p.partition("/")
     m = archive(top)

@@ -20,6 +20,11 @@ with dilation on, the compute threads' and the protocol thread's CPU time):
                       counts only turns that finished a message), mean
   compute_cpu_us      the compute threads' CPU time, all nodes
   protocol_cpu_us     the protocol threads' CPU time, all clusters
+  compute_stretch     the compute threads' dilated wall time over their
+                      CPU time: K when the machine's own costs (a wake-up,
+                      a sleep's overshoot) are nothing beside the work,
+                      more by their share
+  protocol_stretch    the same for the protocol threads
   nodes               compute nodes
   mgs_sent            MGS messages sent between clusters
 Fields whose counters are absent (no dilation, or the no-INI stand-in) are
@@ -54,8 +59,11 @@ def profile(run):
                    ini_cpu_per_pass_ns=round(cpu / passes, 1) if passes else None,
                    ini_busy_util=round(sum(c["busy"]["utilization"] for c in dil) / len(dil), 4))
     nodes = sum(len(m.get("nodes", [])) for m in mgs)
-    out.update(compute_cpu_us=sum(m.get("dilate_cpu_us", 0) for m in mgs),
-               protocol_cpu_us=sum(m.get("protocol_dilate_cpu_us", 0) for m in mgs),
+    ccpu, pcpu = sum(m.get("dilate_cpu_us", 0) for m in mgs), sum(m.get("protocol_dilate_cpu_us", 0) for m in mgs)
+    cspan, pspan = sum(m.get("dilate_span_us", 0) for m in mgs), sum(m.get("protocol_dilate_span_us", 0) for m in mgs)
+    out.update(compute_cpu_us=ccpu, protocol_cpu_us=pcpu,
+               compute_stretch=round(cspan / ccpu, 2) if ccpu else None,
+               protocol_stretch=round(pspan / pcpu, 2) if pcpu else None,
                nodes=nodes or None,
                mgs_sent=sum(v["sent"] for m in mgs for v in m.get("messages", {}).values()))
     return out

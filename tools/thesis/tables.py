@@ -425,13 +425,16 @@ if cpus:
                      cstat(name, "%.0f", lambda p: p.get("ini_passes")),
                      cstat(name, "%.3f", lambda p: p.get("ini_busy_util")),
                      cstat(name, "%.2f", node("compute_cpu_us")), cstat(name, "%.2f", node("protocol_cpu_us")),
+                     cstat(name, "%.1f", lambda p: p.get("compute_stretch")),
+                     cstat(name, "%.1f", lambda p: p.get("protocol_stretch")),
                      cstat(name, "%.0f", lambda p: p.get("mgs_sent"))))
     emit("table_cpu", "CPU time of the emulated processors (thread CPU clocks): median [95% bootstrap interval]",
          ["cell", "runs", "INI CPU per pass (ns)", "INI passes", "INI busy (counters)", "compute CPU per node (ms)",
-          "protocol CPU per node (ms)", "MGS messages"], rows,
+          "protocol CPU per node (ms)", "compute stretch", "protocol stretch", "MGS messages"], rows,
          "INI busy (counters): each INI's dilated busy turns over its run, mean over the INIs (the trace's "
          "utilization counts only the time of turns that finished a message); CPU per node: the cluster's threads' "
-         "CPU over its compute nodes")
+         "CPU over its compute nodes; stretch: dilated wall time over CPU time, K when the machine's own costs "
+         "(wake-ups, a sleep's overshoot) are nothing beside the dilated work, more by their share")
 
 summary = "".join(files[k] + "\n" for k in sorted(files))
 open(os.path.join(out, "tables.txt"), "w").write(summary)
