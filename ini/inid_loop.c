@@ -543,11 +543,17 @@ TURN_PIECE void idle_sleep(struct inid *d, uint64_t *backoff_us)
 /* ---- uniform dilation (inid_knobs.h) ---- */
 
 /* The knob stage's hook while a dilated turn waits: what arrived joins
- * the work queue, stamped now; the next turn processes it. */
+ * the work queue, stamped now, and counts in the load the INI publishes;
+ * the next turn processes it. */
 static int dilation_poll(void *ctx, uint64_t now)
 {
     struct inid *d = ctx;
-    return poll_pes(d, now) + poll_ports(d, now);
+    int n = poll_pes(d, now) + poll_ports(d, now);
+    /* the load the compute nodes' load-aware policy reads, as each turn
+     * publishes it */
+    atomic_store_explicit(&d->seg->inis[d->local].inbound, queue_len(d) + ini_swp_pending_frames(d->stack.swp),
+                          memory_order_relaxed);
+    return n;
 }
 
 /* The records the turn committed (from index `first`) took their stamps

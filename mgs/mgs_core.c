@@ -492,7 +492,7 @@ static void *protocol_thread(void *arg)
     tls_is_protocol_thread = true;
     mgs_dilate_protocol_thread(g);
     while (!atomic_load_explicit(&g->stop, memory_order_acquire)) {
-        struct mgs_dilate_turn turn;
+        struct mgs_dilate_turn turn = { 0, 0 };
         mgs_dilate_protocol_begin(g, &turn);
         int work = poll_inis(g);
         work += drain_requests(g);

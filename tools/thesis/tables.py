@@ -372,10 +372,13 @@ def ci(vals, f, scale=1.0):
     return (f + " [" + f + "-" + f + "]") % (m * scale, lo * scale, hi * scale) if len(v) > 1 else f % (m * scale)
 
 
-rows = []
+rows, widths = [], []
 for pol in pols:
     for k in keys(pol):
         c = cells[k]
+        if len(c["time"].v) > 1:
+            m_, lo_, hi_ = stats.median_ci(c["time"].v)
+            widths.append((hi_ - lo_) / m_ * 100)
         rows.append((c["size"], c["ios"], pol, runs_col(c), ci(c["time"].v, "%.0f", 1000), ci(c["util"].v, "%.3f"),
                      ci(c["q"].v, "%.3f"), ci(c["qa"].v, "%.3f"), ci(c["ns"].v, "%.0f", 1e-3),
                      ci(c["mis_c"].v, "%.1f%%", 100) if "mis_c" in c else "-"))
@@ -388,7 +391,9 @@ emit("table_stats", "Every cell's figures: median [95% bootstrap interval] over 
      "queue (time avg): mean number of messages in the INI, Little's law on the traces (the thesis's table 5.3 "
      "column as tables 5.3-5.4 here report it); queue at arrival: the mean queue a message found when it arrived "
      "(the thesis's trace definition, docs/traces.md); intervals: percentile bootstrap of the median, %d resamples, "
-     "seed %d (tools/thesis/stats.py)" % (stats.B, stats.SEED))
+     "seed %d (tools/thesis/stats.py)" % (stats.B, stats.SEED),
+     "The 95%% intervals of the INI cells' run time were %.0f-%.0f%% of their medians wide (%d cells)." % (
+         min(widths), max(widths), len(widths)) if widths else "Every INI cell ran once: no interval.")
 
 rows = []
 verdicts = {}
@@ -410,7 +415,7 @@ emit("table_equivalence", "Policies compared at the thesis's 3%: run time, ratio
      "equivalent: the 90%% interval of the ratio lies inside [0.97, 1.03] (TOST, 5%% each side); different: the 95%% "
      "interval excludes 1 and the ratio is not shown equivalent; undecided at this power: neither (the runs cannot "
      "tell a 3%% difference from none).  Bootstrap: %d resamples per group, seed %d" % (stats.B, stats.SEED),
-     (sent + ".") if sent else "")
+     (sent + ".") if sent else "No configuration ran two of the policies compared: nothing to test.")
 
 # ---- CPU profile of the runs (uniform dilation) ----
 if cpus:
@@ -419,6 +424,8 @@ if cpus:
         v = [x for x in v if x is not None]
         return ci(v, f) if v else "-"
     rows = []
+    pp = [statistics.median(v) for v in ([p["ini_cpu_per_pass_ns"] for p in cpus[n].values()
+                                          if p.get("ini_cpu_per_pass_ns") is not None] for n in cpus) if v]
     for name in sorted(cpus, key=lambda n: (len(n), n)):
         node = lambda key: (lambda p: p[key] / p["nodes"] / 1000 if p.get(key) is not None and p.get("nodes") else None)
         rows.append((name, len(cpus[name]), cstat(name, "%.0f", lambda p: p.get("ini_cpu_per_pass_ns")),
@@ -434,7 +441,9 @@ if cpus:
          "INI busy (counters): each INI's dilated busy turns over its run, mean over the INIs (the trace's "
          "utilization counts only the time of turns that finished a message); CPU per node: the cluster's threads' "
          "CPU over its compute nodes; stretch: dilated wall time over CPU time, K when the machine's own costs "
-         "(wake-ups, a sleep's overshoot) are nothing beside the dilated work, more by their share")
+         "(wake-ups, a sleep's overshoot) are nothing beside the dilated work, more by their share",
+         "The INIs spent %.0f-%.0f ns of CPU per message pass (medians of the cells)." % (
+             min(pp), max(pp)) if pp else "No run carried the INIs' CPU time.")
 
 summary = "".join(files[k] + "\n" for k in sorted(files))
 open(os.path.join(out, "tables.txt"), "w").write(summary)
