@@ -79,7 +79,17 @@ struct ini_knobs {
     double latency_us;        /* ΔL: added before delivery at the receiving INI, not to its ACKs */
     double overhead_us;       /* Δo: extra compute-node time per send and per receive */
     int    overhead_sleep;    /* Δo spent sleeping (1) or spinning (0) */
+    /* Uniform dilation (docs/config.md): every processor of the emulated
+     * machine K times slower from its own CPU time; the INIs K*beta. */
+    double dilate;            /* K: 0 = off, else 1..1000 */
+    double beta;              /* the INIs' speed factor under dilation; 0 = 1 */
 };
+
+/* K*beta: how many times its own CPU time an INI's busy turn lasts (0: off). */
+static inline double ini_knobs_ini_dilation(const struct ini_knobs *k)
+{
+    return k->dilate > 0 ? k->dilate * (k->beta > 0 ? k->beta : 1.0) : 0.0;
+}
 
 struct ini_node_cfg {
     int      id;                 /* global INI id */

@@ -223,11 +223,12 @@ int cfg_load_faults(struct loader *ld, const config_setting_t *parent, struct in
 }
 
 /* knobs = { O_us = 50.0; O_mode = "sleep"; gap_us = 0; per_byte_ns = 0;
- *           latency_us = 0; overhead_us = 0; overhead_mode = "spin"; } */
+ *           latency_us = 0; overhead_us = 0; overhead_mode = "spin";
+ *           dilate = 300; beta = 1.0; } */
 static int load_knobs(struct loader *ld, const config_setting_t *root)
 {
     static const char *const allowed[] = { "O_us", "O_mode", "O_dist", "gap_us", "per_byte_ns", "latency_us",
-                                           "overhead_us", "overhead_mode", NULL };
+                                           "overhead_us", "overhead_mode", "dilate", "beta", NULL };
     return load_kv_group(ld, root, "knobs", allowed, cfg_knob_set, &ld->cfg.knobs);
 }
 

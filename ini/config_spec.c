@@ -76,16 +76,19 @@ int cfg_fault_set(void *fault_cfg, const char *key, const char *value, char *err
 }
 
 /* One knob: "O" or "O_us" and so on; values are non-negative numbers of
- * at most a second (per byte: a millisecond). */
+ * at most a second (per byte: a millisecond); the dilation K is 0 (off)
+ * or a factor of 1..1000, beta a factor of 0.001..1000. */
 int cfg_knob_set(void *knobs_cfg, const char *key, const char *value, char *err, size_t errlen)
 {
     struct ini_knobs *k = knobs_cfg;
-    static const struct { const char *name, *alias; size_t offset; double max; } knobs[] = {
-        { "O_us", "O", offsetof(struct ini_knobs, O_us), 1e6 },
-        { "gap_us", "gap", offsetof(struct ini_knobs, gap_us), 1e6 },
-        { "per_byte_ns", "per_byte", offsetof(struct ini_knobs, per_byte_ns), 1e6 },
-        { "latency_us", "latency", offsetof(struct ini_knobs, latency_us), 1e6 },
-        { "overhead_us", "overhead", offsetof(struct ini_knobs, overhead_us), 1e6 },
+    static const struct { const char *name, *alias; size_t offset; double min, max; } knobs[] = {
+        { "O_us", "O", offsetof(struct ini_knobs, O_us), 0, 1e6 },
+        { "gap_us", "gap", offsetof(struct ini_knobs, gap_us), 0, 1e6 },
+        { "per_byte_ns", "per_byte", offsetof(struct ini_knobs, per_byte_ns), 0, 1e6 },
+        { "latency_us", "latency", offsetof(struct ini_knobs, latency_us), 0, 1e6 },
+        { "overhead_us", "overhead", offsetof(struct ini_knobs, overhead_us), 0, 1e6 },
+        { "dilate", "K", offsetof(struct ini_knobs, dilate), 1, 1000 },
+        { "beta", "beta", offsetof(struct ini_knobs, beta), 0.001, 1000 },
     };
     if (!strcmp(key, "O_dist")) {
         if (strcmp(value, "fixed") && strcmp(value, "exp")) {
@@ -108,15 +111,19 @@ int cfg_knob_set(void *knobs_cfg, const char *key, const char *value, char *err,
             continue;
         char *end;
         double v = strtod(value, &end);
-        if (*value == '\0' || *end != '\0' || !(v >= 0.0 && v <= knobs[i].max)) {
-            snprintf(err, errlen, "%s: \"%s\" is not a number in 0..%g", key, value, knobs[i].max);
+        /* dilate = 0 is off, as every other knob's 0 */
+        int dilate = knobs[i].offset == offsetof(struct ini_knobs, dilate);
+        if (*value == '\0' || *end != '\0' ||
+            !((dilate && v == 0.0) || (v >= knobs[i].min && v <= knobs[i].max))) {
+            snprintf(err, errlen, "%s: \"%s\" is not a number in %s%g..%g", key, value, dilate ? "0 (off) or " : "",
+                     knobs[i].min, knobs[i].max);
             return -1;
         }
         *(double *)((char *)k + knobs[i].offset) = v;
         return 0;
     }
     snprintf(err, errlen, "unknown knob \"%s\" (expected O, O_mode, O_dist, gap, per_byte, latency, "
-                          "overhead or overhead_mode)", key);
+                          "overhead, overhead_mode, dilate or beta)", key);
     return -1;
 }
 

@@ -20,6 +20,7 @@
 #include <ctype.h>
 #include <errno.h>
 #include <getopt.h>
+#include <math.h>
 #include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -254,8 +255,9 @@ static void process_init(struct inid *d)
      * one priority under SCHED_FIFO do not preempt each other, and one
      * waiting awake for a peer on its core starved the machine (a 3 s run
      * took 91 s). */
-    if (d->knobs.O && d->knobs.O_sleep && d->idle == INI_IDLE_ADAPTIVE && setpriority(PRIO_PROCESS, 0, -15) != 0)
-        fprintf(stderr, "inid %d: O in sleep mode at normal priority (%s): service times include the "
+    int dedicated = (d->knobs.O && d->knobs.O_sleep) || d->knobs.dil.factor > 0;   /* uniform dilation sleeps too */
+    if (dedicated && d->idle == INI_IDLE_ADAPTIVE && setpriority(PRIO_PROCESS, 0, -15) != 0)
+        fprintf(stderr, "inid %d: O in sleep mode or dilation at normal priority (%s): service times include the "
                 "wait for a core\n", d->me->id, strerror(errno));
 }
 
@@ -296,6 +298,13 @@ static int stack_open(struct inid *d)
     struct ini_stack_params prm;
     char name[64], err[256];
     ini_stack_params_from_config(&prm, &d->cfg, d->me->id, d->tsc_hz);
+    /* Uniform dilation: the transport's timers run on the INI's own clock,
+     * K*beta times slower, as its work does (docs/config.md). */
+    double slow = d->knobs.dil.factor;
+    if (slow > 1) {
+        prm.swp.send_timeout_us = (int)fmin(prm.swp.send_timeout_us * slow, 60e6);
+        prm.swp.ack_timeout_us = (int)fmin(prm.swp.ack_timeout_us * slow, 30e6);
+    }
     /* A pool of the size the configuration's memory check counts. */
     snprintf(name, sizeof(name), "ini%d_mbufs", d->me->id);
     prm.pool_name = name;

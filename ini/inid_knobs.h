@@ -36,9 +36,30 @@
  * one's ended, whichever is later, and lasts its real work plus the extra
  * time; the INI waits (spins or sleeps) only until that end, so a late
  * wake-up is caught up instead of lengthening every later service.  O is
- * one caller (extra = O, fixed or drawn).  A knob that dilates every pass
- * of the loop that did work by K times its own cost would be another:
- * extra = K * (now - begun) at the end of such a pass.
+ * one caller (extra = O, fixed or drawn); uniform dilation the other.
+ *
+ * Uniform dilation (knobs `dilate` K and `beta`; docs/config.md).  Every
+ * turn of the loop that did work lasts K*beta times its own CPU time, as
+ * on an INI processor K*beta times slower; a turn with nothing to do costs
+ * nothing more.  The loop calls
+ *
+ *   inid_knobs_turn_begin()  at the start of every turn: the thread's CPU
+ *                            clock (ini/thread_clock.h says why CPU time)
+ *   inid_knobs_dilate()      at the end of a turn that did work, before
+ *                            it flushes what the turn made: the virtual
+ *                            clock's end is start + K*beta * CPU time
+ *                            (extra = that minus the turn's TSC span), and
+ *                            the INI waits asleep until then
+ *
+ * While it waits, the stage calls the loop's poll hook every
+ * INID_DILATE_POLL_US: records and frames that arrive join the work queue
+ * with their arrival time, as a dedicated INI's FIFO fills while its
+ * processor works, so the trace sees their queueing (without it, they would
+ * arrive when the wait ends and their wait would count nowhere).  The hook
+ * only queues: the work is the next turn's.  The loop then stretches the
+ * stamps its trace records took during the turn over the dilated turn.
+ * Only when dilation is on does the loop read the CPU clock (the loop is
+ * built twice, with the calls and without: off, it costs nothing).
  *
  * Held deliveries.  ΔL, and O on the receive side, need the loop to take
  * the message after the stack's receive has returned: the deliver callback
@@ -55,10 +76,12 @@
 #include <rte_cycles.h>
 
 #include "config.h"
+#include "thread_clock.h"
 
 struct pbuf;
 
 #define INID_HELD 4096     /* held deliveries, power of two */
+#define INID_DILATE_POLL_US 100   /* a dilation wait looks for arrivals this often */
 
 /* A received message held by the stage: the message (AM header at offset
  * off of p, whose owner the stage is until it is released), and what its
@@ -90,6 +113,17 @@ struct inid_knobs {
     uint64_t left;            /* when the last wait was over (TSC) */
     /* Δg/ΔG: the next message may leave then (TSC; 0: now) */
     uint64_t next_tx;
+    /* uniform dilation */
+    struct inid_dilation {
+        double factor;            /* K*beta; 0: off */
+        uint64_t clock_cost_ns;   /* one CPU-clock read, taken off each turn */
+        uint64_t turn_cpu_ns;     /* the thread's CPU clock at the turn's start */
+        uint64_t poll_ns;         /* INID_DILATE_POLL_US in ns */
+        int (*poll)(void *ctx, uint64_t now);   /* the loop's: queue what arrived */
+        void *poll_ctx;
+        /* counted (the counters file's "dilation") */
+        uint64_t turns, cpu_ns, extra_cycles, polls;
+    } dil;
     /* held deliveries, in order */
     uint32_t head, tail;
     struct inid_held held[INID_HELD];
@@ -102,6 +136,16 @@ void inid_knobs_init(struct inid_knobs *k, const struct ini_knobs *cfg, uint64_t
  * `arrive` began at `begun`; the INI stays busy `extra` cycles more,
  * counted on the virtual clock (above).  Reads the clock itself. */
 void inid_knobs_spend(struct inid_knobs *k, uint64_t arrive, uint64_t begun, uint64_t extra);
+/* Uniform dilation: the start of a turn, and the end of one that did
+ * work (above).  The turn began at `begun`; its earliest work arrived at
+ * `arrive`.  Returns the end of its dilated service (TSC) and sets
+ * *work_end to when its own work ended; the INI has waited until then. */
+static inline void inid_knobs_turn_begin(struct inid_knobs *k)
+{
+    k->dil.turn_cpu_ns = ini_thread_cpu_ns();
+}
+uint64_t inid_knobs_dilate(struct inid_knobs *k, uint64_t arrive, uint64_t begun, uint64_t *work_end);
+
 /* O's length for the next message: O_us, or drawn with that mean. */
 uint64_t inid_knobs_draw_O(struct inid_knobs *k);
 

@@ -32,6 +32,11 @@
 
 enum { DONE = 0, STALL = 1 };
 
+/* The loop is built twice (inid_loop); the pieces of a turn are inlined
+ * into each copy, as they were into the one loop, so that the copy without
+ * dilation is the loop as it was. */
+#define TURN_PIECE static inline __attribute__((always_inline))
+
 static inline uint32_t queue_len(const struct inid *d) { return d->q_tail - d->q_head; }
 static inline uint32_t queue_room(const struct inid *d) { return INID_QUEUE_SIZE - queue_len(d); }
 
@@ -52,7 +57,7 @@ void inid_fabric_init(struct inid *d)
  * leaves right after its service, not at the end of the turn (where it
  * would also wait for the O of every message behind it in the queue).
  * Returns the frames still waiting for a full port. */
-static int flush_ports(struct inid *d)
+TURN_PIECE int flush_ports(struct inid *d)
 {
     int n = ini_stack_flush(&d->stack);
     if (d->idle == INI_IDLE_ADAPTIVE && d->cfg.net_mode == INI_NET_MEMIF)
@@ -117,7 +122,7 @@ static int backlog_push(struct inid *d, int pe, struct pbuf *p, uint16_t off)
     return 0;
 }
 
-static int retry_backlogs(struct inid *d)
+TURN_PIECE int retry_backlogs(struct inid *d)
 {
     int n = 0;
     for (int pe = 0; pe < d->n_pes; pe++) {
@@ -348,7 +353,7 @@ static int process(struct inid *d, struct work *w, uint64_t now)
 /* Stalled work is retried in order; what still cannot proceed stays.
  * Work for a target that already stalled this turn stays too, so that
  * messages to one connection (or one local PE) keep their order. */
-static int retry_stalled(struct inid *d, uint64_t now)
+TURN_PIECE int retry_stalled(struct inid *d, uint64_t now)
 {
     uint32_t kept = 0, done = 0;
     for (uint32_t i = 0; i < d->n_stalled; i++) {
@@ -368,7 +373,7 @@ static int retry_stalled(struct inid *d, uint64_t now)
  * window is full (or whose local PE's ring is full) moves to the stall list
  * and the work behind it goes on (thesis section 3.1); later messages for
  * the same target join it there, to keep their order. */
-static int run_queue(struct inid *d, uint64_t now)
+TURN_PIECE int run_queue(struct inid *d, uint64_t now)
 {
     int n = 0;
     while (d->q_head != d->q_tail) {
@@ -393,7 +398,7 @@ static int run_queue(struct inid *d, uint64_t now)
 
 /* ---- sources ---- */
 
-static int poll_pes(struct inid *d, uint64_t now)
+TURN_PIECE int poll_pes(struct inid *d, uint64_t now)
 {
     int n = 0;
     for (int pe = 0; pe < d->n_pes; pe++) {
@@ -421,7 +426,7 @@ static int poll_pes(struct inid *d, uint64_t now)
     return n;
 }
 
-static int poll_ports(struct inid *d, uint64_t now)
+TURN_PIECE int poll_ports(struct inid *d, uint64_t now)
 {
     int n = 0;
     struct rte_mbuf *pkts[INI_NETIF_BURST];
@@ -521,7 +526,7 @@ static void idle_epoll(void *arg)
 
 /* One sleep; the back-off doubles while nothing happens, up to
  * idle.max_sleep_us. */
-static void idle_sleep(struct inid *d, uint64_t *backoff_us)
+TURN_PIECE void idle_sleep(struct inid *d, uint64_t *backoff_us)
 {
     struct idle_sleep s = { d, *backoff_us };
     _Atomic uint32_t *sleeping = &d->seg->inis[d->local].sleeping;
@@ -535,73 +540,162 @@ static void idle_sleep(struct inid *d, uint64_t *backoff_us)
         *backoff_us = (uint64_t)d->cfg.idle.max_sleep_us;
 }
 
-int inid_loop(void *arg)
+/* ---- uniform dilation (inid_knobs.h) ---- */
+
+/* The knob stage's hook while a dilated turn waits: what arrived joins
+ * the work queue, stamped now, and counts in the load the INI publishes;
+ * the next turn processes it. */
+static int dilation_poll(void *ctx, uint64_t now)
 {
-    struct inid *d = arg;
+    struct inid *d = ctx;
+    int n = poll_pes(d, now) + poll_ports(d, now);
+    /* the load the compute nodes' load-aware policy reads, as each turn
+     * publishes it */
+    atomic_store_explicit(&d->seg->inis[d->local].inbound, queue_len(d) + ini_swp_pending_frames(d->stack.swp),
+                          memory_order_relaxed);
+    return n;
+}
+
+/* The records the turn committed (from index `first`) took their stamps
+ * while it worked, in [t0, t1]; the dilated turn lasted until `end`, so
+ * each stamp inside the turn moves as if the work had gone at the dilated
+ * pace.  Stamps from before the turn (submit, arrival) stay; the order of
+ * every record's stamps is kept. */
+static void stretch_records(struct ini_trace *t, uint32_t first, uint64_t t0, uint64_t t1, uint64_t end)
+{
+    double f = (double)(end - t0) / (double)(t1 > t0 ? t1 - t0 : 1);
+    for (uint32_t i = first; i < t->n; i++)
+        for (int k = 0; k < INI_TRACE_SLOTS; k++)
+            if (t->recs[i].slot[k] > t0)
+                t->recs[i].slot[k] = t0 + (uint64_t)((double)(t->recs[i].slot[k] - t0) * f);
+}
+
+/* A turn that began at `now` did work: it lasts K*beta times its CPU
+ * time.  `arrive`: when its earliest work arrived (the virtual clock's
+ * start). */
+static void dilate_turn(struct inid *d, uint64_t arrive, uint64_t now, uint32_t first_rec)
+{
+    uint64_t work_end, end = inid_knobs_dilate(&d->knobs, arrive, now, &work_end);
+    if (end > work_end)
+        stretch_records(&d->trace, first_rec, now, work_end, end);
+}
+
+/* ---- the loop ---- */
+
+/* The loop's own clocks: idle back-off, lwIP's timers, the queue's area. */
+struct loop_clock {
+    uint64_t spin, yield, timer_period;
+    uint64_t last_work, next_timers, backoff_us;
+    uint64_t last_turn, last_occupancy;
+};
+
+TURN_PIECE void loop_clock_init(const struct inid *d, struct loop_clock *c)
+{
     const uint64_t hz = d->tsc_hz;
     /* Colocated with its compute nodes (idle.colocate), the daemon hands
      * its core over at once instead of spinning on it. */
-    const uint64_t spin_cycles = d->cfg.idle.colocate ? 0 : hz / 1000000 * (uint64_t)d->cfg.idle.spin_us;
-    const uint64_t yield_cycles = hz / 1000000 * (uint64_t)d->cfg.idle.yield_us;
-    const uint64_t timer_period = hz / 10;         /* lwIP timers: 100 ms */
-    uint64_t last_work = rte_rdtsc(), next_timers = last_work + timer_period;
-    uint64_t backoff_us = 8;
-    uint64_t last_turn = 0, last_occupancy = 0;
-    struct ini_seg_ini *me = &d->seg->inis[d->local];
+    c->spin = d->cfg.idle.colocate ? 0 : hz / 1000000 * (uint64_t)d->cfg.idle.spin_us;
+    c->yield = hz / 1000000 * (uint64_t)d->cfg.idle.yield_us;
+    c->timer_period = hz / 10;         /* lwIP timers: 100 ms */
+    c->last_work = rte_rdtsc();
+    c->next_timers = c->last_work + c->timer_period;
+    c->backoff_us = 8;
+    c->last_turn = c->last_occupancy = 0;
+}
 
+/* After the sources were polled: the load the compute nodes' load-aware
+ * policy reads, and the queue's time-average and samples. */
+TURN_PIECE void account_queue(struct inid *d, struct loop_clock *c, uint64_t now)
+{
+    struct ini_seg_ini *me = &d->seg->inis[d->local];
+    uint32_t ql = queue_len(d);
+    atomic_store_explicit(&me->processed, d->stats.processed, memory_order_relaxed);
+    atomic_store_explicit(&me->inbound, queue_len(d) + ini_swp_pending_frames(d->stack.swp), memory_order_relaxed);
+    /* This turn's occupancy holds until the next turn starts. */
+    if (c->last_turn)
+        d->stats.queue_area += c->last_occupancy * (now - c->last_turn);
+    c->last_turn = now;
+    c->last_occupancy = ql + d->n_stalled;
+    if (ql) {
+        d->stats.queue_sum += ql;
+        d->stats.queue_samples++;
+        if (ql > d->stats.queue_max)
+            d->stats.queue_max = ql;
+    }
+}
+
+/* The end of a turn: lwIP's timers when due, then the busy cycles of a
+ * turn that did work (n), or the idle path. */
+TURN_PIECE void end_turn(struct inid *d, struct loop_clock *c, uint64_t now, int n)
+{
+    if (now >= c->next_timers) {
+        ini_stack_timers(&d->stack);     /* lwIP's timers, reassembly timeouts counted */
+        c->next_timers = now + c->timer_period;
+        ini_capture_tick(&d->cap, now);
+    }
+    if (n) {
+        /* Two TSC reads per turn, not per message. */
+        d->stats.busy_cycles += rte_rdtsc() - now;
+        c->last_work = now;
+        c->backoff_us = 8;
+    } else if (d->idle == INI_IDLE_ADAPTIVE && now - c->last_work > c->spin) {
+        /* Shared cores: first hand the core to whoever is runnable on
+         * it (the compute node this daemon serves, colocated) and come
+         * back at once if nobody is, for up to yield_us; only then
+         * sleep in the kernel.  No message is waiting: the system
+         * call is the idle path's, as the sleep is. */
+        if (now - c->last_work <= c->spin + c->yield)
+            sched_yield();
+        else
+            idle_sleep(d, &c->backoff_us);
+    }
+}
+
+/* The loop, built twice (inid_loop): with uniform dilation's calls and
+ * without them, so that dilation off costs nothing per turn. */
+TURN_PIECE void loop(struct inid *d, const int dilated)
+{
+    struct loop_clock c;
+    struct ini_seg_ini *me = &d->seg->inis[d->local];
+    loop_clock_init(d, &c);
     while (!d->stop) {
         /* The clock at every turn's start, not only when a turn may need
          * it (timers/loop_clock.h): the busy cycles, the queue's area and
          * the arrival stamps below count from it. */
         uint64_t now = rte_rdtsc();
+        uint32_t first_rec = d->trace.n;
+        if (dilated)
+            inid_knobs_turn_begin(&d->knobs);
         int n = retry_backlogs(d) + ini_stack_poll(&d->stack, now);
         if (inid_knobs_held(&d->knobs))
             n += deliver_held(d, now);      /* due after ΔL, or offered again by the poll */
         n += retry_stalled(d, now) + poll_pes(d, now) + poll_ports(d, now);
-        uint32_t ql = queue_len(d);
-        /* The compute nodes' load-aware policy reads this. */
-        atomic_store_explicit(&me->processed, d->stats.processed, memory_order_relaxed);
-        atomic_store_explicit(&me->inbound, queue_len(d) + ini_swp_pending_frames(d->stack.swp), memory_order_relaxed);
-        /* This turn's occupancy holds until the next turn starts. */
-        if (last_turn)
-            d->stats.queue_area += last_occupancy * (now - last_turn);
-        last_turn = now;
-        last_occupancy = ql + d->n_stalled;
-        if (ql) {
-            d->stats.queue_sum += ql;
-            d->stats.queue_samples++;
-            if (ql > d->stats.queue_max)
-                d->stats.queue_max = ql;
-        }
+        account_queue(d, &c, now);
+        /* what the dilated turn serves arrived from then on (queued while
+         * the previous turn waited, or now) */
+        uint64_t arrive = dilated && queue_len(d) ? d->queue[d->q_head % INID_QUEUE_SIZE].t_arrive : now;
         n += run_queue(d, now);
         atomic_store_explicit(&me->processed, d->stats.processed, memory_order_relaxed);
         atomic_store_explicit(&me->inbound, inid_knobs_held(&d->knobs) + ini_swp_pending_frames(d->stack.swp),
                               memory_order_relaxed);
+        if (dilated && n)
+            dilate_turn(d, arrive, now, first_rec);   /* what it made leaves at its end */
         /* Frames a full peer ring refused keep the daemon awake. */
         n += flush_ports(d);
         d->stats.loops++;
+        end_turn(d, &c, now, n);
+    }
+}
 
-        if (now >= next_timers) {
-            ini_stack_timers(&d->stack);     /* lwIP's timers, reassembly timeouts counted */
-            next_timers = now + timer_period;
-            ini_capture_tick(&d->cap, now);
-        }
-        if (n) {
-            /* Two TSC reads per turn, not per message. */
-            d->stats.busy_cycles += rte_rdtsc() - now;
-            last_work = now;
-            backoff_us = 8;
-        } else if (d->idle == INI_IDLE_ADAPTIVE && now - last_work > spin_cycles) {
-            /* Shared cores: first hand the core to whoever is runnable on
-             * it (the compute node this daemon serves, colocated) and come
-             * back at once if nobody is, for up to yield_us; only then
-             * sleep in the kernel.  No message is waiting: the system
-             * call is the idle path's, as the sleep is. */
-            if (now - last_work <= spin_cycles + yield_cycles)
-                sched_yield();
-            else
-                idle_sleep(d, &backoff_us);
-        }
+int inid_loop(void *arg)
+{
+    struct inid *d = arg;
+    if (d->knobs.dil.factor > 0) {
+        d->knobs.dil.poll = dilation_poll;
+        d->knobs.dil.poll_ctx = d;
+        loop(d, 1);
+    } else {
+        loop(d, 0);
     }
     return 0;
 }
@@ -724,6 +818,13 @@ void inid_write_counters(struct inid *d)
     fprintf(f, "  \"busy\": {\"cycles\": %llu, \"share\": %.4f, \"cycles_per_message\": %.1f},\n",
             (unsigned long long)s->busy_cycles, run ? (double)s->busy_cycles / (double)run : 0.0,
             handled ? (double)s->busy_cycles / (double)handled : 0.0);
+    const struct inid_dilation *dil = &d->knobs.dil;
+    if (dil->factor > 0)
+        fprintf(f, "  \"dilation\": {\"factor\": %.4f, \"turns\": %llu, \"cpu_ns\": %llu, \"wait_cycles\": %llu, "
+                   "\"polls\": %llu, \"clock_cost_ns\": %llu},\n",
+                dil->factor, (unsigned long long)dil->turns, (unsigned long long)dil->cpu_ns,
+                (unsigned long long)dil->extra_cycles, (unsigned long long)dil->polls,
+                (unsigned long long)dil->clock_cost_ns);
     fprintf(f, "  \"loop\": {\"iterations\": %llu, \"idle_sleeps\": %llu, \"avg_queue\": %.3f, \"max_queue\": %llu}\n}\n",
             (unsigned long long)s->loops, (unsigned long long)s->idle_sleeps, avg_q,
             (unsigned long long)s->queue_max);

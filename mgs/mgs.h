@@ -52,7 +52,9 @@
  * Environment knobs: MGS_SHARED_MB (range size in MiB, 1..65536, default
  * 64), MGS_UNIT_PAGES (pages per coherence unit, default 1), MGS_BASE
  * (address of the range, default 0x3f0000000000), MGS_DILATE (time
- * dilation of the compute threads, 1..1000, default 1).  Returns 0, or -1
+ * dilation of the compute threads, 1..1000) and MGS_DILATE_PROTOCOL (of
+ * the protocol thread), both by default the configuration's `dilate` knob,
+ * else 1 (off).  Returns 0, or -1
  * with a one-line message in err. */
 int mgs_start(char *err, size_t errlen);
 /* Outside the launcher: one cluster of nthreads threads in this process, no
@@ -160,6 +162,10 @@ struct mgs_counters {
     uint64_t barriers, barrier_wait_us, barrier_max_us;
     uint64_t reorder_held;                      /* messages that arrived out of order */
     uint64_t dilate_sleeps, dilate_sleep_us;    /* MGS_DILATE: compute threads' sleeps */
+    /* Dilation: the dilated work's CPU time and wall-clock span (span/CPU =
+     * the factor), compute threads and protocol thread. */
+    uint64_t dilate_cpu_us, dilate_span_us;
+    uint64_t protocol_dilate_sleeps, protocol_dilate_sleep_us, protocol_dilate_cpu_us, protocol_dilate_span_us;
 };
 
 /* A copy of this cluster's counters (consistent: taken by the protocol

@@ -68,9 +68,6 @@ struct mgs *mgs_g;
 static _Thread_local struct mgs_request tls_request;
 static _Thread_local int tls_thread = -1;
 static _Thread_local bool tls_is_protocol_thread;
-/* Dilation (MGS_DILATE): the thread CPU and wall-clock time, in ns, when
- * the compute thread last came back from MGS. */
-static _Thread_local uint64_t tls_mark_cpu_ns, tls_mark_wall_ns;
 static struct sigaction previous_segv;
 
 #define DEFAULT_BASE 0x3f0000000000ull
@@ -143,54 +140,6 @@ static void kick_protocol_thread(struct mgs *g)
         ini_doorbell_ring(&g->own_bell);
 }
 
-static uint64_t clock_ns(clockid_t clock)
-{
-    struct timespec ts;
-    clock_gettime(clock, &ts);
-    return (uint64_t)ts.tv_sec * 1000000000u + (uint64_t)ts.tv_nsec;
-}
-
-/* Time dilation (MGS_DILATE = k > 1): a compute node runs as a dedicated
- * processor k times slower.  The CPU time c it used since it last came back
- * from MGS must have taken k*c of wall-clock time; the thread sleeps until
- * then.  Asleep, it leaves the cores to the INI daemons and the protocol
- * threads, so on a machine with fewer cores than nodes the machine's own
- * costs (waking a daemon, a sleep's overshoot, a system call) become small
- * beside the compute and the O knob, as they were beside the thesis's 20 MHz
- * processors; docs/experiments.md has the measurements.  Time spent waiting
- * for a core already counts toward k*c.  clock_gettime and clock_nanosleep
- * are async-signal-safe, so the fault handler may call this. */
-static void dilate(struct mgs *g)
-{
-    if (g->dilate <= 1.0 || tls_mark_wall_ns == 0)
-        return;
-    uint64_t cpu = clock_ns(CLOCK_THREAD_CPUTIME_ID) - tls_mark_cpu_ns;
-    uint64_t until = tls_mark_wall_ns + (uint64_t)(g->dilate * (double)cpu);
-    uint64_t now = clock_ns(CLOCK_MONOTONIC);
-    if (now < until) {
-        struct timespec ts = { (time_t)(until / 1000000000u), (long)(until % 1000000000u) };
-        while (clock_nanosleep(CLOCK_MONOTONIC, TIMER_ABSTIME, &ts, NULL) == EINTR)
-            ;
-        atomic_fetch_add_explicit(&g->dilate_sleeps, 1, memory_order_relaxed);
-        atomic_fetch_add_explicit(&g->dilate_sleep_ns, until - now, memory_order_relaxed);
-    }
-}
-
-/* The counters the compute threads keep, into the protocol thread's. */
-void mgs_dilate_counters(struct mgs *g, struct mgs_counters *out)
-{
-    out->dilate_sleeps = atomic_load_explicit(&g->dilate_sleeps, memory_order_relaxed);
-    out->dilate_sleep_us = atomic_load_explicit(&g->dilate_sleep_ns, memory_order_relaxed) / 1000;
-}
-
-static void dilate_mark(const struct mgs *g)
-{
-    if (g->dilate <= 1.0 || tls_thread < 0)
-        return;
-    tls_mark_cpu_ns = clock_ns(CLOCK_THREAD_CPUTIME_ID);
-    tls_mark_wall_ns = clock_ns(CLOCK_MONOTONIC);
-}
-
 /* Hands r to the protocol thread and sleeps until it is done. */
 static void hand_over(struct mgs *g, struct mgs_request *r)
 {
@@ -220,9 +169,9 @@ static void hand_over(struct mgs *g, struct mgs_request *r)
  * handler too: atomics, clocks and futex calls only. */
 static void submit_and_wait(struct mgs *g, struct mgs_request *r)
 {
-    dilate(g);
+    mgs_dilate_compute(g);
     hand_over(g, r);
-    dilate_mark(g);
+    mgs_dilate_mark(g, tls_thread);
 }
 
 /* Protocol thread: r is finished; the thread may reuse it at once, so r is
@@ -541,12 +490,17 @@ static void *protocol_thread(void *arg)
 {
     struct mgs *g = arg;
     tls_is_protocol_thread = true;
+    mgs_dilate_protocol_thread(g);
     while (!atomic_load_explicit(&g->stop, memory_order_acquire)) {
+        struct mgs_dilate_turn turn = { 0, 0 };
+        mgs_dilate_protocol_begin(g, &turn);
         int work = poll_inis(g);
         work += drain_requests(g);
         work += process_ready(g);
         if (!work)
             idle_wait(g);
+        else
+            mgs_dilate_protocol_end(g, &turn);   /* handlers cost K times their CPU time */
     }
     return NULL;
 }
@@ -639,16 +593,8 @@ static int read_env(struct mgs *g, char *err, size_t errlen)
     g->size = (g->size + g->unit - 1) / g->unit * g->unit;
     g->n_units = g->size / g->unit;
     g->base = (uintptr_t)env_long("MGS_BASE", (long)DEFAULT_BASE);
-    const char *dilate = getenv("MGS_DILATE");
-    g->dilate = 1.0;
-    if (dilate && *dilate) {
-        char *end;
-        g->dilate = strtod(dilate, &end);
-        if (*end || !(g->dilate >= 1.0 && g->dilate <= 1000.0)) {
-            snprintf(err, errlen, "MGS_DILATE=%s: expected a factor from 1 to 1000", dilate);
-            return -1;
-        }
-    }
+    if (mgs_dilate_read_env(g, err, errlen) < 0)
+        return -1;
     return 0;
 }
 
@@ -857,7 +803,7 @@ int mgs_begin_parallel(unsigned nlocks, char *err, size_t errlen)
 void mgs_thread_enter(int global_id)
 {
     tls_thread = global_id;
-    dilate_mark(mgs_g);
+    mgs_dilate_compute_thread(mgs_g, tls_thread);
 }
 
 /* A lock or unlock request for lock id, made and answered. */

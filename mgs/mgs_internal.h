@@ -165,6 +165,17 @@ struct mgs_barrier_state {
 
 /* ---- the cluster process ----------------------------------------------- */
 
+/* One kind of dilated thread's counters (mgs_dilate.c). */
+struct mgs_dilation {
+    _Atomic uint64_t sleeps, sleep_ns;   /* the sleeps that stretched the work */
+    _Atomic uint64_t cpu_ns, span_ns;    /* its CPU time, and the wall-clock span it took */
+};
+
+/* A protocol iteration's start, while dilated. */
+struct mgs_dilate_turn {
+    uint64_t cpu0, wall0;
+};
+
 struct mgs {
     /* configuration (read-only after mgs_start) */
     int cluster, n_clusters;
@@ -191,8 +202,11 @@ struct mgs {
     struct ini_pe *pes[INI_MAX_PES_PER_CLUSTER];  /* every node of this cluster */
     int n_pes;
     int spin_us;
-    double dilate;                      /* MGS_DILATE: compute runs this many times slower */
-    _Atomic uint64_t dilate_sleeps, dilate_sleep_ns;   /* added by the compute threads */
+    /* time dilation (mgs_dilate.c) */
+    double dilate;                      /* compute threads run this many times slower */
+    double dilate_protocol;             /* the protocol thread's busy iterations too */
+    uint64_t clock_cost_ns;             /* one CPU-clock read, taken off each piece of work */
+    struct mgs_dilation compute, protocol;   /* added by the threads that dilate */
     /* Standalone (no INIs, no pe): the protocol thread's futex word. */
     _Atomic uint32_t own_bell, own_bell_sleeping;
 
@@ -310,7 +324,21 @@ void mgs_cont_run(struct mgs_cont *c);
 
 /* stats (mgs_stats.c) */
 void mgs_stats_write(struct mgs *g);
-/* Copies the compute threads' dilation counters (atomics) into out. */
+
+/* dilation (mgs_dilate.c): MGS_DILATE, MGS_DILATE_PROTOCOL, else the
+ * configuration's `dilate` knob; 0, or -1 with a message in err. */
+int mgs_dilate_read_env(struct mgs *g, char *err, size_t errlen);
+/* A compute thread: settles the work since its mark, at each call into
+ * MGS (signal handler included); marks when the call returns. */
+void mgs_dilate_compute(struct mgs *g);
+void mgs_dilate_mark(const struct mgs *g, int thread);
+/* A compute thread's setting and first mark (mgs_thread_enter). */
+void mgs_dilate_compute_thread(const struct mgs *g, int thread);
+/* The protocol thread: its setting, and each busy iteration's ends. */
+void mgs_dilate_protocol_thread(const struct mgs *g);
+void mgs_dilate_protocol_begin(const struct mgs *g, struct mgs_dilate_turn *t);
+void mgs_dilate_protocol_end(struct mgs *g, const struct mgs_dilate_turn *t);
+/* Copies the dilation counters (atomics) into out. */
 void mgs_dilate_counters(struct mgs *g, struct mgs_counters *out);
 
 #endif

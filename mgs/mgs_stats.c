@@ -110,7 +110,9 @@ static const struct ini_counter protocol_counters[] = {
     MGS_COUNTER(lock_acquires),        MGS_COUNTER(lock_local_handoffs), MGS_COUNTER(lock_remote_acquires),
     MGS_COUNTER(lock_token_departures), MGS_COUNTER(barriers),          MGS_COUNTER(barrier_wait_us),
     MGS_COUNTER(barrier_max_us),       MGS_COUNTER(reorder_held),       MGS_COUNTER(dilate_sleeps),
-    MGS_COUNTER(dilate_sleep_us),
+    MGS_COUNTER(dilate_sleep_us),      MGS_COUNTER(dilate_cpu_us),      MGS_COUNTER(dilate_span_us),
+    MGS_COUNTER(protocol_dilate_sleeps), MGS_COUNTER(protocol_dilate_sleep_us),
+    MGS_COUNTER(protocol_dilate_cpu_us), MGS_COUNTER(protocol_dilate_span_us),
 };
 
 /* "messages": each type's counters, one a line. */

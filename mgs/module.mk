@@ -11,7 +11,7 @@ $(OBJ)/mgs/%.o: INC = -Imgs -Iini -Iloadbal -Istack -Itimers
 #            link libmgs.a before libwater.a: par_mgs.o then defines par_*,
 #            and libwater.a's par_threads.o is never pulled in.
 LIBMGS_SRCS := mgs/mgs_core.c mgs/mgs_page.c mgs/mgs_sync.c mgs/mgs_stats.c mgs/mgs_diff.c \
-	mgs/par_mgs.c
+	mgs/mgs_dilate.c mgs/par_mgs.c
 LIBMGS := $(BUILD)/libmgs.a
 PAR_RENAMED_FUNCS := init finalize malloc locks_create lock unlock barrier sum self nthreads run
 PAR_THREADS_RENAMED := $(OBJ)/mgs/par_threads_renamed.o
@@ -22,11 +22,12 @@ $(LIBMGS): $(LIBMGS_SRCS:%.c=$(OBJ)/%.o) $(PAR_THREADS_RENAMED)
 	@mkdir -p $(dir $@)
 	$(AR) rcs $@ $^
 
-UNIT_TESTS += $(BIN)/test_mgs_diff $(BIN)/test_mgs_standalone
+UNIT_TESTS += $(BIN)/test_mgs_diff $(BIN)/test_mgs_standalone $(BIN)/test_mgs_dilate
 $(BIN)/test_mgs_diff: $(OBJ)/mgs/mgs_diff.o
 $(BIN)/test_mgs_standalone: $(LIBMGS) $(LIBINI)
+$(BIN)/test_mgs_dilate: $(OBJ)/mgs/mgs_dilate.o $(LIBINI)
 
 .PHONY: mgs
-mgs: $(LIBMGS) $(BIN)/mgs-litmus $(BIN)/test_mgs_diff $(BIN)/test_mgs_standalone $(BIN)/water
+mgs: $(LIBMGS) $(BIN)/mgs-litmus $(BIN)/test_mgs_diff $(BIN)/test_mgs_standalone $(BIN)/test_mgs_dilate $(BIN)/water
 
 -include mgs/water/module.mk

@@ -6,7 +6,8 @@
 # reports, meta.txt: tools/thesis/runs.py's layout), today's scripts make
 # the committed tables again, byte for byte:
 #   chapter 5   docs/results/thesis: tools/thesis/tables.py, every table
-#               (.txt, .csv) and figure's data (.dat)
+#               (.txt, .csv) and figure's data (.dat); docs/results/beta.txt
+#               (tools/thesis/beta.py on its measured inputs)
 #   sweeps      docs/results/sweeps: sweep_fit.py (sweeps.txt, fits.csv,
 #               points.csv, data/*.dat), models.py from models-raw/
 #               (models.txt, .csv), water_model.py on the chapter 5 run
@@ -21,8 +22,9 @@
 # (Figures' PNGs are gnuplot's and not compared.)  Then every path under
 # docs/results/ that the docs name (docs/*.md, README.md,
 # tests/fuzz/RUNS.md; globs and {a,b} expanded) exists, in the tree or in
-# the archive of a superseded run, and docs/results holds no empty file
-# and no per-run files of the older layout.
+# the archive of a superseded run, or is scheduled by a plan
+# (docs/results/PLAN-*.md, while it is there), and docs/results holds no
+# empty file and no per-run files of the older layout.
 set -u
 cd "$(dirname "$0")/../.."
 ROOT=$PWD R=docs/results
@@ -55,6 +57,12 @@ cmd=$(head -n 1 "$R/thesis/meta.txt" | sed 's/^# //')
 python3 "$ROOT/tools/thesis/tables.py" "$R/thesis" "$cmd" > /dev/null 2> "$tmp/err" || { fail "tables.py: $(tail -n 1 "$tmp/err")"; }
 cd "$ROOT"
 same thesis $(cd "$R/thesis" && ls table*.txt table*.csv figure*.dat)
+
+# ---- beta (docs/experiments.md, "Beta") from its measured inputs ----
+python3 tools/thesis/beta.py docs/results/beta-inputs-k100.txt docs/results/beta-inputs-k300.txt > "$tmp/beta.txt" 2> "$tmp/err" ||
+    fail "beta.py: $(tail -n 1 "$tmp/err")"
+cmp -s "$tmp/beta.txt" docs/results/beta.txt && echo "ok:   beta.txt made again, identical" ||
+    { fail "docs/results/beta.txt is not what beta.py makes of its inputs"; diff docs/results/beta.txt "$tmp/beta.txt" | head -5; }
 
 # ---- sweeps ----
 cd "$tmp"
@@ -130,9 +138,15 @@ def expand(p):
     if not m:
         return [p]
     return [q for alt in m.group(1).split(",") for q in expand(p[:m.start()] + alt + p[m.end():])]
+# Results a plan schedules (docs/results/PLAN-*.md, deleted when they land)
+# may be named before they exist.
+planned = {m.group(1).rstrip("/") for p in glob.glob(os.path.join(R, "PLAN-*.md"))
+           for m in re.finditer(r"docs/results/([\w./-]*[\w/])", open(p).read())}
 def exists(p):
     p = p.rstrip("/")
     if glob.glob(os.path.join(R, p)) or glob.glob(os.path.join(R, p + ".*")):
+        return True
+    if any(p == q or p.startswith(q + "/") for q in planned):
         return True
     top, _, rest = p.partition("/")
     m = archive(top)

@@ -8,9 +8,9 @@
  * Forwarding (no network, no protocol stack): each fake INI owns a mailbox,
  * a shared-memory object /ini-TAG-fake<ID> holding one single-producer
  * ring per INI of the machine.  A message a compute node hands it is copied
- * into the mailbox of an INI of the destination cluster (the one whose index
- * in its cluster is this INI's index modulo that cluster's INI count; a
- * message for the own cluster is delivered directly); the owner of the
+ * into the mailbox of an INI of the destination cluster (the destination
+ * node's INI under the static policy, as inid's static INI policy picks
+ * it; a message for the own cluster is delivered directly); the owner of the
  * mailbox copies it into the destination PE's delivery ring.  Idle INIs
  * sleep on a FIFO (the segment's wake path, which compute nodes ring, and
  * which other fake INIs ring after filling the mailbox).
@@ -19,6 +19,11 @@
  * inter-cluster message is held N microseconds (may be fractional) after it
  * entered the mailbox before delivery: a fixed added latency per message,
  * with no contention (the thesis's "INI delay" baseline, section 5.2).
+ *
+ * --knob O=... (O_dist, O_mode) and --trace MODE, as inid takes them: the
+ * same O server as inid's in front of this forwarder, and the same trace
+ * (fake_service.h): the calibrated mode's INI with no network stack, the
+ * ablation of docs/experiments.md.  Without them it only forwards.
  *
  * Misbehaviour on request, to exercise the launcher's error paths:
  *   FAKE_INID_FAIL=ID       INI ID exits with status 3 before READY
@@ -47,6 +52,7 @@
 #include "config.h"
 #include "counters.h"
 #include "fabric.h"
+#include "fake_service.h"
 
 #define MBOX_RING (1u << 20)
 struct mbox {
@@ -116,6 +122,8 @@ struct fake {
     uint64_t pend_out_end[INI_MAX_PES_PER_CLUSTER], pend_in_end[INI_MAX_INIS];
     uint64_t next_due;                  /* the first delayed message is due then (ns; 0: none) */
     struct fake_counters count;
+    const char *knob, *trace, *pe_policy, *ini_policy;   /* inid's --knob, --trace, --policy, --ini-policy */
+    struct fake_service svc;            /* O and the trace (fake_service.h) */
 };
 static struct fake fake;
 
@@ -136,7 +144,8 @@ static const char usage_text[] =
     "usage: cluster-fake-inid --config FILE --ini ID --tag TAG --run-dir DIR [inid's other options]\n"
     "       cluster-fake-inid --help | --version\n"
     "A stand-in for inid, started by ini-cluster run --inid PATH; it accepts and\n"
-    "ignores inid's --policy, --ini-policy, --idle, --trace, --fault, --knob and --segment.\n";
+    "ignores inid's --idle, --fault and --segment; --knob O (O_dist, O_mode) and --trace\n"
+    "give it inid's O server and trace (--policy, --ini-policy: recorded in the trace).\n";
 
 /* inid's command line (inid_cli.h); loads the configuration.  Bad input
  * exits 2. */
@@ -157,7 +166,11 @@ static void parse_args(struct fake *f, int argc, char **argv)
         case 't': f->tag = optarg; break;
         case 'r': f->run_dir = optarg; break;
         case 'L': f->launcher_pid = (pid_t)cli_parse_long("--launcher-pid", optarg, 1, INT32_MAX); break;
-        case 'p': case 'I': case 'T': case 'f': case 'P': case 'k': case 'C': case 'S': case 'l': case 'R': case 's':
+        case 'k': f->knob = optarg; break;
+        case 'T': f->trace = optarg; break;
+        case 'P': f->pe_policy = optarg; break;
+        case 'p': f->ini_policy = optarg; break;
+        case 'I': case 'f': case 'C': case 'S': case 'l': case 'R': case 's':
             break;                                                                  /* inid's; not ours */
         default: cli_common_option(c, argv);
         }
@@ -208,13 +221,13 @@ static int fabric_init(struct fake *f)
 }
 
 /* A compute node's message h (mlen bytes) for another cluster: into the
- * mailbox of that cluster's INI whose index is mine modulo its INI count,
- * behind its send time; the INI rung if it sleeps.  0, or -1 when it
- * cannot go now (its mailbox is full, or not there yet). */
-static int forward(struct fake *f, const struct ini_am_hdr *h, uint32_t mlen, int dc)
+ * mailbox of the destination node's INI under the static policy (as
+ * inid's static INI policy picks it), behind its send time; the INI rung
+ * if it sleeps.  0, or -1 when it cannot go now (its mailbox is full, or
+ * not there yet). */
+static int forward(struct fake *f, const struct ini_am_hdr *h, uint32_t mlen)
 {
-    const struct ini_cluster_cfg *dcc = &f->cfg.clusters[dc];
-    int di = dcc->inis[f->me->index % dcc->n_inis];
+    int di = f->cfg.pes[h->dst_pe].static_ini;
     if (!f->peer[di]) {
         char pn[64];
         mbox_name(pn, sizeof pn, f->tag, di);
@@ -243,21 +256,29 @@ static int forward(struct fake *f, const struct ini_am_hdr *h, uint32_t mlen, in
 static int poll_pes(struct fake *f)
 {
     int work = 0;
+    uint64_t turn = fake_service_turn();      /* what this turn takes arrived then */
+    uint32_t taken = 0;
     for (uint32_t p = 0; p < f->seg->n_pes; p++) {
+        uint64_t limit = fake_service_limit(&f->out_c[p]);
         for (int b = 0; b < 32; b++) {
-            if (!f->pend_out[p] && !(f->pend_out[p] = ini_ring_next(&f->out_c[p], &f->pend_out_end[p])))
+            if (!f->pend_out[p] && (f->out_c[p].cursor >= limit ||
+                                    !(f->pend_out[p] = ini_ring_next(&f->out_c[p], &f->pend_out_end[p]))))
                 break;
             struct ini_am_hdr *h = ini_fabric_out_am(f->pend_out[p]);
             uint32_t mlen = (uint32_t)sizeof *h + h->len;
             int dc = f->cfg.pes[h->dst_pe].cluster;
+            uint64_t begun = fake_service_serve(&f->svc, turn, dc != f->me->cluster);
             if (dc == f->me->cluster) {
                 int dl = f->cfg.pes[h->dst_pe].local;
                 if (ini_fabric_put(&f->deliv[dl], h, mlen) < 0)
                     break;
                 ini_fabric_wake_pe(f->seg, dl);
                 f->count.delivered++;
-            } else if (forward(f, h, mlen, dc) < 0) {
+                fake_service_record(&f->svc, INI_TRACE_LOCAL, h, INI_TRACE_NO_PEER, turn, begun, taken++);
+            } else if (forward(f, h, mlen) < 0) {
                 break;
+            } else {
+                fake_service_record(&f->svc, INI_TRACE_OUT, h, f->cfg.pes[h->dst_pe].static_ini, turn, begun, taken++);
             }
             ini_ring_release_to(&f->out_c[p], f->pend_out_end[p]);
             f->pend_out[p] = NULL;
@@ -275,11 +296,14 @@ static int poll_pes(struct fake *f)
 static int poll_mailbox(struct fake *f)
 {
     int work = 0;
-    uint64_t now = f->delay_ns ? now_ns() : 0;
+    uint64_t now = f->delay_ns ? now_ns() : 0, turn = fake_service_turn();
+    uint32_t taken = 0;
     f->next_due = 0;
     for (int i = 0; i < f->n; i++) {
+        uint64_t limit = fake_service_limit(&f->in_c[i]);
         for (int b = 0; b < 32; b++) {
-            if (!f->pend_in[i] && !(f->pend_in[i] = ini_ring_next(&f->in_c[i], &f->pend_in_end[i])))
+            if (!f->pend_in[i] && (f->in_c[i].cursor >= limit ||
+                                   !(f->pend_in[i] = ini_ring_next(&f->in_c[i], &f->pend_in_end[i]))))
                 break;
             struct ini_rec *r = f->pend_in[i];
             if (f->delay_ns) {
@@ -293,9 +317,11 @@ static int poll_mailbox(struct fake *f)
             }
             struct ini_am_hdr *h = (struct ini_am_hdr *)(r->data + 8);
             int dl = f->cfg.pes[h->dst_pe].local;
+            uint64_t begun = fake_service_serve(&f->svc, turn, 1);
             if (ini_fabric_put(&f->deliv[dl], h, (uint32_t)sizeof *h + h->len) < 0)
                 break;
             ini_fabric_wake_pe(f->seg, dl);
+            fake_service_record(&f->svc, INI_TRACE_IN, h, i, turn, begun, taken++);
             ini_ring_release_to(&f->in_c[i], f->pend_in_end[i]);
             f->pend_in[i] = NULL;
             f->count.delivered++;
@@ -380,7 +406,8 @@ int main(int argc, char **argv)
         fprintf(stderr, "fake-inid %d: failing before ready, as asked\n", f->id);
         return 3;
     }
-    if (fabric_init(f) < 0)
+    if (fabric_init(f) < 0 ||
+        fake_service_init(&f->svc, &f->cfg, f->me, f->knob, f->trace, f->pe_policy, f->ini_policy) < 0)
         return 1;
     long crash_ms = fault_for("FAKE_INID_CRASH", f->id, 0);
     uint64_t t_start = now_ns();
@@ -408,6 +435,7 @@ int main(int argc, char **argv)
     atomic_store(&f->si->state, INI_SEG_STOPPED);
     ini_fabric_wake_all_pes(f->seg);
     write_counters(f, slept_ms);
+    fake_service_end(&f->svc, f->run_dir, f->id);
     printf("fake-inid %d: stopped\n", f->id);
     unlink(f->si->wake_path);          /* si lies in the segment: before detaching it */
     ini_segment_detach(f->seg);

@@ -10,7 +10,7 @@
 #                    (ini-cluster run --inid PATH)
 CLUSTER_OBJS := $(addprefix $(OBJ)/tools/cluster/,ini-cluster.o cluster_util.o cluster_net.o cluster_launch.o \
                   cluster_telemetry.o cluster_input.o cluster_reap.o cluster_remote.o cluster_gen.o cluster_program.o)
-$(CLUSTER_OBJS) $(OBJ)/tools/cluster/cluster_fake_inid.o: EXTRA := -Itools
+$(CLUSTER_OBJS): EXTRA := -Itools
 
 BINS += $(BIN)/ini-cluster $(BIN)/cluster-fake-inid
 
@@ -20,6 +20,11 @@ $(BIN)/ini-cluster: $(CLUSTER_OBJS) $(OBJ)/ini/capture.o $(CLI_OBJ) $(LIBINI)
 	@mkdir -p $(dir $@)
 	$(CC) $(LDFLAGS) -o $@ $^ $(CONFIG_LIBS) -lpthread
 
-$(BIN)/cluster-fake-inid: $(OBJ)/tools/cluster/cluster_fake_inid.o $(CLI_OBJ) $(LIBINI)
+# The stand-in's O server is inid's knob stage (ini/inid_knobs.c, inline
+# TSC reads from DPDK's headers; no DPDK library).
+FAKE_OBJS := $(addprefix $(OBJ)/tools/cluster/,cluster_fake_inid.o fake_service.o)
+$(FAKE_OBJS): EXTRA := -Itools
+$(FAKE_OBJS): DPDK := yes
+$(BIN)/cluster-fake-inid: $(FAKE_OBJS) $(OBJ)/ini/inid_knobs.o $(CLI_OBJ) $(LIBINI)
 	@mkdir -p $(dir $@)
-	$(CC) $(LDFLAGS) -o $@ $^ $(CONFIG_LIBS) -lpthread
+	$(CC) $(LDFLAGS) -o $@ $^ $(CONFIG_LIBS) -lpthread -lm

@@ -8,12 +8,23 @@
 # cells), with the load of the machine recorded per run.  Tables and
 # figures: tools/thesis/tables.py.  See docs/experiments.md.
 #
-#   tools/thesis/experiments.sh [--quick] [--reps N] [--cells SPEC] [--policies LIST]
-#        [--knob SPEC] [--calibration FILE] [--seed N] [--load-limit X]
+#   tools/thesis/experiments.sh [--quick] [--reps N] [--reps-at SIZES:N] [--cells SPEC] [--policies LIST]
+#        [--knob SPEC] [--calibration FILE] [--uniform K [--beta B]] [--daemon PATH] [--seed N] [--load-limit X]
 #        [--nmol N] [--steps N] [--out DIR] [--plan] [--dilate K] [--idle-yield US]
+#
+# Two modes.  Calibrated (--calibration, --dilate): the compute threads
+# dilated K times, the INIs' service a fitted O.  Uniform (--uniform K):
+# every processor K times slower from its own CPU time (compute and MGS
+# protocol threads, and the INIs K*beta: the knobs dilate and beta), no O,
+# nothing fitted; each INI run's CPU profile (tools/thesis/cpu_profile.py)
+# goes into reports.jsonl.  --reps-at 4,8:10 runs the cells of clusters of
+# 4 and 8 ten times (others --reps).  --daemon PATH: the INI runs' daemon
+# (default inid; build/bin/cluster-fake-inid takes O and traces too: the
+# calibrated mode with no network stack, tools/thesis/falsify.sh ablation).
 #
 # Output directory: the full default run (every cell, --reps 5 or more,
 # 343 molecules, 2 steps) writes docs/results/thesis with --calibration,
+# docs/results/thesis-uniform-betaB with --uniform (B: the beta),
 # docs/results/thesis-uncalibrated without calibration or knobs; every other
 # run writes runs/experiments-<quick|partial>-DATE unless --out names a
 # directory, and a partial run refuses to write into those two.  In it:
@@ -31,7 +42,7 @@ usage() {
 }
 die() { echo "experiments: $*" >&2; exit 2; }
 QUICK=0 OUT= REPS=5 CELLS= POLICIES="static,round-robin,load-aware" KNOB= CALIB= SEED= LOADLIM=none
-NMOL=343 NSTEP=2 PLAN=0 PARTIAL=0 DILATE= YIELD=
+NMOL=343 NSTEP=2 PLAN=0 PARTIAL=0 DILATE= YIELD= UNIFORM= BETA=1 REPS_AT= DAEMON=
 DEFAULT_CELLS="16x1:1 8x2:1,2 4x4:1,2,4 2x8:1,2,4,8"
 need() { [ $# -ge 2 ] || die "$1 needs a value"; }
 while [ $# -gt 0 ]; do
@@ -50,6 +61,10 @@ while [ $# -gt 0 ]; do
     --plan) PLAN=1 ;;
     --dilate) need "$@"; DILATE=$2; shift ;;
     --idle-yield) need "$@"; YIELD=$2; shift ;;
+    --uniform) need "$@"; UNIFORM=$2; shift ;;
+    --beta) need "$@"; BETA=$2; shift ;;
+    --reps-at) need "$@"; REPS_AT=$2; shift ;;
+    --daemon) need "$@"; DAEMON=$2; shift ;;
     -h|--help) usage ;;
     *) echo "experiments: unknown option $1" >&2; usage ;;
     esac
@@ -58,6 +73,7 @@ done
 [[ $REPS =~ ^[1-9][0-9]*$ ]] || die "--reps: expected a positive integer, got '$REPS'"
 [[ $NMOL =~ ^[0-9]+$ && $NSTEP =~ ^[1-9][0-9]*$ ]] || die "--nmol/--steps: expected positive integers"
 [[ $LOADLIM =~ ^([0-9]+(\.[0-9]+)?|none)$ ]] || die "--load-limit: expected a number or none, got '$LOADLIM'"
+[ -z "$REPS_AT" ] || [[ $REPS_AT =~ ^[1248](,[1248])*:[1-9][0-9]*$ ]] || die "--reps-at: expected SIZES:N (e.g. 4,8:10), got '$REPS_AT'"
 [ -z "$SEED" ] && SEED=$(date +%s)
 [[ $SEED =~ ^[0-9]+$ ]] || die "--seed: expected a non-negative integer"
 if [ $QUICK = 1 ]; then
@@ -84,6 +100,23 @@ if [ -n "$CALIB" ]; then
     [ -r "$CALIB" ] || die "--calibration: cannot read $CALIB"
     bad=$(awk '!/^[ \t]*(#|$)/ && !($1 ~ /^[0-9]+$/ && $2 ~ /^[0-9]+(\.[0-9]*)?$/) {print FILENAME ":" NR ": expected SIZE O_US"; exit}' "$CALIB")
     [ -z "$bad" ] || die "--calibration: $bad"
+fi
+# Uniform dilation: the dilate and beta knobs for the INIs, and MGS's
+# threads K times slower (MGS_DILATE, MGS_DILATE_PROTOCOL) in every run,
+# the baselines' too; an idle daemon sleeps at once (yield 0), as a
+# dedicated processor takes no core from the others.
+if [ -n "$UNIFORM" ]; then
+    [[ $UNIFORM =~ ^[0-9]+(\.[0-9]+)?$ ]] && awk -v k="$UNIFORM" 'BEGIN{exit !(k >= 1 && k <= 1000)}' ||
+        die "--uniform: expected a factor from 1 to 1000, got '$UNIFORM'"
+    [[ $BETA =~ ^[0-9]*\.?[0-9]+$ ]] && awk -v b="$BETA" 'BEGIN{exit !(b >= 0.001 && b <= 1000)}' ||
+        die "--beta: expected a factor from 0.001 to 1000, got '$BETA'"
+    [ -z "$CALIB" ] || die "--uniform and --calibration are two modes: give one"
+    [ -z "$DILATE" ] || [ "$DILATE" = "$UNIFORM" ] || die "--dilate $DILATE: --uniform $UNIFORM dilates every processor"
+    case ",$KNOB," in *,O=*|*,O_us=*|*,dilate=*|*,K=*|*,beta=*) die "--knob: O and the dilation are set by --uniform" ;; esac
+    KNOB="dilate=$UNIFORM,beta=$BETA${KNOB:+,$KNOB}" DILATE=$UNIFORM YIELD=${YIELD:-0}
+    export MGS_DILATE_PROTOCOL=$UNIFORM
+elif [ "$BETA" != 1 ]; then
+    die "--beta needs --uniform"
 fi
 # Dilation and idle yield: the calibration's, which a run must use to be in
 # the regime the calibration measured (tools/thesis/regime.sh).
@@ -121,26 +154,29 @@ if [ -z "$OUT" ]; then
         OUT=runs/experiments-$([ $QUICK = 1 ] && echo quick || echo partial)-$(date +%Y%m%d-%H%M%S)
     elif [ -n "$CALIB" ]; then
         OUT=docs/results/thesis
+    elif [ -n "$UNIFORM" ]; then
+        OUT=docs/results/thesis-uniform-beta$BETA
     elif [ -z "$KNOB" ]; then
         OUT=docs/results/thesis-uncalibrated
     else
         OUT=runs/experiments-knob-$(date +%Y%m%d-%H%M%S)
     fi
 fi
-mkdir -p "$OUT" || exit 1
-OUT=$(cd "$OUT" && pwd)
+OUT=$(realpath -m "$OUT")     # made below, unless --plan
 if [ $PARTIAL = 1 ]; then
-    for protected in "$ROOT/docs/results/thesis" "$ROOT/docs/results/thesis-uncalibrated"; do
-        [ "$OUT" = "$protected" ] && die "a partial run (--quick, --cells, --policies, --reps < 5, --nmol, --steps) does not write into $protected"
-    done
+    case $OUT in "$ROOT/docs/results/thesis"|"$ROOT/docs/results/thesis-uncalibrated"|"$ROOT"/docs/results/thesis-uniform-*)
+        die "a partial run (--quick, --cells, --policies, --reps < 5, --nmol, --steps) does not write into $OUT" ;;
+    esac
 fi
 
 CLUSTER=$ROOT/build/bin/ini-cluster TRACE=$ROOT/build/bin/ini-trace PING=$ROOT/build/bin/ini-ping
 WATER=$ROOT/build/bin/water FAKE=$ROOT/build/bin/cluster-fake-inid
 TIMED=$ROOT/tools/thesis/timed-water.sh
-# The daemon of INI runs: inid unless INI_EXPERIMENTS_INID names another
-# (tests/integration/thesis_quick.sh wraps it to fail one start).
-INID=${INI_EXPERIMENTS_INID:-}
+# The daemon of INI runs: inid unless --daemon or INI_EXPERIMENTS_INID names
+# another (tests/integration/thesis_quick.sh wraps it to fail one start).
+INID=${DAEMON:-${INI_EXPERIMENTS_INID:-}}
+[ -z "$INID" ] || [ -x "$INID" ] || die "--daemon: $INID is not an executable"
+[ -z "$INID" ] || INID=$(cd "$(dirname "$INID")" && pwd)/$(basename "$INID")
 RANDOM_IN=${WATER_RANDOM:-$ROOT/mgs/water/data/random.in}
 for b in "$CLUSTER" "$TRACE" "$WATER" "$FAKE" "$PING" "$ROOT/build/bin/inid"; do
     [ -x "$b" ] || { echo "experiments: $b not built (run make)" >&2; exit 1; }
@@ -157,12 +193,14 @@ sizes=
 for lay in $CELLS; do
     cp_=${lay%%:*}; C=${cp_%x*}; P=${cp_#*x}; inis=${lay#*:}
     [ $((C * P)) = 16 ] || echo "experiments: note: $cp_ has $((C * P)) compute nodes, not 16" >&2
+    more=   # --reps-at: this size's repetitions
+    [[ ",${REPS_AT%%:*}," == *",$P,"* ]] && more=" reps=${REPS_AT#*:}"
     for I in ${inis//,/ }; do
         [ "$I" -ge 1 ] && [ "$I" -le "$P" ] || die "--cells: $I INIs per cluster in $cp_ (1..$P)"
-        for pol in ${POLICIES//,/ }; do echo "c${P}-i${I}-$pol $C $P $I ini $pol" >> "$tmp/cells"; done
+        for pol in ${POLICIES//,/ }; do echo "c${P}-i${I}-$pol $C $P $I ini $pol$more" >> "$tmp/cells"; done
     done
-    echo "c${P}-noini $C $P 1 noini static" >> "$tmp/cells"
-    echo "c${P}-delay $C $P 1 delay static" >> "$tmp/cells"
+    echo "c${P}-noini $C $P 1 noini static$more" >> "$tmp/cells"
+    echo "c${P}-delay $C $P 1 delay static$more" >> "$tmp/cells"
     sizes="$sizes $C:$P"
 done
 runs_plan "$tmp/cells" "$REPS" "$SEED" > "$tmp/plan"
@@ -170,11 +208,11 @@ NRUNS=$(wc -l < "$tmp/plan")
 for s in $sizes; do knob_for "${s#*:}" > /dev/null || exit 2; done
 {
     echo "# $CMDLINE"
-    echo "nmol=$NMOL nstep=$NSTEP reps=$REPS cells=\"$CELLS\" policies=$POLICIES seed=$SEED load_limit=$LOADLIM runs=$NRUNS"
+    echo "nmol=$NMOL nstep=$NSTEP reps=$REPS${REPS_AT:+ reps_at=$REPS_AT} cells=\"$CELLS\" policies=$POLICIES seed=$SEED load_limit=$LOADLIM runs=$NRUNS"
     echo "date=$(date -Iseconds) commit=$(git rev-parse --short HEAD 2>/dev/null || echo -) partial=$PARTIAL"
-    echo "dilate=$DILATE idle_yield_us=${YIELD:-default}"
+    echo "dilate=$DILATE idle_yield_us=${YIELD:-default}${UNIFORM:+ uniform=$UNIFORM beta=$BETA dilate_protocol=$UNIFORM}"
     echo "cpu=\"$(awk -F': ' '/^model name/ {print $2; exit}' /proc/cpuinfo)\" cores=$(nproc) kernel=$(uname -r)"
-    echo "knob=\"$KNOB\" calibration=\"${CALIB:-none}\""
+    echo "knob=\"$KNOB\" calibration=\"${CALIB:-none}\" daemon=\"$([ -n "$INID" ] && echo "${INID#$ROOT/}" || echo inid)\""
     for s in $sizes; do P=${s#*:}; echo "knob_size_$P=\"$(knob_for "$P")\""; done
     [ -n "$CALIB" ] && sed 's/^/calibration_file: /' "$CALIB"
 } > "$tmp/meta.txt"
@@ -182,6 +220,7 @@ echo "experiments: Water N=$NMOL, $NSTEP steps, 16 compute nodes; $NRUNS runs ($
 if [ $PLAN = 1 ]; then
     cat "$tmp/meta.txt" "$tmp/plan"; exit 0
 fi
+mkdir -p "$OUT" || exit 1
 runs_open "$OUT" cell clusters pes inis kind policy
 cp "$tmp/meta.txt" "$OUT/meta.txt"
 rm -f "$OUT/delay-calibration.txt"
@@ -211,7 +250,9 @@ thesis_run() {
     fi
     RUN_TIME=$(water_time "$dir")
     if [ "$kind" = ini ]; then
-        runs_report "$dir"
+        local cpu=()   # uniform dilation: the run's CPU profile beside its report
+        [ -n "$UNIFORM" ] && python3 "$ROOT/tools/thesis/cpu_profile.py" "$dir" > "$tmp/cpu.json" && cpu=(--program "$tmp/cpu.json")
+        runs_report "$dir" "${cpu[@]}"
         m=$(python3 -c 'import json,sys; d=json.load(open(sys.argv[1]))["machine"]; print(", util %.3f, msg %.1f us" % (d["utilization"], d["msg_ns"] / 1000))' "$tmp/report.json" 2>/dev/null)
     fi
     RUN_STATUS=ok RUN_NOTE="water $RUN_TIME s$m"

@@ -17,7 +17,16 @@ An experiment's directory OUT holds
                  machine's CPU other work used in the second before the
                  run), flag (ok, loaded), cpu_user_s, cpu_sys_s (CPU time
                  of the whole run), starts (1, or more when the daemons of
-                 a start never became ready).  An empty field: not measured.
+                 a start never became ready); and, sampled every second
+                 while the run ran (runs of runs.sh since issue 30; older
+                 tables lack them), load_mean and load_max (the 1-minute
+                 load average), busy_mean and busy_max (the share of the
+                 machine's CPU time used, our run's included) and
+                 others_during (the share other work used: the machine's
+                 busy time less the run's own CPU time, over wall time x
+                 cores).  A run is flagged `loaded` when others or
+                 others_during exceeds a quarter.  An empty field: not
+                 measured.
   reports.jsonl  one JSON object per line, one line per run whose counts an
                  analysis reads (experiments.sh: every run with INIs and
                  each delay calibration; sweep.sh: the base runs): the

@@ -4,8 +4,10 @@
 # layout it writes (runs.tsv, reports.jsonl, errors.log beside the
 # caller's meta.txt) is described in tools/thesis/runs.py, which reads it.
 #
-#   runs_plan POINTS REPS SEED   every line of POINTS REPS times, shuffled
-#                                by SEED, each line ending with its rep
+#   runs_plan POINTS REPS SEED   every line of POINTS REPS times (a line
+#                                ending with a field reps=N: N times, the
+#                                field dropped), shuffled by SEED, each
+#                                line ending with its rep
 #   runs_open OUT COLUMN...      the runs table's header (the plan's
 #                                columns); removes OUT's earlier runs
 #   runs_loop PLAN FUNCTION      for each line of the plan: the machine's
@@ -16,9 +18,10 @@
 # FUNCTION makes one run and sets RUN_STATUS (ok or failed), RUN_TIME (s)
 # and RUN_NOTE (the progress line's figures).  Inside it:
 #   runs_launch DIR INPUT CMD... starts CMD (stdin INPUT, output kept in
-#                                RUNS_TMP/log, CPU time taken) and starts it
-#                                again, at most twice, when the launcher
-#                                says the daemons never became ready
+#                                RUNS_TMP/log, CPU time taken, the load
+#                                sampled every second while it runs) and
+#                                starts it again, at most twice, when the
+#                                launcher says the daemons never became ready
 #   runs_fail DIR WHY            the run failed: its logs into errors.log
 #   runs_report DIR [ARGS...]    the run's ini-trace report into
 #                                reports.jsonl (ARGS: runs.py add's --field,
@@ -38,7 +41,8 @@ runs_plan() {
     python3 - "$@" <<'EOF'
 import random, sys
 points = [l.split() for l in open(sys.argv[1]) if l.strip()]
-runs = [p + [str(r)] for p in points for r in range(1, int(sys.argv[2]) + 1)]
+reps = lambda p: int(p[-1][5:]) if p[-1].startswith("reps=") else int(sys.argv[2])
+runs = [[f for f in p if not f.startswith("reps=")] + [str(r)] for p in points for r in range(1, reps(p) + 1)]
 random.Random(int(sys.argv[3])).shuffle(runs)
 for r in runs:
     print(" ".join(r))
@@ -50,7 +54,8 @@ runs_open() {
     RUNS_COLS=("$@")
     rm -rf "$RUNS_OUT/raw"
     rm -f "$RUNS_OUT/reports.jsonl" "$RUNS_OUT/errors.log"
-    runs_row seq "$@" rep status runtime_s load_before load_after others flag cpu_user_s cpu_sys_s starts > "$RUNS_OUT/runs.tsv"
+    runs_row seq "$@" rep status runtime_s load_before load_after others flag cpu_user_s cpu_sys_s starts \
+        load_mean load_max busy_mean busy_max others_during > "$RUNS_OUT/runs.tsv"
     RUNS_N=0 RUNS_FAILED=0 RUNS_LOADED=0 RUNS_RESTARTS=0 RUNS_START=$SECONDS RUNS_DURS=()
 }
 
@@ -72,6 +77,45 @@ runs_cpu_busy() {
 }
 runs_loadavg() { cut -d' ' -f1 /proc/loadavg; }
 
+# The load during a run (runs_launch).  A sampler in the background writes, every
+# second, the 1-minute load average and the share of the machine's CPU
+# time used in that second (by everything: our run too) to RUNS_TMP/samples;
+# /proc/stat is read at the run's start and end as well.  After the run:
+# RUN_LOAD_MEAN/MAX, RUN_BUSY_MEAN/MAX over the samples, and
+# RUN_OTHERS_DURING, the share of the machine other work used during the
+# run: the busy CPU time of the whole machine over the run, less the run's
+# own CPU time (runs_launch's /usr/bin/time), over wall time x cores.
+runs_stat_busy() { awk 'NR==1 {b=0; for (i=2; i<=9; i++) if (i!=5 && i!=6) b+=$i; print b, $5+$6; exit}' /proc/stat; }
+runs_sample_start() {
+    read -r RUNS_B0 RUNS_I0 < <(runs_stat_busy)
+    RUNS_T0=$(date +%s.%N)
+    (
+        read -r b0 i0 < <(runs_stat_busy)
+        while sleep 1; do
+            read -r b1 i1 < <(runs_stat_busy)
+            awk -v b=$((b1 - b0)) -v i=$((i1 - i0)) -v l="$(runs_loadavg)" 'BEGIN{printf "%s %.3f\n", l, (b + i > 0) ? b / (b + i) : 0}'
+            b0=$b1 i0=$i1
+        done
+    ) > "$RUNS_TMP/samples" 2> /dev/null &
+    RUNS_SAMPLER=$!
+}
+runs_sample_stop() {
+    kill "$RUNS_SAMPLER" 2> /dev/null; wait "$RUNS_SAMPLER" 2> /dev/null
+    local b1 i1
+    read -r b1 i1 < <(runs_stat_busy)
+    # A run shorter than a second: one sample, the whole run.
+    [ -s "$RUNS_TMP/samples" ] || awk -v b=$((b1 - RUNS_B0)) -v i=$((i1 - RUNS_I0)) -v l="$(runs_loadavg)" \
+        'BEGIN{printf "%s %.3f\n", l, (b + i > 0) ? b / (b + i) : 0}' > "$RUNS_TMP/samples"
+    read -r RUN_LOAD_MEAN RUN_LOAD_MAX RUN_BUSY_MEAN RUN_BUSY_MAX < <(awk '
+        {l+=$1; b+=$2; if ($1>lm) lm=$1; if ($2>bm) bm=$2; n++}
+        END {if (n) printf "%.2f %.2f %.3f %.3f\n", l/n, lm, b/n, bm; else print "- - - -"}' "$RUNS_TMP/samples")
+    RUN_OTHERS_DURING=$(awk -v b=$((b1 - RUNS_B0)) -v hz="$(getconf CLK_TCK)" -v t0="$RUNS_T0" -v t1="$(date +%s.%N)" \
+        -v u="${RUN_CPU_USER:-}" -v s="${RUN_CPU_SYS:-}" -v n="$(nproc)" 'BEGIN{
+            w = (t1 - t0) * n; if (u == "" || w <= 0) { print ""; exit }
+            o = (b / hz - u - s) / w; printf "%.2f", (o < 0) ? 0 : o}')
+    [ "$RUN_LOAD_MEAN" = - ] && RUN_LOAD_MEAN= RUN_LOAD_MAX= RUN_BUSY_MEAN= RUN_BUSY_MAX=
+}
+
 runs_error() {
     local title=$1 f any=0; shift
     for f in "$@"; do [ -s "$f" ] && any=1; done
@@ -92,16 +136,18 @@ runs_launch() {
     for attempt in 1 2 3; do
         RUN_STARTS=$attempt
         rm -rf "$dir"
+        runs_sample_start
         /usr/bin/time -f "%U %S" -o "$RUNS_TMP/cpu" "$@" < "$input" > "$RUNS_TMP/log" 2>&1
         RUN_RC=$?
+        # "%U %S" is the last line (time puts "Command exited ..." before it)
+        read -r RUN_CPU_USER RUN_CPU_SYS < <(tail -n 1 "$RUNS_TMP/cpu" 2>/dev/null)
+        runs_sample_stop
         [ $RUN_RC != 0 ] && [ $attempt -lt 3 ] &&
             grep -q '^ini-cluster: .*\(before ready\|not ready after\)' "$RUNS_TMP/log" || break
         runs_error "$RUN_LABEL rep $RUN_REP: start $attempt: daemons not ready" "$RUNS_TMP/log" "$dir"/ini*.log
         echo "  RESTART $RUN_LABEL rep $RUN_REP: daemons not ready (logs in errors.log)"
         RUNS_RESTARTS=$((RUNS_RESTARTS + 1))
     done
-    # "%U %S" is the last line (time puts "Command exited ..." before it)
-    read -r RUN_CPU_USER RUN_CPU_SYS < <(tail -n 1 "$RUNS_TMP/cpu" 2>/dev/null)
     return $RUN_RC
 }
 
@@ -143,20 +189,23 @@ runs_loop() {
         for ((i = 0; i < ncol; i++)); do RUN_IDS+=(--id "${RUNS_COLS[i]}=${vals[i]}"); done
         RUN_IDS+=(--id "rep=$RUN_REP")
         RUN_STATUS=failed RUN_TIME= RUN_NOTE= RUN_CPU_USER= RUN_CPU_SYS= RUN_STARTS=1 flag=ok t0=$SECONDS
+        RUN_LOAD_MEAN= RUN_LOAD_MAX= RUN_BUSY_MEAN= RUN_BUSY_MAX= RUN_OTHERS_DURING=
         busy=$(runs_cpu_busy); la0=$(runs_loadavg)
         "$fn" "${line[@]}" < /dev/null
         la1=$(runs_loadavg)
         RUNS_N=$((RUNS_N + 1))
         # Flagged: other work used more than a quarter of the machine (half
-        # a core of two) in the sample before the run, or, with a load
-        # limit, the load average exceeded it (it counts our own previous
-        # run's 30-50 threads for about a minute, so it reads 5-8 after our
-        # runs on an otherwise idle 2-core machine).
-        if awk -v b="$busy" -v l="$la0" -v lim="$RUNS_LOADLIM" 'BEGIN{exit !(b > 0.25 || (lim != "none" && l > lim + 0))}'; then
+        # a core of two) in the sample before the run or during it, or,
+        # with a load limit, the load average exceeded it (it counts our own
+        # previous run's 30-50 threads for about a minute, so it reads 5-8
+        # after our runs on an otherwise idle 2-core machine).
+        if awk -v b="$busy" -v d="${RUN_OTHERS_DURING:-0}" -v l="$la0" -v lim="$RUNS_LOADLIM" \
+               'BEGIN{exit !(b > 0.25 || d > 0.25 || (lim != "none" && l > lim + 0))}'; then
             flag=loaded; RUNS_LOADED=$((RUNS_LOADED + 1))
         fi
         runs_row "$RUNS_N" "${vals[@]}" "$RUN_REP" "$RUN_STATUS" "$RUN_TIME" "$la0" "$la1" "$busy" "$flag" \
-            "$RUN_CPU_USER" "$RUN_CPU_SYS" "$RUN_STARTS" >> "$RUNS_OUT/runs.tsv"
+            "$RUN_CPU_USER" "$RUN_CPU_SYS" "$RUN_STARTS" "$RUN_LOAD_MEAN" "$RUN_LOAD_MAX" "$RUN_BUSY_MEAN" \
+            "$RUN_BUSY_MAX" "$RUN_OTHERS_DURING" >> "$RUNS_OUT/runs.tsv"
         if [ "$RUN_STATUS" != ok ]; then
             RUNS_FAILED=$((RUNS_FAILED + 1))
             echo "  FAIL $RUN_LABEL rep $RUN_REP: $RUN_NOTE (logs in $RUNS_OUT/errors.log)"
@@ -164,8 +213,8 @@ runs_loop() {
         fi
         RUNS_DURS+=($((SECONDS - t0)))
         eta=$(printf '%s\n' "${RUNS_DURS[@]}" | sort -n | awk -v left=$((nruns - RUNS_N)) '{v[NR]=$1} END{m=v[int((NR+1)/2)]; s=m*left; printf "%d:%02d:%02d", s/3600, s%3600/60, s%60}')
-        printf '  [%3d/%d] %-28s rep %d: %s; load %s->%s, others %s%s; %ds, left ~%s\n' "$RUNS_N" "$nruns" \
-            "$RUN_LABEL" "$RUN_REP" "$RUN_NOTE" "$la0" "$la1" "$busy" "$([ $flag = loaded ] && echo ' [LOADED]')" \
+        printf '  [%3d/%d] %-28s rep %d: %s; load %s->%s, others %s (during %s)%s; %ds, left ~%s\n' "$RUNS_N" "$nruns" \
+            "$RUN_LABEL" "$RUN_REP" "$RUN_NOTE" "$la0" "$la1" "$busy" "${RUN_OTHERS_DURING:--}" "$([ $flag = loaded ] && echo ' [LOADED]')" \
             $((SECONDS - t0)) "$eta"
     done < "$plan"
 }

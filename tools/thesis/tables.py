@@ -9,12 +9,22 @@ Every cell was run several times.  Each figure of a cell is shown as
 min-max ranges overlap are reported as "no difference" (compare table):
 a difference smaller than the spread of the repetitions is not one.
 
+Statistics that can decide (tools/thesis/stats.py): table_stats gives each
+cell's figures as the median and its 95% bootstrap interval (seeded,
+reproducible), both queue definitions side by side; table_equivalence
+tests static against round-robin (and load-aware against static) at each
+configuration at the thesis's 3%: "equivalent", "different" or "undecided
+at this power".  table_cpu, when the runs carry their CPU profile (uniform
+dilation, tools/thesis/cpu_profile.py), gives the INIs' CPU time per pass
+and the compute and protocol threads' per node.
+
     tables.py OUT "COMMAND LINE"
 """
 import math, os, re, statistics, subprocess, sys
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 import runs  # noqa: E402  (tools/thesis/runs.py, the layout)
+import stats  # noqa: E402  (tools/thesis/stats.py, bootstrap and equivalence)
 
 if len(sys.argv) != 3 or sys.argv[1].startswith("-"):
     sys.stderr.write("tables.py: usage: tables.py OUT \"COMMAND LINE\"\n")
@@ -81,12 +91,16 @@ for r in runs.read_runs(out):
         # experiments.sh since the load average was dropped from it (it
         # counts our own previous run's threads).
         try:
-            flag = "loaded" if float(r["others"]) > 0.25 else "ok"
+            during = float(r["others_during"]) if r.get("others_during") else 0.0
+            flag = "loaded" if float(r["others"]) > 0.25 or during > 0.25 else "ok"
         except ValueError:
             flag = r["flag"]
         loads.setdefault(name, {})[rep] = [r["load_before"], r["load_after"], r["others"], flag]
+cpus = {}   # cell -> rep -> the run's CPU profile (cpu_profile.py), when kept
 for j in runs.read_reports(out):
     if "rep" in j and j["rep"] in times.get(j["cell"], {}):
+        if (j.get("programs") or {}).get("cpu.json"):
+            cpus.setdefault(j["cell"], {})[j["rep"]] = j["programs"]["cpu.json"]
         if j["report"] is None:
             print("tables: %s rep %d: no report, skipped" % (j["cell"], j["rep"]), file=sys.stderr)
         else:
@@ -126,7 +140,7 @@ for name in sorted(times):
     c = dict(size=size, ios=ios, pol=pol, n=len(reps),
              loaded=sum(1 for r in reps if loads.get(name, {}).get(r, ["ok"])[-1] == "loaded"),
              time=Stat([times[name][r] for r in reps]), len=g("msg_len"), ns=g("msg_ns"), cyc=g("msg_cycles"),
-             q=g("queue_len"), util=g("utilization"), service=g("service_ns"),
+             q=g("queue_len"), qa=g("queue_at_arrival"), util=g("utilization"), service=g("service_ns"),
              util_max=Stat([max((i["utilization"] for i in inis(js[r]) if i["utilization"] is not None), default=None)
                             if r in js else None for r in reps]),
              share=Stat([max_share(js[r]) if r in js else None for r in reps]),
@@ -347,6 +361,89 @@ for pol, fig in (("static", "5-1"), ("round-robin", "5-2"), ("load-aware", "5-2b
         r = subprocess.run(["gnuplot"], input=gp, text=True, capture_output=True)
         if r.returncode:
             print("tables: gnuplot failed: " + r.stderr, file=sys.stderr)
+
+
+# ---- statistics that can decide (stats.py) ----
+def ci(vals, f, scale=1.0):
+    v = [x for x in vals if x is not None and not (isinstance(x, float) and math.isnan(x))]
+    if not v:
+        return "-"
+    m, lo, hi = stats.median_ci(v)
+    return (f + " [" + f + "-" + f + "]") % (m * scale, lo * scale, hi * scale) if len(v) > 1 else f % (m * scale)
+
+
+rows, widths = [], []
+for pol in pols:
+    for k in keys(pol):
+        c = cells[k]
+        if len(c["time"].v) > 1:
+            m_, lo_, hi_ = stats.median_ci(c["time"].v)
+            widths.append((hi_ - lo_) / m_ * 100)
+        rows.append((c["size"], c["ios"], pol, runs_col(c), ci(c["time"].v, "%.0f", 1000), ci(c["util"].v, "%.3f"),
+                     ci(c["q"].v, "%.3f"), ci(c["qa"].v, "%.3f"), ci(c["ns"].v, "%.0f", 1e-3),
+                     ci(c["mis_c"].v, "%.1f%%", 100) if "mis_c" in c else "-"))
+for (size, kind), b in sorted(base.items()):
+    rows.append((size, "-", "no INI" if kind == "noini" else "INI delay", "%d" % b["n"], ci(b["time"].v, "%.0f", 1000),
+                 "-", "-", "-", "-", "-"))
+emit("table_stats", "Every cell's figures: median [95% bootstrap interval] over its repetitions (seeded, reproducible)",
+     ["clu size", "ios per clu", "policy", "runs", "run time (ms)", "INI util", "queue (time avg)",
+      "queue at arrival", "msg time (us)", "mis count rate"], rows,
+     "queue (time avg): mean number of messages in the INI, Little's law on the traces (the thesis's table 5.3 "
+     "column as tables 5.3-5.4 here report it); queue at arrival: the mean queue a message found when it arrived "
+     "(the thesis's trace definition, docs/traces.md); intervals: percentile bootstrap of the median, %d resamples, "
+     "seed %d (tools/thesis/stats.py)" % (stats.B, stats.SEED),
+     "The 95%% intervals of the INI cells' run time were %.0f-%.0f%% of their medians wide (%d cells)." % (
+         min(widths), max(widths), len(widths)) if widths else "Every INI cell ran once: no interval.")
+
+rows = []
+verdicts = {}
+for o in order:
+    for a, b in (("static", "round-robin"), ("static", "load-aware")):
+        ka, kb = (o[0], o[1], a), (o[0], o[1], b)
+        if ka not in cells or kb not in cells:
+            continue
+        va, vb = cells[ka]["time"].v, cells[kb]["time"].v
+        v = stats.equivalence(va, vb, 0.03)
+        verdicts.setdefault((a, b), []).append(v[0])
+        rows.append(("%dx%d" % (16 // o[0], o[0]), o[1], "%s / %s" % (b, a), "%d, %d" % (len(va), len(vb)),
+                     "%.3f" % v[1], "%.3f-%.3f" % (v[2], v[3]), "%.3f-%.3f" % (v[4], v[5]), v[0]))
+sent = "; ".join("%s against %s: %s" % (b, a, ", ".join("%d %s" % (vs.count(x), x) for x in
+                 ("equivalent", "different", "undecided at this power") if vs.count(x)))
+                 for (a, b), vs in sorted(verdicts.items(), key=lambda kv: kv[0][1] != "round-robin"))
+emit("table_equivalence", "Policies compared at the thesis's 3%: run time, ratio of the medians, two one-sided tests",
+     ["layout", "ios per clu", "ratio", "runs", "ratio of medians", "90% interval", "95% interval", "verdict"], rows,
+     "equivalent: the 90%% interval of the ratio lies inside [0.97, 1.03] (TOST, 5%% each side); different: the 95%% "
+     "interval excludes 1 and the ratio is not shown equivalent; undecided at this power: neither (the runs cannot "
+     "tell a 3%% difference from none).  Bootstrap: %d resamples per group, seed %d" % (stats.B, stats.SEED),
+     (sent + ".") if sent else "No configuration ran two of the policies compared: nothing to test.")
+
+# ---- CPU profile of the runs (uniform dilation) ----
+if cpus:
+    def cstat(name, f, fn):
+        v = [fn(p) for p in cpus.get(name, {}).values()]
+        v = [x for x in v if x is not None]
+        return ci(v, f) if v else "-"
+    rows = []
+    pp = [statistics.median(v) for v in ([p["ini_cpu_per_pass_ns"] for p in cpus[n].values()
+                                          if p.get("ini_cpu_per_pass_ns") is not None] for n in cpus) if v]
+    for name in sorted(cpus, key=lambda n: (len(n), n)):
+        node = lambda key: (lambda p: p[key] / p["nodes"] / 1000 if p.get(key) is not None and p.get("nodes") else None)
+        rows.append((name, len(cpus[name]), cstat(name, "%.0f", lambda p: p.get("ini_cpu_per_pass_ns")),
+                     cstat(name, "%.0f", lambda p: p.get("ini_passes")),
+                     cstat(name, "%.3f", lambda p: p.get("ini_busy_util")),
+                     cstat(name, "%.2f", node("compute_cpu_us")), cstat(name, "%.2f", node("protocol_cpu_us")),
+                     cstat(name, "%.1f", lambda p: p.get("compute_stretch")),
+                     cstat(name, "%.1f", lambda p: p.get("protocol_stretch")),
+                     cstat(name, "%.0f", lambda p: p.get("mgs_sent"))))
+    emit("table_cpu", "CPU time of the emulated processors (thread CPU clocks): median [95% bootstrap interval]",
+         ["cell", "runs", "INI CPU per pass (ns)", "INI passes", "INI busy (counters)", "compute CPU per node (ms)",
+          "protocol CPU per node (ms)", "compute stretch", "protocol stretch", "MGS messages"], rows,
+         "INI busy (counters): each INI's dilated busy turns over its run, mean over the INIs (the trace's "
+         "utilization counts only the time of turns that finished a message); CPU per node: the cluster's threads' "
+         "CPU over its compute nodes; stretch: dilated wall time over CPU time, K when the machine's own costs "
+         "(wake-ups, a sleep's overshoot) are nothing beside the dilated work, more by their share",
+         "The INIs spent %.0f-%.0f ns of CPU per message pass (medians of the cells)." % (
+             min(pp), max(pp)) if pp else "No run carried the INIs' CPU time.")
 
 summary = "".join(files[k] + "\n" for k in sorted(files))
 open(os.path.join(out, "tables.txt"), "w").write(summary)
