@@ -20,7 +20,7 @@
 
 #include "file_util.h"
 
-static int fail(char *err, size_t errlen, const char *fmt, ...)
+int trace_fail(char *err, size_t errlen, const char *fmt, ...)
 {
     va_list ap;
     va_start(ap, fmt);
@@ -65,18 +65,18 @@ static int check_header(struct trace_file *f, const uint8_t *h, uint64_t size, c
 {
     const char *p = f->shown;
     if (memcmp(h, INI_TRACE_MAGIC, INI_TRACE_MAGIC_LEN) != 0)
-        return fail(err, errlen, "%s: not an INI trace file (bad magic)", p);
+        return trace_fail(err, errlen, "%s: not an INI trace file (bad magic)", p);
     unsigned version = ini_trace_get16(h + 8), header_size = ini_trace_get16(h + 10), record_size = ini_trace_get16(h + 12);
-    if (version != INI_TRACE_VERSION)
-        return fail(err, errlen, "%s: unknown format version %u (this reader knows %d)", p, version,
+    if (version < 1 || version > INI_TRACE_VERSION)
+        return trace_fail(err, errlen, "%s: unknown format version %u (this reader knows 1 to %d)", p, version,
                     INI_TRACE_VERSION);
+    f->version = (int)version;
     if (header_size != INI_TRACE_HEADER_SIZE || record_size != INI_TRACE_RECORD_SIZE)
-        return fail(err, errlen, "%s: header size %u / record size %u, version %d has %d / %d", p,
-                    header_size, record_size, INI_TRACE_VERSION, INI_TRACE_HEADER_SIZE,
-                    INI_TRACE_RECORD_SIZE);
+        return trace_fail(err, errlen, "%s: header size %u / record size %u, version %u has %d / %d", p,
+                    header_size, record_size, version, INI_TRACE_HEADER_SIZE, INI_TRACE_RECORD_SIZE);
     f->mode = ini_trace_get16(h + 14);
     if (f->mode != INI_TRACE_SUMMARY && f->mode != INI_TRACE_DETAILED)
-        return fail(err, errlen, "%s: unknown trace mode %d", p, f->mode);
+        return trace_fail(err, errlen, "%s: unknown trace mode %d", p, f->mode);
     struct ini_trace_info *in = &f->info;
     in->tsc_hz = ini_trace_get64(h + 16);
     in->ini_id = (int32_t)ini_trace_get32(h + 24);
@@ -90,24 +90,31 @@ static int check_header(struct trace_file *f, const uint8_t *h, uint64_t size, c
     f->dropped = ini_trace_get64(h + 56);
     in->start_tsc = ini_trace_get64(h + 64);
     in->end_tsc = ini_trace_get64(h + 72);
+    if (version >= 2) {
+        in->start_ns = ini_trace_get64(h + 80);
+        in->O_ns = ini_trace_get32(h + 88);
+        in->O_exp = h[92] != 0;
+        memcpy(in->host, h + 96, INI_TRACE_HOST_LEN);
+        in->host[INI_TRACE_HOST_LEN - 1] = '\0';
+    }
 
     uint64_t body = size - INI_TRACE_HEADER_SIZE;
     if (f->n > body / INI_TRACE_RECORD_SIZE || body != f->n * INI_TRACE_RECORD_SIZE)
-        return fail(err, errlen,
+        return trace_fail(err, errlen,
                     "%s: header says %llu records (%llu bytes) but %llu bytes follow the header "
                     "(truncated or corrupt)", p, (unsigned long long)f->n,
                     (unsigned long long)(f->n * INI_TRACE_RECORD_SIZE), (unsigned long long)body);
     if (in->tsc_hz == 0)
-        return fail(err, errlen, "%s: TSC rate is 0", p);
+        return trace_fail(err, errlen, "%s: TSC rate is 0", p);
     if (in->ini_id < 0 || in->cluster_id < 0)
-        return fail(err, errlen, "%s: negative INI id %d or cluster id %d", p, in->ini_id, in->cluster_id);
+        return trace_fail(err, errlen, "%s: negative INI id %d or cluster id %d", p, in->ini_id, in->cluster_id);
     if (in->cluster_inis <= 0)
-        return fail(err, errlen, "%s: the number of INIs in the cluster was not recorded", p);
+        return trace_fail(err, errlen, "%s: the number of INIs in the cluster was not recorded", p);
     if (in->ini_index < 0 || in->ini_index >= in->cluster_inis)
-        return fail(err, errlen, "%s: INI index %d outside its cluster's %d INIs", p, in->ini_index,
+        return trace_fail(err, errlen, "%s: INI index %d outside its cluster's %d INIs", p, in->ini_index,
                     in->cluster_inis);
     if (in->start_tsc == 0 || in->end_tsc < in->start_tsc)
-        return fail(err, errlen, "%s: run span [%llu, %llu] not recorded or reversed", p,
+        return trace_fail(err, errlen, "%s: run span [%llu, %llu] not recorded or reversed", p,
                     (unsigned long long)in->start_tsc, (unsigned long long)in->end_tsc);
     return 0;
 }
@@ -116,7 +123,7 @@ static int check_record(const struct trace_file *f, uint64_t i, const struct ini
                         struct trace_msg *m, char *err, size_t errlen)
 {
     if (r->kind < INI_TRACE_OUT || r->kind > INI_TRACE_LOCAL)
-        return fail(err, errlen, "%s: record %llu: unknown kind %u", f->shown, (unsigned long long)i, r->kind);
+        return trace_fail(err, errlen, "%s: record %llu: unknown kind %u", f->shown, (unsigned long long)i, r->kind);
     memset(m, 0, sizeof(*m));
     m->kind = r->kind;
     m->src_pe = r->src_pe;
@@ -124,6 +131,7 @@ static int check_record(const struct trace_file *f, uint64_t i, const struct ini
     m->peer_ini = r->peer_ini;
     m->len = r->len;
     m->qlen = r->qlen;
+    m->seq = r->seq;
     int first = ini_trace_first_stamp(r->kind);
     int idx[INI_TS_COUNT];
     int n = required_stamps(r->kind, f->mode, idx);
@@ -131,11 +139,11 @@ static int check_record(const struct trace_file *f, uint64_t i, const struct ini
         int s = idx[k];
         m->t[s] = r->slot[s - first];
         if (m->t[s] == 0)
-            return fail(err, errlen, "%s: record %llu (%s): stamp t%d missing in a %s trace", f->shown,
+            return trace_fail(err, errlen, "%s: record %llu (%s): stamp t%d missing in a %s trace", f->shown,
                         (unsigned long long)i, kind_name(r->kind), s,
                         f->mode == INI_TRACE_DETAILED ? "detailed" : "summary");
         if (k > 0 && m->t[s] < m->t[idx[k - 1]])
-            return fail(err, errlen, "%s: record %llu (%s): stamps out of order: t%d = %llu < t%d = %llu",
+            return trace_fail(err, errlen, "%s: record %llu (%s): stamps out of order: t%d = %llu < t%d = %llu",
                         f->shown, (unsigned long long)i, kind_name(r->kind), s,
                         (unsigned long long)m->t[s], idx[k - 1], (unsigned long long)m->t[idx[k - 1]]);
     }
@@ -143,7 +151,7 @@ static int check_record(const struct trace_file *f, uint64_t i, const struct ini
      * must lie inside it, or utilization would exceed 1. */
     uint64_t arrive = m->t[INI_TS_ENQUEUE], done = trace_msg_done(m);
     if (arrive < f->info.start_tsc || done > f->info.end_tsc)
-        return fail(err, errlen, "%s: record %llu (%s): [t1, done] = [%llu, %llu] outside the run [%llu, %llu]",
+        return trace_fail(err, errlen, "%s: record %llu (%s): [t1, done] = [%llu, %llu] outside the run [%llu, %llu]",
                     f->shown, (unsigned long long)i, kind_name(r->kind), (unsigned long long)arrive,
                     (unsigned long long)done, (unsigned long long)f->info.start_tsc,
                     (unsigned long long)f->info.end_tsc);
@@ -165,14 +173,24 @@ static void name_file(struct trace_file *f, const char *path)
 static int begin_file(struct trace_file *f, const uint8_t *header, uint64_t size, char *err, size_t errlen)
 {
     if (size < INI_TRACE_HEADER_SIZE)
-        return fail(err, errlen, "%s: truncated: %llu bytes, shorter than the %d-byte header", f->shown,
+        return trace_fail(err, errlen, "%s: truncated: %llu bytes, shorter than the %d-byte header", f->shown,
                     (unsigned long long)size, INI_TRACE_HEADER_SIZE);
     if (check_header(f, header, size, err, errlen) < 0)
         return -1;
     f->msgs = calloc(f->n ? f->n : 1, sizeof(*f->msgs));
     if (!f->msgs)
-        return fail(err, errlen, "%s: out of memory for %llu records", f->shown, (unsigned long long)f->n);
+        return trace_fail(err, errlen, "%s: out of memory for %llu records", f->shown, (unsigned long long)f->n);
     return 0;
+}
+
+/* A version-1 record: 32-bit length and queue length at 8 and 12, no
+ * sequence number; everything else as version 2. */
+static void decode_rec_v1(const uint8_t *in, struct ini_trace_rec *r, uint32_t *len, uint32_t *qlen)
+{
+    ini_trace_decode_rec(in, r);
+    *len = ini_trace_get32(in + 8);
+    *qlen = ini_trace_get32(in + 12);
+    r->seq = 0;
 }
 
 /* Records first .. first+m-1, encoded in buf, decoded and checked. */
@@ -181,9 +199,18 @@ static int decode_records(struct trace_file *f, uint64_t first, const uint8_t *b
 {
     for (size_t j = 0; j < m; j++) {
         struct ini_trace_rec r;
-        ini_trace_decode_rec(buf + j * INI_TRACE_RECORD_SIZE, &r);
+        const uint8_t *in = buf + j * INI_TRACE_RECORD_SIZE;
+        uint32_t len = 0, qlen = 0;
+        if (f->version == 1)
+            decode_rec_v1(in, &r, &len, &qlen);
+        else
+            ini_trace_decode_rec(in, &r);
         if (check_record(f, first + j, &r, &f->msgs[first + j], err, errlen) < 0)
             return -1;
+        if (f->version == 1) {
+            f->msgs[first + j].len = len;
+            f->msgs[first + j].qlen = qlen;
+        }
     }
     return 0;
 }
@@ -197,7 +224,7 @@ int trace_file_load(struct trace_file *f, const char *path, char *err, size_t er
     char why[128];
     int fd = ini_open_regular(path, -1, why, sizeof(why));
     if (fd < 0)
-        return fail(err, errlen, "%s: %s", shown, why);
+        return trace_fail(err, errlen, "%s: %s", shown, why);
     FILE *fp = fdopen(fd, "rb");
     struct stat st;
     if (!fp || fstat(fd, &st) != 0) {
@@ -206,13 +233,13 @@ int trace_file_load(struct trace_file *f, const char *path, char *err, size_t er
             fclose(fp);
         else
             close(fd);
-        return fail(err, errlen, "%s: %s", shown, strerror(e));
+        return trace_fail(err, errlen, "%s: %s", shown, strerror(e));
     }
     uint64_t size = (uint64_t)st.st_size;
     uint8_t header[INI_TRACE_HEADER_SIZE];
     if (size >= INI_TRACE_HEADER_SIZE && fread(header, sizeof(header), 1, fp) != 1) {
         fclose(fp);
-        return fail(err, errlen, "%s: cannot read the header", shown);
+        return trace_fail(err, errlen, "%s: cannot read the header", shown);
     }
     if (begin_file(f, header, size, err, errlen) < 0) {
         fclose(fp);
@@ -223,11 +250,11 @@ int trace_file_load(struct trace_file *f, const char *path, char *err, size_t er
      * twice. */
     enum { CHUNK = 4096 };
     uint8_t *buf = malloc((size_t)CHUNK * INI_TRACE_RECORD_SIZE);
-    int rc = buf ? 0 : fail(err, errlen, "%s: out of memory", shown);
+    int rc = buf ? 0 : trace_fail(err, errlen, "%s: out of memory", shown);
     for (uint64_t i = 0; rc == 0 && i < f->n; i += CHUNK) {
         size_t m = f->n - i < CHUNK ? (size_t)(f->n - i) : CHUNK;
         if (fread(buf, INI_TRACE_RECORD_SIZE, m, fp) != m)
-            rc = fail(err, errlen, "%s: read error after %llu records", shown, (unsigned long long)i);
+            rc = trace_fail(err, errlen, "%s: read error after %llu records", shown, (unsigned long long)i);
         else
             rc = decode_records(f, i, buf, m, err, errlen);
     }
@@ -259,12 +286,12 @@ void trace_file_free(struct trace_file *f)
     f->n = 0;
 }
 
-/* "ini<ID>.trace" with ID decimal digits; the id, or -1. */
-static long trace_name_id(const char *name)
+long trace_name_number(const char *name, const char *prefix)
 {
-    if (strncmp(name, "ini", 3) != 0)
+    size_t np = strlen(prefix);
+    if (strncmp(name, prefix, np) != 0)
         return -1;
-    const char *p = name + 3;
+    const char *p = name + np;
     long id = 0;
     int digits = 0;
     while (*p >= '0' && *p <= '9' && digits < 9) {
@@ -294,19 +321,19 @@ static int check_clusters(const struct trace_run *run, char *err, size_t errlen)
             if (j == i)
                 continue;
             if (b->info.cluster_inis != a->info.cluster_inis)
-                return fail(err, errlen, "%s: INI %d says cluster %d has %d INIs, but %s (INI %d) says %d",
+                return trace_fail(err, errlen, "%s: INI %d says cluster %d has %d INIs, but %s (INI %d) says %d",
                             b->shown, b->info.ini_id, b->info.cluster_id, b->info.cluster_inis, a->name,
                             a->info.ini_id, a->info.cluster_inis);
             if (b->info.cluster_pes != a->info.cluster_pes)
-                return fail(err, errlen, "%s: INI %d says cluster %d has %d compute nodes, but %s says %d",
+                return trace_fail(err, errlen, "%s: INI %d says cluster %d has %d compute nodes, but %s says %d",
                             b->shown, b->info.ini_id, b->info.cluster_id, b->info.cluster_pes, a->name,
                             a->info.cluster_pes);
             if (b->info.ini_index == a->info.ini_index)
-                return fail(err, errlen, "%s: INI %d has the same index %d in cluster %d as %s", b->shown,
+                return trace_fail(err, errlen, "%s: INI %d has the same index %d in cluster %d as %s", b->shown,
                             b->info.ini_id, b->info.ini_index, b->info.cluster_id, a->name);
         }
         if (present != a->info.cluster_inis)
-            return fail(err, errlen, "%s: cluster %d has %d INIs but %d trace files were found for it in %s",
+            return trace_fail(err, errlen, "%s: cluster %d has %d INIs but %d trace files were found for it in %s",
                         a->shown, a->info.cluster_id, a->info.cluster_inis, present, run->shown);
     }
     return 0;
@@ -319,7 +346,7 @@ static struct trace_file *next_file(struct trace_run *run, int *cap, char *err, 
         int grown_cap = *cap ? 2 * *cap : 16;
         struct trace_file *grown = realloc(run->files, (size_t)grown_cap * sizeof(*grown));
         if (!grown) {
-            fail(err, errlen, "%s: out of memory", run->shown);
+            trace_fail(err, errlen, "%s: out of memory", run->shown);
             return NULL;
         }
         run->files = grown;
@@ -332,12 +359,12 @@ static struct trace_file *next_file(struct trace_run *run, int *cap, char *err, 
 static int finish_run(struct trace_run *run, int rc, char *err, size_t errlen)
 {
     if (rc == 0 && run->n_files == 0)
-        rc = fail(err, errlen, "%s: no ini<ID>.trace files", run->shown);
+        rc = trace_fail(err, errlen, "%s: no ini<ID>.trace files", run->shown);
     if (rc == 0) {
         qsort(run->files, (size_t)run->n_files, sizeof(*run->files), cmp_file_by_id);
         for (int i = 1; rc == 0 && i < run->n_files; i++)
             if (run->files[i].info.ini_id == run->files[i - 1].info.ini_id)
-                rc = fail(err, errlen, "%s: INI %d is also in %s", run->files[i].shown,
+                rc = trace_fail(err, errlen, "%s: INI %d is also in %s", run->files[i].shown,
                           run->files[i].info.ini_id, run->files[i - 1].name);
         if (rc == 0)
             rc = check_clusters(run, err, errlen);
@@ -359,11 +386,11 @@ int trace_run_load(struct trace_run *run, const char *dir, char *err, size_t err
     name_run(run, dir);
     DIR *d = opendir(dir);
     if (!d)
-        return fail(err, errlen, "%s: %s", run->shown, strerror(errno));
+        return trace_fail(err, errlen, "%s: %s", run->shown, strerror(errno));
     int cap = 0, rc = 0;
     struct dirent *e;
     while (rc == 0 && (e = readdir(d)) != NULL) {
-        long id = trace_name_id(e->d_name);
+        long id = trace_name_number(e->d_name, "ini");
         if (id < 0)
             continue;
         struct trace_file *f = next_file(run, &cap, err, errlen);
@@ -379,7 +406,7 @@ int trace_run_load(struct trace_run *run, const char *dir, char *err, size_t err
         }
         run->n_files++;
         if (f->info.ini_id != id)
-            rc = fail(err, errlen, "%s: the header says INI %d", f->shown, f->info.ini_id);
+            rc = trace_fail(err, errlen, "%s: the header says INI %d", f->shown, f->info.ini_id);
     }
     closedir(d);
     return finish_run(run, rc, err, errlen);
@@ -391,7 +418,7 @@ int trace_run_load_mem(struct trace_run *run, const char *dir, const struct trac
     name_run(run, dir);
     int cap = 0, rc = 0;
     for (int i = 0; rc == 0 && i < n; i++) {
-        long id = trace_name_id(images[i].name);
+        long id = trace_name_number(images[i].name, "ini");
         if (id < 0)
             continue;
         struct trace_file *f = next_file(run, &cap, err, errlen);
@@ -407,7 +434,7 @@ int trace_run_load_mem(struct trace_run *run, const char *dir, const struct trac
         }
         run->n_files++;
         if (f->info.ini_id != id)
-            rc = fail(err, errlen, "%s: the header says INI %d", f->shown, f->info.ini_id);
+            rc = trace_fail(err, errlen, "%s: the header says INI %d", f->shown, f->info.ini_id);
     }
     return finish_run(run, rc, err, errlen);
 }
