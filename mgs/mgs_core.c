@@ -62,6 +62,7 @@
 
 #include "fabric.h"
 #include "mgs_diff.h"
+#include "trace_cn.h"
 
 struct mgs *mgs_g;
 
@@ -71,6 +72,8 @@ static _Thread_local bool tls_is_protocol_thread;
 /* Dilation (MGS_DILATE): the thread CPU and wall-clock time, in ns, when
  * the compute thread last came back from MGS. */
 static _Thread_local uint64_t tls_mark_cpu_ns, tls_mark_wall_ns;
+/* Traced runs: the TSC when the thread last came back from MGS. */
+static _Thread_local uint64_t tls_resumed;
 static struct sigaction previous_segv;
 
 #define DEFAULT_BASE 0x3f0000000000ull
@@ -225,7 +228,13 @@ static void hand_over(struct mgs *g, struct mgs_request *r)
 static void submit_and_wait(struct mgs *g, struct mgs_request *r)
 {
     dilate(g);
+    if (g->tr.on) {
+        r->t_submit = ini_cn_trace_tsc();
+        r->t_resumed = tls_resumed;
+    }
     hand_over(g, r);
+    if (g->tr.on)
+        tls_resumed = ini_cn_trace_tsc();
     dilate_mark(g);
 }
 
@@ -233,6 +242,7 @@ static void submit_and_wait(struct mgs *g, struct mgs_request *r)
  * not touched after the exchange (a late wake on its address is harmless). */
 void mgs_complete(struct mgs_request *r)
 {
+    mgs_trace_req_done(mgs_g, r);
     if (atomic_exchange_explicit(&r->done, 1, memory_order_acq_rel) == 2)
         futex(&r->done, FUTEX_WAKE_PRIVATE, 1);
 }
@@ -304,6 +314,7 @@ static void on_ini_message(struct ini_pe *pe, int src_pe, const void *data, uint
     m->h = h;
     m->src_pe = (int16_t)src_pe;
     m->to_local = (int16_t)ini_pe_local(pe);
+    m->trace_seq = ini_pe_handling_seq(pe);
     m->len = len - (uint32_t)sizeof h;
     memcpy(m->payload, (const uint8_t *)data + sizeof h, m->len);
     g->stats.msg[h.type].received++;
@@ -352,6 +363,7 @@ void mgs_send(int from, int to_pe, int type, uint16_t aux, uint32_t arg, const v
             memcpy(m->payload, p1, l1);
         if (l2)
             memcpy(m->payload + l1, p2, l2);
+        m->trace_seq = mgs_trace_local_send(g, from, to_pe, type, arg, l1 + l2);
         mgs_queue_push(&g->ready, m);
         g->stats.msg[type].local++;
         return;
@@ -365,6 +377,7 @@ void mgs_send(int from, int to_pe, int type, uint16_t aux, uint32_t arg, const v
         memcpy(g->sendbuf + sizeof h, p1, l1);
     if (l2)
         memcpy(g->sendbuf + sizeof h + l1, p2, l2);
+    mgs_trace_tag(g, from, type, arg);
     if (ini_send(g->pes[from], to_pe, MGS_HANDLER, g->sendbuf, len) != 0)
         mgs_fatal("ini_send from PE %d to PE %d: %s", mgs_node_pe(g, g->cluster, from), to_pe, strerror(errno));
     g->stats.msg[type].sent++;
@@ -474,7 +487,10 @@ static int drain_requests(struct mgs *g)
     while (fifo) {
         struct mgs_request *next = fifo->next;
         fifo->next = NULL;
+        struct mgs_trace_act act;
+        mgs_trace_begin_req(g, &act, fifo);
         handle_request(g, fifo);
+        mgs_trace_end(g, &act);
         fifo = next;
         n++;
     }
@@ -487,6 +503,8 @@ static int process_ready(struct mgs *g)
     struct mgs_msg *m;
     while ((m = mgs_queue_pop(&g->ready))) {
         bool kept = false;
+        struct mgs_trace_act act;
+        mgs_trace_begin_msg(g, &act, m);
         switch (m->h.type) {
         case MGS_M_LOCK_REQ:
         case MGS_M_LOCK_FWD:
@@ -502,6 +520,7 @@ static int process_ready(struct mgs *g)
             kept = mgs_page_message(m);
             break;
         }
+        mgs_trace_end(g, &act);
         if (!kept)
             free(m);
         n++;
@@ -715,6 +734,7 @@ static int start_protocol(struct mgs *g, char *err, size_t errlen)
         return -1;
     }
     mgs_g = g;
+    mgs_trace_init(g);
     if (pthread_create(&g->server, NULL, protocol_thread, g) != 0) {
         mgs_g = NULL;
         sigaction(SIGSEGV, &previous_segv, NULL);
@@ -867,6 +887,8 @@ int mgs_begin_parallel(unsigned nlocks, char *err, size_t errlen)
 void mgs_thread_enter(int global_id)
 {
     tls_thread = global_id;
+    if (mgs_g->tr.on)
+        tls_resumed = ini_cn_trace_tsc();
     dilate_mark(mgs_g);
 }
 
