@@ -11,6 +11,7 @@
  *                delayed-update queue with its flushes
  *   mgs_sync.c   locks (local hand-off, token between clusters) and barriers
  *   mgs_stats.c  counters: JSON file and summary
+ *   mgs_names.c  the names of message types and request kinds
  *   mgs_trace.c  the compute nodes' trace records MGS adds (ini/trace_cn.h):
  *                actions, requests, joins, message tags
  *
@@ -351,6 +352,9 @@ void mgs_trace_tag(struct mgs *g, int from, int type, uint32_t arg);
 /* A message from node `from` to this cluster's PE to_pe, delivered by MGS
  * itself: its SEND record; returns its local sequence. */
 uint32_t mgs_trace_local_send(struct mgs *g, int from, int to_pe, int type, uint32_t arg, uint32_t len);
+
+/* names (mgs_names.c): a request kind's, as the traces show it */
+const char *mgs_req_name(int kind);
 
 /* stats (mgs_stats.c) */
 void mgs_stats_write(struct mgs *g);
