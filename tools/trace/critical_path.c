@@ -17,105 +17,107 @@ const char *crit_seg_name(int k)
     return k >= 0 && k < CRIT_KINDS ? names[k] : "?";
 }
 
-/* A segment [a, b] of kind k, clipped to the step's start; false once the
- * chain has reached it. */
-static bool seg(struct crit_step *s, int k, double a, double b)
+/* The walk's state: the step, and the instant the chain has been
+ * followed back to.  Each segment runs from its own start to that
+ * instant (never past it: stamps of different threads and of the INIs
+ * and nodes can be a few ns out of order, and a node may act on a message
+ * before its INI stamped it delivered), so the segments tile the step. */
+struct walk {
+    struct crit_step *s;
+    double at;
+};
+
+/* The chain back to instant a, as kind k; false once it reached the
+ * step's start. */
+static bool back(struct walk *w, int k, double a)
 {
-    if (b <= s->start)
-        return false;
-    if (b > a)
-        s->seg[k] += b - fmax(a, s->start);
-    return a > s->start;
+    double lo = fmax(fmin(a, w->at), w->s->start);
+    w->s->seg[k] += w->at - lo;
+    w->at = lo;
+    return lo > w->s->start;
 }
 
-/* A wait [a, b] for INI file f: the part while the INI served other
- * messages is queueing (before its loop took the message in, as much as
- * after), the rest is kind k (the hand-over, the wire). */
-static bool wait_for(const struct run_graph *g, struct crit_step *s, int k, int f, double a, double b)
+/* The same for a wait for INI file f: the part while that INI served
+ * other messages is queueing (before its loop took the message in, as
+ * much as after), the rest kind k (the hand-over, the wire). */
+static bool back_waiting(struct walk *w, const struct run_graph *g, int k, int f, double a)
 {
-    if (b <= s->start)
-        return false;
-    double lo = fmax(a, s->start);
-    if (b > lo) {
-        double q = rg_busy_in(g, f, lo, b);
-        s->seg[CRIT_QUEUE] += q;
-        s->seg[k] += b - lo - q;
-    }
-    return a > s->start;
+    double lo = fmax(fmin(a, w->at), w->s->start);
+    double q = rg_busy_in(g, f, lo, w->at);
+    w->s->seg[CRIT_QUEUE] += q;
+    w->s->seg[k] += w->at - lo - q;
+    w->at = lo;
+    return lo > w->s->start;
 }
 
-/* The INI part of a message's way back from the instant its receiver was
- * ready for it: returns false when the chain reached the step's start. */
-static bool message_back(const struct run_graph *g, struct crit_step *s, const struct rg_msg *m, double ready)
+/* A message's way back from the instant its receiver took it up. */
+static bool message_back(struct walk *w, const struct run_graph *g, const struct rg_msg *m)
 {
-    double at = ready;
     if (m->local)
-        return seg(s, CRIT_PROTOCOL, m->send, at);
+        return back(w, CRIT_PROTOCOL, m->send);
     if (m->in_file >= 0) {
         const struct rg_ini *in = &g->inis[m->in_file];
-        if (!seg(s, CRIT_RECEIVE, in->done[m->in_i], at) || !seg(s, CRIT_SERVICE, in->s[m->in_i], in->done[m->in_i]) ||
-            !seg(s, CRIT_QUEUE, in->t1[m->in_i], in->s[m->in_i]))
+        if (!back(w, CRIT_RECEIVE, in->done[m->in_i]) || !back(w, CRIT_SERVICE, in->s[m->in_i]) ||
+            !back(w, CRIT_QUEUE, in->t1[m->in_i]))
             return false;
-        at = in->t1[m->in_i];
     }
     if (m->out_file >= 0) {
         const struct rg_ini *o = &g->inis[m->out_file];
-        if ((m->in_file >= 0 ? !wait_for(g, s, CRIT_WIRE, m->in_file, o->done[m->out_i], at)
-                             : !seg(s, CRIT_WIRE, o->done[m->out_i], at)) ||
-            !seg(s, CRIT_SERVICE, o->s[m->out_i], o->done[m->out_i]) ||
-            !seg(s, CRIT_QUEUE, o->t1[m->out_i], o->s[m->out_i]))
+        if ((m->in_file >= 0 ? !back_waiting(w, g, CRIT_WIRE, m->in_file, o->done[m->out_i])
+                             : !back(w, CRIT_WIRE, o->done[m->out_i])) ||
+            !back(w, CRIT_SERVICE, o->s[m->out_i]) || !back(w, CRIT_QUEUE, o->t1[m->out_i]))
             return false;
-        at = o->t1[m->out_i];
+        return back_waiting(w, g, CRIT_HANDOVER, m->out_file, m->send);
     }
-    return m->out_file >= 0 ? wait_for(g, s, CRIT_HANDOVER, m->out_file, m->send, at)
-                            : seg(s, CRIT_HANDOVER, m->send, at);
+    return back(w, CRIT_HANDOVER, m->send);
+}
+
+/* A request taken up by action x: back through the wait to take it up,
+ * the compute before it and the thread's wake-up to what it followed;
+ * the action that completed that, or -1 at the chain's end. */
+static int request_back(struct walk *w, const struct run_graph *g, const struct rg_action *x)
+{
+    const struct rg_req *r = &g->reqs[x->req];
+    if (!back(w, CRIT_WAKE, r->submit))
+        return -1;
+    if (isnan(r->resumed) || r->pred < 0) {       /* nothing known before: the thread's */
+        back(w, CRIT_COMPUTE, w->s->start);
+        return -1;
+    }
+    if (!back(w, CRIT_COMPUTE, r->resumed) || !back(w, CRIT_WAKE, g->reqs[r->pred].complete))
+        return -1;
+    int a = g->reqs[r->pred].done;
+    if (a < 0)
+        back(w, CRIT_COMPUTE, w->s->start);
+    return a;
 }
 
 /* Walks back from request q's completion to the step's start. */
 static void walk(const struct run_graph *g, struct crit_step *s, int q)
 {
-    double at = g->reqs[q].complete;
+    struct walk w = { s, g->reqs[q].complete };
     int a = g->reqs[q].done;
-    for (int guard = 0; guard < 10000000; guard++) {
-        if (a < 0) {          /* nothing known before: the rest is the thread's */
-            seg(s, CRIT_COMPUTE, s->start, at);
-            return;
-        }
+    if (a < 0)
+        back(&w, CRIT_COMPUTE, s->start);
+    while (a >= 0) {
         const struct rg_action *x = &g->actions[a];
-        if (!seg(s, CRIT_PROTOCOL, x->t0, at))
+        if (!back(&w, CRIT_PROTOCOL, x->t0))
             return;
         if (x->parent >= 0) {
-            at = x->t0;
             a = x->parent;
-            continue;
-        }
-        if (x->kind == INI_CN_ACT_REQ && x->req >= 0) {
-            const struct rg_req *r = &g->reqs[x->req];
-            if (!seg(s, CRIT_WAKE, r->submit, x->t0))
-                return;
-            if (!seg(s, CRIT_COMPUTE, isnan(r->resumed) ? s->start : r->resumed, r->submit) || isnan(r->resumed))
-                return;                  /* nothing known before the thread's first request */
-            if (r->pred < 0) {
-                seg(s, CRIT_COMPUTE, s->start, r->resumed);
-                return;
-            }
-            const struct rg_req *p = &g->reqs[r->pred];
-            if (!seg(s, CRIT_WAKE, p->complete, r->resumed))
-                return;
-            at = p->complete;
-            a = p->done;
-            continue;
-        }
-        if (x->msg < 0 || isnan(g->msgs[x->msg].send)) {
-            seg(s, CRIT_PROTOCOL, s->start, x->t0);
+        } else if (x->kind == INI_CN_ACT_REQ && x->req >= 0) {
+            a = request_back(&w, g, x);
+        } else if (x->msg < 0 || isnan(g->msgs[x->msg].send)) {
+            back(&w, CRIT_PROTOCOL, s->start);     /* nothing known before it */
             return;
+        } else {
+            s->messages++;
+            if (!message_back(&w, g, &g->msgs[x->msg]))
+                return;
+            a = g->msgs[x->msg].cause;
+            if (a < 0)
+                back(&w, CRIT_PROTOCOL, s->start);
         }
-        const struct rg_msg *m = &g->msgs[x->msg];
-        s->messages++;
-        if (!message_back(g, s, m, x->t0))
-            return;
-        at = m->send;
-        a = m->cause;
     }
 }
 

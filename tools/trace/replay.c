@@ -353,6 +353,7 @@ static int setup_actions(struct replay *r, char *err, size_t errlen)
             prev_end = fmax(prev_end, a->t1);
         }
         if (c >= 0 && c < r->n_clusters) {
+            r->srv[c].first = g->actions[order[k - ni - nb]].t0;
             r->srv[c].lag_idle = median(idle, ni);
             r->srv[c].lag_busy = median(busy, nb);
         }

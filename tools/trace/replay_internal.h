@@ -78,6 +78,7 @@ struct server {                 /* a cluster's protocol thread */
     int *queue;
     int head, tail, cap;
     double lag_idle, lag_busy;  /* the run's medians */
+    double first;               /* its first action in the run: the program had not started it before */
 };
 
 struct a_sim {

@@ -11,7 +11,9 @@
  * next starting when the previous ends (the O knob's virtual clock does
  * the same); what arrives meanwhile waits for the next turn, which starts
  * when the batch is done.  A protocol thread serves actions in the order
- * they became ready, one at a time.
+ * they became ready, one at a time, and none before its first action in
+ * the run (before it, the program had not started it: nothing in the
+ * run says when it would have).
  */
 #include "replay_internal.h"
 
@@ -239,7 +241,7 @@ static int start_next(struct replay *r, int c, double now, bool was_idle)
     const struct a_sim *x = &r->as[a];
     double lag = x->idle_class == was_idle ? x->lag : was_idle ? s->lag_idle : s->lag_busy;
     s->busy = true;
-    return sim_push(r, now + lag, EV_ACTION_START, a);
+    return sim_push(r, fmax(now + lag, s->first), EV_ACTION_START, a);
 }
 
 /* ---- events ---- */

@@ -207,8 +207,13 @@ static void threads(struct tl *t)
                 snprintf(name, sizeof name, "thread %d", r->thread);
             meta(t, "thread_name", pid, tid, name, 3000 + th);
         }
+        /* from its return (a few ns of TSC skew between cores can put
+         * that before the completion of what it waited for) */
+        double from = r->resumed;
+        if (r->pred >= 0 && g->reqs[r->pred].thread == r->thread)
+            from = fmax(from, g->reqs[r->pred].complete);
         if (!isnan(r->resumed))
-            slice(t, pid, tid, "compute", "compute", r->resumed, r->submit, -1);
+            slice(t, pid, tid, "compute", "compute", from, r->submit, -1);
         snprintf(name, sizeof name, "wait: %s", mgs_req_name(r->kind));
         slice(t, pid, tid, name, "wait", r->submit, r->complete, -1);
     }
