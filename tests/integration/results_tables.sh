@@ -89,6 +89,11 @@ for n in segments-bench segments-bench-w256; do
     cmp -s "$R/$n.txt" "$tmp/sc/$n.txt" || fail "$n.txt is not what segment_compare.sh --tables makes of $n-runs/"
 done
 echo "ok:   breakdown-s8-*, segments-bench*: tables made again, identical"
+for n in water-profile water-profile-settings; do
+    mkdir -p "$tmp/$R/$n" && cp "$R/$n"/{meta.txt,profiles.jsonl} "$tmp/$R/$n/"
+    python3 tools/trace/profile_table.py "$tmp/$R/$n" > /dev/null 2> "$tmp/err" || fail "profile_table.py $n: $(tail -n 1 "$tmp/err")"
+    same "$n" water-profile.txt water-profile.csv
+done
 
 # ---- the layout: no empty files, no per-run files ----
 empty=$(git ls-files "$R" | while read -r f; do [ -s "$f" ] || echo "$f"; done)

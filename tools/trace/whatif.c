@@ -75,11 +75,12 @@ static void print_text(const char *dir, const struct replay_result *rr, const st
 {
     const char *pol = rr->policy >= 0 ? ini_policy_name((enum ini_policy)rr->policy) : "as the run";
     printf("ini-trace whatif: %s\n", dir);
-    printf("  replayed with %s INIs per cluster, policy %s, service x%.3g%s; O of the run %.1f us; wire %.1f us\n",
-           rr->inis_per_cluster ? "" : "as many", pol, isnan(rr->service_factor) ? 1.0 : rr->service_factor,
-           isnan(rr->service_factor) ? " (O replaced)" : "", rr->O_run_us, rr->wire_ns / 1e3);
-    if (rr->inis_per_cluster)
-        printf("  (%d INIs per cluster)\n", rr->inis_per_cluster);
+    char inis[32];
+    snprintf(inis, sizeof inis, "%d", rr->inis_per_cluster);
+    printf("  replayed with %s INIs per cluster, policy %s, service x%.3g%s; O of the run %.1f us; "
+           "least wire latency %.1f us\n", rr->inis_per_cluster ? inis : "as many", pol,
+           isnan(rr->service_factor) ? 1.0 : rr->service_factor, isnan(rr->service_factor) ? " (O replaced)" : "",
+           rr->O_run_us, rr->wire_ns / 1e3);
     printf("  %llu messages, %llu INI passes; %llu events kept at their measured time (nothing in the run caused them)\n",
            (unsigned long long)rr->msgs, (unsigned long long)rr->passes, (unsigned long long)rr->anchored);
     printf("  program span (first request to last completion): measured %.4f s, replayed %.4f s (%+.1f%%)\n",
