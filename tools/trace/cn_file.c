@@ -29,16 +29,16 @@ static int check_header(struct cn_file *f, const uint8_t *h, uint64_t size, char
 {
     const char *p = f->shown;
     if (size < INI_CN_TRACE_HEADER_SIZE)
-        return trace_fail(err, errlen, "%s: truncated: %llu bytes, shorter than the %d-byte header", p,
+        return ini_fail(err, errlen, "%s: truncated: %llu bytes, shorter than the %d-byte header", p,
                     (unsigned long long)size, INI_CN_TRACE_HEADER_SIZE);
     if (memcmp(h, INI_CN_TRACE_MAGIC, 8) != 0)
-        return trace_fail(err, errlen, "%s: not a compute-node trace file (bad magic)", p);
+        return ini_fail(err, errlen, "%s: not a compute-node trace file (bad magic)", p);
     unsigned version = ini_trace_get16(h + 8), hs = ini_trace_get16(h + 10), rs = ini_trace_get16(h + 12);
     if (version != INI_CN_TRACE_VERSION)
-        return trace_fail(err, errlen, "%s: unknown format version %u (this reader knows %d)", p, version,
+        return ini_fail(err, errlen, "%s: unknown format version %u (this reader knows %d)", p, version,
                     INI_CN_TRACE_VERSION);
     if (hs != INI_CN_TRACE_HEADER_SIZE || rs != INI_CN_TRACE_RECORD_SIZE)
-        return trace_fail(err, errlen, "%s: header size %u / record size %u, version %d has %d / %d", p, hs, rs,
+        return ini_fail(err, errlen, "%s: header size %u / record size %u, version %d has %d / %d", p, hs, rs,
                     INI_CN_TRACE_VERSION, INI_CN_TRACE_HEADER_SIZE, INI_CN_TRACE_RECORD_SIZE);
     struct ini_cn_trace_info *in = &f->info;
     in->cluster = (int32_t)ini_trace_get32(h + 16);
@@ -54,13 +54,13 @@ static int check_header(struct cn_file *f, const uint8_t *h, uint64_t size, char
     f->n = in->records;
     uint64_t body = size - INI_CN_TRACE_HEADER_SIZE;
     if (f->n > body / INI_CN_TRACE_RECORD_SIZE || body != f->n * INI_CN_TRACE_RECORD_SIZE)
-        return trace_fail(err, errlen, "%s: header says %llu records but %llu bytes follow the header (truncated or corrupt)",
+        return ini_fail(err, errlen, "%s: header says %llu records but %llu bytes follow the header (truncated or corrupt)",
                     p, (unsigned long long)f->n, (unsigned long long)body);
     if (in->cluster < 0 || in->n_pes < 1)
-        return trace_fail(err, errlen, "%s: cluster %d with %d compute nodes", p, in->cluster, in->n_pes);
+        return ini_fail(err, errlen, "%s: cluster %d with %d compute nodes", p, in->cluster, in->n_pes);
     double hz = cn_file_hz(in);
     if (in->start_tsc == 0 || in->start_ns == 0 || hz < 1e6 || hz > 1e11)
-        return trace_fail(err, errlen, "%s: clock anchors missing or reversed (TSC %llu..%llu, ns %llu..%llu)", p,
+        return ini_fail(err, errlen, "%s: clock anchors missing or reversed (TSC %llu..%llu, ns %llu..%llu)", p,
                     (unsigned long long)in->start_tsc, (unsigned long long)in->end_tsc,
                     (unsigned long long)in->start_ns, (unsigned long long)in->end_ns);
     f->ns_per_tsc = 1e9 / hz;
@@ -80,25 +80,25 @@ static int check_record(const struct cn_file *f, uint64_t i, const struct ini_cn
     const char *p = f->shown;
     unsigned long long at = (unsigned long long)i;
     if (r->kind < INI_CN_SEND || r->kind > INI_CN_JOIN)
-        return trace_fail(err, errlen, "%s: record %llu: unknown kind %u", p, at, r->kind);
+        return ini_fail(err, errlen, "%s: record %llu: unknown kind %u", p, at, r->kind);
     const char *k = kind_name(r->kind);
     int need1 = r->kind == INI_CN_RECV || r->kind == INI_CN_ACTION || r->kind == INI_CN_REQ;
     if (r->t[0] == 0 || (need1 && r->t[1] == 0))
-        return trace_fail(err, errlen, "%s: record %llu (%s): a stamp is missing", p, at, k);
+        return ini_fail(err, errlen, "%s: record %llu (%s): a stamp is missing", p, at, k);
     if (need1 && r->t[1] < r->t[0])
-        return trace_fail(err, errlen, "%s: record %llu (%s): ends before it starts (%llu < %llu)", p, at, k,
+        return ini_fail(err, errlen, "%s: record %llu (%s): ends before it starts (%llu < %llu)", p, at, k,
                     (unsigned long long)r->t[1], (unsigned long long)r->t[0]);
     if (r->kind == INI_CN_REQ && r->t[2] > r->t[0])
-        return trace_fail(err, errlen, "%s: record %llu (REQ): resumed after the next submit", p, at);
+        return ini_fail(err, errlen, "%s: record %llu (REQ): resumed after the next submit", p, at);
     if (r->kind != INI_CN_REQ && r->t[2] != 0)
-        return trace_fail(err, errlen, "%s: record %llu (%s): stamp 2 set", p, at, k);
+        return ini_fail(err, errlen, "%s: record %llu (%s): stamp 2 set", p, at, k);
     if ((r->kind == INI_CN_ACTION || r->kind == INI_CN_REQ) && r->a == 0)
-        return trace_fail(err, errlen, "%s: record %llu (%s): no id", p, at, k);
+        return ini_fail(err, errlen, "%s: record %llu (%s): no id", p, at, k);
     if (r->kind == INI_CN_ACTION && (r->tag < INI_CN_ACT_MSG || r->tag > INI_CN_ACT_REQ))
-        return trace_fail(err, errlen, "%s: record %llu (ACTION): unknown action kind %u", p, at, r->tag);
+        return ini_fail(err, errlen, "%s: record %llu (ACTION): unknown action kind %u", p, at, r->tag);
     for (int s = 0; s < 3; s++)
         if (r->t[s] && (r->t[s] < f->info.start_tsc || r->t[s] > f->info.end_tsc))
-            return trace_fail(err, errlen, "%s: record %llu (%s): stamp %d = %llu outside the file's [%llu, %llu]", p,
+            return ini_fail(err, errlen, "%s: record %llu (%s): stamp %d = %llu outside the file's [%llu, %llu]", p,
                         at, k, s, (unsigned long long)r->t[s], (unsigned long long)f->info.start_tsc,
                         (unsigned long long)f->info.end_tsc);
     return 0;
@@ -116,7 +116,7 @@ int cn_file_load_mem(struct cn_file *f, const char *path, const uint8_t *bytes, 
         return -1;
     f->recs = malloc((f->n ? f->n : 1) * sizeof(*f->recs));
     if (!f->recs)
-        return trace_fail(err, errlen, "%s: out of memory for %llu records", f->shown, (unsigned long long)f->n);
+        return ini_fail(err, errlen, "%s: out of memory for %llu records", f->shown, (unsigned long long)f->n);
     for (uint64_t i = 0; i < f->n; i++) {
         ini_cn_trace_decode_rec(bytes + INI_CN_TRACE_HEADER_SIZE + i * INI_CN_TRACE_RECORD_SIZE, &f->recs[i]);
         if (check_record(f, i, &f->recs[i], err, errlen) < 0) {
@@ -133,17 +133,17 @@ int cn_file_load(struct cn_file *f, const char *path, char *err, size_t errlen)
     ini_path_for_message(path, shown, sizeof(shown));
     int fd = ini_open_regular(path, -1, why, sizeof(why));
     if (fd < 0)
-        return trace_fail(err, errlen, "%s: %s", shown, why);
+        return ini_fail(err, errlen, "%s: %s", shown, why);
     struct stat st;
     uint8_t *buf = NULL;
-    int rc = fstat(fd, &st) == 0 ? 0 : trace_fail(err, errlen, "%s: %s", shown, strerror(errno));
+    int rc = fstat(fd, &st) == 0 ? 0 : ini_fail(err, errlen, "%s: %s", shown, strerror(errno));
     size_t size = rc == 0 ? (size_t)st.st_size : 0;
     if (rc == 0 && !(buf = malloc(size ? size : 1)))
-        rc = trace_fail(err, errlen, "%s: out of memory", shown);
+        rc = ini_fail(err, errlen, "%s: out of memory", shown);
     for (size_t got = 0; rc == 0 && got < size;) {
         ssize_t k = read(fd, buf + got, size - got);
         if (k <= 0)
-            rc = trace_fail(err, errlen, "%s: read error after %zu bytes", shown, got);
+            rc = ini_fail(err, errlen, "%s: read error after %zu bytes", shown, got);
         else
             got += (size_t)k;
     }
@@ -187,7 +187,7 @@ static int finish(struct cn_run *run, int rc, char *err, size_t errlen)
         qsort(run->files, (size_t)run->n_files, sizeof(*run->files), cmp_cluster);
         for (int i = 1; rc == 0 && i < run->n_files; i++)
             if (run->files[i].info.cluster == run->files[i - 1].info.cluster)
-                rc = trace_fail(err, errlen, "%s: cluster %d is also in %s", run->files[i].shown,
+                rc = ini_fail(err, errlen, "%s: cluster %d is also in %s", run->files[i].shown,
                           run->files[i].info.cluster, run->files[i - 1].name);
     }
     if (rc < 0)
@@ -204,7 +204,7 @@ static int add_file(struct cn_run *run, int *cap, const char *dir, const char *n
         return 0;
     struct cn_file *f = grow(run, cap);
     if (!f)
-        return trace_fail(err, errlen, "%s: out of memory", dir);
+        return ini_fail(err, errlen, "%s: out of memory", dir);
     char path[2048];
     snprintf(path, sizeof(path), "%s/%s", dir, name);
     int rc = img ? cn_file_load_mem(f, path, img->bytes, img->size, err, errlen) : cn_file_load(f, path, err, errlen);
@@ -212,7 +212,7 @@ static int add_file(struct cn_run *run, int *cap, const char *dir, const char *n
         return -1;
     run->n_files++;
     if (f->info.cluster != c)
-        return trace_fail(err, errlen, "%s: the header says cluster %d", f->shown, f->info.cluster);
+        return ini_fail(err, errlen, "%s: the header says cluster %d", f->shown, f->info.cluster);
     return 0;
 }
 
@@ -221,7 +221,7 @@ int cn_run_load(struct cn_run *run, const char *dir, char *err, size_t errlen)
     memset(run, 0, sizeof(*run));
     DIR *d = opendir(dir);
     if (!d)
-        return trace_fail(err, errlen, "%s: %s", dir, strerror(errno));
+        return ini_fail(err, errlen, "%s: %s", dir, strerror(errno));
     int cap = 0, rc = 0;
     struct dirent *e;
     while (rc == 0 && (e = readdir(d)) != NULL)
@@ -262,7 +262,7 @@ int clock_table_load(struct clock_table *t, const char *dir, char *err, size_t e
     if (!fp) {
         if (fd >= 0)
             close(fd);
-        return trace_fail(err, errlen, "%s: %s", shown, fd < 0 ? why : strerror(errno));
+        return ini_fail(err, errlen, "%s: %s", shown, fd < 0 ? why : strerror(errno));
     }
     char line[512];
     int ln = 0, rc = 0;
@@ -274,9 +274,9 @@ int clock_table_load(struct clock_table *t, const char *dir, char *err, size_t e
         long long off, rtt;
         char extra;
         if (t->n == CLOCK_MAX_HOSTS)
-            rc = trace_fail(err, errlen, "%s:%d: more than %d hosts", shown, ln, CLOCK_MAX_HOSTS);
+            rc = ini_fail(err, errlen, "%s:%d: more than %d hosts", shown, ln, CLOCK_MAX_HOSTS);
         else if (sscanf(line, "%32s %lld %lld %c", host, &off, &rtt, &extra) != 3 || rtt < 0)
-            rc = trace_fail(err, errlen, "%s:%d: expected HOST OFFSET_NS RTT_NS", shown, ln);
+            rc = ini_fail(err, errlen, "%s:%d: expected HOST OFFSET_NS RTT_NS", shown, ln);
         else {
             snprintf(t->host[t->n], sizeof(t->host[t->n]), "%s", host);
             t->offset_ns[t->n] = off;

@@ -8,6 +8,8 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "file_util.h"
+
 #define REQ_BARRIER 3       /* MGS's request kind of a barrier of every compute thread (mgs_internal.h) */
 
 const char *crit_seg_name(int k)
@@ -185,12 +187,12 @@ int critical_run(const struct run_graph *g, struct crit_result *out, char *err, 
     int *last = malloc(((size_t)g->n_reqs + 1) * sizeof(int));
     if (!last || steps_of(g, out, last) < 0) {
         free(last);
-        return trace_fail(err, errlen, "out of memory");
+        return ini_fail(err, errlen, "out of memory");
     }
     if (out->n_steps == 0) {
         free(last);
         critical_free(out);
-        return trace_fail(err, errlen, "%s: no barrier in the run: no step to follow", g->ini->shown);
+        return ini_fail(err, errlen, "%s: no barrier in the run: no step to follow", g->ini->shown);
     }
     double first = INFINITY;
     for (int q = 0; q < g->n_reqs; q++)

@@ -19,6 +19,8 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "file_util.h"
+
 static int cmp_double(const void *a, const void *b)
 {
     double x = *(const double *)a, y = *(const double *)b;
@@ -44,7 +46,7 @@ static int setup_clusters(struct replay *r, char *err, size_t errlen)
             r->n_clusters = g->ini->files[i].info.cluster_id + 1;
     r->cl = calloc((size_t)r->n_clusters, sizeof(*r->cl));
     if (!r->cl)
-        return trace_fail(err, errlen, "out of memory");
+        return ini_fail(err, errlen, "out of memory");
     for (int c = 0; c < r->n_clusters; c++)
         r->cl[c].start_ns = INFINITY;
     for (int i = 0; i < g->ini->n_files; i++) {
@@ -61,17 +63,17 @@ static int setup_clusters(struct replay *r, char *err, size_t errlen)
         if (c < 0 || c >= r->n_clusters)
             continue;
         if (r->cl[c].n_pes == INI_MAX_PES_PER_CLUSTER)
-            return trace_fail(err, errlen, "cluster %d: more than %d compute nodes", c, INI_MAX_PES_PER_CLUSTER);
+            return ini_fail(err, errlen, "cluster %d: more than %d compute nodes", c, INI_MAX_PES_PER_CLUSTER);
         r->cl[c].pes[r->cl[c].n_pes++] = pe;
     }
     r->as_run = true;
     for (int c = 0; c < r->n_clusters; c++) {
         struct cluster_sim *k = &r->cl[c];
         if (k->n_inis_run == 0 || k->n_pes == 0)
-            return trace_fail(err, errlen, "cluster %d: no INI trace or no compute node seen", c);
+            return ini_fail(err, errlen, "cluster %d: no INI trace or no compute node seen", c);
         k->n_inis = r->p.inis_per_cluster ? r->p.inis_per_cluster : k->n_inis_run;
         if (k->n_inis > INI_MAX_INIS_PER_CLUSTER)
-            return trace_fail(err, errlen, "--inis-per-cluster %d: at most %d", k->n_inis, INI_MAX_INIS_PER_CLUSTER);
+            return ini_fail(err, errlen, "--inis-per-cluster %d: at most %d", k->n_inis, INI_MAX_INIS_PER_CLUSTER);
         k->first_ini = r->n_inis;
         r->n_inis += k->n_inis;
         if (k->n_inis != k->n_inis_run ||
@@ -81,7 +83,7 @@ static int setup_clusters(struct replay *r, char *err, size_t errlen)
             k->pe_policy = k->ini_policy = INI_POLICY_STATIC;   /* not recorded: the default */
     }
     if (r->n_inis > INI_LB_MAX_INIS)
-        return trace_fail(err, errlen, "%d INIs in all: the policies know at most %d", r->n_inis, INI_LB_MAX_INIS);
+        return ini_fail(err, errlen, "%d INIs in all: the policies know at most %d", r->n_inis, INI_LB_MAX_INIS);
     return 0;
 }
 
@@ -91,7 +93,7 @@ static int setup_inis(struct replay *r, char *err, size_t errlen)
     r->lb_pe = calloc(INI_MAX_PES, sizeof(*r->lb_pe));
     r->srv = calloc((size_t)r->n_clusters, sizeof(*r->srv));
     if (!r->inis || !r->lb_pe || !r->srv)
-        return trace_fail(err, errlen, "out of memory");
+        return ini_fail(err, errlen, "out of memory");
     for (int c = 0; c < r->n_clusters; c++) {
         const struct cluster_sim *k = &r->cl[c];
         int pol_ini = r->p.policy >= 0 ? r->p.policy : k->ini_policy;
@@ -257,7 +259,7 @@ static int setup_messages(struct replay *r, char *err, size_t errlen)
         free(lo);
         free(li);
         free_dones(g, done);
-        return trace_fail(err, errlen, "out of memory");
+        return ini_fail(err, errlen, "out of memory");
     }
     double **ends = calloc((size_t)g->ini->n_files + 1, sizeof(*ends));
     for (int f = 0; ends && f < g->ini->n_files; f++)
@@ -329,7 +331,7 @@ static int setup_actions(struct replay *r, char *err, size_t errlen)
         free(order);
         free(idle);
         free(busy);
-        return trace_fail(err, errlen, "out of memory");
+        return ini_fail(err, errlen, "out of memory");
     }
     int m = 0;
     for (int i = 0; i < n; i++)
@@ -400,7 +402,7 @@ static int setup_deps(struct replay *r, char *err, size_t errlen)
     int nm = g->n_msgs, na = g->n_actions, nq = g->n_reqs;
     int *own = malloc(((size_t)(nm > na ? (nm > nq ? nm : nq) : (na > nq ? na : nq)) + 1) * sizeof(int));
     if (!own)
-        return trace_fail(err, errlen, "out of memory");
+        return ini_fail(err, errlen, "out of memory");
     int rc = 0;
     for (int i = 0; i < nm; i++)
         own[i] = g->msgs[i].cause;
@@ -413,7 +415,7 @@ static int setup_deps(struct replay *r, char *err, size_t errlen)
     rc |= replay_csr(&r->children, na, na, own);
     free(own);
     if (rc < 0 || replay_requests(r) < 0 || replay_joins(r) < 0)
-        return trace_fail(err, errlen, "out of memory");
+        return ini_fail(err, errlen, "out of memory");
     return 0;
 }
 
@@ -476,12 +478,12 @@ static int output(struct replay *r, char *err, size_t errlen)
     res->run.n_files = r->n_inis;
     res->run.files = calloc((size_t)r->n_inis, sizeof(*res->run.files));
     if (!res->run.files)
-        return trace_fail(err, errlen, "out of memory");
+        return ini_fail(err, errlen, "out of memory");
     snprintf(res->run.dir, sizeof(res->run.dir), "%s (replayed)", g->ini->dir);
     snprintf(res->run.shown, sizeof(res->run.shown), "%s (replayed)", g->ini->shown);
     for (int i = 0; i < r->n_inis; i++) {
         if (output_file(r, i, &res->run.files[i], hz, res->replay_span_ns - res->span_ns) < 0)
-            return trace_fail(err, errlen, "out of memory");
+            return ini_fail(err, errlen, "out of memory");
         res->passes += r->inis[i].n_recs;
     }
     res->inis_per_cluster = r->p.inis_per_cluster;
@@ -522,7 +524,7 @@ int replay_run(const struct run_graph *g, const struct replay_params *p, struct 
     memset(out, 0, sizeof(*out));
     struct replay r = { .g = g, .p = *p, .res = out };
     if (!(p->service_scale > 0 && p->service_scale < 1e6))
-        return trace_fail(err, errlen, "--service-scale %g: expected a factor above 0", p->service_scale);
+        return ini_fail(err, errlen, "--service-scale %g: expected a factor above 0", p->service_scale);
     int rc = setup_clusters(&r, err, errlen);
     if (rc == 0)
         rc = setup_inis(&r, err, errlen);

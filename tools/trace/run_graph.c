@@ -15,6 +15,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "file_util.h"
 #include "report.h"
 
 
@@ -144,7 +145,7 @@ static int clocks_of(struct run_graph *g, const struct clock_table *ct, struct c
     if (!h || !which) {
         free(h);
         free(which);
-        return trace_fail(err, errlen, "out of memory");
+        return ini_fail(err, errlen, "out of memory");
     }
     int rc = 0;
     for (int i = 0; rc == 0 && i < nf; i++) {
@@ -154,7 +155,7 @@ static int clocks_of(struct run_graph *g, const struct clock_table *ct, struct c
         const char *name = is_ini ? fi->info.host : fc->info.host;
         int64_t off;
         if (clock_table_offset(ct, name, &off) < 0) {
-            rc = trace_fail(err, errlen, "%s: host '%s' is not in the run's clocks.tsv", is_ini ? fi->shown : fc->shown, name);
+            rc = ini_fail(err, errlen, "%s: host '%s' is not in the run's clocks.tsv", is_ini ? fi->shown : fc->shown, name);
             break;
         }
         struct host_clock *x = host_of(h, &n, name);
@@ -191,18 +192,18 @@ static int check_joinable(const struct run_graph *g, char *err, size_t errlen)
     for (int i = 0; i < r->n_files; i++) {
         const struct trace_file *f = &r->files[i];
         if (f->version < 2 || f->info.start_ns == 0)
-            return trace_fail(err, errlen, "%s: a version-%d trace names no messages: this needs version-2 traces "
+            return ini_fail(err, errlen, "%s: a version-%d trace names no messages: this needs version-2 traces "
                         "(a run traced by this release)", f->shown, f->version);
         if (f->dropped)
-            return trace_fail(err, errlen, "%s: %llu records dropped (trace buffer full): raise trace.records",
+            return ini_fail(err, errlen, "%s: %llu records dropped (trace buffer full): raise trace.records",
                         f->shown, (unsigned long long)f->dropped);
     }
     if (g->cn->n_files == 0)
-        return trace_fail(err, errlen, "%s: no cn<CLUSTER>.trace files: the compute nodes were not traced "
+        return ini_fail(err, errlen, "%s: no cn<CLUSTER>.trace files: the compute nodes were not traced "
                     "(run the program under ini-cluster run --trace)", r->shown);
     for (int i = 0; i < g->cn->n_files; i++)
         if (g->cn->files[i].info.dropped)
-            return trace_fail(err, errlen, "%s: %llu records dropped (buffer full): raise INI_CN_TRACE_RECORDS",
+            return ini_fail(err, errlen, "%s: %llu records dropped (buffer full): raise INI_CN_TRACE_RECORDS",
                         g->cn->files[i].shown, (unsigned long long)g->cn->files[i].info.dropped);
     return 0;
 }
@@ -231,7 +232,7 @@ static int add_msg(struct builder *b, const struct cn_file *f, const struct ini_
     bool local = (r->flags & INI_CN_LOCAL) != 0;
     int k = map_get_put(&b->msgs, msg_key(r->pe, local, r->a), g->n_msgs);
     if (k == -2)
-        return trace_fail(b->err, b->errlen, "%s: message %u of PE %u sent twice", f->shown, r->a, r->pe);
+        return ini_fail(b->err, b->errlen, "%s: message %u of PE %u sent twice", f->shown, r->a, r->pe);
     struct rg_msg *m = &g->msgs[g->n_msgs++];
     *m = (struct rg_msg){
         .src_pe = r->pe, .dst_pe = r->peer, .src_cluster = f->info.cluster, .dst_cluster = -1,
@@ -266,7 +267,7 @@ static int pass_records(struct builder *b, int kind)
             }
             if (kind == INI_CN_ACTION) {
                 if (map_get_put(&b->actions, id_key(cl, r->a), g->n_actions) == -2)
-                    return trace_fail(b->err, b->errlen, "%s: action %u recorded twice", f->shown, r->a);
+                    return ini_fail(b->err, b->errlen, "%s: action %u recorded twice", f->shown, r->a);
                 int m = r->tag == INI_CN_ACT_REQ ? -1
                         : map_get_put(&b->msgs, msg_key(r->peer, r->tag == INI_CN_ACT_LOCAL, r->b), -1);
                 g->actions[g->n_actions++] = (struct rg_action){
@@ -278,7 +279,7 @@ static int pass_records(struct builder *b, int kind)
             }
             if (kind == INI_CN_REQ) {
                 if (map_get_put(&b->reqs, id_key(cl, r->a), g->n_reqs) == -2)
-                    return trace_fail(b->err, b->errlen, "%s: request %u recorded twice", f->shown, r->a);
+                    return ini_fail(b->err, b->errlen, "%s: request %u recorded twice", f->shown, r->a);
                 g->reqs[g->n_reqs++] = (struct rg_req){
                     .cluster = cl, .pe = r->pe, .thread = (int)(int32_t)r->c, .kind = r->tag, .id = r->a,
                     .submit = to_ns(c, r->t[0]), .complete = to_ns(c, r->t[1]),
@@ -502,7 +503,7 @@ static int join_inis(struct builder *b, const struct clock_of *ini_c)
         x->msg = malloc(n1 * sizeof(int));
         if (!s || !x->t1 || !x->s || !x->done || !x->msg || report_service_starts(f, s) < 0) {
             free(s);
-            return trace_fail(b->err, b->errlen, "%s: out of memory", f->shown);
+            return ini_fail(b->err, b->errlen, "%s: out of memory", f->shown);
         }
         x->ns_per_tsc = ini_c[fi].ns_per_tsc;
         x->start = to_ns(&ini_c[fi], f->info.start_tsc);
@@ -530,7 +531,7 @@ static int join_inis(struct builder *b, const struct clock_of *ini_c)
         }
         free(s);
         if (merge_busy(x, f->n) < 0)
-            return trace_fail(b->err, b->errlen, "%s: out of memory", f->shown);
+            return ini_fail(b->err, b->errlen, "%s: out of memory", f->shown);
     }
     return 0;
 }
@@ -568,7 +569,7 @@ int run_graph_build(struct run_graph *g, const struct trace_run *ini, const stru
     struct builder b = { .g = g, .cn_c = cn_c, .err = err, .errlen = errlen };
     int rc = ini_c && cn_c && alloc_graph(g) == 0 && map_init(&b.msgs, (size_t)n[INI_CN_SEND]) == 0 &&
                      map_init(&b.actions, (size_t)n[INI_CN_ACTION]) == 0 && map_init(&b.reqs, (size_t)n[INI_CN_REQ]) == 0
-                 ? 0 : trace_fail(err, errlen, "%s: out of memory", ini->shown);
+                 ? 0 : ini_fail(err, errlen, "%s: out of memory", ini->shown);
     if (rc == 0)
         rc = clocks_of(g, clocks, ini_c, cn_c, err, errlen);
     for (int k = INI_CN_SEND; rc == 0 && k <= INI_CN_JOIN; k++)
@@ -578,7 +579,7 @@ int run_graph_build(struct run_graph *g, const struct trace_run *ini, const stru
         rc = join_inis(&b, ini_c);
     }
     if (rc == 0 && link_requests(g) < 0)
-        rc = trace_fail(err, errlen, "%s: out of memory", ini->shown);
+        rc = ini_fail(err, errlen, "%s: out of memory", ini->shown);
     for (int i = 0; rc == 0 && i < cn->n_files; i++)
         g->end = fmax(g->end, to_ns(&cn_c[i], cn->files[i].info.end_tsc));
     map_free(&b.msgs);

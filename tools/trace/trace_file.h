@@ -65,8 +65,6 @@ struct trace_run {
     struct trace_file *files;       /* ascending INI id */
 };
 
-/* The loaders' error: the formatted line into err; returns -1. */
-int  trace_fail(char *err, size_t errlen, const char *fmt, ...) __attribute__((format(printf, 3, 4)));
 /* "<PREFIX><N>.trace", N up to 9 decimal digits: N, else -1. */
 long trace_name_number(const char *name, const char *prefix);
 
