@@ -20,6 +20,7 @@
 
 #include "fabric.h"
 #include "loadbal.h"
+#include "trace_cn.h"
 
 struct handler_slot {
     ini_handler_fn fn;
@@ -37,6 +38,8 @@ struct ini_pe {
     struct ini_ring_prod out[INI_MAX_INIS_PER_CLUSTER];
     struct ini_ring_cons in[INI_MAX_INIS_PER_CLUSTER];
     struct ini_pe_stats stats;
+    struct ini_cn_trace *trace;               /* NULL: not tracing (trace_cn.h) */
+    uint32_t handling_seq;                    /* sequence of the message whose handler runs */
 };
 
 /* Doorbell FIFOs of the cluster's INIs, opened once per process. */
@@ -58,6 +61,11 @@ struct ini_cn {
     struct handler_slot handlers[INI_MAX_HANDLERS];
     struct ini_pe *pes;
     struct ini_wake wake;
+    /* The compute nodes' trace (trace_cn.h): one buffer per PE, written
+     * to trace_path at detach.  NULL when not tracing. */
+    struct ini_cn_trace *traces;
+    struct ini_cn_trace_info trace_info;
+    char trace_path[512];
 };
 
 static inline uint64_t now_us(void)
@@ -98,6 +106,64 @@ static void spend_overhead(const struct ini_cn *cn)
 static inline uint64_t rdtsc(void)
 {
     return __builtin_ia32_rdtsc();
+}
+
+/* The compute nodes' trace, on when the INIs trace (the configuration's
+ * trace.mode, or INI_TRACE, which the launcher sets from its --trace) and
+ * the run has a directory (INI_RUN_DIR).  INI_CN_TRACE_RECORDS sizes each
+ * node's buffer; by default a quarter of the INIs' trace.records, which
+ * holds a node's share with room to spare (docs/traces.md). */
+static int trace_open(struct ini_cn *cn, char *err, size_t errlen)
+{
+    const char *mode = getenv("INI_TRACE"), *dir = getenv("INI_RUN_DIR"), *recs = getenv("INI_CN_TRACE_RECORDS");
+    int on = mode && *mode ? strcmp(mode, "off") != 0 : cn->cfg.trace.mode != INI_TRACE_OFF;
+    if (!on || !dir || !*dir)
+        return 0;
+    long cap = cn->cfg.trace.records / 4;
+    if (recs && *recs) {
+        char *end;
+        cap = strtol(recs, &end, 10);
+        if (*end || cap < 1 || cap > (1L << 26)) {
+            snprintf(err, errlen, "INI_CN_TRACE_RECORDS=%s: expected 1..%ld records", recs, 1L << 26);
+            return -1;
+        }
+    }
+    if (cap < 1024)
+        cap = 1024;
+    snprintf(cn->trace_path, sizeof cn->trace_path, "%s/cn%d.trace", dir, cn->cluster);
+    cn->traces = calloc((size_t)cn->n_pes, sizeof(*cn->traces));
+    for (int p = 0; cn->traces && p < cn->n_pes; p++) {
+        if (ini_cn_trace_init(&cn->traces[p], (uint32_t)cap) < 0) {
+            snprintf(err, errlen, "cannot allocate the compute nodes' trace (%d x %ld records)", cn->n_pes, cap);
+            return -1;
+        }
+        cn->pes[p].trace = &cn->traces[p];
+    }
+    if (!cn->traces) {
+        snprintf(err, errlen, "out of memory");
+        return -1;
+    }
+    struct ini_cn_trace_info *in = &cn->trace_info;
+    in->cluster = cn->cluster;
+    in->n_pes = cn->n_pes;
+    if (gethostname(in->host, sizeof in->host - 1) != 0)
+        in->host[0] = '\0';
+    ini_cn_trace_anchor(&in->start_tsc, &in->start_ns);
+    return 0;
+}
+
+/* Writes the trace (at detach) and frees the buffers. */
+static void trace_close(struct ini_cn *cn)
+{
+    if (!cn->traces)
+        return;
+    ini_cn_trace_anchor(&cn->trace_info.end_tsc, &cn->trace_info.end_ns);
+    if (ini_cn_trace_write(cn->trace_path, &cn->trace_info, cn->traces, cn->n_pes) < 0)
+        fprintf(stderr, "ini: cannot write %s: %s\n", cn->trace_path, strerror(errno));
+    for (int p = 0; p < cn->n_pes; p++)
+        ini_cn_trace_free(&cn->traces[p]);
+    free(cn->traces);
+    cn->traces = NULL;
 }
 
 struct ini_cn *ini_cn_attach(const char *cfg_path, int cluster, const char *segment,
@@ -163,11 +229,19 @@ struct ini_cn *ini_cn_attach(const char *cfg_path, int cluster, const char *segm
             ini_ring_cons_attach(&pe->in[i], ini_segment_ring(cn->seg, p, i, INI_TO_PE));
         }
     }
+    if (trace_open(cn, err, errlen) < 0)
+        goto fail;
     return cn;
 fail:
+    if (cn->traces) {
+        for (int p = 0; p < cn->n_pes; p++)
+            ini_cn_trace_free(&cn->traces[p]);
+        free(cn->traces);
+    }
     if (cn->claim_fd >= 0)
         close(cn->claim_fd);
     ini_segment_detach(cn->seg);
+    free(cn->pes);
     free(cn);
     return NULL;
 }
@@ -235,6 +309,7 @@ void ini_cn_detach(struct ini_cn *cn)
 {
     if (!cn)
         return;
+    trace_close(cn);
     for (int i = 0; i < cn->n_inis; i++)
         if (cn->wake.fd[i] >= 0)
             close(cn->wake.fd[i]);
@@ -272,6 +347,8 @@ int ini_pe_id(const struct ini_pe *pe) { return pe->id; }
 int ini_pe_local(const struct ini_pe *pe) { return pe->local; }
 struct ini_cn *ini_pe_cn(struct ini_pe *pe) { return pe->cn; }
 const struct ini_pe_stats *ini_pe_stats(const struct ini_pe *pe) { return &pe->stats; }
+struct ini_cn_trace *ini_pe_trace(struct ini_pe *pe) { return pe->trace; }
+uint32_t ini_pe_handling_seq(const struct ini_pe *pe) { return pe->handling_seq; }
 
 struct run_arg {
     struct ini_pe *pe;
@@ -371,10 +448,13 @@ int ini_send(struct ini_pe *pe, int dst_pe, uint16_t handler, const void *buf, u
     h->handler = handler;
     h->flags = 0;
     h->len = len;
-    h->pe_seq = pe->seq++;
+    uint32_t seq = pe->seq++;
+    h->pe_seq = seq;
     if (len)
         memcpy(h + 1, buf, len);
     ini_fabric_publish(&pe->out[i]);
+    if (pe->trace)
+        ini_cn_trace_send(pe->trace, (uint16_t)pe->id, (uint16_t)dst_pe, seq, len, 0, t);
     struct ini_seg_ini *ini = &cn->seg->inis[i];
     atomic_fetch_add_explicit(&ini->submitted, 1, memory_order_relaxed);
     if (ini_fabric_consumer_sleeps(&ini->sleeping))
@@ -384,6 +464,23 @@ int ini_send(struct ini_pe *pe, int dst_pe, uint16_t handler, const void *buf, u
     pe->stats.sent_bytes += len;
     pe->stats.sent_per_ini[i]++;
     return 0;
+}
+
+/* A handler run with its RECV record (trace_cn.h). */
+static void run_traced(struct ini_pe *pe, const struct handler_slot *hs, const struct ini_am_hdr *h)
+{
+    uint64_t t0 = rdtsc();
+    pe->handling_seq = h->pe_seq;
+    hs->fn(pe, h->src_pe, h + 1, h->len, hs->arg);
+    struct ini_cn_trace_rec *r = ini_cn_trace_next(pe->trace, INI_CN_RECV);
+    if (!r)
+        return;
+    r->pe = (uint16_t)pe->id;
+    r->peer = h->src_pe;
+    r->a = h->pe_seq;
+    r->b = h->len;
+    r->t[0] = t0;
+    r->t[1] = rdtsc();
 }
 
 int ini_poll(struct ini_pe *pe)
@@ -403,7 +500,10 @@ int ini_poll(struct ini_pe *pe)
                 spend_overhead(cn);
             if (hs->fn) {
                 pe->in_handler = 1;
-                hs->fn(pe, h->src_pe, h + 1, h->len, hs->arg);
+                if (pe->trace)
+                    run_traced(pe, hs, h);
+                else
+                    hs->fn(pe, h->src_pe, h + 1, h->len, hs->arg);
                 pe->in_handler = 0;
             } else {
                 fprintf(stderr, "ini: PE %d: message from PE %u for unregistered handler %u dropped\n",

@@ -111,4 +111,13 @@ struct ini_pe_stats {
 };
 const struct ini_pe_stats *ini_pe_stats(const struct ini_pe *pe);
 
+/* The node's trace buffer (ini/trace_cn.h), NULL when the run is not
+ * traced: a program adds its own records to it (MGS: actions, requests,
+ * joins, tags of the messages it sends), from the node's thread. */
+struct ini_cn_trace;
+struct ini_cn_trace *ini_pe_trace(struct ini_pe *pe);
+/* Inside a handler: the sending node's sequence number of the message
+ * being handled (the name the traces give it). */
+uint32_t ini_pe_handling_seq(const struct ini_pe *pe);
+
 #endif

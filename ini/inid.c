@@ -333,6 +333,7 @@ static int trace_init(struct inid *d)
     ini_trace_set_cluster(&d->trace, d->local, d->cfg.clusters[d->cluster].n_inis,
                           d->cfg.clusters[d->cluster].n_pes);
     ini_trace_set_policies(&d->trace, d->cfg.pe_policy, d->cfg.ini_policy);
+    ini_trace_set_knobs(&d->trace, d->cfg.knobs.O_us, d->cfg.knobs.O_exp);
     d->stats.run_start = rte_rdtsc();
     ini_trace_run_start(&d->trace, d->stats.run_start);
     return 0;

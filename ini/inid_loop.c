@@ -153,6 +153,7 @@ static inline int deliver_in(struct inid *d, const struct inid_held *x, const st
         deliver_pbuf(d, pe, x->p, x->off, (uint32_t)sizeof(*h) + h->len) == 0) {
         struct ini_trace_rec *r = ini_trace_begin(&d->trace, INI_TRACE_IN, x->t_arrive, x->qlen);
         ini_trace_set_msg(r, h->src_pe, h->dst_pe, x->src_ini, h->len);
+        ini_trace_set_seq(r, h->pe_seq);
         ini_trace_stamp(&d->trace, r, INI_TS_DEQUEUE, x->t_start);
         ini_trace_stamp(&d->trace, r, INI_TS_IN_IP, x->t_in_ip);
         ini_trace_stamp(&d->trace, r, INI_TS_IN_UDP, x->t_in_udp);
@@ -283,6 +284,7 @@ static int process_out(struct inid *d, struct work *w, uint64_t now)
         d->stats.processed++;
         struct ini_trace_rec *tr = ini_trace_begin(&d->trace, INI_TRACE_LOCAL, w->t_arrive, w->qlen);
         ini_trace_set_msg(tr, h->src_pe, h->dst_pe, UINT16_MAX, h->len);
+        ini_trace_set_seq(tr, h->pe_seq);
         ini_trace_stamp(&d->trace, tr, INI_TS_DEQUEUE, now);
         ini_trace_commit(&d->trace, tr, tr ? rte_rdtsc() : 0);   /* NULL (buffer full): counted as dropped */
         out_record_done(d, w->pe, w->slot);
@@ -322,6 +324,7 @@ static int process_out(struct inid *d, struct work *w, uint64_t now)
     struct ini_trace_rec *tr = ini_trace_begin(&d->trace, INI_TRACE_OUT,
                                                w->t_arrive > submit ? w->t_arrive : submit, w->qlen);
     ini_trace_set_msg(tr, h->src_pe, h->dst_pe, (uint16_t)w->target, h->len);
+    ini_trace_set_seq(tr, h->pe_seq);
     ini_trace_stamp(&d->trace, tr, INI_TS_SUBMIT, submit);
     ini_trace_stamp(&d->trace, tr, INI_TS_DEQUEUE, start);
     ini_trace_stamp(&d->trace, tr, INI_TS_OUT_WINDOW, ts.t_out_window);

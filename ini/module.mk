@@ -17,7 +17,7 @@ $(BIN)/inid: $(CLI_OBJ)
 
 CONFIG_SRCS := ini/config_names.c ini/config_spec.c ini/config_values.c ini/config_read.c \
                ini/config_load.c ini/config_groups.c ini/config_machine.c ini/config_check.c
-LIBINI_SRCS := $(CONFIG_SRCS) ini/file_util.c ini/eal_args.c ini/counters.c ini/ring.c ini/segment.c ini/fabric.c ini/ini_cn.c ini/trace.c
+LIBINI_SRCS := $(CONFIG_SRCS) ini/file_util.c ini/eal_args.c ini/counters.c ini/ring.c ini/segment.c ini/fabric.c ini/ini_cn.c ini/trace.c ini/trace_cn.c
 LIBINI      := $(BUILD)/libini.a
 # Made afresh: `ar r` would keep the members of sources since removed.
 $(LIBINI): $(LIBINI_SRCS:%.c=$(OBJ)/%.o)

@@ -12,6 +12,8 @@
 #include <errno.h>
 #include <stdio.h>
 #include <stdlib.h>
+#include <time.h>
+#include <unistd.h>
 
 int ini_trace_init(struct ini_trace *t, enum ini_trace_mode mode, uint32_t capacity,
                    int ini_id, int cluster_id, uint64_t tsc_hz)
@@ -22,6 +24,8 @@ int ini_trace_init(struct ini_trace *t, enum ini_trace_mode mode, uint32_t capac
         .tsc_hz = tsc_hz, .ini_id = ini_id, .cluster_id = cluster_id,
         .pe_policy = -1, .ini_policy = -1,
     };
+    if (gethostname(t->info.host, sizeof(t->info.host) - 1) != 0)
+        t->info.host[0] = '\0';
     if (mode == INI_TRACE_OFF)
         return 0;
     if ((mode != INI_TRACE_SUMMARY && mode != INI_TRACE_DETAILED) || capacity == 0 || tsc_hz == 0) {
@@ -54,9 +58,24 @@ void ini_trace_set_policies(struct ini_trace *t, int pe_policy, int ini_policy)
     t->info.ini_policy = (int8_t)ini_policy;
 }
 
+void ini_trace_set_knobs(struct ini_trace *t, double O_us, int O_exp)
+{
+    double ns = O_us * 1000.0;
+    t->info.O_ns = ns <= 0 ? 0 : ns >= (double)UINT32_MAX ? UINT32_MAX : (uint32_t)ns;
+    t->info.O_exp = O_exp != 0;
+}
+
+/* The start's instant on the host's clock too: the TSC is the host's own,
+ * so traces of several hosts meet on CLOCK_REALTIME (corrected by the
+ * launcher's measured offsets, docs/traces.md).  The TSC given was read
+ * just before this call; the few hundred ns between are below what the
+ * offsets resolve. */
 void ini_trace_run_start(struct ini_trace *t, uint64_t tsc)
 {
+    struct timespec ts;
     t->info.start_tsc = tsc;
+    t->info.start_ns = clock_gettime(CLOCK_REALTIME, &ts) == 0
+                           ? (uint64_t)ts.tv_sec * 1000000000u + (uint64_t)ts.tv_nsec : 0;
 }
 
 void ini_trace_run_end(struct ini_trace *t, uint64_t tsc)
@@ -92,6 +111,10 @@ void ini_trace_encode_header(const struct ini_trace *t, uint8_t out[INI_TRACE_HE
     ini_trace_put64(out + 56, t->dropped);
     ini_trace_put64(out + 64, in->start_tsc);
     ini_trace_put64(out + 72, in->end_tsc);
+    ini_trace_put64(out + 80, in->start_ns);
+    ini_trace_put32(out + 88, in->O_ns);
+    out[92] = in->O_exp;
+    memcpy(out + 96, in->host, strnlen(in->host, INI_TRACE_HOST_LEN));
 }
 
 void ini_trace_encode_rec(const struct ini_trace_rec *r, uint8_t out[INI_TRACE_RECORD_SIZE])
@@ -101,8 +124,9 @@ void ini_trace_encode_rec(const struct ini_trace_rec *r, uint8_t out[INI_TRACE_R
     ini_trace_put16(out + 2, r->peer_ini);
     ini_trace_put16(out + 4, r->src_pe);
     ini_trace_put16(out + 6, r->dst_pe);
-    ini_trace_put32(out + 8, r->len);
-    ini_trace_put32(out + 12, r->qlen);
+    ini_trace_put16(out + 8, r->len);
+    ini_trace_put16(out + 10, r->qlen);
+    ini_trace_put32(out + 12, r->seq);
     for (int k = 0; k < INI_TRACE_SLOTS; k++)
         ini_trace_put64(out + 16 + 8 * k, r->slot[k]);
 }
@@ -114,16 +138,32 @@ void ini_trace_decode_rec(const uint8_t in[INI_TRACE_RECORD_SIZE], struct ini_tr
     r->peer_ini = ini_trace_get16(in + 2);
     r->src_pe = ini_trace_get16(in + 4);
     r->dst_pe = ini_trace_get16(in + 6);
-    r->len = ini_trace_get32(in + 8);
-    r->qlen = ini_trace_get32(in + 12);
+    r->len = ini_trace_get16(in + 8);
+    r->qlen = ini_trace_get16(in + 10);
+    r->seq = ini_trace_get32(in + 12);
     for (int k = 0; k < INI_TRACE_SLOTS; k++)
         r->slot[k] = ini_trace_get64(in + 16 + 8 * k);
+}
+
+/* The records of an ini_trace, for ini_trace_write_file. */
+static void encode_nth(const void *ctx, uint64_t i, uint8_t *out)
+{
+    ini_trace_encode_rec(&((const struct ini_trace *)ctx)->recs[i], out);
 }
 
 int ini_trace_write(const struct ini_trace *t, const char *path)
 {
     if (t->mode == INI_TRACE_OFF)
         return 0;
+    uint8_t header[INI_TRACE_HEADER_SIZE];
+    ini_trace_encode_header(t, header);
+    return ini_trace_write_file(path, header, sizeof(header), INI_TRACE_RECORD_SIZE, t->n, encode_nth, t);
+}
+
+int ini_trace_write_file(const char *path, const uint8_t *header, size_t header_size, size_t rec_size,
+                         uint64_t n, void (*encode)(const void *ctx, uint64_t i, uint8_t *out),
+                         const void *ctx)
+{
     char tmp[4096];
     if (snprintf(tmp, sizeof(tmp), "%s.tmp", path) >= (int)sizeof(tmp)) {
         errno = ENAMETOOLONG;
@@ -132,17 +172,16 @@ int ini_trace_write(const struct ini_trace *t, const char *path)
     FILE *f = fopen(tmp, "wb");
     if (!f)
         return -1;
-    uint8_t header[INI_TRACE_HEADER_SIZE];
-    ini_trace_encode_header(t, header);
-    int ok = fwrite(header, sizeof(header), 1, f) == 1;
+    int ok = fwrite(header, header_size, 1, f) == 1;
 
-    enum { CHUNK = 256 };                  /* records per staging buffer: 16 KiB of stack */
-    uint8_t stage[CHUNK * INI_TRACE_RECORD_SIZE];
-    for (uint32_t i = 0; ok && i < t->n; i += CHUNK) {
-        uint32_t m = t->n - i < CHUNK ? t->n - i : CHUNK;
-        for (uint32_t j = 0; j < m; j++)
-            ini_trace_encode_rec(&t->recs[i + j], stage + (size_t)j * INI_TRACE_RECORD_SIZE);
-        ok = fwrite(stage, INI_TRACE_RECORD_SIZE, m, f) == m;
+    enum { STAGE = 16384 };                /* bytes of records encoded at a time, on the stack */
+    uint8_t stage[STAGE];
+    uint64_t chunk = STAGE / rec_size;
+    for (uint64_t i = 0; ok && i < n; i += chunk) {
+        uint64_t m = n - i < chunk ? n - i : chunk;
+        for (uint64_t j = 0; j < m; j++)
+            encode(ctx, i + j, stage + j * rec_size);
+        ok = fwrite(stage, rec_size, (size_t)m, f) == m;
     }
     int saved = errno;
     if (fclose(f) != 0 && ok) {

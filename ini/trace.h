@@ -38,6 +38,7 @@
  *
  *   r = ini_trace_begin(&tr, INI_TRACE_OUT, w->t_arrive, w->qlen);
  *   ini_trace_set_msg(r, src_pe, dst_pe, peer_ini, len);
+ *   ini_trace_set_seq(r, pe_seq);
  *   ini_trace_stamp(&tr, r, INI_TS_SUBMIT, submit_tsc);
  *   ini_trace_stamp(&tr, r, INI_TS_DEQUEUE, rte_rdtsc());  ... t3, t4
  *   ini_trace_commit(&tr, r, rte_rdtsc());                 (the done stamp)
@@ -101,7 +102,7 @@ static inline uint64_t ini_trace_get64(const uint8_t *p)
 
 #define INI_TRACE_MAGIC        "INITRACE"   /* 8 bytes, no terminating NUL */
 #define INI_TRACE_MAGIC_LEN    8
-#define INI_TRACE_VERSION      1
+#define INI_TRACE_VERSION      2            /* the reader also reads version 1 */
 #define INI_TRACE_HEADER_SIZE  128
 #define INI_TRACE_RECORD_SIZE  64
 #define INI_TRACE_SLOTS        6
@@ -128,18 +129,28 @@ enum ini_trace_stamp_index {
     INI_TS_COUNT = 8,          /* t0..t7 */
 };
 
-/* One message, exactly as stored in the file (little-endian there). */
+/* One message, exactly as stored in the file (little-endian there).
+ * Version 2 names the message: the sending compute node's sequence number
+ * (the AM header's pe_seq), so that the record of a message at the sending
+ * INI, its record at the receiving INI and the compute nodes' records of
+ * it (ini/trace_cn.h) can be joined; to make room, length and queue
+ * length are 16 bits (a payload is at most INI_MAX_MESSAGE_LIMIT = 65000
+ * bytes; a queue length above 65535 is stored as 65535).  Version 1 had
+ * no sequence number and 32-bit length and queue length at 8 and 12. */
 struct ini_trace_rec {
     uint8_t  kind;             /* enum ini_trace_kind */
     uint8_t  reserved;         /* 0 */
     uint16_t peer_ini;         /* remote INI's global id; INI_TRACE_NO_PEER for local */
     uint16_t src_pe, dst_pe;   /* global PE ids */
-    uint32_t len;              /* payload bytes */
-    uint32_t qlen;             /* work items in the INI's FIFO queue at arrival */
+    uint16_t len;              /* payload bytes */
+    uint16_t qlen;             /* work items in the INI's FIFO queue at arrival (saturated) */
+    uint32_t seq;              /* the source PE's sequence number of the message */
     uint64_t slot[INI_TRACE_SLOTS];   /* TSC stamps, see the mapping above */
 };
 _Static_assert(sizeof(struct ini_trace_rec) == INI_TRACE_RECORD_SIZE, "a trace record is 64 bytes");
 _Static_assert(offsetof(struct ini_trace_rec, slot) == 16, "stamps start at byte 16");
+
+#define INI_TRACE_HOST_LEN 32                /* the header's host name field */
 
 /* The INI and run a trace describes: the file header minus format fields. */
 struct ini_trace_info {
@@ -150,6 +161,14 @@ struct ini_trace_info {
     int32_t  cluster_pes;      /* compute nodes in the cluster; 0 = not recorded */
     int8_t   pe_policy, ini_policy;   /* enum ini_policy, -1 = not recorded */
     uint64_t start_tsc, end_tsc;      /* the run: before the first arrival, after the last done */
+    /* Version 2: start_tsc's instant on the host's CLOCK_REALTIME (ns;
+     * 0 = not recorded), with the host's name, so that the traces of
+     * several hosts go on one clock (docs/traces.md, "One clock"); the O
+     * knob the INI ran with (mean, ns; O_exp: drawn exponential). */
+    uint64_t start_ns;
+    uint32_t O_ns;
+    uint8_t  O_exp;
+    char     host[INI_TRACE_HOST_LEN];        /* NUL-terminated when shorter */
 };
 
 struct ini_trace {
@@ -172,12 +191,21 @@ void ini_trace_set_policies(struct ini_trace *t, int pe_policy, int ini_policy);
  * run_end after it stopped; utilization is busy time over end - start. */
 void ini_trace_run_start(struct ini_trace *t, uint64_t tsc);
 void ini_trace_run_end(struct ini_trace *t, uint64_t tsc);
+/* The O knob the INI runs with (recorded for `ini-trace whatif --O`). */
+void ini_trace_set_knobs(struct ini_trace *t, double O_us, int O_exp);
 /* Writes header and records to `path` (through path.tmp and a rename, so a
  * file under that name is always complete).  Does nothing when tracing is
  * off.  Ordinary stdio: call it from the normal exit path, not from a
  * signal handler.  0, or -1 with errno set. */
 int  ini_trace_write(const struct ini_trace *t, const char *path);
 void ini_trace_free(struct ini_trace *t);
+/* The writer of both trace files (this one and trace_cn.h's): header_size
+ * bytes of header, then n records of rec_size bytes (rec_size <= 16384),
+ * record i encoded by encode(ctx, i, out), into path.tmp renamed to path
+ * when complete.  0, or -1 with errno set. */
+int  ini_trace_write_file(const char *path, const uint8_t *header, size_t header_size, size_t rec_size,
+                          uint64_t n, void (*encode)(const void *ctx, uint64_t i, uint8_t *out),
+                          const void *ctx);
 
 /* Header and record codecs (little-endian), shared with the reader. */
 void ini_trace_encode_header(const struct ini_trace *t, uint8_t out[INI_TRACE_HEADER_SIZE]);
@@ -197,7 +225,7 @@ static inline void ini_trace_rec_init(struct ini_trace_rec *r, enum ini_trace_ki
     memset(r, 0, sizeof(*r));
     r->kind = (uint8_t)kind;
     r->peer_ini = INI_TRACE_NO_PEER;
-    r->qlen = qlen;
+    r->qlen = qlen > UINT16_MAX ? UINT16_MAX : (uint16_t)qlen;
     r->slot[INI_TS_ENQUEUE - ini_trace_first_stamp(kind)] = t_enqueue;
 }
 
@@ -221,7 +249,14 @@ static inline void ini_trace_set_msg(struct ini_trace_rec *r, uint16_t src_pe, u
     r->src_pe = src_pe;
     r->dst_pe = dst_pe;
     r->peer_ini = peer_ini;
-    r->len = len;
+    r->len = len > UINT16_MAX ? UINT16_MAX : (uint16_t)len;
+}
+
+/* The message's name: the source PE's sequence number (AM header pe_seq). */
+static inline void ini_trace_set_seq(struct ini_trace_rec *r, uint32_t seq)
+{
+    if (r)
+        r->seq = seq;
 }
 
 /* Records stamp i (enum ini_trace_stamp_index) in detailed mode; summary mode

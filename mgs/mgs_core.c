@@ -62,12 +62,15 @@
 
 #include "fabric.h"
 #include "mgs_diff.h"
+#include "trace_cn.h"
 
 struct mgs *mgs_g;
 
 static _Thread_local struct mgs_request tls_request;
 static _Thread_local int tls_thread = -1;
 static _Thread_local bool tls_is_protocol_thread;
+/* Traced runs: the TSC when the thread last came back from MGS. */
+static _Thread_local uint64_t tls_resumed;
 static struct sigaction previous_segv;
 
 #define DEFAULT_BASE 0x3f0000000000ull
@@ -170,7 +173,13 @@ static void hand_over(struct mgs *g, struct mgs_request *r)
 static void submit_and_wait(struct mgs *g, struct mgs_request *r)
 {
     mgs_dilate_compute(g);
+    if (g->tr.on) {
+        r->t_submit = ini_cn_trace_tsc();
+        r->t_resumed = tls_resumed;
+    }
     hand_over(g, r);
+    if (g->tr.on)
+        tls_resumed = ini_cn_trace_tsc();
     mgs_dilate_mark(g, tls_thread);
 }
 
@@ -178,6 +187,7 @@ static void submit_and_wait(struct mgs *g, struct mgs_request *r)
  * not touched after the exchange (a late wake on its address is harmless). */
 void mgs_complete(struct mgs_request *r)
 {
+    mgs_trace_req_done(mgs_g, r);
     if (atomic_exchange_explicit(&r->done, 1, memory_order_acq_rel) == 2)
         futex(&r->done, FUTEX_WAKE_PRIVATE, 1);
 }
@@ -249,6 +259,7 @@ static void on_ini_message(struct ini_pe *pe, int src_pe, const void *data, uint
     m->h = h;
     m->src_pe = (int16_t)src_pe;
     m->to_local = (int16_t)ini_pe_local(pe);
+    m->trace_seq = ini_pe_handling_seq(pe);
     m->len = len - (uint32_t)sizeof h;
     memcpy(m->payload, (const uint8_t *)data + sizeof h, m->len);
     g->stats.msg[h.type].received++;
@@ -297,6 +308,7 @@ void mgs_send(int from, int to_pe, int type, uint16_t aux, uint32_t arg, const v
             memcpy(m->payload, p1, l1);
         if (l2)
             memcpy(m->payload + l1, p2, l2);
+        m->trace_seq = mgs_trace_local_send(g, from, to_pe, type, arg, l1 + l2);
         mgs_queue_push(&g->ready, m);
         g->stats.msg[type].local++;
         return;
@@ -310,6 +322,7 @@ void mgs_send(int from, int to_pe, int type, uint16_t aux, uint32_t arg, const v
         memcpy(g->sendbuf + sizeof h, p1, l1);
     if (l2)
         memcpy(g->sendbuf + sizeof h + l1, p2, l2);
+    mgs_trace_tag(g, from, type, arg);
     if (ini_send(g->pes[from], to_pe, MGS_HANDLER, g->sendbuf, len) != 0)
         mgs_fatal("ini_send from PE %d to PE %d: %s", mgs_node_pe(g, g->cluster, from), to_pe, strerror(errno));
     g->stats.msg[type].sent++;
@@ -413,7 +426,10 @@ static int drain_requests(struct mgs *g)
     while (list) {
         struct mgs_request *next = list->next;
         list->next = NULL;
+        struct mgs_trace_act act;
+        mgs_trace_begin_req(g, &act, list);
         handle_request(g, list);
+        mgs_trace_end(g, &act);
         list = next;
         n++;
     }
@@ -426,6 +442,8 @@ static int process_ready(struct mgs *g)
     struct mgs_msg *m;
     while ((m = mgs_queue_pop(&g->ready))) {
         bool kept = false;
+        struct mgs_trace_act act;
+        mgs_trace_begin_msg(g, &act, m);
         switch (m->h.type) {
         case MGS_M_LOCK_REQ:
         case MGS_M_LOCK_FWD:
@@ -441,6 +459,7 @@ static int process_ready(struct mgs *g)
             kept = mgs_page_message(m);
             break;
         }
+        mgs_trace_end(g, &act);
         if (!kept)
             free(m);
         n++;
@@ -651,6 +670,7 @@ static int start_protocol(struct mgs *g, char *err, size_t errlen)
         return -1;
     }
     mgs_g = g;
+    mgs_trace_init(g);
     if (pthread_create(&g->server, NULL, protocol_thread, g) != 0) {
         mgs_g = NULL;
         sigaction(SIGSEGV, &previous_segv, NULL);
@@ -803,6 +823,8 @@ int mgs_begin_parallel(unsigned nlocks, char *err, size_t errlen)
 void mgs_thread_enter(int global_id)
 {
     tls_thread = global_id;
+    if (mgs_g->tr.on)
+        tls_resumed = ini_cn_trace_tsc();
     mgs_dilate_compute_thread(mgs_g, tls_thread);
 }
 

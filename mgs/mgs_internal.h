@@ -11,6 +11,9 @@
  *                delayed-update queue with its flushes
  *   mgs_sync.c   locks (local hand-off, token between clusters) and barriers
  *   mgs_stats.c  counters: JSON file and summary
+ *   mgs_names.c  the names of message types and request kinds
+ *   mgs_trace.c  the compute nodes' trace records MGS adds (ini/trace_cn.h):
+ *                actions, requests, joins, message tags
  *
  * Everything in struct mgs below except the request stack, the thread
  * registration and the read-only configuration is owned by the protocol
@@ -54,6 +57,8 @@ struct mgs_msg {
     uint32_t len;            /* payload bytes */
     int16_t src_pe;          /* global PE id of the compute node that sent it */
     int16_t to_local;        /* the node of this cluster it is for (local index) */
+    uint32_t trace_seq;      /* its name in the traces: the sender's sequence (ini_pe_handling_seq),
+                                or MGS's local sequence for a message to this cluster */
     struct mgs_hdr h;
     uint8_t payload[];
 };
@@ -97,6 +102,11 @@ struct mgs_request {
     int error;                /* set by the protocol thread */
     _Atomic uint32_t done;    /* 0 pending, 1 done, 2 pending and the thread sleeps */
     uint64_t t_start;         /* BARRIER: arrival time */
+    /* traced runs (mgs_trace.c): the TSC when the thread handed the
+     * request over and when it last came back from MGS; the request's
+     * name, given when the protocol thread takes it */
+    uint64_t t_submit, t_resumed;
+    uint32_t trace_id;
 };
 
 /* ---- units --------------------------------------------------------------- */
@@ -247,6 +257,14 @@ struct mgs {
 
     struct mgs_counters stats;
     double machine[MGS_SUM_MAX];        /* totals over all clusters (mgs_stop) */
+
+    /* the trace (mgs_trace.c), when the INIs trace: names and the action
+     * in progress */
+    struct {
+        bool on;
+        uint32_t next_action, next_req, next_local;
+        uint32_t action;                /* 0: none */
+    } tr;
 };
 
 /* The machine totals summed at shutdown, in this order. */
@@ -321,6 +339,37 @@ int mgs_locks_init(unsigned nlocks);
 void mgs_sync_request(struct mgs_request *r);
 void mgs_sync_message(struct mgs_msg *m);
 void mgs_cont_run(struct mgs_cont *c);
+
+/* trace (mgs_trace.c): all no-ops unless g->tr.on */
+enum mgs_join_site {
+    MGS_JOIN_BARRIER = 1,     /* key: epoch; a compute thread arrived (last: the cluster's last) */
+    MGS_JOIN_MASTER,          /* key: epoch; cluster 0 got a cluster's ARRIVE (last: the last one) */
+    MGS_JOIN_FLUSH,           /* key: flush number; a RACK or SWGRANT (last: the flush is done) */
+    MGS_JOIN_RELEASE,         /* key: unit; an INV's reply at the home (last: the release is done) */
+    MGS_JOIN_LOCK,            /* key: lock; token in, unlocked, forwarded (last: the token leaves) */
+};
+struct mgs_trace_act {
+    uint32_t id, parent, ref;
+    uint64_t t0;
+    int kind, node, src_pe;
+};
+void mgs_trace_init(struct mgs *g);
+/* An action (ini/trace_cn.h) on a message or request, run by `node`. */
+void mgs_trace_begin(struct mgs *g, struct mgs_trace_act *a, int kind, int node, int src_pe, uint32_t ref);
+void mgs_trace_end(struct mgs *g, const struct mgs_trace_act *a);
+void mgs_trace_begin_msg(struct mgs *g, struct mgs_trace_act *a, const struct mgs_msg *m);
+void mgs_trace_begin_req(struct mgs *g, struct mgs_trace_act *a, struct mgs_request *r);
+/* A request is completed (before mgs_complete hands it back). */
+void mgs_trace_req_done(struct mgs *g, const struct mgs_request *r);
+void mgs_trace_join(struct mgs *g, int node, int site, uint32_t key, bool last);
+/* Before node `from` sends a message of this type and argument. */
+void mgs_trace_tag(struct mgs *g, int from, int type, uint32_t arg);
+/* A message from node `from` to this cluster's PE to_pe, delivered by MGS
+ * itself: its SEND record; returns its local sequence. */
+uint32_t mgs_trace_local_send(struct mgs *g, int from, int to_pe, int type, uint32_t arg, uint32_t len);
+
+/* names (mgs_names.c): a request kind's, as the traces show it */
+const char *mgs_req_name(int kind);
 
 /* stats (mgs_stats.c) */
 void mgs_stats_write(struct mgs *g);

@@ -140,6 +140,7 @@ static void flush_reply(struct mgs *g)
 {
     if (!g->flush.active || g->flush.outstanding <= 0)
         mgs_fatal("release acknowledgement without a release in flight");
+    mgs_trace_join(g, g->flush.from, MGS_JOIN_FLUSH, (uint32_t)g->stats.flushes, g->flush.outstanding == 1);
     if (--g->flush.outstanding == 0)
         flush_done(g);
 }
@@ -329,9 +330,14 @@ static void run_deferred(struct mgs *g, uint32_t u)
 {
     struct mgs_unit *U = &g->units[u];
     struct mgs_msg *m;
-    while (!U->busy && (m = mgs_queue_pop(&U->deferred)))
-        if (!home_message(g, m))
+    while (!U->busy && (m = mgs_queue_pop(&U->deferred))) {
+        struct mgs_trace_act act;       /* inside the action that ended the transaction */
+        mgs_trace_begin_msg(g, &act, m);
+        bool kept = home_message(g, m);
+        mgs_trace_end(g, &act);
+        if (!kept)
             free(m);
+    }
 }
 
 static bool home_fetch(struct mgs *g, struct mgs_msg *m)
@@ -393,6 +399,7 @@ static void home_collect(struct mgs *g, uint32_t u, int src)
     if (U->busy != MGS_BUSY_RELEASE || !(U->copyset & bit(src)))
         mgs_fatal("invalidation reply for unit %u from %d unexpected", u, src);
     U->copyset &= ~bit(src);
+    mgs_trace_join(g, mgs_unit_node(g, u, g->cluster), MGS_JOIN_RELEASE, u, U->pending == 1);
     if (--U->pending == 0) {
         mgs_send(mgs_unit_node(g, u, g->cluster), U->releaser_pe, MGS_M_RACK, 0, u, NULL, 0, NULL, 0);
         U->busy = MGS_IDLE;

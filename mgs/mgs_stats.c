@@ -16,21 +16,6 @@
 
 #include "counters.h"
 
-static const char *const msg_names[MGS_M_TYPES] = {
-    [MGS_M_RREQ] = "RREQ", [MGS_M_WREQ] = "WREQ", [MGS_M_DATA] = "DATA",
-    [MGS_M_REL] = "REL", [MGS_M_INV] = "INV", [MGS_M_ACK] = "ACK",
-    [MGS_M_DIFF] = "DIFF", [MGS_M_RACK] = "RACK", [MGS_M_SWGRANT] = "SWGRANT",
-    [MGS_M_RECALL] = "RECALL", [MGS_M_RECALL_DATA] = "RECALL_DATA",
-    [MGS_M_LOCK_REQ] = "LOCK_REQ", [MGS_M_LOCK_FWD] = "LOCK_FWD", [MGS_M_TOKEN] = "TOKEN",
-    [MGS_M_ARRIVE] = "ARRIVE", [MGS_M_GO] = "GO", [MGS_M_SETUP] = "SETUP",
-    [MGS_M_SETUP_ACK] = "SETUP_ACK", [MGS_M_BLOB] = "BLOB",
-};
-
-const char *mgs_msg_name(int type)
-{
-    return type > 0 && type < MGS_M_TYPES && msg_names[type] ? msg_names[type] : "?";
-}
-
 static void totals(const struct mgs_counters *s, uint64_t *msgs, uint64_t *bytes)
 {
     *msgs = *bytes = 0;
@@ -124,7 +109,7 @@ static void json_messages(FILE *f, const struct mgs_counters *s)
         fprintf(f,
                 "    \"%s\": { \"sent\": %llu, \"sent_bytes\": %llu, \"received\": %llu, "
                 "\"received_bytes\": %llu, \"local\": %llu }%s\n",
-                msg_names[t], (unsigned long long)m->sent, (unsigned long long)m->sent_bytes,
+                mgs_msg_name(t), (unsigned long long)m->sent, (unsigned long long)m->sent_bytes,
                 (unsigned long long)m->received, (unsigned long long)m->received_bytes,
                 (unsigned long long)m->local, t + 1 < MGS_M_TYPES ? "," : "");
     }

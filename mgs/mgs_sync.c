@@ -67,6 +67,7 @@ static void grant_first_waiter(struct mgs_lock *L)
 static void token_depart(struct mgs *g, uint32_t l)
 {
     struct mgs_lock *L = &g->locks[l];
+    mgs_trace_join(g, L->last_local, MGS_JOIN_LOCK, l, true);
     L->departing = true;
     struct mgs_cont *c = malloc(sizeof *c);
     if (!c)
@@ -130,6 +131,7 @@ static void lock_release(struct mgs *g, struct mgs_request *r)
         return;
     }
     L->held = false;
+    mgs_trace_join(g, mgs_thread_node(g, r->thread), MGS_JOIN_LOCK, l, false);
     mgs_complete(r);
     lock_pass_on(g, l);
 }
@@ -169,6 +171,7 @@ static void barrier_arrive(struct mgs *g, struct mgs_request *r)
     }
     r->next = B->waiters;
     B->waiters = r;
+    mgs_trace_join(g, mgs_thread_node(g, r->thread), MGS_JOIN_BARRIER, B->epoch, B->arrived + 1 == B->expected);
     if (++B->arrived == B->expected) {
         struct mgs_cont *c = malloc(sizeof *c);
         if (!c)
@@ -222,6 +225,7 @@ static void master_arrive(struct mgs *g, struct mgs_msg *m)
     for (int p = 0; p < n; p++)
         memcpy(B->table + (size_t)(first + p) * MGS_SUM_MAX, m->payload + (size_t)p * count * sizeof(double),
                (size_t)count * sizeof(double));
+    mgs_trace_join(g, m->to_local, MGS_JOIN_MASTER, m->h.arg, B->clusters_arrived + 1 == g->n_clusters);
     if (++B->clusters_arrived < g->n_clusters)
         return;
     double sums[MGS_SUM_MAX];
@@ -302,6 +306,7 @@ void mgs_sync_message(struct mgs_msg *m)
         if (m->h.aux >= INI_MAX_PES || g->pe_cluster[m->h.aux] == g->cluster)
             mgs_fatal("LOCK_FWD for lock %u names PE %u", l, m->h.aux);
         L->next_pe = (int16_t)m->h.aux;
+        mgs_trace_join(g, m->to_local, MGS_JOIN_LOCK, l, false);
         lock_pass_on(g, l);
         break;
     }
@@ -312,6 +317,7 @@ void mgs_sync_message(struct mgs_msg *m)
         L->have_token = true;
         L->requested = false;
         L->handoffs = 0;
+        mgs_trace_join(g, m->to_local, MGS_JOIN_LOCK, l, false);
         if (L->wait_head) {
             g->stats.lock_remote_acquires++;
             grant_first_waiter(L);

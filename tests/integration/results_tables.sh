@@ -108,6 +108,11 @@ for n in logp-knobs logp-overlap; do
     *) same "$n" overlap.txt overlap.csv overlap-sweep.dat ;;
     esac
 done
+for n in water-profile water-profile-settings; do
+    mkdir -p "$tmp/$R/$n" && cp "$R/$n"/{meta.txt,profiles.jsonl} "$tmp/$R/$n/"
+    python3 tools/trace/profile_table.py "$tmp/$R/$n" > /dev/null 2> "$tmp/err" || fail "profile_table.py $n: $(tail -n 1 "$tmp/err")"
+    same "$n" water-profile.txt water-profile.csv
+done
 
 # ---- the layout: no empty files, no per-run files ----
 empty=$(git ls-files "$R" | while read -r f; do [ -s "$f" ] || echo "$f"; done)

@@ -147,14 +147,18 @@ static void test_add_copies_a_record_built_elsewhere(void **state)
     ini_trace_free(&t);
 }
 
-/* The file, byte by byte, as docs/traces.md documents it. */
+/* The file, byte by byte, as docs/traces.md documents it (version 2). */
 static void test_file_layout(void **state)
 {
     char *dir = fx_mkdir();
     struct ini_trace t;
     assert_int_equal(fx_init(&t, INI_TRACE_DETAILED, 8, 2994375000ull, 5, 2, 1, 3, 4, 1000, 9000), 0);
-    fx_out(&t, 0x0102, 0x0304, 0x0506, 0x0708090a, 0x0b0c0d0e, 1001, 1002, 1003, 1004, 1005, 1006);
+    fx_out(&t, 0x0102, 0x0304, 0x0506, 0x0708, 0x0b0c0d0e, 1001, 1002, 1003, 1004, 1005, 1006);
+    ini_trace_set_seq(&t.recs[0], 0x11223344);
     t.dropped = 7;
+    ini_trace_set_knobs(&t, 397.5, 1);
+    snprintf(t.info.host, sizeof(t.info.host), "h1");
+    t.info.start_ns = 0x0102030405060708ull;
     assert_int_equal(fx_write(&t, dir), 0);
 
     char path[1024];
@@ -163,7 +167,7 @@ static void test_file_layout(void **state)
     uint8_t *b = fx_slurp(path, &n);
     assert_int_equal(n, 128 + 64);
     assert_memory_equal(b, "INITRACE", 8);
-    assert_int_equal(ini_trace_get16(b + 8), 1);            /* version */
+    assert_int_equal(ini_trace_get16(b + 8), 2);            /* version */
     assert_int_equal(ini_trace_get16(b + 10), 128);         /* header size */
     assert_int_equal(ini_trace_get16(b + 12), 64);          /* record size */
     assert_int_equal(ini_trace_get16(b + 14), 2);           /* detailed */
@@ -179,7 +183,13 @@ static void test_file_layout(void **state)
     assert_int_equal(ini_trace_get64(b + 56), 7);           /* dropped */
     assert_int_equal(ini_trace_get64(b + 64), 1000);        /* start */
     assert_int_equal(ini_trace_get64(b + 72), 9000);        /* end */
-    for (int i = 80; i < 128; i++)
+    assert_int_equal(ini_trace_get64(b + 80), 0x0102030405060708ull);   /* start, CLOCK_REALTIME */
+    assert_int_equal(ini_trace_get32(b + 88), 397500);      /* O, ns */
+    assert_int_equal(b[92], 1);                             /* O exponential */
+    for (int i = 93; i < 96; i++)
+        assert_int_equal(b[i], 0);
+    assert_memory_equal(b + 96, "h1", 3);                   /* host, NUL-padded */
+    for (int i = 99; i < 128; i++)
         assert_int_equal(b[i], 0);
     const uint8_t *r = b + 128;
     assert_int_equal(r[0], INI_TRACE_OUT);
@@ -187,8 +197,9 @@ static void test_file_layout(void **state)
     assert_int_equal(ini_trace_get16(r + 2), 0x0506);       /* peer */
     assert_int_equal(ini_trace_get16(r + 4), 0x0102);       /* src */
     assert_int_equal(ini_trace_get16(r + 6), 0x0304);       /* dst */
-    assert_int_equal(ini_trace_get32(r + 8), 0x0708090a);   /* len */
-    assert_int_equal(ini_trace_get32(r + 12), 0x0b0c0d0e);  /* qlen */
+    assert_int_equal(ini_trace_get16(r + 8), 0x0708);       /* len */
+    assert_int_equal(ini_trace_get16(r + 10), 0xffff);      /* qlen, saturated */
+    assert_int_equal(ini_trace_get32(r + 12), 0x11223344);  /* the source PE's sequence */
     for (int k = 0; k < 6; k++)
         assert_int_equal(ini_trace_get64(r + 16 + 8 * k), 1001 + k);
     assert_int_equal(r[2], 0x06);                /* little-endian on disk */
@@ -196,6 +207,51 @@ static void test_file_layout(void **state)
     /* no temporary file left behind */
     snprintf(path, sizeof(path), "%s/ini5.trace.tmp", dir);
     assert_int_equal(access(path, F_OK), -1);
+    fx_rmdir(dir);
+}
+
+/* A version-1 file (32-bit length and queue length, no sequence, no clock
+ * anchor) is still read. */
+static void test_reads_version_1(void **state)
+{
+    char *dir = fx_mkdir();
+    uint8_t b[128 + 64] = { 0 };
+    memcpy(b, "INITRACE", 8);
+    ini_trace_put16(b + 8, 1);
+    ini_trace_put16(b + 10, 128);
+    ini_trace_put16(b + 12, 64);
+    ini_trace_put16(b + 14, INI_TRACE_SUMMARY);
+    ini_trace_put64(b + 16, 1000000000);
+    ini_trace_put32(b + 36, 1);                  /* one INI, index 0, cluster 0 */
+    ini_trace_put32(b + 40, 2);
+    b[44] = b[45] = INI_POLICY_STATIC;
+    ini_trace_put64(b + 48, 1);
+    ini_trace_put64(b + 64, 100);
+    ini_trace_put64(b + 72, 900);
+    uint8_t *r = b + 128;
+    r[0] = INI_TRACE_OUT;
+    ini_trace_put16(r + 2, 1);
+    ini_trace_put16(r + 4, 0);
+    ini_trace_put16(r + 6, 1);
+    ini_trace_put32(r + 8, 70000);               /* longer than version 2 can say */
+    ini_trace_put32(r + 12, 70001);
+    ini_trace_put64(r + 16 + 8, 200);            /* t1 */
+    ini_trace_put64(r + 16 + 40, 300);           /* done */
+    char path[1024], err[TRACE_ERR_LEN];
+    snprintf(path, sizeof(path), "%s/ini0.trace", dir);
+    FILE *f = fopen(path, "wb");
+    assert_non_null(f);
+    assert_int_equal(fwrite(b, sizeof(b), 1, f), 1);
+    fclose(f);
+    struct trace_file tf;
+    assert_int_equal(trace_file_load(&tf, path, err, sizeof(err)), 0);
+    assert_int_equal(tf.version, 1);
+    assert_int_equal(tf.msgs[0].len, 70000);
+    assert_int_equal(tf.msgs[0].qlen, 70001);
+    assert_int_equal(tf.msgs[0].seq, 0);
+    assert_int_equal(tf.info.start_ns, 0);
+    assert_int_equal(tf.msgs[0].t[INI_TS_OUT_DONE], 300);
+    trace_file_free(&tf);
     fx_rmdir(dir);
 }
 
@@ -340,7 +396,7 @@ static void test_bad_magic(void **state)
 
 static void test_unknown_version(void **state)
 {
-    corrupt_byte(8, 2, "unknown format version 2");
+    corrupt_byte(8, 3, "unknown format version 3");
 }
 
 static void test_unknown_mode(void **state)
@@ -468,6 +524,7 @@ int main(void)
         cmocka_unit_test(test_full_buffer_counts_drops),
         cmocka_unit_test(test_add_copies_a_record_built_elsewhere),
         cmocka_unit_test(test_file_layout),
+        cmocka_unit_test(test_reads_version_1),
         cmocka_unit_test(test_write_to_missing_directory_fails),
         cmocka_unit_test(test_round_trip),
         cmocka_unit_test(test_missing_directory),

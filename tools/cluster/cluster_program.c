@@ -22,6 +22,7 @@ void program_env(struct program_env *e, const struct launch *L, const struct dae
         { "INI_CLUSTER", cluster, 1 }, { "INI_CONFIG", L->config_path, 0 },
         { "INI_SEGMENT", L->segs[c].name, 0 }, { "INI_RUN_DIR", L->run_dir, 0 }, { "INI_TAG", L->tag, 0 },
         { "INI_POLICY", d->policy, 0 }, { "INI_INI_POLICY", d->ini_policy, 0 }, { "INI_KNOBS", d->knobs, 0 },
+        { "INI_TRACE", d->trace, 0 },
     };
     e->n = 0;
     for (int k = 0; k < PROGRAM_ENV_MAX; k++) {

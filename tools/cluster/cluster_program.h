@@ -13,6 +13,8 @@
  *   INI_TAG         the run's tag
  *   INI_POLICY, INI_INI_POLICY, INI_KNOBS
  *                   --policy, --ini-policy and --knob, when given
+ *   INI_TRACE       --trace, when given: the compute nodes trace too
+ *                   (ini/trace_cn.h)
  *
  * A program's stdout and stderr go to RUN_DIR/cluster<C>.out and .err.
  * Its stdin is the launcher's for cluster 0 of a run on one host (so that
@@ -33,7 +35,7 @@
 
 #define PROGRAM_STOP_MS   2000    /* programs get this long after SIGTERM */
 #define OTHERS_GRACE_MS   10000   /* after one program fails, the others get this long */
-#define PROGRAM_ENV_MAX   8
+#define PROGRAM_ENV_MAX   9
 
 /* The environment of one cluster's program. */
 struct program_env {

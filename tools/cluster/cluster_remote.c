@@ -26,6 +26,7 @@
 #include <unistd.h>
 
 #include "cli.h"
+#include "cluster_clock.h"
 #include "cluster_program.h"
 #include "cluster_util.h"
 
@@ -432,6 +433,26 @@ static void own_path(char *out, size_t len)
     out[n > 0 ? n : 0] = 0;
 }
 
+/* RUN_DIR/clocks.tsv: every host's clock against the head's, asked the
+ * way its part is started (cluster_clock.h). */
+static void measure_clocks(enum remote_engine engine, const struct remote_opts *o, struct part *parts, int n)
+{
+    static struct clock_entry e[INI_MAX_CLUSTERS + 1];
+    static char cmd[16384];
+    char *argv[160], ssh_buf[1024], err[512];
+    clock_local(&e[0]);
+    int m = 1;
+    for (int i = 0; i < n; i++) {
+        engine_argv(engine, o, &parts[i], clock_probe_argv, argv, 160, cmd, sizeof cmd, ssh_buf, sizeof ssh_buf);
+        if (clock_measure(argv, &e[m], err, sizeof err) == 0)
+            m++;
+        else
+            cli_error("host %s: clock offset not measured: %s", part_name(&parts[i]), err);
+    }
+    if (clock_write(o->run_dir, e, m, err, sizeof err) < 0)
+        cli_error("%s", err);
+}
+
 int remote_run(const struct ini_config *cfg, enum remote_engine engine, const struct remote_opts *o)
 {
     static struct part parts[INI_MAX_CLUSTERS];
@@ -441,6 +462,7 @@ int remote_run(const struct ini_config *cfg, enum remote_engine engine, const st
         cli_bad_arg("%s", err);
     if (make_run_dir(o->run_dir, 0, err, sizeof err) < 0)
         cli_bad_arg("%s", err);
+    measure_clocks(engine, o, parts, n);
 
     /* One tag for the whole run, unique across the hosts' /dev/shm. */
     char tag[LAUNCH_TAG_LEN];

@@ -61,6 +61,7 @@
 #include <unistd.h>
 
 #include "cli.h"
+#include "cluster_clock.h"
 #include "cluster_gen.h"
 #include "cluster_input.h"
 #include "cluster_launch.h"
@@ -588,6 +589,7 @@ static int cmd_run(int argc, char **argv)
     if (make_run_dir(run_dir, 0, err, sizeof err) < 0 || claim_run_dir(run_dir, 1, err, sizeof err) < 0)
         cli_bad_arg("%s", err);
     config_for_processes_or_exit(o.config, run_dir, config_abs, sizeof config_abs);
+    clock_write_local(run_dir);
     cleanup_stale_runs(stderr);
     /* Descendants that leave the programs' process groups come back to us. */
     if (become_subreaper() < 0)

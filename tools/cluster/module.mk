@@ -9,8 +9,9 @@
 #                    experiments, and the daemon of the launcher's own tests
 #                    (ini-cluster run --inid PATH)
 CLUSTER_OBJS := $(addprefix $(OBJ)/tools/cluster/,ini-cluster.o cluster_util.o cluster_net.o cluster_launch.o \
-                  cluster_telemetry.o cluster_input.o cluster_reap.o cluster_remote.o cluster_gen.o cluster_program.o)
-$(CLUSTER_OBJS): EXTRA := -Itools
+                  cluster_telemetry.o cluster_input.o cluster_reap.o cluster_remote.o cluster_gen.o cluster_program.o \
+                  cluster_clock.o)
+$(CLUSTER_OBJS) $(OBJ)/tools/cluster/cluster_fake_inid.o: EXTRA := -Itools
 
 BINS += $(BIN)/ini-cluster $(BIN)/cluster-fake-inid
 

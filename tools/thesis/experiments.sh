@@ -256,6 +256,7 @@ thesis_run() {
         m=$(python3 -c 'import json,sys; d=json.load(open(sys.argv[1]))["machine"]; print(", util %.3f, msg %.1f us" % (d["utilization"], d["msg_ns"] / 1000))' "$tmp/report.json" 2>/dev/null)
     fi
     RUN_STATUS=ok RUN_NOTE="water $RUN_TIME s$m"
+    [ "$kind" = ini ] && runs_keep "$dir"
     rm -rf "$dir"
 }
 

@@ -27,6 +27,10 @@
 #                                reports.jsonl (ARGS: runs.py add's --field,
 #                                --program); RUNS_TMP/report.json keeps it
 #   runs_error TITLE FILE...     a section of errors.log (empty files skipped)
+#   runs_keep DIR                with RUNS_KEEP set (a directory): the run's
+#                                traces (ini*.trace, cn*.trace, clocks.tsv,
+#                                time-c*.txt) into RUNS_KEEP/LABEL-rREP/, for
+#                                a replay later (tools/trace/replay_check.sh)
 #
 # The caller sets RUNS_TMP (a scratch directory), RUNS_TRACE (ini-trace),
 # and may set RUNS_SAMPLE_S (seconds of the load sample, 1), RUNS_LOADLIM
@@ -176,6 +180,16 @@ runs_report() {
     fi
     runs_error "$RUN_LABEL rep $RUN_REP: ini-trace report" "$RUNS_TMP/report.err"
     python3 "$RUNS_PY" add "$RUNS_OUT" "${RUN_IDS[@]}" "${rep[@]}" "$@"
+}
+
+runs_keep() {
+    [ -n "${RUNS_KEEP:-}" ] || return 0
+    local to=$RUNS_KEEP/${RUN_LABEL// /-}-r$RUN_REP f
+    mkdir -p "$to" || return 1
+    for f in "$1"/ini*.trace "$1"/cn*.trace "$1"/clocks.tsv "$1"/time-c*.txt; do
+        [ -e "$f" ] && cp "$f" "$to/"
+    done
+    return 0
 }
 
 runs_loop() {

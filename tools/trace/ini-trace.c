@@ -2,6 +2,11 @@
  * ini-trace - the trace post-processor (thesis section 4.4.2).
  *
  *   ini-trace report RUN_DIR [--format text|csv|json] [--csv-dir DIR] [--partial]
+ *   ini-trace whatif RUN_DIR [--inis-per-cluster K] [--policy P] [--service-scale X]
+ *             [--O US] [--model mva|lopc|logpc] [--format text|csv|json]
+ *   ini-trace timeline RUN_DIR -o FILE.json [--from S] [--to S] [--sample N]
+ *   ini-trace critical RUN_DIR [--format text|json]
+ *   ini-trace profile RUN_DIR [--format text|csv|json]
  *
  * Reads every RUN_DIR/ini<ID>.trace the daemons wrote and prints the
  * thesis's tables: the send and receive time breakdown by module and
@@ -9,7 +14,8 @@
  * the misrouting rates (5.6 / 5.7).  Definitions: docs/traces.md.
  *
  * The work is in trace_file.c (loading, validation) and report.c (the
- * numbers); this is only the command line.  Exit status: 0, or 2 with one
+ * numbers); the other commands are in commands.h's files; this is only
+ * the command line.  Exit status: 0, or 2 with one
  * line on stderr for bad arguments and for a missing, corrupt or
  * inconsistent run.  A run with an INI's trace file missing is refused
  * (the tables would silently leave its messages out) unless --partial
@@ -20,11 +26,17 @@
 #include <string.h>
 
 #include "cli.h"
+#include "commands.h"
 #include "report.h"
 #include "trace_file.h"
 
 static const char usage_text[] =
     "usage: ini-trace report RUN_DIR [--format text|csv|json] [--csv-dir DIR] [--partial]\n"
+    "       ini-trace whatif RUN_DIR [--inis-per-cluster K] [--policy static|round-robin|load-aware]\n"
+    "                 [--service-scale X] [--O US] [--model mva|lopc|logpc] [--format text|csv|json]\n"
+    "       ini-trace timeline RUN_DIR -o FILE.json [--from S] [--to S] [--sample N]\n"
+    "       ini-trace critical RUN_DIR [--format text|json]\n"
+    "       ini-trace profile RUN_DIR [--format text|csv|json]\n"
     "       ini-trace --help | --version\n"
     "(see docs/traces.md)\n";
 
@@ -57,8 +69,15 @@ int main(int argc, char **argv)
     cli_init("ini-trace", usage_text);
     if (argc < 2)
         cli_bad_arg("no command given (ini-trace report RUN_DIR)");
+    static const struct { const char *name; int (*fn)(int, char **); } commands[] = {
+        { "whatif", cmd_whatif }, { "timeline", cmd_timeline }, { "critical", cmd_critical },
+        { "profile", cmd_profile },
+    };
+    for (size_t k = 0; k < sizeof(commands) / sizeof(commands[0]); k++)
+        if (!strcmp(argv[1], commands[k].name))
+            return commands[k].fn(argc, argv);
     if (cli_common_flag(argv[1]) || strcmp(argv[1], "report") != 0)
-        cli_bad_arg("%s: unknown command (expected: report)", argv[1]);
+        cli_bad_arg("%s: unknown command (expected: report, whatif, timeline, critical, profile)", argv[1]);
     const char *dir = NULL, *csv_dir = NULL;
     enum report_format fmt = REPORT_TEXT;
     int partial = 0;

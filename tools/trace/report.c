@@ -168,6 +168,38 @@ static double busy_until(const struct ini_work *w, uint64_t x)
     return w->busy_before[k] + (double)(end - w->busy_lo[k]);
 }
 
+/* Service starts by record index: t2, or for a summary trace in the
+ * order of completion (key: scratch room for f->n keys). */
+static void service_starts(const struct trace_file *f, struct order_key *key, uint64_t *start_of)
+{
+    size_t n = (size_t)f->n;
+    if (f->mode == INI_TRACE_DETAILED) {
+        for (size_t i = 0; i < n; i++)
+            start_of[i] = f->msgs[i].t[INI_TS_DEQUEUE];
+        return;
+    }
+    for (size_t i = 0; i < n; i++)
+        key[i] = (struct order_key){ trace_msg_done(&f->msgs[i]), f->msgs[i].t[INI_TS_ENQUEUE], i };
+    qsort(key, n, sizeof(*key), cmp_order);
+    uint64_t prev_done = 0;
+    for (size_t k = 0; k < n; k++) {
+        uint64_t t1 = key[k].second, done = key[k].first;
+        uint64_t s = prev_done > t1 ? prev_done : t1;
+        start_of[key[k].idx] = s < done ? s : done;
+        prev_done = done;
+    }
+}
+
+int report_service_starts(const struct trace_file *f, uint64_t *start_of)
+{
+    struct order_key *key = malloc((f->n ? (size_t)f->n : 1) * sizeof(*key));
+    if (!key)
+        return -1;
+    service_starts(f, key, start_of);
+    free(key);
+    return 0;
+}
+
 static int work_build(struct ini_work *w, const struct trace_file *f)
 {
     memset(w, 0, sizeof(*w));
@@ -207,22 +239,7 @@ static int work_build(struct ini_work *w, const struct trace_file *f)
         return -1;
     }
 
-    /* Service starts: t2, or in the order of completion for a summary trace. */
-    if (f->mode == INI_TRACE_DETAILED) {
-        for (size_t i = 0; i < w->n; i++)
-            start_of[i] = f->msgs[i].t[INI_TS_DEQUEUE];
-    } else {
-        for (size_t i = 0; i < w->n; i++)
-            key[i] = (struct order_key){ trace_msg_done(&f->msgs[i]), f->msgs[i].t[INI_TS_ENQUEUE], i };
-        qsort(key, w->n, sizeof(*key), cmp_order);
-        uint64_t prev_done = 0;
-        for (size_t k = 0; k < w->n; k++) {
-            uint64_t t1 = key[k].second, done = key[k].first;
-            uint64_t s = prev_done > t1 ? prev_done : t1;
-            start_of[key[k].idx] = s < done ? s : done;
-            prev_done = done;
-        }
-    }
+    service_starts(f, key, start_of);
 
     /* FIFO order: arrival, then service start. */
     for (size_t i = 0; i < w->n; i++)

@@ -139,10 +139,18 @@ struct report {
 
 enum report_format { REPORT_TEXT, REPORT_CSV, REPORT_JSON };
 
+/* Each record's service start s (docs/traces.md), by record index into
+ * start_of[f->n]: t2, or reconstructed for a summary trace.  0, or -1 out
+ * of memory. */
+int  report_service_starts(const struct trace_file *f, uint64_t *start_of);
 /* 0, or -1 (out of memory) with the reason in err. */
 int  report_build(struct report *r, const struct trace_run *run, char *err, size_t errlen);
 void report_free(struct report *r);
 void report_print(FILE *out, const struct report *r, enum report_format fmt);
+/* JSON pieces, for the other commands' output: a quoted, escaped
+ * string; "KEY": number (null for NaN), ", " after it when comma. */
+void report_json_str(FILE *o, const char *s);
+void report_json_num(FILE *o, const char *key, double v, bool comma);
 /* The CSV tables as one file each, DIR/<table>.csv (send_breakdown,
  * receive_breakdown, clusters, misrouting, pe_split): a header line and
  * the rows, nothing else.  Makes DIR if needed.  0, or -1 with err. */

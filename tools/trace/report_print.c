@@ -490,7 +490,7 @@ int report_write_csv_dir(const struct report *r, const char *dir, char *err, siz
 
 /* ---- JSON ----------------------------------------------------------- */
 
-static void json_str(FILE *o, const char *s)
+void report_json_str(FILE *o, const char *s)
 {
     fputc('"', o);
     for (; *s; s++) {
@@ -505,7 +505,7 @@ static void json_str(FILE *o, const char *s)
     fputc('"', o);
 }
 
-static void json_num(FILE *o, const char *key, double v, bool comma)
+void report_json_num(FILE *o, const char *key, double v, bool comma)
 {
     fprintf(o, "\"%s\": ", key);
     if (isnan(v))
@@ -524,10 +524,10 @@ static void json_bucket(FILE *o, const struct report_bucket *b, const char *cons
         fprintf(o, "{\"len_lo\": %u, \"len_hi\": %u, \"msgs\": %llu, \"cycles\": {", b->len_lo, b->len_hi,
                 (unsigned long long)b->count);
     for (int c = 0; c < REPORT_COLS; c++)
-        json_num(o, keys[c], b->cycles[c], c + 1 < REPORT_COLS);
+        report_json_num(o, keys[c], b->cycles[c], c + 1 < REPORT_COLS);
     fprintf(o, "}, \"ns\": {");
     for (int c = 0; c < REPORT_COLS; c++)
-        json_num(o, keys[c], b->ns[c], c + 1 < REPORT_COLS);
+        report_json_num(o, keys[c], b->ns[c], c + 1 < REPORT_COLS);
     fprintf(o, "}}");
 }
 
@@ -548,21 +548,21 @@ static void json_perf(FILE *o, const struct report_perf *p)
 {
     fprintf(o, "\"msgs_out\": %llu, \"msgs_in\": %llu, \"msgs_local\": %llu, ", (unsigned long long)p->n_out,
             (unsigned long long)p->n_in, (unsigned long long)p->n_local);
-    json_num(o, "msg_len", p->msg_len, true);
-    json_num(o, "send_cycles", p->send_cycles, true);
-    json_num(o, "recv_cycles", p->recv_cycles, true);
-    json_num(o, "msg_cycles", p->msg_cycles, true);
-    json_num(o, "send_ns", p->send_ns, true);
-    json_num(o, "recv_ns", p->recv_ns, true);
-    json_num(o, "msg_ns", p->msg_ns, true);
-    json_num(o, "local_cycles", p->local_cycles, true);
-    json_num(o, "service_cycles", p->service_cycles, true);
-    json_num(o, "service_ns", p->service_ns, true);
-    json_num(o, "queue_len", p->queue_len, true);
-    json_num(o, "queue_at_arrival", p->queue_at_arrival, true);
-    json_num(o, "utilization", p->utilization, true);
-    json_num(o, "busy_cycles", p->busy_cycles, true);
-    json_num(o, "run_cycles", p->run_cycles, false);
+    report_json_num(o, "msg_len", p->msg_len, true);
+    report_json_num(o, "send_cycles", p->send_cycles, true);
+    report_json_num(o, "recv_cycles", p->recv_cycles, true);
+    report_json_num(o, "msg_cycles", p->msg_cycles, true);
+    report_json_num(o, "send_ns", p->send_ns, true);
+    report_json_num(o, "recv_ns", p->recv_ns, true);
+    report_json_num(o, "msg_ns", p->msg_ns, true);
+    report_json_num(o, "local_cycles", p->local_cycles, true);
+    report_json_num(o, "service_cycles", p->service_cycles, true);
+    report_json_num(o, "service_ns", p->service_ns, true);
+    report_json_num(o, "queue_len", p->queue_len, true);
+    report_json_num(o, "queue_at_arrival", p->queue_at_arrival, true);
+    report_json_num(o, "utilization", p->utilization, true);
+    report_json_num(o, "busy_cycles", p->busy_cycles, true);
+    report_json_num(o, "run_cycles", p->run_cycles, false);
 }
 
 static void json_mis(FILE *o, const struct report_misroute *m, const char *why_not)
@@ -574,18 +574,18 @@ static void json_mis(FILE *o, const struct report_misroute *m, const char *why_n
     }
     fprintf(o, ", \"messages\": %llu, \"blocked\": %llu, \"misrouted\": %llu, ",
             (unsigned long long)m->messages, (unsigned long long)m->blocked, (unsigned long long)m->misrouted);
-    json_num(o, "mis_sched_time_rate", m->time_rate, true);
-    json_num(o, "mis_sched_count_rate", m->count_rate, true);
-    json_num(o, "mis_sched_time_rate_bounded", m->time_rate_bounded, true);
-    json_num(o, "saved_cycles", m->saved_cycles, true);
-    json_num(o, "saved_bounded_cycles", m->saved_bounded_cycles, true);
-    json_num(o, "busy_cycles", m->busy_cycles, false);
+    report_json_num(o, "mis_sched_time_rate", m->time_rate, true);
+    report_json_num(o, "mis_sched_count_rate", m->count_rate, true);
+    report_json_num(o, "mis_sched_time_rate_bounded", m->time_rate_bounded, true);
+    report_json_num(o, "saved_cycles", m->saved_cycles, true);
+    report_json_num(o, "saved_bounded_cycles", m->saved_bounded_cycles, true);
+    report_json_num(o, "busy_cycles", m->busy_cycles, false);
 }
 
 static void print_json(FILE *o, const struct report *r)
 {
     fprintf(o, "{\n  \"run\": ");
-    json_str(o, r->dir);
+    report_json_str(o, r->dir);
     fprintf(o, ", \"files\": %d, \"detailed\": %d, \"summary\": %d, \"pe_policy\": \"%s\", "
                "\"ini_policy\": \"%s\", \"length_buckets\": \"%s\",\n",
             r->n_files, r->n_detailed, r->n_summary, policy_name(r->pe_policy), policy_name(r->ini_policy),
@@ -596,7 +596,7 @@ static void print_json(FILE *o, const struct report *r)
     for (int i = 0; i < r->n_notes; i++) {
         if (i)
             fprintf(o, ", ");
-        json_str(o, r->notes[i]);
+        report_json_str(o, r->notes[i]);
     }
     fprintf(o, "],\n");
     json_breakdown(o, "send_breakdown", &r->send, send_keys, r->n_detailed > 0);
@@ -611,13 +611,13 @@ static void print_json(FILE *o, const struct report *r)
             const struct report_ini *ri = &r->inis[k];
             fprintf(o, "%s\n      {\"ini\": %d, \"index\": %d, \"file\": ", k > cl->first_ini ? "," : "",
                     ri->ini_id, ri->ini_index);
-            json_str(o, ri->file);
+            report_json_str(o, ri->file);
             fprintf(o, ", \"mode\": \"%s\", \"dropped\": %llu, \"tsc_hz\": %llu, ",
                     ri->mode == INI_TRACE_DETAILED ? "detailed" : "summary", (unsigned long long)ri->dropped,
                     (unsigned long long)ri->tsc_hz);
             json_perf(o, &ri->perf);
             fprintf(o, ", ");
-            json_num(o, "share", ri->share, false);
+            report_json_num(o, "share", ri->share, false);
             fprintf(o, "}");
         }
         fprintf(o, "],\n     \"average\": {");
@@ -625,8 +625,8 @@ static void print_json(FILE *o, const struct report *r)
         fprintf(o, "}}");
     }
     fprintf(o, "\n  ],\n  \"machine\": {");
-    json_num(o, "clu_size", r->common_pes > 0 ? (double)r->common_pes : NAN, true);
-    json_num(o, "ios_per_clu", r->common_inis > 0 ? (double)r->common_inis : NAN, true);
+    report_json_num(o, "clu_size", r->common_pes > 0 ? (double)r->common_pes : NAN, true);
+    report_json_num(o, "ios_per_clu", r->common_inis > 0 ? (double)r->common_inis : NAN, true);
     json_perf(o, &r->all);
     fprintf(o, "},\n  \"misrouting\": [");
     for (int c = 0; c < r->n_clusters; c++) {

@@ -57,13 +57,13 @@ static int check_header(struct trace_file *f, const uint8_t *h, uint64_t size, c
     if (memcmp(h, INI_TRACE_MAGIC, INI_TRACE_MAGIC_LEN) != 0)
         return ini_fail(err, errlen, "%s: not an INI trace file (bad magic)", p);
     unsigned version = ini_trace_get16(h + 8), header_size = ini_trace_get16(h + 10), record_size = ini_trace_get16(h + 12);
-    if (version != INI_TRACE_VERSION)
-        return ini_fail(err, errlen, "%s: unknown format version %u (this reader knows %d)", p, version,
+    if (version < 1 || version > INI_TRACE_VERSION)
+        return ini_fail(err, errlen, "%s: unknown format version %u (this reader knows 1 to %d)", p, version,
                         INI_TRACE_VERSION);
+    f->version = (int)version;
     if (header_size != INI_TRACE_HEADER_SIZE || record_size != INI_TRACE_RECORD_SIZE)
-        return ini_fail(err, errlen, "%s: header size %u / record size %u, version %d has %d / %d", p,
-                        header_size, record_size, INI_TRACE_VERSION, INI_TRACE_HEADER_SIZE,
-                        INI_TRACE_RECORD_SIZE);
+        return ini_fail(err, errlen, "%s: header size %u / record size %u, version %u has %d / %d", p,
+                        header_size, record_size, version, INI_TRACE_HEADER_SIZE, INI_TRACE_RECORD_SIZE);
     f->mode = ini_trace_get16(h + 14);
     if (f->mode != INI_TRACE_SUMMARY && f->mode != INI_TRACE_DETAILED)
         return ini_fail(err, errlen, "%s: unknown trace mode %d", p, f->mode);
@@ -80,6 +80,13 @@ static int check_header(struct trace_file *f, const uint8_t *h, uint64_t size, c
     f->dropped = ini_trace_get64(h + 56);
     in->start_tsc = ini_trace_get64(h + 64);
     in->end_tsc = ini_trace_get64(h + 72);
+    if (version >= 2) {
+        in->start_ns = ini_trace_get64(h + 80);
+        in->O_ns = ini_trace_get32(h + 88);
+        in->O_exp = h[92] != 0;
+        memcpy(in->host, h + 96, INI_TRACE_HOST_LEN);
+        in->host[INI_TRACE_HOST_LEN - 1] = '\0';
+    }
 
     uint64_t body = size - INI_TRACE_HEADER_SIZE;
     if (f->n > body / INI_TRACE_RECORD_SIZE || body != f->n * INI_TRACE_RECORD_SIZE)
@@ -114,6 +121,7 @@ static int check_record(const struct trace_file *f, uint64_t i, const struct ini
     m->peer_ini = r->peer_ini;
     m->len = r->len;
     m->qlen = r->qlen;
+    m->seq = r->seq;
     int first = ini_trace_first_stamp(r->kind);
     int idx[INI_TS_COUNT];
     int n = required_stamps(r->kind, f->mode, idx);
@@ -165,15 +173,34 @@ static int begin_file(struct trace_file *f, const uint8_t *header, uint64_t size
     return 0;
 }
 
+/* A version-1 record: 32-bit length and queue length at 8 and 12, no
+ * sequence number; everything else as version 2. */
+static void decode_rec_v1(const uint8_t *in, struct ini_trace_rec *r, uint32_t *len, uint32_t *qlen)
+{
+    ini_trace_decode_rec(in, r);
+    *len = ini_trace_get32(in + 8);
+    *qlen = ini_trace_get32(in + 12);
+    r->seq = 0;
+}
+
 /* Records first .. first+m-1, encoded in buf, decoded and checked. */
 static int decode_records(struct trace_file *f, uint64_t first, const uint8_t *buf, size_t m, char *err,
                           size_t errlen)
 {
     for (size_t j = 0; j < m; j++) {
         struct ini_trace_rec r;
-        ini_trace_decode_rec(buf + j * INI_TRACE_RECORD_SIZE, &r);
+        const uint8_t *in = buf + j * INI_TRACE_RECORD_SIZE;
+        uint32_t len = 0, qlen = 0;
+        if (f->version == 1)
+            decode_rec_v1(in, &r, &len, &qlen);
+        else
+            ini_trace_decode_rec(in, &r);
         if (check_record(f, first + j, &r, &f->msgs[first + j], err, errlen) < 0)
             return -1;
+        if (f->version == 1) {
+            f->msgs[first + j].len = len;
+            f->msgs[first + j].qlen = qlen;
+        }
     }
     return 0;
 }
@@ -249,12 +276,12 @@ void trace_file_free(struct trace_file *f)
     f->n = 0;
 }
 
-/* "ini<ID>.trace" with ID decimal digits; the id, or -1. */
-static long trace_name_id(const char *name)
+long trace_name_number(const char *name, const char *prefix)
 {
-    if (strncmp(name, "ini", 3) != 0)
+    size_t np = strlen(prefix);
+    if (strncmp(name, prefix, np) != 0)
         return -1;
-    const char *p = name + 3;
+    const char *p = name + np;
     long id = 0;
     int digits = 0;
     while (*p >= '0' && *p <= '9' && digits < 9) {
@@ -350,7 +377,7 @@ static void name_run(struct trace_run *run, const char *dir)
 static int add_file(struct trace_run *run, int *cap, const char *dir, const char *name,
                     const struct trace_image *image, char *err, size_t errlen)
 {
-    long id = trace_name_id(name);
+    long id = trace_name_number(name, "ini");
     if (id < 0)
         return 0;
     struct trace_file *f = next_file(run, cap, err, errlen);

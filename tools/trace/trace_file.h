@@ -11,6 +11,10 @@
  *
  * Records are decoded into struct trace_msg, which names every stamp by its
  * index t0..t7 whatever the kind (the file packs them into six slots).
+ * Both versions of the format are read: version 1 (no message names, no
+ * clock anchor) and version 2 (ini/trace.h); `version` says which, and
+ * what needs version 2 (joining a message's records, `ini-trace whatif`,
+ * `timeline`, `critical`) refuses a version-1 run in one line.
  */
 #ifndef TRACE_FILE_H
 #define TRACE_FILE_H
@@ -27,6 +31,7 @@ struct trace_msg {
     uint8_t  kind;                  /* enum ini_trace_kind */
     uint16_t src_pe, dst_pe, peer_ini;
     uint32_t len, qlen;
+    uint32_t seq;                   /* source PE's sequence number (version 2; 0 in version 1) */
     uint64_t t[INI_TS_COUNT];       /* TSC; 0 = not recorded */
 };
 
@@ -45,6 +50,7 @@ struct trace_file {
     char path[1024];
     char name[256];                 /* the file name without the directory, for messages */
     char shown[TRACE_SHOWN_LEN];    /* path for messages, shortened with "..." if long */
+    int version;                    /* 1 or 2 */
     int mode;                       /* INI_TRACE_SUMMARY or INI_TRACE_DETAILED */
     struct ini_trace_info info;
     uint64_t dropped;
@@ -58,6 +64,9 @@ struct trace_run {
     int n_files;
     struct trace_file *files;       /* ascending INI id */
 };
+
+/* "<PREFIX><N>.trace", N up to 9 decimal digits: N, else -1. */
+long trace_name_number(const char *name, const char *prefix);
 
 /* 0, or -1 with the reason in err ("PATH: ..."). */
 int  trace_file_load(struct trace_file *f, const char *path, char *err, size_t errlen);

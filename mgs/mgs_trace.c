@@ -1,0 +1,130 @@
+/*
+ * mgs_trace.c - the records MGS adds to the compute nodes' trace
+ * (ini/trace_cn.h) in a traced run, so that `ini-trace whatif` can replay
+ * the run with other INIs: what each message was sent in reply to, when
+ * the compute threads waited and for what.
+ *
+ * Everything here runs on the protocol thread, which owns every compute
+ * node's endpoint and so every node's trace buffer (a record goes into the
+ * buffer of the node it concerns).  An action is the protocol thread's
+ * work on one message or one request; it gets a name (a number per
+ * cluster, from 1) when it begins, every message sent while it runs is
+ * tagged with it as its cause, and its record is written when it ends.  A
+ * request's record is written when it completes, naming the action that
+ * completed it.  Joins (mgs_internal.h's sites) mark what waited for
+ * several events: the replay lets the last contribution's action go on
+ * only after every contribution of its group.
+ *
+ * With tracing off (g->tr.on false) every function returns at once.
+ */
+#include "mgs_internal.h"
+
+#include "trace_cn.h"
+
+void mgs_trace_init(struct mgs *g)
+{
+    g->tr.on = g->cn && g->n_pes > 0 && ini_pe_trace(g->pes[0]) != NULL;
+    g->tr.next_action = g->tr.next_req = g->tr.next_local = 1;
+    g->tr.action = 0;
+}
+
+static struct ini_cn_trace *node_trace(struct mgs *g, int node)
+{
+    return ini_pe_trace(g->pes[node >= 0 && node < g->n_pes ? node : 0]);
+}
+
+void mgs_trace_begin(struct mgs *g, struct mgs_trace_act *a, int kind, int node, int src_pe, uint32_t ref)
+{
+    if (!g->tr.on)
+        return;
+    *a = (struct mgs_trace_act){
+        .id = g->tr.next_action++, .parent = g->tr.action, .ref = ref,
+        .t0 = ini_cn_trace_tsc(), .kind = kind, .node = node, .src_pe = src_pe,
+    };
+    g->tr.action = a->id;
+}
+
+void mgs_trace_end(struct mgs *g, const struct mgs_trace_act *a)
+{
+    if (!g->tr.on)
+        return;
+    g->tr.action = a->parent;
+    struct ini_cn_trace_rec *r = ini_cn_trace_next(node_trace(g, a->node), INI_CN_ACTION);
+    if (!r)
+        return;
+    r->tag = (uint8_t)a->kind;
+    r->flags = a->kind == INI_CN_ACT_LOCAL ? INI_CN_LOCAL : 0;
+    r->pe = (uint16_t)mgs_node_pe(g, g->cluster, a->node);
+    r->peer = (uint16_t)a->src_pe;
+    r->a = a->id;
+    r->b = a->ref;
+    r->c = a->parent;
+    r->t[0] = a->t0;
+    r->t[1] = ini_cn_trace_tsc();
+}
+
+void mgs_trace_begin_msg(struct mgs *g, struct mgs_trace_act *a, const struct mgs_msg *m)
+{
+    int local = g->pe_cluster[m->src_pe] == g->cluster;
+    mgs_trace_begin(g, a, local ? INI_CN_ACT_LOCAL : INI_CN_ACT_MSG, m->to_local, m->src_pe, m->trace_seq);
+}
+
+void mgs_trace_begin_req(struct mgs *g, struct mgs_trace_act *a, struct mgs_request *r)
+{
+    if (!g->tr.on)
+        return;
+    r->trace_id = g->tr.next_req++;
+    mgs_trace_begin(g, a, INI_CN_ACT_REQ, mgs_thread_node(g, r->thread),
+                    mgs_node_pe(g, g->cluster, mgs_thread_node(g, r->thread)), r->trace_id);
+}
+
+void mgs_trace_req_done(struct mgs *g, const struct mgs_request *r)
+{
+    if (!g->tr.on || r->trace_id == 0)
+        return;
+    int node = mgs_thread_node(g, r->thread);
+    struct ini_cn_trace_rec *t = ini_cn_trace_next(node_trace(g, node), INI_CN_REQ);
+    if (!t)
+        return;
+    t->tag = (uint8_t)r->kind;
+    t->pe = (uint16_t)mgs_node_pe(g, g->cluster, node);
+    t->a = r->trace_id;
+    t->b = g->tr.action;
+    t->c = (uint32_t)r->thread;
+    t->t[0] = r->t_submit;
+    t->t[1] = ini_cn_trace_tsc();
+    t->t[2] = r->t_resumed;
+}
+
+void mgs_trace_join(struct mgs *g, int node, int site, uint32_t key, bool last)
+{
+    if (!g->tr.on)
+        return;
+    struct ini_cn_trace_rec *r = ini_cn_trace_next(node_trace(g, node), INI_CN_JOIN);
+    if (!r)
+        return;
+    r->tag = (uint8_t)site;
+    r->flags = last ? INI_CN_LAST : 0;
+    r->pe = (uint16_t)mgs_node_pe(g, g->cluster, node);
+    r->a = key;
+    r->b = g->tr.action;
+    r->t[0] = ini_cn_trace_tsc();
+}
+
+void mgs_trace_tag(struct mgs *g, int from, int type, uint32_t arg)
+{
+    if (g->tr.on)
+        ini_cn_trace_tag(node_trace(g, from), (uint8_t)type, g->tr.action, arg);
+}
+
+uint32_t mgs_trace_local_send(struct mgs *g, int from, int to_pe, int type, uint32_t arg, uint32_t len)
+{
+    if (!g->tr.on)
+        return 0;
+    uint32_t seq = g->tr.next_local++;
+    struct ini_cn_trace *t = node_trace(g, from);
+    ini_cn_trace_tag(t, (uint8_t)type, g->tr.action, arg);
+    ini_cn_trace_send(t, (uint16_t)mgs_node_pe(g, g->cluster, from), (uint16_t)to_pe, seq, len, INI_CN_LOCAL,
+                      ini_cn_trace_tsc());
+    return seq;
+}

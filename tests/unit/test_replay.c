@@ -1,0 +1,253 @@
+/*
+ * test_replay.c - `ini-trace whatif`'s replay (tools/trace/replay.c) and
+ * `ini-trace critical`'s path (tools/trace/critical_path.c) on hand-built
+ * runs with known answers, and the compute-node trace's reader.
+ *
+ *   one INI, one compute node: a thread computes G, asks (a fault), the
+ *   request's message passes the INI in S, and its action completes the
+ *   request; N times.  Replayed as it ran, every instant comes back;
+ *   with the INI twice as slow each cycle takes G + 2S (closed loop: the
+ *   thread waits for the slower reply), and the INI is busy 2NS.
+ *
+ *   two nodes, one chain: node 0 faults, its request crosses both INIs to
+ *   node 1, whose reply crosses back; then node 0 reaches the barrier
+ *   last.  The critical path is every segment of that chain, summed by
+ *   kind, and a third message the receiving INI served while the request
+ *   was on the wire counts as queueing.
+ */
+#include <math.h>
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <cmocka.h>
+
+#include "critical.h"
+#include "replay.h"
+#include "trace_fixtures/run_fixture.h"
+
+#define N 5
+#define G 1000
+#define S 400
+#define T0 10000
+
+static char *one_node_run(void)
+{
+    char *dir = fx_mkdir();
+    struct ini_trace ini;
+    struct ini_cn_trace cn;
+    fx_ini_open(&ini, INI_TRACE_SUMMARY, 0, 0, 0, 1, 1);
+    assert_int_equal(ini_cn_trace_init(&cn, 256), 0);
+    uint64_t resumed = T0;
+    for (uint32_t k = 1; k <= N; k++) {
+        uint64_t submit = resumed + G, done = submit + S;
+        fx_action(&cn, 0, 2 * k - 1, INI_CN_ACT_REQ, 0, k, 0, submit, submit);
+        fx_send(&cn, 0, 0, k, 1, 2 * k - 1, 0, submit);
+        fx_ini_msg(&ini, INI_TRACE_LOCAL, 0, 0, 0, k, submit, submit, submit, done);
+        fx_action(&cn, 0, 2 * k, INI_CN_ACT_MSG, 0, k, 0, done, done);
+        fx_req(&cn, 0, k, 2 * k, 0, 0, resumed, submit, done);
+        resumed = done;
+    }
+    assert_int_equal(fx_write(&ini, dir), 0);
+    assert_int_equal(fx_cn_write(&cn, dir, 0), 0);
+    return dir;
+}
+
+static void test_replay_as_run(void **state)
+{
+    char *dir = one_node_run();
+    struct run_files rf;
+    char err[TRACE_ERR_LEN];
+    assert_int_equal(run_files_load(&rf, dir, err, sizeof(err)), 0);
+    assert_int_equal(rf.g.n_msgs, N);
+    assert_int_equal(rf.g.n_reqs, N);
+    struct replay_params p = { 0, -1, 1.0, NAN };
+    struct replay_result r;
+    assert_int_equal(replay_run(&rf.g, &p, &r, err, sizeof(err)), 0);
+    assert_float_equal(r.span_ns, N * (G + S) - G, 0.5);
+    assert_float_equal(r.replay_span_ns, r.span_ns, 0.5);
+    assert_int_equal(r.passes, N);
+    struct report rep;
+    assert_int_equal(report_build(&rep, &r.run, err, sizeof(err)), 0);
+    assert_float_equal(rep.inis[0].perf.busy_cycles, N * S, 1);
+    report_free(&rep);
+    replay_free(&r);
+    run_files_free(&rf);
+    fx_rmdir(dir);
+}
+
+static void test_replay_slower_ini(void **state)
+{
+    char *dir = one_node_run();
+    struct run_files rf;
+    char err[TRACE_ERR_LEN];
+    assert_int_equal(run_files_load(&rf, dir, err, sizeof(err)), 0);
+    struct replay_params p = { 0, -1, 2.0, NAN };
+    struct replay_result r;
+    assert_int_equal(replay_run(&rf.g, &p, &r, err, sizeof(err)), 0);
+    assert_float_equal(r.replay_span_ns, N * (G + 2 * S) - G, 0.5);   /* closed loop */
+    struct report rep;
+    assert_int_equal(report_build(&rep, &r.run, err, sizeof(err)), 0);
+    assert_float_equal(rep.inis[0].perf.busy_cycles, 2 * N * S, 1);
+    report_free(&rep);
+    replay_free(&r);
+    /* and with two INIs the node's one stream goes through its static one */
+    struct replay_params p2 = { 2, -1, 1.0, NAN };
+    assert_int_equal(replay_run(&rf.g, &p2, &r, err, sizeof(err)), 0);
+    assert_int_equal(r.run.n_files, 2);
+    assert_int_equal(r.run.files[0].n, N);
+    assert_int_equal(r.run.files[1].n, 0);
+    assert_float_equal(r.replay_span_ns, r.span_ns, 0.5);
+    replay_free(&r);
+    run_files_free(&rf);
+    fx_rmdir(dir);
+}
+
+/* ---- the critical path ---- */
+
+static char *chain_run(void)
+{
+    char *dir = fx_mkdir();
+    struct ini_trace i0, i1;
+    struct ini_cn_trace c0, c1;
+    fx_ini_open(&i0, INI_TRACE_DETAILED, 0, 0, 0, 1, 1);
+    fx_ini_open(&i1, INI_TRACE_DETAILED, 1, 1, 0, 1, 1);
+    assert_int_equal(ini_cn_trace_init(&c0, 64), 0);
+    assert_int_equal(ini_cn_trace_init(&c1, 64), 0);
+    /* node 0 (PE 0): computes from 0 to 100, faults; the request (RREQ, seq 1) */
+    fx_action(&c0, 0, 1, INI_CN_ACT_REQ, 0, 1, 0, 100, 101);
+    fx_send(&c0, 0, 1, 1, 1, 1, 0, 101);
+    fx_ini_msg(&i0, INI_TRACE_OUT, 0, 1, 1, 1, 101, 103, 105, 115);
+    fx_ini_msg(&i1, INI_TRACE_IN, 0, 1, 0, 1, 0, 120, 121, 131);
+    fx_ini_msg(&i1, INI_TRACE_LOCAL, 1, 1, 0, 99, 0, 116, 116, 119);  /* something else, meanwhile */
+    fx_recv(&c1, 1, 0, 1, 133, 134);
+    /* node 1 (PE 1) answers (DATA, seq 1) */
+    fx_action(&c1, 1, 1, INI_CN_ACT_MSG, 0, 1, 0, 135, 137);
+    fx_send(&c1, 1, 0, 1, 3, 1, 0, 136);
+    fx_ini_msg(&i1, INI_TRACE_OUT, 1, 0, 0, 1, 136, 138, 140, 160);
+    fx_ini_msg(&i0, INI_TRACE_IN, 1, 0, 1, 1, 0, 163, 163, 183);
+    fx_recv(&c0, 0, 1, 1, 184, 185);
+    fx_action(&c0, 0, 2, INI_CN_ACT_MSG, 1, 1, 0, 186, 188);
+    fx_req(&c0, 0, 1, 2, 0, 0, 0, 100, 187);               /* the fault, done at 187 */
+    /* node 0 resumes at 190, computes to 240, reaches the barrier last */
+    fx_action(&c0, 0, 3, INI_CN_ACT_REQ, 0, 2, 0, 242, 243);
+    fx_req(&c0, 0, 2, 3, 0, 3, 190, 240, 243);
+    /* node 1 reached it at 50 */
+    fx_action(&c1, 1, 2, INI_CN_ACT_REQ, 1, 1, 0, 51, 52);
+    fx_req(&c1, 1, 1, 2, 1, 3, 0, 50, 230);
+    assert_int_equal(fx_write(&i0, dir), 0);
+    assert_int_equal(fx_write(&i1, dir), 0);
+    assert_int_equal(fx_cn_write(&c0, dir, 0), 0);
+    assert_int_equal(fx_cn_write(&c1, dir, 1), 0);
+    return dir;
+}
+
+static void test_critical_chain(void **state)
+{
+    char *dir = chain_run();
+    struct run_files rf;
+    char err[TRACE_ERR_LEN];
+    assert_int_equal(run_files_load(&rf, dir, err, sizeof(err)), 0);
+    struct crit_result r;
+    assert_int_equal(critical_run(&rf.g, &r, err, sizeof(err)), 0);
+    assert_int_equal(r.n_steps, 1);
+    const struct crit_step *s = &r.steps[0];
+    assert_float_equal(s->start, 50 - 1, 1e-6);     /* the clock's origin is tick 1 */
+    assert_float_equal(s->end, 243 - 1, 1e-6);
+    const double want[CRIT_KINDS] = {
+        [CRIT_COMPUTE] = 50 + 50,                   /* [50, 100] and [190, 240] */
+        [CRIT_WAKE] = 0 + 3 + 2,                    /* pickup at once; 187 -> 190; 240 -> 242 */
+        [CRIT_PROTOCOL] = 1 + 1 + 1 + 1,
+        [CRIT_HANDOVER] = 2 + 2,
+        [CRIT_QUEUE] = 2 + 1 + 3 + 2 + 0,           /* 3: INI 1 served another message on the wire's time */
+        [CRIT_SERVICE] = 10 + 10 + 20 + 20,
+        [CRIT_WIRE] = 2 + 3,
+        [CRIT_RECEIVE] = 4 + 3,
+    };
+    double sum = 0;
+    for (int k = 0; k < CRIT_KINDS; k++) {
+        assert_float_equal(s->seg[k], want[k], 1e-6);
+        sum += s->seg[k];
+    }
+    assert_float_equal(sum, s->end - s->start, 1e-6);
+    assert_int_equal(s->messages, 2);
+    critical_free(&r);
+    run_files_free(&rf);
+    fx_rmdir(dir);
+}
+
+/* ---- the compute-node trace's reader ---- */
+
+static void expect_refused(const char *name, uint8_t *b, size_t n, const char *what)
+{
+    struct cn_file f;
+    char err[TRACE_ERR_LEN] = "";
+    assert_int_equal(cn_file_load_mem(&f, name, b, n, err, sizeof(err)), -1);
+    if (!strstr(err, what) || strchr(err, '\n'))
+        fail_msg("expected '%s' in the one-line error, got '%s'", what, err);
+}
+
+static void test_cn_reader_refuses(void **state)
+{
+    char *dir = chain_run();
+    char path[1024];
+    snprintf(path, sizeof(path), "%s/cn0.trace", dir);
+    size_t n;
+    uint8_t *b = fx_slurp(path, &n);
+    struct cn_file f;
+    char err[TRACE_ERR_LEN];
+    assert_int_equal(cn_file_load_mem(&f, path, b, n, err, sizeof(err)), 0);
+    assert_int_equal(f.info.cluster, 0);
+    cn_file_free(&f);
+    expect_refused(path, b, 64, "truncated");
+    expect_refused(path, b, n - 1, "records");
+    uint8_t save = b[0];
+    b[0] = 'X';
+    expect_refused(path, b, n, "bad magic");
+    b[0] = save;
+    b[8] = 9;
+    expect_refused(path, b, n, "unknown format version 9");
+    b[8] = 1;
+    b[128] = 77;
+    expect_refused(path, b, n, "record 0: unknown kind 77");
+    b[128] = INI_CN_ACTION;
+    uint64_t t0 = ini_trace_get64(b + 128 + 24);
+    ini_trace_put64(b + 128 + 32, t0 - 1);        /* ends before it starts */
+    expect_refused(path, b, n, "ends before it starts");
+    ini_trace_put64(b + 128 + 32, FX_END + 5);    /* outside the file's clock */
+    expect_refused(path, b, n, "outside");
+    free(b);
+    fx_rmdir(dir);
+}
+
+static void test_graph_needs_version_2(void **state)
+{
+    char *dir = one_node_run();
+    char path[1024];
+    snprintf(path, sizeof(path), "%s/ini0.trace", dir);
+    size_t n;
+    uint8_t *b = fx_slurp(path, &n);
+    b[8] = 1;                                     /* call it version 1 */
+    fx_spill(path, b, n);
+    free(b);
+    struct run_files rf;
+    char err[TRACE_ERR_LEN];
+    assert_int_equal(run_files_load(&rf, dir, err, sizeof(err)), -1);
+    assert_non_null(strstr(err, "version-2"));
+    fx_rmdir(dir);
+}
+
+int main(void)
+{
+    const struct CMUnitTest tests[] = {
+        cmocka_unit_test(test_replay_as_run),
+        cmocka_unit_test(test_replay_slower_ini),
+        cmocka_unit_test(test_critical_chain),
+        cmocka_unit_test(test_cn_reader_refuses),
+        cmocka_unit_test(test_graph_needs_version_2),
+    };
+    return cmocka_run_group_tests(tests, NULL, NULL);
+}

@@ -1,0 +1,114 @@
+/*
+ * run_fixture.h - hand-built traced runs for the replay and critical-path
+ * tests: INI traces through the daemon's writer (trace_fixture.h) and
+ * compute-node traces through trace_cn.h's, all on one clock: 1 TSC tick
+ * = 1 ns, tick t at CLOCK_REALTIME FX_EPOCH_NS + t, one host "fx".
+ */
+#ifndef RUN_FIXTURE_H
+#define RUN_FIXTURE_H
+
+#include "trace_cn.h"
+#include "trace_fixture.h"
+
+#define FX_EPOCH_NS 1000000000000ull
+#define FX_HZ 1000000000ull
+#define FX_END 100000000ull             /* every file's run ends by this tick */
+
+/* An INI trace of `mode` for INI ini (index 0 of n_inis) of cluster c with
+ * n_pes compute nodes, on the fixture's clock. */
+static inline void fx_ini_open(struct ini_trace *t, enum ini_trace_mode mode, int ini, int c, int index,
+                               int n_inis, int n_pes)
+{
+    fx_init(t, mode, 64, FX_HZ, ini, c, index, n_inis, n_pes, 1, FX_END);
+    t->info.start_ns = FX_EPOCH_NS + 1;
+    snprintf(t->info.host, sizeof(t->info.host), "fx");
+    ini_trace_set_policies(t, 0, 0);
+}
+
+/* One message's record, its stamps given as in the file: t1 and done for
+ * summary traces; for detailed ones the service start s too. */
+static inline void fx_ini_msg(struct ini_trace *t, int kind, uint16_t src, uint16_t dst, uint16_t peer,
+                              uint32_t seq, uint64_t send, uint64_t t1, uint64_t s, uint64_t done)
+{
+    struct ini_trace_rec *r = ini_trace_begin(t, (enum ini_trace_kind)kind, t1, 0);
+    ini_trace_set_msg(r, src, dst, kind == INI_TRACE_LOCAL ? INI_TRACE_NO_PEER : peer, 100);
+    ini_trace_set_seq(r, seq);
+    if (kind == INI_TRACE_OUT) {
+        ini_trace_stamp(t, r, INI_TS_SUBMIT, send);
+        for (int k = INI_TS_DEQUEUE; k <= INI_TS_OUT_UDP; k++)
+            ini_trace_stamp(t, r, k, s);
+    } else {
+        ini_trace_stamp(t, r, INI_TS_DEQUEUE, s);
+        for (int k = INI_TS_IN_IP; k <= INI_TS_IN_WINDOW; k++)
+            ini_trace_stamp(t, r, k, s);
+    }
+    ini_trace_commit(t, r, done);
+}
+
+/* A compute node's records. */
+static inline struct ini_cn_trace_rec *fx_cn(struct ini_cn_trace *t, int kind, uint16_t pe)
+{
+    struct ini_cn_trace_rec *r = ini_cn_trace_next(t, kind);
+    r->pe = pe;
+    return r;
+}
+
+static inline void fx_send(struct ini_cn_trace *t, uint16_t pe, uint16_t to, uint32_t seq, uint8_t type,
+                           uint32_t cause, int local, uint64_t at)
+{
+    ini_cn_trace_tag(t, type, cause, 0);
+    ini_cn_trace_send(t, pe, to, seq, 100, local ? INI_CN_LOCAL : 0, at);
+}
+
+static inline void fx_recv(struct ini_cn_trace *t, uint16_t pe, uint16_t from, uint32_t seq, uint64_t t0,
+                           uint64_t t1)
+{
+    struct ini_cn_trace_rec *r = fx_cn(t, INI_CN_RECV, pe);
+    r->peer = from;
+    r->a = seq;
+    r->t[0] = t0;
+    r->t[1] = t1;
+}
+
+/* An action id on a message from `from` (seq) or a request (ref). */
+static inline void fx_action(struct ini_cn_trace *t, uint16_t pe, uint32_t id, int kind, uint16_t from,
+                             uint32_t ref, uint32_t parent, uint64_t t0, uint64_t t1)
+{
+    struct ini_cn_trace_rec *r = fx_cn(t, INI_CN_ACTION, pe);
+    r->tag = (uint8_t)kind;
+    r->flags = kind == INI_CN_ACT_LOCAL ? INI_CN_LOCAL : 0;
+    r->peer = from;
+    r->a = id;
+    r->b = ref;
+    r->c = parent;
+    r->t[0] = t0;
+    r->t[1] = t1;
+}
+
+static inline void fx_req(struct ini_cn_trace *t, uint16_t pe, uint32_t id, uint32_t done_by, int thread,
+                          int kind, uint64_t resumed, uint64_t submit, uint64_t complete)
+{
+    struct ini_cn_trace_rec *r = fx_cn(t, INI_CN_REQ, pe);
+    r->tag = (uint8_t)kind;
+    r->a = id;
+    r->b = done_by;
+    r->c = (uint32_t)thread;
+    r->t[0] = submit;
+    r->t[1] = complete;
+    r->t[2] = resumed;
+}
+
+/* Writes dir/cn<c>.trace of one node's buffer, on the fixture's clock. */
+static inline int fx_cn_write(struct ini_cn_trace *t, const char *dir, int c)
+{
+    struct ini_cn_trace_info in = { .cluster = c, .n_pes = 1, .start_tsc = 1, .start_ns = FX_EPOCH_NS + 1,
+                                    .end_tsc = FX_END, .end_ns = FX_EPOCH_NS + FX_END };
+    snprintf(in.host, sizeof(in.host), "fx");
+    char path[1024];
+    snprintf(path, sizeof(path), "%s/cn%d.trace", dir, c);
+    int rc = ini_cn_trace_write(path, &in, t, 1);
+    ini_cn_trace_free(t);
+    return rc;
+}
+
+#endif

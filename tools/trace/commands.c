@@ -1,0 +1,72 @@
+/*
+ * commands.c - what the commands of ini-trace share (commands.h): their
+ * operand, loading a run, the --format-only command line, and the run's
+ * program time.
+ */
+#include "commands.h"
+
+#include <dirent.h>
+#include <math.h>
+#include <stdio.h>
+#include <string.h>
+
+#include "cli.h"
+#include "run_graph.h"
+
+const char *cmd_operand(const char *a, const char *dir)
+{
+    if (a[0] == '-' && a[1])
+        cli_unknown_option(a);
+    if (dir)
+        cli_bad_arg("%s: unexpected argument (one RUN_DIR)", a);
+    return a;
+}
+
+void cmd_load(struct run_files *rf, const char *dir)
+{
+    char err[TRACE_ERR_LEN];
+    if (!dir)
+        cli_bad_arg("no RUN_DIR given");
+    if (run_files_load(rf, dir, err, sizeof(err)) < 0)
+        cli_bad_arg("%s", err);
+}
+
+double run_program_time_ns(const char *dir)
+{
+    DIR *d = opendir(dir);
+    if (!d)
+        return NAN;
+    double lo = INFINITY, hi = -INFINITY;
+    struct dirent *e;
+    while ((e = readdir(d)) != NULL) {
+        if (strncmp(e->d_name, "time-c", 6) != 0 || !strstr(e->d_name, ".txt"))
+            continue;
+        char path[2048];
+        snprintf(path, sizeof(path), "%s/%s", dir, e->d_name);
+        FILE *f = fopen(path, "r");
+        double s, t;
+        if (f && fscanf(f, "%lf %lf", &s, &t) == 2 && t >= s) {
+            lo = fmin(lo, s);
+            hi = fmax(hi, t);
+        }
+        if (f)
+            fclose(f);
+    }
+    closedir(d);
+    return hi >= lo ? hi - lo : NAN;
+}
+
+const char *cmd_format_only(int argc, char **argv, const char *const *formats, int *fmt)
+{
+    const char *dir = NULL;
+    for (int i = 2; i < argc; i++) {
+        const char *a = argv[i];
+        if (cli_common_flag(a))
+            continue;
+        if (!strcmp(a, "--format"))
+            *fmt = cli_parse_choice(a, cli_value(argc, argv, &i), formats);
+        else
+            dir = cmd_operand(a, dir);
+    }
+    return dir;
+}

@@ -1,0 +1,143 @@
+/*
+ * replay_internal.h - the state of a replay, shared by replay.c (set-up:
+ * what is kept from the run, the dependencies; output: synthetic traces)
+ * and replay_sim.c (the event loop).  Not an interface.
+ */
+#ifndef REPLAY_INTERNAL_H
+#define REPLAY_INTERNAL_H
+
+#include <stdatomic.h>
+#include <stdbool.h>
+#include <stdint.h>
+
+#include "config.h"
+#include "loadbal.h"
+#include "replay.h"
+
+enum ev_type {
+    EV_SEND,            /* a message is handed over (msg) */
+    EV_INI_TURN,        /* an INI's loop starts a turn (ini) */
+    EV_BATCH_END,       /* an INI served its turn's work (ini) */
+    EV_OUT_DONE,        /* the sending INI is done with a message (msg) */
+    EV_IN_AVAIL,        /* its last frame reached the receiving INI's port (msg) */
+    EV_IN_DONE,         /* the receiving INI delivered it (msg) */
+    EV_ACTION_READY,    /* an action can be served by its protocol thread (action) */
+    EV_ACTION_START,    /* an action starts (action) */
+    EV_SERVER_FREE,     /* a protocol thread ended an action (cluster) */
+    EV_REQ_SUBMIT,      /* a thread makes a request (req) */
+    EV_REQ_COMPLETE,    /* a request is completed (req) */
+};
+
+struct event {
+    double t;
+    uint64_t seq;       /* ties in insertion order */
+    int type, idx;
+};
+
+/* A message's part in the replay: what is kept, what is re-computed. */
+struct m_sim {
+    double svc_o, svc_i;        /* service at the sending and receiving INI (scaled) */
+    double lam_o, lam_i;        /* wake-up lag when the INI was idle; < 0: the run's median */
+    double ready_lag;           /* a message without INI records: send to its action's ready */
+    int out_ini, in_ini;        /* sim INIs (global), -1 */
+    uint64_t carried_load;      /* the sending INI's load, for load-aware */
+};
+
+/* An item waiting at an INI. */
+struct item {
+    int msg;
+    bool in;                    /* a frame from the network; else a compute node's record */
+    int pe_local;               /* order of the compute nodes' rings */
+    double avail;
+};
+
+/* One output record of a synthetic INI trace. */
+struct out_rec {
+    uint8_t kind;
+    uint16_t src, dst, peer;
+    uint32_t len, qlen, seq;
+    double t1, done;
+};
+
+struct ini_sim {
+    int cluster, index;
+    bool flush_at_end;          /* no O: what a turn made leaves when the turn ends (inid_loop.c) */
+    struct item *wait;
+    int n_wait, cap_wait;
+    bool busy;                  /* a turn is coming or running */
+    double until;               /* the end of the last service */
+    struct out_rec *recs;
+    size_t n_recs, cap_recs;
+    _Atomic uint64_t submitted, processed;
+    _Atomic uint32_t inbound;
+    struct ini_lb_conn lb;
+};
+
+struct server {                 /* a cluster's protocol thread */
+    bool busy;
+    int *queue;
+    int head, tail, cap;
+    double lag_idle, lag_busy;  /* the run's medians */
+    double first;               /* its first action in the run: the program had not started it before */
+};
+
+struct a_sim {
+    int pending;                /* unresolved dependencies */
+    double bound;               /* the latest bound so far */
+    double start;
+    bool started;
+    bool idle_class;            /* in the run it found its thread idle */
+    double lag;                 /* its own lag in the run */
+};
+
+struct cluster_sim {
+    int n_pes;
+    int pes[INI_MAX_PES_PER_CLUSTER];   /* global ids, ascending; local index = position */
+    int n_inis_run, pe_policy, ini_policy;
+    int first_ini, n_inis;      /* sim INIs */
+    double start_ns, end_ns;    /* its INIs' run span in the run */
+};
+
+/* Compressed lists: for item i, idx[first[i] .. first[i+1]). */
+struct csr {
+    int *first, *idx;
+};
+
+struct replay {
+    const struct run_graph *g;
+    struct replay_params p;
+    struct replay_result *res;
+    int n_clusters;
+    struct cluster_sim *cl;
+    int n_inis;
+    struct ini_sim *inis;
+    struct ini_lb_pe *lb_pe;    /* per global PE */
+    struct server *srv;         /* per cluster */
+    struct m_sim *ms;
+    struct a_sim *as;
+    double *req_submit, *req_complete;   /* replayed */
+    int *req_pred;              /* the request whose completion a request follows, -1 */
+    struct csr caused, completed, children, req_next, join_out;
+    int *join_completer;        /* per join record: the completer action, -1 */
+    double *join_off;           /* per join record: its bound's offset */
+    double lam_o_med, lam_i_med, wire;
+    bool as_run;                /* INI count and policy as the run's: the run's INIs */
+    struct event *heap;
+    size_t n_heap, cap_heap;
+    uint64_t seq;
+    double now;                 /* the event being handled */
+};
+
+/* replay.c: the instant an action's trigger was ready in the run */
+double replay_run_ready(const struct run_graph *g, const struct rg_action *a);
+/* replay.c: idx lists of n owners from owner[i], i < m (owner < 0: none) */
+int  replay_csr(struct csr *c, int n, int m, const int *owner);
+/* replay_deps.c */
+int  replay_requests(struct replay *r);
+int  replay_joins(struct replay *r);
+/* replay_sim.c */
+int  sim_push(struct replay *r, double t, int type, int idx);
+int  sim_run(struct replay *r, char *err, size_t errlen);
+void sim_resolve(struct replay *r, int action, double bound);
+
+#endif

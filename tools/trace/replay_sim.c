@@ -1,0 +1,433 @@
+/*
+ * replay_sim.c - the replay's event loop (replay_internal.h): messages
+ * through modelled INIs, actions on modelled protocol threads, requests
+ * on the compute threads, in time order.
+ *
+ * An INI is modelled as its loop runs (ini/inid_loop.c): when idle, the
+ * first arrival wakes it after the wake-up lag; a turn takes everything
+ * that has arrived (the compute nodes' rings in node order, then the
+ * ports' frames), stamps it with the turn's start as its arrival t1, and
+ * serves it in that order, each message for its own service time, the
+ * next starting when the previous ends (the O knob's virtual clock does
+ * the same); what arrives meanwhile waits for the next turn, which starts
+ * when the batch is done.  A protocol thread serves actions in the order
+ * they became ready, one at a time, and none before its first action in
+ * the run (before it, the program had not started it: nothing in the
+ * run says when it would have).
+ */
+#include "replay_internal.h"
+
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+/* ---- the event heap ---- */
+
+static bool earlier(const struct event *a, const struct event *b)
+{
+    return a->t < b->t || (a->t == b->t && a->seq < b->seq);
+}
+
+int sim_push(struct replay *r, double t, int type, int idx)
+{
+    if (r->n_heap == r->cap_heap) {
+        size_t cap = r->cap_heap ? 2 * r->cap_heap : 4096;
+        struct event *h = realloc(r->heap, cap * sizeof(*h));
+        if (!h)
+            return -1;
+        r->heap = h;
+        r->cap_heap = cap;
+    }
+    size_t i = r->n_heap++;
+    r->heap[i] = (struct event){ t, r->seq++, type, idx };
+    while (i > 0 && earlier(&r->heap[i], &r->heap[(i - 1) / 2])) {
+        struct event x = r->heap[i];
+        r->heap[i] = r->heap[(i - 1) / 2];
+        r->heap[(i - 1) / 2] = x;
+        i = (i - 1) / 2;
+    }
+    return 0;
+}
+
+static struct event pop(struct replay *r)
+{
+    struct event top = r->heap[0];
+    r->heap[0] = r->heap[--r->n_heap];
+    for (size_t i = 0;;) {
+        size_t l = 2 * i + 1, m = i;
+        if (l < r->n_heap && earlier(&r->heap[l], &r->heap[m]))
+            m = l;
+        if (l + 1 < r->n_heap && earlier(&r->heap[l + 1], &r->heap[m]))
+            m = l + 1;
+        if (m == i)
+            break;
+        struct event x = r->heap[i];
+        r->heap[i] = r->heap[m];
+        r->heap[m] = x;
+        i = m;
+    }
+    return top;
+}
+
+/* ---- dependencies ---- */
+
+void sim_resolve(struct replay *r, int a, double bound)
+{
+    struct a_sim *x = &r->as[a];
+    if (bound > x->bound)
+        x->bound = bound;
+    if (--x->pending == 0)
+        sim_push(r, fmax(x->bound, r->now), r->g->actions[a].parent >= 0 ? EV_ACTION_START : EV_ACTION_READY, a);
+}
+
+/* ---- which INI ---- */
+
+static int local_index(const struct cluster_sim *c, int pe)
+{
+    for (int l = 0; l < c->n_pes; l++)
+        if (c->pes[l] == pe)
+            return l;
+    return 0;
+}
+
+/* The sending cluster's INI a compute node hands message m to. */
+static int pick_out(struct replay *r, int m)
+{
+    const struct rg_msg *x = &r->g->msgs[m];
+    const struct cluster_sim *c = &r->cl[x->src_cluster];
+    if (r->as_run)
+        return c->first_ini + r->g->ini->files[x->out_file].info.ini_index;
+    return c->first_ini + ini_lb_pe_pick(&r->lb_pe[x->src_pe]);
+}
+
+/* The destination cluster's INI the sending INI picks, at its service. */
+static int pick_in(struct replay *r, int from, int m)
+{
+    const struct rg_msg *x = &r->g->msgs[m];
+    int dc = r->g->ini->files[x->in_file].info.cluster_id;
+    const struct cluster_sim *c = &r->cl[dc];
+    if (r->as_run)
+        return c->first_ini + r->g->ini->files[x->in_file].info.ini_index;
+    int ids[INI_MAX_INIS_PER_CLUSTER];
+    for (int i = 0; i < c->n_inis; i++)
+        ids[i] = c->first_ini + i;
+    int stat = c->first_ini + local_index(c, x->dst_pe) * c->n_inis / c->n_pes;
+    return ini_lb_conn_pick(&r->inis[from].lb, dc, ids, c->n_inis, stat);
+}
+
+/* ---- an INI ---- */
+
+static int arrive(struct replay *r, int ini, struct item it, double lam, double now)
+{
+    struct ini_sim *x = &r->inis[ini];
+    if (x->n_wait == x->cap_wait) {
+        int cap = x->cap_wait ? 2 * x->cap_wait : 64;
+        struct item *w = realloc(x->wait, (size_t)cap * sizeof(*w));
+        if (!w)
+            return -1;
+        x->wait = w;
+        x->cap_wait = cap;
+    }
+    x->wait[x->n_wait++] = it;
+    if (x->busy)
+        return 0;
+    x->busy = true;
+    return sim_push(r, now + lam, EV_INI_TURN, ini);
+}
+
+static int cmp_item(const void *a, const void *b)
+{
+    const struct item *x = a, *y = b;
+    if (x->in != y->in)
+        return x->in - y->in;                   /* the rings before the ports */
+    if (!x->in && x->pe_local != y->pe_local)
+        return x->pe_local - y->pe_local;
+    return (x->avail > y->avail) - (x->avail < y->avail);
+}
+
+static int record(struct ini_sim *x, const struct out_rec *o)
+{
+    if (x->n_recs == x->cap_recs) {
+        size_t cap = x->cap_recs ? 2 * x->cap_recs : 1024;
+        struct out_rec *n = realloc(x->recs, cap * sizeof(*n));
+        if (!n)
+            return -1;
+        x->recs = n;
+        x->cap_recs = cap;
+    }
+    x->recs[x->n_recs++] = *o;
+    return 0;
+}
+
+static uint64_t load_of(const struct ini_sim *x)
+{
+    uint64_t s = atomic_load(&x->submitted), p = atomic_load(&x->processed);
+    return (s > p ? s - p : 0) + atomic_load(&x->inbound);
+}
+
+/* One item of a turn: served, recorded, its done scheduled. */
+static int serve(struct replay *r, int ini, const struct item *it, uint32_t qlen, double t1)
+{
+    struct ini_sim *x = &r->inis[ini];
+    const struct rg_msg *m = &r->g->msgs[it->msg];
+    struct m_sim *ms = &r->ms[it->msg];
+    double s = fmax(t1, x->until), done = s + (it->in ? ms->svc_i : ms->svc_o);
+    x->until = done;
+    struct out_rec o = { .kind = it->in ? INI_TRACE_IN : INI_TRACE_OUT, .src = (uint16_t)m->src_pe,
+                         .dst = (uint16_t)m->dst_pe, .len = m->len, .qlen = qlen, .seq = m->seq, .t1 = t1, .done = done };
+    if (!it->in && m->in_file >= 0) {
+        ms->in_ini = pick_in(r, ini, it->msg);
+        ms->carried_load = load_of(x);
+        o.peer = (uint16_t)ms->in_ini;
+    } else if (it->in) {
+        o.peer = (uint16_t)ms->out_ini;
+    } else {
+        o.kind = INI_TRACE_LOCAL;            /* a message of the cluster through its INI */
+        o.peer = INI_TRACE_NO_PEER;
+    }
+    if (record(x, &o) < 0)
+        return -1;
+    return sim_push(r, done, it->in ? EV_IN_DONE : EV_OUT_DONE, it->msg);
+}
+
+static int turn(struct replay *r, int ini, double now)
+{
+    struct ini_sim *x = &r->inis[ini];
+    int n = x->n_wait;
+    qsort(x->wait, (size_t)n, sizeof(*x->wait), cmp_item);
+    struct item *batch = malloc(((size_t)n + 1) * sizeof(*batch));
+    if (!batch)
+        return -1;
+    memcpy(batch, x->wait, (size_t)n * sizeof(*batch));
+    x->n_wait = 0;
+    int rc = 0;
+    for (int k = 0; rc == 0 && k < n; k++)
+        rc = serve(r, ini, &batch[k], (uint32_t)k, now);
+    for (int k = 0; rc == 0 && x->flush_at_end && k < n; k++)
+        if (!batch[k].in && r->g->msgs[batch[k].msg].in_file >= 0)
+            rc = sim_push(r, x->until + r->wire, EV_IN_AVAIL, batch[k].msg);
+    free(batch);
+    return rc < 0 ? -1 : sim_push(r, x->until, EV_BATCH_END, ini);
+}
+
+/* ---- a protocol thread ---- */
+
+static int enqueue(struct server *s, int a)
+{
+    if (s->tail - s->head == s->cap) {
+        int cap = s->cap ? 2 * s->cap : 256;
+        int *q = malloc((size_t)cap * sizeof(int));
+        if (!q)
+            return -1;
+        for (int i = 0; i < s->tail - s->head; i++)
+            q[i] = s->queue[(s->head + i) % s->cap];
+        free(s->queue);
+        s->tail -= s->head;
+        s->head = 0;
+        s->queue = q;
+        s->cap = cap;
+    }
+    s->queue[s->tail++ % s->cap] = a;
+    return 0;
+}
+
+/* The thread takes its next action: after its wake-up if it was idle,
+ * after its usual gap between actions if it was busy. */
+static int start_next(struct replay *r, int c, double now, bool was_idle)
+{
+    struct server *s = &r->srv[c];
+    int a = s->queue[s->head++ % s->cap];
+    const struct a_sim *x = &r->as[a];
+    double lag = x->idle_class == was_idle ? x->lag : was_idle ? s->lag_idle : s->lag_busy;
+    s->busy = true;
+    return sim_push(r, fmax(now + lag, s->first), EV_ACTION_START, a);
+}
+
+/* ---- events ---- */
+
+static int on_send(struct replay *r, int m, double now)
+{
+    const struct rg_msg *x = &r->g->msgs[m];
+    struct m_sim *ms = &r->ms[m];
+    if (x->local) {
+        if (x->action >= 0)
+            sim_resolve(r, x->action, now);
+        return 0;
+    }
+    if (x->out_file < 0) {
+        if (x->action >= 0)
+            sim_resolve(r, x->action, now + ms->ready_lag);
+        return 0;
+    }
+    ms->out_ini = pick_out(r, m);
+    atomic_fetch_add(&r->inis[ms->out_ini].submitted, 1);
+    struct item it = { m, false, local_index(&r->cl[x->src_cluster], x->src_pe), now };
+    return arrive(r, ms->out_ini, it, ms->lam_o >= 0 ? ms->lam_o : r->lam_o_med, now);
+}
+
+static int on_action_start(struct replay *r, int a, double now)
+{
+    const struct rg_action *x = &r->g->actions[a];
+    struct a_sim *s = &r->as[a];
+    s->start = now;
+    s->started = true;
+    int rc = 0;
+    if (x->parent < 0)
+        rc |= sim_push(r, now + (x->t1 - x->t0), EV_SERVER_FREE, x->cluster);
+    for (int k = r->caused.first[a]; k < r->caused.first[a + 1]; k++) {
+        const struct rg_msg *m = &r->g->msgs[r->caused.idx[k]];
+        if (!isnan(m->send))
+            rc |= sim_push(r, now + fmax(m->send - x->t0, 0), EV_SEND, r->caused.idx[k]);
+    }
+    for (int k = r->completed.first[a]; k < r->completed.first[a + 1]; k++)
+        rc |= sim_push(r, now + fmax(r->g->reqs[r->completed.idx[k]].complete - x->t0, 0), EV_REQ_COMPLETE,
+                       r->completed.idx[k]);
+    for (int k = r->children.first[a]; k < r->children.first[a + 1]; k++)
+        sim_resolve(r, r->children.idx[k], now + (r->g->actions[r->children.idx[k]].t0 - x->t0));
+    for (int k = r->join_out.first[a]; k < r->join_out.first[a + 1]; k++) {
+        int j = r->join_out.idx[k];
+        sim_resolve(r, r->join_completer[j], now + r->join_off[j]);
+    }
+    return rc;
+}
+
+static int on_event(struct replay *r, const struct event *e)
+{
+    const struct run_graph *g = r->g;
+    double now = e->t;
+    switch (e->type) {
+    case EV_SEND:
+        return on_send(r, e->idx, now);
+    case EV_INI_TURN:
+        return turn(r, e->idx, now);
+    case EV_BATCH_END:
+        if (r->inis[e->idx].n_wait)
+            return turn(r, e->idx, now);
+        r->inis[e->idx].busy = false;
+        return 0;
+    case EV_OUT_DONE: {
+        const struct rg_msg *m = &g->msgs[e->idx];
+        atomic_fetch_add(&r->inis[r->ms[e->idx].out_ini].processed, 1);
+        if (m->in_file >= 0)
+            return r->inis[r->ms[e->idx].out_ini].flush_at_end ? 0 : sim_push(r, now + r->wire, EV_IN_AVAIL, e->idx);
+        if (m->action >= 0)
+            sim_resolve(r, m->action, now);
+        return 0;
+    }
+    case EV_IN_AVAIL: {
+        struct m_sim *ms = &r->ms[e->idx];
+        atomic_fetch_add(&r->inis[ms->in_ini].inbound, 1);
+        struct item it = { e->idx, true, 0, now };
+        return arrive(r, ms->in_ini, it, ms->lam_i >= 0 ? ms->lam_i : r->lam_i_med, now);
+    }
+    case EV_IN_DONE: {
+        struct m_sim *ms = &r->ms[e->idx];
+        struct ini_sim *x = &r->inis[ms->in_ini];
+        atomic_fetch_sub(&x->inbound, 1);
+        atomic_fetch_add(&x->processed, 1);
+        x->lb.peer_load[ms->out_ini] = (uint32_t)(ms->carried_load > UINT32_MAX ? UINT32_MAX : ms->carried_load);
+        if (g->msgs[e->idx].action >= 0)
+            sim_resolve(r, g->msgs[e->idx].action, now);
+        return 0;
+    }
+    case EV_ACTION_READY: {
+        int c = g->actions[e->idx].cluster;
+        if (enqueue(&r->srv[c], e->idx) < 0)
+            return -1;
+        return r->srv[c].busy ? 0 : start_next(r, c, now, true);
+    }
+    case EV_ACTION_START:
+        return on_action_start(r, e->idx, now);
+    case EV_SERVER_FREE: {
+        struct server *s = &r->srv[e->idx];
+        s->busy = false;
+        return s->tail > s->head ? start_next(r, e->idx, now, false) : 0;
+    }
+    case EV_REQ_SUBMIT:
+        r->req_submit[e->idx] = now;
+        if (g->reqs[e->idx].pickup >= 0)
+            sim_resolve(r, g->reqs[e->idx].pickup, now);
+        return 0;
+    case EV_REQ_COMPLETE: {
+        int q = e->idx, rc = 0;
+        r->req_complete[q] = now;
+        for (int k = r->req_next.first[q]; k < r->req_next.first[q + 1]; k++) {
+            int s = r->req_next.idx[k];
+            rc |= sim_push(r, now + (g->reqs[s].submit - g->reqs[q].complete), EV_REQ_SUBMIT, s);
+        }
+        return rc;
+    }
+    }
+    return 0;
+}
+
+/* ---- start and end ---- */
+
+/* Whether an action's trigger comes from an event of the replay (else it
+ * is kept at its time in the run). */
+static bool trigger_replayed(const struct run_graph *g, const struct rg_action *a)
+{
+    if (a->kind == INI_CN_ACT_REQ)
+        return a->req >= 0;
+    return a->msg >= 0 && !isnan(g->msgs[a->msg].send);
+}
+
+static int seed(struct replay *r)
+{
+    const struct run_graph *g = r->g;
+    int rc = 0;
+    /* A top-level action waits for its trigger, a nested one for its
+     * parent (its message arrived before: it was deferred). */
+    for (int a = 0; a < g->n_actions; a++) {
+        r->as[a].pending += 1;
+        r->as[a].bound = -INFINITY;
+    }
+    for (int a = 0; a < g->n_actions; a++)
+        if (g->actions[a].parent < 0 && !trigger_replayed(g, &g->actions[a])) {
+            r->res->anchored++;
+            sim_resolve(r, a, replay_run_ready(g, &g->actions[a]));
+        }
+    for (int m = 0; m < g->n_msgs; m++)
+        if (g->msgs[m].cause < 0 && !isnan(g->msgs[m].send)) {
+            r->res->anchored++;
+            rc |= sim_push(r, g->msgs[m].send, EV_SEND, m);
+        }
+    for (int q = 0; q < g->n_reqs; q++) {
+        if (r->req_pred[q] < 0) {
+            r->res->anchored++;
+            rc |= sim_push(r, g->reqs[q].submit, EV_REQ_SUBMIT, q);
+        }
+        if (g->reqs[q].done < 0 && g->reqs[q].pickup < 0)
+            rc |= sim_push(r, g->reqs[q].complete, EV_REQ_COMPLETE, q);
+    }
+    return rc;
+}
+
+int sim_run(struct replay *r, char *err, size_t errlen)
+{
+    if (seed(r) < 0) {
+        snprintf(err, errlen, "out of memory");
+        return -1;
+    }
+    while (r->n_heap) {
+        struct event e = pop(r);
+        r->now = e.t;
+        if (on_event(r, &e) < 0) {
+            snprintf(err, errlen, "out of memory");
+            return -1;
+        }
+    }
+    int stuck = 0, first = -1;
+    for (int a = 0; a < r->g->n_actions; a++)
+        if (!r->as[a].started && stuck++ == 0)
+            first = a;
+    if (stuck) {
+        const struct rg_action *a = &r->g->actions[first];
+        snprintf(err, errlen, "replay: %d action(s) never became ready, the first action %u of cluster %d "
+                 "(%s, %d dependencies left): the run's records are incomplete", stuck, a->id, a->cluster,
+                 rg_action_kind_name(a->kind), r->as[first].pending);
+        return -1;
+    }
+    return 0;
+}
