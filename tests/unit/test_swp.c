@@ -836,6 +836,85 @@ static void test_seg_refused_delivery(void **state)
     assert_int_equal(loop_mbufs_in_use(), idle);
 }
 
+/* ---- no retransmission without a loss (issue 32) ----
+ *
+ * On a link that loses nothing, nothing may go twice.  Three ways it did:
+ * the receiver's ACK timer asked for the next segment of a half-assembled
+ * message that was still on its way (no frame behind it had shown a gap);
+ * a sender whose peer was not running (descheduled on a shared core)
+ * retransmitted on its SEND timer what waited, unread, in the peer's
+ * receive ring; and a sender that was not running itself ran its expired
+ * SEND timers before it read the acks waiting in its own ring.  Each test
+ * fails on the transport before the fix with a NAK, a retransmission or
+ * a duplicate counted. */
+
+#define NO_RETX()                                                                                   \
+    do {                                                                                            \
+        assert_int_equal(SWP_A(retx_timer) + SWP_A(retx_nak), 0);                                   \
+        assert_int_equal(SWP_B(naks_sent), 0);                                                      \
+        assert_int_equal(SWP_B(duplicates), 0);                                                     \
+    } while (0)
+
+/* The last segment of a message is still on the wire when the
+ * receiver's ACK timer runs out (300 us against 200 us): a gap in flight,
+ * not a loss; nothing behind it says otherwise. */
+static void test_seg_tail_in_flight_no_nak(void **state)
+{
+    on_a(2, WIRE_HOLD);
+    loop_run(MS / 20, 1);               /* both sides' clocks current, as in a loop turn */
+    assert_int_equal(loop_send(&loop_a, 0, 3 * SEG), 0);
+    loop_run(MS / 20, 6);               /* 300 us: past b's ACK timer */
+    assert_int_equal(loop_b.n_got, 0);
+    loop_release_held(&loop_a);
+    loop_run(MS / 20, 20);
+    assert_all_delivered(1);
+    assert_last_intact(0, 3 * SEG);
+    NO_RETX();
+}
+
+/* b does not run for 3 ms (past the SEND timeout) while a's frames wait
+ * in its receive ring: they were not lost, and a sends nothing twice. */
+static void peer_asleep(uint32_t n, uint32_t len)
+{
+    loop_run(MS / 20, 1);
+    loop_b.asleep = 1;
+    for (uint32_t i = 0; i < n; i++)
+        assert_int_equal(loop_send(&loop_a, i, len), 0);
+    loop_run(MS / 4, 12);
+    assert_int_equal(loop_b.n_got, 0);
+    loop_b.asleep = 0;
+    loop_run(MS / 20, 20);
+    assert_all_delivered(n);
+    NO_RETX();
+}
+
+static void test_peer_asleep_no_retransmission(void **state) { peer_asleep(4, 100); }
+static void test_seg_peer_asleep_no_retransmission(void **state) { peer_asleep(2, 5 * SEG); }
+
+/* a does not run for 3 ms after its frames left: b's acks wait in a's
+ * receive ring, and a's first turn must not take its expired SEND timers
+ * for losses. */
+static void sender_asleep(uint32_t n, uint32_t len)
+{
+    loop_run(MS / 20, 1);
+    for (uint32_t i = 0; i < n; i++)
+        assert_int_equal(loop_send(&loop_a, i, len), 0);
+    loop_run(0, 1);                     /* a's next turn: its SEND timers start */
+    assert_int_equal(loop_b.n_got, n);
+    loop_a.asleep = 1;
+    uint32_t released = loop_a.released;     /* segments: b acknowledged half a window at once */
+    assert_true(released < n);
+    loop_run(MS / 4, 12);               /* b's ACK timer acknowledges the rest: into a's ring */
+    assert_int_equal(loop_a.released, released);
+    loop_a.asleep = 0;
+    loop_run(MS / 20, 20);
+    assert_all_delivered(n);
+    NO_RETX();
+}
+
+static void test_sender_asleep_no_retransmission(void **state) { sender_asleep(4, 100); }
+static void test_seg_sender_asleep_no_retransmission(void **state) { sender_asleep(2, 5 * SEG); }
+
 /* A segment of connection 0 with `payload` zero bytes and a valid CRC. */
 static void inject_seg(uint8_t flags, uint32_t seq, uint32_t payload)
 {
@@ -901,7 +980,8 @@ int main(void)
         T(test_wraparound_odd_window),
         T(test_refused_delivery),       T(test_stack_open_refuses_bad_params),
         T(test_bad_header_fields),      T(test_bad_crc_ack_ignored),
-        T(test_random_mix),
+        T(test_random_mix),             T(test_peer_asleep_no_retransmission),
+        T(test_sender_asleep_no_retransmission),
 #define K(f) cmocka_unit_test_setup_teardown(f, setup_keyed, teardown)
         K(test_mac_random_mix),         K(test_mac_forged_data_dropped), K(test_mac_forged_ack_ignored),
         K(test_mac_replay_not_delivered_twice), K(test_mac_old_epoch_refused),
@@ -912,6 +992,8 @@ int main(void)
         S(test_seg_reorder_across_messages), S(test_seg_window_full_mid_message),
         S(test_seg_wraparound),         S(test_seg_wraparound_odd_window), S(test_seg_refused_delivery),
         S(test_seg_out_of_place),       S(test_seg_random_mix),
+        S(test_seg_tail_in_flight_no_nak), S(test_seg_peer_asleep_no_retransmission),
+        S(test_seg_sender_asleep_no_retransmission),
         cmocka_unit_test_setup_teardown(test_seg_mac_random_mix, setup_seg_keyed, teardown_seg),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
