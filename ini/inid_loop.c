@@ -701,13 +701,16 @@ void inid_write_counters(struct inid *d)
     unsigned chk = (unsigned)(w->udp_checksum_errors + w->crc_errors + ip.ip_checksum_errors);
     fprintf(f, "{\n  \"ini\": %d, \"cluster\": %d, \"idle_mode\": \"%s\",\n", d->me->id, d->cluster,
             ini_idle_mode_name(d->idle));
+    /* Retransmissions as sent (by cause) and as received (needed after a
+     * loss, or spurious: of a frame already here). */
     fprintf(f, "  \"summary\": \"INI %d (cluster %d): sent %llu msgs / %llu B, delivered %llu msgs / %llu B, "
-               "local %llu; retransmitted %llu (timer) + %llu (NAK), NAKs %llu sent, checksum drops %u, "
-               "duplicates %llu, reassembly drops %u\",\n",
+               "local %llu; retransmitted %llu (timer) + %llu (NAK), received %llu after a loss + %llu spurious, "
+               "NAKs %llu sent, checksum drops %u, duplicates %llu, reassembly drops %u\",\n",
             d->me->id, d->cluster, (unsigned long long)w->msgs_sent, (unsigned long long)w->bytes_sent,
             (unsigned long long)w->msgs_delivered, (unsigned long long)w->bytes_delivered,
             (unsigned long long)s->local_msgs, (unsigned long long)w->retx_timer,
-            (unsigned long long)w->retx_nak, (unsigned long long)w->naks_sent, chk,
+            (unsigned long long)w->retx_nak, (unsigned long long)w->retx_after_loss,
+            (unsigned long long)w->retx_spurious, (unsigned long long)w->naks_sent, chk,
             (unsigned long long)w->duplicates, (unsigned)(ip.reass_timeouts + ip.reass_evictions));
     json_transport(f, d, w);
     json_group(f, "messages", inid_message_counters, INI_COUNTERS_N(inid_message_counters), s);

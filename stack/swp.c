@@ -48,7 +48,7 @@ int ini_swp_hdr_read(const uint8_t *src, uint32_t len, int seq_bits, struct ini_
     h->conn = src[1];
     h->seq = get_seq(src + 2, seq_bits);
     h->ack = get_seq(src + 2 + w, seq_bits);
-    if (h->op < INI_SWP_DATA || h->op > INI_SWP_NAK || (h->flags && h->op != INI_SWP_DATA))
+    if (h->op < INI_SWP_DATA || h->op > INI_SWP_PROBE || (h->flags && h->op != INI_SWP_DATA))
         return -1;
     return 0;
 }
@@ -148,10 +148,14 @@ static int alloc_conns(struct ini_swp *s, const struct ini_swp_params *prm, uint
     uint64_t send_ticks = tsc_hz / 1000000 * (uint64_t)prm->send_timeout_us;
     uint64_t ack_ticks = tsc_hz / 1000000 * (uint64_t)prm->ack_timeout_us;
     s->nak_gap = send_ticks / 4;
+    /* With NAKs, a SEND timer sends a probe, not the frame (swp.h): it
+     * costs a header, so it may go sooner than a retransmission would,
+     * after the least time between two NAKs. */
+    uint64_t send_expiry = s->use_nak && s->nak_gap ? s->nak_gap : send_ticks;
     /* A machine of one cluster has no connection; the lists still need a
      * record to exist. */
     uint32_t send_capacity = n_conns ? (uint32_t)n_conns * s->window : 1;
-    if (timer_list_init_send(&s->send_timers, (uint32_t)prm->n_inis, send_capacity, send_ticks) < 0 ||
+    if (timer_list_init_send(&s->send_timers, (uint32_t)prm->n_inis, send_capacity, send_expiry) < 0 ||
         timer_list_init_ack(&s->ack_timers, (uint32_t)prm->n_inis, ack_ticks) < 0)
         return -1;
     return 0;

@@ -41,6 +41,7 @@ struct swp_tx_slot {
     uint8_t crc_pending;      /* CRC and sum not yet taken: in the first copy (transmit) */
     uint8_t flags;            /* INI_SWP_F_MORE, INI_SWP_F_CONT: a segment's place */
     uint8_t release;          /* the message's last frame: give it back when acknowledged */
+    uint8_t sent;             /* transmitted once: the next one carries INI_SWP_F_RETX */
     int naked;                /* retransmitted on a NAK already */
 };
 
@@ -207,7 +208,9 @@ void swp_schedule_ack(struct ini_swp *s, struct swp_conn *c);
 /* Fills slot t for a message or segment (its CRC and sums, once). */
 void swp_fill_slot(struct ini_swp *s, struct swp_tx_slot *t, uint8_t *am, uint32_t len, void *cookie,
                    uint8_t flags, int release);
-/* (Re)transmits frame seq of c: 0, or -1 (counted). */
+/* (Re)transmits frame seq of c: 0, or -1, counted: no transmit buffer
+ * (send_errors), or no room in the link's queue for its frames (tx_held:
+ * the port is full; the frame waits for a later turn, never dropped). */
 int  swp_transmit(struct ini_swp *s, struct swp_conn *c, uint32_t seq, struct ini_swp_tx_stamps *ts);
 /* An ACK or NAK frame; our ack rides on it. */
 void swp_send_control(struct ini_swp *s, struct swp_conn *c, uint8_t op, uint32_t seq);
@@ -230,19 +233,24 @@ static inline void rcv_advance(struct ini_swp *s, struct swp_conn *c, struct swp
     rcv_next(s, c, r);
 }
 
-/* 1 when frames wait in the receive window above a missing one, or a
- * message is half assembled: its next segment may be lost with nothing
- * behind it to show the gap (the last one, or the window's last). */
+/* 1 when frames wait in the receive window above a missing one: it is
+ * lost (the link keeps the order of frames), and asked for again while
+ * the gap lasts.  A half-assembled message with nothing above it is no
+ * gap: its next segment is usually on its way, or not sent yet (the
+ * sender's probe finds a lost one, swp.h). */
 static inline int rx_gap(struct ini_swp *s, struct swp_conn *c)
 {
-    return s->use_nak && (c->n_held || c->asm_head) && !rx_slot(s, c, c->rcv_nxt)->p;
+    return s->use_nak && c->n_held && !rx_slot(s, c, c->rcv_nxt)->p;
 }
 
 /* Delivers in order from the bottom of the receive window; returns the
  * frames taken. */
 int  swp_deliver_in_order(struct ini_swp *s, struct swp_conn *c, struct ini_rx_meta *rx);
-/* Asks for the missing frame seq, at most once per nak_gap. */
-void swp_nak_one(struct ini_swp *s, struct swp_conn *c, uint32_t seq);
+/* Asks for the missing frame seq, at most once per nak_gap: 1 when the
+ * NAK went. */
+int  swp_nak_one(struct ini_swp *s, struct swp_conn *c, uint32_t seq);
+/* The peer's probe: it has sent every frame before seq. */
+void swp_handle_probe(struct ini_swp *s, struct swp_conn *c, uint32_t seq);
 
 /* ---- segmentation (swp_seg.c) ---- */
 

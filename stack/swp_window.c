@@ -127,20 +127,27 @@ void swp_schedule_ack(struct ini_swp *s, struct swp_conn *c)
 
 /* ---- the turn's service: timers and retries ---- */
 
-/* An expired SEND timer: the oldest unacknowledged frame goes again. */
+/* An expired SEND timer.  With NAKs, the oldest unacknowledged frame's
+ * sends a probe: the frames may sit unread in the peer's ring (a peer
+ * that did not run), or their acks in ours, and only the receiver knows
+ * what is lost (swp.h); its NAKs bring the retransmissions.  The others'
+ * wait: the probe covers every frame sent.  Without NAKs, the frame goes
+ * again; a segment above the oldest unacknowledged frame does not (the
+ * ack is cumulative, so behind one loss every segment of the window would
+ * time out together, received or not). */
 static inline void send_timer_expired(struct ini_swp *s, uint16_t conn, uint32_t seq)
 {
     struct swp_conn *c = &s->conns[conn];
     if (dist(s, c->snd_una, seq) >= dist(s, c->snd_una, c->snd_nxt))
         return;                     /* acknowledged: a stale record */
-    /* A segment above the oldest unacknowledged frame is not sent: the
-     * ack is cumulative, so behind one loss every segment of the window
-     * times out together, received or not.  The receiver NAKs a lost
-     * segment when the next one arrives (segments come in runs), and
-     * again when it reaches the bottom of its window; the timer
-     * retransmits only the oldest. */
-    if ((!tx_slot(s, c, seq)->flags || seq == c->snd_una) && swp_transmit(s, c, seq, NULL) == 0)
+    if (s->use_nak) {
+        if (seq == c->snd_una) {
+            swp_send_control(s, c, INI_SWP_PROBE, c->snd_nxt);
+            c->stats.probes_sent++;
+        }
+    } else if ((!tx_slot(s, c, seq)->flags || seq == c->snd_una) && swp_transmit(s, c, seq, NULL) == 0) {
         c->stats.retx_timer++;
+    }
     start_timer(s, &s->send_timers, conn, seq);
 }
 
@@ -149,9 +156,9 @@ static inline void ack_timer_expired(struct ini_swp *s, uint16_t conn, uint32_t 
 {
     struct swp_conn *c = &s->conns[conn];
     if (rx_gap(s, c)) {
-        /* Frames wait above a gap whose NAK or answer may be lost: ask
-         * again (once per nak_gap; the NAK carries the ack), and look
-         * again at the next expiry. */
+        /* Frames wait above a lost one whose NAK or answer may be lost
+         * too: ask again (once per nak_gap; the NAK carries the ack), and
+         * look again at the next expiry. */
         swp_nak_one(s, c, c->rcv_nxt);
         start_timer(s, &s->ack_timers, conn, 0);
     }

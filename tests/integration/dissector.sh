@@ -4,7 +4,7 @@
 #   1. A pcap written by tools/wireshark/test-pcap.py (frames built by the
 #      layout of stack/swp.c and ini/msg.h): DATA, ACK and NAK in 8-, 16- and
 #      32-bit sequence widths, a message in three IPv4 fragments, one in three
-#      transport segments, a wrong CRC,
+#      transport segments, a retransmission, a PROBE, a wrong CRC,
 #      a frame under EtherType 0x88b5 (captures of the LAN before it carried
 #      plain IPv4).  Every field of every
 #      frame is compared with what the script wrote.
@@ -51,6 +51,7 @@ cat > "$WORK/expected" <<'EOF'
 15 0x0800 1 0 10 1 32 1 0 2 1 3000
 16 0x0800 1 0 11 1 32 1
 17 0x0800 1 0 12 1 32 1
+18 0x0800 4 0 13 1 32
 EOF
 sed -i 's/ *$//' "$WORK/fields"
 diff -u "$WORK/expected" "$WORK/fields" || fail "decoded fields differ from the crafted frames (- expected, + decoded)"
@@ -58,10 +59,12 @@ grep -i 'warn\|error' "$WORK/tshark.err" | grep -v 'Running as' && fail "tshark 
 tshark_ -r "$WORK/test.pcap" -V > "$WORK/verbose"
 for want in 'Opcode: DATA (1)' 'Opcode: ACK (2)' 'Opcode: NAK (3)' 'Sequence number: 300' \
             'INI active message, PE 0 -> PE 2, handler 1, 4000 bytes' 'CRC32C mismatch' \
-            'first segment' 'last segment' 'More segments follow: True'; do
+            'first segment' 'last segment' 'More segments follow: True' 'Opcode: PROBE (4)' \
+            'Retransmission: True'; do
     grep -qF "$want" "$WORK/verbose" || fail "tshark -V does not show '$want'"
 done
-echo "$NAME: crafted capture: 17 frames decoded as written (DATA, ACK, NAK; 8/16/32 bits; fragments; segments; CRC)"
+echo "$NAME: crafted capture: 18 frames decoded as written (DATA, ACK, NAK, PROBE; 8/16/32 bits; fragments; segments;" \
+     "a retransmission; CRC)"
 
 # 2. Real traffic on the af_packet LAN.
 if [ "$(id -u)" -ne 0 ] || ! ip netns list > /dev/null 2>&1 || ! command -v dumpcap > /dev/null; then

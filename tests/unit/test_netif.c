@@ -123,9 +123,10 @@ static void test_corrupt_frame_dropped(void **state)
     assert_int_equal(loop_send(&loop_a, 5, 100), 0);
     assert_int_equal(loop_b.n_got, got);
     assert_int_equal(ini_swp_totals(loop_b.st.swp).udp_checksum_errors, chk + 1);
-    loop_run(1000000, 4);        /* the SEND timer retransmits it */
+    loop_run(1000000, 4);        /* the SEND timer's probe shows it missing: a NAK brings it */
     assert_int_equal(loop_b.n_got, got + 1);
-    assert_int_equal(ini_swp_totals(loop_a.st.swp).retx_timer, 1);
+    assert_int_equal(ini_swp_totals(loop_a.st.swp).retx_nak, 1);
+    assert_int_equal(ini_swp_totals(loop_b.st.swp).retx_after_loss, 1);
 }
 
 /* Two compensating bit errors in two fragments of one datagram pass the
