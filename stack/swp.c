@@ -101,6 +101,15 @@ uint32_t ini_swp_window(const struct ini_swp *s)
     return s->window;
 }
 
+uint32_t ini_swp_window_cost(const struct ini_swp_params *p, uint32_t am_len)
+{
+    uint32_t frame_max = (uint32_t)(p->mtu - IP_HLEN - UDP_HLEN);
+    uint32_t data_hdr = (uint32_t)ini_swp_hdr_len(p->seq_bits) + (p->auth ? INI_SWP_TAG_LEN : 0) + 4;
+    if (!p->segment || am_len + data_hdr <= frame_max)
+        return 1;
+    return (am_len + frame_max - data_hdr - 1) / (frame_max - data_hdr);
+}
+
 uint32_t ini_swp_send_timers(const struct ini_swp *s)
 {
     return RELAXED(s->send_timers.in_use);

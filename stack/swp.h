@@ -278,6 +278,10 @@ int ini_swp_conn(const struct ini_swp *s, int peer, struct ini_swp_conn_info *ci
 /* The window (frames in flight per connection), and the SEND timers
  * running in the whole INI. */
 uint32_t ini_swp_window(const struct ini_swp *s);
+/* What a message of am_len bytes (AM header and payload) takes of the
+ * window of a transport with parameters p: its segments, or 1 (a frame,
+ * or a datagram in IP fragments). */
+uint32_t ini_swp_window_cost(const struct ini_swp_params *p, uint32_t am_len);
 uint32_t ini_swp_send_timers(const struct ini_swp *s);
 
 #endif
