@@ -535,17 +535,80 @@ static void idle_sleep(struct inid *d, uint64_t *backoff_us)
         *backoff_us = (uint64_t)d->cfg.idle.max_sleep_us;
 }
 
+/* The compute nodes of this cluster that run on this INI's core
+ * (idle.colocate: those whose static INI it is, when it has a core), as a
+ * mask of local indices; 0 when the daemon does not share its core. */
+static uint64_t colocated_pes(const struct inid *d)
+{
+    uint64_t mask = 0;
+    if (d->idle != INI_IDLE_ADAPTIVE || !d->cfg.idle.colocate || d->me->core < 0)
+        return 0;
+    const struct ini_cluster_cfg *cl = &d->cfg.clusters[d->cluster];
+    for (int p = 0; p < cl->n_pes && p < 64; p++)
+        if (d->cfg.pes[cl->pes[p]].static_ini == d->me->id)
+            mask |= 1ull << p;
+    return mask;
+}
+
+/* What the loop does between turns, by the idle mode. */
+struct idle_state {
+    uint64_t spin_cycles, yield_cycles;
+    uint64_t last_work, backoff_us;
+    /* Sharing the core with compute nodes that wait for messages
+     * (fabric.h, "Sharing a core"): keep it while they wait, hand it over
+     * as soon as one has a message (handed: deliveries counted so far). */
+    uint64_t colocated, handed;
+};
+
+static void idle_init(const struct inid *d, struct idle_state *st)
+{
+    const uint64_t per_us = d->tsc_hz / 1000000;
+    /* Colocated with its compute nodes (idle.colocate), the daemon hands
+     * its core over at once instead of spinning on it. */
+    st->spin_cycles = d->cfg.idle.colocate ? 0 : per_us * (uint64_t)d->cfg.idle.spin_us;
+    st->yield_cycles = per_us * (uint64_t)d->cfg.idle.yield_us;
+    st->last_work = rte_rdtsc();
+    st->backoff_us = 8;
+    st->colocated = colocated_pes(d);
+    st->handed = 0;
+}
+
+/* After a turn that started at `now` and did n pieces of work. */
+static void idle_after_turn(struct inid *d, struct idle_state *st, uint64_t now, int n)
+{
+    if (n) {
+        /* Two TSC reads per turn, not per message. */
+        d->stats.busy_cycles += rte_rdtsc() - now;
+        st->last_work = now;
+        st->backoff_us = 8;
+        uint64_t given = d->stats.in_msgs + d->stats.local_msgs;
+        if (st->colocated && given != st->handed && ini_fabric_pes_wait(d->seg, st->colocated))
+            sched_yield();              /* a waiting compute node on this core has a message */
+        st->handed = given;
+    } else if (st->colocated && now - st->last_work <= st->yield_cycles &&
+               ini_fabric_pes_wait(d->seg, st->colocated)) {
+        /* Its compute nodes wait on this core: what arrives is theirs,
+         * taken at once rather than after a switch to them and back. */
+    } else if (d->idle == INI_IDLE_ADAPTIVE && now - st->last_work > st->spin_cycles) {
+        /* Shared cores: first hand the core to whoever is runnable on
+         * it (the compute node this daemon serves, colocated) and come
+         * back at once if nobody is, for up to yield_us; only then
+         * sleep in the kernel.  No message is waiting: the system
+         * call is the idle path's, as the sleep is. */
+        if (now - st->last_work <= st->spin_cycles + st->yield_cycles)
+            sched_yield();
+        else
+            idle_sleep(d, &st->backoff_us);
+    }
+}
+
 int inid_loop(void *arg)
 {
     struct inid *d = arg;
-    const uint64_t hz = d->tsc_hz;
-    /* Colocated with its compute nodes (idle.colocate), the daemon hands
-     * its core over at once instead of spinning on it. */
-    const uint64_t spin_cycles = d->cfg.idle.colocate ? 0 : hz / 1000000 * (uint64_t)d->cfg.idle.spin_us;
-    const uint64_t yield_cycles = hz / 1000000 * (uint64_t)d->cfg.idle.yield_us;
-    const uint64_t timer_period = hz / 10;         /* lwIP timers: 100 ms */
-    uint64_t last_work = rte_rdtsc(), next_timers = last_work + timer_period;
-    uint64_t backoff_us = 8;
+    const uint64_t timer_period = d->tsc_hz / 10;         /* lwIP timers: 100 ms */
+    struct idle_state idle;
+    idle_init(d, &idle);
+    uint64_t next_timers = idle.last_work + timer_period;
     uint64_t last_turn = 0, last_occupancy = 0;
     struct ini_seg_ini *me = &d->seg->inis[d->local];
 
@@ -586,22 +649,7 @@ int inid_loop(void *arg)
             next_timers = now + timer_period;
             ini_capture_tick(&d->cap, now);
         }
-        if (n) {
-            /* Two TSC reads per turn, not per message. */
-            d->stats.busy_cycles += rte_rdtsc() - now;
-            last_work = now;
-            backoff_us = 8;
-        } else if (d->idle == INI_IDLE_ADAPTIVE && now - last_work > spin_cycles) {
-            /* Shared cores: first hand the core to whoever is runnable on
-             * it (the compute node this daemon serves, colocated) and come
-             * back at once if nobody is, for up to yield_us; only then
-             * sleep in the kernel.  No message is waiting: the system
-             * call is the idle path's, as the sleep is. */
-            if (now - last_work <= spin_cycles + yield_cycles)
-                sched_yield();
-            else
-                idle_sleep(d, &backoff_us);
-        }
+        idle_after_turn(d, &idle, now, n);
     }
     return 0;
 }
