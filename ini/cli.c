@@ -57,6 +57,14 @@ int cli_common_flag(const char *arg)
     return 0;
 }
 
+const char *cli_next_arg(int argc, char **argv, int *i)
+{
+    if (++*i >= argc)
+        return NULL;
+    cli_common_flag(argv[*i]);
+    return argv[*i];
+}
+
 void cli_common_option(int c, char **argv)
 {
     if (c == CLI_OPT_HELP)

@@ -23,10 +23,8 @@
  * A main follows this skeleton:
  *
  *     cli_init("ini-ping", usage_text);
- *     for (int i = 1; i < argc; i++) {
- *         const char *a = argv[i];
- *         if (cli_common_flag(a))          // --help, --version: exits 0
- *             continue;
+ *     const char *a;
+ *     for (int i = 0; (a = cli_next_arg(argc, argv, &i));) {   // --help, --version: exit 0
  *         if (!strcmp(a, "--count"))
  *             count = cli_parse_long(a, cli_value(argc, argv, &i), 1, 1000);
  *         else
@@ -57,6 +55,10 @@ void cli_help(void) __attribute__((noreturn));
 void cli_version(void) __attribute__((noreturn));
 /* --help or -h: cli_help(); --version: cli_version(); anything else: 0. */
 int cli_common_flag(const char *arg);
+/* The option loop: the argument after argv[*i], *i advanced to it, once
+ * cli_common_flag has answered it; NULL when there is none.  A loop over
+ * argv[1..] starts with *i = 0; a flag's value is taken with cli_value. */
+const char *cli_next_arg(int argc, char **argv, int *i);
 
 /* For getopt_long tables: the options every program has, and the values
  * getopt_long returns for them (outside the range of characters). */

@@ -37,10 +37,16 @@ static int check_dense_id(struct loader *ld, const config_setting_t *s, const ch
     return 0;
 }
 
-static int check_cluster_ids(struct loader *ld)
-{
+/* The owner of each id, by position in the file (-1: none yet), for each
+ * kind of id: filled by the id checks, read by the checks after them. */
+struct id_owners {
     int cluster_pos_of_id[INI_MAX_CLUSTERS];
-    memset(cluster_pos_of_id, -1, sizeof cluster_pos_of_id);
+    int cluster_pos_of_pe[INI_MAX_PES];
+    int ini_pos_of_id[INI_MAX_INIS];
+};
+
+static int check_cluster_ids(struct loader *ld, int *cluster_pos_of_id)
+{
     for (int pos = 0; pos < ld->n_clusters; pos++) {
         const struct cluster_draft *c = &ld->clusters[pos];
         int rc = check_dense_id(ld, c->id_setting, "cluster", c->id, ld->n_clusters,
@@ -55,10 +61,8 @@ static int check_cluster_ids(struct loader *ld)
 }
 
 /* Every compute node in exactly one cluster. */
-static int check_pe_ids(struct loader *ld)
+static int check_pe_ids(struct loader *ld, int *cluster_pos_of_pe)
 {
-    int cluster_pos_of_pe[INI_MAX_PES];
-    memset(cluster_pos_of_pe, -1, sizeof cluster_pos_of_pe);
     for (int pos = 0; pos < ld->n_clusters; pos++) {
         const struct cluster_draft *c = &ld->clusters[pos];
         for (int i = 0; i < c->n_pes; i++) {
@@ -171,10 +175,11 @@ static int check_memif_ports(struct loader *ld)
 
 int cfg_check_cross_references(struct loader *ld)
 {
-    int ini_pos_of_id[INI_MAX_INIS];
-    memset(ini_pos_of_id, -1, sizeof ini_pos_of_id);
-    if (check_cluster_ids(ld) < 0 || check_pe_ids(ld) < 0 || check_ini_ids(ld, ini_pos_of_id) < 0 ||
-        check_addresses(ld) < 0 || check_statics(ld, ini_pos_of_id) < 0 || check_memif_ports(ld) < 0)
+    struct id_owners owners;
+    memset(&owners, -1, sizeof owners);
+    if (check_cluster_ids(ld, owners.cluster_pos_of_id) < 0 || check_pe_ids(ld, owners.cluster_pos_of_pe) < 0 ||
+        check_ini_ids(ld, owners.ini_pos_of_id) < 0 || check_addresses(ld) < 0 ||
+        check_statics(ld, owners.ini_pos_of_id) < 0 || check_memif_ports(ld) < 0)
         return -1;
     return 0;
 }

@@ -5,6 +5,7 @@
 
 #include <errno.h>
 #include <fcntl.h>
+#include <stdarg.h>
 #include <stdio.h>
 #include <string.h>
 #include <sys/stat.h>
@@ -58,4 +59,15 @@ const char *ini_path_for_message(const char *path, char *buf, size_t buflen)
     memcpy(buf + head, "...", 3);
     memcpy(buf + head + 3, path + n - tail, tail + 1);
     return buf;
+}
+
+int ini_fail(char *err, size_t errlen, const char *fmt, ...)
+{
+    if (err && errlen) {
+        va_list ap;
+        va_start(ap, fmt);
+        vsnprintf(err, errlen, fmt, ap);
+        va_end(ap);
+    }
+    return -1;
 }

@@ -4,8 +4,9 @@
  * Every input read whole (a configuration, a trace file) goes through
  * ini_open_regular: a FIFO given by mistake must not hang the program in
  * open() or read(), and a huge file must be refused at once rather than
- * parsed for minutes.  Error messages are fixed-size lines; a very long
- * path must not push the reason out of them, hence ini_path_for_message.
+ * parsed for minutes.  Error messages are fixed-size lines, written by
+ * ini_fail; a very long path must not push the reason out of them, hence
+ * ini_path_for_message.
  */
 #ifndef INI_FILE_UTIL_H
 #define INI_FILE_UTIL_H
@@ -24,5 +25,11 @@ int ini_open_regular(const char *path, long long max_bytes, char *why, size_t wh
  * else its start and end around "...", so that the reason written after it
  * survives in a fixed-size message.  Returns buf. */
 const char *ini_path_for_message(const char *path, char *buf, size_t buflen);
+
+/* The error convention of the readers and loaders (a trace, Water's input,
+ * a generated configuration): the formatted message into err (errlen
+ * bytes, truncated to fit; nothing when err is NULL or errlen 0), and -1,
+ * so that a check reads `return ini_fail(err, errlen, "...", ...);`. */
+int ini_fail(char *err, size_t errlen, const char *fmt, ...) __attribute__((format(printf, 3, 4)));
 
 #endif

@@ -105,11 +105,7 @@ static long futex(_Atomic uint32_t *word, int op, uint32_t val)
 void mgs_queue_push(struct mgs_msg_queue *q, struct mgs_msg *m)
 {
     m->next = NULL;
-    if (q->tail)
-        q->tail->next = m;
-    else
-        q->head = m;
-    q->tail = m;
+    FIFO_APPEND(q->head, q->tail, m, next);
 }
 
 void mgs_queue_push_front(struct mgs_msg_queue *q, struct mgs_msg *m)
@@ -463,19 +459,13 @@ static int drain_requests(struct mgs *g)
     if (!list)
         return 0;
     /* The stack is newest first; serve in arrival order. */
-    struct mgs_request *fifo = NULL;
+    LIST_REVERSE(list, next);
+    int n = 0;
     while (list) {
         struct mgs_request *next = list->next;
-        list->next = fifo;
-        fifo = list;
+        list->next = NULL;
+        handle_request(g, list);
         list = next;
-    }
-    int n = 0;
-    while (fifo) {
-        struct mgs_request *next = fifo->next;
-        fifo->next = NULL;
-        handle_request(g, fifo);
-        fifo = next;
         n++;
     }
     return n;

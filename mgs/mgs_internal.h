@@ -25,6 +25,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include "fifo.h"
 #include "ini_cn.h"
 #include "mgs.h"
 #include "segment.h"

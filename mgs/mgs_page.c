@@ -107,17 +107,11 @@ static void start_flush(struct mgs *g, int from)
 static void run_conts(struct mgs_cont *list)
 {
     /* The list is newest first; run in request order. */
-    struct mgs_cont *fifo = NULL;
+    LIST_REVERSE(list, next);
     while (list) {
         struct mgs_cont *next = list->next;
-        list->next = fifo;
-        fifo = list;
+        mgs_cont_run(list);   /* frees it */
         list = next;
-    }
-    while (fifo) {
-        struct mgs_cont *next = fifo->next;
-        mgs_cont_run(fifo);   /* frees it */
-        fifo = next;
     }
 }
 
@@ -244,10 +238,8 @@ void mgs_page_fault(struct mgs_request *r)
     }
 }
 
-static void client_data(struct mgs *g, struct mgs_msg *m)
+static void client_data(struct mgs *g, struct mgs_msg *m, uint32_t u, struct mgs_unit *U)
 {
-    uint32_t u = m->h.arg;
-    struct mgs_unit *U = &g->units[u];
     if (U->state != MGS_FETCHING || m->len != g->unit)
         mgs_fatal("DATA for unit %u in state %d (%u bytes)", u, U->state, m->len);
     /* The application view is PROT_NONE: nobody sees the unit half written. */
@@ -265,10 +257,8 @@ static void client_data(struct mgs *g, struct mgs_msg *m)
     complete_waiters(U);
 }
 
-static void client_inv(struct mgs *g, struct mgs_msg *m)
+static void client_inv(struct mgs *g, struct mgs_msg *m, uint32_t u, struct mgs_unit *U)
 {
-    uint32_t u = m->h.arg;
-    struct mgs_unit *U = &g->units[u];
     int me = m->to_local, home = m->src_pe;   /* answer from the node it was for, to its sender */
     g->stats.invalidations++;
     if (U->state == MGS_RO) {
@@ -308,10 +298,8 @@ static void client_inv(struct mgs *g, struct mgs_msg *m)
         g->stats.diff_max_bytes = dlen;
 }
 
-static void client_swgrant(struct mgs *g, struct mgs_msg *m)
+static void client_swgrant(struct mgs *g, uint32_t u, struct mgs_unit *U)
 {
-    uint32_t u = m->h.arg;
-    struct mgs_unit *U = &g->units[u];
     if (U->state != MGS_RW || !U->twin)
         mgs_fatal("SWGRANT for unit %u in state %d", u, U->state);
     /* We are the only holder: our copy is the unit; no twin, no releases
@@ -323,10 +311,8 @@ static void client_swgrant(struct mgs *g, struct mgs_msg *m)
     flush_reply(g);
 }
 
-static void client_recall(struct mgs *g, struct mgs_msg *m)
+static void client_recall(struct mgs *g, struct mgs_msg *m, uint32_t u, struct mgs_unit *U)
 {
-    uint32_t u = m->h.arg;
-    struct mgs_unit *U = &g->units[u];
     if (U->state != MGS_SW)
         mgs_fatal("RECALL for unit %u in state %d", u, U->state);
     mgs_protect(u, PROT_READ);   /* writes after this fault and twin */
@@ -466,21 +452,24 @@ bool mgs_page_message(struct mgs_msg *m)
     struct mgs *g = mgs_g;
     if (m->h.arg >= g->n_units)
         mgs_fatal("message %s for unit %u outside the range", mgs_msg_name(m->h.type), m->h.arg);
+    /* The unit a client message is about, decoded here for every handler. */
+    uint32_t u = m->h.arg;
+    struct mgs_unit *U = &g->units[u];
     switch (m->h.type) {
     case MGS_M_DATA:
-        client_data(g, m);
+        client_data(g, m, u, U);
         return false;
     case MGS_M_INV:
-        client_inv(g, m);
+        client_inv(g, m, u, U);
         return false;
     case MGS_M_RACK:
         flush_reply(g);
         return false;
     case MGS_M_SWGRANT:
-        client_swgrant(g, m);
+        client_swgrant(g, u, U);
         return false;
     case MGS_M_RECALL:
-        client_recall(g, m);
+        client_recall(g, m, u, U);
         return false;
     case MGS_M_SETUP_ACK:
         if (g->setup_acks_pending <= 0)

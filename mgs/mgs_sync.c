@@ -116,11 +116,7 @@ static void lock_acquire(struct mgs *g, struct mgs_request *r)
         return;
     }
     r->next = NULL;
-    if (L->wait_tail)
-        L->wait_tail->next = r;
-    else
-        L->wait_head = r;
-    L->wait_tail = r;
+    FIFO_APPEND(L->wait_head, L->wait_tail, r, next);
     request_token(g, r->lock);
 }
 

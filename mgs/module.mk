@@ -1,7 +1,7 @@
 # mgs/: the multigrain shared memory (docs/mgs.md) and the applications on it.
 # (mgs-litmus, the litmus tests, is built by tools/litmus/module.mk.)
 # Above the compute-node API (ini/) and what its headers include.
-$(OBJ)/mgs/%.o: INC = -Imgs -Iini -Iloadbal -Istack
+$(OBJ)/mgs/%.o: INC = -Imgs -Iini -Iloadbal -Istack -Itimers
 #
 # libmgs.a   the MGS library and par_mgs.c, which defines par.h's par_*
 #            functions and forwards them to MGS or to the pthreads

@@ -177,10 +177,13 @@ static void mgsp_finalize(void)
     pm.initialised = false;
 }
 
-static void check_lock(par_lock_t id)
+/* id, once it is known to name a lock made by par_locks_create (the lock
+ * calls of MGS do not check it). */
+static par_lock_t checked_lock(par_lock_t id)
 {
     if (id >= pm.nlocks)
         fatal("no such lock");
+    return id;
 }
 
 /* ---- par.h: forward to the selected implementation -------------------------- */
@@ -204,22 +207,18 @@ int par_locks_create(unsigned count, par_lock_t *first)
 
 void par_lock(par_lock_t id)
 {
-    if (use_mgs) {
-        check_lock(id);
-        mgs_lock(id);
-    } else {
+    if (use_mgs)
+        mgs_lock(checked_lock(id));
+    else
         par_threads_lock(id);
-    }
 }
 
 void par_unlock(par_lock_t id)
 {
-    if (use_mgs) {
-        check_lock(id);
-        mgs_unlock(id);
-    } else {
+    if (use_mgs)
+        mgs_unlock(checked_lock(id));
+    else
         par_threads_unlock(id);
-    }
 }
 
 void par_barrier(void)

@@ -6,6 +6,8 @@
 #include <errno.h>
 #include <stdlib.h>
 
+#include "fifo.h"
+
 static int init_common(struct timer_list *l, uint32_t n_conns, uint32_t capacity,
                        uint64_t timeout, bool one_per_conn)
 {
@@ -91,11 +93,7 @@ int timer_list_start(struct timer_list *l, uint16_t conn, uint32_t seq, uint64_t
     l->tail = r;
     l->max_time = deadline;
 
-    if (c->tail)
-        c->tail->conn_next = r;
-    else
-        c->head = r;
-    c->tail = r;
+    FIFO_APPEND(c->head, c->tail, r, conn_next);
     return 0;
 }
 

@@ -60,20 +60,30 @@ void cnprog_register(struct ini_cn *cn, uint16_t id, ini_handler_fn fn)
     }
 }
 
-int cnprog_wait(struct ini_pe *pe, uint64_t last_progress_ns, long timeout_ms, const char *waiting_for,
-                uint64_t *errors, int *fatal)
+uint64_t cnprog_now_ns(void)
 {
-    int id = ini_pe_id(pe);
-    if (ini_wait(pe, WAIT_SLICE_US) < 0) {
-        cli_pe_error(id, errors, "the INIs stopped while %s", waiting_for);
-        *fatal = 1;
-        return -1;
-    }
     struct timespec ts;
     clock_gettime(CLOCK_MONOTONIC, &ts);
-    uint64_t now = (uint64_t)ts.tv_sec * 1000000000u + (uint64_t)ts.tv_nsec;
-    if (now - last_progress_ns > (uint64_t)timeout_ms * 1000000u) {
-        cli_pe_error(id, errors, "nothing for %ld ms while %s", timeout_ms, waiting_for);
+    return (uint64_t)ts.tv_sec * 1000000000u + (uint64_t)ts.tv_nsec;
+}
+
+void cnprog_pe_init(struct cnprog_pe *c, struct ini_cn *cn, const struct ini_config *cfg, int local)
+{
+    c->pe = ini_cn_pe(cn, local);
+    c->id = ini_pe_id(c->pe);
+    c->local = local;
+    c->n_others = cfg->n_pes - cfg->clusters[ini_cn_cluster(cn)].n_pes;
+}
+
+int cnprog_wait(struct cnprog_pe *c, long timeout_ms, const char *waiting_for)
+{
+    if (ini_wait(c->pe, WAIT_SLICE_US) < 0) {
+        cli_pe_error(c->id, &c->errors, "the INIs stopped while %s", waiting_for);
+        c->fatal = 1;
+        return -1;
+    }
+    if (cnprog_now_ns() - c->last_progress_ns > (uint64_t)timeout_ms * 1000000u) {
+        cli_pe_error(c->id, &c->errors, "nothing for %ld ms while %s", timeout_ms, waiting_for);
         return -1;
     }
     return 0;

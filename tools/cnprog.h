@@ -38,13 +38,30 @@ void *cnprog_calloc(size_t n, size_t size);
 /* ini_cn_register(cn, id, fn, NULL); exit 1 when it fails. */
 void cnprog_register(struct ini_cn *cn, uint16_t id, ini_handler_fn fn);
 
-/* One slice of a PE's wait for messages (ini_wait, running their handlers
- * on this thread), in a program whose handlers note in their PE's state
- * when something last arrived (last_progress_ns, CLOCK_MONOTONIC).  0: go
- * on waiting.  -1: the INIs stopped (*fatal set) or nothing progressed for
- * timeout_ms; either is reported as an error of the PE, counted in *errors
- * (cli_pe_error), saying what it was waiting_for. */
-int cnprog_wait(struct ini_pe *pe, uint64_t last_progress_ns, long timeout_ms, const char *waiting_for,
-                uint64_t *errors, int *fatal);
+/* What every such program keeps of each of its PEs, first in its own
+ * per-PE state: cnprog_pe_init fills the PE's place, the program's
+ * handlers and sends the rest, cnprog_wait reads it. */
+struct cnprog_pe {
+    struct ini_pe *pe;
+    int id;                      /* the PE's id in the configuration */
+    int local;                   /* its index in this cluster (ini_cn_pe) */
+    int n_others;                /* the PEs of the other clusters */
+    uint64_t last_progress_ns;   /* something last arrived (cnprog_now_ns) */
+    uint64_t errors;             /* the PE's errors (cli_pe_error) */
+    int fatal;                   /* the INIs stopped: stop waiting */
+};
+
+/* c for the local-th PE of the cluster cn attaches to, configuration cfg. */
+void cnprog_pe_init(struct cnprog_pe *c, struct ini_cn *cn, const struct ini_config *cfg, int local);
+
+/* CLOCK_MONOTONIC in nanoseconds. */
+uint64_t cnprog_now_ns(void);
+
+/* One slice of PE c's wait for messages (ini_wait, running their handlers
+ * on this thread).  0: go on waiting.  -1: the INIs stopped (c->fatal set)
+ * or nothing progressed for timeout_ms since c->last_progress_ns; either
+ * is reported as an error of the PE, counted in c->errors (cli_pe_error),
+ * saying what it was waiting_for. */
+int cnprog_wait(struct cnprog_pe *c, long timeout_ms, const char *waiting_for);
 
 #endif

@@ -25,7 +25,9 @@ $(BIN)/water_compare: $(OBJ)/mgs/water/water_compare.o $(CLI_OBJ)
 
 WATER_UNIT_TESTS := input setup integrate step par
 UNIT_TESTS += $(WATER_UNIT_TESTS:%=$(BIN)/test_water_%)
-$(WATER_UNIT_TESTS:%=$(BIN)/test_water_%): $(LIBWATER)
+# water_input.c words its errors with ini_fail (ini/file_util.c, in libini
+# for the program).
+$(WATER_UNIT_TESTS:%=$(BIN)/test_water_%): $(LIBWATER) $(OBJ)/ini/file_util.o
 
 .PHONY: water
 water: $(BIN)/water $(BIN)/water_compare $(WATER_UNIT_TESTS:%=$(BIN)/test_water_%)

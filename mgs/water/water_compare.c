@@ -72,10 +72,8 @@ int main(int argc, char **argv)
     const char *files[2];
     int n_files = 0;
     cli_init("water_compare", usage_text);
-    for (int i = 1; i < argc; i++) {
-        const char *a = argv[i];
-        if (cli_common_flag(a))
-            continue;
+    const char *a;
+    for (int i = 0; (a = cli_next_arg(argc, argv, &i));) {
         if (!strcmp(a, "--tol"))
             tol = cli_parse_double(a, cli_value(argc, argv, &i), 0.0, 1e6);
         else if (a[0] == '-' && a[1])

@@ -11,26 +11,17 @@
 #include <ctype.h>
 #include <errno.h>
 #include <math.h>
-#include <stdarg.h>
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
+#include "file_util.h"
 #include "water.h"
 
 static const char *const FIELD_NAMES[10] = {
     "TSTEP", "NMOL", "NSTEP", "NORDER", "NSAVE", "NRST", "NPRINT", "NFMC", "NumProcs", "CUTOFF",
 };
-
-static int fail(char *err, size_t errlen, const char *fmt, ...)
-{
-    va_list ap;
-    va_start(ap, fmt);
-    vsnprintf(err, errlen, fmt, ap);
-    va_end(ap);
-    return -1;
-}
 
 /* Splits text at whitespace into at most max tokens (copied into storage);
  * returns the total number of tokens found, which may exceed max. */
@@ -78,9 +69,9 @@ int water_parse_input(const char *text, water_input *in, char *err, size_t errle
     char tokens[10][64];
     int count = tokenize(text, tokens, 10);
     if (count != 10)
-        return fail(err, errlen,
-                    "input must have 10 fields (TSTEP NMOL NSTEP NORDER NSAVE NRST NPRINT NFMC "
-                    "NumProcs CUTOFF), found %d", count);
+        return ini_fail(err, errlen,
+                        "input must have 10 fields (TSTEP NMOL NSTEP NORDER NSAVE NRST NPRINT NFMC "
+                        "NumProcs CUTOFF), found %d", count);
 
     double *doubles[10] = { [0] = &in->tstep, [9] = &in->cutoff };
     long *longs[10] = { [1] = &in->nmol,   [2] = &in->nstep, [3] = &in->norder,
@@ -88,34 +79,34 @@ int water_parse_input(const char *text, water_input *in, char *err, size_t errle
                         [7] = &in->nfmc,   [8] = &in->nprocs };
     for (int i = 0; i < 10; i++) {
         if (doubles[i] && parse_double(tokens[i], doubles[i]) != 0)
-            return fail(err, errlen, "field %d (%s) is not a finite number: '%s'", i + 1,
-                        FIELD_NAMES[i], tokens[i]);
+            return ini_fail(err, errlen, "field %d (%s) is not a finite number: '%s'", i + 1,
+                            FIELD_NAMES[i], tokens[i]);
         if (longs[i] && parse_long(tokens[i], longs[i]) != 0)
-            return fail(err, errlen, "field %d (%s) is not an integer: '%s'", i + 1,
-                        FIELD_NAMES[i], tokens[i]);
+            return ini_fail(err, errlen, "field %d (%s) is not an integer: '%s'", i + 1,
+                            FIELD_NAMES[i], tokens[i]);
     }
 
     if (!(in->tstep > 0.0))
-        return fail(err, errlen, "TSTEP must be positive, got %g", in->tstep);
+        return ini_fail(err, errlen, "TSTEP must be positive, got %g", in->tstep);
     if (in->nmol < 1)
-        return fail(err, errlen, "NMOL must be positive, got %ld", in->nmol);
+        return ini_fail(err, errlen, "NMOL must be positive, got %ld", in->nmol);
     long side = water_lattice_side(in->nmol);
     if (side > 2097151 || side * side * side != in->nmol)
-        return fail(err, errlen, "NMOL %ld is not a perfect cube (8, 27, 64, 125, 216, 343, 512, ...)",
-                    in->nmol);
+        return ini_fail(err, errlen, "NMOL %ld is not a perfect cube (8, 27, 64, 125, 216, 343, 512, ...)",
+                        in->nmol);
     if (in->nstep < 0)
-        return fail(err, errlen, "NSTEP must be >= 0, got %ld", in->nstep);
+        return ini_fail(err, errlen, "NSTEP must be >= 0, got %ld", in->nstep);
     if (in->norder != 6)
-        return fail(err, errlen, "NORDER must be 6 (the integrator stores 6 derivatives), got %ld",
-                    in->norder);
+        return ini_fail(err, errlen, "NORDER must be 6 (the integrator stores 6 derivatives), got %ld",
+                        in->norder);
     if (in->nprint < 1)
-        return fail(err, errlen, "NPRINT must be >= 1, got %ld", in->nprint);
+        return ini_fail(err, errlen, "NPRINT must be >= 1, got %ld", in->nprint);
     long max_procs = in->nmol < PAR_MAX_THREADS ? in->nmol : PAR_MAX_THREADS;
     if (in->nprocs < 1 || in->nprocs > max_procs)
-        return fail(err, errlen, "NumProcs must be between 1 and %ld (at most NMOL and at most %d), got %ld",
-                    max_procs, PAR_MAX_THREADS, in->nprocs);
+        return ini_fail(err, errlen, "NumProcs must be between 1 and %ld (at most NMOL and at most %d), got %ld",
+                        max_procs, PAR_MAX_THREADS, in->nprocs);
     if (in->cutoff < 0.0)
-        return fail(err, errlen, "CUTOFF must be >= 0 (0 means half the box), got %g", in->cutoff);
+        return ini_fail(err, errlen, "CUTOFF must be >= 0 (0 means half the box), got %g", in->cutoff);
     return 0;
 }
 
@@ -124,7 +115,7 @@ int water_load_random(const char *path, long nmol, double **numbers, char *err, 
     *numbers = NULL;
     FILE *file = fopen(path, "r");
     if (!file)
-        return fail(err, errlen, "cannot open velocity data file %s: %s", path, strerror(errno));
+        return ini_fail(err, errlen, "cannot open velocity data file %s: %s", path, strerror(errno));
 
     /* 1 discarded number, then 3 atoms x 3 directions per molecule. The
      * array grows as numbers arrive, so a huge NMOL costs no memory up front. */
@@ -138,7 +129,7 @@ int water_load_random(const char *path, long nmol, double **numbers, char *err, 
             if (!grown) {
                 free(values);
                 fclose(file);
-                return fail(err, errlen, "out of memory reading %s", path);
+                return ini_fail(err, errlen, "out of memory reading %s", path);
             }
             values = grown;
         }
@@ -149,12 +140,12 @@ int water_load_random(const char *path, long nmol, double **numbers, char *err, 
     if (count < needed) {
         free(values);
         if (unreadable)
-            return fail(err, errlen, "velocity data file %s: number %zu is not a number", path,
-                        count + 1);
-        return fail(err, errlen,
-                    "velocity data file %s is too short: it holds %zu numbers, NMOL %ld needs %zu "
-                    "(1 + 9 per molecule; this file supports at most %zu molecules)",
-                    path, count, nmol, needed, count > 0 ? (count - 1) / 9 : 0);
+            return ini_fail(err, errlen, "velocity data file %s: number %zu is not a number", path,
+                            count + 1);
+        return ini_fail(err, errlen,
+                        "velocity data file %s is too short: it holds %zu numbers, NMOL %ld needs %zu "
+                        "(1 + 9 per molecule; this file supports at most %zu molecules)",
+                        path, count, nmol, needed, count > 0 ? (count - 1) / 9 : 0);
     }
     *numbers = values;
     return 0;

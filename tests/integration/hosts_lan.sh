@@ -88,7 +88,4 @@ fi
 [ "$others" = 0 ] || fail "capture: $others frames neither IPv4 nor ARP"
 
 [ -n "${KEEP:-}" ] || hosts_teardown
-trap - EXIT
-ip netns list | grep -q "^${HOSTS_NS}-" && fail "namespaces left behind"
-[ "$failures" = 0 ] && echo "$NAME: PASS" || echo "$NAME: $failures failed"
-[ "$failures" = 0 ]
+hosts_finish

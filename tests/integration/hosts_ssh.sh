@@ -87,7 +87,4 @@ hosts_kill_check "$head_pid" "$T/3h.cfg" "$T/kill" "$T/kill.log" "host h1"
 [ "$failures" = 0 ] && echo "ok:   kill: exit status $KILL_RC, host h1 and inid 1 named, every host stopped, nothing left"
 
 hosts_teardown
-trap - EXIT
-ip netns list | grep -q "^${HOSTS_NS}-" && fail "namespaces left behind"
-[ "$failures" = 0 ] && echo "$NAME: PASS" || echo "$NAME: $failures failed"
-[ "$failures" = 0 ]
+hosts_finish

@@ -21,8 +21,8 @@ expect_error "negative W"            "--W: '-5' is not a number"       "$S" $SYN
 expect_error "W twice"               "W given twice"                   "$S" $SYNTH --W 10 --W-us 20
 expect_error "o not a number"        "--o-us: 'abc' is not a number"   "$S" $SYNTH --o-us abc
 expect_error "zero scale"            "--scale: '0' is not a number"    "$S" $SYNTH --scale 0
-expect_error "bad mode"              "--mode: 'fast' is not sleep or spin" "$S" $SYNTH --mode fast
-expect_error "bad dist"              "--dist: 'normal' is not exp or fixed" "$S" $SYNTH --dist normal
+expect_error "bad mode"              "--mode: 'fast' is not one of sleep, spin" "$S" $SYNTH --mode fast
+expect_error "bad dist"              "--dist: 'normal' is not one of exp, fixed" "$S" $SYNTH --dist normal
 expect_error "bad pattern"           "--pattern: 'ring' is not"        "$S" $SYNTH --pattern ring
 expect_error "hotspot share > 1"     "hotspot:SHARE: '1.5'"            "$S" $SYNTH --pattern hotspot:1.5
 expect_error "hotspot bad PE"        "hotspot:SHARE:PE: 'x'"           "$S" $SYNTH --pattern hotspot:0.5:x
@@ -38,7 +38,7 @@ expect_error "stray argument"        "extra: unexpected argument"      "$S" $SYN
 status=0
 build/bin/ini-cluster run conf/default.cfg --run-dir "$TMP/run" --timeout 60 -- "$SYNTH" --mode fast \
     > "$TMP/out" 2> "$TMP/err" || status=$?
-if [ "$status" = 2 ] && grep -qF "ini-synth: --mode: 'fast' is not sleep or spin" "$TMP/err" "$TMP/run"/cluster*.err 2>/dev/null; then
+if [ "$status" = 2 ] && grep -qF "ini-synth: --mode: 'fast' is not one of sleep, spin" "$TMP/err" "$TMP/run"/cluster*.err 2>/dev/null; then
     ok "under the launcher: status 2, message in the cluster's stderr"
 else
     fail "under the launcher: status $status"; cat "$TMP/err"

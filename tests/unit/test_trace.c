@@ -216,9 +216,7 @@ static void test_round_trip(void **state)
     char *dir = fx_mkdir();
     struct ini_trace t;
     assert_int_equal(fx_init(&t, INI_TRACE_DETAILED, 8, 2000000000, 0, 0, 0, 1, 2, 1000, 9000), 0);
-    fx_out(&t, 0, 2, 1, 100, 1, 900, 1100, 1150, 1200, 1300, 1500);
-    fx_in(&t, 2, 1, 1, 50, 0, 2000, 2010, 2100, 2200, 2250, 2300);
-    fx_local(&t, 0, 1, 8, 3, 3000, 3005, 3050);
+    fx_one_of_each(&t);
     assert_int_equal(fx_write(&t, dir), 0);
     char path[1024], err[TRACE_ERR_LEN];
     snprintf(path, sizeof(path), "%s/ini0.trace", dir);

@@ -67,9 +67,7 @@ static void test_file_and_memory_agree(void **state)
     char *dir = fx_mkdir();
     struct ini_trace t;
     assert_int_equal(fx_init(&t, INI_TRACE_DETAILED, 8, 2000000000, 0, 0, 0, 2, 2, 1000, 9000), 0);
-    fx_out(&t, 0, 2, 1, 100, 1, 900, 1100, 1150, 1200, 1300, 1500);
-    fx_in(&t, 2, 1, 1, 50, 0, 2000, 2010, 2100, 2200, 2250, 2300);
-    fx_local(&t, 0, 1, 8, 3, 3000, 3005, 3050);
+    fx_one_of_each(&t);
     assert_int_equal(fx_write(&t, dir), 0);
     assert_int_equal(fx_init(&t, INI_TRACE_SUMMARY, 8, 2000000000, 1, 0, 1, 2, 2, 1000, 9000), 0);
     fx_out(&t, 1, 3, 2, 64, 0, 1900, 2000, 2050, 2100, 2150, 2200);

@@ -5,24 +5,12 @@
 
 #include <arpa/inet.h>
 #include <errno.h>
-#include <stdarg.h>
 #include <string.h>
+
+#include "file_util.h"
 
 /* Generated addresses: the RFC 2544 benchmark range 198.18.0.0/15. */
 #define GENERATED_IP_BASE 0xC6120000u     /* 198.18.0.0 */
-
-static int generate_error(char *err, size_t errlen, const char *fmt, ...)
-    __attribute__((format(printf, 3, 4)));
-static int generate_error(char *err, size_t errlen, const char *fmt, ...)
-{
-    if (err && errlen) {
-        va_list ap;
-        va_start(ap, fmt);
-        vsnprintf(err, errlen, fmt, ap);
-        va_end(ap);
-    }
-    return -1;
-}
 
 static void write_int_list(FILE *out, const int *values, int n)
 {
@@ -48,22 +36,22 @@ static void generated_ip(int ini_id, char buf[INET_ADDRSTRLEN])
 static int check_sizes(const struct gen_machine *m, char *err, size_t errlen)
 {
     if (m->n_clusters < 1 || m->n_clusters > INI_MAX_CLUSTERS)
-        return generate_error(err, errlen, "clusters: %d is out of range 1..%d",
-                              m->n_clusters, INI_MAX_CLUSTERS);
+        return ini_fail(err, errlen, "clusters: %d is out of range 1..%d",
+                        m->n_clusters, INI_MAX_CLUSTERS);
     if (m->pes_per_cluster < 1 || m->pes_per_cluster > INI_MAX_PES_PER_CLUSTER)
-        return generate_error(err, errlen, "compute nodes per cluster: %d is out of range 1..%d",
-                              m->pes_per_cluster, INI_MAX_PES_PER_CLUSTER);
+        return ini_fail(err, errlen, "compute nodes per cluster: %d is out of range 1..%d",
+                        m->pes_per_cluster, INI_MAX_PES_PER_CLUSTER);
     if (m->inis_per_cluster < 1 || m->inis_per_cluster > INI_MAX_INIS_PER_CLUSTER)
-        return generate_error(err, errlen, "INIs per cluster: %d is out of range 1..%d",
-                              m->inis_per_cluster, INI_MAX_INIS_PER_CLUSTER);
+        return ini_fail(err, errlen, "INIs per cluster: %d is out of range 1..%d",
+                        m->inis_per_cluster, INI_MAX_INIS_PER_CLUSTER);
     if (m->n_clusters * m->pes_per_cluster > INI_MAX_PES)
-        return generate_error(err, errlen, "%d clusters x %d compute nodes = %d compute nodes, at most %d",
-                              m->n_clusters, m->pes_per_cluster, m->n_clusters * m->pes_per_cluster,
-                              INI_MAX_PES);
+        return ini_fail(err, errlen, "%d clusters x %d compute nodes = %d compute nodes, at most %d",
+                        m->n_clusters, m->pes_per_cluster, m->n_clusters * m->pes_per_cluster,
+                        INI_MAX_PES);
     if (m->n_clusters * m->inis_per_cluster > INI_MAX_INIS)
-        return generate_error(err, errlen, "%d clusters x %d INIs = %d INIs, at most %d",
-                              m->n_clusters, m->inis_per_cluster, m->n_clusters * m->inis_per_cluster,
-                              INI_MAX_INIS);
+        return ini_fail(err, errlen, "%d clusters x %d INIs = %d INIs, at most %d",
+                        m->n_clusters, m->inis_per_cluster, m->n_clusters * m->inis_per_cluster,
+                        INI_MAX_INIS);
     return 0;
 }
 
@@ -71,30 +59,30 @@ static int check_sizes(const struct gen_machine *m, char *err, size_t errlen)
 static int check_network(const struct gen_machine *m, char *err, size_t errlen)
 {
     if (m->n_hosts > 0 && m->mode == INI_NET_MEMIF)
-        return generate_error(err, errlen, "memif joins the INIs of one host: clusters on several "
-                              "hosts need --mode af_packet (or pci)");
+        return ini_fail(err, errlen, "memif joins the INIs of one host: clusters on several "
+                        "hosts need --mode af_packet (or pci)");
     if (m->n_hosts > 0 && !m->n_devices)
-        return generate_error(err, errlen, "clusters on hosts need each INI's interface or PCI "
-                              "address on its host (--device)");
+        return ini_fail(err, errlen, "clusters on hosts need each INI's interface or PCI "
+                        "address on its host (--device)");
     for (int k = 0; k < m->n_devices; k++)
         if (!ini_device_is_pci(m->devices[k]) && !ini_device_is_iface(m->devices[k]))
-            return generate_error(err, errlen, "device \"%s\" is neither a PCI address nor an "
-                                  "interface name", m->devices[k]);
+            return ini_fail(err, errlen, "device \"%s\" is neither a PCI address nor an "
+                            "interface name", m->devices[k]);
     for (int k = 0; k < m->n_hosts; k++) {
         const char *h = m->hosts[k];
         if (!h[0] || strlen(h) >= INI_HOST_LEN || strchr(h, '"'))
-            return generate_error(err, errlen, "host \"%s\" is not a host name", h);
+            return ini_fail(err, errlen, "host \"%s\" is not a host name", h);
     }
     if (m->mode == INI_NET_PCI && !m->n_devices)
-        return generate_error(err, errlen, "pci mode needs the device of every INI (devargs), "
-                              "which cannot be generated; generate in memif or af_packet mode "
-                              "and add mode = \"pci\" and the devargs by hand");
+        return ini_fail(err, errlen, "pci mode needs the device of every INI (devargs), "
+                        "which cannot be generated; generate in memif or af_packet mode "
+                        "and add mode = \"pci\" and the devargs by hand");
     if (m->mode != INI_NET_MEMIF && m->mode != INI_NET_AF_PACKET && m->mode != INI_NET_PCI)
-        return generate_error(err, errlen, "unknown network mode %d", (int)m->mode);
+        return ini_fail(err, errlen, "unknown network mode %d", (int)m->mode);
     if (m->mode == INI_NET_MEMIF && (m->n_clusters - 1) * m->inis_per_cluster > INI_MEMIF_MAX_PEERS)
-        return generate_error(err, errlen, "memif mode gives each INI a port per INI of the other "
-                              "clusters, %d here, and DPDK has %d; use --mode af_packet",
-                              (m->n_clusters - 1) * m->inis_per_cluster, INI_MEMIF_MAX_PEERS);
+        return ini_fail(err, errlen, "memif mode gives each INI a port per INI of the other "
+                        "clusters, %d here, and DPDK has %d; use --mode af_packet",
+                        (m->n_clusters - 1) * m->inis_per_cluster, INI_MEMIF_MAX_PEERS);
     return 0;
 }
 
@@ -167,7 +155,7 @@ int gen_write(FILE *out, const struct gen_machine *m, char *err, size_t errlen)
     if (err && errlen)
         err[0] = '\0';
     if (!out)
-        return generate_error(err, errlen, "no output file");
+        return ini_fail(err, errlen, "no output file");
     if (check_sizes(m, err, errlen) < 0 || check_network(m, err, errlen) < 0)
         return -1;
     write_groups(out, m);
@@ -175,6 +163,6 @@ int gen_write(FILE *out, const struct gen_machine *m, char *err, size_t errlen)
         write_cluster(out, m, c);
     fputs(");\n", out);
     if (fflush(out) != 0 || ferror(out))
-        return generate_error(err, errlen, "cannot write the configuration: %s", strerror(errno));
+        return ini_fail(err, errlen, "cannot write the configuration: %s", strerror(errno));
     return 0;
 }

@@ -71,20 +71,12 @@ int net_check_prerequisites(char *err, size_t errlen)
 static int write_ns_sysctl(const char *ns_path, const char *knob, const char *needs, const char *value,
                            const char *log_path, char *err, size_t errlen)
 {
-    FILE *log = fopen(log_path, "a");
-    if (log) {
-        fprintf(log, "+ [%s] echo %s > %s\n", ns_path, value, knob);
-        fclose(log);
-    }
-    pid_t pid = fork();
-    if (pid < 0) {
-        snprintf(err, errlen, "%s: fork: %s", knob, strerror(errno));
+    char shown[1024];
+    snprintf(shown, sizeof shown, "[%s] echo %s > %s", ns_path, value, knob);
+    pid_t pid = fork_logged(shown, ns_path, log_path, err, errlen);
+    if (pid < 0)
         return -1;
-    }
     if (pid == 0) {
-        int fd = open(ns_path, O_RDONLY | O_CLOEXEC);
-        if (fd < 0 || setns(fd, CLONE_NEWNET) < 0)
-            _exit(2);
         if (access(needs, F_OK) < 0)
             _exit(0);
         int k = open(knob, O_WRONLY);
@@ -92,14 +84,14 @@ static int write_ns_sysctl(const char *ns_path, const char *knob, const char *ne
             _exit(3);
         _exit(0);
     }
-    int st;
+    int st = -1;    /* stays -1 (neither exited nor 0) if waitpid fails */
     while (waitpid(pid, &st, 0) < 0)
         if (errno != EINTR)
             break;
-    if (!WIFEXITED(st) || WEXITSTATUS(st) != 0) {
+    if (st == -1 || !WIFEXITED(st) || WEXITSTATUS(st) != 0) {
         snprintf(err, errlen, "%s in %s: %s", knob, ns_path,
-                 WIFEXITED(st) && WEXITSTATUS(st) == 2 ? "cannot enter the namespace"
-                                                        : "cannot write the sysctl");
+                 WIFEXITED(st) && WEXITSTATUS(st) == FORK_LOGGED_NO_NETNS ? "cannot enter the namespace"
+                                                                         : "cannot write the sysctl");
         return -1;
     }
     return 0;

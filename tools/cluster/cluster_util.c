@@ -139,25 +139,13 @@ int run_command(char *const argv[], const char *netns_path, const char *log_path
         size_t used = strlen(cmd);
         snprintf(cmd + used, sizeof cmd - used, "%s%s", used ? " " : "", *a);
     }
-    FILE *log = fopen(log_path, "a");
-    if (log) {
-        fprintf(log, "+ %s\n", cmd);
-        fclose(log);
-    }
     /* Appending: open the log in the child ourselves rather than through
      * spawn_process, which truncates. */
-    pid_t pid = fork();
-    if (pid < 0) {
-        snprintf(err, errlen, "%s: fork: %s", cmd, strerror(errno));
+    pid_t pid = fork_logged(cmd, netns_path, log_path, err, errlen);
+    if (pid < 0)
         return -1;
-    }
     if (pid == 0) {
         signal(SIGPIPE, SIG_DFL);
-        if (netns_path) {
-            int fd = open(netns_path, O_RDONLY | O_CLOEXEC);
-            if (fd < 0 || setns(fd, CLONE_NEWNET) < 0)
-                _exit(126);
-        }
         int fd = open(log_path, O_WRONLY | O_CREAT | O_APPEND, 0644);
         int devnull = open("/dev/null", O_RDONLY);
         if (fd >= 0) {
@@ -183,6 +171,26 @@ int run_command(char *const argv[], const char *netns_path, const char *log_path
         snprintf(why, sizeof why, "%s", describe_status(st, how, sizeof how));
     snprintf(err, errlen, "%s: %s", cmd, why);
     return -1;
+}
+
+pid_t fork_logged(const char *shown, const char *netns_path, const char *log_path, char *err, size_t errlen)
+{
+    FILE *log = fopen(log_path, "a");
+    if (log) {
+        fprintf(log, "+ %s\n", shown);
+        fclose(log);
+    }
+    pid_t pid = fork();
+    if (pid < 0) {
+        snprintf(err, errlen, "%s: fork: %s", shown, strerror(errno));
+        return -1;
+    }
+    if (pid == 0 && netns_path) {
+        int fd = open(netns_path, O_RDONLY | O_CLOEXEC);
+        if (fd < 0 || setns(fd, CLONE_NEWNET) < 0)
+            _exit(FORK_LOGGED_NO_NETNS);
+    }
+    return pid;
 }
 
 const char *describe_status(int st, char *buf, size_t len)

@@ -39,6 +39,14 @@ pid_t spawn_process(char *const argv[], const struct spawn_opts *opts, char *err
 int run_command(char *const argv[], const char *netns_path, const char *log_path,
                 char *err, size_t errlen);
 
+/* The start of a set-up step run in a child: "+ SHOWN" appended to the log
+ * at log_path, then fork.  In the child (0 returned) the network namespace
+ * at netns_path, when given, is entered first; exit status
+ * FORK_LOGGED_NO_NETNS when it cannot be.  In the parent: the child's pid,
+ * or -1 with "SHOWN: fork: why" in err. */
+#define FORK_LOGGED_NO_NETNS 126
+pid_t fork_logged(const char *shown, const char *netns_path, const char *log_path, char *err, size_t errlen);
+
 /* "status 3", "signal 9 (Killed)". */
 const char *describe_status(int wstatus, char *buf, size_t len);
 /* The shell convention: exit code, or 128 + signal. */

@@ -443,11 +443,9 @@ int main(int argc, char **argv)
     cli_init("mgs-litmus", usage_text());
     const char *which = "all";
     L.rounds = 5;
-    for (int i = 1; i < argc; i++) {
-        const char *a = argv[i];
-        if (cli_common_flag(a))
-            continue;
-        else if (!strcmp(a, "--test"))
+    const char *a;
+    for (int i = 0; (a = cli_next_arg(argc, argv, &i));) {
+        if (!strcmp(a, "--test"))
             which = cli_value(argc, argv, &i);
         else if (!strcmp(a, "--rounds"))
             L.rounds = (int)cli_parse_long(a, cli_value(argc, argv, &i), 1, 1000000);

@@ -72,6 +72,32 @@ static void fields_of(const struct model_result *r, struct field f[FIELD_COUNT])
     memcpy(f, all, sizeof all);
 }
 
+/* The formats of a table of rows, one per N: the text table and CSV differ
+ * in nothing else. */
+struct row_formats {
+    const char *n_name;     /* the heading of the N column */
+    const char *name;       /* each field's heading */
+    const char *n;          /* N */
+    const char *value;      /* each field's value */
+};
+
+static void print_rows(int first, const struct model_result *rows, int count, const struct row_formats *fmt)
+{
+    struct field f[FIELD_COUNT];
+    fields_of(&rows[0], f);
+    printf(fmt->n_name, "N");
+    for (int i = 0; i < FIELD_COUNT; i++)
+        printf(fmt->name, f[i].name);
+    putchar('\n');
+    for (int n = 0; n < count; n++) {
+        fields_of(&rows[n], f);
+        printf(fmt->n, first + n);
+        for (int i = 0; i < FIELD_COUNT; i++)
+            printf(fmt->value, f[i].value);
+        putchar('\n');
+    }
+}
+
 static void print_text(const struct model_params *p, int first,
                        const struct model_result *rows, int count)
 {
@@ -84,43 +110,20 @@ static void print_text(const struct model_params *p, int first,
     if (p->kind == MODEL_LOGPC)
         printf(" cv2=%g", p->cv2);
     putchar('\n');
-    struct field f[FIELD_COUNT];
     if (count == 1) {
+        struct field f[FIELD_COUNT];
         printf("N       = %d\n", first);
         fields_of(&rows[0], f);
         for (int i = 0; i < FIELD_COUNT; i++)
             printf("%-7s = %-12.6g  %s\n", f[i].name, f[i].value, f[i].meaning);
         return;
     }
-    fields_of(&rows[0], f);
-    printf("%4s", "N");
-    for (int i = 0; i < FIELD_COUNT; i++)
-        printf(" %12s", f[i].name);
-    putchar('\n');
-    for (int n = 0; n < count; n++) {
-        fields_of(&rows[n], f);
-        printf("%4d", first + n);
-        for (int i = 0; i < FIELD_COUNT; i++)
-            printf(" %12.6g", f[i].value);
-        putchar('\n');
-    }
+    print_rows(first, rows, count, &(const struct row_formats){ "%4s", " %12s", "%4d", " %12.6g" });
 }
 
 static void print_csv(int first, const struct model_result *rows, int count)
 {
-    struct field f[FIELD_COUNT];
-    fields_of(&rows[0], f);
-    fputs("N", stdout);
-    for (int i = 0; i < FIELD_COUNT; i++)
-        printf(",%s", f[i].name);
-    putchar('\n');
-    for (int n = 0; n < count; n++) {
-        fields_of(&rows[n], f);
-        printf("%d", first + n);
-        for (int i = 0; i < FIELD_COUNT; i++)
-            printf(",%.10g", f[i].value);
-        putchar('\n');
-    }
+    print_rows(first, rows, count, &(const struct row_formats){ "%s", ",%s", "%d", ",%.10g" });
 }
 
 /* Values are finite (the solver guarantees it), so %.10g is valid JSON. */
@@ -153,9 +156,7 @@ int main(int argc, char **argv)
     char why[256];
 
     cli_init("ini-model", USAGE);
-    for (int i = 1; i < argc; i++) {
-        if (cli_common_flag(argv[i]))
-            continue;
+    for (int i = 0; cli_next_arg(argc, argv, &i);) {
         if (strncmp(argv[i], "--", 2) != 0)
             cli_bad_arg("%s: unexpected argument", argv[i]);
 

@@ -54,7 +54,6 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <time.h>
 
 #include "config.h"
 #include "cli.h"
@@ -92,10 +91,8 @@ static const char usage_text[] =
 
 static void parse_args(int argc, char **argv)
 {
-    for (int i = 1; i < argc; i++) {
-        const char *a = argv[i];
-        if (cli_common_flag(a))
-            continue;
+    const char *a;
+    for (int i = 0; (a = cli_next_arg(argc, argv, &i));) {
         if (!strcmp(a, "--sizes")) {
             const char *v = cli_value(argc, argv, &i);
             opt.n_sizes = 0;
@@ -193,8 +190,7 @@ struct slot {                 /* one request in flight */
 };
 
 struct pe_state {
-    struct ini_pe *pe;
-    int id, local;
+    struct cnprog_pe c;               /* first: the PE, its progress and errors */
     uint8_t *buf;
     uint8_t *scratch;                 /* --inject corrupt: the damaged echo */
 
@@ -213,12 +209,9 @@ struct pe_state {
     uint8_t *req_seen[INI_MAX_PES];   /* unordered: a bit per sequence, made on first use */
     uint32_t req_from[INI_MAX_PES];
     uint64_t echoed;
-    int done_from[INI_MAX_PES], n_done, n_others;
+    int done_from[INI_MAX_PES], n_done;
 
     int in_barrier;
-    uint64_t last_progress_ns;
-    uint64_t errors;
-    int fatal;                        /* the INIs stopped: stop waiting */
 };
 
 static struct ini_cn *cn;
@@ -227,15 +220,8 @@ static int my_cluster;
 static int ordered;
 static struct pe_state *states;
 
-static uint64_t now_ns(void)
-{
-    struct timespec ts;
-    clock_gettime(CLOCK_MONOTONIC, &ts);
-    return (uint64_t)ts.tv_sec * 1000000000u + (uint64_t)ts.tv_nsec;
-}
-
 /* Counts and, while there are few, prints an error of this PE. */
-#define report(st, ...) cli_pe_error((st)->id, &(st)->errors, __VA_ARGS__)
+#define report(st, ...) cli_pe_error((st)->c.id, &(st)->c.errors, __VA_ARGS__)
 
 static uint32_t field_value(const uint8_t *p, int len)
 {
@@ -290,7 +276,7 @@ static void on_request(struct ini_pe *pe, int src, const void *data, uint32_t le
             report(st, "cannot echo a request of PE %d: %s", src, strerror(errno));
     st->echoed++;
     if (st->in_barrier)
-        st->last_progress_ns = now_ns();
+        st->c.last_progress_ns = cnprog_now_ns();
 
     if (src < 0 || src >= cfg->n_pes || cfg->pes[src].cluster == my_cluster) {
         report(st, "request from PE %d, which is not a PE of another cluster", src);
@@ -305,7 +291,7 @@ static void on_request(struct ini_pe *pe, int src, const void *data, uint32_t le
     int have_seq = len >= 8;
     if (have_seq)
         memcpy(&seq, p + 4, 4);
-    struct ping_hdr want = { (uint16_t)src, (uint16_t)st->id, ordered ? st->req_base[src] : seq, len,
+    struct ping_hdr want = { (uint16_t)src, (uint16_t)st->c.id, ordered ? st->req_base[src] : seq, len,
                              checksum(p + HDR_BYTES, len > HDR_BYTES ? len - HDR_BYTES : 0) };
     if (ordered) {
         if (check_header(st, what, p, len, &want, 0) < 0 && have_seq)
@@ -350,10 +336,10 @@ static void on_request(struct ini_pe *pe, int src, const void *data, uint32_t le
 
 static void on_reply(struct ini_pe *pe, int src, const void *data, uint32_t len, void *arg)
 {
-    uint64_t t = now_ns();
+    uint64_t t = cnprog_now_ns();
     struct pe_state *st = &states[ini_pe_local(pe)];
     const uint8_t *p = data;
-    st->last_progress_ns = t;
+    st->c.last_progress_ns = t;
 
     /* The request it answers: the oldest one outstanding to that PE whose
      * sequence number agrees with as many of its bytes as the message
@@ -403,7 +389,7 @@ static void on_reply(struct ini_pe *pe, int src, const void *data, uint32_t len,
 static void on_done(struct ini_pe *pe, int src, const void *data, uint32_t len, void *arg)
 {
     struct pe_state *st = &states[ini_pe_local(pe)];
-    st->last_progress_ns = now_ns();
+    st->c.last_progress_ns = cnprog_now_ns();
     uint32_t msg[2];
     if (len != sizeof msg) {
         report(st, "DONE from PE %d: %u bytes, expected %zu", src, len, sizeof msg);
@@ -427,7 +413,7 @@ static void on_done(struct ini_pe *pe, int src, const void *data, uint32_t len, 
 
 static int wait_progress(struct pe_state *st, const char *waiting_for)
 {
-    return cnprog_wait(st->pe, st->last_progress_ns, opt.timeout_ms, waiting_for, &st->errors, &st->fatal);
+    return cnprog_wait(&st->c, opt.timeout_ms, waiting_for);
 }
 
 static void describe_outstanding(struct pe_state *st)
@@ -452,16 +438,16 @@ static int send_one(struct pe_state *st, int size_idx)
     s->dst = dst;
     s->seq = st->next_seq_to[dst]++;
     s->size_idx = size_idx;
-    s->hdr = make_message(st->buf, size, st->id, dst, s->seq);
+    s->hdr = make_message(st->buf, size, st->c.id, dst, s->seq);
     s->used = 1;
     st->outstanding++;
     st->sent_to[dst]++;
-    s->t_send_ns = now_ns();
-    if (ini_send(st->pe, dst, H_REQUEST, st->buf, size) < 0) {
+    s->t_send_ns = cnprog_now_ns();
+    if (ini_send(st->c.pe, dst, H_REQUEST, st->buf, size) < 0) {
         report(st, "send of %u bytes to PE %d failed: %s", size, dst, strerror(errno));
         s->used = 0;
         st->outstanding--;
-        st->fatal = errno == EPIPE;
+        st->c.fatal = errno == EPIPE;
         return -1;
     }
     return 0;
@@ -470,40 +456,40 @@ static int send_one(struct pe_state *st, int size_idx)
 static int pe_main(struct ini_pe *pe, void *arg)
 {
     struct pe_state *st = &states[ini_pe_local(pe)];
-    st->last_progress_ns = now_ns();
+    st->c.last_progress_ns = cnprog_now_ns();
 
-    for (int z = 0; z < opt.n_sizes && !st->fatal; z++) {
+    for (int z = 0; z < opt.n_sizes && !st->c.fatal; z++) {
         int gave_up = 0;
-        for (long k = 0; k < opt.count && !gave_up && !st->fatal; k++) {
+        for (long k = 0; k < opt.count && !gave_up && !st->c.fatal; k++) {
             while (st->outstanding == opt.window && !gave_up)
                 gave_up = wait_progress(st, "waiting for echoes") < 0;
             if (gave_up || send_one(st, z) < 0)
                 break;
             ini_poll(pe);
         }
-        while (st->outstanding > 0 && !gave_up && !st->fatal)
+        while (st->outstanding > 0 && !gave_up && !st->c.fatal)
             gave_up = wait_progress(st, "waiting for the last echoes of a size") < 0;
         if (gave_up) {
             describe_outstanding(st);
             break;   /* what is lost stays lost; go on to the barrier */
         }
-        st->last_progress_ns = now_ns();
+        st->c.last_progress_ns = cnprog_now_ns();
     }
 
     /* The barrier: tell every PE of the other clusters, then serve until
      * all of them have told us. */
     st->in_barrier = 1;
-    st->last_progress_ns = now_ns();
-    for (int d = 0; d < cfg->n_pes && !st->fatal; d++) {
+    st->c.last_progress_ns = cnprog_now_ns();
+    for (int d = 0; d < cfg->n_pes && !st->c.fatal; d++) {
         if (cfg->pes[d].cluster == my_cluster)
             continue;
         uint32_t msg[2] = { DONE_MAGIC, st->sent_to[d] };
         if (ini_send(pe, d, H_DONE, msg, sizeof msg) < 0) {
             report(st, "sending DONE to PE %d failed: %s", d, strerror(errno));
-            st->fatal = errno == EPIPE;
+            st->c.fatal = errno == EPIPE;
         }
     }
-    while (st->n_done < st->n_others && !st->fatal)
+    while (st->n_done < st->c.n_others && !st->c.fatal)
         if (wait_progress(st, "waiting for DONE from the other clusters") < 0) {
             for (int d = 0; d < cfg->n_pes; d++)
                 if (cfg->pes[d].cluster != my_cluster && !st->done_from[d])
@@ -512,7 +498,7 @@ static int pe_main(struct ini_pe *pe, void *arg)
         }
     /* Echoes of abandoned requests may still come in; they would be
      * reported as strays, which is right, but after the table. */
-    return st->errors ? 1 : 0;
+    return st->c.errors ? 1 : 0;
 }
 
 /* ---- setup and report ---- */
@@ -526,7 +512,7 @@ static void pick_targets(struct pe_state *st)
         for (int k = 1; k < cfg->n_clusters; k++) {
             const struct ini_cluster_cfg *next = &cfg->clusters[(my_cluster + k) % cfg->n_clusters];
             if (next->n_pes > 0) {
-                st->targets[st->n_targets++] = next->pes[st->local % next->n_pes];
+                st->targets[st->n_targets++] = next->pes[st->c.local % next->n_pes];
                 return;
             }
         }
@@ -537,7 +523,7 @@ static void pick_targets(struct pe_state *st)
             st->targets[st->n_targets++] = d;
     /* Start at different places so the PEs of a cluster spread their load. */
     if (st->n_targets)
-        st->next_target = (st->local + my_cluster * mine->n_pes) % st->n_targets;
+        st->next_target = (st->c.local + my_cluster * mine->n_pes) % st->n_targets;
 }
 
 static int cmp_u64(const void *a, const void *b)
@@ -615,12 +601,9 @@ int main(int argc, char **argv)
     states = cnprog_calloc((size_t)n_pes, sizeof *states);
     for (int p = 0; p < n_pes; p++) {
         struct pe_state *st = &states[p];
-        st->pe = ini_cn_pe(cn, p);
-        st->id = ini_pe_id(st->pe);
-        st->local = p;
+        cnprog_pe_init(&st->c, cn, cfg, p);
         st->buf = calloc(1, max_size);
         st->scratch = opt.inject == INJECT_CORRUPT ? calloc(1, max_size) : st->buf;
-        st->n_others = cfg->n_pes - cfg->clusters[my_cluster].n_pes;
         for (int z = 0; z < opt.n_sizes; z++)
             st->rtt_ns[z] = malloc(sizeof(uint64_t) * (size_t)opt.count);
         if (!st->buf || !st->scratch || (opt.n_sizes && !st->rtt_ns[opt.n_sizes - 1])) {
@@ -640,16 +623,16 @@ int main(int argc, char **argv)
     printf("), pattern %s, window %d, %ld messages per size per PE, %s delivery checked\n",
            opt.pairs ? "pairs" : "all", opt.window, opt.count, ordered ? "in-order" : "exactly-once");
 
-    uint64_t t_start = now_ns();
+    uint64_t t_start = cnprog_now_ns();
     int failed = ini_cn_run(cn, pe_main, NULL);
-    double secs = (double)(now_ns() - t_start) / 1e9;
+    double secs = (double)(cnprog_now_ns() - t_start) / 1e9;
 
     print_table(n_pes);
     uint64_t verified = 0, errors = 0, echoed = 0;
     uint64_t expected = (uint64_t)n_pes * (uint64_t)opt.count * (uint64_t)opt.n_sizes;
     for (int p = 0; p < n_pes; p++) {
         verified += states[p].verified;
-        errors += states[p].errors;
+        errors += states[p].c.errors;
         echoed += states[p].echoed;
     }
     if (!errors && (failed || verified != expected)) {

@@ -43,7 +43,7 @@ SOVERSION := $(firstword $(subst ., ,$(INI_VERSION)))
 PUBLIC_HEADERS := ini/ini_cn.h ini/config.h loadbal/loadbal.h mgs/mgs.h mgs/par.h
 
 $(LIB_OBJ)/ini/%.o: INC = -Iini -Iloadbal -Istack -Itimers
-$(LIB_OBJ)/mgs/%.o: INC = -Imgs -Iini -Iloadbal -Istack
+$(LIB_OBJ)/mgs/%.o: INC = -Imgs -Iini -Iloadbal -Istack -Itimers
 $(LIB_OBJ)/%.o: %.c | $(LWIP_READY)
 	@mkdir -p $(dir $@)
 	$(CC) $(BASE_CFLAGS) $(LIB_CFLAGS) -c $< -o $@

@@ -90,6 +90,9 @@ enum { H_REQUEST = 1, H_REPLY = 2, H_DONE = 3, H_HELLO = 4 };
 
 enum cost_mode { MODE_SLEEP, MODE_SPIN };
 enum cost_dist { DIST_EXP, DIST_FIXED };
+/* The names of --mode and --dist, for parsing and for the report. */
+static const char *const mode_names[] = { [MODE_SLEEP] = "sleep", [MODE_SPIN] = "spin", NULL };
+static const char *const dist_names[] = { [DIST_EXP] = "exp", [DIST_FIXED] = "fixed", NULL };
 enum pattern   { PATTERN_UNIFORM, PATTERN_HOTSPOT, PATTERN_NEIGHBOUR };
 
 static struct {
@@ -158,10 +161,8 @@ static void parse_hot_sources(const char *v)
 static void parse_args(int argc, char **argv)
 {
     int seen_W = 0, seen_o = 0, seen_duration = 0, seen_cycles = 0;
-    for (int i = 1; i < argc; i++) {
-        const char *a = argv[i];
-        if (cli_common_flag(a))
-            continue;
+    const char *a;
+    for (int i = 0; (a = cli_next_arg(argc, argv, &i));) {
         if (a[0] != '-')
             cli_bad_arg("%s: unexpected argument", a);
         if (!strcmp(a, "--W") || !strcmp(a, "--W-us")) {
@@ -180,21 +181,9 @@ static void parse_args(int argc, char **argv)
             const char *v = cli_value(argc, argv, &i);
             opt.scale = cli_parse_double(a, v, 1e-6, 1e6);
         } else if (!strcmp(a, "--mode")) {
-            const char *v = cli_value(argc, argv, &i);
-            if (!strcmp(v, "sleep"))
-                opt.mode = MODE_SLEEP;
-            else if (!strcmp(v, "spin"))
-                opt.mode = MODE_SPIN;
-            else
-                cli_bad_arg("--mode: '%s' is not sleep or spin", v);
+            opt.mode = (enum cost_mode)cli_parse_choice(a, cli_value(argc, argv, &i), mode_names);
         } else if (!strcmp(a, "--dist")) {
-            const char *v = cli_value(argc, argv, &i);
-            if (!strcmp(v, "exp"))
-                opt.dist = DIST_EXP;
-            else if (!strcmp(v, "fixed"))
-                opt.dist = DIST_FIXED;
-            else
-                cli_bad_arg("--dist: '%s' is not exp or fixed", v);
+            opt.dist = (enum cost_dist)cli_parse_choice(a, cli_value(argc, argv, &i), dist_names);
         } else if (!strcmp(a, "--pattern")) {
             const char *v = cli_value(argc, argv, &i);
             if (!strcmp(v, "uniform"))
@@ -308,8 +297,7 @@ static void sum_add(struct sum *s, uint64_t ns)
 static double sum_mean_us(const struct sum *s) { return s->n ? s->total_ns / (double)s->n / 1000.0 : 0.0; }
 
 struct pe_state {
-    struct ini_pe *pe;
-    int id, local;
+    struct cnprog_pe c;                /* first: the PE, its progress and errors */
     uint64_t rng;
     double W_us;                       /* this PE's mean W (hot sources: shorter) */
 
@@ -325,7 +313,7 @@ struct pe_state {
     /* served */
     uint32_t req_from[INI_MAX_PES];
     int hello_from[INI_MAX_PES], n_hello;
-    int done_from[INI_MAX_PES], n_done, n_others;
+    int done_from[INI_MAX_PES], n_done;
 
     /* measurements, all in ns */
     struct sum R;                      /* cycle: work start to reply handled */
@@ -335,9 +323,6 @@ struct pe_state {
     struct sum req_handler;            /* request handlers run here (o on the requests) */
     struct sum reply_handler;          /* reply handlers (o on the replies) */
 
-    uint64_t last_progress_ns;
-    uint64_t errors;
-    int fatal;                         /* the INIs stopped: stop waiting */
 };
 
 static struct ini_cn *cn;
@@ -347,7 +332,7 @@ static int n_local;
 static struct pe_state *states;
 
 /* Counts and, while there are few, prints an error of this PE. */
-#define report(st, ...) cli_pe_error((st)->id, &(st)->errors, __VA_ARGS__)
+#define report(st, ...) cli_pe_error((st)->c.id, &(st)->c.errors, __VA_ARGS__)
 
 static int other_cluster_pe(int pe)
 {
@@ -379,12 +364,12 @@ static void on_request(struct ini_pe *pe, int src, const void *data, uint32_t le
     spend(draw_ns(&st->rng, opt.o_us));
     if (ini_send(pe, src, H_REPLY, &m, sizeof m) < 0) {
         report(st, "cannot reply to PE %d: %s", src, strerror(errno));
-        st->fatal = errno == EPIPE;
+        st->c.fatal = errno == EPIPE;
     }
     st->req_from[src]++;
     st->handler_work_ns += work_clock_ns() - w0;
     sum_add(&st->req_handler, now_ns() - t0);
-    st->last_progress_ns = now_ns();
+    st->c.last_progress_ns = now_ns();
 }
 
 static void on_reply(struct ini_pe *pe, int src, const void *data, uint32_t len, void *arg)
@@ -406,7 +391,7 @@ static void on_reply(struct ini_pe *pe, int src, const void *data, uint32_t len,
     st->reply_in = 1;
     st->handler_work_ns += work_clock_ns() - w0;
     sum_add(&st->reply_handler, now_ns() - t0);
-    st->last_progress_ns = now_ns();
+    st->c.last_progress_ns = now_ns();
 }
 
 /* DONE carries how many requests the sender sent to this PE. */
@@ -414,7 +399,7 @@ static void on_done(struct ini_pe *pe, int src, const void *data, uint32_t len, 
 {
     struct pe_state *st = &states[ini_pe_local(pe)];
     struct synth_msg m;
-    st->last_progress_ns = now_ns();
+    st->c.last_progress_ns = now_ns();
     if (len != sizeof m || !other_cluster_pe(src)) {
         report(st, "DONE from PE %d: %u bytes, or not from another cluster", src, len);
         return;
@@ -432,7 +417,7 @@ static void on_done(struct ini_pe *pe, int src, const void *data, uint32_t len, 
 static void on_hello(struct ini_pe *pe, int src, const void *data, uint32_t len, void *arg)
 {
     struct pe_state *st = &states[ini_pe_local(pe)];
-    st->last_progress_ns = now_ns();
+    st->c.last_progress_ns = now_ns();
     if (!other_cluster_pe(src) || st->hello_from[src]++) {
         report(st, "HELLO from PE %d: not from another cluster, or received twice", src);
         return;
@@ -444,19 +429,19 @@ static void on_hello(struct ini_pe *pe, int src, const void *data, uint32_t len,
 
 static int serve(struct pe_state *st, const char *waiting_for)
 {
-    return cnprog_wait(st->pe, st->last_progress_ns, opt.timeout_ms, waiting_for, &st->errors, &st->fatal);
+    return cnprog_wait(&st->c, opt.timeout_ms, waiting_for);
 }
 
 /* Sends `handler` with `seq` to every PE of the other clusters. */
 static void broadcast(struct pe_state *st, uint16_t handler, const char *what)
 {
-    for (int d = 0; d < cfg->n_pes && !st->fatal; d++) {
+    for (int d = 0; d < cfg->n_pes && !st->c.fatal; d++) {
         if (!other_cluster_pe(d))
             continue;
         struct synth_msg m = { MSG_MAGIC, st->sent_to[d] };
-        if (ini_send(st->pe, d, handler, &m, sizeof m) < 0) {
+        if (ini_send(st->c.pe, d, handler, &m, sizeof m) < 0) {
             report(st, "sending %s to PE %d failed: %s", what, d, strerror(errno));
-            st->fatal = errno == EPIPE;
+            st->c.fatal = errno == EPIPE;
         }
     }
 }
@@ -466,7 +451,7 @@ static int pick_destination(struct pe_state *st)
     const struct ini_cluster_cfg *next = &cfg->clusters[(my_cluster + 1) % cfg->n_clusters];
     switch (opt.pattern) {
     case PATTERN_NEIGHBOUR:
-        return next->pes[st->local % next->n_pes];
+        return next->pes[st->c.local % next->n_pes];
     case PATTERN_HOTSPOT:
         /* The hot PE's own cluster cannot reach it inter-cluster: those
          * PEs send uniformly. */
@@ -476,8 +461,7 @@ static int pick_destination(struct pe_state *st)
     case PATTERN_UNIFORM:
         break;
     }
-    int n_others = cfg->n_pes - cfg->clusters[my_cluster].n_pes;
-    int k = (int)(uniform01(&st->rng) * n_others);
+    int k = (int)(uniform01(&st->rng) * st->c.n_others);
     for (int d = 0; d < cfg->n_pes; d++)
         if (other_cluster_pe(d) && k-- == 0)
             return d;
@@ -499,12 +483,12 @@ static int one_cycle(struct pe_state *st)
         if (w >= end)
             break;
         if (opt.mode == MODE_SPIN) {
-            ini_poll(st->pe);
+            ini_poll(st->c.pe);
             continue;
         }
-        if (ini_wait(st->pe, (end - w + 999) / 1000) < 0) {
+        if (ini_wait(st->c.pe, (end - w + 999) / 1000) < 0) {
             report(st, "the INIs stopped while working");
-            st->fatal = 1;
+            st->c.fatal = 1;
             return -1;
         }
     }
@@ -518,13 +502,13 @@ static int one_cycle(struct pe_state *st)
     st->waiting = 1;
     st->reply_in = 0;
     struct synth_msg m = { MSG_MAGIC, st->seq };
-    if (ini_send(st->pe, st->dst, H_REQUEST, &m, sizeof m) < 0) {
+    if (ini_send(st->c.pe, st->dst, H_REQUEST, &m, sizeof m) < 0) {
         report(st, "request to PE %d failed: %s", st->dst, strerror(errno));
-        st->fatal = errno == EPIPE;
+        st->c.fatal = errno == EPIPE;
         return -1;
     }
     st->sent_to[st->dst]++;
-    st->last_progress_ns = now_ns();
+    st->c.last_progress_ns = now_ns();
     while (!st->reply_in)
         if (serve(st, "waiting for a reply") < 0) {
             report(st, "lost: request %u to PE %d (cluster %d)", st->seq, st->dst,
@@ -547,14 +531,14 @@ static int pe_main(struct ini_pe *pe, void *arg)
     prctl(PR_SET_TIMERSLACK, 1UL, 0, 0, 0);
 
     /* Start together: HELLO to everyone, then wait for theirs. */
-    st->last_progress_ns = now_ns();
+    st->c.last_progress_ns = now_ns();
     broadcast(st, H_HELLO, "HELLO");
-    while (st->n_hello < st->n_others && !st->fatal)
+    while (st->n_hello < st->c.n_others && !st->c.fatal)
         if (serve(st, "waiting for HELLO from the other clusters") < 0)
             break;
 
     uint64_t stop_at = now_ns() + (uint64_t)(opt.duration_s * 1e9);
-    while (!st->fatal && !st->errors) {
+    while (!st->c.fatal && !st->c.errors) {
         if (opt.cycles ? (long)st->R.n >= opt.cycles : now_ns() >= stop_at)
             break;
         if (one_cycle(st) < 0)
@@ -563,22 +547,22 @@ static int pe_main(struct ini_pe *pe, void *arg)
 
     /* The end: our last reply is in, so DONE to everyone, then serve
      * until everyone has said DONE. */
-    st->last_progress_ns = now_ns();
+    st->c.last_progress_ns = now_ns();
     broadcast(st, H_DONE, "DONE");
-    while (st->n_done < st->n_others && !st->fatal)
+    while (st->n_done < st->c.n_others && !st->c.fatal)
         if (serve(st, "waiting for DONE from the other clusters") < 0) {
             for (int d = 0; d < cfg->n_pes; d++)
                 if (other_cluster_pe(d) && !st->done_from[d])
                     report(st, "no DONE from PE %d (cluster %d)", d, cfg->pes[d].cluster);
             break;
         }
-    return st->errors || st->fatal ? 1 : 0;
+    return st->c.errors || st->c.fatal ? 1 : 0;
 }
 
 /* ---- report ---- */
 
-static const char *mode_name(void) { return opt.mode == MODE_SPIN ? "spin" : "sleep"; }
-static const char *dist_name(void) { return opt.dist == DIST_FIXED ? "fixed" : "exp"; }
+static const char *mode_name(void) { return mode_names[opt.mode]; }
+static const char *dist_name(void) { return dist_names[opt.dist]; }
 
 static void pattern_text(char *buf, size_t len)
 {
@@ -595,7 +579,7 @@ static void print_table(void)
            "R_w", "blocked", "served", "o_req", "o_reply");
     for (int p = 0; p < n_local; p++) {
         const struct pe_state *st = &states[p];
-        printf("%5d %8" PRIu64 " %10.1f %10.1f %10.1f %10.1f %8" PRIu64 " %9.1f %9.1f\n", st->id, st->R.n,
+        printf("%5d %8" PRIu64 " %10.1f %10.1f %10.1f %10.1f %8" PRIu64 " %9.1f %9.1f\n", st->c.id, st->R.n,
                sum_mean_us(&st->R), sum_mean_us(&st->work), sum_mean_us(&st->R_w),
                sum_mean_us(&st->blocked), st->req_handler.n, sum_mean_us(&st->req_handler),
                sum_mean_us(&st->reply_handler));
@@ -664,7 +648,7 @@ static void write_json(const struct totals *t, uint64_t errors)
     fprintf(f, "  \"per_pe\": [");
     for (int p = 0; p < n_local; p++) {
         const struct pe_state *st = &states[p];
-        fprintf(f, "%s\n    {\"pe\": %d, \"cycles\": %" PRIu64 ", \"W_mean_us\": %.3f, ", p ? "," : "", st->id,
+        fprintf(f, "%s\n    {\"pe\": %d, \"cycles\": %" PRIu64 ", \"W_mean_us\": %.3f, ", p ? "," : "", st->c.id,
                 st->R.n, st->W_us);
         json_sum(f, "R", &st->R);
         fprintf(f, ", ");
@@ -710,12 +694,9 @@ int main(int argc, char **argv)
     states = cnprog_calloc((size_t)n_local, sizeof *states);
     for (int p = 0; p < n_local; p++) {
         struct pe_state *st = &states[p];
-        st->pe = ini_cn_pe(cn, p);
-        st->id = ini_pe_id(st->pe);
-        st->local = p;
-        st->rng = opt.seed ^ (0x9e3779b97f4a7c15ull * (uint64_t)(st->id + 1));
+        cnprog_pe_init(&st->c, cn, cfg, p);
+        st->rng = opt.seed ^ (0x9e3779b97f4a7c15ull * (uint64_t)(st->c.id + 1));
         st->W_us = p < opt.hot_sources ? opt.W_us / opt.hot_factor : opt.W_us;
-        st->n_others = cfg->n_pes - cfg->clusters[my_cluster].n_pes;
     }
     cnprog_register(cn, H_REQUEST, on_request);
     cnprog_register(cn, H_REPLY, on_reply);
@@ -739,7 +720,7 @@ int main(int argc, char **argv)
     print_table();
     uint64_t errors = 0;
     for (int p = 0; p < n_local; p++)
-        errors += states[p].errors + (uint64_t)states[p].fatal;
+        errors += states[p].c.errors + (uint64_t)states[p].c.fatal;
     if (!errors && failed)
         errors = (uint64_t)failed;
     struct totals t = totals();

@@ -116,26 +116,24 @@ int main(int argc, char **argv)
     double trim = 0.05;
     int csv = 0;
     cli_init("synth-queue", usage_text);
-    for (int i = 1; i < argc; i++) {
-        const char *a = argv[i];
-        if (cli_common_flag(a))
-            continue;
-        if (!strcmp(a, "--trim")) {
+    const char *arg;
+    for (int i = 0; (arg = cli_next_arg(argc, argv, &i));) {
+        if (!strcmp(arg, "--trim")) {
             const char *v = cli_value(argc, argv, &i);
             char *end;
             errno = 0;
             trim = strtod(v, &end);
             if (errno || *end || end == v || !(trim >= 0 && trim < 0.5))
                 cli_bad_arg("--trim: '%s' is not a fraction in [0, 0.5)", v);
-        } else if (!strcmp(a, "--format")) {
+        } else if (!strcmp(arg, "--format")) {
             static const char *const formats[] = { "text", "csv", NULL };
-            csv = cli_parse_choice(a, cli_value(argc, argv, &i), formats) == 1;
-        } else if (a[0] == '-') {
-            cli_unknown_option(a);
+            csv = cli_parse_choice(arg, cli_value(argc, argv, &i), formats) == 1;
+        } else if (arg[0] == '-') {
+            cli_unknown_option(arg);
         } else if (dir) {
-            cli_bad_arg("%s: unexpected argument (one RUN_DIR)", a);
+            cli_bad_arg("%s: unexpected argument (one RUN_DIR)", arg);
         } else {
-            dir = a;
+            dir = arg;
         }
     }
     if (!dir)

@@ -110,16 +110,23 @@ j=json.load(open(sys.argv[1])); m=j["machine"]; n=sum(len(c["inis"]) for c in j[
 print((m["msgs_out"] + m["msgs_in"]) / n, m["service_ns"] / 1000)' "$1.json"
 }
 
+# ini_pass C P DIR [KNOB] -> PASSES (per INI) and SERVICE (per pass, us)
+# of one Water run over the INIs; DIR is removed after
+ini_pass() {
+    run_water "$1" "$2" ini "$3" "${4:-}" > /dev/null
+    read -r PASSES SERVICE < <(passes_service "$3")
+    rm -rf "$3" "$3.json"
+}
+
 : > "$tmp/measured"
 for c in ${SIZES//,/ }; do
     C=$((16 / c))
     t0s= ps= s0s=
     for ((r = 1; r <= REPS; r++)); do
         t0s="$t0s $(run_water $C $c fake "$tmp/f$r")"
-        run_water $C $c ini "$tmp/i$r" > /dev/null
-        read -r p s0 < <(passes_service "$tmp/i$r")
-        ps="$ps $p"; s0s="$s0s $s0"
-        rm -rf "$tmp/f$r" "$tmp/i$r"
+        rm -rf "$tmp/f$r"
+        ini_pass $C $c "$tmp/i$r"
+        ps="$ps $PASSES"; s0s="$s0s $SERVICE"
     done
     echo "$c $t0s | $ps | $s0s" >> "$tmp/measured"
     echo "calibrate: size $c: T0 runs (s):$t0s; passes per INI:$ps; service per pass (us):$s0s"
@@ -134,10 +141,8 @@ if [ $VERIFY = 1 ]; then
         o=$(awk -v c=$c '!/^#/ && $1 == c {print $2}' "$tmp/first")
         p1s= s1s=
         for ((r = 1; r <= VREPS; r++)); do
-            run_water $((16 / c)) $c ini "$tmp/v" "O=$o,$KNOB" > /dev/null
-            read -r p1 s1 < <(passes_service "$tmp/v")
-            p1s="$p1s $p1"; s1s="$s1s $s1"
-            rm -rf "$tmp/v" "$tmp/v.json"
+            ini_pass $((16 / c)) $c "$tmp/v" "O=$o,$KNOB"
+            p1s="$p1s $PASSES"; s1s="$s1s $SERVICE"
         done
         echo "$c $s1s | $p1s" >> "$tmp/verify"
         echo "calibrate: size $c: with O=$o,$KNOB: service per pass (us):$s1s; passes per INI:$p1s"

@@ -63,10 +63,8 @@ int main(int argc, char **argv)
     enum report_format fmt = REPORT_TEXT;
     int partial = 0;
     static const char *const formats[] = { "text", "csv", "json", NULL };  /* enum report_format */
-    for (int i = 2; i < argc; i++) {
-        const char *a = argv[i];
-        if (cli_common_flag(a))
-            continue;
+    const char *a;
+    for (int i = 1; (a = cli_next_arg(argc, argv, &i));) {
         if (!strcmp(a, "--format"))
             fmt = (enum report_format)cli_parse_choice(a, cli_value(argc, argv, &i), formats);
         else if (!strcmp(a, "--csv-dir"))

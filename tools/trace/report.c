@@ -142,17 +142,25 @@ static void work_free(struct ini_work *w)
     memset(w, 0, sizeof(*w));
 }
 
-/* Busy time of INI w before instant x (from the start of time). */
-static double busy_until(const struct ini_work *w, uint64_t x)
+/* The index of the first of the n sorted starts v[] after x (n if none):
+ * the interval that follows instant x. */
+static size_t first_after(const uint64_t *v, size_t n, uint64_t x)
 {
-    size_t lo = 0, hi = w->n_busy;         /* the first interval starting after x */
+    size_t lo = 0, hi = n;
     while (lo < hi) {
         size_t mid = lo + (hi - lo) / 2;
-        if (w->busy_lo[mid] <= x)
+        if (v[mid] <= x)
             lo = mid + 1;
         else
             hi = mid;
     }
+    return lo;
+}
+
+/* Busy time of INI w before instant x (from the start of time). */
+static double busy_until(const struct ini_work *w, uint64_t x)
+{
+    size_t lo = first_after(w->busy_lo, w->n_busy, x);
     if (lo == 0)
         return 0;
     size_t k = lo - 1;
@@ -275,15 +283,7 @@ static double idle_left(const struct ini_work *w, uint64_t x)
 {
     if (x < w->start || x >= w->end)
         return -1;
-    /* the first occupancy interval starting after x */
-    size_t lo = 0, hi = w->n_occ;
-    while (lo < hi) {
-        size_t mid = lo + (hi - lo) / 2;
-        if (w->occ_lo[mid] <= x)
-            lo = mid + 1;
-        else
-            hi = mid;
-    }
+    size_t lo = first_after(w->occ_lo, w->n_occ, x);   /* the next occupancy interval */
     if (lo > 0 && x < w->occ_hi[lo - 1])
         return -1;
     uint64_t until = lo < w->n_occ ? w->occ_lo[lo] : w->end;
@@ -325,25 +325,49 @@ static size_t sort_unique(uint32_t *v, size_t n)
     return u;
 }
 
+#define KIND_OUT_OR_IN (-1)     /* for detailed_lengths: every message but local ones */
+
+/* The lengths of the messages of one kind (or KIND_OUT_OR_IN) in the run's
+ * detailed traces, in a malloc'd array (never of size 0), their number in
+ * *n; NULL when out of memory. */
+static uint32_t *detailed_lengths(const struct trace_run *run, int kind, size_t *n)
+{
+    size_t cap = 0;
+    for (int i = 0; i < run->n_files; i++)
+        if (run->files[i].mode == INI_TRACE_DETAILED)
+            cap += (size_t)run->files[i].n;
+    uint32_t *lens = malloc((cap ? cap : 1) * sizeof(*lens));
+    if (!lens)
+        return NULL;
+    size_t k = 0;
+    for (int i = 0; i < run->n_files; i++) {
+        const struct trace_file *f = &run->files[i];
+        if (f->mode != INI_TRACE_DETAILED)
+            continue;
+        for (uint64_t j = 0; j < f->n; j++)
+            if (kind == KIND_OUT_OR_IN ? f->msgs[j].kind != INI_TRACE_LOCAL : f->msgs[j].kind == kind)
+                lens[k++] = f->msgs[j].len;
+    }
+    *n = k;
+    return lens;
+}
+
+/* The stamps (t[from], t[to]) each column of a path's table runs between. */
+static const uint8_t send_spans[REPORT_COLS][2] = {
+    [SEND_HANDLER] = { 0, 1 }, [SEND_QUEUE] = { 1, 2 }, [SEND_WINDOW] = { 2, 3 },
+    [SEND_UDP] = { 3, 4 },     [SEND_IP] = { 4, 5 },    [SEND_TOTAL] = { 0, 5 },
+};
+static const uint8_t recv_spans[REPORT_COLS][2] = {
+    [RECV_QUEUE] = { 1, 2 },  [RECV_IP] = { 2, 3 },       [RECV_UDP] = { 3, 4 },
+    [RECV_WINDOW] = { 4, 5 }, [RECV_DELIVERY] = { 5, 6 }, [RECV_TOTAL] = { 1, 6 },
+};
+
 /* The six column values of a message for its path's table. */
 static void breakdown_columns(const struct trace_msg *m, double col[REPORT_COLS])
 {
-    const uint64_t *t = m->t;
-    if (m->kind == INI_TRACE_OUT) {
-        col[SEND_HANDLER] = (double)(t[1] - t[0]);
-        col[SEND_QUEUE] = (double)(t[2] - t[1]);
-        col[SEND_WINDOW] = (double)(t[3] - t[2]);
-        col[SEND_UDP] = (double)(t[4] - t[3]);
-        col[SEND_IP] = (double)(t[5] - t[4]);
-        col[SEND_TOTAL] = (double)(t[5] - t[0]);
-    } else {
-        col[RECV_QUEUE] = (double)(t[2] - t[1]);
-        col[RECV_IP] = (double)(t[3] - t[2]);
-        col[RECV_UDP] = (double)(t[4] - t[3]);
-        col[RECV_WINDOW] = (double)(t[5] - t[4]);
-        col[RECV_DELIVERY] = (double)(t[6] - t[5]);
-        col[RECV_TOTAL] = (double)(t[6] - t[1]);
-    }
+    const uint8_t (*span)[2] = m->kind == INI_TRACE_OUT ? send_spans : recv_spans;
+    for (int c = 0; c < REPORT_COLS; c++)
+        col[c] = (double)(m->t[span[c][1]] - m->t[span[c][0]]);
 }
 
 static void bucket_add(struct report_bucket *b, const double col[REPORT_COLS], uint64_t hz)
@@ -366,20 +390,12 @@ static void bucket_finish(struct report_bucket *b)
 static int build_breakdown(struct report_breakdown *bd, const struct trace_run *run, int kind, bool pow2)
 {
     memset(bd, 0, sizeof(*bd));
-    size_t n = 0;
-    for (int i = 0; i < run->n_files; i++)
-        if (run->files[i].mode == INI_TRACE_DETAILED)
-            for (uint64_t j = 0; j < run->files[i].n; j++)
-                n += run->files[i].msgs[j].kind == kind;
-    uint32_t *keys = malloc((n ? n : 1) * sizeof(*keys));
+    size_t n;
+    uint32_t *keys = detailed_lengths(run, kind, &n);
     if (!keys)
         return -1;
-    size_t k = 0;
-    for (int i = 0; i < run->n_files; i++)
-        if (run->files[i].mode == INI_TRACE_DETAILED)
-            for (uint64_t j = 0; j < run->files[i].n; j++)
-                if (run->files[i].msgs[j].kind == kind)
-                    keys[k++] = bucket_lo(run->files[i].msgs[j].len, pow2);
+    for (size_t k = 0; k < n; k++)
+        keys[k] = bucket_lo(keys[k], pow2);
     size_t u = sort_unique(keys, n);
     bd->buckets = calloc(u ? u : 1, sizeof(*bd->buckets));
     if (!bd->buckets) {
@@ -420,20 +436,11 @@ static int build_breakdown(struct report_breakdown *bd, const struct trace_run *
 /* Power-of-two buckets when the detailed traces hold many distinct lengths. */
 static int choose_pow2(const struct trace_run *run, bool *pow2)
 {
-    size_t n = 0;
-    for (int i = 0; i < run->n_files; i++)
-        if (run->files[i].mode == INI_TRACE_DETAILED)
-            n += (size_t)run->files[i].n;
-    uint32_t *lens = malloc((n ? n : 1) * sizeof(*lens));
+    size_t n;
+    uint32_t *lens = detailed_lengths(run, KIND_OUT_OR_IN, &n);
     if (!lens)
         return -1;
-    size_t k = 0;
-    for (int i = 0; i < run->n_files; i++)
-        if (run->files[i].mode == INI_TRACE_DETAILED)
-            for (uint64_t j = 0; j < run->files[i].n; j++)
-                if (run->files[i].msgs[j].kind != INI_TRACE_LOCAL)
-                    lens[k++] = run->files[i].msgs[j].len;
-    *pow2 = sort_unique(lens, k) > REPORT_MAX_DISTINCT_LENGTHS;
+    *pow2 = sort_unique(lens, n) > REPORT_MAX_DISTINCT_LENGTHS;
     free(lens);
     return 0;
 }

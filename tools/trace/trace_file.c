@@ -11,7 +11,6 @@
 
 #include <dirent.h>
 #include <errno.h>
-#include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -19,15 +18,6 @@
 #include <unistd.h>
 
 #include "file_util.h"
-
-static int fail(char *err, size_t errlen, const char *fmt, ...)
-{
-    va_list ap;
-    va_start(ap, fmt);
-    vsnprintf(err, errlen, fmt, ap);
-    va_end(ap);
-    return -1;
-}
 
 static const char *kind_name(int kind)
 {
@@ -65,18 +55,18 @@ static int check_header(struct trace_file *f, const uint8_t *h, uint64_t size, c
 {
     const char *p = f->shown;
     if (memcmp(h, INI_TRACE_MAGIC, INI_TRACE_MAGIC_LEN) != 0)
-        return fail(err, errlen, "%s: not an INI trace file (bad magic)", p);
+        return ini_fail(err, errlen, "%s: not an INI trace file (bad magic)", p);
     unsigned version = ini_trace_get16(h + 8), header_size = ini_trace_get16(h + 10), record_size = ini_trace_get16(h + 12);
     if (version != INI_TRACE_VERSION)
-        return fail(err, errlen, "%s: unknown format version %u (this reader knows %d)", p, version,
-                    INI_TRACE_VERSION);
+        return ini_fail(err, errlen, "%s: unknown format version %u (this reader knows %d)", p, version,
+                        INI_TRACE_VERSION);
     if (header_size != INI_TRACE_HEADER_SIZE || record_size != INI_TRACE_RECORD_SIZE)
-        return fail(err, errlen, "%s: header size %u / record size %u, version %d has %d / %d", p,
-                    header_size, record_size, INI_TRACE_VERSION, INI_TRACE_HEADER_SIZE,
-                    INI_TRACE_RECORD_SIZE);
+        return ini_fail(err, errlen, "%s: header size %u / record size %u, version %d has %d / %d", p,
+                        header_size, record_size, INI_TRACE_VERSION, INI_TRACE_HEADER_SIZE,
+                        INI_TRACE_RECORD_SIZE);
     f->mode = ini_trace_get16(h + 14);
     if (f->mode != INI_TRACE_SUMMARY && f->mode != INI_TRACE_DETAILED)
-        return fail(err, errlen, "%s: unknown trace mode %d", p, f->mode);
+        return ini_fail(err, errlen, "%s: unknown trace mode %d", p, f->mode);
     struct ini_trace_info *in = &f->info;
     in->tsc_hz = ini_trace_get64(h + 16);
     in->ini_id = (int32_t)ini_trace_get32(h + 24);
@@ -93,22 +83,22 @@ static int check_header(struct trace_file *f, const uint8_t *h, uint64_t size, c
 
     uint64_t body = size - INI_TRACE_HEADER_SIZE;
     if (f->n > body / INI_TRACE_RECORD_SIZE || body != f->n * INI_TRACE_RECORD_SIZE)
-        return fail(err, errlen,
-                    "%s: header says %llu records (%llu bytes) but %llu bytes follow the header "
-                    "(truncated or corrupt)", p, (unsigned long long)f->n,
-                    (unsigned long long)(f->n * INI_TRACE_RECORD_SIZE), (unsigned long long)body);
+        return ini_fail(err, errlen,
+                        "%s: header says %llu records (%llu bytes) but %llu bytes follow the header "
+                        "(truncated or corrupt)", p, (unsigned long long)f->n,
+                        (unsigned long long)(f->n * INI_TRACE_RECORD_SIZE), (unsigned long long)body);
     if (in->tsc_hz == 0)
-        return fail(err, errlen, "%s: TSC rate is 0", p);
+        return ini_fail(err, errlen, "%s: TSC rate is 0", p);
     if (in->ini_id < 0 || in->cluster_id < 0)
-        return fail(err, errlen, "%s: negative INI id %d or cluster id %d", p, in->ini_id, in->cluster_id);
+        return ini_fail(err, errlen, "%s: negative INI id %d or cluster id %d", p, in->ini_id, in->cluster_id);
     if (in->cluster_inis <= 0)
-        return fail(err, errlen, "%s: the number of INIs in the cluster was not recorded", p);
+        return ini_fail(err, errlen, "%s: the number of INIs in the cluster was not recorded", p);
     if (in->ini_index < 0 || in->ini_index >= in->cluster_inis)
-        return fail(err, errlen, "%s: INI index %d outside its cluster's %d INIs", p, in->ini_index,
-                    in->cluster_inis);
+        return ini_fail(err, errlen, "%s: INI index %d outside its cluster's %d INIs", p, in->ini_index,
+                        in->cluster_inis);
     if (in->start_tsc == 0 || in->end_tsc < in->start_tsc)
-        return fail(err, errlen, "%s: run span [%llu, %llu] not recorded or reversed", p,
-                    (unsigned long long)in->start_tsc, (unsigned long long)in->end_tsc);
+        return ini_fail(err, errlen, "%s: run span [%llu, %llu] not recorded or reversed", p,
+                        (unsigned long long)in->start_tsc, (unsigned long long)in->end_tsc);
     return 0;
 }
 
@@ -116,7 +106,7 @@ static int check_record(const struct trace_file *f, uint64_t i, const struct ini
                         struct trace_msg *m, char *err, size_t errlen)
 {
     if (r->kind < INI_TRACE_OUT || r->kind > INI_TRACE_LOCAL)
-        return fail(err, errlen, "%s: record %llu: unknown kind %u", f->shown, (unsigned long long)i, r->kind);
+        return ini_fail(err, errlen, "%s: record %llu: unknown kind %u", f->shown, (unsigned long long)i, r->kind);
     memset(m, 0, sizeof(*m));
     m->kind = r->kind;
     m->src_pe = r->src_pe;
@@ -131,22 +121,22 @@ static int check_record(const struct trace_file *f, uint64_t i, const struct ini
         int s = idx[k];
         m->t[s] = r->slot[s - first];
         if (m->t[s] == 0)
-            return fail(err, errlen, "%s: record %llu (%s): stamp t%d missing in a %s trace", f->shown,
-                        (unsigned long long)i, kind_name(r->kind), s,
-                        f->mode == INI_TRACE_DETAILED ? "detailed" : "summary");
+            return ini_fail(err, errlen, "%s: record %llu (%s): stamp t%d missing in a %s trace", f->shown,
+                            (unsigned long long)i, kind_name(r->kind), s,
+                            f->mode == INI_TRACE_DETAILED ? "detailed" : "summary");
         if (k > 0 && m->t[s] < m->t[idx[k - 1]])
-            return fail(err, errlen, "%s: record %llu (%s): stamps out of order: t%d = %llu < t%d = %llu",
-                        f->shown, (unsigned long long)i, kind_name(r->kind), s,
-                        (unsigned long long)m->t[s], idx[k - 1], (unsigned long long)m->t[idx[k - 1]]);
+            return ini_fail(err, errlen, "%s: record %llu (%s): stamps out of order: t%d = %llu < t%d = %llu",
+                            f->shown, (unsigned long long)i, kind_name(r->kind), s,
+                            (unsigned long long)m->t[s], idx[k - 1], (unsigned long long)m->t[idx[k - 1]]);
     }
     /* t0 is the PE's and may precede the INI's run; the INI's own stamps
      * must lie inside it, or utilization would exceed 1. */
     uint64_t arrive = m->t[INI_TS_ENQUEUE], done = trace_msg_done(m);
     if (arrive < f->info.start_tsc || done > f->info.end_tsc)
-        return fail(err, errlen, "%s: record %llu (%s): [t1, done] = [%llu, %llu] outside the run [%llu, %llu]",
-                    f->shown, (unsigned long long)i, kind_name(r->kind), (unsigned long long)arrive,
-                    (unsigned long long)done, (unsigned long long)f->info.start_tsc,
-                    (unsigned long long)f->info.end_tsc);
+        return ini_fail(err, errlen, "%s: record %llu (%s): [t1, done] = [%llu, %llu] outside the run [%llu, %llu]",
+                        f->shown, (unsigned long long)i, kind_name(r->kind), (unsigned long long)arrive,
+                        (unsigned long long)done, (unsigned long long)f->info.start_tsc,
+                        (unsigned long long)f->info.end_tsc);
     return 0;
 }
 
@@ -165,13 +155,13 @@ static void name_file(struct trace_file *f, const char *path)
 static int begin_file(struct trace_file *f, const uint8_t *header, uint64_t size, char *err, size_t errlen)
 {
     if (size < INI_TRACE_HEADER_SIZE)
-        return fail(err, errlen, "%s: truncated: %llu bytes, shorter than the %d-byte header", f->shown,
-                    (unsigned long long)size, INI_TRACE_HEADER_SIZE);
+        return ini_fail(err, errlen, "%s: truncated: %llu bytes, shorter than the %d-byte header", f->shown,
+                        (unsigned long long)size, INI_TRACE_HEADER_SIZE);
     if (check_header(f, header, size, err, errlen) < 0)
         return -1;
     f->msgs = calloc(f->n ? f->n : 1, sizeof(*f->msgs));
     if (!f->msgs)
-        return fail(err, errlen, "%s: out of memory for %llu records", f->shown, (unsigned long long)f->n);
+        return ini_fail(err, errlen, "%s: out of memory for %llu records", f->shown, (unsigned long long)f->n);
     return 0;
 }
 
@@ -197,7 +187,7 @@ int trace_file_load(struct trace_file *f, const char *path, char *err, size_t er
     char why[128];
     int fd = ini_open_regular(path, -1, why, sizeof(why));
     if (fd < 0)
-        return fail(err, errlen, "%s: %s", shown, why);
+        return ini_fail(err, errlen, "%s: %s", shown, why);
     FILE *fp = fdopen(fd, "rb");
     struct stat st;
     if (!fp || fstat(fd, &st) != 0) {
@@ -206,13 +196,13 @@ int trace_file_load(struct trace_file *f, const char *path, char *err, size_t er
             fclose(fp);
         else
             close(fd);
-        return fail(err, errlen, "%s: %s", shown, strerror(e));
+        return ini_fail(err, errlen, "%s: %s", shown, strerror(e));
     }
     uint64_t size = (uint64_t)st.st_size;
     uint8_t header[INI_TRACE_HEADER_SIZE];
     if (size >= INI_TRACE_HEADER_SIZE && fread(header, sizeof(header), 1, fp) != 1) {
         fclose(fp);
-        return fail(err, errlen, "%s: cannot read the header", shown);
+        return ini_fail(err, errlen, "%s: cannot read the header", shown);
     }
     if (begin_file(f, header, size, err, errlen) < 0) {
         fclose(fp);
@@ -223,11 +213,11 @@ int trace_file_load(struct trace_file *f, const char *path, char *err, size_t er
      * twice. */
     enum { CHUNK = 4096 };
     uint8_t *buf = malloc((size_t)CHUNK * INI_TRACE_RECORD_SIZE);
-    int rc = buf ? 0 : fail(err, errlen, "%s: out of memory", shown);
+    int rc = buf ? 0 : ini_fail(err, errlen, "%s: out of memory", shown);
     for (uint64_t i = 0; rc == 0 && i < f->n; i += CHUNK) {
         size_t m = f->n - i < CHUNK ? (size_t)(f->n - i) : CHUNK;
         if (fread(buf, INI_TRACE_RECORD_SIZE, m, fp) != m)
-            rc = fail(err, errlen, "%s: read error after %llu records", shown, (unsigned long long)i);
+            rc = ini_fail(err, errlen, "%s: read error after %llu records", shown, (unsigned long long)i);
         else
             rc = decode_records(f, i, buf, m, err, errlen);
     }
@@ -294,20 +284,20 @@ static int check_clusters(const struct trace_run *run, char *err, size_t errlen)
             if (j == i)
                 continue;
             if (b->info.cluster_inis != a->info.cluster_inis)
-                return fail(err, errlen, "%s: INI %d says cluster %d has %d INIs, but %s (INI %d) says %d",
-                            b->shown, b->info.ini_id, b->info.cluster_id, b->info.cluster_inis, a->name,
-                            a->info.ini_id, a->info.cluster_inis);
+                return ini_fail(err, errlen, "%s: INI %d says cluster %d has %d INIs, but %s (INI %d) says %d",
+                                b->shown, b->info.ini_id, b->info.cluster_id, b->info.cluster_inis, a->name,
+                                a->info.ini_id, a->info.cluster_inis);
             if (b->info.cluster_pes != a->info.cluster_pes)
-                return fail(err, errlen, "%s: INI %d says cluster %d has %d compute nodes, but %s says %d",
-                            b->shown, b->info.ini_id, b->info.cluster_id, b->info.cluster_pes, a->name,
-                            a->info.cluster_pes);
+                return ini_fail(err, errlen, "%s: INI %d says cluster %d has %d compute nodes, but %s says %d",
+                                b->shown, b->info.ini_id, b->info.cluster_id, b->info.cluster_pes, a->name,
+                                a->info.cluster_pes);
             if (b->info.ini_index == a->info.ini_index)
-                return fail(err, errlen, "%s: INI %d has the same index %d in cluster %d as %s", b->shown,
-                            b->info.ini_id, b->info.ini_index, b->info.cluster_id, a->name);
+                return ini_fail(err, errlen, "%s: INI %d has the same index %d in cluster %d as %s", b->shown,
+                                b->info.ini_id, b->info.ini_index, b->info.cluster_id, a->name);
         }
         if (present != a->info.cluster_inis)
-            return fail(err, errlen, "%s: cluster %d has %d INIs but %d trace files were found for it in %s",
-                        a->shown, a->info.cluster_id, a->info.cluster_inis, present, run->shown);
+            return ini_fail(err, errlen, "%s: cluster %d has %d INIs but %d trace files were found for it in %s",
+                            a->shown, a->info.cluster_id, a->info.cluster_inis, present, run->shown);
     }
     return 0;
 }
@@ -319,7 +309,7 @@ static struct trace_file *next_file(struct trace_run *run, int *cap, char *err, 
         int grown_cap = *cap ? 2 * *cap : 16;
         struct trace_file *grown = realloc(run->files, (size_t)grown_cap * sizeof(*grown));
         if (!grown) {
-            fail(err, errlen, "%s: out of memory", run->shown);
+            ini_fail(err, errlen, "%s: out of memory", run->shown);
             return NULL;
         }
         run->files = grown;
@@ -332,13 +322,13 @@ static struct trace_file *next_file(struct trace_run *run, int *cap, char *err, 
 static int finish_run(struct trace_run *run, int rc, char *err, size_t errlen)
 {
     if (rc == 0 && run->n_files == 0)
-        rc = fail(err, errlen, "%s: no ini<ID>.trace files", run->shown);
+        rc = ini_fail(err, errlen, "%s: no ini<ID>.trace files", run->shown);
     if (rc == 0) {
         qsort(run->files, (size_t)run->n_files, sizeof(*run->files), cmp_file_by_id);
         for (int i = 1; rc == 0 && i < run->n_files; i++)
             if (run->files[i].info.ini_id == run->files[i - 1].info.ini_id)
-                rc = fail(err, errlen, "%s: INI %d is also in %s", run->files[i].shown,
-                          run->files[i].info.ini_id, run->files[i - 1].name);
+                rc = ini_fail(err, errlen, "%s: INI %d is also in %s", run->files[i].shown,
+                              run->files[i].info.ini_id, run->files[i - 1].name);
         if (rc == 0)
             rc = check_clusters(run, err, errlen);
     }
@@ -354,33 +344,39 @@ static void name_run(struct trace_run *run, const char *dir)
     ini_path_for_message(dir, run->shown, sizeof(run->shown));
 }
 
+/* Adds the trace file `name` of the run in dir, if it is named like one
+ * (ini<ID>.trace; anything else is passed over): read from the directory,
+ * or from image when given.  0, or -1 with the error in err. */
+static int add_file(struct trace_run *run, int *cap, const char *dir, const char *name,
+                    const struct trace_image *image, char *err, size_t errlen)
+{
+    long id = trace_name_id(name);
+    if (id < 0)
+        return 0;
+    struct trace_file *f = next_file(run, cap, err, errlen);
+    if (!f)
+        return -1;
+    char path[2048];
+    snprintf(path, sizeof(path), "%s/%s", dir, name);
+    if ((image ? trace_file_load_mem(f, path, image->bytes, image->size, err, errlen)
+               : trace_file_load(f, path, err, errlen)) < 0)
+        return -1;
+    run->n_files++;
+    if (f->info.ini_id != id)
+        return ini_fail(err, errlen, "%s: the header says INI %d", f->shown, f->info.ini_id);
+    return 0;
+}
+
 int trace_run_load(struct trace_run *run, const char *dir, char *err, size_t errlen)
 {
     name_run(run, dir);
     DIR *d = opendir(dir);
     if (!d)
-        return fail(err, errlen, "%s: %s", run->shown, strerror(errno));
+        return ini_fail(err, errlen, "%s: %s", run->shown, strerror(errno));
     int cap = 0, rc = 0;
     struct dirent *e;
-    while (rc == 0 && (e = readdir(d)) != NULL) {
-        long id = trace_name_id(e->d_name);
-        if (id < 0)
-            continue;
-        struct trace_file *f = next_file(run, &cap, err, errlen);
-        if (!f) {
-            rc = -1;
-            break;
-        }
-        char path[2048];
-        snprintf(path, sizeof(path), "%s/%s", dir, e->d_name);
-        if (trace_file_load(f, path, err, errlen) < 0) {
-            rc = -1;
-            break;
-        }
-        run->n_files++;
-        if (f->info.ini_id != id)
-            rc = fail(err, errlen, "%s: the header says INI %d", f->shown, f->info.ini_id);
-    }
+    while (rc == 0 && (e = readdir(d)) != NULL)
+        rc = add_file(run, &cap, dir, e->d_name, NULL, err, errlen);
     closedir(d);
     return finish_run(run, rc, err, errlen);
 }
@@ -390,25 +386,8 @@ int trace_run_load_mem(struct trace_run *run, const char *dir, const struct trac
 {
     name_run(run, dir);
     int cap = 0, rc = 0;
-    for (int i = 0; rc == 0 && i < n; i++) {
-        long id = trace_name_id(images[i].name);
-        if (id < 0)
-            continue;
-        struct trace_file *f = next_file(run, &cap, err, errlen);
-        if (!f) {
-            rc = -1;
-            break;
-        }
-        char path[2048];
-        snprintf(path, sizeof(path), "%s/%s", dir, images[i].name);
-        if (trace_file_load_mem(f, path, images[i].bytes, images[i].size, err, errlen) < 0) {
-            rc = -1;
-            break;
-        }
-        run->n_files++;
-        if (f->info.ini_id != id)
-            rc = fail(err, errlen, "%s: the header says INI %d", f->shown, f->info.ini_id);
-    }
+    for (int i = 0; rc == 0 && i < n; i++)
+        rc = add_file(run, &cap, dir, images[i].name, &images[i], err, errlen);
     return finish_run(run, rc, err, errlen);
 }
 

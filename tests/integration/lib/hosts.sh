@@ -15,6 +15,9 @@
 #   hosts_in NAME CMD... runs CMD in namespace ${HOSTS_NS}-NAME
 #   hosts_teardown       stops what hosts_sshd started and deletes the
 #                        namespaces and the temporary directory
+#   hosts_finish         the end of a test, after its teardown: no namespace
+#                        of the test left, the verdict line ($NAME, the
+#                        count in $failures, the test's fail()), its status
 #
 # Callers: hosts_need_root first (exits 77 with the reason when the machine
 # cannot), then `trap hosts_teardown EXIT`.
@@ -141,6 +144,13 @@ hosts_teardown() {
     done
     [ "$HOSTS_MADE_RUN_SSHD" = 1 ] && rmdir /run/sshd 2> /dev/null
     rm -rf "$HOSTS_TMP"
+}
+
+hosts_finish() {
+    trap - EXIT
+    ip netns list | grep -q "^${HOSTS_NS}-" && fail "namespaces left behind"
+    [ "$failures" = 0 ] && echo "$NAME: PASS" || echo "$NAME: $failures failed"
+    [ "$failures" = 0 ]
 }
 
 # hosts_kill_check LAUNCHER_PID CFG RUN_DIR LOG WHO: the daemon-kill check of

@@ -96,6 +96,18 @@ static inline void fx_local(struct ini_trace *t, uint16_t src, uint16_t dst, uin
     ini_trace_commit(t, r, t6);
 }
 
+/* One message of each kind, every stamp distinct: out 0 -> 2 (peer INI 1,
+ * 100 bytes, queue 1; t0..t5 = 900, 1100, 1150, 1200, 1300, 1500), in
+ * 2 -> 1 (peer 1, 50 bytes, queue 0; t1..t6 = 2000, 2010, 2100, 2200,
+ * 2250, 2300) and local 0 -> 1 (8 bytes, queue 3; t1, t2, t6 = 3000, 3005,
+ * 3050).  The round trip of test_trace checks each value. */
+static inline void fx_one_of_each(struct ini_trace *t)
+{
+    fx_out(t, 0, 2, 1, 100, 1, 900, 1100, 1150, 1200, 1300, 1500);
+    fx_in(t, 2, 1, 1, 50, 0, 2000, 2010, 2100, 2200, 2250, 2300);
+    fx_local(t, 0, 1, 8, 3, 3000, 3005, 3050);
+}
+
 /* Writes dir/ini<ID>.trace and frees the buffer; 0 or -1. */
 static inline int fx_write(struct ini_trace *t, const char *dir)
 {
