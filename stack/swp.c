@@ -162,9 +162,12 @@ static int alloc_conns(struct ini_swp *s, const struct ini_swp_params *prm, uint
      * after the least time between two NAKs. */
     uint64_t send_expiry = s->use_nak && s->nak_gap ? s->nak_gap : send_ticks;
     /* A machine of one cluster has no connection; the lists still need a
-     * record to exist. */
+     * record to exist.  With NAKs one SEND timer per connection (the
+     * probe's, swp_window.c), else one per frame in flight. */
     uint32_t send_capacity = n_conns ? (uint32_t)n_conns * s->window : 1;
-    if (timer_list_init_send(&s->send_timers, (uint32_t)prm->n_inis, send_capacity, send_expiry) < 0 ||
+    int sent = s->use_nak ? timer_list_init_ack(&s->send_timers, (uint32_t)prm->n_inis, send_expiry)
+                          : timer_list_init_send(&s->send_timers, (uint32_t)prm->n_inis, send_capacity, send_expiry);
+    if (sent < 0 ||
         timer_list_init_ack(&s->ack_timers, (uint32_t)prm->n_inis, ack_ticks) < 0)
         return -1;
     return 0;

@@ -80,7 +80,7 @@ static int udp_check_and_crc(const struct ini_swp *s, const struct pbuf *p, uint
 {
     const uint8_t *first = p->payload;
     uint32_t hdr = (uint32_t)s->data_hdr_len;
-    uint32_t sum = (uint32_t)ini_chksum(first - UDP_HLEN, (int)(UDP_HLEN + hdr));
+    uint32_t sum = ini_sum_fold(ini_sum_small(0, first - UDP_HLEN, UDP_HLEN + hdr));   /* inline: a few words */
     uint32_t c = 0, off = UDP_HLEN + hdr;
     for (const struct pbuf *q = p; q; q = q->next) {
         const uint8_t *b = (const uint8_t *)q->payload;
