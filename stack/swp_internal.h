@@ -52,6 +52,17 @@ struct swp_rx_slot {
     uint64_t nak_tsc;         /* empty: when it was last NAKed (0: not yet) */
 };
 
+/* A connection.  What an INI that restarts must find again to go on
+ * without loss (its durable state): the next sequence number to send and
+ * the oldest unacknowledged (snd_nxt, snd_una), the frames between them
+ * (tx slots: each a message, or a segment, lent from a compute node's
+ * ring: am, am_len, flags, crc), the message taken but not all sent
+ * (pend_*), the next sequence number expected (rcv_nxt) and the message
+ * half assembled (asm_*: its segments are acknowledged as they join it,
+ * so the peer will not send them again).  The rest is derived or
+ * transient: acks owed, timers, frames held out of order above rcv_nxt
+ * (unacknowledged: the peer's probe finds them missing and they come
+ * again), counters. */
 struct swp_conn {
     int peer;                 /* global INI id; -1: no connection */
     uint32_t snd_una, snd_nxt;     /* oldest unacknowledged, next to send */
