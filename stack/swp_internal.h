@@ -274,6 +274,12 @@ void swp_continue_message(struct ini_swp *s, struct swp_conn *c);
  * Returns 1 when r was taken and nothing is to be delivered yet; 0 with
  * *m, *off the message to deliver (r's frame, or the complete chain). */
 int  swp_seg_take(struct ini_swp *s, struct swp_conn *c, struct swp_rx_slot *r, struct pbuf **m, uint16_t *off);
+/* The frame in order when nothing is held above it (the common case of
+ * a stream of segments): a first or middle segment is chained at once,
+ * without going through its slot.  1 when taken; 0: the caller goes the
+ * general way (a whole message or a last segment, whose delivery may be
+ * refused; a segment out of place, counted there). */
+int  swp_seg_take_next(struct ini_swp *s, struct swp_conn *c, struct pbuf *p, uint8_t flags);
 /* After the delivery of a message r completed: refused (r's segment
  * leaves the chain, back to its slot), or taken (the chain is gone). */
 void swp_seg_refused(struct swp_conn *c, struct swp_rx_slot *r);

@@ -324,17 +324,22 @@ static void handle_data(struct ini_swp *s, struct swp_conn *c, uint32_t seq, uin
         c->stats.retx_after_loss++;     /* a frame this INI lacked */
         flags &= (uint8_t)~INI_SWP_F_RETX;
     }
-    if (ahead == 0 && c->n_held == 0 && !c->asm_head && !(flags & (INI_SWP_F_MORE | INI_SWP_F_CONT))) {
-        /* The common case: the next message, whole, nothing held above it
-         * (so no gap, no NAK, no refused delivery): delivered straight from
-         * the frame, as swp_deliver_in_order would.  Refused, it takes the
-         * slot like any other. */
-        uint32_t bytes = p->tot_len - (uint32_t)s->data_hdr_len - (uint32_t)sizeof(struct ini_am_hdr);
-        if (s->deliver(s->ctx, c->peer, p, (uint16_t)s->data_hdr_len, rx) == 0) {
-            rcv_next(s, c, r);
-            c->stats.msgs_delivered++;
-            c->stats.bytes_delivered += bytes;
-            swp_schedule_ack(s, c);
+    if (ahead == 0 && c->n_held == 0) {
+        if (!c->asm_head && !(flags & (INI_SWP_F_MORE | INI_SWP_F_CONT))) {
+            /* The common case: the next message, whole, nothing held above
+             * it (so no gap, no NAK, no refused delivery): delivered
+             * straight from the frame, as swp_deliver_in_order would.
+             * Refused, it takes the slot like any other. */
+            uint32_t bytes = p->tot_len - (uint32_t)s->data_hdr_len - (uint32_t)sizeof(struct ini_am_hdr);
+            if (s->deliver(s->ctx, c->peer, p, (uint16_t)s->data_hdr_len, rx) == 0) {
+                rcv_next(s, c, r);
+                c->stats.msgs_delivered++;
+                c->stats.bytes_delivered += bytes;
+                swp_schedule_ack(s, c);
+                return;
+            }
+        } else if (swp_seg_take_next(s, c, p, flags)) {
+            swp_schedule_ack(s, c);     /* the next segment of a message, chained */
             return;
         }
     }
