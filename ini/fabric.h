@@ -50,6 +50,17 @@
  *     the one word it read before and rings the doorbell it names: the
  *     single-PE case costs what it did.  A PE belongs to at most one
  *     sleeping thread at a time.
+ *
+ * Sharing a core (idle.colocate: a compute node on its INI's core).  The
+ * two hand the core to each other with sched_yield, each switch about
+ * 1.3 us on the 2-core development machine: a round trip between two
+ * compute nodes needs at least four (a message to each INI, each reply to
+ * its compute node).  While a compute node waits in ini_wait it says so
+ * (`waiting` of its struct ini_seg_pe, ini_fabric_pe_waits): its INI then
+ * keeps the core and polls instead of yielding at every idle turn, so
+ * that a frame that arrives is taken at once, not after the compute
+ * node's turn and a switch, and hands the core over right after it has
+ * delivered to it.
  */
 #ifndef INI_FABRIC_H
 #define INI_FABRIC_H
@@ -124,6 +135,22 @@ static inline void ini_fabric_wake_pe(struct ini_segment *seg, int pe_local)
             k = (uint32_t)pe_local;
         ini_doorbell_ring(&seg->pes[k].doorbell);
     }
+}
+
+/* A compute node's thread waits for a message (1), or not (0): ini_wait
+ * says so around handing its core over (fabric.h, "Sharing a core"). */
+static inline void ini_fabric_pe_waits(struct ini_segment *seg, int pe_local, uint32_t on)
+{
+    atomic_store_explicit(&seg->pes[pe_local].waiting, on, memory_order_relaxed);
+}
+
+/* 1 when every PE of `pes` (a mask of local indices, not empty) waits. */
+static inline int ini_fabric_pes_wait(const struct ini_segment *seg, uint64_t pes)
+{
+    for (; pes; pes &= pes - 1)
+        if (!atomic_load_explicit(&seg->pes[__builtin_ctzll(pes)].waiting, memory_order_relaxed))
+            return 0;
+    return 1;
 }
 
 /* The INI stops (its state is INI_SEG_STOPPED): every PE's doorbell rings,

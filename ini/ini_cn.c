@@ -557,7 +557,7 @@ static int group_pending(void *arg)
 /* ini_wait for a group of PEs served by one thread (fabric.h: every PE of
  * the group sleeps on the doorbell of the first).  Inlined into ini_wait
  * with n = 1, where the loops over the group fold away. */
-static inline __attribute__((always_inline)) int wait_group(struct ini_pe **pes, int n, uint64_t timeout_us)
+static inline __attribute__((always_inline)) int wait_loop(struct ini_pe **pes, int n, uint64_t timeout_us)
 {
     struct ini_cn *cn = pes[0]->cn;
     struct ini_seg_pe *bell = &cn->seg->pes[pes[0]->local];
@@ -604,6 +604,21 @@ static inline __attribute__((always_inline)) int wait_group(struct ini_pe **pes,
                                (!left || left > 100000) ? 100000 : left);
         spin_until = now_us() + (uint64_t)cn->spin_us;
     }
+}
+
+/* Colocated with its INI, a waiting group says so while it waits, so that
+ * the INI keeps the core until it has a message for it (fabric.h,
+ * "Sharing a core"). */
+static inline __attribute__((always_inline)) int wait_group(struct ini_pe **pes, int n, uint64_t timeout_us)
+{
+    struct ini_cn *cn = pes[0]->cn;
+    const int say = cn->adaptive && cn->cfg.idle.colocate;
+    for (int k = 0; say && k < n; k++)
+        ini_fabric_pe_waits(cn->seg, pes[k]->local, 1);
+    int r = wait_loop(pes, n, timeout_us);
+    for (int k = 0; say && k < n; k++)
+        ini_fabric_pe_waits(cn->seg, pes[k]->local, 0);
+    return r;
 }
 
 int ini_wait(struct ini_pe *pe, uint64_t timeout_us)

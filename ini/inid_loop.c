@@ -585,11 +585,30 @@ static void dilate_turn(struct inid *d, uint64_t arrive, uint64_t now, uint32_t 
 
 /* ---- the loop ---- */
 
+/* The compute nodes of this cluster that run on this INI's core
+ * (idle.colocate: those whose static INI it is, when it has a core), as a
+ * mask of local indices; 0 when the daemon does not share its core. */
+static uint64_t colocated_pes(const struct inid *d)
+{
+    uint64_t mask = 0;
+    if (d->idle != INI_IDLE_ADAPTIVE || !d->cfg.idle.colocate || d->me->core < 0)
+        return 0;
+    const struct ini_cluster_cfg *cl = &d->cfg.clusters[d->cluster];
+    for (int p = 0; p < cl->n_pes && p < 64; p++)
+        if (d->cfg.pes[cl->pes[p]].static_ini == d->me->id)
+            mask |= 1ull << p;
+    return mask;
+}
+
 /* The loop's own clocks: idle back-off, lwIP's timers, the queue's area. */
 struct loop_clock {
     uint64_t spin, yield, timer_period;
     uint64_t last_work, next_timers, backoff_us;
     uint64_t last_turn, last_occupancy;
+    /* Sharing the core with compute nodes that wait for messages
+     * (fabric.h, "Sharing a core"): keep it while they wait, hand it over
+     * as soon as one has a message (handed: deliveries counted so far). */
+    uint64_t colocated, handed;
 };
 
 TURN_PIECE void loop_clock_init(const struct inid *d, struct loop_clock *c)
@@ -604,6 +623,8 @@ TURN_PIECE void loop_clock_init(const struct inid *d, struct loop_clock *c)
     c->next_timers = c->last_work + c->timer_period;
     c->backoff_us = 8;
     c->last_turn = c->last_occupancy = 0;
+    c->colocated = colocated_pes(d);
+    c->handed = 0;
 }
 
 /* After the sources were polled: the load the compute nodes' load-aware
@@ -641,6 +662,13 @@ TURN_PIECE void end_turn(struct inid *d, struct loop_clock *c, uint64_t now, int
         d->stats.busy_cycles += rte_rdtsc() - now;
         c->last_work = now;
         c->backoff_us = 8;
+        uint64_t given = d->stats.in_msgs + d->stats.local_msgs;
+        if (c->colocated && given != c->handed && ini_fabric_pes_wait(d->seg, c->colocated))
+            sched_yield();              /* a waiting compute node on this core has a message */
+        c->handed = given;
+    } else if (c->colocated && now - c->last_work <= c->yield && ini_fabric_pes_wait(d->seg, c->colocated)) {
+        /* Its compute nodes wait on this core: what arrives is theirs,
+         * taken at once rather than after a switch to them and back. */
     } else if (d->idle == INI_IDLE_ADAPTIVE && now - c->last_work > c->spin) {
         /* Shared cores: first hand the core to whoever is runnable on
          * it (the compute node this daemon serves, colocated) and come
@@ -798,13 +826,16 @@ void inid_write_counters(struct inid *d)
     unsigned chk = (unsigned)(w->udp_checksum_errors + w->crc_errors + ip.ip_checksum_errors);
     fprintf(f, "{\n  \"ini\": %d, \"cluster\": %d, \"idle_mode\": \"%s\",\n", d->me->id, d->cluster,
             ini_idle_mode_name(d->idle));
+    /* Retransmissions as sent (by cause) and as received (needed after a
+     * loss, or spurious: of a frame already here). */
     fprintf(f, "  \"summary\": \"INI %d (cluster %d): sent %llu msgs / %llu B, delivered %llu msgs / %llu B, "
-               "local %llu; retransmitted %llu (timer) + %llu (NAK), NAKs %llu sent, checksum drops %u, "
-               "duplicates %llu, reassembly drops %u\",\n",
+               "local %llu; retransmitted %llu (timer) + %llu (NAK), received %llu after a loss + %llu spurious, "
+               "NAKs %llu sent, checksum drops %u, duplicates %llu, reassembly drops %u\",\n",
             d->me->id, d->cluster, (unsigned long long)w->msgs_sent, (unsigned long long)w->bytes_sent,
             (unsigned long long)w->msgs_delivered, (unsigned long long)w->bytes_delivered,
             (unsigned long long)s->local_msgs, (unsigned long long)w->retx_timer,
-            (unsigned long long)w->retx_nak, (unsigned long long)w->naks_sent, chk,
+            (unsigned long long)w->retx_nak, (unsigned long long)w->retx_after_loss,
+            (unsigned long long)w->retx_spurious, (unsigned long long)w->naks_sent, chk,
             (unsigned long long)w->duplicates, (unsigned)(ip.reass_timeouts + ip.reass_evictions));
     json_transport(f, d, w);
     json_group(f, "messages", inid_message_counters, INI_COUNTERS_N(inid_message_counters), s);

@@ -145,6 +145,11 @@ uint8_t *ini_dgram_frame_begin_slow(struct ini_dgram *dg, struct ini_dgram_dst *
     return f->payload;
 }
 
+uint32_t ini_dgram_tx_room_slow(struct ini_dgram *dg, struct ini_dgram_dst *dst)
+{
+    return dst_ready(dg, dst) ? ini_dgram_tx_room(dg, dst) : UINT32_MAX;
+}
+
 int ini_dgram_frame_send(struct ini_dgram *dg, struct ini_dgram_frame *f, uint16_t payload_sum)
 {
     if (f->p)
@@ -195,7 +200,7 @@ int ini_dgram_send_frags(struct ini_dgram *dg, struct ini_dgram_dst *dst, const 
                          uint16_t payload_sum)
 {
     uint32_t total = len + UDP_HLEN;
-    uint32_t piece = ((uint32_t)dg->nf->netif.mtu - IP_HLEN) & ~7u;      /* lwIP's: whole 8-byte units */
+    uint32_t piece = ini_dgram_frag_piece(dg);
     if (dst_ready(dg, dst) && total <= 0xffff - IP_HLEN && piece >= 8) {
         uint32_t n = (total + piece - 1) / piece;
         struct rte_mbuf *ms[64];

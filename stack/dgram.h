@@ -171,6 +171,37 @@ ini_dgram_frame_begin(struct ini_dgram *dg, struct ini_dgram_dst *dst, uint16_t 
     return f->payload;
 }
 int ini_dgram_frame_send(struct ini_dgram *dg, struct ini_dgram_frame *f, uint16_t payload_sum);
+
+/* Frames of data the link takes for dst now without dropping any: its
+ * queue's room (netif_dpdk.h ini_netif_txq_room) less a burst kept for
+ * control frames.  A full port holds frames for the next turn; a sender
+ * that finds no room for a message keeps it (the INI's stall list, as
+ * for a full window) rather than have the link drop its frames.  A
+ * destination outside the static peers (lwIP's path) is not bounded. */
+#define INI_DGRAM_CONTROL_RESERVE INI_NETIF_BURST
+uint32_t ini_dgram_tx_room_slow(struct ini_dgram *dg, struct ini_dgram_dst *dst);
+static inline uint32_t ini_dgram_tx_room(struct ini_dgram *dg, struct ini_dgram_dst *dst)
+{
+    if (!dst->slot)
+        return ini_dgram_tx_room_slow(dg, dst);
+    uint32_t room = ini_netif_txq_room(&dg->nf->txqs[dst->slot->txq]);
+    return room > INI_DGRAM_CONTROL_RESERVE ? room - INI_DGRAM_CONTROL_RESERVE : 0;
+}
+/* Bytes of IP payload in each fragment but the last, as lwIP's ip4_frag
+ * cuts them: the MTU less the IP header, in whole 8-byte units. */
+static inline uint32_t ini_dgram_frag_piece(const struct ini_dgram *dg)
+{
+    return ((uint32_t)dg->nf->netif.mtu - 20) & ~7u;
+}
+/* The frames of a datagram of len bytes of UDP payload: 1 when it fits a
+ * frame, else its IP fragments (the UDP header is in the first). */
+static inline uint32_t ini_dgram_frames(const struct ini_dgram *dg, uint32_t len)
+{
+    if (len <= dg->frame_max)
+        return 1;
+    uint32_t piece = ini_dgram_frag_piece(dg);
+    return (len + 8 + piece - 1) / piece;
+}
 /* Several frames: len bytes at payload (summing to payload_sum), in IP
  * fragments.  0: queued; -1: no buffers, or lwIP refused it. */
 int ini_dgram_send_frags(struct ini_dgram *dg, struct ini_dgram_dst *dst, const uint8_t *payload, uint32_t len,

@@ -170,10 +170,19 @@ static inline struct pbuf *ini_netif_rx_pbuf(struct rte_mbuf *m, void *payload, 
 
 /* Sends everything queued (through the queue's fault injector, if any).
  * Frames a port refuses wait, in order, for the next flush, up to
- * INI_NETIF_BACKLOG per queue; beyond that they are dropped and counted.
- * Returns how many frames wait: the caller should not go idle while any
- * do. */
+ * INI_NETIF_BACKLOG per queue; beyond that they are dropped and counted
+ * (tx_dropped): a sender of data asks for room first
+ * (ini_netif_txq_room), so that only a flood of control frames or the
+ * fault injector's duplicates can get there.  Returns how many frames
+ * wait: the caller should not go idle while any do. */
 int ini_netif_flush(struct ini_netif *nf);
+
+/* Frames queue q can still take without dropping one: what its backlog
+ * holds beyond what waits there and in the queue. */
+static inline uint32_t ini_netif_txq_room(const struct ini_txq *q)
+{
+    return (uint32_t)INI_NETIF_BACKLOG - q->n_backlog - q->n;
+}
 
 /* ---- whole frames, for the layers above (stack/dgram.c, stack/arp.c) ---- */
 

@@ -48,7 +48,7 @@ int ini_swp_hdr_read(const uint8_t *src, uint32_t len, int seq_bits, struct ini_
     h->conn = src[1];
     h->seq = get_seq(src + 2, seq_bits);
     h->ack = get_seq(src + 2 + w, seq_bits);
-    if (h->op < INI_SWP_DATA || h->op > INI_SWP_NAK || (h->flags && h->op != INI_SWP_DATA))
+    if (h->op < INI_SWP_DATA || h->op > INI_SWP_PROBE || (h->flags && h->op != INI_SWP_DATA))
         return -1;
     return 0;
 }
@@ -101,6 +101,15 @@ uint32_t ini_swp_window(const struct ini_swp *s)
     return s->window;
 }
 
+uint32_t ini_swp_window_cost(const struct ini_swp_params *p, uint32_t am_len)
+{
+    uint32_t frame_max = (uint32_t)(p->mtu - IP_HLEN - UDP_HLEN);
+    uint32_t data_hdr = (uint32_t)ini_swp_hdr_len(p->seq_bits) + (p->auth ? INI_SWP_TAG_LEN : 0) + 4;
+    if (!p->segment || am_len + data_hdr <= frame_max)
+        return 1;
+    return (am_len + frame_max - data_hdr - 1) / (frame_max - data_hdr);
+}
+
 uint32_t ini_swp_send_timers(const struct ini_swp *s)
 {
     return RELAXED(s->send_timers.in_use);
@@ -148,10 +157,17 @@ static int alloc_conns(struct ini_swp *s, const struct ini_swp_params *prm, uint
     uint64_t send_ticks = tsc_hz / 1000000 * (uint64_t)prm->send_timeout_us;
     uint64_t ack_ticks = tsc_hz / 1000000 * (uint64_t)prm->ack_timeout_us;
     s->nak_gap = send_ticks / 4;
+    /* With NAKs, a SEND timer sends a probe, not the frame (swp.h): it
+     * costs a header, so it may go sooner than a retransmission would,
+     * after the least time between two NAKs. */
+    uint64_t send_expiry = s->use_nak && s->nak_gap ? s->nak_gap : send_ticks;
     /* A machine of one cluster has no connection; the lists still need a
-     * record to exist. */
+     * record to exist.  With NAKs one SEND timer per connection (the
+     * probe's, swp_window.c), else one per frame in flight. */
     uint32_t send_capacity = n_conns ? (uint32_t)n_conns * s->window : 1;
-    if (timer_list_init_send(&s->send_timers, (uint32_t)prm->n_inis, send_capacity, send_ticks) < 0 ||
+    int sent = s->use_nak ? timer_list_init_ack(&s->send_timers, (uint32_t)prm->n_inis, send_expiry)
+                          : timer_list_init_send(&s->send_timers, (uint32_t)prm->n_inis, send_capacity, send_expiry);
+    if (sent < 0 ||
         timer_list_init_ack(&s->ack_timers, (uint32_t)prm->n_inis, ack_ticks) < 0)
         return -1;
     return 0;

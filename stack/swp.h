@@ -21,8 +21,10 @@
  * (docs/transport.md).
  * `ack` is cumulative: the next sequence number the sender of the frame
  * expects, i.e. everything before it has arrived.  DATA carries a message
- * and a piggy-backed ack; ACK carries only the ack; NAK asks for the
- * message `seq` (and carries the ack too).
+ * and a piggy-backed ack (and the flag RETX when it was sent before); ACK
+ * carries only the ack; NAK asks for the message `seq` (and carries the
+ * ack too); PROBE says "I have sent everything before `seq`": the
+ * receiver NAKs what it lacks of that, or acknowledges.
  *
  * Segments (stack.segmentation, docs/transport.md "Segments"): with
  * `segment` set, a message longer than one frame is sent as segments of
@@ -44,14 +46,27 @@
  *
  * Per connection the sender keeps up to `window` unacknowledged frames
  * (messages, or segments), each with a SEND timer in the INI's send timer
- * list (a segment's timer retransmits it only when it is the oldest
- * unacknowledged frame: the ack is cumulative, and the receiver NAKs a
- * segment it lacks); the receiver keeps a window of the same size for
- * out-of-order arrivals, delivers in order, sends a NAK for each missing
- * frame when a later one shows the gap (and again from its ACK timer while
- * the gap lasts, once per send_timeout/4), and acknowledges by
- * piggy-backing on reverse DATA, by its ACK timer when there is none, or at
- * once when half a window is unacknowledged.
+ * list; the receiver keeps a window of the same size for out-of-order
+ * arrivals, delivers in order, and acknowledges by piggy-backing on
+ * reverse DATA, by its ACK timer when there is none, or at once when half
+ * a window is unacknowledged.
+ *
+ * No retransmission without a loss (docs/transport.md, "Losses, and only
+ * losses"): with NAKs on (stack.nak, the default) a frame goes again only
+ * when the receiver asks for it, and the receiver asks only for what it
+ * knows is lost: a frame below one that arrived (the link keeps the order
+ * of the frames it carries, so a frame after the gap left after the frame
+ * missing).  A NAK goes when a later frame shows the gap, and again from
+ * the ACK timer while frames wait above it, once per send_timeout/4.  What
+ * nothing follows (the last frame of a burst) the sender's SEND timer
+ * finds: it expires after send_timeout/4 for the oldest unacknowledged
+ * frame and sends a PROBE with the next sequence number to send, behind
+ * every frame it sent; the receiver NAKs what it lacks below it, else
+ * acknowledges.  A receiver that was merely slow (descheduled, its frames
+ * unread in its ring) reads the frames before the probe and acknowledges:
+ * nothing goes twice.  With NAKs off, the SEND timer retransmits (after
+ * send_timeout; for segments only the oldest unacknowledged frame), as
+ * the thesis's protocol does.
  *
  * Buffer ownership: ini_swp_send() borrows the message (the AM header and
  * payload in the compute node's ring, with INI_SWP_MAXHDR writable bytes in
@@ -95,11 +110,14 @@
 #define INI_SWP_EPOCH_LEN 16  /* the run's random nonce, the same in every INI of a run */
 #define INI_SWP_TAG_LEN  16   /* the MAC behind the header when a key is set */
 
-/* The op byte of a frame: opcode in the low bits, a segment's place in
- * its message in the two high bits (DATA only). */
-#define INI_SWP_OP_MASK 0x3f
+/* The op byte of a frame: opcode in the low five bits; a DATA frame's
+ * flags in the three high bits: a segment's place in its message, and
+ * whether the frame is a retransmission (so that the receiver can tell a
+ * retransmission it needed from a spurious one). */
+#define INI_SWP_OP_MASK 0x1f
 #define INI_SWP_F_MORE  0x80  /* segments of this message follow */
 #define INI_SWP_F_CONT  0x40  /* continues a message: not its first segment */
+#define INI_SWP_F_RETX  0x20  /* sent before: a retransmission */
 
 /* The transport's parameters (docs/config.md, group stack). */
 struct ini_swp_params {
@@ -128,14 +146,14 @@ struct ini_swp_tx_stamps {
     uint64_t t_out_udp;              /* UDP checksum done, IP starts */
 };
 
-enum ini_swp_op { INI_SWP_DATA = 1, INI_SWP_ACK = 2, INI_SWP_NAK = 3 };
+enum ini_swp_op { INI_SWP_DATA = 1, INI_SWP_ACK = 2, INI_SWP_NAK = 3, INI_SWP_PROBE = 4 };
 
 struct ini_swp_hdr {
     uint8_t  op;              /* enum ini_swp_op */
     uint8_t  conn;
     uint32_t seq;
     uint32_t ack;
-    uint8_t  flags;           /* DATA: INI_SWP_F_MORE, INI_SWP_F_CONT (0: a whole message) */
+    uint8_t  flags;           /* DATA: INI_SWP_F_MORE, INI_SWP_F_CONT (0: a whole message), INI_SWP_F_RETX */
 };
 
 int  ini_swp_hdr_len(int seq_bits);
@@ -149,15 +167,22 @@ typedef int  (*ini_deliver_fn)(void *ctx, int src_ini, struct pbuf *p, uint16_t 
 typedef void (*ini_release_fn)(void *ctx, void *cookie);
 
 /* The transport's counters, one list: the struct's fields, the sum of the
- * connections' into the INI's total (ini_swp_totals) and the counters file
- * (ini/inid_loop.c) all come from it, in this order.  X(name) per counter. */
+ * connections' into the INI's total (ini_swp_totals), the counters file
+ * (ini/inid_loop.c) and telemetry all come from it, in this order.
+ * X(name) per counter.  Retransmissions are counted where they leave, by
+ * cause (retx_timer: a SEND timer, with NAKs off; retx_nak: a NAK), and
+ * where they arrive, by use: retx_after_loss, a retransmission that
+ * brought a frame the receiver lacked, and retx_spurious, one of a frame
+ * it had already (delivered, or held in its window): a duplicate the
+ * sender caused.  duplicates counts every duplicate, the link's too. */
 #define INI_SWP_COUNTERS(X)                                                        \
     X(msgs_sent) X(bytes_sent) X(msgs_delivered) X(bytes_delivered)                \
-    X(retx_timer) X(retx_nak) X(naks_sent) X(naks_received)                        \
+    X(retx_timer) X(retx_nak) X(retx_after_loss) X(retx_spurious)                  \
+    X(naks_sent) X(naks_received) X(probes_sent) X(probes_received)                \
     X(acks_bare) X(acks_piggy) X(acks_received)                                    \
     X(duplicates) X(out_of_window) X(window_full) X(deliver_refused)               \
     X(bad_header) X(bad_conn) X(bad_ack) X(crc_errors) X(udp_checksum_errors)      \
-    X(send_errors) X(timer_errors) X(mac_fail)                                     \
+    X(send_errors) X(timer_errors) X(mac_fail) X(tx_held)                          \
     X(segs_sent) X(segs_received) X(seg_errors)
 
 struct ini_swp_stats {
@@ -253,6 +278,10 @@ int ini_swp_conn(const struct ini_swp *s, int peer, struct ini_swp_conn_info *ci
 /* The window (frames in flight per connection), and the SEND timers
  * running in the whole INI. */
 uint32_t ini_swp_window(const struct ini_swp *s);
+/* What a message of am_len bytes (AM header and payload) takes of the
+ * window of a transport with parameters p: its segments, or 1 (a frame,
+ * or a datagram in IP fragments). */
+uint32_t ini_swp_window_cost(const struct ini_swp_params *p, uint32_t am_len);
 uint32_t ini_swp_send_timers(const struct ini_swp *s);
 
 #endif

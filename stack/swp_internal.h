@@ -41,6 +41,7 @@ struct swp_tx_slot {
     uint8_t crc_pending;      /* CRC and sum not yet taken: in the first copy (transmit) */
     uint8_t flags;            /* INI_SWP_F_MORE, INI_SWP_F_CONT: a segment's place */
     uint8_t release;          /* the message's last frame: give it back when acknowledged */
+    uint8_t sent;             /* transmitted once: the next one carries INI_SWP_F_RETX */
     int naked;                /* retransmitted on a NAK already */
 };
 
@@ -51,6 +52,17 @@ struct swp_rx_slot {
     uint64_t nak_tsc;         /* empty: when it was last NAKed (0: not yet) */
 };
 
+/* A connection.  What an INI that restarts must find again to go on
+ * without loss (its durable state): the next sequence number to send and
+ * the oldest unacknowledged (snd_nxt, snd_una), the frames between them
+ * (tx slots: each a message, or a segment, lent from a compute node's
+ * ring: am, am_len, flags, crc), the message taken but not all sent
+ * (pend_*), the next sequence number expected (rcv_nxt) and the message
+ * half assembled (asm_*: its segments are acknowledged as they join it,
+ * so the peer will not send them again).  The rest is derived or
+ * transient: acks owed, timers, frames held out of order above rcv_nxt
+ * (unacknowledged: the peer's probe finds them missing and they come
+ * again), counters. */
 struct swp_conn {
     int peer;                 /* global INI id; -1: no connection */
     uint32_t snd_una, snd_nxt;     /* oldest unacknowledged, next to send */
@@ -207,7 +219,9 @@ void swp_schedule_ack(struct ini_swp *s, struct swp_conn *c);
 /* Fills slot t for a message or segment (its CRC and sums, once). */
 void swp_fill_slot(struct ini_swp *s, struct swp_tx_slot *t, uint8_t *am, uint32_t len, void *cookie,
                    uint8_t flags, int release);
-/* (Re)transmits frame seq of c: 0, or -1 (counted). */
+/* (Re)transmits frame seq of c: 0, or -1, counted: no transmit buffer
+ * (send_errors), or no room in the link's queue for its frames (tx_held:
+ * the port is full; the frame waits for a later turn, never dropped). */
 int  swp_transmit(struct ini_swp *s, struct swp_conn *c, uint32_t seq, struct ini_swp_tx_stamps *ts);
 /* An ACK or NAK frame; our ack rides on it. */
 void swp_send_control(struct ini_swp *s, struct swp_conn *c, uint8_t op, uint32_t seq);
@@ -230,19 +244,24 @@ static inline void rcv_advance(struct ini_swp *s, struct swp_conn *c, struct swp
     rcv_next(s, c, r);
 }
 
-/* 1 when frames wait in the receive window above a missing one, or a
- * message is half assembled: its next segment may be lost with nothing
- * behind it to show the gap (the last one, or the window's last). */
+/* 1 when frames wait in the receive window above a missing one: it is
+ * lost (the link keeps the order of frames), and asked for again while
+ * the gap lasts.  A half-assembled message with nothing above it is no
+ * gap: its next segment is usually on its way, or not sent yet (the
+ * sender's probe finds a lost one, swp.h). */
 static inline int rx_gap(struct ini_swp *s, struct swp_conn *c)
 {
-    return s->use_nak && (c->n_held || c->asm_head) && !rx_slot(s, c, c->rcv_nxt)->p;
+    return s->use_nak && c->n_held && !rx_slot(s, c, c->rcv_nxt)->p;
 }
 
 /* Delivers in order from the bottom of the receive window; returns the
  * frames taken. */
 int  swp_deliver_in_order(struct ini_swp *s, struct swp_conn *c, struct ini_rx_meta *rx);
-/* Asks for the missing frame seq, at most once per nak_gap. */
-void swp_nak_one(struct ini_swp *s, struct swp_conn *c, uint32_t seq);
+/* Asks for the missing frame seq, at most once per nak_gap: 1 when the
+ * NAK went. */
+int  swp_nak_one(struct ini_swp *s, struct swp_conn *c, uint32_t seq);
+/* The peer's probe: it has sent every frame before seq. */
+void swp_handle_probe(struct ini_swp *s, struct swp_conn *c, uint32_t seq);
 
 /* ---- segmentation (swp_seg.c) ---- */
 
@@ -255,6 +274,12 @@ void swp_continue_message(struct ini_swp *s, struct swp_conn *c);
  * Returns 1 when r was taken and nothing is to be delivered yet; 0 with
  * *m, *off the message to deliver (r's frame, or the complete chain). */
 int  swp_seg_take(struct ini_swp *s, struct swp_conn *c, struct swp_rx_slot *r, struct pbuf **m, uint16_t *off);
+/* The frame in order when nothing is held above it (the common case of
+ * a stream of segments): a first or middle segment is chained at once,
+ * without going through its slot.  1 when taken; 0: the caller goes the
+ * general way (a whole message or a last segment, whose delivery may be
+ * refused; a segment out of place, counted there). */
+int  swp_seg_take_next(struct ini_swp *s, struct swp_conn *c, struct pbuf *p, uint8_t flags);
 /* After the delivery of a message r completed: refused (r's segment
  * leaves the chain, back to its slot), or taken (the chain is gone). */
 void swp_seg_refused(struct swp_conn *c, struct swp_rx_slot *r);

@@ -80,7 +80,7 @@ static int udp_check_and_crc(const struct ini_swp *s, const struct pbuf *p, uint
 {
     const uint8_t *first = p->payload;
     uint32_t hdr = (uint32_t)s->data_hdr_len;
-    uint32_t sum = (uint32_t)ini_chksum(first - UDP_HLEN, (int)(UDP_HLEN + hdr));
+    uint32_t sum = ini_sum_fold(ini_sum_small(0, first - UDP_HLEN, UDP_HLEN + hdr));   /* inline: a few words */
     uint32_t c = 0, off = UDP_HLEN + hdr;
     for (const struct pbuf *q = p; q; q = q->next) {
         const uint8_t *b = (const uint8_t *)q->payload;
@@ -233,14 +233,36 @@ int swp_deliver_in_order(struct ini_swp *s, struct swp_conn *c, struct ini_rx_me
 }
 
 /* Asks for the missing message seq, at most once per nak_gap. */
-void swp_nak_one(struct ini_swp *s, struct swp_conn *c, uint32_t seq)
+int swp_nak_one(struct ini_swp *s, struct swp_conn *c, uint32_t seq)
 {
     struct swp_rx_slot *r = rx_slot(s, c, seq);
     if (r->nak_tsc && s->now - r->nak_tsc < s->nak_gap)
-        return;
+        return 0;
     r->nak_tsc = s->now | 1;
     swp_send_control(s, c, INI_SWP_NAK, seq);
     c->stats.naks_sent++;
+    return 1;
+}
+
+/* The peer has sent every frame before seq, and this probe left after
+ * them: what of that is not here (an empty slot: neither held nor
+ * delivered) is lost, and asked for; the rest is acknowledged.  A probe
+ * that arrives when all is here (the usual case: the peer's SEND timer ran
+ * out while this INI was slow to read its ring, or to acknowledge) costs
+ * an ACK, no retransmission. */
+void swp_handle_probe(struct ini_swp *s, struct swp_conn *c, uint32_t seq)
+{
+    c->stats.probes_received++;
+    uint32_t sent = dist(s, c->rcv_nxt, seq);
+    int naked = 0;
+    if (s->use_nak && sent <= s->window)        /* else an old probe, or a bogus one */
+        for (uint32_t k = c->rcv_nxt; k != seq; k = (k + 1) & s->seq_mask)
+            if (!rx_slot(s, c, k)->p)
+                naked |= swp_nak_one(s, c, k);
+    if (!naked) {                               /* a NAK carries our ack */
+        swp_send_control(s, c, INI_SWP_ACK, 0);
+        c->stats.acks_bare++;
+    }
 }
 
 /* Frame seq (ahead of rcv_nxt) has arrived after a gap: asks for each
@@ -257,13 +279,22 @@ static void nak_gap_below(struct ini_swp *s, struct swp_conn *c, uint32_t seq)
         swp_nak_one(s, c, k);
 }
 
+/* A duplicate: one the link made, or, when it is a retransmission
+ * (INI_SWP_F_RETX), one the sender made of a frame that was not lost. */
+static inline void count_duplicate(struct swp_conn *c, uint8_t flags)
+{
+    c->stats.duplicates++;
+    if (flags & INI_SWP_F_RETX)
+        c->stats.retx_spurious++;
+}
+
 /* A DATA frame outside the receive window: behind it, a duplicate of
  * something delivered (our ack may have been lost: it goes again soon);
  * else too far ahead. */
-static void outside_window(struct ini_swp *s, struct swp_conn *c, uint32_t seq, struct pbuf *p)
+static void outside_window(struct ini_swp *s, struct swp_conn *c, uint32_t seq, uint8_t flags, struct pbuf *p)
 {
     if (dist(s, seq, c->rcv_nxt) <= s->window) {
-        c->stats.duplicates++;
+        count_duplicate(c, flags);
         c->ack_forced = 1;
         if (!timer_list_conn_active(&s->ack_timers, (uint16_t)c->peer))
             start_timer(s, &s->ack_timers, (uint16_t)c->peer, 0);
@@ -274,32 +305,41 @@ static void outside_window(struct ini_swp *s, struct swp_conn *c, uint32_t seq, 
 }
 
 /* A DATA frame that passed every check: kept in its slot of the receive
- * window (flags: its segment flags), delivered in order. */
+ * window (flags: its segment flags, and RETX), delivered in order. */
 static void handle_data(struct ini_swp *s, struct swp_conn *c, uint32_t seq, uint8_t flags, struct pbuf *p,
                         struct ini_rx_meta *rx)
 {
     uint32_t ahead = dist(s, c->rcv_nxt, seq);
     if (ahead >= s->window) {
-        outside_window(s, c, seq, p);
+        outside_window(s, c, seq, flags, p);
         return;
     }
     struct swp_rx_slot *r = rx_slot(s, c, seq);
     if (r->p) {
-        c->stats.duplicates++;
+        count_duplicate(c, flags);
         pbuf_free(p);
         return;
     }
-    if (ahead == 0 && c->n_held == 0 && !c->asm_head && !(flags & (INI_SWP_F_MORE | INI_SWP_F_CONT))) {
-        /* The common case: the next message, whole, nothing held above it
-         * (so no gap, no NAK, no refused delivery): delivered straight from
-         * the frame, as swp_deliver_in_order would.  Refused, it takes the
-         * slot like any other. */
-        uint32_t bytes = p->tot_len - (uint32_t)s->data_hdr_len - (uint32_t)sizeof(struct ini_am_hdr);
-        if (s->deliver(s->ctx, c->peer, p, (uint16_t)s->data_hdr_len, rx) == 0) {
-            rcv_next(s, c, r);
-            c->stats.msgs_delivered++;
-            c->stats.bytes_delivered += bytes;
-            swp_schedule_ack(s, c);
+    if (flags & INI_SWP_F_RETX) {
+        c->stats.retx_after_loss++;     /* a frame this INI lacked */
+        flags &= (uint8_t)~INI_SWP_F_RETX;
+    }
+    if (ahead == 0 && c->n_held == 0) {
+        if (!c->asm_head && !(flags & (INI_SWP_F_MORE | INI_SWP_F_CONT))) {
+            /* The common case: the next message, whole, nothing held above
+             * it (so no gap, no NAK, no refused delivery): delivered
+             * straight from the frame, as swp_deliver_in_order would.
+             * Refused, it takes the slot like any other. */
+            uint32_t bytes = p->tot_len - (uint32_t)s->data_hdr_len - (uint32_t)sizeof(struct ini_am_hdr);
+            if (s->deliver(s->ctx, c->peer, p, (uint16_t)s->data_hdr_len, rx) == 0) {
+                rcv_next(s, c, r);
+                c->stats.msgs_delivered++;
+                c->stats.bytes_delivered += bytes;
+                swp_schedule_ack(s, c);
+                return;
+            }
+        } else if (swp_seg_take_next(s, c, p, flags)) {
+            swp_schedule_ack(s, c);     /* the next segment of a message, chained */
             return;
         }
     }
@@ -346,5 +386,7 @@ void ini_swp_input(void *ctx, struct pbuf *p, uint32_t src, uint32_t dst, int su
     swp_handle_ack(s, c, h.ack);
     if (h.op == INI_SWP_NAK)
         swp_handle_nak(s, c, h.seq);
+    else if (h.op == INI_SWP_PROBE)
+        swp_handle_probe(s, c, h.seq);
     pbuf_free(p);
 }

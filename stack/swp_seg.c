@@ -107,15 +107,45 @@ static void chain_seal(struct swp_conn *c)
     }
 }
 
-/* The first segment r of a message: the chain starts with its frame. */
-static void chain_start(struct swp_conn *c, struct swp_rx_slot *r)
+/* The first segment of a message, frame p with its AM header at off: the
+ * chain starts with it. */
+static void chain_start(struct swp_conn *c, struct pbuf *p, uint16_t off)
 {
-    c->asm_head = r->p;
-    c->asm_len = r->p->tot_len;
-    c->asm_tail = r->p;
+    c->asm_head = p;
+    c->asm_len = p->tot_len;
+    c->asm_tail = p;
     while (c->asm_tail->next)
         c->asm_tail = c->asm_tail->next;
-    c->asm_off = r->off;
+    c->asm_off = off;
+}
+
+/* A continuing segment p (its transport header of off bytes cut off
+ * here) joins c's message: 0, or -1 when it is out of place (no message
+ * begun, or past 65,535 bytes). */
+static int chain_join(struct swp_conn *c, struct pbuf *p, uint16_t off)
+{
+    if (!c->asm_head || c->asm_len + p->tot_len - off > 0xffff || pbuf_remove_header(p, off) != 0)
+        return -1;
+    c->asm_prev_tail = c->asm_tail;
+    chain_append(c, p);
+    return 0;
+}
+
+int swp_seg_take_next(struct ini_swp *s, struct swp_conn *c, struct pbuf *p, uint8_t flags)
+{
+    if (!(flags & INI_SWP_F_MORE))
+        return 0;                   /* a whole message or a last segment: a delivery */
+    uint16_t off = (uint16_t)s->data_hdr_len;
+    if (!(flags & INI_SWP_F_CONT)) {
+        if (c->asm_head)
+            return 0;               /* out of place: the general way counts it */
+        chain_start(c, p, off);
+    } else if (chain_join(c, p, off) < 0) {
+        return 0;
+    }
+    rcv_next(s, c, rx_slot(s, c, c->rcv_nxt));
+    c->stats.segs_received++;
+    return 1;
 }
 
 int swp_seg_take(struct ini_swp *s, struct swp_conn *c, struct swp_rx_slot *r, struct pbuf **m, uint16_t *off)
@@ -127,21 +157,19 @@ int swp_seg_take(struct ini_swp *s, struct swp_conn *c, struct swp_rx_slot *r, s
             seg_error(c);           /* a message starts before the last one ended */
         if (!(r->flags & INI_SWP_F_MORE))
             return 0;               /* a whole message */
-        chain_start(c, r);
+        chain_start(c, r->p, r->off);
         rcv_advance(s, c, r);
         c->stats.segs_received++;
         return 1;
     }
     /* The rest of a message: its header goes, it joins the chain. */
-    if (!c->asm_head || c->asm_len + r->p->tot_len - r->off > 0xffff || pbuf_remove_header(r->p, r->off) != 0) {
+    if (chain_join(c, r->p, r->off) < 0) {
         seg_error(c);
         pbuf_free(r->p);
         rcv_advance(s, c, r);
         return 1;
     }
     r->off = 0;
-    c->asm_prev_tail = c->asm_tail;
-    chain_append(c, r->p);
     if (r->flags & INI_SWP_F_MORE) {
         rcv_advance(s, c, r);
         c->stats.segs_received++;

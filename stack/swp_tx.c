@@ -140,7 +140,12 @@ static int tx_parts(struct ini_swp *s, struct swp_conn *c, struct swp_tx_slot *t
 int swp_transmit(struct ini_swp *s, struct swp_conn *c, uint32_t seq, struct ini_swp_tx_stamps *ts)
 {
     struct swp_tx_slot *t = tx_slot(s, c, seq);
-    struct ini_swp_hdr h = { INI_SWP_DATA, (uint8_t)s->me, seq, c->rcv_nxt, t->flags };
+    if (ini_dgram_tx_room(s->dg, &c->dst) < ini_dgram_frames(s->dg, t->am_len + (uint32_t)s->data_hdr_len)) {
+        c->stats.tx_held++;         /* the port is full: not now, not dropped */
+        return -1;
+    }
+    uint8_t flags = (uint8_t)(t->flags | (t->sent ? INI_SWP_F_RETX : 0));
+    struct ini_swp_hdr h = { INI_SWP_DATA, (uint8_t)s->me, seq, c->rcv_nxt, flags };
     int r;
     if (t->am_len + (uint32_t)s->data_hdr_len <= s->frame_max)
         r = tx_frame(s, c, t, &h, ts);
@@ -153,6 +158,7 @@ int swp_transmit(struct ini_swp *s, struct swp_conn *c, uint32_t seq, struct ini
         return -1;
     }
     t->last_tx = s->now;
+    t->sent = 1;
     if (c->ack_sent != c->rcv_nxt || c->rcv_unacked)
         c->stats.acks_piggy++;
     c->ack_sent = c->rcv_nxt;
@@ -176,6 +182,7 @@ void swp_fill_slot(struct ini_swp *s, struct swp_tx_slot *t, uint8_t *am, uint32
     t->am_len = len;
     t->cookie = cookie;
     t->naked = 0;
+    t->sent = 0;
     t->flags = flags;
     t->release = (uint8_t)release;
     t->crc_pending = !s->tag_len && len + (uint32_t)s->data_hdr_len <= s->frame_max;

@@ -16,10 +16,30 @@ static inline int has_send_timer(const struct ini_swp *s, const struct swp_conn 
     return timed <= dist(s, c->snd_una, c->snd_nxt) && dist(s, c->snd_una, seq) < timed;
 }
 
+/* With NAKs, a connection has one SEND timer, not one per frame: it
+ * runs while frames are in flight, from the turn after the first of them
+ * left or from the last ack that released some, and its expiry sends a
+ * probe (swp.h).  A timer per frame cost a start and a cancel per frame
+ * (about 80 instructions a frame, 3,400 a 65,000-byte message in
+ * segments) and only the oldest frame's ever acted. */
+static inline void probe_timer_restart(struct ini_swp *s, struct swp_conn *c)
+{
+    timer_list_cancel_conn(&s->send_timers, (uint16_t)c->peer);
+    if (c->snd_una != c->snd_nxt)
+        start_timer(s, &s->send_timers, (uint16_t)c->peer, 0);
+}
+
 /* The SEND timers of what c sent since the last turn and is still
- * unacknowledged, from this turn's time. */
+ * unacknowledged, from this turn's time (with NAKs: the connection's
+ * timer, unless it runs). */
 static void start_send_timers(struct ini_swp *s, struct swp_conn *c)
 {
+    if (s->use_nak) {
+        if (c->snd_una != c->snd_nxt && !timer_list_conn_active(&s->send_timers, (uint16_t)c->peer))
+            start_timer(s, &s->send_timers, (uint16_t)c->peer, 0);
+        c->timed_nxt = c->snd_nxt;
+        return;
+    }
     uint32_t seq = c->timed_nxt;
     if (dist(s, c->snd_una, seq) > dist(s, c->snd_una, c->snd_nxt))
         seq = c->snd_una;           /* acknowledged before its timer started */
@@ -42,7 +62,8 @@ void swp_handle_ack(struct ini_swp *s, struct swp_conn *c, uint32_t ack)
     }
     if (n == 0)
         return;
-    timer_list_cancel_range(&s->send_timers, (uint16_t)c->peer, c->snd_una, ack, (unsigned)s->seq_bits);
+    if (!s->use_nak)
+        timer_list_cancel_range(&s->send_timers, (uint16_t)c->peer, c->snd_una, ack, (unsigned)s->seq_bits);
     for (uint32_t i = 0; i < n; i++) {
         struct swp_tx_slot *t = tx_slot(s, c, c->snd_una);
         if (t->release)          /* a message's last frame: all of it has arrived */
@@ -51,15 +72,21 @@ void swp_handle_ack(struct ini_swp *s, struct swp_conn *c, uint32_t ack)
         c->snd_una = (c->snd_una + 1) & s->seq_mask;
     }
     c->stats.acks_received++;
+    if (s->use_nak)
+        probe_timer_restart(s, c);
     swp_continue_message(s, c);
 }
 
-/* A DATA frame's ack: kept for ini_swp_poll (swp.h).  One for what was
- * never sent, or nothing new, is handled at once, as before. */
+/* A DATA frame's ack: kept for ini_swp_poll (swp.h).  Nothing new (the
+ * common case of a one-way stream: every frame repeats the ack) is
+ * nothing to do; one for what was never sent is handled at once, as
+ * before. */
 void swp_defer_ack(struct ini_swp *s, struct swp_conn *c, uint32_t ack)
 {
     uint32_t n = dist(s, c->snd_una, ack);
-    if (n == 0 || n > dist(s, c->snd_una, c->snd_nxt)) {
+    if (n == 0)
+        return;                     /* nothing new: a one-way stream's every frame */
+    if (n > dist(s, c->snd_una, c->snd_nxt)) {
         swp_handle_ack(s, c, ack);
         return;
     }
@@ -105,7 +132,7 @@ void swp_handle_nak(struct ini_swp *s, struct swp_conn *c, uint32_t seq)
         return;
     t->naked = 1;
     if (swp_transmit(s, c, seq, NULL) == 0) {
-        if (has_send_timer(s, c, seq)) {     /* else it starts at the next turn */
+        if (!s->use_nak && has_send_timer(s, c, seq)) {     /* else it starts at the next turn */
             timer_list_cancel_one(&s->send_timers, (uint16_t)c->peer, seq);
             start_timer(s, &s->send_timers, (uint16_t)c->peer, seq);
         }
@@ -127,18 +154,26 @@ void swp_schedule_ack(struct ini_swp *s, struct swp_conn *c)
 
 /* ---- the turn's service: timers and retries ---- */
 
-/* An expired SEND timer: the oldest unacknowledged frame goes again. */
+/* An expired SEND timer.  With NAKs, the connection's sends a probe:
+ * the frames may sit unread in the peer's ring (a peer that did not
+ * run), or their acks in ours, and only the receiver knows what is lost
+ * (swp.h); its NAKs bring the retransmissions.  Without NAKs, the frame
+ * goes again; a segment above the oldest unacknowledged frame does not
+ * (the ack is cumulative, so behind one loss every segment of the window
+ * would time out together, received or not). */
 static inline void send_timer_expired(struct ini_swp *s, uint16_t conn, uint32_t seq)
 {
     struct swp_conn *c = &s->conns[conn];
+    if (s->use_nak) {
+        if (c->snd_una != c->snd_nxt) {
+            swp_send_control(s, c, INI_SWP_PROBE, c->snd_nxt);
+            c->stats.probes_sent++;
+            start_timer(s, &s->send_timers, conn, 0);
+        }
+        return;
+    }
     if (dist(s, c->snd_una, seq) >= dist(s, c->snd_una, c->snd_nxt))
         return;                     /* acknowledged: a stale record */
-    /* A segment above the oldest unacknowledged frame is not sent: the
-     * ack is cumulative, so behind one loss every segment of the window
-     * times out together, received or not.  The receiver NAKs a lost
-     * segment when the next one arrives (segments come in runs), and
-     * again when it reaches the bottom of its window; the timer
-     * retransmits only the oldest. */
     if ((!tx_slot(s, c, seq)->flags || seq == c->snd_una) && swp_transmit(s, c, seq, NULL) == 0)
         c->stats.retx_timer++;
     start_timer(s, &s->send_timers, conn, seq);
@@ -149,9 +184,9 @@ static inline void ack_timer_expired(struct ini_swp *s, uint16_t conn, uint32_t 
 {
     struct swp_conn *c = &s->conns[conn];
     if (rx_gap(s, c)) {
-        /* Frames wait above a gap whose NAK or answer may be lost: ask
-         * again (once per nak_gap; the NAK carries the ack), and look
-         * again at the next expiry. */
+        /* Frames wait above a lost one whose NAK or answer may be lost
+         * too: ask again (once per nak_gap; the NAK carries the ack), and
+         * look again at the next expiry. */
         swp_nak_one(s, c, c->rcv_nxt);
         start_timer(s, &s->ack_timers, conn, 0);
     }

@@ -4,7 +4,7 @@
 #   1. A pcap written by tools/wireshark/test-pcap.py (frames built by the
 #      layout of stack/swp.c and ini/msg.h): DATA, ACK and NAK in 8-, 16- and
 #      32-bit sequence widths, a message in three IPv4 fragments, one in three
-#      transport segments, a wrong CRC,
+#      transport segments, a retransmission, a PROBE, a wrong CRC,
 #      a frame under EtherType 0x88b5 (captures of the LAN before it carried
 #      plain IPv4).  Every field of every
 #      frame is compared with what the script wrote.
@@ -59,6 +59,7 @@ cat > "$WORK/expected" <<'EOF'
 15 0x0800 1 0 10 1 32 1 0 2 1 3000
 16 0x0800 1 0 11 1 32 1
 17 0x0800 1 0 12 1 32 1
+18 0x0800 4 0 13 1 32
 EOF
 sed -i 's/ *$//' "$WORK/fields"
 diff -u "$WORK/expected" "$WORK/fields" || fail "decoded fields differ from the crafted frames (- expected, + decoded)"
@@ -66,14 +67,15 @@ grep -i 'warn\|error' "$WORK/tshark.err" | grep -v 'Running as' && fail "tshark 
 tshark_ -r "$WORK/test.pcap" -V > "$WORK/verbose"
 for want in 'Opcode: DATA (1)' 'Opcode: ACK (2)' 'Opcode: NAK (3)' 'Sequence number: 300' \
             'INI active message, PE 0 -> PE 2, handler 1, 4000 bytes' 'CRC32C mismatch' \
-            'first segment' 'last segment' 'More segments follow: True'; do
+            'first segment' 'last segment' 'More segments follow: True' 'Opcode: PROBE (4)' \
+            'RETX flag (sent before): True'; do
     grep -qF "$want" "$WORK/verbose" || fail "tshark -V does not show '$want'"
 done
 retx=$(tshark_ -r "$WORK/test.pcap" -Y ini_swp.retransmission -T fields -E separator=' ' -e frame.number \
        -e ini_swp.retransmission_of -e _ws.col.Info)
 [ "$retx" = "5 3 DATA conn=0 seq=1 ack=0 [Retransmission of frame 3] PE 1->3 h=2 len=0" ] ||
     fail "retransmissions in the crafted capture: '$retx' (want frame 5, of frame 3)"
-echo "$NAME: crafted capture: 17 frames decoded as written (DATA, ACK, NAK; 8/16/32 bits; fragments; segments; CRC; frame 5 a retransmission of 3)"
+echo "$NAME: crafted capture: 18 frames decoded as written (DATA, ACK, NAK, PROBE; 8/16/32 bits; fragments; segments; CRC; frame 5 a retransmission of 3, with its RETX flag)"
 
 # 2. The launcher's capture, with frames dropped on receipt (after the
 # capture): every retransmission an INI made is in its file.

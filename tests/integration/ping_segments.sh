@@ -33,5 +33,6 @@ PY
 [ "$(sum 'ip_reassembly_drops + ip_reassembly_timeouts')" -eq 0 ] || ping_fail "IP reassembly was used"
 [ "$(sum msgs_delivered)" -eq "$(sum msgs_sent)" ] || ping_fail "sent $(sum msgs_sent), delivered $(sum msgs_delivered)"
 echo "ping_segments: PASS (faults $FAULTS; $(sum msgs_delivered) messages, $(sum segs_received) segments," \
-     "$(sum retx_timer) retransmissions by timer, $(sum retx_nak) by NAK; $(printf '%.1f' "$secs") s)"
+     "$(sum retx_nak) retransmissions by NAK ($(sum retx_after_loss) after a loss, $(sum retx_spurious) spurious)," \
+     "$(sum probes_sent) probes; $(printf '%.1f' "$secs") s)"
 ping_cleanup

@@ -5,8 +5,9 @@
 # must show the machinery at work.
 #   1. drop 10%, dup 5%, reorder 5%, corrupt 1%: sizes 0..20,000 bytes, and
 #      65,000 bytes (44 fragments, or 45 segments) fewer times:
-#      retransmissions by timer and by NAK, NAKs, checksum (UDP or CRC)
-#      drops; once with messages longer than a frame as IP fragments
+#      probes (the SEND timer's, for what nothing behind it shows lost),
+#      retransmissions by NAK, received as needed after a loss, NAKs,
+#      checksum (UDP or CRC) drops; once with messages longer than a frame as IP fragments
 #      (--segment off) and once as transport segments (--segment on);
 #   2. drop 30% on single-frame messages (up to 1,472 bytes of UDP payload);
 #   3. 8-bit sequence numbers wrapped 2,000 times under 5% loss.
@@ -56,8 +57,10 @@ for SEG in off on; do
     if run mix-$SEG conf/default.cfg drop=0.1,dup=0.05,reorder=0.05,corrupt=0.01,seed=7 $((2 * 4 * 500)) \
             --sizes 0,64,1600,20000 --count 500 --window 4; then
         m=mix-$SEG
-        [ "$(counter $m retx_timer)" -gt 0 ] || fail "$m: no retransmission by timer"
+        [ "$(counter $m probes_sent)" -gt 0 ] || fail "$m: no probe by a SEND timer"
+        [ "$(counter $m retx_timer)" -eq 0 ] || fail "$m: retransmission by timer with NAKs on"
         [ "$(counter $m retx_nak)" -gt 0 ] || fail "$m: no retransmission by NAK"
+        [ "$(counter $m retx_after_loss)" -gt 0 ] || fail "$m: no retransmission received after a loss"
         [ "$(counter $m naks_sent)" -gt 0 ] || fail "$m: no NAK sent"
         [ "$(counter $m 'udp_checksum_errors + crc_errors + ip_checksum_errors')" -gt 0 ] ||
             fail "$m: no checksum drop"
@@ -70,7 +73,8 @@ for SEG in off on; do
             [ "$(counter $m segs_sent)" -eq 0 ] || fail "$m: segments sent with --segment off"
         fi
         echo "reliability: mix ok (segment $SEG): $(counter $m msgs_delivered) messages, retransmitted" \
-             "$(counter $m retx_timer) by timer and $(counter $m retx_nak) by NAK," \
+             "$(counter $m retx_nak) times on a NAK ($(counter $m retx_after_loss) after a loss," \
+             "$(counter $m retx_spurious) spurious, the rest lost again), $(counter $m probes_sent) probes," \
              "$(counter $m naks_sent) NAKs, $(counter $m 'udp_checksum_errors + crc_errors') checksum drops," \
              "$(counter $m segs_sent) segments"
     fi

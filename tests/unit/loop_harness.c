@@ -41,11 +41,19 @@ static void deliver_frame(struct loop_side *to, struct rte_mbuf *m)
     inbox[to->id][n_inbox[to->id]++] = m;
 }
 
+/* Frames wait for a side that is awake. */
+static int inbox_ready(int id)
+{
+    return n_inbox[id] && !(id ? &loop_b : &loop_a)->asleep;
+}
+
 void loop_pump(void)
 {
     static struct rte_mbuf *batch[LOOP_INBOX];
-    while (n_inbox[0] || n_inbox[1]) {
+    while (inbox_ready(0) || inbox_ready(1)) {
         for (int id = 0; id < 2; id++) {
+            if (!inbox_ready(id))
+                continue;
             /* Take the inbox first: input may put frames on the wire. */
             int n = n_inbox[id];
             memcpy(batch, inbox[id], (size_t)n * sizeof(*batch));
@@ -382,10 +390,14 @@ void loop_run(uint64_t step_ns, int rounds)
 {
     for (int r = 0; r < rounds; r++) {
         loop_now += step_ns;
-        ini_stack_poll(&loop_a.st, loop_now);
-        loop_flush(&loop_a);
-        ini_stack_poll(&loop_b.st, loop_now);
-        loop_flush(&loop_b);
+        if (!loop_a.asleep) {
+            ini_stack_poll(&loop_a.st, loop_now);
+            loop_flush(&loop_a);
+        }
+        if (!loop_b.asleep) {
+            ini_stack_poll(&loop_b.st, loop_now);
+            loop_flush(&loop_b);
+        }
         ini_stack_timers(&loop_a.st);       /* one lwIP for both sides */
     }
 }

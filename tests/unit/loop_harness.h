@@ -37,6 +37,11 @@ struct loop_side {
     struct rte_mbuf *held[64];
     int n_held;
     int refuse;                          /* deliver callback refuses */
+    /* Not running (descheduled, or asleep): frames sent to it wait in its
+     * inbox, as in a port's receive ring, and loop_run skips its turns
+     * until it is woken (asleep = 0); its first turn then runs its poll
+     * before it reads the inbox, as inid's loop does. */
+    int asleep;
     /* what was delivered: message i's first bytes and length */
     uint32_t n_got;
     uint32_t got_len[LOOP_MAX_MSGS];

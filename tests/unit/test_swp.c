@@ -22,6 +22,8 @@
 #include "loop_harness.h"
 
 #define MS 1000000ull
+#define SWP_A(f) (ini_swp_totals(loop_a.st.swp).f)
+#define SWP_B(f) (ini_swp_totals(loop_b.st.swp).f)
 
 /* ---- scripts: which frames the wire mistreats ---- */
 
@@ -167,17 +169,49 @@ static void test_loss_recovered_by_nak(void **state)
     assert_int_equal(ini_swp_totals(loop_a.st.swp).retx_timer, 0);
 }
 
-static void test_loss_recovered_by_timer(void **state)
+/* The last message is lost: no later one shows the gap.  The sender's
+ * SEND timer sends a probe (the next sequence number, 4) after
+ * send_timeout/4; b lacks 3 below it and NAKs it. */
+static void test_tail_loss_recovered_by_probe(void **state)
 {
-    on_a(3, WIRE_DROP);                    /* the last message: no later one to cause a NAK */
+    on_a(3, WIRE_DROP);
+    loop_run(MS / 20, 1);
+    for (uint32_t i = 0; i < 4; i++)
+        assert_int_equal(loop_send(&loop_a, i, 100), 0);
+    loop_run(MS / 20, 4);
+    assert_int_equal(loop_b.n_got, 3);
+    assert_int_equal(SWP_B(naks_sent), 0);
+    loop_run(MS / 20, 16);
+    assert_all_delivered(4);
+    assert_true(SWP_A(probes_sent) >= 1);
+    assert_int_equal(SWP_B(naks_sent), 1);
+    assert_int_equal(SWP_A(retx_nak), 1);
+    assert_int_equal(SWP_A(retx_timer), 0);
+    assert_int_equal(SWP_B(retx_after_loss), 1);
+    assert_int_equal(SWP_B(retx_spurious) + SWP_B(duplicates), 0);
+}
+
+/* Without NAKs (stack.nak = false, the thesis's protocol) each SEND timer
+ * retransmits its frame, after send_timeout: message 1, which was lost,
+ * and 2 and 3, which b held above it (the ack is cumulative): the
+ * receiver counts one retransmission after a loss and two spurious. */
+static void test_loss_recovered_by_timer_without_naks(void **state)
+{
+    assert_int_equal(loop_teardown(), 0);
+    loop_setup(16, 16, 0);
+    loop_a.script = loop_b.script = scripted;
+    on_a(1, WIRE_DROP);
     for (uint32_t i = 0; i < 4; i++)
         assert_int_equal(loop_send(&loop_a, i, 100), 0);
     loop_run(MS / 2, 2);
-    assert_int_equal(loop_b.n_got, 3);
+    assert_int_equal(loop_b.n_got, 1);
     loop_run(MS, 4);
     assert_all_delivered(4);
-    assert_int_equal(ini_swp_totals(loop_a.st.swp).retx_timer, 1);
-    assert_int_equal(ini_swp_totals(loop_b.st.swp).naks_sent, 0);
+    assert_int_equal(SWP_A(retx_timer), 3);
+    assert_int_equal(SWP_A(probes_sent) + SWP_B(naks_sent), 0);
+    assert_int_equal(SWP_B(retx_after_loss), 1);
+    assert_int_equal(SWP_B(retx_spurious), 2);
+    assert_int_equal(SWP_B(duplicates), 2);
 }
 
 static void test_duplicate_dropped(void **state)
@@ -221,6 +255,8 @@ static void test_reorder(void **state)
     assert_int_equal(ini_swp_totals(loop_b.st.swp).duplicates, 1);
 }
 
+/* b's ACK is lost: a's probe asks, b acknowledges again; nothing was
+ * lost but the ACK, and nothing goes twice. */
 static void test_ack_loss(void **state)
 {
     for (uint32_t i = 0; i < 2; i++)
@@ -228,10 +264,11 @@ static void test_ack_loss(void **state)
     on_b(0, WIRE_DROP);                    /* b's first frame: its bare ACK */
     loop_run(MS / 2, 1);
     assert_int_equal(loop_a.released, 0);
-    loop_run(MS, 5);                       /* a retransmits; b re-acks the duplicate */
+    loop_run(MS, 5);
     assert_all_delivered(2);
-    assert_true(ini_swp_totals(loop_a.st.swp).retx_timer >= 1);
-    assert_true(ini_swp_totals(loop_b.st.swp).duplicates >= 1);
+    assert_true(SWP_A(probes_sent) >= 1);
+    assert_int_equal(SWP_A(retx_timer) + SWP_A(retx_nak), 0);
+    assert_int_equal(SWP_B(duplicates), 0);
 }
 
 static void test_nak_loss(void **state)
@@ -241,10 +278,11 @@ static void test_nak_loss(void **state)
     on_b(1, WIRE_DROP);                    /* and the ACK timer's NAK again */
     for (uint32_t i = 0; i < 3; i++)
         assert_int_equal(loop_send(&loop_a, i, 64), 0);
-    assert_int_equal(ini_swp_totals(loop_b.st.swp).naks_sent, 1);
-    loop_run(MS, 5);                       /* the SEND timer recovers */
+    assert_int_equal(SWP_B(naks_sent), 1);
+    loop_run(MS, 5);                       /* the ACK timer (or the probe) asks once more */
     assert_all_delivered(3);
-    assert_true(ini_swp_totals(loop_a.st.swp).retx_timer >= 1);
+    assert_int_equal(SWP_A(retx_nak), 1);
+    assert_int_equal(SWP_A(retx_timer), 0);
 }
 
 static void test_window_full(void **state)
@@ -473,8 +511,10 @@ static void random_mix(uint32_t n, uint32_t max_extra, double drop, double dup, 
 static void test_random_mix(void **state)
 {
     random_mix(2000, 3000, 0.1, 0.05, 0.05);
-    assert_true(ini_swp_totals(loop_a.st.swp).retx_nak > 0);
-    assert_true(ini_swp_totals(loop_a.st.swp).retx_timer > 0);
+    assert_true(SWP_A(retx_nak) > 0);
+    assert_true(SWP_A(probes_sent) > 0);
+    assert_true(SWP_B(retx_after_loss) > 0);
+    assert_int_equal(SWP_A(retx_timer), 0);
 }
 
 /* ---- strangers refused: every datagram carries a MAC ---- */
@@ -639,9 +679,6 @@ static void assert_last_intact(uint32_t tag, uint32_t len)
             fail_msg("byte %u of message %u: %u, not %u", i, tag, loop_b.last[i], (uint8_t)(i * 13 + tag));
 }
 
-#define SWP_A(f) (ini_swp_totals(loop_a.st.swp).f)
-#define SWP_B(f) (ini_swp_totals(loop_b.st.swp).f)
-
 /* One frame per segment, none an IP fragment; a message of one frame is
  * sent as before; 65,000 bytes of payload are 45 segments. */
 static void test_seg_in_order(void **state)
@@ -666,8 +703,9 @@ static void test_seg_in_order(void **state)
 }
 
 /* A message longer than the window: an ack taken at the next turn sends
- * more of it (continue_message), and those segments get their SEND
- * timers in the same turn; the connection is listed again for the acks
+ * more of it (continue_message), and the connection's SEND timer runs on
+ * for them (with NAKs, one per connection: swp_window.c); the connection
+ * is listed again for the acks
  * that follow (before, it stayed marked as listed while off the list:
  * no timer and no deferred ack ever again, and a lost segment waited
  * forever). */
@@ -685,10 +723,10 @@ static void test_seg_ack_at_next_turn_sends_more(void **state)
     c = loop_conn(&loop_a);
     assert_int_equal(c.snd_una, 16);
     assert_int_equal(c.snd_nxt, 30);
-    assert_int_equal(ini_swp_send_timers(loop_a.st.swp), 14);
+    assert_int_equal(ini_swp_send_timers(loop_a.st.swp), 1);
     assert_int_equal(c.listed, 0);
     on_a(16 + 29, WIRE_DROP);                /* the message's last segment is lost */
-    loop_run(MS, 10);                        /* its SEND timer (or the ACK timer's NAK) brings it */
+    loop_run(MS, 10);                        /* its SEND timer's probe, and b's NAK, bring it */
     assert_last_intact(0, 30 * SEG);
     assert_int_equal(ini_swp_send_timers(loop_a.st.swp), 0);
     assert_int_equal(SWP_A(timer_errors), 0);
@@ -696,10 +734,9 @@ static void test_seg_ack_at_next_turn_sends_more(void **state)
 
 /* Segment k of a 3-segment message is lost: the first and the middle
  * are asked for by a NAK when the next arrives; the last has nothing
- * behind it, but the receiver holds a half-assembled message and its
- * ACK timer asks for the next segment (before, the SEND timer had to
- * bring it).  Segments before the loss are acknowledged, the message is
- * given back only when the last is. */
+ * behind it: the sender's probe, after send_timeout/4, shows it missing
+ * and the receiver NAKs it.  Segments before the loss are acknowledged,
+ * the message is given back only when the last is. */
 static void seg_loss(uint64_t k)
 {
     on_a(k, WIRE_DROP);
@@ -707,7 +744,7 @@ static void seg_loss(uint64_t k)
     assert_int_equal(loop_send(&loop_a, 0, 3 * SEG), 0);
     assert_int_equal(loop_b.n_got, 0);
     assert_int_equal(loop_a.released, 0);
-    loop_run(MS / 20, 10);              /* within the SEND timeout */
+    loop_run(MS / 20, 20);              /* within the SEND timeout */
     assert_all_delivered(1);
     assert_int_equal(SWP_B(naks_sent), 1);
     assert_int_equal(SWP_A(retx_nak), 1);
@@ -827,14 +864,95 @@ static void test_seg_refused_delivery(void **state)
     assert_int_equal(loop_b.n_got, 0);
     assert_int_equal(loop_a.released, 0);
     assert_int_equal(loop_conn(&loop_a).snd_una, 2);   /* the first two segments are acknowledged */
-    loop_run(MS, 3);                    /* the last one is retransmitted: a duplicate */
+    loop_run(MS, 3);                    /* a probes; b holds the last one: it acknowledges, no NAK */
     loop_b.refuse = 0;
     loop_run(MS / 10, 3);
     assert_all_delivered(1);
     assert_last_intact(0, 3 * SEG);
     assert_int_equal(SWP_B(deliver_refused), 1);
+    assert_true(SWP_A(probes_sent) >= 1);
+    assert_int_equal(SWP_A(retx_nak) + SWP_A(retx_timer) + SWP_B(duplicates), 0);
     assert_int_equal(loop_mbufs_in_use(), idle);
 }
+
+/* ---- no retransmission without a loss (issue 32) ----
+ *
+ * On a link that loses nothing, nothing may go twice.  Three ways it did:
+ * the receiver's ACK timer asked for the next segment of a half-assembled
+ * message that was still on its way (no frame behind it had shown a gap);
+ * a sender whose peer was not running (descheduled on a shared core)
+ * retransmitted on its SEND timer what waited, unread, in the peer's
+ * receive ring; and a sender that was not running itself ran its expired
+ * SEND timers before it read the acks waiting in its own ring.  Each test
+ * fails on the transport before the fix with a NAK, a retransmission or
+ * a duplicate counted. */
+
+#define NO_RETX()                                                                                   \
+    do {                                                                                            \
+        assert_int_equal(SWP_A(retx_timer) + SWP_A(retx_nak), 0);                                   \
+        assert_int_equal(SWP_B(naks_sent), 0);                                                      \
+        assert_int_equal(SWP_B(duplicates), 0);                                                     \
+    } while (0)
+
+/* The last segment of a message is still on the wire when the
+ * receiver's ACK timer runs out (300 us against 200 us): a gap in flight,
+ * not a loss; nothing behind it says otherwise. */
+static void test_seg_tail_in_flight_no_nak(void **state)
+{
+    on_a(2, WIRE_HOLD);
+    loop_run(MS / 20, 1);               /* both sides' clocks current, as in a loop turn */
+    assert_int_equal(loop_send(&loop_a, 0, 3 * SEG), 0);
+    loop_run(MS / 20, 6);               /* 300 us: past b's ACK timer */
+    assert_int_equal(loop_b.n_got, 0);
+    loop_release_held(&loop_a);
+    loop_run(MS / 20, 20);
+    assert_all_delivered(1);
+    assert_last_intact(0, 3 * SEG);
+    NO_RETX();
+}
+
+/* b does not run for 3 ms (past the SEND timeout) while a's frames wait
+ * in its receive ring: they were not lost, and a sends nothing twice. */
+static void peer_asleep(uint32_t n, uint32_t len)
+{
+    loop_run(MS / 20, 1);
+    loop_b.asleep = 1;
+    for (uint32_t i = 0; i < n; i++)
+        assert_int_equal(loop_send(&loop_a, i, len), 0);
+    loop_run(MS / 4, 12);
+    assert_int_equal(loop_b.n_got, 0);
+    loop_b.asleep = 0;
+    loop_run(MS / 20, 20);
+    assert_all_delivered(n);
+    NO_RETX();
+}
+
+static void test_peer_asleep_no_retransmission(void **state) { peer_asleep(4, 100); }
+static void test_seg_peer_asleep_no_retransmission(void **state) { peer_asleep(2, 5 * SEG); }
+
+/* a does not run for 3 ms after its frames left: b's acks wait in a's
+ * receive ring, and a's first turn must not take its expired SEND timers
+ * for losses. */
+static void sender_asleep(uint32_t n, uint32_t len)
+{
+    loop_run(MS / 20, 1);
+    for (uint32_t i = 0; i < n; i++)
+        assert_int_equal(loop_send(&loop_a, i, len), 0);
+    loop_run(0, 1);                     /* a's next turn: its SEND timers start */
+    assert_int_equal(loop_b.n_got, n);
+    loop_a.asleep = 1;
+    uint32_t released = loop_a.released;     /* segments: b acknowledged half a window at once */
+    assert_true(released < n);
+    loop_run(MS / 4, 12);               /* b's ACK timer acknowledges the rest: into a's ring */
+    assert_int_equal(loop_a.released, released);
+    loop_a.asleep = 0;
+    loop_run(MS / 20, 20);
+    assert_all_delivered(n);
+    NO_RETX();
+}
+
+static void test_sender_asleep_no_retransmission(void **state) { sender_asleep(4, 100); }
+static void test_seg_sender_asleep_no_retransmission(void **state) { sender_asleep(2, 5 * SEG); }
 
 /* A segment of connection 0 with `payload` zero bytes and a valid CRC. */
 static void inject_seg(uint8_t flags, uint32_t seq, uint32_t payload)
@@ -895,13 +1013,15 @@ int main(void)
 #define T(f) cmocka_unit_test_setup_teardown(f, setup16, teardown)
     const struct CMUnitTest tests[] = {
         T(test_in_order_and_piggyback), T(test_deferred_ack_opens_full_window), T(test_send_timer_at_next_turn),
-        T(test_loss_recovered_by_nak), T(test_loss_recovered_by_timer),
+        T(test_loss_recovered_by_nak), T(test_tail_loss_recovered_by_probe),
+        T(test_loss_recovered_by_timer_without_naks),
         T(test_duplicate_dropped),      T(test_duplicate_fragment),    T(test_reorder),               T(test_ack_loss),
         T(test_nak_loss),               T(test_window_full),           T(test_wraparound),
         T(test_wraparound_odd_window),
         T(test_refused_delivery),       T(test_stack_open_refuses_bad_params),
         T(test_bad_header_fields),      T(test_bad_crc_ack_ignored),
-        T(test_random_mix),
+        T(test_random_mix),             T(test_peer_asleep_no_retransmission),
+        T(test_sender_asleep_no_retransmission),
 #define K(f) cmocka_unit_test_setup_teardown(f, setup_keyed, teardown)
         K(test_mac_random_mix),         K(test_mac_forged_data_dropped), K(test_mac_forged_ack_ignored),
         K(test_mac_replay_not_delivered_twice), K(test_mac_old_epoch_refused),
@@ -912,6 +1032,8 @@ int main(void)
         S(test_seg_reorder_across_messages), S(test_seg_window_full_mid_message),
         S(test_seg_wraparound),         S(test_seg_wraparound_odd_window), S(test_seg_refused_delivery),
         S(test_seg_out_of_place),       S(test_seg_random_mix),
+        S(test_seg_tail_in_flight_no_nak), S(test_seg_peer_asleep_no_retransmission),
+        S(test_seg_sender_asleep_no_retransmission),
         cmocka_unit_test_setup_teardown(test_seg_mac_random_mix, setup_seg_keyed, teardown_seg),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);

@@ -18,8 +18,9 @@
  *
  * "Messages in flight": a layer whose sends complete only when the peer
  * has the message (the reliable transport: the release callback, i.e. the
- * acknowledgement) runs with its window set to the queue depth q and is
- * acknowledged every q/2 messages; the others get the same pattern from
+ * acknowledgement) runs with its window set to hold q messages of the
+ * test's size (q frames of one frame each; a message in transport segments
+ * counts its segments) and is acknowledged every q/2 messages; the others get the same pattern from
  * the receiver, which returns a CREDIT every q/2 DATA messages.  The
  * sender keeps at most q messages outstanding: it issues q, waits until
  * q/2 have completed, issues q/2 more (the seed's flood), and at the end
@@ -109,8 +110,11 @@ struct bench_ops {
      * bench_complete() for sends that completed; returns the work done.
      * May block briefly (kernel sockets, sleeping compute nodes). */
     int  (*poll)(void *ctx);
-    /* Sets the window (reliable layers), at a quiet point; NULL: none. */
-    int  (*set_window)(void *ctx, int window);
+    /* Sets the window of a reliable layer, at a quiet point, so that
+     * `depth` messages of len bytes fit in flight and no more: a transport
+     * whose window counts frames (segments) gives a message of several
+     * frames as many; NULL: no window. */
+    int  (*set_window)(void *ctx, int depth, uint32_t len);
     int completes;            /* sends complete through bench_complete() */
 };
 
@@ -125,7 +129,8 @@ struct bench_eng {
     int stop;
     /* sender state: counters the engine waits on */
     uint64_t rx_pong, rx_end, credit, completed;
-    int window;               /* current window of a reliable layer */
+    int window;               /* current window of a reliable layer: depth ... */
+    uint32_t window_len;      /* ... for messages of this many bytes */
     uint64_t stall_ns;        /* give up a wait after this long without progress */
     int failed;
     char err[160];

@@ -55,7 +55,8 @@
 
 struct phase_msg {
     int32_t layer;            /* -1: quit */
-    int32_t window;
+    int32_t window;           /* reliable: the transport's window (frames) ... */
+    int32_t depth;            /* ... and the messages the engine keeps in flight */
 };
 struct phase_done {
     uint64_t retx;
@@ -79,8 +80,12 @@ static struct side {
     int ntx;
     uint8_t rx_hdr[BENCH_HDR];
     uint32_t rx_acc;
-    /* reliable: message slots, one per window entry */
+    /* reliable: the transport's window (frames), and message slots, one
+     * per message the engine keeps in flight, each lent to the transport
+     * until acknowledged */
+    int window;
     uint8_t *slots;
+    uint8_t *lent;
     uint32_t nslots, stride;
     uint32_t slot_next;       /* the next slot, 0..nslots-1 */
     uint32_t am_seq;
@@ -271,13 +276,18 @@ static int rel_send(void *ctx, const uint8_t h[BENCH_HDR], uint32_t len)
 {
     uint64_t t0 = split_begin();
     /* The slots in turn, by a wrapping index: no division per message,
-     * which the raw layer's harness does not pay either. */
-    uint8_t *am = S.slots + (size_t)S.slot_next * S.stride + INI_SWP_MAXHDR;
+     * which the raw layer's harness does not pay either.  One still lent
+     * (its message not acknowledged yet) is not written over. */
+    uint32_t k = S.slot_next;
+    if (S.lent[k])
+        return -1;
+    uint8_t *am = S.slots + (size_t)k * S.stride + INI_SWP_MAXHDR;
     struct ini_am_hdr ah = { (uint16_t)S.role, (uint16_t)(1 - S.role), 0, 0, len, S.am_seq };
     memcpy(am, &ah, sizeof(ah));
     memcpy(am + sizeof(ah), h, BENCH_HDR);
-    if (ini_swp_send(S.st.swp, 1 - S.role, am, (uint32_t)sizeof(ah) + len, NULL, S.now, NULL) < 0)
+    if (ini_swp_send(S.st.swp, 1 - S.role, am, (uint32_t)sizeof(ah) + len, (void *)(uintptr_t)k, S.now, NULL) < 0)
         return -1;
+    S.lent[k] = 1;
     if (++S.slot_next == S.nslots)
         S.slot_next = 0;
     S.am_seq++;
@@ -300,36 +310,42 @@ static int rel_deliver(void *ctx, int src_ini, struct pbuf *p, uint16_t off, str
 
 static void rel_release(void *ctx, void *cookie)
 {
+    S.lent[(uintptr_t)cookie] = 0;
     bench_complete(&S.eng, 1);
 }
 
-static int rel_set_window(void *ctx, int window);
+static int rel_set_window(void *ctx, int depth, uint32_t len);
 static const struct bench_ops rel_ops = { rel_send, lwip_flush, lwip_poll, rel_set_window, 1 };
 
 /* The stack over the memif port, like two INIs of two clusters: the
  * stack's defaults but for the window and segmentation asked for.  Opened
  * at start, and again for the reliable layer's window. */
+static void stack_params(struct ini_stack_params *p, int window)
+{
+    ini_stack_params_default(p);
+    p->swp.me = S.role;
+    p->swp.n_inis = 2;
+    p->swp.mtu = BENCH_MTU;             /* the frames every layer moves */
+    p->swp.window = window;
+    p->swp.segment = S.segment;
+    p->swp.tsc_hz = bench_tsc_hz();
+    for (int i = 0; i < 2; i++) {
+        p->swp.ip[i] = ip_of[i];
+        p->swp.connect[i] = 1;          /* two clusters of one INI each */
+    }
+    memcpy(p->mac, mac_of[S.role], 6);
+    p->pool = S.pool;
+    p->deliver = rel_deliver;
+    p->release = rel_release;
+}
+
 static int open_stack(int window)
 {
     struct ini_stack_params prm;
     char err[256];
     if (S.st.swp)
         ini_stack_close(&S.st);
-    ini_stack_params_default(&prm);
-    prm.swp.me = S.role;
-    prm.swp.n_inis = 2;
-    prm.swp.mtu = BENCH_MTU;             /* the frames every layer moves */
-    prm.swp.window = window;
-    prm.swp.segment = S.segment;
-    prm.swp.tsc_hz = bench_tsc_hz();
-    for (int i = 0; i < 2; i++) {
-        prm.swp.ip[i] = ip_of[i];
-        prm.swp.connect[i] = 1;          /* two clusters of one INI each */
-    }
-    memcpy(prm.mac, mac_of[S.role], 6);
-    prm.pool = S.pool;
-    prm.deliver = rel_deliver;
-    prm.release = rel_release;
+    stack_params(&prm, window);
     if (ini_stack_open(&S.st, &prm, err, sizeof(err)) < 0) {
         fprintf(stderr, "ini-bench: %s: %s\n", S.role ? "server" : "client", err);
         return -1;
@@ -338,22 +354,28 @@ static int open_stack(int window)
     return ini_netif_add_peer(&S.st.nf, ip_of[1 - S.role], mac_of[1 - S.role], q);
 }
 
-/* The reliable layer with `window`: the stack again, and the message
- * slots. */
-static int rel_configure(int window)
+/* The reliable layer with `window` (frames) and `depth` messages in
+ * flight: the stack again, and a slot per message (at least 8: the
+ * answering side's replies may wait for their acks a little). */
+static int rel_configure(int window, int depth)
 {
     if (open_stack(window) < 0)
         return -1;
+    S.window = window;
     uint32_t stride = (INI_SWP_MAXHDR + (uint32_t)sizeof(struct ini_am_hdr) + BENCH_MAX_MSG + 63) & ~63u;
-    if ((uint32_t)window > S.nslots) {
+    uint32_t n = depth < 8 ? 8 : (uint32_t)depth;
+    if (n > S.nslots) {
         free(S.slots);
-        S.slots = malloc((size_t)window * stride);
-        if (!S.slots)
+        free(S.lent);
+        S.slots = malloc((size_t)n * stride);
+        S.lent = malloc(n);
+        if (!S.slots || !S.lent)
             return -1;
-        for (size_t i = 0; i < (size_t)window * stride; i++)
+        for (size_t i = 0; i < (size_t)n * stride; i++)
             S.slots[i] = (uint8_t)(i * 7);
     }
-    S.nslots = (uint32_t)window;
+    memset(S.lent, 0, n);
+    S.nslots = n;
     S.stride = stride;
     S.slot_next = 0;
     loop_clock_init(&S.clock, LOOP_CLOCK_EVERY);
@@ -372,7 +394,7 @@ static void drop_stale(void)
     S.rx_acc = 0;
 }
 
-static int configure(int layer, int window)
+static int configure(int layer, int window, int depth)
 {
     drop_stale();
     const struct bench_ops *ops = layer == L_RAW ? &raw_ops : layer == L_UDP ? &udp_ops : &rel_ops;
@@ -381,18 +403,17 @@ static int configure(int layer, int window)
         bench_eng_init(&S.eng, ops, NULL);
     S.layer = layer;
     if (layer == L_REL) {
-        if (rel_configure(window) < 0)
+        if (rel_configure(window, depth) < 0)
             return -1;
-        S.eng.window = window;
     }
     return 0;
 }
 
-static int phase_begin(int layer, int window)
+static int phase_begin(int layer, int window, int depth)
 {
-    struct phase_msg m = { layer, window };
+    struct phase_msg m = { layer, window, depth };
     char ready;
-    if (configure(layer, window) < 0 || write(S.ctl, &m, sizeof(m)) != sizeof(m) ||
+    if (configure(layer, window, depth) < 0 || write(S.ctl, &m, sizeof(m)) != sizeof(m) ||
         bench_read_full(S.ctl, &ready, 1) < 0)
         return -1;
     return 0;
@@ -441,9 +462,19 @@ static int phase_end(void)
     return 0;
 }
 
-static int rel_set_window(void *ctx, int window)
+/* The engine's window is messages in flight (bench.h); the transport's
+ * counts frames, and a message in segments takes several: the window
+ * that holds `depth` messages of len bytes, as IP fragments' window of
+ * `depth` datagrams does.  A window that stays the same needs no new
+ * phase (IP fragments: one window for every size). */
+static int rel_set_window(void *ctx, int depth, uint32_t len)
 {
-    if (phase_end() < 0 || phase_begin(L_REL, window) < 0)
+    struct ini_stack_params prm;
+    stack_params(&prm, S.window);
+    int window = depth * (int)ini_swp_window_cost(&prm.swp, (uint32_t)sizeof(struct ini_am_hdr) + len);
+    if (window == S.window && (uint32_t)depth <= S.nslots)
+        return 0;
+    if (phase_end() < 0 || phase_begin(L_REL, window, depth) < 0)
         return -1;
     return 0;
 }
@@ -452,7 +483,7 @@ static void server_loop(void)
 {
     struct phase_msg m;
     while (bench_read_full(S.ctl, &m, sizeof(m)) == 0 && m.layer >= 0) {
-        if (configure(m.layer, m.window) < 0) {
+        if (configure(m.layer, m.window, m.depth) < 0) {
             fprintf(stderr, "ini-bench: server: cannot set up layer %d\n", m.layer);
             return;
         }
@@ -484,7 +515,7 @@ static int rtt_in_turns(const struct bench_setup *s, struct layer_result *res)
             if (!s->layers_on[layer] || !res[layer].ok)
                 continue;
             S.retx = 0;
-            if (phase_begin(layer, s->p.window) < 0)
+            if (phase_begin(layer, s->p.window, s->p.window) < 0)
                 return -1;
             S.split = s->split;
             S.split_rx_ticks = S.split_rx_frames = S.split_tx_ticks = S.split_tx_calls = 0;
@@ -523,7 +554,7 @@ static int client_run(const struct bench_setup *s, struct layer_result *res)
         if (s->p.verbose)
             fprintf(stderr, "ini-bench: %s\n", bench_layer_names[layer]);
         S.retx = 0;
-        if (phase_begin(layer, s->p.window) < 0)
+        if (phase_begin(layer, s->p.window, s->p.window) < 0)
             return -1;
         bench_run_suite(&S.eng, &s->p, &res[layer]);
         if (phase_end() < 0)
@@ -532,7 +563,7 @@ static int client_run(const struct bench_setup *s, struct layer_result *res)
     }
     if (rtt_in_turns(s, res) < 0)
         return -1;
-    struct phase_msg quit = { -1, 0 };
+    struct phase_msg quit = { -1, 0, 0 };
     return write(S.ctl, &quit, sizeof(quit)) == sizeof(quit) ? 0 : -1;
 }
 

@@ -406,13 +406,14 @@ static int measure(struct bench_eng *e, const struct bench_params *p, const stru
     return 0;
 }
 
-static int set_window(struct bench_eng *e, int w)
+static int set_window(struct bench_eng *e, int depth, uint32_t len)
 {
-    if (!e->ops->set_window || e->window == w)
+    if (!e->ops->set_window || (e->window == depth && e->window_len == len))
         return 0;
-    if (e->ops->set_window(e->ctx, w) < 0)
+    if (e->ops->set_window(e->ctx, depth, len) < 0)
         return fail(e, "could not set the window");
-    e->window = w;
+    e->window = depth;
+    e->window_len = len;
     return 0;
 }
 
@@ -441,7 +442,7 @@ static int sizes(struct bench_eng *e, const struct bench_params *p, struct layer
 {
     for (int i = 0; i < p->n_sizes; i++) {
         struct test t = { 1, p->bw_depth, p->sizes[i], 0, 0 };
-        if (measure(e, p, &t, &r->size_ns[i], NULL) < 0)
+        if (set_window(e, p->bw_depth, p->sizes[i]) < 0 || measure(e, p, &t, &r->size_ns[i], NULL) < 0)
             return -1;
     }
     return 0;
@@ -455,12 +456,12 @@ int bench_run_suite(struct bench_eng *e, const struct bench_params *p, struct la
     uint64_t t_start = bench_rdtsc();
     int have1 = 0, have_bw = 0;
     struct test pp = { 0, 1, p->rtt_bytes, 0, 0 };
-    if (set_window(e, p->window) < 0 || measure(e, p, &pp, &r->rtt, NULL) < 0)
+    if (set_window(e, p->window, p->rtt_bytes) < 0 || measure(e, p, &pp, &r->rtt, NULL) < 0)
         goto out;
     for (int i = 0; i < p->n_depths; i++) {
         int q = p->depths[i];
         struct test t = { 1, q, BENCH_HDR, 0, 0 };
-        if (set_window(e, q) < 0 || measure(e, p, &t, &r->flood[i], NULL) < 0)
+        if (set_window(e, q, BENCH_HDR) < 0 || measure(e, p, &t, &r->flood[i], NULL) < 0)
             goto out;
         if (q == 1) {
             have1 = 1;
@@ -473,9 +474,9 @@ int bench_run_suite(struct bench_eng *e, const struct bench_params *p, struct la
                 goto out;
         }
     }
-    if (!have1 && (set_window(e, 1) < 0 || overlap(e, p, r) < 0))
+    if (!have1 && (set_window(e, 1, BENCH_HDR) < 0 || overlap(e, p, r) < 0))
         goto out;
-    if (!have_bw && (set_window(e, p->bw_depth) < 0 || sizes(e, p, r) < 0))
+    if (!have_bw && sizes(e, p, r) < 0)
         goto out;
     bench_derive(p, r);
     r->ok = 1;

@@ -20,8 +20,9 @@
  * hands the mbufs over to the other side, as tests/unit/loop_harness.c
  * does: the DPDK driver (memif) is left out, so what is counted is the
  * INI's own work per message.  A sends N messages of B bytes (default 8)
- * with the seed's flood pattern at depth W (default 16; the window is W
- * too): W, then W/2 each time W/2 are acknowledged.  Each piece of work is one function, so that callgrind
+ * with the seed's flood pattern at depth W (default 16; the window holds
+ * W messages: W frames, or in segments W times a message's segments): W,
+ * then W/2 each time W/2 are acknowledged.  Each piece of work is one function, so that callgrind
  * attributes it (callgrind_annotate --inclusive=yes, or --toggle-collect):
  *
  *   ip_rel_send  ini_swp_send of a batch + flushing it, and A's next
@@ -108,8 +109,10 @@ static void udp_recv_cb(void *arg, struct udp_pcb *pcb, struct pbuf *p, const ip
 
 /* Side id's stack (the stack's defaults, but for the window, the
  * segmentation and the MAC given), and a plain lwIP UDP endpoint beside
- * the transport for the udp-ip layer. */
-static int setup_side(struct ip_side *s, int id, int window, int segment, int mac)
+ * the transport for the udp-ip layer.  The transport's window holds
+ * `depth` messages of the run's size: in segments, each takes as many
+ * frames (ini_swp_window_cost), as ini-bench's reliable layer sets it. */
+static int setup_side(struct ip_side *s, int id, int depth, int segment, int mac)
 {
     struct ini_stack_params prm;
     char err[256];
@@ -117,8 +120,9 @@ static int setup_side(struct ip_side *s, int id, int window, int segment, int ma
     prm.swp.me = id;
     prm.swp.n_inis = 2;
     prm.swp.mtu = BENCH_MTU;              /* the frames every layer moves */
-    prm.swp.window = window;
     prm.swp.segment = segment;
+    prm.swp.auth = mac;
+    prm.swp.window = depth * (int)ini_swp_window_cost(&prm.swp, (uint32_t)sizeof(struct ini_am_hdr) + msg_size);
     prm.swp.tsc_hz = bench_tsc_hz();
     for (int i = 0; i < 2; i++) {
         prm.swp.ip[i] = ip_ip[i];

@@ -11,9 +11,12 @@
 --    8 bits:  op(1) conn(1) seq(1) ack(1)   4 bytes
 --   16 bits:  op(1) conn(1) seq(2) ack(2)   6 bytes
 --   32 bits:  op(1) conn(1) seq(4) ack(4)  10 bytes (the default)
--- op: 1 DATA, 2 ACK, 3 NAK in the low six bits; a DATA frame's two high
--- bits place a segment in its message (stack.segmentation): 0x80 MORE
--- (segments follow), 0x40 CONT (not the first); neither: a whole message.
+-- op: 1 DATA, 2 ACK, 3 NAK, 4 PROBE in the low five bits; a DATA frame's two
+-- high bits place a segment in its message (stack.segmentation): 0x80 MORE
+-- (segments follow), 0x40 CONT (not the first); neither: a whole message;
+-- 0x20 RETX: the sender sent the frame before (ini_swp.retx_flag; the
+-- capture's own inference, below, is ini_swp.retransmission).  PROBE: the sender
+-- has sent everything before `seq` (the receiver NAKs what it lacks).
 -- Only a whole message or a first segment starts with the AM header; a
 -- segment's CRC covers its own bytes.  conn: the sending INI's global id.  ack:
 -- cumulative, the next sequence number the frame's sender expects.  NAK asks
@@ -55,7 +58,7 @@
 local swp = Proto("ini_swp", "INI transport (sliding window)")
 local am = Proto("ini_am", "INI active message")
 
-local OPS = { [1] = "DATA", [2] = "ACK", [3] = "NAK" }
+local OPS = { [1] = "DATA", [2] = "ACK", [3] = "NAK", [4] = "PROBE" }
 local SEG = { [0x80] = "first segment", [0xc0] = "segment", [0x40] = "last segment" }
 
 local f = {
@@ -72,9 +75,10 @@ local f = {
     seg     = ProtoField.uint8("ini_swp.seg", "Segment flags", base.HEX, nil, 0xc0),
     more    = ProtoField.bool("ini_swp.seg.more", "More segments follow", 8, nil, 0x80),
     cont    = ProtoField.bool("ini_swp.seg.cont", "Continues a message", 8, nil, 0x40),
+    retx_flag = ProtoField.bool("ini_swp.retx_flag", "RETX flag (sent before)", 8, nil, 0x20),
 }
 swp.fields = { f.op, f.conn, f.seq, f.ack, f.width, f.crc, f.crc_ok, f.retx, f.retx_of, f.msg_len, f.seg, f.more,
-               f.cont }
+               f.cont, f.retx_flag }
 
 local a = {
     src     = ProtoField.uint16("ini_am.src_pe", "Source PE", base.DEC),
@@ -170,7 +174,7 @@ end
 local function guess_width(tvb)
     if swp.prefs.seq_bits ~= 0 then return swp.prefs.seq_bits end
     local n = tvb:len()
-    local op = bit32.band(tvb(0, 1):uint(), 0x3f)
+    local op = bit32.band(tvb(0, 1):uint(), 0x1f)
     if bit32.band(tvb(0, 1):uint(), 0xc0) ~= 0 and op == 1 then
         -- A segment: no AM length to go by; the width whose CRC matches.
         for _, bits in ipairs({ 32, 16, 8 }) do
@@ -218,8 +222,9 @@ function swp.dissector(tvb, pinfo, tree)
     local n = tvb:len()
     if n < 4 then return 0 end
     pinfo.cols.protocol = "INI"
-    local op = bit32.band(tvb(0, 1):uint(), 0x3f)
+    local op = bit32.band(tvb(0, 1):uint(), 0x1f)
     local flags = bit32.band(tvb(0, 1):uint(), 0xc0)
+    local retx = bit32.band(tvb(0, 1):uint(), 0x20)
     local bits = guess_width(tvb)
     local hl = hdr_len(bits)
     local t = tree:add(swp, tvb(0, math.min(n, hl)))
@@ -229,7 +234,8 @@ function swp.dissector(tvb, pinfo, tree)
         t:add(f.more, tvb(0, 1))
         t:add(f.cont, tvb(0, 1))
     end
-    if not OPS[op] or (flags ~= 0 and op ~= 1) then
+    if retx ~= 0 then t:add(f.retx_flag, tvb(0, 1)) end
+    if not OPS[op] or (flags + retx ~= 0 and op ~= 1) then
         ot:add_proto_expert_info(e_bad_op)
         pinfo.cols.info = string.format("INI unknown opcode %d", op)
         return n
@@ -268,6 +274,10 @@ function swp.dissector(tvb, pinfo, tree)
     if flags ~= 0 then
         t:append_text(", " .. SEG[flags])
         info = info .. " (" .. SEG[flags] .. ")"
+    end
+    if retx ~= 0 then
+        t:append_text(", retransmission")
+        info = info .. " [RETX]"
     end
     if op == 1 then
         if n < hl + 4 + (bit32.band(flags, 0x40) ~= 0 and 1 or 16) then

@@ -9,7 +9,7 @@ Frames (Ethernet, IPv4, UDP port 7400; INI 0 is 198.18.0.1, INI 1 198.18.0.2):
   2  ACK   32-bit  conn 1 seq 0 ack 1
   3  DATA  32-bit  conn 0 seq 1 ack 0   AM 1->3 handler 2, 0 bytes
   4  NAK   32-bit  conn 1 seq 1 ack 1
-  5  DATA  32-bit  conn 0 seq 1 ack 0   retransmission of 3
+  5  DATA  32-bit  conn 0 seq 1 ack 0   retransmission of 3 (op 0x21: RETX)
   6-8 DATA 32-bit  conn 0 seq 2 ack 1   AM 0->2 handler 1, 4000 bytes, in 3 IPv4 fragments
   9  DATA  32-bit  conn 1 seq 5 ack 3   AM 2->0, 100 bytes, CRC wrong
   10 DATA  32-bit  conn 0 seq 3 ack 1   under EtherType 0x88b5 (the af_packet LAN)
@@ -19,6 +19,7 @@ Frames (Ethernet, IPv4, UDP port 7400; INI 0 is 198.18.0.1, INI 1 198.18.0.2):
   14 NAK   8-bit   conn 1 seq 199 ack 201
   15-17 DATA 32-bit conn 0 seq 10-12 ack 1 AM 0->2 handler 1, 3000 bytes, in 3 transport segments
                                          (first, middle, last: op 0x81, 0xc1, 0x41)
+  18 PROBE 32-bit  conn 0 seq 13 ack 1   (everything before 13 sent)
 """
 import struct
 import sys
@@ -83,7 +84,7 @@ def main():
         (1, swp_header(2, 1, 0, 1, 32), 0x0800),
         (0, data(0, 1, 0, am_message(1, 3, 2, b"", pe_seq=1)), 0x0800),
         (1, swp_header(3, 1, 1, 1, 32), 0x0800),
-        (0, data(0, 1, 0, am_message(1, 3, 2, b"", pe_seq=1)), 0x0800),
+        (0, data(0, 1, 0, am_message(1, 3, 2, b"", pe_seq=1), seg=0x20), 0x0800),
         (0, data(0, 2, 1, am_message(0, 2, 1, pattern, pe_seq=2)), 0x0800),
         (1, data(1, 5, 3, am_message(2, 0, 1, pattern[:100]), bad_crc=True), 0x0800),
         (0, data(0, 3, 1, am_message(0, 3, 1, pattern[:48])), 0x88B5),
@@ -96,6 +97,7 @@ def main():
     msg = am_message(0, 2, 1, pattern[:3000])
     for k, seg in enumerate((0x80, 0xC0, 0x40)):
         datagrams.append((0, data(0, 10 + k, 1, msg[k * 1458:(k + 1) * 1458], seg=seg), 0x0800))
+    datagrams.append((0, swp_header(4, 0, 13, 1, 32), 0x0800))
     with open(sys.argv[1], "wb") as out:
         out.write(struct.pack("<IHHiIII", 0xA1B2C3D4, 2, 4, 0, 0, 65535, 1))   # pcap, Ethernet
         n = 0
