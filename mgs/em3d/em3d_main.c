@@ -151,9 +151,9 @@ void em3d_report(const struct em3d_graph *g, int variant, const char *mode, cons
            (unsigned long long)p->seed, 100.0 * g->edges_inter / edges, 100.0 * g->edges_intra / edges);
     if (variant == EM3D_SEQ)
         printf("em3d: check: this is the reference\n");
-    else if (res->mismatches == 0)
-        printf("em3d: check: %llu values equal to the sequential reference's (exact comparison)\n",
-               (unsigned long long)res->checked);
+    else if (res->mismatches == 0)   /* messages: each cluster checks its own nodes' values */
+        printf("em3d: check: %llu values%s equal to the sequential reference's (exact comparison)\n",
+               (unsigned long long)res->checked, strcmp(mode, "messages") ? "" : " of this cluster");
     else
         printf("em3d: check: FAILED: %llu of %llu values differ from the sequential reference's (largest "
                "difference %.3g)\n",

@@ -5,7 +5,8 @@
 # meta.txt names the mode, runs.tsv has a row per planned run and every
 # run is ok, reports.jsonl has each run's report and em3d's RESULT fields
 # with a positive time per edge, and the tables (curve, sqrt, the model's
-# predictions) have rows.
+# predictions) have rows.  Then --replay on simple: the 1-INI runs are
+# replayed at 2 INIs and the prediction table carries the replay's figure.
 # Refusals: a partial run into docs/results/em3d-*, an unknown version.
 set -u
 cd "$(dirname "$0")/../.."
@@ -39,4 +40,14 @@ for t in curve sqrt predict; do
     n=$(($(wc -l < "$TMP/q/em3d-$t.csv") - 1))
     [ "$n" -gt 0 ] && ok "em3d-$t: $n rows" || fail "em3d-$t.csv has no rows"
 done
+
+# --replay: the 1-INI runs of simple replayed at 2 INIs, the replay's
+# time per edge beside the model's
+timeout 600 $S --quick --uniform 5 --replay --variants simple --parts curve --seed 7 --out "$TMP/r" > "$TMP/r.log" 2>&1 ||
+    { fail "em3d.sh --quick --replay: exit $?"; tail -20 "$TMP/r.log"; }
+n=$(grep -cE '"replay_i2": ?"[0-9.]+"' "$TMP/r/reports.jsonl")
+[ "$n" = 2 ] && ok "--replay: both 1-INI runs replayed at 2 INIs" || fail "--replay: $n runs with replay_i2, wanted 2"
+awk -F, '$3 == 2 && $5 == 0.6 && $13 ~ /^[0-9.]+ \(/ {found=1} END {exit !found}' "$TMP/r/em3d-predict.csv" &&
+    ok "em3d-predict: the replay's prediction at 2 INIs: $(awk -F, '$3 == 2 && $5 == 0.6 {print $13}' "$TMP/r/em3d-predict.csv")" ||
+    { fail "em3d-predict.csv has no replay prediction"; cat "$TMP/r/em3d-predict.csv"; }
 test_end

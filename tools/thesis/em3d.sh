@@ -2,7 +2,7 @@
 # em3d.sh - EM3D's experiments (issue 35, docs/em3d.md), over runs.sh's
 # run loop and layout (meta.txt, runs.tsv, reports.jsonl; docs/results/README.md).
 #
-#   tools/thesis/em3d.sh [--uniform K [--beta B] | --calibration FILE] [--quick] [--parts curve,sqrt]
+#   tools/thesis/em3d.sh [--uniform K [--beta B] | --calibration FILE] [--quick] [--replay] [--parts curve,sqrt]
 #        [--reps N] [--seed N] [--out DIR] [--plan] [--layout CxP] [--shares LIST] [--variants LIST]
 #        [--inis LIST] [--policies LIST] [--nodes N] [--degree D] [--steps S]
 #        [--sqrt-sizes LIST] [--sqrt-share F] [--sqrt-variants LIST]
@@ -33,6 +33,13 @@
 # left out of the sqrt part and meta.txt says so); neither: undilated.
 # Tables: tools/thesis/em3d_tables.py (the curves, the sqrt table) and
 # tools/thesis/em3d_predict.py (the chapter-6 model beside the curve).
+# --replay: the curve's 1-INI runs of simple and ghost are traced in
+# detail and replayed at once (ini-trace whatif) with each other INI
+# count under their policy; the replayed over the measured program span
+# goes into reports.jsonl (field replay_iN) and em3d_predict.py puts the
+# replay's time per edge beside the model's.  (The message versions write
+# no program records into the compute nodes' traces, so a replay of them
+# has no span to scale.)  Detailed tracing costs those runs some time.
 # Output: the full run (both parts, the defaults, >= 5 reps) writes
 # docs/results/em3d-uniform-betaB or docs/results/em3d-calibrated; any
 # other run runs/em3d-quick|partial-DATE unless --out.  --plan prints the
@@ -44,7 +51,7 @@ cd "$(dirname "$0")/../.."
 ROOT=$PWD
 CMDLINE="tools/thesis/em3d.sh $*"
 die() { echo "em3d.sh: $*" >&2; exit 2; }
-QUICK=0 PLAN=0 REPS=5 SEED= OUT= UNIFORM= BETA=1 CALIB= PARTS=curve,sqrt LAYOUT=4x4
+QUICK=0 PLAN=0 REPLAY=0 REPS=5 SEED= OUT= UNIFORM= BETA=1 CALIB= PARTS=curve,sqrt LAYOUT=4x4
 SHARES=0,0.1,0.2,0.4,0.6,0.8 VARIANTS=simple,ghost,get,put,bulk INIS=1,2,4 POLICIES=static,round-robin,load-aware
 NODES=500 DEGREE=20 STEPS=5 SQRT_SIZES=1,4,16 SQRT_SHARE=0.4 SQRT_VARIANTS=ghost,bulk
 DEFAULTS="$PARTS $LAYOUT $SHARES $VARIANTS $INIS $POLICIES $NODES $DEGREE $STEPS $SQRT_SIZES $SQRT_SHARE $SQRT_VARIANTS"
@@ -53,6 +60,7 @@ GIVEN=
 while [ $# -gt 0 ]; do
     case $1 in
     --quick) QUICK=1 ;;
+    --replay) REPLAY=1 ;;
     --plan) PLAN=1 ;;
     --uniform) need "$@"; UNIFORM=$2; shift ;;
     --beta) need "$@"; BETA=$2; shift ;;
@@ -169,7 +177,7 @@ OUT=$(realpath -m "$OUT")
     echo "mode=$MODE dilate=$DILATE idle_yield_us=${YIELD:-default}${UNIFORM:+ uniform=$UNIFORM beta=$BETA} calibration=\"${CALIB:-none}\""
     echo "parts=$PARTS layout=$LAYOUT shares=$SHARES variants=$VARIANTS inis=$INIS policies=$POLICIES"
     echo "nodes=$NODES degree=$DEGREE steps=$STEPS sqrt_sizes=$SQRT_SIZES sqrt_share=$SQRT_SHARE sqrt_variants=$SQRT_VARIANTS"
-    echo "reps=$REPS seed=$SEED runs=$NRUNS partial=$PARTIAL${skipped:+ sqrt_sizes_without_O=\"${skipped# }\"}"
+    echo "reps=$REPS seed=$SEED runs=$NRUNS partial=$PARTIAL replay=$REPLAY${skipped:+ sqrt_sizes_without_O=\"${skipped# }\"}"
     echo "date=$(date -Iseconds) commit=$(git rev-parse --short HEAD 2>/dev/null || echo -)"
     echo "cpu=\"$(awk -F': ' '/^model name/ {print $2; exit}' /proc/cpuinfo)\" cores=$(nproc) kernel=$(uname -r)"
 } > "$tmp/meta.txt"
@@ -193,8 +201,10 @@ em3d_run() {
         "$CLUSTER" gen "$C" "$P" "$I" -o "$cfg" > /dev/null && regime_config "$cfg" "$YIELD" || { rm -f "$cfg"; exit 1; }
     fi
     k=$(knob_for "$P")
+    local replay=0 fields=() i2 r
+    [ $REPLAY = 1 ] && [ "$1" = curve ] && [ "$I" = 1 ] && [[ $v == simple || $v == ghost ]] && replay=1
     runs_launch "$dir" "$tmp/empty" timeout 900 "$CLUSTER" run "$cfg" --policy "$pol" --ini-policy "$pol" \
-        --trace summary ${k:+--knob "$k"} --run-dir "$dir" --timeout 800 -- "$EM3D" --variant "$v" \
+        --trace "$([ $replay = 1 ] && echo detailed || echo summary)" ${k:+--knob "$k"} --run-dir "$dir" --timeout 800 -- "$EM3D" --variant "$v" \
         --nodes "$NODES" --degree "$DEGREE" --steps "$STEPS" --inter "$inter" --intra "$intra" --seed "$RUN_REP"
     local rc=$? line
     line=$(grep '^RESULT ' "$dir/cluster0.out" 2> /dev/null)
@@ -204,7 +214,16 @@ em3d_run() {
     # the RESULT line's fields as the run's program record
     python3 -c 'import json,sys; print(json.dumps({k: v for k, v in (f.split("=", 1) for f in sys.argv[1].split()[1:])}))' \
         "$line" > "$tmp/em3d.json"
-    runs_report "$dir" --program "$tmp/em3d.json"
+    if [ $replay = 1 ]; then   # the replayed / measured program span at each other INI count
+        for i2 in ${INIS//,/ }; do
+            [ "$i2" = 1 ] && continue
+            r=$("$RUNS_TRACE" whatif "$dir" --inis-per-cluster "$i2" --policy "$pol" 2> /dev/null |
+                sed -n 's/.*program span.*measured \([0-9.]*\) s, replayed \([0-9.]*\) s.*/\1 \2/p')
+            r=$(awk '$1 > 0 {printf "%.6f", $2 / $1}' <<< "$r")
+            [ -n "$r" ] && fields+=(--field "replay_i$i2=$r")
+        done
+    fi
+    runs_report "$dir" --program "$tmp/em3d.json" "${fields[@]}"
     RUN_TIME=$(sed 's/.* seconds=\([^ ]*\).*/\1/' <<< "$line")
     RUN_STATUS=ok RUN_NOTE="$(sed 's/.* us_per_edge=\([^ ]*\).*/\1/' <<< "$line") us per edge"
     rm -rf "$dir"

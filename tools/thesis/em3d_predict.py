@@ -22,6 +22,11 @@ inter-cluster edges), from the medians over its repetitions:
   predicted time = c x R (R: the model's cycle time, mva), over the edges
   a compute node processes (steps x nodes x degree: em3d's RESULT line).
 
+Beside it, with em3d.sh --replay, the replay's prediction: the 1-INI
+runs of the same point (simple, ghost) replayed by ini-trace whatif at
+this INI count and policy, each run's time per edge scaled by its
+replayed over measured program span, the median.
+
 Writes OUT/em3d-predict.txt and .csv; a point without a share-0 twin or
 without messages is left out.  Exit status 0, 1 when nothing could be
 predicted, 2 on bad arguments.
@@ -58,8 +63,20 @@ def points(out):
         edges = int(prog["steps"]) * int(prog["nodes"]) * int(prog["degree"])
         k = (run["variant"], int(run["clusters"]), int(run["pes"]), int(run["inis"]), run["policy"], float(run["inter"]))
         pts.setdefault(k, []).append({"time_s": float(run["runtime_s"]), "edges": edges, "fig": fig,
-                                      "upe": float(prog["us_per_edge"])})
+                                      "upe": float(prog["us_per_edge"]),
+                                      "replay": {int(f[8:]): float(v) for f, v in rep.items() if f.startswith("replay_i")}})
     return pts
+
+
+def replay(one_ini_runs, inis, meas):
+    """The replay's time per edge at `inis` INIs: each 1-INI run's time
+    per edge scaled by its replayed / measured program span (em3d.sh
+    --replay), the median; with its error.  "-" when there is none."""
+    v = [r["upe"] * r["replay"][inis] for r in one_ini_runs or [] if inis in r["replay"]]
+    if not v or inis == 1:
+        return "-"
+    pred = statistics.median(v)
+    return "%.3f (%+.2f)" % (pred, (pred - meas) / meas if meas else 0)
 
 
 def predict(pts, o_us, bin):
@@ -83,6 +100,7 @@ def predict(pts, o_us, bin):
         pred = c * p["R"] / edges
         rows.append([variant, "%dx%d" % (clusters, pes), inis, pol, inter, len(pts[k]), "%.1f" % c, "%.1f" % W,
                      "%.1f" % O, "%.3f" % meas, "%.3f" % pred, "%+.2f" % ((pred - meas) / meas if meas else 0),
+                     replay(pts.get((variant, clusters, pes, 1, pol, inter)), inis, meas),
                      "%.3f" % statistics.median(f["utilization"] for f in figs), "%.3f" % p["U_o"]])
     return rows
 
@@ -107,10 +125,13 @@ def main(argv):
     if not rows:
         die("%s: no curve point with a share-0 twin and messages" % out, 1)
     tables.write(out, "em3d-predict", ["version", "layout", "inis", "policy", "inter", "runs", "c", "W (us)",
-                                       "O (us)", "us/edge", "model", "err", "INI util", "model util"], rows,
+                                       "O (us)", "us/edge", "model", "err", "replay (err)", "INI util", "model util"],
+                 rows,
                  "EM3D: the chapter-6 model (ini-model, mva) beside the measured time per edge (medians).  "
                  "c = INI messages out / 2 / nodes (put and bulk: one-way messages counted in pairs); "
-                 "W = T0 / c - 2 o, T0 the share-0 run of the same version, INIs and policy; o = %g us." % o_us)
+                 "W = T0 / c - 2 o, T0 the share-0 run of the same version, INIs and policy; o = %g us.  replay: the "
+                 "1-INI runs' time per edge x their replayed / measured span at this INI count (em3d.sh --replay; "
+                 "simple and ghost only)." % o_us)
 
 
 if __name__ == "__main__":
