@@ -46,9 +46,14 @@ same() {
 }
 # The scripts write the output's own path into the tables ("made by: ...
 # docs/results/sweeps"), so they run in a copy of the tree's layout.
-mkdir -p "$tmp/$R/thesis" "$tmp/$R/sweeps" "$tmp/$R/replay-check/runs"
+mkdir -p "$tmp/$R/thesis" "$tmp/$R/sweeps"
 cp "$R"/thesis/{runs.tsv,reports.jsonl,meta.txt,delay-calibration.txt} "$tmp/$R/thesis/"
-cp "$R"/replay-check/runs/{runs.tsv,reports.jsonl,meta.txt,delay-calibration.txt} "$tmp/$R/replay-check/runs/"
+# experiments in the chapter-5 layout below the top: the replay check's
+# runs (issue 31), the calibrated mode's tests (issue 30)
+SUBEXP="replay-check/runs calibrated-ablation/stack calibrated-ablation/forwarder calibrated-predict/runs"
+for d in $SUBEXP; do
+    mkdir -p "$tmp/$R/$d" && cp "$R/$d"/{runs.tsv,reports.jsonl,meta.txt,delay-calibration.txt} "$tmp/$R/$d/"
+done
 cp "$R"/sweeps/{runs.tsv,reports.jsonl,meta.txt} "$tmp/$R/sweeps/"
 cp -r "$R/sweeps/models-raw" "$tmp/$R/sweeps/"
 cd "$tmp"
@@ -56,13 +61,15 @@ cd "$tmp"
 # ---- chapter 5 ----
 cmd=$(head -n 1 "$R/thesis/meta.txt" | sed 's/^# //')
 python3 "$ROOT/tools/thesis/tables.py" "$R/thesis" "$cmd" > /dev/null 2> "$tmp/err" || { fail "tables.py: $(tail -n 1 "$tmp/err")"; }
-# the replay check's runs (issue 31), tabled as the grid's
-cmd=$(head -n 1 "$R/replay-check/runs/meta.txt" | sed 's/^# //')
-python3 "$ROOT/tools/thesis/tables.py" "$R/replay-check/runs" "$cmd" > /dev/null 2> "$tmp/err" ||
-    fail "tables.py replay-check/runs: $(tail -n 1 "$tmp/err")"
+for d in $SUBEXP; do
+    cmd=$(head -n 1 "$R/$d/meta.txt" | sed 's/^# //')
+    python3 "$ROOT/tools/thesis/tables.py" "$R/$d" "$cmd" > /dev/null 2> "$tmp/err" || fail "tables.py $d: $(tail -n 1 "$tmp/err")"
+done
 cd "$ROOT"
 same thesis $(cd "$R/thesis" && ls table*.txt table*.csv figure*.dat)
-same replay-check/runs $(cd "$R/replay-check/runs" && ls table*.txt table*.csv figure*.dat tables.txt)
+for d in $SUBEXP; do
+    same "$d" $(cd "$R/$d" && ls table*.txt table*.csv figure*.dat tables.txt)
+done
 
 # ---- beta (docs/experiments.md, "Beta") from its measured inputs ----
 python3 tools/thesis/beta.py docs/results/beta-inputs-k100.txt docs/results/beta-inputs-k300.txt > "$tmp/beta.txt" 2> "$tmp/err" ||

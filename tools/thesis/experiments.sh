@@ -216,7 +216,7 @@ for s in $sizes; do knob_for "${s#*:}" > /dev/null || exit 2; done
     for s in $sizes; do P=${s#*:}; echo "knob_size_$P=\"$(knob_for "$P")\""; done
     [ -n "$CALIB" ] && sed 's/^/calibration_file: /' "$CALIB"
 } > "$tmp/meta.txt"
-echo "experiments: Water N=$NMOL, $NSTEP steps, 16 compute nodes; $NRUNS runs ($REPS per cell), seed $SEED; output $OUT"
+echo "experiments: Water N=$NMOL, $NSTEP steps, 16 compute nodes; $NRUNS runs ($REPS per cell), seed $SEED; output ${OUT#"$ROOT"/}"
 if [ $PLAN = 1 ]; then
     cat "$tmp/meta.txt" "$tmp/plan"; exit 0
 fi
@@ -296,5 +296,5 @@ for s in $sizes; do calibrate_delay "${s%:*}" "${s#*:}"; done
 
 runs_loop "$tmp/plan" thesis_run
 python3 "$ROOT/tools/thesis/tables.py" "$OUT" "$CMDLINE" > /dev/null || RUNS_FAILED=$((RUNS_FAILED + 1))
-echo "experiments: $(runs_summary); tables in $OUT"
+echo "experiments: $(runs_summary); tables in ${OUT#"$ROOT"/}"
 [ "$RUNS_FAILED" = 0 ]
