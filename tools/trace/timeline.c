@@ -190,11 +190,56 @@ static void tracks(struct tl *t)
     }
 }
 
+/* Where each request's wait ends on its thread's track: its completion,
+ * or the thread's return if that came first.  The completion is stamped
+ * by the protocol thread before it releases the compute thread, but on
+ * another core: TSC skew between this machine's virtual CPUs has put the
+ * return up to tens of us before it, and slices of one track must nest.
+ * NULL when out of memory (the completion is used). */
+static const struct run_graph *by_thread_g;
+
+/* Requests in order of thread, then submission. */
+static int by_thread(const void *a, const void *b)
+{
+    const struct rg_req *x = &by_thread_g->reqs[*(const int *)a], *y = &by_thread_g->reqs[*(const int *)b];
+    if (x->cluster != y->cluster)
+        return x->cluster - y->cluster;
+    if (x->thread != y->thread)
+        return x->thread - y->thread;
+    return (x->submit > y->submit) - (x->submit < y->submit);
+}
+
+static double *wait_ends(const struct run_graph *g)
+{
+    size_t n = (size_t)(g->n_reqs ? g->n_reqs : 1);
+    double *end = malloc(n * sizeof(*end));
+    int *order = malloc(n * sizeof(*order));
+    if (!end || !order) {
+        free(end);
+        free(order);
+        return NULL;
+    }
+    for (int q = 0; q < g->n_reqs; q++) {
+        end[q] = g->reqs[q].complete;
+        order[q] = q;
+    }
+    by_thread_g = g;
+    qsort(order, (size_t)g->n_reqs, sizeof(*order), by_thread);
+    for (int k = 1; k < g->n_reqs; k++) {
+        const struct rg_req *p = &g->reqs[order[k - 1]], *r = &g->reqs[order[k]];
+        if (p->cluster == r->cluster && p->thread == r->thread && !isnan(r->resumed) && r->resumed < end[order[k - 1]])
+            end[order[k - 1]] = fmax(r->resumed, p->submit);
+    }
+    free(order);
+    return end;
+}
+
 /* The compute threads: compute, then the wait of each request. */
 static void threads(struct tl *t)
 {
     const struct run_graph *g = t->g;
     bool *named = calloc(4096, 1);
+    double *end = wait_ends(g);
     char name[128];
     for (int q = 0; q < g->n_reqs; q++) {
         const struct rg_req *r = &g->reqs[q];
@@ -215,8 +260,9 @@ static void threads(struct tl *t)
         if (!isnan(r->resumed))
             slice(t, pid, tid, "compute", "compute", from, r->submit, -1);
         snprintf(name, sizeof name, "wait: %s", mgs_req_name(r->kind));
-        slice(t, pid, tid, name, "wait", r->submit, r->complete, -1);
+        slice(t, pid, tid, name, "wait", r->submit, end ? end[q] : r->complete, -1);
     }
+    free(end);
     free(named);
 }
 
