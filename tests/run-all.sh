@@ -12,7 +12,10 @@ cd "$(dirname "$0")/.."
 SKIP=77
 pass=0; fail=0; skip=0; failed=(); skipped=()
 out=$(mktemp /tmp/ini-run-all.XXXXXX)
-trap 'rm -f "$out"' EXIT
+# A failed test's last lines, shown again under the summary: CI keeps only
+# the tail of a long run's output, and that tail should say why.
+failures=$(mktemp /tmp/ini-run-all-failures.XXXXXX)
+trap 'rm -f "$out" "$failures"' EXIT
 
 # run KIND NAME COMMAND...: runs one test, shows its output, tallies it.
 run() {
@@ -42,6 +45,7 @@ run() {
         skip=$((skip + 1)); skipped+=("$name"); echo "--- SKIP $name ($secs s)"
     else
         fail=$((fail + 1)); failed+=("$name"); echo "--- FAIL $name ($secs s, exit status $rc)"
+        { echo "--- $name: its last lines (exit status $rc)"; tail -n 25 "$out"; } >> "$failures"
     fi
 }
 
@@ -54,6 +58,6 @@ for t in tests/integration/*.sh; do
     run integration "$(basename "$t" .sh)" timeout 900 bash "$t"
 done
 [ ${#skipped[@]} -gt 0 ] && echo "skipped: ${skipped[*]}"
-[ ${#failed[@]} -gt 0 ] && echo "failed: ${failed[*]}"
+[ ${#failed[@]} -gt 0 ] && cat "$failures" && echo "failed: ${failed[*]}"
 echo "tests: $pass passed, $fail failed, $skip skipped"
 [ "$fail" -eq 0 ]

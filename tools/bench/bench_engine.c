@@ -102,8 +102,19 @@ void bench_derive(const struct bench_params *p, struct layer_result *r)
     r->rate_mps = r->g_ns > 0 ? 1e3 / r->g_ns : 0;
     int last = p->n_sizes - 1;
     if (last > 0 && r->size_ns[last].med > 0) {
-        double dt = r->size_ns[last].med - r->size_ns[0].med;
-        r->G_ns_per_byte = dt / (double)(p->sizes[last] - p->sizes[0]);
+        /* G is the slope from the small sizes to the largest.  The small
+         * end is the median of the first (up to) three sizes' gaps, not
+         * the first alone: a stall in one short measurement (11 us once,
+         * in a --quick run on a busy machine) would otherwise outweigh
+         * the 64 KB message's whole per-byte cost and turn G negative. */
+        int nb = last < 3 ? last : 3;
+        double gap[3], size[3];
+        for (int i = 0; i < nb; i++) {
+            gap[i] = r->size_ns[i].med;
+            size[i] = (double)p->sizes[i];
+        }
+        double base_gap = bench_stat(gap, nb).med, base_size = bench_stat(size, nb).med;
+        r->G_ns_per_byte = (r->size_ns[last].med - base_gap) / ((double)p->sizes[last] - base_size);
         r->gbps_max = (double)p->sizes[last] * 8.0 / r->size_ns[last].med;
     }
     r->M_bytes = r->G_ns_per_byte > 0 ? r->g_ns / r->G_ns_per_byte : 0;
