@@ -52,8 +52,8 @@ for i in 0 1 2 3; do
             fail "INI $i carried nothing but dilated $turns turns, $busy busy cycles"
         continue
     fi
-    # the busy turns' time: utilization x the run
-    span_ns=$(awk -v u="$(json "$c" busy.utilization)" -v r="$(json "$c" queue.run_seconds)" \
+    # the busy turns' time: busy.share x the run
+    span_ns=$(awk -v u="$(json "$c" busy.share)" -v r="$(json "$c" queue.run_seconds)" \
               'BEGIN{printf "%.0f", u * r * 1e9}')
     if [ "$f" = 50.0 ] && [ "$turns" -gt 0 ] && within "$span_ns" "$cpu" 45 250; then
         ok "INI $i: factor $f, $turns busy turns lasted $(awk -v a="$span_ns" -v b="$cpu" 'BEGIN{printf "%.1f", a/b}') x their CPU time ($cpu ns)"

@@ -73,7 +73,7 @@ for want in 'Opcode: DATA (1)' 'Opcode: ACK (2)' 'Opcode: NAK (3)' 'Sequence num
 done
 retx=$(tshark_ -r "$WORK/test.pcap" -Y ini_swp.retransmission -T fields -E separator=' ' -e frame.number \
        -e ini_swp.retransmission_of -e _ws.col.Info)
-[ "$retx" = "5 3 DATA conn=0 seq=1 ack=0 [Retransmission of frame 3] PE 1->3 h=2 len=0" ] ||
+[ "$retx" = "5 3 DATA conn=0 seq=1 ack=0 [Retransmission of frame 3] [RETX] PE 1->3 h=2 len=0" ] ||
     fail "retransmissions in the crafted capture: '$retx' (want frame 5, of frame 3)"
 echo "$NAME: crafted capture: 18 frames decoded as written (DATA, ACK, NAK, PROBE; 8/16/32 bits; fragments; segments; CRC; frame 5 a retransmission of 3, with its RETX flag)"
 

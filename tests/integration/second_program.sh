@@ -20,10 +20,17 @@ for c in 0 1; do
     ( . "$RUN_DIR/cluster$c.env"; exec build/bin/ini-ping --sizes 64,1473 --count 2000 ) > "$TMP/ping$c.out" 2>&1 &
     pids+=($!)
 done
-sleep 0.5
+seg=$(sed -n "s/.*INI_SEGMENT='\([^']*\)'.*/\1/p" "$RUN_DIR/cluster0.env")
+# The second program starts once the first holds cluster 0's segment (its
+# claim is a flock on the segment: /proc/locks lists it by the inode), not
+# after a guessed delay: on a loaded machine the first took longer.
+inode=$(stat -c %i "/dev/shm$seg")
+for _ in $(seq 200); do
+    grep -q ":$inode " /proc/locks && break
+    sleep 0.05
+done
 ( . "$RUN_DIR/cluster0.env"; exec build/bin/ini-ping --sizes 64 --count 10 --timeout-ms 5000 ) > "$TMP/second.out" 2> "$TMP/second.err"
 rc=$?
-seg=$(sed -n "s/.*INI_SEGMENT='\([^']*\)'.*/\1/p" "$RUN_DIR/cluster0.env")
 if [ "$rc" != 0 ] && [ "$(wc -l < "$TMP/second.err")" = 1 ] &&
    grep -q "^ini-ping: segment $seg: already attached by another program, pid ${pids[0]} (ini-ping): one program per cluster" "$TMP/second.err"; then
     ok "the second program on cluster 0 is refused (status $rc): $(cat "$TMP/second.err")"

@@ -57,7 +57,7 @@ def profile(run):
         cpu = sum(c["dilation"]["cpu_ns"] for c in dil)
         out.update(ini_passes=passes, ini_cpu_ns=cpu, ini_turns=sum(c["dilation"]["turns"] for c in dil),
                    ini_cpu_per_pass_ns=round(cpu / passes, 1) if passes else None,
-                   ini_busy_util=round(sum(c["busy"]["utilization"] for c in dil) / len(dil), 4))
+                   ini_busy_util=round(sum(c["busy"]["share"] for c in dil) / len(dil), 4))
     nodes = sum(len(m.get("nodes", [])) for m in mgs)
     ccpu, pcpu = sum(m.get("dilate_cpu_us", 0) for m in mgs), sum(m.get("protocol_dilate_cpu_us", 0) for m in mgs)
     cspan, pspan = sum(m.get("dilate_span_us", 0) for m in mgs), sum(m.get("protocol_dilate_span_us", 0) for m in mgs)
