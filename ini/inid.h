@@ -158,6 +158,10 @@ struct inid {
      * doorbell of a peer that is asleep, found in the peer's segment. */
     struct ini_segment *peer_seg[INI_MAX_CLUSTERS];
     int peer_wake_fd[INI_NETIF_MAX_PORTS];
+    /* A memif client's link that went down (its server restarted):
+     * restarted after relink_wait lwIP timer periods (100 ms), the wait
+     * doubling to 4.8 s while it stays down (inid_ports_relink). */
+    uint8_t relink_wait[INI_NETIF_MAX_PORTS], relink_gap[INI_NETIF_MAX_PORTS];
 
     /* the emulation knobs, a stage of the loop (inid_knobs.h) */
     struct inid_knobs knobs;
@@ -184,6 +188,10 @@ int inid_ports_init(struct inid *d);
  * server was not there yet); 0, or -1 on timeout. */
 int inid_ports_wait_up(struct inid *d, int timeout_ms);
 void inid_ports_close(struct inid *d);
+/* memif: restarts the ports of this INI's client side whose server went
+ * away (a restarted INI's: docs/transport.md, "An INI that restarts"),
+ * which do not reconnect by themselves; called every lwIP timer period. */
+void inid_ports_relink(struct inid *d);
 /* Sets up fault injection on the ports from the INI's configuration. */
 void inid_faults_init(struct inid *d);
 /* Sets up the adaptive idle mode: doorbell FIFO and receive interrupts. */

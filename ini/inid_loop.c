@@ -692,6 +692,7 @@ TURN_PIECE void end_turn(struct inid *d, struct loop_clock *c, uint64_t now, int
 {
     if (now >= c->next_timers) {
         ini_stack_timers(&d->stack);     /* lwIP's timers, reassembly timeouts counted */
+        inid_ports_relink(d);
         c->next_timers = now + c->timer_period;
         ini_capture_tick(&d->cap, now);
     }
