@@ -46,8 +46,9 @@ same() {
 }
 # The scripts write the output's own path into the tables ("made by: ...
 # docs/results/sweeps"), so they run in a copy of the tree's layout.
-mkdir -p "$tmp/$R/thesis" "$tmp/$R/sweeps"
+mkdir -p "$tmp/$R/thesis" "$tmp/$R/sweeps" "$tmp/$R/replay-check/runs"
 cp "$R"/thesis/{runs.tsv,reports.jsonl,meta.txt,delay-calibration.txt} "$tmp/$R/thesis/"
+cp "$R"/replay-check/runs/{runs.tsv,reports.jsonl,meta.txt,delay-calibration.txt} "$tmp/$R/replay-check/runs/"
 cp "$R"/sweeps/{runs.tsv,reports.jsonl,meta.txt} "$tmp/$R/sweeps/"
 cp -r "$R/sweeps/models-raw" "$tmp/$R/sweeps/"
 cd "$tmp"
@@ -55,8 +56,13 @@ cd "$tmp"
 # ---- chapter 5 ----
 cmd=$(head -n 1 "$R/thesis/meta.txt" | sed 's/^# //')
 python3 "$ROOT/tools/thesis/tables.py" "$R/thesis" "$cmd" > /dev/null 2> "$tmp/err" || { fail "tables.py: $(tail -n 1 "$tmp/err")"; }
+# the replay check's runs (issue 31), tabled as the grid's
+cmd=$(head -n 1 "$R/replay-check/runs/meta.txt" | sed 's/^# //')
+python3 "$ROOT/tools/thesis/tables.py" "$R/replay-check/runs" "$cmd" > /dev/null 2> "$tmp/err" ||
+    fail "tables.py replay-check/runs: $(tail -n 1 "$tmp/err")"
 cd "$ROOT"
 same thesis $(cd "$R/thesis" && ls table*.txt table*.csv figure*.dat)
+same replay-check/runs $(cd "$R/replay-check/runs" && ls table*.txt table*.csv figure*.dat tables.txt)
 
 # ---- beta (docs/experiments.md, "Beta") from its measured inputs ----
 python3 tools/thesis/beta.py docs/results/beta-inputs-k100.txt docs/results/beta-inputs-k300.txt > "$tmp/beta.txt" 2> "$tmp/err" ||

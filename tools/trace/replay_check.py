@@ -25,6 +25,7 @@ of a run-time miss comes from the traced runs being slower or faster
 than the grid's own (a loaded machine), not from the replay.  Exit
 status 0, 1 when a replay fails, 2 on bad arguments.
 """
+import csv
 import json
 import os
 import re
@@ -170,11 +171,13 @@ def write_table(out, pred, grid, n_runs):
         if any_judged:
             judged += 1
             within += ok_all
-    with open(os.path.join(out, "replay-check.csv"), "w") as f:
-        f.write("cell,quantity,predicted,measured,error,within\n")
+    # the csv module quotes what needs it ("misrouted (count, %)" holds a comma)
+    with open(os.path.join(out, "replay-check.csv"), "w", newline="") as f:
+        w = csv.writer(f)
+        w.writerow(("cell", "quantity", "predicted", "measured", "error", "within"))
         for r in rows:
-            f.write('%s,%s,"%s","%s",%s,%s\n' % (r[0], r[1], r[2], r[3], "" if r[4] is None else "%.4f" % r[4],
-                                                 "" if r[5] is None else ("yes" if r[5] else "no")))
+            w.writerow((r[0], r[1], r[2], r[3], "" if r[4] is None else "%.4f" % r[4],
+                        "" if r[5] is None else ("yes" if r[5] else "no")))
     with open(os.path.join(out, "replay-check.txt"), "w") as f:
         f.write("Predictions of ini-trace whatif from %d traced 1-INI run(s), against the measured grid: median "
                 "[min-max]; error of the medians; tolerance: utilization and message time 10%%, run time 15%%\n"

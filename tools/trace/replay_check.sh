@@ -56,6 +56,9 @@ if [ -z "$OUT" ]; then
 fi
 mkdir -p "$OUT" || exit 1
 OUT=$(cd "$OUT" && pwd)
+# the runs' tables and meta.txt carry the command line: a path from the
+# tree's top, not this machine's
+OUT_REL=$(realpath --relative-to="$ROOT" "$OUT")
 [ $PARTIAL = 1 ] && [ "$OUT" = "$ROOT/docs/results/replay-check" ] &&
     die "a partial run (--quick, --reps < 5) does not write into docs/results/replay-check"
 for b in ini-trace ini-cluster water inid; do
@@ -71,7 +74,7 @@ else
     # The grid's own way of running (its calibration, knob, dilation and
     # stack): experiments.sh, keeping each INI run's traces (runs.sh).
     RUNS_KEEP=$tmp/traces tools/thesis/experiments.sh --cells "$CELLS" --policies static --reps "$REPS" \
-        --calibration "$CALIB" --knob O_mode=sleep,O_dist=exp ${SEED:+--seed "$SEED"} --out "$OUT/runs" || exit 1
+        --calibration "$CALIB" --knob O_mode=sleep,O_dist=exp ${SEED:+--seed "$SEED"} --out "$OUT_REL/runs" || exit 1
     (cd "$tmp" && tar -cJf "$OUT/traces.tar.xz" traces) || die "cannot write $OUT/traces.tar.xz"
     echo "replay_check: traces of $(ls "$tmp/traces" | wc -l) run(s) in $OUT/traces.tar.xz ($(du -h "$OUT/traces.tar.xz" | cut -f1))"
 fi
