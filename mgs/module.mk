@@ -31,3 +31,4 @@ $(BIN)/test_mgs_dilate: $(OBJ)/mgs/mgs_dilate.o $(LIBINI)
 mgs: $(LIBMGS) $(BIN)/mgs-litmus $(BIN)/test_mgs_diff $(BIN)/test_mgs_standalone $(BIN)/test_mgs_dilate $(BIN)/water
 
 -include mgs/water/module.mk
+-include mgs/em3d/module.mk

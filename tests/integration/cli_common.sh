@@ -31,6 +31,7 @@ PROGRAMS=(
     "ini-bench||--runs"
     "mgs-litmus||--rounds"
     "water||--random"
+    "em3d||--nodes"
     "water_compare||--tol"
 )
 

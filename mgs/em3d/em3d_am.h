@@ -1,0 +1,70 @@
+/*
+ * em3d_am.h - the message versions of EM3D (Get, Put, Bulk) on the
+ * compute-node API: what em3d_am.c (the run, the barrier, dilation, the
+ * check) and em3d_am_xfer.c (the handlers and the three ways of moving
+ * values) share.  Private to mgs/em3d/.
+ *
+ * One process per cluster, one thread per PE (ini_cn_run).  The process
+ * holds every value of its cluster's PEs in val[kind][vertex] (arrays of
+ * the whole graph's size, the other clusters' entries unused): a cluster's
+ * PEs read each other's values there, as the hardware shares memory.
+ * Every PE keeps its own ghost copies of the other clusters' values it
+ * reads (gh[kind], by the kind of the source).  State of one PE is touched
+ * by its thread only (its handlers run on it); the barrier's counters are
+ * the only state PEs share, and they are atomics.
+ */
+#ifndef MGS_EM3D_AM_H
+#define MGS_EM3D_AM_H
+
+#include <stdatomic.h>
+#include <stdint.h>
+
+#include "em3d.h"
+#include "ini_cn.h"
+
+enum { H_GET = 1, H_VALUE, H_BULK, H_ARRIVE };
+
+#define AM_STALL_S 120.0          /* a wait with no progress this long is a failure */
+
+struct am_pe {
+    int id;                       /* global PE id */
+    struct em3d_ghosts *gh;       /* its ghosts, by source kind: am_run.ghosts[id] */
+    const double **from[2];       /* by destination kind */
+    uint64_t got[2];              /* ghost values received (replies, puts), by kind */
+    uint64_t arrived[2];          /* local PE 0: other clusters at barrier n, by n % 2 */
+    uint64_t errors;
+    uint64_t sent;                /* messages this PE sent */
+    uint64_t dilate_cpu0, dilate_wall0;
+};
+
+struct am_run {
+    const struct em3d_graph *g;
+    struct ini_cn *cn;
+    int variant, window;
+    int cluster, n_local;
+    int leader[EM3D_MAX_PES];     /* by cluster: the global id of its first PE */
+    uint32_t bulk_values;         /* values that fit in one bulk message */
+    double *val[2];
+    /* every PE's ghosts: the owners (put, bulk) read the readers' lists */
+    struct em3d_ghosts (*ghosts)[2];
+    struct am_pe *pe;             /* by local index */
+    atomic_uint bar_count, bar_gen;
+    double dilate;                /* MGS_DILATE, else the dilate knob; <= 1: off */
+    uint64_t clock_cost_ns;
+    double t0, t1;                /* global PE 0: the steps' start and end */
+};
+
+/* em3d_am_xfer.c */
+int am_register(struct am_run *r);
+/* Get: fetches every ghost of kind `kind`; put, bulk: waits until they
+ * have all come.  0, or -1 after a message. */
+int am_fill(struct am_run *r, struct ini_pe *pe, int kind);
+/* Put, bulk: sends this PE's new values of `kind` to their readers. */
+int am_publish(struct am_run *r, struct ini_pe *pe, int kind);
+/* Sends len bytes to dst, counted; -1 after a message. */
+int am_send(struct am_run *r, struct ini_pe *pe, int dst, uint16_t handler, const void *buf, uint32_t len);
+/* One wait for messages; -1 when the INIs stopped or nothing came for
+ * AM_STALL_S seconds since *since (what: for the message). */
+int am_wait(struct am_run *r, struct ini_pe *pe, double *since, uint64_t progress, uint64_t *last, const char *what);
+
+#endif

@@ -1,0 +1,138 @@
+#!/usr/bin/env python3
+"""em3d_predict.py - the chapter-6 model's time per edge beside the
+measured one, for each point of an EM3D curve (tools/thesis/em3d.sh,
+docs/em3d.md), as tools/sweeps/water_model.py does for Water.
+
+    em3d_predict.py OUT [--o-us US] [--ini-model PATH]
+
+Per point (version, layout, INIs per cluster, policy, share of
+inter-cluster edges), from the medians over its repetitions:
+
+  N   = compute nodes per cluster / INIs per cluster
+  c   = the model's request/reply cycles per compute node: the INIs'
+        messages out / 2 / compute nodes.  Exact for get (a request and
+        its answer) and the MGS versions (a fetch and its data); put and
+        bulk send one way only, so two of their messages count as one
+        cycle: an approximation, said in the table's note.
+  O   = the INIs' service per message (the report's service_ns, else busy
+        time over passes: water_model.run_figures)
+  o   = the compute node's handler time per message (--o-us, default 10)
+  W   = T0 / c - 2 o, T0 the median run time of the same version, INIs
+        and policy at share 0 (the same compute, no inter-cluster values)
+  predicted time = c x R (R: the model's cycle time, mva), over the edges
+  a compute node processes (steps x nodes x degree: em3d's RESULT line).
+
+Beside it, with em3d.sh --replay, the replay's prediction: the 1-INI
+runs of the same point (simple, ghost) replayed by ini-trace whatif at
+this INI count and policy, each run's time per edge scaled by its
+replayed over measured program span, the median.
+
+Writes OUT/em3d-predict.txt and .csv; a point without a share-0 twin or
+without messages is left out.  Exit status 0, 1 when nothing could be
+predicted, 2 on bad arguments.
+"""
+import os
+import statistics
+import sys
+
+HERE = os.path.dirname(os.path.abspath(__file__))
+sys.path[:0] = [HERE, os.path.join(HERE, "../sweeps"), os.path.join(HERE, "../model")]
+import em3d_tables as tables  # noqa: E402
+import ini_model as model  # noqa: E402
+import water_model  # noqa: E402  (run_figures, solve)
+
+
+def die(msg, code=2):
+    sys.stderr.write("em3d_predict.py: %s\n" % msg)
+    sys.exit(code)
+
+
+def points(out):
+    """(variant, clusters, pes, inis, policy, inter) -> list of per-run figures."""
+    runs, reports = tables.load(out)
+    pts = {}
+    for run in runs:
+        if run["exp"] != "curve" or run["status"] != "ok" or not run["runtime_s"]:
+            continue
+        rep = reports.get(tables.key(run) + (run["rep"],)) or {}
+        prog = (rep.get("programs") or {}).get("em3d.json") or {}
+        fig = water_model.run_figures("%s rep %s" % (run["variant"], run["rep"]), rep.get("report")) \
+            if rep.get("report") else None
+        if not prog:
+            continue
+        edges = int(prog["steps"]) * int(prog["nodes"]) * int(prog["degree"])
+        k = (run["variant"], int(run["clusters"]), int(run["pes"]), int(run["inis"]), run["policy"], float(run["inter"]))
+        pts.setdefault(k, []).append({"time_s": float(run["runtime_s"]), "edges": edges, "fig": fig,
+                                      "upe": float(prog["us_per_edge"]),
+                                      "replay": {int(f[8:]): float(v) for f, v in rep.items() if f.startswith("replay_i")}})
+    return pts
+
+
+def replay(one_ini_runs, inis, meas):
+    """The replay's time per edge at `inis` INIs: each 1-INI run's time
+    per edge scaled by its replayed / measured program span (em3d.sh
+    --replay), the median; with its error.  "-" when there is none."""
+    v = [r["upe"] * r["replay"][inis] for r in one_ini_runs or [] if inis in r["replay"]]
+    if not v or inis == 1:
+        return "-"
+    pred = statistics.median(v)
+    return "%.3f (%+.2f)" % (pred, (pred - meas) / meas if meas else 0)
+
+
+def predict(pts, o_us, bin):
+    rows = []
+    for k in sorted(pts):
+        variant, clusters, pes, inis, pol, inter = k
+        twin = pts.get((variant, clusters, pes, inis, pol, 0.0))
+        figs = [r["fig"] for r in pts[k] if r["fig"]]
+        if inter == 0 or not twin or not figs:
+            continue
+        t0 = statistics.median(r["time_s"] for r in twin)
+        c = statistics.median(f["msgs"] for f in figs) / 2.0 / (clusters * pes)
+        O = statistics.median(f["O_us"] for f in figs)
+        if c <= 0:
+            continue
+        n = max(1, round(pes / inis))
+        W = t0 * 1e6 / c - 2 * o_us
+        p = water_model.solve(bin, "mva", n, W, o_us, O)
+        edges = pts[k][0]["edges"]
+        meas = statistics.median(r["upe"] for r in pts[k])
+        pred = c * p["R"] / edges
+        rows.append([variant, "%dx%d" % (clusters, pes), inis, pol, inter, len(pts[k]), "%.1f" % c, "%.1f" % W,
+                     "%.1f" % O, "%.3f" % meas, "%.3f" % pred, "%+.2f" % ((pred - meas) / meas if meas else 0),
+                     replay(pts.get((variant, clusters, pes, 1, pol, inter)), inis, meas),
+                     "%.3f" % statistics.median(f["utilization"] for f in figs), "%.3f" % p["U_o"]])
+    return rows
+
+
+def main(argv):
+    args = argv[1:]
+    if not args or args[0].startswith("-"):
+        die("usage: em3d_predict.py OUT [--o-us US] [--ini-model PATH]")
+    out, o_us, bin = args.pop(0), 10.0, model.BIN
+    while args:
+        flag, val = args.pop(0), (args.pop(0) if args else die("a flag needs a value"))
+        if flag == "--o-us":
+            try:
+                o_us = float(val)
+            except ValueError:
+                die("--o-us: '%s' is not a number" % val)
+        elif flag == "--ini-model":
+            bin = val
+        else:
+            die("unknown option %s" % flag)
+    rows = predict(points(out), o_us, bin)
+    if not rows:
+        die("%s: no curve point with a share-0 twin and messages" % out, 1)
+    tables.write(out, "em3d-predict", ["version", "layout", "inis", "policy", "inter", "runs", "c", "W (us)",
+                                       "O (us)", "us/edge", "model", "err", "replay (err)", "INI util", "model util"],
+                 rows,
+                 "EM3D: the chapter-6 model (ini-model, mva) beside the measured time per edge (medians).  "
+                 "c = INI messages out / 2 / nodes (put and bulk: one-way messages counted in pairs); "
+                 "W = T0 / c - 2 o, T0 the share-0 run of the same version, INIs and policy; o = %g us.  replay: the "
+                 "1-INI runs' time per edge x their replayed / measured span at this INI count (em3d.sh --replay; "
+                 "simple and ghost only)." % o_us)
+
+
+if __name__ == "__main__":
+    main(sys.argv)
