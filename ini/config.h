@@ -167,6 +167,21 @@ struct ini_security_cfg {
     char key_file[INI_PATH_LEN];      /* resolved against the file's directory */
 };
 
+/* restart = { max = N; window_s = S; }: the launcher restarts an INI that
+ * exits abnormally (a signal, or a non-zero status while the run is live)
+ * up to max times within any window_s seconds; one more stops the machine
+ * and names the INI (docs/launcher.md, "Supervised daemons"; what a
+ * restarted INI resumes: docs/transport.md, "An INI that restarts").
+ * max = 0: no restart, a dead INI stops the machine at once. */
+#define INI_RESTART_MAX_DEFAULT      3
+#define INI_RESTART_WINDOW_S_DEFAULT 60
+#define INI_RESTART_MAX_LIMIT        100
+#define INI_RESTART_WINDOW_S_LIMIT   86400
+struct ini_restart_cfg {
+    int max;                  /* restarts allowed within window_s, default 3 */
+    int window_s;             /* seconds, default 60 */
+};
+
 struct ini_config {
     char path[INI_PATH_LEN];          /* the file it came from */
     enum ini_net_mode net_mode;       /* network.mode, default memif */
@@ -179,6 +194,7 @@ struct ini_config {
     struct ini_fault_cfg faults;      /* global faults = {...}, default none */
     struct ini_knobs knobs;           /* knobs = {...} */
     struct ini_security_cfg security; /* security = {...} */
+    struct ini_restart_cfg restart;   /* restart = {...} */
     int n_eal_args;                   /* eal.args: extra EAL arguments */
     char eal_args[INI_MAX_EAL_ARGS][128];
     int eal_memory_mb;                /* eal.memory_mb, default 256 */

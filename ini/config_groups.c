@@ -181,6 +181,21 @@ static int load_trace(struct loader *ld, const config_setting_t *root)
     return rc < 0 ? -1 : 0;
 }
 
+/* restart = { max = N; window_s = S; } (config.h struct ini_restart_cfg). */
+static int load_restart(struct loader *ld, const config_setting_t *root)
+{
+    static const char *const allowed[] = { "max", "window_s", NULL };
+    const config_setting_t *g;
+    int found = cfg_read_group(ld, root, "restart", allowed, &g);
+    if (found <= 0)
+        return found;
+    struct ini_restart_cfg *r = &ld->cfg.restart;
+    if (cfg_read_int(ld, g, "max", 0, INI_RESTART_MAX_LIMIT, &r->max) < 0 ||
+        cfg_read_int(ld, g, "window_s", 1, INI_RESTART_WINDOW_S_LIMIT, &r->window_s) < 0)
+        return -1;
+    return 0;
+}
+
 /* A group of name = value settings handed one by one to the parser of
  * the matching command-line specification (set(target, key, value),
  * config_spec.c), so that a file and a flag accept exactly the same names
@@ -271,7 +286,8 @@ static int load_eal(struct loader *ld, const config_setting_t *root)
 int cfg_load_structure(struct loader *ld, const config_setting_t *root)
 {
     static const char *const allowed[] = { "version", "network", "policy", "stack", "idle",
-                                           "trace", "eal", "faults", "knobs", "clusters", "security", NULL };
+                                           "trace", "eal", "faults", "knobs", "clusters", "security", "restart",
+                                           NULL };
     const config_setting_t *version = cfg_member(root, "version");
     long long value = 0;
 
@@ -288,6 +304,7 @@ int cfg_load_structure(struct loader *ld, const config_setting_t *root)
     if (cfg_check_group(ld, root, allowed) < 0 ||
         load_network(ld, root) < 0 || load_policy(ld, root) < 0 || load_stack(ld, root) < 0 ||
         load_idle(ld, root) < 0 || load_trace(ld, root) < 0 || load_eal(ld, root) < 0 ||
+        load_restart(ld, root) < 0 ||
         cfg_load_faults(ld, root, &ld->cfg.faults) < 0 || load_knobs(ld, root) < 0 ||
         cfg_load_clusters(ld, root) < 0)
         return -1;

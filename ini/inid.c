@@ -55,7 +55,7 @@ static void on_signal(int sig)
 static const char usage_text[] =
     "usage: inid --config FILE --ini ID --tag TAG --run-dir DIR [--policy P] [--ini-policy P]\n"
     "            [--idle poll|adaptive|auto] [--trace off|summary|detailed] [--fault SPEC]\n"
-    "            [--knob SPEC] [--segment on|off] [--launcher-pid PID]\n"
+    "            [--knob SPEC] [--segment on|off] [--launcher-pid PID] [--resume]\n"
     "            [--capture [--capture-limit SIZE] [--capture-ring N] [--capture-snap BYTES]] [-- EAL ARGS...]\n"
     "       inid --help | --version\n"
     "policies: static, round-robin, load-aware.  Started by ini-cluster (docs/launcher.md).\n";
@@ -145,6 +145,7 @@ static int parse_args(struct inid *d, int argc, char **argv, int *eal_extra)
         case 'C': d->capture = 1; break;
         case 'l': case 'R': case 's': capture_option(&d->cap_opts, c, optarg); break;
         case 'S': o.segment = optarg; break;
+        case 'U': d->resume = 1; break;
         default: cli_common_option(c, argv);
         }
     }
@@ -261,6 +262,22 @@ static void process_init(struct inid *d)
                 "wait for a core\n", d->me->id, strerror(errno));
 }
 
+/* The run's epoch, 16 bytes the launcher draws at random and gives every
+ * daemon of the run in INI_RUN_EPOCH (32 hex digits): 0, or -1 when it is
+ * missing or malformed. */
+static int run_epoch(uint8_t epoch[INI_SWP_EPOCH_LEN])
+{
+    const char *e = getenv("INI_RUN_EPOCH");
+    int ok = e && strlen(e) == 2 * INI_SWP_EPOCH_LEN;
+    for (int i = 0; ok && i < INI_SWP_EPOCH_LEN; i++) {
+        unsigned v = 0;
+        ok = sscanf(e + 2 * i, "%2x", &v) == 1 && isxdigit((unsigned char)e[2 * i]) &&
+             isxdigit((unsigned char)e[2 * i + 1]);
+        epoch[i] = (uint8_t)v;
+    }
+    return ok ? 0 : -1;
+}
+
 /* With security.key_file: the machine's key, and the run's epoch, which
  * the launcher draws at random and gives every daemon of the run in
  * INI_RUN_EPOCH (32 hex digits): frames recorded in another run with the
@@ -273,14 +290,7 @@ static int auth_params(struct inid *d, struct ini_swp_params *prm)
         return -1;
     }
     const char *e = getenv("INI_RUN_EPOCH");
-    int ok = e && strlen(e) == 2 * INI_SWP_EPOCH_LEN;
-    for (int i = 0; ok && i < INI_SWP_EPOCH_LEN; i++) {
-        unsigned v = 0;
-        ok = sscanf(e + 2 * i, "%2x", &v) == 1 && isxdigit((unsigned char)e[2 * i]) &&
-             isxdigit((unsigned char)e[2 * i + 1]);
-        prm->epoch[i] = (uint8_t)v;
-    }
-    if (!ok) {
+    if (run_epoch(prm->epoch) < 0) {
         fprintf(stderr, "inid %d: INI_RUN_EPOCH: %s (the run's epoch, %d hex digits, which ini-cluster sets; "
                         "security.key_file needs it)\n",
                 d->me->id, e ? "malformed" : "not set", 2 * INI_SWP_EPOCH_LEN);
@@ -315,11 +325,16 @@ static int stack_open(struct inid *d)
     prm.ctx = d;
     if (d->cfg.security.key_file[0] && auth_params(d, &prm.swp) < 0)
         return -1;
+    /* The state region belongs to this run: its epoch (the launcher's),
+     * with a key or without (docs/transport.md, "An INI that restarts"). */
+    run_epoch(prm.swp.epoch);
     int rc = ini_stack_open(&d->stack, &prm, err, sizeof(err));
     explicit_bzero(prm.swp.key, sizeof(prm.swp.key));
-    if (rc < 0)
+    if (rc < 0) {
         fprintf(stderr, "inid %d: stack: %s\n", d->me->id, err);
-    return rc;
+        return -1;
+    }
+    return inid_state_open(d, &prm.swp) < 0 ? -2 : 0;
 }
 
 /* The trace buffer, and the run's start. */
@@ -354,6 +369,7 @@ static void shut_down(struct inid *d)
     }
     ini_fabric_wake_all_pes(d->seg);
     inid_write_counters(d);
+    inid_state_unlink(d);           /* a clean stop: nothing to resume */
     /* The launcher died (SIGKILL): its segments would stay in /dev/shm.
      * Every INI of the cluster may unlink it; the first one does. */
     if (d->launcher_pid && getppid() != d->launcher_pid)
@@ -391,10 +407,14 @@ int main(int argc, char **argv)
     if (inid_telemetry_init(d) < 0)
         return 1;
     process_init(d);
-    if (stack_open(d) < 0 || inid_ports_init(d) < 0)
+    int st = stack_open(d);
+    if (st < 0)
+        return st == -2 && d->resume ? INI_EXIT_NO_RESUME : 1;
+    if (inid_ports_init(d) < 0)
         return 1;
     inid_faults_init(d);
     inid_fabric_init(d);
+    inid_state_rebuild(d);
     if (inid_ports_wait_up(d, 20000) < 0 || inid_idle_init(d) < 0 || inid_capture_init(d) < 0 ||
         trace_init(d) < 0)
         return 1;

@@ -58,6 +58,33 @@ struct out_ring {
     uint32_t head, tail;                       /* in-flight slots */
     uint64_t end[INID_RING_INFLIGHT];
     uint8_t  done[INID_RING_INFLIGHT];
+    struct ini_rec *rec[INID_RING_INFLIGHT];
+};
+
+/* The INI's mark in the header of a record it took (ring.h: the consumer
+ * owns a record until it releases it): its message is done (sent and
+ * acknowledged, delivered in the cluster, or dropped).  In the segment,
+ * so a restarted INI knows it (inid_state.c). */
+#define INID_REC_DONE 0x8000u
+
+/* A message's release cookie (swp.h ini_swp_send): its PE, its in-flight
+ * slot and its record's place in the ring (bytes ever published before
+ * it, / 64: records are 64-byte aligned), which tells a restarted INI
+ * which record a logged message is (inid_state.c). */
+static inline uint64_t inid_cookie(int pe, uint32_t slot, uint64_t pos)
+{
+    return (pos >> 6) << 24 | (uint64_t)pe << 16 | slot;
+}
+
+/* inid's part of the state region (inid_state.c), behind the
+ * transport's: a delivery to a compute node of this cluster in progress
+ * (the record at local_pos of PE local_src's ring, published into PE
+ * local_pe's ring once its tail reaches local_mark). */
+struct inid_dur {
+    uint64_t magic;
+    uint32_t version, local_armed;
+    uint32_t local_pe, local_src;
+    uint64_t local_mark, local_pos;
 };
 
 /* Deliveries to one PE that did not fit in its ring yet. */
@@ -88,6 +115,14 @@ struct inid {
      * when the daemon stops (killed: its death sent us SIGTERM), nobody
      * else will unlink the cluster's segment, so the daemon does. */
     pid_t launcher_pid;
+    /* --resume: started again by the launcher after this INI died. */
+    int resume;
+    /* The state region (inid_state.c): the transport's part, then ours. */
+    void *region;
+    size_t region_bytes;
+    char region_name[128];
+    struct inid_dur *dur;
+    struct ini_swp_intent *swp_intent;    /* the transport's, armed by the deliver callback */
     enum ini_idle_mode idle;
 
     /* resources */
@@ -123,6 +158,10 @@ struct inid {
      * doorbell of a peer that is asleep, found in the peer's segment. */
     struct ini_segment *peer_seg[INI_MAX_CLUSTERS];
     int peer_wake_fd[INI_NETIF_MAX_PORTS];
+    /* A memif client's link that went down (its server restarted):
+     * restarted after relink_wait lwIP timer periods (100 ms), the wait
+     * doubling to 4.8 s while it stays down (inid_ports_relink). */
+    uint8_t relink_wait[INI_NETIF_MAX_PORTS], relink_gap[INI_NETIF_MAX_PORTS];
 
     /* the emulation knobs, a stage of the loop (inid_knobs.h) */
     struct inid_knobs knobs;
@@ -149,6 +188,10 @@ int inid_ports_init(struct inid *d);
  * server was not there yet); 0, or -1 on timeout. */
 int inid_ports_wait_up(struct inid *d, int timeout_ms);
 void inid_ports_close(struct inid *d);
+/* memif: restarts the ports of this INI's client side whose server went
+ * away (a restarted INI's: docs/transport.md, "An INI that restarts"),
+ * which do not reconnect by themselves; called every lwIP timer period. */
+void inid_ports_relink(struct inid *d);
 /* Sets up fault injection on the ports from the INI's configuration. */
 void inid_faults_init(struct inid *d);
 /* Sets up the adaptive idle mode: doorbell FIFO and receive interrupts. */
@@ -172,8 +215,20 @@ int inid_device_eal_arg(const struct ini_node_cfg *me, char arg[INID_ARG_LEN]);
 /* Builds the vdev argument of each port of this INI into args (EAL form). */
 int inid_ports_eal_args(const struct inid *d, char args[][INID_ARG_LEN], int max);
 
+/* inid_state.c: the state region (docs/transport.md, "An INI that
+ * restarts"), after the stack is open: created clean, or with --resume
+ * found and checked (0; -1 after saying why: exit INI_EXIT_NO_RESUME);
+ * after inid_fabric_init, a resumed INI's rings walked again
+ * (inid_state_rebuild); unlinked at a clean stop. */
+int  inid_state_open(struct inid *d, const struct ini_swp_params *swp);
+void inid_state_rebuild(struct inid *d);
+void inid_state_unlink(struct inid *d);
+
 /* inid_loop.c */
 void inid_fabric_init(struct inid *d);
+/* A record's message is done: marked, and the prefix of done records
+ * given back to the compute node. */
+void inid_record_done(struct inid *d, int pe, uint32_t slot);
 int  inid_loop(void *arg);
 void inid_write_counters(struct inid *d);
 /* Transport callbacks (swp.h): a message for one of this cluster's PEs

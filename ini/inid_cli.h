@@ -17,6 +17,14 @@
     { "knob", required_argument, NULL, 'k' },   { "policy", required_argument, NULL, 'P' },        \
     { "launcher-pid", required_argument, NULL, 'L' }, { "capture", no_argument, NULL, 'C' },      \
     { "segment", required_argument, NULL, 'S' }, { "capture-limit", required_argument, NULL, 'l' }, \
-    { "capture-ring", required_argument, NULL, 'R' }, { "capture-snap", required_argument, NULL, 's' }
+    { "capture-ring", required_argument, NULL, 'R' }, { "capture-snap", required_argument, NULL, 's' }, \
+    { "resume", no_argument, NULL, 'U' }
+
+/* --resume: the launcher restarted the daemon after it died; it resumes
+ * its connections from its state region (docs/transport.md, "An INI that
+ * restarts").  A daemon that cannot resume without losing or repeating a
+ * message exits with INI_EXIT_NO_RESUME, and the launcher does not start
+ * it again: it stops the machine, as when restarts are off. */
+#define INI_EXIT_NO_RESUME 4
 
 #endif

@@ -75,11 +75,13 @@ static inline void spend_O(struct inid *d, uint64_t arrive, uint64_t begun)
 
 /* ---- the compute-node side: releasing records, delivering messages ---- */
 
-/* A record's message has left (or been dropped): give back the prefix of
- * the ring whose records are all done. */
-static void out_record_done(struct inid *d, int pe, uint32_t slot)
+/* A record's message has left (or been dropped): marked done in the
+ * record (for a restarted INI, inid_state.c), then the prefix of the ring
+ * whose records are all done given back. */
+void inid_record_done(struct inid *d, int pe, uint32_t slot)
 {
     struct out_ring *o = &d->out[pe];
+    o->rec[slot % INID_RING_INFLIGHT]->flags |= INID_REC_DONE;
     o->done[slot % INID_RING_INFLIGHT] = 1;
     uint64_t release = 0;
     while (o->head != o->tail && o->done[o->head % INID_RING_INFLIGHT]) {
@@ -94,17 +96,27 @@ static void out_record_done(struct inid *d, int pe, uint32_t slot)
 void inid_transport_release(void *ctx, void *cookie)
 {
     uintptr_t c = (uintptr_t)cookie;
-    out_record_done(ctx, (int)(c >> 16), (uint32_t)(c & 0xffff));
+    inid_record_done(ctx, (int)((c >> 16) & 0xff), (uint32_t)(c & 0xffff));
 }
 
 /* Copies AM header + payload (len bytes at offset off of p) into PE pe's
- * ring.  0, or -1 when the ring has no room now. */
-static int deliver_pbuf(struct inid *d, int pe, struct pbuf *p, uint16_t off, uint32_t len)
+ * ring.  0, or -1 when the ring has no room now.  arm: a delivery the
+ * transport is making (swp.h struct ini_swp_intent): the intent says
+ * which ring, and up to where, the message is published. */
+static int deliver_pbuf(struct inid *d, int pe, struct pbuf *p, uint16_t off, uint32_t len, int arm)
 {
     struct ini_rec *rec = ini_fabric_reserve(&d->deliver[pe], len);
     if (!rec)
         return -1;
     pbuf_copy_partial(p, rec->data, (u16_t)len, off);
+    if (arm) {
+        struct ini_swp_intent *in = d->swp_intent;
+        in->where = (uint32_t)pe;
+        in->mark = d->deliver[pe].tail;
+        __atomic_signal_fence(__ATOMIC_SEQ_CST);
+        in->armed = 1;
+        __atomic_signal_fence(__ATOMIC_SEQ_CST);
+    }
     ini_fabric_publish(&d->deliver[pe]);
     ini_fabric_wake_pe(d->seg, pe);
     return 0;
@@ -130,7 +142,7 @@ TURN_PIECE int retry_backlogs(struct inid *d)
         while (b->head != b->tail) {
             struct pbuf *p = b->p[b->head % INID_BACKLOG];
             uint16_t off = b->off[b->head % INID_BACKLOG];
-            if (deliver_pbuf(d, pe, p, off, p->tot_len - off) < 0)
+            if (deliver_pbuf(d, pe, p, off, p->tot_len - off, 0) < 0)
                 break;
             pbuf_free(p);
             b->head++;
@@ -144,13 +156,16 @@ TURN_PIECE int retry_backlogs(struct inid *d)
  * copied into the PE's ring and freed, with its trace record (x holds
  * what the record needs besides h; t_window: the sliding window was done,
  * detailed traces), or parked in the PE's backlog, in order behind what
- * waits there.  0, or -1 when the backlog is full too. */
+ * waits there.  0, or -1 when the backlog is full too.  From the
+ * transport (arm): never parked: a message acknowledged must be in the
+ * ring (docs/transport.md, "An INI that restarts"); -1, and the transport
+ * offers it again. */
 static inline int deliver_in(struct inid *d, const struct inid_held *x, const struct ini_am_hdr *h,
-                             uint64_t t_window)
+                             uint64_t t_window, int arm)
 {
     int pe = x->pe;
     if (d->backlog[pe].head == d->backlog[pe].tail &&
-        deliver_pbuf(d, pe, x->p, x->off, (uint32_t)sizeof(*h) + h->len) == 0) {
+        deliver_pbuf(d, pe, x->p, x->off, (uint32_t)sizeof(*h) + h->len, arm) == 0) {
         struct ini_trace_rec *r = ini_trace_begin(&d->trace, INI_TRACE_IN, x->t_arrive, x->qlen);
         ini_trace_set_msg(r, h->src_pe, h->dst_pe, x->src_ini, h->len);
         ini_trace_set_seq(r, h->pe_seq);
@@ -162,7 +177,7 @@ static inline int deliver_in(struct inid *d, const struct inid_held *x, const st
         pbuf_free(x->p);
         return 0;
     }
-    return backlog_push(d, pe, x->p, x->off);
+    return arm ? -1 : backlog_push(d, pe, x->p, x->off);
 }
 
 /* The knob stage's receive half (inid_knobs.h), run by the loop once the
@@ -190,7 +205,7 @@ static int deliver_held(struct inid *d, uint64_t now)
         }
         struct ini_am_hdr h;
         pbuf_copy_partial(x->p, &h, sizeof(h), x->off);
-        if (deliver_in(d, x, &h, t_window) < 0)
+        if (deliver_in(d, x, &h, t_window, 0) < 0)
             break;      /* the PE is far behind: try again next turn */
         inid_knobs_release(k);
         n++;
@@ -235,7 +250,7 @@ int inid_transport_deliver(void *ctx, int src_ini, struct pbuf *p, uint16_t off,
         .pe = (uint8_t)d->cfg.pes[h.dst_pe].local,
     };
     if (d->knobs.rx_on ? hold_in(d, &x) < 0
-                       : deliver_in(d, &x, &h, d->trace.mode == INI_TRACE_DETAILED ? rte_rdtsc() : 0) < 0) {
+                       : deliver_in(d, &x, &h, d->trace.mode == INI_TRACE_DETAILED ? rte_rdtsc() : 0, 1) < 0) {
         /* The PE is far behind: the transport keeps the message, does not
          * acknowledge it, and offers it again later. */
         d->stats.refused++;
@@ -260,6 +275,42 @@ static inline int16_t pick_target(struct inid *d, uint16_t dst_pe)
     return (int16_t)ini_lb_conn_pick(&d->lb, dst->cluster, cl->inis, cl->n_inis, dst->static_ini);
 }
 
+/* A message for a PE of this cluster (w->target: -1 - its local index):
+ * straight into the PE's ring, its intent said first (inid.h struct
+ * inid_dur): a restarted INI must know whether it was published before
+ * its record was marked done.  DONE, or STALL when the ring is full. */
+static int deliver_local(struct inid *d, struct work *w, struct ini_rec *rec, uint64_t now)
+{
+    struct ini_am_hdr *h = ini_fabric_out_am(rec);
+    uint32_t am_len = rec->len - INI_HEADROOM;
+    int local = -1 - w->target;
+    struct ini_rec *to = ini_fabric_reserve(&d->deliver[local], am_len);
+    if (!to)
+        return STALL;
+    memcpy(to->data, h, am_len);
+    struct inid_dur *dur = d->dur;
+    dur->local_pe = (uint32_t)local;
+    dur->local_src = w->pe;
+    dur->local_mark = d->deliver[local].tail;
+    dur->local_pos = d->out[w->pe].end[w->slot] - rec->bytes;
+    __atomic_signal_fence(__ATOMIC_SEQ_CST);
+    dur->local_armed = 1;
+    __atomic_signal_fence(__ATOMIC_SEQ_CST);
+    ini_fabric_publish(&d->deliver[local]);
+    ini_fabric_wake_pe(d->seg, local);
+    d->stats.local_msgs++;
+    d->stats.processed++;
+    struct ini_trace_rec *tr = ini_trace_begin(&d->trace, INI_TRACE_LOCAL, w->t_arrive, w->qlen);
+    ini_trace_set_msg(tr, h->src_pe, h->dst_pe, UINT16_MAX, h->len);
+    ini_trace_set_seq(tr, h->pe_seq);
+    ini_trace_stamp(&d->trace, tr, INI_TS_DEQUEUE, now);
+    ini_trace_commit(&d->trace, tr, tr ? rte_rdtsc() : 0);   /* NULL (buffer full): counted as dropped */
+    inid_record_done(d, w->pe, w->slot);
+    __atomic_signal_fence(__ATOMIC_SEQ_CST);
+    dur->local_armed = 0;
+    return DONE;
+}
+
 static int process_out(struct inid *d, struct work *w, uint64_t now)
 {
     struct ini_rec *rec = w->rec;
@@ -269,28 +320,14 @@ static int process_out(struct inid *d, struct work *w, uint64_t now)
         h->dst_pe >= d->cfg.n_pes || h->len > (uint32_t)d->cfg.stack.max_message) {
         d->stats.bad_dst++;
         d->stats.processed++;
-        out_record_done(d, w->pe, w->slot);
+        inid_record_done(d, w->pe, w->slot);
         return DONE;
     }
     if (w->target == INT16_MIN)
         w->target = pick_target(d, h->dst_pe);
-    if (w->target < 0) {
-        /* Same cluster: the INI delivers it straight to the PE's ring. */
-        int local = -1 - w->target;
-        if (ini_fabric_put(&d->deliver[local], h, am_len) < 0)
-            return STALL;
-        ini_fabric_wake_pe(d->seg, local);
-        d->stats.local_msgs++;
-        d->stats.processed++;
-        struct ini_trace_rec *tr = ini_trace_begin(&d->trace, INI_TRACE_LOCAL, w->t_arrive, w->qlen);
-        ini_trace_set_msg(tr, h->src_pe, h->dst_pe, UINT16_MAX, h->len);
-        ini_trace_set_seq(tr, h->pe_seq);
-        ini_trace_stamp(&d->trace, tr, INI_TS_DEQUEUE, now);
-        ini_trace_commit(&d->trace, tr, tr ? rte_rdtsc() : 0);   /* NULL (buffer full): counted as dropped */
-        out_record_done(d, w->pe, w->slot);
-        return DONE;
-    }
-    uintptr_t cookie = (uintptr_t)w->pe << 16 | w->slot;
+    if (w->target < 0)
+        return deliver_local(d, w, rec, now);
+    uintptr_t cookie = inid_cookie(w->pe, w->slot, d->out[w->pe].end[w->slot] - rec->bytes);
     if (inid_knobs_tx_wait(&d->knobs))
         return STALL;                   /* Δg / ΔG: not yet */
     uint64_t start = d->trace.mode == INI_TRACE_DETAILED ? rte_rdtsc() : now;
@@ -414,6 +451,7 @@ TURN_PIECE int poll_pes(struct inid *d, uint64_t now)
             uint32_t slot = o->tail++;
             o->end[slot % INID_RING_INFLIGHT] = end;
             o->done[slot % INID_RING_INFLIGHT] = 0;
+            o->rec[slot % INID_RING_INFLIGHT] = rec;
             struct work *w = &d->queue[d->q_tail % INID_QUEUE_SIZE];
             w->kind = WORK_OUT;
             w->target = INT16_MIN;
@@ -654,6 +692,7 @@ TURN_PIECE void end_turn(struct inid *d, struct loop_clock *c, uint64_t now, int
 {
     if (now >= c->next_timers) {
         ini_stack_timers(&d->stack);     /* lwIP's timers, reassembly timeouts counted */
+        inid_ports_relink(d);
         c->next_timers = now + c->timer_period;
         ini_capture_tick(&d->cap, now);
     }
@@ -824,8 +863,10 @@ void inid_write_counters(struct inid *d)
     }
     double avg_q = s->queue_samples ? (double)s->queue_sum / (double)s->queue_samples : 0.0;
     unsigned chk = (unsigned)(w->udp_checksum_errors + w->crc_errors + ip.ip_checksum_errors);
-    fprintf(f, "{\n  \"ini\": %d, \"cluster\": %d, \"idle_mode\": \"%s\",\n", d->me->id, d->cluster,
-            ini_idle_mode_name(d->idle));
+    /* restarts: this INI's incarnation (docs/transport.md, "An INI that
+     * restarts"); the counters are this incarnation's alone. */
+    fprintf(f, "{\n  \"ini\": %d, \"cluster\": %d, \"idle_mode\": \"%s\", \"restarts\": %u,\n", d->me->id,
+            d->cluster, ini_idle_mode_name(d->idle), ini_swp_incarnation(d->stack.swp));
     /* Retransmissions as sent (by cause) and as received (needed after a
      * loss, or spurious: of a frame already here). */
     fprintf(f, "  \"summary\": \"INI %d (cluster %d): sent %llu msgs / %llu B, delivered %llu msgs / %llu B, "

@@ -278,6 +278,29 @@ int inid_ports_wait_up(struct inid *d, int timeout_ms)
     }
 }
 
+void inid_ports_relink(struct inid *d)
+{
+    if (d->cfg.net_mode != INI_NET_MEMIF)
+        return;
+    for (int k = 0; k < d->n_ports; k++) {
+        struct rte_eth_link link;
+        if (d->port_peer[k] > d->me->id)
+            continue;                   /* our server side: the client comes back by itself */
+        rte_eth_link_get_nowait(d->ports[k], &link);
+        if (link.link_status == RTE_ETH_LINK_UP) {
+            d->relink_gap[k] = 1;
+            d->relink_wait[k] = 1;
+        } else if (d->relink_wait[k] > 1) {
+            d->relink_wait[k]--;
+        } else {
+            rte_eth_dev_stop(d->ports[k]);
+            rte_eth_dev_start(d->ports[k]);
+            d->relink_gap[k] = d->relink_gap[k] && d->relink_gap[k] < 48 ? 2 * d->relink_gap[k] : 48;
+            d->relink_wait[k] = d->relink_gap[k];
+        }
+    }
+}
+
 int inid_idle_init(struct inid *d)
 {
     d->epfd = d->wake_fd = -1;

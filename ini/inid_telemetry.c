@@ -66,6 +66,8 @@ static void add_identity(struct rte_tel_data *info, const struct inid *d)
     rte_tel_data_add_dict_int(info, "cluster", d->cluster);
     rte_tel_data_add_dict_u64(info, "tsc", rte_rdtsc());
     rte_tel_data_add_dict_u64(info, "tsc_hz", d->tsc_hz);
+    /* this INI's incarnation: restarts so far (docs/transport.md) */
+    rte_tel_data_add_dict_u64(info, "restarts", ini_swp_incarnation(d->stack.swp));
 }
 
 /* A container dict for add_dict_container, or NULL (then the group is

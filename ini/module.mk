@@ -26,7 +26,7 @@ $(LIBINI): $(LIBINI_SRCS:%.c=$(OBJ)/%.o)
 	$(AR) rcs $@ $^
 
 # inid links the stack (stack/module.mk), DPDK and lwIP.
-INID_SRCS  := ini/inid.c ini/inid_port.c ini/inid_loop.c ini/inid_knobs.c ini/inid_telemetry.c ini/capture.c
+INID_SRCS  := ini/inid.c ini/inid_port.c ini/inid_loop.c ini/inid_knobs.c ini/inid_telemetry.c ini/inid_state.c ini/capture.c
 INID_OBJS  := $(INID_SRCS:%.c=$(OBJ)/%.o)
 $(INID_OBJS): EXTRA := $(LWIP_CFLAGS)
 $(INID_OBJS): DPDK := yes

@@ -48,7 +48,8 @@ int ini_swp_hdr_read(const uint8_t *src, uint32_t len, int seq_bits, struct ini_
     h->conn = src[1];
     h->seq = get_seq(src + 2, seq_bits);
     h->ack = get_seq(src + 2 + w, seq_bits);
-    if (h->op < INI_SWP_DATA || h->op > INI_SWP_PROBE || (h->flags && h->op != INI_SWP_DATA))
+    if (h->op < INI_SWP_DATA || h->op > INI_SWP_SYNC ||
+        (h->flags && h->op != INI_SWP_DATA && !(h->op == INI_SWP_SYNC && h->flags == INI_SWP_F_REPLY)))
         return -1;
     return 0;
 }
@@ -92,6 +93,11 @@ int ini_swp_conn(const struct ini_swp *s, int peer, struct ini_swp_conn_info *ci
     ci->ack_timer = RELAXED(s->ack_timers.conns[peer].head) != NULL;
     ci->delivery_blocked = RELAXED(c->delivery_blocked);
     ci->listed = RELAXED(c->later_listed);
+    ci->delivered = RELAXED(c->dc->delivered);
+    ci->next_seq = RELAXED(c->dc->next_seq);
+    ci->logged = RELAXED(c->dc->tail) - RELAXED(c->dc->head);
+    ci->unsynced = RELAXED(c->unsynced);
+    ci->replaying = RELAXED(c->replaying);
     ci->stats = &c->stats;
     return 0;
 }
@@ -205,7 +211,7 @@ struct ini_swp *ini_swp_open(const struct ini_swp_params *prm, struct ini_dgram 
     /* Every datagram goes through the INI's UDP port (stack/dgram.h:
      * header prediction, lwIP for the rest); ini_swp_input takes them. */
     if ((prm->auth && swp_mac_keys(s, prm) < 0) ||
-        alloc_conns(s, prm, prm->tsc_hz ? prm->tsc_hz : rte_get_tsc_hz()) < 0 ||
+        alloc_conns(s, prm, prm->tsc_hz ? prm->tsc_hz : rte_get_tsc_hz()) < 0 || swp_durable_open(s, prm) < 0 ||
         ini_dgram_open(dg, nf, INI_UDP_PORT, ini_swp_input, s) < 0) {
         ini_swp_close(s);
         return NULL;
@@ -232,6 +238,7 @@ void ini_swp_close(struct ini_swp *s)
         c->tx = NULL;
         c->rx = NULL;
     }
+    swp_durable_close(s);
     timer_list_destroy(&s->send_timers);     /* safe on a list never set up */
     timer_list_destroy(&s->ack_timers);
     swp_mac_forget(s);

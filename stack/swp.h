@@ -146,7 +146,14 @@ struct ini_swp_tx_stamps {
     uint64_t t_out_udp;              /* UDP checksum done, IP starts */
 };
 
-enum ini_swp_op { INI_SWP_DATA = 1, INI_SWP_ACK = 2, INI_SWP_NAK = 3, INI_SWP_PROBE = 4 };
+enum ini_swp_op { INI_SWP_DATA = 1, INI_SWP_ACK = 2, INI_SWP_NAK = 3, INI_SWP_PROBE = 4, INI_SWP_SYNC = 5 };
+
+/* SYNC (docs/transport.md, "An INI that restarts"): `seq` the sender's
+ * next sequence number to send, `ack` its durable next expected (D); an
+ * 8-byte body, the sender's incarnation and the one it answers (0 in a
+ * SYNC), big-endian.  The flag REPLY marks the answer. */
+#define INI_SWP_F_REPLY 0x80
+#define INI_SWP_SYNC_BODY 8
 
 struct ini_swp_hdr {
     uint8_t  op;              /* enum ini_swp_op */
@@ -183,7 +190,8 @@ typedef void (*ini_release_fn)(void *ctx, void *cookie);
     X(duplicates) X(out_of_window) X(window_full) X(deliver_refused)               \
     X(bad_header) X(bad_conn) X(bad_ack) X(crc_errors) X(udp_checksum_errors)      \
     X(send_errors) X(timer_errors) X(mac_fail) X(tx_held)                          \
-    X(segs_sent) X(segs_received) X(seg_errors)
+    X(segs_sent) X(segs_received) X(seg_errors)                                   \
+    X(syncs_sent) X(resyncs) X(replayed) X(sync_errors)
 
 struct ini_swp_stats {
 #define INI_SWP_FIELD(name) uint64_t name;
@@ -250,6 +258,80 @@ uint32_t ini_swp_pending_frames(const struct ini_swp *s);
  * sending a message in segments (the next message waits behind it). */
 int ini_swp_window_full(const struct ini_swp *s, int peer);
 
+/* ---- durable state (swp_durable.c; docs/transport.md, "An INI that
+ * restarts") ----
+ *
+ * The transport keeps what a restarted INI needs in a region of memory:
+ * per connection its durable next expected (D), its next sequence number
+ * to send and a log of the messages taken and not yet acknowledged whole
+ * (each by its offset from a base the owner gives: the cluster's segment,
+ * where the compute nodes' rings are); per INI the delivery intent.  It
+ * writes there with plain stores on its path.  Until the owner attaches a
+ * region, the region is a private one (allocated at open): the path is the
+ * same, nothing survives the process. */
+
+/* A delivery in progress (one at a time): the transport sets conn and
+ * d_after before it calls the deliver callback; the callback, just before
+ * it publishes the message into a compute node's ring, sets where (the
+ * ring, the owner's number) and mark (that ring's tail once published),
+ * then armed = 1; the transport stores D and disarms when the callback
+ * returns.  A restarted INI asks the owner whether ring `where` reached
+ * `mark` (published below). */
+struct ini_swp_intent {
+    uint32_t armed, conn, d_after, where;
+    uint64_t mark;
+};
+
+/* The region's header (the rest of its layout is the transport's): what
+ * a restarted INI checks before it believes the rest. */
+#define INI_SWP_DURABLE_MAGIC   0x3154415453494e49ull    /* "INISTAT1" */
+#define INI_SWP_DURABLE_VERSION 1
+struct ini_swp_durable_hdr {
+    uint64_t magic;
+    uint32_t version, resumable;
+    uint64_t bytes;
+    uint32_t me, n_inis, seq_bits, window, log_cap, incarnation;
+    uint8_t  epoch[INI_SWP_EPOCH_LEN];
+    struct ini_swp_intent intent;
+    uint8_t  pad[8];
+};
+
+/* 1 when ring `where` of the owner's has been published up to `mark`. */
+typedef int (*ini_swp_published_fn)(void *ctx, uint32_t where, uint64_t mark);
+
+/* Bytes of the region for a transport with parameters p. */
+size_t ini_swp_durable_bytes(const struct ini_swp_params *p);
+
+/* Moves s's durable state into mem (bytes long, from
+ * ini_swp_durable_bytes), message offsets counted from base.  resume 0: a
+ * fresh region (formatted; before any traffic).  resume 1: mem holds the
+ * region of the INI's previous incarnation: it is checked (magic,
+ * version, size, INI, parameters, the run's epoch, resumable), the
+ * delivery in progress settled with published(), and every connection set
+ * where the region says: receive side at D, send side at the first logged
+ * message, the connection unsynchronised (SYNC until the peer answers;
+ * no DATA until then).  0, or -1 with a one-line reason in err (s keeps
+ * its private region). */
+int ini_swp_durable_attach(struct ini_swp *s, void *mem, size_t bytes, const void *base, int resume,
+                           ini_swp_published_fn published, char *err, size_t errlen);
+
+/* The intent the deliver callback arms (never NULL). */
+struct ini_swp_intent *ini_swp_intent(struct ini_swp *s);
+
+/* The region cannot be resumed from (the owner holds messages it has let
+ * the transport acknowledge outside the rings: the knob stage). */
+void ini_swp_durable_unresumable(struct ini_swp *s);
+
+/* After a resume: fn(ctx, peer, off, &cookie) for every logged message of
+ * every connection, in order: fn returns 1 to keep it (with *cookie, its
+ * release cookie in this process), 0 when its record was given back (it
+ * was acknowledged: only a prefix of a log may be). */
+typedef int (*ini_swp_logged_fn)(void *ctx, int peer, uint64_t off, void **cookie);
+void ini_swp_durable_logged(struct ini_swp *s, ini_swp_logged_fn fn, void *ctx);
+
+/* The incarnation: 0 for a fresh region, +1 per resume. */
+uint32_t ini_swp_incarnation(const struct ini_swp *s);
+
 /* ---- read-only accessors: telemetry, the counters file, benchmarks ----
  *
  * They load every figure with a relaxed atomic load, so DPDK's telemetry
@@ -269,6 +351,12 @@ struct ini_swp_conn_info {
     int ack_timer;                   /* its ACK timer runs */
     int delivery_blocked;            /* the head of its receive window was refused */
     int listed;                      /* work listed for the next turn (ini_swp_poll) */
+    /* Its durable state (docs/transport.md, "An INI that restarts"): D,
+     * the next sequence number after the logged messages, how many are
+     * logged; unsynced: waiting for the answer to its SYNC; replaying:
+     * logged messages to send again. */
+    uint32_t delivered, next_seq, logged;
+    int unsynced, replaying;
     const struct ini_swp_stats *stats;   /* its counters, live: read with relaxed loads */
 };
 /* Fills *ci for the connection to INI `peer`: 0, or -1 when there is none

@@ -15,6 +15,10 @@
  *   swp_seg.c     segmentation: a message sent as segments as the window
  *                 opens; received segments chained into their message
  *   swp_mac.c     authentication: the tag of a frame, checked on receive
+ *   swp_durable.c the durable state (docs/transport.md, "An INI that
+ *                 restarts"): the region's layout, its checks, the restore
+ *   swp_resync.c  SYNC: the exchange after a restart, rewinding a send side
+ *                 to the peer's D and replaying the logged messages
  *
  * Sequence arithmetic is modulo 2^seq_bits: `dist(a, b)` is how far b is
  * ahead of a.  The window is at most half the sequence space (checked by
@@ -28,6 +32,33 @@
 
 #include "swp.h"
 #include "timer_list.h"
+
+/* ---- the durable region (swp_durable.c) ----
+ *
+ * header (swp.h struct ini_swp_durable_hdr) | per INI id: a swp_dur_conn
+ * and its log of log_cap entries.
+ * Written with plain stores; swp_fence() orders them for the compiler (a
+ * killed process loses no store it executed: no CPU fence needed). */
+
+struct swp_dur_ent {
+    uint32_t first;           /* the message's first sequence number */
+    uint32_t len;             /* AM header and payload */
+    uint64_t off;             /* its AM header's offset from the owner's base */
+    uint64_t cookie;          /* its release cookie in the process that logged it */
+};
+
+struct swp_dur_conn {
+    uint32_t delivered;       /* D: next expected after the messages published */
+    uint32_t next_seq;        /* after the last logged message's last frame */
+    uint32_t head, tail;      /* the log, free-running: [head, tail) */
+    uint32_t pad[4];
+    struct swp_dur_ent log[]; /* log_cap entries */
+};
+
+static inline void swp_fence(void)
+{
+    __atomic_signal_fence(__ATOMIC_SEQ_CST);
+}
 
 struct swp_tx_slot {
     uint8_t *am;              /* AM header in the compute node's ring */
@@ -94,6 +125,17 @@ struct swp_conn {
     uint32_t ack_in;
     uint32_t timed_nxt;
     uint8_t  ack_deferred, later_listed;
+    /* Durable state (swp_durable.c): this connection's part of the region;
+     * after a restart or a peer's, the logged messages from `replay` on
+     * are sent again (replaying); unsynced: no SYNC answer yet (no DATA
+     * goes); peer_inc: the peer's incarnation last resynchronised with;
+     * quiet: SEND timer expiries since a frame last came from the peer
+     * (the probes' back-off). */
+    struct swp_dur_conn *dc;
+    uint32_t replay;
+    uint8_t  replaying, unsynced;
+    uint32_t peer_inc;
+    uint32_t quiet;
     struct ini_swp_stats stats;
 };
 
@@ -125,6 +167,17 @@ struct ini_swp {
     struct swp_conn conns[INI_SWP_MAX_INIS];     /* indexed by peer INI id */
     struct timer_list send_timers;
     struct timer_list ack_timers;
+    /* The durable region (swp_durable.c): private until the owner attaches
+     * one; message offsets from base; log_mask: log_cap - 1. */
+    struct ini_swp_durable_hdr *dh;
+    void *dur_private;
+    size_t dur_bytes;
+    const uint8_t *base;
+    uint32_t log_mask;
+    int n_replay;                  /* connections replaying */
+    int n_unsynced;                /* connections waiting for a SYNC answer ... */
+    uint64_t sync_due, sync_gap;   /* ... SYNC again at sync_due, the gap doubling ... */
+    uint64_t sync_gap_max;         /* ... up to this (TSC ticks) */
     /* What belongs to no connection (a bad header or checksum, a send or
      * timer error); a connection's counters are its own, each counted
      * once, and ini_swp_totals() sums them. */
@@ -195,6 +248,65 @@ static inline void hdr_write(uint8_t *dst, const struct ini_swp_hdr *h, int seq_
     put_seq(dst + 2 + w, h->ack, seq_bits);
 }
 
+/* ---- the durable state's write points (docs/transport.md) ---- */
+
+/* Frames a message of len bytes takes (ini_swp_window_cost). */
+static inline uint32_t msg_frames(const struct ini_swp *s, uint32_t len)
+{
+    if (!s->segment || len + (uint32_t)s->data_hdr_len <= s->frame_max)
+        return 1;
+    return (len + s->seg_max - 1) / s->seg_max;
+}
+
+/* A message taken to be sent, logged before its first frame goes. */
+static inline void dur_log_push(struct ini_swp *s, struct swp_conn *c, const uint8_t *am, uint32_t len,
+                                void *cookie)
+{
+    struct swp_dur_conn *dc = c->dc;
+    struct swp_dur_ent *e = &dc->log[dc->tail & s->log_mask];
+    e->first = c->snd_nxt;
+    e->len = len;
+    e->off = (uint64_t)((uintptr_t)am - (uintptr_t)s->base);
+    e->cookie = (uint64_t)(uintptr_t)cookie;
+    swp_fence();
+    dc->tail++;
+    dc->next_seq = (c->snd_nxt + msg_frames(s, len)) & s->seq_mask;
+}
+
+/* ... not sent after all: out of the log again. */
+static inline void dur_log_pop(struct ini_swp *s, struct swp_conn *c)
+{
+    c->dc->next_seq = c->snd_nxt;
+    swp_fence();
+    c->dc->tail--;
+}
+
+/* The oldest logged message was acknowledged whole (after its release
+ * callback, which marks its record done). */
+static inline void dur_log_release(struct swp_conn *c)
+{
+    swp_fence();
+    c->dc->head++;
+}
+
+/* A delivery about to be offered: its connection, and D once published. */
+static inline void dur_deliver_begin(struct ini_swp *s, struct swp_conn *c, uint32_t d_after)
+{
+    struct ini_swp_intent *in = &s->dh->intent;
+    in->conn = (uint32_t)c->peer;
+    in->d_after = d_after;
+    swp_fence();
+}
+
+/* ... taken (published, the callback armed the intent): D moves. */
+static inline void dur_deliver_done(struct ini_swp *s, struct swp_conn *c, uint32_t d_after)
+{
+    swp_fence();
+    c->dc->delivered = d_after;
+    swp_fence();
+    s->dh->intent.armed = 0;
+}
+
 /* ---- the sender's window and the timers (swp_window.c) ---- */
 
 /* A cumulative ack from the peer: releases everything before it. */
@@ -225,6 +337,10 @@ void swp_fill_slot(struct ini_swp *s, struct swp_tx_slot *t, uint8_t *am, uint32
 int  swp_transmit(struct ini_swp *s, struct swp_conn *c, uint32_t seq, struct ini_swp_tx_stamps *ts);
 /* An ACK or NAK frame; our ack rides on it. */
 void swp_send_control(struct ini_swp *s, struct swp_conn *c, uint8_t op, uint32_t seq);
+/* A header-only frame with the given op byte (opcode and flags), seq, ack
+ * and a body of blen bytes (a SYNC's); 0, or -1 (counted). */
+int  swp_send_frame(struct ini_swp *s, struct swp_conn *c, uint8_t op, uint32_t seq, uint32_t ack,
+                    const uint8_t *body, uint16_t blen);
 
 /* ---- reception (swp_rx.c) ---- */
 
@@ -284,6 +400,24 @@ int  swp_seg_take_next(struct ini_swp *s, struct swp_conn *c, struct pbuf *p, ui
  * leaves the chain, back to its slot), or taken (the chain is gone). */
 void swp_seg_refused(struct swp_conn *c, struct swp_rx_slot *r);
 void swp_seg_delivered(struct swp_conn *c);
+
+/* ---- durable state and resynchronisation (swp_durable.c, swp_resync.c) ---- */
+
+/* The private region, formatted, at open: 0 or -1 (no memory). */
+int  swp_durable_open(struct ini_swp *s, const struct ini_swp_params *prm);
+void swp_durable_close(struct ini_swp *s);
+/* Formats the region at h (bytes) for s, and points the connections at it. */
+void swp_durable_format(struct ini_swp *s, struct ini_swp_durable_hdr *h, size_t bytes, const uint8_t *epoch);
+/* Sends a message (or its first segments) from the window's next
+ * sequence number, as a first send does; 0 when it went. */
+int  swp_send_message(struct ini_swp *s, struct swp_conn *c, uint8_t *am, uint32_t am_len, void *cookie,
+                      struct ini_swp_tx_stamps *stamps);
+/* A SYNC or its answer from the peer (its header h, its body). */
+void swp_handle_sync(struct ini_swp *s, struct swp_conn *c, const struct ini_swp_hdr *h, const uint8_t *body);
+/* SYNC on every unsynchronised connection, when due; returns the work. */
+int  swp_sync_tick(struct ini_swp *s, uint64_t now);
+/* Sends what the window takes of c's replay. */
+void swp_replay(struct ini_swp *s, struct swp_conn *c);
 
 /* ---- authentication (swp_mac.c) ---- */
 

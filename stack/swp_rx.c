@@ -155,6 +155,8 @@ static int read_header(const struct ini_swp *s, const struct pbuf *p, struct ini
     if (h->op == INI_SWP_DATA &&
         p->tot_len < s->data_hdr_len + ((h->flags & INI_SWP_F_CONT) ? 1 : sizeof(struct ini_am_hdr)))
         return -1;
+    if (h->op == INI_SWP_SYNC && p->tot_len != s->hdr_len + s->tag_len + INI_SWP_SYNC_BODY)
+        return -1;
     return 0;
 }
 
@@ -208,6 +210,8 @@ int swp_deliver_in_order(struct ini_swp *s, struct swp_conn *c, struct ini_rx_me
             continue;
         }
         uint32_t bytes = m->tot_len - off - (uint32_t)sizeof(struct ini_am_hdr);
+        uint32_t d_after = (c->rcv_nxt + 1) & s->seq_mask;
+        dur_deliver_begin(s, c, d_after);
         if (s->deliver(s->ctx, c->peer, m, off, rx) < 0) {
             if (r->flags & INI_SWP_F_CONT)
                 swp_seg_refused(c, r);
@@ -218,6 +222,7 @@ int swp_deliver_in_order(struct ini_swp *s, struct swp_conn *c, struct ini_rx_me
             }
             break;
         }
+        dur_deliver_done(s, c, d_after);
         if (r->flags & INI_SWP_F_CONT)
             swp_seg_delivered(c);
         rcv_advance(s, c, r);
@@ -331,7 +336,10 @@ static void handle_data(struct ini_swp *s, struct swp_conn *c, uint32_t seq, uin
              * straight from the frame, as swp_deliver_in_order would.
              * Refused, it takes the slot like any other. */
             uint32_t bytes = p->tot_len - (uint32_t)s->data_hdr_len - (uint32_t)sizeof(struct ini_am_hdr);
+            uint32_t d_after = (seq + 1) & s->seq_mask;
+            dur_deliver_begin(s, c, d_after);
             if (s->deliver(s->ctx, c->peer, p, (uint16_t)s->data_hdr_len, rx) == 0) {
+                dur_deliver_done(s, c, d_after);
                 rcv_next(s, c, r);
                 c->stats.msgs_delivered++;
                 c->stats.bytes_delivered += bytes;
@@ -377,9 +385,20 @@ void ini_swp_input(void *ctx, struct pbuf *p, uint32_t src, uint32_t dst, int su
         pbuf_free(p);
         return;
     }
+    c->quiet = 0;                   /* the peer answers: its probes' back-off ends */
     if (h.op == INI_SWP_DATA) {
-        swp_defer_ack(s, c, h.ack);
+        if (!c->unsynced)           /* else its ack is for frames this INI no longer knows */
+            swp_defer_ack(s, c, h.ack);
         handle_data(s, c, h.seq, h.flags, p, rx);
+        return;
+    }
+    if (h.op == INI_SWP_SYNC || c->unsynced) {
+        if (h.op == INI_SWP_SYNC) {
+            uint8_t body[INI_SWP_SYNC_BODY];
+            pbuf_copy_partial(p, body, INI_SWP_SYNC_BODY, (u16_t)(s->hdr_len + s->tag_len));
+            swp_handle_sync(s, c, &h, body);
+        }
+        pbuf_free(p);               /* an ACK, NAK or probe before the SYNC's answer: old news */
         return;
     }
     take_ack(s, c);

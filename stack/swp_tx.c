@@ -19,25 +19,38 @@
 
 #include "checksum.h"
 
-/* Sends a header-only frame (ACK or NAK). */
-void swp_send_control(struct ini_swp *s, struct swp_conn *c, uint8_t op, uint32_t seq)
+int swp_send_frame(struct ini_swp *s, struct swp_conn *c, uint8_t op, uint32_t seq, uint32_t ack,
+                   const uint8_t *body, uint16_t blen)
 {
     struct ini_dgram_frame fr;
-    uint16_t len = (uint16_t)(s->hdr_len + s->tag_len);
+    uint16_t front = (uint16_t)(s->hdr_len + s->tag_len), len = (uint16_t)(front + blen);
     uint8_t *wire = ini_dgram_frame_begin(s->dg, &c->dst, len, &fr);
     if (!wire) {
         s->stats.send_errors++;
-        return;
+        return -1;
     }
-    struct ini_swp_hdr h = { op, (uint8_t)s->me, seq, c->rcv_nxt, 0 };
+    struct ini_swp_hdr h = { (uint8_t)(op & INI_SWP_OP_MASK), (uint8_t)s->me, seq, ack,
+                             (uint8_t)(op & ~INI_SWP_OP_MASK) };
     hdr_write(wire, &h, s->seq_bits);
+    if (blen)
+        memcpy(wire + front, body, blen);
     if (s->tag_len) {
         uint8_t inner[INI_SWP_TAG_LEN];
-        swp_inner_of(s, NULL, 0, NULL, 0, inner);
-        swp_tag_of(s, c->peer, wire, 0, inner, wire + s->hdr_len);
+        swp_inner_of(s, body, blen, NULL, 0, inner);
+        swp_tag_of(s, c->peer, wire, blen, inner, wire + s->hdr_len);
     }
-    if (ini_dgram_frame_send(s->dg, &fr, ini_chksum(wire, len)) < 0)
+    if (ini_dgram_frame_send(s->dg, &fr, ini_chksum(wire, len)) < 0) {
         s->stats.send_errors++;
+        return -1;
+    }
+    return 0;
+}
+
+/* Sends a header-only frame (ACK, NAK or PROBE) with our ack. */
+void swp_send_control(struct ini_swp *s, struct swp_conn *c, uint8_t op, uint32_t seq)
+{
+    if (swp_send_frame(s, c, op, seq, c->rcv_nxt, NULL, 0) < 0)
+        return;                     /* counted; the ACK timer tries again */
     c->ack_sent = c->rcv_nxt;
     c->rcv_unacked = 0;
     c->ack_forced = 0;
@@ -201,6 +214,22 @@ void swp_fill_slot(struct ini_swp *s, struct swp_tx_slot *t, uint8_t *am, uint32
         swp_inner_of(s, (const uint8_t *)&t->crc, 4, am, len, t->inner);
 }
 
+int swp_send_message(struct ini_swp *s, struct swp_conn *c, uint8_t *am, uint32_t am_len, void *cookie,
+                     struct ini_swp_tx_stamps *stamps)
+{
+    if (s->segment && am_len + (uint32_t)s->data_hdr_len > s->frame_max)
+        return swp_send_segments(s, c, am, am_len, cookie, stamps);
+    uint32_t seq = c->snd_nxt;
+    swp_fill_slot(s, tx_slot(s, c, seq), am, am_len, cookie, 0, 1);
+    if (stamps)
+        stamps->t_out_window = rte_rdtsc();
+    if (swp_transmit(s, c, seq, stamps) < 0)
+        return -1;
+    c->snd_nxt = (seq + 1) & s->seq_mask;
+    list_later(s, c);               /* its SEND timer, once the frame is out */
+    return 0;
+}
+
 int ini_swp_send(struct ini_swp *s, int peer, uint8_t *am, uint32_t am_len, void *cookie, uint64_t now,
                  struct ini_swp_tx_stamps *stamps)
 {
@@ -208,22 +237,16 @@ int ini_swp_send(struct ini_swp *s, int peer, uint8_t *am, uint32_t am_len, void
     s->now = now;
     if (c->ack_deferred && dist(s, c->snd_una, c->snd_nxt) >= s->window)
         take_ack(s, c);             /* room the peer has made already */
-    if (c->pend_left || dist(s, c->snd_una, c->snd_nxt) >= s->window) {
+    /* A connection still replaying, or waiting for its SYNC's answer,
+     * counts as full: new messages wait behind (swp_resync.c). */
+    if (c->pend_left || c->replaying || c->unsynced || dist(s, c->snd_una, c->snd_nxt) >= s->window) {
         c->stats.window_full++;
         return -1;
     }
-    if (s->segment && am_len + (uint32_t)s->data_hdr_len > s->frame_max) {
-        if (swp_send_segments(s, c, am, am_len, cookie, stamps) < 0)
-            return -1;
-    } else {
-        uint32_t seq = c->snd_nxt;
-        swp_fill_slot(s, tx_slot(s, c, seq), am, am_len, cookie, 0, 1);
-        if (stamps)
-            stamps->t_out_window = rte_rdtsc();
-        if (swp_transmit(s, c, seq, stamps) < 0)
-            return -1;
-        c->snd_nxt = (seq + 1) & s->seq_mask;
-        list_later(s, c);           /* its SEND timer, once the frame is out */
+    dur_log_push(s, c, am, am_len, cookie);
+    if (swp_send_message(s, c, am, am_len, cookie, stamps) < 0) {
+        dur_log_pop(s, c);
+        return -1;
     }
     c->stats.msgs_sent++;
     c->stats.bytes_sent += am_len - (uint32_t)sizeof(struct ini_am_hdr);

@@ -66,8 +66,10 @@ void swp_handle_ack(struct ini_swp *s, struct swp_conn *c, uint32_t ack)
         timer_list_cancel_range(&s->send_timers, (uint16_t)c->peer, c->snd_una, ack, (unsigned)s->seq_bits);
     for (uint32_t i = 0; i < n; i++) {
         struct swp_tx_slot *t = tx_slot(s, c, c->snd_una);
-        if (t->release)          /* a message's last frame: all of it has arrived */
+        if (t->release) {        /* a message's last frame: all of it has arrived */
             s->release(s->ctx, t->cookie);
+            dur_log_release(c);
+        }
         t->am = NULL;
         c->snd_una = (c->snd_una + 1) & s->seq_mask;
     }
@@ -75,6 +77,8 @@ void swp_handle_ack(struct ini_swp *s, struct swp_conn *c, uint32_t ack)
     if (s->use_nak)
         probe_timer_restart(s, c);
     swp_continue_message(s, c);
+    if (c->replaying)
+        swp_replay(s, c);
 }
 
 /* A DATA frame's ack: kept for ini_swp_poll (swp.h).  Nothing new (the
@@ -166,8 +170,15 @@ static inline void send_timer_expired(struct ini_swp *s, uint16_t conn, uint32_t
     struct swp_conn *c = &s->conns[conn];
     if (s->use_nak) {
         if (c->snd_una != c->snd_nxt) {
-            swp_send_control(s, c, INI_SWP_PROBE, c->snd_nxt);
-            c->stats.probes_sent++;
+            /* Back-off while nothing comes from the peer (it may be
+             * restarting: docs/transport.md): a probe at the 1st, 2nd,
+             * 4th ... 256th expiry, then every 256th; any frame from
+             * the peer starts it over (ini_swp_input). */
+            uint32_t q = ++c->quiet;
+            if (((q & (q - 1)) == 0 && q <= 256) || (q & 255) == 0) {
+                swp_send_control(s, c, INI_SWP_PROBE, c->snd_nxt);
+                c->stats.probes_sent++;
+            }
             start_timer(s, &s->send_timers, conn, 0);
         }
         return;
@@ -218,10 +229,15 @@ static inline __attribute__((always_inline)) int expire(struct ini_swp *s, struc
 static int retry(struct ini_swp *s, uint64_t now)
 {
     int work = 0;
-    for (int i = 0; i < s->n_inis && s->n_pending; i++) {
+    for (int i = 0; i < s->n_inis && (s->n_pending || s->n_replay); i++) {
         struct swp_conn *c = &s->conns[i];
         if (c->peer >= 0 && c->pend_left && dist(s, c->snd_una, c->snd_nxt) < s->window) {
             swp_continue_message(s, c);
+            work++;
+        }
+        if (c->peer >= 0 && c->replaying && !c->unsynced && !c->pend_left &&
+            dist(s, c->snd_una, c->snd_nxt) < s->window) {
+            swp_replay(s, c);
             work++;
         }
     }
@@ -246,15 +262,17 @@ int ini_swp_service(struct ini_swp *s, uint64_t now)
     int work = take_later(s);
     work += expire(s, &s->send_timers, now, send_timer_expired);
     work += expire(s, &s->ack_timers, now, ack_timer_expired);
-    if (s->n_pending || s->n_blocked)
+    if (s->n_pending || s->n_blocked || s->n_replay)
         work += retry(s, now);
+    if (s->n_unsynced)
+        work += swp_sync_tick(s, now);
     return work;
 }
 
 int ini_swp_poll(struct ini_swp *s, uint64_t now)
 {
     s->now = now;
-    if (now < ini_swp_next_deadline(s) && !s->n_blocked && !s->n_pending && !s->n_later)
+    if (now < ini_swp_next_deadline(s) && !s->n_blocked && !s->n_pending && !s->n_later && !s->n_replay)
         return 0;
     return ini_swp_service(s, now);
 }
@@ -262,7 +280,8 @@ int ini_swp_poll(struct ini_swp *s, uint64_t now)
 uint64_t ini_swp_next_deadline(const struct ini_swp *s)
 {
     uint64_t a = timer_list_next_deadline(&s->send_timers), b = timer_list_next_deadline(&s->ack_timers);
-    return a < b ? a : b;
+    uint64_t m = a < b ? a : b;
+    return s->n_unsynced && s->sync_due < m ? s->sync_due : m;
 }
 
 uint32_t ini_swp_pending_frames(const struct ini_swp *s)
@@ -273,5 +292,5 @@ uint32_t ini_swp_pending_frames(const struct ini_swp *s)
 int ini_swp_window_full(const struct ini_swp *s, int peer)
 {
     const struct swp_conn *c = &s->conns[peer];
-    return c->pend_left || dist(s, c->snd_una, c->snd_nxt) >= s->window;
+    return c->pend_left || c->replaying || c->unsynced || dist(s, c->snd_una, c->snd_nxt) >= s->window;
 }

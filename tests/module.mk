@@ -18,12 +18,14 @@ $(BIN)/test_config: $(OBJ)/tools/cluster/cluster_gen.o $(LIBINI)
 # Tests of the stack: two INIs joined in one process (loop_harness), on
 # the harness's fake clock (its sys_now replaces stack/lwip_port.c's).
 STACK_TEST_OBJS := $(OBJ)/tests/unit/loop_harness.o $(filter-out $(OBJ)/stack/lwip_port.o,$(STACK_OBJS))
-$(OBJ)/tests/unit/loop_harness.o $(OBJ)/tests/unit/test_netif.o $(OBJ)/tests/unit/test_swp.o: EXTRA := $(LWIP_CFLAGS)
-$(OBJ)/tests/unit/loop_harness.o $(OBJ)/tests/unit/test_netif.o $(OBJ)/tests/unit/test_swp.o: DPDK := yes
-UNIT_TESTS += $(BIN)/test_netif $(BIN)/test_swp
-$(BIN)/test_netif $(BIN)/test_swp: $(STACK_TEST_OBJS) $(LIBLWIP)
+STACK_TESTS_O := $(addprefix $(OBJ)/tests/unit/,loop_harness.o test_netif.o test_swp.o test_swp_restart.o)
+$(STACK_TESTS_O): EXTRA := $(LWIP_CFLAGS)
+$(STACK_TESTS_O): DPDK := yes
+UNIT_TESTS += $(BIN)/test_netif $(BIN)/test_swp $(BIN)/test_swp_restart
+$(BIN)/test_netif $(BIN)/test_swp $(BIN)/test_swp_restart: $(STACK_TEST_OBJS) $(LIBLWIP)
 LDLIBS_test_netif = $(DPDK_LIBS) $(SODIUM_LIBS)
 LDLIBS_test_swp = $(DPDK_LIBS) $(SODIUM_LIBS)
+LDLIBS_test_swp_restart = $(DPDK_LIBS) $(SODIUM_LIBS)
 
 # Fault injection (stack/fault.c) on real mbufs, and the fault
 # specification the configuration parses.

@@ -5,7 +5,8 @@
 #   a missing program -> 2; an existing non-empty --run-dir -> 2;
 #   a program that fails -> its status; one killed by a signal -> 128 + sig;
 #   a daemon that fails before READY -> 1, naming it, with its log's tail;
-#   a daemon killed mid-run -> non-zero, naming the daemon and the signal;
+#   a daemon killed mid-run (restart.max = 0) -> non-zero, naming the
+#   daemon and the signal;
 #   --timeout -> 124; SIGINT to the launcher -> 130 and a clean stop.
 # What only concerns the launcher runs with build/bin/cluster-fake-inid (it
 # marks itself READY at once, and fails on request: FAKE_INID_* variables),
@@ -91,8 +92,10 @@ FAKE_INID_FAIL=1 expect_exit daemon_not_ready 1 \
 grep -q "failing before ready" "$TMP/daemon_not_ready.out" || fail "daemon_not_ready: log tail not shown"
 expect_clean daemon_not_ready "$TMP/notready"
 
-# The real inid, killed while ini-ping runs (long enough to be caught).
-$L run $CONFIG --run-dir "$TMP/kill" -- build/bin/ini-ping --count 1000000 --sizes 64 \
+# The real inid, killed while ini-ping runs (long enough to be caught), not
+# restarted (restart.max = 0: restarts are restart.sh's and supervise.sh's).
+{ cat $CONFIG; echo 'restart = { max = 0; window_s = 60; };'; } > "$TMP/once.cfg"
+$L run "$TMP/once.cfg" --run-dir "$TMP/kill" -- build/bin/ini-ping --count 1000000 --sizes 64 \
     > "$TMP/daemon_killed.out" 2>&1 &
 launcher=$!
 pid=
@@ -113,6 +116,7 @@ if [ "$rc" -ne 0 ] && grep -q "inid 1 (cluster 1) exited with signal 9 (Killed) 
 else
     fail "daemon_killed: exit $rc"; sed 's/^/    /' "$TMP/daemon_killed.out"
 fi
+grep -q "restarting" "$TMP/daemon_killed.out" && fail "daemon_killed: restarted with restart.max = 0"
 expect_clean daemon_killed "$TMP/kill"
 
 # --- time limit and interruption

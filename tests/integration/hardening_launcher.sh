@@ -243,7 +243,8 @@ else
 fi
 
 # --- 16d. `up`, then its daemons killed with SIGKILL: what they leave
-# (DPDK runtime directories, the segments) goes with `ini-cluster cleanup`.
+# (DPDK runtime directories, the segments, the INIs' state regions, which
+# /dev/shm counts as segments) goes with `ini-cluster cleanup`.
 if [ "$(id -u)" = 0 ]; then
     $L up conf/default.cfg --run-dir "$TMP/r16d" > "$TMP/r16d.out" 2>&1 || fail "16d: up: $(tail -2 "$TMP/r16d.out")"
     tag=$(awk '$1 == "tag" { print $2 }' "$TMP/r16d/state")
@@ -255,9 +256,9 @@ if [ "$(id -u)" = 0 ]; then
     dirs_after=$(ls -d /var/run/dpdk/ini-"$tag"-* 2> /dev/null | wc -l)
     segs_after=$(ls /dev/shm | grep -c "^ini-$tag-")
     if [ -n "$tag" ] && [ "$dirs_before" = 2 ] && [ "$dirs_after" = 0 ] && [ "$segs_after" = 0 ] && [ $rc = 0 ] &&
-       grep -q "removed what run $tag left after its launcher or daemons died: 0 network namespace(s), 2 segment(s), 0 doorbell FIFO(s), 2 DPDK runtime directories" "$TMP/r16d-clean.out" &&
+       grep -q "removed what run $tag left after its launcher or daemons died: 0 network namespace(s), 4 segment(s), 0 doorbell FIFO(s), 2 DPDK runtime directories" "$TMP/r16d-clean.out" &&
        grep -Eq '^[1-9][0-9]* stale run\(s\) cleaned$' "$TMP/r16d-clean.out"; then
-        ok "16d: daemons killed: cleanup removed their 2 DPDK runtime directories and 2 segments: $(grep "run $tag" "$TMP/r16d-clean.out")"
+        ok "16d: daemons killed: cleanup removed their 2 DPDK runtime directories, 2 segments and 2 state regions: $(grep "run $tag" "$TMP/r16d-clean.out")"
     else
         fail "16d: tag '$tag': DPDK directories before $dirs_before, after $dirs_after, segments after $segs_after, cleanup exit $rc: $(cat "$TMP/r16d-clean.out")"
     fi

@@ -59,6 +59,9 @@ for spec in "ping 20" "ping-faults 10 --fault drop=0.1,dup=0.05,reorder=0.05"; d
 done
 
 # 2. kill one node's daemon
+# Not restarted (restart.max = 0): the machine stops and names it.  Restarts
+# are tests/integration/restart.sh's (and supervise.sh's).
+echo 'restart = { max = 0; window_s = 60; };' >> "$T/3h.cfg"
 salloc_run kill --timeout 120 -- "$PING" --sizes 64 --count 1000000 --timeout-ms 60000 &
 head_pid=$!
 hosts_kill_check "$head_pid" "$T/3h.cfg" "$T/kill" "$T/kill.log" "host h[0-9]"

@@ -82,6 +82,9 @@ else
 fi
 
 # 4. Kill host h1's daemon mid-run.
+# Not restarted (restart.max = 0): the machine stops and names it.  Restarts
+# are tests/integration/restart.sh's (and supervise.sh's).
+echo 'restart = { max = 0; window_s = 60; };' >> "$T/3h.cfg"
 ip netns exec "${HOSTS_NS}-head" "$CLUSTER" run "$T/3h.cfg" --ssh "$HOSTS_SSH" --run-dir "$T/kill" --timeout 120 \
     -- "$PING" --sizes 64 --count 1000000 --timeout-ms 60000 > "$T/kill.log" 2>&1 &
 head_pid=$!

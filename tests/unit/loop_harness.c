@@ -4,6 +4,7 @@
 #include "loop_harness.h"
 
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
 
@@ -125,6 +126,11 @@ static int deliver(void *ctx, int src_ini, struct pbuf *p, uint16_t off, struct 
         return -1;
     uint32_t len = p->tot_len - off;
     s->last_len = pbuf_copy_partial(p, s->last, (u16_t)len, off);
+    if (s->intent) {                /* "published" once n_got counts it */
+        s->intent->where = 0;
+        s->intent->mark = s->n_got + 1;
+        s->intent->armed = 1;
+    }
     if (s->n_got < LOOP_MAX_MSGS) {
         uint32_t tag = 0;
         if (len >= 20)
@@ -351,6 +357,11 @@ unsigned loop_teardown(void)
     struct loop_side *const sides[2] = { &loop_a, &loop_b };
     close_sides(sides);
     empty_wire();
+    for (int i = 0; i < 2; i++) {
+        free(sides[i]->region);
+        sides[i]->region = NULL;
+        sides[i]->intent = NULL;
+    }
     return leaks();
 }
 
@@ -368,12 +379,86 @@ void loop_reset_transport(const uint8_t *key, const uint8_t *epoch_a, const uint
     }
 }
 
+/* The sent messages' buffers: messages stay borrowed until acknowledged,
+ * so each side rotates over as many as a window can hold. */
+static uint8_t bufs[2][64][INI_SWP_MAXHDR + 70000];
+
+const uint8_t *loop_base(void)
+{
+    return &bufs[0][0][0];
+}
+
+static int published(void *ctx, uint32_t where, uint64_t mark)
+{
+    return where == 0 && ((struct loop_side *)ctx)->n_got >= mark;
+}
+
+void loop_durable(void)
+{
+    struct loop_side *const sides[2] = { &loop_a, &loop_b };
+    struct ini_swp_params prm;
+    for (int i = 0; i < 2; i++) {
+        struct loop_side *s = sides[i];
+        char err[256];
+        ini_swp_params_default(&prm);
+        prm.n_inis = loop_cfg.n_inis;
+        prm.window = loop_cfg.stack.window;
+        free(s->region);
+        s->region_bytes = ini_swp_durable_bytes(&prm);
+        s->region = calloc(1, s->region_bytes);
+        if (!s->region || ini_swp_durable_attach(s->st.swp, s->region, s->region_bytes, loop_base(), 0, published,
+                                                 err, sizeof err) < 0) {
+            fprintf(stderr, "loop_harness: durable region: %s\n", err);
+            abort();
+        }
+        s->intent = ini_swp_intent(s->st.swp);
+    }
+}
+
+/* Keeps every logged message, with its cookie (swp.h ini_swp_logged_fn). */
+static int keep_logged(void *ctx, int peer, uint64_t off, void **cookie)
+{
+    return 1;
+}
+
+int loop_restart(struct loop_side *s, char *err, size_t errlen)
+{
+    for (int k = 0; k < s->n_held; k++)
+        rte_pktmbuf_free(s->held[k]);
+    s->n_held = 0;
+    ini_stack_close(&s->st);
+    setup_side(s, NULL, NULL);
+    s->intent = NULL;
+    if (ini_swp_durable_attach(s->st.swp, s->region, s->region_bytes, loop_base(), 1, published, err, errlen) < 0)
+        return -1;
+    ini_swp_durable_logged(s->st.swp, keep_logged, s);
+    s->intent = ini_swp_intent(s->st.swp);
+    return 0;
+}
+
+const char *loop_check_delivered(uint32_t n)
+{
+    static char why[128];
+    if (loop_b.n_got != n) {
+        snprintf(why, sizeof why, "b got %u messages, expected %u", loop_b.n_got, n);
+        return why;
+    }
+    for (uint32_t i = 0; i < n; i++)
+        if (loop_b.got_tag[i] != i) {
+            snprintf(why, sizeof why, "b's message %u is %u", i, loop_b.got_tag[i]);
+            return why;
+        }
+    struct ini_swp_conn_info ci = loop_conn(&loop_a);
+    if (loop_a.released != n || ci.snd_una != ci.snd_nxt) {
+        snprintf(why, sizeof why, "a released %u of %u, %u still in flight", loop_a.released, n, ci.in_flight);
+        return why;
+    }
+    return NULL;
+}
+
 int loop_send(struct loop_side *s, uint32_t tag, uint32_t len)
 {
-    static uint8_t bufs[2][64][INI_SWP_MAXHDR + 70000];
     static int next[2];
-    /* Messages stay borrowed until acknowledged: rotate over as many
-     * buffers as a window can hold. */
     uint8_t *am = bufs[s->id][next[s->id]++ % 64] + INI_SWP_MAXHDR;
     struct ini_am_hdr h = { 0, 1, 0, 0, len - 16, 0 };
     memcpy(am, &h, sizeof(h));

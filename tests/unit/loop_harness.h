@@ -49,6 +49,12 @@ struct loop_side {
     uint32_t released;
     uint8_t last[70000];
     uint32_t last_len;
+    /* Its durable region (loop_durable): what survives loop_restart, as
+     * the compute nodes' rings do (n_got, got_*, released and the sent
+     * messages' buffers are the rings here). */
+    void *region;
+    size_t region_bytes;
+    struct ini_swp_intent *intent;
 };
 
 extern struct ini_config loop_cfg;
@@ -83,6 +89,20 @@ int  loop_send(struct loop_side *s, uint32_t tag, uint32_t len);
 /* Flushes both sides and runs their timers, repeatedly, until the wire
  * is quiet; advances time by step_ns per round (at least one round). */
 void loop_run(uint64_t step_ns, int rounds);
+/* Gives both sides a durable region (swp.h ini_swp_durable_attach): the
+ * deliver callback arms the intent, a delivery's mark is the count of
+ * messages delivered. */
+void loop_durable(void);
+/* Side s dies and is started again: its stack closed (what it held lost)
+ * and opened again, resumed from its region (loop_durable); 0, or -1 with
+ * the reason in err. */
+int  loop_restart(struct loop_side *s, char *err, size_t errlen);
+/* The base message offsets are counted from (the sent messages' buffers). */
+const uint8_t *loop_base(void);
+/* Whether messages 0..n-1 of loop_send (their tags) reached b once each,
+ * in order, and a got each back (released) with nothing left in flight:
+ * NULL, or what is wrong. */
+const char *loop_check_delivered(uint32_t n);
 /* Releases frames held back on the wire (to create reordering). */
 void loop_release_held(struct loop_side *from);
 /* Flushes side s's transmit queues and delivers what is on the wire, both

@@ -220,6 +220,8 @@ static void test_defaults(void **state)
     assert_int_equal(c->trace.mode, INI_TRACE_OFF);
     assert_int_equal(c->trace.records, 1048576);
     assert_int_equal(c->eal_memory_mb, 256);
+    assert_int_equal(c->restart.max, INI_RESTART_MAX_DEFAULT);
+    assert_int_equal(c->restart.window_s, INI_RESTART_WINDOW_S_DEFAULT);
     assert_int_equal(c->n_eal_args, 0);
     assert_int_equal(c->n_clusters, 2);
     assert_int_equal(c->n_pes, 5);
@@ -252,6 +254,7 @@ static void test_every_field(void **state)
         "            colocate = false; };\n"
         "trace   = { mode = \"detailed\"; records = 67108864; };\n"
         "eal     = { memory_mb = 16384; args = [ \"--no-telemetry\", \"--log-level=7\" ]; };\n"
+        "restart = { max = 100; window_s = 86400; };\n"
         "clusters = (\n"
         "  { id = 1; pes = [3, 1];\n"
         "    inis = ( { id = 1; core = 1023; ip = \"198.19.255.254\"; mac = \"AA:bb:cc:dd:ee:ff\";\n"
@@ -281,6 +284,8 @@ static void test_every_field(void **state)
     assert_int_equal(c->trace.mode, INI_TRACE_DETAILED);
     assert_int_equal(c->trace.records, 1 << 26);
     assert_int_equal(c->eal_memory_mb, 16384);
+    assert_int_equal(c->restart.max, 100);
+    assert_int_equal(c->restart.window_s, 86400);
     assert_int_equal(c->n_eal_args, 2);
     assert_string_equal(c->eal_args[1], "--log-level=7");
 
@@ -586,6 +591,11 @@ static const struct bad_case bad_cases[] = {
     { "yield negative", WITH("idle = { yield_us = -1; };"), 2, "idle.yield_us", "out of range 0..1000000" },
     { "yield too long", WITH("idle = { yield_us = 1000001; };"), 2, "idle.yield_us", "out of range" },
     { "colocate integer", WITH("idle = { colocate = 1; };"), 2, "idle.colocate", "true or false" },
+    { "restart max negative", WITH("restart = { max = -1; };"), 2, "restart.max", "out of range 0..100" },
+    { "restart max too many", WITH("restart = { max = 101; };"), 2, "restart.max", "out of range 0..100" },
+    { "restart window 0", WITH("restart = { window_s = 0; };"), 2, "restart.window_s", "out of range 1..86400" },
+    { "restart unknown", WITH("restart = { tries = 3; };"), 2, "restart.tries", "unknown" },
+    { "restart not a group", WITH("restart = 3;"), 2, "restart", "group" },
     { "records too few", WITH("trace = { records = 1023; };"), 2, "trace.records", "out of range 1024..67108864" },
     { "records too many", WITH("trace = { records = 67108865; };"), 2, "trace.records", "out of range" },
     { "records 64-bit", WITH("trace = { records = 4294967296L; };"), 2, "trace.records", "out of range" },

@@ -144,7 +144,7 @@ static const char usage_text[] =
     "usage: cluster-fake-inid --config FILE --ini ID --tag TAG --run-dir DIR [inid's other options]\n"
     "       cluster-fake-inid --help | --version\n"
     "A stand-in for inid, started by ini-cluster run --inid PATH; it accepts and\n"
-    "ignores inid's --idle, --fault and --segment; --knob O (O_dist, O_mode) and --trace\n"
+    "ignores inid's --idle, --fault, --segment and --resume; --knob O (O_dist, O_mode) and --trace\n"
     "give it inid's O server and trace (--policy, --ini-policy: recorded in the trace).\n";
 
 /* inid's command line (inid_cli.h); loads the configuration.  Bad input
@@ -172,6 +172,8 @@ static void parse_args(struct fake *f, int argc, char **argv)
         case 'p': f->ini_policy = optarg; break;
         case 'I': case 'f': case 'C': case 'S': case 'l': case 'R': case 's':
             break;                                                                  /* inid's; not ours */
+        case 'U':
+            break;      /* --resume: the stand-in keeps no state; what it held when it died is lost */
         default: cli_common_option(c, argv);
         }
     }

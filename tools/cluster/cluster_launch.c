@@ -9,6 +9,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/mman.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
@@ -84,95 +85,120 @@ int launch_network_up(struct launch *L, char *err, size_t errlen)
     return 0;
 }
 
+/* inid's command line for daemon d into argv (NULL-terminated; room for
+ * 40 + 2 * LAUNCH_MAX_FAULTS + INI_MAX_EAL_ARGS entries); `launcher`
+ * holds the text of our pid.  Returns the arguments written. */
+static int daemon_argv(struct launch *L, const struct daemon_opts *o, struct daemon *d, int detach, int resume,
+                       char *id, char *launcher, char **argv)
+{
+    sprintf(id, "%d", d->ini);
+    sprintf(launcher, "%d", (int)getpid());
+    int n = 0;
+    argv[n++] = L->inid_path;
+    /* Under `run` the daemons die with the launcher and, if it was
+     * killed, unlink the segments themselves.  First, so that the
+     * command line still ends in --run-dir DIR (tests look for it). */
+    if (!detach) {
+        argv[n++] = "--launcher-pid";
+        argv[n++] = launcher;
+    }
+    /* A restarted daemon resumes its connections from its state region
+     * (docs/transport.md, "An INI that restarts"). */
+    if (resume)
+        argv[n++] = "--resume";
+    argv[n++] = "--config";   argv[n++] = L->config_path;
+    argv[n++] = "--ini";      argv[n++] = id;
+    argv[n++] = "--tag";      argv[n++] = L->tag;
+    argv[n++] = "--run-dir";  argv[n++] = L->run_dir;
+    const char *opt[] = { "--policy", o->policy, "--ini-policy", o->ini_policy, "--idle", o->idle,
+                          "--trace", o->trace, "--segment", o->segment, "--knob", o->knobs };
+    for (size_t k = 0; k < sizeof opt / sizeof opt[0]; k += 2)
+        if (opt[k + 1]) {
+            argv[n++] = (char *)opt[k];
+            argv[n++] = (char *)opt[k + 1];
+        }
+    if (o->capture)
+        argv[n++] = "--capture";
+    const char *cap[] = { "--capture-limit", o->capture_limit, "--capture-ring", o->capture_ring,
+                          "--capture-snap", o->capture_snap };
+    for (size_t c = 0; c < sizeof cap / sizeof cap[0]; c += 2)
+        if (cap[c + 1]) {
+            argv[n++] = (char *)cap[c];
+            argv[n++] = (char *)cap[c + 1];
+        }
+    for (int f = 0; f < o->n_faults; f++) {
+        argv[n++] = "--fault";
+        argv[n++] = (char *)o->faults[f];
+    }
+    if (o->n_eal_args) {
+        argv[n++] = "--";
+        for (int a = 0; a < o->n_eal_args; a++)
+            argv[n++] = o->eal_args[a];
+    }
+    argv[n] = NULL;
+    return n;
+}
+
+/* Starts daemon d (again, with resume), its output to its log, its
+ * command recorded in log (may be NULL).  0, or -1 with a reason in err. */
+static int start_daemon(struct launch *L, const struct daemon_opts *o, struct daemon *d, int detach, int resume,
+                        FILE *log, char *err, size_t errlen)
+{
+    char id[16], launcher[16];
+    char *argv[40 + 2 * LAUNCH_MAX_FAULTS + INI_MAX_EAL_ARGS + 1];
+    int n = daemon_argv(L, o, d, detach, resume, id, launcher, argv);
+    char ns[64], ns_path[256];
+    if (L->af_packet) {
+        net_cluster_name(ns, sizeof ns, L->tag, d->cluster);
+        net_ns_path(ns_path, sizeof ns_path, ns);
+    }
+    if (log) {
+        fprintf(log, "inid %d (cluster %d)%s%s:", d->ini, d->cluster,
+                L->af_packet ? " in netns " : "", L->af_packet ? ns : "");
+        for (int a = 0; a < n; a++)
+            fprintf(log, " %s", argv[a]);
+        fprintf(log, "\n");
+        fflush(log);
+    }
+    struct spawn_opts so = {
+        .out_path = d->log,
+        .netns_path = L->af_packet ? ns_path : NULL,
+        .detach = detach,
+        .die_with_parent = !detach,
+    };
+    char why[512];
+    pid_t pid = spawn_process(argv, &so, why, sizeof why);
+    if (pid < 0) {
+        snprintf(err, errlen, "cannot start inid %d (cluster %d): %s", d->ini, d->cluster, why);
+        return -1;
+    }
+    d->pid = pid;
+    d->own_child = 1;
+    d->running = 1;
+    return 0;
+}
+
+/* The launcher's log of commands and restarts, for appending; NULL if it
+ * cannot be opened (nothing is recorded then). */
+static FILE *open_launcher_log(const struct launch *L)
+{
+    char path[PATH_MAX + 16];
+    snprintf(path, sizeof path, "%s/launcher.log", L->run_dir);
+    return fopen(path, "a");
+}
+
 int launch_start_daemons(struct launch *L, const struct daemon_opts *o, int detach,
                          char *err, size_t errlen)
 {
-    char cmdlog[PATH_MAX + 16];
-    snprintf(cmdlog, sizeof cmdlog, "%s/launcher.log", L->run_dir);
-    FILE *log = fopen(cmdlog, "a");
-
-    for (int k = 0; k < L->n_daemons; k++) {
-        struct daemon *d = &L->daemons[k];
-        char id[16], launcher[16];
-        snprintf(id, sizeof id, "%d", d->ini);
-        snprintf(launcher, sizeof launcher, "%d", (int)getpid());
-        char *argv[32 + 2 * LAUNCH_MAX_FAULTS + INI_MAX_EAL_ARGS + 1];
-        int n = 0;
-        argv[n++] = L->inid_path;
-        /* Under `run` the daemons die with the launcher and, if it was
-         * killed, unlink the segments themselves.  First, so that the
-         * command line still ends in --run-dir DIR (tests look for it). */
-        if (!detach) {
-            argv[n++] = "--launcher-pid";
-            argv[n++] = launcher;
-        }
-        argv[n++] = "--config";   argv[n++] = L->config_path;
-        argv[n++] = "--ini";      argv[n++] = id;
-        argv[n++] = "--tag";      argv[n++] = L->tag;
-        argv[n++] = "--run-dir";  argv[n++] = L->run_dir;
-        if (o->policy)     { argv[n++] = "--policy";     argv[n++] = (char *)o->policy; }
-        if (o->ini_policy) { argv[n++] = "--ini-policy"; argv[n++] = (char *)o->ini_policy; }
-        if (o->idle)       { argv[n++] = "--idle";       argv[n++] = (char *)o->idle; }
-        if (o->trace)      { argv[n++] = "--trace";      argv[n++] = (char *)o->trace; }
-        if (o->segment)    { argv[n++] = "--segment";    argv[n++] = (char *)o->segment; }
-        if (o->knobs) {
-            argv[n++] = "--knob";
-            argv[n++] = (char *)o->knobs;
-        }
-        if (o->capture)
-            argv[n++] = "--capture";
-        const char *cap[] = { "--capture-limit", o->capture_limit, "--capture-ring", o->capture_ring,
-                              "--capture-snap", o->capture_snap };
-        for (size_t c = 0; c < sizeof cap / sizeof cap[0]; c += 2)
-            if (cap[c + 1]) {
-                argv[n++] = (char *)cap[c];
-                argv[n++] = (char *)cap[c + 1];
-            }
-        for (int f = 0; f < o->n_faults; f++) {
-            argv[n++] = "--fault";
-            argv[n++] = (char *)o->faults[f];
-        }
-        if (o->n_eal_args) {
-            argv[n++] = "--";
-            for (int a = 0; a < o->n_eal_args; a++)
-                argv[n++] = o->eal_args[a];
-        }
-        argv[n] = NULL;
-
-        char ns[64], ns_path[256];
-        if (L->af_packet) {
-            net_cluster_name(ns, sizeof ns, L->tag, d->cluster);
-            net_ns_path(ns_path, sizeof ns_path, ns);
-        }
-        if (log) {
-            fprintf(log, "inid %d (cluster %d)%s%s:", d->ini, d->cluster,
-                    L->af_packet ? " in netns " : "", L->af_packet ? ns : "");
-            for (int a = 0; a < n; a++)
-                fprintf(log, " %s", argv[a]);
-            fprintf(log, "\n");
-            fflush(log);
-        }
-        struct spawn_opts so = {
-            .out_path = d->log,
-            .netns_path = L->af_packet ? ns_path : NULL,
-            .detach = detach,
-            .die_with_parent = !detach,
-        };
-        char why[512];
-        pid_t pid = spawn_process(argv, &so, why, sizeof why);
-        if (pid < 0) {
-            snprintf(err, errlen, "cannot start inid %d (cluster %d): %s", d->ini, d->cluster, why);
-            if (log)
-                fclose(log);
-            return -1;
-        }
-        d->pid = pid;
-        d->own_child = 1;
-        d->running = 1;
-    }
+    L->opts = o;
+    L->detach = detach;
+    FILE *log = open_launcher_log(L);
+    int rc = 0;
+    for (int k = 0; k < L->n_daemons && rc == 0; k++)
+        rc = start_daemon(L, o, &L->daemons[k], detach, 0, log, err, errlen);
     if (log)
         fclose(log);
-    return 0;
+    return rc;
 }
 
 static int daemon_ready(const struct launch *L, const struct daemon *d)
@@ -285,6 +311,45 @@ int launch_wait_ready(struct launch *L, int timeout_ms)
     }
 }
 
+int launch_restart_daemon(struct launch *L, struct daemon *d, char *err, size_t errlen)
+{
+    struct ini_segment *seg = L->segs[d->cluster].seg;
+    if (seg) {
+        atomic_store_explicit(&seg->inis[d->index].state, INI_SEG_ABSENT, memory_order_release);
+        atomic_store_explicit(&seg->inis[d->index].pid, 0, memory_order_relaxed);
+    }
+    char old[PATH_MAX + 16];
+    snprintf(old, sizeof old, "%s.%d", d->log, d->restarts);
+    if (rename(d->log, old) < 0 && errno != ENOENT) {
+        snprintf(err, errlen, "cannot keep %s as %s: %s", d->log, old, strerror(errno));
+        return -1;
+    }
+    reap_runtime_dir(L->tag, d->ini);
+    FILE *log = open_launcher_log(L);
+    int rc = start_daemon(L, L->opts, d, L->detach, 1, log, err, errlen);
+    if (log)
+        fclose(log);
+    return rc;
+}
+
+int launch_wait_one_ready(struct launch *L, struct daemon *d, int timeout_ms)
+{
+    int64_t deadline = now_ms() + timeout_ms;
+    while (!daemon_ready(L, d)) {
+        int st;
+        pid_t r = d->own_child ? waitpid(d->pid, &st, WNOHANG) : (process_alive(d->pid) ? 0 : d->pid);
+        if (r == d->pid || (r < 0 && errno == ECHILD)) {
+            d->running = 0;
+            d->wstatus = r == d->pid && d->own_child ? st : 0;
+            return -1;
+        }
+        if (launch_stop_signal || now_ms() > deadline)
+            return -1;
+        sleep_ms(10);
+    }
+    return 0;
+}
+
 static int any_running(struct launch *L)
 {
     while (launch_poll_daemons(L))
@@ -374,6 +439,14 @@ void launch_teardown(struct launch *L)
     for (int k = 0; k < L->n_daemons; k++)
         if (L->daemons[k].pid > 0 && !L->daemons[k].running)
             reap_runtime_dir(L->tag, L->daemons[k].ini);
+    /* A daemon unlinks its state region when it stops cleanly; one killed
+     * leaves it (docs/transport.md, "An INI that restarts"). */
+    for (int k = 0; k < L->n_daemons; k++) {
+        char name[64];
+        snprintf(name, sizeof name, "/ini-%s-i%d", L->tag, L->daemons[k].ini);
+        if (L->daemons[k].pid > 0 && !L->daemons[k].running)
+            shm_unlink(name);
+    }
     for (int c = 0; c < L->cfg->n_clusters; c++) {
         if (L->segs[c].seg) {
             ini_segment_detach(L->segs[c].seg);
@@ -446,6 +519,9 @@ void launch_print_counters(const struct launch *L, FILE *out)
 {
     for (int k = 0; k < L->n_daemons; k++) {
         const struct daemon *d = &L->daemons[k];
+        if (d->restarts)
+            fprintf(out, "ini %d (cluster %d): restarted %d time%s (the counters below are its last run's)\n",
+                    d->ini, d->cluster, d->restarts, d->restarts == 1 ? "" : "s");
         char path[PATH_MAX + 32];
         snprintf(path, sizeof path, "%s/ini%d.counters.json", L->run_dir, d->ini);
         FILE *f = fopen(path, "r");

@@ -13,6 +13,7 @@
 #define CLUSTER_LAUNCH_H
 
 #include <limits.h>
+#include <stdint.h>
 #include <signal.h>
 #include <sys/types.h>
 
@@ -45,6 +46,10 @@ struct daemon {
     int running;               /* started and not yet seen dead */
     int wstatus;               /* wait status once reaped (own children) */
     char log[PATH_MAX];
+    /* Supervision (cluster_supervise.h): restarts so far, and when the
+     * last restart.max of them happened (ms, now_ms()), a ring. */
+    int restarts;
+    int64_t restart_ms[INI_RESTART_MAX_LIMIT];
 };
 
 struct launch {
@@ -63,6 +68,10 @@ struct launch {
     } segs[INI_MAX_CLUSTERS];
     int n_daemons;
     struct daemon daemons[INI_MAX_INIS];
+    /* How the daemons were started (launch_start_daemons), to start one
+     * again the same way (launch_restart_daemon). */
+    const struct daemon_opts *opts;
+    int detach;
 };
 
 /* Set by the launcher's SIGINT/SIGTERM/SIGHUP handler; long waits give up
@@ -83,6 +92,16 @@ int launch_network_up(struct launch *L, char *err, size_t errlen);
  * started keeps running: call launch_teardown). */
 int launch_start_daemons(struct launch *L, const struct daemon_opts *o, int detach,
                          char *err, size_t errlen);
+
+/* Starts daemon d again as launch_start_daemons did, with --resume, after
+ * it died: its segment state is reset (so that READY means the new one),
+ * its old log kept as LOG.N (N: its restarts before this one), a DPDK
+ * runtime directory it left removed.  0, or -1 with a reason in err. */
+int launch_restart_daemon(struct launch *L, struct daemon *d, char *err, size_t errlen);
+
+/* Waits until daemon d's segment state is READY: 0; -1 when it died
+ * first or did not within timeout_ms (nothing reported: the caller does). */
+int launch_wait_one_ready(struct launch *L, struct daemon *d, int timeout_ms);
 
 /* Waits until every daemon's segment state is READY.  Returns 0; -1 after
  * printing which daemon died or timed out (with its log's last lines); or

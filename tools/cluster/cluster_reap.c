@@ -94,7 +94,7 @@ enum left_kind { LEFT_NETNS, LEFT_SHM, LEFT_WAKE, LEFT_DPDK };
 
 /* A tag is "HEX" or "HEX" plus one letter (cluster_launch's pick_tag).
  * What a run leaves is named PREFIX TAG then -lan or -cN (namespaces,
- * segments), -N.wake (a daemon's doorbell FIFO in /tmp: inid's when its
+ * segments), -iN (an INI's state region, in /dev/shm), -N.wake (a daemon's doorbell FIFO in /tmp: inid's when its
  * run directory's path is too long for one, the fake daemon's always) or
  * -N (a daemon's DPDK runtime directory, its EAL file prefix; accepted in
  * DPDK's directory only). */
@@ -117,7 +117,8 @@ static int tag_of(const char *name, const char *prefix, enum left_kind kind, cha
         if (!digits || dash[1 + digits])
             return -1;
     } else if (!wake && strcmp(dash, "-lan") != 0 &&
-               (dash[1] != 'c' || !dash[2] || strspn(dash + 2, "0123456789") != strlen(dash + 2))) {
+               ((dash[1] != 'c' && dash[1] != 'i') || !dash[2] ||
+                strspn(dash + 2, "0123456789") != strlen(dash + 2))) {
         return -1;
     }
     memcpy(tag, t, (size_t)(dash - t));

@@ -38,7 +38,7 @@ int reap_descendants(int grace_ms);
 
 /* Removes what runs with a dead launcher and no live daemon left: network
  * namespaces ini-TAG-* (when /var/run/netns exists and we may), segments
- * /dev/shm/ini-TAG-c*, doorbell FIFOs /tmp/ini-TAG-N.wake and DPDK runtime
+ * /dev/shm/ini-TAG-c* and state regions /dev/shm/ini-TAG-iN, doorbell FIFOs /tmp/ini-TAG-N.wake and DPDK runtime
  * directories RUNTIME/dpdk/ini-TAG-N (cluster_telemetry.h: RUNTIME is
  * /var/run for root).  One line per tag cleaned on `out` (may be NULL),
  * naming what was removed.  Returns the number of tags cleaned: tags of

@@ -28,6 +28,7 @@
 #include "cli.h"
 #include "cluster_clock.h"
 #include "cluster_program.h"
+#include "cluster_supervise.h"
 #include "cluster_util.h"
 
 #define READY_EXTRA_MS   30000   /* ssh or srun start-up, on top of LAUNCH_READY_MS */
@@ -686,6 +687,8 @@ int remote_host_part(const struct ini_config *cfg, const struct remote_opts *o, 
     while (running) {
         running -= programs_poll(progs, n, &exit_code, &others_deadline);
         struct daemon *dead = launch_poll_daemons(&L);
+        if (dead && supervise_restart(&L, dead))
+            dead = NULL;                /* back, and the run goes on */
         if (dead) {
             launch_report_deaths(&L, dead, "while the programs were running");
             exit_code = 1;

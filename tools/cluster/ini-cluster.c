@@ -66,6 +66,7 @@
 #include "cluster_input.h"
 #include "cluster_launch.h"
 #include "cluster_reap.h"
+#include "cluster_supervise.h"
 #include "cluster_net.h"
 #include "cluster_program.h"
 #include "cluster_telemetry.h"
@@ -633,6 +634,8 @@ static int cmd_run(int argc, char **argv)
     for (;;) {
         running -= programs_poll(progs, cfg.n_clusters, &exit_code, &others_deadline);
         struct daemon *dead = launch_poll_daemons(&L);
+        if (dead && supervise_restart(&L, dead))
+            dead = NULL;                /* back, and the run goes on */
         if (dead) {
             launch_report_deaths(&L, dead, "while the programs were running");
             programs_stop(progs, cfg.n_clusters);
