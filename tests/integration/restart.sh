@@ -21,6 +21,7 @@
 set -u
 cd "$(dirname "$0")/../.."
 . tests/integration/lib/common.sh
+. tests/integration/lib/restart.sh
 test_start restart build/bin/ini-cluster build/bin/inid build/bin/ini-ping
 COUNT=${1:-2000}
 SEED=${2:-$(date +%s)}
@@ -37,31 +38,8 @@ build/bin/ini-cluster run $CFG --run-dir "$DIR" -- \
     build/bin/ini-ping --sizes 65000 --count "$COUNT" --timeout-ms 60000 > "$OUT" 2>&1 &
 launcher=$!
 
-# kill_ini1 K: waits a random 0.2-1.7 s, kills inid 1, waits until the
-# launcher says it is back for the K-th time.
-kill_ini1() {
-    local pid= n
-    for _ in $(seq 300); do
-        pid=$(pgrep -f -- "--ini 1 --tag [0-9a-f]* --run-dir $DIR\$") && [ -e "$DIR/cluster1.out" ] && break
-        sleep 0.1
-    done
-    [ -n "$pid" ] || { fail "kill $1: no inid 1 running"; return 1; }
-    sleep "$(printf '0.%d' $((2 + RANDOM % 15)))" 2>/dev/null || sleep 1
-    kill -0 $launcher 2>/dev/null || { fail "kill $1: the run ended first (raise COUNT)"; return 1; }
-    kill -KILL $pid
-    echo "restart: killed inid 1 (pid $pid), kill $1"
-    for _ in $(seq 600); do
-        n=$(grep -c "inid 1 (cluster 1) is back" "$OUT")
-        [ "$n" -ge "$1" ] && return 0
-        kill -0 $launcher 2>/dev/null || break
-        sleep 0.1
-    done
-    fail "kill $1: inid 1 not back"
-    return 1
-}
-
 for k in 1 2 3; do
-    kill_ini1 $k || break
+    restart_kill $k $launcher "$DIR" "$OUT" "inid 1 (cluster 1) is back" || break
 done
 wait $launcher
 rc=$?
@@ -78,25 +56,7 @@ grep -q "^ini 1 (cluster 1): restarted 3 times" "$OUT" || fail "the summary does
 grep "is back" "$OUT" | sed 's/^/    /'
 grep -h "resumed" "$DIR"/ini1.log* | sed 's/^/    /'
 
-python3 - "$DIR" <<'PY' || fail "counters"
-import json, sys
-d = sys.argv[1]
-c0, c1 = (json.load(open(f"{d}/ini{i}.counters.json")) for i in (0, 1))
-bad = []
-if c1.get("restarts") != 3:
-    bad.append(f"inid 1: restarts {c1.get('restarts')}, expected 3")
-if c0["transport"]["resyncs"] != 3:
-    bad.append(f"inid 0: resyncs {c0['transport']['resyncs']}, expected 3")
-for i, c in ((0, c0), (1, c1)):
-    if c["transport"]["sync_errors"]:
-        bad.append(f"inid {i}: sync_errors {c['transport']['sync_errors']}")
-    t = c["transport"]
-    print(f"    inid {i}: restarts {c.get('restarts')}, resyncs {t['resyncs']}, replayed {t['replayed']}, "
-          f"syncs_sent {t['syncs_sent']}, duplicates {t['duplicates']}, delivered {t['msgs_delivered']}")
-for b in bad:
-    print("    " + b)
-sys.exit(1 if bad else 0)
-PY
+restart_counters "$DIR" 3 || fail "counters"
 tag=$(sed -n 's/.* --tag \([^ ]*\) .*/\1/p' "$DIR/launcher.log" | head -n 1)
 [ -n "$tag" ] && ls /dev/shm | grep -q "^ini-$tag-" && fail "segments or state regions of run $tag left"
 pgrep -f -- "--run-dir $DIR\$" > /dev/null && fail "daemons of the run left"
