@@ -242,13 +242,15 @@ else
     echo "hardening_launcher: skip: af_packet namespaces (needs root and ip netns)"
 fi
 
-# --- 16d. `up`, then its daemons killed with SIGKILL: what they leave
-# (DPDK runtime directories, the segments, the INIs' state regions, which
+# --- 16d. `up`, then its supervisor and its daemons killed with SIGKILL
+# (the supervisor first, else it restarts them): what they leave (DPDK
+# runtime directories, the segments, the INIs' state regions, which
 # /dev/shm counts as segments) goes with `ini-cluster cleanup`.
 if [ "$(id -u)" = 0 ]; then
     $L up conf/default.cfg --run-dir "$TMP/r16d" > "$TMP/r16d.out" 2>&1 || fail "16d: up: $(tail -2 "$TMP/r16d.out")"
     tag=$(awk '$1 == "tag" { print $2 }' "$TMP/r16d/state")
     dirs_before=$(ls -d /var/run/dpdk/ini-"$tag"-* 2> /dev/null | wc -l)
+    kill -9 "$(awk '$1 == "supervisor" { print $2 }' "$TMP/r16d/state")"
     awk '$1 == "daemon" { print $3 }' "$TMP/r16d/state" | xargs -r kill -9
     sleep 0.5
     $L cleanup > "$TMP/r16d-clean.out" 2>&1

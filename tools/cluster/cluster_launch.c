@@ -563,6 +563,8 @@ int launch_write_state(const struct launch *L, char *err, size_t errlen)
             fprintf(f, "cluster %d %s\n", c, L->segs[c].name);
     for (int k = 0; k < L->n_daemons; k++)
         fprintf(f, "daemon %d %d\n", L->daemons[k].ini, (int)L->daemons[k].pid);
+    if (L->supervisor)
+        fprintf(f, "supervisor %d\n", (int)L->supervisor);
     if (fclose(f) != 0 || rename(tmp, path) < 0) {
         snprintf(err, errlen, "%s: %s", path, strerror(errno));
         return -1;
@@ -583,7 +585,7 @@ int launch_read_state(struct launch *L, const struct ini_config *cfg, const char
         return -1;
     }
     char line[PATH_MAX + 64], tag[LAUNCH_TAG_LEN] = "", config[PATH_MAX] = "", inid[PATH_MAX] = "";
-    int selected[INI_MAX_CLUSTERS] = { 0 }, net = 0, lineno = 0;
+    int selected[INI_MAX_CLUSTERS] = { 0 }, net = 0, lineno = 0, supervisor = 0;
     pid_t pids[INI_MAX_INIS] = { 0 };
     while (fgets(line, sizeof line, f)) {
         lineno++;
@@ -607,6 +609,8 @@ int launch_read_state(struct launch *L, const struct ini_config *cfg, const char
         else if (!strcmp(word, "daemon") && sscanf(rest, "%d %d", &a, &b) == 2 && a >= 0 &&
                  a < cfg->n_inis)
             pids[a] = b;
+        else if (!strcmp(word, "supervisor") && sscanf(rest, "%d", &a) == 1 && a > 0)
+            supervisor = a;
         else {
             snprintf(err, errlen, "%s:%d: unexpected line (written for another configuration?)",
                      path, lineno);
@@ -623,6 +627,7 @@ int launch_read_state(struct launch *L, const struct ini_config *cfg, const char
     }
     launch_init(L, cfg, config, run_dir, tag, inid, selected);
     L->net_up = net;
+    L->supervisor = supervisor;   /* as written: supervise_up_alive() checks it is ours */
     for (int k = 0; k < L->n_daemons; k++) {
         struct daemon *d = &L->daemons[k];
         d->pid = pids[d->ini];

@@ -72,6 +72,9 @@ struct launch {
      * again the same way (launch_restart_daemon). */
     const struct daemon_opts *opts;
     int detach;
+    /* `up`: the process that supervises the daemons (cluster_supervise.h),
+     * recorded in RUN_DIR/state; 0 under `run` and for a state without one. */
+    pid_t supervisor;
 };
 
 /* Set by the launcher's SIGINT/SIGTERM/SIGHUP handler; long waits give up

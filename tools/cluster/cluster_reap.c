@@ -12,6 +12,7 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
+#include "cluster_supervise.h"
 #include "cluster_telemetry.h"
 #include "cluster_util.h"
 
@@ -145,9 +146,13 @@ static int is_launcher(pid_t pid)
     return got == 1;
 }
 
-/* Some live process has `--tag TAG` on its command line (a daemon). */
+/* Some live process has `--tag TAG` on its command line (a daemon), or
+ * is the supervisor of an `up` tagged TAG (cluster_supervise.h): between
+ * a daemon's death and its restart no daemon carries the tag. */
 static int tag_in_use(const char *tag)
 {
+    char sv[SUPERVISE_NAME_LEN];
+    supervise_name(sv, sizeof sv, tag);
     DIR *d = opendir("/proc");
     if (!d)
         return 1;
@@ -158,7 +163,8 @@ static int tag_in_use(const char *tag)
         long pid = strtol(e->d_name, &end, 10);
         if (*end || pid <= 0 || pid == getpid())
             continue;
-        used = process_has_arg((pid_t)pid, tag) && process_has_arg((pid_t)pid, "--tag");
+        used = (process_has_arg((pid_t)pid, tag) && process_has_arg((pid_t)pid, "--tag")) ||
+               (process_comm_is((pid_t)pid, sv) && process_alive((pid_t)pid));   /* not a zombie */
     }
     closedir(d);
     return used;

@@ -3,9 +3,12 @@
  */
 #include "cluster_supervise.h"
 
+#include <fcntl.h>
 #include <signal.h>
 #include <stdarg.h>
 #include <stdio.h>
+#include <string.h>
+#include <sys/prctl.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
@@ -79,14 +82,17 @@ int supervise_restart(struct launch *L, struct daemon *d)
     describe_status(d->wstatus, how, sizeof how);
     const char *why = no_restart_reason(L, d, died);
     if (why) {
-        if (d->restarts || r->max)
+        /* run names the INI in its report; up's supervisor says it here,
+         * in launcher.log, where its decisions are read. */
+        if (d->restarts || r->max || L->supervisor)
             say(L, "inid %d (cluster %d) exited with %s: not restarted (%s; %d restart(s) so far, at "
                    "most %d within %d s)", d->ini, d->cluster, how, why, d->restarts, r->max, r->window_s);
         return 0;
     }
     int recent = supervise_recent(d, r->max, r->window_s, died);
-    say(L, "inid %d (cluster %d) exited with %s while the programs were running: restarting it "
-           "(restart %d, %d of at most %d within %d s); its log so far: %s.%d", d->ini, d->cluster, how,
+    say(L, "inid %d (cluster %d) exited with %s %s: restarting it (restart %d, %d of at most %d within "
+           "%d s); its log so far: %s.%d", d->ini, d->cluster, how,
+        L->supervisor ? "while the machine was up" : "while the programs were running",
         d->restarts + 1, recent + 1, r->max, r->window_s, d->log, d->restarts);
     char err[512];
     d->restart_ms[d->restarts % r->max] = died;
@@ -105,4 +111,97 @@ int supervise_restart(struct launch *L, struct daemon *d)
     say(L, "inid %d (cluster %d) is back, %lld ms after it died", d->ini, d->cluster,
         (long long)(now_ms() - died));
     return 1;
+}
+
+/* ---- `up`'s supervisor ---- */
+
+#define UP_POLL_MS 20   /* as `run` polls: a death is seen within this */
+
+void supervise_name(char *buf, size_t len, const char *tag)
+{
+    snprintf(buf, len, "ini-sv-%s", tag);
+}
+
+void supervise_up_become(struct launch *L)
+{
+    setsid();   /* a terminal's Ctrl-C or hang-up is `up`'s, not ours */
+    char name[SUPERVISE_NAME_LEN];
+    supervise_name(name, sizeof name, L->tag);
+    prctl(PR_SET_NAME, name);
+    L->supervisor = getpid();
+}
+
+void supervise_up_detach_output(const struct launch *L)
+{
+    char path[PATH_MAX + 32];
+    snprintf(path, sizeof path, "%s/supervisor.log", L->run_dir);
+    fflush(NULL);
+    int in = open("/dev/null", O_RDONLY);
+    int out = open(path, O_WRONLY | O_CREAT | O_APPEND, 0644);
+    if (out < 0)
+        out = open("/dev/null", O_WRONLY);
+    if (in >= 0) {
+        dup2(in, 0);
+        close(in);
+    }
+    if (out >= 0) {
+        dup2(out, 1);
+        dup2(out, 2);
+        close(out);
+    }
+}
+
+int supervise_up(struct launch *L)
+{
+    char err[512];
+    say(L, "pid %d (ini-sv-%s) supervises the daemons (restart.max %d within %d s)", (int)getpid(), L->tag,
+        L->cfg->restart.max, L->cfg->restart.window_s);
+    for (;;) {
+        if (launch_stop_signal) {
+            say(L, "stopped by signal %d; the daemons are left to ini-cluster down", (int)launch_stop_signal);
+            return 0;
+        }
+        struct daemon *dead = launch_poll_daemons(L);
+        if (!dead) {
+            sleep_ms(UP_POLL_MS);
+            continue;
+        }
+        int back = supervise_restart(L, dead);
+        /* The new pid, for status and down (the dead one's, if it did not
+         * come back: down reaps what it left). */
+        if (launch_write_state(L, err, sizeof err) < 0)
+            say(L, "%s", err);
+        if (back)
+            continue;
+        if (launch_stop_signal)
+            continue;   /* down came during the restart: it stops the rest */
+        launch_report_deaths(L, dead, "while the machine was up");
+        say(L, "inid %d (cluster %d) not restarted: stopping every daemon of the machine (ini-cluster down "
+               "removes the rest)", dead->ini, dead->cluster);
+        launch_stop_daemons(L, LAUNCH_STOP_MS);
+        return 1;
+    }
+}
+
+int supervise_up_alive(const struct launch *L)
+{
+    char name[SUPERVISE_NAME_LEN];
+    supervise_name(name, sizeof name, L->tag);
+    return L->supervisor > 0 && process_alive(L->supervisor) && process_comm_is(L->supervisor, name);
+}
+
+void supervise_up_stop(const struct launch *L, int grace_ms)
+{
+    if (!supervise_up_alive(L) || kill(L->supervisor, SIGTERM) < 0)
+        return;
+    int64_t deadline = now_ms() + grace_ms;
+    while (process_alive(L->supervisor) && now_ms() < deadline)
+        sleep_ms(10);
+    if (process_alive(L->supervisor)) {
+        fprintf(stderr, "ini-cluster: the supervisor (pid %d) did not stop within %d s; killed it\n",
+                (int)L->supervisor, grace_ms / 1000);
+        kill(L->supervisor, SIGKILL);
+        for (int i = 0; i < 100 && process_alive(L->supervisor); i++)
+            sleep_ms(10);
+    }
 }

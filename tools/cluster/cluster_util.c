@@ -479,3 +479,17 @@ int process_has_arg(pid_t pid, const char *arg)
             return 1;
     return 0;
 }
+
+int process_comm_is(pid_t pid, const char *name)
+{
+    char path[64], comm[32] = "";
+    snprintf(path, sizeof path, "/proc/%d/comm", (int)pid);
+    FILE *f = fopen(path, "r");
+    if (!f)
+        return 0;
+    if (!fgets(comm, sizeof comm, f))
+        comm[0] = 0;
+    fclose(f);
+    comm[strcspn(comm, "\n")] = 0;
+    return !strcmp(comm, name);
+}

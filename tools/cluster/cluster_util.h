@@ -98,5 +98,7 @@ int process_alive(pid_t pid);
 /* Does /proc/PID/cmdline contain the argument `arg`?  Guards against pid
  * reuse when stopping daemons the launcher did not start itself. */
 int process_has_arg(pid_t pid, const char *arg);
+/* Is /proc/PID/comm (the process's name, 15 characters at most) name? */
+int process_comm_is(pid_t pid, const char *name);
 
 #endif

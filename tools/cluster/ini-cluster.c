@@ -47,6 +47,7 @@
  * RUN_DIR/state; `status` and `down` find them there.  See docs/launcher.md.
  */
 #include <errno.h>
+#include <fcntl.h>
 #include <libgen.h>
 #include <limits.h>
 #include <signal.h>
@@ -775,7 +776,7 @@ static void parse_clusters_or_exit(const char *list, int *selected)
 
 /* `up`'s output is a shell script: per cluster one export line (also in
  * RUN_DIR/cluster<C>.env, to source), everything else a comment. */
-static void print_up_env(const struct launch *L, const struct daemon_opts *d, const int *selected)
+static void print_up_env(const struct launch *L, const struct daemon_opts *d, const int *selected, pid_t sup)
 {
     int first = 0;
     while (!selected[first])
@@ -801,7 +802,34 @@ static void print_up_env(const struct launch *L, const struct daemon_opts *d, co
             cli_error("cannot write %s: %s", path, strerror(errno));
         }
     }
+    printf("# supervisor: pid %d, restart = { max = %d; window_s = %d; }; its decisions in %s/launcher.log\n",
+           (int)sup, cfg.restart.max, cfg.restart.window_s, L->run_dir);
     printf("# run directory: %s\n", L->run_dir);
+}
+
+/* `up` after the fork: waits for the supervisor's word (a signal meanwhile
+ * is passed on to it, which stops the bring-up and tears it down); prints
+ * the environment when it came, else the supervisor's exit status. */
+static int up_wait_supervisor(const struct launch *L, pid_t sup, int fd, const struct daemon_opts *d,
+                              const int *selected)
+{
+    char c;
+    ssize_t n;
+    int passed = 0;
+    while ((n = read(fd, &c, 1)) < 0 && errno == EINTR)
+        if (launch_stop_signal && !passed++)
+            kill(sup, SIGTERM);
+    close(fd);
+    if (n == 1) {
+        print_up_env(L, d, selected, sup);
+        return 0;
+    }
+    int st = 0;
+    while (waitpid(sup, &st, 0) < 0 && errno == EINTR)
+        ;
+    printf("run directory: %s\n", L->run_dir);
+    int code = status_to_exit_code(st);
+    return code ? code : 1;
 }
 
 static int cmd_up(int argc, char **argv)
@@ -870,23 +898,37 @@ static int cmd_up(int argc, char **argv)
     launch_init(&L, &cfg, config_abs, run_dir, tag, inid, selected);
     if (ini_config_has_hosts(&cfg))
         L.af_packet = 0;    /* a host of a machine across hosts: its real LAN, no emulated one */
-    int rc = bring_up(&L, &o.daemon, 1);
-    if (rc) {
-        printf("run directory: %s\n", run_dir);
-        return rc;
+
+    /* The supervisor (cluster_supervise.h) brings the machine up, so that
+     * the daemons are its children, and says "1" on the pipe once it is
+     * ready; it stays, and we print the environment and go. */
+    int ready[2];
+    if (pipe2(ready, O_CLOEXEC) < 0)
+        cli_bad_arg("pipe: %s", strerror(errno));
+    fflush(NULL);
+    pid_t sup = fork();
+    if (sup < 0)
+        cli_bad_arg("fork: %s", strerror(errno));
+    if (sup > 0) {
+        close(ready[1]);
+        return up_wait_supervisor(&L, sup, ready[0], &o.daemon, selected);
     }
+    close(ready[0]);
+    supervise_up_become(&L);
+    int rc = bring_up(&L, &o.daemon, 1);
+    if (rc)
+        return rc;
     if (launch_write_state(&L, err, sizeof err) < 0) {
         cli_error("%s", err);
         launch_stop_daemons(&L, LAUNCH_STOP_MS);
         launch_teardown(&L);
         return 1;
     }
-    /* Leave everything in place: unmap only. */
-    for (int c = 0; c < cfg.n_clusters; c++)
-        if (L.segs[c].seg)
-            ini_segment_detach(L.segs[c].seg);
-    print_up_env(&L, &o.daemon, selected);
-    return 0;
+    supervise_up_detach_output(&L);
+    if (write(ready[1], "1", 1) != 1)
+        return 1;                       /* up is gone: it said nothing; down still works */
+    close(ready[1]);
+    return supervise_up(&L);
 }
 
 /* Reads the state of a previous `up`; exits when there is none. */
@@ -948,6 +990,9 @@ static int cmd_status(int argc, char **argv)
             healthy = 0;
         printf("inid %d (cluster %d) pid %d: %s\n", d->ini, d->cluster, (int)d->pid, state);
     }
+    if (L.supervisor)
+        printf("supervisor pid %d: %s\n", (int)L.supervisor,
+               supervise_up_alive(&L) ? "running" : "not running (a daemon that dies is not restarted)");
     live_figures(&L, STATUS_SAMPLE_MS, stdout);
     printf("run directory: %s\n", run_dir);
     return healthy ? 0 : 1;
@@ -1021,6 +1066,12 @@ static int cmd_down(int argc, char **argv)
     char run_dir[PATH_MAX];
     read_up_state_or_exit(&L, &o, run_dir, sizeof run_dir, 0);
     install_signal_handlers();
+    /* The supervisor first, so that nobody restarts what we stop; then
+     * the state again: a restart may have changed a pid. */
+    if (supervise_up_alive(&L)) {
+        supervise_up_stop(&L, LAUNCH_STOP_MS + 2000);
+        read_up_state_or_exit(&L, &o, run_dir, sizeof run_dir, 0);
+    }
     int was_running = 0;
     for (int k = 0; k < L.n_daemons; k++)
         was_running += L.daemons[k].running;
