@@ -4,7 +4,9 @@
 # (from the environment files up writes), DPDK's own client dpdk-telemetry.py
 # reads /ini/stats, /ini/conns, /ini/queue and /ini/util, and the message
 # counters grow between two readings; `ini-cluster status` shows non-zero
-# messages/s for every INI.  After `ini-cluster down` nothing of the run is
+# messages/s for every INI.  Then inid 1 is killed with SIGKILL: up's
+# supervisor restarts it, and `status` shows restarts 1 for INI 1 and 0 for
+# INI 0, as /ini/stats does.  After `ini-cluster down` nothing of the run is
 # left in /var/run/dpdk.
 set -u
 cd "$(dirname "$0")/../.."
@@ -23,7 +25,9 @@ cleanup() {
 }
 trap cleanup EXIT
 
-$L up $CONFIG --run-dir "$RUN_DIR" > "$RUN_DIR/up.out" 2>&1 || { cat "$RUN_DIR/up.out"; fail "up failed"; }
+# stderr apart: a line about another run's leftovers (cleanup) is not shell.
+$L up $CONFIG --run-dir "$RUN_DIR" > "$RUN_DIR/up.out" 2> "$RUN_DIR/up.err" ||
+    { cat "$RUN_DIR/up.out" "$RUN_DIR/up.err"; fail "up failed"; }
 cat "$RUN_DIR/up.out"
 TAG=$(awk '$1 == "tag" { print $2 }' "$RUN_DIR/state")
 [ -n "$TAG" ] || fail "no tag in $RUN_DIR/state"
@@ -72,6 +76,19 @@ done
 for p in "${pids[@]}"; do kill "$p" 2> /dev/null; done
 wait 2> /dev/null
 pids=()
+
+# Restarts in status (issue 34): inid 1 killed, back under up's supervisor.
+kill -KILL "$(awk '$1 == "daemon" && $2 == 1 { print $3 }' "$RUN_DIR/state")"
+for _ in $(seq 300); do grep -q "inid 1 (cluster 1) is back" "$RUN_DIR/launcher.log" && break; sleep 0.1; done
+grep -q "inid 1 (cluster 1) is back" "$RUN_DIR/launcher.log" || fail "inid 1 not restarted: $(tail -3 "$RUN_DIR/launcher.log")"
+st=$($L status $CONFIG --run-dir "$RUN_DIR") || { echo "$st"; fail "status exited non-zero after inid 1 came back"; }
+echo "$st"
+echo "$st" | grep -q '^ *INI .* restarts  *resyncs$' || fail "status: no restarts and resyncs columns"
+r0=$(echo "$st" | awk '$1 == 0 && $2 == 0 { print $10 }') r1=$(echo "$st" | awk '$1 == 1 && $2 == 1 { print $10 }')
+[ "$r0:$r1" = "0:1" ] || fail "status: restarts '$r0' for INI 0 and '$r1' for INI 1, expected 0 and 1"
+s1=$(query 1 /ini/stats)
+[ "$(field "$s1" /ini/stats "" restarts)" = 1 ] || fail "INI 1: /ini/stats restarts is not 1: $s1"
+echo "telemetry: inid 1 killed and back: status shows restarts 0 and 1, /ini/stats of INI 1 restarts 1"
 $L down $CONFIG --run-dir "$RUN_DIR" > /dev/null || fail "down failed"
 left=$(ls -d /var/run/dpdk/ini-"$TAG"-* 2> /dev/null)
 [ -z "$left" ] || fail "left in /var/run/dpdk: $left"

@@ -4,9 +4,9 @@
 # the environment files (both clusters), and `top` runs in a tmux pane (a real terminal,
 # 120x30) while the pane is captured 30 times over 3 s: after the first
 # reading every capture must show the header line and the table (its
-# column line and one row per INI), never a blank or header-only screen,
-# and the table must start on the same line each time (redrawn in place,
-# not scrolled).  Ctrl-C ends top with status 0 and the cursor shown again.
+# column line, to the last columns restarts and resyncs, and one row per
+# INI), never a blank or header-only screen, and the table must start on
+# the same line each time (redrawn in place, not scrolled).  Ctrl-C ends top with status 0 and the cursor shown again.
 # tmux is the test's own tool (make deps installs it): without it the test fails.
 set -u
 cd "$(dirname "$0")/../.."
@@ -38,7 +38,7 @@ bad=0 first=
 for i in $(seq 1 30); do
     tmux -L "$SOCK" capture-pane -p > "$TMP/screen$i" 2> /dev/null
     header=$(grep -n '^ini-cluster top: .*(Ctrl-C to stop)' "$TMP/screen$i" | cut -d: -f1)
-    cols=$(grep -n '^ *INI  *cluster  *msgs/s  *MB/s  *queued  *stalled  *busy' "$TMP/screen$i" | cut -d: -f1)
+    cols=$(grep -n '^ *INI  *cluster  *msgs/s  *MB/s  *queued  *stalled  *busy  *retx  *msgs total  *restarts  *resyncs' "$TMP/screen$i" | cut -d: -f1)
     rows=$(grep -cE '^ +[01] +[01] +[0-9]+ +[0-9.]+ +[0-9]+ +[0-9]+ +[0-9.]+% ' "$TMP/screen$i")
     if [ -z "$header" ] || [ -z "$cols" ] || [ "$rows" != 2 ]; then
         bad=$((bad + 1))

@@ -7,7 +7,8 @@
 #   2. inid 1 is killed with SIGKILL: the supervisor says it restarts it
 #      (with the cause, in launcher.log) and that it is back; the state
 #      names the new daemon, started with --resume; `status` shows every
-#      daemon running and ready, and the supervisor running;
+#      daemon running and ready, the supervisor running, and the restarts
+#      column 1 for INI 1, 0 for INI 0;
 #   3. ini-ping then runs through the machine (both clusters, from the
 #      environment files up wrote, 65,000-byte messages) and verifies every
 #      message with 0 errors;
@@ -83,6 +84,10 @@ st=$($L status "$CFG" --run-dir "$DIR"); rc=$?
 echo "$st" | sed 's/^/    /'
 [ $rc = 0 ] || fail "status exited $rc after the restart"
 echo "$st" | grep -q "^supervisor pid $SUP: running$" || fail "status does not show the supervisor running"
+# the restarts column (the table's 10th): 0 for INI 0, 1 for INI 1
+r0=$(echo "$st" | awk '$1 == 0 && $2 == 0 { print $10 }') r1=$(echo "$st" | awk '$1 == 1 && $2 == 1 { print $10 }')
+[ "$r0:$r1" = "0:1" ] && ok "status: restarts 0 for INI 0, 1 for INI 1" || fail "status: restarts '$r0' and '$r1', expected 0 and 1"
+echo "$st" | grep -q '^ *INI .* restarts  *resyncs$' || fail "status: no restarts and resyncs columns"
 
 # 3. A program through the restarted INI.
 for c in 0 1; do

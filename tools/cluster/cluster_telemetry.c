@@ -104,6 +104,9 @@ int tel_sample(const char *tag, int ini, struct tel_sample *s, char *err, size_t
         snprintf(err, errlen, "%s: no answer to /ini/stats", sa.sun_path);
         goto out;
     }
+    /* Since issue 34: absent from an older daemon's reply, then 0. */
+    tel_json_u64(buf, "restarts", &s->restarts);
+    tel_json_u64(buf, "resyncs", &s->resyncs);
     s->msgs = sent + delivered + local;
     s->bytes = bsent + bdelivered;
     s->retx = rt + rn;
@@ -127,8 +130,8 @@ void tel_print_rows(FILE *out, const struct tel_row *rows, int n)
 {
     /* "queued" is a count now and "busy" the loop's share: neither is the
      * report's queue length or utilization (docs/traces.md). */
-    fprintf(out, "%4s %7s %10s %9s %6s %7s %6s %9s %12s\n", "INI", "cluster", "msgs/s", "MB/s", "queued",
-            "stalled", "busy", "retx", "msgs total");
+    fprintf(out, "%4s %7s %10s %9s %6s %7s %6s %9s %12s %8s %7s\n", "INI", "cluster", "msgs/s", "MB/s", "queued",
+            "stalled", "busy", "retx", "msgs total", "restarts", "resyncs");
     for (int k = 0; k < n; k++) {
         const struct tel_row *r = &rows[k];
         if (!r->ok) {
@@ -140,7 +143,8 @@ void tel_print_rows(FILE *out, const struct tel_row *rows, int n)
         double mbs = secs > 0 ? (double)(r->b.bytes - r->a.bytes) / secs / 1e6 : 0;
         double busy = r->b.tsc > r->a.tsc
                     ? 100.0 * (double)(r->b.busy_cycles - r->a.busy_cycles) / (double)(r->b.tsc - r->a.tsc) : 0;
-        fprintf(out, "%4d %7d %10.0f %9.2f %6" PRIu64 " %7" PRIu64 " %5.1f%% %9" PRIu64 " %12" PRIu64 "\n",
-                r->ini, r->cluster, rate, mbs, r->b.queue, r->b.stalled, busy, r->b.retx, r->b.msgs);
+        fprintf(out, "%4d %7d %10.0f %9.2f %6" PRIu64 " %7" PRIu64 " %5.1f%% %9" PRIu64 " %12" PRIu64 " %8" PRIu64
+                " %7" PRIu64 "\n", r->ini, r->cluster, rate, mbs, r->b.queue, r->b.stalled, busy, r->b.retx, r->b.msgs,
+                r->b.restarts, r->b.resyncs);
     }
 }

@@ -27,6 +27,8 @@ struct tel_sample {
     uint64_t retx;            /* retransmissions: timer + NAK */
     uint64_t queue, stalled;  /* now */
     uint64_t busy_cycles;
+    uint64_t restarts;        /* the INI's incarnation: times it was restarted */
+    uint64_t resyncs;         /* its peers' restarts it resynchronised with */
 };
 
 /* DPDK's runtime directory, RUNTIME/dpdk; that of INI `ini` of the run
