@@ -43,8 +43,10 @@
  * the launcher, which stops things in order) and, under `run`, get SIGTERM
  * if the launcher dies.
  *
- * `up` performs step 2 with detached daemons and records them in
- * RUN_DIR/state; `status` and `down` find them there.  See docs/launcher.md.
+ * `up` forks a supervisor, which performs step 2 with detached daemons,
+ * records them (and itself) in RUN_DIR/state and stays to restart a daemon
+ * that dies (cluster_supervise.h); `up` prints the environment once it is
+ * ready.  `status` and `down` find them in the state.  See docs/launcher.md.
  */
 #include <errno.h>
 #include <fcntl.h>
@@ -818,7 +820,7 @@ static int up_wait_supervisor(const struct launch *L, pid_t sup, int fd, const s
     int passed = 0;
     while ((n = read(fd, &c, 1)) < 0 && errno == EINTR)
         if (launch_stop_signal && !passed++)
-            kill(sup, SIGTERM);
+            kill(sup, launch_stop_signal);
     close(fd);
     if (n == 1) {
         print_up_env(L, d, selected, sup);
