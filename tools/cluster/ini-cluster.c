@@ -992,9 +992,11 @@ static int cmd_status(int argc, char **argv)
             healthy = 0;
         printf("inid %d (cluster %d) pid %d: %s\n", d->ini, d->cluster, (int)d->pid, state);
     }
-    if (L.supervisor)
-        printf("supervisor pid %d: %s\n", (int)L.supervisor,
-               supervise_up_alive(&L) ? "running" : "not running (a daemon that dies is not restarted)");
+    if (L.supervisor && supervise_up_alive(&L))
+        printf("supervisor pid %d: running\n", (int)L.supervisor);
+    else if (L.supervisor)
+        printf("supervisor pid %d: not running: a daemon that dies is not restarted (why it ended: %s/launcher.log)\n",
+               (int)L.supervisor, run_dir);
     live_figures(&L, STATUS_SAMPLE_MS, stdout);
     printf("run directory: %s\n", run_dir);
     return healthy ? 0 : 1;
