@@ -57,19 +57,6 @@ int ini_fabric_ring_fifo(int *fd, const char *path)
     return 0;
 }
 
-int ini_fabric_ring_fifo_shared(int *fd, const char *path)
-{
-    int stale = __atomic_load_n(fd, __ATOMIC_ACQUIRE);
-    if (ini_fabric_ring_fifo(fd, path) == 0)
-        return 0;
-    int nfd = open(path, O_WRONLY | O_NONBLOCK | O_CLOEXEC);
-    if (nfd < 0)
-        return -1;
-    if (!__atomic_compare_exchange_n(fd, &stale, nfd, 0, __ATOMIC_ACQ_REL, __ATOMIC_ACQUIRE))
-        close(nfd);            /* another thread swapped first: ring through its descriptor */
-    return ini_fabric_ring_fifo(fd, path) == 0 ? 0 : -1;
-}
-
 int ini_fabric_sleep(_Atomic uint32_t *const sleeping[], int n, uint32_t on, int (*pending)(void *ctx),
                      void (*sleep)(void *ctx), void *ctx)
 {

@@ -179,17 +179,6 @@ static inline int ini_fabric_consumer_sleeps(_Atomic uint32_t *sleeping)
  * caller that owns *fd alone may close it and set it to -1 to reopen. */
 int ini_fabric_ring_fifo(int *fd, const char *path);
 
-/* ini_fabric_ring_fifo for a descriptor several threads share (a compute
- * node's, to its INIs): when the reader is gone - the INI died, and a
- * restarted one made a new FIFO at the same path (docs/transport.md, "An
- * INI that restarts") - opens the path again, swaps the new descriptor
- * in and rings through it.  The old descriptor is left open: another
- * thread may be writing to it this instant, and closing it would let its
- * number name some other file under that write.  One descriptor per
- * restart of the INI.  0, or -1 when no INI reads the path yet (the next
- * ring tries again). */
-int ini_fabric_ring_fifo_shared(int *fd, const char *path);
-
 /* The consumer's half.  A consumer that found no work: announces `on` (not
  * 0) in each of its n `sleeping` words, issues the full fence, takes its
  * last look (pending(ctx): work published meanwhile, or a reason not to

@@ -458,7 +458,7 @@ int ini_send(struct ini_pe *pe, int dst_pe, uint16_t handler, const void *buf, u
     struct ini_seg_ini *ini = &cn->seg->inis[i];
     atomic_fetch_add_explicit(&ini->submitted, 1, memory_order_relaxed);
     if (ini_fabric_consumer_sleeps(&ini->sleeping))
-        ini_fabric_ring_fifo_shared(&cn->wake.fd[i], ini->wake_path);
+        ini_fabric_ring_fifo(&cn->wake.fd[i], ini->wake_path);
 
     pe->stats.sent++;
     pe->stats.sent_bytes += len;

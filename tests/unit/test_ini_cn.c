@@ -269,39 +269,6 @@ static void test_ring_fifo_of_dead_reader_is_not_fatal(void **state)
     assert_int_equal(WEXITSTATUS(st), 0);
 }
 
-/* Issue 34: an INI restarted makes a new doorbell FIFO at the same path;
- * a compute node's shared descriptor, whose reader died, is renewed by
- * the next ring, and the new INI hears it (before, the node kept writing
- * into the dead FIFO and its INI woke only at its sleep bound). */
-static void test_ring_fifo_shared_follows_a_restarted_reader(void **state)
-{
-    (void)state;
-    char path[64];
-    snprintf(path, sizeof path, "/tmp/ini-test-cn-shared-%d.wake", (int)getpid());
-    unlink(path);
-    assert_int_equal(mkfifo(path, 0600), 0);
-    int reader = open(path, O_RDONLY | O_NONBLOCK);
-    assert_true(reader >= 0);
-    int fd = -1;
-    assert_int_equal(ini_fabric_ring_fifo_shared(&fd, path), 0);
-    int first = fd;
-    char b[8];
-    assert_int_equal(read(reader, b, sizeof b), 1);
-    close(reader);                                   /* the INI dies ... */
-    unlink(path);
-    assert_int_equal(ini_fabric_ring_fifo_shared(&fd, path), -1);   /* ... and is not back yet */
-    assert_int_equal(mkfifo(path, 0600), 0);         /* the restarted INI's FIFO */
-    reader = open(path, O_RDONLY | O_NONBLOCK);
-    assert_true(reader >= 0);
-    assert_int_equal(ini_fabric_ring_fifo_shared(&fd, path), 0);
-    assert_true(fd >= 0 && fd != first);
-    assert_int_equal(read(reader, b, sizeof b), 1);  /* heard through the new descriptor */
-    close(reader);
-    close(fd);
-    close(first);
-    unlink(path);
-}
-
 /* Issue 17, item 6: one program per cluster.  A second attach to a
  * segment that a live process has attached is refused with a message
  * naming the segment and the process holding it (here: this one, from
@@ -336,7 +303,6 @@ int main(void)
         cmocka_unit_test(test_wait_any_woken_by_kick_of_second_pe),
         cmocka_unit_test(test_wait_any_rejects_bad_groups),
         cmocka_unit_test(test_ring_fifo_of_dead_reader_is_not_fatal),
-        cmocka_unit_test(test_ring_fifo_shared_follows_a_restarted_reader),
         cmocka_unit_test(test_second_attach_is_refused),
     };
     return cmocka_run_group_tests(tests, setup, teardown);
