@@ -3,13 +3,15 @@
 # dies and the launcher restarts it (issue 34; docs/transport.md, "An INI
 # that restarts").  Each run is ini-ping under `ini-cluster run CONFIG`,
 # one request in flight per compute node (--window 1, 64 bytes, pattern
-# all), so every PE's traffic crosses both INIs; inid 1 is killed with
-# SIGKILL once, at a random point 0.5-1.5 s after its cluster's program
+# all), so every PE's traffic crosses both INIs; one INI (inid 0 or 1,
+# drawn per run: a memif link's server or its client) is killed with
+# SIGKILL once, at a random point 0.5-1.5 s after cluster 1's program
 # started.  The blackout of a run, as the compute nodes see it, is the
 # longest gap between two verified echoes of any PE of a cluster
 # (ini-ping's "longest gap between echoes" line): last echo before the
-# kill to first echo after the restart.  Beside it, per run: the
-# launcher's "is back, N ms after it died" (relaunch until ready), the
+# kill to first echo after the restart.  Beside it, per run: the INI
+# killed, the launcher's "is back, N ms after it died" (relaunch until
+# ready), the
 # messages verified and the errors of both clusters, the exit status and
 # the load average at the start.  Runs without a kill, interleaved, give
 # the same gap when nothing dies (the machine's own stalls).
@@ -20,7 +22,9 @@
 #       --calm N    runs without one, every other run from the start
 #                   (default 5)
 #       --seed S    the kill points' generator (default: the time; printed)
-#       --config    default conf/default.cfg (memif, no root needed)
+#       --ini K     kill inid K in every run (default: 0 or 1, drawn)
+#       --config    default conf/default.cfg (memif, no root needed; INI K
+#                   is cluster K's)
 #       --count N   requests per compute node and size (default 50000;
 #                   the run must outlast the kill and the restart)
 #       --out DIR   default docs/results/blackout; refused if DIR has
@@ -34,7 +38,7 @@ set -u
 cd "$(dirname "$0")/../.."
 case ${1-} in -h|--help) sed -n '2,/^set -u/p' "$0" | sed -e '$d' -e 's/^# \{0,1\}//'; exit 0 ;; esac
 me=blackout
-RUNS=10 CALM=5 SEED=$(date +%s) CFG=conf/default.cfg COUNT=50000 OUT=docs/results/blackout
+RUNS=10 CALM=5 SEED=$(date +%s) CFG=conf/default.cfg COUNT=50000 OUT=docs/results/blackout INI=random
 int_arg() { case $2 in ''|*[!0-9]*) echo "$me: $1: expected a non-negative integer, got '$2'" >&2; exit 2 ;; esac; }
 while [ $# -gt 0 ]; do
     [ $# -ge 2 ] || { echo "$me: $1: expected a value" >&2; exit 2; }
@@ -43,6 +47,7 @@ while [ $# -gt 0 ]; do
     --calm) int_arg "$1" "$2"; CALM=$2 ;;
     --seed) int_arg "$1" "$2"; SEED=$2 ;;
     --count) int_arg "$1" "$2"; COUNT=$2 ;;
+    --ini) case $2 in 0|1) INI=$2 ;; *) echo "$me: --ini: expected 0 or 1, got '$2'" >&2; exit 2 ;; esac ;;
     --config) CFG=$2 ;;
     --out) OUT=$2 ;;
     *) echo "$me: unknown option '$1'" >&2; exit 2 ;;
@@ -60,24 +65,26 @@ RANDOM=$SEED
 TMP=$(mktemp -d /tmp/ini-blackout.XXXXXX)
 trap 'rm -rf "$TMP"' EXIT
 {
-    echo "# tools/bench/blackout.sh --runs $RUNS --calm $CALM --seed $SEED --config $CFG --count $COUNT --out $OUT"
+    echo "# tools/bench/blackout.sh --runs $RUNS --calm $CALM --seed $SEED --ini $INI --config $CFG --count $COUNT --out $OUT"
     echo "# commit $(git rev-parse --short HEAD 2>/dev/null || echo unknown)$(git diff --quiet HEAD 2>/dev/null || echo ' (with changes)'), $(date -u '+%Y-%m-%d %H:%M UTC')"
     echo "# $(uname -srm), $(nproc) CPUs, $(sed -n 's/^model name[[:space:]]*: //p' /proc/cpuinfo | head -n 1)"
 } > "$OUT/meta.txt"
-printf "run\tkind\tload1\tkill_at_s\tback_ms\tgap0_ms\tgap1_ms\tverified0\tverified1\terrors\tstatus\n" > "$OUT/runs.tsv"
+printf "run\tkind\tini\tload1\tkill_at_s\tback_ms\tgap0_ms\tgap1_ms\tverified0\tverified1\terrors\tstatus\n" > "$OUT/runs.tsv"
 : > "$OUT/reports.jsonl"
 echo "$me: $RUNS runs with a kill, $CALM without, seed $SEED, into $OUT"
 
 # run_one N KIND: one run; appends its row and its report line.
 run_one() {
-    local n=$1 kind=$2 dir=$TMP/run$1 out=$TMP/run$1.out load pid= kill_at=- launcher
+    local n=$1 kind=$2 dir=$TMP/run$1 out=$TMP/run$1.out load pid= kill_at=- launcher victim=-
     load=$(cut -d' ' -f1 /proc/loadavg)
     build/bin/ini-cluster run "$CFG" --run-dir "$dir" -- \
         build/bin/ini-ping --sizes 64 --window 1 --count "$COUNT" --timeout-ms 60000 > "$out" 2>&1 &
     launcher=$!
     if [ "$kind" = kill ]; then
+        victim=$INI
+        [ "$victim" = random ] && victim=$((RANDOM % 2))
         for _ in $(seq 300); do
-            pid=$(pgrep -f -- "--ini 1 --tag [0-9a-f]* --run-dir $dir\$") && [ -e "$dir/cluster1.out" ] && break
+            pid=$(pgrep -f -- "--ini $victim --tag [0-9a-f]* --run-dir $dir( |\$)") && [ -e "$dir/cluster1.out" ] && break
             pid=
             sleep 0.1
         done
@@ -93,28 +100,28 @@ run_one() {
     wait $launcher
     local status=$?
     local back gap0 gap1 v0 v1 errs
-    back=$(sed -n 's/.*inid 1 (cluster 1) is back, \([0-9]*\) ms after it died.*/\1/p' "$out" | head -n 1)
+    back=$(sed -n "s/.*inid $victim (cluster [0-9]*) is back, \([0-9]*\) ms after it died.*/\1/p" "$out" | head -n 1)
     gap0=$(sed -n 's/^longest gap between echoes \([0-9.]*\) ms.*/\1/p' "$dir/cluster0.out" 2>/dev/null | tail -n 1)
     gap1=$(sed -n 's/^longest gap between echoes \([0-9.]*\) ms.*/\1/p' "$dir/cluster1.out" 2>/dev/null | tail -n 1)
     v0=$(sed -n 's/^verified \([0-9]*\) messages.*/\1/p' "$dir/cluster0.out" 2>/dev/null | tail -n 1)
     v1=$(sed -n 's/^verified \([0-9]*\) messages.*/\1/p' "$dir/cluster1.out" 2>/dev/null | tail -n 1)
     errs=$(cat "$dir"/cluster*.out 2>/dev/null | sed -n 's/^verified [0-9]* messages, \([0-9]*\) errors.*/\1/p' |
            awk '{ s += $1 } END { print s + 0 }')
-    printf "%d\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%d\n" "$n" "$kind" "$load" "$kill_at" "${back:--}" \
+    printf "%d\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%d\n" "$n" "$kind" "$victim" "$load" "$kill_at" "${back:--}" \
         "${gap0:--}" "${gap1:--}" "${v0:--}" "${v1:--}" "$errs" "$status" >> "$OUT/runs.tsv"
-    python3 - "$OUT/reports.jsonl" "$out" "$n" "$kind" "$load" "$kill_at" "${back:-}" "${gap0:-}" \
+    python3 - "$OUT/reports.jsonl" "$out" "$n" "$kind" "$victim" "$load" "$kill_at" "${back:-}" "${gap0:-}" \
         "${gap1:-}" "${v0:-}" "${v1:-}" "$errs" "$status" <<'PY'
 import json, sys
-path, out, n, kind, load, kill_at, back, g0, g1, v0, v1, errs, status = sys.argv[1:]
+path, out, n, kind, victim, load, kill_at, back, g0, g1, v0, v1, errs, status = sys.argv[1:]
 num = lambda s: float(s) if s not in ("", "-", "missed") else None
 lines = [l.rstrip("\n") for l in open(out, errors="replace") if "ini-cluster:" in l or "restart" in l]
-rec = {"run": int(n), "kind": kind, "load1": float(load), "kill_at_s": num(kill_at), "back_ms": num(back),
+rec = {"run": int(n), "kind": kind, "ini": int(victim) if victim != "-" else None, "load1": float(load), "kill_at_s": num(kill_at), "back_ms": num(back),
        "gap_ms": [num(g0), num(g1)], "verified": [num(v0), num(v1)], "errors": int(errs),
        "status": int(status), "launcher": lines[-12:]}
 open(path, "a").write(json.dumps(rec) + "\n")
 PY
-    printf "%s: run %d (%s): status %d, relaunch %s ms, blackout %s / %s ms, verified %s / %s, %s errors\n" \
-        "$me" "$n" "$kind" "$status" "${back:--}" "${gap0:--}" "${gap1:--}" "${v0:--}" "${v1:--}" "$errs"
+    printf "%s: run %d (%s%s): status %d, relaunch %s ms, blackout %s / %s ms, verified %s / %s, %s errors\n" \
+        "$me" "$n" "$kind" "$([ "$victim" = - ] || echo " inid $victim")" "$status" "${back:--}" "${gap0:--}" "${gap1:--}" "${v0:--}" "${v1:--}" "$errs"
     [ "$status" -eq 0 ] || cp "$out" "$OUT/run$n.failed.out"
 }
 
@@ -157,5 +164,9 @@ for kind in ("kill", "calm"):
     print(line("blackout (ms)", gaps))
     if kind == "kill":
         print(line("relaunch until ready (ms)", backs))
+        for ini in sorted({r["ini"] for r in rs}):
+            g = sorted(max(x for x in (num(r["gap0_ms"]), num(r["gap1_ms"])) if x is not None)
+                       for r in rs if r["ini"] == ini and (num(r["gap0_ms"]) is not None or num(r["gap1_ms"]) is not None))
+            print(line(f"  inid {ini} killed", g))
 PY
 cat "$OUT/summary.txt"
