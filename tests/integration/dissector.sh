@@ -4,7 +4,7 @@
 #   1. A pcap written by tools/wireshark/test-pcap.py (frames built by the
 #      layout of stack/swp.c and ini/msg.h): DATA, ACK and NAK in 8-, 16- and
 #      32-bit sequence widths, a message in three IPv4 fragments, one in three
-#      transport segments, a retransmission, a PROBE, a wrong CRC,
+#      transport segments, a retransmission, a PROBE, a SYNC and its answer, a wrong CRC,
 #      a frame under EtherType 0x88b5 (captures of the LAN before it carried
 #      plain IPv4).  Every field of every
 #      frame is compared with what the script wrote.
@@ -60,6 +60,8 @@ cat > "$WORK/expected" <<'EOF'
 16 0x0800 1 0 11 1 32 1
 17 0x0800 1 0 12 1 32 1
 18 0x0800 4 0 13 1 32
+19 0x0800 5 1 40 17 32
+20 0x0800 5 0 17 40 32
 EOF
 sed -i 's/ *$//' "$WORK/fields"
 diff -u "$WORK/expected" "$WORK/fields" || fail "decoded fields differ from the crafted frames (- expected, + decoded)"
@@ -68,14 +70,18 @@ tshark_ -r "$WORK/test.pcap" -V > "$WORK/verbose"
 for want in 'Opcode: DATA (1)' 'Opcode: ACK (2)' 'Opcode: NAK (3)' 'Sequence number: 300' \
             'INI active message, PE 0 -> PE 2, handler 1, 4000 bytes' 'CRC32C mismatch' \
             'first segment' 'last segment' 'More segments follow: True' 'Opcode: PROBE (4)' \
-            'RETX flag (sent before): True'; do
+            'RETX flag (sent before): True' 'Opcode: SYNC (5)' 'Answer to a SYNC: True' \
+            "Sender's incarnation: 2" 'Answers incarnation: 2'; do
     grep -qF "$want" "$WORK/verbose" || fail "tshark -V does not show '$want'"
 done
 retx=$(tshark_ -r "$WORK/test.pcap" -Y ini_swp.retransmission -T fields -E separator=' ' -e frame.number \
        -e ini_swp.retransmission_of -e _ws.col.Info)
 [ "$retx" = "5 3 DATA conn=0 seq=1 ack=0 [Retransmission of frame 3] [RETX] PE 1->3 h=2 len=0" ] ||
     fail "retransmissions in the crafted capture: '$retx' (want frame 5, of frame 3)"
-echo "$NAME: crafted capture: 18 frames decoded as written (DATA, ACK, NAK, PROBE; 8/16/32 bits; fragments; segments; CRC; frame 5 a retransmission of 3, with its RETX flag)"
+sync=$(tshark_ -r "$WORK/test.pcap" -Y 'ini_swp.op == 5' -T fields -E separator=' ' -e frame.number -e _ws.col.Info)
+[ "$sync" = "19 SYNC conn=1 seq=40 ack=17 inc=2
+20 SYNC-REPLY conn=0 seq=17 ack=40 inc=1 answers=2" ] || fail "SYNC frames in the crafted capture: '$sync'"
+echo "$NAME: crafted capture: 20 frames decoded as written (DATA, ACK, NAK, PROBE, SYNC and its answer; 8/16/32 bits; fragments; segments; CRC; frame 5 a retransmission of 3, with its RETX flag)"
 
 # 2. The launcher's capture, with frames dropped on receipt (after the
 # capture): every retransmission an INI made is in its file.

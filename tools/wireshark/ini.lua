@@ -11,12 +11,16 @@
 --    8 bits:  op(1) conn(1) seq(1) ack(1)   4 bytes
 --   16 bits:  op(1) conn(1) seq(2) ack(2)   6 bytes
 --   32 bits:  op(1) conn(1) seq(4) ack(4)  10 bytes (the default)
--- op: 1 DATA, 2 ACK, 3 NAK, 4 PROBE in the low five bits; a DATA frame's two
+-- op: 1 DATA, 2 ACK, 3 NAK, 4 PROBE, 5 SYNC in the low five bits; a DATA frame's two
 -- high bits place a segment in its message (stack.segmentation): 0x80 MORE
 -- (segments follow), 0x40 CONT (not the first); neither: a whole message;
 -- 0x20 RETX: the sender sent the frame before (ini_swp.retx_flag; the
 -- capture's own inference, below, is ini_swp.retransmission).  PROBE: the sender
 -- has sent everything before `seq` (the receiver NAKs what it lacks).
+-- SYNC (after a restart, docs/transport.md "An INI that restarts"): seq the
+-- sender's next sequence number, ack its durable next expected; an 8-byte
+-- body, big-endian: the sender's incarnation and the one it answers (0 in
+-- a SYNC); 0x80 REPLY marks the answer.
 -- Only a whole message or a first segment starts with the AM header; a
 -- segment's CRC covers its own bytes.  conn: the sending INI's global id.  ack:
 -- cumulative, the next sequence number the frame's sender expects.  NAK asks
@@ -58,7 +62,8 @@
 local swp = Proto("ini_swp", "INI transport (sliding window)")
 local am = Proto("ini_am", "INI active message")
 
-local OPS = { [1] = "DATA", [2] = "ACK", [3] = "NAK", [4] = "PROBE" }
+local OPS = { [1] = "DATA", [2] = "ACK", [3] = "NAK", [4] = "PROBE", [5] = "SYNC" }
+local SYNC_BODY = 8
 local SEG = { [0x80] = "first segment", [0xc0] = "segment", [0x40] = "last segment" }
 
 local f = {
@@ -76,9 +81,12 @@ local f = {
     more    = ProtoField.bool("ini_swp.seg.more", "More segments follow", 8, nil, 0x80),
     cont    = ProtoField.bool("ini_swp.seg.cont", "Continues a message", 8, nil, 0x40),
     retx_flag = ProtoField.bool("ini_swp.retx_flag", "RETX flag (sent before)", 8, nil, 0x20),
+    reply   = ProtoField.bool("ini_swp.sync.reply", "Answer to a SYNC", 8, nil, 0x80),
+    inc     = ProtoField.uint32("ini_swp.sync.incarnation", "Sender's incarnation", base.DEC),
+    answers = ProtoField.uint32("ini_swp.sync.answers", "Answers incarnation", base.DEC),
 }
 swp.fields = { f.op, f.conn, f.seq, f.ack, f.width, f.crc, f.crc_ok, f.retx, f.retx_of, f.msg_len, f.seg, f.more,
-               f.cont, f.retx_flag }
+               f.cont, f.retx_flag, f.reply, f.inc, f.answers }
 
 local a = {
     src     = ProtoField.uint16("ini_am.src_pe", "Source PE", base.DEC),
@@ -184,8 +192,9 @@ local function guess_width(tvb)
         return 32
     end
     if op ~= 1 then
+        local body = op == 5 and SYNC_BODY or 0
         for _, bits in ipairs({ 32, 16, 8 }) do
-            if n == hdr_len(bits) then return bits end
+            if n == hdr_len(bits) + body then return bits end
         end
         return 32
     end
@@ -229,6 +238,11 @@ function swp.dissector(tvb, pinfo, tree)
     local hl = hdr_len(bits)
     local t = tree:add(swp, tvb(0, math.min(n, hl)))
     local ot = t:add(f.op, tvb(0, 1), op)
+    local reply = op == 5 and flags == 0x80
+    if reply then
+        t:add(f.reply, tvb(0, 1))
+        flags = 0                       -- not a segment's flags
+    end
     if flags ~= 0 then
         t:add(f.seg, tvb(0, 1))
         t:add(f.more, tvb(0, 1))
@@ -240,7 +254,7 @@ function swp.dissector(tvb, pinfo, tree)
         pinfo.cols.info = string.format("INI unknown opcode %d", op)
         return n
     end
-    if n < hl then
+    if n < hl + (op == 5 and SYNC_BODY or 0) then
         t:add_proto_expert_info(e_short)
         pinfo.cols.info = "INI " .. OPS[op] .. " (short)"
         return n
@@ -260,6 +274,19 @@ function swp.dissector(tvb, pinfo, tree)
         t:add(f.ack, tvb(2 + bits / 8, bits / 8), ack)
         t:append_text(string.format(", %s, conn %d, seq %d, ack %d", OPS[op], conn, seq, ack))
         info = string.format("%s conn=%d seq=%d ack=%d", OPS[op], conn, seq, ack)
+    end
+    if op == 5 then
+        t:set_len(hl + SYNC_BODY)
+        local inc, answers = tvb(hl, 4):uint(), tvb(hl + 4, 4):uint()
+        t:add(f.inc, tvb(hl, 4))
+        t:add(f.answers, tvb(hl + 4, 4))
+        if reply then
+            t:append_text(string.format(", answer, incarnation %d answers %d", inc, answers))
+            info = string.format("SYNC-REPLY conn=%d seq=%d ack=%d inc=%d answers=%d", conn, seq, ack, inc, answers)
+        else
+            t:append_text(string.format(", incarnation %d", inc))
+            info = info .. string.format(" inc=%d", inc)
+        end
     end
     t:add(f.width, bits):set_generated()
     if op == 1 then

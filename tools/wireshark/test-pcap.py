@@ -20,6 +20,8 @@ Frames (Ethernet, IPv4, UDP port 7400; INI 0 is 198.18.0.1, INI 1 198.18.0.2):
   15-17 DATA 32-bit conn 0 seq 10-12 ack 1 AM 0->2 handler 1, 3000 bytes, in 3 transport segments
                                          (first, middle, last: op 0x81, 0xc1, 0x41)
   18 PROBE 32-bit  conn 0 seq 13 ack 1   (everything before 13 sent)
+  19 SYNC  32-bit  conn 1 seq 40 ack 17  incarnation 2, answers 0 (a restarted INI 1)
+  20 SYNC  32-bit  conn 0 seq 17 ack 40  REPLY (op 0x85), incarnation 1, answers 2
 """
 import struct
 import sys
@@ -98,6 +100,10 @@ def main():
     for k, seg in enumerate((0x80, 0xC0, 0x40)):
         datagrams.append((0, data(0, 10 + k, 1, msg[k * 1458:(k + 1) * 1458], seg=seg), 0x0800))
     datagrams.append((0, swp_header(4, 0, 13, 1, 32), 0x0800))
+    # SYNC after a restart: the body is the sender's incarnation and the one
+    # it answers, big-endian (stack/swp.h, INI_SWP_SYNC_BODY).
+    datagrams.append((1, swp_header(5, 1, 40, 17, 32) + struct.pack(">II", 2, 0), 0x0800))
+    datagrams.append((0, swp_header(5 | 0x80, 0, 17, 40, 32) + struct.pack(">II", 1, 2), 0x0800))
     with open(sys.argv[1], "wb") as out:
         out.write(struct.pack("<IHHiIII", 0xA1B2C3D4, 2, 4, 0, 0, 65535, 1))   # pcap, Ethernet
         n = 0
