@@ -52,7 +52,27 @@ int ini_fabric_ring_fifo(int *fd, const char *path)
         f = __atomic_load_n(fd, __ATOMIC_ACQUIRE);
     }
     char b = 1;
-    if (write_no_sigpipe(f, &b, 1) < 0 && errno != EAGAIN)
+    if (write_no_sigpipe(f, &b, 1) >= 0 || errno == EAGAIN)
+        return 0;
+    if (errno != EPIPE)
+        return -1;
+    /* The reader is gone: the INI died, and the launcher restarts it on a
+     * new FIFO at the same path (docs/transport.md, "An INI that
+     * restarts").  A descriptor kept on the old FIFO would ring nobody for
+     * the rest of the run, and the restarted INI, asleep, would see a
+     * compute node's message only at its next timeout (100 ms with memif
+     * peers).  Open the path again and put the new FIFO under the old
+     * number: dup3 replaces it atomically, so a thread writing through the
+     * number meanwhile writes to one FIFO or the other, never to a file
+     * that took the number after a close.  While the INI is down the open
+     * fails (ENXIO, no reader; ENOENT between its unlink and mkfifo) and
+     * the old descriptor stays, to be tried again at the next ring. */
+    int nfd = open(path, O_WRONLY | O_NONBLOCK | O_CLOEXEC);
+    if (nfd < 0)
+        return -1;
+    int r = dup3(nfd, f, O_CLOEXEC);
+    close(nfd);
+    if (r < 0 || (write_no_sigpipe(f, &b, 1) < 0 && errno != EAGAIN))
         return -1;
     return 0;
 }

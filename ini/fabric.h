@@ -175,8 +175,11 @@ static inline int ini_fabric_consumer_sleeps(_Atomic uint32_t *sleeping)
  * here on first use; threads sharing *fd may race to open it, the loser
  * closes its copy).  A full FIFO means wake-ups are pending already; a
  * FIFO that cannot be opened (its INI is not up) is tried again next time.
- * Returns -1 when the write failed otherwise (its reader is gone): a
- * caller that owns *fd alone may close it and set it to -1 to reopen. */
+ * A FIFO whose reader is gone (its INI died) is opened again at path and
+ * put under the same descriptor number, so that a restarted INI's new
+ * FIFO is rung.  Returns -1 when the write failed otherwise, or the reader
+ * is gone and no new one is there yet: a caller that owns *fd alone may
+ * close it and set it to -1 to reopen. */
 int ini_fabric_ring_fifo(int *fd, const char *path);
 
 /* The consumer's half.  A consumer that found no work: announces `on` (not

@@ -412,13 +412,16 @@ int main(int argc, char **argv)
         return st == -2 && d->resume ? INI_EXIT_NO_RESUME : 1;
     if (inid_ports_init(d) < 0)
         return 1;
+    /* The pid now, the state once ready: a memif client whose server this
+     * daemon restarted reconnects when it sees the new pid
+     * (inid_ports_relink), and the links come up only once it has. */
+    atomic_store(&d->seg->inis[d->local].pid, (int32_t)getpid());
     inid_faults_init(d);
     inid_fabric_init(d);
     inid_state_rebuild(d);
     if (inid_ports_wait_up(d, 20000) < 0 || inid_idle_init(d) < 0 || inid_capture_init(d) < 0 ||
         trace_init(d) < 0)
         return 1;
-    atomic_store(&d->seg->inis[d->local].pid, (int32_t)getpid());
     atomic_store(&d->seg->inis[d->local].state, INI_SEG_READY);
     printf("inid %d: cluster %d, %d port(s) (%d with rx interrupts), %s mode, idle %s: ready\n",
            d->me->id, d->cluster, d->n_ports, d->n_intr, ini_net_mode_name(d->cfg.net_mode),

@@ -159,9 +159,12 @@ struct inid {
     struct ini_segment *peer_seg[INI_MAX_CLUSTERS];
     int peer_wake_fd[INI_NETIF_MAX_PORTS];
     /* A memif client's link that went down (its server restarted):
-     * restarted after relink_wait lwIP timer periods (100 ms), the wait
-     * doubling to 4.8 s while it stays down (inid_ports_relink). */
+     * restarted at once when the server's segment entry shows a pid other
+     * than relink_pid (the one it had while the link was up, or the last
+     * one tried), else after relink_wait lwIP timer periods (100 ms), the
+     * wait doubling to 4.8 s while it stays down (inid_ports_relink). */
     uint8_t relink_wait[INI_NETIF_MAX_PORTS], relink_gap[INI_NETIF_MAX_PORTS];
+    int32_t relink_pid[INI_NETIF_MAX_PORTS];
 
     /* the emulation knobs, a stage of the loop (inid_knobs.h) */
     struct inid_knobs knobs;

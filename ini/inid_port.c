@@ -278,6 +278,21 @@ int inid_ports_wait_up(struct inid *d, int timeout_ms)
     }
 }
 
+/* The peer INI's entry in its cluster's segment, mapping the segment on
+ * first use (it may not exist: a peer on another host). */
+static struct ini_seg_ini *peer_entry(struct inid *d, int peer)
+{
+    const struct ini_node_cfg *p = &d->cfg.inis[peer];
+    if (!d->peer_seg[p->cluster]) {
+        char name[128], err[256];
+        ini_segment_name(name, sizeof(name), d->tag, p->cluster);
+        d->peer_seg[p->cluster] = ini_segment_attach(name, p->cluster, err, sizeof(err));
+        if (!d->peer_seg[p->cluster])
+            return NULL;
+    }
+    return &d->peer_seg[p->cluster]->inis[p->index];
+}
+
 void inid_ports_relink(struct inid *d)
 {
     if (d->cfg.net_mode != INI_NET_MEMIF)
@@ -286,8 +301,20 @@ void inid_ports_relink(struct inid *d)
         struct rte_eth_link link;
         if (d->port_peer[k] > d->me->id)
             continue;                   /* our server side: the client comes back by itself */
+        /* The server's pid, which a restarted server writes as soon as it
+         * listens (inid.c): a new one means it is back, and waiting out
+         * the back-off would only lengthen the blackout (up to 4.8 s). */
+        struct ini_seg_ini *pe = peer_entry(d, d->port_peer[k]);
+        int32_t pid = pe ? atomic_load_explicit(&pe->pid, memory_order_relaxed) : 0;
         rte_eth_link_get_nowait(d->ports[k], &link);
         if (link.link_status == RTE_ETH_LINK_UP) {
+            d->relink_gap[k] = 1;
+            d->relink_wait[k] = 1;
+            d->relink_pid[k] = pid;
+        } else if (pid && pid != d->relink_pid[k]) {
+            rte_eth_dev_stop(d->ports[k]);
+            rte_eth_dev_start(d->ports[k]);
+            d->relink_pid[k] = pid;
             d->relink_gap[k] = 1;
             d->relink_wait[k] = 1;
         } else if (d->relink_wait[k] > 1) {
@@ -363,21 +390,6 @@ void inid_faults_init(struct inid *d)
             d->stack.nf.txqs[k].fault = &d->tx_fault[k];
         }
     }
-}
-
-/* The peer INI's entry in its cluster's segment, mapping the segment on
- * first use (it may not exist: a peer on another host). */
-static struct ini_seg_ini *peer_entry(struct inid *d, int peer)
-{
-    const struct ini_node_cfg *p = &d->cfg.inis[peer];
-    if (!d->peer_seg[p->cluster]) {
-        char name[128], err[256];
-        ini_segment_name(name, sizeof(name), d->tag, p->cluster);
-        d->peer_seg[p->cluster] = ini_segment_attach(name, p->cluster, err, sizeof(err));
-        if (!d->peer_seg[p->cluster])
-            return NULL;
-    }
-    return &d->peer_seg[p->cluster]->inis[p->index];
 }
 
 void inid_wake_peers(struct inid *d)

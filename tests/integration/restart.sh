@@ -2,9 +2,12 @@
 # restart: an INI that dies comes back, and no message is lost (issue 34;
 # docs/transport.md, "An INI that restarts").  ini-ping with 65,000-byte
 # messages between the two clusters of conf/af_packet.cfg (conf/default.cfg,
-# memif, without root and ip netns); inid 1 is killed with SIGKILL three
-# times at random points of the run, and the launcher restarts it each
-# time (restart.max is 3 by default).  Asserted:
+# memif, without root and ip netns), under the fault mix (--fault
+# drop=0.02,dup=0.02,reorder=0.02,corrupt=0.01: frames lost, doubled,
+# held back and damaged on every link, before, across and after each
+# restart); inid 1 is killed with SIGKILL three times at random points of
+# the run, and the launcher restarts it each time (restart.max is 3 by
+# default).  Asserted:
 #   - the run exits 0 and ini-ping verified every message of both clusters
 #     with 0 errors (each request and echo exactly once and in order: a
 #     duplicate, a loss or a reordering is an error of ini-ping's);
@@ -15,7 +18,8 @@
 #
 #   bash tests/integration/restart.sh [COUNT] [SEED] [CONFIG]
 #       COUNT  requests per compute node (default 2000); SEED for the kill
-#              points (default: the time), printed either way; CONFIG
+#              points and the faults (default: the time), printed either
+#              way; FAULTS=none in the environment runs without faults; CONFIG
 #              (default conf/af_packet.cfg as root with ip netns, else
 #              conf/default.cfg).
 set -u
@@ -32,9 +36,11 @@ if [ $# -ge 3 ]; then
 elif [ "$(id -u)" -eq 0 ] && ip netns list > /dev/null 2>&1; then
     CFG=conf/af_packet.cfg
 fi
-echo "restart: $CFG, $COUNT requests of 65000 bytes per compute node, seed $SEED"
+FAULT=(--fault "drop=0.02,dup=0.02,reorder=0.02,corrupt=0.01,seed=$SEED")
+[ "${FAULTS:-}" = none ] && FAULT=()
+echo "restart: $CFG, $COUNT requests of 65000 bytes per compute node, seed $SEED, ${FAULT[*]:-no faults}"
 DIR=$TMP/run OUT=$TMP/run.out
-build/bin/ini-cluster run $CFG --run-dir "$DIR" -- \
+build/bin/ini-cluster run $CFG --run-dir "$DIR" "${FAULT[@]}" -- \
     build/bin/ini-ping --sizes 65000 --count "$COUNT" --timeout-ms 60000 > "$OUT" 2>&1 &
 launcher=$!
 
@@ -59,5 +65,5 @@ grep -h "resumed" "$DIR"/ini1.log* | sed 's/^/    /'
 restart_counters "$DIR" 3 || fail "counters"
 tag=$(sed -n 's/.* --tag \([^ ]*\) .*/\1/p' "$DIR/launcher.log" | head -n 1)
 [ -n "$tag" ] && ls /dev/shm | grep -q "^ini-$tag-" && fail "segments or state regions of run $tag left"
-pgrep -f -- "--run-dir $DIR\$" > /dev/null && fail "daemons of the run left"
+pgrep -f -- "--run-dir $DIR( |\$)" > /dev/null && fail "daemons of the run left"
 test_end

@@ -269,6 +269,41 @@ static void test_ring_fifo_of_dead_reader_is_not_fatal(void **state)
     assert_int_equal(WEXITSTATUS(st), 0);
 }
 
+/* Issue 34: the INI died and the launcher restarted it, which made a new
+ * FIFO at the same path.  The compute node's descriptor, opened on the
+ * old one, must ring the new reader (under the same descriptor number,
+ * which other threads may be using); a ringer that kept the old one rang
+ * nobody, and the restarted INI slept up to 100 ms over every message. */
+static void test_ring_fifo_follows_a_restarted_reader(void **state)
+{
+    char path[64];
+    snprintf(path, sizeof path, "/tmp/ini-test-cn-%d.wake", (int)getpid());
+    unlink(path);
+    assert_int_equal(mkfifo(path, 0600), 0);
+    int reader = open(path, O_RDONLY | O_NONBLOCK);
+    assert_true(reader >= 0);
+    int fd = -1;
+    assert_int_equal(ini_fabric_ring_fifo(&fd, path), 0);
+    int first = fd;
+    char b[8];
+    assert_int_equal(read(reader, b, sizeof b), 1);
+    close(reader);                               /* the INI dies */
+    assert_int_equal(ini_fabric_ring_fifo(&fd, path), -1);   /* and is not back */
+    unlink(path);                                /* the restarted INI's FIFO */
+    assert_int_equal(mkfifo(path, 0600), 0);
+    reader = open(path, O_RDONLY | O_NONBLOCK);
+    assert_true(reader >= 0);
+    assert_int_equal(ini_fabric_ring_fifo(&fd, path), 0);
+    assert_int_equal(fd, first);
+    assert_int_equal(read(reader, b, sizeof b), 1);
+    assert_int_equal(ini_fabric_ring_fifo(&fd, path), 0);
+    assert_int_equal(read(reader, b, sizeof b), 1);
+    assert_true(fcntl(fd, F_GETFD) & FD_CLOEXEC);
+    close(reader);
+    close(fd);
+    unlink(path);
+}
+
 /* Issue 17, item 6: one program per cluster.  A second attach to a
  * segment that a live process has attached is refused with a message
  * naming the segment and the process holding it (here: this one, from
@@ -303,6 +338,7 @@ int main(void)
         cmocka_unit_test(test_wait_any_woken_by_kick_of_second_pe),
         cmocka_unit_test(test_wait_any_rejects_bad_groups),
         cmocka_unit_test(test_ring_fifo_of_dead_reader_is_not_fatal),
+        cmocka_unit_test(test_ring_fifo_follows_a_restarted_reader),
         cmocka_unit_test(test_second_attach_is_refused),
     };
     return cmocka_run_group_tests(tests, setup, teardown);

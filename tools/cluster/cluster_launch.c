@@ -96,8 +96,10 @@ static int daemon_argv(struct launch *L, const struct daemon_opts *o, struct dae
     int n = 0;
     argv[n++] = L->inid_path;
     /* Under `run` the daemons die with the launcher and, if it was
-     * killed, unlink the segments themselves.  First, so that the
-     * command line still ends in --run-dir DIR (tests look for it). */
+     * killed, unlink the segments themselves.  Before --config ... --tag
+     * T --run-dir DIR, which stay together in that order: tests find a
+     * daemon by "--ini N --tag T --run-dir DIR" followed by a space or
+     * the end (the options of the run, when given, come after). */
     if (!detach) {
         argv[n++] = "--launcher-pid";
         argv[n++] = launcher;

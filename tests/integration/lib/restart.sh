@@ -3,8 +3,9 @@
 # caller defines fail() and seeds RANDOM.
 #
 #   restart_kill K LAUNCHER_PID DIR OUT BACK [NETNS]
-#       waits until inid 1 of the run in DIR runs (its command line ends in
-#       "--ini 1 --tag TAG --run-dir DIR") and cluster 1's program has
+#       waits until inid 1 of the run in DIR runs (its command line holds
+#       "--ini 1 --tag TAG --run-dir DIR", the run's options may follow) and
+#       cluster 1's program has
 #       started, checks it is in network namespace NETNS when given, waits
 #       a random 0.2-1.7 s, kills it with SIGKILL, and waits until OUT holds
 #       K lines matching BACK (the launcher's "is back"); 1 (after fail) if
@@ -17,7 +18,7 @@
 restart_kill() {
     local k=$1 launcher=$2 dir=$3 out=$4 back=$5 netns=${6:-} pid= ns n
     for _ in $(seq 600); do
-        pid=$(pgrep -f -- "inid .*--ini 1 --tag [0-9a-f]* --run-dir $dir\$") && [ -e "$dir/cluster1.out" ] && break
+        pid=$(pgrep -f -- "inid .*--ini 1 --tag [0-9a-f]* --run-dir $dir( |\$)") && [ -e "$dir/cluster1.out" ] && break
         pid=
         sleep 0.1
     done
