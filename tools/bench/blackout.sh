@@ -25,7 +25,7 @@
 #       --ini K     kill inid K in every run (default: 0 or 1, drawn)
 #       --config    default conf/default.cfg (memif, no root needed; INI K
 #                   is cluster K's)
-#       --count N   requests per compute node and size (default 50000;
+#       --count N   requests per compute node and size (default 100000;
 #                   the run must outlast the kill and the restart)
 #       --out DIR   default docs/results/blackout; refused if DIR has
 #                   runs already (a new series goes into a new directory)
@@ -38,7 +38,7 @@ set -u
 cd "$(dirname "$0")/../.."
 case ${1-} in -h|--help) sed -n '2,/^set -u/p' "$0" | sed -e '$d' -e 's/^# \{0,1\}//'; exit 0 ;; esac
 me=blackout
-RUNS=10 CALM=5 SEED=$(date +%s) CFG=conf/default.cfg COUNT=50000 OUT=docs/results/blackout INI=random
+RUNS=10 CALM=5 SEED=$(date +%s) CFG=conf/default.cfg COUNT=100000 OUT=docs/results/blackout INI=random
 int_arg() { case $2 in ''|*[!0-9]*) echo "$me: $1: expected a non-negative integer, got '$2'" >&2; exit 2 ;; esac; }
 while [ $# -gt 0 ]; do
     [ $# -ge 2 ] || { echo "$me: $1: expected a value" >&2; exit 2; }
