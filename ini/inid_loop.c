@@ -871,13 +871,15 @@ void inid_write_counters(struct inid *d)
      * loss, or spurious: of a frame already here). */
     fprintf(f, "  \"summary\": \"INI %d (cluster %d): sent %llu msgs / %llu B, delivered %llu msgs / %llu B, "
                "local %llu; retransmitted %llu (timer) + %llu (NAK), received %llu after a loss + %llu spurious, "
-               "NAKs %llu sent, checksum drops %u, duplicates %llu, reassembly drops %u\",\n",
+               "NAKs %llu sent, checksum drops %u, duplicates %llu, reassembly drops %u; "
+               "restarts %u, resyncs %llu\",\n",
             d->me->id, d->cluster, (unsigned long long)w->msgs_sent, (unsigned long long)w->bytes_sent,
             (unsigned long long)w->msgs_delivered, (unsigned long long)w->bytes_delivered,
             (unsigned long long)s->local_msgs, (unsigned long long)w->retx_timer,
             (unsigned long long)w->retx_nak, (unsigned long long)w->retx_after_loss,
             (unsigned long long)w->retx_spurious, (unsigned long long)w->naks_sent, chk,
-            (unsigned long long)w->duplicates, (unsigned)(ip.reass_timeouts + ip.reass_evictions));
+            (unsigned long long)w->duplicates, (unsigned)(ip.reass_timeouts + ip.reass_evictions),
+            ini_swp_incarnation(d->stack.swp), (unsigned long long)w->resyncs);
     json_transport(f, d, w);
     json_group(f, "messages", inid_message_counters, INI_COUNTERS_N(inid_message_counters), s);
     json_ip(f, &ip, w);

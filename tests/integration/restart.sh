@@ -11,7 +11,8 @@
 #   - the run exits 0 and ini-ping verified every message of both clusters
 #     with 0 errors (each request and echo exactly once and in order: a
 #     duplicate, a loss or a reordering is an error of ini-ping's);
-#   - the launcher said each restart and each return, and summed them;
+#   - the launcher said each restart and each return, and summed them; each
+#     INI's summary line ends with its restarts and resyncs;
 #   - the counters: inid 1's "restarts" is 3; inid 0 resynchronised 3
 #     times; no SYNC error anywhere;
 #   - nothing of the run is left (daemons, segments, state regions).
@@ -59,6 +60,11 @@ for c in 0 1; do
 done
 [ "$(grep -c 'restarting it (restart' "$OUT")" -eq 3 ] || fail "not 3 restarts said"
 grep -q "^ini 1 (cluster 1): restarted 3 times" "$OUT" || fail "the summary does not sum the restarts"
+# Each INI's summary line ends with its restarts and resyncs: inid 1 is
+# incarnation 3; inid 0 resynchronised once per restart of its peer.
+grep -Eq "^INI 1 \(cluster 1\): .*; restarts 3, resyncs [0-9]+\$" "$OUT" &&
+    grep -Eq "^INI 0 \(cluster 0\): .*; restarts 0, resyncs 3\$" "$OUT" ||
+    fail "the summary lines do not end with 'restarts 3, resyncs N' and 'restarts 0, resyncs 3': $(grep '^INI [01] ' "$OUT" | tr '\n' '|')"
 grep "is back" "$OUT" | sed 's/^/    /'
 grep -h "resumed" "$DIR"/ini1.log* | sed 's/^/    /'
 
