@@ -271,6 +271,11 @@ static void new_side(struct loop_side *s, struct loop_side *other, int id, const
     memset(s, 0, sizeof(*s));
     s->id = id;
     s->other = other;
+    if (key) {
+        s->keyed = 1;
+        memcpy(s->key, key, INI_SWP_KEY_LEN);
+        memcpy(s->epoch, epoch, INI_SWP_EPOCH_LEN);
+    }
     setup_side(s, key, epoch);
 }
 
@@ -427,7 +432,7 @@ int loop_restart(struct loop_side *s, char *err, size_t errlen)
         rte_pktmbuf_free(s->held[k]);
     s->n_held = 0;
     ini_stack_close(&s->st);
-    setup_side(s, NULL, NULL);
+    setup_side(s, s->keyed ? s->key : NULL, s->epoch);
     s->intent = NULL;
     if (ini_swp_durable_attach(s->st.swp, s->region, s->region_bytes, loop_base(), 1, published, err, errlen) < 0)
         return -1;

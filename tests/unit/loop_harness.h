@@ -55,6 +55,12 @@ struct loop_side {
     void *region;
     size_t region_bytes;
     struct ini_swp_intent *intent;
+    /* Its MAC key and run epoch (loop_setup_keyed; keyed 0: none), what
+     * loop_restart opens the stack with again: a test may change the key
+     * before a restart to make the side an impostor. */
+    int keyed;
+    uint8_t key[INI_SWP_KEY_LEN];
+    uint8_t epoch[INI_SWP_EPOCH_LEN];
 };
 
 extern struct ini_config loop_cfg;
@@ -94,8 +100,8 @@ void loop_run(uint64_t step_ns, int rounds);
  * messages delivered. */
 void loop_durable(void);
 /* Side s dies and is started again: its stack closed (what it held lost)
- * and opened again, resumed from its region (loop_durable); 0, or -1 with
- * the reason in err. */
+ * and opened again with its key and epoch, resumed from its region
+ * (loop_durable); 0, or -1 with the reason in err. */
 int  loop_restart(struct loop_side *s, char *err, size_t errlen);
 /* The base message offsets are counted from (the sent messages' buffers). */
 const uint8_t *loop_base(void);

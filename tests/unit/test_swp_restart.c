@@ -5,7 +5,7 @@
  * checks when found again (version, size, epoch, not resumable), the
  * delivery in progress settled against the ring, and the SYNC exchange
  * after a receiver's, a sender's and both sides' restarts, whole messages
- * and segments.  Every exchange checks that each message is delivered
+ * and segments, and under the MAC (a SYNC under another key refused).  Every exchange checks that each message is delivered
  * exactly once and in order, and released once.
  */
 #include <setjmp.h>
@@ -52,7 +52,21 @@ static int setup_with(int segmentation)
     return 0;
 }
 
+static const uint8_t the_key[INI_SWP_KEY_LEN] = "the machine's key, 32 bytes long";
+static const uint8_t the_epoch[INI_SWP_EPOCH_LEN] = "this run's epoch";
+
 static int setup(void **state) { return setup_with(0); }
+
+/* Every datagram under a MAC (security.key_file), SYNC too. */
+static int setup_keyed(void **state)
+{
+    a_muted = b_muted = n_a_drop = n_b_drop = 0;
+    loop_segmentation = 0;
+    loop_setup_keyed(16, 16, 1, the_key, the_epoch, the_epoch);
+    loop_a.script = loop_b.script = script;
+    loop_durable();
+    return 0;
+}
 static int setup_seg(void **state) { return setup_with(1); }
 
 static int teardown(void **state)
@@ -334,6 +348,48 @@ static void test_sender_restart_mid_message(void **state)
     assert_int_equal(loop_b.got_len[0], 20 * SEG);
 }
 
+/* ---- SYNC under the MAC ---- */
+
+/* With a key, the restart and its SYNC work as without, and nothing
+ * fails the MAC. */
+static void test_keyed_restart(void **state)
+{
+    b_muted = 1;
+    for (uint32_t i = 0; i < 8; i++)
+        assert_int_equal(loop_send(&loop_a, i, 64), 0);
+    restart(&loop_b);
+    b_muted = 0;
+    loop_run(MS, 5);
+    for (uint32_t i = 8; i < 12; i++)
+        assert_int_equal(loop_send(&loop_a, i, 64), 0);
+    loop_run(MS, 5);
+    assert_exactly_once(12);
+    assert_int_equal(SWP_A(resyncs), 1);
+    assert_int_equal(SWP_A(mac_fail) + SWP_B(mac_fail), 0);
+}
+
+/* A SYNC is believed only under the run's key: b "restarts" with its
+ * region but another key (a stranger who took its address), and its
+ * SYNCs fail a's MAC check, counted; a neither rewinds nor releases
+ * anything it holds for b, and b, never answered, sends no DATA. */
+static void test_sync_under_another_key_refused(void **state)
+{
+    b_muted = 1;
+    for (uint32_t i = 0; i < 4; i++)
+        assert_int_equal(loop_send(&loop_a, i, 64), 0);
+    memcpy(loop_b.key, "not the key of this machine, 32!", INI_SWP_KEY_LEN);
+    restart(&loop_b);
+    b_muted = 0;
+    loop_run(MS, 20);
+    assert_true(SWP_B(syncs_sent) >= 2);                 /* it kept trying */
+    assert_true(SWP_A(mac_fail) >= SWP_B(syncs_sent) - 1);
+    assert_int_equal(SWP_A(resyncs), 0);
+    assert_int_equal(loop_a.released, 0);                /* nothing taken as delivered */
+    assert_int_equal(loop_conn(&loop_a).in_flight, 4);
+    assert_true(loop_conn(&loop_b).unsynced);
+    assert_int_equal(loop_send(&loop_b, 0, 64), -1);
+}
+
 int main(void)
 {
     if (loop_global_init("test_swp_restart") < 0)
@@ -348,6 +404,8 @@ int main(void)
         T(test_receiver_restart_acks_lost), T(test_receiver_restart_held_frames),
         T(test_sender_restart),         T(test_both_restart),          T(test_sync_answer_lost),
         S(test_receiver_restart_mid_message), S(test_sender_restart_mid_message),
+        cmocka_unit_test_setup_teardown(test_keyed_restart, setup_keyed, teardown),
+        cmocka_unit_test_setup_teardown(test_sync_under_another_key_refused, setup_keyed, teardown),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
