@@ -50,7 +50,8 @@ mkdir -p "$tmp/$R/thesis" "$tmp/$R/sweeps"
 cp "$R"/thesis/{runs.tsv,reports.jsonl,meta.txt,delay-calibration.txt} "$tmp/$R/thesis/"
 # experiments in the chapter-5 layout below the top: the replay check's
 # runs (issue 31), the calibrated mode's tests (issue 30)
-SUBEXP="replay-check/runs calibrated-ablation/stack calibrated-ablation/forwarder calibrated-predict/runs"
+SUBEXP="replay-check/runs calibrated-ablation/stack calibrated-ablation/forwarder calibrated-predict/runs
+        calibrated-fixed-o/exp calibrated-fixed-o/fixed"
 for d in $SUBEXP; do
     mkdir -p "$tmp/$R/$d" && cp "$R/$d"/{runs.tsv,reports.jsonl,meta.txt,delay-calibration.txt} "$tmp/$R/$d/"
 done
