@@ -7,12 +7,15 @@
 Per machine state (fast, slow: raw memif's round trip in turns below or
 above 1 us, docs/performance.md) and per figure: each build's runs in that
 state, their medians, the ratio after/before of the medians and its 95%
-bootstrap interval (10,000 resamples of each build's runs, seed 1, so the
-output repeats).  Every line of the file counts; none is dropped.  Builds
+bootstrap interval (tools/thesis/stats.py's ratio_ci: 10,000 resamples,
+its fixed seed, so the output repeats).  Every line of the file counts; none is dropped.  Builds
 default to the names ending in -before and -after."""
-import random
+import os
 import statistics
 import sys
+
+sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "thesis"))
+import stats  # noqa: E402  (tools/thesis/stats.py: the bootstrap the experiments' tables use)
 
 
 def main(argv):
@@ -62,12 +65,10 @@ def main(argv):
             a = [float(r[i]) for r in rows if r[1] == after and r[3] == state]
             if not a or not b:
                 continue
-            rnd = random.Random(1)
-            boots = sorted(statistics.median(rnd.choices(a, k=len(a))) / statistics.median(rnd.choices(b, k=len(b)))
-                           for _ in range(10000))
+            ratio, lo, hi = stats.ratio_ci(b, a)
             print(f"{state:4s} {name:8s} before n {len(b):2d} median {statistics.median(b):7.3f}  "
                   f"after n {len(a):2d} median {statistics.median(a):7.3f}  after/before "
-                  f"{statistics.median(a) / statistics.median(b):.3f} [{boots[249]:.3f}-{boots[9749]:.3f}]")
+                  f"{ratio:.3f} [{lo:.3f}-{hi:.3f}]")
     return 0
 
 
