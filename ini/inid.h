@@ -165,6 +165,11 @@ struct inid {
      * wait doubling to 4.8 s while it stays down (inid_ports_relink). */
     uint8_t relink_wait[INI_NETIF_MAX_PORTS], relink_gap[INI_NETIF_MAX_PORTS];
     int32_t relink_pid[INI_NETIF_MAX_PORTS];
+    /* A memif client's last start: whether it connected (the server may
+     * not have accepted yet) and when.  Such a connection is not closed by
+     * a restart before MEMIF_HANDSHAKE_GRACE_MS (inid_port.c: why). */
+    uint8_t client_connected[INI_NETIF_MAX_PORTS];
+    uint64_t client_started_ms[INI_NETIF_MAX_PORTS];
 
     /* the emulation knobs, a stage of the loop (inid_knobs.h) */
     struct inid_knobs knobs;

@@ -118,6 +118,41 @@ static void memif_wait_for_server(const struct inid *d, int server, int timeout_
             d->me->id, server, timeout_ms);
 }
 
+static uint64_t ms_now(void)
+{
+    struct timespec ts;
+    clock_gettime(CLOCK_MONOTONIC, &ts);
+    return (uint64_t)ts.tv_sec * 1000 + (uint64_t)ts.tv_nsec / 1000000;
+}
+
+/* A memif client must not close a connection its server has not accepted
+ * yet.  DPDK 22.11's memif server, accepting a connection whose client has
+ * gone, fails to send its hello (EPIPE) and frees the control channel
+ * without unregistering its interrupt callback: the EAL interrupt thread
+ * then panics on the closed descriptor ("Error adding fd N epoll_ctl, Bad
+ * file descriptor") or runs the freed callback.  A server still in its EAL
+ * init, or descheduled on a loaded machine, accepts late; so a link whose
+ * last start connected is restarted only after this grace, and a start
+ * that could not connect (no server listening) on the usual schedule. */
+#define MEMIF_HANDSHAKE_GRACE_MS 2400
+
+static void client_start(struct inid *d, int k)
+{
+    d->client_connected[k] = rte_eth_dev_start(d->ports[k]) == 0;
+    d->client_started_ms[k] = ms_now();
+}
+
+static int client_may_restart(const struct inid *d, int k, uint64_t now)
+{
+    return !d->client_connected[k] || now - d->client_started_ms[k] >= MEMIF_HANDSHAKE_GRACE_MS;
+}
+
+static void client_restart(struct inid *d, int k)
+{
+    rte_eth_dev_stop(d->ports[k]);
+    client_start(d, k);
+}
+
 static int setup_port(struct inid *d, int k)
 {
     uint16_t port = d->ports[k];
@@ -158,10 +193,10 @@ static int setup_port(struct inid *d, int k)
     /* A memif client whose server is not listening yet fails to start and
      * does not retry: wait for the server's socket first (the restarts of
      * inid_ports_wait_up() remain for a server that goes away). */
-    if (d->cfg.net_mode == INI_NET_MEMIF && d->port_peer[k] < d->me->id)
+    if (d->cfg.net_mode == INI_NET_MEMIF && d->port_peer[k] < d->me->id) {
         memif_wait_for_server(d, d->port_peer[k], 3000);
-    if ((rc = rte_eth_dev_start(port)) < 0 &&
-        !(d->cfg.net_mode == INI_NET_MEMIF && d->port_peer[k] < d->me->id)) {
+        client_start(d, k);
+    } else if ((rc = rte_eth_dev_start(port)) < 0) {
         fprintf(stderr, "inid %d: port %u: start: %s\n", d->me->id, port, rte_strerror(-rc));
         return -1;
     }
@@ -222,13 +257,6 @@ int inid_ports_init(struct inid *d)
     return 0;
 }
 
-static uint64_t ms_now(void)
-{
-    struct timespec ts;
-    clock_gettime(CLOCK_MONOTONIC, &ts);
-    return (uint64_t)ts.tv_sec * 1000 + (uint64_t)ts.tv_nsec / 1000000;
-}
-
 int inid_ports_wait_up(struct inid *d, int timeout_ms)
 {
     uint64_t start = ms_now(), last_restart = start, restart_every = 300;
@@ -268,10 +296,9 @@ int inid_ports_wait_up(struct inid *d, int timeout_ms)
             for (int k = 0; k < d->n_ports; k++) {
                 struct rte_eth_link link;
                 rte_eth_link_get_nowait(d->ports[k], &link);
-                if (link.link_status != RTE_ETH_LINK_UP && d->port_peer[k] < d->me->id) {
-                    rte_eth_dev_stop(d->ports[k]);
-                    rte_eth_dev_start(d->ports[k]);
-                }
+                if (link.link_status != RTE_ETH_LINK_UP && d->port_peer[k] < d->me->id &&
+                    client_may_restart(d, k, now))
+                    client_restart(d, k);
             }
         }
         usleep(10000);
@@ -311,17 +338,17 @@ void inid_ports_relink(struct inid *d)
             d->relink_gap[k] = 1;
             d->relink_wait[k] = 1;
             d->relink_pid[k] = pid;
+        } else if (!client_may_restart(d, k, ms_now())) {
+            continue;                   /* a handshake may be pending: let it finish */
         } else if (pid && pid != d->relink_pid[k]) {
-            rte_eth_dev_stop(d->ports[k]);
-            rte_eth_dev_start(d->ports[k]);
+            client_restart(d, k);
             d->relink_pid[k] = pid;
             d->relink_gap[k] = 1;
             d->relink_wait[k] = 1;
         } else if (d->relink_wait[k] > 1) {
             d->relink_wait[k]--;
         } else {
-            rte_eth_dev_stop(d->ports[k]);
-            rte_eth_dev_start(d->ports[k]);
+            client_restart(d, k);
             d->relink_gap[k] = d->relink_gap[k] && d->relink_gap[k] < 48 ? 2 * d->relink_gap[k] : 48;
             d->relink_wait[k] = d->relink_gap[k];
         }

@@ -45,8 +45,8 @@ done
 # time per edge beside the model's
 timeout 600 $S --quick --uniform 5 --replay --variants simple --parts curve --seed 7 --out "$TMP/r" > "$TMP/r.log" 2>&1 ||
     { fail "em3d.sh --quick --replay: exit $?"; tail -20 "$TMP/r.log"; }
-n=$(grep -cE '"replay_i2": ?"[0-9.]+"' "$TMP/r/reports.jsonl")
-[ "$n" = 2 ] && ok "--replay: both 1-INI runs replayed at 2 INIs" || fail "--replay: $n runs with replay_i2, wanted 2"
+n=$(grep -cE '"replay_static_i2": ?"[0-9.]+"' "$TMP/r/reports.jsonl")
+[ "$n" = 2 ] && ok "--replay: both 1-INI runs replayed at 2 INIs" || fail "--replay: $n runs with replay_static_i2, wanted 2"
 awk -F, '$3 == 2 && $5 == 0.6 && $13 ~ /^[0-9.]+ \(/ {found=1} END {exit !found}' "$TMP/r/em3d-predict.csv" &&
     ok "em3d-predict: the replay's prediction at 2 INIs: $(awk -F, '$3 == 2 && $5 == 0.6 {print $13}' "$TMP/r/em3d-predict.csv")" ||
     { fail "em3d-predict.csv has no replay prediction"; cat "$TMP/r/em3d-predict.csv"; }

@@ -11,7 +11,9 @@
 #        default 0,0.1,0.2,0.4,0.6,0.8; no intra-cluster edges) for every
 #        version (--variants), on --layout (default 4x4: 16 compute nodes
 #        in clusters of 4) with 1, 2 and 4 INIs per cluster (--inis) and
-#        the three policies.
+#        the three policies.  With one INI per cluster a policy has
+#        nothing to choose: those points run once, under the first of
+#        --policies (both parts; the tables say so).
 # sqrt   the thesis's sqrt argument tested directly: 2 clusters of c
 #        compute nodes (--sqrt-sizes, default 1,4,16), each node's share of
 #        edges off the node fixed (--sqrt-share S, default 0.4) and the part
@@ -35,8 +37,8 @@
 # tools/thesis/em3d_predict.py (the chapter-6 model beside the curve).
 # --replay: the curve's 1-INI runs of simple and ghost are traced in
 # detail and replayed at once (ini-trace whatif) with each other INI
-# count under their policy; the replayed over the measured program span
-# goes into reports.jsonl (field replay_iN) and em3d_predict.py puts the
+# count under each policy; the replayed over the measured program span
+# goes into reports.jsonl (field replay_POLICY_iN) and em3d_predict.py puts the
 # replay's time per edge beside the model's.  (The message versions write
 # no program records into the compute nodes' traces, so a replay of them
 # has no span to scale.)  Detailed tracing costs those runs some time.
@@ -138,9 +140,12 @@ knob_for() {   # cluster size -> --knob of its runs; 1 when the calibration has 
 # ---- the plan: exp variant clusters pes inis policy inter intra ----
 tmp=$(mktemp -d); trap 'rm -rf "$tmp"' EXIT
 : > "$tmp/points"; skipped=
+policies_for() {   # INIs per cluster -> the policies its points run under
+    if [ "$1" = 1 ]; then echo "${POLICIES%%,*}"; else echo "${POLICIES//,/ }"; fi
+}
 if [[ ,$PARTS, == *,curve,* ]]; then
     knob_for "$CP" > /dev/null || die "--calibration: $CALIB has no O for clusters of $CP"
-    for v in ${VARIANTS//,/ }; do for s in ${SHARES//,/ }; do for i in ${INIS//,/ }; do for p in ${POLICIES//,/ }; do
+    for v in ${VARIANTS//,/ }; do for s in ${SHARES//,/ }; do for i in ${INIS//,/ }; do for p in $(policies_for "$i"); do
         echo "curve $v $CC $CP $i $p $s 0" >> "$tmp/points"
     done; done; done; done
 fi
@@ -150,7 +155,7 @@ if [[ ,$PARTS, == *,sqrt,* ]]; then
         r=$(awk -v c="$c" 'BEGIN{r = sqrt(c); printf "%d", (r == int(r)) ? r : int(r + 0.5)}')
         inter=$(awk -v s="$SQRT_SHARE" -v c="$c" 'BEGIN{printf "%.4f", s / sqrt(c)}')
         intra=$(awk -v s="$SQRT_SHARE" -v i="$inter" 'BEGIN{printf "%.4f", s - i}')
-        for v in ${SQRT_VARIANTS//,/ }; do for i in $(printf '%s\n' 1 "$r" | sort -un); do for p in ${POLICIES//,/ }; do
+        for v in ${SQRT_VARIANTS//,/ }; do for i in $(printf '%s\n' 1 "$r" | sort -un); do for p in $(policies_for "$i"); do
             echo "sqrt $v 2 $c $i $p $inter $intra" >> "$tmp/points"
         done; done; done
     done
@@ -214,13 +219,15 @@ em3d_run() {
     # the RESULT line's fields as the run's program record
     python3 -c 'import json,sys; print(json.dumps({k: v for k, v in (f.split("=", 1) for f in sys.argv[1].split()[1:])}))' \
         "$line" > "$tmp/em3d.json"
-    if [ $replay = 1 ]; then   # the replayed / measured program span at each other INI count
+    if [ $replay = 1 ]; then   # the replayed / measured program span at each other INI count and policy
         for i2 in ${INIS//,/ }; do
             [ "$i2" = 1 ] && continue
-            r=$("$RUNS_TRACE" whatif "$dir" --inis-per-cluster "$i2" --policy "$pol" 2> /dev/null |
-                sed -n 's/.*program span.*measured \([0-9.]*\) s, replayed \([0-9.]*\) s.*/\1 \2/p')
-            r=$(awk '$1 > 0 {printf "%.6f", $2 / $1}' <<< "$r")
-            [ -n "$r" ] && fields+=(--field "replay_i$i2=$r")
+            for p2 in ${POLICIES//,/ }; do
+                r=$("$RUNS_TRACE" whatif "$dir" --inis-per-cluster "$i2" --policy "$p2" 2> /dev/null |
+                    sed -n 's/.*program span.*measured \([0-9.]*\) s, replayed \([0-9.]*\) s.*/\1 \2/p')
+                r=$(awk '$1 > 0 {printf "%.6f", $2 / $1}' <<< "$r")
+                [ -n "$r" ] && fields+=(--field "replay_${p2}_i$i2=$r")
+            done
         done
     fi
     runs_report "$dir" --program "$tmp/em3d.json" "${fields[@]}"

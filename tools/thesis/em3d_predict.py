@@ -23,7 +23,8 @@ inter-cluster edges), from the medians over its repetitions:
   a compute node processes (steps x nodes x degree: em3d's RESULT line).
 
 Beside it, with em3d.sh --replay, the replay's prediction: the 1-INI
-runs of the same point (simple, ghost) replayed by ini-trace whatif at
+runs of the same point (simple, ghost; with one INI the policy chooses
+nothing, so they ran under one policy) replayed by ini-trace whatif at
 this INI count and policy, each run's time per edge scaled by its
 replayed over measured program span, the median.
 
@@ -64,15 +65,37 @@ def points(out):
         k = (run["variant"], int(run["clusters"]), int(run["pes"]), int(run["inis"]), run["policy"], float(run["inter"]))
         pts.setdefault(k, []).append({"time_s": float(run["runtime_s"]), "edges": edges, "fig": fig,
                                       "upe": float(prog["us_per_edge"]),
-                                      "replay": {int(f[8:]): float(v) for f, v in rep.items() if f.startswith("replay_i")}})
+                                      "replay": replay_fields(rep, run["policy"])})
     return pts
 
 
-def replay(one_ini_runs, inis, meas):
-    """The replay's time per edge at `inis` INIs: each 1-INI run's time
-    per edge scaled by its replayed / measured program span (em3d.sh
-    --replay), the median; with its error.  "-" when there is none."""
-    v = [r["upe"] * r["replay"][inis] for r in one_ini_runs or [] if inis in r["replay"]]
+def replay_fields(rep, policy):
+    """A run's replay figures, (policy, INIs) -> replayed / measured span:
+    fields replay_POLICY_iN (em3d.sh --replay), or replay_iN from runs made
+    before each policy was replayed (under the run's own policy)."""
+    r = {}
+    for f, v in rep.items():
+        pol, sep, n = f[len("replay_"):].rpartition("_i") if f.startswith("replay_") else ("", "", "")
+        if sep and n.isdigit():
+            r[(pol, int(n))] = float(v)
+        elif f.startswith("replay_i") and f[8:].isdigit():
+            r[(policy, int(f[8:]))] = float(v)
+    return r
+
+
+def one_ini_point(pts, variant, clusters, pes, inter):
+    """The runs of the 1-INI point, whichever policy it ran under."""
+    for k, v in pts.items():
+        if k[:4] == (variant, clusters, pes, 1) and k[5] == inter:
+            return v
+    return None
+
+
+def replay(one_ini_runs, inis, pol, meas):
+    """The replay's time per edge at `inis` INIs under `pol`: each 1-INI
+    run's time per edge scaled by its replayed / measured program span
+    (em3d.sh --replay), the median; with its error.  "-" when there is none."""
+    v = [r["upe"] * r["replay"][(pol, inis)] for r in one_ini_runs or [] if (pol, inis) in r["replay"]]
     if not v or inis == 1:
         return "-"
     pred = statistics.median(v)
@@ -100,7 +123,7 @@ def predict(pts, o_us, bin):
         pred = c * p["R"] / edges
         rows.append([variant, "%dx%d" % (clusters, pes), inis, pol, inter, len(pts[k]), "%.1f" % c, "%.1f" % W,
                      "%.1f" % O, "%.3f" % meas, "%.3f" % pred, "%+.2f" % ((pred - meas) / meas if meas else 0),
-                     replay(pts.get((variant, clusters, pes, 1, pol, inter)), inis, meas),
+                     replay(one_ini_point(pts, variant, clusters, pes, inter), inis, pol, meas),
                      "%.3f" % statistics.median(f["utilization"] for f in figs), "%.3f" % p["U_o"]])
     return rows
 

@@ -109,7 +109,8 @@ def curve(out, runs, reports):
     write(out, "em3d-curve", ["version", "layout", "inis", "policy", "inter", "runs", "failed", "us/edge",
                               "range", "INI util", "queue"], rows,
           "EM3D: time per edge (us, median of the runs and their range) against the share of inter-cluster "
-          "edges; INI util and queue: medians of the runs' machine-wide figures (ini-trace report).")
+          "edges; INI util and queue: medians of the runs' machine-wide figures (ini-trace report).  With one "
+          "INI per cluster a policy has nothing to choose: those points ran under one policy only.")
 
 
 def sqrt_table(out, runs, reports):
@@ -125,7 +126,7 @@ def sqrt_table(out, runs, reports):
                              "range", "INI util", "busiest", "queue", "msg (us)", "thesis inis / util / queue"], rows,
           "EM3D's sqrt test: 2 clusters of c compute nodes, inter = S/sqrt(c), intra = S - inter; medians of the "
           "runs.  The thesis's tables 5.8 (static) and 5.9 (round-robin): Water, 16 nodes, sqrt(c) INIs "
-          "(interpolated where not whole).")
+          "(interpolated where not whole).  One INI per cluster: run under one policy only (nothing to choose).")
 
 
 def main():
