@@ -5,7 +5,8 @@
 # From what docs/results keeps of each experiment (the runs table, the
 # reports, meta.txt: tools/thesis/runs.py's layout), today's scripts make
 # the committed tables again, byte for byte:
-#   chapter 5   docs/results/thesis: tools/thesis/tables.py, every table
+#   chapter 5   docs/results/thesis and thesis-uniform-beta1 (and the
+#               sub-experiments below): tools/thesis/tables.py, every table
 #               (.txt, .csv) and figure's data (.dat); docs/results/beta.txt
 #               (tools/thesis/beta.py on its measured inputs)
 #   sweeps      docs/results/sweeps: sweep_fit.py (sweeps.txt, fits.csv,
@@ -48,10 +49,10 @@ same() {
 # docs/results/sweeps"), so they run in a copy of the tree's layout.
 mkdir -p "$tmp/$R/thesis" "$tmp/$R/sweeps"
 cp "$R"/thesis/{runs.tsv,reports.jsonl,meta.txt,delay-calibration.txt} "$tmp/$R/thesis/"
-# experiments in the chapter-5 layout below the top: the replay check's
-# runs (issue 31), the calibrated mode's tests (issue 30)
-SUBEXP="replay-check/runs calibrated-ablation/stack calibrated-ablation/forwarder calibrated-predict/runs
-        calibrated-fixed-o/exp calibrated-fixed-o/fixed"
+# experiments in the chapter-5 layout beside it: the uniform grid, the
+# replay check's runs (issue 31), the calibrated mode's tests (issue 30)
+SUBEXP="thesis-uniform-beta1 replay-check/runs calibrated-ablation/stack calibrated-ablation/forwarder
+        calibrated-predict/runs calibrated-fixed-o/exp calibrated-fixed-o/fixed"
 for d in $SUBEXP; do
     mkdir -p "$tmp/$R/$d" && cp "$R/$d"/{runs.tsv,reports.jsonl,meta.txt,delay-calibration.txt} "$tmp/$R/$d/"
 done
