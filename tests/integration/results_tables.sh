@@ -52,7 +52,8 @@ cp "$R"/thesis/{runs.tsv,reports.jsonl,meta.txt,delay-calibration.txt} "$tmp/$R/
 # experiments in the chapter-5 layout beside it: the uniform grid, the
 # replay check's runs (issue 31), the calibrated mode's tests (issue 30)
 SUBEXP="thesis-uniform-beta1 replay-check/runs calibrated-ablation/stack calibrated-ablation/forwarder
-        calibrated-predict/runs calibrated-fixed-o/exp calibrated-fixed-o/fixed"
+        calibrated-predict/runs calibrated-fixed-o/exp calibrated-fixed-o/fixed calibrated-k600/k300
+        calibrated-k600/k600"
 for d in $SUBEXP; do
     mkdir -p "$tmp/$R/$d" && cp "$R/$d"/{runs.tsv,reports.jsonl,meta.txt,delay-calibration.txt} "$tmp/$R/$d/"
 done
