@@ -107,14 +107,35 @@ static int memif_server_listening(const struct inid *d, int lo, int hi)
     return found;
 }
 
-static void memif_wait_for_server(const struct inid *d, int server, int timeout_ms)
+/* The peer INI's entry in its cluster's segment, mapping the segment on
+ * first use (it may not exist: a peer on another host). */
+static struct ini_seg_ini *peer_entry(struct inid *d, int peer)
+{
+    const struct ini_node_cfg *p = &d->cfg.inis[peer];
+    if (!d->peer_seg[p->cluster]) {
+        char name[128], err[256];
+        ini_segment_name(name, sizeof(name), d->tag, p->cluster);
+        d->peer_seg[p->cluster] = ini_segment_attach(name, p->cluster, err, sizeof(err));
+        if (!d->peer_seg[p->cluster])
+            return NULL;
+    }
+    return &d->peer_seg[p->cluster]->inis[p->index];
+}
+
+/* A memif server accepts connections from its EAL init on, but refuses
+ * them ("ID not found") until its port is started; it writes its pid into
+ * its segment entry once all its ports are started (inid.c).  So a client
+ * waits for that pid (or, with no segment to read, for the listening
+ * socket), and its first connection is accepted and answered. */
+static void memif_wait_for_server(struct inid *d, int server, int timeout_ms)
 {
     for (int waited = 0; waited < timeout_ms && !d->stop; waited += 2) {
-        if (memif_server_listening(d, server, d->me->id))
+        struct ini_seg_ini *pe = peer_entry(d, server);
+        if (pe ? atomic_load(&pe->pid) != 0 : memif_server_listening(d, server, d->me->id))
             return;
         usleep(2000);
     }
-    fprintf(stderr, "inid %d: memif server INI %d not listening after %d ms; starting the link anyway\n",
+    fprintf(stderr, "inid %d: memif server INI %d not started after %d ms; starting the link anyway\n",
             d->me->id, server, timeout_ms);
 }
 
@@ -303,21 +324,6 @@ int inid_ports_wait_up(struct inid *d, int timeout_ms)
         }
         usleep(10000);
     }
-}
-
-/* The peer INI's entry in its cluster's segment, mapping the segment on
- * first use (it may not exist: a peer on another host). */
-static struct ini_seg_ini *peer_entry(struct inid *d, int peer)
-{
-    const struct ini_node_cfg *p = &d->cfg.inis[peer];
-    if (!d->peer_seg[p->cluster]) {
-        char name[128], err[256];
-        ini_segment_name(name, sizeof(name), d->tag, p->cluster);
-        d->peer_seg[p->cluster] = ini_segment_attach(name, p->cluster, err, sizeof(err));
-        if (!d->peer_seg[p->cluster])
-            return NULL;
-    }
-    return &d->peer_seg[p->cluster]->inis[p->index];
 }
 
 void inid_ports_relink(struct inid *d)
