@@ -13,6 +13,8 @@
 #  16. SIGKILL of the launcher mid-run: no segment and no process of the
 #      run survives; in af_packet mode its namespaces are removed by
 #      `ini-cluster cleanup` or the next run (a live run's are kept);
+#  16e. a stale run whose tag ends in a hex letter, its prefix a live
+#      process's pid: cleanup removes it (suffixes are g-z, not a-f).
 #  16d. (issue 33) daemons of an `up` killed with SIGKILL: their DPDK
 #      runtime directories and segments are removed by `ini-cluster
 #      cleanup`, which says so and counts the run once.
@@ -162,16 +164,31 @@ for p in $(seq 2 200); do
         kill -0 $((16#$cand)) 2>/dev/null || { kt=$cand; break 2; }
     done
 done
-if [ -n "$kt" ]; then
-    : > "/dev/shm/ini-$kt-c0"
-    $L cleanup > "$TMP/r16b.out" 2>&1
-    if [ ! -e "/dev/shm/ini-$kt-c0" ]; then
-        ok "stale segment of tag $kt (pid 0x$kt dead, 0x${kt%?} a kernel thread) removed by cleanup"
+# stale_segment_goes TAG OUT WHY: a segment of TAG, made by hand, must go
+# with `ini-cluster cleanup` (its output in OUT; WHY says what TAG is)
+stale_segment_goes() {
+    : > "/dev/shm/ini-$1-c0"
+    $L cleanup > "$2" 2>&1
+    if [ ! -e "/dev/shm/ini-$1-c0" ]; then
+        ok "stale segment of tag $1 ($3) removed by cleanup"
     else
-        fail "stale segment of tag $kt kept: $(cat "$TMP/r16b.out")"
-        rm -f "/dev/shm/ini-$kt-c0"
+        fail "stale segment of tag $1 ($3) kept as alive: $(cat "$2")"
+        rm -f "/dev/shm/ini-$1-c0"
     fi
-fi
+}
+[ -n "$kt" ] && stale_segment_goes "$kt" "$TMP/r16b.out" "pid 0x$kt dead, 0x${kt%?} a kernel thread"
+
+# --- 16e (a tag ending in a hex letter).  A stale segment whose tag is a
+# dead launcher's pid in hex ending in a-f, its prefix the pid of a live
+# process (this shell): the tag is that dead pid, not the live one with a
+# suffix, and the segment must go (it was kept once: tag 4eb, pid 0x4e
+# alive; suffixes are g-z).
+ht=""
+for d in b c d e f; do
+    cand=$(printf '%x%s' $$ "$d")
+    kill -0 $((16#$cand)) 2>/dev/null || { ht=$cand; break; }
+done
+[ -n "$ht" ] && stale_segment_goes "$ht" "$TMP/r16e.out" "pid 0x$ht dead, 0x${ht%?} this live shell"
 
 # --- 16c (doorbells). The doorbell FIFOs a dead run's daemons left in /tmp
 # (/tmp/ini-TAG-N.wake) go with its segments; a live tag's stay.

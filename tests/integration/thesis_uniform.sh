@@ -49,11 +49,14 @@ print("4 INI runs with their CPU profile (INI CPU per pass %d-%d ns), 6 rows wit
       % (min(l["programs"]["cpu.json"]["ini_cpu_per_pass_ns"] for l in ini),
          max(l["programs"]["cpu.json"]["ini_cpu_per_pass_ns"] for l in ini)))
 EOF
-# The full form: the plan only.
+# The full form: the plan only (its output directory, committed or not,
+# untouched).
+listing() { find docs/results/thesis-uniform-beta1 -printf '%p %s %T@\n' 2> /dev/null | sort | md5sum; }
+before=$(listing)
 if tools/thesis/uniform.sh --beta 1 --seed 1 --plan > "$TMP/plan" 2>&1 &&
    grep -q 'runs=315' "$TMP/plan" && grep -q 'reps_at=4,8:10' "$TMP/plan" &&
    [ "$(grep -c '^c8-i8-load-aware ' "$TMP/plan")" = 10 ] && [ "$(grep -c '^c1-noini ' "$TMP/plan")" = 5 ] &&
-   [ ! -e docs/results/thesis-uniform-beta1 ]; then
+   [ "$(listing)" = "$before" ]; then
     ok "full form: 315 runs planned (10 at clusters of 4 and 8, 5 elsewhere), nothing written"
 else
     fail "full form's plan:"; head -3 "$TMP/plan"

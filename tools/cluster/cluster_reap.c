@@ -177,9 +177,11 @@ static int tag_alive(const char *tag)
     if (*end == 0 && pid > 0 && pid < 1u << 22 && is_launcher((pid_t)pid))
         return 1;
     size_t n = strlen(tag);
-    /* HEX plus a suffix letter a-z (pick_tag); a tag ending in a digit has
-     * none, and its prefix is not a pid (tag 2d3 is pid 0x2d3, never 0x2d). */
-    if (n > 1 && tag[n - 1] >= 'a' && tag[n - 1] <= 'z') {
+    /* HEX plus a suffix letter g-z (pick_tag); a tag ending in a hex digit
+     * has none, and its prefix is not a pid (tag 2d3 is pid 0x2d3, never
+     * 0x2d; tag 4eb is pid 0x4eb, never 0x4e, which is a live process here:
+     * read so, a dead run's tag 4eb was kept as alive). */
+    if (n > 1 && tag[n - 1] >= 'g' && tag[n - 1] <= 'z') {
         char prefix[TAG_LEN];
         snprintf(prefix, sizeof prefix, "%.*s", (int)(n - 1), tag);
         pid = strtoul(prefix, &end, 16);

@@ -388,20 +388,22 @@ static void find_inid_or_exit(const char *override, char *out, size_t len)
 }
 
 /* A tag not used by a live or stale run: the pid in hex, with a suffix if
- * a crashed run with the same pid left a segment or namespace behind. */
+ * a crashed run with the same pid left a segment or namespace behind.  The
+ * suffix is a letter g-z, never a hex digit: "4eb" is pid 0x4eb, never pid
+ * 0x4e with suffix b (cluster_reap.c tells a run's liveness by its pid). */
 static void pick_tag(char *tag, size_t len)
 {
     for (int attempt = 0;; attempt++) {
         if (attempt == 0)
             snprintf(tag, len, "%x", (unsigned)getpid());
         else
-            snprintf(tag, len, "%x%c", (unsigned)getpid(), 'a' + (attempt - 1) % 26);
+            snprintf(tag, len, "%x%c", (unsigned)getpid(), 'g' + (attempt - 1) % 20);
         char seg[64], shm[128], ns[64], ns_path[256];
         ini_segment_name(seg, sizeof seg, tag, 0);
         snprintf(shm, sizeof shm, "/dev/shm%s", seg);
         net_lan_name(ns, sizeof ns, tag);
         net_ns_path(ns_path, sizeof ns_path, ns);
-        if ((access(shm, F_OK) < 0 && access(ns_path, F_OK) < 0) || attempt > 26)
+        if ((access(shm, F_OK) < 0 && access(ns_path, F_OK) < 0) || attempt > 20)
             return;
     }
 }
