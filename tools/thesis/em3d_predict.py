@@ -65,21 +65,18 @@ def points(out):
         k = (run["variant"], int(run["clusters"]), int(run["pes"]), int(run["inis"]), run["policy"], float(run["inter"]))
         pts.setdefault(k, []).append({"time_s": float(run["runtime_s"]), "edges": edges, "fig": fig,
                                       "upe": float(prog["us_per_edge"]),
-                                      "replay": replay_fields(rep, run["policy"])})
+                                      "replay": replay_fields(rep)})
     return pts
 
 
-def replay_fields(rep, policy):
-    """A run's replay figures, (policy, INIs) -> replayed / measured span:
-    fields replay_POLICY_iN (em3d.sh --replay), or replay_iN from runs made
-    before each policy was replayed (under the run's own policy)."""
+def replay_fields(rep):
+    """A run's replay figures, (policy, INIs) -> replayed / measured span,
+    from its fields replay_POLICY_iN (em3d.sh --replay)."""
     r = {}
     for f, v in rep.items():
         pol, sep, n = f[len("replay_"):].rpartition("_i") if f.startswith("replay_") else ("", "", "")
-        if sep and n.isdigit():
+        if pol and sep and n.isdigit():
             r[(pol, int(n))] = float(v)
-        elif f.startswith("replay_i") and f[8:].isdigit():
-            r[(policy, int(f[8:]))] = float(v)
     return r
 
 
