@@ -5,7 +5,8 @@
 # From what docs/results keeps of each experiment (the runs table, the
 # reports, meta.txt: tools/thesis/runs.py's layout), today's scripts make
 # the committed tables again, byte for byte:
-#   chapter 5   docs/results/thesis and thesis-uniform-beta1:
+#   chapter 5   docs/results/thesis, thesis-uniform-beta1, -beta0.031 and
+#               uniform-k100-c8:
 #               tools/thesis/tables.py, every table (.txt, .csv) and
 #               figure's data (.dat); the arms of the replay check and of
 #               the calibrated mode's tests keep their data only, and their
@@ -51,12 +52,12 @@ same() {
 # docs/results/sweeps"), so they run in a copy of the tree's layout.
 mkdir -p "$tmp/$R/thesis" "$tmp/$R/sweeps"
 cp "$R"/thesis/{runs.tsv,reports.jsonl,meta.txt,delay-calibration.txt} "$tmp/$R/thesis/"
-# experiments in the chapter-5 layout beside it: the uniform grid, whose
-# tables are committed as thesis/'s are; and the arms of the replay check
+# experiments in the chapter-5 layout beside it: the uniform grids (and
+# clusters of 8 at K = 100), whose tables are committed as thesis/'s are; and the arms of the replay check
 # (issue 31) and of the calibrated mode's tests (issue 30), which keep only
 # their data (their comparison is committed one level up): their tables
 # must come out of it, not be compared with copies
-SUBEXP="thesis-uniform-beta1 replay-check/runs calibrated-ablation/stack calibrated-ablation/forwarder
+SUBEXP="thesis-uniform-beta1 thesis-uniform-beta0.031 uniform-k100-c8 replay-check/runs calibrated-ablation/stack calibrated-ablation/forwarder
         calibrated-predict/runs calibrated-fixed-o/exp calibrated-fixed-o/fixed calibrated-k600/k300
         calibrated-k600/k600"
 for d in $SUBEXP; do
