@@ -21,7 +21,7 @@
 #               targets.sh and are kept as it wrote them), breakdown.sh
 #               --tables (breakdown-s8-*), segment_compare.sh --tables
 #               (segments-bench, -w256)
-#   logp        docs/results/logp-knobs and logp-overlap, once committed:
+#   logp        docs/results/logp-knobs and logp-overlap:
 #               tools/bench/logp.sh tables (their .txt, .csv and .dat)
 # (Figures' PNGs are gnuplot's and not compared.)  Then every path under
 # docs/results/ that the docs name (docs/*.md, README.md,
