@@ -119,5 +119,9 @@ struct ini_cn_trace *ini_pe_trace(struct ini_pe *pe);
 /* Inside a handler: the sending node's sequence number of the message
  * being handled (the name the traces give it). */
 uint32_t ini_pe_handling_seq(const struct ini_pe *pe);
+/* Says how the program works, for the replay (trace_cn.h's
+ * INI_CN_HDR_* flags, in the trace file's header); call before the
+ * nodes run.  No effect when the run is not traced. */
+void ini_cn_trace_model(struct ini_cn *cn, unsigned flags);
 
 #endif

@@ -54,6 +54,7 @@ void ini_cn_trace_encode_header(const struct ini_cn_trace_info *in, uint8_t out[
     ini_trace_put16(out + 8, INI_CN_TRACE_VERSION);
     ini_trace_put16(out + 10, INI_CN_TRACE_HEADER_SIZE);
     ini_trace_put16(out + 12, INI_CN_TRACE_RECORD_SIZE);
+    ini_trace_put16(out + 14, in->flags);
     ini_trace_put32(out + 16, (uint32_t)in->cluster);
     ini_trace_put32(out + 20, (uint32_t)in->n_pes);
     ini_trace_put64(out + 24, in->records);

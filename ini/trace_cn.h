@@ -65,7 +65,13 @@ enum ini_cn_trace_kind {
     INI_CN_JOIN = 5,
 };
 
-/* flags */
+/* The file's header flags: how the program that wrote it works, for the
+ * replay (docs/traces.md).  Without a flag: MGS's model, one protocol
+ * thread per cluster runs every action, compute threads make requests. */
+#define INI_CN_HDR_NODE_HANDLERS 1u   /* each node runs its own actions (its handlers), on
+                                         its own thread, only between its computing */
+
+/* record flags */
 #define INI_CN_LOCAL 1u      /* SEND, ACTION: a message the program delivered itself, no INI */
 #define INI_CN_LAST  2u      /* JOIN: the contribution that completed its group */
 
@@ -102,6 +108,7 @@ struct ini_cn_trace {
 
 /* The file's header, decoded. */
 struct ini_cn_trace_info {
+    uint16_t flags;          /* INI_CN_HDR_* */
     int32_t  cluster, n_pes;
     uint64_t records, dropped;
     uint64_t start_tsc, start_ns, end_tsc, end_ns;   /* TSC and CLOCK_REALTIME anchors */

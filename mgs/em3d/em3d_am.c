@@ -33,6 +33,7 @@
 
 #include "cli.h"
 #include "thread_clock.h"
+#include "trace_cn.h"
 
 static uint64_t wall_ns(void)
 {
@@ -62,10 +63,20 @@ static void dilate_end(const struct am_run *r, const struct am_pe *s)
             ;
 }
 
-static int cluster_barrier(struct am_run *r, struct ini_pe *pe)
+/* The cluster's nodes meet.  act, n: in a traced run, this node's
+ * arrival at global barrier n (its join contribution; the last arrival's
+ * action is left for the cluster's first node in bar_last_action); 0: the
+ * second meeting, not recorded. */
+static int cluster_barrier(struct am_run *r, struct ini_pe *pe, uint32_t act, uint32_t n)
 {
+    struct am_pe *s = &r->pe[ini_pe_local(pe)];
     unsigned gen = atomic_load(&r->bar_gen);
-    if (atomic_fetch_add(&r->bar_count, 1) + 1 == (unsigned)r->n_local) {
+    unsigned arrived = atomic_fetch_add(&r->bar_count, 1) + 1;
+    if (act)
+        amt_join(s, AMT_JOIN_ARRIVALS, n, act, arrived == (unsigned)r->n_local);
+    if (arrived == (unsigned)r->n_local) {
+        if (act)
+            atomic_store(&r->bar_last_action, act);
         atomic_store(&r->bar_count, 0);
         atomic_fetch_add(&r->bar_gen, 1);
         for (int l = 0; l < r->n_local; l++)
@@ -81,24 +92,45 @@ static int cluster_barrier(struct am_run *r, struct ini_pe *pe)
     return 0;
 }
 
+/* Global barrier n, a BARRIER request in a traced run: picked up at
+ * arrival, released by the last of the cluster's arrivals and the other
+ * clusters' (em3d_am_trace.c). */
 static int global_barrier(struct am_run *r, struct ini_pe *pe, uint32_t n)
 {
-    if (cluster_barrier(r, pe) != 0)
+    struct am_pe *me = &r->pe[ini_pe_local(pe)];
+    uint64_t submit = 0;
+    uint32_t req = amt_req_begin(r, me, &submit);
+    struct amt_act a;
+    uint32_t act = amt_begin(r, me, INI_CN_ACT_REQ, me->id, req, &a);
+    amt_end(me, &a);
+    if (cluster_barrier(r, pe, act, n) != 0)
         return -1;
     int others = r->g->prm.n_clusters - 1;
-    if (ini_pe_local(pe) == 0 && others > 0) {
+    if (ini_pe_local(pe) == 0) {
         struct am_pe *s = &r->pe[0];
+        uint32_t local = atomic_load(&r->bar_last_action);   /* the cluster's last arrival */
         for (int c = 0; c <= others; c++)
-            if (c != r->cluster && am_send(r, pe, r->leader[c], H_ARRIVE, &n, sizeof n) != 0)
+            if (c != r->cluster && am_send(r, pe, r->leader[c], H_ARRIVE, &n, sizeof n, local) != 0)
                 return -1;
+        /* The release's join: the cluster's arrivals, then the others'
+         * (on_arrive); whichever comes last lets the cluster go on. */
+        s->bar_local = n + 1;
+        int done = s->arrived[n % 2] >= (uint64_t)others;
+        amt_join(s, AMT_JOIN_RELEASE, n, local, done);
+        if (done)
+            s->bar_done = local;
         uint64_t last = UINT64_MAX;
         double since = 0;
         while (s->arrived[n % 2] < (uint64_t)others)
             if (am_wait(r, pe, &since, s->arrived[n % 2], &last, "waiting for the other clusters") != 0)
                 return -1;
         s->arrived[n % 2] -= (uint64_t)others;
+        atomic_store(&r->bar_release, s->bar_done);
     }
-    return cluster_barrier(r, pe);
+    if (cluster_barrier(r, pe, 0, 0) != 0)
+        return -1;
+    amt_req_done(me, req, AMT_BARRIER, atomic_load(&r->bar_release), submit);
+    return 0;
 }
 
 static int pe_main(struct ini_pe *pe, void *arg)
@@ -197,6 +229,7 @@ static struct am_run *run_new(struct ini_cn *cn, const struct em3d_graph *g, int
             if (!(s->from[k] = em3d_edge_sources(g, s->id, k, &s->gh[!k], process_at, r)))
                 goto nomem;
     }
+    amt_init(r);
     if (read_dilation(r, cfg) != 0 || am_register(r) != 0) {   /* the reason said */
         run_free(r);
         return NULL;

@@ -35,7 +35,26 @@ struct am_pe {
     uint64_t errors;
     uint64_t sent;                /* messages this PE sent */
     uint64_t dilate_cpu0, dilate_wall0;
+    /* the trace (em3d_am_trace.c); tr NULL: not traced */
+    struct ini_cn_trace *tr;
+    uint32_t get_cause;           /* get: the action the next request is sent in */
+    uint32_t fills[2];            /* fills of each kind done: the next one's join key */
+    int filling[2];               /* a fill of that kind has been picked up */
+    uint32_t fill_done;           /* the action that completed the current fill */
+    uint32_t bar_local;           /* local PE 0: n + 1 once barrier n's local arrivals are all in */
+    uint32_t bar_done;            /* local PE 0: the action that released barrier n */
+    uint64_t resumed;             /* TSC of the node's last return from a request (0: none) */
 };
+
+/* An action being recorded (em3d_am_trace.c). */
+struct amt_act {
+    uint32_t id, ref;
+    uint64_t t0;
+    uint8_t kind;
+    uint16_t peer;
+};
+enum { AMT_FILL = 1, AMT_PUBLISH, AMT_BARRIER };                    /* request kinds */
+enum { AMT_JOIN_FILL = 1, AMT_JOIN_ARRIVALS, AMT_JOIN_RELEASE };    /* join sites */
 
 struct am_run {
     const struct em3d_graph *g;
@@ -52,7 +71,23 @@ struct am_run {
     double dilate;                /* MGS_DILATE, else the dilate knob; <= 1: off */
     uint64_t clock_cost_ns;
     double t0, t1;                /* global PE 0: the steps' start and end */
+    /* the trace (em3d_am_trace.c) */
+    int traced;
+    atomic_uint tr_next_action, tr_next_req;
+    atomic_uint bar_last_action;  /* the action of the cluster's last arrival at the barrier */
+    atomic_uint bar_release;      /* the action that released it */
 };
+
+/* em3d_am_trace.c: the records of a traced run (all return at once when
+ * the run is not traced) */
+void     amt_init(struct am_run *r);
+uint32_t amt_begin(struct am_run *r, struct am_pe *s, int kind, int peer, uint32_t ref, struct amt_act *a);
+void     amt_end(const struct am_pe *s, const struct amt_act *a);
+uint32_t amt_req_begin(struct am_run *r, struct am_pe *s, uint64_t *submit);
+void     amt_req_done(struct am_pe *s, uint32_t id, int kind, uint32_t done, uint64_t submit);
+void     amt_join(const struct am_pe *s, int site, uint32_t key, uint32_t action, int last);
+uint32_t amt_fill_key(const struct am_pe *s, int kind);
+void     amt_cause(const struct am_pe *s, int handler, uint32_t action);
 
 /* em3d_am_xfer.c */
 int am_register(struct am_run *r);
@@ -61,8 +96,10 @@ int am_register(struct am_run *r);
 int am_fill(struct am_run *r, struct ini_pe *pe, int kind);
 /* Put, bulk: sends this PE's new values of `kind` to their readers. */
 int am_publish(struct am_run *r, struct ini_pe *pe, int kind);
-/* Sends len bytes to dst, counted; -1 after a message. */
-int am_send(struct am_run *r, struct ini_pe *pe, int dst, uint16_t handler, const void *buf, uint32_t len);
+/* Sends len bytes to dst, counted; -1 after a message.  cause: the
+ * action it is sent in (the trace; 0 when not traced). */
+int am_send(struct am_run *r, struct ini_pe *pe, int dst, uint16_t handler, const void *buf, uint32_t len,
+            uint32_t cause);
 /* One wait for messages; -1 when the INIs stopped or nothing came for
  * AM_STALL_S seconds since *since (what: for the message). */
 int am_wait(struct am_run *r, struct ini_pe *pe, double *since, uint64_t progress, uint64_t *last, const char *what);

@@ -10,7 +10,7 @@ $(LIBEM3D): $(LIBEM3D_SRCS:%.c=$(OBJ)/%.o)
 	$(AR) rcs $@ $^
 
 EM3D_OBJS := $(OBJ)/mgs/em3d/em3d_main.o $(OBJ)/mgs/em3d/em3d_mgs.o $(OBJ)/mgs/em3d/em3d_am.o \
-	$(OBJ)/mgs/em3d/em3d_am_xfer.o
+	$(OBJ)/mgs/em3d/em3d_am_xfer.o $(OBJ)/mgs/em3d/em3d_am_trace.o
 BINS += $(BIN)/em3d
 $(BIN)/em3d: $(EM3D_OBJS) $(CLI_OBJ) $(LIBEM3D) $(LIBMGS) $(LIBINI)
 	@mkdir -p $(dir $@)

@@ -9,6 +9,16 @@
  *   with the INI twice as slow each cycle takes G + 2S (closed loop: the
  *   thread waits for the slower reply), and the INI is busy 2NS.
  *
+ *   node mode (a program whose nodes run their own handlers, between
+ *   their computing: EM3D's message versions): node 0 asks node 1 for a
+ *   value at 100; the request reaches node 1 at 200 while it computes
+ *   (10 to 2000), so its handler answers at 2000, and the answer reaches
+ *   node 0 at 2100.  With both INIs twice as slow the answer still
+ *   leaves at 2000 (node 1 still computes when the slower request comes)
+ *   and arrives 100 later; read as MGS's model (no header flag), the
+ *   handler's 1,800 ns wait would be kept as a lag and the answer would
+ *   leave 100 later too.
+ *
  *   two nodes, one chain: node 0 faults, its request crosses both INIs to
  *   node 1, whose reply crosses back; then node 0 reaches the barrier
  *   last.  The critical path is every segment of that chain, summed by
@@ -104,6 +114,77 @@ static void test_replay_slower_ini(void **state)
     replay_free(&r);
     run_files_free(&rf);
     fx_rmdir(dir);
+}
+
+/* ---- node mode ---- */
+
+static char *node_mode_run(unsigned flags)
+{
+    char *dir = fx_mkdir();
+    struct ini_trace i0, i1;
+    struct ini_cn_trace c0, c1;
+    fx_ini_open(&i0, INI_TRACE_DETAILED, 0, 0, 0, 1, 1);
+    fx_ini_open(&i1, INI_TRACE_DETAILED, 1, 1, 0, 1, 1);
+    assert_int_equal(ini_cn_trace_init(&c0, 64), 0);
+    assert_int_equal(ini_cn_trace_init(&c1, 64), 0);
+    /* node 1 (PE 1): a request done at 10, then computing until 2000 */
+    fx_action(&c1, 1, 1, INI_CN_ACT_REQ, 1, 1, 0, 10, 10);
+    fx_req(&c1, 1, 1, 1, 1, 3, 0, 10, 10);
+    /* node 0 (PE 0) asks at 100 (its request 1, picked up by action 1) */
+    fx_action(&c0, 0, 1, INI_CN_ACT_REQ, 0, 1, 0, 100, 100);
+    fx_send(&c0, 0, 1, 1, 1, 1, 0, 100);
+    fx_ini_msg(&i0, INI_TRACE_OUT, 0, 1, 1, 1, 100, 100, 100, 150);
+    fx_ini_msg(&i1, INI_TRACE_IN, 0, 1, 0, 1, 0, 150, 150, 200);
+    /* node 1 answers when it stops computing */
+    fx_recv(&c1, 1, 0, 1, 2000, 2001);
+    fx_action(&c1, 1, 2, INI_CN_ACT_MSG, 0, 1, 0, 2000, 2001);
+    fx_send(&c1, 1, 0, 1, 2, 2, 0, 2000);
+    fx_ini_msg(&i1, INI_TRACE_OUT, 1, 0, 0, 1, 2000, 2000, 2000, 2050);
+    fx_ini_msg(&i0, INI_TRACE_IN, 1, 0, 1, 1, 0, 2050, 2050, 2100);
+    /* and makes its next request at 2000 (picked up once the answer is out) */
+    fx_action(&c1, 1, 3, INI_CN_ACT_REQ, 1, 2, 0, 2002, 2002);
+    fx_req(&c1, 1, 2, 3, 1, 3, 10, 2000, 2002);
+    /* the answer completes node 0's request */
+    fx_recv(&c0, 0, 1, 1, 2100, 2101);
+    fx_action(&c0, 0, 2, INI_CN_ACT_MSG, 1, 1, 0, 2100, 2101);
+    fx_req(&c0, 0, 1, 2, 0, 1, 0, 100, 2101);
+    assert_int_equal(fx_write(&i0, dir), 0);
+    assert_int_equal(fx_write(&i1, dir), 0);
+    assert_int_equal(fx_cn_write_flags(&c0, dir, 0, flags), 0);
+    assert_int_equal(fx_cn_write_flags(&c1, dir, 1, flags), 0);
+    return dir;
+}
+
+/* The program span replayed with every INI service times `scale`. */
+static double node_mode_span(unsigned flags, double scale, double *measured)
+{
+    char *dir = node_mode_run(flags);
+    struct run_files rf;
+    char err[TRACE_ERR_LEN];
+    int rc = run_files_load(&rf, dir, err, sizeof(err));
+    if (rc != 0)
+        fail_msg("%s", err);
+    struct replay_params p = { 0, -1, scale, NAN };
+    struct replay_result r;
+    if (replay_run(&rf.g, &p, &r, err, sizeof(err)) != 0)
+        fail_msg("%s", err);
+    double span = r.replay_span_ns;
+    *measured = r.span_ns;
+    replay_free(&r);
+    run_files_free(&rf);
+    fx_rmdir(dir);
+    return span;
+}
+
+static void test_replay_node_mode(void **state)
+{
+    double measured, as_run = node_mode_span(INI_CN_HDR_NODE_HANDLERS, 1.0, &measured);
+    assert_float_equal(measured, 2101 - 10, 0.5);
+    assert_float_equal(as_run, measured, 0.5);
+    /* twice as slow: only the answer's two passes are longer */
+    assert_float_equal(node_mode_span(INI_CN_HDR_NODE_HANDLERS, 2.0, &measured), 2201 - 10, 0.5);
+    /* MGS's model keeps the handler's wait: the request's passes count too */
+    assert_float_equal(node_mode_span(0, 2.0, &measured), 2301 - 10, 0.5);
 }
 
 /* ---- the critical path ---- */
@@ -245,6 +326,7 @@ int main(void)
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_replay_as_run),
         cmocka_unit_test(test_replay_slower_ini),
+        cmocka_unit_test(test_replay_node_mode),
         cmocka_unit_test(test_critical_chain),
         cmocka_unit_test(test_cn_reader_refuses),
         cmocka_unit_test(test_graph_needs_version_2),

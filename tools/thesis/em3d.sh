@@ -35,13 +35,14 @@
 # left out of the sqrt part and meta.txt says so); neither: undilated.
 # Tables: tools/thesis/em3d_tables.py (the curves, the sqrt table) and
 # tools/thesis/em3d_predict.py (the chapter-6 model beside the curve).
-# --replay: the curve's 1-INI runs of simple and ghost are traced in
+# --replay: the curve's 1-INI runs of every version are traced in
 # detail and replayed at once (ini-trace whatif) with each other INI
 # count under each policy; the replayed over the measured program span
 # goes into reports.jsonl (field replay_POLICY_iN) and em3d_predict.py puts the
-# replay's time per edge beside the model's.  (The message versions write
-# no program records into the compute nodes' traces, so a replay of them
-# has no span to scale.)  Detailed tracing costs those runs some time.
+# replay's time per edge beside the model's.  (MGS records the Simple and
+# Ghost runs' requests; the message versions record theirs themselves,
+# mgs/em3d/em3d_am_trace.c, and are replayed in node mode, docs/traces.md.)
+# Detailed tracing costs those runs some time.
 # Output: the full run (both parts, the defaults, >= 5 reps) writes
 # docs/results/em3d-uniform-betaB or docs/results/em3d-calibrated; any
 # other run runs/em3d-quick|partial-DATE unless --out.  --plan prints the
@@ -207,7 +208,7 @@ em3d_run() {
     fi
     k=$(knob_for "$P")
     local replay=0 fields=() i2 r
-    [ $REPLAY = 1 ] && [ "$1" = curve ] && [ "$I" = 1 ] && [[ $v == simple || $v == ghost ]] && replay=1
+    [ $REPLAY = 1 ] && [ "$1" = curve ] && [ "$I" = 1 ] && replay=1
     runs_launch "$dir" "$tmp/empty" timeout 900 "$CLUSTER" run "$cfg" --policy "$pol" --ini-policy "$pol" \
         --trace "$([ $replay = 1 ] && echo detailed || echo summary)" ${k:+--knob "$k"} --run-dir "$dir" --timeout 800 -- "$EM3D" --variant "$v" \
         --nodes "$NODES" --degree "$DEGREE" --steps "$STEPS" --inter "$inter" --intra "$intra" --seed "$RUN_REP"

@@ -23,8 +23,9 @@ inter-cluster edges), from the medians over its repetitions:
   a compute node processes (steps x nodes x degree: em3d's RESULT line).
 
 Beside it, with em3d.sh --replay, the replay's prediction: the 1-INI
-runs of the same point (simple, ghost; with one INI the policy chooses
-nothing, so they ran under one policy) replayed by ini-trace whatif at
+runs of the same point (every version since stop 40, Simple and Ghost
+before; with one INI the policy chooses nothing, so they ran under one
+policy) replayed by ini-trace whatif at
 this INI count and policy, each run's time per edge scaled by its
 replayed over measured program span, the median.
 
@@ -141,7 +142,12 @@ def main(argv):
             bin = val
         else:
             die("unknown option %s" % flag)
-    rows = predict(points(out), o_us, bin)
+    pts = points(out)
+    rows = predict(pts, o_us, bin)
+    order = ["simple", "ghost", "get", "put", "bulk"]
+    replayed = sorted({k[0] for k, v in pts.items() if any(r["replay"] for r in v)},
+                      key=lambda v: order.index(v) if v in order else len(order))
+    named = ", ".join(replayed[:-1]) + " and " + replayed[-1] if len(replayed) > 1 else "".join(replayed)
     if not rows:
         die("%s: no curve point with a share-0 twin and messages" % out, 1)
     tables.write(out, "em3d-predict", ["version", "layout", "inis", "policy", "inter", "runs", "c", "W (us)",
@@ -151,7 +157,7 @@ def main(argv):
                  "c = INI messages out / 2 / nodes (put and bulk: one-way messages counted in pairs); "
                  "W = T0 / c - 2 o, T0 the share-0 run of the same version, INIs and policy; o = %g us.  replay: the "
                  "1-INI runs' time per edge x their replayed / measured span at this INI count (em3d.sh --replay; "
-                 "simple and ghost only)." % o_us)
+                 "%s)." % (o_us, named + " only" if named else "no run replayed"))
 
 
 if __name__ == "__main__":

@@ -41,6 +41,9 @@ static int check_header(struct cn_file *f, const uint8_t *h, uint64_t size, char
         return ini_fail(err, errlen, "%s: header size %u / record size %u, version %d has %d / %d", p, hs, rs,
                     INI_CN_TRACE_VERSION, INI_CN_TRACE_HEADER_SIZE, INI_CN_TRACE_RECORD_SIZE);
     struct ini_cn_trace_info *in = &f->info;
+    in->flags = ini_trace_get16(h + 14);
+    if (in->flags & ~INI_CN_HDR_NODE_HANDLERS)
+        return ini_fail(err, errlen, "%s: unknown header flags 0x%x", p, in->flags);
     in->cluster = (int32_t)ini_trace_get32(h + 16);
     in->n_pes = (int32_t)ini_trace_get32(h + 20);
     in->records = ini_trace_get64(h + 24);

@@ -66,6 +66,10 @@ static int setup_clusters(struct replay *r, char *err, size_t errlen)
             return ini_fail(err, errlen, "cluster %d: more than %d compute nodes", c, INI_MAX_PES_PER_CLUSTER);
         r->cl[c].pes[r->cl[c].n_pes++] = pe;
     }
+    for (int f = 0; f < g->cn->n_files; f++)
+        if (g->cn->files[f].info.flags & INI_CN_HDR_NODE_HANDLERS)
+            r->node_mode = true;
+    r->n_srv = r->node_mode ? g->max_pe : r->n_clusters;
     r->as_run = true;
     for (int c = 0; c < r->n_clusters; c++) {
         struct cluster_sim *k = &r->cl[c];
@@ -91,9 +95,11 @@ static int setup_inis(struct replay *r, char *err, size_t errlen)
 {
     r->inis = calloc((size_t)r->n_inis, sizeof(*r->inis));
     r->lb_pe = calloc(INI_MAX_PES, sizeof(*r->lb_pe));
-    r->srv = calloc((size_t)r->n_clusters, sizeof(*r->srv));
+    r->srv = calloc((size_t)r->n_srv + 1, sizeof(*r->srv));
     if (!r->inis || !r->lb_pe || !r->srv)
         return ini_fail(err, errlen, "out of memory");
+    for (int i = 0; i < r->n_srv; i++)
+        r->srv[i].blocked_until = -INFINITY;
     for (int c = 0; c < r->n_clusters; c++) {
         const struct cluster_sim *k = &r->cl[c];
         int pol_ini = r->p.policy >= 0 ? r->p.policy : k->ini_policy;
@@ -309,16 +315,76 @@ static int setup_messages(struct replay *r, char *err, size_t errlen)
 }
 
 /* The protocol threads' lags: each top-level action against the end of
- * the one before it on its thread (qsort has no context: the graph being
- * sorted is this file's one static). */
-static const struct run_graph *sort_graph;
+ * the one before it on its thread (qsort has no context: the replay whose
+ * actions are sorted is this file's one static). */
+static const struct replay *sort_replay;
 
 static int cmp_action_t0(const void *a, const void *b)
 {
-    const struct rg_action *x = &sort_graph->actions[*(const int *)a], *y = &sort_graph->actions[*(const int *)b];
-    if (x->cluster != y->cluster)
-        return x->cluster - y->cluster;
+    const struct run_graph *g = sort_replay->g;
+    const struct rg_action *x = &g->actions[*(const int *)a], *y = &g->actions[*(const int *)b];
+    int sx = replay_server_of(sort_replay, x), sy = replay_server_of(sort_replay, y);
+    if (sx != sy)
+        return sx - sy;
     return (x->t0 > y->t0) - (x->t0 < y->t0);
+}
+
+static int cmp_interval(const void *a, const void *b)
+{
+    const double *x = a, *y = b;
+    return (x[0] > y[0]) - (x[0] < y[0]);
+}
+
+/* Node mode: each node's computing in the run, from each request's
+ * completion to the submission of the next request of the same node's
+ * thread; by node, by start. */
+static int setup_blocks(struct replay *r)
+{
+    const struct run_graph *g = r->g;
+    int n = r->n_srv, *fill = calloc((size_t)n + 1, sizeof(int));
+    r->blk_first = calloc((size_t)n + 2, sizeof(int));
+    r->blk = malloc(((size_t)g->n_reqs + 1) * sizeof(*r->blk));
+    if (!fill || !r->blk_first || !r->blk) {
+        free(fill);
+        return -1;
+    }
+    for (int q = 0; q < g->n_reqs; q++) {
+        const struct rg_req *x = &g->reqs[q];
+        if (x->pred >= 0 && g->reqs[x->pred].pe == x->pe && x->pe >= 0 && x->pe < n)
+            r->blk_first[x->pe + 1]++;
+    }
+    for (int i = 0; i < n; i++)
+        r->blk_first[i + 1] += r->blk_first[i];
+    for (int q = 0; q < g->n_reqs; q++) {
+        const struct rg_req *x = &g->reqs[q];
+        if (x->pred >= 0 && g->reqs[x->pred].pe == x->pe && x->pe >= 0 && x->pe < n) {
+            double *b = r->blk[r->blk_first[x->pe] + fill[x->pe]++];
+            b[0] = g->reqs[x->pred].complete;
+            b[1] = x->submit;
+        }
+    }
+    for (int i = 0; i < n; i++)
+        qsort(r->blk[r->blk_first[i]], (size_t)(r->blk_first[i + 1] - r->blk_first[i]), sizeof(*r->blk),
+              cmp_interval);
+    free(fill);
+    return 0;
+}
+
+/* Node mode: the end of the computing of node pe that instant t falls
+ * in, or t when the node's thread was not computing then. */
+static double free_after(const struct replay *r, int pe, double t)
+{
+    if (!r->node_mode || pe < 0 || pe >= r->n_srv)
+        return t;
+    int lo = r->blk_first[pe], hi = r->blk_first[pe + 1];
+    while (lo < hi) {      /* the first interval starting after t */
+        int mid = (lo + hi) / 2;
+        if (r->blk[mid][0] <= t)
+            lo = mid + 1;
+        else
+            hi = mid;
+    }
+    return lo > r->blk_first[pe] && t < r->blk[lo - 1][1] ? r->blk[lo - 1][1] : t;
 }
 
 static int setup_actions(struct replay *r, char *err, size_t errlen)
@@ -337,24 +403,33 @@ static int setup_actions(struct replay *r, char *err, size_t errlen)
     for (int i = 0; i < n; i++)
         if (g->actions[i].parent < 0)
             order[m++] = i;
-    sort_graph = g;
+    if (r->node_mode && setup_blocks(r) < 0) {
+        free(order);
+        free(idle);
+        free(busy);
+        return ini_fail(err, errlen, "out of memory");
+    }
+    sort_replay = r;
     qsort(order, (size_t)m, sizeof(int), cmp_action_t0);
     for (int k = 0; k < m;) {
-        int c = g->actions[order[k]].cluster, ni = 0, nb = 0;
+        int c = replay_server_of(r, &g->actions[order[k]]), ni = 0, nb = 0;
         double prev_end = -INFINITY;
-        for (; k < m && g->actions[order[k]].cluster == c; k++) {
+        for (; k < m && replay_server_of(r, &g->actions[order[k]]) == c; k++) {
             const struct rg_action *a = &g->actions[order[k]];
             struct a_sim *x = &r->as[order[k]];
-            double ready = replay_run_ready(g, a);
-            x->idle_class = prev_end < ready;
-            x->lag = fmax(a->t0 - (x->idle_class ? ready : prev_end), 0);
+            /* A node that was computing when the trigger came took it
+             * when it stopped (node mode): the replay computes that wait
+             * itself, so the lag starts there, as a busy thread's. */
+            double ready = replay_run_ready(g, a), from = free_after(r, a->pe, ready);
+            x->idle_class = prev_end < ready && from == ready;
+            x->lag = fmax(a->t0 - (x->idle_class ? ready : fmax(prev_end, from)), 0);
             if (x->idle_class)
                 idle[ni++] = x->lag;
             else
                 busy[nb++] = x->lag;
             prev_end = fmax(prev_end, a->t1);
         }
-        if (c >= 0 && c < r->n_clusters) {
+        if (c >= 0 && c < r->n_srv) {
             r->srv[c].first = g->actions[order[k - ni - nb]].t0;
             r->srv[c].lag_idle = median(idle, ni);
             r->srv[c].lag_busy = median(busy, nb);
@@ -500,9 +575,11 @@ static void replay_state_free(struct replay *r)
     free(r->inis);
     free(r->cl);
     free(r->lb_pe);
-    for (int c = 0; r->srv && c < r->n_clusters; c++)
+    for (int c = 0; r->srv && c < r->n_srv; c++)
         free(r->srv[c].queue);
     free(r->srv);
+    free(r->blk_first);
+    free(r->blk);
     free(r->ms);
     free(r->as);
     free(r->req_submit);

@@ -23,7 +23,8 @@ enum ev_type {
     EV_IN_DONE,         /* the receiving INI delivered it (msg) */
     EV_ACTION_READY,    /* an action can be served by its protocol thread (action) */
     EV_ACTION_START,    /* an action starts (action) */
-    EV_SERVER_FREE,     /* a protocol thread ended an action (cluster) */
+    EV_SERVER_FREE,     /* a protocol thread ended an action (server) */
+    EV_SERVER_UNBLOCK,  /* a node's thread ends its computing (server: node mode) */
     EV_REQ_SUBMIT,      /* a thread makes a request (req) */
     EV_REQ_COMPLETE,    /* a request is completed (req) */
 };
@@ -73,8 +74,13 @@ struct ini_sim {
     struct ini_lb_conn lb;
 };
 
-struct server {                 /* a cluster's protocol thread */
+/* What runs the actions: a cluster's protocol thread (MGS), or in node
+ * mode (a program whose nodes run their own handlers between their
+ * computing: the trace header's INI_CN_HDR_NODE_HANDLERS) each node's own
+ * thread, which takes no action while it computes (blocked_until). */
+struct server {
     bool busy;
+    double blocked_until;
     int *queue;
     int head, tail, cap;
     double lag_idle, lag_busy;  /* the run's medians */
@@ -112,7 +118,12 @@ struct replay {
     int n_inis;
     struct ini_sim *inis;
     struct ini_lb_pe *lb_pe;    /* per global PE */
-    struct server *srv;         /* per cluster */
+    bool node_mode;             /* servers per node, blocked while their thread computes */
+    int n_srv;
+    struct server *srv;         /* per cluster, or per node (node_mode) */
+    int *blk_first;             /* node mode, per node: its computing intervals in the run,
+                                   blk[blk_first[pe] .. blk_first[pe + 1]), by start */
+    double (*blk)[2];
     struct m_sim *ms;
     struct a_sim *as;
     double *req_submit, *req_complete;   /* replayed */
@@ -127,6 +138,12 @@ struct replay {
     uint64_t seq;
     double now;                 /* the event being handled */
 };
+
+/* The server that runs action a. */
+static inline int replay_server_of(const struct replay *r, const struct rg_action *a)
+{
+    return r->node_mode ? a->pe : a->cluster;
+}
 
 /* replay.c: the instant an action's trigger was ready in the run */
 double replay_run_ready(const struct run_graph *g, const struct rg_action *a);

@@ -232,11 +232,14 @@ static int enqueue(struct server *s, int a)
     return 0;
 }
 
-/* The thread takes its next action: after its wake-up if it was idle,
- * after its usual gap between actions if it was busy. */
-static int start_next(struct replay *r, int c, double now, bool was_idle)
+/* The thread takes its next action, if it has one and is neither busy
+ * nor computing (node mode): after its wake-up if it was idle, after its
+ * usual gap between actions if it was busy. */
+static int try_start(struct replay *r, int c, double now, bool was_idle)
 {
     struct server *s = &r->srv[c];
+    if (s->busy || s->tail == s->head || now < s->blocked_until)
+        return 0;
     int a = s->queue[s->head++ % s->cap];
     const struct a_sim *x = &r->as[a];
     double lag = x->idle_class == was_idle ? x->lag : was_idle ? s->lag_idle : s->lag_busy;
@@ -274,7 +277,7 @@ static int on_action_start(struct replay *r, int a, double now)
     s->started = true;
     int rc = 0;
     if (x->parent < 0)
-        rc |= sim_push(r, now + (x->t1 - x->t0), EV_SERVER_FREE, x->cluster);
+        rc |= sim_push(r, now + (x->t1 - x->t0), EV_SERVER_FREE, replay_server_of(r, x));
     for (int k = r->caused.first[a]; k < r->caused.first[a + 1]; k++) {
         const struct rg_msg *m = &r->g->msgs[r->caused.idx[k]];
         if (!isnan(m->send))
@@ -332,18 +335,18 @@ static int on_event(struct replay *r, const struct event *e)
         return 0;
     }
     case EV_ACTION_READY: {
-        int c = g->actions[e->idx].cluster;
+        int c = replay_server_of(r, &g->actions[e->idx]);
         if (enqueue(&r->srv[c], e->idx) < 0)
             return -1;
-        return r->srv[c].busy ? 0 : start_next(r, c, now, true);
+        return try_start(r, c, now, true);
     }
     case EV_ACTION_START:
         return on_action_start(r, e->idx, now);
-    case EV_SERVER_FREE: {
-        struct server *s = &r->srv[e->idx];
-        s->busy = false;
-        return s->tail > s->head ? start_next(r, e->idx, now, false) : 0;
-    }
+    case EV_SERVER_FREE:
+        r->srv[e->idx].busy = false;
+        return try_start(r, e->idx, now, false);
+    case EV_SERVER_UNBLOCK:     /* back from computing: it was running, not asleep */
+        return try_start(r, e->idx, now, false);
     case EV_REQ_SUBMIT:
         r->req_submit[e->idx] = now;
         if (g->reqs[e->idx].pickup >= 0)
@@ -353,8 +356,15 @@ static int on_event(struct replay *r, const struct event *e)
         int q = e->idx, rc = 0;
         r->req_complete[q] = now;
         for (int k = r->req_next.first[q]; k < r->req_next.first[q + 1]; k++) {
-            int s = r->req_next.idx[k];
-            rc |= sim_push(r, now + (g->reqs[s].submit - g->reqs[q].complete), EV_REQ_SUBMIT, s);
+            int s = r->req_next.idx[k], pe = g->reqs[q].pe;
+            double at = now + (g->reqs[s].submit - g->reqs[q].complete);
+            rc |= sim_push(r, at, EV_REQ_SUBMIT, s);
+            /* Node mode: the node's thread computes until then and takes
+             * no action meanwhile. */
+            if (r->node_mode && g->reqs[s].pe == pe && pe >= 0 && pe < r->n_srv && at > r->srv[pe].blocked_until) {
+                r->srv[pe].blocked_until = at;
+                rc |= sim_push(r, at, EV_SERVER_UNBLOCK, pe);
+            }
         }
         return rc;
     }

@@ -98,17 +98,23 @@ static inline void fx_req(struct ini_cn_trace *t, uint16_t pe, uint32_t id, uint
     r->t[2] = resumed;
 }
 
-/* Writes dir/cn<c>.trace of one node's buffer, on the fixture's clock. */
-static inline int fx_cn_write(struct ini_cn_trace *t, const char *dir, int c)
+/* Writes dir/cn<c>.trace of one node's buffer, on the fixture's clock,
+ * with the header's flags (INI_CN_HDR_*). */
+static inline int fx_cn_write_flags(struct ini_cn_trace *t, const char *dir, int c, unsigned flags)
 {
-    struct ini_cn_trace_info in = { .cluster = c, .n_pes = 1, .start_tsc = 1, .start_ns = FX_EPOCH_NS + 1,
-                                    .end_tsc = FX_END, .end_ns = FX_EPOCH_NS + FX_END };
+    struct ini_cn_trace_info in = { .flags = (uint16_t)flags, .cluster = c, .n_pes = 1, .start_tsc = 1,
+                                    .start_ns = FX_EPOCH_NS + 1, .end_tsc = FX_END, .end_ns = FX_EPOCH_NS + FX_END };
     snprintf(in.host, sizeof(in.host), "fx");
     char path[1024];
     snprintf(path, sizeof(path), "%s/cn%d.trace", dir, c);
     int rc = ini_cn_trace_write(path, &in, t, 1);
     ini_cn_trace_free(t);
     return rc;
+}
+
+static inline int fx_cn_write(struct ini_cn_trace *t, const char *dir, int c)
+{
+    return fx_cn_write_flags(t, dir, c, 0);
 }
 
 #endif

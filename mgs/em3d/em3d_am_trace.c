@@ -1,0 +1,127 @@
+/*
+ * em3d_am_trace.c - the records the message versions of EM3D add to the
+ * compute nodes' trace (ini/trace_cn.h) in a traced run, so that
+ * `ini-trace whatif` can replay them (docs/traces.md, docs/em3d.md).
+ *
+ * These versions have no protocol thread: each node runs its own
+ * handlers, on its own thread, whenever it waits, and nothing while it
+ * computes.  The trace's header says so (INI_CN_HDR_NODE_HANDLERS), and
+ * the replay then gives each node a server of its own that takes no
+ * action between a request's completion and the node's next request.
+ * What a node does is written as MGS writes its protocol thread's work:
+ *
+ *   actions   every handler run (on the message: a get answered, a value,
+ *             a bulk message, another cluster's barrier arrival), and the
+ *             pick-up of each of the node's own requests; a send names
+ *             the action it was made in (am_send's cause)
+ *   requests  per half-step a FILL (get: fetching the ghosts; put, bulk:
+ *             waiting for them), for put and bulk a PUBLISH (the new
+ *             values sent), and a BARRIER; each names the action that
+ *             completed it and the node's previous return, so the
+ *             computing in between is kept
+ *   joins     FILL: every value's action and the pick-up, keyed by node
+ *             and half-step, the last one completing the fill (values of
+ *             put and bulk may all have come before the fill began);
+ *             ARRIVALS: the cluster's nodes at barrier n, the last one's
+ *             action sending the cluster's arrival to the other clusters;
+ *             RELEASE: that action and the other clusters' arrivals, the
+ *             last one releasing every node of the cluster.
+ *
+ * Action and request ids are per cluster (one process), from 1, taken
+ * from atomics: each node's thread writes only its own buffer.  With
+ * tracing off every function returns at once.
+ */
+#include "em3d_am.h"
+
+#include "trace_cn.h"
+
+void amt_init(struct am_run *r)
+{
+    r->traced = ini_pe_trace(ini_cn_pe(r->cn, 0)) != NULL;
+    atomic_init(&r->tr_next_action, 1);
+    atomic_init(&r->tr_next_req, 1);
+    atomic_init(&r->bar_last_action, 0);
+    atomic_init(&r->bar_release, 0);
+    if (r->traced)
+        ini_cn_trace_model(r->cn, INI_CN_HDR_NODE_HANDLERS);
+    for (int l = 0; l < r->n_local; l++)
+        r->pe[l].tr = r->traced ? ini_pe_trace(ini_cn_pe(r->cn, l)) : NULL;
+}
+
+uint32_t amt_begin(struct am_run *r, struct am_pe *s, int kind, int peer, uint32_t ref, struct amt_act *a)
+{
+    if (!s->tr)
+        return 0;
+    *a = (struct amt_act){ .id = atomic_fetch_add(&r->tr_next_action, 1), .t0 = ini_cn_trace_tsc(),
+                           .kind = (uint8_t)kind, .peer = (uint16_t)peer, .ref = ref };
+    return a->id;
+}
+
+void amt_end(const struct am_pe *s, const struct amt_act *a)
+{
+    if (!s->tr)
+        return;
+    struct ini_cn_trace_rec *t = ini_cn_trace_next(s->tr, INI_CN_ACTION);
+    if (!t)
+        return;
+    t->tag = a->kind;
+    t->pe = (uint16_t)s->id;
+    t->peer = a->peer;
+    t->a = a->id;
+    t->b = a->ref;
+    t->t[0] = a->t0;
+    t->t[1] = ini_cn_trace_tsc();
+}
+
+uint32_t amt_req_begin(struct am_run *r, struct am_pe *s, uint64_t *submit)
+{
+    if (!s->tr)
+        return 0;
+    *submit = ini_cn_trace_tsc();
+    return atomic_fetch_add(&r->tr_next_req, 1);
+}
+
+void amt_req_done(struct am_pe *s, uint32_t id, int kind, uint32_t done, uint64_t submit)
+{
+    if (!s->tr)
+        return;
+    uint64_t now = ini_cn_trace_tsc();
+    struct ini_cn_trace_rec *t = ini_cn_trace_next(s->tr, INI_CN_REQ);
+    if (t) {
+        t->tag = (uint8_t)kind;
+        t->pe = (uint16_t)s->id;
+        t->a = id;
+        t->b = done;
+        t->c = (uint32_t)s->id;     /* the thread: one per node */
+        t->t[0] = submit;
+        t->t[1] = now;
+        t->t[2] = s->resumed;
+    }
+    s->resumed = now;
+}
+
+void amt_join(const struct am_pe *s, int site, uint32_t key, uint32_t action, int last)
+{
+    if (!s->tr)
+        return;
+    struct ini_cn_trace_rec *t = ini_cn_trace_next(s->tr, INI_CN_JOIN);
+    if (!t)
+        return;
+    t->tag = (uint8_t)site;
+    t->flags = last ? INI_CN_LAST : 0;
+    t->pe = (uint16_t)s->id;
+    t->a = key;
+    t->b = action;
+    t->t[0] = ini_cn_trace_tsc();
+}
+
+uint32_t amt_fill_key(const struct am_pe *s, int kind)
+{
+    return (uint32_t)s->id << 16 | ((s->fills[kind] * 2u + (uint32_t)kind) & 0xffffu);
+}
+
+void amt_cause(const struct am_pe *s, int handler, uint32_t action)
+{
+    if (s->tr)
+        ini_cn_trace_tag(s->tr, (uint8_t)handler, action, 0);
+}
