@@ -21,8 +21,10 @@
 #               targets.sh and are kept as it wrote them), breakdown.sh
 #               --tables (breakdown-s8-*), segment_compare.sh --tables
 #               (segments-bench, -w256)
-#   logp        docs/results/logp-knobs and logp-overlap:
+#   logp        docs/results/logp-knobs, logp-knobs-sleep and logp-overlap:
 #               tools/bench/logp.sh tables (their .txt, .csv and .dat)
+#   em3d        docs/results/em3d-uniform-beta1 (reports.jsonl.xz):
+#               em3d_tables.py and em3d_predict.py (every em3d-*.txt, .csv)
 # (Figures' PNGs are gnuplot's and not compared.)  Then every path under
 # docs/results/ that the docs name (docs/*.md, README.md,
 # tests/fuzz/RUNS.md; globs and {a,b} expanded) exists, in the tree or in
@@ -127,14 +129,23 @@ for n in segments-bench segments-bench-w256 segments-bench-issue32; do
     cmp -s "$R/$n.txt" "$tmp/sc/$n.txt" || fail "$n.txt is not what segment_compare.sh --tables makes of $n-runs/"
 done
 echo "ok:   breakdown-s8-*, segments-bench*: tables made again, identical"
-for n in logp-knobs logp-overlap; do
+for n in logp-knobs logp-knobs-sleep logp-overlap; do
     [ -d "$R/$n" ] || continue
     mkdir -p "$tmp/$R/$n" && cp "$R/$n"/{runs.tsv,reports.jsonl,meta.txt} "$tmp/$R/$n/"
     tools/bench/logp.sh tables "$tmp/$R/$n" > /dev/null 2> "$tmp/err" || fail "logp.sh tables $n: $(tail -n 1 "$tmp/err")"
     case $n in
-    logp-knobs) same "$n" knobs.txt knobs.csv signature.dat ;;
+    logp-knobs*) same "$n" knobs.txt knobs.csv signature.dat ;;
     *) same "$n" overlap.txt overlap.csv overlap-sweep.dat ;;
     esac
+done
+# ---- EM3D (docs/em3d.md): its tables and predictions from its data ----
+for n in em3d-uniform-beta1; do
+    [ -d "$R/$n" ] || continue
+    mkdir -p "$tmp/$R/$n" && cp "$R/$n"/{runs.tsv,reports.jsonl.xz,meta.txt} "$tmp/$R/$n/"
+    python3 tools/thesis/em3d_tables.py "$tmp/$R/$n" 2> "$tmp/err" || fail "em3d_tables.py $n: $(tail -n 1 "$tmp/err")"
+    python3 tools/thesis/em3d_predict.py "$tmp/$R/$n" > /dev/null 2> "$tmp/err" ||
+        fail "em3d_predict.py $n: $(tail -n 1 "$tmp/err")"
+    same "$n" $(cd "$R/$n" && ls em3d-*.txt em3d-*.csv)
 done
 for n in water-profile water-profile-settings; do
     mkdir -p "$tmp/$R/$n" && cp "$R/$n"/{meta.txt,profiles.jsonl} "$tmp/$R/$n/"

@@ -1,7 +1,7 @@
 #!/usr/bin/env python3
 """em3d_tables.py - the tables of an EM3D experiment (tools/thesis/em3d.sh,
 docs/em3d.md) from its directory (runs.sh's layout: runs.tsv,
-reports.jsonl; docs/results/README.md).
+reports.jsonl or reports.jsonl.xz; docs/results/README.md).
 
     em3d_tables.py OUT
 
@@ -10,15 +10,20 @@ inter-cluster edges: per version, INIs per cluster and policy, the median
 of the runs and their range) and OUT/em3d-sqrt.txt and .csv (per cluster
 size c, INIs per cluster, policy and version: time per edge, the INIs'
 mean utilization and queue length, the busiest INI's utilization, the
-mean message time in the INIs, beside the thesis's tables 5.8 and 5.9).
+mean message time in the INIs, beside the thesis's tables 5.8 and 5.9)
+and OUT/em3d-effects.txt and .csv (the ratios docs/em3d.md quotes, with
+their bootstrap intervals).
 Every run counts; failed runs are counted apart.  Exit status 0, 1 when
 OUT has no runs table, 2 on bad arguments.
 """
 import csv
-import json
 import os
 import statistics
 import sys
+
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+from runs import read_reports  # noqa: E402
+import stats  # noqa: E402
 
 # Tables 5.8 (static) and 5.9 (round-robin) of the thesis: cluster size ->
 # (INIs, message time in cycles, queue length, INI utilization).
@@ -38,11 +43,8 @@ def load(out):
     with open(path) as f:
         runs = list(csv.DictReader(f, delimiter="\t"))
     reports = {}
-    rpath = os.path.join(out, "reports.jsonl")
-    if os.path.exists(rpath):
-        for line in open(rpath):
-            r = json.loads(line)
-            reports[key(r) + (str(r.get("rep")),)] = r
+    for r in read_reports(out):     # reports.jsonl, or its .xz
+        reports[key(r) + (str(r.get("rep")),)] = r
     return runs, reports
 
 
@@ -129,6 +131,49 @@ def sqrt_table(out, runs, reports):
           "(interpolated where not whole).  One INI per cluster: run under one policy only (nothing to choose).")
 
 
+def effects(out, runs, reports):
+    """What docs/em3d.md quotes, from the curve's runs, each with its 95%
+    bootstrap interval (stats.py, seeded): per version, the time per edge
+    at share 0 and 0.8 with one INI and their ratio; then, at share 0.8,
+    2 and 4 INIs over 1 per policy, and round-robin and load-aware over
+    static at the same INIs."""
+    g = groups(runs, reports, "curve")
+
+    def upe(version, inis, policy, inter):
+        for k, e in g.items():
+            if k[1] == version and k[4] == str(inis) and float(k[6]) == inter and (inis == 1 or k[5] == policy):
+                return [x for x in e["upe"] if x is not None]
+        return []
+
+    def ratio(a, b):
+        if len(a) < 2 or len(b) < 2:
+            return ["-", "-"]
+        r, lo, hi = stats.ratio_ci(a, b)
+        return ["%.3f" % r, "%.3f-%.3f" % (lo, hi)]
+
+    rows = []
+    versions = sorted({k[1] for k in g})
+    for v in versions:
+        base0, base8 = upe(v, 1, None, 0.0), upe(v, 1, None, 0.8)
+        rows.append([v, "1 INI", "share 0.8 over 0", *ratio(base0, base8),
+                     "%.3f / %.3f" % (statistics.median(base0), statistics.median(base8)) if base0 and base8 else "-"])
+        for pol in ("static", "round-robin", "load-aware"):
+            for n in (2, 4):
+                x = upe(v, n, pol, 0.8)
+                rows.append([v, "%s, share 0.8" % pol, "%d INIs over 1" % n, *ratio(base8, x),
+                             "%.3f" % statistics.median(x) if x else "-"])
+        for n in (2, 4):
+            st = upe(v, n, "static", 0.8)
+            for pol in ("round-robin", "load-aware"):
+                x = upe(v, n, pol, 0.8)
+                rows.append([v, "%d INIs, share 0.8" % n, "%s over static" % pol, *ratio(st, x),
+                             "%.3f" % statistics.median(x) if x else "-"])
+    write(out, "em3d-effects", ["version", "where", "ratio of", "median ratio", "95% interval", "us/edge"], rows,
+          "EM3D's effects, from the curve's runs: ratios of median time per edge with their 95% bootstrap "
+          "intervals (each group resampled on its own; tools/thesis/stats.py, seeded).  An interval that "
+          "excludes 1 is a difference these runs show; one that holds 1 is not.")
+
+
 def main():
     if len(sys.argv) != 2:
         sys.stderr.write("usage: em3d_tables.py OUT\n")
@@ -136,6 +181,7 @@ def main():
     runs, reports = load(sys.argv[1])
     curve(sys.argv[1], runs, reports)
     sqrt_table(sys.argv[1], runs, reports)
+    effects(sys.argv[1], runs, reports)
 
 
 if __name__ == "__main__":

@@ -25,8 +25,12 @@ An experiment's directory OUT holds
                  others_during (the share other work used: the machine's
                  busy time less the run's own CPU time, over wall time x
                  cores).  A run is flagged `loaded` when others or
-                 others_during exceeds a quarter.  An empty field: not
-                 measured.
+                 others_during exceeds a quarter.  Since stop 40, the
+                 machine's state just before the run (`ini-bench --probe`):
+                 probe_rtt_ns (a cache line's round trip between the two
+                 CPUs, meant to tell the VM's fast and slow states apart) and
+                 probe_spin_ns (a core's step of dependent arithmetic).
+                 An empty field: not measured.
   reports.jsonl  one JSON object per line, one line per run whose counts an
                  analysis reads (experiments.sh: every run with INIs and
                  each delay calibration; sweep.sh: the base runs): the
@@ -55,6 +59,7 @@ on an unreadable directory, 2 on bad arguments.
 import csv
 import glob
 import json
+import lzma
 import os
 import re
 import shutil
@@ -75,11 +80,16 @@ def read_runs(out):
 
 
 def read_reports(out):
-    """The lines of OUT/reports.jsonl as dicts (none when the file is absent)."""
+    """The lines of OUT/reports.jsonl, or of OUT/reports.jsonl.xz (a large
+    one is committed compressed), as dicts; none when neither exists."""
     p = os.path.join(out, "reports.jsonl")
-    if not os.path.exists(p):
+    if os.path.exists(p):
+        f = open(p)
+    elif os.path.exists(p + ".xz"):
+        f = lzma.open(p + ".xz", "rt")
+    else:
         return []
-    with open(p) as f:
+    with f:
         return [json.loads(l) for l in f if l.strip()]
 
 
