@@ -206,9 +206,6 @@ void inid_faults_init(struct inid *d);
 int inid_idle_init(struct inid *d);
 /* Rings the doorbells of sleeping memif peers that were sent frames. */
 void inid_wake_peers(struct inid *d);
-/* The memif packet buffer size (devargs bsize) that holds a whole frame of
- * the given MTU. */
-uint32_t inid_memif_buffer_size(int mtu);
 /* --capture: opens RUN_DIR/ini<ID>.pcapng, one interface per port, and
  * records what the ports send (a wrapper around the netif's xmit);
  * inid_capture_rx records received bursts.  0, or -1 after saying why. */

@@ -36,19 +36,6 @@ static void port_name(const struct inid *d, int peer, char *buf, size_t len)
         snprintf(buf, len, "net_af_packet%d", d->me->id);
 }
 
-/* memif's packet buffers are 2048 bytes unless told otherwise; DPDK
- * 22.11's memif driver chains buffers for a longer frame but loses track of
- * the chain under load (frames counted many times, ACKs for numbers never
- * sent, with MTUs above ~2,035).  One buffer per frame avoids chains: the
- * frame (MTU + Ethernet header), rounded up to 128 bytes, at least the
- * default. */
-uint32_t inid_memif_buffer_size(int mtu)
-{
-    uint32_t frame = (uint32_t)mtu + 14;
-    uint32_t bsize = (frame + 127) & ~127u;
-    return bsize < 2048 ? 2048 : bsize;
-}
-
 int inid_ports_eal_args(const struct inid *d, char args[][INID_ARG_LEN], int max)
 {
     int n = 0;
@@ -64,7 +51,7 @@ int inid_ports_eal_args(const struct inid *d, char args[][INID_ARG_LEN], int max
                      "--vdev=net_memif%d,role=%s,id=0,socket=ini-%s-%d-%d,socket-abstract=yes,"
                      "bsize=%u",
                      j, me->id == lo ? "server" : "client", d->tag, lo, hi,
-                     inid_memif_buffer_size(d->cfg.stack.mtu));
+                     ini_stack_memif_bsize(d->cfg.stack.mtu));
         }
         break;
     case INI_NET_AF_PACKET:

@@ -40,4 +40,17 @@ static inline int ini_stack_mbuf_room(int mtu)
     return room < 2048 + 128 ? 2048 + 128 : room;
 }
 
+/* memif's packet buffer size (its `bsize` devarg) for frames of the MTU.
+ * memif's buffers are 2048 bytes unless told otherwise; DPDK 22.11's memif
+ * driver chains buffers for a longer frame but loses track of the chain
+ * under load (frames counted many times, ACKs for numbers never sent,
+ * with MTUs above ~2,035).  One buffer per frame avoids chains: the frame
+ * (MTU + Ethernet header), rounded up to 128 bytes, at least the default. */
+static inline unsigned ini_stack_memif_bsize(int mtu)
+{
+    unsigned frame = (unsigned)mtu + 14;
+    unsigned bsize = (frame + 127) & ~127u;
+    return bsize < 2048 ? 2048 : bsize;
+}
+
 #endif

@@ -11,7 +11,9 @@
 # measured with the same positive figures and the reliable layer's ratios
 # to them, or skipped with a reason (library missing) - never failed.
 # Bad flags must give one line on stderr and exit 2.  `--checksum` must
-# measure every checksum path the CPU has.
+# measure every checksum path the CPU has; `--mtu 9000` must move 64 KB
+# in 9,000-byte frames without a retransmission; `--probe` must print its
+# two figures.
 # The figures themselves are not judged (other work on the machine moves
 # them); docs/performance.md is where they are.
 set -u
@@ -118,3 +120,27 @@ echo "$out" | awk '
 $B --checksum --reps 0 > /dev/null 2>&1
 [ $? -eq 2 ] || fail "ini-bench --checksum --reps 0: expected exit 2"
 echo "bench_quick: --checksum: $(echo "$out" | grep -cE '^(scalar|avx2|clmul)') paths measured"
+
+# --mtu 9000: the three memif layers move 9,000-byte frames (the report
+# says so), 64 KB messages arrive with no retransmission; a bad MTU is
+# refused.  --probe: one line, both figures positive.
+$B --quick --no-plot --layers raw-dpdk,reliable --sizes 8,65000 --depths 1,16 --mtu 9000 --format json \
+    > /tmp/bench_quick_mtu.json 2> /tmp/bench_quick_mtu.err || fail "ini-bench --mtu 9000 exited $?: $(tail -n 2 /tmp/bench_quick_mtu.err)"
+python3 - /tmp/bench_quick_mtu.json <<'PY' || fail "ini-bench --mtu 9000: see above"
+import json, sys
+d = json.load(open(sys.argv[1]))
+assert d["mtu"] == 9000, d["mtu"]
+L = {l["name"]: l for l in d["layers"]}
+for n in ("raw-dpdk", "reliable"):
+    assert L[n]["ok"] and L[n]["gbps_64k"] > 0, (n, L[n].get("err"))
+assert L["reliable"]["retransmissions"] == 0, L["reliable"]["retransmissions"]
+print("bench_quick: --mtu 9000: raw %.1f, reliable %.1f Gbit/s at 64 KB, no retransmission"
+      % (L["raw-dpdk"]["gbps_64k"], L["reliable"]["gbps_64k"]))
+PY
+$B --mtu 100 > /dev/null 2>&1
+[ $? -eq 2 ] || fail "ini-bench --mtu 100: expected exit 2"
+probe=$($B --probe) || fail "ini-bench --probe exited $?"
+echo "$probe" | grep -Eq '^probe rtt_ns=[0-9.]+ spin_ns=[0-9.]+$' &&
+    awk -v l="$probe" 'BEGIN { split(l, f, /[= ]/); exit !(f[3] > 0 && f[5] > 0) }' ||
+    fail "ini-bench --probe: '$probe'"
+echo "bench_quick: --probe: $probe"

@@ -9,13 +9,14 @@
 # INIs' CPU per pass, the compute and protocol threads' CPU per node all
 # above 0 and the counters' busy share in (0, 1]; utilization in [0, 1],
 # run times above 0; the runs table has the load sampled during each run
-# (load_mean, busy_max, others_during); the full form's plan is the grid
+# (load_mean, busy_max, others_during) and the probe's figures before it
+# (probe_rtt_ns, probe_spin_ns); the full form's plan is the grid
 # (every layout, 315 runs: 10 repetitions at clusters of 4 and 8) and
 # writes nothing; a quick run refuses the committed directories.
 set -u
 cd "$(dirname "$0")/../.."
 . tests/integration/lib/common.sh
-water_test_start thesis_uniform build/bin/ini-cluster build/bin/inid build/bin/ini-trace build/bin/cluster-fake-inid
+water_test_start thesis_uniform build/bin/ini-cluster build/bin/inid build/bin/ini-trace build/bin/cluster-fake-inid build/bin/ini-bench
 O=$TMP/out
 if ! WATER_RANDOM=$RANDOM_IN tools/thesis/uniform.sh --quick --beta 0.5 --seed 3 --out "$O" > "$TMP/log" 2>&1; then
     fail "uniform.sh --quick failed"; tail -20 "$TMP/log"
@@ -45,9 +46,12 @@ assert len(rows) == 6, "%d rows" % len(rows)
 for r in rows:
     assert r["status"] == "ok" and float(r["runtime_s"]) > 0, r
     assert float(r["load_mean"]) >= 0 and 0 <= float(r["busy_max"]) <= 1 and 0 <= float(r["others_during"]) <= 1, r
+    assert 10 < float(r["probe_rtt_ns"]) < 100000 and 0 < float(r["probe_spin_ns"]) < 1000, r
 print("4 INI runs with their CPU profile (INI CPU per pass %d-%d ns), 6 rows with the load during each run"
+      " and the machine's state before it (probe round trip %.0f-%.0f ns)"
       % (min(l["programs"]["cpu.json"]["ini_cpu_per_pass_ns"] for l in ini),
-         max(l["programs"]["cpu.json"]["ini_cpu_per_pass_ns"] for l in ini)))
+         max(l["programs"]["cpu.json"]["ini_cpu_per_pass_ns"] for l in ini),
+         min(float(r["probe_rtt_ns"]) for r in rows), max(float(r["probe_rtt_ns"]) for r in rows)))
 EOF
 # The full form: the plan only (its output directory, committed or not,
 # untouched).

@@ -38,7 +38,7 @@ enum { BF_RESET = 1, BF_REPLY = 2 };
 
 #define BENCH_HDR      8
 #define BENCH_MAX_MSG  65000          /* the INI's max_message: "64 KB" */
-#define BENCH_MTU      1500
+#define BENCH_MTU      1500           /* every layer's frames unless --mtu */
 #define BENCH_BUSY_PREEMPT 50         /* preemptions/s: the cores were not ours */
 
 enum bench_layer { L_RAW, L_UDP, L_REL, L_CN, L_KERNEL,
@@ -176,6 +176,7 @@ struct bench_setup {
     int cn_yield_us;          /* idle.yield_us of the cluster run, -1: the configuration's default */
     int cn_colocate;          /* idle.colocate of the cluster run, -1: default */
     int segment;              /* stack.segmentation of the reliable and compute-to-compute layers */
+    int mtu;                  /* the frames every memif layer moves (--mtu; BENCH_MTU) */
     int split;                /* --split: time the ping-pong's receive polls and send calls */
     int quick;
     double loadavg;           /* 1-minute load average when the run began */
@@ -212,6 +213,8 @@ int bench_cn_agent(int argc, char **argv);
 int bench_inproc_main(int argc, char **argv);
 /* The CRC and sum pass on each path (ini-bench --checksum). */
 int bench_checksum_main(int argc, char **argv);
+/* The machine's state before a run (ini-bench --probe, bench_probe.c). */
+int bench_probe_main(int argc, char **argv);
 
 /* ---- output ---- */
 enum bench_format { FMT_TABLE, FMT_CSV, FMT_JSON };

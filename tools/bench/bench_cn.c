@@ -179,7 +179,7 @@ static int write_config(const char *path, const struct bench_setup *s)
                "  { id = 0; pes = [0]; inis = ( { id = 0; core = %d; ip = \"198.18.0.1\"; } ); },\n"
                "  { id = 1; pes = [1]; inis = ( { id = 1; core = %d; ip = \"198.18.0.2\"; } ); }\n"
                ");\n",
-            BENCH_MTU, s->cn_window, BENCH_MAX_MSG, s->segment ? "true" : "false", idle, extra, s->cores[0],
+            s->mtu, s->cn_window, BENCH_MAX_MSG, s->segment ? "true" : "false", idle, extra, s->cores[0],
             s->cores[1]);
     return fclose(f);
 }

@@ -4,7 +4,7 @@
  *
  *   raw-dpdk  Ethernet frames straight from rte_eth_tx_burst to
  *             rte_eth_rx_burst, no stack.  A message larger than the MTU
- *             is cut into 1500-byte frames by the bench itself (EtherType
+ *             is cut into MTU-byte frames by the bench itself (EtherType
  *             0x88b6 for a continued message, 0x88b5 for its last frame),
  *             so every layer moves the same bytes per frame.
  *   udp-ip    lwIP's UDP (udp_sendto, the recv callback)
@@ -92,6 +92,7 @@ static struct side {
     uint64_t retx;            /* over all reliable phases, both sides */
     int verbose;
     int segment;              /* the transport's stack.segmentation */
+    int mtu;                  /* every layer's frames: payload bytes after the Ethernet header */
     /* --split: time in receive polls that took frames, and in send calls */
     int split;
     uint64_t split_rx_ticks, split_rx_frames, split_tx_ticks, split_tx_calls;
@@ -143,7 +144,8 @@ static void raw_flush(void *ctx)
 
 static int raw_send(void *ctx, const uint8_t h[BENCH_HDR], uint32_t len)
 {
-    int nfr = (int)((len + BENCH_MTU - 1) / BENCH_MTU);
+    uint32_t mtu = (uint32_t)S.mtu;
+    int nfr = (int)((len + mtu - 1) / mtu);
     if (S.ntx + nfr > TXB)
         raw_flush(ctx);
     uint64_t t0 = split_begin();
@@ -153,7 +155,7 @@ static int raw_send(void *ctx, const uint8_t h[BENCH_HDR], uint32_t len)
     memcpy(src_buf, h, BENCH_HDR);
     uint32_t off = 0;
     for (int f = 0; f < nfr; f++) {
-        uint32_t chunk = len - off < BENCH_MTU ? len - off : BENCH_MTU;
+        uint32_t chunk = len - off < mtu ? len - off : mtu;
         struct rte_ether_hdr *eth = (struct rte_ether_hdr *)rte_pktmbuf_append(ms[f], (uint16_t)(RTE_ETHER_HDR_LEN + chunk));
         memcpy(&eth->dst_addr, mac_of[1 - S.role], 6);
         memcpy(&eth->src_addr, mac_of[S.role], 6);
@@ -240,7 +242,7 @@ static int udp_send_msg(void *ctx, const uint8_t h[BENCH_HDR], uint32_t len)
     /* As the transport sends: a single frame is copied into a transmit
      * mbuf, a longer datagram goes to lwIP by reference. */
     struct pbuf *p;
-    if (len <= BENCH_MTU - 28) {
+    if (len <= (uint32_t)S.mtu - 28) {
         p = ini_netif_alloc_tx(&S.st.nf, (uint16_t)len);
         if (!p)
             return -1;
@@ -325,7 +327,7 @@ static void stack_params(struct ini_stack_params *p, int window)
     ini_stack_params_default(p);
     p->swp.me = S.role;
     p->swp.n_inis = 2;
-    p->swp.mtu = BENCH_MTU;             /* the frames every layer moves */
+    p->swp.mtu = S.mtu;                 /* the frames every layer moves */
     p->swp.window = window;
     p->swp.segment = S.segment;
     p->swp.tsc_hz = bench_tsc_hz();
@@ -601,11 +603,11 @@ static int port_up(void)
 
 static int side_main(const struct bench_setup *s, int role, int ctl, int out_fd, int tag)
 {
-    char a_prefix[64], a_lcores[32], a_vdev[160];
+    char a_prefix[64], a_lcores[32], a_vdev[192];
     snprintf(a_prefix, sizeof(a_prefix), "--file-prefix=ini-bench-%d-%d", tag, role);
     snprintf(a_lcores, sizeof(a_lcores), "--lcores=0@%d", s->cores[role]);
-    snprintf(a_vdev, sizeof(a_vdev), "--vdev=net_memif0,role=%s,id=0,socket=ini-bench-%d,socket-abstract=yes",
-             role ? "server" : "client", tag);
+    snprintf(a_vdev, sizeof(a_vdev), "--vdev=net_memif0,role=%s,id=0,socket=ini-bench-%d,socket-abstract=yes,bsize=%u",
+             role ? "server" : "client", tag, ini_stack_memif_bsize(s->mtu));
     char *argv[] = { "ini-bench", "--no-huge", "-m", "256", "--no-pci", "--no-shconf", a_prefix,
                      "--no-telemetry", "--log-level=*:critical", a_lcores, a_vdev, NULL };
     S.role = role;
@@ -613,6 +615,7 @@ static int side_main(const struct bench_setup *s, int role, int ctl, int out_fd,
     S.ctl = ctl;
     S.verbose = s->p.verbose;
     S.segment = s->segment;
+    S.mtu = s->mtu;
     if (rte_eal_init((int)(sizeof(argv) / sizeof(argv[0])) - 1, argv) < 0) {
         fprintf(stderr, "ini-bench: EAL init failed: %s\n", rte_strerror(rte_errno));
         return 1;
@@ -622,7 +625,7 @@ static int side_main(const struct bench_setup *s, int role, int ctl, int out_fd,
     rmdir(rte_eal_get_runtime_dir());
     char name[32];
     snprintf(name, sizeof(name), "bench%d", role);
-    S.pool = ini_stack_pool_create(name, MBUFS, ini_stack_mbuf_room(BENCH_MTU), 256);
+    S.pool = ini_stack_pool_create(name, MBUFS, ini_stack_mbuf_room(S.mtu), 256);
     if (!S.pool || port_up() < 0) {
         fprintf(stderr, "ini-bench: %s: memif port did not come up\n", role ? "server" : "client");
         return 1;

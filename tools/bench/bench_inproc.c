@@ -73,6 +73,7 @@ static uint8_t sink[BENCH_MAX_MSG + 64];
 static uint8_t *slots;
 static uint32_t slot_stride, n_slots;
 static uint32_t msg_size = BENCH_HDR;
+static int frame_mtu = BENCH_MTU;        /* --mtu */
 static const uint8_t ip_mac[2][6] = { { 2, 0, 0xc6, 0x12, 0, 1 }, { 2, 0, 0xc6, 0x12, 0, 2 } };
 static const uint32_t ip_ip[2] = { PP_HTONL(0xc6120001), PP_HTONL(0xc6120002) };
 
@@ -119,7 +120,7 @@ static int setup_side(struct ip_side *s, int id, int depth, int segment, int mac
     ini_stack_params_default(&prm);
     prm.swp.me = id;
     prm.swp.n_inis = 2;
-    prm.swp.mtu = BENCH_MTU;              /* the frames every layer moves */
+    prm.swp.mtu = frame_mtu;              /* the frames every layer moves */
     prm.swp.segment = segment;
     prm.swp.auth = mac;
     prm.swp.window = depth * (int)ini_swp_window_cost(&prm.swp, (uint32_t)sizeof(struct ini_am_hdr) + msg_size);
@@ -307,7 +308,7 @@ __attribute__((noinline)) void ip_udp_send(int k)
     for (int i = 0; i < k; i++) {
         /* As the transport sends (stack/swp.c transmit()). */
         struct pbuf *p;
-        if (msg_size <= BENCH_MTU - 28) {
+        if (msg_size <= (uint32_t)frame_mtu - 28) {
             if (!(p = ini_netif_alloc_tx(&A.st.nf, (uint16_t)msg_size)))
                 break;
             memcpy(p->payload, slots, msg_size);
@@ -332,8 +333,8 @@ __attribute__((noinline)) void ip_udp_recv(void)
 __attribute__((noinline)) void ip_raw_send(int k)
 {
     for (int i = 0; i < k; i++) {
-        for (uint32_t off = 0; off < msg_size; off += BENCH_MTU) {
-            uint32_t chunk = msg_size - off < BENCH_MTU ? msg_size - off : BENCH_MTU;
+        for (uint32_t off = 0; off < msg_size; off += (uint32_t)frame_mtu) {
+            uint32_t chunk = msg_size - off < (uint32_t)frame_mtu ? msg_size - off : (uint32_t)frame_mtu;
             struct rte_mbuf *m = A.nwire < WIRE ? rte_pktmbuf_alloc(ip_pool) : NULL;
             if (!m)
                 return;
@@ -448,6 +449,8 @@ int bench_inproc_main(int argc, char **argv)
             flood_stranger = 1;
         else if (!strcmp(a, "--segment"))
             segment = cli_parse_choice(a, cli_value(argc, argv, &i), seg_modes);
+        else if (!strcmp(a, "--mtu"))
+            frame_mtu = (int)cli_parse_long(a, cli_value(argc, argv, &i), 576, 9000);
         else if (!strcmp(a, "--size"))
             size = cli_parse_long(a, cli_value(argc, argv, &i), BENCH_HDR, BENCH_MAX_MSG);
         else if (a[0] == '-')
@@ -467,7 +470,7 @@ int bench_inproc_main(int argc, char **argv)
     /* Empty under --no-shconf and --no-telemetry: removed now, so that
      * nothing is left in /var/run/dpdk. */
     rmdir(rte_eal_get_runtime_dir());
-    ip_pool = ini_stack_pool_create("ip_mbufs", 8191, ini_stack_mbuf_room(BENCH_MTU), 256);
+    ip_pool = ini_stack_pool_create("ip_mbufs", 8191, ini_stack_mbuf_room(frame_mtu), 256);
     if (!ip_pool || setup_side(&A, 0, (int)window, segment, mac) < 0 || setup_side(&B, 1, (int)window, segment, mac) < 0)
         return 1;
     /* A's window of message slots, then B's (for its answers). */

@@ -90,7 +90,7 @@ static void table(FILE *f, const struct bench_setup *s, const struct layer_resul
     fprintf(f, "ini-bench: measuring side on CPU %d, answering side on CPU %d; memif, MTU %d; "
                "messages longer than a frame as %s; %d runs per test, medians [minimum]; "
                "load average %.2f at the start\n\n",
-            s->cores[0], s->cores[1], BENCH_MTU, s->segment ? "transport segments" : "IP fragments", p->runs,
+            s->cores[0], s->cores[1], s->mtu, s->segment ? "transport segments" : "IP fragments", p->runs,
             s->loadavg);
     fprintf(f, "%-19s %17s %17s %17s %17s %9s %8s %9s %8s %9s\n", "layer", "RTT us", "EEL us", "o_s us",
             "o_r us", "g ns", "Mmsg/s", "G ns/B", "M B", "Gbit/s");
@@ -258,7 +258,7 @@ static void json(FILE *f, const struct bench_setup *s, const struct layer_result
                "\"message_bytes\": %d, \"rtt_bytes\": %u, \"bw_depth\": %d, \"largest_message\": %u, \"mtu\": %d, "
                "\"segmentation\": %s, \"loadavg_at_start\": %.2f,\n  \"layers\": [",
             s->quick ? "true" : "false", s->cores[0], s->cores[1], p->runs, BENCH_HDR, p->rtt_bytes, p->bw_depth,
-            p->sizes[p->n_sizes - 1], BENCH_MTU, s->segment ? "true" : "false", s->loadavg);
+            p->sizes[p->n_sizes - 1], s->mtu, s->segment ? "true" : "false", s->loadavg);
     int first = 1;
     for (int l = 0; l < L_COUNT; l++) {
         if (!s->layers_on[l])
@@ -336,7 +336,7 @@ int bench_plot(const char *png, const struct bench_setup *s, const struct layer_
                "set title 'ini-bench: one-way bandwidth by message size (queue depth %d, MTU %d, medians of %d runs)'\n"
                "set logscale x 2\nset xlabel 'message size (bytes)'\nset ylabel 'Gbit/s'\n"
                "set format x '%%.0f'\nset key top left\nset grid\n",
-            png, p->bw_depth, BENCH_MTU, p->runs);
+            png, p->bw_depth, s->mtu, p->runs);
     int n = 0;
     for (int l = 0; l < L_COUNT; l++)
         if (s->layers_on[l] && res[l].ok)

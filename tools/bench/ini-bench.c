@@ -10,11 +10,14 @@
  *             [--sizes LIST] [--bw-depth N] [--window N] [--cores A,B]
  *             [--cn-idle auto|poll|adaptive] [--cn-window N]
  *             [--cn-yield-us N] [--cn-colocate 0|1] [--segment on|off]
- *             [--split] [--rtt-bytes B] [--plot FILE | --no-plot] [--save PREFIX]
+ *             [--mtu N] [--split] [--rtt-bytes B] [--plot FILE | --no-plot] [--save PREFIX]
  *             [--verbose]
  *   ini-bench --inproc [...]     the stack path in one process (callgrind)
  *   ini-bench --checksum [--reps N]  the CRC and sum pass of a 64 KB message,
  *                                each path this CPU has (bench_checksum.c)
+ *   ini-bench --probe [--cores A,B]  the machine's state: a cache line's round
+ *                                trip between two CPUs, a core's speed
+ *                                (bench_probe.c; recorded by the experiments)
  *
  * Layers (LIST: comma-separated names, default all):
  *   raw-dpdk            Ethernet frames over memif, no stack
@@ -60,13 +63,14 @@ static const char usage_text[] =
     "usage: ini-bench [--quick] [--format table|csv|json] [--layers LIST] [--runs N] [--count N]\n"
     "                 [--budget-ms N] [--depths LIST] [--sizes LIST] [--bw-depth N] [--window N]\n"
     "                 [--cores A,B] [--cn-idle auto|poll|adaptive] [--cn-window N]\n"
-    "                 [--cn-yield-us N] [--cn-colocate 0|1] [--segment on|off] [--split] [--rtt-bytes B]\n"
+    "                 [--cn-yield-us N] [--cn-colocate 0|1] [--segment on|off] [--mtu N] [--split] [--rtt-bytes B]\n"
     "                 [--plot FILE | --no-plot] [--save PREFIX] [--verbose]\n"
     "       ini-bench --inproc [--layer raw|udp-ip|reliable|all] [--count N] [--window W] [--size B] [--mac]\n"
-    "                        [--segment on|off]\n"
+    "                        [--segment on|off] [--mtu N]\n"
     "                        [--flood K [--flood-stranger]]\n"
     "       ini-bench --inproc --pingpong [--count N] [--size B] [--mac]\n"
     "       ini-bench --checksum [--reps N]\n"
+    "       ini-bench --probe [--cores A,B]\n"
     "       ini-bench --logp [--tests signature,overlap] [--deltas US,...] [--bursts M,...] [--window N]\n"
     "                        [--bulk BYTES] [--reps N] [--count N] [--cores A,B] [--timeout-ms N] [--quick]\n"
     "                        (under ini-cluster run: the LogP parameters, bench_logp.h)\n"
@@ -119,6 +123,8 @@ int main(int argc, char **argv)
         return bench_inproc_main(argc, argv);
     if (argc > 1 && !strcmp(argv[1], "--checksum"))
         return bench_checksum_main(argc, argv);
+    if (argc > 1 && !strcmp(argv[1], "--probe"))
+        return bench_probe_main(argc, argv);
     if (argc > 1 && !strcmp(argv[1], "--logp"))
         return bench_logp_main(argc, argv);
 
@@ -135,6 +141,7 @@ int main(int argc, char **argv)
     s.cn_yield_us = -1;
     s.cn_colocate = 1;
     s.segment = ini_swp_defaults().segment;
+    s.mtu = BENCH_MTU;
     for (int i = 1; i < argc; i++) {
         const char *a = argv[i];
         if (cli_common_flag(a)) {
@@ -179,6 +186,10 @@ int main(int argc, char **argv)
             /* stack.segmentation of the reliable and compute-to-compute layers */
             static const char *const modes[] = { "off", "on", NULL };
             s.segment = cli_parse_choice(a, cli_value(argc, argv, &i), modes);
+        } else if (!strcmp(a, "--mtu")) {
+            /* the frames of every memif layer, raw included (so that the
+             * layers compare), and the compute-to-compute run's stack.mtu */
+            s.mtu = (int)cli_parse_long(a, cli_value(argc, argv, &i), 576, 9000);
         } else if (!strcmp(a, "--split")) {
             s.split = 1;
         } else if (!strcmp(a, "--rtt-bytes")) {

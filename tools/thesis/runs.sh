@@ -39,6 +39,7 @@
 # Water helpers for the scripts that run it: water_input, water_time.
 
 RUNS_PY=${RUNS_PY:-$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)/runs.py}
+RUNS_PROBE=${RUNS_PROBE:-$(cd "$(dirname "${BASH_SOURCE[0]}")/../.." && pwd)/build/bin/ini-bench}
 RUNS_SAMPLE_S=${RUNS_SAMPLE_S:-1} RUNS_LOADLIM=${RUNS_LOADLIM:-none}
 
 runs_plan() {
@@ -59,7 +60,7 @@ runs_open() {
     rm -rf "$RUNS_OUT/raw"
     rm -f "$RUNS_OUT/reports.jsonl" "$RUNS_OUT/errors.log"
     runs_row seq "$@" rep status runtime_s load_before load_after others flag cpu_user_s cpu_sys_s starts \
-        load_mean load_max busy_mean busy_max others_during > "$RUNS_OUT/runs.tsv"
+        load_mean load_max busy_mean busy_max others_during probe_rtt_ns probe_spin_ns > "$RUNS_OUT/runs.tsv"
     RUNS_N=0 RUNS_FAILED=0 RUNS_LOADED=0 RUNS_RESTARTS=0 RUNS_START=$SECONDS RUNS_DURS=()
 }
 
@@ -80,6 +81,16 @@ runs_cpu_busy() {
     awk -v i=$idle -v t=$total 'BEGIN{printf("%.2f", (t > 0) ? 1 - i / t : 0)}'
 }
 runs_loadavg() { cut -d' ' -f1 /proc/loadavg; }
+
+# The machine's state before a run: "RTT_NS SPIN_NS" from ini-bench
+# --probe (bench_probe.c: a cache line's round trip between the cores,
+# meant to tell this VM's fast and slow states apart), "- -" when it
+# cannot be measured.
+runs_probe() {
+    local out
+    out=$("$RUNS_PROBE" --probe 2> /dev/null) &&
+        sed -n 's/^probe rtt_ns=\([0-9.]*\) spin_ns=\([0-9.]*\)$/\1 \2/p' <<< "$out" | grep . || echo "- -"
+}
 
 # The load during a run (runs_launch).  A sampler in the background writes, every
 # second, the 1-minute load average and the share of the machine's CPU
@@ -193,7 +204,7 @@ runs_keep() {
 }
 
 runs_loop() {
-    local plan=$1 fn=$2 nruns line busy la0 la1 flag t0 eta i ncol=${#RUNS_COLS[@]}
+    local plan=$1 fn=$2 nruns line busy la0 la1 flag t0 eta i p_rtt p_spin ncol=${#RUNS_COLS[@]}
     nruns=$(grep -c . "$plan")
     while read -r -a line; do
         local vals=("${line[@]:0:ncol}")
@@ -204,7 +215,11 @@ runs_loop() {
         RUN_IDS+=(--id "rep=$RUN_REP")
         RUN_STATUS=failed RUN_TIME= RUN_NOTE= RUN_CPU_USER= RUN_CPU_SYS= RUN_STARTS=1 flag=ok t0=$SECONDS
         RUN_LOAD_MEAN= RUN_LOAD_MAX= RUN_BUSY_MEAN= RUN_BUSY_MAX= RUN_OTHERS_DURING=
+        # The probe after the second of load sampling, not before it: a
+        # previous run's daemons may still be exiting on the cores.
         busy=$(runs_cpu_busy); la0=$(runs_loadavg)
+        read -r p_rtt p_spin < <(runs_probe)
+        [ "$p_rtt" = - ] && p_rtt= p_spin=
         "$fn" "${line[@]}" < /dev/null
         la1=$(runs_loadavg)
         RUNS_N=$((RUNS_N + 1))
@@ -219,7 +234,7 @@ runs_loop() {
         fi
         runs_row "$RUNS_N" "${vals[@]}" "$RUN_REP" "$RUN_STATUS" "$RUN_TIME" "$la0" "$la1" "$busy" "$flag" \
             "$RUN_CPU_USER" "$RUN_CPU_SYS" "$RUN_STARTS" "$RUN_LOAD_MEAN" "$RUN_LOAD_MAX" "$RUN_BUSY_MEAN" \
-            "$RUN_BUSY_MAX" "$RUN_OTHERS_DURING" >> "$RUNS_OUT/runs.tsv"
+            "$RUN_BUSY_MAX" "$RUN_OTHERS_DURING" "$p_rtt" "$p_spin" >> "$RUNS_OUT/runs.tsv"
         if [ "$RUN_STATUS" != ok ]; then
             RUNS_FAILED=$((RUNS_FAILED + 1))
             echo "  FAIL $RUN_LABEL rep $RUN_REP: $RUN_NOTE (logs in $RUNS_OUT/errors.log)"
@@ -227,8 +242,8 @@ runs_loop() {
         fi
         RUNS_DURS+=($((SECONDS - t0)))
         eta=$(printf '%s\n' "${RUNS_DURS[@]}" | sort -n | awk -v left=$((nruns - RUNS_N)) '{v[NR]=$1} END{m=v[int((NR+1)/2)]; s=m*left; printf "%d:%02d:%02d", s/3600, s%3600/60, s%60}')
-        printf '  [%3d/%d] %-28s rep %d: %s; load %s->%s, others %s (during %s)%s; %ds, left ~%s\n' "$RUNS_N" "$nruns" \
-            "$RUN_LABEL" "$RUN_REP" "$RUN_NOTE" "$la0" "$la1" "$busy" "${RUN_OTHERS_DURING:--}" "$([ $flag = loaded ] && echo ' [LOADED]')" \
+        printf '  [%3d/%d] %-28s rep %d: %s; load %s->%s, others %s (during %s), probe %s ns%s; %ds, left ~%s\n' "$RUNS_N" "$nruns" \
+            "$RUN_LABEL" "$RUN_REP" "$RUN_NOTE" "$la0" "$la1" "$busy" "${RUN_OTHERS_DURING:--}" "${p_rtt:--}" "$([ $flag = loaded ] && echo ' [LOADED]')" \
             $((SECONDS - t0)) "$eta"
     done < "$plan"
 }
