@@ -161,6 +161,61 @@ static inline void ini_cn_trace_tag(struct ini_cn_trace *t, uint8_t tag, uint32_
     t->next_arg = arg;
 }
 
+/* An action of node pe on a trigger from peer (ref: its sequence or
+ * request id), [t0, t1], inside action `parent` (0: none); kind: enum
+ * ini_cn_action_kind.  The programs' writers (mgs/mgs_trace.c,
+ * mgs/em3d/em3d_am_trace.c) all go through these three. */
+static inline void ini_cn_trace_action(struct ini_cn_trace *t, int kind, uint16_t pe, uint16_t peer, uint32_t id,
+                                       uint32_t ref, uint32_t parent, uint64_t t0, uint64_t t1)
+{
+    struct ini_cn_trace_rec *r = ini_cn_trace_next(t, INI_CN_ACTION);
+    if (!r)
+        return;
+    r->tag = (uint8_t)kind;
+    r->flags = kind == INI_CN_ACT_LOCAL ? INI_CN_LOCAL : 0;
+    r->pe = pe;
+    r->peer = peer;
+    r->a = id;
+    r->b = ref;
+    r->c = parent;
+    r->t[0] = t0;
+    r->t[1] = t1;
+}
+
+/* A blocking request of thread `thread` on node pe: submitted, completed
+ * by action `done`, the thread's previous return (0: none). */
+static inline void ini_cn_trace_req(struct ini_cn_trace *t, int kind, uint16_t pe, uint32_t id, uint32_t done,
+                                    uint32_t thread, uint64_t submit, uint64_t complete, uint64_t resumed)
+{
+    struct ini_cn_trace_rec *r = ini_cn_trace_next(t, INI_CN_REQ);
+    if (!r)
+        return;
+    r->tag = (uint8_t)kind;
+    r->pe = pe;
+    r->a = id;
+    r->b = done;
+    r->c = thread;
+    r->t[0] = submit;
+    r->t[1] = complete;
+    r->t[2] = resumed;
+}
+
+/* Action `action`'s contribution to join `key` of `site`, now; last: the
+ * one that let its action go on. */
+static inline void ini_cn_trace_join(struct ini_cn_trace *t, int site, uint16_t pe, uint32_t key, uint32_t action,
+                                     int last)
+{
+    struct ini_cn_trace_rec *r = ini_cn_trace_next(t, INI_CN_JOIN);
+    if (!r)
+        return;
+    r->tag = (uint8_t)site;
+    r->flags = last ? INI_CN_LAST : 0;
+    r->pe = pe;
+    r->a = key;
+    r->b = action;
+    r->t[0] = ini_cn_trace_tsc();
+}
+
 /* A message sent by PE pe to peer, with the node's current tag. */
 static inline void ini_cn_trace_send(struct ini_cn_trace *t, uint16_t pe, uint16_t peer, uint32_t seq,
                                      uint32_t len, uint16_t flags, uint64_t tsc)

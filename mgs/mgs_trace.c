@@ -49,18 +49,8 @@ void mgs_trace_end(struct mgs *g, const struct mgs_trace_act *a)
     if (!g->tr.on)
         return;
     g->tr.action = a->parent;
-    struct ini_cn_trace_rec *r = ini_cn_trace_next(node_trace(g, a->node), INI_CN_ACTION);
-    if (!r)
-        return;
-    r->tag = (uint8_t)a->kind;
-    r->flags = a->kind == INI_CN_ACT_LOCAL ? INI_CN_LOCAL : 0;
-    r->pe = (uint16_t)mgs_node_pe(g, g->cluster, a->node);
-    r->peer = (uint16_t)a->src_pe;
-    r->a = a->id;
-    r->b = a->ref;
-    r->c = a->parent;
-    r->t[0] = a->t0;
-    r->t[1] = ini_cn_trace_tsc();
+    ini_cn_trace_action(node_trace(g, a->node), a->kind, (uint16_t)mgs_node_pe(g, g->cluster, a->node),
+                        (uint16_t)a->src_pe, a->id, a->ref, a->parent, a->t0, ini_cn_trace_tsc());
 }
 
 void mgs_trace_begin_msg(struct mgs *g, struct mgs_trace_act *a, const struct mgs_msg *m)
@@ -83,32 +73,16 @@ void mgs_trace_req_done(struct mgs *g, const struct mgs_request *r)
     if (!g->tr.on || r->trace_id == 0)
         return;
     int node = mgs_thread_node(g, r->thread);
-    struct ini_cn_trace_rec *t = ini_cn_trace_next(node_trace(g, node), INI_CN_REQ);
-    if (!t)
-        return;
-    t->tag = (uint8_t)r->kind;
-    t->pe = (uint16_t)mgs_node_pe(g, g->cluster, node);
-    t->a = r->trace_id;
-    t->b = g->tr.action;
-    t->c = (uint32_t)r->thread;
-    t->t[0] = r->t_submit;
-    t->t[1] = ini_cn_trace_tsc();
-    t->t[2] = r->t_resumed;
+    ini_cn_trace_req(node_trace(g, node), r->kind, (uint16_t)mgs_node_pe(g, g->cluster, node), r->trace_id,
+                     g->tr.action, (uint32_t)r->thread, r->t_submit, ini_cn_trace_tsc(), r->t_resumed);
 }
 
 void mgs_trace_join(struct mgs *g, int node, int site, uint32_t key, bool last)
 {
     if (!g->tr.on)
         return;
-    struct ini_cn_trace_rec *r = ini_cn_trace_next(node_trace(g, node), INI_CN_JOIN);
-    if (!r)
-        return;
-    r->tag = (uint8_t)site;
-    r->flags = last ? INI_CN_LAST : 0;
-    r->pe = (uint16_t)mgs_node_pe(g, g->cluster, node);
-    r->a = key;
-    r->b = g->tr.action;
-    r->t[0] = ini_cn_trace_tsc();
+    ini_cn_trace_join(node_trace(g, node), site, (uint16_t)mgs_node_pe(g, g->cluster, node), key, g->tr.action,
+                      last);
 }
 
 void mgs_trace_tag(struct mgs *g, int from, int type, uint32_t arg)

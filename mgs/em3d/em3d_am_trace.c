@@ -59,18 +59,8 @@ uint32_t amt_begin(struct am_run *r, struct am_pe *s, int kind, int peer, uint32
 
 void amt_end(const struct am_pe *s, const struct amt_act *a)
 {
-    if (!s->tr)
-        return;
-    struct ini_cn_trace_rec *t = ini_cn_trace_next(s->tr, INI_CN_ACTION);
-    if (!t)
-        return;
-    t->tag = a->kind;
-    t->pe = (uint16_t)s->id;
-    t->peer = a->peer;
-    t->a = a->id;
-    t->b = a->ref;
-    t->t[0] = a->t0;
-    t->t[1] = ini_cn_trace_tsc();
+    if (s->tr)
+        ini_cn_trace_action(s->tr, a->kind, (uint16_t)s->id, a->peer, a->id, a->ref, 0, a->t0, ini_cn_trace_tsc());
 }
 
 uint32_t amt_req_begin(struct am_run *r, struct am_pe *s, uint64_t *submit)
@@ -86,33 +76,15 @@ void amt_req_done(struct am_pe *s, uint32_t id, int kind, uint32_t done, uint64_
     if (!s->tr)
         return;
     uint64_t now = ini_cn_trace_tsc();
-    struct ini_cn_trace_rec *t = ini_cn_trace_next(s->tr, INI_CN_REQ);
-    if (t) {
-        t->tag = (uint8_t)kind;
-        t->pe = (uint16_t)s->id;
-        t->a = id;
-        t->b = done;
-        t->c = (uint32_t)s->id;     /* the thread: one per node */
-        t->t[0] = submit;
-        t->t[1] = now;
-        t->t[2] = s->resumed;
-    }
+    /* the thread: one per node, named by it */
+    ini_cn_trace_req(s->tr, kind, (uint16_t)s->id, id, done, (uint32_t)s->id, submit, now, s->resumed);
     s->resumed = now;
 }
 
 void amt_join(const struct am_pe *s, int site, uint32_t key, uint32_t action, int last)
 {
-    if (!s->tr)
-        return;
-    struct ini_cn_trace_rec *t = ini_cn_trace_next(s->tr, INI_CN_JOIN);
-    if (!t)
-        return;
-    t->tag = (uint8_t)site;
-    t->flags = last ? INI_CN_LAST : 0;
-    t->pe = (uint16_t)s->id;
-    t->a = key;
-    t->b = action;
-    t->t[0] = ini_cn_trace_tsc();
+    if (s->tr)
+        ini_cn_trace_join(s->tr, site, (uint16_t)s->id, key, action, last);
 }
 
 uint32_t amt_fill_key(const struct am_pe *s, int kind)
