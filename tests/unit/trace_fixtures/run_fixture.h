@@ -74,28 +74,13 @@ static inline void fx_recv(struct ini_cn_trace *t, uint16_t pe, uint16_t from, u
 static inline void fx_action(struct ini_cn_trace *t, uint16_t pe, uint32_t id, int kind, uint16_t from,
                              uint32_t ref, uint32_t parent, uint64_t t0, uint64_t t1)
 {
-    struct ini_cn_trace_rec *r = fx_cn(t, INI_CN_ACTION, pe);
-    r->tag = (uint8_t)kind;
-    r->flags = kind == INI_CN_ACT_LOCAL ? INI_CN_LOCAL : 0;
-    r->peer = from;
-    r->a = id;
-    r->b = ref;
-    r->c = parent;
-    r->t[0] = t0;
-    r->t[1] = t1;
+    ini_cn_trace_action(t, kind, pe, from, id, ref, parent, t0, t1);
 }
 
 static inline void fx_req(struct ini_cn_trace *t, uint16_t pe, uint32_t id, uint32_t done_by, int thread,
                           int kind, uint64_t resumed, uint64_t submit, uint64_t complete)
 {
-    struct ini_cn_trace_rec *r = fx_cn(t, INI_CN_REQ, pe);
-    r->tag = (uint8_t)kind;
-    r->a = id;
-    r->b = done_by;
-    r->c = (uint32_t)thread;
-    r->t[0] = submit;
-    r->t[1] = complete;
-    r->t[2] = resumed;
+    ini_cn_trace_req(t, kind, pe, id, done_by, (uint32_t)thread, submit, complete, resumed);
 }
 
 /* Writes dir/cn<c>.trace of one node's buffer, on the fixture's clock,
