@@ -102,6 +102,7 @@ struct inid_stats {
      * service): the model's Q_o is queue_area / run length */
     uint64_t queue_area, run_start, run_end;
     uint64_t busy_cycles;     /* TSC cycles of the loop turns that did work */
+    uint64_t work_turns;      /* those turns */
     uint64_t processed;       /* compute-node messages finished (sent, delivered locally, dropped) */
 };
 

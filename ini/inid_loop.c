@@ -699,6 +699,7 @@ TURN_PIECE void end_turn(struct inid *d, struct loop_clock *c, uint64_t now, int
     if (n) {
         /* Two TSC reads per turn, not per message. */
         d->stats.busy_cycles += rte_rdtsc() - now;
+        d->stats.work_turns++;
         c->last_work = now;
         c->backoff_us = 8;
         uint64_t given = d->stats.in_msgs + d->stats.local_msgs;
@@ -902,8 +903,14 @@ void inid_write_counters(struct inid *d)
                 dil->factor, (unsigned long long)dil->turns, (unsigned long long)dil->cpu_ns,
                 (unsigned long long)dil->extra_cycles, (unsigned long long)dil->polls,
                 (unsigned long long)dil->clock_cost_ns);
-    fprintf(f, "  \"loop\": {\"iterations\": %llu, \"idle_sleeps\": %llu, \"avg_queue\": %.3f, \"max_queue\": %llu}\n}\n",
-            (unsigned long long)s->loops, (unsigned long long)s->idle_sleeps, avg_q,
-            (unsigned long long)s->queue_max);
+    /* The transport's flow control as configured, and the turns that did
+     * work: `ini-trace whatif` models the window and a turn's own cost
+     * (busy time outside any message's service) from these. */
+    fprintf(f, "  \"stack\": {\"window\": %u, \"ack_timeout_us\": %d, \"segment_bytes\": %u},\n",
+            ini_swp_window(d->stack.swp), d->cfg.stack.ack_timeout_us, ini_swp_segment_bytes(d->stack.swp));
+    fprintf(f, "  \"loop\": {\"iterations\": %llu, \"work_turns\": %llu, \"idle_sleeps\": %llu, "
+               "\"avg_queue\": %.3f, \"max_queue\": %llu}\n}\n",
+            (unsigned long long)s->loops, (unsigned long long)s->work_turns, (unsigned long long)s->idle_sleeps,
+            avg_q, (unsigned long long)s->queue_max);
     fclose(f);
 }

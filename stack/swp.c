@@ -107,6 +107,11 @@ uint32_t ini_swp_window(const struct ini_swp *s)
     return s->window;
 }
 
+uint32_t ini_swp_segment_bytes(const struct ini_swp *s)
+{
+    return s->segment ? s->seg_max : 0;
+}
+
 uint32_t ini_swp_window_cost(const struct ini_swp_params *p, uint32_t am_len)
 {
     uint32_t frame_max = (uint32_t)(p->mtu - IP_HLEN - UDP_HLEN);

@@ -366,6 +366,10 @@ int ini_swp_conn(const struct ini_swp *s, int peer, struct ini_swp_conn_info *ci
 /* The window (frames in flight per connection), and the SEND timers
  * running in the whole INI. */
 uint32_t ini_swp_window(const struct ini_swp *s);
+/* The bytes of message (AM header and payload) one segment carries, 0
+ * when messages go whole (IP fragments): a longer message takes
+ * ceil(len / it) of the window. */
+uint32_t ini_swp_segment_bytes(const struct ini_swp *s);
 /* What a message of am_len bytes (AM header and payload) takes of the
  * window of a transport with parameters p: its segments, or 1 (a frame,
  * or a datagram in IP fragments). */

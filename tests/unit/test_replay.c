@@ -19,6 +19,15 @@
  *   handler's 1,800 ns wait would be kept as a lag and the answer would
  *   leave 100 later too.
  *
+ *   the transport's window and a turn's own cost (from the counters
+ *   files beside the traces): node 0 sends three messages to node 1,
+ *   whose handler of the third answers, and the answer completes node
+ *   0's request; 50 ns a pass, 401 ns in all.  With a turn costing 10
+ *   ns (busy time beyond the services over the turns), 441; with a
+ *   window of 2 as well, the third message waits for the first two's
+ *   acks and a turn of its own: 471 (worked through at
+ *   test_replay_window); with a window of 4 it never waits: 441.
+ *
  *   two nodes, one chain: node 0 faults, its request crosses both INIs to
  *   node 1, whose reply crosses back; then node 0 reaches the barrier
  *   last.  The critical path is every segment of that chain, summed by
@@ -196,6 +205,110 @@ static void test_replay_node_mode(void **state)
     assert_float_equal(node_mode_span(0, 2.0, &measured), 2301 - 10, 0.5);
 }
 
+/* ---- the window and a turn's own cost ---- */
+
+static char *window_run(void)
+{
+    char *dir = fx_mkdir();
+    struct ini_trace i0, i1;
+    struct ini_cn_trace c0, c1;
+    two_clusters(&i0, &i1, &c0, &c1);
+    /* node 0's request at 100, picked up by its action 1, which sends
+     * three messages; INI 0 serves them in one turn and sends them at its
+     * end (no O), INI 1 takes them at 250 */
+    fx_action(&c0, 0, 1, INI_CN_ACT_REQ, 0, 1, 0, 100, 100);
+    for (uint32_t k = 1; k <= 3; k++) {
+        uint64_t out = 100 + 50 * (k - 1), in = 250 + 50 * (k - 1);
+        fx_send(&c0, 0, 1, k, 1, 1, 0, 100);
+        fx_ini_msg(&i0, INI_TRACE_OUT, 0, 1, 1, k, 100, 100, out, out + 50);
+        fx_ini_msg(&i1, INI_TRACE_IN, 0, 1, 0, k, 0, 250, in, in + 50);
+        fx_recv(&c1, 1, 0, k, in + 50, in + 51);
+        fx_action(&c1, 1, k, INI_CN_ACT_MSG, 0, k, 0, in + 50, in + 51);
+    }
+    /* the third's handler answers; the answer completes the request */
+    fx_send(&c1, 1, 0, 1, 2, 3, 0, 400);
+    fx_ini_msg(&i1, INI_TRACE_OUT, 1, 0, 0, 1, 400, 400, 400, 450);
+    fx_ini_msg(&i0, INI_TRACE_IN, 1, 0, 1, 1, 0, 450, 450, 500);
+    fx_recv(&c0, 0, 1, 1, 500, 501);
+    fx_action(&c0, 0, 2, INI_CN_ACT_MSG, 1, 1, 0, 500, 501);
+    fx_req(&c0, 0, 1, 2, 0, 1, 0, 100, 501);
+    assert_int_equal(fx_write(&i0, dir), 0);
+    assert_int_equal(fx_write(&i1, dir), 0);
+    assert_int_equal(fx_cn_write(&c0, dir, 0), 0);
+    assert_int_equal(fx_cn_write(&c1, dir, 1), 0);
+    return dir;
+}
+
+/* Both INIs' counters, as inid writes them (the groups the replay reads):
+ * busy ns over `turns` turns; window 0: no stack group (an older run). */
+static void write_counters(const char *dir, uint64_t busy, uint64_t turns, int window)
+{
+    for (int i = 0; i < 2; i++) {
+        char path[1024];
+        snprintf(path, sizeof path, "%s/ini%d.counters.json", dir, i);
+        FILE *f = fopen(path, "w");
+        assert_non_null(f);
+        fprintf(f, "{\n  \"ini\": %d,\n", i);
+        if (window)
+            fprintf(f, "  \"stack\": {\"window\": %d, \"ack_timeout_us\": 1000000, \"segment_bytes\": 0},\n", window);
+        fprintf(f, "  \"busy\": {\"cycles\": %llu, \"share\": 0.5},\n", (unsigned long long)busy);
+        fprintf(f, "  \"loop\": {\"iterations\": 9, \"work_turns\": %llu, \"idle_sleeps\": 0}\n}\n",
+                (unsigned long long)turns);
+        assert_int_equal(fclose(f), 0);
+    }
+}
+
+static double window_span(const char *dir, struct replay_result *r)
+{
+    struct run_files rf;
+    char err[TRACE_ERR_LEN];
+    if (run_files_load(&rf, dir, err, sizeof(err)) != 0)
+        fail_msg("%s", err);
+    struct replay_params p = { 0, -1, 1.0, NAN };
+    if (replay_run(&rf.g, &p, r, err, sizeof(err)) != 0)
+        fail_msg("%s", err);
+    run_files_free(&rf);
+    return r->replay_span_ns;
+}
+
+static void test_replay_window(void **state)
+{
+    char *dir = window_run();
+    struct replay_result r;
+    /* no counters: as it ran, nothing of either modelled */
+    assert_float_equal(window_span(dir, &r), 401, 0.5);
+    assert_float_equal(r.span_ns, 401, 0.5);
+    assert_int_equal(r.window, 0);
+    assert_true(isnan(r.turn_cost_ns));
+    replay_free(&r);
+    /* each INI served 200 ns of messages; busy 220 in 2 turns: 10 a turn.
+     * INI 0's turn at 100 ends at 260, INI 1's at 260 serves until 420,
+     * the answer's turn at 420 leaves at 480, INI 0's at 480 ends at 540:
+     * the request completes at 541 */
+    write_counters(dir, 220, 2, 0);
+    assert_float_equal(window_span(dir, &r), 441, 0.5);
+    assert_int_equal(r.window, 0);
+    assert_float_equal(r.turn_cost_ns, 10, 1e-9);
+    replay_free(&r);
+    /* a window of 2, acknowledged at once (half of it): INI 0 serves the
+     * first two (110-210), INI 1 takes them at 210 (220-320); their acks
+     * leave at that turn's end, 320; INI 0's turn for them ends at 330,
+     * the next serves the third (340-390); INI 1 serves it 400-450, the
+     * answer 460-510, INI 0 520-570: complete at 571 */
+    write_counters(dir, 220, 2, 2);
+    assert_float_equal(window_span(dir, &r), 471, 0.5);
+    assert_int_equal(r.window, 2);
+    replay_free(&r);
+    write_counters(dir, 220, 2, 4);
+    assert_float_equal(window_span(dir, &r), 441, 0.5);
+    replay_free(&r);
+    /* busy no more than the services: no cost, as it ran */
+    write_counters(dir, 200, 2, 4);
+    assert_float_equal(window_span(dir, &r), 401, 0.5);
+    replay_free(&r);
+    fx_rmdir(dir);
+}
+
 /* ---- the critical path ---- */
 
 static char *chain_run(void)
@@ -333,6 +446,7 @@ int main(void)
         cmocka_unit_test(test_replay_as_run),
         cmocka_unit_test(test_replay_slower_ini),
         cmocka_unit_test(test_replay_node_mode),
+        cmocka_unit_test(test_replay_window),
         cmocka_unit_test(test_critical_chain),
         cmocka_unit_test(test_cn_reader_refuses),
         cmocka_unit_test(test_graph_needs_version_2),

@@ -231,6 +231,21 @@ em3d_run() {
             done
         done
     fi
+    # what the replay keeps from a run: an INI's CPU time per message pass
+    # (the dilation's count, under --uniform), over every INI of the run
+    r=$(python3 - "$dir" <<'PY'
+import glob, json, sys
+cpu = passes = 0
+for f in glob.glob(sys.argv[1] + "/ini*.counters.json"):
+    c = json.load(open(f))
+    t = c["transport"]
+    cpu += c.get("dilation", {}).get("cpu_ns", 0)
+    passes += t["msgs_sent"] + t["msgs_delivered"] + c["messages"]["local"]
+if cpu and passes:
+    print("%.1f" % (cpu / passes))
+PY
+)
+    [ -n "$r" ] && fields+=(--field "ini_cpu_ns_per_pass=$r")
     runs_report "$dir" --program "$tmp/em3d.json" "${fields[@]}"
     RUN_TIME=$(sed 's/.* seconds=\([^ ]*\).*/\1/' <<< "$line")
     RUN_STATUS=ok RUN_NOTE="$(sed 's/.* us_per_edge=\([^ ]*\).*/\1/' <<< "$line") us per edge"

@@ -10,7 +10,7 @@
 # ini/trace.c and ini/trace_cn.c.  trace_cost.sh measures what tracing
 # costs the INI.
 TRACE_TOOL_OBJS := $(addprefix $(OBJ)/tools/trace/,trace_file.o report.o report_print.o cn_file.o run_graph.o critical_path.o \
-                     replay.o replay_deps.o replay_sim.o)
+                     replay.o replay_deps.o replay_flow.o replay_sim.o)
 TRACE_LIB_OBJS  := $(OBJ)/ini/trace.o $(OBJ)/ini/trace_cn.o $(OBJ)/ini/file_util.o $(OBJ)/ini/config_names.o \
                    $(TRACE_TOOL_OBJS)
 $(TRACE_TOOL_OBJS): EXTRA := -Itools/trace -Itools/model

@@ -593,6 +593,7 @@ static void replay_state_free(struct replay *r)
     csr_free(&r->req_next);
     csr_free(&r->join_out);
     free(r->heap);
+    replay_flow_free(r);
 }
 
 int replay_run(const struct run_graph *g, const struct replay_params *p, struct replay_result *out, char *err,
@@ -609,6 +610,8 @@ int replay_run(const struct run_graph *g, const struct replay_params *p, struct 
         rc = setup_messages(&r, err, errlen);
     for (int i = 0; rc == 0 && i < r.n_inis; i++)     /* O asked, else the run's O */
         r.inis[i].flush_at_end = isnan(p->O_us) ? out->O_run_us == 0 : p->O_us == 0;
+    if (rc == 0)
+        rc = replay_flow_setup(&r, err, errlen);
     if (rc == 0)
         rc = setup_actions(&r, err, errlen);
     if (rc == 0)

@@ -50,6 +50,8 @@ struct replay_result {
     double service_factor;          /* the factor applied to each service time */
     double O_run_us;                /* the run's O knob (mean over its INIs) */
     double wire_ns;                 /* the wire's least latency taken */
+    int window;                     /* the transport's window modelled, 0: none (no counters) */
+    double turn_cost_ns;            /* a turn's own cost taken (mean over INIs), NAN: none */
     uint64_t msgs, passes;          /* messages replayed, INI passes */
     uint64_t anchored;              /* events kept at their measured time (nothing caused them) */
     int inis_per_cluster, policy;

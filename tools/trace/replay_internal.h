@@ -27,6 +27,8 @@ enum ev_type {
     EV_SERVER_UNBLOCK,  /* a node's thread ends its computing (server: node mode) */
     EV_REQ_SUBMIT,      /* a thread makes a request (req) */
     EV_REQ_COMPLETE,    /* a request is completed (req) */
+    EV_ACK_AVAIL,       /* an ack frame reached the sending INI's port (ack) */
+    EV_ACK_TIMER,       /* a receiving INI's ACK timer expires (conn) */
 };
 
 struct event {
@@ -42,11 +44,15 @@ struct m_sim {
     double ready_lag;           /* a message without INI records: send to its action's ready */
     int out_ini, in_ini;        /* sim INIs (global), -1 */
     uint64_t carried_load;      /* the sending INI's load, for load-aware */
+    int slots;                  /* of the window: 1, or its segments */
+    int piggy;                  /* an ack that rides on it (replay_flow.c), -1 */
+    bool released;              /* its ring record given back (acknowledged, or served here) */
 };
 
 /* An item waiting at an INI. */
 struct item {
-    int msg;
+    int msg;                    /* -1: an ack frame */
+    int ack;                    /* that ack's record */
     bool in;                    /* a frame from the network; else a compute node's record */
     int pe_local;               /* order of the compute nodes' rings */
     double avail;
@@ -67,6 +73,7 @@ struct ini_sim {
     int n_wait, cap_wait;
     bool busy;                  /* a turn is coming or running */
     double until;               /* the end of the last service */
+    double turn_cost;           /* a turn's own cost (replay_flow.c), ns */
     struct out_rec *recs;
     size_t n_recs, cap_recs;
     _Atomic uint64_t submitted, processed;
@@ -104,6 +111,35 @@ struct cluster_sim {
     double start_ns, end_ns;    /* its INIs' run span in the run */
 };
 
+struct fifo {
+    int *v;
+    int head, tail, cap;
+};
+
+/* A compute node's ring at an INI: its messages in order, [head, taken)
+ * taken by the INI and not yet given back in order, [taken, tail) not
+ * yet taken (inid takes at most INID_RING_INFLIGHT, 64, ahead of the
+ * oldest it has not given back: inid_loop.c poll_pes). */
+struct ring_sim {
+    struct fifo q;
+    int taken;
+};
+
+/* A connection (sending INI x receiving INI, sim ids): the sender's slots
+ * in flight and its messages waiting for the window; the receiver's slots
+ * not yet acknowledged and its ACK timer. */
+struct conn_sim {
+    int in_flight;
+    struct fifo stall, sent;    /* waiting for the window; sent, not all acknowledged */
+    int sent_acked;             /* slots of sent's first message acknowledged */
+    int unacked;
+    bool ack_timer;
+};
+
+struct ack_sim {
+    int conn, slots;
+};
+
 /* Compressed lists: for item i, idx[first[i] .. first[i+1]). */
 struct csr {
     int *first, *idx;
@@ -132,6 +168,14 @@ struct replay {
     int *join_completer;        /* per join record: the completer action, -1 */
     double *join_off;           /* per join record: its bound's offset */
     double lam_o_med, lam_i_med, wire;
+    int window;                 /* the run's, 0: not known, not modelled */
+    double ack_timeout;         /* ns */
+    uint32_t seg_bytes;         /* a segment's bytes of message, 0: messages whole */
+    struct conn_sim *conns;     /* [out * n_inis + in] */
+    struct ring_sim *rings;     /* [out * max_pe + src_pe] */
+    struct ack_sim *acks;
+    int n_acks, cap_acks;
+    int *turn_out;              /* a turn's messages that left for the network (each message once) */
     bool as_run;                /* INI count and policy as the run's: the run's INIs */
     struct event *heap;
     size_t n_heap, cap_heap;
@@ -152,8 +196,23 @@ int  replay_csr(struct csr *c, int n, int m, const int *owner);
 /* replay_deps.c */
 int  replay_requests(struct replay *r);
 int  replay_joins(struct replay *r);
+/* replay_flow.c: the window, acks and a turn's own cost.  admit: 1 the
+ * message may go (its slots taken), 0 it waits for the window, -1 out of
+ * memory; next_stalled: a waiting message of INI ini that may go now
+ * (taken off its list), -1 none. */
+int  replay_flow_setup(struct replay *r, char *err, size_t errlen);
+void replay_flow_free(struct replay *r);
+int  replay_flow_submit(struct replay *r, int msg, double now);
+int  replay_flow_admit(struct replay *r, int msg, bool retry);
+int  replay_flow_release(struct replay *r, int msg, double now);
+int  replay_flow_next_stalled(struct replay *r, int ini);
+bool replay_flow_stalled_ready(const struct replay *r, int ini);
+int  replay_flow_delivered(struct replay *r, int msg, double now);
+int  replay_flow_ack_timer(struct replay *r, int conn, double now);
+int  replay_flow_ack_taken(struct replay *r, int ack, double now);
 /* replay_sim.c */
 int  sim_push(struct replay *r, double t, int type, int idx);
+int  sim_take(struct replay *r, int msg, double now);     /* its INI takes a compute node's message */
 int  sim_run(struct replay *r, char *err, size_t errlen);
 void sim_resolve(struct replay *r, int action, double bound);
 

@@ -166,18 +166,30 @@ static uint64_t load_of(const struct ini_sim *x)
     return (s > p ? s - p : 0) + atomic_load(&x->inbound);
 }
 
-/* One item of a turn: served, recorded, its done scheduled. */
-static int serve(struct replay *r, int ini, const struct item *it, uint32_t qlen, double t1)
+/* One item of a turn: served, recorded, its done scheduled.  1 when a
+ * message left for the network, 0 when not (an ack taken, a message
+ * served here, or one that waits for the window: replay_flow.c), -1 out
+ * of memory.  retry: a message that waited for the window. */
+static int serve(struct replay *r, int ini, const struct item *it, uint32_t qlen, double t1, bool retry)
 {
     struct ini_sim *x = &r->inis[ini];
+    if (it->msg < 0)
+        return replay_flow_ack_taken(r, it->ack, t1) < 0 ? -1 : 0;
     const struct rg_msg *m = &r->g->msgs[it->msg];
     struct m_sim *ms = &r->ms[it->msg];
+    bool net = !it->in && m->in_file >= 0;
+    if (net) {
+        if (!retry)
+            ms->in_ini = pick_in(r, ini, it->msg);
+        int go = replay_flow_admit(r, it->msg, retry);
+        if (go <= 0)
+            return go;
+    }
     double s = fmax(t1, x->until), done = s + (it->in ? ms->svc_i : ms->svc_o);
     x->until = done;
     struct out_rec o = { .kind = it->in ? INI_TRACE_IN : INI_TRACE_OUT, .src = (uint16_t)m->src_pe,
                          .dst = (uint16_t)m->dst_pe, .len = m->len, .qlen = qlen, .seq = m->seq, .t1 = t1, .done = done };
-    if (!it->in && m->in_file >= 0) {
-        ms->in_ini = pick_in(r, ini, it->msg);
+    if (net) {
         ms->carried_load = load_of(x);
         o.peer = (uint16_t)ms->in_ini;
     } else if (it->in) {
@@ -186,27 +198,34 @@ static int serve(struct replay *r, int ini, const struct item *it, uint32_t qlen
         o.kind = INI_TRACE_LOCAL;            /* a message of the cluster through its INI */
         o.peer = INI_TRACE_NO_PEER;
     }
-    if (record(x, &o) < 0)
+    if (record(x, &o) < 0 || sim_push(r, done, it->in ? EV_IN_DONE : EV_OUT_DONE, it->msg) < 0)
         return -1;
-    return sim_push(r, done, it->in ? EV_IN_DONE : EV_OUT_DONE, it->msg);
+    return net;
 }
 
+/* A turn: its own cost, then the messages that waited for their window
+ * and may go now, then what arrived (inid_loop.c's order). */
 static int turn(struct replay *r, int ini, double now)
 {
     struct ini_sim *x = &r->inis[ini];
-    int n = x->n_wait;
+    int n = x->n_wait, sent = 0, rc = 0, *out = r->turn_out;
     qsort(x->wait, (size_t)n, sizeof(*x->wait), cmp_item);
     struct item *batch = malloc(((size_t)n + 1) * sizeof(*batch));
     if (!batch)
         return -1;
     memcpy(batch, x->wait, (size_t)n * sizeof(*batch));
     x->n_wait = 0;
-    int rc = 0;
-    for (int k = 0; rc == 0 && k < n; k++)
-        rc = serve(r, ini, &batch[k], (uint32_t)k, now);
-    for (int k = 0; rc == 0 && x->flush_at_end && k < n; k++)
-        if (!batch[k].in && r->g->msgs[batch[k].msg].in_file >= 0)
-            rc = sim_push(r, x->until + r->wire, EV_IN_AVAIL, batch[k].msg);
+    x->until = fmax(now, x->until) + x->turn_cost;
+    for (int m; rc >= 0 && (m = replay_flow_next_stalled(r, ini)) >= 0;) {
+        struct item it = { .msg = m, .ack = -1, .avail = now };
+        if ((rc = serve(r, ini, &it, 0, now, true)) > 0)
+            out[sent++] = m;
+    }
+    for (int k = 0; rc >= 0 && k < n; k++)
+        if ((rc = serve(r, ini, &batch[k], (uint32_t)k, now, false)) > 0)
+            out[sent++] = batch[k].msg;
+    for (int k = 0; rc >= 0 && x->flush_at_end && k < sent; k++)
+        rc = sim_push(r, x->until + r->wire, EV_IN_AVAIL, out[k]);
     free(batch);
     return rc < 0 ? -1 : sim_push(r, x->until, EV_BATCH_END, ini);
 }
@@ -265,7 +284,14 @@ static int on_send(struct replay *r, int m, double now)
     }
     ms->out_ini = pick_out(r, m);
     atomic_fetch_add(&r->inis[ms->out_ini].submitted, 1);
-    struct item it = { m, false, local_index(&r->cl[x->src_cluster], x->src_pe), now };
+    return replay_flow_submit(r, m, now);
+}
+
+int sim_take(struct replay *r, int m, double now)
+{
+    const struct rg_msg *x = &r->g->msgs[m];
+    const struct m_sim *ms = &r->ms[m];
+    struct item it = { .msg = m, .ack = -1, .pe_local = local_index(&r->cl[x->src_cluster], x->src_pe), .avail = now };
     return arrive(r, ms->out_ini, it, ms->lam_o >= 0 ? ms->lam_o : r->lam_o_med, now);
 }
 
@@ -305,7 +331,7 @@ static int on_event(struct replay *r, const struct event *e)
     case EV_INI_TURN:
         return turn(r, e->idx, now);
     case EV_BATCH_END:
-        if (r->inis[e->idx].n_wait)
+        if (r->inis[e->idx].n_wait || replay_flow_stalled_ready(r, e->idx))
             return turn(r, e->idx, now);
         r->inis[e->idx].busy = false;
         return 0;
@@ -316,12 +342,12 @@ static int on_event(struct replay *r, const struct event *e)
             return r->inis[r->ms[e->idx].out_ini].flush_at_end ? 0 : sim_push(r, now + r->wire, EV_IN_AVAIL, e->idx);
         if (m->action >= 0)
             sim_resolve(r, m->action, now);
-        return 0;
+        return replay_flow_release(r, e->idx, now);      /* served here: its record goes back */
     }
     case EV_IN_AVAIL: {
         struct m_sim *ms = &r->ms[e->idx];
         atomic_fetch_add(&r->inis[ms->in_ini].inbound, 1);
-        struct item it = { e->idx, true, 0, now };
+        struct item it = { .msg = e->idx, .ack = -1, .in = true, .avail = now };
         return arrive(r, ms->in_ini, it, ms->lam_i >= 0 ? ms->lam_i : r->lam_i_med, now);
     }
     case EV_IN_DONE: {
@@ -332,8 +358,14 @@ static int on_event(struct replay *r, const struct event *e)
         x->lb.peer_load[ms->out_ini] = (uint32_t)(ms->carried_load > UINT32_MAX ? UINT32_MAX : ms->carried_load);
         if (g->msgs[e->idx].action >= 0)
             sim_resolve(r, g->msgs[e->idx].action, now);
-        return 0;
+        return replay_flow_delivered(r, e->idx, now);
     }
+    case EV_ACK_AVAIL: {
+        struct item it = { .msg = -1, .ack = e->idx, .in = true, .avail = now };
+        return arrive(r, r->acks[e->idx].conn / r->n_inis, it, r->lam_i_med, now);
+    }
+    case EV_ACK_TIMER:
+        return replay_flow_ack_timer(r, e->idx, now);
     case EV_ACTION_READY: {
         int c = replay_server_of(r, &g->actions[e->idx]);
         if (enqueue(&r->srv[c], e->idx) < 0)

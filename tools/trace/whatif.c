@@ -81,6 +81,14 @@ static void print_text(const char *dir, const struct replay_result *rr, const st
            "least wire latency %.1f us\n", rr->inis_per_cluster ? inis : "as many", pol,
            isnan(rr->service_factor) ? 1.0 : rr->service_factor, isnan(rr->service_factor) ? " (O replaced)" : "",
            rr->O_run_us, rr->wire_ns / 1e3);
+    if (rr->window)
+        printf("  the transport's window of %d slots per connection and its acks modelled; a turn's own cost %.1f us "
+               "(the run's counters)\n", rr->window, rr->turn_cost_ns / 1e3);
+    else if (!isnan(rr->turn_cost_ns))
+        printf("  a turn's own cost %.1f us (the run's counters); the window not modelled (not in the counters)\n",
+               rr->turn_cost_ns / 1e3);
+    else
+        printf("  the window and a turn's own cost not modelled (no counters beside the traces)\n");
     printf("  %llu messages, %llu INI passes; %llu events kept at their measured time (nothing in the run caused them)\n",
            (unsigned long long)rr->msgs, (unsigned long long)rr->passes, (unsigned long long)rr->anchored);
     printf("  program span (first request to last completion): measured %.4f s, replayed %.4f s (%+.1f%%)\n",

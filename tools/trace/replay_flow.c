@@ -1,0 +1,356 @@
+/*
+ * replay_flow.c - what the replay takes from an INI's loop beyond the
+ * messages' own services (replay_internal.h): the transport's window and
+ * its acks, and the cost of a turn itself.
+ *
+ * Both come from the run's counters (ini<ID>.counters.json beside each
+ * trace, written by inid when it stops), not from the trace: the window
+ * and ACK timer as configured, the busy time and the turns that did work.
+ * A run whose counters lack them (written before they were recorded) is
+ * replayed without either, as before.
+ *
+ * The window, as stack/swp*.c keeps it: a connection (one sending INI to
+ * one receiving INI) has at most `window` slots unacknowledged (a message
+ * takes one, or its segments); a message that finds it full waits, and
+ * so does every later message for that connection (inid_loop.c's stall
+ * list), while others go on; the waiting ones are tried again at the
+ * start of each turn.  A compute node's records stay in its ring until
+ * acknowledged, and the INI takes none more than 64 past the oldest it
+ * holds (inid_loop.c poll_pes): a node whose messages wait for one full
+ * window holds back its messages to every other INI too.  The receiver acknowledges at once when half a
+ * window waits, on its ACK timer otherwise, or on its own next message to
+ * the sender (piggy-backed); an ack leaves when its turn ends (a turn
+ * without O sends what it made then) and its slots come free when the
+ * sender's loop takes the frame.
+ *
+ * A turn's own cost: the busy time of the run's INI that no message's
+ * service covers (polling the rings and ports, acks, timers, the
+ * dilation of all that), divided by the turns that did work.  Without it
+ * the replay's INIs are as busy as their services only: in a uniform
+ * dilation run of EM3D's put, half of the INIs' busy time.
+ */
+#include "replay_internal.h"
+
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "am_hdr.h"
+#include "file_util.h"
+
+/* ---- the run's counters ---- */
+
+/* The number at "key" in the top-level object "group" of a counters file
+ * (ini/inid_loop.c writes one group per line at two spaces' indent). */
+static bool counter_get(const char *text, const char *group, const char *key, double *v)
+{
+    char pat[64];
+    snprintf(pat, sizeof pat, "\n  \"%s\": {", group);
+    const char *g = strstr(text, pat);
+    if (!g)
+        return false;
+    g += strlen(pat);
+    const char *end = strchr(g, '}');
+    snprintf(pat, sizeof pat, "\"%s\": ", key);
+    const char *k = strstr(g, pat);
+    if (!k || !end || k > end)
+        return false;
+    char *after;
+    *v = strtod(k + strlen(pat), &after);
+    return after != k + strlen(pat);
+}
+
+/* The counters file beside trace file f: "<dir>/ini<ID>.counters.json";
+ * its text, or NULL. */
+static char *counters_text(const struct trace_file *f)
+{
+    char path[sizeof(f->path) + 16];
+    size_t n = strlen(f->path);
+    if (n < 6 || strcmp(f->path + n - 6, ".trace") != 0)
+        return NULL;
+    snprintf(path, sizeof path, "%.*s.counters.json", (int)(n - 6), f->path);
+    FILE *in = fopen(path, "r");
+    if (!in)
+        return NULL;
+    char *text = malloc(1 << 16);
+    size_t got = text ? fread(text, 1, (1 << 16) - 1, in) : 0;
+    fclose(in);
+    if (text)
+        text[got] = '\0';
+    return text;
+}
+
+int replay_flow_setup(struct replay *r, char *err, size_t errlen)
+{
+    const struct run_graph *g = r->g;
+    double *cost = calloc((size_t)r->n_clusters + 1, sizeof(double));
+    int *n_cost = calloc((size_t)r->n_clusters + 1, sizeof(int)), window = 0;
+    if (!cost || !n_cost) {
+        free(cost);
+        free(n_cost);
+        return ini_fail(err, errlen, "out of memory");
+    }
+    for (int f = 0; f < g->ini->n_files; f++) {
+        const struct trace_file *tf = &g->ini->files[f];
+        char *text = counters_text(tf);
+        double w = 0, ack_us = 0, seg = 0, busy = 0, turns = 0;
+        if (text && counter_get(text, "stack", "window", &w) && counter_get(text, "stack", "ack_timeout_us", &ack_us) &&
+            counter_get(text, "stack", "segment_bytes", &seg) && w >= 1) {
+            window = (int)w;
+            r->ack_timeout = ack_us * 1e3;
+            r->seg_bytes = (uint32_t)seg;
+        }
+        if (text && counter_get(text, "busy", "cycles", &busy) &&
+            (counter_get(text, "loop", "work_turns", &turns) || counter_get(text, "dilation", "turns", &turns)) &&
+            turns > 0) {
+            double svc = 0;
+            for (uint64_t i = 0; i < tf->n; i++)
+                svc += g->inis[f].done[i] - g->inis[f].s[i];
+            cost[tf->info.cluster_id] += fmax(busy * 1e9 / (double)tf->info.tsc_hz - svc, 0) / turns;
+            n_cost[tf->info.cluster_id]++;
+        }
+        free(text);
+    }
+    double sum = 0;
+    int n = 0;
+    for (int i = 0; i < r->n_inis; i++) {
+        int c = r->inis[i].cluster;
+        r->inis[i].turn_cost = n_cost[c] ? cost[c] / n_cost[c] * r->p.service_scale : 0;
+        sum += r->inis[i].turn_cost;
+        n += n_cost[c] > 0;
+    }
+    r->res->turn_cost_ns = n ? sum / n : NAN;
+    free(cost);
+    free(n_cost);
+    r->window = window;
+    r->res->window = window;
+    r->turn_out = malloc(((size_t)g->n_msgs + 1) * sizeof(int));
+    if (!r->turn_out)
+        return ini_fail(err, errlen, "out of memory");
+    if (window == 0)
+        return 0;
+    r->conns = calloc((size_t)r->n_inis * (size_t)r->n_inis, sizeof(*r->conns));
+    r->rings = calloc((size_t)r->n_inis * (size_t)g->max_pe + 1, sizeof(*r->rings));
+    if (!r->conns || !r->rings)
+        return ini_fail(err, errlen, "out of memory");
+    for (int m = 0; m < g->n_msgs; m++) {
+        uint32_t len = g->msgs[m].len + (uint32_t)sizeof(struct ini_am_hdr);
+        r->ms[m].slots = r->seg_bytes && len > r->seg_bytes ? (int)((len + r->seg_bytes - 1) / r->seg_bytes) : 1;
+        if (r->ms[m].slots > window)
+            r->ms[m].slots = window;
+    }
+    return 0;
+}
+
+void replay_flow_free(struct replay *r)
+{
+    for (int k = 0; r->conns && k < r->n_inis * r->n_inis; k++) {
+        free(r->conns[k].stall.v);
+        free(r->conns[k].sent.v);
+    }
+    for (int k = 0; r->rings && k < r->n_inis * r->g->max_pe; k++)
+        free(r->rings[k].q.v);
+    free(r->conns);
+    free(r->rings);
+    free(r->acks);
+    free(r->turn_out);
+}
+
+/* ---- queues ---- */
+
+static bool fifo_empty(const struct fifo *f)
+{
+    return f->head == f->tail;
+}
+
+static int fifo_at(const struct fifo *f, int i)
+{
+    return f->v[i % f->cap];
+}
+
+static int fifo_push(struct fifo *f, int x)
+{
+    if (f->tail - f->head == f->cap) {
+        int cap = f->cap ? 2 * f->cap : 64;
+        int *v = malloc((size_t)cap * sizeof(int));
+        if (!v)
+            return -1;
+        for (int i = f->head; i < f->tail; i++)     /* the indexes stay: ring_sim.taken is one */
+            v[i % cap] = fifo_at(f, i);
+        free(f->v);
+        f->v = v;
+        f->cap = cap;
+    }
+    f->v[f->tail++ % f->cap] = x;
+    return 0;
+}
+
+/* ---- the compute nodes' rings ---- */
+
+#define RING_INFLIGHT 64        /* inid.h's INID_RING_INFLIGHT */
+
+static struct ring_sim *ring_of(struct replay *r, int msg)
+{
+    return &r->rings[r->ms[msg].out_ini * r->g->max_pe + r->g->msgs[msg].src_pe];
+}
+
+int replay_flow_submit(struct replay *r, int msg, double now)
+{
+    if (!r->window)
+        return sim_take(r, msg, now);
+    struct ring_sim *q = ring_of(r, msg);
+    if (fifo_push(&q->q, msg) < 0)
+        return -1;
+    if (q->taken != q->q.tail - 1 || q->taken - q->q.head >= RING_INFLIGHT)
+        return 0;                               /* behind what the INI may not take yet */
+    q->taken++;
+    return sim_take(r, msg, now);
+}
+
+int replay_flow_release(struct replay *r, int msg, double now)
+{
+    if (!r->window)
+        return 0;
+    struct ring_sim *q = ring_of(r, msg);
+    r->ms[msg].released = true;
+    while (q->q.head != q->taken && r->ms[fifo_at(&q->q, q->q.head)].released)
+        q->q.head++;
+    int rc = 0;
+    while (rc == 0 && q->taken != q->q.tail && q->taken - q->q.head < RING_INFLIGHT)
+        rc = sim_take(r, fifo_at(&q->q, q->taken++), now);
+    return rc;
+}
+
+/* ---- the window ---- */
+
+static int new_ack(struct replay *r, int conn, int slots)
+{
+    if (r->n_acks == r->cap_acks) {
+        int cap = r->cap_acks ? 2 * r->cap_acks : 1024;
+        struct ack_sim *a = realloc(r->acks, (size_t)cap * sizeof(*a));
+        if (!a)
+            return -1;
+        r->acks = a;
+        r->cap_acks = cap;
+    }
+    r->acks[r->n_acks] = (struct ack_sim){ conn, slots };
+    return r->n_acks++;
+}
+
+int replay_flow_admit(struct replay *r, int msg, bool retry)
+{
+    struct m_sim *ms = &r->ms[msg];
+    ms->piggy = -1;
+    if (!r->window)
+        return 1;
+    struct conn_sim *c = &r->conns[ms->out_ini * r->n_inis + ms->in_ini];
+    if ((!fifo_empty(&c->stall) && !retry) || c->in_flight + ms->slots > r->window)
+        return fifo_push(&c->stall, msg) < 0 ? -1 : 0;
+    c->in_flight += ms->slots;
+    if (fifo_push(&c->sent, msg) < 0)
+        return -1;
+    /* What the receiver has of ours unacknowledged rides along. */
+    struct conn_sim *back = &r->conns[ms->in_ini * r->n_inis + ms->out_ini];
+    if (back->unacked) {
+        ms->piggy = new_ack(r, ms->in_ini * r->n_inis + ms->out_ini, back->unacked);
+        back->unacked = 0;
+        if (ms->piggy < 0)
+            return -1;
+    }
+    return 1;
+}
+
+/* The first waiting message of connection c, if the window has room. */
+static int stalled_fits(const struct replay *r, const struct conn_sim *c)
+{
+    if (fifo_empty(&c->stall))
+        return -1;
+    int msg = fifo_at(&c->stall, c->stall.head);
+    return c->in_flight + r->ms[msg].slots <= r->window ? msg : -1;
+}
+
+int replay_flow_next_stalled(struct replay *r, int ini)
+{
+    for (int k = 0; r->window && k < r->n_inis; k++) {
+        struct conn_sim *c = &r->conns[ini * r->n_inis + k];
+        int msg = stalled_fits(r, c);
+        if (msg >= 0) {
+            c->stall.head++;
+            return msg;
+        }
+    }
+    return -1;
+}
+
+bool replay_flow_stalled_ready(const struct replay *r, int ini)
+{
+    for (int k = 0; r->window && k < r->n_inis; k++)
+        if (stalled_fits(r, &r->conns[ini * r->n_inis + k]) >= 0)
+            return true;
+    return false;
+}
+
+/* ---- acks ---- */
+
+/* When an ack made now at INI `ini` leaves: at once, or when the turn it
+ * was made in ends (a turn without O, or the timer's, taken at the turn). */
+static double ack_leaves(const struct replay *r, int ini, double now)
+{
+    const struct ini_sim *x = &r->inis[ini];
+    return x->busy ? fmax(now, x->until) : now;
+}
+
+static int bare_ack(struct replay *r, int conn, double now)
+{
+    struct conn_sim *c = &r->conns[conn];
+    int k = new_ack(r, conn, c->unacked);
+    c->unacked = 0;
+    return k < 0 ? -1 : sim_push(r, ack_leaves(r, conn % r->n_inis, now) + r->wire, EV_ACK_AVAIL, k);
+}
+
+int replay_flow_delivered(struct replay *r, int msg, double now)
+{
+    if (!r->window)
+        return 0;
+    struct m_sim *ms = &r->ms[msg];
+    if (ms->piggy >= 0 && replay_flow_ack_taken(r, ms->piggy, now) < 0)
+        return -1;
+    int conn = ms->out_ini * r->n_inis + ms->in_ini;
+    struct conn_sim *c = &r->conns[conn];
+    c->unacked += ms->slots;
+    if (c->unacked >= (r->window + 1) / 2)
+        return bare_ack(r, conn, now);
+    if (c->ack_timer)
+        return 0;
+    c->ack_timer = true;
+    return sim_push(r, now + r->ack_timeout, EV_ACK_TIMER, conn);
+}
+
+int replay_flow_ack_timer(struct replay *r, int conn, double now)
+{
+    struct conn_sim *c = &r->conns[conn];
+    c->ack_timer = false;
+    return c->unacked ? bare_ack(r, conn, now) : 0;
+}
+
+/* An ack taken by the sending INI: its slots free, and the messages all
+ * of whose slots it covers given back to their rings. */
+int replay_flow_ack_taken(struct replay *r, int ack, double now)
+{
+    struct conn_sim *c = &r->conns[r->acks[ack].conn];
+    int left = r->acks[ack].slots, rc = 0;
+    c->in_flight = left > c->in_flight ? 0 : c->in_flight - left;
+    while (rc == 0 && left > 0 && !fifo_empty(&c->sent)) {
+        int msg = fifo_at(&c->sent, c->sent.head), need = r->ms[msg].slots - c->sent_acked;
+        if (need > left) {
+            c->sent_acked += left;
+            break;
+        }
+        left -= need;
+        c->sent_acked = 0;
+        c->sent.head++;
+        rc = replay_flow_release(r, msg, now);
+    }
+    return rc;
+}
