@@ -220,7 +220,11 @@ em3d_run() {
     # the RESULT line's fields as the run's program record
     python3 -c 'import json,sys; print(json.dumps({k: v for k, v in (f.split("=", 1) for f in sys.argv[1].split()[1:])}))' \
         "$line" > "$tmp/em3d.json"
-    if [ $replay = 1 ]; then   # the replayed / measured program span at each other INI count and policy
+    if [ $replay = 1 ]; then   # the replayed / measured program span as it ran, and at each other INI count and policy
+        r=$("$RUNS_TRACE" whatif "$dir" 2> /dev/null |
+            sed -n 's/.*program span.*measured \([0-9.]*\) s, replayed \([0-9.]*\) s.*/\1 \2/p')
+        r=$(awk '$1 > 0 {printf "%.6f", $2 / $1}' <<< "$r")
+        [ -n "$r" ] && fields+=(--field "replay_as_run=$r")
         for i2 in ${INIS//,/ }; do
             [ "$i2" = 1 ] && continue
             for p2 in ${POLICIES//,/ }; do

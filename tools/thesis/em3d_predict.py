@@ -72,9 +72,12 @@ def points(out):
 
 def replay_fields(rep):
     """A run's replay figures, (policy, INIs) -> replayed / measured span,
-    from its fields replay_POLICY_iN (em3d.sh --replay)."""
+    from its fields replay_POLICY_iN (em3d.sh --replay), and ("as_run", 1)
+    from replay_as_run: replayed as it ran."""
     r = {}
     for f, v in rep.items():
+        if f == "replay_as_run":
+            r[("as_run", 1)] = float(v)
         pol, sep, n = f[len("replay_"):].rpartition("_i") if f.startswith("replay_") else ("", "", "")
         if pol and sep and n.isdigit():
             r[(pol, int(n))] = float(v)
@@ -92,9 +95,11 @@ def one_ini_point(pts, variant, clusters, pes, inter):
 def replay(one_ini_runs, inis, pol, meas):
     """The replay's time per edge at `inis` INIs under `pol`: each 1-INI
     run's time per edge scaled by its replayed / measured program span
-    (em3d.sh --replay), the median; with its error.  "-" when there is none."""
-    v = [r["upe"] * r["replay"][(pol, inis)] for r in one_ini_runs or [] if (pol, inis) in r["replay"]]
-    if not v or inis == 1:
+    (em3d.sh --replay), the median; with its error; at one INI the run
+    replayed as it ran.  "-" when there is none."""
+    key = ("as_run", 1) if inis == 1 else (pol, inis)
+    v = [r["upe"] * r["replay"][key] for r in one_ini_runs or [] if key in r["replay"]]
+    if not v:
         return "-"
     pred = statistics.median(v)
     return "%.3f (%+.2f)" % (pred, (pred - meas) / meas if meas else 0)
@@ -156,7 +161,8 @@ def main(argv):
                  "EM3D: the chapter-6 model (ini-model, mva) beside the measured time per edge (medians).  "
                  "c = INI messages out / 2 / nodes (put and bulk: one-way messages counted in pairs); "
                  "W = T0 / c - 2 o, T0 the share-0 run of the same version, INIs and policy; o = %g us.  replay: the "
-                 "1-INI runs' time per edge x their replayed / measured span at this INI count (em3d.sh --replay; "
+                 "1-INI runs' time per edge x their replayed / measured span at this INI count, at 1 INI replayed as it ran "
+                 "(em3d.sh --replay; "
                  "%s)." % (o_us, named + " only" if named else "no run replayed"))
 
 
