@@ -29,7 +29,12 @@ policy) replayed by ini-trace whatif at
 this INI count and policy, each run's time per edge scaled by its
 replayed over measured program span, the median.
 
-Writes OUT/em3d-predict.txt and .csv; a point without a share-0 twin or
+And em3d-replay: per version and INI count, the model's and the
+replay's errors over the points, with the INIs' CPU time per message
+pass beside (what the replay from one INI keeps).
+
+Writes OUT/em3d-predict.txt and .csv (and em3d-replay's, for a run with
+replays); a point without a share-0 twin or
 without messages is left out.  Exit status 0, 1 when nothing could be
 predicted, 2 on bad arguments.
 """
@@ -42,6 +47,9 @@ sys.path[:0] = [HERE, os.path.join(HERE, "../sweeps"), os.path.join(HERE, "../mo
 import em3d_tables as tables  # noqa: E402
 import ini_model as model  # noqa: E402
 import water_model  # noqa: E402  (run_figures, solve)
+
+
+ORDER = ["simple", "ghost", "get", "put", "bulk"]
 
 
 def die(msg, code=2):
@@ -66,7 +74,8 @@ def points(out):
         k = (run["variant"], int(run["clusters"]), int(run["pes"]), int(run["inis"]), run["policy"], float(run["inter"]))
         pts.setdefault(k, []).append({"time_s": float(run["runtime_s"]), "edges": edges, "fig": fig,
                                       "upe": float(prog["us_per_edge"]),
-                                      "replay": replay_fields(rep)})
+                                      "replay": replay_fields(rep),
+                                      "cpu": float(rep["ini_cpu_ns_per_pass"]) if "ini_cpu_ns_per_pass" in rep else None})
     return pts
 
 
@@ -92,20 +101,23 @@ def one_ini_point(pts, variant, clusters, pes, inter):
     return None
 
 
-def replay(one_ini_runs, inis, pol, meas):
+def replay_pred(one_ini_runs, inis, pol):
     """The replay's time per edge at `inis` INIs under `pol`: each 1-INI
     run's time per edge scaled by its replayed / measured program span
-    (em3d.sh --replay), the median; with its error; at one INI the run
-    replayed as it ran.  "-" when there is none."""
+    (em3d.sh --replay), the median; at one INI the run replayed as it
+    ran.  None when there is none."""
     key = ("as_run", 1) if inis == 1 else (pol, inis)
     v = [r["upe"] * r["replay"][key] for r in one_ini_runs or [] if key in r["replay"]]
-    if not v:
-        return "-"
-    pred = statistics.median(v)
-    return "%.3f (%+.2f)" % (pred, (pred - meas) / meas if meas else 0)
+    return statistics.median(v) if v else None
 
 
-def predict(pts, o_us, bin):
+def rel(pred, meas):
+    return (pred - meas) / meas if meas else 0
+
+
+def predict(pts, o_us, bin, errs):
+    """The table's rows; errs gets (variant, inis, model error, replay
+    error or None) per row."""
     rows = []
     for k in sorted(pts):
         variant, clusters, pes, inis, pol, inter = k
@@ -124,11 +136,47 @@ def predict(pts, o_us, bin):
         edges = pts[k][0]["edges"]
         meas = statistics.median(r["upe"] for r in pts[k])
         pred = c * p["R"] / edges
+        rp = replay_pred(one_ini_point(pts, variant, clusters, pes, inter), inis, pol)
+        errs.append((variant, inis, rel(pred, meas), None if rp is None else rel(rp, meas)))
         rows.append([variant, "%dx%d" % (clusters, pes), inis, pol, inter, len(pts[k]), "%.1f" % c, "%.1f" % W,
-                     "%.1f" % O, "%.3f" % meas, "%.3f" % pred, "%+.2f" % ((pred - meas) / meas if meas else 0),
-                     replay(one_ini_point(pts, variant, clusters, pes, inter), inis, pol, meas),
+                     "%.1f" % O, "%.3f" % meas, "%.3f" % pred, "%+.2f" % rel(pred, meas),
+                     "-" if rp is None else "%.3f (%+.2f)" % (rp, rel(rp, meas)),
                      "%.3f" % statistics.median(f["utilization"] for f in figs), "%.3f" % p["U_o"]])
     return rows
+
+
+def spread(v):
+    v = sorted(v)
+    return "%+.2f [%+.2f, %+.2f]" % (statistics.median(v), v[0], v[-1]) if v else "-"
+
+
+def replay_summary(out, pts, errs):
+    """em3d-replay: per version and INI count, the errors of the model and
+    the replay over the points (every share but 0, every policy), and the
+    INIs' CPU time per message pass (em3d.sh's ini_cpu_ns_per_pass) that
+    the replay from one INI keeps: written only for a run with replays."""
+    rows = []
+    for variant, inis in sorted({(e[0], e[1]) for e in errs}, key=lambda x: (ORDER.index(x[0]) if x[0] in ORDER
+                                                                           else len(ORDER), x[1])):
+        mine = [e for e in errs if e[:2] == (variant, inis)]
+        rp = [e[3] for e in mine if e[3] is not None]
+        if not rp:
+            continue
+        cpu = [r["cpu"] for k, v in pts.items() if k[0] == variant and k[3] == inis and k[5] > 0
+               for r in v if r["cpu"]]
+        cpu1 = [r["cpu"] for k, v in pts.items() if k[0] == variant and k[3] == 1 and k[5] > 0 for r in v if r["cpu"]]
+        c, c1 = (statistics.median(cpu) if cpu else None), (statistics.median(cpu1) if cpu1 else None)
+        rows.append([variant, inis, len(mine), len(rp), spread([e[2] for e in mine]), spread(rp),
+                     "%.0f" % c if c else "-", "%.2f" % (c / c1) if c and c1 else "-"])
+    if not rows:
+        return
+    tables.write(out, "em3d-replay", ["version", "inis", "points", "replayed", "model err", "replay err",
+                                      "INI CPU ns/pass", "x 1 INI"], rows,
+                 "EM3D: the errors of the chapter-6 model and of the replay over the curve's points (shares above 0, "
+                 "every policy): median [min, max] of (predicted - measured) / measured, time per edge; the replay "
+                 "at 1 INI is the run replayed as it ran.  INI CPU ns/pass: the INIs' CPU time per message pass "
+                 "(the dilation's count; median over the runs), which the replay from one INI keeps at its 1-INI "
+                 "value, and its ratio to that.")
 
 
 def main(argv):
@@ -148,10 +196,10 @@ def main(argv):
         else:
             die("unknown option %s" % flag)
     pts = points(out)
-    rows = predict(pts, o_us, bin)
-    order = ["simple", "ghost", "get", "put", "bulk"]
+    errs = []
+    rows = predict(pts, o_us, bin, errs)
     replayed = sorted({k[0] for k, v in pts.items() if any(r["replay"] for r in v)},
-                      key=lambda v: order.index(v) if v in order else len(order))
+                      key=lambda v: ORDER.index(v) if v in ORDER else len(ORDER))
     named = ", ".join(replayed[:-1]) + " and " + replayed[-1] if len(replayed) > 1 else "".join(replayed)
     if not rows:
         die("%s: no curve point with a share-0 twin and messages" % out, 1)
@@ -164,6 +212,7 @@ def main(argv):
                  "1-INI runs' time per edge x their replayed / measured span at this INI count, at 1 INI replayed as it ran "
                  "(em3d.sh --replay; "
                  "%s)." % (o_us, named + " only" if named else "no run replayed"))
+    replay_summary(out, pts, errs)
 
 
 if __name__ == "__main__":
