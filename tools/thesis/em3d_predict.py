@@ -116,8 +116,8 @@ def rel(pred, meas):
 
 
 def predict(pts, o_us, bin, errs):
-    """The table's rows; errs gets (variant, inis, model error, replay
-    error or None) per row."""
+    """The table's rows; errs gets (variant, inis, policy, model error,
+    replay error or None) per row."""
     rows = []
     for k in sorted(pts):
         variant, clusters, pes, inis, pol, inter = k
@@ -137,7 +137,7 @@ def predict(pts, o_us, bin, errs):
         meas = statistics.median(r["upe"] for r in pts[k])
         pred = c * p["R"] / edges
         rp = replay_pred(one_ini_point(pts, variant, clusters, pes, inter), inis, pol)
-        errs.append((variant, inis, rel(pred, meas), None if rp is None else rel(rp, meas)))
+        errs.append((variant, inis, pol, rel(pred, meas), None if rp is None else rel(rp, meas)))
         rows.append([variant, "%dx%d" % (clusters, pes), inis, pol, inter, len(pts[k]), "%.1f" % c, "%.1f" % W,
                      "%.1f" % O, "%.3f" % meas, "%.3f" % pred, "%+.2f" % rel(pred, meas),
                      "-" if rp is None else "%.3f (%+.2f)" % (rp, rel(rp, meas)),
@@ -151,29 +151,31 @@ def spread(v):
 
 
 def replay_summary(out, pts, errs):
-    """em3d-replay: per version and INI count, the errors of the model and
-    the replay over the points (every share but 0, every policy), and the
+    """em3d-replay: per version, INI count and policy, the errors of the
+    model and the replay over the points (every share but 0), and the
     INIs' CPU time per message pass (em3d.sh's ini_cpu_ns_per_pass) that
     the replay from one INI keeps: written only for a run with replays."""
     rows = []
-    for variant, inis in sorted({(e[0], e[1]) for e in errs}, key=lambda x: (ORDER.index(x[0]) if x[0] in ORDER
-                                                                           else len(ORDER), x[1])):
-        mine = [e for e in errs if e[:2] == (variant, inis)]
-        rp = [e[3] for e in mine if e[3] is not None]
+    policies = ["static", "round-robin", "load-aware"]
+    for variant, inis, pol in sorted({e[:3] for e in errs}, key=lambda x: (
+            ORDER.index(x[0]) if x[0] in ORDER else len(ORDER), x[1],
+            policies.index(x[2]) if x[2] in policies else len(policies))):
+        mine = [e for e in errs if e[:3] == (variant, inis, pol)]
+        rp = [e[4] for e in mine if e[4] is not None]
         if not rp:
             continue
-        cpu = [r["cpu"] for k, v in pts.items() if k[0] == variant and k[3] == inis and k[5] > 0
+        cpu = [r["cpu"] for k, v in pts.items() if k[0] == variant and k[3] == inis and k[4] == pol and k[5] > 0
                for r in v if r["cpu"]]
         cpu1 = [r["cpu"] for k, v in pts.items() if k[0] == variant and k[3] == 1 and k[5] > 0 for r in v if r["cpu"]]
         c, c1 = (statistics.median(cpu) if cpu else None), (statistics.median(cpu1) if cpu1 else None)
-        rows.append([variant, inis, len(mine), len(rp), spread([e[2] for e in mine]), spread(rp),
+        rows.append([variant, inis, pol, len(mine), len(rp), spread([e[3] for e in mine]), spread(rp),
                      "%.0f" % c if c else "-", "%.2f" % (c / c1) if c and c1 else "-"])
     if not rows:
         return
-    tables.write(out, "em3d-replay", ["version", "inis", "points", "replayed", "model err", "replay err",
+    tables.write(out, "em3d-replay", ["version", "inis", "policy", "points", "replayed", "model err", "replay err",
                                       "INI CPU ns/pass", "x 1 INI"], rows,
-                 "EM3D: the errors of the chapter-6 model and of the replay over the curve's points (shares above 0, "
-                 "every policy): median [min, max] of (predicted - measured) / measured, time per edge; the replay "
+                 "EM3D: the errors of the chapter-6 model and of the replay over the curve's points (shares above "
+                 "0): median [min, max] of (predicted - measured) / measured, time per edge; the replay "
                  "at 1 INI is the run replayed as it ran.  INI CPU ns/pass: the INIs' CPU time per message pass "
                  "(the dilation's count; median over the runs), which the replay from one INI keeps at its 1-INI "
                  "value, and its ratio to that.")
