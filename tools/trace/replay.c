@@ -576,7 +576,7 @@ static void replay_state_free(struct replay *r)
     free(r->cl);
     free(r->lb_pe);
     for (int c = 0; r->srv && c < r->n_srv; c++)
-        free(r->srv[c].queue);
+        free(r->srv[c].queue.v);
     free(r->srv);
     free(r->blk_first);
     free(r->blk);

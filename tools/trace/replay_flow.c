@@ -62,7 +62,7 @@ static bool counter_get(const char *text, const char *group, const char *key, do
 }
 
 /* The counters file beside trace file f: "<dir>/ini<ID>.counters.json";
- * its text, or NULL. */
+ * its whole text (the groups read come last), or NULL. */
 static char *counters_text(const struct trace_file *f)
 {
     char path[sizeof(f->path) + 16];
@@ -73,11 +73,11 @@ static char *counters_text(const struct trace_file *f)
     FILE *in = fopen(path, "r");
     if (!in)
         return NULL;
-    char *text = malloc(1 << 16);
-    size_t got = text ? fread(text, 1, (1 << 16) - 1, in) : 0;
+    char *text = NULL;
+    long size = fseek(in, 0, SEEK_END) == 0 ? ftell(in) : -1;
+    if (size >= 0 && size < (1l << 26) && fseek(in, 0, SEEK_SET) == 0 && (text = malloc((size_t)size + 1)))
+        text[fread(text, 1, (size_t)size, in)] = '\0';
     fclose(in);
-    if (text)
-        text[got] = '\0';
     return text;
 }
 
@@ -86,6 +86,7 @@ int replay_flow_setup(struct replay *r, char *err, size_t errlen)
     const struct run_graph *g = r->g;
     double *cost = calloc((size_t)r->n_clusters + 1, sizeof(double));
     int *n_cost = calloc((size_t)r->n_clusters + 1, sizeof(int)), window = 0;
+    double seg = 0;             /* a segment's bytes of message, 0: messages whole */
     if (!cost || !n_cost) {
         free(cost);
         free(n_cost);
@@ -94,12 +95,11 @@ int replay_flow_setup(struct replay *r, char *err, size_t errlen)
     for (int f = 0; f < g->ini->n_files; f++) {
         const struct trace_file *tf = &g->ini->files[f];
         char *text = counters_text(tf);
-        double w = 0, ack_us = 0, seg = 0, busy = 0, turns = 0;
+        double w = 0, ack_us = 0, busy = 0, turns = 0;
         if (text && counter_get(text, "stack", "window", &w) && counter_get(text, "stack", "ack_timeout_us", &ack_us) &&
             counter_get(text, "stack", "segment_bytes", &seg) && w >= 1) {
             window = (int)w;
             r->ack_timeout = ack_us * 1e3;
-            r->seg_bytes = (uint32_t)seg;
         }
         if (text && counter_get(text, "busy", "cycles", &busy) &&
             (counter_get(text, "loop", "work_turns", &turns) || counter_get(text, "dilation", "turns", &turns)) &&
@@ -136,7 +136,7 @@ int replay_flow_setup(struct replay *r, char *err, size_t errlen)
         return ini_fail(err, errlen, "out of memory");
     for (int m = 0; m < g->n_msgs; m++) {
         uint32_t len = g->msgs[m].len + (uint32_t)sizeof(struct ini_am_hdr);
-        r->ms[m].slots = r->seg_bytes && len > r->seg_bytes ? (int)((len + r->seg_bytes - 1) / r->seg_bytes) : 1;
+        r->ms[m].slots = seg >= 1 && len > seg ? (int)ceil(len / seg) : 1;
         if (r->ms[m].slots > window)
             r->ms[m].slots = window;
     }
@@ -155,35 +155,6 @@ void replay_flow_free(struct replay *r)
     free(r->rings);
     free(r->acks);
     free(r->turn_out);
-}
-
-/* ---- queues ---- */
-
-static bool fifo_empty(const struct fifo *f)
-{
-    return f->head == f->tail;
-}
-
-static int fifo_at(const struct fifo *f, int i)
-{
-    return f->v[i % f->cap];
-}
-
-static int fifo_push(struct fifo *f, int x)
-{
-    if (f->tail - f->head == f->cap) {
-        int cap = f->cap ? 2 * f->cap : 64;
-        int *v = malloc((size_t)cap * sizeof(int));
-        if (!v)
-            return -1;
-        for (int i = f->head; i < f->tail; i++)     /* the indexes stay: ring_sim.taken is one */
-            v[i % cap] = fifo_at(f, i);
-        free(f->v);
-        f->v = v;
-        f->cap = cap;
-    }
-    f->v[f->tail++ % f->cap] = x;
-    return 0;
 }
 
 /* ---- the compute nodes' rings ---- */

@@ -9,6 +9,7 @@
 #include <stdatomic.h>
 #include <stdbool.h>
 #include <stdint.h>
+#include <stdlib.h>
 
 #include "config.h"
 #include "loadbal.h"
@@ -81,6 +82,41 @@ struct ini_sim {
     struct ini_lb_conn lb;
 };
 
+/* A queue of ints that grows; head and tail count from the start and
+ * keep their values when it grows (ring_sim.taken is such an index). */
+struct fifo {
+    int *v;
+    int head, tail, cap;
+};
+
+static inline bool fifo_empty(const struct fifo *f)
+{
+    return f->head == f->tail;
+}
+
+static inline int fifo_at(const struct fifo *f, int i)
+{
+    return f->v[i % f->cap];
+}
+
+/* 0, or -1 out of memory. */
+static inline int fifo_push(struct fifo *f, int x)
+{
+    if (f->tail - f->head == f->cap) {
+        int cap = f->cap ? 2 * f->cap : 64;
+        int *v = malloc((size_t)cap * sizeof(int));
+        if (!v)
+            return -1;
+        for (int i = f->head; i < f->tail; i++)
+            v[i % cap] = fifo_at(f, i);
+        free(f->v);
+        f->v = v;
+        f->cap = cap;
+    }
+    f->v[f->tail++ % f->cap] = x;
+    return 0;
+}
+
 /* What runs the actions: a cluster's protocol thread (MGS), or in node
  * mode (a program whose nodes run their own handlers between their
  * computing: the trace header's INI_CN_HDR_NODE_HANDLERS) each node's own
@@ -88,8 +124,7 @@ struct ini_sim {
 struct server {
     bool busy;
     double blocked_until;
-    int *queue;
-    int head, tail, cap;
+    struct fifo queue;          /* actions ready, in order */
     double lag_idle, lag_busy;  /* the run's medians */
     double first;               /* its first action in the run: the program had not started it before */
 };
@@ -109,11 +144,6 @@ struct cluster_sim {
     int n_inis_run, pe_policy, ini_policy;
     int first_ini, n_inis;      /* sim INIs */
     double start_ns, end_ns;    /* its INIs' run span in the run */
-};
-
-struct fifo {
-    int *v;
-    int head, tail, cap;
 };
 
 /* A compute node's ring at an INI: its messages in order, [head, taken)
@@ -170,7 +200,6 @@ struct replay {
     double lam_o_med, lam_i_med, wire;
     int window;                 /* the run's, 0: not known, not modelled */
     double ack_timeout;         /* ns */
-    uint32_t seg_bytes;         /* a segment's bytes of message, 0: messages whole */
     struct conn_sim *conns;     /* [out * n_inis + in] */
     struct ring_sim *rings;     /* [out * max_pe + src_pe] */
     struct ack_sim *acks;

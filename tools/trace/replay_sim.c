@@ -232,34 +232,15 @@ static int turn(struct replay *r, int ini, double now)
 
 /* ---- a protocol thread ---- */
 
-static int enqueue(struct server *s, int a)
-{
-    if (s->tail - s->head == s->cap) {
-        int cap = s->cap ? 2 * s->cap : 256;
-        int *q = malloc((size_t)cap * sizeof(int));
-        if (!q)
-            return -1;
-        for (int i = 0; i < s->tail - s->head; i++)
-            q[i] = s->queue[(s->head + i) % s->cap];
-        free(s->queue);
-        s->tail -= s->head;
-        s->head = 0;
-        s->queue = q;
-        s->cap = cap;
-    }
-    s->queue[s->tail++ % s->cap] = a;
-    return 0;
-}
-
 /* The thread takes its next action, if it has one and is neither busy
  * nor computing (node mode): after its wake-up if it was idle, after its
  * usual gap between actions if it was busy. */
 static int try_start(struct replay *r, int c, double now, bool was_idle)
 {
     struct server *s = &r->srv[c];
-    if (s->busy || s->tail == s->head || now < s->blocked_until)
+    if (s->busy || fifo_empty(&s->queue) || now < s->blocked_until)
         return 0;
-    int a = s->queue[s->head++ % s->cap];
+    int a = fifo_at(&s->queue, s->queue.head++);
     const struct a_sim *x = &r->as[a];
     double lag = x->idle_class == was_idle ? x->lag : was_idle ? s->lag_idle : s->lag_busy;
     s->busy = true;
@@ -368,7 +349,7 @@ static int on_event(struct replay *r, const struct event *e)
         return replay_flow_ack_timer(r, e->idx, now);
     case EV_ACTION_READY: {
         int c = replay_server_of(r, &g->actions[e->idx]);
-        if (enqueue(&r->srv[c], e->idx) < 0)
+        if (fifo_push(&r->srv[c].queue, e->idx) < 0)
             return -1;
         return try_start(r, c, now, true);
     }
