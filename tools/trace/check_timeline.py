@@ -137,8 +137,10 @@ def check_flows(events, slices, problems):
             return
         s = next(p for p in pts if p["ph"] == "s")["ts"]
         f = next(p for p in pts if p["ph"] == "f")["ts"]
-        if any(not (s - EPS <= p["ts"] <= f + EPS) for p in pts):
-            problems.append("flow %s: a point outside [start, end]" % key[2])
+        out = [p for p in pts if not (s - EPS <= p["ts"] <= f + EPS)]
+        if out:
+            problems.append("flow %s: its %s point at %.3f us (pid %d tid %d) is outside [%.3f, %.3f]"
+                            % (key[2], out[0]["ph"], out[0]["ts"], out[0]["pid"], out[0]["tid"], s, f))
             return
         for p in pts:
             if not enclosed(slices, (p["pid"], p["tid"]), p["ts"]):

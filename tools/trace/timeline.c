@@ -21,7 +21,9 @@
  *
  * joined by one flow (trace-event phases s, t, f) from the action that
  * sent it, through both services and the handler, to the action that
- * processed it.  Times are microseconds (ts, dur) with ns resolution.
+ * processed it (left out, and counted on stdout, when the CPUs' clocks
+ * put one of its points before the one it follows).  Times are
+ * microseconds (ts, dur) with ns resolution.
  * --from/--to keep what overlaps the window (seconds on the run's clock);
  * --sample N keeps every Nth message (and the INI services of those), so
  * a large run stays openable.  Without them, each INI track has one
@@ -53,6 +55,8 @@ struct tl {
     int sample;
     int first;                  /* no event written yet */
     int *ini_cluster;           /* per INI file: its cluster */
+    int flows_out_of_order;     /* flows left out: clock skew put a point before the one it follows */
+    double worst_skew_ns;       /* the most a point lay before its predecessor */
 };
 
 #define type_name mgs_msg_name
@@ -118,6 +122,12 @@ static int ini_global(const struct tl *t, int file)
     return t->g->ini->files[file].info.ini_id;
 }
 
+struct flow_point {
+    char ph;                    /* s, t or f */
+    int pid, tid;
+    double ts;                  /* ns */
+};
+
 /* One message's slices and its flow. */
 static void message(struct tl *t, int k)
 {
@@ -155,14 +165,29 @@ static void message(struct tl *t, int k)
     /* the flow, when all of it is in the window */
     if (m->cause < 0 || m->action < 0 || isnan(m->send) || m->send < t->from || g->actions[m->action].t0 > t->to)
         return;
-    flow(t, 's', src, TID_PE(g->actions[m->cause].pe), m->send - 1, k);
+    struct flow_point pt[5];
+    int n = 0;
+    pt[n++] = (struct flow_point){ 's', src, TID_PE(g->actions[m->cause].pe), m->send - 1 };
     if (m->out_file >= 0)
-        flow(t, 't', src, TID_INI(ini_global(t, m->out_file)), g->inis[m->out_file].s[m->out_i], k);
+        pt[n++] = (struct flow_point){ 't', src, TID_INI(ini_global(t, m->out_file)), g->inis[m->out_file].s[m->out_i] };
     if (m->in_file >= 0)
-        flow(t, 't', dst, TID_INI(ini_global(t, m->in_file)), g->inis[m->in_file].s[m->in_i], k);
+        pt[n++] = (struct flow_point){ 't', dst, TID_INI(ini_global(t, m->in_file)), g->inis[m->in_file].s[m->in_i] };
     if (m->recv >= 0)
-        flow(t, 't', dst, TID_PE(g->recvs[m->recv].pe), g->recvs[m->recv].t0, k);
-    flow(t, 'f', dst, TID_PE(g->actions[m->action].pe), g->actions[m->action].t0, k);
+        pt[n++] = (struct flow_point){ 't', dst, TID_PE(g->recvs[m->recv].pe), g->recvs[m->recv].t0 };
+    pt[n++] = (struct flow_point){ 'f', dst, TID_PE(g->actions[m->action].pe), g->actions[m->action].t0 };
+    /* Each point is stamped by the TSC of the CPU its thread ran on, and
+     * this machine's virtual CPUs' TSCs differ by up to microseconds: a
+     * thread that moved between its handler's start and its action's can
+     * put the action first.  A flow whose points go backwards is left out
+     * (and counted) rather than drawn as an arrow back in time. */
+    for (int i = 1; i < n; i++)
+        if (pt[i].ts < pt[i - 1].ts) {
+            t->flows_out_of_order++;
+            t->worst_skew_ns = fmax(t->worst_skew_ns, pt[i - 1].ts - pt[i].ts);
+            return;
+        }
+    for (int i = 0; i < n; i++)
+        flow(t, pt[i].ph, pt[i].pid, pt[i].tid, pt[i].ts, k);
 }
 
 static void tracks(struct tl *t)
@@ -341,6 +366,9 @@ int cmd_timeline(int argc, char **argv)
     int bad = ferror(o) | (fclose(o) != 0);
     int n_msgs = rf.g.n_msgs;
     run_files_free(&rf);
+    if (t.flows_out_of_order)
+        printf("ini-trace: %d message(s) drawn without their flow: a point stamped up to %.3f us before the one it "
+               "follows (the CPUs' clocks differ)\n", t.flows_out_of_order, t.worst_skew_ns / 1e3);
     if (bad) {
         cli_error("%s: write error", out);
         return 1;
