@@ -21,7 +21,10 @@
 #        inter = S / sqrt(c), intra = S - inter (a cluster of c nodes as a
 #        sqrt(c) x sqrt(c) block of a 2-D decomposition: its traffic out
 #        grows as sqrt(c), its work as c); 1 and sqrt(c) INIs per cluster;
-#        --sqrt-variants (default ghost,bulk), the three policies.  The
+#        --sqrt-variants (default ghost,bulk), the three policies; and
+#        each point's twin without inter-cluster edges (exp sqrt0: inter
+#        0, the same intra), whose time gives the chapter-6 model its W.
+#        The
 #        per-INI utilization and queue are in each run's report
 #        (reports.jsonl), tabled beside the thesis's tables 5.8/5.9 by
 #        tools/thesis/em3d_tables.py.
@@ -35,9 +38,10 @@
 # left out of the sqrt part and meta.txt says so); neither: undilated.
 # Tables: tools/thesis/em3d_tables.py (the curves, the sqrt table) and
 # tools/thesis/em3d_predict.py (the chapter-6 model beside the curve).
-# --replay: the curve's 1-INI runs of every version are traced in
-# detail and replayed at once (ini-trace whatif) with each other INI
-# count under each policy; the replayed over the measured program span
+# --replay: the 1-INI runs of every version (the curve's and the sqrt
+# test's) are traced in detail and replayed at once (ini-trace whatif)
+# with each other INI count (the sqrt test's: sqrt(c)) under each policy
+# and as they ran; the replayed over the measured program span
 # goes into reports.jsonl (field replay_POLICY_iN) and em3d_predict.py puts the
 # replay's time per edge beside the model's.  (MGS records the Simple and
 # Ghost runs' requests; the message versions record theirs themselves,
@@ -158,6 +162,7 @@ if [[ ,$PARTS, == *,sqrt,* ]]; then
         intra=$(awk -v s="$SQRT_SHARE" -v i="$inter" 'BEGIN{printf "%.4f", s - i}')
         for v in ${SQRT_VARIANTS//,/ }; do for i in $(printf '%s\n' 1 "$r" | sort -un); do for p in $(policies_for "$i"); do
             echo "sqrt $v 2 $c $i $p $inter $intra" >> "$tmp/points"
+            echo "sqrt0 $v 2 $c $i $p 0 $intra" >> "$tmp/points"   # its twin: the model's W
         done; done; done
     done
 fi
@@ -207,8 +212,10 @@ em3d_run() {
         "$CLUSTER" gen "$C" "$P" "$I" -o "$cfg" > /dev/null && regime_config "$cfg" "$YIELD" || { rm -f "$cfg"; exit 1; }
     fi
     k=$(knob_for "$P")
-    local replay=0 fields=() i2 r
-    [ $REPLAY = 1 ] && [ "$1" = curve ] && [ "$I" = 1 ] && replay=1
+    local replay=0 fields=() i2 r others=$INIS
+    [ $REPLAY = 1 ] && { [ "$1" = curve ] || [ "$1" = sqrt ]; } && [ "$I" = 1 ] && replay=1
+    # the sqrt part's other INI count: sqrt(c), rounded
+    [ "$1" = sqrt ] && others=$(awk -v c="$P" 'BEGIN{r = sqrt(c); printf "%d", (r == int(r)) ? r : int(r + 0.5)}')
     runs_launch "$dir" "$tmp/empty" timeout 900 "$CLUSTER" run "$cfg" --policy "$pol" --ini-policy "$pol" \
         --trace "$([ $replay = 1 ] && echo detailed || echo summary)" ${k:+--knob "$k"} --run-dir "$dir" --timeout 800 -- "$EM3D" --variant "$v" \
         --nodes "$NODES" --degree "$DEGREE" --steps "$STEPS" --inter "$inter" --intra "$intra" --seed "$RUN_REP"
@@ -225,7 +232,7 @@ em3d_run() {
             sed -n 's/.*program span.*measured \([0-9.]*\) s, replayed \([0-9.]*\) s.*/\1 \2/p')
         r=$(awk '$1 > 0 {printf "%.6f", $2 / $1}' <<< "$r")
         [ -n "$r" ] && fields+=(--field "replay_as_run=$r")
-        for i2 in ${INIS//,/ }; do
+        for i2 in ${others//,/ }; do
             [ "$i2" = 1 ] && continue
             for p2 in ${POLICIES//,/ }; do
                 r=$("$RUNS_TRACE" whatif "$dir" --inis-per-cluster "$i2" --policy "$p2" 2> /dev/null |

@@ -33,8 +33,13 @@ And em3d-replay: per version and INI count, the model's and the
 replay's errors over the points, with the INIs' CPU time per message
 pass beside (what the replay from one INI keeps).
 
+The sqrt test's points (em3d.sh's sqrt part) the same way, into
+em3d-predict-sqrt: N = c / INIs, T0 from the point's twin without
+inter-cluster edges (exp sqrt0: inter 0, the same intra-cluster share),
+the replay from the 1-INI run of the same cluster size at sqrt(c) INIs.
+
 Writes OUT/em3d-predict.txt and .csv (and em3d-replay's, for a run with
-replays); a point without a share-0 twin or
+replays) and em3d-predict-sqrt's; a point without a share-0 twin or
 without messages is left out.  Exit status 0, 1 when nothing could be
 predicted, 2 on bad arguments.
 """
@@ -57,12 +62,16 @@ def die(msg, code=2):
     sys.exit(code)
 
 
+TWIN = {"curve": "curve", "sqrt": "sqrt0"}   # a part -> where its points' share-0 twins are
+
+
 def points(out):
-    """(variant, clusters, pes, inis, policy, inter) -> list of per-run figures."""
+    """(exp, variant, clusters, pes, inis, policy, inter, intra) -> list of
+    per-run figures."""
     runs, reports = tables.load(out)
     pts = {}
     for run in runs:
-        if run["exp"] != "curve" or run["status"] != "ok" or not run["runtime_s"]:
+        if run["exp"] not in ("curve", "sqrt", "sqrt0") or run["status"] != "ok" or not run["runtime_s"]:
             continue
         rep = reports.get(tables.key(run) + (run["rep"],)) or {}
         prog = (rep.get("programs") or {}).get("em3d.json") or {}
@@ -71,7 +80,8 @@ def points(out):
         if not prog:
             continue
         edges = int(prog["steps"]) * int(prog["nodes"]) * int(prog["degree"])
-        k = (run["variant"], int(run["clusters"]), int(run["pes"]), int(run["inis"]), run["policy"], float(run["inter"]))
+        k = (run["exp"], run["variant"], int(run["clusters"]), int(run["pes"]), int(run["inis"]), run["policy"],
+             float(run["inter"]), float(run["intra"]))
         pts.setdefault(k, []).append({"time_s": float(run["runtime_s"]), "edges": edges, "fig": fig,
                                       "upe": float(prog["us_per_edge"]),
                                       "replay": replay_fields(rep),
@@ -93,10 +103,10 @@ def replay_fields(rep):
     return r
 
 
-def one_ini_point(pts, variant, clusters, pes, inter):
-    """The runs of the 1-INI point, whichever policy it ran under."""
-    for k, v in pts.items():
-        if k[:4] == (variant, clusters, pes, 1) and k[5] == inter:
+def one_ini_point(pts, k):
+    """The runs of point k's 1-INI point, whichever policy it ran under."""
+    for k1, v in pts.items():
+        if k1[:5] == k[:4] + (1,) and k1[6:] == k[6:]:
             return v
     return None
 
@@ -115,15 +125,15 @@ def rel(pred, meas):
     return (pred - meas) / meas if meas else 0
 
 
-def predict(pts, o_us, bin, errs):
-    """The table's rows; errs gets (variant, inis, policy, model error,
-    replay error or None) per row."""
+def predict(pts, part, o_us, bin, errs):
+    """The table's rows for a part (curve, sqrt); errs gets (variant,
+    inis, policy, model error, replay error or None) per row."""
     rows = []
     for k in sorted(pts):
-        variant, clusters, pes, inis, pol, inter = k
-        twin = pts.get((variant, clusters, pes, inis, pol, 0.0))
+        exp, variant, clusters, pes, inis, pol, inter, intra = k
+        twin = pts.get((TWIN[part], variant, clusters, pes, inis, pol, 0.0, intra))
         figs = [r["fig"] for r in pts[k] if r["fig"]]
-        if inter == 0 or not twin or not figs:
+        if exp != part or inter == 0 or not twin or not figs:
             continue
         t0 = statistics.median(r["time_s"] for r in twin)
         c = statistics.median(f["msgs"] for f in figs) / 2.0 / (clusters * pes)
@@ -136,9 +146,10 @@ def predict(pts, o_us, bin, errs):
         edges = pts[k][0]["edges"]
         meas = statistics.median(r["upe"] for r in pts[k])
         pred = c * p["R"] / edges
-        rp = replay_pred(one_ini_point(pts, variant, clusters, pes, inter), inis, pol)
+        rp = replay_pred(one_ini_point(pts, k), inis, pol)
         errs.append((variant, inis, pol, rel(pred, meas), None if rp is None else rel(rp, meas)))
-        rows.append([variant, "%dx%d" % (clusters, pes), inis, pol, inter, len(pts[k]), "%.1f" % c, "%.1f" % W,
+        where = ["%dx%d" % (clusters, pes), inis, pol, inter] if part == "curve" else [pes, inis, pol, inter, intra]
+        rows.append([variant, *where, len(pts[k]), "%.1f" % c, "%.1f" % W,
                      "%.1f" % O, "%.3f" % meas, "%.3f" % pred, "%+.2f" % rel(pred, meas),
                      "-" if rp is None else "%.3f (%+.2f)" % (rp, rel(rp, meas)),
                      "%.3f" % statistics.median(f["utilization"] for f in figs), "%.3f" % p["U_o"]])
@@ -164,9 +175,10 @@ def replay_summary(out, pts, errs):
         rp = [e[4] for e in mine if e[4] is not None]
         if not rp:
             continue
-        cpu = [r["cpu"] for k, v in pts.items() if k[0] == variant and k[3] == inis and k[4] == pol and k[5] > 0
-               for r in v if r["cpu"]]
-        cpu1 = [r["cpu"] for k, v in pts.items() if k[0] == variant and k[3] == 1 and k[5] > 0 for r in v if r["cpu"]]
+        cpu = [r["cpu"] for k, v in pts.items() if k[:2] == ("curve", variant) and k[4] == inis and k[5] == pol
+               and k[6] > 0 for r in v if r["cpu"]]
+        cpu1 = [r["cpu"] for k, v in pts.items() if k[:2] == ("curve", variant) and k[4] == 1 and k[6] > 0
+                for r in v if r["cpu"]]
         c, c1 = (statistics.median(cpu) if cpu else None), (statistics.median(cpu1) if cpu1 else None)
         rows.append([variant, inis, pol, len(mine), len(rp), spread([e[3] for e in mine]), spread(rp),
                      "%.0f" % c if c else "-", "%.2f" % (c / c1) if c and c1 else "-"])
@@ -198,23 +210,38 @@ def main(argv):
         else:
             die("unknown option %s" % flag)
     pts = points(out)
-    errs = []
-    rows = predict(pts, o_us, bin, errs)
-    replayed = sorted({k[0] for k, v in pts.items() if any(r["replay"] for r in v)},
-                      key=lambda v: ORDER.index(v) if v in ORDER else len(ORDER))
-    named = ", ".join(replayed[:-1]) + " and " + replayed[-1] if len(replayed) > 1 else "".join(replayed)
-    if not rows:
-        die("%s: no curve point with a share-0 twin and messages" % out, 1)
-    tables.write(out, "em3d-predict", ["version", "layout", "inis", "policy", "inter", "runs", "c", "W (us)",
-                                       "O (us)", "us/edge", "model", "err", "replay (err)", "INI util", "model util"],
-                 rows,
-                 "EM3D: the chapter-6 model (ini-model, mva) beside the measured time per edge (medians).  "
-                 "c = INI messages out / 2 / nodes (put and bulk: one-way messages counted in pairs); "
-                 "W = T0 / c - 2 o, T0 the share-0 run of the same version, INIs and policy; o = %g us.  replay: the "
-                 "1-INI runs' time per edge x their replayed / measured span at this INI count, at 1 INI replayed as it ran "
-                 "(em3d.sh --replay; "
-                 "%s)." % (o_us, named + " only" if named else "no run replayed"))
-    replay_summary(out, pts, errs)
+    errs, sqrt_errs = [], []
+    rows = predict(pts, "curve", o_us, bin, errs)
+    sqrt_rows = predict(pts, "sqrt", o_us, bin, sqrt_errs)
+    if not rows and not sqrt_rows:
+        die("%s: no curve or sqrt point with a share-0 twin and messages" % out, 1)
+    note = ("c = INI messages out / 2 / nodes (put and bulk: one-way messages counted in pairs); "
+            "W = T0 / c - 2 o, T0 the %s of the same version, INIs and policy; o = %g us.  replay: the "
+            "1-INI runs' time per edge x their replayed / measured span at this INI count, at 1 INI replayed as it ran "
+            "(em3d.sh --replay; %s).")
+    if rows:
+        tables.write(out, "em3d-predict", ["version", "layout", "inis", "policy", "inter", "runs", "c", "W (us)",
+                                           "O (us)", "us/edge", "model", "err", "replay (err)", "INI util",
+                                           "model util"], rows,
+                     "EM3D: the chapter-6 model (ini-model, mva) beside the measured time per edge (medians).  " +
+                     note % ("share-0 run", o_us, replayed_versions(pts, "curve")))
+        replay_summary(out, pts, errs)
+    if sqrt_rows:
+        tables.write(out, "em3d-predict-sqrt", ["version", "clu size", "inis", "policy", "inter", "intra", "runs", "c",
+                                                "W (us)", "O (us)", "us/edge", "model", "err", "replay (err)",
+                                                "INI util", "model util"], sqrt_rows,
+                     "EM3D's sqrt test (2 clusters of c compute nodes): the chapter-6 model (ini-model, mva) beside "
+                     "the measured time per edge (medians), N = c / INIs compute nodes per INI.  " +
+                     note % ("twin without inter-cluster edges (sqrt0: inter 0, the same intra)", o_us,
+                             replayed_versions(pts, "sqrt")))
+
+
+def replayed_versions(pts, part):
+    """The versions of a part that have replays, named for a caption."""
+    v = sorted({k[1] for k, r in pts.items() if k[0] == part and any(x["replay"] for x in r)},
+               key=lambda v: ORDER.index(v) if v in ORDER else len(ORDER))
+    named = ", ".join(v[:-1]) + " and " + v[-1] if len(v) > 1 else "".join(v)
+    return named + " only" if named else "no run replayed"
 
 
 if __name__ == "__main__":
