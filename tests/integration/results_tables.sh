@@ -23,7 +23,7 @@
 #               (segments-bench, -w256)
 #   logp        docs/results/logp-knobs, logp-knobs-sleep and logp-overlap:
 #               tools/bench/logp.sh tables (their .txt, .csv and .dat)
-#   em3d        docs/results/em3d-uniform-beta1 and -replay (reports.jsonl.xz):
+#   em3d        docs/results/em3d-uniform-beta1, -replay and -sqrt (reports.jsonl.xz):
 #               em3d_tables.py and em3d_predict.py (every em3d-*.txt, .csv)
 # (Figures' PNGs are gnuplot's and not compared.)  Then every path under
 # docs/results/ that the docs name (docs/*.md, README.md,
@@ -143,7 +143,7 @@ for n in logp-knobs logp-knobs-sleep logp-overlap; do
     esac
 done
 # ---- EM3D (docs/em3d.md): its tables and predictions from its data ----
-for n in em3d-uniform-beta1 em3d-uniform-beta1-replay; do
+for n in em3d-uniform-beta1 em3d-uniform-beta1-replay em3d-uniform-beta1-sqrt; do
     [ -d "$R/$n" ] || continue
     mkdir -p "$tmp/$R/$n" && cp "$R/$n"/{runs.tsv,reports.jsonl.xz,meta.txt} "$tmp/$R/$n/"
     python3 tools/thesis/em3d_tables.py "$tmp/$R/$n" 2> "$tmp/err" || fail "em3d_tables.py $n: $(tail -n 1 "$tmp/err")"

@@ -153,7 +153,20 @@ def predict(pts, part, o_us, bin, errs):
                      "%.1f" % O, "%.3f" % meas, "%.3f" % pred, "%+.2f" % rel(pred, meas),
                      "-" if rp is None else "%.3f (%+.2f)" % (rp, rel(rp, meas)),
                      "%.3f" % statistics.median(f["utilization"] for f in figs), "%.3f" % p["U_o"]])
+        if part == "sqrt":      # what the replay from one INI keeps: the INIs' CPU per pass, and its growth
+            rows[-1].append(cpu_growth(pts[k], one_ini_point(pts, k)))
     return rows
+
+
+def cpu_growth(runs, one_ini_runs):
+    """The INIs' CPU time per message pass (median over the runs) and
+    its ratio to the 1-INI point's, "-" without the figures."""
+    c = [r["cpu"] for r in runs if r["cpu"]]
+    c1 = [r["cpu"] for r in one_ini_runs or [] if r["cpu"]]
+    if not c:
+        return "-"
+    c, c1 = statistics.median(c), (statistics.median(c1) if c1 else None)
+    return "%.0f (x%.2f)" % (c, c / c1) if c1 else "%.0f" % c
 
 
 def spread(v):
@@ -229,9 +242,11 @@ def main(argv):
     if sqrt_rows:
         tables.write(out, "em3d-predict-sqrt", ["version", "clu size", "inis", "policy", "inter", "intra", "runs", "c",
                                                 "W (us)", "O (us)", "us/edge", "model", "err", "replay (err)",
-                                                "INI util", "model util"], sqrt_rows,
+                                                "INI util", "model util", "INI CPU ns/pass"], sqrt_rows,
                      "EM3D's sqrt test (2 clusters of c compute nodes): the chapter-6 model (ini-model, mva) beside "
-                     "the measured time per edge (medians), N = c / INIs compute nodes per INI.  " +
+                     "the measured time per edge (medians), N = c / INIs compute nodes per INI.  INI CPU ns/pass: "
+                     "the INIs' CPU time per message pass (median over the runs; the 1-INI runs trace in detail) "
+                     "and its ratio to the 1-INI point's, which the replay keeps.  " +
                      note % ("twin without inter-cluster edges (sqrt0: inter 0, the same intra)", o_us,
                              replayed_versions(pts, "sqrt")))
 
