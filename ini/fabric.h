@@ -61,12 +61,27 @@
  * that a frame that arrives is taken at once, not after the compute
  * node's turn and a switch, and hands the core over right after it has
  * delivered to it.
+ *
+ * A yield is not a hand-over.  Under Linux's EEVDF scheduler (6.6 on)
+ * sched_yield only pushes the caller's deadline back: when the other task
+ * on the core is not eligible (it has had more than its share lately) the
+ * scheduler picks the caller again.  Either side then kept the core for
+ * its whole yield window (idle.yield_us) while the other waited to run:
+ * measured with perf sched on the 2-core machine, inid ran 200 us and its
+ * compute node 3 us in turn, and a round trip took 440 us instead of 8,
+ * in 3 of 6 runs.  So both sides time their yields (ini_fabric_yield): one
+ * that returns at once (a kept yield costs 0.5 us, a switch there and back
+ * at least 2.6) was not a hand-over, and the yielder sleeps instead
+ * (the compute node on its doorbell, the INI in epoll), which leaves the
+ * other task the only one to run; each wakes the other as before.
  */
 #ifndef INI_FABRIC_H
 #define INI_FABRIC_H
 
+#include <sched.h>
 #include <stdatomic.h>
 #include <stdint.h>
+#include <time.h>
 
 #include "msg.h"
 #include "ring.h"
@@ -142,6 +157,20 @@ static inline void ini_fabric_wake_pe(struct ini_segment *seg, int pe_local)
 static inline void ini_fabric_pe_waits(struct ini_segment *seg, int pe_local, uint32_t on)
 {
     atomic_store_explicit(&seg->pes[pe_local].waiting, on, memory_order_relaxed);
+}
+
+/* A yield shorter than this returned without running anyone else. */
+#define INI_FABRIC_YIELD_KEPT_NS 1500
+
+/* sched_yield; 1 when it handed the core over (someone else ran), 0 when
+ * the scheduler kept the caller (fabric.h, "Sharing a core"). */
+static inline int ini_fabric_yield(void)
+{
+    struct timespec a, b;
+    clock_gettime(CLOCK_MONOTONIC, &a);
+    sched_yield();
+    clock_gettime(CLOCK_MONOTONIC, &b);
+    return (b.tv_sec - a.tv_sec) * 1000000000L + (b.tv_nsec - a.tv_nsec) >= INI_FABRIC_YIELD_KEPT_NS;
 }
 
 /* 1 when every PE of `pes` (a mask of local indices, not empty) waits. */

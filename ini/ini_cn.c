@@ -601,10 +601,17 @@ static inline __attribute__((always_inline)) int wait_loop(struct ini_pe **pes, 
             continue;
         }
         /* Then hand the core over (to the INI serving us, when colocated)
-         * for up to yield_us before sleeping in the kernel. */
+         * for up to yield_us before sleeping in the kernel; colocated, a
+         * yield the scheduler kept means our INI did not get the core,
+         * and only sleeping gives it (fabric.h, "Sharing a core"). */
         if (now < spin_until + (uint64_t)cn->yield_us) {
-            sched_yield();
-            continue;
+            if (!cn->cfg.idle.colocate) {
+                sched_yield();
+                continue;
+            }
+            if (ini_fabric_yield())
+                continue;
+            pes[0]->stats.kept_yields++;
         }
         /* Sleep on the group's doorbell; an INI rings it after delivering
          * to one of us while our `sleeping` names it (fabric.h).  Bounded

@@ -108,6 +108,7 @@ int ini_wait_any(struct ini_pe **pes, int n, uint64_t timeout_us);
 struct ini_pe_stats {
     uint64_t sent, sent_bytes, received, received_bytes, send_waits;
     uint64_t sent_per_ini[INI_MAX_INIS_PER_CLUSTER];
+    uint64_t kept_yields;     /* idle.colocate: waits whose yield the scheduler kept, so the PE slept */
 };
 const struct ini_pe_stats *ini_pe_stats(const struct ini_pe *pe);
 

@@ -703,8 +703,13 @@ TURN_PIECE void end_turn(struct inid *d, struct loop_clock *c, uint64_t now, int
         c->last_work = now;
         c->backoff_us = 8;
         uint64_t given = d->stats.in_msgs + d->stats.local_msgs;
-        if (c->colocated && given != c->handed && ini_fabric_pes_wait(d->seg, c->colocated))
-            sched_yield();              /* a waiting compute node on this core has a message */
+        /* A waiting compute node on this core has a message: hand it the
+         * core, by sleeping when the scheduler keeps us (fabric.h,
+         * "Sharing a core"). */
+        if (c->colocated && given != c->handed && ini_fabric_pes_wait(d->seg, c->colocated) && !ini_fabric_yield()) {
+            d->stats.kept_yields++;
+            idle_sleep(d, &c->backoff_us);
+        }
         c->handed = given;
     } else if (c->colocated && now - c->last_work <= c->yield && ini_fabric_pes_wait(d->seg, c->colocated)) {
         /* Its compute nodes wait on this core: what arrives is theirs,
@@ -715,10 +720,14 @@ TURN_PIECE void end_turn(struct inid *d, struct loop_clock *c, uint64_t now, int
          * back at once if nobody is, for up to yield_us; only then
          * sleep in the kernel.  No message is waiting: the system
          * call is the idle path's, as the sleep is. */
-        if (now - c->last_work <= c->spin + c->yield)
-            sched_yield();
-        else
+        if (now - c->last_work > c->spin + c->yield)
             idle_sleep(d, &c->backoff_us);
+        else if (!c->colocated)
+            sched_yield();
+        else if (!ini_fabric_yield()) {     /* colocated: a kept yield starves our compute node */
+            d->stats.kept_yields++;
+            idle_sleep(d, &c->backoff_us);
+        }
     }
 }
 
@@ -909,8 +918,8 @@ void inid_write_counters(struct inid *d)
     fprintf(f, "  \"stack\": {\"window\": %u, \"ack_timeout_us\": %d, \"segment_bytes\": %u},\n",
             ini_swp_window(d->stack.swp), d->cfg.stack.ack_timeout_us, ini_swp_segment_bytes(d->stack.swp));
     fprintf(f, "  \"loop\": {\"iterations\": %llu, \"work_turns\": %llu, \"idle_sleeps\": %llu, "
-               "\"avg_queue\": %.3f, \"max_queue\": %llu}\n}\n",
+               "\"kept_yields\": %llu, \"avg_queue\": %.3f, \"max_queue\": %llu}\n}\n",
             (unsigned long long)s->loops, (unsigned long long)s->work_turns, (unsigned long long)s->idle_sleeps,
-            avg_q, (unsigned long long)s->queue_max);
+            (unsigned long long)s->kept_yields, avg_q, (unsigned long long)s->queue_max);
     fclose(f);
 }

@@ -12,8 +12,9 @@
 # to them, or skipped with a reason (library missing) - never failed.
 # Bad flags must give one line on stderr and exit 2.  `--checksum` must
 # measure every checksum path the CPU has; `--mtu 9000` must move 64 KB
-# in 9,000-byte frames without a retransmission; `--probe` must print its
-# two figures.
+# in 9,000-byte frames without a retransmission; `--probe` and
+# `--handover` must print their figures; `--cn-trace` must keep a traced
+# run that tools/bench/c2c_path.py splits into phases.
 # The figures themselves are not judged (other work on the machine moves
 # them); docs/performance.md is where they are.
 set -u
@@ -144,3 +145,35 @@ echo "$probe" | grep -Eq '^probe rtt_ns=[0-9.]+ spin_ns=[0-9.]+$' &&
     awk -v l="$probe" 'BEGIN { split(l, f, /[= ]/); exit !(f[3] > 0 && f[5] > 0) }' ||
     fail "ini-bench --probe: '$probe'"
 echo "bench_quick: --probe: $probe"
+# --handover: one line, a positive time per switch and a share of kept
+# yields in [0, 1].
+h=$($B --handover) || fail "ini-bench --handover exited $?"
+echo "$h" | grep -Eq '^handover ns_per_switch=[0-9.]+ kept_per_switch=[0-9.]+$' &&
+    awk -v l="$h" 'BEGIN { split(l, f, /[= ]/); exit !(f[3] > 0 && f[5] >= 0 && f[5] <= 1) }' ||
+    fail "ini-bench --handover: '$h'"
+echo "bench_quick: --handover: $h"
+# --cn-trace: the compute-to-compute run traced and kept; c2c_path.py
+# finds the ping-pong test's round trips (as many as --verbose says it
+# made), each phase non-negative, the four hand-overs part of the round
+# trip; a directory in use is refused.
+CT=$(mktemp -d /tmp/bench_quick_ct.XXXXXX)
+$B --quick --layers compute-to-compute --depths 1 --sizes 8,16 --cn-trace "$CT/run" --verbose > /dev/null 2>&1 ||
+    fail "ini-bench --cn-trace exited $?"
+python3 tools/bench/c2c_path.py "$CT/run" --json > "$CT/path.json" || fail "c2c_path.py exited $?"
+python3 - "$CT/path.json" "$CT/run/cluster0.err" <<'PY' || fail "c2c_path.py: see above"
+import json, sys
+p = json.load(open(sys.argv[1]))
+n = next(int(l.split(" n=")[1].split()[0]) for l in open(sys.argv[2]) if l.strip().startswith("ping-pong"))
+assert p["round_trips"] == p["first"] == 32 + 10 * n, (p["round_trips"], p["first"], n)
+ph = p["phases"]
+assert all(v["median"] >= 0 for k, v in ph.items() if not k.startswith("wire") and "skew" not in k), ph
+share = ph["hand-overs' share of the round trip"]["median"]
+assert 0 < share <= 1, share
+print("bench_quick: --cn-trace: %d round trips, median %.2f us, hand-overs %.2f us (share %.2f)" % (
+    p["round_trips"], ph["round trip: ping's send to pong's handler start"]["median"],
+    ph["hand-overs: the four sends and receives"]["median"], share))
+PY
+$B --quick --layers compute-to-compute --cn-trace "$CT" > "$CT/refuse.out" 2>&1
+[ $? -eq 2 ] && grep -q "exists and is not an empty directory" "$CT/refuse.out" ||
+    fail "ini-bench --cn-trace into a directory in use: $(cat "$CT/refuse.out")"
+rm -rf "$CT"

@@ -178,6 +178,7 @@ struct bench_setup {
     int segment;              /* stack.segmentation of the reliable and compute-to-compute layers */
     int mtu;                  /* the frames every memif layer moves (--mtu; BENCH_MTU) */
     int split;                /* --split: time the ping-pong's receive polls and send calls */
+    const char *cn_trace;     /* --cn-trace DIR: the cluster run traced in detail, kept there; NULL */
     int quick;
     double loadavg;           /* 1-minute load average when the run began */
 };
@@ -215,6 +216,7 @@ int bench_inproc_main(int argc, char **argv);
 int bench_checksum_main(int argc, char **argv);
 /* The machine's state before a run (ini-bench --probe, bench_probe.c). */
 int bench_probe_main(int argc, char **argv);
+int bench_handover_main(int argc, char **argv);   /* bench_handover.c */
 
 /* ---- output ---- */
 enum bench_format { FMT_TABLE, FMT_CSV, FMT_JSON };

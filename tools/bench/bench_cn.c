@@ -15,7 +15,9 @@
  * daemons and 2 compute nodes cannot each have a core; poll wants 4 cores).
  * Each compute node runs on its cluster's INI core (idle.colocate, unless
  * --cn-colocate 0), so that the two hand one core to each other
- * (idle.yield_us) instead of waking each other across cores.
+ * (idle.yield_us) instead of waking each other across cores.  With
+ * --cn-trace DIR the run is traced in detail and its directory is DIR,
+ * kept: tools/bench/c2c_path.py says where its round trips went.
  */
 #include "bench.h"
 
@@ -175,11 +177,13 @@ static int write_config(const char *path, const struct bench_setup *s)
                "stack   = { mtu = %d; window = %d; seq_bits = 32; send_timeout_us = 2000;\n"
                "            ack_timeout_us = 200; max_message = %d; nak = true; segmentation = %s; };\n"
                "idle    = { mode = \"%s\"; spin_us = 5; max_sleep_us = 1000;%s };\n"
+               "trace   = { mode = \"%s\"; records = 4194304; };\n"
                "clusters = (\n"
                "  { id = 0; pes = [0]; inis = ( { id = 0; core = %d; ip = \"198.18.0.1\"; } ); },\n"
                "  { id = 1; pes = [1]; inis = ( { id = 1; core = %d; ip = \"198.18.0.2\"; } ); }\n"
                ");\n",
-            s->mtu, s->cn_window, BENCH_MAX_MSG, s->segment ? "true" : "false", idle, extra, s->cores[0],
+            s->mtu, s->cn_window, BENCH_MAX_MSG, s->segment ? "true" : "false", idle, extra,
+            s->cn_trace ? "detailed" : "off", s->cores[0],
             s->cores[1]);
     return fclose(f);
 }
@@ -196,7 +200,10 @@ int bench_cn_layer(const struct bench_setup *s, struct layer_result *r)
     char launcher[PATH_MAX];
     snprintf(cfg, sizeof(cfg), "%s/cn.cfg", dir);
     snprintf(setup, sizeof(setup), "%s/setup.bin", dir);
-    snprintf(run_dir, sizeof(run_dir), "%s/run", dir);
+    /* --cn-trace: the run's directory (its traces) is kept where asked */
+    snprintf(run_dir, sizeof(run_dir), "%s", s->cn_trace ? s->cn_trace : "");
+    if (!s->cn_trace)
+        snprintf(run_dir, sizeof(run_dir), "%s/run", dir);
     snprintf(log, sizeof(log), "%s/launcher.out", dir);
     snprintf(result, sizeof(result), "%s/result.bin", dir);
     snprintf(launcher, sizeof(launcher), "%s", s->self);

@@ -18,6 +18,8 @@
  *   ini-bench --probe [--cores A,B]  the machine's state: a cache line's round
  *                                trip between two CPUs, a core's speed
  *                                (bench_probe.c; recorded by the experiments)
+ *   ini-bench --handover [--cores A]  two processes handing CPU A to each other
+ *                                by sched_yield: ns per switch (bench_handover.c)
  *
  * Layers (LIST: comma-separated names, default all):
  *   raw-dpdk            Ethernet frames over memif, no stack
@@ -52,6 +54,7 @@
 #include "cli.h"
 #include "stack_defaults.h"     /* the transport's default segmentation */
 
+#include <dirent.h>
 #include <errno.h>
 #include <limits.h>
 #include <stdio.h>
@@ -59,11 +62,26 @@
 #include <string.h>
 #include <unistd.h>
 
+/* --cn-trace's directory: the launcher makes it, or takes it empty. */
+static int dir_new_or_empty(const char *path)
+{
+    DIR *d = opendir(path);
+    if (!d)
+        return errno == ENOENT;
+    struct dirent *e;
+    int empty = 1;
+    while (empty && (e = readdir(d)))
+        empty = !strcmp(e->d_name, ".") || !strcmp(e->d_name, "..");
+    closedir(d);
+    return empty;
+}
+
 static const char usage_text[] =
     "usage: ini-bench [--quick] [--format table|csv|json] [--layers LIST] [--runs N] [--count N]\n"
     "                 [--budget-ms N] [--depths LIST] [--sizes LIST] [--bw-depth N] [--window N]\n"
     "                 [--cores A,B] [--cn-idle auto|poll|adaptive] [--cn-window N]\n"
-    "                 [--cn-yield-us N] [--cn-colocate 0|1] [--segment on|off] [--mtu N] [--split] [--rtt-bytes B]\n"
+    "                 [--cn-yield-us N] [--cn-colocate 0|1] [--cn-trace DIR] [--segment on|off] [--mtu N] [--split]\n"
+    "                 [--rtt-bytes B]\n"
     "                 [--plot FILE | --no-plot] [--save PREFIX] [--verbose]\n"
     "       ini-bench --inproc [--layer raw|udp-ip|reliable|all] [--count N] [--window W] [--size B] [--mac]\n"
     "                        [--segment on|off] [--mtu N]\n"
@@ -71,6 +89,7 @@ static const char usage_text[] =
     "       ini-bench --inproc --pingpong [--count N] [--size B] [--mac]\n"
     "       ini-bench --checksum [--reps N]\n"
     "       ini-bench --probe [--cores A,B]\n"
+    "       ini-bench --handover [--cores A]\n"
     "       ini-bench --logp [--tests signature,overlap] [--deltas US,...] [--bursts M,...] [--window N]\n"
     "                        [--bulk BYTES] [--reps N] [--count N] [--cores A,B] [--timeout-ms N] [--quick]\n"
     "                        (under ini-cluster run: the LogP parameters, bench_logp.h)\n"
@@ -125,6 +144,8 @@ int main(int argc, char **argv)
         return bench_checksum_main(argc, argv);
     if (argc > 1 && !strcmp(argv[1], "--probe"))
         return bench_probe_main(argc, argv);
+    if (argc > 1 && !strcmp(argv[1], "--handover"))
+        return bench_handover_main(argc, argv);
     if (argc > 1 && !strcmp(argv[1], "--logp"))
         return bench_logp_main(argc, argv);
 
@@ -192,6 +213,10 @@ int main(int argc, char **argv)
             s.mtu = (int)cli_parse_long(a, cli_value(argc, argv, &i), 576, 9000);
         } else if (!strcmp(a, "--split")) {
             s.split = 1;
+        } else if (!strcmp(a, "--cn-trace")) {
+            /* the compute-to-compute run traced in detail, its run
+             * directory kept for ini-trace (tools/bench/c2c_path.py) */
+            s.cn_trace = cli_value(argc, argv, &i);
         } else if (!strcmp(a, "--rtt-bytes")) {
             rtt_bytes = cli_parse_long(a, cli_value(argc, argv, &i), BENCH_HDR, BENCH_MAX_MSG);
         } else if (!strcmp(a, "--cn-window")) {
@@ -214,6 +239,8 @@ int main(int argc, char **argv)
     s.p.window = (int)window;
     s.p.rtt_bytes = (uint32_t)rtt_bytes;
     s.cn_window = (int)cn_window;
+    if (s.cn_trace && !dir_new_or_empty(s.cn_trace))
+        cli_bad_arg("--cn-trace: %s exists and is not an empty directory", s.cn_trace);
 
     long list[32];
     int n;

@@ -3,7 +3,7 @@
 # bench_dpdk.c and bench_inproc.c drive DPDK and lwIP directly and are built
 # with their flags; the stack objects are inid's (ini/module.mk).
 BENCH_SRCS := $(addprefix tools/bench/,ini-bench.c bench_engine.c bench_pair.c bench_report.c bench_kernel.c \
-                bench_cn.c bench_dpdk.c bench_inproc.c bench_checksum.c bench_probe.c bench_ucx.c bench_ofi.c \
+                bench_cn.c bench_dpdk.c bench_inproc.c bench_checksum.c bench_probe.c bench_handover.c bench_ucx.c bench_ofi.c \
                 bench_logp.c bench_logp_tests.c)
 BENCH_OBJS := $(BENCH_SRCS:%.c=$(OBJ)/%.o)
 BENCH_STACK_OBJS := $(STACK_SRCS:%.c=$(OBJ)/%.o)
