@@ -33,3 +33,8 @@ $(BIN)/test_replay: $(TRACE_LIB_OBJS)
 $(BIN)/test_trace: $(TRACE_LIB_OBJS)
 $(BIN)/test_trace_mem: $(TRACE_LIB_OBJS)
 $(BIN)/test_trace_report: $(TRACE_LIB_OBJS)
+# test_timeline: `ini-trace timeline` in process, on hand-built runs.
+UNIT_TESTS += $(BIN)/test_timeline
+$(OBJ)/tests/unit/test_timeline.o: EXTRA := -Itools/trace -Itools
+$(BIN)/test_timeline: $(OBJ)/tools/trace/timeline.o $(OBJ)/tools/trace/commands.o $(TRACE_LIB_OBJS) \
+                      $(OBJ)/tools/model/model.o $(OBJ)/mgs/mgs_names.o $(CLI_OBJ)

@@ -366,14 +366,15 @@ int cmd_timeline(int argc, char **argv)
     int bad = ferror(o) | (fclose(o) != 0);
     int n_msgs = rf.g.n_msgs;
     run_files_free(&rf);
-    if (t.flows_out_of_order)
-        printf("ini-trace: %d message(s) drawn without their flow: a point stamped up to %.3f us before the one it "
-               "follows (the CPUs' clocks differ)\n", t.flows_out_of_order, t.worst_skew_ns / 1e3);
+
     if (bad) {
         cli_error("%s: write error", out);
         return 1;
     }
     printf("ini-trace: wrote %s: %d messages%s\n", out, (n_msgs + sample - 1) / sample,
            sample > 1 ? " (sampled)" : "");
+    if (t.flows_out_of_order)
+        printf("ini-trace: %d message(s) drawn without their flow: a point stamped up to %.3f us before the one it "
+               "follows (the CPUs' clocks differ)\n", t.flows_out_of_order, t.worst_skew_ns / 1e3);
     return 0;
 }

@@ -1,0 +1,108 @@
+/*
+ * test_timeline.c - `ini-trace timeline` (tools/trace/timeline.c) on a
+ * hand-built run of two clusters of one node and one INI each: node 0's
+ * request crosses both INIs at 100-200, node 1's handler answers at 2000,
+ * and the answer's handler runs at node 0 at 2100, where the action that
+ * processes it begins.  Each message gets one flow of five points (the
+ * action that sent it, both INI services, the handler, the action that
+ * processed it): ten flow events.
+ *
+ * The same run with node 0's action stamped 1 ns before its handler (the
+ * skew of two CPUs' clocks when the thread moved between them, as on this
+ * machine's virtual CPUs): the answer's flow would go back in time, so it
+ * is left out, and the request's stays: five flow events, one end.
+ */
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <cmocka.h>
+
+#include "commands.h"
+#include "trace_fixtures/run_fixture.h"
+
+static char *two_message_run(uint64_t answer_action_t0)
+{
+    char *dir = fx_mkdir();
+    struct ini_trace i0, i1;
+    struct ini_cn_trace c0, c1;
+    fx_ini_open(&i0, INI_TRACE_DETAILED, 0, 0, 0, 1, 1);
+    fx_ini_open(&i1, INI_TRACE_DETAILED, 1, 1, 0, 1, 1);
+    assert_int_equal(ini_cn_trace_init(&c0, 64), 0);
+    assert_int_equal(ini_cn_trace_init(&c1, 64), 0);
+    /* node 0's request (its action 1) to node 1 */
+    fx_action(&c0, 0, 1, INI_CN_ACT_REQ, 0, 1, 0, 100, 100);
+    fx_send(&c0, 0, 1, 1, 1, 1, 0, 100);
+    fx_ini_msg(&i0, INI_TRACE_OUT, 0, 1, 1, 1, 100, 100, 100, 150);
+    fx_ini_msg(&i1, INI_TRACE_IN, 0, 1, 0, 1, 0, 150, 150, 200);
+    /* node 1's handler and action answer it */
+    fx_recv(&c1, 1, 0, 1, 2000, 2001);
+    fx_action(&c1, 1, 1, INI_CN_ACT_MSG, 0, 1, 0, 2000, 2001);
+    fx_send(&c1, 1, 0, 1, 2, 1, 0, 2000);
+    fx_ini_msg(&i1, INI_TRACE_OUT, 1, 0, 0, 1, 2000, 2000, 2000, 2050);
+    fx_ini_msg(&i0, INI_TRACE_IN, 1, 0, 1, 1, 0, 2050, 2050, 2100);
+    /* the answer's handler at node 0, and the action that processes it */
+    fx_recv(&c0, 0, 1, 1, 2100, 2101);
+    fx_action(&c0, 0, 2, INI_CN_ACT_MSG, 1, 1, 0, answer_action_t0, 2101);
+    fx_req(&c0, 0, 1, 2, 0, 1, 0, 100, 2101);
+    assert_int_equal(fx_write(&i0, dir), 0);
+    assert_int_equal(fx_write(&i1, dir), 0);
+    assert_int_equal(fx_cn_write(&c0, dir, 0), 0);
+    assert_int_equal(fx_cn_write(&c1, dir, 1), 0);
+    return dir;
+}
+
+/* Runs `ini-trace timeline DIR -o DIR/tl.json`; counts the flow events
+ * and the flows' ends in the file. */
+static void timeline_flows(const char *dir, int *events, int *ends)
+{
+    char out[512];
+    snprintf(out, sizeof(out), "%s/tl.json", dir);
+    char *argv[] = { "ini-trace", "timeline", (char *)dir, "-o", out, NULL };
+    assert_int_equal(cmd_timeline(5, argv), 0);
+    FILE *f = fopen(out, "r");
+    assert_non_null(f);
+    char line[1024];
+    *events = *ends = 0;
+    while (fgets(line, sizeof(line), f))
+        if (strstr(line, "\"cat\":\"flow\"")) {
+            (*events)++;
+            *ends += strstr(line, "\"ph\":\"f\"") != NULL;
+        }
+    fclose(f);
+}
+
+/* The run with the answer's action at `t0`: its flow events and ends. */
+static void expect_flows(uint64_t t0, int want_events, int want_ends)
+{
+    char *dir = two_message_run(t0);
+    int events, ends;
+    timeline_flows(dir, &events, &ends);
+    assert_int_equal(events, want_events);
+    assert_int_equal(ends, want_ends);
+    fx_rmdir(dir);
+}
+
+static void test_timeline_flows_in_order(void **state)
+{
+    (void)state;
+    expect_flows(2100, 10, 2);
+}
+
+static void test_timeline_skewed_flow_left_out(void **state)
+{
+    (void)state;
+    expect_flows(2099, 5, 1);
+}
+
+int main(void)
+{
+    const struct CMUnitTest tests[] = {
+        cmocka_unit_test(test_timeline_flows_in_order),
+        cmocka_unit_test(test_timeline_skewed_flow_left_out),
+    };
+    return cmocka_run_group_tests(tests, NULL, NULL);
+}
