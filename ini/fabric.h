@@ -67,9 +67,10 @@
  * on the core is not eligible (it has had more than its share lately) the
  * scheduler picks the caller again.  Either side then kept the core for
  * its whole yield window (idle.yield_us) while the other waited to run:
- * measured with perf sched on the 2-core machine, inid ran 200 us and its
- * compute node 3 us in turn, and a round trip took 440 us instead of 8,
- * in 3 of 6 runs.  So both sides time their yields (ini_fabric_yield): one
+ * seen with perf sched on the 2-core machine, inid ran 200 us and its
+ * compute node 3 us in turn, and a round trip took 440 us instead of 8
+ * (docs/results/bench-c2c-yield-ab.txt: 3 of 12 runs at 66-407 us before,
+ * none after).  So both sides time their yields (ini_fabric_yield): one
  * that returns at once (a kept yield costs 0.5 us, a switch there and back
  * at least 2.6) was not a hand-over, and the yielder sleeps instead
  * (the compute node on its doorbell, the INI in epoll), which leaves the

@@ -686,6 +686,17 @@ TURN_PIECE void account_queue(struct inid *d, struct loop_clock *c, uint64_t now
     }
 }
 
+/* Colocated: yield the core to the compute node we share it with, and
+ * sleep when the scheduler kept us, since only then does it run
+ * (fabric.h, "Sharing a core"). */
+static void hand_over_core(struct inid *d, struct loop_clock *c)
+{
+    if (!ini_fabric_yield()) {
+        d->stats.kept_yields++;
+        idle_sleep(d, &c->backoff_us);
+    }
+}
+
 /* The end of a turn: lwIP's timers when due, then the busy cycles of a
  * turn that did work (n), or the idle path. */
 TURN_PIECE void end_turn(struct inid *d, struct loop_clock *c, uint64_t now, int n)
@@ -706,10 +717,8 @@ TURN_PIECE void end_turn(struct inid *d, struct loop_clock *c, uint64_t now, int
         /* A waiting compute node on this core has a message: hand it the
          * core, by sleeping when the scheduler keeps us (fabric.h,
          * "Sharing a core"). */
-        if (c->colocated && given != c->handed && ini_fabric_pes_wait(d->seg, c->colocated) && !ini_fabric_yield()) {
-            d->stats.kept_yields++;
-            idle_sleep(d, &c->backoff_us);
-        }
+        if (c->colocated && given != c->handed && ini_fabric_pes_wait(d->seg, c->colocated))
+            hand_over_core(d, c);
         c->handed = given;
     } else if (c->colocated && now - c->last_work <= c->yield && ini_fabric_pes_wait(d->seg, c->colocated)) {
         /* Its compute nodes wait on this core: what arrives is theirs,
@@ -722,12 +731,10 @@ TURN_PIECE void end_turn(struct inid *d, struct loop_clock *c, uint64_t now, int
          * call is the idle path's, as the sleep is. */
         if (now - c->last_work > c->spin + c->yield)
             idle_sleep(d, &c->backoff_us);
-        else if (!c->colocated)
+        else if (c->colocated)
+            hand_over_core(d, c);
+        else
             sched_yield();
-        else if (!ini_fabric_yield()) {     /* colocated: a kept yield starves our compute node */
-            d->stats.kept_yields++;
-            idle_sleep(d, &c->backoff_us);
-        }
     }
 }
 

@@ -157,6 +157,7 @@ echo "bench_quick: --handover: $h"
 # made), each phase non-negative, the four hand-overs part of the round
 # trip; a directory in use is refused.
 CT=$(mktemp -d /tmp/bench_quick_ct.XXXXXX)
+trap 'rm -f "$OUT" "$OUT.err"; rm -rf "$CT"' EXIT
 $B --quick --layers compute-to-compute --depths 1 --sizes 8,16 --cn-trace "$CT/run" --verbose > /dev/null 2>&1 ||
     fail "ini-bench --cn-trace exited $?"
 python3 tools/bench/c2c_path.py "$CT/run" --json > "$CT/path.json" || fail "c2c_path.py exited $?"
@@ -176,4 +177,3 @@ PY
 $B --quick --layers compute-to-compute --cn-trace "$CT" > "$CT/refuse.out" 2>&1
 [ $? -eq 2 ] && grep -q "exists and is not an empty directory" "$CT/refuse.out" ||
     fail "ini-bench --cn-trace into a directory in use: $(cat "$CT/refuse.out")"
-rm -rf "$CT"

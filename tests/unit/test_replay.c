@@ -127,24 +127,13 @@ static void test_replay_slower_ini(void **state)
 
 /* ---- node mode ---- */
 
-/* Two clusters of one node and one INI each, detailed INI traces:
- * PE 0 / INI 0 in cluster 0, PE 1 / INI 1 in cluster 1. */
-static void two_clusters(struct ini_trace *i0, struct ini_trace *i1, struct ini_cn_trace *c0,
-                         struct ini_cn_trace *c1)
-{
-    fx_ini_open(i0, INI_TRACE_DETAILED, 0, 0, 0, 1, 1);
-    fx_ini_open(i1, INI_TRACE_DETAILED, 1, 1, 0, 1, 1);
-    assert_int_equal(ini_cn_trace_init(c0, 64), 0);
-    assert_int_equal(ini_cn_trace_init(c1, 64), 0);
-}
-
 
 static char *node_mode_run(unsigned flags)
 {
     char *dir = fx_mkdir();
     struct ini_trace i0, i1;
     struct ini_cn_trace c0, c1;
-    two_clusters(&i0, &i1, &c0, &c1);
+    assert_int_equal(fx_two_clusters(&i0, &i1, &c0, &c1), 0);
     /* node 1 (PE 1): a request done at 10, then computing until 2000 */
     fx_action(&c1, 1, 1, INI_CN_ACT_REQ, 1, 1, 0, 10, 10);
     fx_req(&c1, 1, 1, 1, 1, 3, 0, 10, 10);
@@ -212,7 +201,7 @@ static char *window_run(void)
     char *dir = fx_mkdir();
     struct ini_trace i0, i1;
     struct ini_cn_trace c0, c1;
-    two_clusters(&i0, &i1, &c0, &c1);
+    assert_int_equal(fx_two_clusters(&i0, &i1, &c0, &c1), 0);
     /* node 0's request at 100, picked up by its action 1, which sends
      * three messages; INI 0 serves them in one turn and sends them at its
      * end (no O), INI 1 takes them at 250 */
@@ -316,7 +305,7 @@ static char *chain_run(void)
     char *dir = fx_mkdir();
     struct ini_trace i0, i1;
     struct ini_cn_trace c0, c1;
-    two_clusters(&i0, &i1, &c0, &c1);
+    assert_int_equal(fx_two_clusters(&i0, &i1, &c0, &c1), 0);
     /* node 0 (PE 0): computes from 0 to 100, faults; the request (RREQ, seq 1) */
     fx_action(&c0, 0, 1, INI_CN_ACT_REQ, 0, 1, 0, 100, 101);
     fx_send(&c0, 0, 1, 1, 1, 1, 0, 101);

@@ -29,10 +29,7 @@ static char *two_message_run(uint64_t answer_action_t0)
     char *dir = fx_mkdir();
     struct ini_trace i0, i1;
     struct ini_cn_trace c0, c1;
-    fx_ini_open(&i0, INI_TRACE_DETAILED, 0, 0, 0, 1, 1);
-    fx_ini_open(&i1, INI_TRACE_DETAILED, 1, 1, 0, 1, 1);
-    assert_int_equal(ini_cn_trace_init(&c0, 64), 0);
-    assert_int_equal(ini_cn_trace_init(&c1, 64), 0);
+    assert_int_equal(fx_two_clusters(&i0, &i1, &c0, &c1), 0);
     /* node 0's request (its action 1) to node 1 */
     fx_action(&c0, 0, 1, INI_CN_ACT_REQ, 0, 1, 0, 100, 100);
     fx_send(&c0, 0, 1, 1, 1, 1, 0, 100);

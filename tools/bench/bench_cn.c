@@ -201,8 +201,9 @@ int bench_cn_layer(const struct bench_setup *s, struct layer_result *r)
     snprintf(cfg, sizeof(cfg), "%s/cn.cfg", dir);
     snprintf(setup, sizeof(setup), "%s/setup.bin", dir);
     /* --cn-trace: the run's directory (its traces) is kept where asked */
-    snprintf(run_dir, sizeof(run_dir), "%s", s->cn_trace ? s->cn_trace : "");
-    if (!s->cn_trace)
+    if (s->cn_trace)
+        snprintf(run_dir, sizeof(run_dir), "%s", s->cn_trace);
+    else
         snprintf(run_dir, sizeof(run_dir), "%s/run", dir);
     snprintf(log, sizeof(log), "%s/launcher.out", dir);
     snprintf(result, sizeof(result), "%s/result.bin", dir);

@@ -22,7 +22,6 @@
 #include <sched.h>
 #include <stdatomic.h>
 #include <stdio.h>
-#include <stdlib.h>
 #include <string.h>
 #include <sys/mman.h>
 #include <sys/wait.h>
@@ -41,12 +40,6 @@ static void wait_turn(struct shared *s, unsigned want)
     while (atomic_load_explicit(&s->turn, memory_order_acquire) != want)
         if (!ini_fabric_yield())
             atomic_fetch_add_explicit(&s->kept, 1, memory_order_relaxed);
-}
-
-static int by_value(const void *a, const void *b)
-{
-    double x = *(const double *)a, y = *(const double *)b;
-    return (x > y) - (x < y);
 }
 
 int bench_handover_main(int argc, char **argv)
@@ -102,8 +95,7 @@ int bench_handover_main(int argc, char **argv)
     }
     int st = 0;
     waitpid(pid, &st, 0);
-    qsort(per, BATCHES, sizeof(per[0]), by_value);
-    printf("handover ns_per_switch=%.1f kept_per_switch=%.4f\n", per[BATCHES / 2],
+    printf("handover ns_per_switch=%.1f kept_per_switch=%.4f\n", bench_stat(per, BATCHES).med,
            (double)atomic_load(&s->kept) / (2.0 * BATCHES * (ROUNDS + 1)));
     munmap(s, sizeof(*s));
     return 0;

@@ -143,6 +143,7 @@ knob_for() {   # cluster size -> --knob of its runs; 1 when the calibration has 
 }
 
 # ---- the plan: exp variant clusters pes inis policy inter intra ----
+sqrt_inis() { awk -v c="$1" 'BEGIN{r = sqrt(c); printf "%d", (r == int(r)) ? r : int(r + 0.5)}'; }   # c -> sqrt(c) INIs, rounded
 tmp=$(mktemp -d); trap 'rm -rf "$tmp"' EXIT
 : > "$tmp/points"; skipped=
 policies_for() {   # INIs per cluster -> the policies its points run under
@@ -157,7 +158,7 @@ fi
 if [[ ,$PARTS, == *,sqrt,* ]]; then
     for c in ${SQRT_SIZES//,/ }; do
         if ! knob_for "$c" > /dev/null; then skipped="$skipped $c"; continue; fi
-        r=$(awk -v c="$c" 'BEGIN{r = sqrt(c); printf "%d", (r == int(r)) ? r : int(r + 0.5)}')
+        r=$(sqrt_inis "$c")
         inter=$(awk -v s="$SQRT_SHARE" -v c="$c" 'BEGIN{printf "%.4f", s / sqrt(c)}')
         intra=$(awk -v s="$SQRT_SHARE" -v i="$inter" 'BEGIN{printf "%.4f", s - i}')
         for v in ${SQRT_VARIANTS//,/ }; do for i in $(printf '%s\n' 1 "$r" | sort -un); do for p in $(policies_for "$i"); do
@@ -215,7 +216,7 @@ em3d_run() {
     local replay=0 fields=() i2 r others=$INIS
     [ $REPLAY = 1 ] && { [ "$1" = curve ] || [ "$1" = sqrt ]; } && [ "$I" = 1 ] && replay=1
     # the sqrt part's other INI count: sqrt(c), rounded
-    [ "$1" = sqrt ] && others=$(awk -v c="$P" 'BEGIN{r = sqrt(c); printf "%d", (r == int(r)) ? r : int(r + 0.5)}')
+    [ "$1" = sqrt ] && others=$(sqrt_inis "$P")
     runs_launch "$dir" "$tmp/empty" timeout 900 "$CLUSTER" run "$cfg" --policy "$pol" --ini-policy "$pol" \
         --trace "$([ $replay = 1 ] && echo detailed || echo summary)" ${k:+--knob "$k"} --run-dir "$dir" --timeout 800 -- "$EM3D" --variant "$v" \
         --nodes "$NODES" --degree "$DEGREE" --steps "$STEPS" --inter "$inter" --intra "$intra" --seed "$RUN_REP"

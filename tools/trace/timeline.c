@@ -366,7 +366,6 @@ int cmd_timeline(int argc, char **argv)
     int bad = ferror(o) | (fclose(o) != 0);
     int n_msgs = rf.g.n_msgs;
     run_files_free(&rf);
-
     if (bad) {
         cli_error("%s: write error", out);
         return 1;

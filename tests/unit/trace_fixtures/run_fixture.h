@@ -102,4 +102,15 @@ static inline int fx_cn_write(struct ini_cn_trace *t, const char *dir, int c)
     return fx_cn_write_flags(t, dir, c, 0);
 }
 
+/* Two clusters of one node and one INI each, detailed INI traces:
+ * PE 0 / INI 0 in cluster 0, PE 1 / INI 1 in cluster 1.  0, or -1 when
+ * a compute-node buffer cannot be had. */
+static inline int fx_two_clusters(struct ini_trace *i0, struct ini_trace *i1, struct ini_cn_trace *c0,
+                                  struct ini_cn_trace *c1)
+{
+    fx_ini_open(i0, INI_TRACE_DETAILED, 0, 0, 0, 1, 1);
+    fx_ini_open(i1, INI_TRACE_DETAILED, 1, 1, 0, 1, 1);
+    return ini_cn_trace_init(c0, 64) == 0 && ini_cn_trace_init(c1, 64) == 0 ? 0 : -1;
+}
+
 #endif
