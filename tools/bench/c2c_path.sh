@@ -15,8 +15,9 @@
 #      phase's median, the four hand-overs' sum and share of the round trip;
 #   4. the INIs' kept yields (counters.json loop.kept_yields: yields the
 #      scheduler kept, after which the daemon slept; ini/fabric.h).
-# Writes OUT/runs.tsv (a row per run) and OUT/reports.jsonl (each run's
-# phases in full); OUT must not exist or be empty.  Every run is kept.
+# Writes OUT/meta.txt (command, commit, machine), OUT/runs.tsv (a row per
+# run) and OUT/reports.jsonl (each run's phases in full); OUT must not
+# exist or be empty.  Every run is kept.
 set -u
 cd "$(dirname "$0")/../.."
 die() { echo "c2c_path.sh: $*" >&2; exit 2; }
@@ -30,6 +31,11 @@ BENCH=$PWD/build/bin/ini-bench
 mkdir -p "$OUT" || exit 1
 tmp=$(mktemp -d /tmp/c2c-path.XXXXXX)
 trap 'rm -rf "$tmp"' EXIT
+{
+    echo "# tools/bench/c2c_path.sh $RUNS $OUT"
+    echo "# commit $(git rev-parse --short HEAD 2>/dev/null || echo unknown)$(git diff --quiet HEAD 2>/dev/null || echo ' (with changes)'), $(date -u '+%Y-%m-%d %H:%M UTC')"
+    echo "# $(uname -srm), $(nproc) CPUs, $(sed -n 's/^model name[[:space:]]*: //p' /proc/cpuinfo | head -n 1)"
+} > "$OUT/meta.txt"
 printf 'run\tload\thandover_ns\tkept_per_switch\tc2c_rtt_us\tucx_rtt_us\tratio\ttraced_rt_us\thandovers_us\tshare\tkept_ini0\tkept_ini1\tstatus\n' \
     > "$OUT/runs.tsv"
 : > "$OUT/reports.jsonl"
