@@ -32,6 +32,7 @@
 #define INI_DEVICE_LEN       64
 #define INI_HOST_LEN         256
 #define INI_MAX_MESSAGE_LIMIT 65000   /* upper bound of stack.max_message */
+#define INI_WINDOW_LIMIT     4096     /* upper bound of stack.window: the stack keeps per-slot state */
 #define INI_AF_PACKET_MTU_MAX 1500    /* DPDK 22.11's af_packet: frames of at most 1518 bytes */
 #define INI_MEMIF_MAX_PEERS  32       /* memif: one DPDK port per peer, RTE_MAX_ETHPORTS */
 #define INI_CONFIG_VERSION   1        /* the format's version: version = 1; in every file */

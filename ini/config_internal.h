@@ -61,7 +61,7 @@
 
 #define MTU_MIN               576        /* smallest datagram every IPv4 host accepts */
 #define MTU_MAX               9000       /* jumbo frames */
-#define WINDOW_CAP            4096       /* the stack keeps per-slot state */
+#define WINDOW_CAP            INI_WINDOW_LIMIT
 #define TIMEOUT_MIN_US        1
 #define TIMEOUT_MAX_US        10000000   /* 10 s: anything longer is a typo */
 #define SPIN_MAX_US           1000000

@@ -16,7 +16,9 @@
 #     (the report's outbound records), its sender x receiver matrix too;
 #  4. refusals, one line each with status 2: a version-1 INI trace, a
 #     run without compute-node traces, a damaged compute-node trace, a
-#     missing -o, an unknown flag.
+#     missing -o, an unknown flag; and with status 1, one line naming the
+#     file and counter, counters out of range, not a number or a FIFO (a
+#     run without counters is replayed without a window).
 set -u
 cd "$(dirname "$0")/../.."
 . tests/integration/lib/common.sh
@@ -87,4 +89,37 @@ expect_error "critical on a truncated compute-node trace" "cn1.trace" "ini-trace
 expect_error "timeline without -o" "-o FILE.json" "ini-trace: " "$TRACE" timeline "$RUN"
 expect_error "an unknown flag" "--bogus" "ini-trace: " "$TRACE" whatif "$RUN" --bogus
 expect_error "a bad policy" "--policy" "ini-trace: " "$TRACE" whatif "$RUN" --policy fastest
+# The counters beside the traces (the replay's window, ACK timer and turn
+# cost): a value out of range or not a number is refused naming the file
+# and the counter, a FIFO in their place is refused rather than read (no
+# hang), and a run without them is replayed as before (no window).
+# They are read while replaying, after the command line and the traces were
+# taken, so the refusal is the replay's failure: status 1, not 2.
+# counters DIR EXPR: the INI 0 counters of DIR rewritten by the sed EXPR
+counters() { cp -r "$RUN" "$TMP/$1" && sed -i "$2" "$TMP/$1/ini0.counters.json"; }
+# refused WHAT NEEDLE DIR: whatif on DIR exits 1 with one line holding NEEDLE
+refused() {
+    local rc=0
+    timeout 20 "$TRACE" whatif "$3" > "$TMP/refused.out" 2> "$TMP/refused.err" || rc=$?
+    if [ $rc = 1 ] && [ "$(wc -l < "$TMP/refused.err")" = 1 ] && [ ! -s "$TMP/refused.out" ] &&
+       grep -q "^ini-trace: " "$TMP/refused.err" && grep -qF -- "$2" "$TMP/refused.err"; then
+        ok "$1: $(cat "$TMP/refused.err")"
+    else
+        fail "$1: status $rc, wanted '$2':"; cat "$TMP/refused.err" "$TMP/refused.out"
+    fi
+}
+grep -q '^  "stack": {.*"window": ' "$RUN/ini0.counters.json" || fail "no stack.window in $RUN/ini0.counters.json"
+counters huge 's/\("window": \)[0-9]*/\11e300/'
+refused "whatif on a window of 1e300" "ini0.counters.json: stack.window: '1e300'" "$TMP/huge"
+counters word 's/\("cycles": \)[0-9]*/\1many/'
+refused "whatif on busy cycles that are no number" "ini0.counters.json: busy.cycles: 'many'" "$TMP/word"
+cp -r "$RUN" "$TMP/fifo" && rm "$TMP/fifo/ini0.counters.json" && mkfifo "$TMP/fifo/ini0.counters.json"
+refused "whatif with a FIFO for counters" "ini0.counters.json: not a regular file" "$TMP/fifo"
+cp -r "$RUN" "$TMP/nocounters" && rm "$TMP/nocounters"/ini*.counters.json
+if "$TRACE" whatif "$RUN" > "$TMP/withcounters.out" 2>&1 && grep -q "window of [0-9]* slots" "$TMP/withcounters.out" &&
+   "$TRACE" whatif "$TMP/nocounters" > "$TMP/nocounters.out" 2>&1 && grep -q "no counters beside the traces" "$TMP/nocounters.out"; then
+    ok "whatif with counters models the window, without them replays without it"
+else
+    fail "whatif with and without counters:"; cat "$TMP/withcounters.out" "$TMP/nocounters.out"
+fi
 test_end

@@ -31,7 +31,8 @@ int cmd_profile(int argc, char **argv);
 
 /* The run's program time from RUN_DIR/time-c*.txt (tools/thesis/
  * timed-water.sh: "START_NS END_NS" per cluster): last end minus first
- * start, in ns; NAN when there are none. */
+ * start, in ns; NAN when there are none (a name that is not a regular
+ * file is passed over, never opened). */
 double run_program_time_ns(const char *dir);
 
 #endif

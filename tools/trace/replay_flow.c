@@ -31,86 +31,139 @@
  */
 #include "replay_internal.h"
 
+#include <errno.h>
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 #include "am_hdr.h"
 #include "file_util.h"
 
 /* ---- the run's counters ---- */
 
-/* The number at "key" in the top-level object "group" of a counters file
- * (ini/inid_loop.c writes one group per line at two spaces' indent). */
-static bool counter_get(const char *text, const char *group, const char *key, double *v)
+/* A counters file read whole: its text and its name for messages. */
+struct counters {
+    char *text;
+    char shown[TRACE_SHOWN_LEN];
+};
+
+/* The counters file beside trace file f, "<dir>/ini<ID>.counters.json",
+ * read whole (the groups read come last) into c: 1, or 0 when there is
+ * none (a run from before inid wrote them, or a trace copied alone), or -1
+ * with the reason in err when it is there but cannot be read (a FIFO, too
+ * large, unreadable). */
+static int counters_read(const struct trace_file *f, struct counters *c, char *err, size_t errlen)
+{
+    char path[sizeof(f->path) + 16], why[128];
+    size_t n = strlen(f->path);
+    c->text = NULL;
+    if (n < 6 || strcmp(f->path + n - 6, ".trace") != 0)
+        return 0;
+    snprintf(path, sizeof path, "%.*s.counters.json", (int)(n - 6), f->path);
+    if (access(path, F_OK) != 0)
+        return 0;
+    ini_path_for_message(path, c->shown, sizeof c->shown);
+    int fd = ini_open_regular(path, 1 << 26, why, sizeof why);
+    if (fd < 0)
+        return ini_fail(err, errlen, "%s: %s", c->shown, why);
+    FILE *in = fdopen(fd, "r");
+    long size = in && fseek(in, 0, SEEK_END) == 0 ? ftell(in) : -1;
+    if (size >= 0 && fseek(in, 0, SEEK_SET) == 0 && (c->text = malloc((size_t)size + 1)))
+        c->text[fread(c->text, 1, (size_t)size, in)] = '\0';
+    if (in)
+        fclose(in);
+    else
+        close(fd);
+    return c->text ? 1 : ini_fail(err, errlen, "%s: cannot be read (%s)", c->shown, strerror(errno));
+}
+
+/* The number at "key" in the top-level object "group" of counters c
+ * (ini/inid_loop.c writes one group per line at two spaces' indent), which
+ * must lie in [lo, hi]: 1 with it in *v, 0 when the file has no such
+ * counter, -1 with err naming the file and the counter when its value is
+ * not a number in that range (a damaged or hand-edited file must not set
+ * the replay's window or costs to nonsense). */
+static int counter_get(const struct counters *c, const char *group, const char *key, double lo, double hi,
+                       double *v, char *err, size_t errlen)
 {
     char pat[64];
     snprintf(pat, sizeof pat, "\n  \"%s\": {", group);
-    const char *g = strstr(text, pat);
+    const char *g = strstr(c->text, pat);
     if (!g)
-        return false;
+        return 0;
     g += strlen(pat);
     const char *end = strchr(g, '}');
     snprintf(pat, sizeof pat, "\"%s\": ", key);
     const char *k = strstr(g, pat);
     if (!k || !end || k > end)
-        return false;
+        return 0;
+    k += strlen(pat);
     char *after;
-    *v = strtod(k + strlen(pat), &after);
-    return after != k + strlen(pat);
+    *v = strtod(k, &after);
+    if (after == k || !(*v >= lo && *v <= hi))
+        return ini_fail(err, errlen, "%s: %s.%s: '%.*s' is not a number in [%g, %g]", c->shown, group, key,
+                        (int)strcspn(k, ",}\n"), k, lo, hi);
+    return 1;
 }
 
-/* The counters file beside trace file f: "<dir>/ini<ID>.counters.json";
- * its whole text (the groups read come last), or NULL. */
-static char *counters_text(const struct trace_file *f)
+/* The window, ACK timer and segment size in one INI's counters: 1, 0 when
+ * absent, -1 on a bad one. */
+static int flow_of_ini(const struct counters *c, double *w, double *ack_us, double *seg, char *err, size_t errlen)
 {
-    char path[sizeof(f->path) + 16];
-    size_t n = strlen(f->path);
-    if (n < 6 || strcmp(f->path + n - 6, ".trace") != 0)
-        return NULL;
-    snprintf(path, sizeof path, "%.*s.counters.json", (int)(n - 6), f->path);
-    FILE *in = fopen(path, "r");
-    if (!in)
-        return NULL;
-    char *text = NULL;
-    long size = fseek(in, 0, SEEK_END) == 0 ? ftell(in) : -1;
-    if (size >= 0 && size < (1l << 26) && fseek(in, 0, SEEK_SET) == 0 && (text = malloc((size_t)size + 1)))
-        text[fread(text, 1, (size_t)size, in)] = '\0';
-    fclose(in);
-    return text;
+    int rc = counter_get(c, "stack", "window", 1, INI_WINDOW_LIMIT, w, err, errlen);
+    if (rc == 1)
+        rc = counter_get(c, "stack", "ack_timeout_us", 0, 1e9, ack_us, err, errlen);
+    if (rc == 1)
+        rc = counter_get(c, "stack", "segment_bytes", 0, 1 << 20, seg, err, errlen);
+    return rc;
+}
+
+/* Its busy cycles and the turns that did work (the dilation's turns in a
+ * run from before work_turns): 1 when both are there and some turn did
+ * work, 0 when not, -1 on a bad one. */
+static int turns_of_ini(const struct counters *c, double *busy, double *turns, char *err, size_t errlen)
+{
+    int rc = counter_get(c, "busy", "cycles", 0, 1e19, busy, err, errlen);
+    int rt = rc == 1 ? counter_get(c, "loop", "work_turns", 0, 1e18, turns, err, errlen) : rc;
+    if (rt == 0 && rc == 1)
+        rt = counter_get(c, "dilation", "turns", 0, 1e18, turns, err, errlen);
+    return rt == 1 ? *turns > 0 : rt;      /* no turn that did work: no cost to spread */
 }
 
 int replay_flow_setup(struct replay *r, char *err, size_t errlen)
 {
     const struct run_graph *g = r->g;
     double *cost = calloc((size_t)r->n_clusters + 1, sizeof(double));
-    int *n_cost = calloc((size_t)r->n_clusters + 1, sizeof(int)), window = 0;
+    int *n_cost = calloc((size_t)r->n_clusters + 1, sizeof(int)), window = 0, rc = 0;
     double seg = 0;             /* a segment's bytes of message, 0: messages whole */
-    if (!cost || !n_cost) {
-        free(cost);
-        free(n_cost);
-        return ini_fail(err, errlen, "out of memory");
-    }
-    for (int f = 0; f < g->ini->n_files; f++) {
+    if (!cost || !n_cost)
+        rc = ini_fail(err, errlen, "out of memory");
+    for (int f = 0; rc == 0 && f < g->ini->n_files; f++) {
         const struct trace_file *tf = &g->ini->files[f];
-        char *text = counters_text(tf);
-        double w = 0, ack_us = 0, busy = 0, turns = 0;
-        if (text && counter_get(text, "stack", "window", &w) && counter_get(text, "stack", "ack_timeout_us", &ack_us) &&
-            counter_get(text, "stack", "segment_bytes", &seg) && w >= 1) {
+        struct counters c;
+        double w = 0, ack_us = 0, s = 0, busy = 0, turns = 0;
+        int found = counters_read(tf, &c, err, errlen), have = 0;
+        if (found == 1 && (have = flow_of_ini(&c, &w, &ack_us, &s, err, errlen)) == 1) {
             window = (int)w;
+            seg = s;
             r->ack_timeout = ack_us * 1e3;
         }
-        if (text && counter_get(text, "busy", "cycles", &busy) &&
-            (counter_get(text, "loop", "work_turns", &turns) || counter_get(text, "dilation", "turns", &turns)) &&
-            turns > 0) {
+        if (found == 1 && have >= 0 && (have = turns_of_ini(&c, &busy, &turns, err, errlen)) == 1) {
             double svc = 0;
             for (uint64_t i = 0; i < tf->n; i++)
                 svc += g->inis[f].done[i] - g->inis[f].s[i];
             cost[tf->info.cluster_id] += fmax(busy * 1e9 / (double)tf->info.tsc_hz - svc, 0) / turns;
             n_cost[tf->info.cluster_id]++;
         }
-        free(text);
+        rc = found < 0 || (found == 1 && have < 0) ? -1 : 0;
+        free(c.text);
+    }
+    if (rc < 0) {
+        free(cost);
+        free(n_cost);
+        return -1;
     }
     double sum = 0;
     int n = 0;
