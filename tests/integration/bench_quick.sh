@@ -145,6 +145,15 @@ echo "$probe" | grep -Eq '^probe rtt_ns=[0-9.]+ spin_ns=[0-9.]+$' &&
     awk -v l="$probe" 'BEGIN { split(l, f, /[= ]/); exit !(f[3] > 0 && f[5] > 0) }' ||
     fail "ini-bench --probe: '$probe'"
 echo "bench_quick: --probe: $probe"
+# Two spinning threads on one CPU would take minutes: refused at once, as
+# is a CPU this machine lacks (one line, status 2).
+for bad in "0,0:two different CPUs" "0,4096:of this machine"; do
+    timeout 20 $B --probe --cores "${bad%%:*}" > /dev/null 2> /tmp/bench_quick.err
+    rc=$?
+    [ "$rc" -eq 2 ] && [ "$(wc -l < /tmp/bench_quick.err)" -eq 1 ] && grep -q "${bad#*:}" /tmp/bench_quick.err ||
+        fail "ini-bench --probe --cores ${bad%%:*}: exit $rc, $(cat /tmp/bench_quick.err)"
+done
+rm -f /tmp/bench_quick.err
 # --handover: one line, a positive time per switch and a share of kept
 # yields in [0, 1].
 h=$($B --handover) || fail "ini-bench --handover exited $?"

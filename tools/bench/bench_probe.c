@@ -28,6 +28,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 enum { BATCHES = 7, ROUND_TRIPS = 2000, SPIN_STEPS = 200000 };
 
@@ -82,8 +83,13 @@ int bench_probe_main(int argc, char **argv)
     for (int i = 2; i < argc; i++) {
         if (!strcmp(argv[i], "--cores")) {
             long c[2];
-            if (bench_parse_list(cli_value(argc, argv, &i), c, 2, 0, 1023) != 2)
-                cli_bad_arg("--cores: expected two CPU numbers, A,B");
+            long ncpu = sysconf(_SC_NPROCESSORS_ONLN);
+            if (bench_parse_list(cli_value(argc, argv, &i), c, 2, 0, ncpu > 0 ? ncpu - 1 : 1023) != 2)
+                cli_bad_arg("--cores: expected two CPU numbers A,B of this machine (0..%ld)", ncpu - 1);
+            /* Two spinning threads on one CPU pass the line once a
+             * scheduler tick: minutes, not milliseconds, and no answer. */
+            if (c[0] == c[1])
+                cli_bad_arg("--cores: %ld,%ld: the probe needs two different CPUs", c[0], c[1]);
             cores[0] = (int)c[0];
             cores[1] = (int)c[1];
         } else if (!cli_common_flag(argv[i])) {
