@@ -26,7 +26,7 @@ fail() { echo "bench_quick: FAIL: $*"; exit 1; }
 [ -x $B ] && [ -x build/bin/inid ] && [ -x build/bin/ini-cluster ] || fail "build first (make)"
 command -v python3 > /dev/null || fail "python3 is needed to read the JSON"
 
-for bad in "--bogus" "--format xml" "--depths 0" "--layers raw-dpdk,nope" "--cores 0"; do
+for bad in "--bogus" "--format xml" "--depths 0" "--layers raw-dpdk,nope" "--cores 0" "--cores 1,1"; do
     # shellcheck disable=SC2086
     $B $bad > /dev/null 2> /tmp/bench_quick.err
     rc=$?

@@ -281,6 +281,11 @@ int main(int argc, char **argv)
         s.cores[0] = (int)list[0];
         s.cores[1] = (int)list[1];
     }
+    /* Each layer's two sides busy-poll, one pinned to each CPU: on one CPU
+     * they meet once a scheduler tick, and a quick run never ends. */
+    if (s.cores[0] == s.cores[1])
+        cli_bad_arg("--cores: %d,%d: the two sides need two different CPUs (this machine has %ld)", s.cores[0],
+                    s.cores[1], ncpu);
 
     if (layers) {
         char buf[256];
