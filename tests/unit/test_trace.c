@@ -409,6 +409,25 @@ static void test_huge_record_count(void **state)
     corrupt_byte(48 + 7, 0x80, "records");      /* n * 64 would overflow */
 }
 
+/* Ids and sizes the readers size their tables by, beyond the system's
+ * limits (config.h): a fuzzed cluster id of millions had the replay ask
+ * for 3.5 GB (tests/fuzz/regress/trace/cluster_id_of_millions). */
+static void test_ids_beyond_the_limits(void **state)
+{
+    corrupt_byte(28 + 2, 0x98, "beyond the system's 128 INIs and 64 clusters");   /* cluster id */
+    corrupt_byte(24 + 1, 0x01, "beyond the system's");                           /* INI id 256 */
+    corrupt_byte(36 + 1, 0x01, "a cluster of 257 INIs");
+    corrupt_byte(40 + 1, 0x01, "(at most 16 and 64)");                            /* compute nodes */
+}
+
+/* A clock no machine has: the replay turns stamps into ns and back, and a
+ * fuzzed span of 1.8e19 ticks overflowed that (UBSan, replay.c to_tsc). */
+static void test_clock_beyond_the_limits(void **state)
+{
+    corrupt_byte(16 + 7, 0x01, "a TSC of");                  /* 7.2e16 Hz */
+    corrupt_byte(72 + 7, 0x01, "at most 1000000 s");         /* a span of 7.2e16 ticks */
+}
+
 static void test_unknown_kind(void **state)
 {
     corrupt_byte(128 + 64, 9, "record 1: unknown kind 9");
@@ -536,6 +555,8 @@ int main(void)
         cmocka_unit_test(test_unknown_version),
         cmocka_unit_test(test_unknown_mode),
         cmocka_unit_test(test_huge_record_count),
+        cmocka_unit_test(test_ids_beyond_the_limits),
+        cmocka_unit_test(test_clock_beyond_the_limits),
         cmocka_unit_test(test_unknown_kind),
         cmocka_unit_test(test_stamps_out_of_order),
         cmocka_unit_test(test_missing_stamp),

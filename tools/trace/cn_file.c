@@ -16,6 +16,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include "config.h"
 #include "file_util.h"
 
 double cn_file_hz(const struct ini_cn_trace_info *in)
@@ -59,10 +60,11 @@ static int check_header(struct cn_file *f, const uint8_t *h, uint64_t size, char
     if (f->n > body / INI_CN_TRACE_RECORD_SIZE || body != f->n * INI_CN_TRACE_RECORD_SIZE)
         return ini_fail(err, errlen, "%s: header says %llu records but %llu bytes follow the header (truncated or corrupt)",
                     p, (unsigned long long)f->n, (unsigned long long)body);
-    if (in->cluster < 0 || in->n_pes < 1)
-        return ini_fail(err, errlen, "%s: cluster %d with %d compute nodes", p, in->cluster, in->n_pes);
+    if (in->cluster < 0 || in->cluster >= INI_MAX_CLUSTERS || in->n_pes < 1 || in->n_pes > INI_MAX_PES_PER_CLUSTER)
+        return ini_fail(err, errlen, "%s: cluster %d with %d compute nodes (at most %d clusters of %d)", p,
+                        in->cluster, in->n_pes, INI_MAX_CLUSTERS, INI_MAX_PES_PER_CLUSTER);
     double hz = cn_file_hz(in);
-    if (in->start_tsc == 0 || in->start_ns == 0 || hz < 1e6 || hz > 1e11)
+    if (in->start_tsc == 0 || in->start_ns == 0 || hz < (double)TRACE_TSC_HZ_MIN || hz > (double)TRACE_TSC_HZ_MAX)
         return ini_fail(err, errlen, "%s: clock anchors missing or reversed (TSC %llu..%llu, ns %llu..%llu)", p,
                     (unsigned long long)in->start_tsc, (unsigned long long)in->end_tsc,
                     (unsigned long long)in->start_ns, (unsigned long long)in->end_ns);

@@ -499,6 +499,8 @@ static int setup_deps(struct replay *r, char *err, size_t errlen)
 static uint64_t to_tsc(double ns, double hz)
 {
     double t = 1e6 + ns * hz / 1e9;          /* positive: the reader's stamps are never 0 */
+    if (!(t < 0x1p63))                       /* past any clock the loader takes (trace_file.h), or NaN */
+        return (uint64_t)1 << 63;
     return t < 1e6 ? 1000000u : (uint64_t)t;
 }
 

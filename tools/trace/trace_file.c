@@ -17,6 +17,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include "config.h"
 #include "file_util.h"
 
 static const char *kind_name(int kind)
@@ -98,14 +99,30 @@ static int check_header(struct trace_file *f, const uint8_t *h, uint64_t size, c
         return ini_fail(err, errlen, "%s: TSC rate is 0", p);
     if (in->ini_id < 0 || in->cluster_id < 0)
         return ini_fail(err, errlen, "%s: negative INI id %d or cluster id %d", p, in->ini_id, in->cluster_id);
+    /* The readers size their tables by these: a damaged header must not
+     * make them allocate gigabytes (the system's limits, config.h). */
+    if (in->ini_id >= INI_MAX_INIS || in->cluster_id >= INI_MAX_CLUSTERS)
+        return ini_fail(err, errlen, "%s: INI id %d or cluster id %d beyond the system's %d INIs and %d clusters", p,
+                        in->ini_id, in->cluster_id, INI_MAX_INIS, INI_MAX_CLUSTERS);
     if (in->cluster_inis <= 0)
         return ini_fail(err, errlen, "%s: the number of INIs in the cluster was not recorded", p);
+    if (in->cluster_inis > INI_MAX_INIS_PER_CLUSTER || in->cluster_pes < 0 ||
+        in->cluster_pes > INI_MAX_PES_PER_CLUSTER)
+        return ini_fail(err, errlen, "%s: a cluster of %d INIs and %d compute nodes (at most %d and %d)", p,
+                        in->cluster_inis, in->cluster_pes, INI_MAX_INIS_PER_CLUSTER, INI_MAX_PES_PER_CLUSTER);
     if (in->ini_index < 0 || in->ini_index >= in->cluster_inis)
         return ini_fail(err, errlen, "%s: INI index %d outside its cluster's %d INIs", p, in->ini_index,
                         in->cluster_inis);
     if (in->start_tsc == 0 || in->end_tsc < in->start_tsc)
         return ini_fail(err, errlen, "%s: run span [%llu, %llu] not recorded or reversed", p,
                         (unsigned long long)in->start_tsc, (unsigned long long)in->end_tsc);
+    /* The readers turn stamps into nanoseconds and back (the replay's
+     * synthetic traces): a rate or a span no machine has would overflow
+     * them.  A record's stamps lie inside the span (check_record). */
+    double span_s = (double)(in->end_tsc - in->start_tsc) / (double)in->tsc_hz;
+    if (in->tsc_hz < TRACE_TSC_HZ_MIN || in->tsc_hz > TRACE_TSC_HZ_MAX || span_s > TRACE_SPAN_MAX_S)
+        return ini_fail(err, errlen, "%s: a TSC of %llu Hz over %.3g s (at most %.0f s of a clock of 1 MHz to 100 GHz)",
+                        p, (unsigned long long)in->tsc_hz, span_s, TRACE_SPAN_MAX_S);
     return 0;
 }
 

@@ -26,6 +26,11 @@
 
 #define TRACE_ERR_LEN 512
 #define TRACE_SHOWN_LEN 200     /* a path in a message: the reason after it must fit */
+/* What a trace's clock may be: a TSC of 1 MHz to 100 GHz over at most
+ * about 11 days (the compute-node trace's reader takes the same rates). */
+#define TRACE_TSC_HZ_MIN 1000000ull
+#define TRACE_TSC_HZ_MAX 100000000000ull
+#define TRACE_SPAN_MAX_S 1e6
 
 struct trace_msg {
     uint8_t  kind;                  /* enum ini_trace_kind */
