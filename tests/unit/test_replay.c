@@ -300,7 +300,10 @@ static void test_replay_window(void **state)
 
 /* ---- the critical path ---- */
 
-static char *chain_run(void)
+/* The run of test_critical_chain; last_parent: the parent of node 0's
+ * last action (0: none; its own id 3 makes the damaged run of
+ * test_critical_refuses_a_cycle). */
+static char *chain_run_with(uint32_t last_parent)
 {
     char *dir = fx_mkdir();
     struct ini_trace i0, i1;
@@ -322,7 +325,7 @@ static char *chain_run(void)
     fx_action(&c0, 0, 2, INI_CN_ACT_MSG, 1, 1, 0, 186, 188);
     fx_req(&c0, 0, 1, 2, 0, 0, 0, 100, 187);               /* the fault, done at 187 */
     /* node 0 resumes at 190, computes to 240, reaches the barrier last */
-    fx_action(&c0, 0, 3, INI_CN_ACT_REQ, 0, 2, 0, 242, 243);
+    fx_action(&c0, 0, 3, INI_CN_ACT_REQ, 0, 2, last_parent, 242, 243);
     fx_req(&c0, 0, 2, 3, 0, 3, 190, 240, 243);
     /* node 1 reached it at 50 */
     fx_action(&c1, 1, 2, INI_CN_ACT_REQ, 1, 1, 0, 51, 52);
@@ -332,6 +335,11 @@ static char *chain_run(void)
     assert_int_equal(fx_cn_write(&c0, dir, 0), 0);
     assert_int_equal(fx_cn_write(&c1, dir, 1), 0);
     return dir;
+}
+
+static char *chain_run(void)
+{
+    return chain_run_with(0);
 }
 
 static void test_critical_chain(void **state)
@@ -364,6 +372,23 @@ static void test_critical_chain(void **state)
     assert_float_equal(sum, s->end - s->start, 1e-6);
     assert_int_equal(s->messages, 2);
     critical_free(&r);
+    run_files_free(&rf);
+    fx_rmdir(dir);
+}
+
+/* A chain of causes that comes back to itself (an action its own parent,
+ * as fuzzing made one: tests/fuzz/regress/trace/critical_chain_cycle)
+ * once walked for ever; now the walk stops and says why in one line. */
+static void test_critical_refuses_a_cycle(void **state)
+{
+    char *dir = chain_run_with(3);
+    struct run_files rf;
+    char err[TRACE_ERR_LEN] = "";
+    assert_int_equal(run_files_load(&rf, dir, err, sizeof(err)), 0);
+    struct crit_result r;
+    assert_int_equal(critical_run(&rf.g, &r, err, sizeof(err)), -1);
+    if (!strstr(err, "step 1: its chain of causes comes back to itself") || strchr(err, '\n'))
+        fail_msg("unexpected error: '%s'", err);
     run_files_free(&rf);
     fx_rmdir(dir);
 }
@@ -408,6 +433,15 @@ static void test_cn_reader_refuses(void **state)
     expect_refused(path, b, n, "ends before it starts");
     ini_trace_put64(b + 128 + 32, FX_END + 5);    /* outside the file's clock */
     expect_refused(path, b, n, "outside");
+    ini_trace_put64(b + 128 + 32, t0);
+    /* Ids the readers size tables by, beyond the system's limits (a
+     * fuzzed INI trace's cluster id of millions had the replay ask for
+     * 3.5 GB): refused at the header. */
+    ini_trace_put32(b + 16, 10000000);
+    expect_refused(path, b, n, "cluster 10000000 with");
+    ini_trace_put32(b + 16, 0);
+    ini_trace_put32(b + 20, INI_MAX_PES_PER_CLUSTER + 1);
+    expect_refused(path, b, n, "at most 64 clusters of 64");
     free(b);
     fx_rmdir(dir);
 }
@@ -437,6 +471,7 @@ int main(void)
         cmocka_unit_test(test_replay_node_mode),
         cmocka_unit_test(test_replay_window),
         cmocka_unit_test(test_critical_chain),
+        cmocka_unit_test(test_critical_refuses_a_cycle),
         cmocka_unit_test(test_cn_reader_refuses),
         cmocka_unit_test(test_graph_needs_version_2),
     };

@@ -94,33 +94,39 @@ static int request_back(struct walk *w, const struct run_graph *g, const struct 
     return a;
 }
 
-/* Walks back from request q's completion to the step's start. */
-static void walk(const struct run_graph *g, struct crit_step *s, int q)
+/* Walks back from request q's completion to the step's start; false when
+ * the chain came round to where it had been (a damaged trace: in a real
+ * run each hop goes to an earlier action, so a chain visits at most every
+ * action once, and stamps that are equal would never end it). */
+static bool walk(const struct run_graph *g, struct crit_step *s, int q)
 {
     struct walk w = { s, g->reqs[q].complete };
     int a = g->reqs[q].done;
     if (a < 0)
         back(&w, CRIT_COMPUTE, s->start);
-    while (a >= 0) {
+    for (int hops = 0; a >= 0; hops++) {
+        if (hops > g->n_actions)
+            return false;
         const struct rg_action *x = &g->actions[a];
         if (!back(&w, CRIT_PROTOCOL, x->t0))
-            return;
+            return true;
         if (x->parent >= 0) {
             a = x->parent;
         } else if (x->kind == INI_CN_ACT_REQ && x->req >= 0) {
             a = request_back(&w, g, x);
         } else if (x->msg < 0 || isnan(g->msgs[x->msg].send)) {
             back(&w, CRIT_PROTOCOL, s->start);     /* nothing known before it */
-            return;
+            return true;
         } else {
             s->messages++;
             if (!message_back(&w, g, &g->msgs[x->msg]))
-                return;
+                return true;
             a = g->msgs[x->msg].cause;
             if (a < 0)
                 back(&w, CRIT_PROTOCOL, s->start);
         }
     }
+    return true;
 }
 
 /* Barrier requests by thread, then submit: the k-th of each thread is
@@ -201,7 +207,12 @@ int critical_run(const struct run_graph *g, struct crit_result *out, char *err, 
     for (int j = 0; j < out->n_steps; j++) {
         struct crit_step *s = &out->steps[j];
         s->start = j ? out->steps[j - 1].end : first;
-        walk(g, s, last[j]);
+        if (!walk(g, s, last[j])) {
+            free(last);
+            critical_free(out);
+            return ini_fail(err, errlen, "%s: step %d: its chain of causes comes back to itself (damaged traces)",
+                            g->ini->shown, j + 1);
+        }
         for (int k = 0; k < CRIT_KINDS; k++)
             out->total.seg[k] += s->seg[k];
         out->total.messages += s->messages;
