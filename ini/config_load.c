@@ -87,18 +87,16 @@ static int check_includes(struct loader *ld, const char *text, size_t len, const
                 struct stat st;
                 if (closed && stat(target, &st) == 0) {
                     char why[128];
-                    int fd = ini_open_regular(target, INI_CONFIG_MAX_BYTES, why, sizeof why);
-                    if (fd < 0)
+                    size_t got;
+                    char *inner = ini_read_regular(target, INI_CONFIG_MAX_BYTES, &got, why, sizeof why);
+                    if (!inner)
                         return cfg_fail(ld, file, at, "file", "@include \"%s\": %s", name, why);
                     if (depth + 1 >= INCLUDE_DEPTH_MAX) {
-                        close(fd);
+                        free(inner);
                         return cfg_fail(ld, file, at, "file", "@include \"%s\": includes nested "
                                           "deeper than %d", name, INCLUDE_DEPTH_MAX);
                     }
-                    char *inner = fstat(fd, &st) == 0 ? malloc((size_t)st.st_size + 1) : NULL;
-                    ssize_t got = inner ? read(fd, inner, (size_t)st.st_size) : -1;
-                    close(fd);
-                    int rc = got < 0 ? 0 : check_includes(ld, inner, (size_t)got, target, depth + 1);
+                    int rc = check_includes(ld, inner, got, target, depth + 1);
                     free(inner);
                     if (rc < 0)
                         return -1;
@@ -121,18 +119,7 @@ static int check_includes(struct loader *ld, const char *text, size_t len, const
 static char *read_own_text(const char *path, size_t *len)
 {
     char why[128];
-    struct stat st;
-    int fd = ini_open_regular(path, INI_CONFIG_MAX_BYTES, why, sizeof why);
-    char *own = fd >= 0 && fstat(fd, &st) == 0 ? malloc((size_t)st.st_size + 1) : NULL;
-    ssize_t got = own ? read(fd, own, (size_t)st.st_size) : -1;
-    if (fd >= 0)
-        close(fd);
-    if (got < 0) {
-        free(own);
-        return NULL;
-    }
-    *len = (size_t)got;
-    return own;
+    return ini_read_regular(path, INI_CONFIG_MAX_BYTES, len, why, sizeof why);
 }
 
 /* A loader for PATH (TEXT: its text, or NULL to read the file) after the

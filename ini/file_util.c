@@ -7,6 +7,7 @@
 #include <fcntl.h>
 #include <stdarg.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
 #include <unistd.h>
@@ -38,6 +39,36 @@ int ini_open_regular(const char *path, long long max_bytes, char *why, size_t wh
     }
     close(fd);
     return -1;
+}
+
+char *ini_read_regular(const char *path, long long max_bytes, size_t *len, char *why, size_t whylen)
+{
+    int fd = ini_open_regular(path, max_bytes, why, whylen);
+    if (fd < 0)
+        return NULL;
+    struct stat st;
+    char *buf = NULL;
+    size_t size = 0, got = 0;
+    if (fstat(fd, &st) != 0)
+        snprintf(why, whylen, "cannot open: %s", strerror(errno));
+    else if (!(buf = malloc((size = (size_t)st.st_size) + 1)))
+        snprintf(why, whylen, "out of memory");
+    while (buf && got < size) {
+        ssize_t k = read(fd, buf + got, size - got);
+        if (k <= 0) {
+            snprintf(why, whylen, "read error after %zu bytes", got);
+            free(buf);
+            buf = NULL;
+        } else {
+            got += (size_t)k;
+        }
+    }
+    close(fd);
+    if (buf) {
+        buf[size] = '\0';
+        *len = size;
+    }
+    return buf;
 }
 
 const char *ini_path_for_message(const char *path, char *buf, size_t buflen)

@@ -21,6 +21,14 @@
  * (a FIFO or pipe)", "1200000 bytes, more than the limit of 1048576". */
 int ini_open_regular(const char *path, long long max_bytes, char *why, size_t whylen);
 
+/* The whole of the file at path, read as ini_open_regular opens it (never
+ * blocking, a regular file of at most max_bytes, no limit when negative):
+ * a malloc'ed buffer, NUL-terminated for readers of text, its length in
+ * *len; or NULL with the reason in why ("not a regular file (a FIFO or
+ * pipe)", "out of memory", "read error after N bytes").  The caller frees
+ * it. */
+char *ini_read_regular(const char *path, long long max_bytes, size_t *len, char *why, size_t whylen);
+
 /* PATH for an error message: as is when it fits in buf (buflen bytes),
  * else its start and end around "...", so that the reason written after it
  * survives in a fixed-size message.  Returns buf. */

@@ -136,25 +136,11 @@ int cn_file_load(struct cn_file *f, const char *path, char *err, size_t errlen)
 {
     char why[128], shown[TRACE_SHOWN_LEN];
     ini_path_for_message(path, shown, sizeof(shown));
-    int fd = ini_open_regular(path, -1, why, sizeof(why));
-    if (fd < 0)
+    size_t size;
+    uint8_t *buf = (uint8_t *)ini_read_regular(path, -1, &size, why, sizeof(why));
+    if (!buf)
         return ini_fail(err, errlen, "%s: %s", shown, why);
-    struct stat st;
-    uint8_t *buf = NULL;
-    int rc = fstat(fd, &st) == 0 ? 0 : ini_fail(err, errlen, "%s: %s", shown, strerror(errno));
-    size_t size = rc == 0 ? (size_t)st.st_size : 0;
-    if (rc == 0 && !(buf = malloc(size ? size : 1)))
-        rc = ini_fail(err, errlen, "%s: out of memory", shown);
-    for (size_t got = 0; rc == 0 && got < size;) {
-        ssize_t k = read(fd, buf + got, size - got);
-        if (k <= 0)
-            rc = ini_fail(err, errlen, "%s: read error after %zu bytes", shown, got);
-        else
-            got += (size_t)k;
-    }
-    close(fd);
-    if (rc == 0)
-        rc = cn_file_load_mem(f, path, buf, size, err, errlen);
+    int rc = cn_file_load_mem(f, path, buf, size, err, errlen);
     free(buf);
     return rc;
 }

@@ -31,7 +31,6 @@
  */
 #include "replay_internal.h"
 
-#include <errno.h>
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -65,18 +64,9 @@ static int counters_read(const struct trace_file *f, struct counters *c, char *e
     if (access(path, F_OK) != 0)
         return 0;
     ini_path_for_message(path, c->shown, sizeof c->shown);
-    int fd = ini_open_regular(path, 1 << 26, why, sizeof why);
-    if (fd < 0)
-        return ini_fail(err, errlen, "%s: %s", c->shown, why);
-    FILE *in = fdopen(fd, "r");
-    long size = in && fseek(in, 0, SEEK_END) == 0 ? ftell(in) : -1;
-    if (size >= 0 && fseek(in, 0, SEEK_SET) == 0 && (c->text = malloc((size_t)size + 1)))
-        c->text[fread(c->text, 1, (size_t)size, in)] = '\0';
-    if (in)
-        fclose(in);
-    else
-        close(fd);
-    return c->text ? 1 : ini_fail(err, errlen, "%s: cannot be read (%s)", c->shown, strerror(errno));
+    size_t len;
+    c->text = ini_read_regular(path, 1 << 26, &len, why, sizeof why);
+    return c->text ? 1 : ini_fail(err, errlen, "%s: %s", c->shown, why);
 }
 
 /* The number at "key" in the top-level object "group" of counters c
@@ -126,10 +116,12 @@ static int flow_of_ini(const struct counters *c, double *w, double *ack_us, doub
 static int turns_of_ini(const struct counters *c, double *busy, double *turns, char *err, size_t errlen)
 {
     int rc = counter_get(c, "busy", "cycles", 0, 1e19, busy, err, errlen);
-    int rt = rc == 1 ? counter_get(c, "loop", "work_turns", 0, 1e18, turns, err, errlen) : rc;
-    if (rt == 0 && rc == 1)
-        rt = counter_get(c, "dilation", "turns", 0, 1e18, turns, err, errlen);
-    return rt == 1 ? *turns > 0 : rt;      /* no turn that did work: no cost to spread */
+    if (rc != 1)
+        return rc;
+    rc = counter_get(c, "loop", "work_turns", 0, 1e18, turns, err, errlen);
+    if (rc == 0)
+        rc = counter_get(c, "dilation", "turns", 0, 1e18, turns, err, errlen);
+    return rc == 1 ? *turns > 0 : rc;      /* no turn that did work: no cost to spread */
 }
 
 int replay_flow_setup(struct replay *r, char *err, size_t errlen)
@@ -144,20 +136,22 @@ int replay_flow_setup(struct replay *r, char *err, size_t errlen)
         const struct trace_file *tf = &g->ini->files[f];
         struct counters c;
         double w = 0, ack_us = 0, s = 0, busy = 0, turns = 0;
-        int found = counters_read(tf, &c, err, errlen), have = 0;
-        if (found == 1 && (have = flow_of_ini(&c, &w, &ack_us, &s, err, errlen)) == 1) {
+        int found = counters_read(tf, &c, err, errlen);
+        int flow = found == 1 ? flow_of_ini(&c, &w, &ack_us, &s, err, errlen) : 0;
+        int cost_known = found == 1 && flow >= 0 ? turns_of_ini(&c, &busy, &turns, err, errlen) : 0;
+        if (flow == 1) {
             window = (int)w;
             seg = s;
             r->ack_timeout = ack_us * 1e3;
         }
-        if (found == 1 && have >= 0 && (have = turns_of_ini(&c, &busy, &turns, err, errlen)) == 1) {
+        if (cost_known == 1) {
             double svc = 0;
             for (uint64_t i = 0; i < tf->n; i++)
                 svc += g->inis[f].done[i] - g->inis[f].s[i];
             cost[tf->info.cluster_id] += fmax(busy * 1e9 / (double)tf->info.tsc_hz - svc, 0) / turns;
             n_cost[tf->info.cluster_id]++;
         }
-        rc = found < 0 || (found == 1 && have < 0) ? -1 : 0;
+        rc = found < 0 || flow < 0 || cost_known < 0 ? -1 : 0;
         free(c.text);
     }
     if (rc < 0) {
