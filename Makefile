@@ -6,7 +6,7 @@
 # by `make test`), and declares its objects with the helpers below.
 #
 # Parallel by default (one job per core) unless the command line says -jN.
-# One short line per target (`CC ini/inid.c`, `LD build/bin/inid`,
+# One short line per target (`CC ini/daemon/inid.c`, `LD build/bin/inid`,
 # `AR build/libini.a`); `make V=1` prints the full commands instead.
 # `make clean` removes build/, build-san/ and build-fuzz/ but keeps the lwIP cache;
 # `make distclean` removes that too.

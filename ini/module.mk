@@ -1,23 +1,55 @@
-# ini/: the configuration, the cluster segment (rings between compute nodes
-# and INIs), the compute-node API, and the inid daemon.  Above the stack,
-# the timers and the policies; the daemon's objects also see lwIP and DPDK.
-$(OBJ)/ini/%.o: INC = -Iini -Iloadbal -Istack -Itimers
+# ini/: one folder per product, in floors (docs/architecture.md, "Floors"):
+#
+#   util/    the plain helpers every product uses: cli (the programs'
+#            command-line skeleton), file_util (one reader of a regular
+#            file, the one error convention), counters (the counters file's
+#            table writer), thread_clock (the clocks)
+#   config/  the configuration: config.h over config_*.c
+#   trace/   the trace format, written by the daemon (trace.c) and by the
+#            compute-node library (trace_cn.c)
+#   cn/      the compute-node library: ini_cn (the API), fabric (sleep and
+#            wake), ring, segment (the rings between compute nodes and INIs)
+#   daemon/  inid: the per-lcore loop, ports, knobs, state, telemetry,
+#            capture, EAL arguments
+#
+# Each folder compiles with its own headers and those of the floors below
+# it, so an include of a floor above (the library naming the daemon, the
+# configuration naming the library) fails to compile.
+INI_UTIL_INC   := -Iini/util
+INI_CONFIG_INC := -Iini/config $(INI_UTIL_INC) -Iloadbal
+INI_TRACE_INC  := -Iini/trace $(INI_CONFIG_INC)
+# What a program above the library sees (MGS, the applications): the
+# compute-node API and the headers it includes.
+INI_LIB_INC    := -Iini/cn $(INI_TRACE_INC) -Istack -Itimers
+# Everything of ini/, for the tools and the tests.
+INI_INC        := -Iini/daemon $(INI_LIB_INC)
+
+$(OBJ)/ini/util/%.o:   INC = $(INI_UTIL_INC)
+# stack_defaults.h: the defaults of the stack's parameters, a header with no
+# dependencies that the configuration may include.
+$(OBJ)/ini/config/%.o: INC = $(INI_CONFIG_INC) -Istack
+$(OBJ)/ini/trace/%.o:  INC = $(INI_TRACE_INC)
+$(OBJ)/ini/cn/%.o:     INC = $(INI_LIB_INC)
+$(OBJ)/ini/daemon/%.o: INC = $(INI_INC)
+
 # cli.[ch]: the command-line skeleton of every program (--help, --version,
-# "PROGRAM: what: why" and exit 2), on this floor so that inid and water
-# use it without including a floor above them.  Linked into each program
-# as its own object, not into libini: its names are not prefixed, it
-# exits the process on bad input, and it keeps one program name per
+# "PROGRAM: what: why" and exit 2), on the lowest floor so that inid and
+# water use it without including a floor above them.  Linked into each
+# program as its own object, not into libini: its names are not prefixed,
+# it exits the process on bad input, and it keeps one program name per
 # process: a program's contract, not a library's.  The version is the one
 # line of VERSION at the top of the tree.
 INI_VERSION := $(shell cat VERSION)
-CLI_OBJ     := $(OBJ)/ini/cli.o
+CLI_OBJ     := $(OBJ)/ini/util/cli.o
 $(CLI_OBJ): EXTRA := -DINI_VERSION='"$(INI_VERSION)"'
 $(CLI_OBJ): VERSION
 $(BIN)/inid: $(CLI_OBJ)
 
-CONFIG_SRCS := ini/config_names.c ini/config_spec.c ini/config_values.c ini/config_read.c \
-               ini/config_load.c ini/config_groups.c ini/config_machine.c ini/config_check.c
-LIBINI_SRCS := $(CONFIG_SRCS) ini/file_util.c ini/eal_args.c ini/counters.c ini/ring.c ini/segment.c ini/fabric.c ini/ini_cn.c ini/trace.c ini/trace_cn.c
+CONFIG_SRCS := $(addprefix ini/config/,config_names.c config_spec.c config_values.c config_read.c \
+               config_load.c config_groups.c config_machine.c config_check.c)
+LIBINI_SRCS := $(CONFIG_SRCS) ini/util/file_util.c ini/util/counters.c \
+               ini/cn/ring.c ini/cn/segment.c ini/cn/fabric.c ini/cn/ini_cn.c \
+               ini/trace/trace.c ini/trace/trace_cn.c
 LIBINI      := $(BUILD)/libini.a
 # Made afresh: `ar r` would keep the members of sources since removed.
 $(LIBINI): $(LIBINI_SRCS:%.c=$(OBJ)/%.o)
@@ -26,7 +58,8 @@ $(LIBINI): $(LIBINI_SRCS:%.c=$(OBJ)/%.o)
 	$(AR) rcs $@ $^
 
 # inid links the stack (stack/module.mk), DPDK and lwIP.
-INID_SRCS  := ini/inid.c ini/inid_port.c ini/inid_loop.c ini/inid_knobs.c ini/inid_telemetry.c ini/inid_state.c ini/capture.c
+INID_SRCS  := $(addprefix ini/daemon/,inid.c inid_port.c inid_loop.c inid_knobs.c \
+              inid_telemetry.c inid_state.c capture.c eal_args.c)
 INID_OBJS  := $(INID_SRCS:%.c=$(OBJ)/%.o)
 $(INID_OBJS): EXTRA := $(LWIP_CFLAGS)
 $(INID_OBJS): DPDK := yes

@@ -15,7 +15,7 @@
  * Both are a few instructions and touch no lock.
  *
  * The policies sit below the daemon and its configuration: they take plain
- * values (INI ids and counts), and the configuration (ini/config.h) names
+ * values (INI ids and counts), and the configuration (ini/config/config.h) names
  * its policies with this file's enum.
  */
 #ifndef INI_LOADBAL_H

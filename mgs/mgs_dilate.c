@@ -5,7 +5,7 @@
  *
  * One rule for both: a piece of work that began at wall-clock time w0 with
  * the thread's CPU clock at c0, and used c of CPU time (one clock read's
- * own cost off, ini/thread_clock.h), must have taken K*c of wall-clock
+ * own cost off, ini/util/thread_clock.h), must have taken K*c of wall-clock
  * time; the thread sleeps until w0 + K*c.  Time it spent waiting for a
  * core already counts toward that end, so on a machine with fewer cores
  * than threads a preempted thread is not slowed twice.  Asleep, the thread

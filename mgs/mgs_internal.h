@@ -12,7 +12,7 @@
  *   mgs_sync.c   locks (local hand-off, token between clusters) and barriers
  *   mgs_stats.c  counters: JSON file and summary
  *   mgs_names.c  the names of message types and request kinds
- *   mgs_trace.c  the compute nodes' trace records MGS adds (ini/trace_cn.h):
+ *   mgs_trace.c  the compute nodes' trace records MGS adds (ini/trace/trace_cn.h):
  *                actions, requests, joins, message tags
  *
  * Everything in struct mgs below except the request stack, the thread
@@ -354,7 +354,7 @@ struct mgs_trace_act {
     int kind, node, src_pe;
 };
 void mgs_trace_init(struct mgs *g);
-/* An action (ini/trace_cn.h) on a message or request, run by `node`. */
+/* An action (ini/trace/trace_cn.h) on a message or request, run by `node`. */
 void mgs_trace_begin(struct mgs *g, struct mgs_trace_act *a, int kind, int node, int src_pe, uint32_t ref);
 void mgs_trace_end(struct mgs *g, const struct mgs_trace_act *a);
 void mgs_trace_begin_msg(struct mgs *g, struct mgs_trace_act *a, const struct mgs_msg *m);

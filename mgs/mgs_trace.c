@@ -1,6 +1,6 @@
 /*
  * mgs_trace.c - the records MGS adds to the compute nodes' trace
- * (ini/trace_cn.h) in a traced run, so that `ini-trace whatif` can replay
+ * (ini/trace/trace_cn.h) in a traced run, so that `ini-trace whatif` can replay
  * the run with other INIs: what each message was sent in reply to, when
  * the compute threads waited and for what.
  *

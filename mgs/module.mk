@@ -1,7 +1,7 @@
 # mgs/: the multigrain shared memory (docs/mgs.md) and the applications on it.
 # (mgs-litmus, the litmus tests, is built by tools/litmus/module.mk.)
 # Above the compute-node API (ini/) and what its headers include.
-$(OBJ)/mgs/%.o: INC = -Imgs -Iini -Iloadbal -Istack -Itimers
+$(OBJ)/mgs/%.o: INC = -Imgs $(INI_LIB_INC)
 #
 # libmgs.a   the MGS library and par_mgs.c, which defines par.h's par_*
 #            functions and forwards them to MGS or to the pthreads
@@ -30,5 +30,5 @@ $(BIN)/test_mgs_dilate: $(OBJ)/mgs/mgs_dilate.o $(LIBINI)
 .PHONY: mgs
 mgs: $(LIBMGS) $(BIN)/mgs-litmus $(BIN)/test_mgs_diff $(BIN)/test_mgs_standalone $(BIN)/test_mgs_dilate $(BIN)/water
 
--include mgs/water/module.mk
--include mgs/em3d/module.mk
+
+

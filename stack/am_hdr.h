@@ -4,7 +4,7 @@
  *
  * It lives at the bottom of the stack because the transport reads its
  * length (it counts payload bytes and rejects DATA too short to hold one);
- * the INI (ini/msg.h) and the compute nodes fill and read its fields.
+ * the INI (ini/cn/msg.h) and the compute nodes fill and read its fields.
  * All fields are little-endian on the wire.
  */
 #ifndef INI_AM_HDR_H

@@ -22,7 +22,7 @@
 #define INI_FAULT_HOLD 256
 
 /* What to inject, each rate the probability that a frame suffers that
- * fault (0..1).  The owner fills it (ini/stack_config.h does from the
+ * fault (0..1).  The owner fills it (ini/daemon/stack_config.h does from the
  * INI's configuration, docs/config.md group faults). */
 struct ini_fault_params {
     double drop, dup, reorder, corrupt, delay;

@@ -2,7 +2,7 @@
  * stack_defaults.h - the stack's defaults, written once, in a header that
  * needs nothing else: the stack takes them (ini_swp_params_default,
  * ini_stack_params_default) and so can the configuration's defaults
- * (ini/config.c, built into the compute nodes' library without lwIP or
+ * (ini/config/config.c, built into the compute nodes' library without lwIP or
  * DPDK), which only include this file.
  */
 #ifndef INI_STACK_DEFAULTS_H

@@ -175,7 +175,7 @@ typedef void (*ini_release_fn)(void *ctx, void *cookie);
 
 /* The transport's counters, one list: the struct's fields, the sum of the
  * connections' into the INI's total (ini_swp_totals), the counters file
- * (ini/inid_loop.c) and telemetry all come from it, in this order.
+ * (ini/daemon/inid_loop.c) and telemetry all come from it, in this order.
  * X(name) per counter.  Retransmissions are counted where they leave, by
  * cause (retx_timer: a SEND timer, with NAKs off; retx_nak: a NAK), and
  * where they arrive, by use: retx_after_loss, a retransmission that

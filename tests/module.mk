@@ -5,7 +5,7 @@
 TEST_LIBS = $(CONFIG_LIBS) $(CMOCKA_LIBS) -lpthread -lm
 # Tests sit above everything they test; `-I.` for the tests that name a
 # file by its path in the tree.
-$(OBJ)/tests/%.o: INC = -I. -Itests/unit -Iini -Iloadbal -Istack -Itimers -Imgs -Itools
+$(OBJ)/tests/%.o: INC = -I. -Itests/unit $(INI_INC) -Imgs -Itools -Itools/apps -Itools/apps/em3d
 
 $(BIN)/test_%: $(OBJ)/tests/unit/test_%.o
 	@mkdir -p $(dir $@)
@@ -13,7 +13,7 @@ $(BIN)/test_%: $(OBJ)/tests/unit/test_%.o
 
 # The loader, and the generator of ini-cluster gen (what it writes must load).
 UNIT_TESTS += $(BIN)/test_config
-$(BIN)/test_config: $(OBJ)/tools/cluster/cluster_gen.o $(LIBINI)
+$(BIN)/test_config: $(OBJ)/tools/cluster/cluster_gen.o $(OBJ)/ini/daemon/eal_args.o $(LIBINI)
 
 # Tests of the stack: two INIs joined in one process (loop_harness), on
 # the harness's fake clock (its sys_now replaces stack/lwip_port.c's).
@@ -51,7 +51,7 @@ $(BIN)/test_checksum: $(OBJ)/stack/checksum.o
 # SSE4.2, as the stack is built (DPDK's -march=corei7): the inline CRC.
 $(OBJ)/tests/unit/test_checksum.o: EXTRA := -msse4.2
 
-# inid's knob stage (ini/inid_knobs.c), on its own.
+# inid's knob stage (ini/daemon/inid_knobs.c), on its own.
 UNIT_TESTS += $(BIN)/test_knobs
 $(OBJ)/tests/unit/test_knobs.o: DPDK := yes
-$(BIN)/test_knobs: $(OBJ)/ini/inid_knobs.o
+$(BIN)/test_knobs: $(OBJ)/ini/daemon/inid_knobs.o

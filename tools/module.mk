@@ -1,7 +1,7 @@
 # tools/: the programs around the INI, one directory per program (or per
 # family of programs), each with its module.mk and, beside it, the scripts
 # that drive it.  The top floor: programs may include any module's headers.
-$(OBJ)/tools/%.o: INC = -Itools -Iini -Iloadbal -Istack -Itimers -Imgs
+$(OBJ)/tools/%.o: INC = -Itools $(INI_INC) -Imgs
 #
 # (The command-line skeleton every program's main uses, cli.[ch], is in
 # ini/, the floor of inid and water: CLI_OBJ, ini/module.mk.)
@@ -23,6 +23,13 @@ $(OBJ)/tools/%.o: INC = -Itools -Iini -Iloadbal -Istack -Itimers -Imgs
 # lwip.mk, install-deps.sh: the build's lwIP and dependencies.
 CNPROG_OBJ  := $(OBJ)/tools/cnprog.o
 
+# apps/    the applications: Water (apps/water) and EM3D (apps/em3d).  They
+#           sit above MGS and the compute-node library and see nothing of
+#           the daemon.
+$(OBJ)/tools/apps/water/%.o: INC = -Itools/apps/water -Imgs $(INI_LIB_INC)
+$(OBJ)/tools/apps/em3d/%.o:  INC = -Itools/apps/em3d -Imgs $(INI_LIB_INC)
+include tools/apps/water/module.mk
+include tools/apps/em3d/module.mk
 include tools/cluster/module.mk
 include tools/ping/module.mk
 include tools/litmus/module.mk

@@ -2,7 +2,7 @@
  * fuzz_parsers.c - libFuzzer harness of the small parsers: the fault
  * specification (ini_fault_parse, `--fault` and faults = {...}), the
  * knobs (ini_knobs_parse), the policy names, and the command-line number
- * and choice parsers of ini/cli.c (cli_parse_long, cli_parse_double,
+ * and choice parsers of ini/util/cli.c (cli_parse_long, cli_parse_double,
  * cli_parse_choice).
  *
  * The cli parsers exit with status 2 on bad input, as a program must; the

@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # cli_common: every program's command line follows one skeleton
-# (ini/cli.h), checked on each program directly (nothing is started):
+# (ini/util/cli.h), checked on each program directly (nothing is started):
 #   --help          usage on stdout, starting "usage: PROGRAM", nothing on
 #                   stderr, exit 0;
 #   --version       exactly "PROGRAM VERSION" on stdout (VERSION: the

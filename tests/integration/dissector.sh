@@ -2,7 +2,7 @@
 # dissector: tools/wireshark/ini.lua decodes INI's transport and active-message
 # headers.
 #   1. A pcap written by tools/wireshark/test-pcap.py (frames built by the
-#      layout of stack/swp.c and ini/msg.h): DATA, ACK and NAK in 8-, 16- and
+#      layout of stack/swp.c and ini/cn/msg.h): DATA, ACK and NAK in 8-, 16- and
 #      32-bit sequence widths, a message in three IPv4 fragments, one in three
 #      transport segments, a retransmission, a PROBE, a SYNC and its answer, a wrong CRC,
 #      a frame under EtherType 0x88b5 (captures of the LAN before it carried

@@ -59,7 +59,7 @@ grep -Eq '^INI 1 \(cluster 1\): .*retransmitted ([1-9][0-9]* \(timer\)|[0-9]+ \(
     fail "ping-faults: no retransmission counted by INI 1 under 10% drop"
 
 # 3. Water on MGS, 2 hosts x 2 compute nodes, against 4 plain threads.
-RANDOM_IN=${WATER_RANDOM:-$PWD/mgs/water/data/random.in}
+RANDOM_IN=${WATER_RANDOM:-$PWD/tools/apps/water/data/random.in}
 if [ -r "$RANDOM_IN" ]; then
     printf '  1.5e-16   512  3   6\n -1      3000     1  0\n4 6.212752\n' > "$T/water.in"
     no_times() { grep -vE '^(COMPUTESTART|COMPUTEEND|COMPUTETIME|Measured Time|Intramolecular time|Intermolecular time|Other time)'; }

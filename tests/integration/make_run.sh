@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # make_run: `make run`'s script (tools/thesis/make-run.sh) on a built tree:
 # it needs nothing outside the repository (Water's data file is
-# mgs/water/data/random.in; $WATER_RANDOM is unset for the test), it exits
+# tools/apps/water/data/random.in; $WATER_RANDOM is unset for the test), it exits
 # 0, and its summary's utilization and queue length of every INI are the
 # numbers of the INI's row in table 5.3 (docs/traces.md, "Utilization and
 # queue length: one definition").

@@ -10,7 +10,7 @@
 # again, and a server still in its EAL init, or descheduled on a loaded
 # machine, had not accepted yet (seen as a panic or a segmentation fault of
 # inid at start-up, about 1 start in 60 of the thesis's runs).  Now a
-# client whose start connected waits for the handshake (ini/inid_port.c,
+# client whose start connected waits for the handshake (ini/daemon/inid_port.c,
 # MEMIF_HANDSHAKE_GRACE_MS).
 #
 # Made to happen every time: conf/default.cfg's two INIs through a wrapper

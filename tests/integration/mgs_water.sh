@@ -11,7 +11,7 @@
 #     peers), the layout runs as MGS's standalone single cluster instead
 #     (`water --mgs` outside the launcher), and the script says so.
 #  2. default (lock-based) mode, NPRINT = 3, layouts 4x4 and 16x1: stdout
-#     equals the worked example of the spec (mgs/water/fixtures, P = 16;
+#     equals the worked example of the spec (tools/apps/water/fixtures, P = 16;
 #     timing values masked), and with NPRINT = 1 (layout 2x8) the energy
 #     blocks equal example_nprint1_blocks.out.
 #  3. the input reaches the program as `< input` (the launcher gives programs
@@ -22,7 +22,7 @@ set -u
 cd "$(dirname "$0")/../.."
 . tests/integration/lib/common.sh
 CLUSTER=$PWD/build/bin/ini-cluster
-FIXTURES=mgs/water/fixtures
+FIXTURES=tools/apps/water/fixtures
 water_test_start mgs_water "$CLUSTER" build/bin/inid
 
 input() { printf '  1.5e-16   512  3   6\n -1      3000     %s  0\n16 6.212752\n' "$1"; }  # NPRINT

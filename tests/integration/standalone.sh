@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # standalone: the repository stands alone.
 #  1. Water's data file is in it, the file SPLASH-2 ships (the sha256 that
-#     mgs/water/data/README.md gives);
+#     tools/apps/water/data/README.md gives);
 #  2. no file of the repository points at ../shared/water for Water's
 #     data or specification (../shared holds reference documents beside a
 #     checkout, which a clone does not have; sources may cite its papers,
@@ -18,10 +18,10 @@ cd "$(dirname "$0")/../.."
 test_start standalone build/bin/water build/bin/test_water_step build/bin/ini-cluster build/bin/inid build/bin/ini-trace
 git rev-parse --git-dir > /dev/null 2>&1 || { echo "standalone: SKIP: not a git checkout"; exit 77; }
 
-want=$(sed -n 's/.*sha256 `\([0-9a-f]\{64\}\)`.*/\1/p' mgs/water/data/README.md | head -n 1)
-have=$(git show HEAD:mgs/water/data/random.in 2> /dev/null | sha256sum | cut -d' ' -f1)
-[ -n "$want" ] && [ "$have" = "$want" ] && ok "mgs/water/data/random.in is committed, sha256 $have" ||
-    fail "mgs/water/data/random.in: sha256 '$have', README says '$want'"
+want=$(sed -n 's/.*sha256 `\([0-9a-f]\{64\}\)`.*/\1/p' tools/apps/water/data/README.md | head -n 1)
+have=$(git show HEAD:tools/apps/water/data/random.in 2> /dev/null | sha256sum | cut -d' ' -f1)
+[ -n "$want" ] && [ "$have" = "$want" ] && ok "tools/apps/water/data/random.in is committed, sha256 $have" ||
+    fail "tools/apps/water/data/random.in: sha256 '$have', README says '$want'"
 
 reads=$(git grep -n -e '\.\./shared/water' -- . ':!tests/integration/standalone.sh' ':!docs/results')
 [ -z "$reads" ] && ok "no file points at ../shared/water" || fail "these point at ../shared/water: $reads"

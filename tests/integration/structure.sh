@@ -31,8 +31,8 @@ plant() {
 long=$'static int planted_long(void)\n{\n    int x = 0;'
 for i in $(seq 1 80); do long+=$'\n    x++;'; done
 long+=$'\n    return x;\n}'
-plant ini/ring.c "$long" "planted_long is 85 lines"
-plant ini/ring.c "static void *planted = &ip_data;" "lwIP's ip_data is named by"
-plant ini/ring.c "#include \"swp_internal.h\"" "ini/ring.c:"
+plant ini/cn/ring.c "$long" "planted_long is 85 lines"
+plant ini/cn/ring.c "static void *planted = &ip_data;" "lwIP's ip_data is named by"
+plant ini/cn/ring.c "#include \"swp_internal.h\"" "ini/cn/ring.c:"
 plant mgs/mgs_core.c "struct swp_conn *planted_conn;" "mgs/mgs_core.c:"
 echo "structure: PASS"

@@ -30,7 +30,7 @@ head -c 2000 "$RANDOM_IN" > "$TMP/short.in"
 water_rejects "short data file"  "1.5e-16 512 3 6 -1 3000 3 0 1 6.212752"     "$TMP/short.in"      --random "$TMP/short.in"
 # Without --random: random.in in the current directory, else the copy
 # beside the program (installed: ../share/ini/water/; built: the
-# repository's mgs/water/data/).  A copy of the program with neither
+# repository's tools/apps/water/data/).  A copy of the program with neither
 # beside it says where it looked.
 mkdir -p "$TMP/bin"
 cp "$WATER" "$TMP/bin/water"
@@ -42,7 +42,7 @@ else
 fi
 (cd "$TMP" && printf '1.5e-16 8 1 6 -1 3000 1 0 1 6.2\n' | "$WATER" > out 2> err) && status=0 || status=$?
 if [ "$status" = 0 ] && grep -q '^  *1 ' "$TMP/out"; then
-    ok "the built program, run elsewhere, reads the repository's mgs/water/data/random.in"
+    ok "the built program, run elsewhere, reads the repository's tools/apps/water/data/random.in"
 else
     fail "the built program, run elsewhere: status $status: $(head -3 "$TMP/err")"
 fi

@@ -2,7 +2,7 @@
 # Water: the worked example of WATER_SPEC.md section 15 (N = 512, 3 steps)
 # must be reproduced digit for digit with 1, 2, 4 and 8 threads, in the
 # default (lock-based) and the deterministic mode:
-#  - the complete stdout for NPRINT = 3 against mgs/water/fixtures/example_nprint3.out
+#  - the complete stdout for NPRINT = 3 against tools/apps/water/fixtures/example_nprint3.out
 #    (transcribed from the spec; the thread count appears in two lines, and
 #    the seven wall-clock timing lines are compared by label only);
 #  - the energy blocks for NPRINT = 1 against example_nprint1_blocks.out;
@@ -10,8 +10,8 @@
 set -euo pipefail
 cd "$(dirname "$0")/../.."
 WATER=$PWD/build/bin/water
-RANDOM_IN=${WATER_RANDOM:-$PWD/mgs/water/data/random.in}
-FIXTURES=mgs/water/fixtures
+RANDOM_IN=${WATER_RANDOM:-$PWD/tools/apps/water/data/random.in}
+FIXTURES=tools/apps/water/fixtures
 [ -x "$WATER" ] || { echo "FAIL: $WATER not built (run make)"; exit 1; }
 [ -r "$RANDOM_IN" ] || { echo "FAIL: data file $RANDOM_IN missing"; exit 1; }
 tmp=$(mktemp -d)

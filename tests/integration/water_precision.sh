@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # Water: full-precision energies (`water --full`, %.17g) of the spec's worked
 # example with NPRINT = 1 (steps 1..3) against the values listed in
-# WATER_SPEC.md section 15 (fixture mgs/water/fixtures/example_full.txt):
+# WATER_SPEC.md section 15 (fixture tools/apps/water/fixtures/example_full.txt):
 #  - 1 thread, both modes: every value bit-identical;
 #  - 2, 3, 4, 8, 16, 64 and 256 threads, both modes: relative difference
 #    at most 1e-12 for every value (the spec quotes ~4e-13 for P > 1).
@@ -10,8 +10,8 @@ set -euo pipefail
 cd "$(dirname "$0")/../.."
 WATER=build/bin/water
 COMPARE=build/bin/water_compare
-RANDOM_IN=${WATER_RANDOM:-mgs/water/data/random.in}
-EXPECTED=mgs/water/fixtures/example_full.txt
+RANDOM_IN=${WATER_RANDOM:-tools/apps/water/data/random.in}
+EXPECTED=tools/apps/water/fixtures/example_full.txt
 for f in "$WATER" "$COMPARE"; do [ -x "$f" ] || { echo "FAIL: $f not built (run make)"; exit 1; }; done
 [ -r "$RANDOM_IN" ] || { echo "FAIL: data file $RANDOM_IN missing"; exit 1; }
 tmp=$(mktemp -d)

@@ -1,5 +1,5 @@
 /*
- * test_config.c - the configuration module (ini/config.c).
+ * test_config.c - the configuration module (ini/config/config.c).
  *
  * What is checked:
 ^ *   - the shipped files in conf/ load, with the values they spell out;
@@ -1083,7 +1083,7 @@ static void test_hosts_and_devices(void **state)
     fclose(f);
 }
 
-/* The host-dependent EAL choices (ini/eal_args.h). */
+/* The host-dependent EAL choices (ini/daemon/eal_args.h). */
 static void test_eal_args(void **state)
 {
     struct ini_config cfg;

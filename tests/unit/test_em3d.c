@@ -1,5 +1,5 @@
 /*
- * test_em3d.c - EM3D's generator, ghosts and reference (mgs/em3d/em3d.h):
+ * test_em3d.c - EM3D's generator, ghosts and reference (tools/apps/em3d/em3d.h):
  * every vertex's degree and sources of the other kind, the shares of
  * inter- and intra-cluster edges within a tolerance (and the counts the
  * generator reports equal to what the edges say), determinism by seed,
@@ -16,7 +16,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "mgs/em3d/em3d.h"
+#include "tools/apps/em3d/em3d.h"
 
 static struct em3d_params params(int clusters, int per, double inter, double intra, uint64_t seed)
 {

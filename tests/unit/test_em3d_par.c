@@ -13,7 +13,7 @@
 
 #include <stdlib.h>
 
-#include "mgs/em3d/em3d.h"
+#include "tools/apps/em3d/em3d.h"
 
 static void run(int variant, int clusters, int per, double inter, double intra, int corrupt)
 {

@@ -1,5 +1,5 @@
 /*
- * test_knobs.c - the knob stage of inid (ini/inid_knobs.h): off when every
+ * test_knobs.c - the knob stage of inid (ini/daemon/inid_knobs.h): off when every
  * knob is zero, the units, the held deliveries (order, due times, full),
  * the Δg/ΔG gate, O's draws, the virtual service clock, and uniform
  * dilation.

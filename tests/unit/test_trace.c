@@ -1,5 +1,5 @@
 /*
- * test_trace.c - the trace writer (ini/trace.c) and the reader's checks
+ * test_trace.c - the trace writer (ini/trace/trace.c) and the reader's checks
  * (tools/trace/trace_file.c).
  *
  * The writer: off mode records nothing; summary mode keeps only arrival and

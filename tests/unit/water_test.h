@@ -4,7 +4,7 @@
  * must equal its expected value exactly, and a failure prints both in full
  * precision.  Include after <cmocka.h>, <stdlib.h> and <unistd.h>.
  *
- * The data file random.in is part of the repository (mgs/water/data/):
+ * The data file random.in is part of the repository (tools/apps/water/data/):
  * the tests read it from there (tests/run-all.sh runs them from the
  * repository's root), or from $WATER_RANDOM, and fail, never skip, when
  * it cannot be read.
@@ -12,7 +12,7 @@
 #ifndef INI_WATER_TEST_H
 #define INI_WATER_TEST_H
 
-#define WATER_TEST_RANDOM "mgs/water/data/random.in"
+#define WATER_TEST_RANDOM "tools/apps/water/data/random.in"
 
 /* The path of random.in; fails the test when it is not readable. */
 static inline const char *water_test_random(void)

@@ -650,7 +650,7 @@ static int side_main(const struct bench_setup *s, int role, int ctl, int out_fd,
         if (write(out_fd, res, sizeof(res)) != (ssize_t)sizeof(res))
             rc = 1;
     }
-    /* Stopped, not closed (see ini/inid_port.c), then exit at once,
+    /* Stopped, not closed (see ini/daemon/inid_port.c), then exit at once,
      * leaving no runtime directory behind (it is empty: --no-shconf). */
     rte_eth_dev_stop(S.port);
     rmdir(rte_eal_get_runtime_dir());

@@ -7,7 +7,7 @@
  * Two processes pinned to CPU A pass a counter through a shared line; the
  * one whose turn it is not calls sched_yield until it is, as inid and a
  * waiting compute node do.  A yield that returns within
- * INI_FABRIC_YIELD_KEPT_NS ran no one else (ini/fabric.h: the scheduler
+ * INI_FABRIC_YIELD_KEPT_NS ran no one else (ini/cn/fabric.h: the scheduler
  * kept the caller); they are counted, not acted on, so the figure is the
  * bare mechanism's.
  *

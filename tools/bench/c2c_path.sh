@@ -14,7 +14,7 @@
 #   3. tools/bench/c2c_path.py on the traced run's ping-pong test: each
 #      phase's median, the four hand-overs' sum and share of the round trip;
 #   4. the INIs' kept yields (counters.json loop.kept_yields: yields the
-#      scheduler kept, after which the daemon slept; ini/fabric.h).
+#      scheduler kept, after which the daemon slept; ini/cn/fabric.h).
 # Writes OUT/meta.txt (command, commit, machine), OUT/runs.tsv (a row per
 # run) and OUT/reports.jsonl (each run's phases in full); OUT must not
 # exist or be empty.  Every run is kept.

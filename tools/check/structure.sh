@@ -37,7 +37,7 @@ while read -r lines where name; do
     [ "$lines" -gt "$max" ] && breach "$where: $name is $lines lines (at most $max in the core floors)"
 done < <(awk -f "$here/funclen.awk" "${core[@]}")
 
-mapfile -t ipdata < <(grep -l 'ip_data' stack/*.c ini/*.c 2>/dev/null)
+mapfile -t ipdata < <(grep -l 'ip_data' stack/*.c ini/*/*.c 2>/dev/null)
 [ "${ipdata[*]:-}" = "stack/dgram.c" ] || breach "lwIP's ip_data is named by '${ipdata[*]:-nothing}', not by stack/dgram.c alone"
 
 while IFS= read -r hit; do

@@ -87,7 +87,7 @@ static uint64_t now_ns(void)
     return (uint64_t)ts.tv_sec * 1000000000ull + (uint64_t)ts.tv_nsec;
 }
 
-/* The counters file, RUN_DIR/ini<ID>.counters.json (ini/counters.h). */
+/* The counters file, RUN_DIR/ini<ID>.counters.json (ini/util/counters.h). */
 struct fake_counters {
     uint64_t frames, processed, forwarded, delivered;
 };

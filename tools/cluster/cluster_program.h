@@ -14,7 +14,7 @@
  *   INI_POLICY, INI_INI_POLICY, INI_KNOBS
  *                   --policy, --ini-policy and --knob, when given
  *   INI_TRACE       --trace, when given: the compute nodes trace too
- *                   (ini/trace_cn.h)
+ *                   (ini/trace/trace_cn.h)
  *
  * A program's stdout and stderr go to RUN_DIR/cluster<C>.out and .err.
  * Its stdin is the launcher's for cluster 0 of a run on one host (so that

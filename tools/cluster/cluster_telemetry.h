@@ -1,6 +1,6 @@
 /*
  * cluster_telemetry.h - the launcher's client of inid's telemetry socket
- * (ini/inid_telemetry.c): `ini-cluster status` and `ini-cluster top` read
+ * (ini/daemon/inid_telemetry.c): `ini-cluster status` and `ini-cluster top` read
  * each daemon's live figures from it.
  *
  * The socket is DPDK's (rte_telemetry, protocol v2): a SOCK_SEQPACKET unix

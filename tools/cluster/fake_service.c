@@ -46,7 +46,7 @@ int fake_service_init(struct fake_service *s, const struct ini_config *cfg, cons
     s->tsc_hz = tsc_rate();
     inid_knobs_init(&s->knobs, &k, s->tsc_hz, me->id);
     if (s->knobs.O && s->knobs.O_sleep) {
-        /* as inid with O asleep (ini/inid.c): sleeps end when asked, and a
+        /* as inid with O asleep (ini/daemon/inid.c): sleeps end when asked, and a
          * waking stand-in takes a core at once */
         prctl(PR_SET_TIMERSLACK, 1UL, 0, 0, 0);
         if (setpriority(PRIO_PROCESS, 0, -15) != 0)

@@ -2,9 +2,9 @@
  * fake_service.h - the INI service of cluster-fake-inid (the forwarding
  * stand-in) for the ablation of the calibrated mode (docs/experiments.md,
  * "The stack as the INI's service"): the same O server as inid's knob
- * stage (ini/inid_knobs.h, the virtual clock, O fixed or exponential,
+ * stage (ini/daemon/inid_knobs.h, the virtual clock, O fixed or exponential,
  * asleep or spinning) in front of a forwarder with no network stack, and
- * the same per-message trace (ini/trace.h), so that ini-trace report and
+ * the same per-message trace (ini/trace/trace.h), so that ini-trace report and
  * the chapter 5 tables read a stand-in's run as an inid's.
  *
  * The stand-in works in turns, as inid does: a turn takes the records that
@@ -63,7 +63,7 @@ static inline uint64_t fake_service_serve(struct fake_service *s, uint64_t arriv
     return begun;
 }
 
-/* Its trace record once handed on: kind (ini/trace.h), its AM header, the
+/* Its trace record once handed on: kind (ini/trace/trace.h), its AM header, the
  * peer INI (INI_TRACE_NO_PEER for local), arrival and dequeue stamps, and
  * the queue it found: the messages its turn took before it. */
 void fake_service_record(struct fake_service *s, int kind, const struct ini_am_hdr *h, int peer, uint64_t arrive,

@@ -179,7 +179,7 @@ static int parse_hosts_option(const char *cmd, const char *name, unsigned accept
 }
 
 /* --capture-limit SIZE, --capture-ring N, --capture-snap BYTES (tcpdump's
- * -C, -W, -s; ini/capture.h), checked here as inid checks them; any of
+ * -C, -W, -s; ini/daemon/capture.h), checked here as inid checks them; any of
  * them implies --capture. */
 static void capture_option(const char *name, const char *value, struct daemon_opts *d)
 {

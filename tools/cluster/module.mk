@@ -16,17 +16,17 @@ $(CLUSTER_OBJS) $(OBJ)/tools/cluster/cluster_fake_inid.o: EXTRA := -Itools
 
 BINS += $(BIN)/ini-cluster $(BIN)/cluster-fake-inid
 
-# The capture's option parsers are inid's (ini/capture.c): one check of
+# The capture's option parsers are inid's (ini/daemon/capture.c): one check of
 # --capture-limit/-ring/-snap for both.
-$(BIN)/ini-cluster: $(CLUSTER_OBJS) $(OBJ)/ini/capture.o $(CLI_OBJ) $(LIBINI)
+$(BIN)/ini-cluster: $(CLUSTER_OBJS) $(OBJ)/ini/daemon/capture.o $(CLI_OBJ) $(LIBINI)
 	@mkdir -p $(dir $@)
 	$(CC) $(LDFLAGS) -o $@ $^ $(CONFIG_LIBS) -lpthread
 
-# The stand-in's O server is inid's knob stage (ini/inid_knobs.c, inline
+# The stand-in's O server is inid's knob stage (ini/daemon/inid_knobs.c, inline
 # TSC reads from DPDK's headers; no DPDK library).
 FAKE_OBJS := $(addprefix $(OBJ)/tools/cluster/,cluster_fake_inid.o fake_service.o)
 $(FAKE_OBJS): EXTRA := -Itools
 $(FAKE_OBJS): DPDK := yes
-$(BIN)/cluster-fake-inid: $(FAKE_OBJS) $(OBJ)/ini/inid_knobs.o $(CLI_OBJ) $(LIBINI)
+$(BIN)/cluster-fake-inid: $(FAKE_OBJS) $(OBJ)/ini/daemon/inid_knobs.o $(CLI_OBJ) $(LIBINI)
 	@mkdir -p $(dir $@)
 	$(CC) $(LDFLAGS) -o $@ $^ $(CONFIG_LIBS) -lpthread -lm

@@ -69,7 +69,7 @@ entries() {
     for f in conf/*.cfg; do
         echo "0644 $f $DATADIR/ini/conf/$(basename "$f")"
     done
-    echo "0644 mgs/water/data/random.in $DATADIR/ini/water/random.in"
+    echo "0644 tools/apps/water/data/random.in $DATADIR/ini/water/random.in"
     echo "0644 tools/wireshark/ini.lua $DATADIR/ini/wireshark/ini.lua"
     for f in examples/*; do
         [ -f "$f" ] && echo "0644 $f $DOCDIR/examples/$(basename "$f")"

@@ -1,6 +1,6 @@
 # tools/pkg/: what a user's program builds on, and how it is installed.
 #
-#   build/lib/libini.{a,so}   the compute-node API (ini/ini_cn.h) and what it
+#   build/lib/libini.{a,so}   the compute-node API (ini/cn/ini_cn.h) and what it
 #                             needs: configuration, segment, rings, fabric
 #   build/lib/libmgs.{a,so}   MGS and par.h (mgs/mgs.h, mgs/par.h), on libini
 #   build/lib/ini.pc          the pkg-config file, for the prefix of the build
@@ -43,10 +43,10 @@ SOVERSION := $(firstword $(subst ., ,$(INI_VERSION)))
 
 # The headers a user includes, self-contained as a set: ini_cn.h includes
 # config.h, which includes loadbal.h; mgs.h and par.h stand alone.
-PUBLIC_HEADERS := ini/ini_cn.h ini/config.h loadbal/loadbal.h mgs/mgs.h mgs/par.h
+PUBLIC_HEADERS := ini/cn/ini_cn.h ini/config/config.h loadbal/loadbal.h mgs/mgs.h mgs/par.h
 
-$(LIB_OBJ)/ini/%.o: INC = -Iini -Iloadbal -Istack -Itimers
-$(LIB_OBJ)/mgs/%.o: INC = -Imgs -Iini -Iloadbal -Istack -Itimers
+$(LIB_OBJ)/ini/%.o: INC = $(INI_LIB_INC)
+$(LIB_OBJ)/mgs/%.o: INC = -Imgs $(INI_LIB_INC)
 $(LIB_OBJ)/%.o: %.c | $(LWIP_READY)
 	@mkdir -p $(dir $@)
 	$(CC) $(BASE_CFLAGS) $(LIB_CFLAGS) -c $< -o $@

@@ -159,7 +159,7 @@ OUT=$(cd "$OUT" && pwd)
 
 CLUSTER=$ROOT/build/bin/ini-cluster TRACE=$ROOT/build/bin/ini-trace WATER_BIN=$ROOT/build/bin/water
 SYNTH_BIN=$ROOT/build/bin/ini-synth TIMED=$ROOT/tools/thesis/timed-water.sh
-RANDOM_IN=${WATER_RANDOM:-$ROOT/mgs/water/data/random.in}
+RANDOM_IN=${WATER_RANDOM:-$ROOT/tools/apps/water/data/random.in}
 make -s build/bin/ini-cluster build/bin/inid build/bin/ini-trace build/bin/water build/bin/ini-synth build/bin/ini-model >/dev/null ||
     { echo "sweep: build failed" >&2; exit 1; }
 [ $WATER = 0 ] || [ -r "$RANDOM_IN" ] || { echo "sweep: data file $RANDOM_IN missing" >&2; exit 1; }

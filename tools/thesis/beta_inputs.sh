@@ -41,7 +41,7 @@ done
 for c in ${SIZES//,/ }; do case $c in 1|2|4|8) ;; *) die "--sizes: $c is not 1, 2, 4 or 8" ;; esac; done
 [ -n "$OUT" ] || { mkdir -p runs; OUT=runs/beta-inputs-$(date +%Y%m%d-%H%M%S).txt; }
 CLUSTER=$ROOT/build/bin/ini-cluster WATER=$ROOT/build/bin/water
-RANDOM_IN=${WATER_RANDOM:-$ROOT/mgs/water/data/random.in}
+RANDOM_IN=${WATER_RANDOM:-$ROOT/tools/apps/water/data/random.in}
 [ -x "$CLUSTER" ] && [ -x "$WATER" ] || die "build first (make)"
 [ -r "$RANDOM_IN" ] || die "data file $RANDOM_IN missing"
 tmp=$(mktemp -d); trap 'rm -rf "$tmp"' EXIT

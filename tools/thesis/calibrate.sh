@@ -82,7 +82,7 @@ for c in ${SIZES//,/ }; do case $c in 1|2|4|8) ;; *) die "--sizes: $c is not 1, 
 [ -n "$OUT" ] || { mkdir -p runs; OUT=runs/calibration-$(date +%Y%m%d-%H%M%S).txt; }
 CLUSTER=$ROOT/build/bin/ini-cluster TRACE=$ROOT/build/bin/ini-trace
 WATER=$ROOT/build/bin/water FAKE=$ROOT/build/bin/cluster-fake-inid TIMED=$ROOT/tools/thesis/timed-water.sh
-RANDOM_IN=${WATER_RANDOM:-$ROOT/mgs/water/data/random.in}
+RANDOM_IN=${WATER_RANDOM:-$ROOT/tools/apps/water/data/random.in}
 for b in "$CLUSTER" "$TRACE" "$WATER" "$FAKE"; do [ -x "$b" ] || die "$b not built (run make)"; done
 [ -r "$RANDOM_IN" ] || die "data file $RANDOM_IN missing"
 tmp=$(mktemp -d); trap 'rm -rf "$tmp"' EXIT

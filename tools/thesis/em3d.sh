@@ -45,7 +45,7 @@
 # goes into reports.jsonl (field replay_POLICY_iN) and em3d_predict.py puts the
 # replay's time per edge beside the model's.  (MGS records the Simple and
 # Ghost runs' requests; the message versions record theirs themselves,
-# mgs/em3d/em3d_am_trace.c, and are replayed in node mode, docs/traces.md.)
+# tools/apps/em3d/em3d_am_trace.c, and are replayed in node mode, docs/traces.md.)
 # Detailed tracing costs those runs some time.
 # Output: the full run (both parts, the defaults, >= 5 reps) writes
 # docs/results/em3d-uniform-betaB or docs/results/em3d-calibrated; any

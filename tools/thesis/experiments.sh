@@ -177,7 +177,7 @@ TIMED=$ROOT/tools/thesis/timed-water.sh
 INID=${DAEMON:-${INI_EXPERIMENTS_INID:-}}
 [ -z "$INID" ] || [ -x "$INID" ] || die "--daemon: $INID is not an executable"
 [ -z "$INID" ] || INID=$(cd "$(dirname "$INID")" && pwd)/$(basename "$INID")
-RANDOM_IN=${WATER_RANDOM:-$ROOT/mgs/water/data/random.in}
+RANDOM_IN=${WATER_RANDOM:-$ROOT/tools/apps/water/data/random.in}
 for b in "$CLUSTER" "$TRACE" "$WATER" "$FAKE" "$PING" "$ROOT/build/bin/inid"; do
     [ -x "$b" ] || { echo "experiments: $b not built (run make)" >&2; exit 1; }
 done

@@ -10,11 +10,11 @@ set -euo pipefail
 cd "$(dirname "$0")/../.."
 # Water's input: the SPLASH-2 water-nsquared data file random.in (the
 # molecules' initial velocities), part of the repository
-# (mgs/water/data/README.md), unless $WATER_RANDOM names another copy.
-RANDOM_IN=${WATER_RANDOM:-mgs/water/data/random.in}
+# (tools/apps/water/data/README.md), unless $WATER_RANDOM names another copy.
+RANDOM_IN=${WATER_RANDOM:-tools/apps/water/data/random.in}
 if [ ! -r "$RANDOM_IN" ]; then
     echo "make run: Water's data file $RANDOM_IN (relative to $PWD) is missing;" >&2
-    echo "          it is part of the repository (git checkout mgs/water/data/random.in)" >&2
+    echo "          it is part of the repository (git checkout tools/apps/water/data/random.in)" >&2
     exit 1
 fi
 RUN_DIR=runs/make-run-$(date +%Y%m%d-%H%M%S)-$$

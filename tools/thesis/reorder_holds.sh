@@ -28,7 +28,7 @@ IFS=x read -r C P I <<< "$LAYOUT"
 [ -r "$CAL" ] || { echo "reorder_holds: $CAL: no calibration file (tools/thesis/calibrate.sh)" >&2; exit 2; }
 O=$(awk -v p="$P" '!/^#/ && $1 == p {print $2}' "$CAL")
 [ -n "$O" ] || { echo "reorder_holds: $CAL: no O for cluster size $P" >&2; exit 2; }
-RANDOM_IN=${WATER_RANDOM:-$ROOT/mgs/water/data/random.in}
+RANDOM_IN=${WATER_RANDOM:-$ROOT/tools/apps/water/data/random.in}
 tmp=$(mktemp -d); trap 'rm -rf "$tmp"' EXIT
 build/bin/ini-cluster gen "$C" "$P" "$I" -o "$tmp/cfg" > /dev/null || exit 1
 . "$ROOT/tools/thesis/runs.sh"     # water_input

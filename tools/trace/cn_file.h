@@ -1,6 +1,6 @@
 /*
  * cn_file.h - reading and validating the compute nodes' trace files of a
- * run, RUN_DIR/cn<CLUSTER>.trace (ini/trace_cn.h, docs/traces.md), and the
+ * run, RUN_DIR/cn<CLUSTER>.trace (ini/trace/trace_cn.h, docs/traces.md), and the
  * run's clock offsets, RUN_DIR/clocks.tsv (written by the launcher).
  *
  * As trace_file.c does for the INIs' files, loading checks everything the

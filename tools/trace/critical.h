@@ -22,7 +22,7 @@
  * until it reaches the step's start.  The segments are summed by kind;
  * their sum is the step's length.  Queueing at an INI counts all the time a
  * message waited while that INI served others: an INI's loop takes new
- * work only between turns (ini/inid_loop.c), so a message that arrives
+ * work only between turns (ini/daemon/inid_loop.c), so a message that arrives
  * during a service waits in its ring or port, before the arrival stamp t1,
  * as much as one that waits in the queue after it.
  */

@@ -7,11 +7,11 @@
 # (`critical`), timeline.c writes Chrome trace events (`timeline`,
 # checked by check_timeline.py) and profile.c the communication profile
 # (`profile`); commands.c is their shared command line.  The writers are
-# ini/trace.c and ini/trace_cn.c.  trace_cost.sh measures what tracing
+# ini/trace/trace.c and ini/trace/trace_cn.c.  trace_cost.sh measures what tracing
 # costs the INI.
 TRACE_TOOL_OBJS := $(addprefix $(OBJ)/tools/trace/,trace_file.o report.o report_print.o cn_file.o run_graph.o critical_path.o \
                      replay.o replay_deps.o replay_flow.o replay_sim.o)
-TRACE_LIB_OBJS  := $(OBJ)/ini/trace.o $(OBJ)/ini/trace_cn.o $(OBJ)/ini/file_util.o $(OBJ)/ini/config_names.o \
+TRACE_LIB_OBJS  := $(OBJ)/ini/trace/trace.o $(OBJ)/ini/trace/trace_cn.o $(OBJ)/ini/util/file_util.o $(OBJ)/ini/config/config_names.o \
                    $(TRACE_TOOL_OBJS)
 $(TRACE_TOOL_OBJS): EXTRA := -Itools/trace -Itools/model
 TRACE_CMD_OBJS  := $(addprefix $(OBJ)/tools/trace/,ini-trace.o commands.o whatif.o timeline.o critical.o profile.o)
@@ -22,7 +22,7 @@ $(BIN)/ini-trace: $(TRACE_CMD_OBJS) $(TRACE_LIB_OBJS) $(OBJ)/tools/model/model.o
 	@mkdir -p $(dir $@)
 	$(CC) $(LDFLAGS) -o $@ $^ -lm
 
-# test_trace: the writer (ini/trace.c) and reading back, with the file
+# test_trace: the writer (ini/trace/trace.c) and reading back, with the file
 # checks; test_trace_report: the report numbers on hand-built runs;
 # test_trace_mem: the in-memory reader agrees with the file reader.
 UNIT_TESTS += $(BIN)/test_trace $(BIN)/test_trace_report $(BIN)/test_trace_mem $(BIN)/test_replay

@@ -56,7 +56,7 @@ done
 OUT=${OUT:-runs/water-profile-$(date +%Y%m%d-%H%M%S)}
 mkdir -p "$OUT" || exit 1
 OUT=$(cd "$OUT" && pwd)
-RANDOM_IN=${WATER_RANDOM:-$ROOT/mgs/water/data/random.in}
+RANDOM_IN=${WATER_RANDOM:-$ROOT/tools/apps/water/data/random.in}
 [ -r "$RANDOM_IN" ] || die "data file $RANDOM_IN missing"
 for b in ini-cluster ini-trace water inid; do [ -x "build/bin/$b" ] || die "build/bin/$b not built (run make)"; done
 

@@ -70,7 +70,7 @@ static int counters_read(const struct trace_file *f, struct counters *c, char *e
 }
 
 /* The number at "key" in the top-level object "group" of counters c
- * (ini/inid_loop.c writes one group per line at two spaces' indent), which
+ * (ini/daemon/inid_loop.c writes one group per line at two spaces' indent), which
  * must lie in [lo, hi]: 1 with it in *v, 0 when the file has no such
  * counter, -1 with err naming the file and the counter when its value is
  * not a number in that range (a damaged or hand-edited file must not set

@@ -3,7 +3,7 @@
  * through modelled INIs, actions on modelled protocol threads, requests
  * on the compute threads, in time order.
  *
- * An INI is modelled as its loop runs (ini/inid_loop.c): when idle, the
+ * An INI is modelled as its loop runs (ini/daemon/inid_loop.c): when idle, the
  * first arrival wakes it after the wake-up lag; a turn takes everything
  * that has arrived (the compute nodes' rings in node order, then the
  * ports' frames), stamps it with the turn's start as its arrival t1, and

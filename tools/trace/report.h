@@ -31,7 +31,7 @@
 /* Lengths become power-of-two buckets beyond this many distinct lengths. */
 #define REPORT_MAX_DISTINCT_LENGTHS 16
 #define REPORT_MAX_NOTES 32
-/* Columns of the compute-node split: a cluster's INIs (ini/config.h's bound). */
+/* Columns of the compute-node split: a cluster's INIs (ini/config/config.h's bound). */
 #define REPORT_MAX_INIS_PER_CLUSTER 16
 
 /* Columns of the breakdown tables, in the thesis's order; the send path's

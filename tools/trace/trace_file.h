@@ -1,7 +1,7 @@
 /*
  * trace_file.h - reading and validating the trace files of a run.
  *
- * A run directory holds one RUN_DIR/ini<ID>.trace per INI (ini/trace.h,
+ * A run directory holds one RUN_DIR/ini<ID>.trace per INI (ini/trace/trace.h,
  * docs/traces.md).  Loading checks everything the reports rely on and fails
  * with one line "FILE: what is wrong" on the first problem: a short or
  * corrupt header, an unknown version, a record count that does not match
@@ -12,7 +12,7 @@
  * Records are decoded into struct trace_msg, which names every stamp by its
  * index t0..t7 whatever the kind (the file packs them into six slots).
  * Both versions of the format are read: version 1 (no message names, no
- * clock anchor) and version 2 (ini/trace.h); `version` says which, and
+ * clock anchor) and version 2 (ini/trace/trace.h); `version` says which, and
  * what needs version 2 (joining a message's records, `ini-trace whatif`,
  * `timeline`, `critical`) refuses a version-1 run in one line.
  */

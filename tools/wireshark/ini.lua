@@ -1,6 +1,6 @@
 -- ini.lua - Wireshark dissector for INI's transport (the sliding window of
 -- stack/swp.c, on UDP port 7400) and the active-message header behind it
--- (ini/msg.h).
+-- (ini/cn/msg.h).
 --
 --   tshark -X lua_script:tools/wireshark/ini.lua -r FILE -V
 --   wireshark -X lua_script:tools/wireshark/ini.lua FILE
@@ -47,7 +47,7 @@
 -- (4, 6 or 10 bytes); for DATA the width whose AM header's length field
 -- accounts for the rest of the datagram.
 --
--- Active-message header (ini/msg.h), 16 bytes, little-endian: src_pe(2)
+-- Active-message header (ini/cn/msg.h), 16 bytes, little-endian: src_pe(2)
 -- dst_pe(2) handler(2) flags(2: the sending INI's load) len(4: payload
 -- bytes) pe_seq(4).
 --

@@ -1,6 +1,6 @@
 #!/usr/bin/env python3
 """test-pcap.py - writes a pcap of INI frames, built by the layout of
-stack/swp.c and ini/msg.h, for checking tools/wireshark/ini.lua.
+stack/swp.c and ini/cn/msg.h, for checking tools/wireshark/ini.lua.
 
     tools/wireshark/test-pcap.py OUT.pcap
 

@@ -17,7 +17,7 @@
 # water_test_start NAME [PROGRAM...]
 #     test_start for a test of Water: WATER is the program
 #     (build/bin/water) and RANDOM_IN its data file ($WATER_RANDOM, else
-#     mgs/water/data/random.in in the tree), both absolute paths,
+#     tools/apps/water/data/random.in in the tree), both absolute paths,
 #     and both must be there
 # fail MESSAGE          "NAME: FAIL: MESSAGE", counted in failures
 # ok MESSAGE            "NAME: ok: MESSAGE"
@@ -57,7 +57,7 @@ water_test_start() {
     local name=$1
     shift
     WATER=$PWD/build/bin/water
-    RANDOM_IN=${WATER_RANDOM:-$PWD/mgs/water/data/random.in}
+    RANDOM_IN=${WATER_RANDOM:-$PWD/tools/apps/water/data/random.in}
     test_start "$name" "$WATER" "$@"
     test_need_data "$RANDOM_IN"
 }

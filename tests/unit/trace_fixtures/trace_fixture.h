@@ -1,6 +1,6 @@
 /*
  * trace_fixture.h - builds trace files for the tests with the daemon's own
- * writer API (ini/trace.h), into a temporary run directory.
+ * writer API (ini/trace/trace.h), into a temporary run directory.
  *
  * fx_out / fx_in / fx_local record one message through begin, set_msg,
  * stamp and commit exactly as the daemon does, so a summary-mode trace

@@ -10,7 +10,7 @@
  * them, so with every knob off (zero, the default) the stage costs a few
  * tests of its state per message and nothing else.
  *
- * Where the loop (ini/inid_loop.c) applies them:
+ * Where the loop (ini/daemon/inid_loop.c) applies them:
  *
  *   sending       inid_knobs_tx_wait()     before the transport's send: Δg/ΔG
  *                                          may keep the message back (it
@@ -44,7 +44,7 @@
  * nothing more.  The loop calls
  *
  *   inid_knobs_turn_begin()  at the start of every turn: the thread's CPU
- *                            clock (ini/thread_clock.h says why CPU time)
+ *                            clock (ini/util/thread_clock.h says why CPU time)
  *   inid_knobs_dilate()      at the end of a turn that did work, before
  *                            it flushes what the turn made: the virtual
  *                            clock's end is start + K*beta * CPU time

@@ -4,7 +4,7 @@
  * data file (--random FILE, else the first of: random.in in the current
  * directory, as the reference reads it; the copy installed beside the
  * program, BINDIR/../share/ini/water/random.in; the repository's,
- * build/bin/../../mgs/water/data/random.in), sets up the shared system,
+ * build/bin/../../tools/apps/water/data/random.in), sets up the shared system,
  * runs P threads through par.h and prints the reference's output.
  *
  * With --mgs the shared-memory interface is the MGS implementation of par.h
@@ -151,7 +151,7 @@ static char *mgs_input(const char *input_path)
 
 /* The data file when --random is not given: random.in in the current
  * directory, else the copies found relative to this executable (installed:
- * share/ini/water/ beside bin/; built: the repository's mgs/water/data/
+ * share/ini/water/ beside bin/; built: the repository's tools/apps/water/data/
  * two levels above build/bin/).  No path of the build machine is compiled
  * in.  NULL, with the places tried in err, when there is none. */
 static const char *default_random(char *path, size_t len, char *err, size_t errlen)
@@ -169,7 +169,7 @@ static const char *default_random(char *path, size_t len, char *err, size_t errl
     exe[n] = 0;
     char *slash = strrchr(exe, '/');
     *slash = 0;
-    static const char *const beside[] = { "../share/ini/water/random.in", "../../mgs/water/data/random.in" };
+    static const char *const beside[] = { "../share/ini/water/random.in", "../../tools/apps/water/data/random.in" };
     snprintf(tried, tried_len, "random.in in the current directory");
     for (size_t k = 0; k < sizeof beside / sizeof beside[0]; k++) {
         snprintf(path, len, "%s/%s", exe, beside[k]);

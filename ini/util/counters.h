@@ -33,7 +33,7 @@ static inline uint64_t ini_counter_get(const struct ini_counter *c, const void *
 }
 
 /* The same, read by another thread than the one that writes the counter
- * (live telemetry, ini/inid_telemetry.c): a relaxed atomic load, which
+ * (live telemetry, ini/daemon/inid_telemetry.c): a relaxed atomic load, which
  * on x86-64 is a plain aligned 64-bit load, never half of a store.  The
  * writer does plain increments; it is the only writer. */
 static inline uint64_t ini_counter_load_relaxed(const struct ini_counter *c, const void *stats)

@@ -1,6 +1,6 @@
 /*
  * em3d_am_trace.c - the records the message versions of EM3D add to the
- * compute nodes' trace (ini/trace_cn.h) in a traced run, so that
+ * compute nodes' trace (ini/trace/trace_cn.h) in a traced run, so that
  * `ini-trace whatif` can replay them (docs/traces.md, docs/em3d.md).
  *
  * These versions have no protocol thread: each node runs its own

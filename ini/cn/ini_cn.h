@@ -100,7 +100,7 @@ void ini_pe_kick(struct ini_pe *pe);
  * kick of the group is used up), -1 if the INIs stopped, or -1 with errno
  * EINVAL if n is not 1..INI_MAX_PES_PER_CLUSTER or the PEs belong to
  * different processes.  While it sleeps, every PE of the group sleeps on
- * the doorbell of pes[0] (ini/fabric.h); a PE may be in one waiting group
+ * the doorbell of pes[0] (ini/cn/fabric.h); a PE may be in one waiting group
  * at a time, and no other thread may ini_wait for it meanwhile. */
 int ini_wait_any(struct ini_pe **pes, int n, uint64_t timeout_us);
 
@@ -112,7 +112,7 @@ struct ini_pe_stats {
 };
 const struct ini_pe_stats *ini_pe_stats(const struct ini_pe *pe);
 
-/* The node's trace buffer (ini/trace_cn.h), NULL when the run is not
+/* The node's trace buffer (ini/trace/trace_cn.h), NULL when the run is not
  * traced: a program adds its own records to it (MGS: actions, requests,
  * joins, tags of the messages it sends), from the node's thread. */
 struct ini_cn_trace;

@@ -40,7 +40,7 @@
 enum ini_net_mode   { INI_NET_MEMIF, INI_NET_AF_PACKET, INI_NET_PCI };
 enum ini_idle_mode  { INI_IDLE_POLL, INI_IDLE_ADAPTIVE, INI_IDLE_AUTO };
 enum ini_trace_mode { INI_TRACE_OFF, INI_TRACE_SUMMARY, INI_TRACE_DETAILED };
-/* eal.hugepages: auto uses them when the host has enough free (ini/eal_args.h). */
+/* eal.hugepages: auto uses them when the host has enough free (ini/daemon/eal_args.h). */
 enum ini_eal_huge   { INI_HUGE_AUTO, INI_HUGE_YES, INI_HUGE_NO };
 
 /* Data room of the daemon's mbufs for an MTU: a whole frame behind the

@@ -49,11 +49,11 @@ struct ini_seg_ini {
 struct ini_seg_pe {
     _Alignas(64) _Atomic uint32_t doorbell;   /* futex word */
     /* INI_PE_AWAKE (0), or 1 + k: whoever waits for this PE sleeps on the
-     * doorbell of PE k, itself or the first of a group (ini/fabric.h). */
+     * doorbell of PE k, itself or the first of a group (ini/cn/fabric.h). */
     _Atomic uint32_t sleeping;
     /* 1 while the PE's thread waits for a message handing its core over
      * (ini_wait, before it sleeps): an INI on that core keeps the core
-     * until it has something for the PE (ini/fabric.h). */
+     * until it has something for the PE (ini/cn/fabric.h). */
     _Atomic uint32_t waiting;
 };
 

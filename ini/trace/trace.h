@@ -133,7 +133,7 @@ enum ini_trace_stamp_index {
  * Version 2 names the message: the sending compute node's sequence number
  * (the AM header's pe_seq), so that the record of a message at the sending
  * INI, its record at the receiving INI and the compute nodes' records of
- * it (ini/trace_cn.h) can be joined; to make room, length and queue
+ * it (ini/trace/trace_cn.h) can be joined; to make room, length and queue
  * length are 16 bits (a payload is at most INI_MAX_MESSAGE_LIMIT = 65000
  * bytes; a queue length above 65535 is stored as 65535).  Version 1 had
  * no sequence number and 32-bit length and queue length at 8 and 12. */

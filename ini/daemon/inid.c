@@ -6,7 +6,7 @@
  *        [-- EXTRA EAL ARGS...]
  *   inid --help | --version
  *
- * The command line follows the tools' skeleton (ini/cli.h): bad input is
+ * The command line follows the tools' skeleton (ini/util/cli.h): bad input is
  * one line "inid: what: why" and exit status 2, before EAL starts; what
  * follows "--" goes to rte_eal_init() untouched.
  * The launcher (ini-cluster) creates the cluster's shared segment before it

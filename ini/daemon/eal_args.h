@@ -2,7 +2,7 @@
  * eal_args.h - the host-dependent part of a daemon's EAL command line.
  *
  * inid builds its EAL arguments from the configuration (eal group), the
- * INI's ports (ini/inid_port.c) and what the user passes through
+ * INI's ports (ini/daemon/inid_port.c) and what the user passes through
  * (`ini-cluster run ... --eal "ARGS"`, or after inid's own `--`).  Two
  * choices depend on the host and live here, so that they can be tested
  * without starting EAL:

@@ -176,11 +176,11 @@ struct inid {
     /* the emulation knobs, a stage of the loop (inid_knobs.h) */
     struct inid_knobs knobs;
 
-    /* traces (ini/trace.h) */
+    /* traces (ini/trace/trace.h) */
     struct ini_trace trace;
 
     /* --capture: every frame sent and received, RUN_DIR/ini<ID>.pcapng
-     * (ini/capture.h), within --capture-limit/-ring/-snap (cap_opts);
+     * (ini/daemon/capture.h), within --capture-limit/-ring/-snap (cap_opts);
      * cap.fd < 0 when off */
     int capture;
     struct ini_capture_opts cap_opts;

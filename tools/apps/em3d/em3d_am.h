@@ -2,7 +2,7 @@
  * em3d_am.h - the message versions of EM3D (Get, Put, Bulk) on the
  * compute-node API: what em3d_am.c (the run, the barrier, dilation, the
  * check) and em3d_am_xfer.c (the handlers and the three ways of moving
- * values) share.  Private to mgs/em3d/.
+ * values) share.  Private to tools/apps/em3d/.
  *
  * One process per cluster, one thread per PE (ini_cn_run).  The process
  * holds every value of its cluster's PEs in val[kind][vertex] (arrays of

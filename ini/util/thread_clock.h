@@ -1,7 +1,7 @@
 /*
  * thread_clock.h - a thread's own CPU time, the measure of uniform
  * dilation (docs/config.md, knobs `dilate` and `beta`): an INI's busy turn
- * (ini/inid_knobs.h), an MGS protocol thread's busy iteration and a
+ * (ini/daemon/inid_knobs.h), an MGS protocol thread's busy iteration and a
  * compute thread's work between two calls into MGS (mgs/mgs_core.c) each
  * last K times the CPU time they used.
  *

@@ -164,7 +164,7 @@ static inline void ini_cn_trace_tag(struct ini_cn_trace *t, uint8_t tag, uint32_
 /* An action of node pe on a trigger from peer (ref: its sequence or
  * request id), [t0, t1], inside action `parent` (0: none); kind: enum
  * ini_cn_action_kind.  The programs' writers (mgs/mgs_trace.c,
- * mgs/em3d/em3d_am_trace.c) all go through these three. */
+ * tools/apps/em3d/em3d_am_trace.c) all go through these three. */
 static inline void ini_cn_trace_action(struct ini_cn_trace *t, int kind, uint16_t pe, uint16_t peer, uint32_t id,
                                        uint32_t ref, uint32_t parent, uint64_t t0, uint64_t t1)
 {

@@ -8,7 +8,7 @@
  *
  * Commands (each reply one JSON object, as every telemetry command's):
  *   /ini/stats   the counters, by the name/offset tables of the counters
- *                file (ini/counters.h): transport totals, messages, link
+ *                file (ini/util/counters.h): transport totals, messages, link
  *   /ini/conns   per connection: window (snd_una, snd_nxt, in flight,
  *                rcv_nxt), timer state (SEND timers running, ACK timer),
  *                and its message and retransmission counters

@@ -1,6 +1,6 @@
 /*
  * water.h - the Water application (SPLASH-2 water-nsquared, as described in
- * mgs/water/data/WATER_SPEC.md, "the spec" below): data layout and the
+ * tools/apps/water/data/WATER_SPEC.md, "the spec" below): data layout and the
  * entry points used by the program (water_main.c) and by the unit tests.
  *
  * Design. The program is split into pure pieces that can be checked alone

@@ -4,7 +4,7 @@
  * and how the side that consumes it is woken when it sleeps.
  *
  * Every producer of the intra-cluster fabric goes through here: the
- * compute-node API (ini/ini_cn.c) towards the INIs, inid (ini/inid_loop.c)
+ * compute-node API (ini/cn/ini_cn.c) towards the INIs, inid (ini/daemon/inid_loop.c)
  * and the forwarding stand-in (tools/cluster/cluster_fake_inid.c) towards
  * the compute nodes.  The stand-in is the "no INI" baseline of the thesis's
  * experiments: it shares this code so that it cannot drift from inid.
