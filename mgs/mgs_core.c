@@ -45,6 +45,7 @@
  *   straight onto the ready queue.
  */
 #include "mgs_internal.h"
+#include "clock.h"
 
 #include <errno.h>
 #include <fcntl.h>
@@ -88,12 +89,7 @@ void mgs_fatal(const char *fmt, ...)
     abort();
 }
 
-uint64_t mgs_now_us(void)
-{
-    struct timespec ts;
-    clock_gettime(CLOCK_MONOTONIC, &ts);
-    return (uint64_t)ts.tv_sec * 1000000u + (uint64_t)ts.tv_nsec / 1000u;
-}
+uint64_t mgs_now_us(void) { return ini_mono_ns() / 1000u; }
 
 static long futex(_Atomic uint32_t *word, int op, uint32_t val)
 {

@@ -5,7 +5,7 @@
  *
  * One rule for both: a piece of work that began at wall-clock time w0 with
  * the thread's CPU clock at c0, and used c of CPU time (one clock read's
- * own cost off, ini/util/thread_clock.h), must have taken K*c of wall-clock
+ * own cost off, ini/util/clock.h), must have taken K*c of wall-clock
  * time; the thread sleeps until w0 + K*c.  Time it spent waiting for a
  * core already counts toward that end, so on a machine with fewer cores
  * than threads a preempted thread is not slowed twice.  Asleep, the thread
@@ -40,34 +40,24 @@
 #include <sys/prctl.h>
 #include <time.h>
 
-#include "thread_clock.h"
+#include "clock.h"
 
 /* Dilation (MGS_DILATE): the thread CPU and wall-clock time, in ns, when
  * the compute thread last came back from MGS. */
 static _Thread_local uint64_t tls_mark_cpu_ns, tls_mark_wall_ns;
 
-static uint64_t wall_ns(void)
-{
-    struct timespec ts;
-    clock_gettime(CLOCK_MONOTONIC, &ts);
-    return (uint64_t)ts.tv_sec * 1000000000u + (uint64_t)ts.tv_nsec;
-}
-
 /* The rule (above): sleeps until w0 + k*c; counts c, the span and the
  * sleep. */
 static void settle(struct mgs_dilation *dl, double k, uint64_t cost_ns, uint64_t cpu0, uint64_t wall0)
 {
-    uint64_t cpu = ini_thread_cpu_ns() - cpu0;
-    cpu = cpu > cost_ns ? cpu - cost_ns : 0;
-    uint64_t until = wall0 + (uint64_t)(k * (double)cpu);
-    uint64_t now = wall_ns();
+    uint64_t cpu;
+    uint64_t until = ini_dilate_until(k, cost_ns, cpu0, wall0, &cpu);
+    uint64_t now = ini_mono_ns();
     if (now < until) {
-        struct timespec ts = { (time_t)(until / 1000000000u), (long)(until % 1000000000u) };
-        while (clock_nanosleep(CLOCK_MONOTONIC, TIMER_ABSTIME, &ts, NULL) == EINTR)
-            ;
+        ini_sleep_until_ns(until);
         atomic_fetch_add_explicit(&dl->sleeps, 1, memory_order_relaxed);
         atomic_fetch_add_explicit(&dl->sleep_ns, until - now, memory_order_relaxed);
-        now = wall_ns();
+        now = ini_mono_ns();
     }
     atomic_fetch_add_explicit(&dl->cpu_ns, cpu, memory_order_relaxed);
     atomic_fetch_add_explicit(&dl->span_ns, now - wall0, memory_order_relaxed);
@@ -84,14 +74,14 @@ void mgs_dilate_mark(const struct mgs *g, int thread)
     if (g->dilate <= 1.0 || thread < 0)
         return;
     tls_mark_cpu_ns = ini_thread_cpu_ns();
-    tls_mark_wall_ns = wall_ns();
+    tls_mark_wall_ns = ini_mono_ns();
 }
 
 void mgs_dilate_protocol_begin(const struct mgs *g, struct mgs_dilate_turn *t)
 {
     if (g->dilate_protocol > 1.0) {
         t->cpu0 = ini_thread_cpu_ns();
-        t->wall0 = wall_ns();
+        t->wall0 = ini_mono_ns();
     }
 }
 

@@ -5,6 +5,7 @@
 #include <time.h>
 
 #include "cli.h"
+#include "clock.h"
 #include "cnprog.h"
 
 /* ini_wait's granularity: how often a waiting PE checks its timeout. */
@@ -60,12 +61,7 @@ void cnprog_register(struct ini_cn *cn, uint16_t id, ini_handler_fn fn)
     }
 }
 
-uint64_t cnprog_now_ns(void)
-{
-    struct timespec ts;
-    clock_gettime(CLOCK_MONOTONIC, &ts);
-    return (uint64_t)ts.tv_sec * 1000000000u + (uint64_t)ts.tv_nsec;
-}
+uint64_t cnprog_now_ns(void) { return ini_mono_ns(); }
 
 void cnprog_pe_init(struct cnprog_pe *c, struct ini_cn *cn, const struct ini_config *cfg, int local)
 {

@@ -84,6 +84,7 @@
 #include <stdint.h>
 #include <time.h>
 
+#include "clock.h"
 #include "msg.h"
 #include "ring.h"
 #include "segment.h"
@@ -167,11 +168,9 @@ static inline void ini_fabric_pe_waits(struct ini_segment *seg, int pe_local, ui
  * the scheduler kept the caller (fabric.h, "Sharing a core"). */
 static inline int ini_fabric_yield(void)
 {
-    struct timespec a, b;
-    clock_gettime(CLOCK_MONOTONIC, &a);
+    uint64_t a = ini_mono_ns();
     sched_yield();
-    clock_gettime(CLOCK_MONOTONIC, &b);
-    return (b.tv_sec - a.tv_sec) * 1000000000L + (b.tv_nsec - a.tv_nsec) >= INI_FABRIC_YIELD_KEPT_NS;
+    return ini_mono_ns() - a >= INI_FABRIC_YIELD_KEPT_NS;
 }
 
 /* 1 when every PE of `pes` (a mask of local indices, not empty) waits. */

@@ -19,6 +19,7 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "clock.h"
 #include "fabric.h"
 #include "loadbal.h"
 #include "trace_cn.h"
@@ -69,19 +70,8 @@ struct ini_cn {
     char trace_path[512];
 };
 
-static inline uint64_t now_us(void)
-{
-    struct timespec ts;
-    clock_gettime(CLOCK_MONOTONIC, &ts);
-    return (uint64_t)ts.tv_sec * 1000000u + (uint64_t)ts.tv_nsec / 1000u;
-}
-
-static inline uint64_t now_ns(void)
-{
-    struct timespec ts;
-    clock_gettime(CLOCK_MONOTONIC, &ts);
-    return (uint64_t)ts.tv_sec * 1000000000u + (uint64_t)ts.tv_nsec;
-}
+static inline uint64_t now_us(void) { return ini_mono_ns() / 1000u; }
+static inline uint64_t now_ns(void) { return ini_mono_ns(); }
 
 /* The Δo knob from the configuration (or INI_KNOBS). */
 static void set_overhead(struct ini_cn *cn)
@@ -101,10 +91,8 @@ static void spend_overhead(const struct ini_cn *cn)
 {
     if (cn->overhead_sleep) {
         uint64_t until = now_ns() + cn->overhead_ns;
-        struct timespec ts = { (time_t)(until / 1000000000u), (long)(until % 1000000000u) };
         prctl(PR_SET_TIMERSLACK, 1UL, 0, 0, 0);
-        while (clock_nanosleep(CLOCK_MONOTONIC, TIMER_ABSTIME, &ts, NULL) == EINTR)
-            ;
+        ini_sleep_until_ns(until);
     } else {
         uint64_t until = now_ns() + cn->overhead_ns;
         while (now_ns() < until)

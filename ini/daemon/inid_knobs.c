@@ -43,13 +43,6 @@ uint64_t inid_knobs_draw_O(struct inid_knobs *k)
     return (uint64_t)(-(double)k->O * log1p(-u));
 }
 
-static uint64_t mono_ns(void)
-{
-    struct timespec ts;
-    clock_gettime(CLOCK_MONOTONIC, &ts);
-    return (uint64_t)ts.tv_sec * 1000000000u + (uint64_t)ts.tv_nsec;
-}
-
 static void sleep_cycles(const struct inid_knobs *k, uint64_t cycles)
 {
     uint64_t ns = cycles * 1000000000ull / k->tsc_hz;
@@ -112,17 +105,16 @@ uint64_t inid_knobs_dilate(struct inid_knobs *k, uint64_t arrive, uint64_t begun
     dil->extra_cycles += end > now ? end - now : 0;
     /* The steps end at absolute times on the monotonic clock, so that a
      * late wake-up shortens the next step instead of adding up. */
-    uint64_t t = mono_ns(), until = t + (end > now ? (end - now) * 1000000000ull / k->tsc_hz : 0);
+    uint64_t t = ini_mono_ns(), until = t + (end > now ? (end - now) * 1000000000ull / k->tsc_hz : 0);
     while (now < end) {
         t = dil->poll && until - t > dil->poll_ns ? t + dil->poll_ns : until;
-        struct timespec ts = { (time_t)(t / 1000000000u), (long)(t % 1000000000u) };
-        clock_nanosleep(CLOCK_MONOTONIC, TIMER_ABSTIME, &ts, NULL);
+        ini_sleep_until_ns(t);
         now = rte_rdtsc();
         if (dil->poll) {
             dil->poll(dil->poll_ctx, now);
             dil->polls++;
         }
-        uint64_t late = mono_ns();
+        uint64_t late = ini_mono_ns();
         if (late > t)
             t = late < until ? late : until;
     }

@@ -44,7 +44,7 @@
  * nothing more.  The loop calls
  *
  *   inid_knobs_turn_begin()  at the start of every turn: the thread's CPU
- *                            clock (ini/util/thread_clock.h says why CPU time)
+ *                            clock (ini/util/clock.h says why CPU time)
  *   inid_knobs_dilate()      at the end of a turn that did work, before
  *                            it flushes what the turn made: the virtual
  *                            clock's end is start + K*beta * CPU time
@@ -76,7 +76,7 @@
 #include <rte_cycles.h>
 
 #include "config.h"
-#include "thread_clock.h"
+#include "clock.h"
 
 struct pbuf;
 

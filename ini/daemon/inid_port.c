@@ -8,6 +8,7 @@
  *   pci        the device named by the INI's devargs (a real NIC).
  */
 #include "inid.h"
+#include "clock.h"
 
 #include <errno.h>
 #include <fcntl.h>
@@ -126,12 +127,7 @@ static void memif_wait_for_server(struct inid *d, int server, int timeout_ms)
             d->me->id, server, timeout_ms);
 }
 
-static uint64_t ms_now(void)
-{
-    struct timespec ts;
-    clock_gettime(CLOCK_MONOTONIC, &ts);
-    return (uint64_t)ts.tv_sec * 1000 + (uint64_t)ts.tv_nsec / 1000000;
-}
+static uint64_t ms_now(void) { return ini_mono_ns() / 1000000u; }
 
 /* A memif client must not close a connection its server has not accepted
  * yet.  DPDK 22.11's memif server, accepting a connection whose client has

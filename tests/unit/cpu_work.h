@@ -11,7 +11,7 @@
 #include <stdio.h>
 #include <time.h>
 
-#include "thread_clock.h"
+#include "clock.h"
 
 /* The dilated length's stated tolerance: no less than 99% of K x work (the
  * rule's floor, less the clocks' granularity), no more than 20% over (a

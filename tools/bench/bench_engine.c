@@ -21,6 +21,7 @@
  * about p->run_budget_ns.
  */
 #include "bench.h"
+#include "clock.h"
 
 #include <sched.h>
 #include <sys/resource.h>
@@ -41,13 +42,11 @@ uint64_t bench_tsc_hz(void)
     static uint64_t hz;
     if (hz)
         return hz;
-    struct timespec a, b, d = { 0, 20000000 };
-    clock_gettime(CLOCK_MONOTONIC, &a);
+    uint64_t a = ini_mono_ns();
     uint64_t r0 = bench_rdtsc();
-    nanosleep(&d, NULL);
-    clock_gettime(CLOCK_MONOTONIC, &b);
+    ini_sleep_until_ns(a + 20000000u);
+    uint64_t ns = ini_mono_ns() - a;
     uint64_t r1 = bench_rdtsc();
-    uint64_t ns = (uint64_t)(b.tv_sec - a.tv_sec) * 1000000000u + (uint64_t)(b.tv_nsec - a.tv_nsec);
     hz = (uint64_t)((double)(r1 - r0) * 1e9 / (double)ns);
     return hz;
 }

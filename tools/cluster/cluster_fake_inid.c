@@ -48,6 +48,7 @@
 #include <unistd.h>
 
 #include "cli.h"
+#include "clock.h"
 #include "inid_cli.h"
 #include "config.h"
 #include "counters.h"
@@ -80,12 +81,7 @@ static struct mbox *mbox_map(const char *name, int n, int create)
     close(fd);
     return m == MAP_FAILED ? NULL : m;
 }
-static uint64_t now_ns(void)
-{
-    struct timespec ts;
-    clock_gettime(CLOCK_MONOTONIC, &ts);
-    return (uint64_t)ts.tv_sec * 1000000000ull + (uint64_t)ts.tv_nsec;
-}
+static uint64_t now_ns(void) { return ini_mono_ns(); }
 
 /* The counters file, RUN_DIR/ini<ID>.counters.json (ini/util/counters.h). */
 struct fake_counters {

@@ -3,6 +3,7 @@
  * cluster_util.h).
  */
 #include "cluster_util.h"
+#include "clock.h"
 
 #include <dirent.h>
 #include <errno.h>
@@ -433,12 +434,7 @@ void shell_quote(char *buf, size_t len, const char *word)
     buf[n] = 0;
 }
 
-int64_t now_ms(void)
-{
-    struct timespec ts;
-    clock_gettime(CLOCK_MONOTONIC, &ts);
-    return (int64_t)ts.tv_sec * 1000 + ts.tv_nsec / 1000000;
-}
+int64_t now_ms(void) { return (int64_t)(ini_mono_ns() / 1000000u); }
 
 void sleep_ms(int ms)
 {

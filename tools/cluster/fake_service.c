@@ -3,6 +3,7 @@
  * (fake_service.h).
  */
 #include "fake_service.h"
+#include "clock.h"
 
 #include <errno.h>
 #include <stdio.h>
@@ -13,20 +14,13 @@
 
 #include "cli.h"
 
-static uint64_t mono_ns(void)
-{
-    struct timespec ts;
-    clock_gettime(CLOCK_MONOTONIC, &ts);
-    return (uint64_t)ts.tv_sec * 1000000000ull + (uint64_t)ts.tv_nsec;
-}
-
 /* The TSC's rate, against the monotonic clock over 10 ms (no DPDK here). */
 static uint64_t tsc_rate(void)
 {
-    uint64_t n0 = mono_ns(), t0 = rte_rdtsc();
-    while (mono_ns() - n0 < 10000000)
+    uint64_t n0 = ini_mono_ns(), t0 = rte_rdtsc();
+    while (ini_mono_ns() - n0 < 10000000)
         ;
-    return (uint64_t)((double)(rte_rdtsc() - t0) * 1e9 / (double)(mono_ns() - n0));
+    return (uint64_t)((double)(rte_rdtsc() - t0) * 1e9 / (double)(ini_mono_ns() - n0));
 }
 
 int fake_service_init(struct fake_service *s, const struct ini_config *cfg, const struct ini_node_cfg *me,

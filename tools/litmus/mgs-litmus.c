@@ -46,6 +46,7 @@
 #include <time.h>
 
 #include "cli.h"
+#include "clock.h"
 #include "ini_cn.h"
 #include "mgs.h"
 #include "par.h"
@@ -130,12 +131,7 @@ static void test_counter(void)
 
 static uint64_t mp_value(int round, size_t i) { return (uint64_t)round * 1000003u + i; }
 
-static double now_seconds(void)
-{
-    struct timespec ts;
-    clock_gettime(CLOCK_MONOTONIC, &ts);
-    return (double)ts.tv_sec + ts.tv_nsec * 1e-9;
-}
+static double now_seconds(void) { return (double)ini_mono_ns() * 1e-9; }
 
 #define SPIN_LIMIT_S 30.0   /* a flag that takes longer was never released */
 

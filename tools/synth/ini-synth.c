@@ -76,6 +76,7 @@
 
 #include "config.h"
 #include "cli.h"
+#include "clock.h"
 #include "cnprog.h"
 #include "ini_cn.h"
 
@@ -226,20 +227,13 @@ static void parse_args(int argc, char **argv)
 
 /* ---- clocks and costs ---- */
 
-static uint64_t clock_ns(clockid_t id)
-{
-    struct timespec ts;
-    clock_gettime(id, &ts);
-    return (uint64_t)ts.tv_sec * 1000000000u + (uint64_t)ts.tv_nsec;
-}
-
-static uint64_t now_ns(void) { return clock_ns(CLOCK_MONOTONIC); }
+static uint64_t now_ns(void) { return ini_mono_ns(); }
 
 /* The clock work is measured on: wall time when sleeping (the timed wait
  * stands for a PE of its own), the thread's CPU time when spinning. */
 static uint64_t work_clock_ns(void)
 {
-    return clock_ns(opt.mode == MODE_SPIN ? CLOCK_THREAD_CPUTIME_ID : CLOCK_MONOTONIC);
+    return opt.mode == MODE_SPIN ? ini_thread_cpu_ns() : ini_mono_ns();
 }
 
 static uint64_t splitmix64(uint64_t *x)
@@ -270,10 +264,7 @@ static void spend(uint64_t ns)
     if (!ns)
         return;
     if (opt.mode == MODE_SLEEP) {
-        uint64_t until = now_ns() + ns;
-        struct timespec ts = { (time_t)(until / 1000000000u), (long)(until % 1000000000u) };
-        while (clock_nanosleep(CLOCK_MONOTONIC, TIMER_ABSTIME, &ts, NULL) == EINTR)
-            ;
+        ini_sleep_until_ns(now_ns() + ns);
         return;
     }
     uint64_t until = work_clock_ns() + ns;

@@ -32,21 +32,14 @@
 #include <time.h>
 
 #include "cli.h"
-#include "thread_clock.h"
+#include "clock.h"
 #include "trace_cn.h"
-
-static uint64_t wall_ns(void)
-{
-    struct timespec ts;
-    clock_gettime(CLOCK_MONOTONIC, &ts);
-    return (uint64_t)ts.tv_sec * 1000000000u + (uint64_t)ts.tv_nsec;
-}
 
 static void dilate_begin(const struct am_run *r, struct am_pe *s)
 {
     if (r->dilate > 1.0) {
         s->dilate_cpu0 = ini_thread_cpu_ns();
-        s->dilate_wall0 = wall_ns();
+        s->dilate_wall0 = ini_mono_ns();
     }
 }
 
@@ -54,13 +47,10 @@ static void dilate_end(const struct am_run *r, const struct am_pe *s)
 {
     if (r->dilate <= 1.0)
         return;
-    uint64_t cpu = ini_thread_cpu_ns() - s->dilate_cpu0;
-    cpu = cpu > r->clock_cost_ns ? cpu - r->clock_cost_ns : 0;
-    uint64_t until = s->dilate_wall0 + (uint64_t)(r->dilate * (double)cpu);
-    struct timespec ts = { (time_t)(until / 1000000000u), (long)(until % 1000000000u) };
-    if (wall_ns() < until)
-        while (clock_nanosleep(CLOCK_MONOTONIC, TIMER_ABSTIME, &ts, NULL) == EINTR)
-            ;
+    uint64_t cpu;
+    uint64_t until = ini_dilate_until(r->dilate, r->clock_cost_ns, s->dilate_cpu0, s->dilate_wall0, &cpu);
+    if (ini_mono_ns() < until)
+        ini_sleep_until_ns(until);
 }
 
 /* The cluster's nodes meet.  act, n: in a traced run, this node's

@@ -11,6 +11,7 @@
  * which would differ between inlined copies.)
  */
 #include "em3d.h"
+#include "clock.h"
 
 #include <stdlib.h>
 #include <time.h>
@@ -27,12 +28,7 @@ void em3d_update(double *val, int n, int degree, const double *weight, const dou
     }
 }
 
-double em3d_now(void)
-{
-    struct timespec ts;
-    clock_gettime(CLOCK_MONOTONIC, &ts);
-    return (double)ts.tv_sec + ts.tv_nsec * 1e-9;
-}
+double em3d_now(void) { return (double)ini_mono_ns() * 1e-9; }
 
 static const double *ref_at(void *ctx, int kind, uint32_t v) { return &((double **)ctx)[kind][v]; }
 

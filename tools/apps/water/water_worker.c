@@ -28,15 +28,11 @@
 #include <time.h>
 
 #include "water_constants.h"
+#include "clock.h"
 #include "water_kernels.h"
 
 /* The timings' clock: milliseconds, monotonic (water.h, water_timing). */
-static uint64_t water_now_ms(void)
-{
-    struct timespec ts;
-    clock_gettime(CLOCK_MONOTONIC, &ts);
-    return (uint64_t)ts.tv_sec * 1000u + (uint64_t)ts.tv_nsec / 1000000u;
-}
+static uint64_t water_now_ms(void) { return ini_mono_ns() / 1000000u; }
 
 /* A thread's view of the system: its id, its molecules and its private array. */
 typedef struct worker_view {
