@@ -7,6 +7,8 @@
 #   config/  the configuration: config.h over config_*.c
 #   trace/   the trace format, written by the daemon (trace.c) and by the
 #            compute-node library (trace_cn.c)
+#   vtime/   the virtual-time mode's machine: the clocks of the emulated
+#            processors, the order of their events, the cost model
 #   cn/      the compute-node library: ini_cn (the API), fabric (sleep and
 #            wake), ring, segment (the rings between compute nodes and INIs)
 #   daemon/  inid: the per-lcore loop, ports, knobs, state, telemetry,
@@ -18,9 +20,10 @@
 INI_UTIL_INC   := -Iini/util
 INI_CONFIG_INC := -Iini/config $(INI_UTIL_INC) -Iloadbal
 INI_TRACE_INC  := -Iini/trace $(INI_CONFIG_INC)
+INI_VTIME_INC  := -Iini/vtime $(INI_UTIL_INC) -Itimers
 # What a program above the library sees (MGS, the applications): the
 # compute-node API and the headers it includes.
-INI_LIB_INC    := -Iini/cn $(INI_TRACE_INC) -Istack -Itimers
+INI_LIB_INC    := -Iini/cn -Iini/vtime $(INI_TRACE_INC) -Istack -Itimers
 # Everything of ini/, for the tools and the tests.
 INI_INC        := -Iini/daemon $(INI_LIB_INC)
 
@@ -29,6 +32,7 @@ $(OBJ)/ini/util/%.o:   INC = $(INI_UTIL_INC)
 # dependencies that the configuration may include.
 $(OBJ)/ini/config/%.o: INC = $(INI_CONFIG_INC) -Istack
 $(OBJ)/ini/trace/%.o:  INC = $(INI_TRACE_INC)
+$(OBJ)/ini/vtime/%.o:  INC = $(INI_VTIME_INC)
 $(OBJ)/ini/cn/%.o:     INC = $(INI_LIB_INC)
 $(OBJ)/ini/daemon/%.o: INC = $(INI_INC)
 
@@ -49,7 +53,8 @@ CONFIG_SRCS := $(addprefix ini/config/,config_names.c config_spec.c config_value
                config_load.c config_groups.c config_machine.c config_check.c)
 LIBINI_SRCS := $(CONFIG_SRCS) ini/util/file_util.c ini/util/counters.c \
                ini/cn/ring.c ini/cn/segment.c ini/cn/fabric.c ini/cn/ini_cn.c \
-               ini/trace/trace.c ini/trace/trace_cn.c
+               ini/trace/trace.c ini/trace/trace_cn.c \
+               ini/vtime/vt_machine.c ini/vtime/vt_cost.c
 LIBINI      := $(BUILD)/libini.a
 # Made afresh: `ar r` would keep the members of sources since removed.
 $(LIBINI): $(LIBINI_SRCS:%.c=$(OBJ)/%.o)

@@ -46,6 +46,10 @@ $(BIN)/test_ring: $(LIBINI)
 UNIT_TESTS += $(BIN)/test_ini_cn
 $(BIN)/test_ini_cn: $(LIBINI)
 
+# The virtual-time machine and its cost model (ini/vtime/), on threads.
+UNIT_TESTS += $(BIN)/test_vtime
+$(BIN)/test_vtime: $(OBJ)/ini/vtime/vt_machine.o $(OBJ)/ini/vtime/vt_cost.o
+
 UNIT_TESTS += $(BIN)/test_checksum
 $(BIN)/test_checksum: $(OBJ)/stack/checksum.o
 # SSE4.2, as the stack is built (DPDK's -march=corei7): the inline CRC.
