@@ -37,6 +37,7 @@ include tools/model/module.mk
 -include tools/trace/module.mk
 -include tools/synth/module.mk
 -include tools/bench/module.mk
+include tools/vtime/module.mk
 
 # pkg/: the installed libraries, ini.pc, `make install`, `make deb`
 include tools/pkg/module.mk
