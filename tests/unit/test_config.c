@@ -138,14 +138,22 @@ static struct ini_config *load_ok(const char *path)
 
 /* ---- the shipped files ------------------------------------------------- */
 
+/* Loads a shipped file and asserts its mode and counts. */
+static const struct ini_config *load_shipped(const char *path, enum ini_net_mode mode, int n_clusters,
+                                             int n_pes, int n_inis)
+{
+    const struct ini_config *cfg = load_ok(path);
+    assert_int_equal(cfg->net_mode, mode);
+    assert_int_equal(cfg->n_clusters, n_clusters);
+    assert_int_equal(cfg->n_pes, n_pes);
+    assert_int_equal(cfg->n_inis, n_inis);
+    return cfg;
+}
+
 static void test_conf_default(void **state)
 {
-    const struct ini_config *cfg = load_ok("conf/default.cfg");
-    assert_int_equal(cfg->net_mode, INI_NET_MEMIF);
+    const struct ini_config *cfg = load_shipped("conf/default.cfg", INI_NET_MEMIF, 2, 4, 2);
     assert_string_equal(cfg->bridge, "inibr0");
-    assert_int_equal(cfg->n_clusters, 2);
-    assert_int_equal(cfg->n_pes, 4);
-    assert_int_equal(cfg->n_inis, 2);
     assert_int_equal(cfg->clusters[1].pes[0], 2);
     assert_int_equal(cfg->pes[3].static_ini, 1);
     assert_int_equal(cfg->inis[0].ip, ip_of("198.18.0.1"));
@@ -157,21 +165,14 @@ static void test_conf_default(void **state)
 
 static void test_conf_af_packet(void **state)
 {
-    const struct ini_config *cfg = load_ok("conf/af_packet.cfg");
-    assert_int_equal(cfg->net_mode, INI_NET_AF_PACKET);
+    const struct ini_config *cfg = load_shipped("conf/af_packet.cfg", INI_NET_AF_PACKET, 2, 4, 2);
     assert_string_equal(cfg->bridge, "inibr0");
-    assert_int_equal(cfg->n_clusters, 2);
-    assert_int_equal(cfg->n_pes, 4);
-    assert_int_equal(cfg->n_inis, 2);
     assert_mac(cfg->inis[0].mac, 0x02, 0x00, 0xc6, 0x12, 0x00, 0x00);
 }
 
 static void test_conf_4x2(void **state)
 {
-    const struct ini_config *cfg = load_ok("conf/4x2.cfg");
-    assert_int_equal(cfg->n_clusters, 4);
-    assert_int_equal(cfg->n_pes, 8);
-    assert_int_equal(cfg->n_inis, 8);
+    const struct ini_config *cfg = load_shipped("conf/4x2.cfg", INI_NET_MEMIF, 4, 8, 8);
     for (int c = 0; c < 4; c++) {
         assert_int_equal(cfg->clusters[c].n_pes, 2);
         assert_int_equal(cfg->clusters[c].n_inis, 2);
@@ -190,6 +191,61 @@ static void test_conf_files_use_benchmark_range(void **state)
 
 /* ---- defaults and derived values --------------------------------------- */
 
+/* The integer and enum fields of the top-level groups, each with the
+ * default a file that leaves it out gets (test_defaults' minimal.cfg) and
+ * the value test_every_field's full.cfg sets: one row a field, so a field
+ * added to config.h is added here once, for both tests.  stack.segmentation
+ * is asserted by each test: its default is the stack's, ini_swp_defaults(). */
+enum scalar_column { SCALAR_DEFAULT, SCALAR_FULL };
+
+struct scalar_field {
+    const char *name;
+    size_t offset;          /* of an int (or an int-sized enum) in struct ini_config */
+    int value[2];           /* indexed by enum scalar_column */
+};
+
+#define FIELD(member) #member, offsetof(struct ini_config, member)
+
+static const struct scalar_field scalar_fields[] = {
+    { FIELD(net_mode),              { INI_NET_MEMIF, INI_NET_PCI } },
+    { FIELD(pe_policy),             { INI_POLICY_STATIC, INI_POLICY_ROUND_ROBIN } },
+    { FIELD(ini_policy),            { INI_POLICY_STATIC, INI_POLICY_LOAD_AWARE } },
+    { FIELD(stack.mtu),             { 1500, 9000 } },
+    { FIELD(stack.window),          { 64, 128 } },
+    { FIELD(stack.seq_bits),        { 32, 8 } },
+    { FIELD(stack.send_timeout_us), { 2000, 10000000 } },
+    { FIELD(stack.ack_timeout_us),  { 200, 1 } },
+    { FIELD(stack.max_message),     { 65000, 1 } },
+    { FIELD(stack.nak),             { 1, 0 } },
+    { FIELD(idle.mode),             { INI_IDLE_AUTO, INI_IDLE_ADAPTIVE } },
+    { FIELD(idle.spin_us),          { 5, 0 } },
+    { FIELD(idle.max_sleep_us),     { 1000, 1000000 } },
+    { FIELD(idle.yield_us),         { INI_IDLE_YIELD_US_DEFAULT, 1000000 } },
+    { FIELD(idle.colocate),         { INI_IDLE_COLOCATE_DEFAULT, 0 } },
+    { FIELD(trace.mode),            { INI_TRACE_OFF, INI_TRACE_DETAILED } },
+    { FIELD(trace.records),         { 1048576, 1 << 26 } },
+    { FIELD(eal_memory_mb),         { 256, 16384 } },
+    { FIELD(restart.max),           { INI_RESTART_MAX_DEFAULT, 100 } },
+    { FIELD(restart.window_s),      { INI_RESTART_WINDOW_S_DEFAULT, 86400 } },
+    { FIELD(n_eal_args),            { 0, 2 } },
+};
+
+_Static_assert(sizeof(enum ini_net_mode) == sizeof(int) && sizeof(enum ini_policy) == sizeof(int) &&
+               sizeof(enum ini_idle_mode) == sizeof(int) && sizeof(enum ini_trace_mode) == sizeof(int),
+               "scalar_fields reads the enums as int");
+
+/* Asserts every row of scalar_fields against cfg, naming the field that differs. */
+static void assert_scalar_fields(const struct ini_config *cfg, enum scalar_column column)
+{
+    for (size_t i = 0; i < sizeof scalar_fields / sizeof scalar_fields[0]; i++) {
+        const struct scalar_field *f = &scalar_fields[i];
+        int got;
+        memcpy(&got, (const char *)cfg + f->offset, sizeof got);
+        if (got != f->value[column])
+            fail_msg("%s: %d, expected %d", f->name, got, f->value[column]);
+    }
+}
+
 static void test_defaults(void **state)
 {
     const char *path = write_file("minimal.cfg",
@@ -200,29 +256,9 @@ static void test_defaults(void **state)
         "  { id = 1; pes = [4]; inis = ( { id = 2; ip = \"198.18.1.3\"; } ); }\n"
         ");\n");
     const struct ini_config *c = load_ok(path);
-    assert_int_equal(c->net_mode, INI_NET_MEMIF);
-    assert_string_equal(c->bridge, "inibr0");
-    assert_int_equal(c->pe_policy, INI_POLICY_STATIC);
-    assert_int_equal(c->ini_policy, INI_POLICY_STATIC);
-    assert_int_equal(c->stack.mtu, 1500);
-    assert_int_equal(c->stack.window, 64);
-    assert_int_equal(c->stack.seq_bits, 32);
-    assert_int_equal(c->stack.send_timeout_us, 2000);
-    assert_int_equal(c->stack.ack_timeout_us, 200);
-    assert_int_equal(c->stack.max_message, 65000);
-    assert_int_equal(c->stack.nak, 1);
+    assert_scalar_fields(c, SCALAR_DEFAULT);
     assert_int_equal(c->stack.segmentation, ini_swp_defaults().segment);
-    assert_int_equal(c->idle.mode, INI_IDLE_AUTO);
-    assert_int_equal(c->idle.spin_us, 5);
-    assert_int_equal(c->idle.max_sleep_us, 1000);
-    assert_int_equal(c->idle.yield_us, INI_IDLE_YIELD_US_DEFAULT);
-    assert_int_equal(c->idle.colocate, INI_IDLE_COLOCATE_DEFAULT);
-    assert_int_equal(c->trace.mode, INI_TRACE_OFF);
-    assert_int_equal(c->trace.records, 1048576);
-    assert_int_equal(c->eal_memory_mb, 256);
-    assert_int_equal(c->restart.max, INI_RESTART_MAX_DEFAULT);
-    assert_int_equal(c->restart.window_s, INI_RESTART_WINDOW_S_DEFAULT);
-    assert_int_equal(c->n_eal_args, 0);
+    assert_string_equal(c->bridge, "inibr0");
     assert_int_equal(c->n_clusters, 2);
     assert_int_equal(c->n_pes, 5);
     assert_int_equal(c->n_inis, 3);
@@ -264,29 +300,9 @@ static void test_every_field(void **state)
         "  { id = 0; pes = [0, 2]; inis = ( { id = 2; ip = \"198.18.0.10\"; devargs = \"net_null0\"; } ); }\n"
         ");\n");
     const struct ini_config *c = load_ok(path);
-    assert_int_equal(c->net_mode, INI_NET_PCI);
-    assert_string_equal(c->bridge, "br-test");
-    assert_int_equal(c->pe_policy, INI_POLICY_ROUND_ROBIN);
-    assert_int_equal(c->ini_policy, INI_POLICY_LOAD_AWARE);
-    assert_int_equal(c->stack.mtu, 9000);
-    assert_int_equal(c->stack.window, 128);
-    assert_int_equal(c->stack.seq_bits, 8);
-    assert_int_equal(c->stack.send_timeout_us, 10000000);
-    assert_int_equal(c->stack.ack_timeout_us, 1);
-    assert_int_equal(c->stack.max_message, 1);
-    assert_int_equal(c->stack.nak, 0);
+    assert_scalar_fields(c, SCALAR_FULL);
     assert_int_equal(c->stack.segmentation, 0);
-    assert_int_equal(c->idle.mode, INI_IDLE_ADAPTIVE);
-    assert_int_equal(c->idle.spin_us, 0);
-    assert_int_equal(c->idle.max_sleep_us, 1000000);
-    assert_int_equal(c->idle.yield_us, 1000000);
-    assert_int_equal(c->idle.colocate, 0);
-    assert_int_equal(c->trace.mode, INI_TRACE_DETAILED);
-    assert_int_equal(c->trace.records, 1 << 26);
-    assert_int_equal(c->eal_memory_mb, 16384);
-    assert_int_equal(c->restart.max, 100);
-    assert_int_equal(c->restart.window_s, 86400);
-    assert_int_equal(c->n_eal_args, 2);
+    assert_string_equal(c->bridge, "br-test");
     assert_string_equal(c->eal_args[1], "--log-level=7");
 
     /* Cluster 1 lists pes [3, 1] and static [1, 0]: PE 3 -> INI 1, PE 1 -> INI 0;
