@@ -24,6 +24,7 @@
 #include "lwip/netif.h"
 #include "lwip/stats.h"
 #include "loop_harness.h"
+#include "ip_frames.h"
 
 static int corrupt_next;
 static int twin_flips;          /* frames left to get the compensating flips */
@@ -640,29 +641,6 @@ static void test_stranger_fragments_dropped_early(void **state)
 /* UDP datagrams for a port nobody listens on or from an INI with no
  * connection: dropped without an answer (no ICMP) and without a buffer
  * kept. */
-/* Writes the UDP checksum of a datagram from a to b into udp[6..7]. */
-static void udp_sum(uint8_t *udp, uint16_t len)
-{
-    uint32_t sum = 0;
-    uint8_t pseudo[12];
-    memcpy(pseudo, &loop_cfg.inis[0].ip, 4);
-    memcpy(pseudo + 4, &loop_cfg.inis[1].ip, 4);
-    pseudo[8] = 0;
-    pseudo[9] = 17;
-    pseudo[10] = (uint8_t)(len >> 8);
-    pseudo[11] = (uint8_t)len;
-    udp[6] = udp[7] = 0;
-    for (int i = 0; i < 12; i += 2)
-        sum += (uint32_t)(pseudo[i] << 8 | pseudo[i + 1]);
-    for (uint16_t i = 0; i < len; i += 2)
-        sum += (uint32_t)(udp[i] << 8 | (i + 1 < len ? udp[i + 1] : 0));
-    while (sum >> 16)
-        sum = (sum & 0xffff) + (sum >> 16);
-    uint16_t c = (uint16_t)~sum;
-    udp[6] = (uint8_t)(c >> 8);
-    udp[7] = (uint8_t)c;
-}
-
 static void test_strangers_cost_nothing(void **state)
 {
     unsigned before = loop_mbufs_in_use();
@@ -674,7 +652,7 @@ static void test_strangers_cost_nothing(void **state)
     udp[3] = INI_UDP_PORT & 0xff;
     udp[8] = INI_SWP_ACK;
     udp[9] = 77;                              /* no INI 77 */
-    udp_sum(udp, sizeof(udp));
+    test_udp_checksum(udp, sizeof(udp), loop_cfg.inis[0].ip, loop_cfg.inis[1].ip);
     input_b(f, loop_ip_frame(f, &loop_a, 2, 0, 17, udp, sizeof(udp)));
     assert_int_equal(ini_swp_totals(loop_b.st.swp).bad_conn, 1);
     input_b(f, loop_ip_frame(f, &loop_a, 3, 0, 6, udp, sizeof(udp)));   /* TCP */
