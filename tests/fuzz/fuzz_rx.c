@@ -39,6 +39,7 @@
 #include <string.h>
 
 #include "loop_harness.h"
+#include "ip_frames.h"
 
 #include <rte_mbuf.h>
 
@@ -84,15 +85,6 @@ static void feed_ip(const uint8_t *ip, uint16_t len)
     feed(f, (uint16_t)(14 + len > 2048 ? 2048 : 14 + len));
 }
 
-static uint32_t sum_words(const uint8_t *p, size_t n, uint32_t s)
-{
-    for (size_t i = 0; i + 1 < n; i += 2)
-        s += (uint32_t)(p[i] << 8 | p[i + 1]);
-    if (n & 1)
-        s += (uint32_t)(p[n - 1] << 8);
-    return s;
-}
-
 /* A datagram from a (or a stranger) to b, checksums and CRC made right,
  * cut into fragments of unit*8 bytes (0: whole, if it fits). */
 static void feed_fixed(const uint8_t *rec, uint16_t n)
@@ -123,22 +115,7 @@ static void feed_fixed(const uint8_t *rec, uint16_t n)
     udp[3] = INI_UDP_PORT & 0xff;
     udp[4] = (uint8_t)(ulen >> 8);
     udp[5] = (uint8_t)ulen;
-    udp[6] = udp[7] = 0;
-    uint8_t ph[12];
-    memcpy(ph, &src, 4);
-    memcpy(ph + 4, &dst, 4);
-    ph[8] = 0;
-    ph[9] = 17;
-    ph[10] = udp[4];
-    ph[11] = udp[5];
-    uint32_t s = sum_words(udp, ulen, sum_words(ph, 12, 0));
-    while (s >> 16)
-        s = (s & 0xffff) + (s >> 16);
-    uint16_t c = (uint16_t)~s;
-    if (c == 0)
-        c = 0xffff;
-    udp[6] = (uint8_t)(c >> 8);
-    udp[7] = (uint8_t)c;
+    test_udp_checksum(udp, ulen, src, dst);
 
     uint32_t piece = unit ? unit * 8u : 1480u;
     if (piece > 1480)
@@ -148,23 +125,10 @@ static void feed_fixed(const uint8_t *rec, uint16_t n)
     for (uint32_t k = 0; k < nfrag; k++) {
         uint32_t i = reverse ? nfrag - 1 - k : k;
         uint32_t off = i * piece, len = ulen - off < piece ? ulen - off : piece;
-        uint16_t tot = (uint16_t)(20 + len), frag = (uint16_t)((off / 8) | (i + 1 < nfrag ? 0x2000 : 0));
-        memset(pkt, 0, 20);
-        pkt[0] = 0x45;
-        pkt[2] = (uint8_t)(tot >> 8);
-        pkt[3] = (uint8_t)tot;
-        pkt[4] = (uint8_t)(ip_id >> 8);
-        pkt[5] = (uint8_t)ip_id;
-        pkt[6] = (uint8_t)(frag >> 8);
-        pkt[7] = (uint8_t)frag;
-        pkt[8] = 64;
-        pkt[9] = 17;
-        memcpy(pkt + 12, &src, 4);
-        memcpy(pkt + 16, &dst, 4);
-        uint16_t ic = inet_chksum(pkt, 20);
-        memcpy(pkt + 10, &ic, 2);
+        uint16_t frag = (uint16_t)((off / 8) | (i + 1 < nfrag ? 0x2000 : 0));
+        test_ipv4_header(pkt, src, dst, ip_id, frag, 17, (uint16_t)len);
         memcpy(pkt + 20, udp + off, len);
-        feed_ip(pkt, tot);
+        feed_ip(pkt, (uint16_t)(20 + len));
     }
 }
 

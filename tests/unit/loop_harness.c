@@ -2,6 +2,7 @@
  * loop_harness.c - two INIs joined by a scripted wire (see loop_harness.h).
  */
 #include "loop_harness.h"
+#include "ip_frames.h"
 
 #include <stdio.h>
 #include <stdlib.h>
@@ -12,7 +13,6 @@
 #include <rte_mbuf.h>
 #include <rte_mempool.h>
 
-#include "lwip/inet_chksum.h"
 #include "lwip/memp.h"
 #include "lwip/stats.h"
 #include "lwip/sys.h"
@@ -195,23 +195,9 @@ uint16_t loop_ip_frame(uint8_t *buf, const struct loop_side *from, uint16_t ip_i
     buf[12] = 0x08;
     buf[13] = 0x00;
     uint8_t *ip = buf + 14;
-    uint16_t tot = (uint16_t)(20 + len);
-    memset(ip, 0, 20);
-    ip[0] = 0x45;
-    ip[2] = (uint8_t)(tot >> 8);
-    ip[3] = (uint8_t)tot;
-    ip[4] = (uint8_t)(ip_id >> 8);
-    ip[5] = (uint8_t)ip_id;
-    ip[6] = (uint8_t)(frag >> 8);
-    ip[7] = (uint8_t)frag;
-    ip[8] = 64;
-    ip[9] = proto;
-    memcpy(ip + 12, &src->ip, 4);
-    memcpy(ip + 16, &dst->ip, 4);
-    uint16_t sum = inet_chksum(ip, 20);
-    memcpy(ip + 10, &sum, 2);
+    test_ipv4_header(ip, src->ip, dst->ip, ip_id, frag, proto, len);
     memcpy(ip + 20, payload, len);
-    return (uint16_t)(14 + tot);
+    return (uint16_t)(14 + 20 + len);
 }
 
 unsigned loop_mbufs_in_use(void)

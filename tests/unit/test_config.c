@@ -138,14 +138,22 @@ static struct ini_config *load_ok(const char *path)
 
 /* ---- the shipped files ------------------------------------------------- */
 
+/* Loads a shipped file and asserts its mode and counts. */
+static const struct ini_config *load_shipped(const char *path, enum ini_net_mode mode, int n_clusters,
+                                             int n_pes, int n_inis)
+{
+    const struct ini_config *cfg = load_ok(path);
+    assert_int_equal(cfg->net_mode, mode);
+    assert_int_equal(cfg->n_clusters, n_clusters);
+    assert_int_equal(cfg->n_pes, n_pes);
+    assert_int_equal(cfg->n_inis, n_inis);
+    return cfg;
+}
+
 static void test_conf_default(void **state)
 {
-    const struct ini_config *cfg = load_ok("conf/default.cfg");
-    assert_int_equal(cfg->net_mode, INI_NET_MEMIF);
+    const struct ini_config *cfg = load_shipped("conf/default.cfg", INI_NET_MEMIF, 2, 4, 2);
     assert_string_equal(cfg->bridge, "inibr0");
-    assert_int_equal(cfg->n_clusters, 2);
-    assert_int_equal(cfg->n_pes, 4);
-    assert_int_equal(cfg->n_inis, 2);
     assert_int_equal(cfg->clusters[1].pes[0], 2);
     assert_int_equal(cfg->pes[3].static_ini, 1);
     assert_int_equal(cfg->inis[0].ip, ip_of("198.18.0.1"));
@@ -157,21 +165,14 @@ static void test_conf_default(void **state)
 
 static void test_conf_af_packet(void **state)
 {
-    const struct ini_config *cfg = load_ok("conf/af_packet.cfg");
-    assert_int_equal(cfg->net_mode, INI_NET_AF_PACKET);
+    const struct ini_config *cfg = load_shipped("conf/af_packet.cfg", INI_NET_AF_PACKET, 2, 4, 2);
     assert_string_equal(cfg->bridge, "inibr0");
-    assert_int_equal(cfg->n_clusters, 2);
-    assert_int_equal(cfg->n_pes, 4);
-    assert_int_equal(cfg->n_inis, 2);
     assert_mac(cfg->inis[0].mac, 0x02, 0x00, 0xc6, 0x12, 0x00, 0x00);
 }
 
 static void test_conf_4x2(void **state)
 {
-    const struct ini_config *cfg = load_ok("conf/4x2.cfg");
-    assert_int_equal(cfg->n_clusters, 4);
-    assert_int_equal(cfg->n_pes, 8);
-    assert_int_equal(cfg->n_inis, 8);
+    const struct ini_config *cfg = load_shipped("conf/4x2.cfg", INI_NET_MEMIF, 4, 8, 8);
     for (int c = 0; c < 4; c++) {
         assert_int_equal(cfg->clusters[c].n_pes, 2);
         assert_int_equal(cfg->clusters[c].n_inis, 2);
@@ -190,6 +191,61 @@ static void test_conf_files_use_benchmark_range(void **state)
 
 /* ---- defaults and derived values --------------------------------------- */
 
+/* The integer and enum fields of the top-level groups, each with the
+ * default a file that leaves it out gets (test_defaults' minimal.cfg) and
+ * the value test_every_field's full.cfg sets: one row a field, so a field
+ * added to config.h is added here once, for both tests.  stack.segmentation
+ * is asserted by each test: its default is the stack's, ini_swp_defaults(). */
+enum scalar_column { SCALAR_DEFAULT, SCALAR_FULL };
+
+struct scalar_field {
+    const char *name;
+    size_t offset;          /* of an int (or an int-sized enum) in struct ini_config */
+    int value[2];           /* indexed by enum scalar_column */
+};
+
+#define FIELD(member) #member, offsetof(struct ini_config, member)
+
+static const struct scalar_field scalar_fields[] = {
+    { FIELD(net_mode),              { INI_NET_MEMIF, INI_NET_PCI } },
+    { FIELD(pe_policy),             { INI_POLICY_STATIC, INI_POLICY_ROUND_ROBIN } },
+    { FIELD(ini_policy),            { INI_POLICY_STATIC, INI_POLICY_LOAD_AWARE } },
+    { FIELD(stack.mtu),             { 1500, 9000 } },
+    { FIELD(stack.window),          { 64, 128 } },
+    { FIELD(stack.seq_bits),        { 32, 8 } },
+    { FIELD(stack.send_timeout_us), { 2000, 10000000 } },
+    { FIELD(stack.ack_timeout_us),  { 200, 1 } },
+    { FIELD(stack.max_message),     { 65000, 1 } },
+    { FIELD(stack.nak),             { 1, 0 } },
+    { FIELD(idle.mode),             { INI_IDLE_AUTO, INI_IDLE_ADAPTIVE } },
+    { FIELD(idle.spin_us),          { 5, 0 } },
+    { FIELD(idle.max_sleep_us),     { 1000, 1000000 } },
+    { FIELD(idle.yield_us),         { INI_IDLE_YIELD_US_DEFAULT, 1000000 } },
+    { FIELD(idle.colocate),         { INI_IDLE_COLOCATE_DEFAULT, 0 } },
+    { FIELD(trace.mode),            { INI_TRACE_OFF, INI_TRACE_DETAILED } },
+    { FIELD(trace.records),         { 1048576, 1 << 26 } },
+    { FIELD(eal_memory_mb),         { 256, 16384 } },
+    { FIELD(restart.max),           { INI_RESTART_MAX_DEFAULT, 100 } },
+    { FIELD(restart.window_s),      { INI_RESTART_WINDOW_S_DEFAULT, 86400 } },
+    { FIELD(n_eal_args),            { 0, 2 } },
+};
+
+_Static_assert(sizeof(enum ini_net_mode) == sizeof(int) && sizeof(enum ini_policy) == sizeof(int) &&
+               sizeof(enum ini_idle_mode) == sizeof(int) && sizeof(enum ini_trace_mode) == sizeof(int),
+               "scalar_fields reads the enums as int");
+
+/* Asserts every row of scalar_fields against cfg, naming the field that differs. */
+static void assert_scalar_fields(const struct ini_config *cfg, enum scalar_column column)
+{
+    for (size_t i = 0; i < sizeof scalar_fields / sizeof scalar_fields[0]; i++) {
+        const struct scalar_field *f = &scalar_fields[i];
+        int got;
+        memcpy(&got, (const char *)cfg + f->offset, sizeof got);
+        if (got != f->value[column])
+            fail_msg("%s: %d, expected %d", f->name, got, f->value[column]);
+    }
+}
+
 static void test_defaults(void **state)
 {
     const char *path = write_file("minimal.cfg",
@@ -200,29 +256,9 @@ static void test_defaults(void **state)
         "  { id = 1; pes = [4]; inis = ( { id = 2; ip = \"198.18.1.3\"; } ); }\n"
         ");\n");
     const struct ini_config *c = load_ok(path);
-    assert_int_equal(c->net_mode, INI_NET_MEMIF);
-    assert_string_equal(c->bridge, "inibr0");
-    assert_int_equal(c->pe_policy, INI_POLICY_STATIC);
-    assert_int_equal(c->ini_policy, INI_POLICY_STATIC);
-    assert_int_equal(c->stack.mtu, 1500);
-    assert_int_equal(c->stack.window, 64);
-    assert_int_equal(c->stack.seq_bits, 32);
-    assert_int_equal(c->stack.send_timeout_us, 2000);
-    assert_int_equal(c->stack.ack_timeout_us, 200);
-    assert_int_equal(c->stack.max_message, 65000);
-    assert_int_equal(c->stack.nak, 1);
+    assert_scalar_fields(c, SCALAR_DEFAULT);
     assert_int_equal(c->stack.segmentation, ini_swp_defaults().segment);
-    assert_int_equal(c->idle.mode, INI_IDLE_AUTO);
-    assert_int_equal(c->idle.spin_us, 5);
-    assert_int_equal(c->idle.max_sleep_us, 1000);
-    assert_int_equal(c->idle.yield_us, INI_IDLE_YIELD_US_DEFAULT);
-    assert_int_equal(c->idle.colocate, INI_IDLE_COLOCATE_DEFAULT);
-    assert_int_equal(c->trace.mode, INI_TRACE_OFF);
-    assert_int_equal(c->trace.records, 1048576);
-    assert_int_equal(c->eal_memory_mb, 256);
-    assert_int_equal(c->restart.max, INI_RESTART_MAX_DEFAULT);
-    assert_int_equal(c->restart.window_s, INI_RESTART_WINDOW_S_DEFAULT);
-    assert_int_equal(c->n_eal_args, 0);
+    assert_string_equal(c->bridge, "inibr0");
     assert_int_equal(c->n_clusters, 2);
     assert_int_equal(c->n_pes, 5);
     assert_int_equal(c->n_inis, 3);
@@ -264,29 +300,9 @@ static void test_every_field(void **state)
         "  { id = 0; pes = [0, 2]; inis = ( { id = 2; ip = \"198.18.0.10\"; devargs = \"net_null0\"; } ); }\n"
         ");\n");
     const struct ini_config *c = load_ok(path);
-    assert_int_equal(c->net_mode, INI_NET_PCI);
-    assert_string_equal(c->bridge, "br-test");
-    assert_int_equal(c->pe_policy, INI_POLICY_ROUND_ROBIN);
-    assert_int_equal(c->ini_policy, INI_POLICY_LOAD_AWARE);
-    assert_int_equal(c->stack.mtu, 9000);
-    assert_int_equal(c->stack.window, 128);
-    assert_int_equal(c->stack.seq_bits, 8);
-    assert_int_equal(c->stack.send_timeout_us, 10000000);
-    assert_int_equal(c->stack.ack_timeout_us, 1);
-    assert_int_equal(c->stack.max_message, 1);
-    assert_int_equal(c->stack.nak, 0);
+    assert_scalar_fields(c, SCALAR_FULL);
     assert_int_equal(c->stack.segmentation, 0);
-    assert_int_equal(c->idle.mode, INI_IDLE_ADAPTIVE);
-    assert_int_equal(c->idle.spin_us, 0);
-    assert_int_equal(c->idle.max_sleep_us, 1000000);
-    assert_int_equal(c->idle.yield_us, 1000000);
-    assert_int_equal(c->idle.colocate, 0);
-    assert_int_equal(c->trace.mode, INI_TRACE_DETAILED);
-    assert_int_equal(c->trace.records, 1 << 26);
-    assert_int_equal(c->eal_memory_mb, 16384);
-    assert_int_equal(c->restart.max, 100);
-    assert_int_equal(c->restart.window_s, 86400);
-    assert_int_equal(c->n_eal_args, 2);
+    assert_string_equal(c->bridge, "br-test");
     assert_string_equal(c->eal_args[1], "--log-level=7");
 
     /* Cluster 1 lists pes [3, 1] and static [1, 0]: PE 3 -> INI 1, PE 1 -> INI 0;
@@ -380,6 +396,21 @@ struct bad_case {
 /* A top-level group GROUP on line 2, followed by CLUSTERS. */
 #define WITH(group) "version = 1;\n" group "\n" CLUSTERS
 
+/* Cluster 0 (PEs 0 and 1, INI 0) on line 2 and SECOND, cluster 1, on line 3. */
+#define THEN_CLUSTER(second) \
+    "version = 1;\nclusters = ( { id = 0; pes = [0, 1]; inis = ( { id = 0; ip = \"198.18.0.1\"; } ); },\n" \
+    "             " second " );\n"
+
+/* One cluster of PE 0 and INI 0, whose fields are FIELDS, on line 2 (and on,
+ * where FIELDS hold a newline). */
+#define ONE_INI(fields) \
+    "version = 1;\nclusters = ( { id = 0; pes = [0]; inis = ( { id = 0; " fields " } ); } );\n"
+
+/* One cluster of PES and INI 0 on line 3, REST (its other fields) on line 4. */
+#define CLUSTER_WITH(pes, rest) \
+    "version = 1;\nclusters = (\n  { id = 0; pes = " pes "; inis = ( { id = 0; ip = \"198.18.0.1\"; } );\n" \
+    "    " rest " }\n);\n"
+
 static const struct bad_case bad_cases[] = {
     /* syntax */
     { "syntax error", "version = 1;\nstack = { mtu = ; };\n" CLUSTERS, 2, "syntax", "syntax error" },
@@ -431,8 +462,7 @@ static const struct bad_case bad_cases[] = {
       "version = 1;\nclusters = (\n  { id = 0; pes = [0]; inis = ( { id = 0; ip = 3323068417; } ); }\n);\n",
       3, "clusters[0].inis[0].ip", "expected a string" },
     { "static string",
-      "version = 1;\nclusters = (\n  { id = 0; pes = [0]; inis = ( { id = 0; ip = \"198.18.0.1\"; } );\n"
-      "    static = \"0\"; }\n);\n",
+      CLUSTER_WITH("[0]", "static = \"0\";"),
       4, "clusters[0].static", "expected an array" },
 
     /* unknown names */
@@ -443,8 +473,7 @@ static const struct bad_case bad_cases[] = {
       "    inis = ( { id = 0; ip = \"198.18.0.1\";\n               adress = \"x\"; } ); }\n);\n",
       5, "clusters[0].inis[0].adress", "unknown field" },
     { "unknown cluster field",
-      "version = 1;\nclusters = (\n  { id = 0; pes = [0]; inis = ( { id = 0; ip = \"198.18.0.1\"; } );\n"
-      "    statc = [0]; }\n);\n",
+      CLUSTER_WITH("[0]", "statc = [0];"),
       4, "clusters[0].statc", "unknown field" },
 
     /* unknown enum names */
@@ -456,12 +485,10 @@ static const struct bad_case bad_cases[] = {
 
     /* ids */
     { "duplicate cluster id",
-      "version = 1;\nclusters = ( { id = 0; pes = [0, 1]; inis = ( { id = 0; ip = \"198.18.0.1\"; } ); },\n"
-      "             { id = 0; pes = [2, 3]; inis = ( { id = 1; ip = \"198.18.0.2\"; } ); } );\n",
+      THEN_CLUSTER("{ id = 0; pes = [2, 3]; inis = ( { id = 1; ip = \"198.18.0.2\"; } ); }"),
       3, "clusters[1].id", "duplicate cluster id 0" },
     { "cluster ids not dense",
-      "version = 1;\nclusters = ( { id = 0; pes = [0, 1]; inis = ( { id = 0; ip = \"198.18.0.1\"; } ); },\n"
-      "             { id = 2; pes = [2, 3]; inis = ( { id = 1; ip = \"198.18.0.2\"; } ); } );\n",
+      THEN_CLUSTER("{ id = 2; pes = [2, 3]; inis = ( { id = 1; ip = \"198.18.0.2\"; } ); }"),
       3, "clusters[1].id", "out of range 0..1" },
     { "negative cluster id",
       "version = 1;\nclusters = ( { id = -1; pes = [0]; inis = ( { id = 0; ip = \"198.18.0.1\"; } ); } );\n",
@@ -471,24 +498,19 @@ static const struct bad_case bad_cases[] = {
       "             { id = 1; pes = [2, 3]; inis = ( { id = 1; ip = \"198.18.0.2\"; } ); } );\n",
       2, "clusters[0].pes[1]", "duplicate compute node id 0" },
     { "PE ids not dense",
-      "version = 1;\nclusters = ( { id = 0; pes = [0, 1]; inis = ( { id = 0; ip = \"198.18.0.1\"; } ); },\n"
-      "             { id = 1; pes = [2, 5]; inis = ( { id = 1; ip = \"198.18.0.2\"; } ); } );\n",
+      THEN_CLUSTER("{ id = 1; pes = [2, 5]; inis = ( { id = 1; ip = \"198.18.0.2\"; } ); }"),
       3, "clusters[1].pes[1]", "out of range 0..3" },
     { "PE in two clusters",
-      "version = 1;\nclusters = ( { id = 0; pes = [0, 1]; inis = ( { id = 0; ip = \"198.18.0.1\"; } ); },\n"
-      "             { id = 1; pes = [1, 2]; inis = ( { id = 1; ip = \"198.18.0.2\"; } ); } );\n",
+      THEN_CLUSTER("{ id = 1; pes = [1, 2]; inis = ( { id = 1; ip = \"198.18.0.2\"; } ); }"),
       3, "clusters[1].pes[0]", "compute node 1 is already in cluster 0" },
     { "duplicate INI id",
-      "version = 1;\nclusters = ( { id = 0; pes = [0, 1]; inis = ( { id = 0; ip = \"198.18.0.1\"; } ); },\n"
-      "             { id = 1; pes = [2, 3]; inis = ( { id = 0; ip = \"198.18.0.2\"; } ); } );\n",
+      THEN_CLUSTER("{ id = 1; pes = [2, 3]; inis = ( { id = 0; ip = \"198.18.0.2\"; } ); }"),
       3, "clusters[1].inis[0].id", "duplicate INI id 0" },
     { "INI ids not dense",
-      "version = 1;\nclusters = ( { id = 0; pes = [0, 1]; inis = ( { id = 0; ip = \"198.18.0.1\"; } ); },\n"
-      "             { id = 1; pes = [2, 3]; inis = ( { id = 3; ip = \"198.18.0.2\"; } ); } );\n",
+      THEN_CLUSTER("{ id = 1; pes = [2, 3]; inis = ( { id = 3; ip = \"198.18.0.2\"; } ); }"),
       3, "clusters[1].inis[0].id", "INI id 3 is out of range 0..1" },
     { "compute nodes without INI",
-      "version = 1;\nclusters = ( { id = 0; pes = [0, 1]; inis = ( { id = 0; ip = \"198.18.0.1\"; } ); },\n"
-      "             { id = 1; pes = [2, 3];\n               inis = ( ); } );\n",
+      THEN_CLUSTER("{ id = 1; pes = [2, 3];\n               inis = ( ); }"),
       4, "clusters[1].inis", "compute node 2 has no INI" },
     { "empty cluster",
       "version = 1;\nclusters = ( { id = 0; pes = [0]; inis = ( { id = 0; ip = \"198.18.0.1\"; } ); },\n"
@@ -497,8 +519,7 @@ static const struct bad_case bad_cases[] = {
 
     /* addresses */
     { "IP used twice",
-      "version = 1;\nclusters = ( { id = 0; pes = [0, 1]; inis = ( { id = 0; ip = \"198.18.0.1\"; } ); },\n"
-      "             { id = 1; pes = [2, 3]; inis = ( { id = 1; ip = \"198.18.0.1\"; } ); } );\n",
+      THEN_CLUSTER("{ id = 1; pes = [2, 3]; inis = ( { id = 1; ip = \"198.18.0.1\"; } ); }"),
       3, "clusters[1].inis[0].ip", "198.18.0.1 is already the address of INI 0" },
     { "MAC used twice",
       "version = 1;\nclusters = (\n"
@@ -511,29 +532,25 @@ static const struct bad_case bad_cases[] = {
       "  { id = 1; pes = [1];\n    inis = ( { id = 1; ip = \"198.18.0.2\"; } ); }\n);\n",
       5, "clusters[1].inis[0].mac", "derived from the id" },
     { "IP with a byte over 255",
-      "version = 1;\nclusters = ( { id = 0; pes = [0]; inis = ( { id = 0; ip = \"198.18.0.256\"; } ); } );\n",
+      ONE_INI("ip = \"198.18.0.256\";"),
       2, "clusters[0].inis[0].ip", "not an IPv4 address" },
     { "IP with three parts",
-      "version = 1;\nclusters = ( { id = 0; pes = [0]; inis = ( { id = 0; ip = \"198.18.1\"; } ); } );\n",
+      ONE_INI("ip = \"198.18.1\";"),
       2, "clusters[0].inis[0].ip", "not an IPv4 address" },
     { "IP multicast",
-      "version = 1;\nclusters = ( { id = 0; pes = [0]; inis = ( { id = 0; ip = \"224.0.0.1\"; } ); } );\n",
+      ONE_INI("ip = \"224.0.0.1\";"),
       2, "clusters[0].inis[0].ip", "not a unicast address" },
     { "MAC with five bytes",
-      "version = 1;\nclusters = ( { id = 0; pes = [0]; inis = ( { id = 0; ip = \"198.18.0.1\";\n"
-      "  mac = \"02:00:c6:12:00\"; } ); } );\n",
+      ONE_INI("ip = \"198.18.0.1\";\n  mac = \"02:00:c6:12:00\";"),
       3, "clusters[0].inis[0].mac", "not a MAC address" },
     { "MAC with a bad digit",
-      "version = 1;\nclusters = ( { id = 0; pes = [0]; inis = ( { id = 0; ip = \"198.18.0.1\";\n"
-      "  mac = \"02:00:c6:12:00:0g\"; } ); } );\n",
+      ONE_INI("ip = \"198.18.0.1\";\n  mac = \"02:00:c6:12:00:0g\";"),
       3, "clusters[0].inis[0].mac", "not a MAC address" },
     { "MAC with dashes",
-      "version = 1;\nclusters = ( { id = 0; pes = [0]; inis = ( { id = 0; ip = \"198.18.0.1\";\n"
-      "  mac = \"02-00-c6-12-00-01\"; } ); } );\n",
+      ONE_INI("ip = \"198.18.0.1\";\n  mac = \"02-00-c6-12-00-01\";"),
       3, "clusters[0].inis[0].mac", "not a MAC address" },
     { "MAC multicast",
-      "version = 1;\nclusters = ( { id = 0; pes = [0]; inis = ( { id = 0; ip = \"198.18.0.1\";\n"
-      "  mac = \"01:00:5e:00:00:01\"; } ); } );\n",
+      ONE_INI("ip = \"198.18.0.1\";\n  mac = \"01:00:5e:00:00:01\";"),
       3, "clusters[0].inis[0].mac", "not a unicast address" },
 
     /* static mapping */
@@ -543,16 +560,13 @@ static const struct bad_case bad_cases[] = {
       "  { id = 1; pes = [2, 3]; inis = ( { id = 1; ip = \"198.18.0.2\"; } ); }\n);\n",
       5, "clusters[0].static[1]", "INI 1 belongs to cluster 1" },
     { "static names no INI",
-      "version = 1;\nclusters = (\n  { id = 0; pes = [0]; inis = ( { id = 0; ip = \"198.18.0.1\"; } );\n"
-      "    static = [7]; }\n);\n",
+      CLUSTER_WITH("[0]", "static = [7];"),
       4, "clusters[0].static[0]", "INI 7 does not exist" },
     { "static shorter than pes",
-      "version = 1;\nclusters = (\n  { id = 0; pes = [0, 1]; inis = ( { id = 0; ip = \"198.18.0.1\"; } );\n"
-      "    static = [0]; }\n);\n",
+      CLUSTER_WITH("[0, 1]", "static = [0];"),
       4, "clusters[0].static", "length 1 differs from the length of pes (2)" },
     { "static longer than pes",
-      "version = 1;\nclusters = (\n  { id = 0; pes = [0]; inis = ( { id = 0; ip = \"198.18.0.1\"; } );\n"
-      "    static = [0, 0]; }\n);\n",
+      CLUSTER_WITH("[0]", "static = [0, 0];"),
       4, "clusters[0].static", "length 2 differs from the length of pes (1)" },
 
     /* ranges */
@@ -609,10 +623,10 @@ static const struct bad_case bad_cases[] = {
       "stack.mtu", "9000 is above 1500, the largest MTU of DPDK 22.11's af_packet driver" },
     { "memory too large", WITH("eal = { memory_mb = 16385; };"), 2, "eal.memory_mb", "out of range" },
     { "core -2",
-      "version = 1;\nclusters = ( { id = 0; pes = [0]; inis = ( { id = 0; core = -2; ip = \"198.18.0.1\"; } ); } );\n",
+      ONE_INI("core = -2; ip = \"198.18.0.1\";"),
       2, "clusters[0].inis[0].core", "out of range -1..1023" },
     { "core 1024",
-      "version = 1;\nclusters = ( { id = 0; pes = [0]; inis = ( { id = 0; core = 1024; ip = \"198.18.0.1\"; } ); } );\n",
+      ONE_INI("core = 1024; ip = \"198.18.0.1\";"),
       2, "clusters[0].inis[0].core", "out of range -1..1023" },
     { "bridge too long", WITH("network = { bridge = \"bridge-name-of-16\"; };"), 2, "network.bridge",
       "longer than 15" },
@@ -751,37 +765,34 @@ static void test_odd_inputs(void **state)
     free(cfg);
 }
 
+/* Machines one over a limit (machine_text's clusters x PEs x INIs), each
+ * refused at the cluster line that crosses it. */
+static const struct {
+    const char *name;
+    int n_clusters, pes_per_cluster, inis_per_cluster;
+    int line;
+    const char *field, *message;
+} too_big[] = {
+    { "too many clusters", INI_MAX_CLUSTERS + 1, 1, 1, 2, "clusters", "65 clusters, at most 64" },
+    { "too many PEs in a cluster", 1, INI_MAX_PES_PER_CLUSTER + 1, 1, 3, "clusters[0].pes",
+      "65 entries, at most 64" },
+    { "too many INIs in a cluster", 1, 1, INI_MAX_INIS_PER_CLUSTER + 1, 3, "clusters[0].inis",
+      "17 INIs, at most 16" },
+    /* 9 x 16 = 144 INIs: the 129th is the first of cluster 8. */
+    { "too many INIs", 9, 1, 16, 11, "clusters[8].inis[0]", "more than 128 INIs" },
+    /* 5 x 64 = 320 PEs: cluster 4 goes over 256. */
+    { "too many PEs", 5, 64, 1, 7, "clusters[4].pes", "more than 256 compute nodes" },
+};
+
 static void test_limits(void **state)
 {
     int failures = 0;
-    char *text;
-
-    text = machine_text(INI_MAX_CLUSTERS + 1, 1, 1);
-    failures += check_rejected("too many clusters", write_file("big.cfg", text), 2, "clusters",
-                               "65 clusters, at most 64");
-    free(text);
-
-    text = machine_text(1, INI_MAX_PES_PER_CLUSTER + 1, 1);
-    failures += check_rejected("too many PEs in a cluster", write_file("big.cfg", text), 3,
-                               "clusters[0].pes", "65 entries, at most 64");
-    free(text);
-
-    text = machine_text(1, 1, INI_MAX_INIS_PER_CLUSTER + 1);
-    failures += check_rejected("too many INIs in a cluster", write_file("big.cfg", text), 3,
-                               "clusters[0].inis", "17 INIs, at most 16");
-    free(text);
-
-    /* 9 x 16 = 144 INIs: the 129th is the first of cluster 8. */
-    text = machine_text(9, 1, 16);
-    failures += check_rejected("too many INIs", write_file("big.cfg", text), 11, "clusters[8].inis[0]",
-                               "more than 128 INIs");
-    free(text);
-
-    /* 5 x 64 = 320 PEs: cluster 4 goes over 256. */
-    text = machine_text(5, 64, 1);
-    failures += check_rejected("too many PEs", write_file("big.cfg", text), 7, "clusters[4].pes",
-                               "more than 256 compute nodes");
-    free(text);
+    for (size_t i = 0; i < sizeof too_big / sizeof too_big[0]; i++) {
+        char *text = machine_text(too_big[i].n_clusters, too_big[i].pes_per_cluster, too_big[i].inis_per_cluster);
+        failures += check_rejected(too_big[i].name, write_file("big.cfg", text), too_big[i].line, too_big[i].field,
+                                   too_big[i].message);
+        free(text);
+    }
 
     char args[2048] = "version = 1;\neal = { args = [";
     for (int i = 0; i <= INI_MAX_EAL_ARGS; i++)

@@ -15,8 +15,6 @@
 #include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/prctl.h>
-#include <sys/resource.h>
 #include <time.h>
 #include <cmocka.h>
 
@@ -336,11 +334,7 @@ static void test_dilation_polls(void **state)
 
 int main(void)
 {
-    /* as inid with dilation on: sleeps end when asked, and a waking
-     * thread takes a core at once (nice -15; ignored without the right) */
-    prctl(PR_SET_TIMERSLACK, 1UL, 0, 0, 0);
-    if (setpriority(PRIO_PROCESS, 0, -15) != 0)
-        print_message("(at normal priority: the dilation tests may see late wake-ups)\n");
+    dilated_thread_priority();   /* as inid with dilation on (cpu_work.h) */
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_off_by_default),
         cmocka_unit_test(test_units),

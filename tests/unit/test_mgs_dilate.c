@@ -14,8 +14,6 @@
 #include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/prctl.h>
-#include <sys/resource.h>
 #include <time.h>
 #include <cmocka.h>
 
@@ -145,12 +143,7 @@ static void test_env(void **state)
 
 int main(void)
 {
-    /* as the dilated threads: sleeps end when asked; and the work is not
-     * held up behind other work on a loaded machine (nice -15; ignored
-     * without the right), so that it shows the rule, not the load */
-    prctl(PR_SET_TIMERSLACK, 1UL, 0, 0, 0);
-    if (setpriority(PRIO_PROCESS, 0, -15) != 0)
-        printf("(at normal priority: the tests may see late wake-ups)\n");
+    dilated_thread_priority();   /* as the dilated threads (cpu_work.h) */
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_compute_thread),
         cmocka_unit_test(test_protocol_thread),

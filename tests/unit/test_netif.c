@@ -24,6 +24,7 @@
 #include "lwip/netif.h"
 #include "lwip/stats.h"
 #include "loop_harness.h"
+#include "ip_frames.h"
 
 static int corrupt_next;
 static int twin_flips;          /* frames left to get the compensating flips */
@@ -571,6 +572,32 @@ static void test_reassembly_timeout_counted(void **state)
     assert_int_equal(loop_mbufs_in_use(), before);
 }
 
+/* A flood of fragments of datagrams that never complete, from A (or, with
+ * stranger set, from 198.18.0.99, no peer's address) to B: count frames
+ * of payload_len bytes with IP ids from first_id and the fragment field
+ * frag; after each, B holds at most max_held mbufs more than before. */
+struct fragment_flood {
+    uint16_t first_id, frag, payload_len;
+    int count;
+    int stranger;
+    unsigned max_held;
+};
+
+static void flood_fragments(const struct fragment_flood *flood, unsigned before)
+{
+    uint8_t payload[1000], f[1100];
+    assert_true(flood->payload_len <= sizeof payload);
+    memset(payload, 0x5a, sizeof(payload));
+    for (int i = 0; i < flood->count; i++) {
+        uint16_t len = loop_ip_frame(f, &loop_a, (uint16_t)(flood->first_id + i), flood->frag, 17, payload,
+                                     flood->payload_len);
+        if (flood->stranger)
+            f[14 + 15] = 99;                  /* source 198.18.0.99 (IP checksum left stale: never read) */
+        input_b(f, len);
+        assert_true(loop_mbufs_in_use() - before <= flood->max_held);
+    }
+}
+
 /* A flood of first fragments (each its own datagram, never completed)
  * costs at most MEMP_NUM_REASSDATA held frames: older ones are evicted
  * and counted, the mbuf pool is not drained, and a real 65,000-byte
@@ -578,23 +605,17 @@ static void test_reassembly_timeout_counted(void **state)
 static void test_first_fragment_flood_bounded(void **state)
 {
     unsigned before = loop_mbufs_in_use();
-    uint8_t payload[1000], f[1100];
-    memset(payload, 0x5a, sizeof(payload));
-    for (int i = 0; i < 3000; i++) {
-        uint16_t len = loop_ip_frame(f, &loop_a, (uint16_t)(0x8000 + i), 0x2000 /* MF */, 17, payload, 1000);
-        input_b(f, len);
-        assert_true(loop_mbufs_in_use() - before <= 256);
-    }
+    const struct fragment_flood first = { .first_id = 0x8000, .frag = 0x2000 /* MF */, .payload_len = 1000,
+                                          .count = 3000, .max_held = 256 };
+    flood_fragments(&first, before);
     assert_int_equal(loop_b.st.dg.stats.reass_evictions, 3000 - 256);
     assert_int_equal(loop_send(&loop_a, 1, 65000), 0);
     assert_int_equal(loop_b.n_got, 1);
     assert_int_equal(loop_b.last_len, 65000);
     /* Middle fragments (offset > 0) of never-started datagrams: the same bound. */
-    for (int i = 0; i < 3000; i++) {
-        uint16_t len = loop_ip_frame(f, &loop_a, (uint16_t)(0x1000 + i), 0x2000 | 125, 17, payload, 1000);
-        input_b(f, len);
-        assert_true(loop_mbufs_in_use() - before <= 256 + 1);
-    }
+    const struct fragment_flood middle = { .first_id = 0x1000, .frag = 0x2000 | 125, .payload_len = 1000,
+                                           .count = 3000, .max_held = 256 + 1 };
+    flood_fragments(&middle, before);
     assert_int_equal(loop_send(&loop_a, 2, 65000), 0);
     assert_int_equal(loop_b.n_got, 2);
     /* All of them age out. */
@@ -604,17 +625,14 @@ static void test_first_fragment_flood_bounded(void **state)
 }
 
 /* First fragments from an address that is no peer's: dropped by the glue
- * before IP, counted, nothing kept, no peer datagram evicted. */
+ * before IP, counted, nothing kept (not even for a moment), no peer
+ * datagram evicted. */
 static void test_stranger_fragments_dropped_early(void **state)
 {
     unsigned before = loop_mbufs_in_use();
-    uint8_t payload[200], f[300];
-    memset(payload, 1, sizeof(payload));
-    for (int i = 0; i < 1000; i++) {
-        uint16_t len = loop_ip_frame(f, &loop_a, (uint16_t)i, 0x2000, 17, payload, sizeof(payload));
-        f[14 + 15] = 99;                      /* source 198.18.0.99 (IP checksum left stale: never read) */
-        input_b(f, len);
-    }
+    const struct fragment_flood strangers = { .first_id = 0, .frag = 0x2000, .payload_len = 200,
+                                              .count = 1000, .stranger = 1, .max_held = 0 };
+    flood_fragments(&strangers, before);
     assert_int_equal(loop_b.st.nf.stats.rx_not_peer, 1000);
     assert_int_equal(loop_b.st.dg.stats.reass_evictions, 0);
     assert_int_equal(loop_mbufs_in_use(), before);
@@ -623,29 +641,6 @@ static void test_stranger_fragments_dropped_early(void **state)
 /* UDP datagrams for a port nobody listens on or from an INI with no
  * connection: dropped without an answer (no ICMP) and without a buffer
  * kept. */
-/* Writes the UDP checksum of a datagram from a to b into udp[6..7]. */
-static void udp_sum(uint8_t *udp, uint16_t len)
-{
-    uint32_t sum = 0;
-    uint8_t pseudo[12];
-    memcpy(pseudo, &loop_cfg.inis[0].ip, 4);
-    memcpy(pseudo + 4, &loop_cfg.inis[1].ip, 4);
-    pseudo[8] = 0;
-    pseudo[9] = 17;
-    pseudo[10] = (uint8_t)(len >> 8);
-    pseudo[11] = (uint8_t)len;
-    udp[6] = udp[7] = 0;
-    for (int i = 0; i < 12; i += 2)
-        sum += (uint32_t)(pseudo[i] << 8 | pseudo[i + 1]);
-    for (uint16_t i = 0; i < len; i += 2)
-        sum += (uint32_t)(udp[i] << 8 | (i + 1 < len ? udp[i + 1] : 0));
-    while (sum >> 16)
-        sum = (sum & 0xffff) + (sum >> 16);
-    uint16_t c = (uint16_t)~sum;
-    udp[6] = (uint8_t)(c >> 8);
-    udp[7] = (uint8_t)c;
-}
-
 static void test_strangers_cost_nothing(void **state)
 {
     unsigned before = loop_mbufs_in_use();
@@ -657,7 +652,7 @@ static void test_strangers_cost_nothing(void **state)
     udp[3] = INI_UDP_PORT & 0xff;
     udp[8] = INI_SWP_ACK;
     udp[9] = 77;                              /* no INI 77 */
-    udp_sum(udp, sizeof(udp));
+    test_udp_checksum(udp, sizeof(udp), loop_cfg.inis[0].ip, loop_cfg.inis[1].ip);
     input_b(f, loop_ip_frame(f, &loop_a, 2, 0, 17, udp, sizeof(udp)));
     assert_int_equal(ini_swp_totals(loop_b.st.swp).bad_conn, 1);
     input_b(f, loop_ip_frame(f, &loop_a, 3, 0, 6, udp, sizeof(udp)));   /* TCP */

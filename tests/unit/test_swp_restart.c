@@ -84,6 +84,15 @@ static void restart(struct loop_side *s)
         fail_msg("restart: %s", err);
 }
 
+/* a sends messages 0..n-1 of len bytes with b muted: b's acknowledgements
+ * (and anything else it sends) are lost until the test unmutes it. */
+static void send_unacknowledged(uint32_t n, uint32_t len)
+{
+    b_muted = 1;
+    for (uint32_t i = 0; i < n; i++)
+        assert_int_equal(loop_send(&loop_a, i, len), 0);
+}
+
 /* Messages 0..n-1 reached b once each, in order, and a got each back once. */
 static void assert_exactly_once(uint32_t n)
 {
@@ -111,9 +120,7 @@ static int note_logged(void *ctx, int peer, uint64_t off, void **cookie)
 
 static void test_region_written(void **state)
 {
-    b_muted = 1;                        /* no acks yet */
-    for (uint32_t i = 0; i < 3; i++)
-        assert_int_equal(loop_send(&loop_a, i, 100), 0);
+    send_unacknowledged(3, 100);   /* no acks yet */
     struct ini_swp_conn_info a = loop_conn(&loop_a);
     assert_int_equal(a.logged, 3);
     assert_int_equal(a.next_seq, 3);
@@ -212,9 +219,7 @@ static void test_intent_not_published(void **state) { settle(1, 0); }
  * sends nothing again; the next messages go on from 8. */
 static void test_receiver_restart_acks_lost(void **state)
 {
-    b_muted = 1;
-    for (uint32_t i = 0; i < 8; i++)
-        assert_int_equal(loop_send(&loop_a, i, 64), 0);
+    send_unacknowledged(8, 64);
     assert_int_equal(loop_b.n_got, 8);
     assert_int_equal(loop_a.released, 0);
     restart(&loop_b);
@@ -296,9 +301,7 @@ static void test_both_restart(void **state)
  * answers again without rewinding twice. */
 static void test_sync_answer_lost(void **state)
 {
-    b_muted = 1;
-    for (uint32_t i = 0; i < 4; i++)
-        assert_int_equal(loop_send(&loop_a, i, 64), 0);
+    send_unacknowledged(4, 64);
     restart(&loop_b);
     b_muted = 0;
     a_muted = 1;                        /* a's answer lost */
@@ -354,9 +357,7 @@ static void test_sender_restart_mid_message(void **state)
  * fails the MAC. */
 static void test_keyed_restart(void **state)
 {
-    b_muted = 1;
-    for (uint32_t i = 0; i < 8; i++)
-        assert_int_equal(loop_send(&loop_a, i, 64), 0);
+    send_unacknowledged(8, 64);
     restart(&loop_b);
     b_muted = 0;
     loop_run(MS, 5);
@@ -374,9 +375,7 @@ static void test_keyed_restart(void **state)
  * anything it holds for b, and b, never answered, sends no DATA. */
 static void test_sync_under_another_key_refused(void **state)
 {
-    b_muted = 1;
-    for (uint32_t i = 0; i < 4; i++)
-        assert_int_equal(loop_send(&loop_a, i, 64), 0);
+    send_unacknowledged(4, 64);
     memcpy(loop_b.key, "not the key of this machine, 32!", INI_SWP_KEY_LEN);
     restart(&loop_b);
     b_muted = 0;

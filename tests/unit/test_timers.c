@@ -646,114 +646,160 @@ static uint32_t rng_below(uint64_t *s, uint32_t n) { return (uint32_t)(rng_next(
 #define RANDOM_CONNS 5
 #define RANDOM_OPS   6000
 
-/* Returns how many starts found the pool exhausted. */
-static uint32_t run_random(uint64_t seed, unsigned bits, int ack)
-{
-    const uint32_t window = bits == 8 ? 24 : 40;
-    const uint32_t mask = bits == 32 ? UINT32_MAX : (UINT32_C(1) << bits) - 1;
-    const uint64_t timeout = 1000;
+/* One random run against the model: the list, the model, the random
+ * stream and what the run has done so far. */
+struct random_run {
     struct timer_list l;
+    struct model m;
+    uint64_t rng, now;
+    unsigned bits;
+    uint32_t window, mask;
+    uint32_t next_seq[RANDOM_CONNS];
+    uint32_t expired_total, cancelled_total, enospc, most_pending;
+};
+
+#define RANDOM_TIMEOUT 1000
+
+static void random_run_init(struct random_run *r, uint64_t seed, unsigned bits, int ack)
+{
+    memset(r, 0, sizeof *r);
+    r->bits = bits;
+    r->window = bits == 8 ? 24 : 40;
+    r->mask = bits == 32 ? UINT32_MAX : (UINT32_C(1) << bits) - 1;
     if (ack)
-        assert_int_equal(timer_list_init_ack(&l, RANDOM_CONNS, timeout), 0);
+        assert_int_equal(timer_list_init_ack(&r->l, RANDOM_CONNS, RANDOM_TIMEOUT), 0);
     else
         /* Fewer records than the connections' windows add up to, since
          * the random starts ignore windows: the pool runs out now and then. */
-        assert_int_equal(timer_list_init_send(&l, RANDOM_CONNS, 24, timeout), 0);
-    struct model m = {0};
-    m.capacity = l.capacity;
-    m.timeout = timeout;
-    m.one_per_conn = ack;
-    m.t = calloc(m.capacity, sizeof *m.t);
-    assert_non_null(m.t);
+        assert_int_equal(timer_list_init_send(&r->l, RANDOM_CONNS, 24, RANDOM_TIMEOUT), 0);
+    r->m.capacity = r->l.capacity;
+    r->m.timeout = RANDOM_TIMEOUT;
+    r->m.one_per_conn = ack;
+    r->m.t = calloc(r->m.capacity, sizeof *r->m.t);
+    assert_non_null(r->m.t);
 
-    uint64_t rng = seed * 1000003u + bits + (uint64_t)ack * 7;
+    r->rng = seed * 1000003u + bits + (uint64_t)ack * 7;
     /* Start near the top of the width so sequence numbers wrap early; the
      * 32-bit case starts just below 2^32. */
-    uint32_t next_seq[RANDOM_CONNS];
     for (uint32_t c = 0; c < RANDOM_CONNS; c++)
-        next_seq[c] = (mask - rng_below(&rng, 64)) & mask;
-    uint64_t now = rng_next(&rng) >> 8;    /* anywhere, far from overflow */
-    uint32_t expired_total = 0, cancelled_total = 0, enospc = 0, most_pending = 0;
+        r->next_seq[c] = (r->mask - rng_below(&r->rng, 64)) & r->mask;
+    r->now = rng_next(&r->rng) >> 8;    /* anywhere, far from overflow */
+}
 
-    for (uint32_t op = 0; op < RANDOM_OPS; op++) {
-        /* Time mostly creeps (often not at all: equal deadlines) so that
-         * dozens of timers are pending and the pool fills up; now and then
-         * it jumps by up to twice the timeout. */
-        uint32_t step = rng_below(&rng, 100);
-        if (step < 2)
-            now += rng_below(&rng, 2 * (uint32_t)timeout);
-        else if (step < 40)
-            now += rng_below(&rng, 30);
-        uint16_t conn = (uint16_t)rng_below(&rng, RANDOM_CONNS);
-        uint32_t kind = rng_below(&rng, 100);
-        if (kind < 45) {
-            uint32_t seq = next_seq[conn];
-            next_seq[conn] = (next_seq[conn] + 1) & mask;
-            int want = model_start(&m, conn, seq, now);
-            assert_int_equal(timer_list_start(&l, conn, seq, now), want);
-            enospc += want == -ENOSPC;
-        } else if (kind < 65) {
-            /* Expire at now, or at a time a little ahead (the loop may look
-             * ahead; the model does not care). */
-            uint64_t at = now + (rng_below(&rng, 4) == 0 ? rng_below(&rng, 2 * (uint32_t)timeout) : 0);
-            uint16_t c;
-            uint32_t s;
-            for (;;) {
-                int i = model_earliest(&m);
-                int due = i >= 0 && m.t[i].deadline <= at;
-                assert_int_equal(timer_list_pop_expired(&l, at, &c, &s), due);
-                if (!due)
-                    break;
-                assert_int_equal(c, m.t[i].conn);
-                assert_int_equal(s, m.t[i].seq);
-                model_remove(&m, (uint32_t)i);
-                expired_total++;
-            }
-            now = at;
-        } else if (kind < 85) {
-            /* An ACK: usually [a pending seq or the window bottom, something
-             * up to a window past it), sometimes any two numbers. */
-            uint32_t from, to;
-            if (rng_below(&rng, 8) == 0) {
-                from = (uint32_t)rng_next(&rng);
-                to = (uint32_t)rng_next(&rng);
-            } else {
-                from = next_seq[conn] - rng_below(&rng, 2 * window);
-                to = from + rng_below(&rng, window + 1);
-                /* Bits above the width must not matter. */
-                if (rng_below(&rng, 2)) {
-                    from |= ~mask;
-                    to |= ~mask & (uint32_t)rng_next(&rng);
-                }
-            }
-            int want = model_cancel_range(&m, conn, from, to, bits);
-            assert_int_equal(timer_list_cancel_range(&l, conn, from, to, bits), want);
-            cancelled_total += (uint32_t)want;
-        } else if (kind < 95) {
-            /* A NAK: cancel one pending (or not) seq, and usually restart. */
-            uint32_t seq = (next_seq[conn] - 1 - rng_below(&rng, 2 * window)) & mask;
-            int want = model_cancel_one(&m, conn, seq);
-            assert_int_equal(timer_list_cancel_one(&l, conn, seq), want);
-            if (want && rng_below(&rng, 4)) {
-                int w = model_start(&m, conn, seq, now);
-                assert_int_equal(timer_list_start(&l, conn, seq, now), w);
-            }
-        } else {
-            int want = model_cancel_conn(&m, conn);
-            assert_int_equal(timer_list_cancel_conn(&l, conn), want);
-            cancelled_total += (uint32_t)want;
+/* Time mostly creeps (often not at all: equal deadlines) so that dozens of
+ * timers are pending and the pool fills up; now and then it jumps by up to
+ * twice the timeout. */
+static void random_advance(struct random_run *r)
+{
+    uint32_t step = rng_below(&r->rng, 100);
+    if (step < 2)
+        r->now += rng_below(&r->rng, 2 * RANDOM_TIMEOUT);
+    else if (step < 40)
+        r->now += rng_below(&r->rng, 30);
+}
+
+static void random_start(struct random_run *r, uint16_t conn)
+{
+    uint32_t seq = r->next_seq[conn];
+    r->next_seq[conn] = (r->next_seq[conn] + 1) & r->mask;
+    int want = model_start(&r->m, conn, seq, r->now);
+    assert_int_equal(timer_list_start(&r->l, conn, seq, r->now), want);
+    r->enospc += want == -ENOSPC;
+}
+
+/* Expire at now, or at a time a little ahead (the loop may look ahead; the
+ * model does not care). */
+static void random_expire(struct random_run *r)
+{
+    uint64_t at = r->now + (rng_below(&r->rng, 4) == 0 ? rng_below(&r->rng, 2 * RANDOM_TIMEOUT) : 0);
+    uint16_t c;
+    uint32_t s;
+    for (;;) {
+        int i = model_earliest(&r->m);
+        int due = i >= 0 && r->m.t[i].deadline <= at;
+        assert_int_equal(timer_list_pop_expired(&r->l, at, &c, &s), due);
+        if (!due)
+            break;
+        assert_int_equal(c, r->m.t[i].conn);
+        assert_int_equal(s, r->m.t[i].seq);
+        model_remove(&r->m, (uint32_t)i);
+        r->expired_total++;
+    }
+    r->now = at;
+}
+
+/* An ACK: usually [a pending seq or the window bottom, something up to a
+ * window past it), sometimes any two numbers. */
+static void random_ack(struct random_run *r, uint16_t conn)
+{
+    uint32_t from, to;
+    if (rng_below(&r->rng, 8) == 0) {
+        from = (uint32_t)rng_next(&r->rng);
+        to = (uint32_t)rng_next(&r->rng);
+    } else {
+        from = r->next_seq[conn] - rng_below(&r->rng, 2 * r->window);
+        to = from + rng_below(&r->rng, r->window + 1);
+        /* Bits above the width must not matter. */
+        if (rng_below(&r->rng, 2)) {
+            from |= ~r->mask;
+            to |= ~r->mask & (uint32_t)rng_next(&r->rng);
         }
-        compare(&l, &m);
-        if (m.n > most_pending)
-            most_pending = m.n;
+    }
+    int want = model_cancel_range(&r->m, conn, from, to, r->bits);
+    assert_int_equal(timer_list_cancel_range(&r->l, conn, from, to, r->bits), want);
+    r->cancelled_total += (uint32_t)want;
+}
+
+/* A NAK: cancel one pending (or not) seq, and usually restart. */
+static void random_nak(struct random_run *r, uint16_t conn)
+{
+    uint32_t seq = (r->next_seq[conn] - 1 - rng_below(&r->rng, 2 * r->window)) & r->mask;
+    int want = model_cancel_one(&r->m, conn, seq);
+    assert_int_equal(timer_list_cancel_one(&r->l, conn, seq), want);
+    if (want && rng_below(&r->rng, 4)) {
+        int w = model_start(&r->m, conn, seq, r->now);
+        assert_int_equal(timer_list_start(&r->l, conn, seq, r->now), w);
+    }
+}
+
+static void random_cancel_conn(struct random_run *r, uint16_t conn)
+{
+    int want = model_cancel_conn(&r->m, conn);
+    assert_int_equal(timer_list_cancel_conn(&r->l, conn), want);
+    r->cancelled_total += (uint32_t)want;
+}
+
+/* RANDOM_OPS random operations on a list and the model, compared after
+ * each.  Returns how many starts found the pool exhausted. */
+static uint32_t run_random(uint64_t seed, unsigned bits, int ack)
+{
+    struct random_run r;
+    random_run_init(&r, seed, bits, ack);
+    for (uint32_t op = 0; op < RANDOM_OPS; op++) {
+        random_advance(&r);
+        uint16_t conn = (uint16_t)rng_below(&r.rng, RANDOM_CONNS);
+        uint32_t kind = rng_below(&r.rng, 100);
+        if (kind < 45)
+            random_start(&r, conn);
+        else if (kind < 65)
+            random_expire(&r);
+        else if (kind < 85)
+            random_ack(&r, conn);
+        else if (kind < 95)
+            random_nak(&r, conn);
+        else
+            random_cancel_conn(&r, conn);
+        compare(&r.l, &r.m);
+        if (r.m.n > r.most_pending)
+            r.most_pending = r.m.n;
     }
     /* The run must have exercised every path, not just idled. */
-    assert_true(expired_total > 100);
-    assert_true(cancelled_total > 100);
-    assert_int_equal(most_pending, m.capacity);
-    free(m.t);
-    timer_list_destroy(&l);
-    return enospc;
+    assert_true(r.expired_total > 100);
+    assert_true(r.cancelled_total > 100);
+    assert_int_equal(r.most_pending, r.m.capacity);
+    free(r.m.t);
+    timer_list_destroy(&r.l);
+    return r.enospc;
 }
 
 static const uint64_t seeds[] = {1, 2, 3, 42, 2024, 0xdeadbeef};

@@ -159,10 +159,7 @@ static void test_velocity_scaling_properties(void **state)
 static void test_velocities_from_shipped_file(void **state)
 {
     (void)state;
-    const char *path = water_test_random();
-    double *random;
-    char err[512];
-    assert_int_equal(water_load_random(path, 512, &random, err, sizeof err), 0);
+    double *random = water_test_load_random(512);
     water_input in = standard_input(512);
     water_consts c;
     water_compute_consts(&in, &c);

@@ -2,7 +2,8 @@
  * water_test.h - what the Water unit tests share (test_water_*.c): Water
  * is checked against the bit-exact values of WATER_SPEC.md, so a double
  * must equal its expected value exactly, and a failure prints both in full
- * precision.  Include after <cmocka.h>, <stdlib.h> and <unistd.h>.
+ * precision.  Include after <cmocka.h>, <stdlib.h>, <unistd.h> and
+ * "water/water.h".
  *
  * The data file random.in is part of the repository (tools/apps/water/data/):
  * the tests read it from there (tests/run-all.sh runs them from the
@@ -26,6 +27,20 @@ static inline const char *water_test_random(void)
         fail();
     }
     return path;
+}
+
+/* The numbers of the shipped random.in for nmol molecules (1 + 9 * nmol of
+ * them, water_load_random); fails the test, saying why, when they cannot be
+ * loaded.  The caller frees them. */
+static inline double *water_test_load_random(long nmol)
+{
+    double *numbers;
+    char err[512];
+    if (water_load_random(water_test_random(), nmol, &numbers, err, sizeof err) != 0) {
+        print_error("%s\n", err);
+        fail();
+    }
+    return numbers;
 }
 
 #define assert_same_double(actual, expected)                                                    \

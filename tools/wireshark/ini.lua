@@ -85,8 +85,9 @@ local f = {
     inc     = ProtoField.uint32("ini_swp.sync.incarnation", "Sender's incarnation", base.DEC),
     answers = ProtoField.uint32("ini_swp.sync.answers", "Answers incarnation", base.DEC),
 }
-swp.fields = { f.op, f.conn, f.seq, f.ack, f.width, f.crc, f.crc_ok, f.retx, f.retx_of, f.msg_len, f.seg, f.more,
-               f.cont, f.retx_flag, f.reply, f.inc, f.answers }
+-- Every field of the table above, which Wireshark takes keyed by name as
+-- well as listed (it registers each ProtoField it finds in the table).
+swp.fields = f
 
 local a = {
     src     = ProtoField.uint16("ini_am.src_pe", "Source PE", base.DEC),
@@ -97,7 +98,7 @@ local a = {
     pe_seq  = ProtoField.uint32("ini_am.pe_seq", "Sender's sequence number", base.DEC),
     payload = ProtoField.bytes("ini_am.payload", "Payload"),
 }
-am.fields = { a.src, a.dst, a.handler, a.flags, a.len, a.pe_seq, a.payload }
+am.fields = a
 
 local e_bad_op = ProtoExpert.new("ini_swp.bad_op", "Unknown opcode", expert.group.MALFORMED, expert.severity.ERROR)
 local e_short = ProtoExpert.new("ini_swp.short", "Frame too short", expert.group.MALFORMED, expert.severity.ERROR)
