@@ -1024,22 +1024,43 @@ static int across_hosts(const struct options *o)
     return ini_config_has_hosts(&cfg);
 }
 
+/* What status and down work on: the options, the state of the `up`
+ * here and its run directory. */
+struct up_here {
+    struct options o;
+    struct launch L;
+    char run_dir[PATH_MAX];
+};
+
+/* status's and down's start: the options into h->o; then either every
+ * host's own answer (1, its exit status in *rc) or the state of the `up`
+ * here in h (0; none: exit absent_status). */
+static int status_or_down_start(const char *cmd, int argc, char **argv, int absent_status, struct up_here *h,
+                                int *rc)
+{
+    parse_options(cmd, argc, argv, F_RUNDIR | F_HOSTS, &h->o);
+    if (across_hosts(&h->o)) {
+        *rc = each_host(cmd, &h->o);
+        return 1;
+    }
+    read_up_state_or_exit(&h->L, &h->o, h->run_dir, sizeof h->run_dir, absent_status);
+    return 0;
+}
+
 static int cmd_status(int argc, char **argv)
 {
-    struct options o;
-    parse_options("status", argc, argv, F_RUNDIR | F_HOSTS, &o);
-    if (across_hosts(&o))
-        return each_host("status", &o);
-    static struct launch L;
-    char run_dir[PATH_MAX];
-    read_up_state_or_exit(&L, &o, run_dir, sizeof run_dir, 1);
+    static struct up_here h;
+    struct launch *L = &h.L;
+    int rc;
+    if (status_or_down_start("status", argc, argv, 1, &h, &rc))
+        return rc;
     int healthy = 1;
-    for (int k = 0; k < L.n_daemons; k++) {
-        struct daemon *d = &L.daemons[k];
+    for (int k = 0; k < L->n_daemons; k++) {
+        struct daemon *d = &L->daemons[k];
         const char *state = "not running";
         if (d->running) {
             char err[512];
-            struct ini_segment *seg = ini_segment_attach(L.segs[d->cluster].name, d->cluster,
+            struct ini_segment *seg = ini_segment_attach(L->segs[d->cluster].name, d->cluster,
                                                          err, sizeof err);
             uint32_t s = seg ? atomic_load(&seg->inis[d->index].state) : INI_SEG_ABSENT;
             state = s == INI_SEG_READY ? "running, ready"
@@ -1051,13 +1072,13 @@ static int cmd_status(int argc, char **argv)
             healthy = 0;
         printf("inid %d (cluster %d) pid %d: %s\n", d->ini, d->cluster, (int)d->pid, state);
     }
-    if (L.supervisor && supervise_up_alive(&L))
-        printf("supervisor pid %d: running\n", (int)L.supervisor);
-    else if (L.supervisor)
+    if (L->supervisor && supervise_up_alive(L))
+        printf("supervisor pid %d: running\n", (int)L->supervisor);
+    else if (L->supervisor)
         printf("supervisor pid %d: not running: a daemon that dies is not restarted (why it ended: %s/launcher.log)\n",
-               (int)L.supervisor, run_dir);
-    live_figures(&L, STATUS_SAMPLE_MS, stdout);
-    printf("run directory: %s\n", run_dir);
+               (int)L->supervisor, h.run_dir);
+    live_figures(L, STATUS_SAMPLE_MS, stdout);
+    printf("run directory: %s\n", h.run_dir);
     return healthy ? 0 : 1;
 }
 
@@ -1121,31 +1142,29 @@ static int cmd_top(int argc, char **argv)
 
 static int cmd_down(int argc, char **argv)
 {
-    struct options o;
-    parse_options("down", argc, argv, F_RUNDIR | F_HOSTS, &o);
-    if (across_hosts(&o))
-        return each_host("down", &o);
-    static struct launch L;
-    char run_dir[PATH_MAX];
-    read_up_state_or_exit(&L, &o, run_dir, sizeof run_dir, 0);
+    static struct up_here h;
+    struct launch *L = &h.L;
+    int rc;
+    if (status_or_down_start("down", argc, argv, 0, &h, &rc))
+        return rc;
     install_signal_handlers();
     /* The supervisor first, so that nobody restarts what we stop; then
      * the state again: a restart may have changed a pid. */
-    if (supervise_up_alive(&L)) {
-        supervise_up_stop(&L, LAUNCH_STOP_MS + 2000);
-        read_up_state_or_exit(&L, &o, run_dir, sizeof run_dir, 0);
+    if (supervise_up_alive(L)) {
+        supervise_up_stop(L, LAUNCH_STOP_MS + 2000);
+        read_up_state_or_exit(L, &h.o, h.run_dir, sizeof h.run_dir, 0);
     }
     int was_running = 0;
-    for (int k = 0; k < L.n_daemons; k++)
-        was_running += L.daemons[k].running;
-    int bad = launch_stop_daemons(&L, LAUNCH_STOP_MS);
-    launch_teardown(&L);
+    for (int k = 0; k < L->n_daemons; k++)
+        was_running += L->daemons[k].running;
+    int bad = launch_stop_daemons(L, LAUNCH_STOP_MS);
+    launch_teardown(L);
     char state[PATH_MAX + 16];
-    snprintf(state, sizeof state, "%s/state", run_dir);
+    snprintf(state, sizeof state, "%s/state", h.run_dir);
     unlink(state);
-    launch_print_counters(&L, stdout);
+    launch_print_counters(L, stdout);
     printf("stopped %d daemon%s\n", was_running, was_running == 1 ? "" : "s");
-    printf("run directory: %s\n", run_dir);
+    printf("run directory: %s\n", h.run_dir);
     return bad ? 1 : 0;
 }
 
