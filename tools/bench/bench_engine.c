@@ -23,6 +23,7 @@
 #include "bench.h"
 #include "clock.h"
 
+#include <errno.h>
 #include <sched.h>
 #include <sys/resource.h>
 #include <stdio.h>
@@ -88,6 +89,30 @@ struct stat2 bench_stat(double *v, int n)
     s.min = v[0];
     s.med = n % 2 ? v[n / 2] : (v[n / 2 - 1] + v[n / 2]) / 2;
     return s;
+}
+
+/* ---- arguments ---- */
+
+/* A comma list of integers in lo..hi, at most max of them, into out.
+ * Here, below every mode's main (ini-bench.c, bench_probe.c,
+ * bench_handover.c, bench_logp.c), so that no mode calls up into
+ * ini-bench.c. */
+int bench_parse_list(const char *s, long *out, int max, long lo, long hi)
+{
+    int n = 0;
+    const char *p = s;
+    while (*p) {
+        char *end;
+        errno = 0;
+        long x = strtol(p, &end, 10);
+        if (end == p || errno || x < lo || x > hi || n >= max || (*end && *end != ','))
+            return -1;
+        out[n++] = x;
+        p = *end ? end + 1 : end;
+        if (*end && !*p)
+            return -1;
+    }
+    return n;
 }
 
 void bench_derive(const struct bench_params *p, struct layer_result *r)

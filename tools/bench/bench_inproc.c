@@ -421,34 +421,40 @@ static void run_layer(const char *layer, int n, int window, struct cost *c)
     }
 }
 
+/* ini-bench --inproc's options; the flood's and the frames' go to the
+ * file's state (flood_k, flood_stranger, frame_mtu, msg_size). */
+struct inproc_opts {
+    const char *layer;        /* raw, udp-ip, reliable or all */
+    long n, window;
+    int pingpong, mac, segment;
+};
+
 /* ini-bench --inproc's flags (usage: ini-bench --help). */
-int bench_inproc_main(int argc, char **argv)
+static void parse_inproc_args(int argc, char **argv, struct inproc_opts *o)
 {
     static const char *const layer_names[] = { "raw", "udp-ip", "reliable", "all", NULL };
-    const char *layer = "all";
     static const char *const seg_modes[] = { "off", "on", NULL };
-    long n = 100000, window = 16, size = BENCH_HDR;
-    int pingpong = 0, mac = 0, segment = 0;     /* IP fragments, as the counts in docs/ were taken */
+    long size = BENCH_HDR;
     for (int i = 2; i < argc; i++) {
         const char *a = argv[i];
         if (cli_common_flag(a))
             continue;
         if (!strcmp(a, "--layer"))
-            layer = layer_names[cli_parse_choice(a, cli_value(argc, argv, &i), layer_names)];
+            o->layer = layer_names[cli_parse_choice(a, cli_value(argc, argv, &i), layer_names)];
         else if (!strcmp(a, "--count"))
-            n = cli_parse_long(a, cli_value(argc, argv, &i), 1, 100000000);
+            o->n = cli_parse_long(a, cli_value(argc, argv, &i), 1, 100000000);
         else if (!strcmp(a, "--window"))
-            window = cli_parse_long(a, cli_value(argc, argv, &i), 1, 1024);
+            o->window = cli_parse_long(a, cli_value(argc, argv, &i), 1, 1024);
         else if (!strcmp(a, "--pingpong"))
-            pingpong = 1;
+            o->pingpong = 1;
         else if (!strcmp(a, "--mac"))
-            mac = 1;
+            o->mac = 1;
         else if (!strcmp(a, "--flood"))
             flood_k = (int)cli_parse_long(a, cli_value(argc, argv, &i), 0, 1000);
         else if (!strcmp(a, "--flood-stranger"))
             flood_stranger = 1;
         else if (!strcmp(a, "--segment"))
-            segment = cli_parse_choice(a, cli_value(argc, argv, &i), seg_modes);
+            o->segment = cli_parse_choice(a, cli_value(argc, argv, &i), seg_modes);
         else if (!strcmp(a, "--mtu"))
             frame_mtu = (int)cli_parse_long(a, cli_value(argc, argv, &i), 576, 9000);
         else if (!strcmp(a, "--size"))
@@ -459,20 +465,27 @@ int bench_inproc_main(int argc, char **argv)
             cli_bad_arg("--inproc: %s: unexpected argument", a);
     }
     msg_size = (uint32_t)size;
+}
+
+/* The EAL, the two sides and their message slots; 0, or -1 said. */
+static int inproc_setup(const struct inproc_opts *o)
+{
     char prefix[64];
     snprintf(prefix, sizeof(prefix), "--file-prefix=ini-bench-ip-%d", (int)getpid());
     char *eal[] = { "ini-bench", "--no-huge", "-m", "128", "--no-pci", "--no-shconf", prefix,
                     "--no-telemetry", "--log-level=*:critical", "--lcores=0@0", NULL };
     if (rte_eal_init(10, eal) < 0) {
         cli_error("--inproc: EAL init failed");
-        return 1;
+        return -1;
     }
     /* Empty under --no-shconf and --no-telemetry: removed now, so that
      * nothing is left in /var/run/dpdk. */
     rmdir(rte_eal_get_runtime_dir());
+    int window = (int)o->window;
     ip_pool = ini_stack_pool_create("ip_mbufs", 8191, ini_stack_mbuf_room(frame_mtu), 256);
-    if (!ip_pool || setup_side(&A, 0, (int)window, segment, mac) < 0 || setup_side(&B, 1, (int)window, segment, mac) < 0)
-        return 1;
+    if (!ip_pool || setup_side(&A, 0, window, o->segment, o->mac) < 0 ||
+        setup_side(&B, 1, window, o->segment, o->mac) < 0)
+        return -1;
     /* A's window of message slots, then B's (for its answers). */
     n_slots = (uint32_t)window;
     slot_stride = (INI_SWP_MAXHDR + (uint32_t)sizeof(struct ini_am_hdr) + msg_size + 63) & ~63u;
@@ -483,36 +496,43 @@ int bench_inproc_main(int argc, char **argv)
         struct ini_am_hdr h = { (uint16_t)(i >= n_slots), (uint16_t)(i < n_slots), 0, 0, msg_size, 0 };
         memcpy(slots + i * slot_stride + INI_SWP_MAXHDR, &h, sizeof(h));
     }
-    if (pingpong) {
-        struct cost c;
-        uint64_t reply;
-        run_pingpong((int)n, &c, &reply);
-        double k = (double)n;
-        printf("in-process INI ping-pong, reliable layer: %u-byte messages, %ld round trips, TSC %.2f GHz\n",
-               msg_size, n, (double)bench_tsc_hz() / 1e9);
-        printf("  cycles per round trip: A sends %.0f, B takes it %.0f, B answers %.0f, A takes the answer %.0f;"
-               " total %.0f (%.0f ns)\n",
-               (double)c.send / k, (double)c.recv / k, (double)reply / k, (double)c.ack / k,
-               (double)(c.send + c.recv + reply + c.ack) / k,
-               (double)(c.send + c.recv + reply + c.ack) / k / (double)bench_tsc_hz() * 1e9);
-        printf("  delivered: %llu to B, %llu to A; retransmissions %llu\n", (unsigned long long)B.delivered,
-               (unsigned long long)A.delivered,
-               (unsigned long long)(retransmissions(&A) + retransmissions(&B)));
-        rmdir(rte_eal_get_runtime_dir());
-        return 0;
-    }
+    return 0;
+}
 
+/* --pingpong: n round trips of the reliable layer, cycles per step. */
+static void inproc_pingpong(long n)
+{
+    struct cost c;
+    uint64_t reply;
+    run_pingpong((int)n, &c, &reply);
+    double k = (double)n;
+    printf("in-process INI ping-pong, reliable layer: %u-byte messages, %ld round trips, TSC %.2f GHz\n",
+           msg_size, n, (double)bench_tsc_hz() / 1e9);
+    printf("  cycles per round trip: A sends %.0f, B takes it %.0f, B answers %.0f, A takes the answer %.0f;"
+           " total %.0f (%.0f ns)\n",
+           (double)c.send / k, (double)c.recv / k, (double)reply / k, (double)c.ack / k,
+           (double)(c.send + c.recv + reply + c.ack) / k,
+           (double)(c.send + c.recv + reply + c.ack) / k / (double)bench_tsc_hz() * 1e9);
+    printf("  delivered: %llu to B, %llu to A; retransmissions %llu\n", (unsigned long long)B.delivered,
+           (unsigned long long)A.delivered,
+           (unsigned long long)(retransmissions(&A) + retransmissions(&B)));
+}
+
+/* The send and receive cycles per message of each layer asked for. */
+static void inproc_layers(const struct inproc_opts *o)
+{
+    long n = o->n;
     double hz = (double)bench_tsc_hz();
     printf("in-process INI stack path: %u-byte messages, window/depth %ld, %ld messages, TSC %.2f GHz\n",
-           msg_size, window, n, hz / 1e9);
+           msg_size, o->window, n, hz / 1e9);
     printf("  %-9s %14s %14s %14s   (cycles per message)\n", "layer", "send", "receive", "send+receive");
     const char *layers[3] = { "raw", "udp-ip", "reliable" };
     for (int k = 0; k < 3; k++) {
-        if (strcmp(layer, "all") && strcmp(layer, layers[k]))
+        if (strcmp(o->layer, "all") && strcmp(o->layer, layers[k]))
             continue;
         struct cost c;
         uint64_t d0 = B.delivered;
-        run_layer(layers[k], (int)n, (int)window, &c);
+        run_layer(layers[k], (int)n, (int)o->window, &c);
         double s = (double)(c.send + c.ack) / (double)n, r = (double)c.recv / (double)n;
         printf("  %-9s %14.0f %14.0f %14.0f   delivered %llu", layers[k], s, r, s + r,
                (unsigned long long)(B.delivered - d0));
@@ -527,6 +547,19 @@ int bench_inproc_main(int argc, char **argv)
                    (unsigned long long)flood_frames, flood_k, flood_stranger ? "a stranger" : "A's address",
                    (unsigned long long)B.st.dg.stats.reass_evictions, (unsigned long long)B.st.nf.stats.rx_not_peer);
     }
+}
+
+int bench_inproc_main(int argc, char **argv)
+{
+    /* segment 0: IP fragments, as the counts in docs/ were taken */
+    struct inproc_opts o = { .layer = "all", .n = 100000, .window = 16, .pingpong = 0, .mac = 0, .segment = 0 };
+    parse_inproc_args(argc, argv, &o);
+    if (inproc_setup(&o) < 0)
+        return 1;
+    if (o.pingpong)
+        inproc_pingpong(o.n);
+    else
+        inproc_layers(&o);
     rmdir(rte_eal_get_runtime_dir());   /* empty with --no-shconf */
     return 0;
 }

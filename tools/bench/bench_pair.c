@@ -12,40 +12,38 @@
 
 #include <errno.h>
 #include <signal.h>
+#include <stdint.h>
 #include <stdio.h>
 #include <string.h>
 #include <sys/socket.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
-int bench_write_full(int fd, const void *buf, size_t len)
+/* All len bytes through read or write, resuming after signals; 0, or -1
+ * on an error or end of file.  Writing, p is only read (the cast in
+ * bench_write_full). */
+static int transfer_full(int fd, uint8_t *p, size_t len, int writing)
 {
-    const uint8_t *p = buf;
     while (len) {
-        ssize_t w = write(fd, p, len);
-        if (w < 0 && errno == EINTR)
+        ssize_t n = writing ? write(fd, p, len) : read(fd, p, len);
+        if (n < 0 && errno == EINTR)
             continue;
-        if (w <= 0)
+        if (n <= 0)
             return -1;
-        p += w;
-        len -= (size_t)w;
+        p += n;
+        len -= (size_t)n;
     }
     return 0;
 }
 
+int bench_write_full(int fd, const void *buf, size_t len)
+{
+    return transfer_full(fd, (uint8_t *)(uintptr_t)buf, len, 1);
+}
+
 int bench_read_full(int fd, void *buf, size_t len)
 {
-    uint8_t *p = buf;
-    while (len) {
-        ssize_t r = read(fd, p, len);
-        if (r < 0 && errno == EINTR)
-            continue;
-        if (r <= 0)
-            return -1;
-        p += r;
-        len -= (size_t)r;
-    }
-    return 0;
+    return transfer_full(fd, buf, len, 0);
 }
 
 /* In the forked child of `role` (0 client, 1 server): never returns. */

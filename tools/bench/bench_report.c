@@ -83,7 +83,8 @@ static void peers_table(FILE *f, const struct bench_setup *s, const struct layer
     fprintf(f, "\n");
 }
 
-static void table(FILE *f, const struct bench_setup *s, const struct layer_result *res)
+/* The LogGP figures of every layer, with the run's conditions above. */
+static void main_table(FILE *f, const struct bench_setup *s, const struct layer_result *res)
 {
     const struct bench_params *p = &s->p;
     uint32_t big = p->sizes[p->n_sizes - 1];
@@ -111,44 +112,51 @@ static void table(FILE *f, const struct bench_setup *s, const struct layer_resul
                "  over the queue depths (8 bytes, one way), Mmsg/s = 1000/g; G: per-byte gap from the\n"
                "  size sweep at depth %d; M = g/G; Gbit/s: %u-byte messages at depth %d.\n\n",
             p->rtt_bytes, p->bw_depth, big, p->bw_depth);
+}
 
-    const struct layer_result *raw = raw_of(s, res);
-    if (raw) {
-        fprintf(f, "ratios to raw-dpdk (medians)\n%-19s %8s %8s %8s %8s %8s %8s\n", "layer", "RTT", "o_s", "o_r",
-                "g", "rate", "Gbit/s");
-        for (int l = 0; l < L_COUNT; l++) {
-            const struct layer_result *r = &res[l];
-            if (!s->layers_on[l] || !r->ok)
-                continue;
-            fprintf(f, "%-19s %7.2fx %7.2fx %7.2fx %7.2fx %7.3fx %7.3fx\n", bench_layer_names[l],
-                    ratio(r->rtt.med, raw->rtt.med), ratio(r->o_s.med, raw->o_s.med),
-                    ratio(r->o_r.med, raw->o_r.med), ratio(r->g_ns, raw->g_ns),
-                    ratio(r->rate_mps, raw->rate_mps), ratio(r->gbps_max, raw->gbps_max));
-        }
-        fprintf(f, "\n");
+/* Every layer's medians over raw-dpdk's. */
+static void ratios_table(FILE *f, const struct bench_setup *s, const struct layer_result *res,
+                         const struct layer_result *raw)
+{
+    fprintf(f, "ratios to raw-dpdk (medians)\n%-19s %8s %8s %8s %8s %8s %8s\n", "layer", "RTT", "o_s", "o_r",
+            "g", "rate", "Gbit/s");
+    for (int l = 0; l < L_COUNT; l++) {
+        const struct layer_result *r = &res[l];
+        if (!s->layers_on[l] || !r->ok)
+            continue;
+        fprintf(f, "%-19s %7.2fx %7.2fx %7.2fx %7.2fx %7.3fx %7.3fx\n", bench_layer_names[l],
+                ratio(r->rtt.med, raw->rtt.med), ratio(r->o_s.med, raw->o_s.med),
+                ratio(r->o_r.med, raw->o_r.med), ratio(r->g_ns, raw->g_ns),
+                ratio(r->rate_mps, raw->rate_mps), ratio(r->gbps_max, raw->gbps_max));
     }
+    fprintf(f, "\n");
+}
 
-    peers_table(f, s, res);
-
-    if (raw && raw->rtt_turns.med > 0) {
-        fprintf(f, "round trips in turns (the memif layers one after the other, %d turns, a few ms apart):\n"
-                   "medians [minimum] us, and the median of the per-turn ratios to raw-dpdk\n", p->runs);
-        for (int l = 0; l < L_COUNT; l++) {
-            const struct layer_result *r = &res[l];
-            if (!s->layers_on[l] || !r->ok || r->rtt_turns.med <= 0)
-                continue;
-            fprintf(f, "%-19s %8.2f [%6.2f] %7.2fx", bench_layer_names[l], r->rtt_turns.med / 1e3,
-                    r->rtt_turns.min / 1e3, r->rtt_turns_ratio);
-            if (s->split)
-                fprintf(f, "   receive %6.1f ns/frame, send %6.1f ns/call", r->split_rx_ns, r->split_tx_ns);
-            fprintf(f, "\n");
-        }
+/* The memif layers' round trips measured in turns (and --split's parts). */
+static void turns_table(FILE *f, const struct bench_setup *s, const struct layer_result *res)
+{
+    fprintf(f, "round trips in turns (the memif layers one after the other, %d turns, a few ms apart):\n"
+               "medians [minimum] us, and the median of the per-turn ratios to raw-dpdk\n", s->p.runs);
+    for (int l = 0; l < L_COUNT; l++) {
+        const struct layer_result *r = &res[l];
+        if (!s->layers_on[l] || !r->ok || r->rtt_turns.med <= 0)
+            continue;
+        fprintf(f, "%-19s %8.2f [%6.2f] %7.2fx", bench_layer_names[l], r->rtt_turns.med / 1e3,
+                r->rtt_turns.min / 1e3, r->rtt_turns_ratio);
         if (s->split)
-            fprintf(f, "(--split, the measuring side: receive = a poll that took frames, per frame; send = the\n"
-                       " send call, the frame built and queued; the transmit burst is apart)\n");
+            fprintf(f, "   receive %6.1f ns/frame, send %6.1f ns/call", r->split_rx_ns, r->split_tx_ns);
         fprintf(f, "\n");
     }
+    if (s->split)
+        fprintf(f, "(--split, the measuring side: receive = a poll that took frames, per frame; send = the\n"
+                   " send call, the frame built and queued; the transmit burst is apart)\n");
+    fprintf(f, "\n");
+}
 
+/* The flood by queue depth and the bandwidth by message size. */
+static void sweep_tables(FILE *f, const struct bench_setup *s, const struct layer_result *res)
+{
+    const struct bench_params *p = &s->p;
     fprintf(f, "flood, 8-byte messages one way: million messages/s (median) by queue depth q\n%-19s", "layer");
     for (int i = 0; i < p->n_depths; i++)
         fprintf(f, " %7s%-3d", "q=", p->depths[i]);
@@ -159,6 +167,11 @@ static void table(FILE *f, const struct bench_setup *s, const struct layer_resul
         fprintf(f, " %7u", p->sizes[i]);
     fprintf(f, "\n");
     layer_rows(f, s, res, p->n_sizes, bw_cell, " %7.2f");
+}
+
+/* The rest, and a warning when other tasks took a polling layer's cores. */
+static void other_table(FILE *f, const struct bench_setup *s, const struct layer_result *res)
+{
     fprintf(f, "\nother figures (medians)\n%-19s %12s %12s %8s %8s %9s %10s\n", "layer", "send call us",
             "g(q=1) us", "best q", "retx", "seconds", "preempt/s");
     int busy = 0;
@@ -175,6 +188,19 @@ static void table(FILE *f, const struct bench_setup *s, const struct layer_resul
         fprintf(f, "\nWARNING: other tasks took the benchmark's cores (preempt/s above %d for a polling layer):\n"
                    "the figures are not those of dedicated cores; rerun on a quiet machine.\n",
                 BENCH_BUSY_PREEMPT);
+}
+
+static void table(FILE *f, const struct bench_setup *s, const struct layer_result *res)
+{
+    main_table(f, s, res);
+    const struct layer_result *raw = raw_of(s, res);
+    if (raw)
+        ratios_table(f, s, res, raw);
+    peers_table(f, s, res);
+    if (raw && raw->rtt_turns.med > 0)
+        turns_table(f, s, res);
+    sweep_tables(f, s, res);
+    other_table(f, s, res);
 }
 
 static void csv_row(FILE *f, int l, const char *test, long param, struct stat2 v, const char *unit)

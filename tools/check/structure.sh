@@ -1,8 +1,12 @@
 #!/usr/bin/env bash
 # structure.sh - checks the rules of the tree's structure that the build
 # cannot (docs/architecture.md, "Floors" and "Files"):
-#   - no function over 80 lines in the core floors (ini/, stack/, timers/,
-#     loadbal/, mgs/), so that each reads as one step;
+#   - no function over 80 lines in the core floors (ini/ and its folders,
+#     stack/ without lwIP's own sources in stack/lwip/, timers/, loadbal/,
+#     mgs/), so that each reads as one step; and none in tools/ either
+#     (the programs, benchmarks and applications built on the core: issue
+#     43), third-party code (a third_party/ or vendor/ folder) and tests
+#     left out;
 #   - lwIP's private state (ip_data) is touched by one file, stack/dgram.c,
 #     the stack's boundary with lwIP;
 #   - the transport's connection and timer state is private to stack/:
@@ -32,10 +36,19 @@ cd "$root" || exit 2
 bad=0
 breach() { echo "structure: $*"; bad=1; }
 
+# too_long WHAT FILE...: every function of the files over $max lines.
+too_long() {
+    local what=$1; shift
+    [ $# -gt 0 ] || return 0
+    while read -r lines where name; do
+        [ "$lines" -gt "$max" ] && breach "$where: $name is $lines lines (at most $max in $what)"
+    done < <(awk -f "$here/funclen.awk" "$@")
+}
 mapfile -t core < <(find ini stack timers loadbal mgs -name '*.[ch]' -not -path 'stack/lwip/*' | sort)
-while read -r lines where name; do
-    [ "$lines" -gt "$max" ] && breach "$where: $name is $lines lines (at most $max in the core floors)"
-done < <(awk -f "$here/funclen.awk" "${core[@]}")
+too_long "the core floors" "${core[@]}"
+mapfile -t tools < <(find tools -name '*.[ch]' -not -path '*/third_party/*' -not -path '*/vendor/*' \
+                          -not -path '*/tests/*' -not -path '*/test/*' 2>/dev/null | sort)
+too_long "tools/" "${tools[@]}"
 
 mapfile -t ipdata < <(grep -l 'ip_data' stack/*.c ini/*/*.c 2>/dev/null)
 [ "${ipdata[*]:-}" = "stack/dgram.c" ] || breach "lwIP's ip_data is named by '${ipdata[*]:-nothing}', not by stack/dgram.c alone"

@@ -454,25 +454,14 @@ static void measure_clocks(enum remote_engine engine, const struct remote_opts *
         cli_error("%s", err);
 }
 
-int remote_run(const struct ini_config *cfg, enum remote_engine engine, const struct remote_opts *o)
+/* Starts every host's part, each command line logged in
+ * RUN_DIR/launcher.log; 0, or 1 with what was started stopped. */
+static int start_parts(enum remote_engine engine, const struct remote_opts *o, struct part *parts, int n,
+                       const char *tag)
 {
-    static struct part parts[INI_MAX_CLUSTERS];
-    char err[1024];
-    int n = plan_parts(cfg, engine, parts, err, sizeof err);
-    if (n < 0)
-        cli_bad_arg("%s", err);
-    if (make_run_dir(o->run_dir, 0, err, sizeof err) < 0)
-        cli_bad_arg("%s", err);
-    measure_clocks(engine, o, parts, n);
-
-    /* One tag for the whole run, unique across the hosts' /dev/shm. */
-    char tag[LAUNCH_TAG_LEN];
-    srand((unsigned)(getpid() ^ now_ms()));
-    snprintf(tag, sizeof tag, "%x%04x", (unsigned)getpid() & 0xfffff, (unsigned)rand() & 0xffff);
-    char self[PATH_MAX];
+    char err[1024], self[PATH_MAX];
     own_path(self, sizeof self);
     const char *launcher = o->remote_launcher ? o->remote_launcher : self;
-
     char logpath[PATH_MAX + 32];
     snprintf(logpath, sizeof logpath, "%s/launcher.log", o->run_dir);
     FILE *log = fopen(logpath, "a");
@@ -500,9 +489,12 @@ int remote_run(const struct ini_config *cfg, enum remote_engine engine, const st
     }
     if (log)
         fclose(log);
+    return 0;
+}
 
-    /* Every part READY, then "go" to all: no program sends before every
-     * INI of the machine can receive. */
+/* Waits until every part says READY: 0, else the exit status. */
+static int wait_parts_ready(enum remote_engine engine, struct part *parts, int n)
+{
     int exit_code = 0;
     int64_t ready_deadline = now_ms() + LAUNCH_READY_MS + READY_EXTRA_MS;
     for (;;) {
@@ -519,30 +511,26 @@ int remote_run(const struct ini_config *cfg, enum remote_engine engine, const st
             }
         }
         if (ready == n || exit_code)
-            break;
+            return exit_code;
         if (launch_stop_signal) {
             cli_error("interrupted while starting; stopping every host");
-            exit_code = 128 + launch_stop_signal;
-            break;
+            return 128 + launch_stop_signal;
         }
         if (now_ms() > ready_deadline) {
             for (int i = 0; i < n; i++)
                 if (!parts[i].ready)
                     cli_error("host %s (clusters %s) not ready after %d s", part_name(&parts[i]), parts[i].clusters,
                               (LAUNCH_READY_MS + READY_EXTRA_MS) / 1000);
-            exit_code = 1;
-            break;
+            return 1;
         }
     }
-    if (exit_code) {
-        stop_parts(parts, n);
-        printf("run directory: %s\n", o->run_dir);
-        return exit_code;
-    }
-    for (int i = 0; i < n; i++)
-        if (write(parts[i].in_fd, "go\n", 3) != 3)
-            cli_error("host %s: cannot send go: %s", part_name(&parts[i]), strerror(errno));
+}
 
+/* Relays the parts' output until they end, one fails, a signal comes or
+ * --timeout expires; the run's exit status. */
+static int supervise_parts(const struct remote_opts *o, struct part *parts, int n)
+{
+    int exit_code = 0;
     int64_t deadline = o->timeout_s ? now_ms() + o->timeout_s * 1000 : 0;
     while (parts_running(parts, n)) {
         pump_parts(parts, n, 20);
@@ -565,6 +553,40 @@ int remote_run(const struct ini_config *cfg, enum remote_engine engine, const st
         if (exit_code)
             break;
     }
+    return exit_code;
+}
+
+int remote_run(const struct ini_config *cfg, enum remote_engine engine, const struct remote_opts *o)
+{
+    static struct part parts[INI_MAX_CLUSTERS];
+    char err[1024];
+    int n = plan_parts(cfg, engine, parts, err, sizeof err);
+    if (n < 0)
+        cli_bad_arg("%s", err);
+    if (make_run_dir(o->run_dir, 0, err, sizeof err) < 0)
+        cli_bad_arg("%s", err);
+    measure_clocks(engine, o, parts, n);
+
+    /* One tag for the whole run, unique across the hosts' /dev/shm. */
+    char tag[LAUNCH_TAG_LEN];
+    srand((unsigned)(getpid() ^ now_ms()));
+    snprintf(tag, sizeof tag, "%x%04x", (unsigned)getpid() & 0xfffff, (unsigned)rand() & 0xffff);
+    if (start_parts(engine, o, parts, n, tag))
+        return 1;
+
+    /* Every part READY, then "go" to all: no program sends before every
+     * INI of the machine can receive. */
+    int exit_code = wait_parts_ready(engine, parts, n);
+    if (exit_code) {
+        stop_parts(parts, n);
+        printf("run directory: %s\n", o->run_dir);
+        return exit_code;
+    }
+    for (int i = 0; i < n; i++)
+        if (write(parts[i].in_fd, "go\n", 3) != 3)
+            cli_error("host %s: cannot send go: %s", part_name(&parts[i]), strerror(errno));
+
+    exit_code = supervise_parts(o, parts, n);
     stop_parts(parts, n);
     printf("run directory: %s\n", o->run_dir);
     return exit_code;
@@ -601,11 +623,10 @@ static int head_gone(int *saw_go)
     return 0;
 }
 
-int remote_host_part(const struct ini_config *cfg, const struct remote_opts *o, const char *clusters,
-                     const char *tag, const char *host)
+/* host-run's --cluster list into selected; a bad cluster exits 2. */
+static void select_host_clusters(const struct ini_config *cfg, const char *clusters, int *selected)
 {
-    int selected[INI_MAX_CLUSTERS] = { 0 };
-    char copy[1024], err[1024];
+    char copy[1024];
     snprintf(copy, sizeof copy, "%s", clusters ? clusters : "");
     for (char *save = NULL, *t = strtok_r(copy, ",", &save); t; t = strtok_r(NULL, ",", &save)) {
         int c = atoi(t);
@@ -613,67 +634,82 @@ int remote_host_part(const struct ini_config *cfg, const struct remote_opts *o, 
             cli_bad_arg("host-run: --cluster %s: no cluster %s", clusters, t);
         selected[c] = 1;
     }
-    if (!tag)
-        cli_bad_arg("host-run: --tag is required");
-    if (make_run_dir(o->run_dir, 1, err, sizeof err) < 0)
-        cli_bad_arg("%s", err);
-    char inid[PATH_MAX];
-    if (o->inid) {
-        snprintf(inid, sizeof inid, "%s", o->inid);
-    } else {
-        char self[PATH_MAX];
-        own_path(self, sizeof self);
-        char *slash = strrchr(self, '/');
-        if (slash)
-            *slash = 0;
-        snprintf(inid, sizeof inid, "%s/inid", self);
-    }
-    static struct launch L;
-    launch_init(&L, cfg, o->config, o->run_dir, tag, inid, selected);
-    L.af_packet = 0;    /* real hosts on a real LAN: no emulated network */
+}
 
+/* The daemon: --inid, else inid next to this executable. */
+static void host_inid_path(const struct remote_opts *o, char *inid, size_t len)
+{
+    if (o->inid) {
+        snprintf(inid, len, "%s", o->inid);
+        return;
+    }
+    char self[PATH_MAX];
+    own_path(self, sizeof self);
+    char *slash = strrchr(self, '/');
+    if (slash)
+        *slash = 0;
+    snprintf(inid, len, "%s/inid", self);
+}
+
+/* This host's daemons up and READY said to the head; 0, or the exit
+ * status with everything torn down. */
+static int host_bring_up(struct launch *L, const struct remote_opts *o)
+{
+    char err[1024];
     int rc = 0;
-    if (launch_create_segments(&L, err, sizeof err) < 0 ||
-        launch_start_daemons(&L, o->daemon, 0, err, sizeof err) < 0) {
+    if (launch_create_segments(L, err, sizeof err) < 0 ||
+        launch_start_daemons(L, o->daemon, 0, err, sizeof err) < 0) {
         cli_error("%s", err);
         rc = 1;
-    } else if ((rc = launch_wait_ready(&L, LAUNCH_READY_MS)) != 0) {
+    } else if ((rc = launch_wait_ready(L, LAUNCH_READY_MS)) != 0) {
         rc = rc > 0 ? 128 + rc : 1;
     }
     if (rc) {
-        launch_teardown(&L);
+        launch_teardown(L);
         return rc;
     }
-    launch_show_warnings(&L);
+    launch_show_warnings(L);
     printf(CTL_READY "\n");
     fflush(stdout);
+    return 0;
+}
 
+/* Waits for the head's go; 0, or 1 with the daemons stopped (a daemon
+ * died, a signal came or the head is gone). */
+static int wait_for_go(struct launch *L)
+{
     int go = 0;
     while (!go) {
-        struct daemon *dead = launch_poll_daemons(&L);
+        struct daemon *dead = launch_poll_daemons(L);
         if (dead)
-            launch_report_deaths(&L, dead, "before the programs started");
+            launch_report_deaths(L, dead, "before the programs started");
         if (dead || launch_stop_signal || head_gone(&go)) {
-            launch_stop_daemons(&L, LAUNCH_STOP_MS);
-            launch_teardown(&L);
+            launch_stop_daemons(L, LAUNCH_STOP_MS);
+            launch_teardown(L);
             return 1;
         }
         sleep_ms(go ? 0 : 10);
     }
+    return 0;
+}
 
-    static struct program progs[INI_MAX_CLUSTERS];
-    static struct relay relay[INI_MAX_CLUSTERS];
+/* The program of every selected cluster, its output relayed; how many,
+ * or -1 with everything stopped. */
+static int start_host_programs(const struct ini_config *cfg, struct launch *L, const struct remote_opts *o,
+                               const int *selected, struct program *progs, struct relay *relay)
+{
+    char err[1024];
     int n = 0;
     for (int c = 0; c < cfg->n_clusters; c++) {
         if (!selected[c])
             continue;
         /* stdin stays /dev/null: ours is the head's control channel. */
-        if (program_start(&progs[n], &L, o->daemon, c, o->program, 0, err, sizeof err) < 0) {
+        if (program_start(&progs[n], L, o->daemon, c, o->program, 0, err, sizeof err) < 0) {
             cli_error("cannot start the program of cluster %d: %s", c, err);
             programs_stop(progs, n);
-            launch_stop_daemons(&L, LAUNCH_STOP_MS);
-            launch_teardown(&L);
-            return 1;
+            launch_stop_daemons(L, LAUNCH_STOP_MS);
+            launch_teardown(L);
+            return -1;
         }
         struct relay *r = &relay[n];
         snprintf(r->prefix, sizeof r->prefix, "[c%d] ", c);
@@ -681,16 +717,22 @@ int remote_host_part(const struct ini_config *cfg, const struct remote_opts *o, 
         follower_init(&r->fe, progs[n].err, r->prefix, stderr);
         n++;
     }
+    return n;
+}
 
-    int exit_code = 0, running = n;
+/* Relays the programs' output until they end, a daemon dies for good,
+ * the head goes or a signal comes; the programs' exit status. */
+static int supervise_host_programs(struct launch *L, struct program *progs, struct relay *relay, int n)
+{
+    int exit_code = 0, running = n, go = 1;
     int64_t others_deadline = 0;
     while (running) {
         running -= programs_poll(progs, n, &exit_code, &others_deadline);
-        struct daemon *dead = launch_poll_daemons(&L);
-        if (dead && supervise_restart(&L, dead))
+        struct daemon *dead = launch_poll_daemons(L);
+        if (dead && supervise_restart(L, dead))
             dead = NULL;                /* back, and the run goes on */
         if (dead) {
-            launch_report_deaths(&L, dead, "while the programs were running");
+            launch_report_deaths(L, dead, "while the programs were running");
             exit_code = 1;
             break;
         }
@@ -705,6 +747,37 @@ int remote_host_part(const struct ini_config *cfg, const struct remote_opts *o, 
         fflush(NULL);
         sleep_ms(20);
     }
+    return exit_code;
+}
+
+int remote_host_part(const struct ini_config *cfg, const struct remote_opts *o, const char *clusters,
+                     const char *tag, const char *host)
+{
+    int selected[INI_MAX_CLUSTERS] = { 0 };
+    char err[1024];
+    select_host_clusters(cfg, clusters, selected);
+    if (!tag)
+        cli_bad_arg("host-run: --tag is required");
+    if (make_run_dir(o->run_dir, 1, err, sizeof err) < 0)
+        cli_bad_arg("%s", err);
+    char inid[PATH_MAX];
+    host_inid_path(o, inid, sizeof inid);
+    static struct launch L;
+    launch_init(&L, cfg, o->config, o->run_dir, tag, inid, selected);
+    L.af_packet = 0;    /* real hosts on a real LAN: no emulated network */
+
+    int rc = host_bring_up(&L, o);
+    if (rc)
+        return rc;
+    if (wait_for_go(&L))
+        return 1;
+
+    static struct program progs[INI_MAX_CLUSTERS];
+    static struct relay relay[INI_MAX_CLUSTERS];
+    int n = start_host_programs(cfg, &L, o, selected, progs, relay);
+    if (n < 0)
+        return 1;
+    int exit_code = supervise_host_programs(&L, progs, relay, n);
     programs_stop(progs, n);
     relay_pump(relay, n, 1);
     if (launch_stop_daemons(&L, LAUNCH_STOP_MS) && !exit_code)

@@ -137,11 +137,40 @@ static const char *const SEGMENT_MODES[] = { "off", "on", NULL };
 /* Which flags a command accepts. */
 enum { F_RUNDIR = 1, F_DAEMON = 2, F_TIMEOUT = 4, F_CLUSTER = 8, F_PROGRAM = 16, F_HOSTS = 32, F_PART = 64 };
 
+/* The value of flag NAME: after its '=' (value), else the next argument,
+ * *i advanced to it; exits 2 when there is none or it is empty. */
+static const char *take_value(const char *cmd, const char *name, const char *value, int *i, int argc,
+                              char **argv)
+{
+    if (!value) {
+        if (*i + 1 >= argc || !strcmp(argv[*i + 1], "--"))
+            cli_bad_arg("%s: %s: needs a value", cmd, name);
+        value = argv[++*i];
+    }
+    if (!*value)
+        cli_bad_arg("%s: %s: empty value", cmd, name);
+    return value;
+}
+
+/* --eal "ARGS": words separated by blanks, handed to every daemon's EAL. */
+static void eal_option(const char *cmd, struct options *o)
+{
+    if (strlen(o->eal) >= sizeof o->eal_buf)
+        cli_bad_arg("%s: --eal: longer than %zu characters", cmd, sizeof o->eal_buf - 1);
+    snprintf(o->eal_buf, sizeof o->eal_buf, "%s", o->eal);
+    o->daemon.n_eal_args = 0;
+    for (char *save = NULL, *w = strtok_r(o->eal_buf, " \t", &save); w; w = strtok_r(NULL, " \t", &save)) {
+        if (o->daemon.n_eal_args == INI_MAX_EAL_ARGS)
+            cli_bad_arg("%s: --eal: more than %d arguments", cmd, INI_MAX_EAL_ARGS);
+        o->daemon.eal_args[o->daemon.n_eal_args++] = w;
+    }
+}
+
 /* The options of a machine across hosts (docs/launcher.md): --eal ARGS
  * (F_DAEMON), --launch, --ssh, --remote-launcher (F_HOSTS), --tag and
  * --host (F_PART, host-run only).  1 if NAME was one of them. */
 static int parse_hosts_option(const char *cmd, const char *name, unsigned accepted, struct options *o,
-                              const char **value, int *i, int argc, char **argv)
+                              const char *value, int *i, int argc, char **argv)
 {
     const char **slot = !strcmp(name, "--eal") && (accepted & F_DAEMON) ? &o->eal
                       : !strcmp(name, "--launch") && (accepted & F_HOSTS) ? &o->launch
@@ -151,26 +180,9 @@ static int parse_hosts_option(const char *cmd, const char *name, unsigned accept
                       : !strcmp(name, "--host") && (accepted & F_PART) ? &o->host : NULL;
     if (!slot)
         return 0;
-    if (!*value) {
-        if (*i + 1 >= argc || !strcmp(argv[*i + 1], "--"))
-            cli_bad_arg("%s: %s: needs a value", cmd, name);
-        *value = argv[++*i];
-    }
-    if (!**value)
-        cli_bad_arg("%s: %s: empty value", cmd, name);
-    *slot = *value;
-    if (slot == &o->eal) {
-        /* Words separated by blanks, handed to every daemon's EAL. */
-        if (strlen(o->eal) >= sizeof o->eal_buf)
-            cli_bad_arg("%s: --eal: longer than %zu characters", cmd, sizeof o->eal_buf - 1);
-        snprintf(o->eal_buf, sizeof o->eal_buf, "%s", o->eal);
-        o->daemon.n_eal_args = 0;
-        for (char *save = NULL, *w = strtok_r(o->eal_buf, " \t", &save); w; w = strtok_r(NULL, " \t", &save)) {
-            if (o->daemon.n_eal_args == INI_MAX_EAL_ARGS)
-                cli_bad_arg("%s: --eal: more than %d arguments", cmd, INI_MAX_EAL_ARGS);
-            o->daemon.eal_args[o->daemon.n_eal_args++] = w;
-        }
-    }
+    *slot = take_value(cmd, name, value, i, argc, argv);
+    if (slot == &o->eal)
+        eal_option(cmd, o);
     if (slot == &o->launch) {
         static const char *const engines[] = { "local", "ssh", "slurm", NULL };
         cli_parse_choice("--launch", o->launch, engines);
@@ -197,6 +209,105 @@ static void capture_option(const char *name, const char *value, struct daemon_op
     d->capture = 1;
 }
 
+/* --fault SPEC: checked as inid checks it; one specification per run. */
+static void fault_option(const char *cmd, const char *value, struct daemon_opts *d)
+{
+    /* inid takes one specification: the faults go together in it. */
+    if (d->n_faults)
+        cli_bad_arg("%s: --fault given twice (put all faults in one: "
+                    "drop=0.01,dup=0.01,...)", cmd);
+    struct ini_fault_cfg f;
+    char why[256];
+    ini_fault_defaults(&f);
+    if (ini_fault_parse(value, &f, why, sizeof why) < 0)
+        cli_bad_arg("--fault: %s", why);
+    d->faults[d->n_faults++] = value;
+}
+
+/* --knob SPEC: checked as inid checks it; one specification per run. */
+static void knob_option(const char *cmd, const char *value, struct daemon_opts *d)
+{
+    struct ini_knobs k;
+    char why[256];
+    memset(&k, 0, sizeof k);
+    if (d->knobs)
+        cli_bad_arg("%s: --knob given twice (put all knobs in one: O=50,gap=2,...)", cmd);
+    if (ini_knobs_parse(value, &k, why, sizeof why) < 0)
+        cli_bad_arg("--knob: %s", why);
+    d->knobs = value;
+}
+
+/* The daemons' options (F_DAEMON): --inid and what is handed to inid.
+ * 1 if NAME was one of them. */
+static int parse_daemon_option(const char *cmd, const char *name, const char *value, int *i, int argc,
+                               char **argv, struct options *o)
+{
+    static const char *const with_value[] = {
+        "--inid", "--policy", "--ini-policy", "--idle", "--trace", "--fault", "--knob", "--segment",
+        "--capture-limit", "--capture-ring", "--capture-snap", NULL,
+    };
+    struct daemon_opts *d = &o->daemon;
+    if (!strcmp(name, "--capture") && !value) {
+        d->capture = 1;
+        return 1;
+    }
+    int k = 0;
+    while (with_value[k] && strcmp(name, with_value[k]))
+        k++;
+    if (!with_value[k])
+        return 0;
+    value = take_value(cmd, name, value, i, argc, argv);
+    if (!strcmp(name, "--inid")) {
+        o->inid = value;
+    } else if (!strcmp(name, "--policy") || !strcmp(name, "--ini-policy")) {
+        if (ini_policy_parse(value) < 0)
+            cli_bad_arg("%s: '%s' is not a policy (static, round-robin, load-aware)", name, value);
+        *(!strcmp(name, "--policy") ? &d->policy : &d->ini_policy) = value;
+    } else if (!strcmp(name, "--idle")) {
+        d->idle = ini_idle_mode_names[cli_parse_choice(name, value, ini_idle_mode_names)];
+    } else if (!strcmp(name, "--trace")) {
+        d->trace = ini_trace_mode_names[cli_parse_choice(name, value, ini_trace_mode_names)];
+    } else if (!strcmp(name, "--fault")) {
+        fault_option(cmd, value, d);
+    } else if (!strcmp(name, "--knob")) {
+        knob_option(cmd, value, d);
+    } else if (!strcmp(name, "--segment")) {
+        d->segment = SEGMENT_MODES[cli_parse_choice(name, value, SEGMENT_MODES)];
+    } else {
+        capture_option(name, value, d);
+    }
+    return 1;
+}
+
+/* One "--flag VALUE" or "--flag=VALUE" of argv[*i]; exits 2 if the
+ * command does not take it. */
+static void parse_flag(const char *cmd, int argc, char **argv, int *i, unsigned accepted, struct options *o)
+{
+    const char *a = argv[*i];
+    char name[64];
+    const char *value = NULL;
+    const char *eq = strchr(a, '=');
+    if (eq) {
+        snprintf(name, sizeof name, "%.*s", (int)(eq - a), a);
+        value = eq + 1;
+    } else {
+        snprintf(name, sizeof name, "%s", a);
+    }
+    if (!strcmp(name, "--run-dir") && (accepted & F_RUNDIR)) {
+        o->run_dir = take_value(cmd, name, value, i, argc, argv);
+    } else if ((accepted & F_DAEMON) && parse_daemon_option(cmd, name, value, i, argc, argv, o)) {
+        return;
+    } else if (!strcmp(name, "--timeout") && (accepted & F_TIMEOUT)) {
+        value = take_value(cmd, name, value, i, argc, argv);
+        if (parse_long(value, 0, 10L * 365 * 86400, &o->timeout_s) < 0)
+            cli_bad_arg("--timeout: '%s' is not a number of seconds (0: no limit)", value);
+    } else if (!strcmp(name, "--cluster") && (accepted & F_CLUSTER)) {
+        o->clusters = take_value(cmd, name, value, i, argc, argv);
+    } else if (!parse_hosts_option(cmd, name, accepted, o, value, i, argc, argv)) {
+        cli_bad_arg("%s: %s: unknown option", cmd, a);
+    }
+}
+
 /* Parses `CONFIG [flags]` (and `-- PROGRAM ARGS` when F_PROGRAM). */
 static void parse_options(const char *cmd, int argc, char **argv, unsigned accepted, struct options *o)
 {
@@ -221,91 +332,7 @@ static void parse_options(const char *cmd, int argc, char **argv, unsigned accep
             o->config = a;
             continue;
         }
-        /* --flag VALUE or --flag=VALUE */
-        char name[64];
-        const char *value = NULL;
-        const char *eq = strchr(a, '=');
-        if (eq) {
-            snprintf(name, sizeof name, "%.*s", (int)(eq - a), a);
-            value = eq + 1;
-        } else {
-            snprintf(name, sizeof name, "%s", a);
-        }
-#define TAKE_VALUE()                                                              \
-        do {                                                                      \
-            if (!value) {                                                         \
-                if (i + 1 >= argc || !strcmp(argv[i + 1], "--"))                  \
-                    cli_bad_arg("%s: %s: needs a value", cmd, name);              \
-                value = argv[++i];                                                \
-            }                                                                     \
-            if (!*value)                                                          \
-                cli_bad_arg("%s: %s: empty value", cmd, name);                    \
-        } while (0)
-        if (!strcmp(name, "--run-dir") && (accepted & F_RUNDIR)) {
-            TAKE_VALUE();
-            o->run_dir = value;
-        } else if (!strcmp(name, "--inid") && (accepted & F_DAEMON)) {
-            TAKE_VALUE();
-            o->inid = value;
-        } else if ((!strcmp(name, "--policy") || !strcmp(name, "--ini-policy")) &&
-                   (accepted & F_DAEMON)) {
-            TAKE_VALUE();
-            if (ini_policy_parse(value) < 0)
-                cli_bad_arg("%s: '%s' is not a policy (static, round-robin, load-aware)", name, value);
-            if (!strcmp(name, "--policy"))
-                o->daemon.policy = value;
-            else
-                o->daemon.ini_policy = value;
-        } else if (!strcmp(name, "--idle") && (accepted & F_DAEMON)) {
-            TAKE_VALUE();
-            o->daemon.idle = ini_idle_mode_names[cli_parse_choice(name, value, ini_idle_mode_names)];
-        } else if (!strcmp(name, "--trace") && (accepted & F_DAEMON)) {
-            TAKE_VALUE();
-            o->daemon.trace = ini_trace_mode_names[cli_parse_choice(name, value, ini_trace_mode_names)];
-        } else if (!strcmp(name, "--fault") && (accepted & F_DAEMON)) {
-            TAKE_VALUE();
-            /* inid takes one specification: the faults go together in it. */
-            if (o->daemon.n_faults)
-                cli_bad_arg("%s: --fault given twice (put all faults in one: "
-                            "drop=0.01,dup=0.01,...)", cmd);
-            struct ini_fault_cfg f;
-            char why[256];
-            ini_fault_defaults(&f);
-            if (ini_fault_parse(value, &f, why, sizeof why) < 0)
-                cli_bad_arg("--fault: %s", why);
-            o->daemon.faults[o->daemon.n_faults++] = value;
-        } else if (!strcmp(name, "--knob") && (accepted & F_DAEMON)) {
-            TAKE_VALUE();
-            struct ini_knobs k;
-            char why[256];
-            memset(&k, 0, sizeof k);
-            if (o->daemon.knobs)
-                cli_bad_arg("%s: --knob given twice (put all knobs in one: O=50,gap=2,...)", cmd);
-            if (ini_knobs_parse(value, &k, why, sizeof why) < 0)
-                cli_bad_arg("--knob: %s", why);
-            o->daemon.knobs = value;
-        } else if (!strcmp(name, "--segment") && (accepted & F_DAEMON)) {
-            TAKE_VALUE();
-            o->daemon.segment = SEGMENT_MODES[cli_parse_choice(name, value, SEGMENT_MODES)];
-        } else if (!strcmp(name, "--capture") && (accepted & F_DAEMON) && !value) {
-            o->daemon.capture = 1;
-        } else if ((!strcmp(name, "--capture-limit") || !strcmp(name, "--capture-ring") ||
-                    !strcmp(name, "--capture-snap")) && (accepted & F_DAEMON)) {
-            TAKE_VALUE();
-            capture_option(name, value, &o->daemon);
-        } else if (!strcmp(name, "--timeout") && (accepted & F_TIMEOUT)) {
-            TAKE_VALUE();
-            if (parse_long(value, 0, 10L * 365 * 86400, &o->timeout_s) < 0)
-                cli_bad_arg("--timeout: '%s' is not a number of seconds (0: no limit)", value);
-        } else if (!strcmp(name, "--cluster") && (accepted & F_CLUSTER)) {
-            TAKE_VALUE();
-            o->clusters = value;
-        } else if (parse_hosts_option(cmd, name, accepted, o, &value, &i, argc, argv)) {
-            continue;
-        } else {
-            cli_bad_arg("%s: %s: unknown option", cmd, a);
-        }
-#undef TAKE_VALUE
+        parse_flag(cmd, argc, argv, &i, accepted, o);
     }
     if (!o->config)
         cli_bad_arg("%s: no configuration file given", cmd);
@@ -497,21 +524,28 @@ static int start_programs(struct launch *L, const struct options *o, struct prog
     return 0;
 }
 
+/* `run`'s run directory, absolute: --run-dir, else a new
+ * runs/run-DATE-TIME-PID under the current directory. */
+static void run_dir_of(const char *given, char *out, size_t len)
+{
+    if (given) {
+        absolute_path(given, out, len);
+        return;
+    }
+    char stamp[32], rel[128];
+    time_t t = time(NULL);
+    strftime(stamp, sizeof stamp, "%Y%m%d-%H%M%S", localtime(&t));
+    snprintf(rel, sizeof rel, "runs/run-%s-%d", stamp, (int)getpid());
+    absolute_path(rel, out, len);
+}
+
 /* `run` with the clusters on several hosts (cluster_remote.c). */
 static int run_across_hosts(struct options *o, enum remote_engine engine)
 {
     char config_abs[PATH_MAX], run_dir[PATH_MAX];
     if (!realpath(o->config, config_abs))
         cli_bad_arg("%s: %s", o->config, strerror(errno));
-    if (o->run_dir) {
-        absolute_path(o->run_dir, run_dir, sizeof run_dir);
-    } else {
-        char stamp[32], rel[128];
-        time_t t = time(NULL);
-        strftime(stamp, sizeof stamp, "%Y%m%d-%H%M%S", localtime(&t));
-        snprintf(rel, sizeof rel, "runs/run-%s-%d", stamp, (int)getpid());
-        absolute_path(rel, run_dir, sizeof run_dir);
-    }
+    run_dir_of(o->run_dir, run_dir, sizeof run_dir);
     /* The program's path must be the same on every host: make it absolute
      * when it names a file here; a bare name is searched on each host. */
     static char program[PATH_MAX];
@@ -566,6 +600,91 @@ static int each_host(const char *cmd, struct options *o)
     return remote_each_host(&cfg, cmd, &r);
 }
 
+/* Step 1 and the run directory of step 2 for a run on this host: the
+ * program's and the daemon's paths, the run directory made and claimed,
+ * the configuration every process reads.  Bad input exits 2. */
+static void prepare_local_run(const struct options *o, char *inid, char *config_abs, char *run_dir)
+{
+    char program[PATH_MAX], err[1024];
+    if (find_executable(o->program[0], program, sizeof program) < 0)
+        cli_bad_arg("%s: no such program (or not executable)", o->program[0]);
+    find_inid_or_exit(o->inid, inid, PATH_MAX);
+    if (cfg.net_mode == INI_NET_AF_PACKET && net_check_prerequisites(err, sizeof err) < 0)
+        cli_bad_arg("%s: %s", o->config, err);
+
+    run_dir_of(o->run_dir, run_dir, PATH_MAX);
+    if (make_run_dir(run_dir, 0, err, sizeof err) < 0 || claim_run_dir(run_dir, 1, err, sizeof err) < 0)
+        cli_bad_arg("%s", err);
+    config_for_processes_or_exit(o->config, run_dir, config_abs, PATH_MAX);
+    clock_write_local(run_dir);
+    cleanup_stale_runs(stderr);
+    /* Descendants that leave the programs' process groups come back to us. */
+    if (become_subreaper() < 0)
+        cli_error("cannot become a child subreaper (%s): a program's child that starts its own "
+                  "session may outlive the run", strerror(errno));
+}
+
+/* Why the programs must stop now: the exit status to give (*exit_code),
+ * and 1; 0 while the run goes on. */
+static int run_must_stop(struct launch *L, struct program *progs, int running, long timeout_s,
+                         int64_t deadline, int64_t others_deadline, int *exit_code)
+{
+    struct daemon *dead = launch_poll_daemons(L);
+    if (dead && supervise_restart(L, dead))
+        dead = NULL;                /* back, and the run goes on */
+    if (dead) {
+        launch_report_deaths(L, dead, "while the programs were running");
+        *exit_code = 1;
+    } else if (!running) {
+        return 1;
+    } else if (launch_stop_signal) {
+        cli_error("interrupted by %s; stopping", stop_signal_name(launch_stop_signal));
+        *exit_code = 128 + launch_stop_signal;
+    } else if (deadline && now_ms() > deadline) {
+        cli_error("programs still running after %ld s (--timeout); stopping", timeout_s);
+        *exit_code = 124;
+    } else if (others_deadline && now_ms() > others_deadline) {
+        cli_error("a program failed %d s ago; stopping the others", OTHERS_GRACE_MS / 1000);
+    } else {
+        return 0;
+    }
+    programs_stop(progs, cfg.n_clusters);
+    return 1;
+}
+
+/* Step 3: supervise.  Every cluster's output is shown as it comes,
+ * cluster 0's stdout as it is (the program's own output, as when it runs
+ * alone), the rest prefixed by their cluster.  The programs' exit status. */
+static int supervise_programs(struct launch *L, struct program *progs, long timeout_s)
+{
+    static struct follower follow_out[INI_MAX_CLUSTERS], follow_err[INI_MAX_CLUSTERS];
+    static char prefixes[INI_MAX_CLUSTERS][16];
+    for (int c = 0; c < cfg.n_clusters; c++) {
+        snprintf(prefixes[c], sizeof prefixes[c], "[c%d] ", c);
+        follower_init(&follow_out[c], progs[c].out, c ? prefixes[c] : "", stdout);
+        follower_init(&follow_err[c], progs[c].err, prefixes[c], stderr);
+    }
+    int64_t deadline = timeout_s ? now_ms() + timeout_s * 1000 : 0;
+    int64_t others_deadline = 0;
+    int exit_code = 0, running = cfg.n_clusters;
+    for (;;) {
+        running -= programs_poll(progs, cfg.n_clusters, &exit_code, &others_deadline);
+        if (run_must_stop(L, progs, running, timeout_s, deadline, others_deadline, &exit_code))
+            break;
+        for (int c = 0; c < cfg.n_clusters; c++) {
+            follower_pump(&follow_out[c], 0);
+            follower_pump(&follow_err[c], 0);
+        }
+        sleep_ms(20);
+    }
+    for (int c = 0; c < cfg.n_clusters; c++) {
+        follower_pump(&follow_out[c], 1);
+        follower_pump(&follow_err[c], 1);
+    }
+    programs_end_groups(progs, cfg.n_clusters);
+    return exit_code;
+}
+
 static int cmd_run(int argc, char **argv)
 {
     struct options o;
@@ -575,32 +694,8 @@ static int cmd_run(int argc, char **argv)
     if (engine != ENGINE_LOCAL)
         return run_across_hosts(&o, engine);
 
-    char program[PATH_MAX], inid[PATH_MAX], config_abs[PATH_MAX], run_dir[PATH_MAX], err[1024];
-    if (find_executable(o.program[0], program, sizeof program) < 0)
-        cli_bad_arg("%s: no such program (or not executable)", o.program[0]);
-    find_inid_or_exit(o.inid, inid, sizeof inid);
-    if (cfg.net_mode == INI_NET_AF_PACKET && net_check_prerequisites(err, sizeof err) < 0)
-        cli_bad_arg("%s: %s", o.config, err);
-
-    if (o.run_dir) {
-        absolute_path(o.run_dir, run_dir, sizeof run_dir);
-    } else {
-        char stamp[32];
-        time_t t = time(NULL);
-        strftime(stamp, sizeof stamp, "%Y%m%d-%H%M%S", localtime(&t));
-        char rel[128];
-        snprintf(rel, sizeof rel, "runs/run-%s-%d", stamp, (int)getpid());
-        absolute_path(rel, run_dir, sizeof run_dir);
-    }
-    if (make_run_dir(run_dir, 0, err, sizeof err) < 0 || claim_run_dir(run_dir, 1, err, sizeof err) < 0)
-        cli_bad_arg("%s", err);
-    config_for_processes_or_exit(o.config, run_dir, config_abs, sizeof config_abs);
-    clock_write_local(run_dir);
-    cleanup_stale_runs(stderr);
-    /* Descendants that leave the programs' process groups come back to us. */
-    if (become_subreaper() < 0)
-        cli_error("cannot become a child subreaper (%s): a program's child that starts its own "
-                  "session may outlive the run", strerror(errno));
+    char inid[PATH_MAX], config_abs[PATH_MAX], run_dir[PATH_MAX];
+    prepare_local_run(&o, inid, config_abs, run_dir);
 
     install_signal_handlers();
     char tag[LAUNCH_TAG_LEN];
@@ -622,61 +717,7 @@ static int cmd_run(int argc, char **argv)
         printf("run directory: %s\n", run_dir);
         return 1;
     }
-
-    /* Step 3: supervise.  Every cluster's output is shown as it comes,
-     * cluster 0's stdout as it is (the program's own output, as when it
-     * runs alone), the rest prefixed by their cluster. */
-    static struct follower follow_out[INI_MAX_CLUSTERS], follow_err[INI_MAX_CLUSTERS];
-    static char prefixes[INI_MAX_CLUSTERS][16];
-    for (int c = 0; c < cfg.n_clusters; c++) {
-        snprintf(prefixes[c], sizeof prefixes[c], "[c%d] ", c);
-        follower_init(&follow_out[c], progs[c].out, c ? prefixes[c] : "", stdout);
-        follower_init(&follow_err[c], progs[c].err, prefixes[c], stderr);
-    }
-    int64_t deadline = o.timeout_s ? now_ms() + o.timeout_s * 1000 : 0;
-    int64_t others_deadline = 0;
-    int exit_code = 0, running = cfg.n_clusters;
-    for (;;) {
-        running -= programs_poll(progs, cfg.n_clusters, &exit_code, &others_deadline);
-        struct daemon *dead = launch_poll_daemons(&L);
-        if (dead && supervise_restart(&L, dead))
-            dead = NULL;                /* back, and the run goes on */
-        if (dead) {
-            launch_report_deaths(&L, dead, "while the programs were running");
-            programs_stop(progs, cfg.n_clusters);
-            exit_code = 1;
-            break;
-        }
-        if (!running)
-            break;
-        if (launch_stop_signal) {
-            cli_error("interrupted by %s; stopping", stop_signal_name(launch_stop_signal));
-            programs_stop(progs, cfg.n_clusters);
-            exit_code = 128 + launch_stop_signal;
-            break;
-        }
-        if (deadline && now_ms() > deadline) {
-            cli_error("programs still running after %ld s (--timeout); stopping", o.timeout_s);
-            programs_stop(progs, cfg.n_clusters);
-            exit_code = 124;
-            break;
-        }
-        if (others_deadline && now_ms() > others_deadline) {
-            cli_error("a program failed %d s ago; stopping the others", OTHERS_GRACE_MS / 1000);
-            programs_stop(progs, cfg.n_clusters);
-            break;
-        }
-        for (int c = 0; c < cfg.n_clusters; c++) {
-            follower_pump(&follow_out[c], 0);
-            follower_pump(&follow_err[c], 0);
-        }
-        sleep_ms(20);
-    }
-    for (int c = 0; c < cfg.n_clusters; c++) {
-        follower_pump(&follow_out[c], 1);
-        follower_pump(&follow_err[c], 1);
-    }
-    programs_end_groups(progs, cfg.n_clusters);
+    int exit_code = supervise_programs(&L, progs, o.timeout_s);
 
     /* Step 4. */
     if (launch_stop_daemons(&L, LAUNCH_STOP_MS) && !exit_code)
@@ -836,15 +877,10 @@ static int up_wait_supervisor(const struct launch *L, pid_t sup, int fd, const s
     return code ? code : 1;
 }
 
-static int cmd_up(int argc, char **argv)
+/* --cluster's list into selected; in memif mode only all of them. */
+static void select_up_clusters_or_exit(const char *list, int *selected)
 {
-    struct options o;
-    parse_options("up", argc, argv, F_RUNDIR | F_DAEMON | F_CLUSTER | F_HOSTS, &o);
-    load_config_or_exit(o.config);
-    if (!o.clusters && ini_config_has_hosts(&cfg) && (!o.launch || strcmp(o.launch, "local")))
-        return each_host("up", &o);
-    int selected[INI_MAX_CLUSTERS] = { 0 };
-    parse_clusters_or_exit(o.clusters, selected);
+    parse_clusters_or_exit(list, selected);
     /* memif links every INI to the INIs of all other clusters, through
      * sockets named after this run: a cluster brought up alone waits for
      * peers that will never come. */
@@ -854,21 +890,16 @@ static int cmd_up(int argc, char **argv)
                 cli_bad_arg("--cluster: in memif mode every INI is linked to the INIs of all other "
                             "clusters, so all clusters come up together (cluster %d is missing); "
                             "leave out --cluster, or use af_packet", c);
+}
 
-    char inid[PATH_MAX], config_abs[PATH_MAX], run_dir[PATH_MAX], err[1024];
-    find_inid_or_exit(o.inid, inid, sizeof inid);
-    if (cfg.net_mode == INI_NET_AF_PACKET && net_check_prerequisites(err, sizeof err) < 0)
-        cli_bad_arg("%s: %s", o.config, err);
-    if (o.run_dir)
-        absolute_path(o.run_dir, run_dir, sizeof run_dir);
-    else
-        default_up_dir(o.config, run_dir, sizeof run_dir);
-
-    /* A previous `up` in this directory: refuse while it lives, clean up
-     * what a dead one left. */
+/* The run directory of `up`, made and claimed: a previous `up` in it is
+ * refused while it lives, and what a dead one left is cleaned up. */
+static void claim_up_dir_or_exit(const char *config, const char *run_dir)
+{
+    char err[1024];
     static struct launch old;
     if (launch_read_state(&old, &cfg, run_dir, err, sizeof err) == 0) {
-        same_machine_or_exit(&old, o.config, run_dir);
+        same_machine_or_exit(&old, config, run_dir);
         for (int k = 0; k < old.n_daemons; k++)
             if (old.daemons[k].running)
                 cli_bad_arg("already up in %s (inid %d, pid %d); run ini-cluster down first", run_dir,
@@ -892,6 +923,62 @@ static int cmd_up(int argc, char **argv)
         snprintf(old_copy, sizeof old_copy, "%s/config.cfg", run_dir);
         unlink(old_copy);
     }
+}
+
+/* The supervisor (cluster_supervise.h) brings the machine up, so that the
+ * daemons are its children, and says "1" on the pipe once it is ready; it
+ * stays, and `up` prints the environment and goes.  Both return here. */
+static int up_fork_supervisor(struct launch *L, const struct daemon_opts *d, const int *selected)
+{
+    char err[1024];
+    int ready[2];
+    if (pipe2(ready, O_CLOEXEC) < 0)
+        cli_bad_arg("pipe: %s", strerror(errno));
+    fflush(NULL);
+    pid_t sup = fork();
+    if (sup < 0)
+        cli_bad_arg("fork: %s", strerror(errno));
+    if (sup > 0) {
+        close(ready[1]);
+        return up_wait_supervisor(L, sup, ready[0], d, selected);
+    }
+    close(ready[0]);
+    supervise_up_become(L);
+    int rc = bring_up(L, d, 1);
+    if (rc)
+        return rc;
+    if (launch_write_state(L, err, sizeof err) < 0) {
+        cli_error("%s", err);
+        launch_stop_daemons(L, LAUNCH_STOP_MS);
+        launch_teardown(L);
+        return 1;
+    }
+    supervise_up_detach_output(L);
+    if (write(ready[1], "1", 1) != 1)
+        return 1;                       /* up is gone: it said nothing; down still works */
+    close(ready[1]);
+    return supervise_up(L);
+}
+
+static int cmd_up(int argc, char **argv)
+{
+    struct options o;
+    parse_options("up", argc, argv, F_RUNDIR | F_DAEMON | F_CLUSTER | F_HOSTS, &o);
+    load_config_or_exit(o.config);
+    if (!o.clusters && ini_config_has_hosts(&cfg) && (!o.launch || strcmp(o.launch, "local")))
+        return each_host("up", &o);
+    int selected[INI_MAX_CLUSTERS] = { 0 };
+    select_up_clusters_or_exit(o.clusters, selected);
+
+    char inid[PATH_MAX], config_abs[PATH_MAX], run_dir[PATH_MAX], err[1024];
+    find_inid_or_exit(o.inid, inid, sizeof inid);
+    if (cfg.net_mode == INI_NET_AF_PACKET && net_check_prerequisites(err, sizeof err) < 0)
+        cli_bad_arg("%s: %s", o.config, err);
+    if (o.run_dir)
+        absolute_path(o.run_dir, run_dir, sizeof run_dir);
+    else
+        default_up_dir(o.config, run_dir, sizeof run_dir);
+    claim_up_dir_or_exit(o.config, run_dir);
     config_for_processes_or_exit(o.config, run_dir, config_abs, sizeof config_abs);
 
     install_signal_handlers();
@@ -902,37 +989,7 @@ static int cmd_up(int argc, char **argv)
     launch_init(&L, &cfg, config_abs, run_dir, tag, inid, selected);
     if (ini_config_has_hosts(&cfg))
         L.af_packet = 0;    /* a host of a machine across hosts: its real LAN, no emulated one */
-
-    /* The supervisor (cluster_supervise.h) brings the machine up, so that
-     * the daemons are its children, and says "1" on the pipe once it is
-     * ready; it stays, and we print the environment and go. */
-    int ready[2];
-    if (pipe2(ready, O_CLOEXEC) < 0)
-        cli_bad_arg("pipe: %s", strerror(errno));
-    fflush(NULL);
-    pid_t sup = fork();
-    if (sup < 0)
-        cli_bad_arg("fork: %s", strerror(errno));
-    if (sup > 0) {
-        close(ready[1]);
-        return up_wait_supervisor(&L, sup, ready[0], &o.daemon, selected);
-    }
-    close(ready[0]);
-    supervise_up_become(&L);
-    int rc = bring_up(&L, &o.daemon, 1);
-    if (rc)
-        return rc;
-    if (launch_write_state(&L, err, sizeof err) < 0) {
-        cli_error("%s", err);
-        launch_stop_daemons(&L, LAUNCH_STOP_MS);
-        launch_teardown(&L);
-        return 1;
-    }
-    supervise_up_detach_output(&L);
-    if (write(ready[1], "1", 1) != 1)
-        return 1;                       /* up is gone: it said nothing; down still works */
-    close(ready[1]);
-    return supervise_up(&L);
+    return up_fork_supervisor(&L, &o.daemon, selected);
 }
 
 /* Reads the state of a previous `up`; exits when there is none. */
@@ -967,22 +1024,43 @@ static int across_hosts(const struct options *o)
     return ini_config_has_hosts(&cfg);
 }
 
+/* What status and down work on: the options, the state of the `up`
+ * here and its run directory. */
+struct up_here {
+    struct options o;
+    struct launch L;
+    char run_dir[PATH_MAX];
+};
+
+/* status's and down's start: the options into h->o; then either every
+ * host's own answer (1, its exit status in *rc) or the state of the `up`
+ * here in h (0; none: exit absent_status). */
+static int status_or_down_start(const char *cmd, int argc, char **argv, int absent_status, struct up_here *h,
+                                int *rc)
+{
+    parse_options(cmd, argc, argv, F_RUNDIR | F_HOSTS, &h->o);
+    if (across_hosts(&h->o)) {
+        *rc = each_host(cmd, &h->o);
+        return 1;
+    }
+    read_up_state_or_exit(&h->L, &h->o, h->run_dir, sizeof h->run_dir, absent_status);
+    return 0;
+}
+
 static int cmd_status(int argc, char **argv)
 {
-    struct options o;
-    parse_options("status", argc, argv, F_RUNDIR | F_HOSTS, &o);
-    if (across_hosts(&o))
-        return each_host("status", &o);
-    static struct launch L;
-    char run_dir[PATH_MAX];
-    read_up_state_or_exit(&L, &o, run_dir, sizeof run_dir, 1);
+    static struct up_here h;
+    struct launch *L = &h.L;
+    int rc;
+    if (status_or_down_start("status", argc, argv, 1, &h, &rc))
+        return rc;
     int healthy = 1;
-    for (int k = 0; k < L.n_daemons; k++) {
-        struct daemon *d = &L.daemons[k];
+    for (int k = 0; k < L->n_daemons; k++) {
+        struct daemon *d = &L->daemons[k];
         const char *state = "not running";
         if (d->running) {
             char err[512];
-            struct ini_segment *seg = ini_segment_attach(L.segs[d->cluster].name, d->cluster,
+            struct ini_segment *seg = ini_segment_attach(L->segs[d->cluster].name, d->cluster,
                                                          err, sizeof err);
             uint32_t s = seg ? atomic_load(&seg->inis[d->index].state) : INI_SEG_ABSENT;
             state = s == INI_SEG_READY ? "running, ready"
@@ -994,13 +1072,13 @@ static int cmd_status(int argc, char **argv)
             healthy = 0;
         printf("inid %d (cluster %d) pid %d: %s\n", d->ini, d->cluster, (int)d->pid, state);
     }
-    if (L.supervisor && supervise_up_alive(&L))
-        printf("supervisor pid %d: running\n", (int)L.supervisor);
-    else if (L.supervisor)
+    if (L->supervisor && supervise_up_alive(L))
+        printf("supervisor pid %d: running\n", (int)L->supervisor);
+    else if (L->supervisor)
         printf("supervisor pid %d: not running: a daemon that dies is not restarted (why it ended: %s/launcher.log)\n",
-               (int)L.supervisor, run_dir);
-    live_figures(&L, STATUS_SAMPLE_MS, stdout);
-    printf("run directory: %s\n", run_dir);
+               (int)L->supervisor, h.run_dir);
+    live_figures(L, STATUS_SAMPLE_MS, stdout);
+    printf("run directory: %s\n", h.run_dir);
     return healthy ? 0 : 1;
 }
 
@@ -1064,31 +1142,29 @@ static int cmd_top(int argc, char **argv)
 
 static int cmd_down(int argc, char **argv)
 {
-    struct options o;
-    parse_options("down", argc, argv, F_RUNDIR | F_HOSTS, &o);
-    if (across_hosts(&o))
-        return each_host("down", &o);
-    static struct launch L;
-    char run_dir[PATH_MAX];
-    read_up_state_or_exit(&L, &o, run_dir, sizeof run_dir, 0);
+    static struct up_here h;
+    struct launch *L = &h.L;
+    int rc;
+    if (status_or_down_start("down", argc, argv, 0, &h, &rc))
+        return rc;
     install_signal_handlers();
     /* The supervisor first, so that nobody restarts what we stop; then
      * the state again: a restart may have changed a pid. */
-    if (supervise_up_alive(&L)) {
-        supervise_up_stop(&L, LAUNCH_STOP_MS + 2000);
-        read_up_state_or_exit(&L, &o, run_dir, sizeof run_dir, 0);
+    if (supervise_up_alive(L)) {
+        supervise_up_stop(L, LAUNCH_STOP_MS + 2000);
+        read_up_state_or_exit(L, &h.o, h.run_dir, sizeof h.run_dir, 0);
     }
     int was_running = 0;
-    for (int k = 0; k < L.n_daemons; k++)
-        was_running += L.daemons[k].running;
-    int bad = launch_stop_daemons(&L, LAUNCH_STOP_MS);
-    launch_teardown(&L);
+    for (int k = 0; k < L->n_daemons; k++)
+        was_running += L->daemons[k].running;
+    int bad = launch_stop_daemons(L, LAUNCH_STOP_MS);
+    launch_teardown(L);
     char state[PATH_MAX + 16];
-    snprintf(state, sizeof state, "%s/state", run_dir);
+    snprintf(state, sizeof state, "%s/state", h.run_dir);
     unlink(state);
-    launch_print_counters(&L, stdout);
+    launch_print_counters(L, stdout);
     printf("stopped %d daemon%s\n", was_running, was_running == 1 ? "" : "s");
-    printf("run directory: %s\n", run_dir);
+    printf("run directory: %s\n", h.run_dir);
     return bad ? 1 : 0;
 }
 
@@ -1115,16 +1191,20 @@ static int split_list_or_exit(const char *flag, const char *list, char *buf, siz
     return n;
 }
 
-static int cmd_gen(int argc, char **argv)
-{
+/* gen's arguments: the machine's three numbers and its options. */
+struct gen_args {
     long v[3];
-    int n = 0;
-    const char *out_path = NULL;
-    int mode = INI_NET_MEMIF;
+    const char *out_path;
+    int mode, mode_given;
+    const char *hosts[INI_MAX_CLUSTERS], *devices[INI_MAX_INIS_PER_CLUSTER];
+    int n_hosts, n_devices;
+};
+
+static void parse_gen_args(int argc, char **argv, struct gen_args *g)
+{
     static const char *const names[] = { "CLUSTERS", "PES_PER_CLUSTER", "INIS_PER_CLUSTER" };
     static char hosts_buf[4096], devices_buf[1024];
-    const char *hosts[INI_MAX_CLUSTERS], *devices[INI_MAX_INIS_PER_CLUSTER];
-    int n_hosts = 0, n_devices = 0, mode_given = 0;
+    int n = 0;
     for (int i = 0; i < argc; i++) {
         const char *a = argv[i];
         if (cli_common_flag(a)) {
@@ -1132,69 +1212,73 @@ static int cmd_gen(int argc, char **argv)
         } else if (!strcmp(a, "--hosts") || !strcmp(a, "--device")) {
             if (i + 1 >= argc)
                 cli_bad_arg("gen: %s: needs a value", a);
-            int hosts_flag = !strcmp(a, "--hosts");
-            n_hosts = hosts_flag ? split_list_or_exit(a, argv[++i], hosts_buf, sizeof hosts_buf, hosts, INI_MAX_CLUSTERS) : n_hosts;
-            n_devices = hosts_flag ? n_devices : split_list_or_exit(a, argv[++i], devices_buf, sizeof devices_buf, devices, INI_MAX_INIS_PER_CLUSTER);
+            if (!strcmp(a, "--hosts"))
+                g->n_hosts = split_list_or_exit(a, argv[++i], hosts_buf, sizeof hosts_buf, g->hosts,
+                                                INI_MAX_CLUSTERS);
+            else
+                g->n_devices = split_list_or_exit(a, argv[++i], devices_buf, sizeof devices_buf, g->devices,
+                                                  INI_MAX_INIS_PER_CLUSTER);
         } else if (!strcmp(a, "-o") || !strcmp(a, "--mode")) {
             if (i + 1 >= argc)
                 cli_bad_arg("gen: %s: needs a value", a);
             if (!strcmp(a, "-o"))
-                out_path = argv[++i];
+                g->out_path = argv[++i];
             else
-                mode = cli_parse_choice("--mode", argv[++i], ini_net_mode_names), mode_given = 1;
+                g->mode = cli_parse_choice("--mode", argv[++i], ini_net_mode_names), g->mode_given = 1;
         } else if (!strncmp(a, "--mode=", 7)) {
-            mode = cli_parse_choice("--mode", a + 7, ini_net_mode_names), mode_given = 1;
+            g->mode = cli_parse_choice("--mode", a + 7, ini_net_mode_names), g->mode_given = 1;
         } else if (a[0] == '-' && a[1]) {
             cli_bad_arg("gen: %s: unknown option", a);
         } else {
             if (n == 3)
                 cli_bad_arg("gen: %s: unexpected argument", a);
-            if (parse_long(a, 1, 1 << 20, &v[n]) < 0)
+            if (parse_long(a, 1, 1 << 20, &g->v[n]) < 0)
                 cli_bad_arg("gen: %s: '%s' is not a positive number", names[n], a);
             n++;
         }
     }
     if (n < 3)
         cli_bad_arg("gen: expected CLUSTERS PES_PER_CLUSTER INIS_PER_CLUSTER");
-    if (n_hosts && !mode_given)
-        mode = INI_NET_AF_PACKET;   /* across hosts: kernel interfaces on a LAN */
-    const struct gen_machine m = {
-        .n_clusters = (int)v[0], .pes_per_cluster = (int)v[1], .inis_per_cluster = (int)v[2],
-        .mode = (enum ini_net_mode)mode, .hosts = hosts, .n_hosts = n_hosts,
-        .devices = devices, .n_devices = n_devices,
-    };
+    if (g->n_hosts && !g->mode_given)
+        g->mode = INI_NET_AF_PACKET;   /* across hosts: kernel interfaces on a LAN */
+}
 
+/* -o onto a device, FIFO or the like: written in place, never replaced. */
+static int gen_write_in_place(const char *out_path, const struct gen_machine *m)
+{
+    char err[PATH_MAX + 256];
+    FILE *out = fopen(out_path, "w");
+    if (!out)
+        cli_bad_arg("%s: %s", out_path, strerror(errno));
+    int rc = gen_write(out, m, err, sizeof err);
+    if (rc < 0 && ferror(out)) {
+        cli_error("%s: %s", out_path, err);
+        fclose(out);
+        return 1;
+    }
+    if (fclose(out) != 0 && rc == 0) {
+        cli_error("%s: cannot write the configuration: %s", out_path, strerror(errno));
+        return 1;
+    }
+    if (rc < 0)
+        cli_bad_arg("gen: %s", err);
+    return 0;
+}
+
+/* To stdout, or to a regular file -o by atomic replace (FILE.tmp, rename),
+ * the file then loaded back as a check. */
+static int gen_write_replacing(const char *out_path, const struct gen_machine *m)
+{
     char err[PATH_MAX + 256];
     FILE *out = stdout;
     char tmp[PATH_MAX + 16];
-    /* Atomic replace (write FILE.tmp, rename) is for regular files; a
-     * device, FIFO or the like is written in place, never replaced. */
-    struct stat st;
-    if (out_path && stat(out_path, &st) == 0 && !S_ISREG(st.st_mode)) {
-        out = fopen(out_path, "w");
-        if (!out)
-            cli_bad_arg("%s: %s", out_path, strerror(errno));
-        int rc = gen_write(out, &m, err, sizeof err);
-        if (rc < 0 && ferror(out)) {
-            cli_error("%s: %s", out_path, err);
-            fclose(out);
-            return 1;
-        }
-        if (fclose(out) != 0 && rc == 0) {
-            cli_error("%s: cannot write the configuration: %s", out_path, strerror(errno));
-            return 1;
-        }
-        if (rc < 0)
-            cli_bad_arg("gen: %s", err);
-        return 0;
-    }
     if (out_path) {
         snprintf(tmp, sizeof tmp, "%s.tmp", out_path);
         out = fopen(tmp, "w");
         if (!out)
             cli_bad_arg("%s: %s", out_path, strerror(errno));
     }
-    int rc = gen_write(out, &m, err, sizeof err);
+    int rc = gen_write(out, m, err, sizeof err);
     if (rc < 0 && ferror(out)) {   /* a write error, not bad arguments */
         cli_error("%s: %s", out_path ? tmp : "stdout", err);
         if (out_path) {
@@ -1224,6 +1308,23 @@ static int cmd_gen(int argc, char **argv)
     return 0;
 }
 
+static int cmd_gen(int argc, char **argv)
+{
+    static struct gen_args g = { .mode = INI_NET_MEMIF };
+    parse_gen_args(argc, argv, &g);
+    const struct gen_machine m = {
+        .n_clusters = (int)g.v[0], .pes_per_cluster = (int)g.v[1], .inis_per_cluster = (int)g.v[2],
+        .mode = (enum ini_net_mode)g.mode, .hosts = g.hosts, .n_hosts = g.n_hosts,
+        .devices = g.devices, .n_devices = g.n_devices,
+    };
+    /* Atomic replace (write FILE.tmp, rename) is for regular files; a
+     * device, FIFO or the like is written in place, never replaced. */
+    struct stat st;
+    if (g.out_path && stat(g.out_path, &st) == 0 && !S_ISREG(st.st_mode))
+        return gen_write_in_place(g.out_path, &m);
+    return gen_write_replacing(g.out_path, &m);
+}
+
 /* Removes what launchers killed with SIGKILL left (cluster_reap.h). */
 static int cmd_cleanup(int argc, char **argv)
 {
@@ -1237,6 +1338,13 @@ static int cmd_cleanup(int argc, char **argv)
 
 int main(int argc, char **argv)
 {
+    static const struct {
+        const char *name;
+        int (*run)(int argc, char **argv);
+    } commands[] = {
+        { "run", cmd_run }, { "up", cmd_up }, { "status", cmd_status }, { "top", cmd_top },
+        { "down", cmd_down }, { "gen", cmd_gen }, { "cleanup", cmd_cleanup }, { "host-run", cmd_host_run },
+    };
     cli_init("ini-cluster", usage_text);
     if (argc < 2)
         cli_bad_arg("no command given (ini-cluster --help)");
@@ -1247,21 +1355,8 @@ int main(int argc, char **argv)
     /* Line-buffered even into a pipe: the launcher's lines interleave with
      * the programs' and must come out whole and in order. */
     setvbuf(stdout, NULL, _IOLBF, 0);
-    if (!strcmp(cmd, "run"))
-        return cmd_run(argc - 2, argv + 2);
-    if (!strcmp(cmd, "up"))
-        return cmd_up(argc - 2, argv + 2);
-    if (!strcmp(cmd, "status"))
-        return cmd_status(argc - 2, argv + 2);
-    if (!strcmp(cmd, "top"))
-        return cmd_top(argc - 2, argv + 2);
-    if (!strcmp(cmd, "down"))
-        return cmd_down(argc - 2, argv + 2);
-    if (!strcmp(cmd, "gen"))
-        return cmd_gen(argc - 2, argv + 2);
-    if (!strcmp(cmd, "cleanup"))
-        return cmd_cleanup(argc - 2, argv + 2);
-    if (!strcmp(cmd, "host-run"))
-        return cmd_host_run(argc - 2, argv + 2);
+    for (size_t k = 0; k < sizeof commands / sizeof commands[0]; k++)
+        if (!strcmp(cmd, commands[k].name))
+            return commands[k].run(argc - 2, argv + 2);
     cli_bad_arg("%s: unknown command (run, up, status, top, down, gen, cleanup)", cmd);
 }

@@ -434,11 +434,10 @@ static const char *usage_text(void)
     return text;
 }
 
-int main(int argc, char **argv)
+/* --test and --rounds into L; a bad one exits 2. */
+static void parse_args(int argc, char **argv)
 {
-    cli_init("mgs-litmus", usage_text());
     const char *which = "all";
-    L.rounds = 5;
     const char *a;
     for (int i = 0; (a = cli_next_arg(argc, argv, &i));) {
         if (!strcmp(a, "--test"))
@@ -453,18 +452,58 @@ int main(int argc, char **argv)
     if (!strcmp(which, "all")) {
         for (int t = 0; t < T_COUNT; t++)
             L.selected[t] = true;
-    } else {
-        char list[256];
-        snprintf(list, sizeof list, "%s", which);
-        for (char *name = strtok(list, ","); name; name = strtok(NULL, ",")) {
-            int t = 0;
-            while (t < T_COUNT && strcmp(name, test_names[t]))
-                t++;
-            if (t == T_COUNT)
-                cli_bad_arg("--test: '%s' is not a test (mgs-litmus --help lists them)", name);
-            L.selected[t] = true;
-        }
+        return;
     }
+    char list[256];
+    snprintf(list, sizeof list, "%s", which);
+    for (char *name = strtok(list, ","); name; name = strtok(NULL, ",")) {
+        int t = 0;
+        while (t < T_COUNT && strcmp(name, test_names[t]))
+            t++;
+        if (t == T_COUNT)
+            cli_bad_arg("--test: '%s' is not a test (mgs-litmus --help lists them)", name);
+        L.selected[t] = true;
+    }
+}
+
+/* DATA_UNITS units in a row, the first homed at cluster, the next at the
+ * next homes; NULL if one could not be had. */
+static void *alloc_units_homed(int cluster)
+{
+    void *first = alloc_unit_homed(cluster);
+    for (int k = 1; k < DATA_UNITS; k++)
+        if (!mgs_alloc(L.unit, L.unit))
+            first = NULL;
+    return first;
+}
+
+/* The tests' shared data, in units with chosen homes; 0, or -1 said. */
+static int alloc_shared(void)
+{
+    L.counter = alloc_unit_homed(1);
+    L.tally = L.counter + 8;
+    L.mp_words = DATA_UNITS * L.unit / sizeof(uint64_t);
+    L.mp_data = alloc_units_homed(0);
+    L.mp_flag = alloc_unit_homed(2);
+    L.bar_data = alloc_units_homed(1);
+    L.adjacent = alloc_unit_homed(2);
+    L.sw_unit = alloc_unit_homed(0);
+    L.home_unit = alloc_unit_homed(1);
+    L.race_a = alloc_unit_homed(0);
+    L.race_b = alloc_unit_homed(2);
+    if (!L.counter || !L.mp_data || !L.mp_flag || !L.bar_data || !L.adjacent || !L.sw_unit || !L.home_unit ||
+        !L.race_a || !L.race_b || (size_t)L.nthreads + 8 > L.unit / sizeof(uint64_t)) {
+        cli_error("shared range too small");
+        return -1;
+    }
+    return 0;
+}
+
+int main(int argc, char **argv)
+{
+    cli_init("mgs-litmus", usage_text());
+    L.rounds = 5;
+    parse_args(argc, argv);
     setvbuf(stdout, NULL, _IOLBF, 0);
 
     char err[512];
@@ -485,29 +524,8 @@ int main(int argc, char **argv)
         cli_error("cannot create locks");
         return 1;
     }
-    /* Shared data, in units with chosen homes. */
-    L.counter = alloc_unit_homed(1);
-    L.tally = L.counter + 8;
-    L.mp_words = DATA_UNITS * L.unit / sizeof(uint64_t);
-    L.mp_data = alloc_unit_homed(0);
-    for (int k = 1; k < DATA_UNITS; k++)
-        if (!mgs_alloc(L.unit, L.unit))   /* the next units: the next homes */
-            L.mp_data = NULL;
-    L.mp_flag = alloc_unit_homed(2);
-    L.bar_data = alloc_unit_homed(1);
-    for (int k = 1; k < DATA_UNITS; k++)
-        if (!mgs_alloc(L.unit, L.unit))
-            L.bar_data = NULL;
-    L.adjacent = alloc_unit_homed(2);
-    L.sw_unit = alloc_unit_homed(0);
-    L.home_unit = alloc_unit_homed(1);
-    L.race_a = alloc_unit_homed(0);
-    L.race_b = alloc_unit_homed(2);
-    if (!L.counter || !L.mp_data || !L.mp_flag || !L.bar_data || !L.adjacent || !L.sw_unit || !L.home_unit ||
-        !L.race_a || !L.race_b || (size_t)L.nthreads + 8 > L.unit / sizeof(uint64_t)) {
-        cli_error("shared range too small");
+    if (alloc_shared() < 0)
         return 1;
-    }
     if (mgs_cluster() == 0)
         printf("mgs-litmus: %d clusters, %d threads, unit %zu bytes, %d rounds\n", L.nclusters, L.nthreads,
                L.unit, L.rounds);

@@ -144,18 +144,88 @@ static void print_json(const struct model_params *p, int first,
     printf("\n]}\n");
 }
 
-int main(int argc, char **argv)
-{
-    struct model_params p = { .N = 1, .W = 41789, .o = 742, .l = 0, .L = 0, .O = 2336 };
-    double *times[] = { &p.W, &p.o, &p.O, &p.l, &p.L };
-    const char *time_flags[] = { "--W", "--o", "--O", "--l", "--L" };
-    int seen_time[5] = { 0 };
-    int seen_n = 0, seen_sweep = 0, seen_format = 0, seen_model = 0, seen_cv2 = 0;
-    int first = 1, last = 1;
-    enum format format = FORMAT_TEXT;
-    char why[256];
+/* What the options asked for, and which were given (each at most once). */
+struct model_opts {
+    struct model_params p;
+    int seen_time[5];               /* --W, --o, --O, --l, --L */
+    int seen_n, seen_sweep, seen_format, seen_model, seen_cv2;
+    int first, last;                /* the N of the first and last row */
+    enum format format;
+};
 
-    cli_init("ini-model", USAGE);
+static const char *const time_flags[5] = { "--W", "--o", "--O", "--l", "--L" };
+
+static double *time_of(struct model_params *p, int t)
+{
+    double *const times[5] = { &p->W, &p->o, &p->O, &p->l, &p->L };
+    return times[t];
+}
+
+/* The "given" mark of flag, *time_index set for a time; NULL: unknown. */
+static int *seen_of(struct model_opts *o, const char *flag, int *time_index)
+{
+    *time_index = -1;
+    for (int t = 0; t < 5; t++)
+        if (!strcmp(flag, time_flags[t]))
+            *time_index = t;
+    return *time_index >= 0 ? &o->seen_time[*time_index]
+         : !strcmp(flag, "--N") ? &o->seen_n
+         : !strcmp(flag, "--sweep") ? &o->seen_sweep
+         : !strcmp(flag, "--format") ? &o->seen_format
+         : !strcmp(flag, "--model") ? &o->seen_model
+         : !strcmp(flag, "--cv2") ? &o->seen_cv2 : NULL;
+}
+
+static int parse_cv2(const char *value, double *cv2, char *why, size_t why_len)
+{
+    int bad = value[0] == '-' ? 1 : model_parse_time(value, cv2, why, why_len);
+    if (value[0] == '-')
+        snprintf(why, why_len, "'%s' is negative; cv2 must be in [0, %g]", value, MODEL_MAX_CV2);
+    else if (!bad && *cv2 > MODEL_MAX_CV2) {
+        bad = 1;
+        snprintf(why, why_len, "'%s' exceeds %g", value, MODEL_MAX_CV2);
+    }
+    return bad;
+}
+
+static int parse_format(const char *value, enum format *format, char *why, size_t why_len)
+{
+    static const char *const names[] = { [FORMAT_TEXT] = "text", [FORMAT_CSV] = "csv", [FORMAT_JSON] = "json" };
+    for (int k = 0; k < 3; k++)
+        if (!strcmp(value, names[k])) {
+            *format = (enum format)k;
+            return 0;
+        }
+    snprintf(why, why_len, "'%s' is not text, csv or json", value);
+    return 1;
+}
+
+/* The value of one option into o; nonzero, why said, if it is bad. */
+static int parse_value(struct model_opts *o, const int *seen, int time_index, const char *value,
+                       char *why, size_t why_len)
+{
+    int bad;
+    if (time_index >= 0)
+        return model_parse_time(value, time_of(&o->p, time_index), why, why_len);
+    if (seen == &o->seen_n)
+        return model_parse_n(value, &o->first, why, why_len);
+    if (seen == &o->seen_sweep)
+        return model_parse_sweep(value, &o->first, &o->last, why, why_len);
+    if (seen == &o->seen_model) {
+        bad = model_kind_parse(value, &o->p.kind);
+        if (bad)
+            snprintf(why, why_len, "'%s' is not mva, lopc or logpc", value);
+        return bad;
+    }
+    if (seen == &o->seen_cv2)
+        return parse_cv2(value, &o->p.cv2, why, why_len);
+    return parse_format(value, &o->format, why, why_len);
+}
+
+/* The options, each "--flag value" or "--flag=value"; a bad one exits 2. */
+static void parse_args(int argc, char **argv, struct model_opts *o)
+{
+    char why[256];
     for (int i = 0; cli_next_arg(argc, argv, &i);) {
         if (strncmp(argv[i], "--", 2) != 0)
             cli_bad_arg("%s: unexpected argument", argv[i]);
@@ -170,16 +240,8 @@ int main(int argc, char **argv)
         memcpy(flag, argv[i], flag_len);
         flag[flag_len] = '\0';
 
-        int time_index = -1;
-        for (int t = 0; t < 5; t++)
-            if (!strcmp(flag, time_flags[t]))
-                time_index = t;
-        int *seen = time_index >= 0 ? &seen_time[time_index]
-                  : !strcmp(flag, "--N") ? &seen_n
-                  : !strcmp(flag, "--sweep") ? &seen_sweep
-                  : !strcmp(flag, "--format") ? &seen_format
-                  : !strcmp(flag, "--model") ? &seen_model
-                  : !strcmp(flag, "--cv2") ? &seen_cv2 : NULL;
+        int time_index;
+        int *seen = seen_of(o, flag, &time_index);
         if (!seen)
             cli_unknown_option(flag);
         if (*seen)
@@ -192,75 +254,66 @@ int main(int argc, char **argv)
         else
             cli_bad_arg("%s: needs a value", flag);
 
-        int bad;
-        if (time_index >= 0)
-            bad = model_parse_time(value, times[time_index], why, sizeof why);
-        else if (seen == &seen_n)
-            bad = model_parse_n(value, &first, why, sizeof why);
-        else if (seen == &seen_sweep)
-            bad = model_parse_sweep(value, &first, &last, why, sizeof why);
-        else if (seen == &seen_model) {
-            bad = model_kind_parse(value, &p.kind);
-            if (bad)
-                snprintf(why, sizeof why, "'%s' is not mva, lopc or logpc", value);
-        } else if (seen == &seen_cv2) {
-            bad = value[0] == '-' ? 1 : model_parse_time(value, &p.cv2, why, sizeof why);
-            if (value[0] == '-')
-                snprintf(why, sizeof why, "'%s' is negative; cv2 must be in [0, %g]", value, MODEL_MAX_CV2);
-            else if (!bad && p.cv2 > MODEL_MAX_CV2) {
-                bad = 1;
-                snprintf(why, sizeof why, "'%s' exceeds %g", value, MODEL_MAX_CV2);
-            }
-        } else {
-            bad = 0;
-            if (!strcmp(value, "text"))
-                format = FORMAT_TEXT;
-            else if (!strcmp(value, "csv"))
-                format = FORMAT_CSV;
-            else if (!strcmp(value, "json"))
-                format = FORMAT_JSON;
-            else {
-                bad = 1;
-                snprintf(why, sizeof why, "'%s' is not text, csv or json", value);
-            }
-        }
-        if (bad)
+        if (parse_value(o, seen, time_index, value, why, sizeof why))
             cli_bad_arg("%s: %s", flag, why);
-        if (seen == &seen_n)
-            last = first;
+        if (seen == &o->seen_n)
+            o->last = o->first;
     }
-    if (seen_n && seen_sweep)
+    if (o->seen_n && o->seen_sweep)
         cli_bad_arg("--N and --sweep cannot be combined");
-    if (seen_cv2 && p.kind != MODEL_LOGPC)
+    if (o->seen_cv2 && o->p.kind != MODEL_LOGPC)
         cli_bad_arg("--cv2 applies to --model logpc only");
-    if (!seen_cv2)
-        p.cv2 = 1;      /* exponential O, chapter 6's assumption */
+    if (!o->seen_cv2)
+        o->p.cv2 = 1;      /* exponential O, chapter 6's assumption */
+}
 
-    p.N = first;
-    if (model_validate(&p, why, sizeof why) != MODEL_OK)
+/* Every row, N = first..last, into rows; 0, or -1 said. */
+static int solve_rows(struct model_params *p, int first, struct model_result *rows, int count)
+{
+    char why[256];
+    for (int n = 0; n < count; n++) {
+        p->N = first + n;
+        if (model_solve(p, &rows[n], why, sizeof why) != MODEL_OK) {
+            cli_error("N=%d: %s", p->N, why);
+            return -1;
+        }
+    }
+    return 0;
+}
+
+int main(int argc, char **argv)
+{
+    struct model_opts o = {
+        .p = { .N = 1, .W = 41789, .o = 742, .l = 0, .L = 0, .O = 2336 },
+        .first = 1, .last = 1, .format = FORMAT_TEXT,
+    };
+    char why[256];
+
+    cli_init("ini-model", USAGE);
+    parse_args(argc, argv, &o);
+    struct model_params *p = &o.p;
+    int first = o.first;
+    p->N = first;
+    if (model_validate(p, why, sizeof why) != MODEL_OK)
         cli_bad_arg("%s", why);
 
-    int count = last - first + 1;
+    int count = o.last - first + 1;
     struct model_result *rows = malloc((size_t)count * sizeof *rows);
     if (!rows) {
         cli_error("out of memory for %d rows", count);
         return 1;
     }
-    for (int n = 0; n < count; n++) {
-        p.N = first + n;
-        if (model_solve(&p, &rows[n], why, sizeof why) != MODEL_OK) {
-            cli_error("N=%d: %s", p.N, why);
-            free(rows);
-            return 1;
-        }
+    if (solve_rows(p, first, rows, count) < 0) {
+        free(rows);
+        return 1;
     }
 
-    if (format == FORMAT_CSV)
+    if (o.format == FORMAT_CSV)
         print_csv(first, rows, count);
-    else if (format == FORMAT_JSON)
-        print_json(&p, first, rows, count);
+    else if (o.format == FORMAT_JSON)
+        print_json(p, first, rows, count);
     else
-        print_text(&p, first, rows, count);
+        print_text(p, first, rows, count);
     free(rows);
     return 0;
 }

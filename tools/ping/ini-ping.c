@@ -570,21 +570,9 @@ static void print_table(int n_pes)
     }
 }
 
-int main(int argc, char **argv)
+/* Refuses a configuration the run cannot complete; the largest message. */
+static uint32_t check_config(void)
 {
-    cli_init("ini-ping", usage_text);
-    setvbuf(stdout, NULL, _IOLBF, 0);
-    parse_args(argc, argv);
-    cn = cnprog_attach();
-    cfg = ini_cn_config(cn);
-    my_cluster = ini_cn_cluster(cn);
-    /* The policies in force (the launcher's overrides, else the config's):
-     * order is promised only when both are static. */
-    enum ini_policy pe_policy = cnprog_policy("INI_POLICY", cfg->pe_policy);
-    enum ini_policy ini_policy = cnprog_policy("INI_INI_POLICY", cfg->ini_policy);
-    ini_cn_set_policy(cn, pe_policy);
-    ordered = pe_policy == INI_POLICY_STATIC && ini_policy == INI_POLICY_STATIC;
-
     /* DONE (two words) must fit in a message, or the closing barrier could
      * never be sent: refuse such a configuration at start, not at the end. */
     cnprog_need_message(cfg, 2 * sizeof(uint32_t), "DONE message");
@@ -601,8 +589,12 @@ int main(int argc, char **argv)
         if (opt.sizes[z] > max_size)
             max_size = opt.sizes[z];
     }
+    return max_size;
+}
 
-    int n_pes = ini_cn_n_pes(cn);
+/* Every local PE's state, its buffers of max_size bytes; 0, or -1 said. */
+static int setup_states(int n_pes, uint32_t max_size)
+{
     states = cnprog_calloc((size_t)n_pes, sizeof *states);
     for (int p = 0; p < n_pes; p++) {
         struct pe_state *st = &states[p];
@@ -613,26 +605,17 @@ int main(int argc, char **argv)
             st->rtt_ns[z] = malloc(sizeof(uint64_t) * (size_t)opt.count);
         if (!st->buf || !st->scratch || (opt.n_sizes && !st->rtt_ns[opt.n_sizes - 1])) {
             cli_error("out of memory");
-            return 1;
+            return -1;
         }
         pick_targets(st);
     }
-    cnprog_register(cn, H_REQUEST, on_request);
-    cnprog_register(cn, H_REPLY, on_reply);
-    cnprog_register(cn, H_DONE, on_done);
+    return 0;
+}
 
-    const struct ini_cluster_cfg *cl = &cfg->clusters[my_cluster];
-    printf("ini-ping: cluster %d (PEs", my_cluster);
-    for (int p = 0; p < n_pes; p++)
-        printf(" %d", cl->pes[p]);
-    printf("), pattern %s, window %d, %ld messages per size per PE, %s delivery checked\n",
-           opt.pairs ? "pairs" : "all", opt.window, opt.count, ordered ? "in-order" : "exactly-once");
-
-    uint64_t t_start = cnprog_now_ns();
-    int failed = ini_cn_run(cn, pe_main, NULL);
-    double secs = (double)(cnprog_now_ns() - t_start) / 1e9;
-
-    print_table(n_pes);
+/* The lines after the table; the errors of the run (1 when a run that
+ * reported none still fell short). */
+static uint64_t print_summary(int n_pes, int failed, double secs)
+{
     uint64_t verified = 0, errors = 0, echoed = 0;
     uint64_t expected = (uint64_t)n_pes * (uint64_t)opt.count * (uint64_t)opt.n_sizes;
     for (int p = 0; p < n_pes; p++) {
@@ -663,6 +646,45 @@ int main(int argc, char **argv)
     if (gap_pe >= 0)
         printf("longest gap between echoes %.3f ms (PE %d)\n", (double)gap / 1e6, gap_pe);
     printf("verified %" PRIu64 " messages, %" PRIu64 " errors\n", verified, errors);
+    return errors;
+}
+
+int main(int argc, char **argv)
+{
+    cli_init("ini-ping", usage_text);
+    setvbuf(stdout, NULL, _IOLBF, 0);
+    parse_args(argc, argv);
+    cn = cnprog_attach();
+    cfg = ini_cn_config(cn);
+    my_cluster = ini_cn_cluster(cn);
+    /* The policies in force (the launcher's overrides, else the config's):
+     * order is promised only when both are static. */
+    enum ini_policy pe_policy = cnprog_policy("INI_POLICY", cfg->pe_policy);
+    enum ini_policy ini_policy = cnprog_policy("INI_INI_POLICY", cfg->ini_policy);
+    ini_cn_set_policy(cn, pe_policy);
+    ordered = pe_policy == INI_POLICY_STATIC && ini_policy == INI_POLICY_STATIC;
+
+    uint32_t max_size = check_config();
+    int n_pes = ini_cn_n_pes(cn);
+    if (setup_states(n_pes, max_size) < 0)
+        return 1;
+    cnprog_register(cn, H_REQUEST, on_request);
+    cnprog_register(cn, H_REPLY, on_reply);
+    cnprog_register(cn, H_DONE, on_done);
+
+    const struct ini_cluster_cfg *cl = &cfg->clusters[my_cluster];
+    printf("ini-ping: cluster %d (PEs", my_cluster);
+    for (int p = 0; p < n_pes; p++)
+        printf(" %d", cl->pes[p]);
+    printf("), pattern %s, window %d, %ld messages per size per PE, %s delivery checked\n",
+           opt.pairs ? "pairs" : "all", opt.window, opt.count, ordered ? "in-order" : "exactly-once");
+
+    uint64_t t_start = cnprog_now_ns();
+    int failed = ini_cn_run(cn, pe_main, NULL);
+    double secs = (double)(cnprog_now_ns() - t_start) / 1e9;
+
+    print_table(n_pes);
+    uint64_t errors = print_summary(n_pes, failed, secs);
     ini_cn_detach(cn);
     return errors ? 1 : 0;
 }

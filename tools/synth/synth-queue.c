@@ -110,51 +110,45 @@ static int cmp_span_service(const void *a, const void *b)
     return x->done < y->done ? -1 : x->done > y->done;
 }
 
-int main(int argc, char **argv)
+struct queue_opts {
+    const char *dir;
+    double trim;            /* fraction of the busy span cut at each end */
+    int csv;
+};
+
+static void parse_args(int argc, char **argv, struct queue_opts *o)
 {
-    const char *dir = NULL;
-    double trim = 0.05;
-    int csv = 0;
-    cli_init("synth-queue", usage_text);
     const char *arg;
     for (int i = 0; (arg = cli_next_arg(argc, argv, &i));) {
         if (!strcmp(arg, "--trim")) {
             const char *v = cli_value(argc, argv, &i);
             char *end;
             errno = 0;
-            trim = strtod(v, &end);
-            if (errno || *end || end == v || !(trim >= 0 && trim < 0.5))
+            o->trim = strtod(v, &end);
+            if (errno || *end || end == v || !(o->trim >= 0 && o->trim < 0.5))
                 cli_bad_arg("--trim: '%s' is not a fraction in [0, 0.5)", v);
         } else if (!strcmp(arg, "--format")) {
             static const char *const formats[] = { "text", "csv", NULL };
-            csv = cli_parse_choice(arg, cli_value(argc, argv, &i), formats) == 1;
+            o->csv = cli_parse_choice(arg, cli_value(argc, argv, &i), formats) == 1;
         } else if (arg[0] == '-') {
             cli_unknown_option(arg);
-        } else if (dir) {
+        } else if (o->dir) {
             cli_bad_arg("%s: unexpected argument (one RUN_DIR)", arg);
         } else {
-            dir = arg;
+            o->dir = arg;
         }
     }
-    if (!dir)
+    if (!o->dir)
         cli_bad_arg("no run directory (synth-queue RUN_DIR [--trim FRACTION] [--format text|csv])");
+}
 
-    struct trace_run run;
-    char err[TRACE_ERR_LEN];
-    if (trace_run_load(&run, dir, err, sizeof err) < 0) {
-        cli_error("%s", err);
-        return 1;
-    }
-
-    if (run.n_files <= 0) {
-        cli_error("%s: no traces", dir);
-        return 1;
-    }
-
-    /* The common busy span of all INIs, then the trimmed window. */
-    uint64_t first = 0, last = UINT64_MAX;
-    for (int f = 0; f < run.n_files; f++) {
-        const struct trace_file *tf = &run.files[f];
+/* The common busy span of all INIs, [*first, *last]; 0, or -1 said. */
+static int common_busy_span(const struct trace_run *run, const char *dir, uint64_t *first, uint64_t *last)
+{
+    *first = 0;
+    *last = UINT64_MAX;
+    for (int f = 0; f < run->n_files; f++) {
+        const struct trace_file *tf = &run->files[f];
         uint64_t lo = UINT64_MAX, hi = 0;
         for (uint64_t k = 0; k < tf->n; k++) {
             const struct trace_msg *m = &tf->msgs[k];
@@ -163,57 +157,87 @@ int main(int argc, char **argv)
         }
         if (!tf->n) {
             cli_error("%s: no messages", tf->name);
-            return 1;
+            return -1;
         }
-        if (lo > first) first = lo;
-        if (hi < last) last = hi;
+        if (lo > *first) *first = lo;
+        if (hi < *last) *last = hi;
     }
-    if (last <= first) {
+    if (*last <= *first) {
         cli_error("%s: the INIs were never busy at the same time", dir);
-        return 1;
+        return -1;
     }
-    uint64_t cut = (uint64_t)((double)(last - first) * trim);
-    uint64_t a = first + cut, b = last - cut;
+    return 0;
+}
 
-    /* Match inbound messages with the peers' outbound ones. */
+/* Every INI's spans and the keys of its outbound and inbound messages,
+ * owned here (spans_free). */
+struct spans {
+    struct span **by_file;      /* [run.n_files][that file's n] */
+    struct key_ref *outs, *ins;
+    size_t no, ni;
+};
+
+static void spans_free(struct spans *sp, int n_files)
+{
+    free(sp->outs);
+    free(sp->ins);
+    for (int f = 0; sp->by_file && f < n_files; f++)
+        free(sp->by_file[f]);
+    free(sp->by_file);
+}
+
+/* One message's span, and its key into outs or ins. */
+static void add_span(struct spans *sp, const struct trace_msg *m, int me, int f, uint64_t k)
+{
+    struct span *s = &sp->by_file[f][k];
+    s->enqueue = m->t[INI_TS_ENQUEUE];
+    s->done = trace_msg_done(m);
+    s->arrive_ini = s->enqueue;
+    if (m->kind == INI_TRACE_OUT && m->t[INI_TS_SUBMIT] && m->t[INI_TS_SUBMIT] <= s->enqueue) {
+        s->arrive_ini = m->t[INI_TS_SUBMIT];
+        s->early = 1;
+    }
+    s->service = m->t[INI_TS_DEQUEUE];
+    if (m->kind == INI_TRACE_OUT)
+        sp->outs[sp->no++] = (struct key_ref){ me, m->peer_ini, m->src_pe, m->dst_pe, m->t[INI_TS_ENQUEUE], f, k };
+    else if (m->kind == INI_TRACE_IN)
+        sp->ins[sp->ni++] = (struct key_ref){ m->peer_ini, me, m->src_pe, m->dst_pe, m->t[INI_TS_ENQUEUE], f, k };
+}
+
+/* The spans of every message of the run; 0, or -1 said. */
+static int collect_spans(const struct trace_run *run, struct spans *sp)
+{
     size_t n_out = 0, n_in = 0;
-    for (int f = 0; f < run.n_files; f++)
-        for (uint64_t k = 0; k < run.files[f].n; k++) {
-            int kind = run.files[f].msgs[k].kind;
+    for (int f = 0; f < run->n_files; f++)
+        for (uint64_t k = 0; k < run->files[f].n; k++) {
+            int kind = run->files[f].msgs[k].kind;
             n_out += kind == INI_TRACE_OUT;
             n_in += kind == INI_TRACE_IN;
         }
-    struct key_ref *outs = calloc(n_out + 1, sizeof *outs), *ins = calloc(n_in + 1, sizeof *ins);
-    struct span **spans = calloc((size_t)run.n_files, sizeof *spans);
-    if (!outs || !ins || !spans) {
+    sp->outs = calloc(n_out + 1, sizeof *sp->outs);
+    sp->ins = calloc(n_in + 1, sizeof *sp->ins);
+    sp->by_file = calloc((size_t)run->n_files, sizeof *sp->by_file);
+    if (!sp->outs || !sp->ins || !sp->by_file) {
         cli_error("out of memory");
-        return 1;
+        return -1;
     }
-    size_t no = 0, ni = 0;
-    for (int f = 0; f < run.n_files; f++) {
-        const struct trace_file *tf = &run.files[f];
-        int me = tf->info.ini_id;
-        if (!(spans[f] = calloc(tf->n, sizeof **spans))) {
+    for (int f = 0; f < run->n_files; f++) {
+        const struct trace_file *tf = &run->files[f];
+        if (!(sp->by_file[f] = calloc(tf->n, sizeof **sp->by_file))) {
             cli_error("out of memory");
-            return 1;
+            return -1;
         }
-        for (uint64_t k = 0; k < tf->n; k++) {
-            const struct trace_msg *m = &tf->msgs[k];
-            struct span *s = &spans[f][k];
-            s->enqueue = m->t[INI_TS_ENQUEUE];
-            s->done = trace_msg_done(m);
-            s->arrive_ini = s->enqueue;
-            if (m->kind == INI_TRACE_OUT && m->t[INI_TS_SUBMIT] && m->t[INI_TS_SUBMIT] <= s->enqueue) {
-                s->arrive_ini = m->t[INI_TS_SUBMIT];
-                s->early = 1;
-            }
-            s->service = m->t[INI_TS_DEQUEUE];
-            if (m->kind == INI_TRACE_OUT)
-                outs[no++] = (struct key_ref){ me, m->peer_ini, m->src_pe, m->dst_pe, m->t[INI_TS_ENQUEUE], f, k };
-            else if (m->kind == INI_TRACE_IN)
-                ins[ni++] = (struct key_ref){ m->peer_ini, me, m->src_pe, m->dst_pe, m->t[INI_TS_ENQUEUE], f, k };
-        }
+        for (uint64_t k = 0; k < tf->n; k++)
+            add_span(sp, &tf->msgs[k], tf->info.ini_id, f, k);
     }
+    return 0;
+}
+
+/* Inbound messages reach the INI when the peer's outbound copy is done. */
+static void match_inbound(const struct trace_run *run, struct spans *sp)
+{
+    struct key_ref *outs = sp->outs, *ins = sp->ins;
+    size_t no = sp->no, ni = sp->ni;
     qsort(outs, no, sizeof *outs, cmp_key);
     qsort(ins, ni, sizeof *ins, cmp_key);
     for (size_t i = 0, o = 0; i < ni;) {
@@ -229,8 +253,8 @@ int main(int argc, char **argv)
          * rank would be wrong: leave that key at t1. */
         if (i_end - i == o_end - o)
             for (size_t k = 0; k < i_end - i; k++) {
-                const struct trace_msg *peer = &run.files[outs[o + k].file].msgs[outs[o + k].idx];
-                struct span *s = &spans[ins[i + k].file][ins[i + k].idx];
+                const struct trace_msg *peer = &run->files[outs[o + k].file].msgs[outs[o + k].idx];
+                struct span *s = &sp->by_file[ins[i + k].file][ins[i + k].idx];
                 uint64_t sent = trace_msg_done(peer);
                 if (sent <= s->enqueue) {
                     s->arrive_ini = sent;
@@ -240,73 +264,123 @@ int main(int argc, char **argv)
         i = i_end;
         o = o_end;
     }
+}
 
-    if (csv)
+/* One INI's averages over the window. */
+struct ini_queue {
+    double qq, qi, busy, O_us, known;
+};
+
+/* Busy time in [a, b]: the union of the service intervals (sorts sp). */
+static uint64_t busy_time(struct span *sp, uint64_t n, uint64_t a, uint64_t b)
+{
+    uint64_t busy = 0, busy_until = 0;
+    qsort(sp, n, sizeof *sp, cmp_span_service);
+    for (uint64_t k = 0; k < n; k++) {
+        const struct span *s = &sp[k];
+        uint64_t from = s->service > busy_until ? s->service : busy_until;
+        if (s->done > from)
+            busy += overlap(from, s->done, a, b);
+        if (s->done > busy_until)
+            busy_until = s->done;
+    }
+    return busy;
+}
+
+static struct ini_queue ini_queue(const struct trace_file *tf, struct span *sp, uint64_t a, uint64_t b)
+{
+    int detailed = tf->mode == INI_TRACE_DETAILED;
+    qsort(sp, tf->n, sizeof *sp, cmp_span_fifo);
+    uint64_t area_q = 0, area_i = 0, served = 0, known = 0, prev_done = 0;
+    for (uint64_t k = 0; k < tf->n; k++) {
+        struct span *s = &sp[k];
+        /* A summary trace has no t2: a run-to-completion FIFO server
+         * starts a message when it arrived and the one before is done. */
+        if (!detailed || !s->service)
+            s->service = s->enqueue > prev_done ? s->enqueue : prev_done;
+        if (s->service > s->done)
+            s->service = s->done;
+        if (s->done > prev_done)
+            prev_done = s->done;
+        area_q += overlap(s->enqueue, s->done, a, b);
+        area_i += overlap(s->arrive_ini, s->done, a, b);
+        known += (uint64_t)s->early;
+        if (s->done > a && s->done <= b)
+            served++;
+    }
+    uint64_t busy = busy_time(sp, tf->n, a, b);
+    double len = (double)(b - a), hz = (double)tf->info.tsc_hz;
+    struct ini_queue q = { (double)area_q / len, (double)area_i / len, (double)busy / len, 0.0, 0.0 };
+    q.O_us = served ? (double)busy / (double)served / hz * 1e6 : 0.0;
+    q.known = tf->n ? (double)known / (double)tf->n : 0.0;
+    return q;
+}
+
+/* The table: a row per INI over the window [a, b] of [first, last], a
+ * last row of means. */
+static void print_queues(const struct trace_run *run, struct spans *sp, const struct queue_opts *o,
+                         uint64_t first, uint64_t last, uint64_t a, uint64_t b)
+{
+    double hz = (double)run->files[0].info.tsc_hz;
+    if (o->csv)
         printf("ini,cluster,messages,q_queue,q_ini,busy,O_us,window_s,ini_arrival_known\n");
     else
         printf("%4s %8s %9s %9s %9s %7s %9s %9s  (window %.3f s of %.3f s, trim %.0f%%)\n", "INI", "cluster",
-               "messages", "q_queue", "q_ini", "busy", "O_us", "known", (double)(b - a) / (double)run.files[0].info.tsc_hz,
-               (double)(last - first) / (double)run.files[0].info.tsc_hz, trim * 100);
-    double sum_qq = 0, sum_qi = 0, sum_busy = 0, sum_O = 0, sum_known = 0;
+               "messages", "q_queue", "q_ini", "busy", "O_us", "known", (double)(b - a) / hz,
+               (double)(last - first) / hz, o->trim * 100);
+    struct ini_queue sum = { 0, 0, 0, 0, 0 };
     uint64_t total_msgs = 0;
-    for (int f = 0; f < run.n_files; f++) {
-        const struct trace_file *tf = &run.files[f];
-        struct span *sp = spans[f];
-        int detailed = tf->mode == INI_TRACE_DETAILED;
-        qsort(sp, tf->n, sizeof *sp, cmp_span_fifo);
-        uint64_t area_q = 0, area_i = 0, busy = 0, served = 0, known = 0, prev_done = 0, busy_until = 0;
-        for (uint64_t k = 0; k < tf->n; k++) {
-            struct span *s = &sp[k];
-            /* A summary trace has no t2: a run-to-completion FIFO server
-             * starts a message when it arrived and the one before is done. */
-            if (!detailed || !s->service)
-                s->service = s->enqueue > prev_done ? s->enqueue : prev_done;
-            if (s->service > s->done)
-                s->service = s->done;
-            if (s->done > prev_done)
-                prev_done = s->done;
-            area_q += overlap(s->enqueue, s->done, a, b);
-            area_i += overlap(s->arrive_ini, s->done, a, b);
-            known += (uint64_t)s->early;
-            if (s->done > a && s->done <= b)
-                served++;
-        }
-        /* Busy time: the union of the service intervals. */
-        qsort(sp, tf->n, sizeof *sp, cmp_span_service);
-        for (uint64_t k = 0; k < tf->n; k++) {
-            const struct span *s = &sp[k];
-            uint64_t from = s->service > busy_until ? s->service : busy_until;
-            if (s->done > from)
-                busy += overlap(from, s->done, a, b);
-            if (s->done > busy_until)
-                busy_until = s->done;
-        }
-        double len = (double)(b - a), hz = (double)tf->info.tsc_hz;
-        double qq = (double)area_q / len, qi = (double)area_i / len, u = (double)busy / len;
-        double O_us = served ? (double)busy / (double)served / hz * 1e6 : 0.0;
-        double known_frac = tf->n ? (double)known / (double)tf->n : 0.0;
-        sum_qq += qq, sum_qi += qi, sum_busy += u, sum_O += O_us, sum_known += known_frac;
+    for (int f = 0; f < run->n_files; f++) {
+        const struct trace_file *tf = &run->files[f];
+        struct ini_queue q = ini_queue(tf, sp->by_file[f], a, b);
+        sum.qq += q.qq, sum.qi += q.qi, sum.busy += q.busy, sum.O_us += q.O_us, sum.known += q.known;
         total_msgs += tf->n;
-        if (csv)
+        if (o->csv)
             printf("%d,%d,%llu,%.6f,%.6f,%.6f,%.3f,%.3f,%.4f\n", tf->info.ini_id, tf->info.cluster_id,
-                   (unsigned long long)tf->n, qq, qi, u, O_us, len / hz, known_frac);
+                   (unsigned long long)tf->n, q.qq, q.qi, q.busy, q.O_us, (double)(b - a) / (double)tf->info.tsc_hz,
+                   q.known);
         else
             printf("%4d %8d %9llu %9.4f %9.4f %7.4f %9.1f %8.1f%%\n", tf->info.ini_id, tf->info.cluster_id,
-                   (unsigned long long)tf->n, qq, qi, u, O_us, known_frac * 100);
+                   (unsigned long long)tf->n, q.qq, q.qi, q.busy, q.O_us, q.known * 100);
     }
-    int n = run.n_files;
-    double hz = (double)run.files[0].info.tsc_hz;
-    if (csv)
-        printf("mean,,%llu,%.6f,%.6f,%.6f,%.3f,%.3f,%.4f\n", (unsigned long long)total_msgs, sum_qq / n, sum_qi / n,
-               sum_busy / n, sum_O / n, (double)(b - a) / hz, sum_known / n);
+    int n = run->n_files;
+    if (o->csv)
+        printf("mean,,%llu,%.6f,%.6f,%.6f,%.3f,%.3f,%.4f\n", (unsigned long long)total_msgs, sum.qq / n,
+               sum.qi / n, sum.busy / n, sum.O_us / n, (double)(b - a) / hz, sum.known / n);
     else
         printf("%4s %8s %9llu %9.4f %9.4f %7.4f %9.1f %8.1f%%\n", "mean", "", (unsigned long long)total_msgs,
-               sum_qq / n, sum_qi / n, sum_busy / n, sum_O / n, sum_known / n * 100);
-    free(outs);
-    free(ins);
-    for (int f = 0; f < run.n_files; f++)
-        free(spans[f]);
-    free(spans);
+               sum.qq / n, sum.qi / n, sum.busy / n, sum.O_us / n, sum.known / n * 100);
+}
+
+int main(int argc, char **argv)
+{
+    struct queue_opts o = { NULL, 0.05, 0 };
+    cli_init("synth-queue", usage_text);
+    parse_args(argc, argv, &o);
+
+    struct trace_run run;
+    char err[TRACE_ERR_LEN];
+    if (trace_run_load(&run, o.dir, err, sizeof err) < 0) {
+        cli_error("%s", err);
+        return 1;
+    }
+    if (run.n_files <= 0) {
+        cli_error("%s: no traces", o.dir);
+        return 1;
+    }
+    /* The common busy span of all INIs, then the trimmed window. */
+    uint64_t first, last;
+    if (common_busy_span(&run, o.dir, &first, &last) < 0)
+        return 1;
+    uint64_t cut = (uint64_t)((double)(last - first) * o.trim);
+    uint64_t a = first + cut, b = last - cut;
+
+    struct spans sp = { NULL, NULL, NULL, 0, 0 };
+    if (collect_spans(&run, &sp) < 0)
+        return 1;
+    match_inbound(&run, &sp);
+    print_queues(&run, &sp, &o, first, last, a, b);
+    spans_free(&sp, run.n_files);
     trace_run_free(&run);
     return 0;
 }
