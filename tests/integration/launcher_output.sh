@@ -53,7 +53,7 @@ int main(void)
 }
 C
 # shellcheck disable=SC2046
-gcc -std=c11 -Iini -Iloadbal -o "$TMP/lines" "$TMP/lines.c" build/lib/libini.a \
+gcc -std=c11 -Iini/cn -Iini/config -Iini/util -Iloadbal -o "$TMP/lines" "$TMP/lines.c" build/lib/libini.a \
     $(pkg-config --libs libconfig) -lpthread -lm || fail "cannot build the test program"
 $L run $CONFIG $FAKE --run-dir "$TMP/r2" -- "$TMP/lines" > "$TMP/r2.out" 2>&1 &
 pid=$!
