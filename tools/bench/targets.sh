@@ -157,7 +157,7 @@ WINDOW=$(build/bin/ini-cluster gen 2 1 1 2> /dev/null | sed -n 's/.*[{;] *window
 case $WINDOW in ''|*[!0-9]*) echo "targets: cannot read the default stack.window from ini-cluster gen" >&2; exit 2 ;; esac
 case $RUNS in ''|*[!0-9]*|0) echo "targets: RUNS: expected a positive integer, got '$RUNS'" >&2; exit 2 ;; esac
 mkdir -p "$OUT"
-rm -f "$OUT/reports.jsonl" "$OUT/errors.log"
+rm -f "$OUT/reports.jsonl" "$OUT/reports.jsonl.xz" "$OUT/errors.log"
 TMP=$(mktemp -d /tmp/ini-targets.XXXXXX)
 trap 'rm -rf "$TMP"' EXIT
 
