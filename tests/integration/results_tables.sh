@@ -3,7 +3,7 @@
 # docs name only results that exist.  No run is made; a few seconds.
 #
 # From what docs/results keeps of each experiment (the runs table, the
-# reports, meta.txt: tools/thesis/runs.py's layout), today's scripts make
+# reports, .jsonl or .jsonl.xz, meta.txt: tools/thesis/runs.py's layout), today's scripts make
 # the committed tables again, byte for byte:
 #   chapter 5   docs/results/thesis, thesis-uniform-beta1, -beta0.031 and
 #               uniform-k100-c8:
@@ -53,7 +53,7 @@ same() {
 # The scripts write the output's own path into the tables ("made by: ...
 # docs/results/sweeps"), so they run in a copy of the tree's layout.
 mkdir -p "$tmp/$R/thesis" "$tmp/$R/sweeps"
-cp "$R"/thesis/{runs.tsv,reports.jsonl,meta.txt,delay-calibration.txt} "$tmp/$R/thesis/"
+cp "$R"/thesis/{runs.tsv,reports.jsonl*,meta.txt,delay-calibration.txt} "$tmp/$R/thesis/"
 # experiments in the chapter-5 layout beside it: the uniform grids (and
 # clusters of 8 at K = 100), whose tables are committed as thesis/'s are; and the arms of the replay check
 # (issue 31) and of the calibrated mode's tests (issue 30), which keep only
@@ -63,9 +63,9 @@ SUBEXP="thesis-uniform-beta1 thesis-uniform-beta0.031 uniform-k100-c8 replay-che
         calibrated-predict/runs calibrated-fixed-o/exp calibrated-fixed-o/fixed calibrated-k600/k300
         calibrated-k600/k600"
 for d in $SUBEXP; do
-    mkdir -p "$tmp/$R/$d" && cp "$R/$d"/{runs.tsv,reports.jsonl,meta.txt,delay-calibration.txt} "$tmp/$R/$d/"
+    mkdir -p "$tmp/$R/$d" && cp "$R/$d"/{runs.tsv,reports.jsonl*,meta.txt,delay-calibration.txt} "$tmp/$R/$d/"
 done
-cp "$R"/sweeps/{runs.tsv,reports.jsonl,meta.txt} "$tmp/$R/sweeps/"
+cp "$R"/sweeps/{runs.tsv,reports.jsonl*,meta.txt} "$tmp/$R/sweeps/"
 cp -r "$R/sweeps/models-raw" "$tmp/$R/sweeps/"
 cd "$tmp"
 
@@ -135,7 +135,7 @@ done
 echo "ok:   breakdown-s8-*, segments-bench*: tables made again, identical"
 for n in logp-knobs logp-knobs-sleep logp-overlap; do
     [ -d "$R/$n" ] || continue
-    mkdir -p "$tmp/$R/$n" && cp "$R/$n"/{runs.tsv,reports.jsonl,meta.txt} "$tmp/$R/$n/"
+    mkdir -p "$tmp/$R/$n" && cp "$R/$n"/{runs.tsv,reports.jsonl*,meta.txt} "$tmp/$R/$n/"
     tools/bench/logp.sh tables "$tmp/$R/$n" > /dev/null 2> "$tmp/err" || fail "logp.sh tables $n: $(tail -n 1 "$tmp/err")"
     case $n in
     logp-knobs*) same "$n" $(cd "$R/$n" && ls knobs.txt knobs.csv signature.dat 2> /dev/null) ;;

@@ -37,9 +37,10 @@ cd "$(dirname "$0")/../.."
 case ${1-} in -h|--help) sed -n '2,/^set -eu/p' "$0" | sed -e '$d' -e 's/^# \{0,1\}//'; exit 0 ;; esac
 tables() {   # OUT: OUT.txt and OUT.csv from OUT/reports.jsonl and OUT/callgrind-8.txt
 python3 - "$1" <<'PY'
-import json, os, re, sys
+import json, lzma, os, re, sys
 out = sys.argv[1]
-lines = [json.loads(l) for l in open(f"{out}/reports.jsonl")]
+rj = f"{out}/reports.jsonl"   # or its .xz, as the committed series keep it
+lines = [json.loads(l) for l in (open(rj) if os.path.exists(rj) else lzma.open(rj + ".xz", "rt"))]
 runs, W, V = len(lines), lines[0].get("window"), lines[0].get("targets", 1)
 if W is None:
     sys.exit("targets: %s: no window recorded (a series of an older targets.sh, whose tables are kept as it made them)" % out)
@@ -139,7 +140,8 @@ print(open(out + ".txt").read())
 PY
 }
 if [ "${1-}" = --tables ]; then
-    [ $# = 2 ] && [ -f "$2/reports.jsonl" ] || { echo "targets: --tables OUT: expected OUT/reports.jsonl" >&2; exit 2; }
+    [ $# = 2 ] && { [ -f "$2/reports.jsonl" ] || [ -f "$2/reports.jsonl.xz" ]; } ||
+        { echo "targets: --tables OUT: expected OUT/reports.jsonl (or .xz)" >&2; exit 2; }
     tables "$2" > /dev/null
     exit
 fi
@@ -155,7 +157,7 @@ WINDOW=$(build/bin/ini-cluster gen 2 1 1 2> /dev/null | sed -n 's/.*[{;] *window
 case $WINDOW in ''|*[!0-9]*) echo "targets: cannot read the default stack.window from ini-cluster gen" >&2; exit 2 ;; esac
 case $RUNS in ''|*[!0-9]*|0) echo "targets: RUNS: expected a positive integer, got '$RUNS'" >&2; exit 2 ;; esac
 mkdir -p "$OUT"
-rm -f "$OUT/reports.jsonl" "$OUT/errors.log"
+rm -f "$OUT/reports.jsonl" "$OUT/reports.jsonl.xz" "$OUT/errors.log"
 TMP=$(mktemp -d /tmp/ini-targets.XXXXXX)
 trap 'rm -rf "$TMP"' EXIT
 

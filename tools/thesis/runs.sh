@@ -58,7 +58,7 @@ runs_open() {
     RUNS_OUT=$1; shift
     RUNS_COLS=("$@")
     rm -rf "$RUNS_OUT/raw"
-    rm -f "$RUNS_OUT/reports.jsonl" "$RUNS_OUT/errors.log"
+    rm -f "$RUNS_OUT/reports.jsonl" "$RUNS_OUT/reports.jsonl.xz" "$RUNS_OUT/errors.log"
     runs_row seq "$@" rep status runtime_s load_before load_after others flag cpu_user_s cpu_sys_s starts \
         load_mean load_max busy_mean busy_max others_during probe_rtt_ns probe_spin_ns > "$RUNS_OUT/runs.tsv"
     RUNS_N=0 RUNS_FAILED=0 RUNS_LOADED=0 RUNS_RESTARTS=0 RUNS_START=$SECONDS RUNS_DURS=()
