@@ -5,12 +5,12 @@
  * deferred acks, deliver what the knob stage holds and is due
  * (inid_knobs.h), retry stalled work, pull new records from the compute
  * nodes' rings and bursts of frames from the ports into the FIFO work
- * queue, process the queue to completion, flush the transmit queues,
- * publish the INI's load, and run lwIP's timers when due.  Nothing here
- * allocates, locks or makes a system call per message; the only system
- * calls are the adaptive idle mode's, made with no work at hand (yielding
- * the core, then the epoll sleep), the wake of a sleeping compute node or
- * memif peer, and the knobs' (O asleep).
+ * queue, process the queue to completion, publish the INI's load (once:
+ * publish_load), flush the transmit queues, and run lwIP's timers when
+ * due.  Nothing here allocates, locks or makes a system call per message;
+ * the only system calls are the adaptive idle mode's, made with no work
+ * at hand (yielding the core, then the epoll sleep), the wake of a
+ * sleeping compute node or memif peer, and the knobs' (O asleep).
  */
 #include "inid_loop.h"
 
@@ -41,6 +41,25 @@ enum { DONE = 0, STALL = 1 };
 
 static inline uint32_t queue_len(const struct inid *d) { return d->q_tail - d->q_head; }
 static inline uint32_t queue_room(const struct inid *d) { return INID_QUEUE_SIZE - queue_len(d); }
+
+/* The load the compute nodes' load-aware policy reads (loadbal.h: what
+ * they submitted and the INI has not processed, plus `inbound`), stored
+ * once per turn, when the turn has run its queue: an INI between turns
+ * (descheduled, on shared cores, or asleep) shows what is left, not what
+ * it has just done.  One formula: inbound is the work queue (empty at the
+ * end of a turn; what arrived, during a dilated turn's wait), the
+ * deliveries the knob stage holds (O, ΔL) and the segments of messages
+ * taken in part that wait for their window.  A dilated turn's polls, made
+ * while it waits out its dilation, store it the same way
+ * (dilation_poll). */
+static inline void publish_load(struct inid *d)
+{
+    struct ini_seg_ini *me = &d->seg->inis[d->local];
+    atomic_store_explicit(&me->processed, d->stats.processed, memory_order_relaxed);
+    atomic_store_explicit(&me->inbound,
+                          queue_len(d) + inid_knobs_held(&d->knobs) + ini_swp_pending_frames(d->stack.swp),
+                          memory_order_relaxed);
+}
 
 /* ---- the ports ---- */
 
@@ -552,10 +571,7 @@ static int dilation_poll(void *ctx, uint64_t now)
 {
     struct inid *d = ctx;
     int n = poll_pes(d, now) + poll_ports(d, now);
-    /* the load the compute nodes' load-aware policy reads, as each turn
-     * publishes it */
-    atomic_store_explicit(&d->seg->inis[d->local].inbound, queue_len(d) + ini_swp_pending_frames(d->stack.swp),
-                          memory_order_relaxed);
+    publish_load(d);
     return n;
 }
 
@@ -627,14 +643,10 @@ TURN_PIECE void loop_clock_init(const struct inid *d, struct loop_clock *c)
     c->handed = 0;
 }
 
-/* After the sources were polled: the load the compute nodes' load-aware
- * policy reads, and the queue's time-average and samples. */
+/* After the sources were polled: the queue's time-average and samples. */
 TURN_PIECE void account_queue(struct inid *d, struct loop_clock *c, uint64_t now)
 {
-    struct ini_seg_ini *me = &d->seg->inis[d->local];
     uint32_t ql = queue_len(d);
-    atomic_store_explicit(&me->processed, d->stats.processed, memory_order_relaxed);
-    atomic_store_explicit(&me->inbound, queue_len(d) + ini_swp_pending_frames(d->stack.swp), memory_order_relaxed);
     /* This turn's occupancy holds until the next turn starts. */
     if (c->last_turn)
         d->stats.queue_area += c->last_occupancy * (now - c->last_turn);
@@ -705,7 +717,6 @@ TURN_PIECE void end_turn(struct inid *d, struct loop_clock *c, uint64_t now, int
 TURN_PIECE void loop(struct inid *d, const int dilated)
 {
     struct loop_clock c;
-    struct ini_seg_ini *me = &d->seg->inis[d->local];
     loop_clock_init(d, &c);
     while (!d->stop) {
         /* The clock at every turn's start, not only when a turn may need
@@ -724,9 +735,7 @@ TURN_PIECE void loop(struct inid *d, const int dilated)
          * the previous turn waited, or now) */
         uint64_t arrive = dilated && queue_len(d) ? d->queue[d->q_head % INID_QUEUE_SIZE].t_arrive : now;
         n += run_queue(d, now);
-        atomic_store_explicit(&me->processed, d->stats.processed, memory_order_relaxed);
-        atomic_store_explicit(&me->inbound, inid_knobs_held(&d->knobs) + ini_swp_pending_frames(d->stack.swp),
-                              memory_order_relaxed);
+        publish_load(d);
         if (dilated && n)
             dilate_turn(d, arrive, now, first_rec);   /* what it made leaves at its end */
         /* Frames a full peer ring refused keep the daemon awake. */
