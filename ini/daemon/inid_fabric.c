@@ -7,6 +7,8 @@
  */
 #include "inid_fabric.h"
 
+#include "ini_assert.h"
+
 void inid_fabric_init(struct inid *d)
 {
     d->n_pes = (int)d->seg->n_pes;
@@ -22,6 +24,9 @@ void inid_fabric_init(struct inid *d)
 void inid_record_done(struct inid *d, int pe, uint32_t slot)
 {
     struct out_ring *o = &d->out[pe];
+    /* The record is one the INI holds: in flight, between head and tail. */
+    INI_ASSERT(pe >= 0 && pe < d->n_pes && slot < INID_RING_INFLIGHT);
+    INI_ASSERT(o->tail != o->head && o->tail - o->head <= INID_RING_INFLIGHT);
     o->rec[slot % INID_RING_INFLIGHT]->flags |= INID_REC_DONE;
     o->done[slot % INID_RING_INFLIGHT] = 1;
     uint64_t release = 0;

@@ -27,6 +27,7 @@
 #include <rte_ethdev.h>
 
 #include "fabric.h"
+#include "ini_assert.h"
 #include "inid_fabric.h"
 #include "inid_port.h"
 #include "inid_state.h"
@@ -118,6 +119,7 @@ static int backlog_push(struct inid *d, int pe, struct pbuf *p, uint16_t off)
     b->p[b->tail % INID_BACKLOG] = p;
     b->off[b->tail % INID_BACKLOG] = off;
     b->tail++;
+    INI_ASSERT(b->tail - b->head <= INID_BACKLOG);
     d->stats.deferred++;
     return 0;
 }
@@ -409,6 +411,8 @@ TURN_PIECE int run_queue(struct inid *d, uint64_t now)
             }
         }
         if (blocked || process(d, w, now) == STALL) {
+            /* The sources leave room for everything queued to stall. */
+            INI_ASSERT(d->n_stalled < INID_QUEUE_SIZE);
             d->stalled[d->n_stalled++] = *w;
             d->stats.stalls++;
         }
@@ -442,6 +446,7 @@ TURN_PIECE int poll_pes(struct inid *d, uint64_t now)
             w->t_arrive = now;
             w->rec = rec;
             d->q_tail++;
+            INI_ASSERT(queue_len(d) + d->n_stalled < INID_QUEUE_SIZE);
             n++;
         }
     }
@@ -476,6 +481,7 @@ TURN_PIECE int poll_ports(struct inid *d, uint64_t now)
             w->m = in[i];
             d->q_tail++;
         }
+        INI_ASSERT(queue_len(d) <= INID_QUEUE_SIZE);
         n += got;
     }
     return n;
