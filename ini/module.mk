@@ -3,7 +3,7 @@
 #   util/    the plain helpers every product uses: cli (the programs'
 #            command-line skeleton), file_util (one reader of a regular
 #            file, the one error convention), counters (the counters file's
-#            table writer), thread_clock (the clocks)
+#            table writer), clock.h (the clocks)
 #   config/  the configuration: config.h over config_*.c
 #   trace/   the trace format, written by the daemon (trace.c) and by the
 #            compute-node library (trace_cn.c)
