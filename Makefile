@@ -29,12 +29,13 @@ WARN    := -Wall -Wextra -Wno-unused-parameter
 # directory), so that an include of a floor above fails to compile
 # (docs/architecture.md, "Floors").
 BASE_CFLAGS = -std=c11 -D_GNU_SOURCE -MMD -MP $(WARN) $(INC)
-# SAN=1 builds everything with AddressSanitizer and UBSan (into build-san/).
+# SAN=1 builds everything with AddressSanitizer and UBSan (into build-san/),
+# and with the core's assertions on (INI_DEBUG: timers/ini_assert.h).
 ifeq ($(SAN),1)
 BUILD   := build-san
 BIN     := $(BUILD)/bin
 OBJ     := $(BUILD)/obj
-CFLAGS  += -fsanitize=address,undefined -fno-omit-frame-pointer
+CFLAGS  += -fsanitize=address,undefined -fno-omit-frame-pointer -DINI_DEBUG
 LDFLAGS += -fsanitize=address,undefined
 endif
 

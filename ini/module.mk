@@ -3,7 +3,7 @@
 #   util/    the plain helpers every product uses: cli (the programs'
 #            command-line skeleton), file_util (one reader of a regular
 #            file, the one error convention), counters (the counters file's
-#            table writer), thread_clock (the clocks)
+#            table writer), clock.h (the clocks)
 #   config/  the configuration: config.h over config_*.c
 #   trace/   the trace format, written by the daemon (trace.c) and by the
 #            compute-node library (trace_cn.c)
@@ -63,8 +63,8 @@ $(LIBINI): $(LIBINI_SRCS:%.c=$(OBJ)/%.o)
 	$(AR) rcs $@ $^
 
 # inid links the stack (stack/module.mk), DPDK and lwIP.
-INID_SRCS  := $(addprefix ini/daemon/,inid.c inid_port.c inid_loop.c inid_knobs.c \
-              inid_telemetry.c inid_state.c capture.c eal_args.c)
+INID_SRCS  := $(addprefix ini/daemon/,inid.c inid_port.c inid_loop.c inid_fabric.c inid_knobs.c \
+              inid_telemetry.c inid_counters.c inid_state.c capture.c eal_args.c)
 INID_OBJS  := $(INID_SRCS:%.c=$(OBJ)/%.o)
 $(INID_OBJS): EXTRA := $(LWIP_CFLAGS)
 $(INID_OBJS): DPDK := yes

@@ -63,6 +63,7 @@ static void park(struct ini_netif *nf, struct ini_txq *q, struct rte_mbuf **pkts
     uint16_t k = n < room ? n : room;
     memcpy(q->backlog + q->n_backlog, pkts, k * sizeof(*pkts));
     q->n_backlog = (uint16_t)(q->n_backlog + k);
+    INI_ASSERT(q->n_backlog <= INI_NETIF_BACKLOG);
     if (k < n) {
         nf->stats.tx_dropped += n - k;
         rte_pktmbuf_free_bulk(pkts + k, n - k);

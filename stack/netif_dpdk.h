@@ -39,6 +39,7 @@
 
 #include "arp.h"
 #include "fault.h"
+#include "ini_assert.h"
 #include "lwip/netif.h"
 #include "lwip/pbuf.h"
 
@@ -193,6 +194,7 @@ void ini_netif_flush_queue(struct ini_netif *nf, struct ini_txq *q);
  * flush, or now if that fills the queue.  The netif owns m from here. */
 static inline void ini_netif_enqueue(struct ini_netif *nf, struct ini_txq *q, struct rte_mbuf *m)
 {
+    INI_ASSERT(q->n < INI_NETIF_BURST);     /* a full queue was sent at once */
     q->pkts[q->n++] = m;
     nf->tx_dirty = 1;
     nf->stats.tx_frames++;

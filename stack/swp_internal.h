@@ -30,6 +30,7 @@
 
 #include <string.h>
 
+#include "ini_assert.h"
 #include "swp.h"
 #include "timer_list.h"
 
@@ -204,6 +205,7 @@ static inline uint32_t dist(const struct ini_swp *s, uint32_t from, uint32_t to)
 static inline void list_later(struct ini_swp *s, struct swp_conn *c)
 {
     if (!c->later_listed) {
+        INI_ASSERT(s->n_later < INI_SWP_MAX_INIS);   /* each connection listed once */
         c->later_listed = 1;
         s->later[s->n_later++] = (uint8_t)(c - s->conns);
     }

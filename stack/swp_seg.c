@@ -30,6 +30,7 @@ static int push_segments(struct ini_swp *s, struct swp_conn *c, struct ini_swp_t
         c->snd_nxt = (seq + 1) & s->seq_mask;
         list_later(s, c);           /* its SEND timer */
         c->stats.segs_sent++;
+        INI_ASSERT(s->pend_frames > 0);     /* this segment was counted when its message was taken */
         s->pend_frames--;
         c->pend_at += n;
         c->pend_left -= n;

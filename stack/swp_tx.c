@@ -219,6 +219,9 @@ int swp_send_message(struct ini_swp *s, struct swp_conn *c, uint8_t *am, uint32_
 {
     if (s->segment && am_len + (uint32_t)s->data_hdr_len > s->frame_max)
         return swp_send_segments(s, c, am, am_len, cookie, stamps);
+    /* Both callers (ini_swp_send, swp_replay) checked the window: its
+     * slot is free, not a frame still unacknowledged. */
+    INI_ASSERT(dist(s, c->snd_una, c->snd_nxt) < s->window);
     uint32_t seq = c->snd_nxt;
     swp_fill_slot(s, tx_slot(s, c, seq), am, am_len, cookie, 0, 1);
     if (stamps)

@@ -73,6 +73,7 @@ void swp_handle_ack(struct ini_swp *s, struct swp_conn *c, uint32_t ack)
         t->am = NULL;
         c->snd_una = (c->snd_una + 1) & s->seq_mask;
     }
+    INI_ASSERT(dist(s, c->snd_una, c->snd_nxt) < s->window);   /* n > 0 frames left the window */
     c->stats.acks_received++;
     if (s->use_nak)
         probe_timer_restart(s, c);

@@ -40,6 +40,11 @@ LDLIBS_test_fault = $(DPDK_LIBS)
 UNIT_TESTS += $(BIN)/test_loadbal
 $(OBJ)/tests/unit/test_loadbal.o: INC = -Iloadbal
 
+# The core's assertion (timers/ini_assert.h), with the ground floor's
+# include path alone: every core floor can include it.
+UNIT_TESTS += $(BIN)/test_assert
+$(OBJ)/tests/unit/test_assert.o: INC = -Itimers
+
 UNIT_TESTS += $(BIN)/test_ring
 $(BIN)/test_ring: $(LIBINI)
 

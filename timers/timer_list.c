@@ -7,6 +7,7 @@
 #include <stdlib.h>
 
 #include "fifo.h"
+#include "ini_assert.h"
 
 static int init_common(struct timer_list *l, uint32_t n_conns, uint32_t capacity,
                        uint64_t timeout, bool one_per_conn)
@@ -94,6 +95,11 @@ int timer_list_start(struct timer_list *l, uint16_t conn, uint32_t seq, uint64_t
     l->max_time = deadline;
 
     FIFO_APPEND(c->head, c->tail, r, conn_next);
+    /* Records come from the pool; the tail's deadline is the latest; the
+     * ACK variant holds one record per connection. */
+    INI_ASSERT(l->in_use <= l->capacity);
+    INI_ASSERT(l->max_time >= l->base_time);
+    INI_ASSERT(!l->one_per_conn || c->head == c->tail);
     return 0;
 }
 
@@ -106,6 +112,8 @@ int timer_list_start(struct timer_list *l, uint16_t conn, uint32_t seq, uint64_t
 static void remove_run(struct timer_list *l, struct timer_conn *c, struct timer_record *conn_prev,
                        struct timer_record *first, struct timer_record *last, uint64_t ticks, uint32_t n)
 {
+    INI_ASSERT(n >= 1 && n <= l->in_use);
+    INI_ASSERT(first->conn == last->conn && (conn_prev ? conn_prev->conn_next : c->head) == first);
     if (conn_prev)
         conn_prev->conn_next = last->conn_next;
     else
@@ -155,6 +163,7 @@ bool timer_list_pop_head(struct timer_list *l, uint16_t *conn, uint32_t *seq)
     *seq = r->seq;
     /* The oldest record of all is the oldest of its connection: both lists
      * keep start order, so it heads its connection's list. */
+    INI_ASSERT(l->conns[r->conn].head == r);
     remove_record(l, NULL, r);
     return true;
 }

@@ -196,47 +196,6 @@ static int load_restart(struct loader *ld, const config_setting_t *root)
     return 0;
 }
 
-/* A group of name = value settings handed one by one to the parser of
- * the matching command-line specification (set(target, key, value),
- * config_spec.c), so that a file and a flag accept exactly the same names
- * and values. */
-static int load_kv_group(struct loader *ld, const config_setting_t *parent, const char *name,
-                         const char *const *allowed, cfg_kv_setter set, void *target)
-{
-    const config_setting_t *g;
-    int found = cfg_read_group(ld, parent, name, allowed, &g);
-    if (found <= 0)
-        return found;
-    for (int i = 0; i < config_setting_length(g); i++) {
-        const config_setting_t *m = config_setting_get_elem(g, (unsigned)i);
-        char value[64], err[256];
-        switch (config_setting_type(m)) {
-        case CONFIG_TYPE_FLOAT: snprintf(value, sizeof value, "%.17g", config_setting_get_float(m)); break;
-        case CONFIG_TYPE_INT:
-        case CONFIG_TYPE_INT64: snprintf(value, sizeof value, "%lld", config_setting_get_int64(m)); break;
-        case CONFIG_TYPE_STRING: snprintf(value, sizeof value, "%s", config_setting_get_string(m)); break;
-        default: return cfg_fail_at(ld, m, "expected a number or a string, found %s", cfg_type_name(m));
-        }
-        if (set(target, config_setting_name(m), value, err, sizeof err) < 0) {
-            /* The prefix names the field already: keep only what is wrong. */
-            const char *colon = strchr(err, ':');
-            return cfg_fail_at(ld, m, "%s", colon && colon[1] == ' ' ? colon + 2 : err);
-        }
-    }
-    return 1;
-}
-
-/* faults = { drop = 0.1; dup = 0.0; reorder = 0.0; corrupt = 0.0; delay = 0.0;
- *            depth = 3; delay_us = 200; seed = 1; side = "tx"; } */
-int cfg_load_faults(struct loader *ld, const config_setting_t *parent, struct ini_fault_cfg *f)
-{
-    static const char *const allowed[] = { "drop", "dup", "reorder", "corrupt", "delay", "depth",
-                                           "delay_us", "seed", "side", NULL };
-    int found = load_kv_group(ld, parent, "faults", allowed, cfg_fault_set, f);
-    f->enabled = cfg_fault_enabled(f);
-    return found;
-}
-
 /* knobs = { O_us = 50.0; O_mode = "sleep"; gap_us = 0; per_byte_ns = 0;
  *           latency_us = 0; overhead_us = 0; overhead_mode = "spin";
  *           dilate = 300; beta = 1.0; } */
@@ -244,7 +203,7 @@ static int load_knobs(struct loader *ld, const config_setting_t *root)
 {
     static const char *const allowed[] = { "O_us", "O_mode", "O_dist", "gap_us", "per_byte_ns", "latency_us",
                                            "overhead_us", "overhead_mode", "dilate", "beta", NULL };
-    return load_kv_group(ld, root, "knobs", allowed, cfg_knob_set, &ld->cfg.knobs);
+    return cfg_load_kv_group(ld, root, "knobs", allowed, cfg_knob_set, &ld->cfg.knobs);
 }
 
 static int load_eal(struct loader *ld, const config_setting_t *root)

@@ -166,10 +166,10 @@ int cfg_read_group_list(struct loader *ld, const config_setting_t *s, int max, c
 
 /* ---- the passes ---------------------------------------------------------- */
 
-/* Pass 2 (config_groups.c): the whole tree, clusters included. */
+/* Pass 2 (config_groups.c): the whole tree, clusters included.  Its
+ * files call one way: config_groups.c -> config_machine.c -> config_spec.c
+ * (the groups of name = value settings), config_groups.c -> config_spec.c. */
 int cfg_load_structure(struct loader *ld, const config_setting_t *root);
-/* faults = { ... } in parent, over *f (config_groups.c). */
-int cfg_load_faults(struct loader *ld, const config_setting_t *parent, struct ini_fault_cfg *f);
 /* clusters = ( ... ) and their INIs (config_machine.c). */
 int cfg_load_clusters(struct loader *ld, const config_setting_t *root);
 /* Pass 3 (config_check.c): the machine as a whole, then the hosts. */
@@ -188,6 +188,12 @@ int cfg_fault_set(void *fault_cfg, const char *key, const char *value, char *err
 int cfg_knob_set(void *knobs_cfg, const char *key, const char *value, char *err, size_t errlen);
 /* Whether any rate of f is above 0. */
 int cfg_fault_enabled(const struct ini_fault_cfg *f);
+/* Group NAME of PARENT (members ALLOWED), each member handed to SET as
+ * "key", "value": -1 after reporting, 0 when absent, 1 when read. */
+int cfg_load_kv_group(struct loader *ld, const config_setting_t *parent, const char *name,
+                      const char *const *allowed, cfg_kv_setter set, void *target);
+/* faults = { ... } in parent, over *f (the global group, or an INI's). */
+int cfg_load_faults(struct loader *ld, const config_setting_t *parent, struct ini_fault_cfg *f);
 
 #pragma GCC visibility pop
 

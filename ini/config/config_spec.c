@@ -1,9 +1,12 @@
 /*
  * config_spec.c - the fault and knob specifications (config.h): a flag's
  * "key=value,..." (inid and ini-cluster --fault and --knob) and a file's
- * faults = { ... } and knobs = { ... } groups (config_groups.c) go through
- * the same setter per name, so that both accept exactly the same names and
- * values.
+ * faults = { ... } and knobs = { ... } groups go through the same setter
+ * per name, so that both accept exactly the same names and values.  The
+ * groups' reader is here too (cfg_load_kv_group, cfg_load_faults), called
+ * by pass 2's top-level groups (config_groups.c) and by its INIs
+ * (config_machine.c): calls go from those two down to this file, and from
+ * config_groups.c to config_machine.c, never back.
  */
 #include "config_internal.h"
 
@@ -162,4 +165,50 @@ int ini_fault_parse(const char *spec, struct ini_fault_cfg *f, char *err, size_t
         return -1;
     f->enabled = cfg_fault_enabled(f);
     return 0;
+}
+
+/* ---- the same specifications as groups of a file ---- */
+
+/* A group of name = value settings handed one by one to the setter of
+ * the matching command-line specification above (set(target, key,
+ * value)), so that a file and a flag accept exactly the same names and
+ * values.  Here, below both readers of such groups (config_groups.c: the
+ * global faults and the knobs; config_machine.c: an INI's faults), so
+ * that the two passes call down into this file and never into each
+ * other. */
+int cfg_load_kv_group(struct loader *ld, const config_setting_t *parent, const char *name,
+                      const char *const *allowed, cfg_kv_setter set, void *target)
+{
+    const config_setting_t *g;
+    int found = cfg_read_group(ld, parent, name, allowed, &g);
+    if (found <= 0)
+        return found;
+    for (int i = 0; i < config_setting_length(g); i++) {
+        const config_setting_t *m = config_setting_get_elem(g, (unsigned)i);
+        char value[64], err[256];
+        switch (config_setting_type(m)) {
+        case CONFIG_TYPE_FLOAT: snprintf(value, sizeof value, "%.17g", config_setting_get_float(m)); break;
+        case CONFIG_TYPE_INT:
+        case CONFIG_TYPE_INT64: snprintf(value, sizeof value, "%lld", config_setting_get_int64(m)); break;
+        case CONFIG_TYPE_STRING: snprintf(value, sizeof value, "%s", config_setting_get_string(m)); break;
+        default: return cfg_fail_at(ld, m, "expected a number or a string, found %s", cfg_type_name(m));
+        }
+        if (set(target, config_setting_name(m), value, err, sizeof err) < 0) {
+            /* The prefix names the field already: keep only what is wrong. */
+            const char *colon = strchr(err, ':');
+            return cfg_fail_at(ld, m, "%s", colon && colon[1] == ' ' ? colon + 2 : err);
+        }
+    }
+    return 1;
+}
+
+/* faults = { drop = 0.1; dup = 0.0; reorder = 0.0; corrupt = 0.0; delay = 0.0;
+ *            depth = 3; delay_us = 200; seed = 1; side = "tx"; } */
+int cfg_load_faults(struct loader *ld, const config_setting_t *parent, struct ini_fault_cfg *f)
+{
+    static const char *const allowed[] = { "drop", "dup", "reorder", "corrupt", "delay", "depth",
+                                           "delay_us", "seed", "side", NULL };
+    int found = cfg_load_kv_group(ld, parent, "faults", allowed, cfg_fault_set, f);
+    f->enabled = cfg_fault_enabled(f);
+    return found;
 }

@@ -41,6 +41,12 @@
 
 #include "eal_args.h"
 #include "fabric.h"
+#include "inid_counters.h"
+#include "inid_fabric.h"
+#include "inid_loop.h"
+#include "inid_port.h"
+#include "inid_state.h"
+#include "inid_telemetry.h"
 #include "stack_config.h"
 
 

@@ -6,6 +6,19 @@
  * and the protocol loop on the INI's lcore (inid_loop.c) apart; everything
  * the loop touches lives in struct inid, the only global state.
  *
+ * This header is the bottom of the daemon: the state and its types, no
+ * function.  Each file above it declares its own in its own header, and
+ * calls go one way, down (docs/architecture.md, "Files"):
+ *
+ *   inid.c (main)  -> inid_port, inid_state, inid_loop, inid_counters,
+ *                     inid_telemetry, inid_knobs, inid_fabric, capture,
+ *                     eal_args
+ *   inid_loop.c    -> inid_port, inid_state.h (its inline intents),
+ *                     inid_fabric, inid_knobs, capture
+ *   inid_state.c   -> inid_fabric
+ *   inid_telemetry.c, inid_counters.c -> inid_counters' tables
+ *   inid_port.c    -> capture
+ *
  * The loop is figure 3-1 of the thesis: messages from the cluster's compute
  * nodes (records in the PE -> INI rings) and packets from the network (mbufs
  * from rx bursts) enter one FIFO work queue and are processed to completion
@@ -61,32 +74,6 @@ struct out_ring {
     struct ini_rec *rec[INID_RING_INFLIGHT];
 };
 
-/* The INI's mark in the header of a record it took (ring.h: the consumer
- * owns a record until it releases it): its message is done (sent and
- * acknowledged, delivered in the cluster, or dropped).  In the segment,
- * so a restarted INI knows it (inid_state.c). */
-#define INID_REC_DONE 0x8000u
-
-/* A message's release cookie (swp.h ini_swp_send): its PE, its in-flight
- * slot and its record's place in the ring (bytes ever published before
- * it, / 64: records are 64-byte aligned), which tells a restarted INI
- * which record a logged message is (inid_state.c). */
-static inline uint64_t inid_cookie(int pe, uint32_t slot, uint64_t pos)
-{
-    return (pos >> 6) << 24 | (uint64_t)pe << 16 | slot;
-}
-
-/* inid's part of the state region (inid_state.c), behind the
- * transport's: a delivery to a compute node of this cluster in progress
- * (the record at local_pos of PE local_src's ring, published into PE
- * local_pe's ring once its tail reaches local_mark). */
-struct inid_dur {
-    uint64_t magic;
-    uint32_t version, local_armed;
-    uint32_t local_pe, local_src;
-    uint64_t local_mark, local_pos;
-};
-
 /* Deliveries to one PE that did not fit in its ring yet. */
 struct pe_backlog {
     uint32_t head, tail;
@@ -106,6 +93,8 @@ struct inid_stats {
     uint64_t kept_yields;     /* idle.colocate: yields the scheduler kept, so the daemon slept (fabric.h) */
     uint64_t processed;       /* compute-node messages finished (sent, delivered locally, dropped) */
 };
+
+struct inid_dur;   /* inid_state.h */
 
 struct inid {
     /* identity */
@@ -190,67 +179,5 @@ struct inid {
     volatile sig_atomic_t stop;
     struct inid_stats stats;
 };
-
-/* inid_port.c: creates and starts the DPDK ports of this INI and tells the
- * netif which peer each reaches.  0 or -1 after printing why. */
-int inid_ports_init(struct inid *d);
-/* Waits until every port's link is up (restarting memif clients whose
- * server was not there yet); 0, or -1 on timeout. */
-int inid_ports_wait_up(struct inid *d, int timeout_ms);
-void inid_ports_close(struct inid *d);
-/* memif: restarts the ports of this INI's client side whose server went
- * away (a restarted INI's: docs/transport.md, "An INI that restarts"),
- * which do not reconnect by themselves; called every lwIP timer period. */
-void inid_ports_relink(struct inid *d);
-/* Sets up fault injection on the ports from the INI's configuration. */
-void inid_faults_init(struct inid *d);
-/* Sets up the adaptive idle mode: doorbell FIFO and receive interrupts. */
-int inid_idle_init(struct inid *d);
-/* Rings the doorbells of sleeping memif peers that were sent frames. */
-void inid_wake_peers(struct inid *d);
-/* --capture: opens RUN_DIR/ini<ID>.pcapng, one interface per port, and
- * records what the ports send (a wrapper around the netif's xmit);
- * inid_capture_rx records received bursts.  0, or -1 after saying why. */
-int  inid_capture_init(struct inid *d);
-void inid_capture_rx(struct inid *d, int k, struct rte_mbuf **pkts, uint16_t n);
-void inid_capture_close(struct inid *d);
-/* The EAL argument that opens kernel interface me->device (default i<ID>)
- * as this INI's port; returns 1 (the number of arguments written). */
-int inid_kernel_iface_vdev(const struct ini_node_cfg *me, char arg[INID_ARG_LEN]);
-/* pci mode without devargs: the EAL argument for me->device; returns 1. */
-int inid_device_eal_arg(const struct ini_node_cfg *me, char arg[INID_ARG_LEN]);
-/* Builds the vdev argument of each port of this INI into args (EAL form). */
-int inid_ports_eal_args(const struct inid *d, char args[][INID_ARG_LEN], int max);
-
-/* inid_state.c: the state region (docs/transport.md, "An INI that
- * restarts"), after the stack is open: created clean, or with --resume
- * found and checked (0; -1 after saying why: exit INI_EXIT_NO_RESUME);
- * after inid_fabric_init, a resumed INI's rings walked again
- * (inid_state_rebuild); unlinked at a clean stop. */
-int  inid_state_open(struct inid *d, const struct ini_swp_params *swp);
-void inid_state_rebuild(struct inid *d);
-void inid_state_unlink(struct inid *d);
-
-/* inid_loop.c */
-void inid_fabric_init(struct inid *d);
-/* A record's message is done: marked, and the prefix of done records
- * given back to the compute node. */
-void inid_record_done(struct inid *d, int pe, uint32_t slot);
-int  inid_loop(void *arg);
-void inid_write_counters(struct inid *d);
-/* Transport callbacks (swp.h): a message for one of this cluster's PEs
- * (0: taken, -1: not now); a compute node's record that may be released. */
-int  inid_transport_deliver(void *ctx, int src_ini, struct pbuf *p, uint16_t off, struct ini_rx_meta *rx);
-void inid_transport_release(void *ctx, void *cookie);
-
-/* The counters' names (inid_loop.c), one table per group, for the
- * counters file and the telemetry alike. */
-extern const struct ini_counter inid_swp_counters[], inid_message_counters[], inid_link_counters[];
-extern const size_t inid_swp_counters_n, inid_message_counters_n, inid_link_counters_n;
-
-/* inid_telemetry.c: registers the /ini/... telemetry commands (after EAL
- * init); removes this run's DPDK runtime directory (at exit). */
-int  inid_telemetry_init(const struct inid *d);
-void inid_telemetry_cleanup(void);
 
 #endif

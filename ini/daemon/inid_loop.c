@@ -5,14 +5,14 @@
  * deferred acks, deliver what the knob stage holds and is due
  * (inid_knobs.h), retry stalled work, pull new records from the compute
  * nodes' rings and bursts of frames from the ports into the FIFO work
- * queue, process the queue to completion, flush the transmit queues,
- * publish the INI's load, and run lwIP's timers when due.  Nothing here
- * allocates, locks or makes a system call per message; the only system
- * calls are the adaptive idle mode's, made with no work at hand (yielding
- * the core, then the epoll sleep), the wake of a sleeping compute node or
- * memif peer, and the knobs' (O asleep).
+ * queue, process the queue to completion, publish the INI's load (once:
+ * publish_load), flush the transmit queues, and run lwIP's timers when
+ * due.  Nothing here allocates, locks or makes a system call per message;
+ * the only system calls are the adaptive idle mode's, made with no work
+ * at hand (yielding the core, then the epoll sleep), the wake of a
+ * sleeping compute node or memif peer, and the knobs' (O asleep).
  */
-#include "inid.h"
+#include "inid_loop.h"
 
 #include <math.h>
 #include <sched.h>
@@ -26,8 +26,11 @@
 #include <rte_cycles.h>
 #include <rte_ethdev.h>
 
-#include "counters.h"
 #include "fabric.h"
+#include "ini_assert.h"
+#include "inid_fabric.h"
+#include "inid_port.h"
+#include "inid_state.h"
 #include "stack_config.h"
 
 enum { DONE = 0, STALL = 1 };
@@ -40,13 +43,23 @@ enum { DONE = 0, STALL = 1 };
 static inline uint32_t queue_len(const struct inid *d) { return d->q_tail - d->q_head; }
 static inline uint32_t queue_room(const struct inid *d) { return INID_QUEUE_SIZE - queue_len(d); }
 
-void inid_fabric_init(struct inid *d)
+/* The load the compute nodes' load-aware policy reads (loadbal.h: what
+ * they submitted and the INI has not processed, plus `inbound`), stored
+ * once per turn, when the turn has run its queue: an INI between turns
+ * (descheduled, on shared cores, or asleep) shows what is left, not what
+ * it has just done.  One formula: inbound is the work queue (empty at the
+ * end of a turn; what arrived, during a dilated turn's wait), the
+ * deliveries the knob stage holds (O, ΔL) and the segments of messages
+ * taken in part that wait for their window.  A dilated turn's polls, made
+ * while it waits out its dilation, store it the same way
+ * (dilation_poll). */
+static inline void publish_load(struct inid *d)
 {
-    d->n_pes = (int)d->seg->n_pes;
-    for (int p = 0; p < d->n_pes; p++) {
-        ini_ring_cons_attach(&d->out[p].cons, ini_segment_ring(d->seg, p, d->local, INI_TO_INI));
-        ini_ring_prod_attach(&d->deliver[p], ini_segment_ring(d->seg, p, d->local, INI_TO_PE));
-    }
+    struct ini_seg_ini *me = &d->seg->inis[d->local];
+    atomic_store_explicit(&me->processed, d->stats.processed, memory_order_relaxed);
+    atomic_store_explicit(&me->inbound,
+                          queue_len(d) + inid_knobs_held(&d->knobs) + ini_swp_pending_frames(d->stack.swp),
+                          memory_order_relaxed);
 }
 
 /* ---- the ports ---- */
@@ -74,30 +87,6 @@ static inline void spend_O(struct inid *d, uint64_t arrive, uint64_t begun)
 }
 
 /* ---- the compute-node side: releasing records, delivering messages ---- */
-
-/* A record's message has left (or been dropped): marked done in the
- * record (for a restarted INI, inid_state.c), then the prefix of the ring
- * whose records are all done given back. */
-void inid_record_done(struct inid *d, int pe, uint32_t slot)
-{
-    struct out_ring *o = &d->out[pe];
-    o->rec[slot % INID_RING_INFLIGHT]->flags |= INID_REC_DONE;
-    o->done[slot % INID_RING_INFLIGHT] = 1;
-    uint64_t release = 0;
-    while (o->head != o->tail && o->done[o->head % INID_RING_INFLIGHT]) {
-        o->done[o->head % INID_RING_INFLIGHT] = 0;
-        release = o->end[o->head % INID_RING_INFLIGHT];
-        o->head++;
-    }
-    if (release)
-        ini_ring_release_to(&o->cons, release);
-}
-
-void inid_transport_release(void *ctx, void *cookie)
-{
-    uintptr_t c = (uintptr_t)cookie;
-    inid_record_done(ctx, (int)((c >> 16) & 0xff), (uint32_t)(c & 0xffff));
-}
 
 /* Copies AM header + payload (len bytes at offset off of p) into PE pe's
  * ring.  0, or -1 when the ring has no room now.  arm: a delivery the
@@ -130,6 +119,7 @@ static int backlog_push(struct inid *d, int pe, struct pbuf *p, uint16_t off)
     b->p[b->tail % INID_BACKLOG] = p;
     b->off[b->tail % INID_BACKLOG] = off;
     b->tail++;
+    INI_ASSERT(b->tail - b->head <= INID_BACKLOG);
     d->stats.deferred++;
     return 0;
 }
@@ -288,14 +278,8 @@ static int deliver_local(struct inid *d, struct work *w, struct ini_rec *rec, ui
     if (!to)
         return STALL;
     memcpy(to->data, h, am_len);
-    struct inid_dur *dur = d->dur;
-    dur->local_pe = (uint32_t)local;
-    dur->local_src = w->pe;
-    dur->local_mark = d->deliver[local].tail;
-    dur->local_pos = d->out[w->pe].end[w->slot] - rec->bytes;
-    __atomic_signal_fence(__ATOMIC_SEQ_CST);
-    dur->local_armed = 1;
-    __atomic_signal_fence(__ATOMIC_SEQ_CST);
+    inid_state_local_arm(d->dur, (uint32_t)local, w->pe, d->deliver[local].tail,
+                         d->out[w->pe].end[w->slot] - rec->bytes);
     ini_fabric_publish(&d->deliver[local]);
     ini_fabric_wake_pe(d->seg, local);
     d->stats.local_msgs++;
@@ -306,8 +290,7 @@ static int deliver_local(struct inid *d, struct work *w, struct ini_rec *rec, ui
     ini_trace_stamp(&d->trace, tr, INI_TS_DEQUEUE, now);
     ini_trace_commit(&d->trace, tr, tr ? rte_rdtsc() : 0);   /* NULL (buffer full): counted as dropped */
     inid_record_done(d, w->pe, w->slot);
-    __atomic_signal_fence(__ATOMIC_SEQ_CST);
-    dur->local_armed = 0;
+    inid_state_local_disarm(d->dur);
     return DONE;
 }
 
@@ -428,6 +411,8 @@ TURN_PIECE int run_queue(struct inid *d, uint64_t now)
             }
         }
         if (blocked || process(d, w, now) == STALL) {
+            /* The sources leave room for everything queued to stall. */
+            INI_ASSERT(d->n_stalled < INID_QUEUE_SIZE);
             d->stalled[d->n_stalled++] = *w;
             d->stats.stalls++;
         }
@@ -461,6 +446,7 @@ TURN_PIECE int poll_pes(struct inid *d, uint64_t now)
             w->t_arrive = now;
             w->rec = rec;
             d->q_tail++;
+            INI_ASSERT(queue_len(d) + d->n_stalled < INID_QUEUE_SIZE);
             n++;
         }
     }
@@ -495,6 +481,7 @@ TURN_PIECE int poll_ports(struct inid *d, uint64_t now)
             w->m = in[i];
             d->q_tail++;
         }
+        INI_ASSERT(queue_len(d) <= INID_QUEUE_SIZE);
         n += got;
     }
     return n;
@@ -590,10 +577,7 @@ static int dilation_poll(void *ctx, uint64_t now)
 {
     struct inid *d = ctx;
     int n = poll_pes(d, now) + poll_ports(d, now);
-    /* the load the compute nodes' load-aware policy reads, as each turn
-     * publishes it */
-    atomic_store_explicit(&d->seg->inis[d->local].inbound, queue_len(d) + ini_swp_pending_frames(d->stack.swp),
-                          memory_order_relaxed);
+    publish_load(d);
     return n;
 }
 
@@ -665,14 +649,10 @@ TURN_PIECE void loop_clock_init(const struct inid *d, struct loop_clock *c)
     c->handed = 0;
 }
 
-/* After the sources were polled: the load the compute nodes' load-aware
- * policy reads, and the queue's time-average and samples. */
+/* After the sources were polled: the queue's time-average and samples. */
 TURN_PIECE void account_queue(struct inid *d, struct loop_clock *c, uint64_t now)
 {
-    struct ini_seg_ini *me = &d->seg->inis[d->local];
     uint32_t ql = queue_len(d);
-    atomic_store_explicit(&me->processed, d->stats.processed, memory_order_relaxed);
-    atomic_store_explicit(&me->inbound, queue_len(d) + ini_swp_pending_frames(d->stack.swp), memory_order_relaxed);
     /* This turn's occupancy holds until the next turn starts. */
     if (c->last_turn)
         d->stats.queue_area += c->last_occupancy * (now - c->last_turn);
@@ -743,7 +723,6 @@ TURN_PIECE void end_turn(struct inid *d, struct loop_clock *c, uint64_t now, int
 TURN_PIECE void loop(struct inid *d, const int dilated)
 {
     struct loop_clock c;
-    struct ini_seg_ini *me = &d->seg->inis[d->local];
     loop_clock_init(d, &c);
     while (!d->stop) {
         /* The clock at every turn's start, not only when a turn may need
@@ -762,9 +741,7 @@ TURN_PIECE void loop(struct inid *d, const int dilated)
          * the previous turn waited, or now) */
         uint64_t arrive = dilated && queue_len(d) ? d->queue[d->q_head % INID_QUEUE_SIZE].t_arrive : now;
         n += run_queue(d, now);
-        atomic_store_explicit(&me->processed, d->stats.processed, memory_order_relaxed);
-        atomic_store_explicit(&me->inbound, inid_knobs_held(&d->knobs) + ini_swp_pending_frames(d->stack.swp),
-                              memory_order_relaxed);
+        publish_load(d);
         if (dilated && n)
             dilate_turn(d, arrive, now, first_rec);   /* what it made leaves at its end */
         /* Frames a full peer ring refused keep the daemon awake. */
@@ -785,148 +762,4 @@ int inid_loop(void *arg)
         loop(d, 0);
     }
     return 0;
-}
-
-/* ---- the counters file ---- */
-
-#define SWP_COUNTER(name) INI_COUNTER_SAME(struct ini_swp_stats, name),
-const struct ini_counter inid_swp_counters[] = { INI_SWP_COUNTERS(SWP_COUNTER) };
-#define FAULT_COUNTER(name) INI_COUNTER_SAME(struct ini_fault_stats, name),
-static const struct ini_counter fault_counters[] = { INI_FAULT_COUNTERS(FAULT_COUNTER) };
-#define ARP_COUNTER(name) INI_COUNTER_SAME(struct ini_arp_stats, name),
-static const struct ini_counter arp_counters[] = { INI_ARP_COUNTERS(ARP_COUNTER) };
-const struct ini_counter inid_message_counters[] = {
-    INI_COUNTER(struct inid_stats, local_msgs, "local"),
-    INI_COUNTER(struct inid_stats, bad_dst, "bad_destination"),
-    INI_COUNTER(struct inid_stats, bad_msg, "bad_message"),
-    INI_COUNTER_SAME(struct inid_stats, deferred),
-    INI_COUNTER_SAME(struct inid_stats, refused),
-    INI_COUNTER_SAME(struct inid_stats, stalls),
-};
-const struct ini_counter inid_link_counters[] = {
-    INI_COUNTER_SAME(struct ini_netif_stats, rx_frames),
-    INI_COUNTER_SAME(struct ini_netif_stats, rx_bytes),
-    INI_COUNTER_SAME(struct ini_netif_stats, tx_frames),
-    INI_COUNTER_SAME(struct ini_netif_stats, tx_bytes),
-    INI_COUNTER_SAME(struct ini_netif_stats, tx_no_mbuf),
-    INI_COUNTER_SAME(struct ini_netif_stats, tx_dropped),
-    INI_COUNTER_SAME(struct ini_netif_stats, rx_not_mine),
-    INI_COUNTER_SAME(struct ini_netif_stats, rx_runt),
-    INI_COUNTER_SAME(struct ini_netif_stats, rx_not_ip),
-    INI_COUNTER_SAME(struct ini_netif_stats, rx_not_peer),
-};
-const size_t inid_swp_counters_n = INI_COUNTERS_N(inid_swp_counters);
-const size_t inid_message_counters_n = INI_COUNTERS_N(inid_message_counters);
-const size_t inid_link_counters_n = INI_COUNTERS_N(inid_link_counters);
-
-/* One group of counters, "key": {...} on one line. */
-static void json_group(FILE *f, const char *key, const struct ini_counter *t, size_t n, const void *stats)
-{
-    fprintf(f, "  \"%s\": {", key);
-    ini_counters_json(f, t, n, stats, ", ");
-    fprintf(f, "},\n");
-}
-
-/* The transport's totals and every connection's counters (read through
- * the transport's accessors, stack/swp.h). */
-static void json_transport(FILE *f, const struct inid *d, const struct ini_swp_stats *w)
-{
-    fprintf(f, "  \"transport\": {");
-    ini_counters_json(f, inid_swp_counters, INI_COUNTERS_N(inid_swp_counters), w, ", ");
-    fprintf(f, "},\n  \"connections\": [");
-    int first = 1;
-    struct ini_swp_conn_info c;
-    for (int i = 0; i < d->cfg.n_inis; i++) {
-        if (ini_swp_conn(d->stack.swp, i, &c) < 0)
-            continue;
-        fprintf(f, "%s\n    {\"peer\": %d, ", first ? "" : ",", c.peer);
-        ini_counters_json(f, inid_swp_counters, INI_COUNTERS_N(inid_swp_counters), c.stats, ", ");
-        fprintf(f, "}");
-        first = 0;
-    }
-    fprintf(f, "\n  ],\n");
-}
-
-/* UDP's and IP's (lwIP's counters, and the datagrams its reassembly gave
- * up with fragments missing: docs/transport.md). */
-static void json_ip(FILE *f, const struct ini_ip_stats *ip, const struct ini_swp_stats *w)
-{
-    fprintf(f, "  \"udp\": {\"checksum_errors\": %llu, \"drops\": %u},\n",
-            (unsigned long long)w->udp_checksum_errors, (unsigned)ip->udp_drops);
-    fprintf(f, "  \"ip\": {\"checksum_errors\": %u, \"drops\": %u, \"reassembly_drops\": %llu, "
-               "\"reassembly_timeouts\": %llu, \"reassembly_evictions\": %llu, \"fragment_drops\": %u, "
-               "\"fragment_errors\": %u},\n",
-            (unsigned)ip->ip_checksum_errors, (unsigned)ip->ip_drops,
-            (unsigned long long)(ip->reass_timeouts + ip->reass_evictions), (unsigned long long)ip->reass_timeouts,
-            (unsigned long long)ip->reass_evictions, (unsigned)ip->frag_drops, (unsigned)ip->frag_errors);
-}
-
-void inid_write_counters(struct inid *d)
-{
-    char path[INI_PATH_LEN + 64];
-    snprintf(path, sizeof(path), "%s/ini%d.counters.json", d->run_dir, d->me->id);
-    FILE *f = fopen(path, "w");
-    if (!f) {
-        fprintf(stderr, "inid %d: cannot write %s\n", d->me->id, path);
-        return;
-    }
-    const struct inid_stats *s = &d->stats;
-    const struct ini_swp_stats total = ini_swp_totals(d->stack.swp), *w = &total;
-    const struct ini_ip_stats ip = ini_dgram_ip_stats(&d->stack.dg);
-    struct ini_fault_stats fs = { 0 };
-    for (int k = 0; k < d->n_ports; k++) {
-        ini_fault_stats_add(&fs, &d->tx_fault[k].stats);
-        ini_fault_stats_add(&fs, &d->rx_fault[k].stats);
-    }
-    double avg_q = s->queue_samples ? (double)s->queue_sum / (double)s->queue_samples : 0.0;
-    unsigned chk = (unsigned)(w->udp_checksum_errors + w->crc_errors + ip.ip_checksum_errors);
-    /* restarts: this INI's incarnation (docs/transport.md, "An INI that
-     * restarts"); the counters are this incarnation's alone. */
-    fprintf(f, "{\n  \"ini\": %d, \"cluster\": %d, \"idle_mode\": \"%s\", \"restarts\": %u,\n", d->me->id,
-            d->cluster, ini_idle_mode_name(d->idle), ini_swp_incarnation(d->stack.swp));
-    /* Retransmissions as sent (by cause) and as received (needed after a
-     * loss, or spurious: of a frame already here). */
-    fprintf(f, "  \"summary\": \"INI %d (cluster %d): sent %llu msgs / %llu B, delivered %llu msgs / %llu B, "
-               "local %llu; retransmitted %llu (timer) + %llu (NAK), received %llu after a loss + %llu spurious, "
-               "NAKs %llu sent, checksum drops %u, duplicates %llu, reassembly drops %u; "
-               "restarts %u, resyncs %llu\",\n",
-            d->me->id, d->cluster, (unsigned long long)w->msgs_sent, (unsigned long long)w->bytes_sent,
-            (unsigned long long)w->msgs_delivered, (unsigned long long)w->bytes_delivered,
-            (unsigned long long)s->local_msgs, (unsigned long long)w->retx_timer,
-            (unsigned long long)w->retx_nak, (unsigned long long)w->retx_after_loss,
-            (unsigned long long)w->retx_spurious, (unsigned long long)w->naks_sent, chk,
-            (unsigned long long)w->duplicates, (unsigned)(ip.reass_timeouts + ip.reass_evictions),
-            ini_swp_incarnation(d->stack.swp), (unsigned long long)w->resyncs);
-    json_transport(f, d, w);
-    json_group(f, "messages", inid_message_counters, INI_COUNTERS_N(inid_message_counters), s);
-    json_ip(f, &ip, w);
-    json_group(f, "link", inid_link_counters, INI_COUNTERS_N(inid_link_counters), &d->stack.nf.stats);
-    json_group(f, "faults", fault_counters, INI_COUNTERS_N(fault_counters), &fs);
-    json_group(f, "arp", arp_counters, INI_COUNTERS_N(arp_counters), &d->stack.nf.arp.stats);
-    uint64_t run = s->run_end > s->run_start ? s->run_end - s->run_start : 0;
-    uint64_t handled = w->msgs_sent + w->msgs_delivered + s->local_msgs;
-    fprintf(f, "  \"queue\": {\"time_avg\": %.4f, \"run_seconds\": %.3f},\n",
-            run ? (double)s->queue_area / (double)run : 0.0, (double)run / (double)d->tsc_hz);
-    /* The loop's busy share, not the report's utilization (docs/traces.md,
-     * "Utilization and queue length: one definition"). */
-    fprintf(f, "  \"busy\": {\"cycles\": %llu, \"share\": %.4f, \"cycles_per_message\": %.1f},\n",
-            (unsigned long long)s->busy_cycles, run ? (double)s->busy_cycles / (double)run : 0.0,
-            handled ? (double)s->busy_cycles / (double)handled : 0.0);
-    const struct inid_dilation *dil = &d->knobs.dil;
-    if (dil->factor > 0)
-        fprintf(f, "  \"dilation\": {\"factor\": %.4f, \"turns\": %llu, \"cpu_ns\": %llu, \"wait_cycles\": %llu, "
-                   "\"polls\": %llu, \"clock_cost_ns\": %llu},\n",
-                dil->factor, (unsigned long long)dil->turns, (unsigned long long)dil->cpu_ns,
-                (unsigned long long)dil->extra_cycles, (unsigned long long)dil->polls,
-                (unsigned long long)dil->clock_cost_ns);
-    /* The transport's flow control as configured, and the turns that did
-     * work: `ini-trace whatif` models the window and a turn's own cost
-     * (busy time outside any message's service) from these. */
-    fprintf(f, "  \"stack\": {\"window\": %u, \"ack_timeout_us\": %d, \"segment_bytes\": %u},\n",
-            ini_swp_window(d->stack.swp), d->cfg.stack.ack_timeout_us, ini_swp_segment_bytes(d->stack.swp));
-    fprintf(f, "  \"loop\": {\"iterations\": %llu, \"work_turns\": %llu, \"idle_sleeps\": %llu, "
-               "\"kept_yields\": %llu, \"avg_queue\": %.3f, \"max_queue\": %llu}\n}\n",
-            (unsigned long long)s->loops, (unsigned long long)s->work_turns, (unsigned long long)s->idle_sleeps,
-            (unsigned long long)s->kept_yields, avg_q, (unsigned long long)s->queue_max);
-    fclose(f);
 }

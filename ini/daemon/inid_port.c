@@ -7,7 +7,7 @@
  *              inside its cluster's network namespace, bridged to the LAN;
  *   pci        the device named by the INI's devargs (a real NIC).
  */
-#include "inid.h"
+#include "inid_port.h"
 #include "clock.h"
 
 #include <errno.h>

@@ -9,7 +9,7 @@
  * its header), in flight (logged by the transport: it is replayed), or not
  * sent (taken again as new work).
  */
-#include "inid.h"
+#include "inid_state.h"
 
 #include <errno.h>
 #include <fcntl.h>
@@ -20,6 +20,7 @@
 #include <unistd.h>
 
 #include "fabric.h"
+#include "inid_fabric.h"
 
 #define INID_DUR_MAGIC   0x3144554449494e49ull   /* "INIIDUD1" */
 #define INID_DUR_VERSION 1
@@ -114,7 +115,7 @@ static int claim_logged(void *ctx, int peer, uint64_t off, void **cookie)
     struct walk *w = ctx;
     struct inid *d = w->d;
     uint64_t c = (uint64_t)(uintptr_t)*cookie;
-    int pe = (int)((c >> 16) & 0xff);
+    int pe = inid_cookie_pe(c);
     if (pe >= d->n_pes)
         return 0;
     struct out_ring *o = &d->out[pe];

@@ -32,7 +32,7 @@
  * (inid_telemetry_cleanup): inid leaves with _exit(), which skips DPDK's
  * own clean-up (inid.c says why), and nothing may be left in /var/run/dpdk.
  */
-#include "inid.h"
+#include "inid_telemetry.h"
 
 #include <dirent.h>
 #include <limits.h>
@@ -45,6 +45,7 @@
 #include <rte_telemetry.h>
 
 #include "counters.h"
+#include "inid_counters.h"
 
 #define RELAXED(x) __atomic_load_n(&(x), __ATOMIC_RELAXED)
 

@@ -1,0 +1,157 @@
+/*
+ * inid_counters.c - the INI's counters file, RUN_DIR/ini<ID>.counters.json
+ * (docs/transport.md, "Counters"), written once when inid stops, and the
+ * name/offset tables (ini/util/counters.h) that give the file and the
+ * telemetry socket (inid_telemetry.c) the same names.
+ *
+ * Apart from the loop (inid_loop.c), which only counts: this file reads
+ * struct inid's figures and the transport's through its accessors
+ * (stack/swp.h) after the loop has ended, and writes them with stdio.  The
+ * file's format is read by tests and tools (ini-trace, ini-cluster's
+ * summary): one group per line, in this order.
+ */
+#include "inid_counters.h"
+
+#include <stdio.h>
+
+#define SWP_COUNTER(name) INI_COUNTER_SAME(struct ini_swp_stats, name),
+const struct ini_counter inid_swp_counters[] = { INI_SWP_COUNTERS(SWP_COUNTER) };
+#define FAULT_COUNTER(name) INI_COUNTER_SAME(struct ini_fault_stats, name),
+static const struct ini_counter fault_counters[] = { INI_FAULT_COUNTERS(FAULT_COUNTER) };
+#define ARP_COUNTER(name) INI_COUNTER_SAME(struct ini_arp_stats, name),
+static const struct ini_counter arp_counters[] = { INI_ARP_COUNTERS(ARP_COUNTER) };
+const struct ini_counter inid_message_counters[] = {
+    INI_COUNTER(struct inid_stats, local_msgs, "local"),
+    INI_COUNTER(struct inid_stats, bad_dst, "bad_destination"),
+    INI_COUNTER(struct inid_stats, bad_msg, "bad_message"),
+    INI_COUNTER_SAME(struct inid_stats, deferred),
+    INI_COUNTER_SAME(struct inid_stats, refused),
+    INI_COUNTER_SAME(struct inid_stats, stalls),
+};
+const struct ini_counter inid_link_counters[] = {
+    INI_COUNTER_SAME(struct ini_netif_stats, rx_frames),
+    INI_COUNTER_SAME(struct ini_netif_stats, rx_bytes),
+    INI_COUNTER_SAME(struct ini_netif_stats, tx_frames),
+    INI_COUNTER_SAME(struct ini_netif_stats, tx_bytes),
+    INI_COUNTER_SAME(struct ini_netif_stats, tx_no_mbuf),
+    INI_COUNTER_SAME(struct ini_netif_stats, tx_dropped),
+    INI_COUNTER_SAME(struct ini_netif_stats, rx_not_mine),
+    INI_COUNTER_SAME(struct ini_netif_stats, rx_runt),
+    INI_COUNTER_SAME(struct ini_netif_stats, rx_not_ip),
+    INI_COUNTER_SAME(struct ini_netif_stats, rx_not_peer),
+};
+const size_t inid_swp_counters_n = INI_COUNTERS_N(inid_swp_counters);
+const size_t inid_message_counters_n = INI_COUNTERS_N(inid_message_counters);
+const size_t inid_link_counters_n = INI_COUNTERS_N(inid_link_counters);
+
+/* One group of counters, "key": {...} on one line. */
+static void json_group(FILE *f, const char *key, const struct ini_counter *t, size_t n, const void *stats)
+{
+    fprintf(f, "  \"%s\": {", key);
+    ini_counters_json(f, t, n, stats, ", ");
+    fprintf(f, "},\n");
+}
+
+/* The transport's totals and every connection's counters (read through
+ * the transport's accessors, stack/swp.h). */
+static void json_transport(FILE *f, const struct inid *d, const struct ini_swp_stats *w)
+{
+    fprintf(f, "  \"transport\": {");
+    ini_counters_json(f, inid_swp_counters, INI_COUNTERS_N(inid_swp_counters), w, ", ");
+    fprintf(f, "},\n  \"connections\": [");
+    int first = 1;
+    struct ini_swp_conn_info c;
+    for (int i = 0; i < d->cfg.n_inis; i++) {
+        if (ini_swp_conn(d->stack.swp, i, &c) < 0)
+            continue;
+        fprintf(f, "%s\n    {\"peer\": %d, ", first ? "" : ",", c.peer);
+        ini_counters_json(f, inid_swp_counters, INI_COUNTERS_N(inid_swp_counters), c.stats, ", ");
+        fprintf(f, "}");
+        first = 0;
+    }
+    fprintf(f, "\n  ],\n");
+}
+
+/* UDP's and IP's (lwIP's counters, and the datagrams its reassembly gave
+ * up with fragments missing: docs/transport.md). */
+static void json_ip(FILE *f, const struct ini_ip_stats *ip, const struct ini_swp_stats *w)
+{
+    fprintf(f, "  \"udp\": {\"checksum_errors\": %llu, \"drops\": %u},\n",
+            (unsigned long long)w->udp_checksum_errors, (unsigned)ip->udp_drops);
+    fprintf(f, "  \"ip\": {\"checksum_errors\": %u, \"drops\": %u, \"reassembly_drops\": %llu, "
+               "\"reassembly_timeouts\": %llu, \"reassembly_evictions\": %llu, \"fragment_drops\": %u, "
+               "\"fragment_errors\": %u},\n",
+            (unsigned)ip->ip_checksum_errors, (unsigned)ip->ip_drops,
+            (unsigned long long)(ip->reass_timeouts + ip->reass_evictions), (unsigned long long)ip->reass_timeouts,
+            (unsigned long long)ip->reass_evictions, (unsigned)ip->frag_drops, (unsigned)ip->frag_errors);
+}
+
+void inid_write_counters(struct inid *d)
+{
+    char path[INI_PATH_LEN + 64];
+    snprintf(path, sizeof(path), "%s/ini%d.counters.json", d->run_dir, d->me->id);
+    FILE *f = fopen(path, "w");
+    if (!f) {
+        fprintf(stderr, "inid %d: cannot write %s\n", d->me->id, path);
+        return;
+    }
+    const struct inid_stats *s = &d->stats;
+    const struct ini_swp_stats total = ini_swp_totals(d->stack.swp), *w = &total;
+    const struct ini_ip_stats ip = ini_dgram_ip_stats(&d->stack.dg);
+    struct ini_fault_stats fs = { 0 };
+    for (int k = 0; k < d->n_ports; k++) {
+        ini_fault_stats_add(&fs, &d->tx_fault[k].stats);
+        ini_fault_stats_add(&fs, &d->rx_fault[k].stats);
+    }
+    double avg_q = s->queue_samples ? (double)s->queue_sum / (double)s->queue_samples : 0.0;
+    unsigned chk = (unsigned)(w->udp_checksum_errors + w->crc_errors + ip.ip_checksum_errors);
+    /* restarts: this INI's incarnation (docs/transport.md, "An INI that
+     * restarts"); the counters are this incarnation's alone. */
+    fprintf(f, "{\n  \"ini\": %d, \"cluster\": %d, \"idle_mode\": \"%s\", \"restarts\": %u,\n", d->me->id,
+            d->cluster, ini_idle_mode_name(d->idle), ini_swp_incarnation(d->stack.swp));
+    /* Retransmissions as sent (by cause) and as received (needed after a
+     * loss, or spurious: of a frame already here). */
+    fprintf(f, "  \"summary\": \"INI %d (cluster %d): sent %llu msgs / %llu B, delivered %llu msgs / %llu B, "
+               "local %llu; retransmitted %llu (timer) + %llu (NAK), received %llu after a loss + %llu spurious, "
+               "NAKs %llu sent, checksum drops %u, duplicates %llu, reassembly drops %u; "
+               "restarts %u, resyncs %llu\",\n",
+            d->me->id, d->cluster, (unsigned long long)w->msgs_sent, (unsigned long long)w->bytes_sent,
+            (unsigned long long)w->msgs_delivered, (unsigned long long)w->bytes_delivered,
+            (unsigned long long)s->local_msgs, (unsigned long long)w->retx_timer,
+            (unsigned long long)w->retx_nak, (unsigned long long)w->retx_after_loss,
+            (unsigned long long)w->retx_spurious, (unsigned long long)w->naks_sent, chk,
+            (unsigned long long)w->duplicates, (unsigned)(ip.reass_timeouts + ip.reass_evictions),
+            ini_swp_incarnation(d->stack.swp), (unsigned long long)w->resyncs);
+    json_transport(f, d, w);
+    json_group(f, "messages", inid_message_counters, INI_COUNTERS_N(inid_message_counters), s);
+    json_ip(f, &ip, w);
+    json_group(f, "link", inid_link_counters, INI_COUNTERS_N(inid_link_counters), &d->stack.nf.stats);
+    json_group(f, "faults", fault_counters, INI_COUNTERS_N(fault_counters), &fs);
+    json_group(f, "arp", arp_counters, INI_COUNTERS_N(arp_counters), &d->stack.nf.arp.stats);
+    uint64_t run = s->run_end > s->run_start ? s->run_end - s->run_start : 0;
+    uint64_t handled = w->msgs_sent + w->msgs_delivered + s->local_msgs;
+    fprintf(f, "  \"queue\": {\"time_avg\": %.4f, \"run_seconds\": %.3f},\n",
+            run ? (double)s->queue_area / (double)run : 0.0, (double)run / (double)d->tsc_hz);
+    /* The loop's busy share, not the report's utilization (docs/traces.md,
+     * "Utilization and queue length: one definition"). */
+    fprintf(f, "  \"busy\": {\"cycles\": %llu, \"share\": %.4f, \"cycles_per_message\": %.1f},\n",
+            (unsigned long long)s->busy_cycles, run ? (double)s->busy_cycles / (double)run : 0.0,
+            handled ? (double)s->busy_cycles / (double)handled : 0.0);
+    const struct inid_dilation *dil = &d->knobs.dil;
+    if (dil->factor > 0)
+        fprintf(f, "  \"dilation\": {\"factor\": %.4f, \"turns\": %llu, \"cpu_ns\": %llu, \"wait_cycles\": %llu, "
+                   "\"polls\": %llu, \"clock_cost_ns\": %llu},\n",
+                dil->factor, (unsigned long long)dil->turns, (unsigned long long)dil->cpu_ns,
+                (unsigned long long)dil->extra_cycles, (unsigned long long)dil->polls,
+                (unsigned long long)dil->clock_cost_ns);
+    /* The transport's flow control as configured, and the turns that did
+     * work: `ini-trace whatif` models the window and a turn's own cost
+     * (busy time outside any message's service) from these. */
+    fprintf(f, "  \"stack\": {\"window\": %u, \"ack_timeout_us\": %d, \"segment_bytes\": %u},\n",
+            ini_swp_window(d->stack.swp), d->cfg.stack.ack_timeout_us, ini_swp_segment_bytes(d->stack.swp));
+    fprintf(f, "  \"loop\": {\"iterations\": %llu, \"work_turns\": %llu, \"idle_sleeps\": %llu, "
+               "\"kept_yields\": %llu, \"avg_queue\": %.3f, \"max_queue\": %llu}\n}\n",
+            (unsigned long long)s->loops, (unsigned long long)s->work_turns, (unsigned long long)s->idle_sleeps,
+            (unsigned long long)s->kept_yields, avg_q, (unsigned long long)s->queue_max);
+    fclose(f);
+}
