@@ -1,4 +1,3 @@
-#!/usr/bin/env python3
 """sweep_fit.py - the fits and predictions of a tools/sweeps/sweep.sh run.
 
     tools/sweeps/sweep_fit.py OUT
@@ -51,10 +50,11 @@ import statistics
 import subprocess
 import sys
 
-HERE = os.path.dirname(os.path.abspath(__file__))
-sys.path[:0] = [os.path.join(HERE, "../thesis"), os.path.join(HERE, "../model")]
-import runs  # noqa: E402  (tools/thesis/runs.py: the layout)
-import ini_model  # noqa: E402  (tools/model/ini_model.py: ini-model)
+if not __package__:
+    sys.exit("sweep_fit.py: run it as `PYTHONPATH=tools python3 -m inimeasure.sweep_fit` from the repository's root")
+from inimeasure import runs  # noqa: E402  (runs.py: the layout)
+from inimeasure import ini_model  # noqa: E402  (ini_model.py: ini-model)
+from inimeasure import dier  # noqa: E402
 
 UNITS = {"O": "us", "overhead": "us", "gap": "us", "per_byte": "ns/B", "latency": "us"}
 SCALE = {"O": 1e-6, "overhead": 1e-6, "gap": 1e-6, "per_byte": 1e-9, "latency": 1e-6}
@@ -62,9 +62,7 @@ NAMES = {"O": "O (added)", "overhead": "Δo", "gap": "Δg", "per_byte": "ΔG", "
 BLOCKING = ("RREQ", "WREQ", "REL", "LOCK_REQ", "ARRIVE")
 
 
-def die(msg, code=1):
-    sys.stderr.write("sweep_fit.py: %s\n" % msg)
-    sys.exit(code)
+die = dier("sweep_fit.py", 1)
 
 
 def linfit(xs, ys):

@@ -1,4 +1,3 @@
-#!/usr/bin/env python3
 """Turns the runs of tools/thesis/experiments.sh (OUT/runs.tsv and
 OUT/reports.jsonl, tools/thesis/runs.py) into the thesis's tables 5.3-5.9
 (text and CSV) and figures 5-1, 5-2 (PNG, gnuplot).
@@ -22,9 +21,10 @@ and the compute and protocol threads' per node.
 """
 import math, os, re, statistics, subprocess, sys
 
-sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
-import runs  # noqa: E402  (tools/thesis/runs.py, the layout)
-import stats  # noqa: E402  (tools/thesis/stats.py, bootstrap and equivalence)
+if not __package__:
+    sys.exit("tables.py: run it as `PYTHONPATH=tools python3 -m inimeasure.tables` from the repository's root")
+from inimeasure import runs  # noqa: E402  (runs.py, the layout)
+from inimeasure import stats  # noqa: E402  (stats.py, bootstrap and equivalence)
 
 if len(sys.argv) != 3 or sys.argv[1].startswith("-"):
     sys.stderr.write("tables.py: usage: tables.py OUT \"COMMAND LINE\"\n")

@@ -1,4 +1,3 @@
-#!/usr/bin/env python3
 """The arithmetic of tools/thesis/calibrate.sh (the derivation is in its
 header): reads the measurements, prints the derivation, writes the
 calibration file.

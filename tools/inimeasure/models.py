@@ -1,4 +1,3 @@
-#!/usr/bin/env python3
 """models.py - chapter 6 (mva), LoPC and LoGPC against the synthetic workload.
 
 Reads the CSVs that tools/synth/fig63.sh wrote for one or more repetitions
@@ -23,16 +22,16 @@ import os
 import statistics
 import sys
 
-sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "../model"))
-import ini_model as model  # noqa: E402  (tools/model/ini_model.py: ini-model)
+if not __package__:
+    sys.exit("models.py: run it as `PYTHONPATH=tools python3 -m inimeasure.models` from the repository's root")
+from inimeasure import ini_model as model  # noqa: E402  (ini_model.py: ini-model)
+from inimeasure import dier  # noqa: E402
 
 # name, ini-model's --model and --cv2 (None: ini-model's default)
 MODELS = [("mva", "mva", None), ("lopc", "lopc", None), ("logpc", "logpc", 1), ("logpc0", "logpc", 0)]
 
 
-def die(msg, code=2):
-    sys.stderr.write("models.py: %s\n" % msg)
-    sys.exit(code)
+die = dier("models.py")
 
 
 def solve(ini_model, kind, cv2, n, W, o, O):

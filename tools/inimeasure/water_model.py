@@ -1,4 +1,3 @@
-#!/usr/bin/env python3
 """water_model.py - thesis chapter 6 for Water: W, o and O measured per
 configuration from a thesis-experiment run directory, fed to ini-model,
 and the predicted INI queue length and utilization printed beside the
@@ -45,17 +44,16 @@ import re
 import statistics
 import sys
 
-HERE = os.path.dirname(os.path.abspath(__file__))
-sys.path[:0] = [os.path.join(HERE, "../thesis"), os.path.join(HERE, "../model")]
-import runs as layout  # noqa: E402  (tools/thesis/runs.py: the layout)
-import ini_model as model  # noqa: E402  (tools/model/ini_model.py: ini-model)
+if not __package__:
+    sys.exit("water_model.py: run it as `PYTHONPATH=tools python3 -m inimeasure.water_model` from the repository's root")
+from inimeasure import runs as layout  # noqa: E402  (runs.py: the layout)
+from inimeasure import ini_model as model  # noqa: E402  (ini_model.py: ini-model)
+from inimeasure import dier  # noqa: E402
 
 PES = 16
 
 
-def die(msg, code=2):
-    sys.stderr.write("water_model.py: %s\n" % msg)
-    sys.exit(code)
+die = dier("water_model.py")
 
 
 def solve(ini_model, kind, n, W, o, O):
