@@ -15,8 +15,11 @@ it (inimeasure.dier).
 import glob
 import os
 import struct
+import sys
 
-from inimeasure import dier
+if not __package__:
+    sys.exit("initrace.py: a module of inimeasure, for `from inimeasure import initrace` with tools/ on PYTHONPATH")
+from inimeasure import dier  # noqa: E402
 
 MAGIC = b"INITRACE"
 HEADER_SIZE, RECORD_SIZE = 128, 64
