@@ -14,11 +14,12 @@
 # measure every checksum path the CPU has; `--mtu 9000` must move 64 KB
 # in 9,000-byte frames without a retransmission; `--probe` and
 # `--handover` must print their figures; `--cn-trace` must keep a traced
-# run that tools/bench/c2c_path.py splits into phases.
+# run that tools/inimeasure/c2c_path.py splits into phases.
 # The figures themselves are not judged (other work on the machine moves
 # them); docs/performance.md is where they are.
 set -u
 cd "$(dirname "$0")/../.."
+PROG=bench_quick; . tools/lib/options.sh   # PYTHONPATH for python3 -m inimeasure.*
 B=build/bin/ini-bench
 LIMIT_S=120
 
@@ -169,7 +170,7 @@ CT=$(mktemp -d /tmp/bench_quick_ct.XXXXXX)
 trap 'rm -f "$OUT" "$OUT.err"; rm -rf "$CT"' EXIT
 $B --quick --layers compute-to-compute --depths 1 --sizes 8,16 --cn-trace "$CT/run" --verbose > /dev/null 2>&1 ||
     fail "ini-bench --cn-trace exited $?"
-python3 tools/bench/c2c_path.py "$CT/run" --json > "$CT/path.json" || fail "c2c_path.py exited $?"
+python3 -m inimeasure.c2c_path "$CT/run" --json > "$CT/path.json" || fail "c2c_path.py exited $?"
 python3 - "$CT/path.json" "$CT/run/cluster0.err" <<'PY' || fail "c2c_path.py: see above"
 import json, sys
 p = json.load(open(sys.argv[1]))

@@ -3,15 +3,15 @@
 # docs name only results that exist.  No run is made; a few seconds.
 #
 # From what docs/results keeps of each experiment (the runs table, the
-# reports, .jsonl or .jsonl.xz, meta.txt: tools/thesis/runs.py's layout), today's scripts make
+# reports, .jsonl or .jsonl.xz, meta.txt: tools/inimeasure/runs.py's layout), today's scripts make
 # the committed tables again, byte for byte:
 #   chapter 5   docs/results/thesis, thesis-uniform-beta1, -beta0.031 and
 #               uniform-k100-c8:
-#               tools/thesis/tables.py, every table (.txt, .csv) and
+#               tools/inimeasure/tables.py, every table (.txt, .csv) and
 #               figure's data (.dat); the arms of the replay check and of
 #               the calibrated mode's tests keep their data only, and their
 #               tables must come out of it; docs/results/beta.txt
-#               (tools/thesis/beta.py on its measured inputs)
+#               (tools/inimeasure/beta.py on its measured inputs)
 #   sweeps      docs/results/sweeps: sweep_fit.py (sweeps.txt, fits.csv,
 #               points.csv, data/*.dat), models.py from models-raw/
 #               (models.txt, .csv), water_model.py on the chapter 5 run
@@ -31,9 +31,8 @@
 # the archive of a superseded run, or is scheduled by a plan
 # (docs/results/PLAN-*.md, while it is there), and docs/results holds no
 # empty file and no per-run files of the older layout.
-set -u
-cd "$(dirname "$0")/../.."
-ROOT=$PWD R=docs/results
+PROG=results_tables; . "$(dirname "$0")/../../tools/lib/options.sh"   # ROOT; PYTHONPATH for inimeasure
+R=docs/results
 tmp=$(mktemp -d /tmp/results-tables.XXXXXX)
 trap 'rm -rf "$tmp"' EXIT
 failures=0
@@ -71,10 +70,10 @@ cd "$tmp"
 
 # ---- chapter 5 ----
 cmd=$(head -n 1 "$R/thesis/meta.txt" | sed 's/^# //')
-python3 "$ROOT/tools/thesis/tables.py" "$R/thesis" "$cmd" > /dev/null 2> "$tmp/err" || { fail "tables.py: $(tail -n 1 "$tmp/err")"; }
+python3 -m inimeasure.tables "$R/thesis" "$cmd" > /dev/null 2> "$tmp/err" || { fail "tables.py: $(tail -n 1 "$tmp/err")"; }
 for d in $SUBEXP; do
     cmd=$(head -n 1 "$R/$d/meta.txt" | sed 's/^# //')
-    python3 "$ROOT/tools/thesis/tables.py" "$R/$d" "$cmd" > /dev/null 2> "$tmp/err" || fail "tables.py $d: $(tail -n 1 "$tmp/err")"
+    python3 -m inimeasure.tables "$R/$d" "$cmd" > /dev/null 2> "$tmp/err" || fail "tables.py $d: $(tail -n 1 "$tmp/err")"
 done
 cd "$ROOT"
 same thesis $(cd "$R/thesis" && ls table*.txt table*.csv figure*.dat)
@@ -93,17 +92,17 @@ for d in $SUBEXP; do
 done
 
 # ---- beta (docs/experiments.md, "Beta") from its measured inputs ----
-python3 tools/thesis/beta.py docs/results/beta-inputs-k100.txt docs/results/beta-inputs-k300.txt > "$tmp/beta.txt" 2> "$tmp/err" ||
+python3 -m inimeasure.beta docs/results/beta-inputs-k100.txt docs/results/beta-inputs-k300.txt > "$tmp/beta.txt" 2> "$tmp/err" ||
     fail "beta.py: $(tail -n 1 "$tmp/err")"
 cmp -s "$tmp/beta.txt" docs/results/beta.txt && echo "ok:   beta.txt made again, identical" ||
     { fail "docs/results/beta.txt is not what beta.py makes of its inputs"; diff docs/results/beta.txt "$tmp/beta.txt" | head -5; }
 
 # ---- sweeps ----
 cd "$tmp"
-python3 "$ROOT/tools/sweeps/sweep_fit.py" "$R/sweeps" > /dev/null 2> "$tmp/err" || fail "sweep_fit.py: $(tail -n 1 "$tmp/err")"
-python3 "$ROOT/tools/sweeps/models.py" "$R/sweeps/models-raw" --out "$R/sweeps" > /dev/null 2> "$tmp/err" ||
+python3 -m inimeasure.sweep_fit "$R/sweeps" > /dev/null 2> "$tmp/err" || fail "sweep_fit.py: $(tail -n 1 "$tmp/err")"
+python3 -m inimeasure.models "$R/sweeps/models-raw" --out "$R/sweeps" > /dev/null 2> "$tmp/err" ||
     fail "models.py: $(tail -n 1 "$tmp/err")"
-python3 "$ROOT/tools/sweeps/water_model.py" "$R/thesis" --model all --out "$R/sweeps" > /dev/null 2> "$tmp/err" ||
+python3 -m inimeasure.water_model "$R/thesis" --model all --out "$R/sweeps" > /dev/null 2> "$tmp/err" ||
     fail "water_model.py: $(tail -n 1 "$tmp/err")"
 cd "$ROOT"
 same sweeps sweeps.txt fits.csv points.csv models.txt models.csv water-model.txt water-model.csv \
@@ -146,14 +145,14 @@ done
 for n in em3d-uniform-beta1 em3d-uniform-beta1-replay em3d-uniform-beta1-sqrt; do
     [ -d "$R/$n" ] || continue
     mkdir -p "$tmp/$R/$n" && cp "$R/$n"/{runs.tsv,reports.jsonl.xz,meta.txt} "$tmp/$R/$n/"
-    python3 tools/thesis/em3d_tables.py "$tmp/$R/$n" 2> "$tmp/err" || fail "em3d_tables.py $n: $(tail -n 1 "$tmp/err")"
-    python3 tools/thesis/em3d_predict.py "$tmp/$R/$n" > /dev/null 2> "$tmp/err" ||
+    python3 -m inimeasure.em3d_tables "$tmp/$R/$n" 2> "$tmp/err" || fail "em3d_tables.py $n: $(tail -n 1 "$tmp/err")"
+    python3 -m inimeasure.em3d_predict "$tmp/$R/$n" > /dev/null 2> "$tmp/err" ||
         fail "em3d_predict.py $n: $(tail -n 1 "$tmp/err")"
     same "$n" $(cd "$R/$n" && ls em3d-*.txt em3d-*.csv 2> /dev/null)
 done
 for n in water-profile water-profile-settings; do
     mkdir -p "$tmp/$R/$n" && cp "$R/$n"/{meta.txt,profiles.jsonl} "$tmp/$R/$n/"
-    python3 tools/trace/profile_table.py "$tmp/$R/$n" > /dev/null 2> "$tmp/err" || fail "profile_table.py $n: $(tail -n 1 "$tmp/err")"
+    python3 -m inimeasure.profile_table "$tmp/$R/$n" > /dev/null 2> "$tmp/err" || fail "profile_table.py $n: $(tail -n 1 "$tmp/err")"
     same "$n" water-profile.txt water-profile.csv
 done
 

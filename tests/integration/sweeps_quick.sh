@@ -10,6 +10,7 @@
 # arguments: one line, exit 2.  Then the model tables from committed inputs.
 set -u
 cd "$(dirname "$0")/../.."
+PROG=sweeps_quick; . tools/lib/options.sh   # PYTHONPATH for python3 -m inimeasure.*
 fail() { echo "sweeps_quick: FAIL: $*"; exit 1; }
 out=$(mktemp -d /tmp/sweeps-quick.XXXXXX)
 trap 'rm -rf "$out"' EXIT
@@ -62,13 +63,13 @@ fi
 # The model tables from committed inputs (no runs): the three models
 # against the synthetic workload at N = 1..8, and chapter 6 for Water on
 # the committed thesis results.
-python3 tools/sweeps/models.py docs/results/sweeps/models-raw --out "$out/models" > /dev/null || fail "models.py failed"
+python3 -m inimeasure.models docs/results/sweeps/models-raw --out "$out/models" > /dev/null || fail "models.py failed"
 [ "$(tail -n +2 "$out/models/models.csv" | wc -l)" = 8 ] || fail "models.csv: expected N = 1..8"
 tail -n +2 "$out/models/models.csv" | awk -F, '!($4 > 0 && $5 > 0 && $10 > 0 && $14 < $10) { bad = 1; print "bad row: " $0 } END { exit bad }' ||
     fail "models.csv: a row lacks a measurement, or LoPC's queue is not below chapter 6's"
-python3 tools/sweeps/water_model.py docs/results/thesis --out "$out/water" > /dev/null || fail "water_model.py failed"
+python3 -m inimeasure.water_model docs/results/thesis --out "$out/water" > /dev/null || fail "water_model.py failed"
 rows=$(tail -n +2 "$out/water/water-model.csv" | wc -l)
 [ "$rows" -ge 10 ] || fail "water-model.csv: $rows configurations, expected at least 10"
 grep -q '^mva  : median |error|' "$out/water/water-model.txt" || fail "water-model.txt lacks the error summary"
-python3 tools/sweeps/water_model.py /nonexistent 2>/dev/null; [ $? = 1 ] || fail "water_model.py on a missing directory: expected exit 1"
+python3 -m inimeasure.water_model /nonexistent 2>/dev/null; [ $? = 1 ] || fail "water_model.py on a missing directory: expected exit 1"
 echo "sweeps_quick: PASS"

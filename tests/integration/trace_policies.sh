@@ -15,13 +15,14 @@
 #   load-aware   messages given to a busy INI while a sibling is idle: at
 #                most half as many as round-robin makes on the same
 #                workload (compute nodes race, so not zero).
-set -u
 cd "$(dirname "$0")/../.."
+PROG=trace_policies; . tools/lib/options.sh   # PYTHONPATH for trace_spread.py
 TMP=$(mktemp -d /tmp/ini-trace-policies.XXXXXX)
 fails=0
 fail() { echo "trace_policies: FAIL: $*"; fails=$((fails + 1)); }
 
 cfg=$TMP/2x4x2.cfg
+STATIC=1,0,0,1,3,2,2,3   # each compute node's INI: the static lists written below, joined
 build/bin/ini-cluster gen 2 4 2 | sed -e 's/static = \[0, 0, 1, 1\]/static = [1, 0, 0, 1]/' \
     -e 's/static = \[2, 2, 3, 3\]/static = [3, 2, 2, 3]/' > "$cfg"
 [ "$(grep -c 'static = \[\(1, 0, 0, 1\|3, 2, 2, 3\)\]' "$cfg")" -eq 2 ] ||
@@ -58,7 +59,7 @@ sys.exit("no " + ", ".join(missing) if missing else 0)' "$TMP/$policy.json" 2> "
     # The spread, from the traces: load-aware is judged against round-robin's run.
     baseline=()
     [ "$policy" = load-aware ] && baseline=("$TMP/round-robin")
-    python3 tests/integration/lib/trace_spread.py "$cfg" "$dir" "$policy" "$policy" "${baseline[@]}" \
+    python3 tests/integration/lib/trace_spread.py "$dir" "$STATIC" "$policy" "$policy" "${baseline[@]}" \
         > "$TMP/$policy.spread" 2>&1
     rc=$?
     sed 's/^/    /' "$TMP/$policy.spread" | grep -v FAIL

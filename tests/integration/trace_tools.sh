@@ -3,7 +3,7 @@
 # traced run (Water, 64 molecules, 2 steps, MGS on 2 clusters of 4 compute
 # nodes with 2 INIs each, round-robin, O = 100 us), and their refusals.
 #
-#  1. timeline: the file passes tools/trace/check_timeline.py, which checks
+#  1. timeline: the file passes tools/inimeasure/check_timeline.py, which checks
 #     it against the trace event format (phases, fields, nesting of each
 #     thread's slices, async begin/end pairs, every flow's start, steps and
 #     end inside a slice of their thread) and against the run's report:
@@ -21,6 +21,7 @@
 #     run without counters is replayed without a window).
 set -u
 cd "$(dirname "$0")/../.."
+PROG=trace_tools; . tools/lib/options.sh   # PYTHONPATH for python3 -m inimeasure.*
 . tests/integration/lib/common.sh
 water_test_start trace_tools build/bin/ini-cluster build/bin/inid build/bin/ini-trace
 TRACE=$PWD/build/bin/ini-trace
@@ -34,16 +35,16 @@ timeout 300 build/bin/ini-cluster run "$TMP/c.cfg" --policy round-robin --ini-po
 
 # 1. timeline
 if "$TRACE" timeline "$RUN" -o "$TMP/tl.json" > "$TMP/tl.out" &&
-   python3 tools/trace/check_timeline.py "$TMP/tl.json" --report "$TMP/report.json" > "$TMP/check.out"; then
+   python3 -m inimeasure.check_timeline "$TMP/tl.json" --report "$TMP/report.json" > "$TMP/check.out"; then
     ok "timeline: $(head -1 "$TMP/check.out" | sed 's/^[^:]*: //'); services and busy time equal the report's"
 else
     fail "timeline: $(cat "$TMP/tl.out" "$TMP/check.out" 2>/dev/null | tail -3)"
 fi
 "$TRACE" timeline "$RUN" -o "$TMP/window.json" --from 0.5 --to 0.7 > /dev/null &&
-    python3 tools/trace/check_timeline.py "$TMP/window.json" > /dev/null && ok "timeline --from/--to: valid" ||
-    fail "timeline --from/--to: $(python3 tools/trace/check_timeline.py "$TMP/window.json" | tail -1)"
+    python3 -m inimeasure.check_timeline "$TMP/window.json" > /dev/null && ok "timeline --from/--to: valid" ||
+    fail "timeline --from/--to: $(python3 -m inimeasure.check_timeline "$TMP/window.json" | tail -1)"
 "$TRACE" timeline "$RUN" -o "$TMP/sample.json" --sample 7 > "$TMP/sample.out" &&
-    python3 tools/trace/check_timeline.py "$TMP/sample.json" > /dev/null && grep -q "(sampled)" "$TMP/sample.out" &&
+    python3 -m inimeasure.check_timeline "$TMP/sample.json" > /dev/null && grep -q "(sampled)" "$TMP/sample.out" &&
     ok "timeline --sample 7: valid, $(cut -d: -f3 "$TMP/sample.out")" || fail "timeline --sample"
 
 # 2. critical, 3. profile

@@ -11,17 +11,15 @@
 #      the 8-byte round trips of the whole path (traced in detail: the
 #      stamps cost it a little) and of UCX active messages over TCP
 #      loopback, the issue's peer, in the same run;
-#   3. tools/bench/c2c_path.py on the traced run's ping-pong test: each
+#   3. tools/inimeasure/c2c_path.py on the traced run's ping-pong test: each
 #      phase's median, the four hand-overs' sum and share of the round trip;
 #   4. the INIs' kept yields (counters.json loop.kept_yields: yields the
 #      scheduler kept, after which the daemon slept; ini/cn/fabric.h).
 # Writes OUT/meta.txt (command, commit, machine), OUT/runs.tsv (a row per
 # run) and OUT/reports.jsonl (each run's phases in full); OUT must not
 # exist or be empty.  Every run is kept.
-set -u
-cd "$(dirname "$0")/../.."
-die() { echo "c2c_path.sh: $*" >&2; exit 2; }
-case ${1-} in -h|--help) sed -n '2,/^set -u/p' "$0" | sed -e '$d' -e 's/^# \{0,1\}//'; exit 0 ;; esac
+PROG=c2c_path.sh; . "$(dirname "$0")/../lib/options.sh"
+case ${1-} in -h|--help) help_header; exit 0 ;; esac
 [ $# = 2 ] || die "usage: c2c_path.sh RUNS OUT"
 RUNS=$1 OUT=$2
 [[ $RUNS =~ ^[1-9][0-9]*$ ]] || die "RUNS: expected a positive integer, got '$RUNS'"
@@ -46,7 +44,7 @@ for ((i = 1; i <= RUNS; i++)); do
     run=$tmp/run$i
     if "$BENCH" --quick --layers compute-to-compute,ucx-am-tcp --cn-trace "$run" --verbose --format json \
             > "$tmp/bench.json" 2> "$tmp/bench.err" &&
-       python3 tools/bench/c2c_path.py "$run" --json > "$tmp/path.json" 2> "$tmp/path.err"; then
+       python3 -m inimeasure.c2c_path "$run" --json > "$tmp/path.json" 2> "$tmp/path.err"; then
         line=$(python3 - "$i" "$load" "$h" "$tmp/bench.json" "$tmp/path.json" "$run" "$OUT/reports.jsonl" <<'PY'
 import json, sys
 i, load, h, bench, path, run, reports = sys.argv[1:]

@@ -21,24 +21,21 @@
 #
 # Every point --reps times (7; --quick: 1), all runs in one seeded random
 # order, the machine's load recorded per run (tools/thesis/runs.sh's loop).
-# Output, the layout of tools/thesis/runs.py: meta.txt; runs.tsv, one row
+# Output, the layout of tools/inimeasure/runs.py: meta.txt; runs.tsv, one row
 # per run; reports.jsonl, one line per run: its identifying columns,
 # "knob_spec", and "programs": what the run wrote (logp.json, the --logp
 # report; ini0/ini1.counters.json, the INIs' counters; ini-bench.json,
 # ini-bench's report); errors.log only when something failed; then
-# tools/bench/logp.py's tables (.txt, .csv), figure data (.dat) and PNGs.
+# tools/inimeasure/logp.py's tables (.txt, .csv), figure data (.dat) and PNGs.
 # The full run (no --quick, --knobs, --values, --reps >= 5) writes
 # docs/results/logp-knobs or docs/results/logp-overlap; any other run
 # writes runs/logp-EXPERIMENT-<quick|partial>-DATE unless --out is given,
 # and never into docs/results.  The compute node that measures runs alone
 # on CPU A; the INIs and the other compute node share CPU B (--cores,
 # default 0,1).  Exit status 0, 1 when runs failed, 2 on bad arguments.
-set -u
-cd "$(dirname "$0")/../.."
-ROOT=$PWD
+PROG=logp; . "$(dirname "$0")/../lib/options.sh"
 CMDLINE="tools/bench/logp.sh $*"
-die() { echo "logp: $*" >&2; exit 2; }
-usage() { sed -n '/^#   tools\/bench\/logp.sh knobs/,/^#   tools\/bench\/logp.sh tables/p' "$0" | sed 's/^# //'; exit 0; }
+show_help() { help_between '^#   tools\/bench\/logp.sh knobs' '^#   tools\/bench\/logp.sh tables'; exit 0; }
 
 [ $# -ge 1 ] || die "expected an experiment: knobs, overlap or tables (--help)"
 EXP=$1; shift
@@ -46,29 +43,16 @@ case $EXP in
 knobs|overlap) ;;
 tables) [ $# = 1 ] || die "tables: expected one directory"
         [ -r "$1/runs.tsv" ] || die "tables: $1/runs.tsv: no such file"
-        exec python3 "$ROOT/tools/bench/logp.py" "$(sed -n 's/^experiment=\([a-z]*\).*/\1/p' "$1/meta.txt")" "$1" ;;
--h|--help) usage ;;
+        exec python3 -m inimeasure.logp "$(sed -n 's/^experiment=\([a-z]*\).*/\1/p' "$1/meta.txt")" "$1" ;;
+-h|--help) show_help ;;
 *) die "'$EXP' is not an experiment (knobs, overlap, tables; --help)" ;;
 esac
 
 QUICK=0 REPS=7 SEED= KNOBS="overhead,overhead_sleep,gap,per_byte,latency,O" CORES=0,1 LOADLIM=none OUT= PLAN=0 VALUES=() PARTIAL=0
-need() { [ $# -ge 2 ] || die "$1 needs a value"; }
-while [ $# -gt 0 ]; do
-    case $1 in
-    --quick) QUICK=1 ;;
-    --reps) need "$@"; REPS=$2; shift ;;
-    --seed) need "$@"; SEED=$2; shift ;;
-    --knobs) need "$@"; KNOBS=$2; PARTIAL=1; shift ;;
-    --values) need "$@"; VALUES+=("$2"); PARTIAL=1; shift ;;
-    --cores) need "$@"; CORES=$2; shift ;;
-    --load-limit) need "$@"; LOADLIM=$2; shift ;;
-    --out) need "$@"; OUT=$2; shift ;;
-    --plan) PLAN=1 ;;
-    -h|--help) usage ;;
-    *) die "$1: unknown option (--help)" ;;
-    esac
-    shift
-done
+# --values may be given more than once; a run of some knobs or values is partial
+option_other() { [ "$1" = --values ] || return 0; need "$@"; VALUES+=("$2"); PARTIAL=1 OPT_SHIFT=2; }
+parse_options "--knobs=KNOBS --knobs:PARTIAL=1 --quick:QUICK=1 --reps=REPS --seed=SEED --cores=CORES
+    --load-limit=LOADLIM --out=OUT --plan:PLAN=1" "$@"
 
 # Knob settings: from about the base figures of this path up to many
 # times them (docs/logp.md); --quick: one large setting each, milliseconds,
@@ -85,13 +69,13 @@ for v in "${VALUES[@]}"; do
         die "--values: '$v' is not KNOB=V1,V2,... (KNOB: overhead, overhead_sleep, gap, per_byte, latency, O)"
     KV[${v%%=*}]=${v#*=}
 done
-[[ $REPS =~ ^[1-9][0-9]*$ ]] || die "--reps: expected a positive integer, got '$REPS'"
-[[ $LOADLIM =~ ^([0-9]+(\.[0-9]+)?|none)$ ]] || die "--load-limit: expected a number or none, got '$LOADLIM'"
+posint --reps "$REPS"
+loadlimit --load-limit "$LOADLIM"
 [[ $CORES =~ ^([0-9]+),([0-9]+)$ ]] && [ "${BASH_REMATCH[1]}" -lt "$(nproc)" ] && [ "${BASH_REMATCH[2]}" -lt "$(nproc)" ] ||
     die "--cores: expected two CPU numbers A,B of this machine, got '$CORES'"
 CORE_B=${CORES#*,}
 [ -z "$SEED" ] && SEED=$(date +%s)
-[[ $SEED =~ ^[0-9]+$ ]] || die "--seed: expected a non-negative integer"
+nonneg --seed "$SEED"
 for k in ${KNOBS//,/ }; do
     case $k in overhead|overhead_sleep|gap|per_byte|latency|O) ;;
     *) die "--knobs: unknown knob '$k' (overhead, overhead_sleep, gap, per_byte, latency, O)" ;; esac
@@ -197,7 +181,7 @@ logp_cluster_run() {  # SPEC ID_FIELDS...
     fi
     keep=(--program "$tmp/logp.json")
     for f in "$dir"/ini0.counters.json "$dir"/ini1.counters.json; do [ -f "$f" ] && keep+=(--program "$f"); done
-    python3 "$RUNS_PY" add "$RUNS_OUT" "${RUN_IDS[@]}" --field "knob_spec=$spec" "${keep[@]}"
+    runs_add "$RUNS_OUT" "${RUN_IDS[@]}" --field "knob_spec=$spec" "${keep[@]}"
     RUN_NOTE=$(python3 -c 'import json,sys; d=json.load(open(sys.argv[1]))
 print("rtt %.1f us" % d["rtt_us"] + ("; o_s %.2f o_r %.2f g %.2f L %.1f us, G %.3f ns/B" % tuple(d[k] for k in ("o_s_us", "o_r_us", "g_us", "L_us", "G_ns_per_byte")) if "g_us" in d else "") + ("; overlap o_s %.2f o_r %.2f us" % (d["overlap_send"]["o_us"], d["overlap_recv"]["o_us"]) if "overlap_send" in d else ""))' "$tmp/logp.json")
     RUN_STATUS=ok
@@ -220,11 +204,11 @@ overlap_run() {  # TOOL REP
         RUN_TIME=; runs_fail "$tmp" "exit $rc, no JSON"; return
     fi
     [ "$rc" != 0 ] && runs_error "ini-bench rep $RUN_REP: exit $rc (the layers it measured are kept)" "$tmp/log"
-    python3 "$RUNS_PY" add "$RUNS_OUT" "${RUN_IDS[@]}" --program "$tmp/ini-bench.json"
+    runs_add "$RUNS_OUT" "${RUN_IDS[@]}" --program "$tmp/ini-bench.json"
     RUN_STATUS=ok RUN_NOTE="ini-bench exit $rc"
 }
 
 runs_loop "$tmp/plan" "${EXP}_run"
-python3 "$ROOT/tools/bench/logp.py" "$EXP" "$OUT" || RUNS_FAILED=$((RUNS_FAILED + 1))
+python3 -m inimeasure.logp "$EXP" "$OUT" || RUNS_FAILED=$((RUNS_FAILED + 1))
 echo "logp $EXP: $(runs_summary); results in $OUT"
 [ "$RUNS_FAILED" = 0 ]

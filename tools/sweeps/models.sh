@@ -2,7 +2,7 @@
 # models.sh - chapter 6 (mva), LoPC and LoGPC against the synthetic
 # workload: runs tools/synth/fig63.sh (ini-synth, figure 6-3's W, o, O)
 # REPS times for N = 1..8 into OUT/rep<k> (seed k), then
-# tools/sweeps/models.py on them: per N the measured cycle time and INI
+# tools/inimeasure/models.py on them: per N the measured cycle time and INI
 # queue length beside each model's prediction at the parameters the runs
 # achieved, with relative errors (OUT/models.txt, OUT/models.csv).
 #
@@ -12,14 +12,12 @@
 # a quiet machine: fig63.sh waits up to a minute before each N while other
 # runs use the machine), OUT = runs/models-DATE.  --combine-only skips the
 # runs and recomputes the tables from OUT/rep*/fig6-3.csv.
-set -u
-cd "$(dirname "$0")/../.."
-die() { echo "models.sh: $*" >&2; exit 2; }
+PROG=models.sh; . "$(dirname "$0")/../lib/options.sh"
 reps=3 duration=12 nlist=1,2,3,4,5,6,7,8 out= combine=0
 while [ $# -gt 0 ]; do
     case $1 in
     --combine-only) combine=1; shift; continue ;;
-    -h|--help) sed -n '2,/^set -u/p' "$0" | sed -e '$d' -e 's/^# \{0,1\}//'; exit 0 ;;
+    -h|--help) help_header; exit 0 ;;
     esac
     [ $# -ge 2 ] || die "$1: unknown option or missing value"
     case $1 in
@@ -39,4 +37,4 @@ if [ $combine = 0 ]; then
             echo "models.sh: repetition $k had a failed run (kept what it measured)" >&2
     done
 fi
-python3 tools/sweeps/models.py "$out"
+python3 -m inimeasure.models "$out"

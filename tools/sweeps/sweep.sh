@@ -4,7 +4,7 @@
 # Each knob alone (O, Δo = overhead_us, Δg = gap_us, ΔG = per_byte_ns,
 # ΔL = latency_us) over several values, every point --reps times, all runs in
 # one seeded random order (interleaved), the machine's load recorded per run.
-# Then tools/sweeps/sweep_fit.py: run time and slowdown against each knob,
+# Then tools/inimeasure/sweep_fit.py: run time and slowdown against each knob,
 # the linear fit with R² and residuals, and seed 000's predicted slope from
 # the message counts of the base runs beside the measured one; tables, CSV
 # and PNG plots.  See docs/sweeps.md.
@@ -30,7 +30,7 @@
 # Output: docs/results/sweeps/ for the full run (every workload, layout and
 # policy, at least seed 000's four knobs Δo, Δg, ΔG, ΔL, --reps >= 5); any
 # other run writes runs/sweeps-<quick|partial>-DATE unless --out is given,
-# and never into docs/results/sweeps.  The layout of tools/thesis/runs.py
+# and never into docs/results/sweeps.  The layout of tools/inimeasure/runs.py
 # (the run loop is tools/thesis/runs.sh, shared with experiments.sh):
 # meta.txt; runs.tsv, one row per run; reports.jsonl, one line per base
 # run with the counts the predictions come from (the ini-trace report, the
@@ -38,37 +38,18 @@
 # errors.log only when something failed; then sweep_fit.py's files.
 # --plan prints meta.txt and the run order and writes nothing.
 # Exit status 0, 1 when runs failed, 2 on bad arguments.
-set -u
-cd "$(dirname "$0")/../.."
-ROOT=$PWD
+PROG=sweep; . "$(dirname "$0")/../lib/options.sh"
 CMDLINE="tools/sweeps/sweep.sh $*"
-die() { echo "sweep: $*" >&2; exit 2; }
-usage() { sed -n '/^#   tools/,/^#        \[--no-water/p' "$0" | sed 's/^# //' >&2; exit 2; }
 
 QUICK=0 REPS=5 SEED= CALIB= LAYOUTS="2x8:2 4x4:2" POLICIES="static,round-robin"
 KNOBS="O,overhead,gap,per_byte,latency" WATER=1 SYNTH=1 LOADLIM=none OUT= PLAN=0 VALUES=()
 NMOL=343 NSTEP=2 SYNTH_CYCLES=300 SAMPLE_S=1
-need() { [ $# -ge 2 ] || die "$1 needs a value"; }
-while [ $# -gt 0 ]; do
-    case $1 in
-    --quick) QUICK=1 ;;
-    --reps) need "$@"; REPS=$2; shift ;;
-    --seed) need "$@"; SEED=$2; shift ;;
-    --calibration) need "$@"; CALIB=$2; shift ;;
-    --layouts) need "$@"; LAYOUTS=$2; shift ;;
-    --policies) need "$@"; POLICIES=$2; shift ;;
-    --knobs) need "$@"; KNOBS=$2; shift ;;
-    --values) need "$@"; VALUES+=("$2"); shift ;;
-    --no-water) WATER=0 ;;
-    --no-synth) SYNTH=0 ;;
-    --load-limit) need "$@"; LOADLIM=$2; shift ;;
-    --out) need "$@"; OUT=$2; shift ;;
-    --plan) PLAN=1 ;;
-    -h|--help) usage ;;
-    *) echo "sweep: unknown option $1" >&2; usage ;;
-    esac
-    shift
-done
+# --values may be given more than once
+option_other() { [ "$1" = --values ] || return 0; need "$@"; VALUES+=("$2"); OPT_SHIFT=2; }
+show_help() { help_between '^#   tools' '^#        \[--no-water'; }
+parse_options "--quick:QUICK=1 --reps=REPS --seed=SEED --calibration=CALIB --layouts=LAYOUTS
+    --policies=POLICIES --knobs=KNOBS --no-water:WATER=0 --no-synth:SYNTH=0 --load-limit=LOADLIM
+    --out=OUT --plan:PLAN=1" "$@"
 
 # Knob values (the base, 0, is shared by all knobs of a workload).  Chosen
 # from the base runs' message counts so that the predicted slowdown spans
@@ -94,10 +75,10 @@ for v in "${VALUES[@]}"; do
     k=${v%%=*}; vals=${v#*=}
     case $k in water:*) WV[${k#water:}]=$vals ;; synth:*) SV[${k#synth:}]=$vals ;; *) WV[$k]=$vals; SV[$k]=$vals ;; esac
 done
-[[ $REPS =~ ^[1-9][0-9]*$ ]] || die "--reps: expected a positive integer, got '$REPS'"
-[[ $LOADLIM =~ ^([0-9]+(\.[0-9]+)?|none)$ ]] || die "--load-limit: expected a number or none, got '$LOADLIM'"
+posint --reps "$REPS"
+loadlimit --load-limit "$LOADLIM"
 [ -z "$SEED" ] && SEED=$(date +%s)
-[[ $SEED =~ ^[0-9]+$ ]] || die "--seed: expected a non-negative integer"
+nonneg --seed "$SEED"
 for k in ${KNOBS//,/ }; do
     case $k in O|overhead|gap|per_byte|latency) ;; *) die "--knobs: unknown knob '$k' (O, overhead, gap, per_byte, latency)" ;; esac
 done
@@ -268,6 +249,6 @@ EOF
 }
 
 runs_loop "$tmp/plan" sweep_run
-python3 "$ROOT/tools/sweeps/sweep_fit.py" "$OUT" || RUNS_FAILED=$((RUNS_FAILED + 1))
+python3 -m inimeasure.sweep_fit "$OUT" || RUNS_FAILED=$((RUNS_FAILED + 1))
 echo "sweep: $(runs_summary); results in $OUT"
 [ "$RUNS_FAILED" = 0 ]

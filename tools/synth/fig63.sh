@@ -39,14 +39,13 @@
 # the settings).  DIR defaults to docs/results; --quick (N = 1, 2, 4, 5 s
 # runs, for CI) defaults to a temporary directory and prints its path.
 # Exit status: 0, 1 when a run failed, 2 on bad arguments.
-set -u
-cd "$(dirname "$0")/../.."
+PROG=fig63.sh; . "$(dirname "$0")/../lib/options.sh"
 
 W_CYCLES=41789
 o_CYCLES=742
 O_CYCLES=2336
 
-die_usage() { echo "fig63.sh: $*" >&2; exit 2; }
+die_usage() { die "$@"; }
 fail() { echo "fig63.sh: $*" >&2; exit 1; }
 
 quick=0 N_LIST="" duration="" scale=0.5 seed=1 out="" keep=0 measure=trace
@@ -160,8 +159,8 @@ print_rows() {
                ($17 == 1 ? " *" : "") }'
 }
 
-model_q() {   # N W o O -> "Q_o R" (the wrapper of ini-model, tools/model/ini_model.py)
-    python3 tools/model/ini_model.py --bin "$bin/ini-model" --N "$1" --W "$2" --o "$3" --O "$4" --print Q_o,R
+model_q() {   # N W o O -> "Q_o R" (the wrapper of ini-model, tools/inimeasure/ini_model.py)
+    python3 -m inimeasure.ini_model --bin "$bin/ini-model" --N "$1" --W "$2" --o "$3" --O "$4" --print Q_o,R
 }
 
 failed=0

@@ -2,7 +2,7 @@
 # beta_inputs.sh - this system's side of beta (docs/experiments.md, "Beta"):
 # Water (343 molecules, 2 steps) on 16 compute nodes in clusters of 1, 2,
 # 4, 8 with one INI per cluster, static, under uniform dilation, and from
-# each run's counters (tools/thesis/cpu_profile.py) the INIs' CPU time per
+# each run's counters (tools/inimeasure/cpu_profile.py) the INIs' CPU time per
 # message pass and the compute and protocol threads' CPU time per compute
 # node.  CPU time, not wall time: a loaded machine measures it right (the
 # threads' own CPU clocks), so this may run beside other work; the wall
@@ -17,27 +17,13 @@
 # 1 step.  Output: one line per run (size, rep, the profile's fields) and
 # the medians per size, on stdout and in FILE (default
 # runs/beta-inputs-DATE.txt).
-set -u
-cd "$(dirname "$0")/../.."
-ROOT=$PWD
-die() { echo "beta_inputs: $*" >&2; exit 2; }
+PROG=beta_inputs; . "$(dirname "$0")/../lib/options.sh"
 K=100 REPS=2 SIZES=1,2,4,8 NMOL=343 NSTEP=2 OUT=
-while [ $# -gt 0 ]; do
-    case $1 in
-    --dilate) K=${2:?}; shift ;;
-    --reps) REPS=${2:?}; shift ;;
-    --sizes) SIZES=${2:?}; shift ;;
-    --nmol) NMOL=${2:?}; shift ;;
-    --steps) NSTEP=${2:?}; shift ;;
-    --out) OUT=${2:?}; shift ;;
-    --quick) SIZES=8 REPS=1 NMOL=27 NSTEP=1 ;;
-    -h|--help) sed -n 's/^#   //p' "$0"; exit 0 ;;
-    *) die "unknown option $1 (see the header of $0)" ;;
-    esac
-    shift
-done
-[[ $K =~ ^[0-9]+(\.[0-9]+)?$ ]] || die "--dilate: expected a factor, got '$K'"
-[[ $REPS =~ ^[1-9][0-9]*$ ]] || die "--reps: expected a positive integer"
+show_help() { help_usage; }
+parse_options "--dilate=K --reps=REPS --sizes=SIZES --nmol=NMOL --steps=NSTEP --out=OUT --quick:SIZES=8 --quick:REPS=1 --quick:NMOL=27
+    --quick:NSTEP=1" "$@"
+factor --dilate "$K"
+posint --reps "$REPS"
 for c in ${SIZES//,/ }; do case $c in 1|2|4|8) ;; *) die "--sizes: $c is not 1, 2, 4 or 8" ;; esac; done
 [ -n "$OUT" ] || { mkdir -p runs; OUT=runs/beta-inputs-$(date +%Y%m%d-%H%M%S).txt; }
 CLUSTER=$ROOT/build/bin/ini-cluster WATER=$ROOT/build/bin/water
@@ -61,7 +47,7 @@ for c in ${SIZES//,/ }; do
             --run-dir "$tmp/run" --timeout 800 -- "$WATER" --mgs --random "$RANDOM_IN" < "$tmp/water.in" \
             > "$tmp/log" 2>&1 && grep -q '^Exited Happily' "$tmp/run/cluster0.out" ||
             { tail -5 "$tmp/log" >&2; die "Water run (clusters of $c, rep $r) failed"; }
-        python3 "$ROOT/tools/thesis/cpu_profile.py" "$tmp/run" > "$tmp/p.json" || exit 1
+        python3 -m inimeasure.cpu_profile "$tmp/run" > "$tmp/p.json" || exit 1
         python3 -c 'import json,sys; p=json.load(open(sys.argv[1]))
 print(sys.argv[2], sys.argv[3], *(p[k] for k in ("ini_cpu_per_pass_ns","ini_passes","ini_turns","compute_cpu_us","protocol_cpu_us","nodes","mgs_sent")))' \
             "$tmp/p.json" "$c" "$r" | tee -a "$OUT"

@@ -42,40 +42,22 @@
 # (with P1 = P_c this is O_c - (s1 - (O_c + s0)), the correction for the
 # sleep alone).  The file's second column is O'_c; O_c, s1 and P1 are kept
 # beside it.  --no-verify skips the second step (O'_c = O_c).  Arithmetic
-# and output: tools/thesis/calibrate.py.
+# and output: tools/inimeasure/calibrate.py.
 #
 # Every run uses --dilate K (MGS_DILATE: each compute node runs as a
 # dedicated processor K times slower, default 300) and idle.yield_us = US
 # (default 0: an idle daemon sleeps at once instead of yielding its core),
 # and the file records both on a line '#@ dilate=K yield_us=US', which
 # experiments.sh applies to its runs (docs/experiments.md: why).
-set -u
-cd "$(dirname "$0")/../.."
-ROOT=$PWD
+PROG=calibrate; . "$(dirname "$0")/../lib/options.sh"
 CMDLINE="tools/thesis/calibrate.sh $*"
-die() { echo "calibrate: $*" >&2; exit 2; }
 SIZES=1,2,4,8 REPS=5 NMOL=343 NSTEP=2 OUT= KNOB=O_mode=sleep,O_dist=exp VERIFY=1 VREPS=3 DILATE=300 YIELD=0
-while [ $# -gt 0 ]; do
-    case $1 in
-    --sizes) SIZES=${2:?}; shift ;;
-    --reps) REPS=${2:?}; shift ;;
-    --nmol) NMOL=${2:?}; shift ;;
-    --steps) NSTEP=${2:?}; shift ;;
-    --out) OUT=${2:?}; shift ;;
-    --knob) KNOB=${2:?}; shift ;;
-    --no-verify) VERIFY=0 ;;
-    --verify-reps) VREPS=${2:?}; shift ;;
-    --dilate) DILATE=${2:?}; shift ;;
-    --idle-yield) YIELD=${2:?}; shift ;;
-    -h|--help) sed -n 's/^#   //p' "$0" | head -1; exit 0 ;;
-    *) die "unknown option $1 (see the header of $0)" ;;
-    esac
-    shift
-done
-[[ $REPS =~ ^[1-9][0-9]*$ ]] || die "--reps: expected a positive integer"
-[[ $VREPS =~ ^[1-9][0-9]*$ ]] || die "--verify-reps: expected a positive integer"
-[[ $DILATE =~ ^[0-9]+(\.[0-9]+)?$ ]] || die "--dilate: expected a factor >= 1, got '$DILATE'"
-[[ $YIELD =~ ^[0-9]+$ ]] || die "--idle-yield: expected microseconds, got '$YIELD'"
+show_help() { help_usage | head -1; }
+parse_options "--sizes=SIZES --reps=REPS --nmol=NMOL --steps=NSTEP --out=OUT --knob=KNOB
+    --no-verify:VERIFY=0 --verify-reps=VREPS --dilate=DILATE --idle-yield=YIELD" "$@"
+posint --reps "$REPS"
+posint --verify-reps "$VREPS"
+factor --dilate "$DILATE" "a factor >= 1"; nonneg --idle-yield "$YIELD"
 export MGS_DILATE=$DILATE
 . "$ROOT/tools/thesis/regime.sh"
 for c in ${SIZES//,/ }; do case $c in 1|2|4|8) ;; *) die "--sizes: $c is not 1, 2, 4 or 8 (the thesis's sizes)" ;; esac; done
@@ -132,10 +114,9 @@ for c in ${SIZES//,/ }; do
     echo "calibrate: size $c: T0 runs (s):$t0s; passes per INI:$ps; service per pass (us):$s0s"
 done
 
-CALC=$ROOT/tools/thesis/calibrate.py
 : > "$tmp/verify"
 if [ $VERIFY = 1 ]; then
-    python3 "$CALC" "$tmp/measured" "$tmp/first" "$CMDLINE" "$NMOL" "$NSTEP" /nonexistent "$KNOB" > /dev/null ||
+    python3 -m inimeasure.calibrate "$tmp/measured" "$tmp/first" "$CMDLINE" "$NMOL" "$NSTEP" /nonexistent "$KNOB" > /dev/null ||
         die "calibration arithmetic failed"
     for c in ${SIZES//,/ }; do
         o=$(awk -v c=$c '!/^#/ && $1 == c {print $2}' "$tmp/first")
@@ -148,5 +129,5 @@ if [ $VERIFY = 1 ]; then
         echo "calibrate: size $c: with O=$o,$KNOB: service per pass (us):$s1s; passes per INI:$p1s"
     done
 fi
-python3 "$CALC" "$tmp/measured" "$OUT" "$CMDLINE" "$NMOL" "$NSTEP" "$tmp/verify" "$KNOB" || die "calibration arithmetic failed"
+python3 -m inimeasure.calibrate "$tmp/measured" "$OUT" "$CMDLINE" "$NMOL" "$NSTEP" "$tmp/verify" "$KNOB" || die "calibration arithmetic failed"
 echo "#@ dilate=$DILATE yield_us=$YIELD" >> "$OUT"

@@ -27,7 +27,7 @@
 #        The
 #        per-INI utilization and queue are in each run's report
 #        (reports.jsonl), tabled beside the thesis's tables 5.8/5.9 by
-#        tools/thesis/em3d_tables.py.
+#        tools/inimeasure/em3d_tables.py.
 # Every point --reps times (default 5), all runs of both parts in one
 # seeded random order.  Modes, as tools/thesis/experiments.sh: --uniform K
 # (every processor K times slower from its own CPU time: MGS_DILATE and
@@ -36,8 +36,8 @@
 # knobs, idle yield 0) or --calibration FILE (the INIs' O per cluster
 # size and the dilation the file was measured at; sizes without an O are
 # left out of the sqrt part and meta.txt says so); neither: undilated.
-# Tables: tools/thesis/em3d_tables.py (the curves, the sqrt table) and
-# tools/thesis/em3d_predict.py (the chapter-6 model beside the curve).
+# Tables: tools/inimeasure/em3d_tables.py (the curves, the sqrt table) and
+# tools/inimeasure/em3d_predict.py (the chapter-6 model beside the curve).
 # --replay: the 1-INI runs of every version (the curve's and the sqrt
 # test's) are traced in detail and replayed at once (ini-trace whatif)
 # with each other INI count (the sqrt test's: sqrt(c)) under each policy
@@ -53,45 +53,18 @@
 # plan and writes nothing.  --quick: 2x2 and the sqrt part at sizes 1 and
 # 2, small graphs, static, ghost and bulk, one repetition (about a
 # minute; tests/integration/em3d_quick.sh).
-set -u
-cd "$(dirname "$0")/../.."
-ROOT=$PWD
+PROG=em3d.sh; . "$(dirname "$0")/../lib/options.sh"
 CMDLINE="tools/thesis/em3d.sh $*"
-die() { echo "em3d.sh: $*" >&2; exit 2; }
 QUICK=0 PLAN=0 REPLAY=0 REPS=5 SEED= OUT= UNIFORM= BETA=1 CALIB= PARTS=curve,sqrt LAYOUT=4x4
 SHARES=0,0.1,0.2,0.4,0.6,0.8 VARIANTS=simple,ghost,get,put,bulk INIS=1,2,4 POLICIES=static,round-robin,load-aware
 NODES=500 DEGREE=20 STEPS=5 SQRT_SIZES=1,4,16 SQRT_SHARE=0.4 SQRT_VARIANTS=ghost,bulk
 DEFAULTS="$PARTS $LAYOUT $SHARES $VARIANTS $INIS $POLICIES $NODES $DEGREE $STEPS $SQRT_SIZES $SQRT_SHARE $SQRT_VARIANTS"
-need() { [ $# -ge 2 ] || die "$1 needs a value"; GIVEN="$GIVEN $1"; }
-GIVEN=
-while [ $# -gt 0 ]; do
-    case $1 in
-    --quick) QUICK=1 ;;
-    --replay) REPLAY=1 ;;
-    --plan) PLAN=1 ;;
-    --uniform) need "$@"; UNIFORM=$2; shift ;;
-    --beta) need "$@"; BETA=$2; shift ;;
-    --calibration) need "$@"; CALIB=$2; shift ;;
-    --parts) need "$@"; PARTS=$2; shift ;;
-    --reps) need "$@"; REPS=$2; shift ;;
-    --seed) need "$@"; SEED=$2; shift ;;
-    --out) need "$@"; OUT=$2; shift ;;
-    --layout) need "$@"; LAYOUT=$2; shift ;;
-    --shares) need "$@"; SHARES=$2; shift ;;
-    --variants) need "$@"; VARIANTS=$2; shift ;;
-    --inis) need "$@"; INIS=$2; shift ;;
-    --policies) need "$@"; POLICIES=$2; shift ;;
-    --nodes) need "$@"; NODES=$2; shift ;;
-    --degree) need "$@"; DEGREE=$2; shift ;;
-    --steps) need "$@"; STEPS=$2; shift ;;
-    --sqrt-sizes) need "$@"; SQRT_SIZES=$2; shift ;;
-    --sqrt-share) need "$@"; SQRT_SHARE=$2; shift ;;
-    --sqrt-variants) need "$@"; SQRT_VARIANTS=$2; shift ;;
-    -h|--help) sed -n '/^#   tools/,/^#        \[--sqrt-sizes/p' "$0" | sed 's/^# //'; exit 0 ;;
-    *) die "unknown option $1 (see --help)" ;;
-    esac
-    shift
-done
+show_help() { help_between '^#   tools' '^#        \[--sqrt-sizes'; }
+parse_options "--quick:QUICK=1 --replay:REPLAY=1 --plan:PLAN=1 --uniform=UNIFORM --beta=BETA
+    --calibration=CALIB --parts=PARTS --reps=REPS --seed=SEED --out=OUT --layout=LAYOUT
+    --shares=SHARES --variants=VARIANTS --inis=INIS --policies=POLICIES --nodes=NODES
+    --degree=DEGREE --steps=STEPS --sqrt-sizes=SQRT_SIZES --sqrt-share=SQRT_SHARE
+    --sqrt-variants=SQRT_VARIANTS" "$@"
 # --quick: its values for the options not given
 quick() { [[ " $GIVEN " == *" $1 "* ]] || printf -v "$2" '%s' "$3"; }
 if [ $QUICK = 1 ]; then
@@ -99,7 +72,6 @@ if [ $QUICK = 1 ]; then
     quick --inis INIS 1,2; quick --policies POLICIES static; quick --nodes NODES 100; quick --steps STEPS 2
     quick --reps REPS 1; quick --sqrt-sizes SQRT_SIZES 1,2; quick --sqrt-variants SQRT_VARIANTS bulk
 fi
-posint() { [[ $2 =~ ^[1-9][0-9]*$ ]] || die "$1: expected a positive integer, got '$2'"; }
 share() { awk -v s="$2" 'BEGIN{exit !(s ~ /^[0-9]*\.?[0-9]+$/ && s >= 0 && s <= 1)}' || die "$1: '$2' is not a share from 0 to 1"; }
 posint --reps "$REPS"; posint --nodes "$NODES"; posint --degree "$DEGREE"; posint --steps "$STEPS"
 [[ $LAYOUT =~ ^([0-9]+)x([0-9]+)$ ]] && [ "${BASH_REMATCH[1]}" -ge 2 ] || die "--layout: '$LAYOUT' is not CxP with C >= 2"
@@ -114,7 +86,7 @@ for p in ${POLICIES//,/ }; do case $p in static|round-robin|load-aware) ;; *) di
 for c in ${SQRT_SIZES//,/ }; do posint --sqrt-sizes "$c"; done
 for p in ${PARTS//,/ }; do case $p in curve|sqrt) ;; *) die "--parts: expected curve and/or sqrt, not '$p'" ;; esac; done
 [ -z "$SEED" ] && SEED=$(date +%s)
-[[ $SEED =~ ^[0-9]+$ ]] || die "--seed: expected a non-negative integer"
+nonneg --seed "$SEED"
 
 # ---- the mode: the knobs of the INI runs and the threads' dilation ----
 . "$ROOT/tools/thesis/regime.sh"
@@ -264,9 +236,9 @@ PY
     rm -rf "$dir"
 }
 runs_loop "$tmp/plan" em3d_run
-python3 "$ROOT/tools/thesis/em3d_tables.py" "$OUT" > /dev/null || RUNS_FAILED=$((RUNS_FAILED + 1))
+python3 -m inimeasure.em3d_tables "$OUT" > /dev/null || RUNS_FAILED=$((RUNS_FAILED + 1))
 # the chapter-6 model beside the curve (needs the share-0 runs)
-python3 "$ROOT/tools/thesis/em3d_predict.py" "$OUT" 2> "$tmp/predict.err" ||
+python3 -m inimeasure.em3d_predict "$OUT" 2> "$tmp/predict.err" ||
     echo "em3d.sh: no model predictions: $(cat "$tmp/predict.err")"
 echo "em3d.sh: $(runs_summary); tables in $OUT"
 [ "$RUNS_FAILED" = 0 ]

@@ -6,7 +6,7 @@
 # "INI delay" (fake inid + INI_FAKE_DELAY_US) baselines.  Every cell is run
 # --reps times, all runs in one seeded random order (interleaved across
 # cells), with the load of the machine recorded per run.  Tables and
-# figures: tools/thesis/tables.py.  See docs/experiments.md.
+# figures: tools/inimeasure/tables.py.  See docs/experiments.md.
 #
 #   tools/thesis/experiments.sh [--quick] [--reps N] [--reps-at SIZES:N] [--cells SPEC] [--policies LIST]
 #        [--knob SPEC] [--calibration FILE] [--uniform K [--beta B]] [--daemon PATH] [--seed N] [--load-limit X]
@@ -16,7 +16,7 @@
 # dilated K times, the INIs' service a fitted O.  Uniform (--uniform K):
 # every processor K times slower from its own CPU time (compute and MGS
 # protocol threads, and the INIs K*beta: the knobs dilate and beta), no O,
-# nothing fitted; each INI run's CPU profile (tools/thesis/cpu_profile.py)
+# nothing fitted; each INI run's CPU profile (tools/inimeasure/cpu_profile.py)
 # goes into reports.jsonl.  --reps-at 4,8:10 runs the cells of clusters of
 # 4 and 8 ten times (others --reps).  --daemon PATH: the INI runs' daemon
 # (default inid; build/bin/cluster-fake-inid takes O and traces too: the
@@ -30,52 +30,22 @@
 # directory, and a partial run refuses to write into those two.  In it:
 # meta.txt, runs.tsv (one row per run), reports.jsonl (each INI run's
 # ini-trace report), errors.log (only when something failed),
-# delay-calibration.txt, and the tables (tools/thesis/runs.py, runs.sh).
+# delay-calibration.txt, and the tables (tools/inimeasure/runs.py, runs.sh).
 # --plan prints meta.txt and the run order and writes nothing.
-set -u
-cd "$(dirname "$0")/../.."
-ROOT=$PWD
+PROG=experiments; . "$(dirname "$0")/../lib/options.sh"
 CMDLINE="tools/thesis/experiments.sh $*"
-usage() {
-    sed -n '/^#   tools/,/^#        \[--nmol/p' "$0" | sed 's/^# //' >&2
-    exit 2
-}
-die() { echo "experiments: $*" >&2; exit 2; }
 QUICK=0 OUT= REPS=5 CELLS= POLICIES="static,round-robin,load-aware" KNOB= CALIB= SEED= LOADLIM=none
 NMOL=343 NSTEP=2 PLAN=0 PARTIAL=0 DILATE= YIELD= UNIFORM= BETA=1 REPS_AT= DAEMON=
 DEFAULT_CELLS="16x1:1 8x2:1,2 4x4:1,2,4 2x8:1,2,4,8"
-need() { [ $# -ge 2 ] || die "$1 needs a value"; }
-while [ $# -gt 0 ]; do
-    case $1 in
-    --quick) QUICK=1 ;;
-    --out) need "$@"; OUT=$2; shift ;;
-    --reps) need "$@"; REPS=$2; shift ;;
-    --cells) need "$@"; CELLS=$2; shift ;;
-    --policies) need "$@"; POLICIES=$2; shift ;;
-    --knob) need "$@"; KNOB=$2; shift ;;
-    --calibration) need "$@"; CALIB=$2; shift ;;
-    --seed) need "$@"; SEED=$2; shift ;;
-    --load-limit) need "$@"; LOADLIM=$2; shift ;;
-    --nmol) need "$@"; NMOL=$2; shift ;;
-    --steps) need "$@"; NSTEP=$2; shift ;;
-    --plan) PLAN=1 ;;
-    --dilate) need "$@"; DILATE=$2; shift ;;
-    --idle-yield) need "$@"; YIELD=$2; shift ;;
-    --uniform) need "$@"; UNIFORM=$2; shift ;;
-    --beta) need "$@"; BETA=$2; shift ;;
-    --reps-at) need "$@"; REPS_AT=$2; shift ;;
-    --daemon) need "$@"; DAEMON=$2; shift ;;
-    -h|--help) usage ;;
-    *) echo "experiments: unknown option $1" >&2; usage ;;
-    esac
-    shift
-done
-[[ $REPS =~ ^[1-9][0-9]*$ ]] || die "--reps: expected a positive integer, got '$REPS'"
-[[ $NMOL =~ ^[0-9]+$ && $NSTEP =~ ^[1-9][0-9]*$ ]] || die "--nmol/--steps: expected positive integers"
-[[ $LOADLIM =~ ^([0-9]+(\.[0-9]+)?|none)$ ]] || die "--load-limit: expected a number or none, got '$LOADLIM'"
+show_help() { help_between '^#   tools' '^#        \[--nmol'; }
+parse_options "--quick:QUICK=1 --out=OUT --reps=REPS --cells=CELLS --policies=POLICIES --knob=KNOB
+    --calibration=CALIB --seed=SEED --load-limit=LOADLIM --nmol=NMOL --steps=NSTEP --plan:PLAN=1
+    --dilate=DILATE --idle-yield=YIELD --uniform=UNIFORM --beta=BETA --reps-at=REPS_AT
+    --daemon=DAEMON" "$@"
+posint --reps "$REPS"; nonneg --nmol "$NMOL"; posint --steps "$NSTEP"; loadlimit --load-limit "$LOADLIM"
 [ -z "$REPS_AT" ] || [[ $REPS_AT =~ ^[1248](,[1248])*:[1-9][0-9]*$ ]] || die "--reps-at: expected SIZES:N (e.g. 4,8:10), got '$REPS_AT'"
 [ -z "$SEED" ] && SEED=$(date +%s)
-[[ $SEED =~ ^[0-9]+$ ]] || die "--seed: expected a non-negative integer"
+nonneg --seed "$SEED"
 if [ $QUICK = 1 ]; then
     CELLS=${CELLS:-"4x4:1,2"}
     [ "$POLICIES" = "static,round-robin,load-aware" ] && POLICIES="static,round-robin"
@@ -130,8 +100,8 @@ if [ -n "$CALIB" ]; then
     fi
 fi
 DILATE=${DILATE:-1}
-[[ $DILATE =~ ^[0-9]+(\.[0-9]+)?$ ]] || die "--dilate: expected a factor >= 1, got '$DILATE'"
-[ -z "$YIELD" ] || [[ $YIELD =~ ^[0-9]+$ ]] || die "--idle-yield: expected microseconds, got '$YIELD'"
+factor --dilate "$DILATE" "a factor >= 1"
+[ -z "$YIELD" ] || nonneg --idle-yield "$YIELD"
 export MGS_DILATE=$DILATE
 # gen_cfg C P I FILE: the generated configuration in the regime
 gen_cfg() {
@@ -251,7 +221,7 @@ thesis_run() {
     RUN_TIME=$(water_time "$dir")
     if [ "$kind" = ini ]; then
         local cpu=()   # uniform dilation: the run's CPU profile beside its report
-        [ -n "$UNIFORM" ] && python3 "$ROOT/tools/thesis/cpu_profile.py" "$dir" > "$tmp/cpu.json" && cpu=(--program "$tmp/cpu.json")
+        [ -n "$UNIFORM" ] && python3 -m inimeasure.cpu_profile "$dir" > "$tmp/cpu.json" && cpu=(--program "$tmp/cpu.json")
         runs_report "$dir" "${cpu[@]}"
         m=$(python3 -c 'import json,sys; d=json.load(open(sys.argv[1]))["machine"]; print(", util %.3f, msg %.1f us" % (d["utilization"], d["msg_ns"] / 1000))' "$tmp/report.json" 2>/dev/null)
     fi
@@ -285,7 +255,7 @@ calibrate_delay() {
     "$TRACE" report "$dir-p" --format json > "$tmp/cal-ping.json" || exit 1
     D=$(python3 -c 'import json,sys; print("%.2f" % (json.load(open(sys.argv[1]))["machine"]["msg_ns"] / 1000))' "$tmp/cal-ping.json")
     for w in water ping; do
-        python3 "$RUNS_PY" add "$OUT" --id "cell=c$P-delay" --id "calibration=$w" --report "$tmp/cal-$w.json" || exit 1
+        runs_add "$OUT" --id "cell=c$P-delay" --id "calibration=$w" --report "$tmp/cal-$w.json" || exit 1
     done
     echo "  delay calibration, cluster size $P: Water's mean message $L B; unloaded INI time (send + receive) $D us${k:+ (knob $k)}"
     echo "size=$P msg_len=$L delay_us=$D knob=\"$k\"" >> "$OUT/delay-calibration.txt"
@@ -295,6 +265,6 @@ delay_us() { sed -n "s/^size=$1 .*delay_us=\([0-9.]*\).*/\1/p" "$OUT/delay-calib
 for s in $sizes; do calibrate_delay "${s%:*}" "${s#*:}"; done
 
 runs_loop "$tmp/plan" thesis_run
-python3 "$ROOT/tools/thesis/tables.py" "$OUT" "$CMDLINE" > /dev/null || RUNS_FAILED=$((RUNS_FAILED + 1))
+python3 -m inimeasure.tables "$OUT" "$CMDLINE" > /dev/null || RUNS_FAILED=$((RUNS_FAILED + 1))
 echo "experiments: $(runs_summary); tables in ${OUT#"$ROOT"/}"
 [ "$RUNS_FAILED" = 0 ]

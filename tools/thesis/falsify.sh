@@ -34,27 +34,16 @@
 # K = 10 on 64 molecules, 1 step, 1 repetition, fewer cells: a minute or
 # two, for the test (tests/integration/thesis_falsify.sh).  OUT/falsify.txt
 # logs every step with its time.
-set -u
-cd "$(dirname "$0")/../.."
-ROOT=$PWD
+PROG=falsify; . "$(dirname "$0")/../lib/options.sh"
 CMDLINE="tools/thesis/falsify.sh $*"
-die() { echo "falsify: $*" >&2; exit 2; }
+show_help() { help_usage; }
 WHAT=${1:-}
-case $WHAT in ablation|k600|predict|fixed-o) shift ;; -h|--help) sed -n 's/^#   //p' "$0"; exit 0 ;;
+case $WHAT in ablation|k600|predict|fixed-o) shift ;; -h|--help) show_help; exit 0 ;;
     *) die "expected ablation, k600, predict or fixed-o (see the header of $0)" ;; esac
 QUICK=0 REPS=5 SEED=$(date +%s) OUT=
-while [ $# -gt 0 ]; do
-    case $1 in
-    --quick) QUICK=1 ;;
-    --reps) REPS=${2:?}; shift ;;
-    --seed) SEED=${2:?}; shift ;;
-    --out) OUT=${2:?}; shift ;;
-    *) die "unknown option $1" ;;
-    esac
-    shift
-done
-[[ $REPS =~ ^[1-9][0-9]*$ ]] || die "--reps: expected a positive integer"
-[[ $SEED =~ ^[0-9]+$ ]] || die "--seed: expected a non-negative integer"
+parse_options "--quick:QUICK=1 --reps=REPS --seed=SEED --out=OUT" "$@"
+posint --reps "$REPS"
+nonneg --seed "$SEED"
 if [ -z "$OUT" ]; then
     if [ $QUICK = 0 ] && [ "$REPS" -ge 5 ]; then OUT=docs/results/calibrated-$WHAT
     else OUT=runs/falsify-$WHAT-$(date +%Y%m%d-%H%M%S); fi
@@ -96,7 +85,7 @@ exp() {
     log "runs $dir: $(grep '^experiments: .* runs, ' "$OUT/$dir.log" | tail -n 1)"
 }
 compare() {
-    python3 "$T/compare.py" "$OUT/$1" "$OUT/$2" --names "$1,$2" --margin 0.05 --out "$OUT/comparison.txt" > /dev/null ||
+    python3 -m inimeasure.compare "$OUT/$1" "$OUT/$2" --names "$1,$2" --margin 0.05 --out "$OUT/comparison.txt" > /dev/null ||
         die "compare.py failed"
     log "compared: $OUT/comparison.txt"
 }
@@ -121,13 +110,13 @@ predict)
     [ $QUICK = 1 ] && others=4 cells="4x4:1,2"
     calibration 8 "$k" "$OUT/calibration-8.txt"
     calibration "$others" "$k" "$OUT/measured-o0.txt" --no-verify
-    python3 "$T/predict.py" predict "$OUT/calibration-8.txt" "$OUT/measured-o0.txt" --out "$OUT/prediction.txt" > /dev/null ||
+    python3 -m inimeasure.predict predict "$OUT/calibration-8.txt" "$OUT/measured-o0.txt" --out "$OUT/prediction.txt" > /dev/null ||
         die "predict.py failed"
     log "prediction written: $OUT/prediction.txt sha256 $(sha256sum "$OUT/prediction.txt" | cut -d' ' -f1)"
     o8=$(awk '!/^#/ && $1 == 8 {print $2}' "$OUT/calibration-8.txt")
     { for c in ${others//,/ }; do echo "$c $o8"; done; grep '^#@' "$OUT/calibration-8.txt"; } > "$OUT/calibration-o8.txt"
     exp runs $SEED --calibration "$OUT/calibration-o8.txt" --knob $KNOB --cells "$cells" --policies static
-    python3 "$T/predict.py" check "$OUT/prediction.txt" "$OUT/runs" --out "$OUT/prediction-check.txt" > /dev/null ||
+    python3 -m inimeasure.predict check "$OUT/prediction.txt" "$OUT/runs" --out "$OUT/prediction-check.txt" > /dev/null ||
         die "predict.py check failed"
     log "checked: $OUT/prediction-check.txt: $(tail -n 1 "$OUT/prediction-check.txt")" ;;
 fixed-o)

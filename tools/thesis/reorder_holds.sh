@@ -8,26 +8,15 @@
 # size, REPS runs per policy.
 #
 #   tools/thesis/reorder_holds.sh [--layout CxPxI] [--reps N] [--calibration FILE] [--out FILE]
-set -u
-cd "$(dirname "$0")/../.."
-ROOT=$PWD
+PROG=reorder_holds; . "$(dirname "$0")/../lib/options.sh"
 LAYOUT=2x8x8 REPS=3 CAL=docs/results/thesis-calibration.txt OUT=
-while [ $# -gt 0 ]; do
-    case $1 in
-    --layout) LAYOUT=${2:?}; shift ;;
-    --reps) REPS=${2:?}; shift ;;
-    --calibration) CAL=${2:?}; shift ;;
-    --out) OUT=${2:?}; shift ;;
-    -h|--help) sed -n '2,11p' "$0"; exit 0 ;;
-    *) echo "reorder_holds: unknown argument $1" >&2; exit 2 ;;
-    esac
-    shift
-done
+parse_options "--layout=LAYOUT --reps=REPS --calibration=CAL --out=OUT" "$@"
+posint --reps "$REPS"
 IFS=x read -r C P I <<< "$LAYOUT"
-[ -n "$I" ] || { echo "reorder_holds: --layout: CxPxI, e.g. 2x8x8" >&2; exit 2; }
-[ -r "$CAL" ] || { echo "reorder_holds: $CAL: no calibration file (tools/thesis/calibrate.sh)" >&2; exit 2; }
+[ -n "$I" ] || die "--layout: CxPxI, e.g. 2x8x8"
+[ -r "$CAL" ] || die "$CAL: no calibration file (tools/thesis/calibrate.sh)"
 O=$(awk -v p="$P" '!/^#/ && $1 == p {print $2}' "$CAL")
-[ -n "$O" ] || { echo "reorder_holds: $CAL: no O for cluster size $P" >&2; exit 2; }
+[ -n "$O" ] || die "$CAL: no O for cluster size $P"
 RANDOM_IN=${WATER_RANDOM:-$ROOT/tools/apps/water/data/random.in}
 tmp=$(mktemp -d); trap 'rm -rf "$tmp"' EXIT
 build/bin/ini-cluster gen "$C" "$P" "$I" -o "$tmp/cfg" > /dev/null || exit 1

@@ -2,7 +2,7 @@
 # runs in one seeded random order: tools/thesis/experiments.sh (chapter 5)
 # and tools/sweeps/sweep.sh (one knob at a time).  Sourced, not run.  The
 # layout it writes (runs.tsv, reports.jsonl, errors.log beside the
-# caller's meta.txt) is described in tools/thesis/runs.py, which reads it.
+# caller's meta.txt) is described in tools/inimeasure/runs.py, which reads it.
 #
 #   runs_plan POINTS REPS SEED   every line of POINTS REPS times (a line
 #                                ending with a field reps=N: N times, the
@@ -38,7 +38,9 @@
 # the plan's columns name a run in the progress lines, all).
 # Water helpers for the scripts that run it: water_input, water_time.
 
-RUNS_PY=${RUNS_PY:-$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)/runs.py}
+# runs_add ARGS...: `runs.py add` (tools/inimeasure/runs.py; PYTHONPATH from
+# tools/lib/options.sh, which the drivers source first).
+runs_add() { python3 -m inimeasure.runs add "$@"; }
 RUNS_PROBE=${RUNS_PROBE:-$(cd "$(dirname "${BASH_SOURCE[0]}")/../.." && pwd)/build/bin/ini-bench}
 RUNS_SAMPLE_S=${RUNS_SAMPLE_S:-1} RUNS_LOADLIM=${RUNS_LOADLIM:-none}
 
@@ -190,7 +192,7 @@ runs_report() {
         rm -f "$RUNS_TMP/report.json"
     fi
     runs_error "$RUN_LABEL rep $RUN_REP: ini-trace report" "$RUNS_TMP/report.err"
-    python3 "$RUNS_PY" add "$RUNS_OUT" "${RUN_IDS[@]}" "${rep[@]}" "$@"
+    runs_add "$RUNS_OUT" "${RUN_IDS[@]}" "${rep[@]}" "$@"
 }
 
 runs_keep() {

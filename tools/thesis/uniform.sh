@@ -19,24 +19,12 @@
 # the plan and writes nothing.  --quick: 4x4 with 1 and 2 INIs, static and
 # round-robin, one repetition, K = 5, 64 molecules (a minute), into
 # runs/experiments-quick-DATE unless --out (tests/integration/thesis_uniform.sh).
-set -u
-cd "$(dirname "$0")/../.."
+PROG=uniform; . "$(dirname "$0")/../lib/options.sh"
 BETA_THESIS=0.031
 K=50 BETA= SEED= OUT= EXTRA=() QUICK=0
-die() { echo "uniform: $*" >&2; exit 2; }
-while [ $# -gt 0 ]; do
-    case $1 in
-    --beta) BETA=${2:?}; shift ;;
-    --dilate) K=${2:?}; shift ;;
-    --seed) SEED=${2:?}; shift ;;
-    --out) OUT=${2:?}; shift ;;
-    --plan) EXTRA+=(--plan) ;;
-    --quick) QUICK=1 ;;
-    -h|--help) sed -n 's/^#   //p' "$0"; exit 0 ;;
-    *) die "unknown option $1 (see the header of $0)" ;;
-    esac
-    shift
-done
+option_other() { [ "$1" = --plan ] && EXTRA+=(--plan) OPT_SHIFT=1; }
+show_help() { help_usage; }
+parse_options "--beta=BETA --dilate=K --seed=SEED --out=OUT --quick:QUICK=1" "$@"
 case $BETA in
 thesis) BETA=$BETA_THESIS ;;
 "") die "--beta: give 1, thesis or a factor" ;;

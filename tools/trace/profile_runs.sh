@@ -6,7 +6,7 @@
 # (the calibration's O for the layout's cluster size, asleep and
 # exponential; its dilation and idle.yield_us; the thesis's stack: window
 # 16, IP fragments), `ini-trace profile` of each, and the table
-# (tools/trace/profile_table.py).
+# (tools/inimeasure/profile_table.py).
 #
 #   tools/trace/profile_runs.sh [--layouts "16x1 8x2 4x4 2x8"] [--variants LIST] [--reps N]
 #        [--calibration FILE] [--seed N] [--out DIR]
@@ -26,27 +26,12 @@
 # ini-trace report), profiles.jsonl (each run's `ini-trace profile --format
 # json` with its identifying columns) and water-profile.txt/.csv.  Default
 # OUT: runs/water-profile-DATE.
-set -u
-cd "$(dirname "$0")/../.."
-ROOT=$PWD
+PROG=profile_runs; . "$(dirname "$0")/../lib/options.sh"
 CMDLINE="tools/trace/profile_runs.sh $*"
-die() { echo "profile_runs: $*" >&2; exit 2; }
 LAYOUTS="16x1 8x2 4x4 2x8" VARIANTS=thesis REPS=1 CALIB=docs/results/thesis-calibration.txt SEED= OUT=
-need() { [ $# -ge 2 ] || die "$1 needs a value"; }
-while [ $# -gt 0 ]; do
-    case $1 in
-    --layouts) need "$@"; LAYOUTS=$2; shift ;;
-    --variants) need "$@"; VARIANTS=$2; shift ;;
-    --reps) need "$@"; REPS=$2; shift ;;
-    --calibration) need "$@"; CALIB=$2; shift ;;
-    --seed) need "$@"; SEED=$2; shift ;;
-    --out) need "$@"; OUT=$2; shift ;;
-    -h|--help) sed -n '2,/^set -u/p' "$0" | sed '$d; s/^# \{0,1\}//'; exit 0 ;;
-    *) die "unknown option $1" ;;
-    esac
-    shift
-done
-[[ $REPS =~ ^[1-9][0-9]*$ ]] || die "--reps: expected a positive integer"
+parse_options "--layouts=LAYOUTS --variants=VARIANTS --reps=REPS --calibration=CALIB --seed=SEED
+    --out=OUT" "$@"
+posint --reps "$REPS"
 for l in $LAYOUTS; do [[ $l =~ ^[0-9]+x[0-9]+$ ]] || die "--layouts: '$l' is not CLUSTERSxPES"; done
 for v in ${VARIANTS//,/ }; do
     case $v in thesis|unit2|cutoff0|nmol512|deterministic) ;; *) die "--variants: unknown variant '$v'" ;; esac
@@ -123,6 +108,6 @@ EOF
 
 echo "profile_runs: $(wc -l < "$tmp/plan") runs; output $OUT"
 runs_loop "$tmp/plan" profile_run
-python3 tools/trace/profile_table.py "$OUT" || RUNS_FAILED=$((RUNS_FAILED + 1))
+python3 -m inimeasure.profile_table "$OUT" || RUNS_FAILED=$((RUNS_FAILED + 1))
 echo "profile_runs: $(runs_summary); table in $OUT/water-profile.txt"
 [ "$RUNS_FAILED" = 0 ]

@@ -20,29 +20,13 @@
 # reports.jsonl, with its no-INI and INI-delay baselines), traces.tar.xz
 # (every traced run's ini*.trace, cn*.trace, clocks.tsv and time-c*.txt:
 # one archive, not loose files), predictions.tsv and replay-check.txt/.csv
-# (tools/trace/replay_check.py).  A partial run (--quick, --reps < 5)
+# (tools/inimeasure/replay_check.py).  A partial run (--quick, --reps < 5)
 # refuses to write into docs/results/replay-check.
-set -u
-cd "$(dirname "$0")/../.."
-ROOT=$PWD
-die() { echo "replay_check: $*" >&2; exit 2; }
+PROG=replay_check; . "$(dirname "$0")/../lib/options.sh"
 QUICK=0 REPS=5 OUT= GRID=docs/results/thesis CALIB=docs/results/thesis-calibration.txt TRACES= SEED=
-need() { [ $# -ge 2 ] || die "$1 needs a value"; }
-while [ $# -gt 0 ]; do
-    case $1 in
-    --quick) QUICK=1 ;;
-    --reps) need "$@"; REPS=$2; shift ;;
-    --out) need "$@"; OUT=$2; shift ;;
-    --grid) need "$@"; GRID=$2; shift ;;
-    --calibration) need "$@"; CALIB=$2; shift ;;
-    --traces) need "$@"; TRACES=$2; shift ;;
-    --seed) need "$@"; SEED=$2; shift ;;
-    -h|--help) sed -n '2,/^set -u/p' "$0" | sed '$d; s/^# \{0,1\}//'; exit 0 ;;
-    *) die "unknown option $1" ;;
-    esac
-    shift
-done
-[[ $REPS =~ ^[1-9][0-9]*$ ]] || die "--reps: expected a positive integer, got '$REPS'"
+parse_options "--quick:QUICK=1 --reps=REPS --out=OUT --grid=GRID --calibration=CALIB --traces=TRACES
+    --seed=SEED" "$@"
+posint --reps "$REPS"
 [ -d "$GRID" ] && [ -f "$GRID/runs.tsv" ] || die "--grid: $GRID is not an experiment directory (no runs.tsv)"
 CELLS="16x1:1 8x2:1 4x4:1 2x8:1" TARGETS=
 if [ $QUICK = 1 ]; then
@@ -78,4 +62,4 @@ else
     (cd "$tmp" && tar -cJf "$OUT/traces.tar.xz" traces) || die "cannot write $OUT/traces.tar.xz"
     echo "replay_check: traces of $(ls "$tmp/traces" | wc -l) run(s) in $OUT/traces.tar.xz ($(du -h "$OUT/traces.tar.xz" | cut -f1))"
 fi
-python3 tools/trace/replay_check.py --traces "$tmp/traces" --grid "$GRID" --out "$OUT" ${TARGETS:+--targets "$TARGETS"}
+python3 -m inimeasure.replay_check --traces "$tmp/traces" --grid "$GRID" --out "$OUT" ${TARGETS:+--targets "$TARGETS"}

@@ -121,103 +121,124 @@ def learn(frames):
     return inis, datas
 
 
-def main():
-    mode, iface, capture, amount = sys.argv[1], sys.argv[2], sys.argv[3], float(sys.argv[4])
-    inis, datas = learn(read_pcap(capture))
-    if len(inis) != 2 or not datas:
-        sys.exit("strangers.py: the capture does not show two INIs exchanging DATA frames")
-    ips = sorted(inis)
-    peer_of = {ips[0]: ips[1], ips[1]: ips[0]}
-    with open("/sys/class/net/%s/address" % iface) as f:
-        own_mac = bytes.fromhex(f.read().strip().replace(":", ""))
-    s = socket.socket(socket.AF_PACKET, socket.SOCK_RAW)
-    s.bind((iface, 0))
-    rnd = random.Random(17)
+class Stranger:
+    """A raw socket on IFACE and what the capture taught about the two INIs:
+    their MACs (inis), who each one's peer is, and per destination the
+    connection id and sequence numbers in use, so that forged numbers are
+    plausible ones.  Seeded: the same frames every time."""
 
-    # Per destination: the conn id its peer uses and the sequence numbers
-    # the capture shows, so that forged numbers are plausible ones.
-    last = {}
-    for f in datas:
-        dst = socket.inet_ntoa(f[30:34])
-        udp = f[14 + (f[14] & 15) * 4:]
-        conn, seq, ack = udp[9], *struct.unpack("!II", udp[10:18])
-        last[dst] = (conn, max(seq, last.get(dst, (0, 0, 0))[1]), ack)
+    def __init__(self, iface, capture):
+        self.inis, self.datas = learn(read_pcap(capture))
+        if len(self.inis) != 2 or not self.datas:
+            sys.exit("strangers.py: the capture does not show two INIs exchanging DATA frames")
+        self.ips = sorted(self.inis)
+        self.peer_of = {self.ips[0]: self.ips[1], self.ips[1]: self.ips[0]}
+        with open("/sys/class/net/%s/address" % iface) as f:
+            self.own_mac = bytes.fromhex(f.read().strip().replace(":", ""))
+        self.s = socket.socket(socket.AF_PACKET, socket.SOCK_RAW)
+        self.s.bind((iface, 0))
+        self.rnd = random.Random(17)
+        self.last = {}
+        for f in self.datas:
+            dst = socket.inet_ntoa(f[30:34])
+            udp = f[14 + (f[14] & 15) * 4:]
+            conn, seq, ack = udp[9], *struct.unpack("!II", udp[10:18])
+            self.last[dst] = (conn, max(seq, self.last.get(dst, (0, 0, 0))[1]), ack)
 
-    def transport(dst, src, payload, ip_id=None):
-        ip_id = rnd.randrange(65536) if ip_id is None else ip_id
-        return frame(inis[dst], own_mac, ip_header(src, dst, ip_id, 0, 8 + len(payload)) +
+    def transport(self, dst, src, payload, ip_id=None):
+        """A frame to INI DST carrying PAYLOAD as UDP from SRC."""
+        ip_id = self.rnd.randrange(65536) if ip_id is None else ip_id
+        return frame(self.inis[dst], self.own_mac, ip_header(src, dst, ip_id, 0, 8 + len(payload)) +
                      udp_datagram(src, dst, payload))
 
-    def data_payload(dst, tag):
-        conn, seq, ack = last.get(dst, (0, 0, 0))
-        msg = bytes(rnd.randrange(256) for _ in range(80))
-        hdr = struct.pack("!BBII", DATA, conn, (seq + 1 + rnd.randrange(16)) & 0xFFFFFFFF, ack)
+    def data_payload(self, dst, tag):
+        """A DATA datagram with a plausible sequence number and TAG as its MAC."""
+        conn, seq, ack = self.last.get(dst, (0, 0, 0))
+        msg = bytes(self.rnd.randrange(256) for _ in range(80))
+        hdr = struct.pack("!BBII", DATA, conn, (seq + 1 + self.rnd.randrange(16)) & 0xFFFFFFFF, ack)
         return hdr + tag + struct.pack("<I", crc32c(msg)) + msg
 
-    def ack_payload(dst, op, tag):
-        conn, seq, ack = last.get(dst, (0, 0, 0))
+    def ack_payload(self, dst, op, tag):
+        """An ACK or NAK (OP) acknowledging ahead, TAG as its MAC."""
+        conn, seq, ack = self.last.get(dst, (0, 0, 0))
         return struct.pack("!BBII", op, conn, 0, (ack + 16) & 0xFFFFFFFF) + tag
 
-    if mode == "forge":
+    def forged(self, kind, dst, i, bad, replays):
+        """The frame of KIND for INI DST (round I), or None (no replay)."""
+        src = self.peer_of[dst]
+        if kind == "data_nomac":
+            return self.transport(dst, src, self.data_payload(dst, b""))
+        if kind == "data_badmac":
+            return self.transport(dst, src, self.data_payload(dst, bad))
+        if kind == "ack_nomac":
+            return self.transport(dst, src, self.ack_payload(dst, ACK, b""))
+        if kind == "ack_badmac":
+            return self.transport(dst, src, self.ack_payload(dst, ACK, bad))
+        if kind == "nak_badmac":
+            return self.transport(dst, src, self.ack_payload(dst, NAK, bad))
+        if kind == "replay":
+            if not replays[dst]:
+                return None
+            # The datagram as captured, from this port's MAC: with the
+            # INI's own, the bridge would learn that INI here and send its
+            # traffic to us.
+            f = replays[dst][i % len(replays[dst])]
+            return f[:6] + self.own_mac + f[12:]
+        return self.transport(dst, OWN_IP, self.data_payload(dst, b""))
+
+    def forge(self, amount):
+        """COUNT rounds of every kind of forged frame to each INI, paced;
+        prints the frames sent per INI and kind (JSON)."""
         count = min(int(amount), 2000)
-        sent = {ip: {} for ip in ips}
+        sent = {ip: {} for ip in self.ips}
         kinds = ["data_nomac", "data_badmac", "ack_nomac", "ack_badmac", "nak_badmac", "replay",
                  "stranger_src"]
-        replays = {ip: [f for f in datas if socket.inet_ntoa(f[30:34]) == ip] for ip in ips}
+        replays = {ip: [f for f in self.datas if socket.inet_ntoa(f[30:34]) == ip] for ip in self.ips}
         for i in range(count):
-            for dst in ips:
-                src = peer_of[dst]
-                bad = bytes(rnd.randrange(256) for _ in range(TAG))
+            for dst in self.ips:
+                bad = bytes(self.rnd.randrange(256) for _ in range(TAG))
                 for kind in kinds:
-                    if kind == "data_nomac":
-                        f = transport(dst, src, data_payload(dst, b""))
-                    elif kind == "data_badmac":
-                        f = transport(dst, src, data_payload(dst, bad))
-                    elif kind == "ack_nomac":
-                        f = transport(dst, src, ack_payload(dst, ACK, b""))
-                    elif kind == "ack_badmac":
-                        f = transport(dst, src, ack_payload(dst, ACK, bad))
-                    elif kind == "nak_badmac":
-                        f = transport(dst, src, ack_payload(dst, NAK, bad))
-                    elif kind == "replay":
-                        if not replays[dst]:
-                            continue
-                        # The datagram as captured, from this port's
-                        # MAC: with the INI's own, the bridge would learn
-                        # that INI here and send its traffic to us.
-                        f = replays[dst][i % len(replays[dst])]
-                        f = f[:6] + own_mac + f[12:]
-                    else:
-                        f = transport(dst, OWN_IP, data_payload(dst, b""))
-                    s.send(f)
+                    f = self.forged(kind, dst, i, bad, replays)
+                    if f is None:
+                        continue
+                    self.s.send(f)
                     sent[dst][kind] = sent[dst].get(kind, 0) + 1
             time.sleep(0.002)       # paced: every frame must arrive to be counted
         print(json.dumps(sent))
-    elif mode == "flood":
-        seconds = min(amount, 10.0)
+
+    def flood_frames(self):
+        """8192 frames: whole datagrams failing the MAC, first fragments and
+        middle fragments, to both INIs, from the peer's address or ours."""
         frames = []
         for k in range(8192):
-            dst = ips[k & 1]
-            src = peer_of[dst] if k & 2 else OWN_IP
+            dst = self.ips[k & 1]
+            src = self.peer_of[dst] if k & 2 else OWN_IP
             kind = (k >> 2) % 3
-            ip_id = rnd.randrange(65536)
-            body = bytes(rnd.randrange(256) for _ in range(8))
+            ip_id = self.rnd.randrange(65536)
+            body = bytes(self.rnd.randrange(256) for _ in range(8))
             if kind == 0:               # a whole datagram (fails the MAC)
-                frames.append(transport(dst, src, body * 125, ip_id))
+                frames.append(self.transport(dst, src, body * 125, ip_id))
                 continue
             udp = udp_datagram(src, dst, body * 375)       # 3,008 bytes: 3 fragments
             if kind == 1:               # the first fragment only
                 piece, frag = udp[:1000], 0x2000
             else:                       # a middle fragment
                 piece, frag = udp[1000:2000], 0x2000 | 125
-            frames.append(frame(inis[dst], own_mac, ip_header(src, dst, ip_id, frag, len(piece)) + piece))
+            frames.append(frame(self.inis[dst], self.own_mac, ip_header(src, dst, ip_id, frag, len(piece)) + piece))
+        return frames
+
+    def flood(self, amount):
+        """The flood frames as fast as the interface takes them for SECONDS
+        (at most 10); prints frames, seconds and rate (JSON)."""
+        seconds = min(amount, 10.0)
+        frames = self.flood_frames()
         n, start = 0, time.monotonic()
         end = start + seconds
         while time.monotonic() < end:
             for k in range(0, len(frames), 1024):
                 for f in frames[k:k + 1024]:
                     try:
-                        s.send(f)
+                        self.s.send(f)
                         n += 1
                     except OSError:     # the interface's queue is full: go on
                         pass
@@ -225,8 +246,18 @@ def main():
                     break
         took = time.monotonic() - start
         print(json.dumps({"frames": n, "seconds": round(took, 3), "rate": round(n / took)}))
-    else:
+
+
+def main():
+    """strangers.py forge|flood IFACE CAPTURE AMOUNT."""
+    mode, iface, capture, amount = sys.argv[1], sys.argv[2], sys.argv[3], float(sys.argv[4])
+    if mode not in ("forge", "flood"):
         sys.exit("strangers.py: mode is forge or flood")
+    stranger = Stranger(iface, capture)
+    if mode == "forge":
+        stranger.forge(amount)
+    else:
+        stranger.flood(amount)
 
 
 if __name__ == "__main__":

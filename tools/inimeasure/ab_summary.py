@@ -1,4 +1,3 @@
-#!/usr/bin/env python3
 """ab_summary.py - the before/after comparison of an A/B file of ab.sh
 (tools/bench/ab.sh small|64k lines: turn, bin, load, state, figures...).
 
@@ -10,12 +9,12 @@ state, their medians, the ratio after/before of the medians and its 95%
 bootstrap interval (tools/thesis/stats.py's ratio_ci: 10,000 resamples,
 its fixed seed, so the output repeats).  Every line of the file counts; none is dropped.  Builds
 default to the names ending in -before and -after."""
-import os
 import statistics
 import sys
 
-sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "thesis"))
-import stats  # noqa: E402  (tools/thesis/stats.py: the bootstrap the experiments' tables use)
+if not __package__:
+    sys.exit("ab_summary.py: run it as `PYTHONPATH=tools python3 -m inimeasure.ab_summary` from the repository's root")
+from inimeasure import stats  # noqa: E402  (stats.py: the bootstrap the experiments' tables use)
 
 
 def main(argv):

@@ -1,4 +1,3 @@
-#!/usr/bin/env python3
 """stats.py - statistics that can decide, for the experiments' tables
 (tools/thesis/tables.py; docs/experiments.md, "Statistics").
 

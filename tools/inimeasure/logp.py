@@ -1,4 +1,3 @@
-#!/usr/bin/env python3
 """logp.py - the tables and figures of tools/bench/logp.sh (docs/logp.md),
 made from an experiment's runs.tsv and reports.jsonl (the layout of
 tools/thesis/runs.py) and nothing else, so that they can be made again.
@@ -18,8 +17,9 @@ import os
 import subprocess
 import sys
 
-sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "thesis"))
-import runs  # noqa: E402  (tools/thesis/runs.py: the layout)
+if not __package__:
+    sys.exit("logp.py: run it as `PYTHONPATH=tools python3 -m inimeasure.logp` from the repository's root")
+from inimeasure import runs  # noqa: E402  (runs.py: the layout)
 
 # knob -> (label, the parameter it moves, the --knob field)
 KNOBS = {

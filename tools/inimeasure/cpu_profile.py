@@ -1,4 +1,3 @@
-#!/usr/bin/env python3
 """cpu_profile.py - the CPU time a run's processors used, from its counters
 (the inputs of beta, docs/experiments.md "Beta"): CPU time is what a loaded
 machine still measures right, where wall time is not.

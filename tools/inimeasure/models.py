@@ -1,4 +1,3 @@
-#!/usr/bin/env python3
 """models.py - chapter 6 (mva), LoPC and LoGPC against the synthetic workload.
 
 Reads the CSVs that tools/synth/fig63.sh wrote for one or more repetitions
@@ -23,16 +22,16 @@ import os
 import statistics
 import sys
 
-sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "../model"))
-import ini_model as model  # noqa: E402  (tools/model/ini_model.py: ini-model)
+if not __package__:
+    sys.exit("models.py: run it as `PYTHONPATH=tools python3 -m inimeasure.models` from the repository's root")
+from inimeasure import ini_model as model  # noqa: E402  (ini_model.py: ini-model)
+from inimeasure import dier  # noqa: E402
 
 # name, ini-model's --model and --cv2 (None: ini-model's default)
 MODELS = [("mva", "mva", None), ("lopc", "lopc", None), ("logpc", "logpc", 1), ("logpc0", "logpc", 0)]
 
 
-def die(msg, code=2):
-    sys.stderr.write("models.py: %s\n" % msg)
-    sys.exit(code)
+die = dier("models.py")
 
 
 def solve(ini_model, kind, cv2, n, W, o, O):
@@ -43,7 +42,8 @@ def solve(ini_model, kind, cv2, n, W, o, O):
     return p["R"], p["Q_o"], p["U_o"]
 
 
-def main(argv):
+def parse_args(argv):
+    """(DIR, OUTDIR, ini-model's path) from the command line."""
     args = argv[1:]
     if not args or args[0].startswith("-"):
         die("usage: models.py DIR [--out OUTDIR] [--ini-model PATH]")
@@ -59,10 +59,12 @@ def main(argv):
             ini_model = args.pop(0)
         else:
             die("unknown option %s" % flag)
-    files = sorted(glob.glob(os.path.join(src, "rep*", "fig6-3.csv")))
-    if not files:
-        die("%s: no rep*/fig6-3.csv (run tools/sweeps/models.sh first)" % src, 1)
+    return src, out_dir, ini_model
 
+
+def read_reps(files, ini_model):
+    """{N: [one dict per repetition]}: each fig6-3.csv row's measurement and
+    every model solved at that run's achieved W, o, O."""
     per_n = {}      # N -> list of per-rep dicts
     for path in files:
         with open(path) as f:
@@ -78,10 +80,16 @@ def main(argv):
                 for kind, arg, cv2 in MODELS:
                     rec[kind] = solve(ini_model, arg, cv2, n, rec["W_eff_us"], rec["o_eff_us"], rec["O_eff_us"])
                 per_n.setdefault(n, []).append(rec)
+    return per_n
 
-    def rel(p, m):
-        return (p - m) / m if m else float("nan")
 
+def rel(p, m):
+    """The relative error of P against the measurement M (nan without M)."""
+    return (p - m) / m if m else float("nan")
+
+
+def table_rows(per_n):
+    """(header, rows) of models.csv: per N the means over repetitions."""
     header = ["N", "reps", "disturbed", "R_meas_us", "Q_meas", "U_meas", "Q_exact_mva"]
     for kind, _, _ in MODELS:
         header += ["R_%s_us" % kind, "errR_%s" % kind, "Q_%s" % kind, "errQ_%s" % kind]
@@ -100,7 +108,11 @@ def main(argv):
             row["errR_%s" % kind] = statistics.fmean(rel(r[kind][0], r["R_measured_us"]) for r in recs)
             row["errQ_%s" % kind] = statistics.fmean(rel(r[kind][1], r["Q_measured"]) for r in recs)
         rows.append(row)
+    return header, rows
 
+
+def write_csv(out_dir, header, rows):
+    """OUTDIR/models.csv."""
     os.makedirs(out_dir, exist_ok=True)
     with open(os.path.join(out_dir, "models.csv"), "w", newline="") as f:
         w = csv.writer(f)
@@ -108,6 +120,9 @@ def main(argv):
         for r in rows:
             w.writerow([r[h] if isinstance(r[h], int) else "%.6g" % r[h] for h in header])
 
+
+def write_text(src, files, out_dir, rows):
+    """OUTDIR/models.txt, also on stdout."""
     lines = []
     lines.append("# Chapter 6 (mva), LoPC and LoGPC against ini-synth's measured cycle time R and INI queue Q_o")
     lines.append("# made by: tools/sweeps/models.py %s  (from %d repetition file(s): %s)"
@@ -142,6 +157,17 @@ def main(argv):
         f.write(text)
     sys.stdout.write(text)
 
+
+def main(argv):
+    """models.txt and models.csv from DIR's repetitions."""
+    src, out_dir, ini_model = parse_args(argv)
+    files = sorted(glob.glob(os.path.join(src, "rep*", "fig6-3.csv")))
+    if not files:
+        die("%s: no rep*/fig6-3.csv (run tools/sweeps/models.sh first)" % src, 1)
+    per_n = read_reps(files, ini_model)
+    header, rows = table_rows(per_n)
+    write_csv(out_dir, header, rows)
+    write_text(src, files, out_dir, rows)
 
 if __name__ == "__main__":
     main(sys.argv)

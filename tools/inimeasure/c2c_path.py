@@ -1,4 +1,3 @@
-#!/usr/bin/env python3
 """c2c_path.py - where the compute-to-compute round trip goes, from a
 traced run of ini-bench's compute-to-compute layer (issue 32, docs/performance.md).
 
@@ -45,13 +44,15 @@ import subprocess
 import sys
 import tempfile
 
+if not __package__:
+    sys.exit("c2c_path.py: run it as `PYTHONPATH=tools python3 -m inimeasure.c2c_path` from the repository's root")
+from inimeasure import dier  # noqa: E402
+
 HERE = os.path.dirname(os.path.abspath(__file__))
 PHASES = ["send", "queue out", "service out", "wire", "queue in", "service in", "receive"]
 
 
-def die(msg, code=2):
-    sys.stderr.write("c2c_path.py: %s\n" % msg)
-    sys.exit(code)
+die = dier("c2c_path.py")
 
 
 def load(run, ini_trace):

@@ -1,4 +1,3 @@
-#!/usr/bin/env python3
 """beta.py - the INI speed factor beta of uniform dilation, derived once
 (docs/experiments.md, "Beta"): the beta that makes an INI's cost per
 message, relative to a compute node's cost for the same Water work, what it

@@ -1,4 +1,3 @@
-#!/usr/bin/env python3
 """em3d_predict.py - the chapter-6 model's time per edge beside the
 measured one, for each point of an EM3D curve (tools/thesis/em3d.sh,
 docs/em3d.md), as tools/sweeps/water_model.py does for Water.
@@ -43,23 +42,21 @@ replays) and em3d-predict-sqrt's; a point without a share-0 twin or
 without messages is left out.  Exit status 0, 1 when nothing could be
 predicted, 2 on bad arguments.
 """
-import os
 import statistics
 import sys
 
-HERE = os.path.dirname(os.path.abspath(__file__))
-sys.path[:0] = [HERE, os.path.join(HERE, "../sweeps"), os.path.join(HERE, "../model")]
-import em3d_tables as tables  # noqa: E402
-import ini_model as model  # noqa: E402
-import water_model  # noqa: E402  (run_figures, solve)
+if not __package__:
+    sys.exit("em3d_predict.py: run it as `PYTHONPATH=tools python3 -m inimeasure.em3d_predict` from the repository's root")
+from inimeasure import em3d_tables as tables  # noqa: E402
+from inimeasure import ini_model as model  # noqa: E402
+from inimeasure import water_model  # noqa: E402  (run_figures, solve)
+from inimeasure import dier  # noqa: E402
 
 
 ORDER = ["simple", "ghost", "get", "put", "bulk"]
 
 
-def die(msg, code=2):
-    sys.stderr.write("em3d_predict.py: %s\n" % msg)
-    sys.exit(code)
+die = dier("em3d_predict.py")
 
 
 TWIN = {"curve": "curve", "sqrt": "sqrt0"}   # a part -> where its points' share-0 twins are

@@ -1,4 +1,3 @@
-#!/usr/bin/env python3
 """The arithmetic of tools/thesis/calibrate.sh (the derivation is in its
 header): reads the measurements, prints the derivation, writes the
 calibration file.
@@ -10,6 +9,9 @@ MEASURED: lines "SIZE T0_s... | P... | s0_us..."; VERIFY: lines
 measured with O_c, medians taken; a missing file: no correction).
 """
 import datetime, math, os, statistics, sys
+if len(sys.argv) != 8:
+    sys.stderr.write('calibrate.py: usage: calibrate.py MEASURED OUT "COMMAND" NMOL NSTEP VERIFY KNOB\n')
+    sys.exit(2)
 measured, out, cmd, nmol, nstep, verify, knob = sys.argv[1:8]
 s1, p1 = {}, {}
 if os.path.exists(verify):

@@ -1,4 +1,3 @@
-#!/usr/bin/env python3
 """predict.py - the calibrated mode made falsifiable: O fitted at clusters
 of 8 only predicts clusters of 1, 2 and 4 before they are run
 (tools/thesis/falsify.sh predict; docs/experiments.md).
@@ -33,23 +32,19 @@ prediction lies inside the interval.  Exit status 0; 1 on unreadable
 input; 2 on bad arguments.
 """
 import datetime
-import os
 import statistics
 import sys
 
-HERE = os.path.dirname(os.path.abspath(__file__))
-sys.path[:0] = [HERE, os.path.join(HERE, "../model")]
-import ini_model  # noqa: E402
-import runs  # noqa: E402
-import stats  # noqa: E402
+if not __package__:
+    sys.exit("predict.py: run it as `PYTHONPATH=tools python3 -m inimeasure.predict` from the repository's root")
+from inimeasure import ini_model, runs, stats  # noqa: E402
+from inimeasure import dier  # noqa: E402
 
 O_US = 10.0
 COLS = "size O_us(corrected) O_c s1_us D_c T0_c_s P_c s0_us P1".split()
 
 
-def die(msg, code=2):
-    sys.stderr.write("predict.py: %s\n" % msg)
-    sys.exit(code)
+die = dier("predict.py")
 
 
 def read_cal(path):

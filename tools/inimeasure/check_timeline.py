@@ -1,4 +1,3 @@
-#!/usr/bin/env python3
 """check_timeline.py - checks a Chrome trace-event file (what `ini-trace
 timeline` writes) against the trace event format, and, given the run's
 `ini-trace report --format json`, that its INI services are the report's.
@@ -33,13 +32,15 @@ import json
 import sys
 from collections import defaultdict
 
+if not __package__:
+    sys.exit("check_timeline.py: run it as `PYTHONPATH=tools python3 -m inimeasure.check_timeline` from the repository's root")
+from inimeasure import dier  # noqa: E402
+
 PHASES = set("XBEbenstfMiICR")
 EPS = 0.0015   # us: timestamps are printed to the ns
 
 
-def fail(msg):
-    sys.stderr.write("check_timeline.py: %s\n" % msg)
-    sys.exit(2)
+fail = dier("check_timeline.py")
 
 
 def check_fields(events, problems):

@@ -1,4 +1,3 @@
-#!/usr/bin/env python3
 """water_model.py - thesis chapter 6 for Water: W, o and O measured per
 configuration from a thesis-experiment run directory, fed to ini-model,
 and the predicted INI queue length and utilization printed beside the
@@ -45,17 +44,16 @@ import re
 import statistics
 import sys
 
-HERE = os.path.dirname(os.path.abspath(__file__))
-sys.path[:0] = [os.path.join(HERE, "../thesis"), os.path.join(HERE, "../model")]
-import runs as layout  # noqa: E402  (tools/thesis/runs.py: the layout)
-import ini_model as model  # noqa: E402  (tools/model/ini_model.py: ini-model)
+if not __package__:
+    sys.exit("water_model.py: run it as `PYTHONPATH=tools python3 -m inimeasure.water_model` from the repository's root")
+from inimeasure import runs as layout  # noqa: E402  (runs.py: the layout)
+from inimeasure import ini_model as model  # noqa: E402  (ini_model.py: ini-model)
+from inimeasure import dier  # noqa: E402
 
 PES = 16
 
 
-def die(msg, code=2):
-    sys.stderr.write("water_model.py: %s\n" % msg)
-    sys.exit(code)
+die = dier("water_model.py")
 
 
 def solve(ini_model, kind, n, W, o, O):
@@ -87,7 +85,9 @@ def run_figures(what, d):
         return None
 
 
-def main(argv):
+def parse_args(argv):
+    """(RUNDIR, o in us, the models, the output directory or None,
+    ini-model's path) from the command line; dies on a bad one."""
     args = argv[1:]
     if not args or args[0].startswith("-"):
         die("usage: water_model.py RUNDIR [--o-us US] [--model mva|lopc|logpc|all] [--out DIR] [--ini-model PATH]")
@@ -120,7 +120,12 @@ def main(argv):
         die("%s: no runs.tsv (not an experiments.sh output)" % rundir, 1)
     if not os.access(ini_model, os.X_OK):
         die("%s not built (run make)" % ini_model, 1)
+    return rundir, o_us, kinds, out_dir, ini_model
 
+
+def read_cells(rundir):
+    """(run times by (cell, rep), {(size, INIs, policy): [run figures]},
+    {size: the no-INI runs' median time}) of an experiments.sh output."""
     times = {(r["cell"], int(r["rep"])): float(r["runtime_s"])
              for r in layout.read_runs(rundir) if r["status"] == "ok" and r["runtime_s"]}
     cells = {}
@@ -141,7 +146,11 @@ def main(argv):
         ts = [t for (cell, _), t in times.items() if cell == "c%d-noini" % size and t]
         if ts:
             t0[size] = statistics.median(ts)
+    return times, cells, t0
 
+
+def model_rows(rundir, cells, t0, kinds, o_us, ini_model):
+    """A row per configuration: its measured figures beside each model's."""
     med = lambda runs, key: statistics.median(r[key] for r in runs)
     rows = []
     for (size, inis, pol), runs in sorted(cells.items(), key=lambda kv: (["static", "round-robin", "load-aware"].index(kv[0][2]) if kv[0][2] in ("static", "round-robin", "load-aware") else 9, kv[0][0], -kv[0][1])):
@@ -168,7 +177,11 @@ def main(argv):
         rows.append(row)
     if not rows:
         die("%s: no configuration with both INI runs and a no-INI run" % rundir, 1)
+    return rows
 
+
+def report_text(rundir, rows, kinds, o_us):
+    """water-model.txt: the rows and each model's median errors."""
     rel = lambda p, m: (p - m) / m if m else float("nan")
     lines = ["# Thesis chapter 6 for Water: W, o, O per configuration from %s, fed to ini-model" % rundir,
              "# N = PEs per INI; c = request/reply cycles per PE (messages / 32); O = INI service per pass (%s);"
@@ -204,18 +217,31 @@ def main(argv):
             lines.append("%-5s: median |error| of the queue length %.0f%%, of the utilization %.0f%% (%d configurations)"
                          % (kind, 100 * statistics.median(eq), 100 * statistics.median(eu), len(eq)))
     text = "\n".join(lines) + "\n"
+    return text
+
+
+def write_outputs(out_dir, text, rows):
+    """OUTDIR/water-model.txt and water-model.csv."""
+    os.makedirs(out_dir, exist_ok=True)
+    with open(os.path.join(out_dir, "water-model.txt"), "w") as f:
+        f.write(text)
+    keys = list(rows[0].keys())
+    with open(os.path.join(out_dir, "water-model.csv"), "w", newline="") as f:
+        w = csv.writer(f)
+        w.writerow(keys)
+        for r in rows:
+            w.writerow([("%.6g" % r[k]) if isinstance(r[k], float) else r[k] for k in keys])
+
+
+def main(argv):
+    """The chapter-6 models against RUNDIR's Water runs."""
+    rundir, o_us, kinds, out_dir, ini_model = parse_args(argv)
+    _, cells, t0 = read_cells(rundir)
+    rows = model_rows(rundir, cells, t0, kinds, o_us, ini_model)
+    text = report_text(rundir, rows, kinds, o_us)
     sys.stdout.write(text)
     if out_dir:
-        os.makedirs(out_dir, exist_ok=True)
-        with open(os.path.join(out_dir, "water-model.txt"), "w") as f:
-            f.write(text)
-        keys = list(rows[0].keys())
-        with open(os.path.join(out_dir, "water-model.csv"), "w", newline="") as f:
-            w = csv.writer(f)
-            w.writerow(keys)
-            for r in rows:
-                w.writerow([("%.6g" % r[k]) if isinstance(r[k], float) else r[k] for k in keys])
-
+        write_outputs(out_dir, text, rows)
 
 if __name__ == "__main__":
     main(sys.argv)

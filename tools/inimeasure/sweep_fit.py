@@ -1,4 +1,3 @@
-#!/usr/bin/env python3
 """sweep_fit.py - the fits and predictions of a tools/sweeps/sweep.sh run.
 
     tools/sweeps/sweep_fit.py OUT
@@ -51,10 +50,11 @@ import statistics
 import subprocess
 import sys
 
-HERE = os.path.dirname(os.path.abspath(__file__))
-sys.path[:0] = [os.path.join(HERE, "../thesis"), os.path.join(HERE, "../model")]
-import runs  # noqa: E402  (tools/thesis/runs.py: the layout)
-import ini_model  # noqa: E402  (tools/model/ini_model.py: ini-model)
+if not __package__:
+    sys.exit("sweep_fit.py: run it as `PYTHONPATH=tools python3 -m inimeasure.sweep_fit` from the repository's root")
+from inimeasure import runs  # noqa: E402  (runs.py: the layout)
+from inimeasure import ini_model  # noqa: E402  (ini_model.py: ini-model)
+from inimeasure import dier  # noqa: E402
 
 UNITS = {"O": "us", "overhead": "us", "gap": "us", "per_byte": "ns/B", "latency": "us"}
 SCALE = {"O": 1e-6, "overhead": 1e-6, "gap": 1e-6, "per_byte": 1e-9, "latency": 1e-6}
@@ -62,9 +62,7 @@ NAMES = {"O": "O (added)", "overhead": "Δo", "gap": "Δg", "per_byte": "ΔG", "
 BLOCKING = ("RREQ", "WREQ", "REL", "LOCK_REQ", "ARRIVE")
 
 
-def die(msg, code=1):
-    sys.stderr.write("sweep_fit.py: %s\n" % msg)
-    sys.exit(code)
+die = dier("sweep_fit.py", 1)
 
 
 def linfit(xs, ys):
@@ -211,10 +209,9 @@ def plot(out, wl, fits, png):
         sys.stderr.write("sweep_fit.py: gnuplot failed for %s: %s\n" % (wl, r.stderr.strip()[:200]))
 
 
-def main(argv):
-    if len(argv) != 2:
-        die("usage: sweep_fit.py OUT", 2)
-    out = argv[1]
+def read_ok(out):
+    """(successful runs, reports, meta.txt) of OUT, run time and value as
+    numbers; dies on an unreadable or empty experiment."""
     try:
         runs_ok = [r for r in runs.read_runs(out) if r["status"] == "ok"]
         reports = runs.read_reports(out)
@@ -225,77 +222,82 @@ def main(argv):
     for r in runs_ok:
         r["value"] = float(r["value"])
         r["runtime_s"] = float(r["runtime_s"])
-    meta = runs.read_meta(out)
-    os.makedirs(os.path.join(out, "data"), exist_ok=True)
+    return runs_ok, reports, runs.read_meta(out)
 
-    workloads = sorted({r["workload"] for r in runs_ok}, key=lambda w: (w == "synth", w))
-    all_fits, all_points = [], []
-    text = ["# Communication parameters varied one at a time (seed 000) on Water on MGS and ini-synth",
-            "# made by: tools/sweeps/sweep_fit.py %s" % out]
-    text += ["# " + l for l in meta.splitlines() if l.startswith("#") or "=" in l][:6]
-    text.append("# slope: seconds of run time per unit of the knob; pred: seed 000's model from the base runs' counts;")
-    text.append("# ratio = measured / predicted; residual = mean run time at a value minus the fit there, % of the fit")
-    for wl in workloads:
-        base = [r for r in runs_ok if r["workload"] == wl and r["knob"] == "base"]
-        if not base:
-            text.append("\n%s: no base run, no fits" % wl)
-            continue
-        base_mean = statistics.fmean(r["runtime_s"] for r in base)
-        loaded = sum(r["flag"] != "ok" for r in runs_ok if r["workload"] == wl)
-        counts = base_counts(reports, wl)
-        text.append("")
-        text.append("== %s: base run time %.3f s (%d runs; %d of the workload's runs flagged loaded)"
-                    % (wl, base_mean, len(base), loaded))
-        text.append("%-9s %-5s %5s %11s %9s %6s %8s %11s %7s  %s" % (
-            "knob", "unit", "runs", "slope", "intercept", "R²", "max|res|", "predicted", "ratio", "prediction"))
-        fits = []
-        for knob in ["O", "overhead", "gap", "per_byte", "latency"]:
-            kr = [r for r in runs_ok if r["workload"] == wl and r["knob"] == knob]
-            if not kr:
-                continue
-            pts = base + kr
-            xs, ys = [r["value"] for r in pts], [r["runtime_s"] for r in pts]
-            fit = linfit(xs, ys)
-            if not fit:
-                continue
-            a, b, r2, se = fit
-            values = sorted(set(xs))
-            per_value = []
-            for v in values:
-                vy = [y for x, y in zip(xs, ys) if x == v]
-                m = statistics.fmean(vy)
-                per_value.append({"workload": wl, "knob": knob, "value": v, "runs": len(vy), "runtime_s": m,
-                                  "min_s": min(vy), "max_s": max(vy), "slowdown": m / base_mean,
-                                  "residual_pct": 100 * (m - (a + b * v)) / (a + b * v)})
-            pred = predictions(wl, knob, counts, [v for v in values if v > 0], base_mean)
-            dat = os.path.join(out, "data", "%s-%s.dat" % (wl.replace(":", "_"), knob))
-            with open(dat, "w") as f:
-                for x, y in zip(xs, ys):
-                    f.write("%g %.6f\n" % (x, y))
-            maxres = max(abs(p["residual_pct"]) for p in per_value)
-            fitrow = {"workload": wl, "knob": knob, "unit": UNITS[knob], "runs": len(pts), "slope_s": b, "se": se,
-                      "intercept": a, "r2": r2, "max_residual_pct": maxres, "base_mean": base_mean,
-                      "slowdown_at_max": per_value[-1]["slowdown"], "max_value": values[-1],
-                      "pred": pred, "dat": dat}
-            fits.append(fitrow)
-            all_points += per_value
-            p0 = pred[0][1] if pred else None
-            text.append("%-9s %-5s %5d %11.4g %9.4f %6.3f %7.1f%% %11s %7s  %s" % (
-                NAMES[knob], UNITS[knob], len(pts), b, a, r2, maxres,
-                "%.4g" % p0 if p0 is not None else "-", "%.2f" % (b / p0) if p0 else "-",
-                pred[0][0] if pred else "(no counts)"))
-            for label, v in pred[1:]:
-                text.append("%-9s %-5s %5s %11s %9s %6s %8s %11.4g %7s  %s" % ("", "", "", "", "", "", "", v,
-                                                                           "%.2f" % (b / v) if v else "-", label))
-            text.append("%-9s %-5s %5s %11s  slope's 95%% interval (+- 2 se): %.4g to %.4g" % (
-                "", "", "", "", b - 2 * se, b + 2 * se))
-        for f in fits:
-            text.append("  %s: " % NAMES[f["knob"]] + "; ".join(
-                "%g -> %.3f s (x%.2f, res %+.1f%%)" % (p["value"], p["runtime_s"], p["slowdown"], p["residual_pct"])
-                for p in all_points if p["workload"] == wl and p["knob"] == f["knob"]))
-        plot(out, wl, fits, os.path.join(out, "%s.png" % wl.replace(":", "_")))
-        all_fits += fits
 
+def fit_knob(out, wl, knob, base, kr, base_mean, counts, text):
+    """The fit of one knob of workload WL (its runs KR and the base runs):
+    (fits.csv's row, points.csv's rows); writes its data file and appends
+    its lines to TEXT.  None when no line can be fitted."""
+    pts = base + kr
+    xs, ys = [r["value"] for r in pts], [r["runtime_s"] for r in pts]
+    fit = linfit(xs, ys)
+    if not fit:
+        return None
+    a, b, r2, se = fit
+    values = sorted(set(xs))
+    per_value = []
+    for v in values:
+        vy = [y for x, y in zip(xs, ys) if x == v]
+        m = statistics.fmean(vy)
+        per_value.append({"workload": wl, "knob": knob, "value": v, "runs": len(vy), "runtime_s": m,
+                          "min_s": min(vy), "max_s": max(vy), "slowdown": m / base_mean,
+                          "residual_pct": 100 * (m - (a + b * v)) / (a + b * v)})
+    pred = predictions(wl, knob, counts, [v for v in values if v > 0], base_mean)
+    dat = os.path.join(out, "data", "%s-%s.dat" % (wl.replace(":", "_"), knob))
+    with open(dat, "w") as f:
+        for x, y in zip(xs, ys):
+            f.write("%g %.6f\n" % (x, y))
+    maxres = max(abs(p["residual_pct"]) for p in per_value)
+    fitrow = {"workload": wl, "knob": knob, "unit": UNITS[knob], "runs": len(pts), "slope_s": b, "se": se,
+              "intercept": a, "r2": r2, "max_residual_pct": maxres, "base_mean": base_mean,
+              "slowdown_at_max": per_value[-1]["slowdown"], "max_value": values[-1],
+              "pred": pred, "dat": dat}
+    p0 = pred[0][1] if pred else None
+    text.append("%-9s %-5s %5d %11.4g %9.4f %6.3f %7.1f%% %11s %7s  %s" % (
+        NAMES[knob], UNITS[knob], len(pts), b, a, r2, maxres,
+        "%.4g" % p0 if p0 is not None else "-", "%.2f" % (b / p0) if p0 else "-",
+        pred[0][0] if pred else "(no counts)"))
+    for label, v in pred[1:]:
+        text.append("%-9s %-5s %5s %11s %9s %6s %8s %11.4g %7s  %s" % ("", "", "", "", "", "", "", v,
+                                                                   "%.2f" % (b / v) if v else "-", label))
+    text.append("%-9s %-5s %5s %11s  slope's 95%% interval (+- 2 se): %.4g to %.4g" % (
+        "", "", "", "", b - 2 * se, b + 2 * se))
+    return fitrow, per_value
+
+
+def workload_fits(out, wl, runs_ok, reports, text):
+    """The fits of workload WL's knobs and their points, its lines appended
+    to TEXT and its figure plotted."""
+    base = [r for r in runs_ok if r["workload"] == wl and r["knob"] == "base"]
+    if not base:
+        text.append("\n%s: no base run, no fits" % wl)
+        return [], []
+    base_mean = statistics.fmean(r["runtime_s"] for r in base)
+    loaded = sum(r["flag"] != "ok" for r in runs_ok if r["workload"] == wl)
+    counts = base_counts(reports, wl)
+    text.append("")
+    text.append("== %s: base run time %.3f s (%d runs; %d of the workload's runs flagged loaded)"
+                % (wl, base_mean, len(base), loaded))
+    text.append("%-9s %-5s %5s %11s %9s %6s %8s %11s %7s  %s" % (
+        "knob", "unit", "runs", "slope", "intercept", "R²", "max|res|", "predicted", "ratio", "prediction"))
+    fits, points = [], []
+    for knob in ["O", "overhead", "gap", "per_byte", "latency"]:
+        kr = [r for r in runs_ok if r["workload"] == wl and r["knob"] == knob]
+        done = fit_knob(out, wl, knob, base, kr, base_mean, counts, text) if kr else None
+        if done:
+            fits.append(done[0])
+            points += done[1]
+    for f in fits:
+        text.append("  %s: " % NAMES[f["knob"]] + "; ".join(
+            "%g -> %.3f s (x%.2f, res %+.1f%%)" % (p["value"], p["runtime_s"], p["slowdown"], p["residual_pct"])
+            for p in points if p["knob"] == f["knob"]))
+    plot(out, wl, fits, os.path.join(out, "%s.png" % wl.replace(":", "_")))
+    return fits, points
+
+
+def write_csvs(out, all_fits, all_points):
+    """OUT/fits.csv (a row per fit) and OUT/points.csv (a row per value)."""
     with open(os.path.join(out, "fits.csv"), "w", newline="") as f:
         w = csv.writer(f)
         w.writerow(["workload", "knob", "unit", "runs", "slope_s_per_unit", "intercept_s", "r2",
@@ -314,13 +316,33 @@ def main(argv):
         w.writerow(keys)
         for p in all_points:
             w.writerow([p[k] if isinstance(p[k], (str, int)) else "%.6g" % p[k] for k in keys])
+
+
+def main(argv):
+    """sweeps.txt, fits.csv, points.csv and the figures of OUT."""
+    if len(argv) != 2:
+        die("usage: sweep_fit.py OUT", 2)
+    out = argv[1]
+    runs_ok, reports, meta = read_ok(out)
+    os.makedirs(os.path.join(out, "data"), exist_ok=True)
+    workloads = sorted({r["workload"] for r in runs_ok}, key=lambda w: (w == "synth", w))
+    all_fits, all_points = [], []
+    text = ["# Communication parameters varied one at a time (seed 000) on Water on MGS and ini-synth",
+            "# made by: tools/sweeps/sweep_fit.py %s" % out]
+    text += ["# " + l for l in meta.splitlines() if l.startswith("#") or "=" in l][:6]
+    text.append("# slope: seconds of run time per unit of the knob; pred: seed 000's model from the base runs' counts;")
+    text.append("# ratio = measured / predicted; residual = mean run time at a value minus the fit there, % of the fit")
+    for wl in workloads:
+        fits, points = workload_fits(out, wl, runs_ok, reports, text)
+        all_fits += fits
+        all_points += points
+    write_csvs(out, all_fits, all_points)
     body = "\n".join(text) + "\n"
     with open(os.path.join(out, "sweeps.txt"), "w") as f:
         f.write(body)
     sys.stdout.write(body)
     if not all_fits:
         die("no fit could be made (every knob needs the base and at least one other value)")
-
 
 if __name__ == "__main__":
     main(sys.argv)

@@ -1,4 +1,3 @@
-#!/usr/bin/env python3
 """replay_check.py - predictions of `ini-trace whatif` from traced 1-INI
 runs, against a measured grid (docs/results/thesis): the table of
 tools/trace/replay_check.sh (docs/traces.md, "Checked against real runs").
@@ -33,8 +32,10 @@ import statistics
 import subprocess
 import sys
 
-sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "../thesis"))
-import runs  # noqa: E402  (tools/thesis/runs.py: the layout's reader)
+if not __package__:
+    sys.exit("replay_check.py: run it as `PYTHONPATH=tools python3 -m inimeasure.replay_check` from the repository's root")
+from inimeasure import runs  # noqa: E402  (runs.py: the layout's reader)
+from inimeasure import dier  # noqa: E402
 
 QUANTITIES = [  # name, from a report's JSON, unit scale, tolerance (None: shown only)
     ("utilization", lambda r: r["machine"]["utilization"], 1, 0.10),
@@ -47,9 +48,7 @@ RUNTIME_TOL = 0.15
 POLICIES = ["static", "round-robin", "load-aware"]
 
 
-def die(msg, code=2):
-    sys.stderr.write("replay_check.py: %s\n" % msg)
-    sys.exit(code)
+die = dier("replay_check.py")
 
 
 def med_range(v):

@@ -1,4 +1,3 @@
-#!/usr/bin/env python3
 """cpu_share.py - what the INI daemons take from the compute threads.
 
 On this machine the INIs are processes sharing the compute nodes' cores,
@@ -21,8 +20,9 @@ import re
 import statistics
 import sys
 
-sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
-import runs as layout  # noqa: E402  (tools/thesis/runs.py: the layout)
+if not __package__:
+    sys.exit("cpu_share.py: run it as `PYTHONPATH=tools python3 -m inimeasure.cpu_share` from the repository's root")
+from inimeasure import runs as layout  # noqa: E402  (runs.py: the layout)
 
 
 def read_runs(out):

@@ -1,4 +1,3 @@
-#!/usr/bin/env python3
 """em3d_tables.py - the tables of an EM3D experiment (tools/thesis/em3d.sh,
 docs/em3d.md) from its directory (runs.sh's layout: runs.tsv,
 reports.jsonl or reports.jsonl.xz; docs/results/README.md).
@@ -21,9 +20,10 @@ import os
 import statistics
 import sys
 
-sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
-from runs import read_reports  # noqa: E402
-import stats  # noqa: E402
+if not __package__:
+    sys.exit("em3d_tables.py: run it as `PYTHONPATH=tools python3 -m inimeasure.em3d_tables` from the repository's root")
+from inimeasure import stats  # noqa: E402
+from inimeasure.runs import read_reports  # noqa: E402
 
 # Tables 5.8 (static) and 5.9 (round-robin) of the thesis: cluster size ->
 # (INIs, message time in cycles, queue length, INI utilization).

@@ -1,4 +1,3 @@
-#!/usr/bin/env python3
 """profile_table.py - the table of tools/trace/profile_runs.sh: Water's
 communication profile per layout and variant (seed 000's table 4), beside
 the thesis's message counts estimated from its tables.
@@ -32,8 +31,9 @@ import os
 import statistics
 import sys
 
-sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "../thesis"))
-import runs  # noqa: E402
+if not __package__:
+    sys.exit("profile_table.py: run it as `PYTHONPATH=tools python3 -m inimeasure.profile_table` from the repository's root")
+from inimeasure import runs  # noqa: E402
 
 # cluster size -> (U, T Mcycles) of the thesis with one INI per cluster, static (tables 5.3, 5.5)
 THESIS = {1: (0.351, 972), 2: (0.464, 852), 4: (0.579, 697), 8: (0.737, 504)}

@@ -1,4 +1,3 @@
-#!/usr/bin/env python3
 """ini_model.py - ini-model (the chapter 6 contention model, and LoPC and
 LoGPC) called from the scripts, in one place: the command line it is given
 and the reading of its CSV.  Used by tools/sweeps/ (sweep_fit.py,

@@ -1,4 +1,3 @@
-#!/usr/bin/env python3
 """runs.py - the output layout of the experiments that repeat runs in a
 seeded order (tools/thesis/experiments.sh, tools/sweeps/sweep.sh, through
 tools/thesis/runs.sh): reading it, adding a report to it, and bringing a
@@ -65,6 +64,10 @@ import re
 import shutil
 import sys
 
+if not __package__:
+    sys.exit("runs.py: run it as `PYTHONPATH=tools python3 -m inimeasure.runs` from the repository's root")
+from inimeasure import dier  # noqa: E402
+
 METRICS = ["status", "runtime_s", "load_before", "load_after", "others", "flag", "cpu_user_s", "cpu_sys_s", "starts"]
 
 
@@ -126,9 +129,7 @@ def ident(k, v):
     return int(v) if k == "rep" and re.fullmatch(r"\d+", v) else v
 
 
-def die(msg, code=1):
-    sys.stderr.write("runs.py: %s\n" % msg)
-    sys.exit(code)
+die = dier("runs.py", 1)
 
 
 def cmd_add(args):

@@ -1,4 +1,3 @@
-#!/usr/bin/env python3
 """compare.py - two experiments of the chapter 5 grid side by side, cell by
 cell (tools/thesis/falsify.sh: the stack against a forwarder, K = 600
 against K = 300, fixed against exponential O).
@@ -23,9 +22,9 @@ import os
 import re
 import sys
 
-sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
-import runs  # noqa: E402
-import stats  # noqa: E402
+if not __package__:
+    sys.exit("compare.py: run it as `PYTHONPATH=tools python3 -m inimeasure.compare` from the repository's root")
+from inimeasure import runs, stats  # noqa: E402
 
 FIGURES = [
     ("run time (ms)", "time", 1000, "%.0f"),
