@@ -20,6 +20,12 @@ $(OBJ)/tools/%.o: INC = -Itools $(INI_INC) -Imgs
 # model/    ini-model, the chapter 6 model
 # bench/    ini-bench, the layer-by-layer benchmark
 # thesis/   the chapter 5 experiments and make-run.sh (`make run`)
+# vtime/   vt-bench, what the virtual-time machine's turn costs on this host
+# inimeasure/  the measurement scripts' one Python package (runs.py's
+#           readers, stats.py, the tables' scripts), run as
+#           `python3 -m inimeasure.NAME` with tools/ on PYTHONPATH
+# lib/      options.sh, the shell drivers' one option preamble (and the one
+#           place that sets PYTHONPATH)
 # lwip.mk, install-deps.sh: the build's lwIP and dependencies.
 CNPROG_OBJ  := $(OBJ)/tools/cnprog.o
 

@@ -8,7 +8,7 @@
 #include <stdio.h>
 #include <string.h>
 
-/* tools/vtime/thesis_costs.py's fit of tables 5.1 and 5.2 (seed 002). */
+/* tools/inimeasure/thesis_costs.py's fit of tables 5.1 and 5.2 (seed 002). */
 static const struct ini_vt_costs thesis = {
     .name = "thesis",
     .send = { .per_pass = 0, .per_message = 2330.6, .per_byte = 2.5370, .per_frame = 6170.1 },

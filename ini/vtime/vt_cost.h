@@ -14,7 +14,7 @@
  * cycles for one message of `bytes` in `frames` frames (segments or IP
  * fragments).  Named sets:
  *   thesis  tables 5.1 and 5.2 of the thesis (seed 002), fitted by
- *           tools/vtime/thesis_costs.py: within 3.4% of every send total
+ *           tools/inimeasure/thesis_costs.py: within 3.4% of every send total
  *           and 7.9% of every receive total from 0 to 65,000 bytes
  *           (docs/results/vtime-thesis-costs.txt)
  * The wire's latency and the compute node's hand-over to its INI are

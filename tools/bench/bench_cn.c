@@ -17,7 +17,7 @@
  * --cn-colocate 0), so that the two hand one core to each other
  * (idle.yield_us) instead of waking each other across cores.  With
  * --cn-trace DIR the run is traced in detail and its directory is DIR,
- * kept: tools/bench/c2c_path.py says where its round trips went.
+ * kept: tools/inimeasure/c2c_path.py says where its round trips went.
  */
 #include "bench.h"
 

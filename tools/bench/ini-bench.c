@@ -139,7 +139,7 @@ static const struct string_option {
     { "--sizes", offsetof(struct bench_opts, sizes) },
     { "--cores", offsetof(struct bench_opts, cores) },
     /* the compute-to-compute run traced in detail, its run directory kept
-     * for ini-trace (tools/bench/c2c_path.py) */
+     * for ini-trace (tools/inimeasure/c2c_path.py) */
     { "--cn-trace", offsetof(struct bench_opts, cn_trace) },
     { "--plot", offsetof(struct bench_opts, plot) },
     { "--save", offsetof(struct bench_opts, save) },

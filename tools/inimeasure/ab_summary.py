@@ -1,12 +1,12 @@
 """ab_summary.py - the before/after comparison of an A/B file of ab.sh
 (tools/bench/ab.sh small|64k lines: turn, bin, load, state, figures...).
 
-    tools/bench/ab_summary.py FILE [--before NAME] [--after NAME]
+    tools/inimeasure/ab_summary.py FILE [--before NAME] [--after NAME]
 
 Per machine state (fast, slow: raw memif's round trip in turns below or
 above 1 us, docs/performance.md) and per figure: each build's runs in that
 state, their medians, the ratio after/before of the medians and its 95%
-bootstrap interval (tools/thesis/stats.py's ratio_ci: 10,000 resamples,
+bootstrap interval (tools/inimeasure/stats.py's ratio_ci: 10,000 resamples,
 its fixed seed, so the output repeats).  Every line of the file counts; none is dropped.  Builds
 default to the names ending in -before and -after."""
 import statistics

@@ -2,7 +2,7 @@
 traced run of ini-bench's compute-to-compute layer (issue 32, docs/performance.md).
 
     ini-bench --quick --layers compute-to-compute --cn-trace DIR [--verbose]
-    tools/bench/c2c_path.py DIR [--first N] [--json] [--ini-trace PATH]
+    tools/inimeasure/c2c_path.py DIR [--first N] [--json] [--ini-trace PATH]
 
 The run's messages come from `ini-trace timeline` (every host on one
 clock).  The round trips are the messages that overlap no other (the

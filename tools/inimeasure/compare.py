@@ -5,7 +5,7 @@ against K = 300, fixed against exponential O).
     compare.py A_DIR B_DIR --names A,B [--margin 0.05] [--out FILE]
 
 A_DIR and B_DIR are what tools/thesis/experiments.sh wrote (runs.tsv,
-reports.jsonl; tools/thesis/runs.py).  For each cell both have (cP-iI-POLICY
+reports.jsonl; tools/inimeasure/runs.py).  For each cell both have (cP-iI-POLICY
 and the baselines cP-noini, cP-delay), each figure's median and 95%
 bootstrap interval in A and in B, the ratio B / A of the medians with its
 95% interval, and the two one-sided tests at +-margin (tools/thesis/

@@ -13,7 +13,7 @@ seconds of the launcher, the daemons and Water) beside its run time
   share        extra cpu / (cores x run time): the part of the machine the
                daemons held while Water ran
 
-    tools/thesis/cpu_share.py [RESULTS_DIR]   (default docs/results/thesis)
+    tools/inimeasure/cpu_share.py [RESULTS_DIR]   (default docs/results/thesis)
 """
 import os
 import re

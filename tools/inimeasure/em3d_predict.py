@@ -1,6 +1,6 @@
 """em3d_predict.py - the chapter-6 model's time per edge beside the
 measured one, for each point of an EM3D curve (tools/thesis/em3d.sh,
-docs/em3d.md), as tools/sweeps/water_model.py does for Water.
+docs/em3d.md), as tools/inimeasure/water_model.py does for Water.
 
     em3d_predict.py OUT [--o-us US] [--ini-model PATH]
 

@@ -1,6 +1,6 @@
 """logp.py - the tables and figures of tools/bench/logp.sh (docs/logp.md),
 made from an experiment's runs.tsv and reports.jsonl (the layout of
-tools/thesis/runs.py) and nothing else, so that they can be made again.
+tools/inimeasure/runs.py) and nothing else, so that they can be made again.
 
     logp.py knobs OUT     seed 000's Table 2 and Fig. 3: knobs.txt,
                           knobs.csv, signature.dat, signature.png

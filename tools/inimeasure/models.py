@@ -9,7 +9,7 @@ measurable against O), and writes per N the measured means and each
 model's prediction and relative error, (predicted - measured) / measured,
 for the cycle time R and the INI queue Q_o.
 
-    tools/sweeps/models.py DIR [--out OUTDIR] [--ini-model PATH]
+    tools/inimeasure/models.py DIR [--out OUTDIR] [--ini-model PATH]
 
 Output: OUTDIR/models.txt (table + settings) and OUTDIR/models.csv;
 OUTDIR defaults to DIR.  Rows from runs fig63.sh marked as disturbed

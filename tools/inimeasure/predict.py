@@ -6,7 +6,7 @@ of 8 only predicts clusters of 1, 2 and 4 before they are run
     predict.py check PREDICTION RUNDIR --out FILE
 
 `predict` writes, before any run with O at clusters of 1, 2, 4, what the
-chapter 6 model (ini-model, MVA; tools/model/ini_model.py) says they will
+chapter 6 model (ini-model, MVA; tools/inimeasure/ini_model.py) says they will
 give.  Its inputs, each measured, none fitted at those sizes:
   CAL8      calibrate.sh's file for clusters of 8: O'_8 (the O every size
             runs with), the first round's O_8, the service per pass s1_8
@@ -26,7 +26,7 @@ experiment's meta.txt before the first run, so that the prediction
 provably came first.
 
 `check` puts beside each predicted figure the measured median and its 95%
-bootstrap interval (tools/thesis/stats.py) from RUNDIR (experiments.sh's
+bootstrap interval (tools/inimeasure/stats.py) from RUNDIR (experiments.sh's
 output), the error (predicted - measured) / measured, and whether the
 prediction lies inside the interval.  Exit status 0; 1 on unreadable
 input; 2 on bad arguments.

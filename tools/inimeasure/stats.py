@@ -1,5 +1,5 @@
 """stats.py - statistics that can decide, for the experiments' tables
-(tools/thesis/tables.py; docs/experiments.md, "Statistics").
+(tools/inimeasure/tables.py; docs/experiments.md, "Statistics").
 
 Every cell of an experiment is a handful of repetitions (5, or 10 where
 the thesis's differences are small), on a machine whose run-to-run spread

@@ -1,11 +1,11 @@
 """sweep_fit.py - the fits and predictions of a tools/sweeps/sweep.sh run.
 
-    tools/sweeps/sweep_fit.py OUT
+    tools/inimeasure/sweep_fit.py OUT
 
 Reads OUT/runs.tsv (one row per run: workload, knob, value, rep, status,
 run time, load) and the counters of the base runs (OUT/reports.jsonl: the
 ini-trace report and the programs' mgs-cluster*.json or synth-cluster*.json;
-the layout is tools/thesis/runs.py's), and writes:
+the layout is tools/inimeasure/runs.py's), and writes:
 
   OUT/sweeps.txt   per workload and knob: the linear fit of run time against
                    the knob (least squares over every run of the knob's

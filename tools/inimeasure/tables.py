@@ -1,5 +1,5 @@
 """Turns the runs of tools/thesis/experiments.sh (OUT/runs.tsv and
-OUT/reports.jsonl, tools/thesis/runs.py) into the thesis's tables 5.3-5.9
+OUT/reports.jsonl, tools/inimeasure/runs.py) into the thesis's tables 5.3-5.9
 (text and CSV) and figures 5-1, 5-2 (PNG, gnuplot).
 
 Every cell was run several times.  Each figure of a cell is shown as
@@ -8,13 +8,13 @@ Every cell was run several times.  Each figure of a cell is shown as
 min-max ranges overlap are reported as "no difference" (compare table):
 a difference smaller than the spread of the repetitions is not one.
 
-Statistics that can decide (tools/thesis/stats.py): table_stats gives each
+Statistics that can decide (tools/inimeasure/stats.py): table_stats gives each
 cell's figures as the median and its 95% bootstrap interval (seeded,
 reproducible), both queue definitions side by side; table_equivalence
 tests static against round-robin (and load-aware against static) at each
 configuration at the thesis's 3%: "equivalent", "different" or "undecided
 at this power".  table_cpu, when the runs carry their CPU profile (uniform
-dilation, tools/thesis/cpu_profile.py), gives the INIs' CPU time per pass
+dilation, tools/inimeasure/cpu_profile.py), gives the INIs' CPU time per pass
 and the compute and protocol threads' per node.
 
     tables.py OUT "COMMAND LINE"

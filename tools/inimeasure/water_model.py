@@ -3,11 +3,11 @@ configuration from a thesis-experiment run directory, fed to ini-model,
 and the predicted INI queue length and utilization printed beside the
 measured ones of tables 5.3/5.4 (and 5.4b, load-aware), with errors.
 
-    tools/sweeps/water_model.py RUNDIR [--o-us US] [--model mva|lopc|logpc|all]
+    tools/inimeasure/water_model.py RUNDIR [--o-us US] [--model mva|lopc|logpc|all]
                                 [--out DIR] [--ini-model PATH]
 
 RUNDIR is what tools/thesis/experiments.sh wrote (docs/results/thesis, or
-runs/experiments-quick-DATE; the layout of tools/thesis/runs.py): the
+runs/experiments-quick-DATE; the layout of tools/inimeasure/runs.py): the
 ini-trace report of each INI run cP-iI-POLICY (reports.jsonl), its Water
 run time and that of the runs without INIs, cP-noini (runs.tsv).  Per
 configuration (cluster size P, I INIs per cluster, policy), from the

@@ -29,7 +29,7 @@
  * a large run stays openable.  Without them, each INI track has one
  * service slice per record of its trace, so the slices' count and their
  * union equal `ini-trace report`'s messages and busy time
- * (tools/trace/check_timeline.py checks both).
+ * (tools/inimeasure/check_timeline.py checks both).
  */
 #include <errno.h>
 #include <math.h>

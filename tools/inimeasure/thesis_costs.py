@@ -13,7 +13,8 @@ solved by hand: the script needs nothing beyond Python.
 
 Prints the parameters (what ini/vtime/vt_cost.c holds) and each table
 row's fit with its error; the output is committed as
-docs/results/vtime-thesis-costs.txt.
+docs/results/vtime-thesis-costs.txt (PYTHONPATH=tools python3 -m
+inimeasure.thesis_costs).
 """
 import math
 
