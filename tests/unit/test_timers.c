@@ -21,6 +21,7 @@
 #include <cmocka.h>
 
 #include "loop_clock.h"
+#include "splitmix.h"
 #include "timer_list.h"
 
 /* ---- invariants --------------------------------------------------------- */
@@ -633,13 +634,7 @@ static void compare(const struct timer_list *l, const struct model *m)
                      m->n ? sorted[0].deadline : TIMER_NO_DEADLINE);
 }
 
-static uint64_t rng_next(uint64_t *s)   /* splitmix64 */
-{
-    uint64_t z = (*s += 0x9e3779b97f4a7c15u);
-    z = (z ^ (z >> 30)) * 0xbf58476d1ce4e5b9u;
-    z = (z ^ (z >> 27)) * 0x94d049bb133111ebu;
-    return z ^ (z >> 31);
-}
+static uint64_t rng_next(uint64_t *s) { return ini_splitmix64(s); }
 
 static uint32_t rng_below(uint64_t *s, uint32_t n) { return (uint32_t)(rng_next(s) % n); }
 

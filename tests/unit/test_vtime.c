@@ -27,6 +27,7 @@
 
 #include "vt_cost.h"
 #include "vt_machine.h"
+#include "splitmix.h"
 
 static struct ini_vt_machine *machine(uint32_t n)
 {
@@ -94,13 +95,7 @@ struct rnd {
 };
 struct rnd_arg { struct rnd *r; uint32_t id; };
 
-static uint64_t splitmix(uint64_t *x)
-{
-    uint64_t z = (*x += 0x9e3779b97f4a7c15ull);
-    z = (z ^ (z >> 30)) * 0xbf58476d1ce4e5b9ull;
-    z = (z ^ (z >> 27)) * 0x94d049bb133111ebull;
-    return z ^ (z >> 31);
-}
+static uint64_t splitmix(uint64_t *x) { return ini_splitmix64(x); }
 
 static void spin_host(uint64_t *rng)
 {
@@ -285,51 +280,54 @@ static void test_compute_holds_back(void **state)
 
 /* ---- the machine stops, saying why ---- */
 
-struct waiter { struct ini_vt_machine *m; enum ini_vt_grant expect; };
+/* Two slots, "pe 0" and `name1`: slot 1 waits for input only, on a thread
+ * of its own, and must end told `expect`; slot 0, the caller, is given
+ * its first turn at `first`. */
+struct pair { struct ini_vt_machine *m; enum ini_vt_grant expect; pthread_t waiter; };
 
-/* Slot 1 waits for input only; the machine must stop with `expect`. */
 static void *wait_forever(void *arg)
 {
-    struct waiter *w = arg;
+    struct pair *p = arg;
     uint64_t t;
-    assert_int_equal(ini_vt_wait_turn(w->m, 1, INI_VT_NEVER, &t), w->expect);
+    assert_int_equal(ini_vt_wait_turn(p->m, 1, INI_VT_NEVER, &t), p->expect);
     return NULL;
+}
+
+static void pair_start(struct pair *p, const char *name1, enum ini_vt_grant expect, uint64_t first)
+{
+    p->m = machine(2);
+    p->expect = expect;
+    ini_vt_slot_init(p->m, 0, "pe 0", 0);
+    ini_vt_slot_init(p->m, 1, name1, 0);
+    pthread_create(&p->waiter, NULL, wait_forever, p);
+    uint64_t t;
+    assert_int_equal(ini_vt_wait_turn(p->m, 0, first, &t), INI_VT_GRANTED);
+    assert_int_equal(t, first);
 }
 
 static void test_deadlock_named(void **state)
 {
     (void)state;
-    struct ini_vt_machine *m = machine(2);
-    ini_vt_slot_init(m, 0, "pe 0", 0);
-    ini_vt_slot_init(m, 1, "pe 1", 0);
-    pthread_t th;
-    struct waiter w = { m, INI_VT_STUCK };
-    pthread_create(&th, NULL, wait_forever, &w);
+    struct pair p;
+    pair_start(&p, "pe 1", INI_VT_STUCK, 40);
     uint64_t t;
-    assert_int_equal(ini_vt_wait_turn(m, 0, 40, &t), INI_VT_GRANTED);
-    assert_int_equal(ini_vt_wait_turn(m, 0, INI_VT_NEVER, &t), INI_VT_STUCK);
-    pthread_join(th, NULL);
-    assert_non_null(strstr(ini_vt_why(m), "deadlock"));
-    assert_non_null(strstr(ini_vt_why(m), "cycle 40"));
-    free(m);
+    assert_int_equal(ini_vt_wait_turn(p.m, 0, INI_VT_NEVER, &t), INI_VT_STUCK);
+    pthread_join(p.waiter, NULL);
+    assert_non_null(strstr(ini_vt_why(p.m), "deadlock"));
+    assert_non_null(strstr(ini_vt_why(p.m), "cycle 40"));
+    free(p.m);
 }
 
 static void test_causality_violation_named(void **state)
 {
     (void)state;
-    struct ini_vt_machine *m = machine(2);
-    ini_vt_slot_init(m, 0, "pe 0", 0);
-    ini_vt_slot_init(m, 1, "ini 0", 0);
-    pthread_t th;
-    struct waiter w = { m, INI_VT_VIOLATION };
-    pthread_create(&th, NULL, wait_forever, &w);
-    uint64_t t;
-    assert_int_equal(ini_vt_wait_turn(m, 0, 500, &t), INI_VT_GRANTED);
-    assert_int_equal(ini_vt_post(m, 0, 1, 499), -1);            /* planted: before its clock */
-    assert_int_equal(atomic_load(&m->stopped), INI_VT_VIOLATION);
-    assert_non_null(strstr(ini_vt_why(m), "pe 0 sent to ini 0 a message stamped 499, before its own clock 500"));
-    pthread_join(th, NULL);
-    free(m);
+    struct pair p;
+    pair_start(&p, "ini 0", INI_VT_VIOLATION, 500);
+    assert_int_equal(ini_vt_post(p.m, 0, 1, 499), -1);            /* planted: before its clock */
+    assert_int_equal(atomic_load(&p.m->stopped), INI_VT_VIOLATION);
+    assert_non_null(strstr(ini_vt_why(p.m), "pe 0 sent to ini 0 a message stamped 499, before its own clock 500"));
+    pthread_join(p.waiter, NULL);
+    free(p.m);
 }
 
 static void test_bad_machines_refused(void **state)

@@ -77,6 +77,7 @@
 #include "config.h"
 #include "cli.h"
 #include "clock.h"
+#include "splitmix.h"
 #include "cnprog.h"
 #include "ini_cn.h"
 
@@ -236,19 +237,7 @@ static uint64_t work_clock_ns(void)
     return opt.mode == MODE_SPIN ? ini_thread_cpu_ns() : ini_mono_ns();
 }
 
-static uint64_t splitmix64(uint64_t *x)
-{
-    uint64_t z = (*x += 0x9e3779b97f4a7c15ull);
-    z = (z ^ (z >> 30)) * 0xbf58476d1ce4e5b9ull;
-    z = (z ^ (z >> 27)) * 0x94d049bb133111ebull;
-    return z ^ (z >> 31);
-}
-
-/* Uniform in [0, 1), 53 bits. */
-static double uniform01(uint64_t *rng)
-{
-    return (double)(splitmix64(rng) >> 11) * 0x1.0p-53;
-}
+static double uniform01(uint64_t *rng) { return ini_splitmix_uniform(rng); }
 
 /* One draw of a cost with mean `mean_us`, in nanoseconds. */
 static uint64_t draw_ns(uint64_t *rng, double mean_us)
