@@ -2,20 +2,19 @@
 # trace_file.c reads and validates the ini<ID>.trace files, report.c
 # computes the tables, report_print.c formats them (`report`); cn_file.c
 # reads the compute nodes' cn<C>.trace files, run_graph.c joins a run's
-# traces on one clock, and on that graph replay*.c replays it with other
-# INIs (`whatif`), critical_path.c finds each step's critical path
+# traces on one clock, and on that graph tools/replay/ replays it with
+# other INIs (`whatif`), critical_path.c finds each step's critical path
 # (`critical`), timeline.c writes Chrome trace events (`timeline`,
 # checked by check_timeline.py) and profile.c the communication profile
 # (`profile`); commands.c is their shared command line.  The writers are
 # ini/trace/trace.c and ini/trace/trace_cn.c.  trace_cost.sh measures what tracing
 # costs the INI.
-TRACE_TOOL_OBJS := $(addprefix $(OBJ)/tools/trace/,trace_file.o report.o report_print.o cn_file.o run_graph.o critical_path.o \
-                     replay.o replay_deps.o replay_flow.o replay_sim.o)
+TRACE_TOOL_OBJS := $(addprefix $(OBJ)/tools/trace/,trace_file.o report.o report_print.o cn_file.o run_graph.o critical_path.o)
 TRACE_LIB_OBJS  := $(OBJ)/ini/trace/trace.o $(OBJ)/ini/trace/trace_cn.o $(OBJ)/ini/util/file_util.o $(OBJ)/ini/config/config_names.o \
-                   $(TRACE_TOOL_OBJS)
+                   $(TRACE_TOOL_OBJS) $(REPLAY_LIB)
 $(TRACE_TOOL_OBJS): EXTRA := -Itools/trace -Itools/model
 TRACE_CMD_OBJS  := $(addprefix $(OBJ)/tools/trace/,ini-trace.o commands.o whatif.o timeline.o critical.o profile.o)
-$(TRACE_CMD_OBJS): EXTRA := -Itools/trace -Itools -Itools/model -Imgs
+$(TRACE_CMD_OBJS): EXTRA := -Itools/trace -Itools/replay -Itools -Itools/model -Imgs
 
 BINS += $(BIN)/ini-trace
 $(BIN)/ini-trace: $(TRACE_CMD_OBJS) $(TRACE_LIB_OBJS) $(OBJ)/tools/model/model.o $(OBJ)/mgs/mgs_names.o $(CLI_OBJ)
@@ -28,7 +27,6 @@ $(BIN)/ini-trace: $(TRACE_CMD_OBJS) $(TRACE_LIB_OBJS) $(OBJ)/tools/model/model.o
 UNIT_TESTS += $(BIN)/test_trace $(BIN)/test_trace_report $(BIN)/test_trace_mem $(BIN)/test_replay
 $(OBJ)/tests/unit/test_trace.o $(OBJ)/tests/unit/test_trace_report.o: EXTRA := -Itools/trace
 $(OBJ)/tests/unit/test_trace_mem.o: EXTRA := -Itools/trace
-$(OBJ)/tests/unit/test_replay.o: EXTRA := -Itools/trace
 $(BIN)/test_replay: $(TRACE_LIB_OBJS)
 $(BIN)/test_trace: $(TRACE_LIB_OBJS)
 $(BIN)/test_trace_mem: $(TRACE_LIB_OBJS)
