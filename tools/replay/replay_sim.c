@@ -302,6 +302,54 @@ static int on_action_start(struct replay *r, int a, double now)
     return rc;
 }
 
+/* A message's sending INI is done with it: on to the wire, or served
+ * here (a message within the cluster) and its record given back. */
+static int on_out_done(struct replay *r, int msg, double now)
+{
+    const struct rg_msg *m = &r->g->msgs[msg];
+    atomic_fetch_add(&r->inis[r->ms[msg].out_ini].processed, 1);
+    if (m->in_file >= 0)
+        return r->inis[r->ms[msg].out_ini].flush_at_end ? 0 : sim_push(r, now + r->wire, EV_IN_AVAIL, msg);
+    if (m->action >= 0)
+        sim_resolve(r, m->action, now);
+    return replay_flow_release(r, msg, now);      /* served here: its record goes back */
+}
+
+/* The receiving INI delivered a message: the load it carried seen, its
+ * action resolved, the receiver's acks counted. */
+static int on_in_done(struct replay *r, int msg, double now)
+{
+    struct m_sim *ms = &r->ms[msg];
+    struct ini_sim *x = &r->inis[ms->in_ini];
+    atomic_fetch_sub(&x->inbound, 1);
+    atomic_fetch_add(&x->processed, 1);
+    x->lb.peer_load[ms->out_ini] = (uint32_t)(ms->carried_load > UINT32_MAX ? UINT32_MAX : ms->carried_load);
+    if (r->g->msgs[msg].action >= 0)
+        sim_resolve(r, r->g->msgs[msg].action, now);
+    return replay_flow_delivered(r, msg, now);
+}
+
+/* A request completed: the requests that follow it are made as far after
+ * it as in the run. */
+static int on_req_complete(struct replay *r, int q, double now)
+{
+    const struct run_graph *g = r->g;
+    int rc = 0;
+    r->req_complete[q] = now;
+    for (int k = r->req_next.first[q]; k < r->req_next.first[q + 1]; k++) {
+        int s = r->req_next.idx[k], pe = g->reqs[q].pe;
+        double at = now + (g->reqs[s].submit - g->reqs[q].complete);
+        rc |= sim_push(r, at, EV_REQ_SUBMIT, s);
+        /* Node mode: the node's thread computes until then and takes
+         * no action meanwhile. */
+        if (r->node_mode && g->reqs[s].pe == pe && pe >= 0 && pe < r->n_srv && at > r->srv[pe].blocked_until) {
+            r->srv[pe].blocked_until = at;
+            rc |= sim_push(r, at, EV_SERVER_UNBLOCK, pe);
+        }
+    }
+    return rc;
+}
+
 static int on_event(struct replay *r, const struct event *e)
 {
     const struct run_graph *g = r->g;
@@ -316,31 +364,16 @@ static int on_event(struct replay *r, const struct event *e)
             return turn(r, e->idx, now);
         r->inis[e->idx].busy = false;
         return 0;
-    case EV_OUT_DONE: {
-        const struct rg_msg *m = &g->msgs[e->idx];
-        atomic_fetch_add(&r->inis[r->ms[e->idx].out_ini].processed, 1);
-        if (m->in_file >= 0)
-            return r->inis[r->ms[e->idx].out_ini].flush_at_end ? 0 : sim_push(r, now + r->wire, EV_IN_AVAIL, e->idx);
-        if (m->action >= 0)
-            sim_resolve(r, m->action, now);
-        return replay_flow_release(r, e->idx, now);      /* served here: its record goes back */
-    }
+    case EV_OUT_DONE:
+        return on_out_done(r, e->idx, now);
     case EV_IN_AVAIL: {
         struct m_sim *ms = &r->ms[e->idx];
         atomic_fetch_add(&r->inis[ms->in_ini].inbound, 1);
         struct item it = { .msg = e->idx, .ack = -1, .in = true, .avail = now };
         return arrive(r, ms->in_ini, it, ms->lam_i >= 0 ? ms->lam_i : r->lam_i_med, now);
     }
-    case EV_IN_DONE: {
-        struct m_sim *ms = &r->ms[e->idx];
-        struct ini_sim *x = &r->inis[ms->in_ini];
-        atomic_fetch_sub(&x->inbound, 1);
-        atomic_fetch_add(&x->processed, 1);
-        x->lb.peer_load[ms->out_ini] = (uint32_t)(ms->carried_load > UINT32_MAX ? UINT32_MAX : ms->carried_load);
-        if (g->msgs[e->idx].action >= 0)
-            sim_resolve(r, g->msgs[e->idx].action, now);
-        return replay_flow_delivered(r, e->idx, now);
-    }
+    case EV_IN_DONE:
+        return on_in_done(r, e->idx, now);
     case EV_ACK_AVAIL: {
         struct item it = { .msg = -1, .ack = e->idx, .in = true, .avail = now };
         return arrive(r, r->acks[e->idx].conn / r->n_inis, it, r->lam_i_med, now);
@@ -365,22 +398,8 @@ static int on_event(struct replay *r, const struct event *e)
         if (g->reqs[e->idx].pickup >= 0)
             sim_resolve(r, g->reqs[e->idx].pickup, now);
         return 0;
-    case EV_REQ_COMPLETE: {
-        int q = e->idx, rc = 0;
-        r->req_complete[q] = now;
-        for (int k = r->req_next.first[q]; k < r->req_next.first[q + 1]; k++) {
-            int s = r->req_next.idx[k], pe = g->reqs[q].pe;
-            double at = now + (g->reqs[s].submit - g->reqs[q].complete);
-            rc |= sim_push(r, at, EV_REQ_SUBMIT, s);
-            /* Node mode: the node's thread computes until then and takes
-             * no action meanwhile. */
-            if (r->node_mode && g->reqs[s].pe == pe && pe >= 0 && pe < r->n_srv && at > r->srv[pe].blocked_until) {
-                r->srv[pe].blocked_until = at;
-                rc |= sim_push(r, at, EV_SERVER_UNBLOCK, pe);
-            }
-        }
-        return rc;
-    }
+    case EV_REQ_COMPLETE:
+        return on_req_complete(r, e->idx, now);
     }
     return 0;
 }
