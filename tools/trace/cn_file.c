@@ -34,7 +34,9 @@ static int check_header(struct cn_file *f, const uint8_t *h, uint64_t size, char
                     (unsigned long long)size, INI_CN_TRACE_HEADER_SIZE);
     if (memcmp(h, INI_CN_TRACE_MAGIC, 8) != 0)
         return ini_fail(err, errlen, "%s: not a compute-node trace file (bad magic)", p);
-    unsigned version = ini_trace_get16(h + 8), hs = ini_trace_get16(h + 10), rs = ini_trace_get16(h + 12);
+    struct ini_cn_trace_header hd;
+    ini_cn_trace_decode_header(h, &hd);
+    unsigned version = hd.version, hs = hd.header_size, rs = hd.record_size;
     if (version != INI_CN_TRACE_VERSION)
         return ini_fail(err, errlen, "%s: unknown format version %u (this reader knows %d)", p, version,
                     INI_CN_TRACE_VERSION);
@@ -42,19 +44,9 @@ static int check_header(struct cn_file *f, const uint8_t *h, uint64_t size, char
         return ini_fail(err, errlen, "%s: header size %u / record size %u, version %d has %d / %d", p, hs, rs,
                     INI_CN_TRACE_VERSION, INI_CN_TRACE_HEADER_SIZE, INI_CN_TRACE_RECORD_SIZE);
     struct ini_cn_trace_info *in = &f->info;
-    in->flags = ini_trace_get16(h + 14);
+    *in = hd.info;
     if (in->flags & ~INI_CN_HDR_NODE_HANDLERS)
         return ini_fail(err, errlen, "%s: unknown header flags 0x%x", p, in->flags);
-    in->cluster = (int32_t)ini_trace_get32(h + 16);
-    in->n_pes = (int32_t)ini_trace_get32(h + 20);
-    in->records = ini_trace_get64(h + 24);
-    in->dropped = ini_trace_get64(h + 32);
-    in->start_tsc = ini_trace_get64(h + 40);
-    in->start_ns = ini_trace_get64(h + 48);
-    in->end_tsc = ini_trace_get64(h + 56);
-    in->end_ns = ini_trace_get64(h + 64);
-    memcpy(in->host, h + 96, INI_TRACE_HOST_LEN);
-    in->host[INI_TRACE_HOST_LEN - 1] = '\0';
     f->n = in->records;
     uint64_t body = size - INI_CN_TRACE_HEADER_SIZE;
     if (f->n > body / INI_CN_TRACE_RECORD_SIZE || body != f->n * INI_CN_TRACE_RECORD_SIZE)

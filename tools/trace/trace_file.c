@@ -57,7 +57,9 @@ static int check_header(struct trace_file *f, const uint8_t *h, uint64_t size, c
     const char *p = f->shown;
     if (memcmp(h, INI_TRACE_MAGIC, INI_TRACE_MAGIC_LEN) != 0)
         return ini_fail(err, errlen, "%s: not an INI trace file (bad magic)", p);
-    unsigned version = ini_trace_get16(h + 8), header_size = ini_trace_get16(h + 10), record_size = ini_trace_get16(h + 12);
+    struct ini_trace_header hd;
+    ini_trace_decode_header(h, &hd);
+    unsigned version = hd.version, header_size = hd.header_size, record_size = hd.record_size;
     if (version < 1 || version > INI_TRACE_VERSION)
         return ini_fail(err, errlen, "%s: unknown format version %u (this reader knows 1 to %d)", p, version,
                         INI_TRACE_VERSION);
@@ -65,29 +67,13 @@ static int check_header(struct trace_file *f, const uint8_t *h, uint64_t size, c
     if (header_size != INI_TRACE_HEADER_SIZE || record_size != INI_TRACE_RECORD_SIZE)
         return ini_fail(err, errlen, "%s: header size %u / record size %u, version %u has %d / %d", p,
                         header_size, record_size, version, INI_TRACE_HEADER_SIZE, INI_TRACE_RECORD_SIZE);
-    f->mode = ini_trace_get16(h + 14);
+    f->mode = hd.mode;
     if (f->mode != INI_TRACE_SUMMARY && f->mode != INI_TRACE_DETAILED)
         return ini_fail(err, errlen, "%s: unknown trace mode %d", p, f->mode);
     struct ini_trace_info *in = &f->info;
-    in->tsc_hz = ini_trace_get64(h + 16);
-    in->ini_id = (int32_t)ini_trace_get32(h + 24);
-    in->cluster_id = (int32_t)ini_trace_get32(h + 28);
-    in->ini_index = (int32_t)ini_trace_get32(h + 32);
-    in->cluster_inis = (int32_t)ini_trace_get32(h + 36);
-    in->cluster_pes = (int32_t)ini_trace_get32(h + 40);
-    in->pe_policy = (int8_t)h[44];
-    in->ini_policy = (int8_t)h[45];
-    f->n = ini_trace_get64(h + 48);
-    f->dropped = ini_trace_get64(h + 56);
-    in->start_tsc = ini_trace_get64(h + 64);
-    in->end_tsc = ini_trace_get64(h + 72);
-    if (version >= 2) {
-        in->start_ns = ini_trace_get64(h + 80);
-        in->O_ns = ini_trace_get32(h + 88);
-        in->O_exp = h[92] != 0;
-        memcpy(in->host, h + 96, INI_TRACE_HOST_LEN);
-        in->host[INI_TRACE_HOST_LEN - 1] = '\0';
-    }
+    *in = hd.info;
+    f->n = hd.n;
+    f->dropped = hd.dropped;
 
     uint64_t body = size - INI_TRACE_HEADER_SIZE;
     if (f->n > body / INI_TRACE_RECORD_SIZE || body != f->n * INI_TRACE_RECORD_SIZE)
@@ -190,16 +176,6 @@ static int begin_file(struct trace_file *f, const uint8_t *header, uint64_t size
     return 0;
 }
 
-/* A version-1 record: 32-bit length and queue length at 8 and 12, no
- * sequence number; everything else as version 2. */
-static void decode_rec_v1(const uint8_t *in, struct ini_trace_rec *r, uint32_t *len, uint32_t *qlen)
-{
-    ini_trace_decode_rec(in, r);
-    *len = ini_trace_get32(in + 8);
-    *qlen = ini_trace_get32(in + 12);
-    r->seq = 0;
-}
-
 /* Records first .. first+m-1, encoded in buf, decoded and checked. */
 static int decode_records(struct trace_file *f, uint64_t first, const uint8_t *buf, size_t m, char *err,
                           size_t errlen)
@@ -209,7 +185,7 @@ static int decode_records(struct trace_file *f, uint64_t first, const uint8_t *b
         const uint8_t *in = buf + j * INI_TRACE_RECORD_SIZE;
         uint32_t len = 0, qlen = 0;
         if (f->version == 1)
-            decode_rec_v1(in, &r, &len, &qlen);
+            ini_trace_decode_rec_v1(in, &r, &len, &qlen);
         else
             ini_trace_decode_rec(in, &r);
         if (check_record(f, first + j, &r, &f->msgs[first + j], err, errlen) < 0)
