@@ -1,5 +1,7 @@
 # tools/trace/: the trace post-processor, ini-trace (docs/traces.md).
-# trace_file.c reads and validates the ini<ID>.trace files, report.c
+# trace_load.c is the loaders' one skeleton (open, header, records in
+# chunks, a run's files); trace_file.c reads and validates the
+# ini<ID>.trace files on it, report.c
 # computes the tables, report_print.c formats them (`report`); cn_file.c
 # reads the compute nodes' cn<C>.trace files, run_graph.c joins a run's
 # traces on one clock, and on that graph tools/replay/ replays it with
@@ -9,7 +11,7 @@
 # (`profile`); commands.c is their shared command line.  The writers are
 # ini/trace/trace.c and ini/trace/trace_cn.c.  trace_cost.sh measures what tracing
 # costs the INI.
-TRACE_TOOL_OBJS := $(addprefix $(OBJ)/tools/trace/,trace_file.o report.o report_print.o cn_file.o run_graph.o critical_path.o)
+TRACE_TOOL_OBJS := $(addprefix $(OBJ)/tools/trace/,trace_load.o trace_file.o report.o report_print.o cn_file.o run_graph.o critical_path.o)
 TRACE_LIB_OBJS  := $(OBJ)/ini/trace/trace.o $(OBJ)/ini/trace/trace_cn.o $(OBJ)/ini/util/file_util.o $(OBJ)/ini/config/config_names.o \
                    $(TRACE_TOOL_OBJS) $(REPLAY_LIB)
 $(TRACE_TOOL_OBJS): EXTRA := -Itools/trace -Itools/model
