@@ -245,14 +245,10 @@ int replay_flow_release(struct replay *r, int msg, double now)
 
 static int new_ack(struct replay *r, int conn, int slots)
 {
-    if (r->n_acks == r->cap_acks) {
-        int cap = r->cap_acks ? 2 * r->cap_acks : 1024;
-        struct ack_sim *a = realloc(r->acks, (size_t)cap * sizeof(*a));
-        if (!a)
-            return -1;
-        r->acks = a;
-        r->cap_acks = cap;
-    }
+    struct ack_sim *a = replay_grow(r->acks, (size_t)r->n_acks, &r->cap_acks, sizeof(*a), 1024);
+    if (!a)
+        return -1;
+    r->acks = a;
     r->acks[r->n_acks] = (struct ack_sim){ conn, slots };
     return r->n_acks++;
 }

@@ -31,14 +31,10 @@ static bool earlier(const struct event *a, const struct event *b)
 
 int sim_push(struct replay *r, double t, int type, int idx)
 {
-    if (r->n_heap == r->cap_heap) {
-        size_t cap = r->cap_heap ? 2 * r->cap_heap : 4096;
-        struct event *h = realloc(r->heap, cap * sizeof(*h));
-        if (!h)
-            return -1;
-        r->heap = h;
-        r->cap_heap = cap;
-    }
+    struct event *h = replay_grow(r->heap, r->n_heap, &r->cap_heap, sizeof(*h), 4096);
+    if (!h)
+        return -1;
+    r->heap = h;
     size_t i = r->n_heap++;
     r->heap[i] = (struct event){ t, r->seq++, type, idx };
     while (i > 0 && earlier(&r->heap[i], &r->heap[(i - 1) / 2])) {
@@ -121,14 +117,10 @@ static int pick_in(struct replay *r, int from, int m)
 static int arrive(struct replay *r, int ini, struct item it, double lam, double now)
 {
     struct ini_sim *x = &r->inis[ini];
-    if (x->n_wait == x->cap_wait) {
-        int cap = x->cap_wait ? 2 * x->cap_wait : 64;
-        struct item *w = realloc(x->wait, (size_t)cap * sizeof(*w));
-        if (!w)
-            return -1;
-        x->wait = w;
-        x->cap_wait = cap;
-    }
+    struct item *w = replay_grow(x->wait, (size_t)x->n_wait, &x->cap_wait, sizeof(*w), 64);
+    if (!w)
+        return -1;
+    x->wait = w;
     x->wait[x->n_wait++] = it;
     if (x->busy)
         return 0;
@@ -148,14 +140,10 @@ static int cmp_item(const void *a, const void *b)
 
 static int record(struct ini_sim *x, const struct out_rec *o)
 {
-    if (x->n_recs == x->cap_recs) {
-        size_t cap = x->cap_recs ? 2 * x->cap_recs : 1024;
-        struct out_rec *n = realloc(x->recs, cap * sizeof(*n));
-        if (!n)
-            return -1;
-        x->recs = n;
-        x->cap_recs = cap;
-    }
+    struct out_rec *n = replay_grow(x->recs, x->n_recs, &x->cap_recs, sizeof(*n), 1024);
+    if (!n)
+        return -1;
+    x->recs = n;
     x->recs[x->n_recs++] = *o;
     return 0;
 }
