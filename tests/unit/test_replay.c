@@ -232,10 +232,7 @@ static char *window_run(void)
     fx_recv(&c0, 0, 1, 1, 500, 501);
     fx_action(&c0, 0, 2, INI_CN_ACT_MSG, 1, 1, 0, 500, 501);
     fx_req(&c0, 0, 1, 2, 0, 1, 0, 100, 501);
-    assert_int_equal(fx_write(&i0, dir), 0);
-    assert_int_equal(fx_write(&i1, dir), 0);
-    assert_int_equal(fx_cn_write(&c0, dir, 0), 0);
-    assert_int_equal(fx_cn_write(&c1, dir, 1), 0);
+    assert_int_equal(fx_two_write(dir, &i0, &i1, &c0, &c1), 0);
     return dir;
 }
 
@@ -341,10 +338,7 @@ static char *chain_run_with(uint32_t last_parent)
     /* node 1 reached it at 50 */
     fx_action(&c1, 1, 2, INI_CN_ACT_REQ, 1, 1, 0, 51, 52);
     fx_req(&c1, 1, 1, 2, 1, 3, 0, 50, 230);
-    assert_int_equal(fx_write(&i0, dir), 0);
-    assert_int_equal(fx_write(&i1, dir), 0);
-    assert_int_equal(fx_cn_write(&c0, dir, 0), 0);
-    assert_int_equal(fx_cn_write(&c1, dir, 1), 0);
+    assert_int_equal(fx_two_write(dir, &i0, &i1, &c0, &c1), 0);
     return dir;
 }
 

@@ -28,8 +28,9 @@ double cn_file_hz(const struct ini_cn_trace_info *in)
     return (double)(in->end_tsc - in->start_tsc) * 1e9 / (double)(in->end_ns - in->start_ns);
 }
 
-static int check_header(struct cn_file *f, const uint8_t *h, uint64_t size, char *err, size_t errlen)
+static int check_header(void *file, const uint8_t *h, uint64_t size, char *err, size_t errlen)
 {
+    struct cn_file *f = file;
     const char *p = f->shown;
     if (memcmp(h, INI_CN_TRACE_MAGIC, 8) != 0)
         return ini_fail(err, errlen, "%s: not a compute-node trace file (bad magic)", p);
@@ -100,20 +101,6 @@ static int check_record(const struct cn_file *f, uint64_t i, const struct ini_cn
     return 0;
 }
 
-/* trace_load.h's part of the format: the header checked, the records'
- * array allocated (freed by cn_file_free). */
-static int begin_file(void *file, const uint8_t *header, uint64_t size, uint64_t *n, char *err, size_t errlen)
-{
-    struct cn_file *f = file;
-    if (check_header(f, header, size, err, errlen) < 0)
-        return -1;
-    f->recs = malloc((f->n ? f->n : 1) * sizeof(*f->recs));
-    if (!f->recs)
-        return ini_fail(err, errlen, "%s: out of memory for %llu records", f->shown, (unsigned long long)f->n);
-    *n = f->n;
-    return 0;
-}
-
 static int decode_records(void *file, uint64_t first, const uint8_t *buf, size_t m, char *err, size_t errlen)
 {
     struct cn_file *f = file;
@@ -145,8 +132,9 @@ static const struct trace_format cn_format = {
     .prefix = "cn", .id_what = "cluster",
     .header_size = INI_CN_TRACE_HEADER_SIZE, .rec_size = INI_CN_TRACE_RECORD_SIZE, .file_size = sizeof(struct cn_file),
     .path_off = offsetof(struct cn_file, path), .name_off = offsetof(struct cn_file, name),
-    .shown_off = offsetof(struct cn_file, shown),
-    .begin = begin_file, .records = decode_records, .id = file_id, .cmp = cmp_cluster, .free = free_file,
+    .shown_off = offsetof(struct cn_file, shown), .n_off = offsetof(struct cn_file, n),
+    .recs_off = offsetof(struct cn_file, recs), .elem_size = sizeof(struct ini_cn_trace_rec),
+    .header = check_header, .records = decode_records, .id = file_id, .cmp = cmp_cluster, .free = free_file,
 };
 
 int cn_file_load_mem(struct cn_file *f, const char *path, const uint8_t *bytes, uint64_t size, char *err,

@@ -54,8 +54,9 @@ static int required_stamps(int kind, int mode, int idx[INI_TS_COUNT])
     return n;
 }
 
-static int check_header(struct trace_file *f, const uint8_t *h, uint64_t size, char *err, size_t errlen)
+static int check_header(void *file, const uint8_t *h, uint64_t size, char *err, size_t errlen)
 {
+    struct trace_file *f = file;
     const char *p = f->shown;
     if (memcmp(h, INI_TRACE_MAGIC, INI_TRACE_MAGIC_LEN) != 0)
         return ini_fail(err, errlen, "%s: not an INI trace file (bad magic)", p);
@@ -153,21 +154,6 @@ static int check_record(const struct trace_file *f, uint64_t i, const struct ini
     return 0;
 }
 
-/* The header checked and the records' array allocated (f->msgs, freed
- * by trace_file_free): trace_load.h's begin. */
-static int begin_file(void *file, const uint8_t *header, uint64_t size, uint64_t *n, char *err, size_t errlen)
-{
-    struct trace_file *f = file;
-    if (check_header(f, header, size, err, errlen) < 0)
-        return -1;
-    f->msgs = calloc(f->n ? f->n : 1, sizeof(*f->msgs));
-    if (!f->msgs)
-        return ini_fail(err, errlen, "%s: out of memory for %llu records", f->shown, (unsigned long long)f->n);
-    *n = f->n;
-    return 0;
-}
-
-/* Records first .. first+m-1, encoded in buf, decoded and checked. */
 static int decode_records(void *file, uint64_t first, const uint8_t *buf, size_t m, char *err, size_t errlen)
 {
     struct trace_file *f = file;
@@ -205,8 +191,9 @@ static const struct trace_format ini_format = {
     .prefix = "ini", .id_what = "INI",
     .header_size = INI_TRACE_HEADER_SIZE, .rec_size = INI_TRACE_RECORD_SIZE, .file_size = sizeof(struct trace_file),
     .path_off = offsetof(struct trace_file, path), .name_off = offsetof(struct trace_file, name),
-    .shown_off = offsetof(struct trace_file, shown),
-    .begin = begin_file, .records = decode_records, .id = file_id, .cmp = cmp_file_by_id, .free = free_file,
+    .shown_off = offsetof(struct trace_file, shown), .n_off = offsetof(struct trace_file, n),
+    .recs_off = offsetof(struct trace_file, msgs), .elem_size = sizeof(struct trace_msg),
+    .header = check_header, .records = decode_records, .id = file_id, .cmp = cmp_file_by_id, .free = free_file,
 };
 
 int trace_file_load(struct trace_file *f, const char *path, char *err, size_t errlen)

@@ -35,13 +35,22 @@ static void name_file(const struct trace_format *k, void *file, const char *path
     ini_path_for_message(path, field(file, k->shown_off), TRACE_SHOWN_LEN);
 }
 
+/* The header checked and the records' array allocated (the format's free
+ * frees it). */
 static int begin(const struct trace_format *k, void *file, const uint8_t *header, uint64_t size, uint64_t *n,
                  char *err, size_t errlen)
 {
     if (size < k->header_size)
         return ini_fail(err, errlen, "%s: truncated: %llu bytes, shorter than the %zu-byte header",
                         shown_of(k, file), (unsigned long long)size, k->header_size);
-    return k->begin(file, header, size, n, err, errlen);
+    if (k->header(file, header, size, err, errlen) < 0)
+        return -1;
+    memcpy(n, field(file, k->n_off), sizeof(*n));
+    void *recs = calloc(*n ? *n : 1, k->elem_size);
+    if (!recs)
+        return ini_fail(err, errlen, "%s: out of memory for %llu records", shown_of(k, file), (unsigned long long)*n);
+    memcpy(field(file, k->recs_off), &recs, sizeof(recs));    /* the struct's typed pointer */
+    return 0;
 }
 
 int trace_load_file_mem(const struct trace_format *k, void *file, const char *path, const uint8_t *bytes,

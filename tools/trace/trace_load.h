@@ -22,9 +22,10 @@ struct trace_format {
     const char *id_what;        /* what N numbers, in messages: "INI", "cluster" */
     size_t header_size, rec_size, file_size;
     size_t path_off, name_off, shown_off;   /* the file struct's path[1024], name[256], shown[] */
-    /* The header of a file of size bytes (at least header_size): checked,
-     * the record count in *n and the records' array allocated. */
-    int  (*begin)(void *file, const uint8_t *header, uint64_t size, uint64_t *n, char *err, size_t errlen);
+    size_t n_off, recs_off, elem_size;      /* its uint64_t record count, its records' array, one element */
+    /* The header of a file of size bytes (at least header_size) checked
+     * and kept in the file struct, its record count among it. */
+    int  (*header)(void *file, const uint8_t *header, uint64_t size, char *err, size_t errlen);
     /* Records first .. first+m-1, encoded in buf: decoded and checked. */
     int  (*records)(void *file, uint64_t first, const uint8_t *buf, size_t m, char *err, size_t errlen);
     long (*id)(const void *file);          /* N, from the header */
