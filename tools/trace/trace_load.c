@@ -168,7 +168,8 @@ int trace_load_run(const struct trace_format *k, const char *dir, const char *sh
     *files = v;
     if (rc < 0)
         return -1;
-    qsort(v, (size_t)*n_files, k->file_size, k->cmp);
+    if (*n_files > 1)           /* none: no array to sort */
+        qsort(v, (size_t)*n_files, k->file_size, k->cmp);
     for (int i = 1; i < *n_files; i++) {
         const void *a = v + (size_t)(i - 1) * k->file_size, *b = v + (size_t)i * k->file_size;
         if (k->id(a) == k->id(b))
