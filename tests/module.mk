@@ -26,6 +26,12 @@ $(BIN)/test_netif $(BIN)/test_swp $(BIN)/test_swp_restart: $(STACK_TEST_OBJS) $(
 LDLIBS_test_netif = $(DPDK_LIBS) $(SODIUM_LIBS)
 LDLIBS_test_swp = $(DPDK_LIBS) $(SODIUM_LIBS)
 LDLIBS_test_swp_restart = $(DPDK_LIBS) $(SODIUM_LIBS)
+# test_replay (tools/replay/, linked by tools/trace/module.mk) checks the
+# replay's rules against the transport's on the same two INIs.
+$(OBJ)/tests/unit/test_replay.o: EXTRA := -Itools/trace -Itools/replay $(LWIP_CFLAGS)
+$(OBJ)/tests/unit/test_replay.o: DPDK := yes
+$(BIN)/test_replay: $(STACK_TEST_OBJS) $(LIBLWIP)
+LDLIBS_test_replay = $(DPDK_LIBS) $(SODIUM_LIBS)
 
 # Fault injection (stack/fault.c) on real mbufs, and the fault
 # specification the configuration parses.

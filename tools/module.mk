@@ -17,6 +17,7 @@ $(OBJ)/tools/%.o: INC = -Itools $(INI_INC) -Imgs
 #           and the Water application that the thesis measures)
 # synth/    ini-synth, synth-queue; fig63.sh, knob_sweep.sh, policy_compare.sh
 # trace/    ini-trace; trace_cost.sh, what tracing costs
+# replay/   the replay of a traced run (`ini-trace whatif`), a library
 # model/    ini-model, the chapter 6 model
 # bench/    ini-bench, the layer-by-layer benchmark
 # thesis/   the chapter 5 experiments and make-run.sh (`make run`)
@@ -40,6 +41,7 @@ include tools/cluster/module.mk
 include tools/ping/module.mk
 include tools/litmus/module.mk
 include tools/model/module.mk
+include tools/replay/module.mk
 -include tools/trace/module.mk
 -include tools/synth/module.mk
 -include tools/bench/module.mk

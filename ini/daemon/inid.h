@@ -45,9 +45,8 @@
 #include "capture.h"
 #include "inid_knobs.h"
 
-#define INID_QUEUE_SIZE     4096   /* FIFO work queue, power of two */
-#define INID_RING_INFLIGHT  64     /* records taken from one PE ring and not yet released */
-#define INID_BACKLOG        512    /* deliveries waiting for a PE's ring, per PE */
+/* INID_QUEUE_SIZE, INID_RING_INFLIGHT, INID_BACKLOG: shared with the replay. */
+#include "inid_limits.h"
 #define INID_ARG_LEN        (INI_DEVARGS_LEN + 32)   /* one EAL argument: option + devargs */
 
 enum work_kind { WORK_OUT = 1, WORK_IN = 2 };

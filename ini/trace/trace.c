@@ -3,7 +3,9 @@
  *
  * The hot-path functions are inline in trace.h.  Here: allocation (the
  * buffer is touched at init so that recording never takes a page fault),
- * the little-endian codecs of header and record, and the writer, which
+ * the record layout (trace.h: one table of fields per header and record,
+ * packed and unpacked by one pair of functions for both trace files), this
+ * file's tables and codecs, and the writer, which
  * encodes records in chunks through a small staging buffer so the file is
  * the same on any host byte order.
  */
@@ -90,59 +92,151 @@ void ini_trace_free(struct ini_trace *t)
     t->n = t->capacity = 0;
 }
 
+/* ---- the layout ---- */
+
+static uint64_t load_uint(const uint8_t *m, int width)
+{
+    uint8_t u8;
+    uint16_t u16;
+    uint32_t u32;
+    uint64_t u64;
+    switch (width) {
+    case 1: memcpy(&u8, m, 1); return u8;
+    case 2: memcpy(&u16, m, 2); return u16;
+    case 4: memcpy(&u32, m, 4); return u32;
+    default: memcpy(&u64, m, 8); return u64;
+    }
+}
+
+static void store_uint(uint8_t *m, int width, uint64_t v)
+{
+    uint8_t u8 = (uint8_t)v;
+    uint16_t u16 = (uint16_t)v;
+    uint32_t u32 = (uint32_t)v;
+    switch (width) {
+    case 1: memcpy(m, &u8, 1); break;
+    case 2: memcpy(m, &u16, 2); break;
+    case 4: memcpy(m, &u32, 4); break;
+    default: memcpy(m, &v, 8); break;
+    }
+}
+
+static void put_le(uint8_t *p, int width, uint64_t v)
+{
+    for (int k = 0; k < width; k++)
+        p[k] = (uint8_t)(v >> (8 * k));
+}
+
+static uint64_t get_le(const uint8_t *p, int width)
+{
+    uint64_t v = 0;
+    for (int k = 0; k < width; k++)
+        v |= (uint64_t)p[k] << (8 * k);
+    return v;
+}
+
+void ini_trace_pack(const struct ini_trace_field *f, int n, const void *src, uint8_t *out, size_t size)
+{
+    memset(out, 0, size);
+    for (int i = 0; i < n; i++) {
+        const uint8_t *m = (const uint8_t *)src + f[i].member;
+        if (f[i].type == INI_TRACE_F_TEXT) {
+            memcpy(out + f[i].off, m, strnlen((const char *)m, f[i].count));
+            continue;
+        }
+        for (int k = 0; k < f[i].count; k++)
+            put_le(out + f[i].off + k * f[i].width, f[i].width, load_uint(m + k * f[i].width, f[i].width));
+    }
+}
+
+void ini_trace_unpack(const struct ini_trace_field *f, int n, const uint8_t *in, unsigned version, void *dst)
+{
+    for (int i = 0; i < n; i++) {
+        uint8_t *m = (uint8_t *)dst + f[i].member;
+        if (f[i].since > version)
+            continue;
+        if (f[i].type == INI_TRACE_F_TEXT) {
+            memcpy(m, in + f[i].off, f[i].count);
+            m[f[i].count - 1] = '\0';
+            continue;
+        }
+        for (int k = 0; k < f[i].count; k++)
+            store_uint(m + k * f[i].width, f[i].width, get_le(in + f[i].off + k * f[i].width, f[i].width));
+    }
+}
+
+/* ---- the INI trace file (docs/traces.md, "The INI trace file") ---- */
+
+#define H(off, member, since) INI_TRACE_U(off, struct ini_trace_header, member, since)
+static const struct ini_trace_field header_fields[] = {
+    H(8, version, 1),          H(10, header_size, 1),     H(12, record_size, 1),     H(14, mode, 1),
+    H(16, info.tsc_hz, 1),     H(24, info.ini_id, 1),     H(28, info.cluster_id, 1), H(32, info.ini_index, 1),
+    H(36, info.cluster_inis, 1), H(40, info.cluster_pes, 1), H(44, info.pe_policy, 1), H(45, info.ini_policy, 1),
+    H(48, n, 1),               H(56, dropped, 1),         H(64, info.start_tsc, 1),  H(72, info.end_tsc, 1),
+    H(80, info.start_ns, 2),   H(88, info.O_ns, 2),       H(92, info.O_exp, 2),
+    INI_TRACE_TEXT(96, struct ini_trace_header, info.host, 2),
+};
+#undef H
+
+#define R(off, member, since) INI_TRACE_U(off, struct ini_trace_rec, member, since)
+static const struct ini_trace_field rec_fields[] = {
+    R(0, kind, 1),  R(1, reserved, 1), R(2, peer_ini, 1), R(4, src_pe, 1), R(6, dst_pe, 1),
+    R(8, len, 2),   R(10, qlen, 2),    R(12, seq, 2),
+    INI_TRACE_FIELD(16, struct ini_trace_rec, slot, INI_TRACE_SLOTS, INI_TRACE_F_UINT, 1),
+};
+#undef R
+
+/* Version 1's record: 32-bit length and queue length where version 2 has
+ * its 16-bit ones and the sequence number. */
+struct rec_v1 {
+    uint32_t len, qlen;
+};
+static const struct ini_trace_field rec_v1_fields[] = {
+    INI_TRACE_U(8, struct rec_v1, len, 1),
+    INI_TRACE_U(12, struct rec_v1, qlen, 1),
+};
+
+#define N_FIELDS(t) ((int)(sizeof(t) / sizeof((t)[0])))
+
 void ini_trace_encode_header(const struct ini_trace *t, uint8_t out[INI_TRACE_HEADER_SIZE])
 {
-    const struct ini_trace_info *in = &t->info;
-    memset(out, 0, INI_TRACE_HEADER_SIZE);
+    struct ini_trace_header h = {
+        .version = INI_TRACE_VERSION, .header_size = INI_TRACE_HEADER_SIZE,
+        .record_size = INI_TRACE_RECORD_SIZE, .mode = (uint16_t)t->mode, .n = t->n, .dropped = t->dropped,
+        .info = t->info,
+    };
+    ini_trace_pack(header_fields, N_FIELDS(header_fields), &h, out, INI_TRACE_HEADER_SIZE);
     memcpy(out, INI_TRACE_MAGIC, INI_TRACE_MAGIC_LEN);
-    ini_trace_put16(out + 8, INI_TRACE_VERSION);
-    ini_trace_put16(out + 10, INI_TRACE_HEADER_SIZE);
-    ini_trace_put16(out + 12, INI_TRACE_RECORD_SIZE);
-    ini_trace_put16(out + 14, (uint16_t)t->mode);
-    ini_trace_put64(out + 16, in->tsc_hz);
-    ini_trace_put32(out + 24, (uint32_t)in->ini_id);
-    ini_trace_put32(out + 28, (uint32_t)in->cluster_id);
-    ini_trace_put32(out + 32, (uint32_t)in->ini_index);
-    ini_trace_put32(out + 36, (uint32_t)in->cluster_inis);
-    ini_trace_put32(out + 40, (uint32_t)in->cluster_pes);
-    out[44] = (uint8_t)in->pe_policy;
-    out[45] = (uint8_t)in->ini_policy;
-    ini_trace_put64(out + 48, t->n);
-    ini_trace_put64(out + 56, t->dropped);
-    ini_trace_put64(out + 64, in->start_tsc);
-    ini_trace_put64(out + 72, in->end_tsc);
-    ini_trace_put64(out + 80, in->start_ns);
-    ini_trace_put32(out + 88, in->O_ns);
-    out[92] = in->O_exp;
-    memcpy(out + 96, in->host, strnlen(in->host, INI_TRACE_HOST_LEN));
+}
+
+void ini_trace_decode_header(const uint8_t in[INI_TRACE_HEADER_SIZE], struct ini_trace_header *h)
+{
+    memset(h, 0, sizeof(*h));
+    ini_trace_unpack(header_fields, N_FIELDS(header_fields), in, 1, h);    /* the version among them */
+    if (h->version > 1)
+        ini_trace_unpack(header_fields, N_FIELDS(header_fields), in, h->version, h);
+    h->info.O_exp = h->info.O_exp != 0;
 }
 
 void ini_trace_encode_rec(const struct ini_trace_rec *r, uint8_t out[INI_TRACE_RECORD_SIZE])
 {
-    out[0] = r->kind;
-    out[1] = r->reserved;
-    ini_trace_put16(out + 2, r->peer_ini);
-    ini_trace_put16(out + 4, r->src_pe);
-    ini_trace_put16(out + 6, r->dst_pe);
-    ini_trace_put16(out + 8, r->len);
-    ini_trace_put16(out + 10, r->qlen);
-    ini_trace_put32(out + 12, r->seq);
-    for (int k = 0; k < INI_TRACE_SLOTS; k++)
-        ini_trace_put64(out + 16 + 8 * k, r->slot[k]);
+    ini_trace_pack(rec_fields, N_FIELDS(rec_fields), r, out, INI_TRACE_RECORD_SIZE);
 }
 
 void ini_trace_decode_rec(const uint8_t in[INI_TRACE_RECORD_SIZE], struct ini_trace_rec *r)
 {
-    r->kind = in[0];
-    r->reserved = in[1];
-    r->peer_ini = ini_trace_get16(in + 2);
-    r->src_pe = ini_trace_get16(in + 4);
-    r->dst_pe = ini_trace_get16(in + 6);
-    r->len = ini_trace_get16(in + 8);
-    r->qlen = ini_trace_get16(in + 10);
-    r->seq = ini_trace_get32(in + 12);
-    for (int k = 0; k < INI_TRACE_SLOTS; k++)
-        r->slot[k] = ini_trace_get64(in + 16 + 8 * k);
+    ini_trace_unpack(rec_fields, N_FIELDS(rec_fields), in, INI_TRACE_VERSION, r);
+}
+
+void ini_trace_decode_rec_v1(const uint8_t in[INI_TRACE_RECORD_SIZE], struct ini_trace_rec *r, uint32_t *len,
+                             uint32_t *qlen)
+{
+    struct rec_v1 v1;
+    memset(r, 0, sizeof(*r));
+    ini_trace_unpack(rec_fields, N_FIELDS(rec_fields), in, 1, r);
+    ini_trace_unpack(rec_v1_fields, N_FIELDS(rec_v1_fields), in, 1, &v1);
+    *len = v1.len;
+    *qlen = v1.qlen;
 }
 
 /* The records of an ini_trace, for ini_trace_write_file. */

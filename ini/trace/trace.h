@@ -207,10 +207,55 @@ int  ini_trace_write_file(const char *path, const uint8_t *header, size_t header
                           uint64_t n, void (*encode)(const void *ctx, uint64_t i, uint8_t *out),
                           const void *ctx);
 
-/* Header and record codecs (little-endian), shared with the reader. */
+/* ---- the record layout: both files' headers and records, described once ----
+ *
+ * A header or record is a table of fields, each at a byte offset of the
+ * file, one or `count` little-endian integers of the width of its member
+ * (or a NUL-padded text), and the format version that added it.  The
+ * writers encode and the readers (tools/trace) decode through the same
+ * tables (trace.c, trace_cn.c), so an offset is written in one place. */
+enum ini_trace_field_type { INI_TRACE_F_UINT, INI_TRACE_F_TEXT };
+struct ini_trace_field {
+    uint16_t off;           /* in the file */
+    uint16_t member;        /* in the struct: offsetof */
+    uint8_t width, count;   /* bytes of one integer (1, 2, 4, 8), how many one after the other */
+    uint8_t type;           /* enum ini_trace_field_type; TEXT: width 1, count the bytes */
+    uint8_t since;          /* the format version that added it */
+};
+/* A field of struct TYPE at file offset OFF: COUNT integers (or bytes of
+ * text) that fill the member. */
+#define INI_TRACE_FIELD(off, type, member, count, ftype, since)                                          \
+    { (off), (uint16_t)offsetof(type, member), (uint8_t)(sizeof(((type *)0)->member) / (count)), (count), \
+      (ftype), (since) }
+#define INI_TRACE_U(off, type, member, since)     INI_TRACE_FIELD(off, type, member, 1, INI_TRACE_F_UINT, since)
+#define INI_TRACE_TEXT(off, type, member, since)  \
+    INI_TRACE_FIELD(off, type, member, sizeof(((type *)0)->member), INI_TRACE_F_TEXT, since)
+
+/* Writes src's fields into out (size bytes, zeroed first: unnamed bytes
+ * are 0); text up to its NUL. */
+void ini_trace_pack(const struct ini_trace_field *f, int n, const void *src, uint8_t *out, size_t size);
+/* Reads the fields of format `version` and before from in into dst (the
+ * others left as they are); a text ends in NUL whatever the file says. */
+void ini_trace_unpack(const struct ini_trace_field *f, int n, const uint8_t *in, unsigned version, void *dst);
+
+/* The INI trace's header as the file has it (after the magic). */
+struct ini_trace_header {
+    uint16_t version, header_size, record_size, mode;
+    uint64_t n, dropped;
+    struct ini_trace_info info;
+};
+
+/* Header and record codecs, shared with the reader.  decode_header takes
+ * the fields of the version the header names (a version-1 header has no
+ * clock, knob or host: those are 0) and does not check it. */
 void ini_trace_encode_header(const struct ini_trace *t, uint8_t out[INI_TRACE_HEADER_SIZE]);
+void ini_trace_decode_header(const uint8_t in[INI_TRACE_HEADER_SIZE], struct ini_trace_header *h);
 void ini_trace_encode_rec(const struct ini_trace_rec *r, uint8_t out[INI_TRACE_RECORD_SIZE]);
 void ini_trace_decode_rec(const uint8_t in[INI_TRACE_RECORD_SIZE], struct ini_trace_rec *r);
+/* A version-1 record: its 32-bit length and queue length (at 8 and 12),
+ * the rest as version 2's, no sequence number. */
+void ini_trace_decode_rec_v1(const uint8_t in[INI_TRACE_RECORD_SIZE], struct ini_trace_rec *r, uint32_t *len,
+                             uint32_t *qlen);
 
 /* The stamp index of slot 0 for a kind; the slot of stamp i is i - first. */
 static inline int ini_trace_first_stamp(int kind)

@@ -1,8 +1,8 @@
 /*
  * trace_cn.c - the compute nodes' trace buffers and their file
- * (trace_cn.h): set-up, the clock anchor, the little-endian codecs and the
- * writer, which puts every node's buffer of one cluster process into one
- * file through trace.c's writer.
+ * (trace_cn.h): set-up, the clock anchor, the file's layout (tables of
+ * trace.h's fields) and the writer, which puts every node's buffer of
+ * one cluster process into one file through trace.c's writer.
  */
 #include "trace_cn.h"
 
@@ -47,53 +47,50 @@ void ini_cn_trace_anchor(uint64_t *tsc, uint64_t *ns)
     *ns = (uint64_t)ts.tv_sec * 1000000000u + (uint64_t)ts.tv_nsec;
 }
 
+/* ---- the layout (trace.h's fields; docs/traces.md, "The compute-node trace file") ---- */
+
+#define H(off, member) INI_TRACE_U(off, struct ini_cn_trace_header, member, INI_CN_TRACE_VERSION)
+static const struct ini_trace_field header_fields[] = {
+    H(8, version),          H(10, header_size),      H(12, record_size),    H(14, info.flags),
+    H(16, info.cluster),    H(20, info.n_pes),       H(24, info.records),   H(32, info.dropped),
+    H(40, info.start_tsc),  H(48, info.start_ns),    H(56, info.end_tsc),   H(64, info.end_ns),
+    INI_TRACE_TEXT(96, struct ini_cn_trace_header, info.host, INI_CN_TRACE_VERSION),
+};
+#undef H
+
+#define R(off, member) INI_TRACE_U(off, struct ini_cn_trace_rec, member, INI_CN_TRACE_VERSION)
+static const struct ini_trace_field rec_fields[] = {
+    R(0, kind), R(1, tag), R(2, flags), R(4, pe), R(6, peer), R(8, a), R(12, b), R(16, c), R(20, d),
+    INI_TRACE_FIELD(24, struct ini_cn_trace_rec, t, 3, INI_TRACE_F_UINT, INI_CN_TRACE_VERSION),
+};
+#undef R
+
+#define N_FIELDS(t) ((int)(sizeof(t) / sizeof((t)[0])))
+
 void ini_cn_trace_encode_header(const struct ini_cn_trace_info *in, uint8_t out[INI_CN_TRACE_HEADER_SIZE])
 {
-    memset(out, 0, INI_CN_TRACE_HEADER_SIZE);
+    struct ini_cn_trace_header h = {
+        .version = INI_CN_TRACE_VERSION, .header_size = INI_CN_TRACE_HEADER_SIZE,
+        .record_size = INI_CN_TRACE_RECORD_SIZE, .info = *in,
+    };
+    ini_trace_pack(header_fields, N_FIELDS(header_fields), &h, out, INI_CN_TRACE_HEADER_SIZE);
     memcpy(out, INI_CN_TRACE_MAGIC, 8);
-    ini_trace_put16(out + 8, INI_CN_TRACE_VERSION);
-    ini_trace_put16(out + 10, INI_CN_TRACE_HEADER_SIZE);
-    ini_trace_put16(out + 12, INI_CN_TRACE_RECORD_SIZE);
-    ini_trace_put16(out + 14, in->flags);
-    ini_trace_put32(out + 16, (uint32_t)in->cluster);
-    ini_trace_put32(out + 20, (uint32_t)in->n_pes);
-    ini_trace_put64(out + 24, in->records);
-    ini_trace_put64(out + 32, in->dropped);
-    ini_trace_put64(out + 40, in->start_tsc);
-    ini_trace_put64(out + 48, in->start_ns);
-    ini_trace_put64(out + 56, in->end_tsc);
-    ini_trace_put64(out + 64, in->end_ns);
-    memcpy(out + 96, in->host, strnlen(in->host, INI_TRACE_HOST_LEN));
+}
+
+void ini_cn_trace_decode_header(const uint8_t in[INI_CN_TRACE_HEADER_SIZE], struct ini_cn_trace_header *h)
+{
+    memset(h, 0, sizeof(*h));
+    ini_trace_unpack(header_fields, N_FIELDS(header_fields), in, INI_CN_TRACE_VERSION, h);
 }
 
 void ini_cn_trace_encode_rec(const struct ini_cn_trace_rec *r, uint8_t out[INI_CN_TRACE_RECORD_SIZE])
 {
-    out[0] = r->kind;
-    out[1] = r->tag;
-    ini_trace_put16(out + 2, r->flags);
-    ini_trace_put16(out + 4, r->pe);
-    ini_trace_put16(out + 6, r->peer);
-    ini_trace_put32(out + 8, r->a);
-    ini_trace_put32(out + 12, r->b);
-    ini_trace_put32(out + 16, r->c);
-    ini_trace_put32(out + 20, r->d);
-    for (int k = 0; k < 3; k++)
-        ini_trace_put64(out + 24 + 8 * k, r->t[k]);
+    ini_trace_pack(rec_fields, N_FIELDS(rec_fields), r, out, INI_CN_TRACE_RECORD_SIZE);
 }
 
 void ini_cn_trace_decode_rec(const uint8_t in[INI_CN_TRACE_RECORD_SIZE], struct ini_cn_trace_rec *r)
 {
-    r->kind = in[0];
-    r->tag = in[1];
-    r->flags = ini_trace_get16(in + 2);
-    r->pe = ini_trace_get16(in + 4);
-    r->peer = ini_trace_get16(in + 6);
-    r->a = ini_trace_get32(in + 8);
-    r->b = ini_trace_get32(in + 12);
-    r->c = ini_trace_get32(in + 16);
-    r->d = ini_trace_get32(in + 20);
-    for (int k = 0; k < 3; k++)
-        r->t[k] = ini_trace_get64(in + 24 + 8 * k);
+    ini_trace_unpack(rec_fields, N_FIELDS(rec_fields), in, INI_CN_TRACE_VERSION, r);
 }
 
 /* The buffers one after the other, for ini_trace_write_file. */

@@ -125,7 +125,15 @@ void ini_cn_trace_anchor(uint64_t *tsc, uint64_t *ns);
  * errno set. */
 int  ini_cn_trace_write(const char *path, struct ini_cn_trace_info *info, const struct ini_cn_trace *bufs,
                         int n);
+/* The compute-node trace's header as the file has it (after the magic);
+ * its layout and the records' are tables of trace.h's fields (trace_cn.c). */
+struct ini_cn_trace_header {
+    uint16_t version, header_size, record_size;
+    struct ini_cn_trace_info info;
+};
 void ini_cn_trace_encode_header(const struct ini_cn_trace_info *in, uint8_t out[INI_CN_TRACE_HEADER_SIZE]);
+/* Every field, unchecked; the host ends in NUL. */
+void ini_cn_trace_decode_header(const uint8_t in[INI_CN_TRACE_HEADER_SIZE], struct ini_cn_trace_header *h);
 void ini_cn_trace_encode_rec(const struct ini_cn_trace_rec *r, uint8_t out[INI_CN_TRACE_RECORD_SIZE]);
 void ini_cn_trace_decode_rec(const uint8_t in[INI_CN_TRACE_RECORD_SIZE], struct ini_cn_trace_rec *r);
 

@@ -41,7 +41,7 @@ fuzz-bins: $(FUZZ_BINS)
 
 $(OBJ)/tests/fuzz/fuzz_rx.o: EXTRA := $(LWIP_CFLAGS)
 $(OBJ)/tests/fuzz/fuzz_rx.o: DPDK := yes
-$(OBJ)/tests/fuzz/fuzz_trace.o: EXTRA := -Itools/trace
+$(OBJ)/tests/fuzz/fuzz_trace.o: EXTRA := -Itools/trace -Itools/replay
 
 $(BIN)/fuzz_rx: $(OBJ)/tests/fuzz/fuzz_rx.o $(STACK_TEST_OBJS) $(LIBLWIP)
 	@mkdir -p $(dir $@)

@@ -1,5 +1,5 @@
 /*
- * test_replay.c - `ini-trace whatif`'s replay (tools/trace/replay.c) and
+ * test_replay.c - `ini-trace whatif`'s replay (tools/replay/replay.c) and
  * `ini-trace critical`'s path (tools/trace/critical_path.c) on hand-built
  * runs with known answers, and the compute-node trace's reader.
  *
@@ -28,6 +28,15 @@
  *   acks and a turn of its own: 471 (worked through at
  *   test_replay_window); with a window of 4 it never waits: 441.
  *
+ *   the replay's rules against the transport's (replay_rules.h): two
+ *   real INIs of loop_harness with windows of 5, 16, 17 and 64 send
+ *   messages one at a time, and the receiver's first bare ACK must come
+ *   with the message replay_ack_threshold names, no sooner, no later;
+ *   with segments, replay_window_cost must agree with the stack's
+ *   ini_swp_window_cost for every message length, at the segment size a
+ *   live stack reports (what inid writes in its counters).  Either test
+ *   fails when stack/swp*.c changes a rule the replay copies.
+ *
  *   two nodes, one chain: node 0 faults, its request crosses both INIs to
  *   node 1, whose reply crosses back; then node 0 reaches the barrier
  *   last.  The critical path is every segment of that chain, summed by
@@ -45,7 +54,9 @@
 #include <cmocka.h>
 
 #include "critical.h"
+#include "loop_harness.h"
 #include "replay.h"
+#include "replay_rules.h"
 #include "trace_fixtures/run_fixture.h"
 
 #define N 5
@@ -221,10 +232,7 @@ static char *window_run(void)
     fx_recv(&c0, 0, 1, 1, 500, 501);
     fx_action(&c0, 0, 2, INI_CN_ACT_MSG, 1, 1, 0, 500, 501);
     fx_req(&c0, 0, 1, 2, 0, 1, 0, 100, 501);
-    assert_int_equal(fx_write(&i0, dir), 0);
-    assert_int_equal(fx_write(&i1, dir), 0);
-    assert_int_equal(fx_cn_write(&c0, dir, 0), 0);
-    assert_int_equal(fx_cn_write(&c1, dir, 1), 0);
+    assert_int_equal(fx_two_write(dir, &i0, &i1, &c0, &c1), 0);
     return dir;
 }
 
@@ -330,10 +338,7 @@ static char *chain_run_with(uint32_t last_parent)
     /* node 1 reached it at 50 */
     fx_action(&c1, 1, 2, INI_CN_ACT_REQ, 1, 1, 0, 51, 52);
     fx_req(&c1, 1, 1, 2, 1, 3, 0, 50, 230);
-    assert_int_equal(fx_write(&i0, dir), 0);
-    assert_int_equal(fx_write(&i1, dir), 0);
-    assert_int_equal(fx_cn_write(&c0, dir, 0), 0);
-    assert_int_equal(fx_cn_write(&c1, dir, 1), 0);
+    assert_int_equal(fx_two_write(dir, &i0, &i1, &c0, &c1), 0);
     return dir;
 }
 
@@ -463,8 +468,58 @@ static void test_graph_needs_version_2(void **state)
     fx_rmdir(dir);
 }
 
+/* ---- the replay's rules against the transport's ---- */
+
+/* The receiver's bare ACK comes with the message the replay's threshold
+ * names, for odd and even windows and the default. */
+static void test_replay_ack_threshold_matches_the_stack(void **state)
+{
+    static const int windows[] = { 5, 16, 17, 64 };
+    for (size_t k = 0; k < sizeof(windows) / sizeof(windows[0]); k++) {
+        int w = windows[k], at = replay_ack_threshold(w);
+        assert_true(at >= 1 && at <= w);
+        loop_setup(w, 32, 1);
+        for (int i = 0; i < at - 1; i++)
+            assert_int_equal(loop_send(&loop_a, (uint32_t)i, 64), 0);
+        if (ini_swp_totals(loop_b.st.swp).acks_bare != 0)
+            fail_msg("window %d: the stack acknowledged before %d messages (replay_rules.h)", w, at);
+        assert_int_equal(loop_send(&loop_a, (uint32_t)at - 1, 64), 0);
+        if (ini_swp_totals(loop_b.st.swp).acks_bare != 1)
+            fail_msg("window %d: the stack did not acknowledge at %d messages (replay_rules.h)", w, at);
+        assert_int_equal(loop_a.released, (uint32_t)at);
+        loop_run(1000000, 5);
+        assert_null(loop_check_delivered((uint32_t)at));
+        assert_int_equal(loop_teardown(), 0);
+    }
+}
+
+/* With segments, a message takes as many of the window's slots in the
+ * replay as the stack says, at the segment size a live stack reports. */
+static void test_replay_window_cost_matches_the_stack(void **state)
+{
+    loop_segmentation = 1;
+    loop_setup(16, 32, 1);
+    uint32_t seg = ini_swp_segment_bytes(loop_a.st.swp);
+    struct ini_swp_params p;
+    ini_swp_params_default(&p);
+    p.mtu = loop_cfg.stack.mtu;
+    p.seq_bits = 32;
+    p.segment = 1;
+    assert_true(seg > 0);
+    for (uint32_t len = 16; len <= 65000; len++)
+        if ((uint32_t)replay_window_cost(seg, len) != ini_swp_window_cost(&p, len))
+            fail_msg("%u bytes: the replay takes %d slots, the stack %u (segment %u bytes)", len,
+                     replay_window_cost(seg, len), ini_swp_window_cost(&p, len), seg);
+    p.segment = 0;
+    assert_int_equal(replay_window_cost(0, 65000), (int)ini_swp_window_cost(&p, 65000));
+    assert_int_equal(loop_teardown(), 0);
+    loop_segmentation = 0;
+}
+
 int main(void)
 {
+    if (loop_global_init("test_replay") < 0)
+        return 1;
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_replay_as_run),
         cmocka_unit_test(test_replay_slower_ini),
@@ -474,6 +529,8 @@ int main(void)
         cmocka_unit_test(test_critical_refuses_a_cycle),
         cmocka_unit_test(test_cn_reader_refuses),
         cmocka_unit_test(test_graph_needs_version_2),
+        cmocka_unit_test(test_replay_ack_threshold_matches_the_stack),
+        cmocka_unit_test(test_replay_window_cost_matches_the_stack),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

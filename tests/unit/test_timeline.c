@@ -45,10 +45,7 @@ static char *two_message_run(uint64_t answer_action_t0)
     fx_recv(&c0, 0, 1, 1, 2100, 2101);
     fx_action(&c0, 0, 2, INI_CN_ACT_MSG, 1, 1, 0, answer_action_t0, 2101);
     fx_req(&c0, 0, 1, 2, 0, 1, 0, 100, 2101);
-    assert_int_equal(fx_write(&i0, dir), 0);
-    assert_int_equal(fx_write(&i1, dir), 0);
-    assert_int_equal(fx_cn_write(&c0, dir, 0), 0);
-    assert_int_equal(fx_cn_write(&c1, dir, 1), 0);
+    assert_int_equal(fx_two_write(dir, &i0, &i1, &c0, &c1), 0);
     return dir;
 }
 

@@ -467,14 +467,20 @@ static void test_record_outside_run(void **state)
     fx_rmdir(dir);
 }
 
+/* An empty summary trace of INI ini, index `index` in cluster 0 of
+ * `inis` INIs (2 compute nodes), written into dir. */
+static void write_empty(const char *dir, int ini, int index, int inis)
+{
+    struct ini_trace t;
+    assert_int_equal(fx_init(&t, INI_TRACE_SUMMARY, 8, 1000000000, ini, 0, index, inis, 2, 1000, 2000), 0);
+    assert_int_equal(fx_write(&t, dir), 0);
+}
+
 static void test_cluster_size_disagreement(void **state)
 {
     char *dir = fx_mkdir();
-    struct ini_trace t;
-    assert_int_equal(fx_init(&t, INI_TRACE_SUMMARY, 8, 1000000000, 0, 0, 0, 2, 2, 1000, 2000), 0);
-    assert_int_equal(fx_write(&t, dir), 0);
-    assert_int_equal(fx_init(&t, INI_TRACE_SUMMARY, 8, 1000000000, 1, 0, 1, 3, 2, 1000, 2000), 0);
-    assert_int_equal(fx_write(&t, dir), 0);
+    write_empty(dir, 0, 0, 2);
+    write_empty(dir, 1, 1, 3);
     expect_run_error(dir, "ini1.trace", "says cluster 0 has 3 INIs, but ini0.trace (INI 0) says 2");
     fx_rmdir(dir);
 }
@@ -482,9 +488,7 @@ static void test_cluster_size_disagreement(void **state)
 static void test_missing_sibling(void **state)
 {
     char *dir = fx_mkdir();
-    struct ini_trace t;
-    assert_int_equal(fx_init(&t, INI_TRACE_SUMMARY, 8, 1000000000, 0, 0, 0, 2, 2, 1000, 2000), 0);
-    assert_int_equal(fx_write(&t, dir), 0);
+    write_empty(dir, 0, 0, 2);
     expect_run_error(dir, "ini0.trace", "cluster 0 has 2 INIs but 1 trace files");
     fx_rmdir(dir);
 }
@@ -492,11 +496,8 @@ static void test_missing_sibling(void **state)
 static void test_duplicate_index(void **state)
 {
     char *dir = fx_mkdir();
-    struct ini_trace t;
-    assert_int_equal(fx_init(&t, INI_TRACE_SUMMARY, 8, 1000000000, 0, 0, 1, 2, 2, 1000, 2000), 0);
-    assert_int_equal(fx_write(&t, dir), 0);
-    assert_int_equal(fx_init(&t, INI_TRACE_SUMMARY, 8, 1000000000, 1, 0, 1, 2, 2, 1000, 2000), 0);
-    assert_int_equal(fx_write(&t, dir), 0);
+    write_empty(dir, 0, 1, 2);
+    write_empty(dir, 1, 1, 2);
     expect_run_error(dir, "ini1.trace", "same index 1");
     fx_rmdir(dir);
 }

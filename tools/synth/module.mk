@@ -19,7 +19,7 @@ $(BIN)/ini-synth: $(OBJ)/tools/synth/ini-synth.o $(CLI_OBJ) $(CNPROG_OBJ) $(LIBI
 # The trace reader of tools/trace/ (trace_file.c, and ini/trace/trace.c for the
 # record codec).
 $(OBJ)/tools/synth/synth-queue.o: EXTRA := -Itools/trace -Itools
-$(BIN)/synth-queue: $(OBJ)/tools/synth/synth-queue.o $(OBJ)/tools/trace/trace_file.o $(OBJ)/ini/trace/trace.o $(OBJ)/ini/util/file_util.o \
+$(BIN)/synth-queue: $(OBJ)/tools/synth/synth-queue.o $(OBJ)/tools/trace/trace_file.o $(OBJ)/tools/trace/trace_load.o $(OBJ)/ini/trace/trace.o $(OBJ)/ini/util/file_util.o \
                     $(CLI_OBJ)
 	@mkdir -p $(dir $@)
 	$(CC) $(LDFLAGS) -o $@ $^ -lm

@@ -2,9 +2,10 @@
  * cn_file.c - loads cn<CLUSTER>.trace files and checks them (cn_file.h),
  * and reads the run's clock offsets (clocks.tsv).
  *
- * A file is read whole (a compute node's share of a run is a few MB), its
- * header checked field by field, then every record decoded and checked,
- * so the replay and the other tools can trust what they get.
+ * The skeleton (opening, chunks, the run's files) is trace_load.c's,
+ * shared with trace_file.c; here the format's part: its header checked
+ * field by field, then every record decoded and checked, so the replay
+ * and the other tools can trust what they get.
  */
 #include "cn_file.h"
 
@@ -18,6 +19,7 @@
 
 #include "config.h"
 #include "file_util.h"
+#include "trace_load.h"
 
 double cn_file_hz(const struct ini_cn_trace_info *in)
 {
@@ -26,15 +28,15 @@ double cn_file_hz(const struct ini_cn_trace_info *in)
     return (double)(in->end_tsc - in->start_tsc) * 1e9 / (double)(in->end_ns - in->start_ns);
 }
 
-static int check_header(struct cn_file *f, const uint8_t *h, uint64_t size, char *err, size_t errlen)
+static int check_header(void *file, const uint8_t *h, uint64_t size, char *err, size_t errlen)
 {
+    struct cn_file *f = file;
     const char *p = f->shown;
-    if (size < INI_CN_TRACE_HEADER_SIZE)
-        return ini_fail(err, errlen, "%s: truncated: %llu bytes, shorter than the %d-byte header", p,
-                    (unsigned long long)size, INI_CN_TRACE_HEADER_SIZE);
     if (memcmp(h, INI_CN_TRACE_MAGIC, 8) != 0)
         return ini_fail(err, errlen, "%s: not a compute-node trace file (bad magic)", p);
-    unsigned version = ini_trace_get16(h + 8), hs = ini_trace_get16(h + 10), rs = ini_trace_get16(h + 12);
+    struct ini_cn_trace_header hd;
+    ini_cn_trace_decode_header(h, &hd);
+    unsigned version = hd.version, hs = hd.header_size, rs = hd.record_size;
     if (version != INI_CN_TRACE_VERSION)
         return ini_fail(err, errlen, "%s: unknown format version %u (this reader knows %d)", p, version,
                     INI_CN_TRACE_VERSION);
@@ -42,19 +44,9 @@ static int check_header(struct cn_file *f, const uint8_t *h, uint64_t size, char
         return ini_fail(err, errlen, "%s: header size %u / record size %u, version %d has %d / %d", p, hs, rs,
                     INI_CN_TRACE_VERSION, INI_CN_TRACE_HEADER_SIZE, INI_CN_TRACE_RECORD_SIZE);
     struct ini_cn_trace_info *in = &f->info;
-    in->flags = ini_trace_get16(h + 14);
+    *in = hd.info;
     if (in->flags & ~INI_CN_HDR_NODE_HANDLERS)
         return ini_fail(err, errlen, "%s: unknown header flags 0x%x", p, in->flags);
-    in->cluster = (int32_t)ini_trace_get32(h + 16);
-    in->n_pes = (int32_t)ini_trace_get32(h + 20);
-    in->records = ini_trace_get64(h + 24);
-    in->dropped = ini_trace_get64(h + 32);
-    in->start_tsc = ini_trace_get64(h + 40);
-    in->start_ns = ini_trace_get64(h + 48);
-    in->end_tsc = ini_trace_get64(h + 56);
-    in->end_ns = ini_trace_get64(h + 64);
-    memcpy(in->host, h + 96, INI_TRACE_HOST_LEN);
-    in->host[INI_TRACE_HOST_LEN - 1] = '\0';
     f->n = in->records;
     uint64_t body = size - INI_CN_TRACE_HEADER_SIZE;
     if (f->n > body / INI_CN_TRACE_RECORD_SIZE || body != f->n * INI_CN_TRACE_RECORD_SIZE)
@@ -109,40 +101,51 @@ static int check_record(const struct cn_file *f, uint64_t i, const struct ini_cn
     return 0;
 }
 
-int cn_file_load_mem(struct cn_file *f, const char *path, const uint8_t *bytes, uint64_t size, char *err,
-                     size_t errlen)
+static int decode_records(void *file, uint64_t first, const uint8_t *buf, size_t m, char *err, size_t errlen)
 {
-    memset(f, 0, sizeof(*f));
-    snprintf(f->path, sizeof(f->path), "%s", path);
-    const char *slash = strrchr(path, '/');
-    snprintf(f->name, sizeof(f->name), "%s", slash ? slash + 1 : path);
-    ini_path_for_message(path, f->shown, sizeof(f->shown));
-    if (check_header(f, bytes, size, err, errlen) < 0)
-        return -1;
-    f->recs = malloc((f->n ? f->n : 1) * sizeof(*f->recs));
-    if (!f->recs)
-        return ini_fail(err, errlen, "%s: out of memory for %llu records", f->shown, (unsigned long long)f->n);
-    for (uint64_t i = 0; i < f->n; i++) {
-        ini_cn_trace_decode_rec(bytes + INI_CN_TRACE_HEADER_SIZE + i * INI_CN_TRACE_RECORD_SIZE, &f->recs[i]);
-        if (check_record(f, i, &f->recs[i], err, errlen) < 0) {
-            cn_file_free(f);
+    struct cn_file *f = file;
+    for (size_t j = 0; j < m; j++) {
+        ini_cn_trace_decode_rec(buf + j * INI_CN_TRACE_RECORD_SIZE, &f->recs[first + j]);
+        if (check_record(f, first + j, &f->recs[first + j], err, errlen) < 0)
             return -1;
-        }
     }
     return 0;
 }
 
+static long file_id(const void *file)
+{
+    return ((const struct cn_file *)file)->info.cluster;
+}
+
+static int cmp_cluster(const void *a, const void *b)
+{
+    const struct cn_file *x = a, *y = b;
+    return (x->info.cluster > y->info.cluster) - (x->info.cluster < y->info.cluster);
+}
+
+static void free_file(void *file)
+{
+    cn_file_free(file);
+}
+
+static const struct trace_format cn_format = {
+    .prefix = "cn", .id_what = "cluster",
+    .header_size = INI_CN_TRACE_HEADER_SIZE, .rec_size = INI_CN_TRACE_RECORD_SIZE, .file_size = sizeof(struct cn_file),
+    .path_off = offsetof(struct cn_file, path), .name_off = offsetof(struct cn_file, name),
+    .shown_off = offsetof(struct cn_file, shown), .n_off = offsetof(struct cn_file, n),
+    .recs_off = offsetof(struct cn_file, recs), .elem_size = sizeof(struct ini_cn_trace_rec),
+    .header = check_header, .records = decode_records, .id = file_id, .cmp = cmp_cluster, .free = free_file,
+};
+
+int cn_file_load_mem(struct cn_file *f, const char *path, const uint8_t *bytes, uint64_t size, char *err,
+                     size_t errlen)
+{
+    return trace_load_file_mem(&cn_format, f, path, bytes, size, err, errlen);
+}
+
 int cn_file_load(struct cn_file *f, const char *path, char *err, size_t errlen)
 {
-    char why[128], shown[TRACE_SHOWN_LEN];
-    ini_path_for_message(path, shown, sizeof(shown));
-    size_t size;
-    uint8_t *buf = (uint8_t *)ini_read_regular(path, -1, &size, why, sizeof(why));
-    if (!buf)
-        return ini_fail(err, errlen, "%s: %s", shown, why);
-    int rc = cn_file_load_mem(f, path, buf, size, err, errlen);
-    free(buf);
-    return rc;
+    return trace_load_file(&cn_format, f, path, err, errlen);
 }
 
 void cn_file_free(struct cn_file *f)
@@ -152,83 +155,30 @@ void cn_file_free(struct cn_file *f)
     f->n = 0;
 }
 
-static int cmp_cluster(const void *a, const void *b)
+static int load_run(struct cn_run *run, const char *dir, const struct trace_image *images, int n, char *err,
+                    size_t errlen)
 {
-    const struct cn_file *x = a, *y = b;
-    return (x->info.cluster > y->info.cluster) - (x->info.cluster < y->info.cluster);
-}
-
-/* Adds a loaded file's slot; checks its name against its header. */
-static struct cn_file *grow(struct cn_run *run, int *cap)
-{
-    if (run->n_files == *cap) {
-        int c = *cap ? 2 * *cap : 16;
-        struct cn_file *g = realloc(run->files, (size_t)c * sizeof(*g));
-        if (!g)
-            return NULL;
-        run->files = g;
-        *cap = c;
-    }
-    return &run->files[run->n_files];
-}
-
-static int finish(struct cn_run *run, int rc, char *err, size_t errlen)
-{
-    if (rc == 0) {
-        qsort(run->files, (size_t)run->n_files, sizeof(*run->files), cmp_cluster);
-        for (int i = 1; rc == 0 && i < run->n_files; i++)
-            if (run->files[i].info.cluster == run->files[i - 1].info.cluster)
-                rc = ini_fail(err, errlen, "%s: cluster %d is also in %s", run->files[i].shown,
-                          run->files[i].info.cluster, run->files[i - 1].name);
-    }
+    char shown[TRACE_SHOWN_LEN];
+    memset(run, 0, sizeof(*run));
+    ini_path_for_message(dir, shown, sizeof(shown));
+    void *files = NULL;
+    int rc = trace_load_run(&cn_format, dir, shown, images, n, &files, &run->n_files, err, errlen);
+    run->files = files;
     if (rc < 0)
         cn_run_free(run);
     return rc;
 }
 
-/* One file by name: loaded from disk (dir) or from an image. */
-static int add_file(struct cn_run *run, int *cap, const char *dir, const char *name,
-                    const struct trace_image *img, char *err, size_t errlen)
-{
-    long c = trace_name_number(name, "cn");
-    if (c < 0)
-        return 0;
-    struct cn_file *f = grow(run, cap);
-    if (!f)
-        return ini_fail(err, errlen, "%s: out of memory", dir);
-    char path[2048];
-    snprintf(path, sizeof(path), "%s/%s", dir, name);
-    int rc = img ? cn_file_load_mem(f, path, img->bytes, img->size, err, errlen) : cn_file_load(f, path, err, errlen);
-    if (rc < 0)
-        return -1;
-    run->n_files++;
-    if (f->info.cluster != c)
-        return ini_fail(err, errlen, "%s: the header says cluster %d", f->shown, f->info.cluster);
-    return 0;
-}
-
 int cn_run_load(struct cn_run *run, const char *dir, char *err, size_t errlen)
 {
-    memset(run, 0, sizeof(*run));
-    DIR *d = opendir(dir);
-    if (!d)
-        return ini_fail(err, errlen, "%s: %s", dir, strerror(errno));
-    int cap = 0, rc = 0;
-    struct dirent *e;
-    while (rc == 0 && (e = readdir(d)) != NULL)
-        rc = add_file(run, &cap, dir, e->d_name, NULL, err, errlen);
-    closedir(d);
-    return finish(run, rc, err, errlen);
+    return load_run(run, dir, NULL, 0, err, errlen);
 }
 
 int cn_run_load_mem(struct cn_run *run, const char *dir, const struct trace_image *images, int n, char *err,
                     size_t errlen)
 {
-    memset(run, 0, sizeof(*run));
-    int cap = 0, rc = 0;
-    for (int i = 0; rc == 0 && i < n; i++)
-        rc = add_file(run, &cap, dir, images[i].name, &images[i], err, errlen);
-    return finish(run, rc, err, errlen);
+    static const struct trace_image none;
+    return load_run(run, dir, images ? images : &none, n, err, errlen);   /* never the directory */
 }
 
 void cn_run_free(struct cn_run *run)

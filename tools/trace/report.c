@@ -24,8 +24,11 @@
  * run is cut there ("effective end"), and a cluster's misrouting is
  * measured only up to the earliest effective end of its INIs, where all the
  * siblings' traces are still complete.
+ *
+ * The send and receive breakdowns (tables 5.1, 5.2) are report_breakdown.c's.
  */
 #include "report.h"
+#include "report_internal.h"
 
 #include <math.h>
 #include <stdarg.h>
@@ -58,15 +61,6 @@ static void note(struct report *r, const char *fmt, ...)
     va_end(ap);
 }
 
-static double mean(double sum, uint64_t n)
-{
-    return n ? sum / (double)n : NAN;
-}
-
-static double cycles_to_ns(double cycles, uint64_t hz)
-{
-    return cycles * 1e9 / (double)hz;
-}
 
 /* ---- FIFO order, service start, occupancy, busy time ---------------- */
 
@@ -200,26 +194,9 @@ int report_service_starts(const struct trace_file *f, uint64_t *start_of)
     return 0;
 }
 
-static int work_build(struct ini_work *w, const struct trace_file *f)
+/* w's arrays for n1 records: 0, or -1 out of memory (w freed). */
+static int work_alloc(struct ini_work *w, size_t n1)
 {
-    memset(w, 0, sizeof(*w));
-    w->f = f;
-    w->n = (size_t)f->n;
-    w->start = f->info.start_tsc;
-    w->end = f->info.end_tsc;
-    if (f->dropped) {
-        /* Recording stopped when the buffer filled: beyond the last
-         * recorded done the trace knows nothing. */
-        uint64_t last = w->start;
-        for (size_t i = 0; i < w->n; i++)
-            if (trace_msg_done(&f->msgs[i]) > last)
-                last = trace_msg_done(&f->msgs[i]);
-        w->end = last;
-    }
-    size_t n1 = w->n ? w->n : 1;
-    struct order_key *key = malloc(n1 * sizeof(*key));
-    struct interval *iv = malloc(n1 * sizeof(*iv));
-    uint64_t *start_of = malloc(n1 * sizeof(uint64_t));    /* by record index */
     w->t1 = malloc(n1 * sizeof(uint64_t));
     w->s = malloc(n1 * sizeof(uint64_t));
     w->done = malloc(n1 * sizeof(uint64_t));
@@ -230,18 +207,20 @@ static int work_build(struct ini_work *w, const struct trace_file *f)
     w->busy_lo = malloc(n1 * sizeof(uint64_t));
     w->busy_hi = malloc(n1 * sizeof(uint64_t));
     w->busy_before = malloc(n1 * sizeof(double));
-    if (!key || !iv || !start_of || !w->t1 || !w->s || !w->done || !w->kind || !w->queue || !w->occ_lo ||
-        !w->occ_hi || !w->busy_lo || !w->busy_hi || !w->busy_before) {
-        free(key);
-        free(iv);
-        free(start_of);
+    if (!w->t1 || !w->s || !w->done || !w->kind || !w->queue || !w->occ_lo || !w->occ_hi || !w->busy_lo ||
+        !w->busy_hi || !w->busy_before) {
         work_free(w);
         return -1;
     }
+    return 0;
+}
 
-    service_starts(f, key, start_of);
-
-    /* FIFO order: arrival, then service start. */
+/* The records in FIFO order (arrival, then service start) into w's
+ * arrays, their processing intervals into iv, and the occupancy: the
+ * merged intervals from an arrival to its done. */
+static void work_order(struct ini_work *w, const struct trace_file *f, struct order_key *key,
+                       const uint64_t *start_of, struct interval *iv)
+{
     for (size_t i = 0; i < w->n; i++)
         key[i] = (struct order_key){ f->msgs[i].t[INI_TS_ENQUEUE], start_of[i], i };
     qsort(key, w->n, sizeof(*key), cmp_order);
@@ -265,9 +244,12 @@ static int work_build(struct ini_work *w, const struct trace_file *f)
             }
         }
     }
-    w->busy = union_length(iv, w->n, w->start, w->end);    /* sorts iv by start */
+}
 
-    /* merged processing intervals with the busy time before each */
+/* The merged processing intervals (iv sorted by start) with the busy
+ * time before each. */
+static void work_busy_intervals(struct ini_work *w, const struct interval *iv)
+{
     double before = 0;
     for (size_t k = 0; k < w->n; k++) {
         if (iv[k].hi <= iv[k].lo)
@@ -285,12 +267,43 @@ static int work_build(struct ini_work *w, const struct trace_file *f)
         before += (double)(iv[k].hi - iv[k].lo);
         w->n_busy++;
     }
-    for (size_t k = 0; k < w->n; k++)
-        w->queue[k] = w->s[k] > w->t1[k] ? busy_until(w, w->s[k]) - busy_until(w, w->t1[k]) : 0;
+}
+
+static int work_build(struct ini_work *w, const struct trace_file *f)
+{
+    memset(w, 0, sizeof(*w));
+    w->f = f;
+    w->n = (size_t)f->n;
+    w->start = f->info.start_tsc;
+    w->end = f->info.end_tsc;
+    if (f->dropped) {
+        /* Recording stopped when the buffer filled: beyond the last
+         * recorded done the trace knows nothing. */
+        uint64_t last = w->start;
+        for (size_t i = 0; i < w->n; i++)
+            if (trace_msg_done(&f->msgs[i]) > last)
+                last = trace_msg_done(&f->msgs[i]);
+        w->end = last;
+    }
+    size_t n1 = w->n ? w->n : 1;
+    struct order_key *key = malloc(n1 * sizeof(*key));
+    struct interval *iv = malloc(n1 * sizeof(*iv));
+    uint64_t *start_of = malloc(n1 * sizeof(uint64_t));    /* by record index */
+    int rc = !key || !iv || !start_of ? -1 : work_alloc(w, n1);
+    if (rc == 0) {
+        service_starts(f, key, start_of);
+        work_order(w, f, key, start_of, iv);
+        w->busy = union_length(iv, w->n, w->start, w->end);    /* sorts iv by start */
+        work_busy_intervals(w, iv);
+        for (size_t k = 0; k < w->n; k++)
+            w->queue[k] = w->s[k] > w->t1[k] ? busy_until(w, w->s[k]) - busy_until(w, w->t1[k]) : 0;
+    } else {
+        work_free(w);
+    }
     free(key);
     free(iv);
     free(start_of);
-    return 0;
+    return rc;
 }
 
 /* How long INI w stays idle from instant x on: -1 if it is not idle at x
@@ -305,161 +318,6 @@ static double idle_left(const struct ini_work *w, uint64_t x)
         return -1;
     uint64_t until = lo < w->n_occ ? w->occ_lo[lo] : w->end;
     return (double)(until - x);
-}
-
-/* ---- tables 5.1 / 5.2 ----------------------------------------------- */
-
-static uint32_t bucket_lo(uint32_t len, bool pow2)
-{
-    if (!pow2 || len == 0)
-        return len;
-    uint32_t b = 1;
-    while (len >> 1 >= b)
-        b <<= 1;
-    return b;
-}
-
-static uint32_t bucket_hi(uint32_t lo, bool pow2)
-{
-    if (!pow2 || lo == 0)
-        return lo;
-    return lo >= 0x80000000u ? UINT32_MAX : 2 * lo - 1;
-}
-
-static int cmp_u32(const void *a, const void *b)
-{
-    uint32_t x = *(const uint32_t *)a, y = *(const uint32_t *)b;
-    return (x > y) - (x < y);
-}
-
-static size_t sort_unique(uint32_t *v, size_t n)
-{
-    qsort(v, n, sizeof(*v), cmp_u32);
-    size_t u = 0;
-    for (size_t i = 0; i < n; i++)
-        if (u == 0 || v[i] != v[u - 1])
-            v[u++] = v[i];
-    return u;
-}
-
-#define KIND_OUT_OR_IN (-1)     /* for detailed_lengths: every message but local ones */
-
-/* The lengths of the messages of one kind (or KIND_OUT_OR_IN) in the run's
- * detailed traces, in a malloc'd array (never of size 0), their number in
- * *n; NULL when out of memory. */
-static uint32_t *detailed_lengths(const struct trace_run *run, int kind, size_t *n)
-{
-    size_t cap = 0;
-    for (int i = 0; i < run->n_files; i++)
-        if (run->files[i].mode == INI_TRACE_DETAILED)
-            cap += (size_t)run->files[i].n;
-    uint32_t *lens = malloc((cap ? cap : 1) * sizeof(*lens));
-    if (!lens)
-        return NULL;
-    size_t k = 0;
-    for (int i = 0; i < run->n_files; i++) {
-        const struct trace_file *f = &run->files[i];
-        if (f->mode != INI_TRACE_DETAILED)
-            continue;
-        for (uint64_t j = 0; j < f->n; j++)
-            if (kind == KIND_OUT_OR_IN ? f->msgs[j].kind != INI_TRACE_LOCAL : f->msgs[j].kind == kind)
-                lens[k++] = f->msgs[j].len;
-    }
-    *n = k;
-    return lens;
-}
-
-/* The stamps (t[from], t[to]) each column of a path's table runs between. */
-static const uint8_t send_spans[REPORT_COLS][2] = {
-    [SEND_HANDLER] = { 0, 1 }, [SEND_QUEUE] = { 1, 2 }, [SEND_WINDOW] = { 2, 3 },
-    [SEND_UDP] = { 3, 4 },     [SEND_IP] = { 4, 5 },    [SEND_TOTAL] = { 0, 5 },
-};
-static const uint8_t recv_spans[REPORT_COLS][2] = {
-    [RECV_QUEUE] = { 1, 2 },  [RECV_IP] = { 2, 3 },       [RECV_UDP] = { 3, 4 },
-    [RECV_WINDOW] = { 4, 5 }, [RECV_DELIVERY] = { 5, 6 }, [RECV_TOTAL] = { 1, 6 },
-};
-
-/* The six column values of a message for its path's table. */
-static void breakdown_columns(const struct trace_msg *m, double col[REPORT_COLS])
-{
-    const uint8_t (*span)[2] = m->kind == INI_TRACE_OUT ? send_spans : recv_spans;
-    for (int c = 0; c < REPORT_COLS; c++)
-        col[c] = (double)(m->t[span[c][1]] - m->t[span[c][0]]);
-}
-
-static void bucket_add(struct report_bucket *b, const double col[REPORT_COLS], uint64_t hz)
-{
-    b->count++;
-    for (int c = 0; c < REPORT_COLS; c++) {
-        b->cycles[c] += col[c];
-        b->ns[c] += cycles_to_ns(col[c], hz);
-    }
-}
-
-static void bucket_finish(struct report_bucket *b)
-{
-    for (int c = 0; c < REPORT_COLS; c++) {
-        b->cycles[c] = mean(b->cycles[c], b->count);
-        b->ns[c] = mean(b->ns[c], b->count);
-    }
-}
-
-static int build_breakdown(struct report_breakdown *bd, const struct trace_run *run, int kind, bool pow2)
-{
-    memset(bd, 0, sizeof(*bd));
-    size_t n;
-    uint32_t *keys = detailed_lengths(run, kind, &n);
-    if (!keys)
-        return -1;
-    for (size_t k = 0; k < n; k++)
-        keys[k] = bucket_lo(keys[k], pow2);
-    size_t u = sort_unique(keys, n);
-    bd->buckets = calloc(u ? u : 1, sizeof(*bd->buckets));
-    if (!bd->buckets) {
-        free(keys);
-        return -1;
-    }
-    bd->n_buckets = (int)u;
-    for (size_t b = 0; b < u; b++) {
-        bd->buckets[b].len_lo = keys[b];
-        bd->buckets[b].len_hi = bucket_hi(keys[b], pow2);
-    }
-    bd->all.len_lo = u ? keys[0] : 0;
-    bd->all.len_hi = u ? bucket_hi(keys[u - 1], pow2) : 0;
-    for (int i = 0; i < run->n_files; i++) {
-        const struct trace_file *f = &run->files[i];
-        if (f->mode != INI_TRACE_DETAILED)
-            continue;
-        for (uint64_t j = 0; j < f->n; j++) {
-            const struct trace_msg *m = &f->msgs[j];
-            if (m->kind != kind)
-                continue;
-            uint32_t key = bucket_lo(m->len, pow2);
-            uint32_t *at = bsearch(&key, keys, u, sizeof(*keys), cmp_u32);
-            double col[REPORT_COLS];
-            breakdown_columns(m, col);
-            bucket_add(&bd->buckets[at - keys], col, f->info.tsc_hz);
-            bucket_add(&bd->all, col, f->info.tsc_hz);
-        }
-    }
-    for (int b = 0; b < bd->n_buckets; b++)
-        bucket_finish(&bd->buckets[b]);
-    bd->n_msgs = bd->all.count;
-    bucket_finish(&bd->all);
-    free(keys);
-    return 0;
-}
-
-/* Power-of-two buckets when the detailed traces hold many distinct lengths. */
-static int choose_pow2(const struct trace_run *run, bool *pow2)
-{
-    size_t n;
-    uint32_t *lens = detailed_lengths(run, KIND_OUT_OR_IN, &n);
-    if (!lens)
-        return -1;
-    *pow2 = sort_unique(lens, n) > REPORT_MAX_DISTINCT_LENGTHS;
-    free(lens);
-    return 0;
 }
 
 /* ---- table 5.3 ------------------------------------------------------ */
@@ -754,11 +612,9 @@ static int common_policy(const struct trace_run *run, bool ini_side)
     return p;
 }
 
-int report_build(struct report *r, const struct trace_run *run, char *err, size_t errlen)
+/* The run's files counted by mode, recorded and dropped; its policies. */
+static void report_counts(struct report *r, const struct trace_run *run)
 {
-    memset(r, 0, sizeof(*r));
-    snprintf(r->dir, sizeof(r->dir), "%s", run->dir);
-    r->n_files = run->n_files;
     for (int i = 0; i < run->n_files; i++) {
         if (run->files[i].mode == INI_TRACE_DETAILED)
             r->n_detailed++;
@@ -773,82 +629,68 @@ int report_build(struct report *r, const struct trace_run *run, char *err, size_
              (unsigned long long)r->recorded);
     r->pe_policy = run->n_files ? common_policy(run, false) : -1;
     r->ini_policy = run->n_files ? common_policy(run, true) : -1;
+}
 
-    struct ini_work *w = calloc(run->n_files ? (size_t)run->n_files : 1, sizeof(*w));
-    r->inis = calloc(run->n_files ? (size_t)run->n_files : 1, sizeof(*r->inis));
-    r->clusters = calloc(run->n_files ? (size_t)run->n_files : 1, sizeof(*r->clusters));
-    int rc = (w && r->inis && r->clusters) ? 0 : -1;
-    if (rc == 0)
-        rc = choose_pow2(run, &r->pow2_buckets);
-    if (rc == 0)
-        rc = build_breakdown(&r->send, run, INI_TRACE_OUT, r->pow2_buckets);
-    if (rc == 0)
-        rc = build_breakdown(&r->recv, run, INI_TRACE_IN, r->pow2_buckets);
-    int built = 0;
-    for (; rc == 0 && built < run->n_files; built++)
-        rc = work_build(&w[built], &run->files[built]);
-    if (rc < 0) {
-        for (int i = 0; i < built; i++)
-            work_free(&w[i]);
-        free(w);
-        report_free(r);
-        snprintf(err, errlen, "%s: out of memory", run->dir);
-        return -1;
-    }
-    qsort(w, (size_t)run->n_files, sizeof(*w), cmp_work);
+/* INI k's row from its work w, its sums added to the cluster's. */
+static void report_ini_row(struct report *r, int k, const struct ini_work *w, struct perf_acc *cacc)
+{
+    const struct trace_file *f = w->f;
+    struct report_ini *ri = &r->inis[k];
+    ri->ini_id = f->info.ini_id;
+    ri->cluster_id = f->info.cluster_id;
+    ri->ini_index = f->info.ini_index;
+    snprintf(ri->file, sizeof(ri->file), "%s", f->name);
+    ri->mode = f->mode;
+    ri->dropped = f->dropped;
+    ri->tsc_hz = f->info.tsc_hz;
+    struct perf_acc a = { 0 };
+    acc_ini(&a, w);
+    ri->perf = acc_finish(&a);
+    acc_merge(cacc, &a);
+    if (f->dropped)
+        note(r, "%s: %llu messages not recorded (trace buffer full); its run is cut at its last "
+                "recorded message", f->name, (unsigned long long)f->dropped);
+}
 
-    struct perf_acc all = { 0 };
-    struct report_misroute all_mis = { 0 };
-    int *row_of = malloc(65536 * sizeof(int));
-    if (!row_of)
+static void misroute_add(struct report_misroute *all, const struct report_misroute *c)
+{
+    if (!c->applicable)
+        return;
+    all->applicable = true;
+    all->messages += c->messages;
+    all->blocked += c->blocked;
+    all->misrouted += c->misrouted;
+    all->saved_cycles += c->saved_cycles;
+    all->saved_bounded_cycles += c->saved_bounded_cycles;
+    all->busy_cycles += c->busy_cycles;
+}
+
+/* The cluster whose INIs start at w[i] (sorted by cluster): its rows, sums,
+ * misrouting and split; 0, or -1 out of memory. */
+static int report_cluster(struct report *r, struct ini_work *w, int i, struct perf_acc *all,
+                          struct report_misroute *all_mis, int *row_of, int rc)
+{
+    struct report_cluster *c = &r->clusters[r->n_clusters++];
+    c->cluster_id = w[i].f->info.cluster_id;
+    c->n_inis = w[i].f->info.cluster_inis;
+    c->n_pes = w[i].f->info.cluster_pes;
+    c->first_ini = i;
+    struct perf_acc cacc = { 0 };
+    for (int k = i; k < i + c->n_inis; k++)
+        report_ini_row(r, k, &w[k], &cacc);
+    c->perf = acc_finish(&cacc);
+    acc_merge(all, &cacc);
+    if (misroute_cluster(&c->mis, &w[i], c->n_inis) < 0)
         rc = -1;
-    else
-        memset(row_of, 0xff, 65536 * sizeof(int));   /* every int -1: no row yet */
-    r->n_inis = run->n_files;
-    for (int i = 0; i < run->n_files;) {
-        struct report_cluster *c = &r->clusters[r->n_clusters++];
-        c->cluster_id = w[i].f->info.cluster_id;
-        c->n_inis = w[i].f->info.cluster_inis;
-        c->n_pes = w[i].f->info.cluster_pes;
-        c->first_ini = i;
-        struct perf_acc cacc = { 0 };
-        for (int k = i; k < i + c->n_inis; k++) {
-            const struct trace_file *f = w[k].f;
-            struct report_ini *ri = &r->inis[k];
-            ri->ini_id = f->info.ini_id;
-            ri->cluster_id = f->info.cluster_id;
-            ri->ini_index = f->info.ini_index;
-            snprintf(ri->file, sizeof(ri->file), "%s", f->name);
-            ri->mode = f->mode;
-            ri->dropped = f->dropped;
-            ri->tsc_hz = f->info.tsc_hz;
-            struct perf_acc a = { 0 };
-            acc_ini(&a, &w[k]);
-            ri->perf = acc_finish(&a);
-            acc_merge(&cacc, &a);
-            if (f->dropped)
-                note(r, "%s: %llu messages not recorded (trace buffer full); its run is cut at its last "
-                        "recorded message", f->name, (unsigned long long)f->dropped);
-        }
-        c->perf = acc_finish(&cacc);
-        acc_merge(&all, &cacc);
-        if (misroute_cluster(&c->mis, &w[i], c->n_inis) < 0)
-            rc = -1;
-        if (c->mis.applicable) {
-            all_mis.applicable = true;
-            all_mis.messages += c->mis.messages;
-            all_mis.blocked += c->mis.blocked;
-            all_mis.misrouted += c->mis.misrouted;
-            all_mis.saved_cycles += c->mis.saved_cycles;
-            all_mis.saved_bounded_cycles += c->mis.saved_bounded_cycles;
-            all_mis.busy_cycles += c->mis.busy_cycles;
-        }
-        if (rc == 0 && split_cluster(r, c, &w[i], row_of) < 0)
-            rc = -1;
-        i += c->n_inis;
-    }
-    free(row_of);
-    r->all = acc_finish(&all);
+    misroute_add(all_mis, &c->mis);
+    if (rc == 0 && split_cluster(r, c, &w[i], row_of) < 0)
+        rc = -1;
+    return rc;
+}
+
+/* The clusters' common PE and INI counts, 0 when they differ. */
+static void report_common(struct report *r)
+{
     r->common_pes = r->n_clusters ? r->clusters[0].n_pes : 0;
     r->common_inis = r->n_clusters ? r->clusters[0].n_inis : 0;
     for (int c = 1; c < r->n_clusters; c++) {
@@ -857,10 +699,11 @@ int report_build(struct report *r, const struct trace_run *run, char *err, size_
         if (r->clusters[c].n_inis != r->common_inis)
             r->common_inis = 0;
     }
-    misroute_finish(&all_mis);
-    r->all_mis = all_mis;
-    summarise(r);
+}
 
+/* The notes on what the tables rest on: trace modes, TSC rates, buckets. */
+static void report_notes(struct report *r, const struct trace_run *run)
+{
     if (r->n_detailed == 0)
         note(r, "summary traces only: the send and receive breakdowns (tables 5.1, 5.2) need trace.mode = detailed");
     else if (r->n_summary)
@@ -880,6 +723,64 @@ int report_build(struct report *r, const struct trace_run *run, char *err, size_
     if (r->pow2_buckets)
         note(r, "more than %d distinct message lengths: lengths grouped in power-of-two buckets",
              REPORT_MAX_DISTINCT_LENGTHS);
+}
+
+/* Each file's work (w, n_files of them): the breakdowns and every INI's
+ * intervals; 0, or -1 out of memory (what was built freed). */
+static int report_work(struct report *r, const struct trace_run *run, struct ini_work *w)
+{
+    int rc = report_choose_pow2(run, &r->pow2_buckets);
+    if (rc == 0)
+        rc = report_breakdown_build(&r->send, run, INI_TRACE_OUT, r->pow2_buckets);
+    if (rc == 0)
+        rc = report_breakdown_build(&r->recv, run, INI_TRACE_IN, r->pow2_buckets);
+    int built = 0;
+    for (; rc == 0 && built < run->n_files; built++)
+        rc = work_build(&w[built], &run->files[built]);
+    if (rc < 0)
+        for (int i = 0; i < built; i++)
+            work_free(&w[i]);
+    return rc;
+}
+
+int report_build(struct report *r, const struct trace_run *run, char *err, size_t errlen)
+{
+    memset(r, 0, sizeof(*r));
+    snprintf(r->dir, sizeof(r->dir), "%s", run->dir);
+    r->n_files = run->n_files;
+    report_counts(r, run);
+
+    struct ini_work *w = calloc(run->n_files ? (size_t)run->n_files : 1, sizeof(*w));
+    r->inis = calloc(run->n_files ? (size_t)run->n_files : 1, sizeof(*r->inis));
+    r->clusters = calloc(run->n_files ? (size_t)run->n_files : 1, sizeof(*r->clusters));
+    int rc = (w && r->inis && r->clusters) ? 0 : -1;
+    if (rc == 0)
+        rc = report_work(r, run, w);
+    if (rc < 0) {
+        free(w);
+        report_free(r);
+        snprintf(err, errlen, "%s: out of memory", run->dir);
+        return -1;
+    }
+    qsort(w, (size_t)run->n_files, sizeof(*w), cmp_work);
+
+    struct perf_acc all = { 0 };
+    struct report_misroute all_mis = { 0 };
+    int *row_of = malloc(65536 * sizeof(int));
+    if (!row_of)
+        rc = -1;
+    else
+        memset(row_of, 0xff, 65536 * sizeof(int));   /* every int -1: no row yet */
+    r->n_inis = run->n_files;
+    for (int i = 0; i < run->n_files; i += r->clusters[r->n_clusters - 1].n_inis)
+        rc = report_cluster(r, w, i, &all, &all_mis, row_of, rc);
+    free(row_of);
+    r->all = acc_finish(&all);
+    report_common(r);
+    misroute_finish(&all_mis);
+    r->all_mis = all_mis;
+    summarise(r);
+    report_notes(r, run);
 
     for (int i = 0; i < run->n_files; i++)
         work_free(&w[i]);

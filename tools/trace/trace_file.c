@@ -1,8 +1,9 @@
 /*
  * trace_file.c - loads ini<ID>.trace files and checks them (trace_file.h).
  *
- * A file is read whole, its header checked field by field, then every
- * record decoded and checked, so the report code can trust what it gets:
+ * The skeleton is trace_load.c's, shared with cn_file.c; here the
+ * format's part: its header checked field by field, then every record
+ * decoded and checked, so the report code can trust what it gets:
  * each record has the stamps its kind and the file's mode promise, in time
  * order, inside the run's [start, end].  Run-level checks then compare the
  * headers of the files of one cluster.
@@ -19,6 +20,7 @@
 
 #include "config.h"
 #include "file_util.h"
+#include "trace_load.h"
 
 static const char *kind_name(int kind)
 {
@@ -52,12 +54,15 @@ static int required_stamps(int kind, int mode, int idx[INI_TS_COUNT])
     return n;
 }
 
-static int check_header(struct trace_file *f, const uint8_t *h, uint64_t size, char *err, size_t errlen)
+static int check_header(void *file, const uint8_t *h, uint64_t size, char *err, size_t errlen)
 {
+    struct trace_file *f = file;
     const char *p = f->shown;
     if (memcmp(h, INI_TRACE_MAGIC, INI_TRACE_MAGIC_LEN) != 0)
         return ini_fail(err, errlen, "%s: not an INI trace file (bad magic)", p);
-    unsigned version = ini_trace_get16(h + 8), header_size = ini_trace_get16(h + 10), record_size = ini_trace_get16(h + 12);
+    struct ini_trace_header hd;
+    ini_trace_decode_header(h, &hd);
+    unsigned version = hd.version, header_size = hd.header_size, record_size = hd.record_size;
     if (version < 1 || version > INI_TRACE_VERSION)
         return ini_fail(err, errlen, "%s: unknown format version %u (this reader knows 1 to %d)", p, version,
                         INI_TRACE_VERSION);
@@ -65,29 +70,13 @@ static int check_header(struct trace_file *f, const uint8_t *h, uint64_t size, c
     if (header_size != INI_TRACE_HEADER_SIZE || record_size != INI_TRACE_RECORD_SIZE)
         return ini_fail(err, errlen, "%s: header size %u / record size %u, version %u has %d / %d", p,
                         header_size, record_size, version, INI_TRACE_HEADER_SIZE, INI_TRACE_RECORD_SIZE);
-    f->mode = ini_trace_get16(h + 14);
+    f->mode = hd.mode;
     if (f->mode != INI_TRACE_SUMMARY && f->mode != INI_TRACE_DETAILED)
         return ini_fail(err, errlen, "%s: unknown trace mode %d", p, f->mode);
     struct ini_trace_info *in = &f->info;
-    in->tsc_hz = ini_trace_get64(h + 16);
-    in->ini_id = (int32_t)ini_trace_get32(h + 24);
-    in->cluster_id = (int32_t)ini_trace_get32(h + 28);
-    in->ini_index = (int32_t)ini_trace_get32(h + 32);
-    in->cluster_inis = (int32_t)ini_trace_get32(h + 36);
-    in->cluster_pes = (int32_t)ini_trace_get32(h + 40);
-    in->pe_policy = (int8_t)h[44];
-    in->ini_policy = (int8_t)h[45];
-    f->n = ini_trace_get64(h + 48);
-    f->dropped = ini_trace_get64(h + 56);
-    in->start_tsc = ini_trace_get64(h + 64);
-    in->end_tsc = ini_trace_get64(h + 72);
-    if (version >= 2) {
-        in->start_ns = ini_trace_get64(h + 80);
-        in->O_ns = ini_trace_get32(h + 88);
-        in->O_exp = h[92] != 0;
-        memcpy(in->host, h + 96, INI_TRACE_HOST_LEN);
-        in->host[INI_TRACE_HOST_LEN - 1] = '\0';
-    }
+    *in = hd.info;
+    f->n = hd.n;
+    f->dropped = hd.dropped;
 
     uint64_t body = size - INI_TRACE_HEADER_SIZE;
     if (f->n > body / INI_TRACE_RECORD_SIZE || body != f->n * INI_TRACE_RECORD_SIZE)
@@ -165,51 +154,15 @@ static int check_record(const struct trace_file *f, uint64_t i, const struct ini
     return 0;
 }
 
-/* Names f after path (for messages), as both loaders do. */
-static void name_file(struct trace_file *f, const char *path)
+static int decode_records(void *file, uint64_t first, const uint8_t *buf, size_t m, char *err, size_t errlen)
 {
-    memset(f, 0, sizeof(*f));
-    snprintf(f->path, sizeof(f->path), "%s", path);
-    const char *slash = strrchr(path, '/');
-    snprintf(f->name, sizeof(f->name), "%s", slash ? slash + 1 : path);
-    ini_path_for_message(path, f->shown, sizeof(f->shown));
-}
-
-/* The header of a file of size bytes: checked, and the records' array
- * allocated (f->msgs, freed by trace_file_free). */
-static int begin_file(struct trace_file *f, const uint8_t *header, uint64_t size, char *err, size_t errlen)
-{
-    if (size < INI_TRACE_HEADER_SIZE)
-        return ini_fail(err, errlen, "%s: truncated: %llu bytes, shorter than the %d-byte header", f->shown,
-                        (unsigned long long)size, INI_TRACE_HEADER_SIZE);
-    if (check_header(f, header, size, err, errlen) < 0)
-        return -1;
-    f->msgs = calloc(f->n ? f->n : 1, sizeof(*f->msgs));
-    if (!f->msgs)
-        return ini_fail(err, errlen, "%s: out of memory for %llu records", f->shown, (unsigned long long)f->n);
-    return 0;
-}
-
-/* A version-1 record: 32-bit length and queue length at 8 and 12, no
- * sequence number; everything else as version 2. */
-static void decode_rec_v1(const uint8_t *in, struct ini_trace_rec *r, uint32_t *len, uint32_t *qlen)
-{
-    ini_trace_decode_rec(in, r);
-    *len = ini_trace_get32(in + 8);
-    *qlen = ini_trace_get32(in + 12);
-    r->seq = 0;
-}
-
-/* Records first .. first+m-1, encoded in buf, decoded and checked. */
-static int decode_records(struct trace_file *f, uint64_t first, const uint8_t *buf, size_t m, char *err,
-                          size_t errlen)
-{
+    struct trace_file *f = file;
     for (size_t j = 0; j < m; j++) {
         struct ini_trace_rec r;
         const uint8_t *in = buf + j * INI_TRACE_RECORD_SIZE;
         uint32_t len = 0, qlen = 0;
         if (f->version == 1)
-            decode_rec_v1(in, &r, &len, &qlen);
+            ini_trace_decode_rec_v1(in, &r, &len, &qlen);
         else
             ini_trace_decode_rec(in, &r);
         if (check_record(f, first + j, &r, &f->msgs[first + j], err, errlen) < 0)
@@ -222,68 +175,36 @@ static int decode_records(struct trace_file *f, uint64_t first, const uint8_t *b
     return 0;
 }
 
+static long file_id(const void *file)
+{
+    return ((const struct trace_file *)file)->info.ini_id;
+}
+
+static int cmp_file_by_id(const void *a, const void *b);
+
+static void free_file(void *file)
+{
+    trace_file_free(file);
+}
+
+static const struct trace_format ini_format = {
+    .prefix = "ini", .id_what = "INI",
+    .header_size = INI_TRACE_HEADER_SIZE, .rec_size = INI_TRACE_RECORD_SIZE, .file_size = sizeof(struct trace_file),
+    .path_off = offsetof(struct trace_file, path), .name_off = offsetof(struct trace_file, name),
+    .shown_off = offsetof(struct trace_file, shown), .n_off = offsetof(struct trace_file, n),
+    .recs_off = offsetof(struct trace_file, msgs), .elem_size = sizeof(struct trace_msg),
+    .header = check_header, .records = decode_records, .id = file_id, .cmp = cmp_file_by_id, .free = free_file,
+};
+
 int trace_file_load(struct trace_file *f, const char *path, char *err, size_t errlen)
 {
-    name_file(f, path);
-    const char *shown = f->shown;
-
-    /* Never blocks: a FIFO under a trace file's name is refused, not read. */
-    char why[128];
-    int fd = ini_open_regular(path, -1, why, sizeof(why));
-    if (fd < 0)
-        return ini_fail(err, errlen, "%s: %s", shown, why);
-    FILE *fp = fdopen(fd, "rb");
-    struct stat st;
-    if (!fp || fstat(fd, &st) != 0) {
-        int e = errno;
-        if (fp)
-            fclose(fp);
-        else
-            close(fd);
-        return ini_fail(err, errlen, "%s: %s", shown, strerror(e));
-    }
-    uint64_t size = (uint64_t)st.st_size;
-    uint8_t header[INI_TRACE_HEADER_SIZE];
-    if (size >= INI_TRACE_HEADER_SIZE && fread(header, sizeof(header), 1, fp) != 1) {
-        fclose(fp);
-        return ini_fail(err, errlen, "%s: cannot read the header", shown);
-    }
-    if (begin_file(f, header, size, err, errlen) < 0) {
-        fclose(fp);
-        trace_file_free(f);
-        return -1;
-    }
-    /* Read in chunks: a file of a million records need not be in memory
-     * twice. */
-    enum { CHUNK = 4096 };
-    uint8_t *buf = malloc((size_t)CHUNK * INI_TRACE_RECORD_SIZE);
-    int rc = buf ? 0 : ini_fail(err, errlen, "%s: out of memory", shown);
-    for (uint64_t i = 0; rc == 0 && i < f->n; i += CHUNK) {
-        size_t m = f->n - i < CHUNK ? (size_t)(f->n - i) : CHUNK;
-        if (fread(buf, INI_TRACE_RECORD_SIZE, m, fp) != m)
-            rc = ini_fail(err, errlen, "%s: read error after %llu records", shown, (unsigned long long)i);
-        else
-            rc = decode_records(f, i, buf, m, err, errlen);
-    }
-    free(buf);
-    fclose(fp);
-    if (rc < 0) {
-        trace_file_free(f);
-        return -1;
-    }
-    return 0;
+    return trace_load_file(&ini_format, f, path, err, errlen);
 }
 
 int trace_file_load_mem(struct trace_file *f, const char *path, const uint8_t *bytes, uint64_t size,
                         char *err, size_t errlen)
 {
-    name_file(f, path);
-    if (begin_file(f, bytes, size, err, errlen) < 0 ||
-        decode_records(f, 0, bytes + INI_TRACE_HEADER_SIZE, (size_t)f->n, err, errlen) < 0) {
-        trace_file_free(f);
-        return -1;
-    }
-    return 0;
+    return trace_load_file_mem(&ini_format, f, path, bytes, size, err, errlen);
 }
 
 void trace_file_free(struct trace_file *f)
@@ -346,93 +267,40 @@ static int check_clusters(const struct trace_run *run, char *err, size_t errlen)
     return 0;
 }
 
-/* Room for one more file in run->files. */
-static struct trace_file *next_file(struct trace_run *run, int *cap, char *err, size_t errlen)
-{
-    if (run->n_files == *cap) {
-        int grown_cap = *cap ? 2 * *cap : 16;
-        struct trace_file *grown = realloc(run->files, (size_t)grown_cap * sizeof(*grown));
-        if (!grown) {
-            ini_fail(err, errlen, "%s: out of memory", run->shown);
-            return NULL;
-        }
-        run->files = grown;
-        *cap = grown_cap;
-    }
-    return &run->files[run->n_files];
-}
-
 /* The checks between files once all are loaded; frees the run on failure. */
 static int finish_run(struct trace_run *run, int rc, char *err, size_t errlen)
 {
     if (rc == 0 && run->n_files == 0)
         rc = ini_fail(err, errlen, "%s: no ini<ID>.trace files", run->shown);
-    if (rc == 0) {
-        qsort(run->files, (size_t)run->n_files, sizeof(*run->files), cmp_file_by_id);
-        for (int i = 1; rc == 0 && i < run->n_files; i++)
-            if (run->files[i].info.ini_id == run->files[i - 1].info.ini_id)
-                rc = ini_fail(err, errlen, "%s: INI %d is also in %s", run->files[i].shown,
-                              run->files[i].info.ini_id, run->files[i - 1].name);
-        if (rc == 0)
-            rc = check_clusters(run, err, errlen);
-    }
+    if (rc == 0)
+        rc = check_clusters(run, err, errlen);
     if (rc < 0)
         trace_run_free(run);
     return rc;
 }
 
-static void name_run(struct trace_run *run, const char *dir)
+static int load_run(struct trace_run *run, const char *dir, const struct trace_image *images, int n, char *err,
+                    size_t errlen)
 {
     memset(run, 0, sizeof(*run));
     snprintf(run->dir, sizeof(run->dir), "%s", dir);
     ini_path_for_message(dir, run->shown, sizeof(run->shown));
-}
-
-/* Adds the trace file `name` of the run in dir, if it is named like one
- * (ini<ID>.trace; anything else is passed over): read from the directory,
- * or from image when given.  0, or -1 with the error in err. */
-static int add_file(struct trace_run *run, int *cap, const char *dir, const char *name,
-                    const struct trace_image *image, char *err, size_t errlen)
-{
-    long id = trace_name_number(name, "ini");
-    if (id < 0)
-        return 0;
-    struct trace_file *f = next_file(run, cap, err, errlen);
-    if (!f)
-        return -1;
-    char path[2048];
-    snprintf(path, sizeof(path), "%s/%s", dir, name);
-    if ((image ? trace_file_load_mem(f, path, image->bytes, image->size, err, errlen)
-               : trace_file_load(f, path, err, errlen)) < 0)
-        return -1;
-    run->n_files++;
-    if (f->info.ini_id != id)
-        return ini_fail(err, errlen, "%s: the header says INI %d", f->shown, f->info.ini_id);
-    return 0;
+    void *files = NULL;
+    int rc = trace_load_run(&ini_format, dir, run->shown, images, n, &files, &run->n_files, err, errlen);
+    run->files = files;
+    return finish_run(run, rc, err, errlen);
 }
 
 int trace_run_load(struct trace_run *run, const char *dir, char *err, size_t errlen)
 {
-    name_run(run, dir);
-    DIR *d = opendir(dir);
-    if (!d)
-        return ini_fail(err, errlen, "%s: %s", run->shown, strerror(errno));
-    int cap = 0, rc = 0;
-    struct dirent *e;
-    while (rc == 0 && (e = readdir(d)) != NULL)
-        rc = add_file(run, &cap, dir, e->d_name, NULL, err, errlen);
-    closedir(d);
-    return finish_run(run, rc, err, errlen);
+    return load_run(run, dir, NULL, 0, err, errlen);
 }
 
 int trace_run_load_mem(struct trace_run *run, const char *dir, const struct trace_image *images, int n,
                        char *err, size_t errlen)
 {
-    name_run(run, dir);
-    int cap = 0, rc = 0;
-    for (int i = 0; rc == 0 && i < n; i++)
-        rc = add_file(run, &cap, dir, images[i].name, &images[i], err, errlen);
-    return finish_run(run, rc, err, errlen);
+    static const struct trace_image none;
+    return load_run(run, dir, images ? images : &none, n, err, errlen);   /* never the directory */
 }
 
 void trace_run_free(struct trace_run *run)

@@ -113,4 +113,13 @@ static inline int fx_two_clusters(struct ini_trace *i0, struct ini_trace *i1, st
     return ini_cn_trace_init(c0, 64) == 0 && ini_cn_trace_init(c1, 64) == 0 ? 0 : -1;
 }
 
+/* The four traces of fx_two_clusters written into dir: 0, or -1. */
+static inline int fx_two_write(const char *dir, struct ini_trace *i0, struct ini_trace *i1, struct ini_cn_trace *c0,
+                               struct ini_cn_trace *c1)
+{
+    if (fx_write(i0, dir) != 0 || fx_write(i1, dir) != 0)
+        return -1;
+    return fx_cn_write(c0, dir, 0) == 0 && fx_cn_write(c1, dir, 1) == 0 ? 0 : -1;
+}
+
 #endif

@@ -31,14 +31,10 @@ static bool earlier(const struct event *a, const struct event *b)
 
 int sim_push(struct replay *r, double t, int type, int idx)
 {
-    if (r->n_heap == r->cap_heap) {
-        size_t cap = r->cap_heap ? 2 * r->cap_heap : 4096;
-        struct event *h = realloc(r->heap, cap * sizeof(*h));
-        if (!h)
-            return -1;
-        r->heap = h;
-        r->cap_heap = cap;
-    }
+    struct event *h = replay_grow(r->heap, r->n_heap, &r->cap_heap, sizeof(*h), 4096);
+    if (!h)
+        return -1;
+    r->heap = h;
     size_t i = r->n_heap++;
     r->heap[i] = (struct event){ t, r->seq++, type, idx };
     while (i > 0 && earlier(&r->heap[i], &r->heap[(i - 1) / 2])) {
@@ -121,14 +117,10 @@ static int pick_in(struct replay *r, int from, int m)
 static int arrive(struct replay *r, int ini, struct item it, double lam, double now)
 {
     struct ini_sim *x = &r->inis[ini];
-    if (x->n_wait == x->cap_wait) {
-        int cap = x->cap_wait ? 2 * x->cap_wait : 64;
-        struct item *w = realloc(x->wait, (size_t)cap * sizeof(*w));
-        if (!w)
-            return -1;
-        x->wait = w;
-        x->cap_wait = cap;
-    }
+    struct item *w = replay_grow(x->wait, (size_t)x->n_wait, &x->cap_wait, sizeof(*w), 64);
+    if (!w)
+        return -1;
+    x->wait = w;
     x->wait[x->n_wait++] = it;
     if (x->busy)
         return 0;
@@ -148,14 +140,10 @@ static int cmp_item(const void *a, const void *b)
 
 static int record(struct ini_sim *x, const struct out_rec *o)
 {
-    if (x->n_recs == x->cap_recs) {
-        size_t cap = x->cap_recs ? 2 * x->cap_recs : 1024;
-        struct out_rec *n = realloc(x->recs, cap * sizeof(*n));
-        if (!n)
-            return -1;
-        x->recs = n;
-        x->cap_recs = cap;
-    }
+    struct out_rec *n = replay_grow(x->recs, x->n_recs, &x->cap_recs, sizeof(*n), 1024);
+    if (!n)
+        return -1;
+    x->recs = n;
     x->recs[x->n_recs++] = *o;
     return 0;
 }
@@ -302,6 +290,54 @@ static int on_action_start(struct replay *r, int a, double now)
     return rc;
 }
 
+/* A message's sending INI is done with it: on to the wire, or served
+ * here (a message within the cluster) and its record given back. */
+static int on_out_done(struct replay *r, int msg, double now)
+{
+    const struct rg_msg *m = &r->g->msgs[msg];
+    atomic_fetch_add(&r->inis[r->ms[msg].out_ini].processed, 1);
+    if (m->in_file >= 0)
+        return r->inis[r->ms[msg].out_ini].flush_at_end ? 0 : sim_push(r, now + r->wire, EV_IN_AVAIL, msg);
+    if (m->action >= 0)
+        sim_resolve(r, m->action, now);
+    return replay_flow_release(r, msg, now);      /* served here: its record goes back */
+}
+
+/* The receiving INI delivered a message: the load it carried seen, its
+ * action resolved, the receiver's acks counted. */
+static int on_in_done(struct replay *r, int msg, double now)
+{
+    struct m_sim *ms = &r->ms[msg];
+    struct ini_sim *x = &r->inis[ms->in_ini];
+    atomic_fetch_sub(&x->inbound, 1);
+    atomic_fetch_add(&x->processed, 1);
+    x->lb.peer_load[ms->out_ini] = (uint32_t)(ms->carried_load > UINT32_MAX ? UINT32_MAX : ms->carried_load);
+    if (r->g->msgs[msg].action >= 0)
+        sim_resolve(r, r->g->msgs[msg].action, now);
+    return replay_flow_delivered(r, msg, now);
+}
+
+/* A request completed: the requests that follow it are made as far after
+ * it as in the run. */
+static int on_req_complete(struct replay *r, int q, double now)
+{
+    const struct run_graph *g = r->g;
+    int rc = 0;
+    r->req_complete[q] = now;
+    for (int k = r->req_next.first[q]; k < r->req_next.first[q + 1]; k++) {
+        int s = r->req_next.idx[k], pe = g->reqs[q].pe;
+        double at = now + (g->reqs[s].submit - g->reqs[q].complete);
+        rc |= sim_push(r, at, EV_REQ_SUBMIT, s);
+        /* Node mode: the node's thread computes until then and takes
+         * no action meanwhile. */
+        if (r->node_mode && g->reqs[s].pe == pe && pe >= 0 && pe < r->n_srv && at > r->srv[pe].blocked_until) {
+            r->srv[pe].blocked_until = at;
+            rc |= sim_push(r, at, EV_SERVER_UNBLOCK, pe);
+        }
+    }
+    return rc;
+}
+
 static int on_event(struct replay *r, const struct event *e)
 {
     const struct run_graph *g = r->g;
@@ -316,31 +352,16 @@ static int on_event(struct replay *r, const struct event *e)
             return turn(r, e->idx, now);
         r->inis[e->idx].busy = false;
         return 0;
-    case EV_OUT_DONE: {
-        const struct rg_msg *m = &g->msgs[e->idx];
-        atomic_fetch_add(&r->inis[r->ms[e->idx].out_ini].processed, 1);
-        if (m->in_file >= 0)
-            return r->inis[r->ms[e->idx].out_ini].flush_at_end ? 0 : sim_push(r, now + r->wire, EV_IN_AVAIL, e->idx);
-        if (m->action >= 0)
-            sim_resolve(r, m->action, now);
-        return replay_flow_release(r, e->idx, now);      /* served here: its record goes back */
-    }
+    case EV_OUT_DONE:
+        return on_out_done(r, e->idx, now);
     case EV_IN_AVAIL: {
         struct m_sim *ms = &r->ms[e->idx];
         atomic_fetch_add(&r->inis[ms->in_ini].inbound, 1);
         struct item it = { .msg = e->idx, .ack = -1, .in = true, .avail = now };
         return arrive(r, ms->in_ini, it, ms->lam_i >= 0 ? ms->lam_i : r->lam_i_med, now);
     }
-    case EV_IN_DONE: {
-        struct m_sim *ms = &r->ms[e->idx];
-        struct ini_sim *x = &r->inis[ms->in_ini];
-        atomic_fetch_sub(&x->inbound, 1);
-        atomic_fetch_add(&x->processed, 1);
-        x->lb.peer_load[ms->out_ini] = (uint32_t)(ms->carried_load > UINT32_MAX ? UINT32_MAX : ms->carried_load);
-        if (g->msgs[e->idx].action >= 0)
-            sim_resolve(r, g->msgs[e->idx].action, now);
-        return replay_flow_delivered(r, e->idx, now);
-    }
+    case EV_IN_DONE:
+        return on_in_done(r, e->idx, now);
     case EV_ACK_AVAIL: {
         struct item it = { .msg = -1, .ack = e->idx, .in = true, .avail = now };
         return arrive(r, r->acks[e->idx].conn / r->n_inis, it, r->lam_i_med, now);
@@ -365,22 +386,8 @@ static int on_event(struct replay *r, const struct event *e)
         if (g->reqs[e->idx].pickup >= 0)
             sim_resolve(r, g->reqs[e->idx].pickup, now);
         return 0;
-    case EV_REQ_COMPLETE: {
-        int q = e->idx, rc = 0;
-        r->req_complete[q] = now;
-        for (int k = r->req_next.first[q]; k < r->req_next.first[q + 1]; k++) {
-            int s = r->req_next.idx[k], pe = g->reqs[q].pe;
-            double at = now + (g->reqs[s].submit - g->reqs[q].complete);
-            rc |= sim_push(r, at, EV_REQ_SUBMIT, s);
-            /* Node mode: the node's thread computes until then and takes
-             * no action meanwhile. */
-            if (r->node_mode && g->reqs[s].pe == pe && pe >= 0 && pe < r->n_srv && at > r->srv[pe].blocked_until) {
-                r->srv[pe].blocked_until = at;
-                rc |= sim_push(r, at, EV_SERVER_UNBLOCK, pe);
-            }
-        }
-        return rc;
-    }
+    case EV_REQ_COMPLETE:
+        return on_req_complete(r, e->idx, now);
     }
     return 0;
 }

@@ -1,7 +1,8 @@
 /*
  * replay_flow.c - what the replay takes from an INI's loop beyond the
  * messages' own services (replay_internal.h): the transport's window and
- * its acks, and the cost of a turn itself.
+ * its acks, and the cost of a turn itself.  The rules it shares with the
+ * daemon and the stack are replay_rules.h's.
  *
  * Both come from the run's counters (ini<ID>.counters.json beside each
  * trace, written by inid when it stops), not from the trace: the window
@@ -15,10 +16,11 @@
  * so does every later message for that connection (inid_loop.c's stall
  * list), while others go on; the waiting ones are tried again at the
  * start of each turn.  A compute node's records stay in its ring until
- * acknowledged, and the INI takes none more than 64 past the oldest it
- * holds (inid_loop.c poll_pes): a node whose messages wait for one full
- * window holds back its messages to every other INI too.  The receiver acknowledges at once when half a
- * window waits, on its ACK timer otherwise, or on its own next message to
+ * acknowledged, and the INI takes none more than INID_RING_INFLIGHT past
+ * the oldest it holds (inid_loop.c poll_pes): a node whose messages wait
+ * for one full window holds back its messages to every other INI too.
+ * The receiver acknowledges at once when half a window waits, on its ACK
+ * timer otherwise, or on its own next message to
  * the sender (piggy-backed); an ack leaves when its turn ends (a turn
  * without O sends what it made then) and its slots come free when the
  * sender's loop takes the frame.
@@ -39,6 +41,7 @@
 
 #include "am_hdr.h"
 #include "file_util.h"
+#include "replay_rules.h"
 
 /* ---- the run's counters ---- */
 
@@ -102,7 +105,7 @@ static int counter_get(const struct counters *c, const char *group, const char *
  * absent, -1 on a bad one. */
 static int flow_of_ini(const struct counters *c, double *w, double *ack_us, double *seg, char *err, size_t errlen)
 {
-    int rc = counter_get(c, "stack", "window", 1, INI_WINDOW_LIMIT, w, err, errlen);
+    int rc = counter_get(c, "stack", "window", 1, REPLAY_WINDOW_LIMIT, w, err, errlen);
     if (rc == 1)
         rc = counter_get(c, "stack", "ack_timeout_us", 0, 1e9, ack_us, err, errlen);
     if (rc == 1)
@@ -183,7 +186,7 @@ int replay_flow_setup(struct replay *r, char *err, size_t errlen)
         return ini_fail(err, errlen, "out of memory");
     for (int m = 0; m < g->n_msgs; m++) {
         uint32_t len = g->msgs[m].len + (uint32_t)sizeof(struct ini_am_hdr);
-        r->ms[m].slots = seg >= 1 && len > seg ? (int)ceil(len / seg) : 1;
+        r->ms[m].slots = replay_window_cost((uint32_t)seg, len);
         if (r->ms[m].slots > window)
             r->ms[m].slots = window;
     }
@@ -206,8 +209,6 @@ void replay_flow_free(struct replay *r)
 
 /* ---- the compute nodes' rings ---- */
 
-#define RING_INFLIGHT 64        /* inid.h's INID_RING_INFLIGHT */
-
 static struct ring_sim *ring_of(struct replay *r, int msg)
 {
     return &r->rings[r->ms[msg].out_ini * r->g->max_pe + r->g->msgs[msg].src_pe];
@@ -220,7 +221,7 @@ int replay_flow_submit(struct replay *r, int msg, double now)
     struct ring_sim *q = ring_of(r, msg);
     if (fifo_push(&q->q, msg) < 0)
         return -1;
-    if (q->taken != q->q.tail - 1 || q->taken - q->q.head >= RING_INFLIGHT)
+    if (q->taken != q->q.tail - 1 || q->taken - q->q.head >= REPLAY_RING_INFLIGHT)
         return 0;                               /* behind what the INI may not take yet */
     q->taken++;
     return sim_take(r, msg, now);
@@ -235,7 +236,7 @@ int replay_flow_release(struct replay *r, int msg, double now)
     while (q->q.head != q->taken && r->ms[fifo_at(&q->q, q->q.head)].released)
         q->q.head++;
     int rc = 0;
-    while (rc == 0 && q->taken != q->q.tail && q->taken - q->q.head < RING_INFLIGHT)
+    while (rc == 0 && q->taken != q->q.tail && q->taken - q->q.head < REPLAY_RING_INFLIGHT)
         rc = sim_take(r, fifo_at(&q->q, q->taken++), now);
     return rc;
 }
@@ -244,14 +245,10 @@ int replay_flow_release(struct replay *r, int msg, double now)
 
 static int new_ack(struct replay *r, int conn, int slots)
 {
-    if (r->n_acks == r->cap_acks) {
-        int cap = r->cap_acks ? 2 * r->cap_acks : 1024;
-        struct ack_sim *a = realloc(r->acks, (size_t)cap * sizeof(*a));
-        if (!a)
-            return -1;
-        r->acks = a;
-        r->cap_acks = cap;
-    }
+    struct ack_sim *a = replay_grow(r->acks, (size_t)r->n_acks, &r->cap_acks, sizeof(*a), 1024);
+    if (!a)
+        return -1;
+    r->acks = a;
     r->acks[r->n_acks] = (struct ack_sim){ conn, slots };
     return r->n_acks++;
 }
@@ -337,7 +334,7 @@ int replay_flow_delivered(struct replay *r, int msg, double now)
     int conn = ms->out_ini * r->n_inis + ms->in_ini;
     struct conn_sim *c = &r->conns[conn];
     c->unacked += ms->slots;
-    if (c->unacked >= (r->window + 1) / 2)
+    if (c->unacked >= replay_ack_threshold(r->window))
         return bare_ack(r, conn, now);
     if (c->ack_timer)
         return 0;

@@ -71,7 +71,8 @@ struct ini_sim {
     int cluster, index;
     bool flush_at_end;          /* no O: what a turn made leaves when the turn ends (inid_loop.c) */
     struct item *wait;
-    int n_wait, cap_wait;
+    int n_wait;
+    size_t cap_wait;
     bool busy;                  /* a turn is coming or running */
     double until;               /* the end of the last service */
     double turn_cost;           /* a turn's own cost (replay_flow.c), ns */
@@ -81,6 +82,21 @@ struct ini_sim {
     _Atomic uint32_t inbound;
     struct ini_lb_conn lb;
 };
+
+/* The array v (*cap elements of size bytes) with room for element n:
+ * v itself, or v grown to twice its size (first elements at first) with
+ * *cap updated; NULL out of memory, v and *cap left as they were.  The
+ * replay's growing arrays (its events, waits, acks, output records). */
+static inline void *replay_grow(void *v, size_t n, size_t *cap, size_t size, size_t first)
+{
+    if (n < *cap)
+        return v;
+    size_t c = *cap ? 2 * *cap : first;
+    void *g = realloc(v, c * size);
+    if (g)
+        *cap = c;
+    return g;
+}
 
 /* A queue of ints that grows; head and tail count from the start and
  * keep their values when it grows (ring_sim.taken is such an index). */
@@ -203,7 +219,8 @@ struct replay {
     struct conn_sim *conns;     /* [out * n_inis + in] */
     struct ring_sim *rings;     /* [out * max_pe + src_pe] */
     struct ack_sim *acks;
-    int n_acks, cap_acks;
+    int n_acks;
+    size_t cap_acks;
     int *turn_out;              /* a turn's messages that left for the network (each message once) */
     bool as_run;                /* INI count and policy as the run's: the run's INIs */
     struct event *heap;
