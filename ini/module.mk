@@ -10,7 +10,8 @@
 #   vtime/   the virtual-time mode's machine: the clocks of the emulated
 #            processors, the order of their events, the cost model
 #   cn/      the compute-node library: ini_cn (the API), fabric (sleep and
-#            wake), ring, segment (the rings between compute nodes and INIs)
+#            wake), ring, segment (the rings between compute nodes and INIs),
+#            cn_barrier and cn_work (the barrier and compute bursts)
 #   daemon/  inid: the per-lcore loop, ports, knobs, state, telemetry,
 #            capture, EAL arguments
 #
