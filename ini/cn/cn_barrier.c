@@ -170,8 +170,9 @@ int ini_cn_barrier(struct ini_pe *pe, uint64_t stall_us)
         submit = ini_cn_trace_tsc();
         req = ini_cn_trace_req_id(cn);
         act = ini_cn_trace_action_id(cn);
-        ini_cn_trace_action(tr, INI_CN_ACT_REQ, (uint16_t)ini_pe_id(pe), (uint16_t)ini_pe_id(pe), act, req, 0,
-                            ini_cn_trace_tsc(), ini_cn_trace_tsc());
+        uint64_t t0 = ini_cn_trace_tsc();   /* read first: arguments have no order of evaluation */
+        ini_cn_trace_action(tr, INI_CN_ACT_REQ, (uint16_t)ini_pe_id(pe), (uint16_t)ini_pe_id(pe), act, req, 0, t0,
+                            ini_cn_trace_tsc());
     }
     if (meet(pe, stall_us, act, n) != 0)
         return -1;
