@@ -173,8 +173,9 @@ int ini_cn_barrier(struct ini_pe *pe, uint64_t stall_us);
  * where a virtual-time mode will charge the burst (measured, or declared)
  * to the node's clock instead, as SMPI times the computing between two
  * MPI calls; a program that brackets its computing with them needs no
- * change for it.  Bursts do not nest; the node's waits and handlers
- * belong outside them. */
+ * change for it.  Bursts do not nest.  A burst may send (EM3D's sends
+ * its new values), but ini_wait and ini_cn_barrier belong outside it:
+ * their waiting is not computing. */
 void ini_work_begin(struct ini_pe *pe);
 void ini_work_end(struct ini_pe *pe);
 /* The dilation factor ini_work_end applies (1: none). */
