@@ -3,8 +3,9 @@
  * bursts (ini_cn.h: ini_cn_barrier, ini_work_begin, ini_work_end).
  *
  * The barrier, over real daemons: the test runs itself under the
- * launcher (build/bin/ini-cluster run CONFIG -- build/bin/test_cn_barrier
- * --node BOARD ROUNDS), one process per cluster, every node making ROUNDS
+ * launcher beside it (BIN/ini-cluster run CONFIG -- BIN/test_cn_barrier
+ * --node BOARD ROUNDS, BIN being build/bin or SAN=1's build-san/bin),
+ * one process per cluster, every node making ROUNDS
  * barriers.  The nodes of all clusters share a board, a POSIX
  * shared-memory object the test creates: before barrier k a node counts
  * its arrival at k (after a sleep that differs by node and round, so
@@ -120,7 +121,13 @@ static int node(const char *board_name, const char *rounds)
  * are asserted. */
 static void barrier_run(const char *cfg_path, const char *policy, int rounds)
 {
-    char err[256], board_name[64], run_dir[128], rounds_s[16];
+    char err[256], board_name[64], run_dir[128], rounds_s[16], self[4096], launcher[4200];
+    ssize_t n = readlink("/proc/self/exe", self, sizeof self - 1);
+    assert_true(n > 0);
+    self[n] = '\0';
+    char *slash = strrchr(self, '/');
+    assert_non_null(slash);
+    snprintf(launcher, sizeof launcher, "%.*s/ini-cluster", (int)(slash - self), self);
     struct ini_config *cfg = malloc(sizeof *cfg);
     assert_non_null(cfg);
     assert_int_equal(ini_config_load(cfg_path, cfg, err, sizeof err), 0);
@@ -136,9 +143,8 @@ static void barrier_run(const char *cfg_path, const char *policy, int rounds)
     if (child == 0) {
         int out = open("/dev/null", O_WRONLY);
         dup2(out, 1);
-        execl("build/bin/ini-cluster", "ini-cluster", "run", cfg_path, "--run-dir", run_dir, "--timeout", "120",
-              "--policy", policy, "--ini-policy", policy, "--", "build/bin/test_cn_barrier", "--node", board_name,
-              rounds_s, (char *)NULL);
+        execl(launcher, "ini-cluster", "run", cfg_path, "--run-dir", run_dir, "--timeout", "120", "--policy", policy,
+              "--ini-policy", policy, "--", self, "--node", board_name, rounds_s, (char *)NULL);
         _exit(127);
     }
     int status;
