@@ -281,7 +281,8 @@ struct ini_cn *ini_cn_attach_env(char *err, size_t errlen)
         return NULL;
     }
     struct ini_cn *cn = ini_cn_attach(cfg, (int)c, seg, err, errlen);
-    /* ini-cluster run --knob reaches the compute nodes this way (Δo). */
+    /* ini-cluster run --knob reaches the compute nodes this way (Δo, and
+     * the compute bursts' dilate). */
     const char *knobs = getenv("INI_KNOBS");
     if (cn && knobs && *knobs) {
         if (ini_knobs_parse(knobs, &cn->cfg.knobs, err, errlen) < 0 ||
