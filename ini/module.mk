@@ -10,7 +10,8 @@
 #   vtime/   the virtual-time mode's machine: the clocks of the emulated
 #            processors, the order of their events, the cost model
 #   cn/      the compute-node library: ini_cn (the API), fabric (sleep and
-#            wake), ring, segment (the rings between compute nodes and INIs)
+#            wake), ring, segment (the rings between compute nodes and INIs),
+#            cn_barrier and cn_work (the barrier and compute bursts)
 #   daemon/  inid: the per-lcore loop, ports, knobs, state, telemetry,
 #            capture, EAL arguments
 #
@@ -53,6 +54,7 @@ CONFIG_SRCS := $(addprefix ini/config/,config_names.c config_spec.c config_value
                config_load.c config_groups.c config_machine.c config_check.c)
 LIBINI_SRCS := $(CONFIG_SRCS) ini/util/file_util.c ini/util/counters.c \
                ini/cn/ring.c ini/cn/segment.c ini/cn/fabric.c ini/cn/ini_cn.c \
+               ini/cn/cn_barrier.c ini/cn/cn_work.c \
                ini/trace/trace.c ini/trace/trace_cn.c \
                ini/vtime/vt_machine.c ini/vtime/vt_cost.c
 LIBINI      := $(BUILD)/libini.a

@@ -61,6 +61,11 @@ $(BIN)/test_ini_cn: $(LIBINI)
 UNIT_TESTS += $(BIN)/test_vtime
 $(BIN)/test_vtime: $(OBJ)/ini/vtime/vt_machine.o $(OBJ)/ini/vtime/vt_cost.o
 
+# The library's barrier (over real daemons: it runs itself under the
+# ini-cluster beside it, which it needs built) and compute bursts.
+UNIT_TESTS += $(BIN)/test_cn_barrier
+$(BIN)/test_cn_barrier: $(LIBINI)
+
 UNIT_TESTS += $(BIN)/test_checksum
 $(BIN)/test_checksum: $(OBJ)/stack/checksum.o
 # SSE4.2, as the stack is built (DPDK's -march=corei7): the inline CRC.

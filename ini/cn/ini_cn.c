@@ -4,7 +4,9 @@
  * Each PE owns, for every INI of its cluster, the producer side of its
  * PE -> INI ring and the consumer side of the INI -> PE ring.  Nothing here
  * is shared between PE threads except read-only configuration and the
- * handler table, so no lock is taken on any path.
+ * handler table, so no lock is taken on any path.  The barrier and the
+ * compute bursts (cn_barrier.c, cn_work.c) keep their state here too
+ * (cn_sync.h): the process's in struct ini_cn, a node's in struct ini_pe.
  */
 #include "ini_cn.h"
 
@@ -20,9 +22,12 @@
 #include <unistd.h>
 
 #include "clock.h"
+#include "cn_sync.h"
 #include "fabric.h"
 #include "loadbal.h"
 #include "trace_cn.h"
+
+_Static_assert(INI_CN_BARRIER_HANDLER == INI_MAX_HANDLERS - 1, "the barrier's handler is the last id");
 
 struct handler_slot {
     ini_handler_fn fn;
@@ -42,6 +47,7 @@ struct ini_pe {
     struct ini_pe_stats stats;
     struct ini_cn_trace *trace;               /* NULL: not tracing (trace_cn.h) */
     uint32_t handling_seq;                    /* sequence of the message whose handler runs */
+    struct pe_sync sync;                      /* the barrier's and the bursts' (cn_sync.h) */
 };
 
 /* Doorbell FIFOs of the cluster's INIs, opened once per process. */
@@ -68,6 +74,7 @@ struct ini_cn {
     struct ini_cn_trace *traces;
     struct ini_cn_trace_info trace_info;
     char trace_path[512];
+    struct cn_sync sync;                      /* the barrier's and the bursts' (cn_sync.h) */
 };
 
 static inline uint64_t now_us(void) { return ini_mono_ns() / 1000u; }
@@ -226,8 +233,9 @@ struct ini_cn *ini_cn_attach(const char *cfg_path, int cluster, const char *segm
             ini_ring_cons_attach(&pe->in[i], ini_segment_ring(cn->seg, p, i, INI_TO_PE));
         }
     }
-    if (trace_open(cn, err, errlen) < 0)
+    if (trace_open(cn, err, errlen) < 0 || ini_cn_sync_init(&cn->sync, &cn->cfg, cluster, err, errlen) < 0)
         goto fail;
+    cn->handlers[INI_CN_BARRIER_HANDLER] = (struct handler_slot){ ini_cn_barrier_on_arrive, cn };
     return cn;
 fail:
     if (cn->traces) {
@@ -273,10 +281,12 @@ struct ini_cn *ini_cn_attach_env(char *err, size_t errlen)
         return NULL;
     }
     struct ini_cn *cn = ini_cn_attach(cfg, (int)c, seg, err, errlen);
-    /* ini-cluster run --knob reaches the compute nodes this way (Δo). */
+    /* ini-cluster run --knob reaches the compute nodes this way (Δo, and
+     * the compute bursts' dilate). */
     const char *knobs = getenv("INI_KNOBS");
     if (cn && knobs && *knobs) {
-        if (ini_knobs_parse(knobs, &cn->cfg.knobs, err, errlen) < 0) {
+        if (ini_knobs_parse(knobs, &cn->cfg.knobs, err, errlen) < 0 ||
+            ini_cn_sync_dilation(&cn->sync, cn->cfg.knobs.dilate, err, errlen) < 0) {
             ini_cn_detach(cn);
             return NULL;
         }
@@ -319,7 +329,7 @@ void ini_cn_detach(struct ini_cn *cn)
 
 int ini_cn_register(struct ini_cn *cn, uint16_t id, ini_handler_fn fn, void *arg)
 {
-    if (id >= INI_MAX_HANDLERS || !fn) {
+    if (id >= INI_MAX_HANDLERS || id == INI_CN_BARRIER_HANDLER || !fn) {
         errno = EINVAL;
         return -1;
     }
@@ -351,6 +361,20 @@ void ini_cn_trace_model(struct ini_cn *cn, unsigned flags)
     cn->trace_info.flags = (uint16_t)flags;
 }
 uint32_t ini_pe_handling_seq(const struct ini_pe *pe) { return pe->handling_seq; }
+struct cn_sync *ini_cn_sync(struct ini_cn *cn) { return &cn->sync; }
+struct pe_sync *ini_pe_sync(struct ini_pe *pe) { return &pe->sync; }
+uint32_t ini_cn_trace_action_id(struct ini_cn *cn) { return atomic_fetch_add(&cn->sync.next_action, 1); }
+uint32_t ini_cn_trace_req_id(struct ini_cn *cn) { return atomic_fetch_add(&cn->sync.next_req, 1); }
+
+void ini_pe_trace_req(struct ini_pe *pe, int kind, uint32_t id, uint32_t done, uint64_t submit)
+{
+    if (!pe->trace)
+        return;
+    uint64_t now = ini_cn_trace_tsc();
+    /* the thread: one per node, named by it */
+    ini_cn_trace_req(pe->trace, kind, (uint16_t)pe->id, id, done, (uint32_t)pe->id, submit, now, pe->sync.resumed);
+    pe->sync.resumed = now;
+}
 
 struct run_arg {
     struct ini_pe *pe;

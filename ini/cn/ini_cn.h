@@ -57,7 +57,8 @@ struct ini_cn *ini_cn_attach(const char *cfg_path, int cluster, const char *segm
                              char *err, size_t errlen);
 void ini_cn_detach(struct ini_cn *cn);
 
-/* Registers fn for handler id `id` (< INI_MAX_HANDLERS).  Before ini_cn_run. */
+/* Registers fn for handler id `id` (< INI_MAX_HANDLERS, and not
+ * INI_CN_BARRIER_HANDLER, the library's own).  Before ini_cn_run. */
 int ini_cn_register(struct ini_cn *cn, uint16_t id, ini_handler_fn fn, void *arg);
 
 const struct ini_config *ini_cn_config(const struct ini_cn *cn);
@@ -124,5 +125,70 @@ uint32_t ini_pe_handling_seq(const struct ini_pe *pe);
  * INI_CN_HDR_* flags, in the trace file's header); call before the
  * nodes run.  No effect when the run is not traced. */
 void ini_cn_trace_model(struct ini_cn *cn, unsigned flags);
+
+/* ---- Synchronisation and compute (ini/cn/cn_barrier.c, cn_work.c) ---- */
+
+/* The handler id the library's barrier messages use, the last one
+ * (INI_MAX_HANDLERS - 1): refused by ini_cn_register. */
+#define INI_CN_BARRIER_HANDLER 255
+
+/* The global barrier: returns once every compute node of every cluster
+ * has called it as many times as this one.  Every node of the machine
+ * calls it, each from the thread that owns its struct ini_pe, in the
+ * same sequence.  The cluster's nodes meet in the process (an atomic
+ * count; the last one kicks the others), its first node (local 0) sends
+ * one message to every other cluster's first node and waits for theirs,
+ * then the cluster's nodes meet again.  A cluster may be one barrier
+ * ahead of another, never two.  Every wait runs the node's handlers, so a
+ * node at the barrier still serves the messages of nodes that are not.
+ *
+ * stall_us: the longest wait with no barrier progress (an arrival, local
+ * or remote) before giving up; 0: no limit.  Returns 0, or -1 with errno
+ * EPIPE (the INIs stopped), ETIMEDOUT (stalled) or EINVAL (the barrier's
+ * message could not be sent); after -1 the barrier is broken and the
+ * program should end.
+ *
+ * Traced, the barrier records itself (trace_cn.h) as a node's blocking
+ * request of kind INI_CN_REQ_BARRIER: the pick-up ACTION, the JOIN of the
+ * cluster's arrivals (site INI_CN_SITE_BARRIER_ARRIVALS) and of the
+ * release (INI_CN_SITE_BARRIER_RELEASE), each keyed by the barrier's
+ * number, and an ACTION for every other cluster's arrival message: what
+ * `ini-trace critical` and `whatif` read, in the model where each node
+ * runs its own handlers (ini_cn_trace_model(cn, INI_CN_HDR_NODE_HANDLERS)).
+ * A program that writes its own ACTION and REQ records beside these takes
+ * their ids from ini_cn_trace_action_id and ini_cn_trace_req_id. */
+int ini_cn_barrier(struct ini_pe *pe, uint64_t stall_us);
+
+#define INI_CN_REQ_BARRIER           3      /* REQ kind: a barrier of every compute node */
+#define INI_CN_SITE_BARRIER_ARRIVALS 0xfe   /* JOIN site: a cluster's arrivals at barrier n */
+#define INI_CN_SITE_BARRIER_RELEASE  0xff   /* JOIN site: what releases the cluster from it */
+
+/* A compute burst: the node's computing between two communication
+ * calls, bracketed by ini_work_begin and ini_work_end on the node's
+ * thread.  Today the burst is dilated (uniform mode, docs/experiments.md):
+ * with a factor K > 1 (MGS_DILATE, else the configuration's `dilate`
+ * knob) ini_work_end sleeps until the burst has lasted K times the CPU
+ * time the thread used in it (ini/util/clock.h, ini_dilate_until); with
+ * K = 1 both calls return at once and read no clock.  The calls are
+ * where a virtual-time mode will charge the burst (measured, or declared)
+ * to the node's clock instead, as SMPI times the computing between two
+ * MPI calls; a program that brackets its computing with them needs no
+ * change for it.  Bursts do not nest.  A burst may send (EM3D's sends
+ * its new values), but ini_wait and ini_cn_barrier belong outside it:
+ * their waiting is not computing. */
+void ini_work_begin(struct ini_pe *pe);
+void ini_work_end(struct ini_pe *pe);
+/* The dilation factor ini_work_end applies (1: none). */
+double ini_cn_dilation(const struct ini_cn *cn);
+
+/* Trace ids, per cluster process, from 1 (atomics: any thread): the
+ * library's barrier and the program's own records share them. */
+uint32_t ini_cn_trace_action_id(struct ini_cn *cn);
+uint32_t ini_cn_trace_req_id(struct ini_cn *cn);
+/* Records pe's blocking request `id` of kind `kind`, submitted at TSC
+ * `submit`, completed now by action `done`, with the node's previous
+ * return from a request (so the computing in between is kept); now
+ * becomes that return.  No effect when the run is not traced. */
+void ini_pe_trace_req(struct ini_pe *pe, int kind, uint32_t id, uint32_t done, uint64_t submit);
 
 #endif

@@ -1,8 +1,10 @@
 /*
  * em3d_am.h - the message versions of EM3D (Get, Put, Bulk) on the
- * compute-node API: what em3d_am.c (the run, the barrier, dilation, the
- * check) and em3d_am_xfer.c (the handlers and the three ways of moving
- * values) share.  Private to tools/apps/em3d/.
+ * compute-node API: what em3d_am.c (the run, the check) and
+ * em3d_am_xfer.c (the handlers and the three ways of moving values)
+ * share.  Private to tools/apps/em3d/.  The global barrier and the
+ * dilation of the updates are the library's (ini_cn.h: ini_cn_barrier,
+ * ini_work_begin and ini_work_end).
  *
  * One process per cluster, one thread per PE (ini_cn_run).  The process
  * holds every value of its cluster's PEs in val[kind][vertex] (arrays of
@@ -10,40 +12,34 @@
  * PEs read each other's values there, as the hardware shares memory.
  * Every PE keeps its own ghost copies of the other clusters' values it
  * reads (gh[kind], by the kind of the source).  State of one PE is touched
- * by its thread only (its handlers run on it); the barrier's counters are
- * the only state PEs share, and they are atomics.
+ * by its thread only (its handlers run on it).
  */
 #ifndef MGS_EM3D_AM_H
 #define MGS_EM3D_AM_H
 
-#include <stdatomic.h>
 #include <stdint.h>
 
 #include "em3d.h"
 #include "ini_cn.h"
 
-enum { H_GET = 1, H_VALUE, H_BULK, H_ARRIVE };
+enum { H_GET = 1, H_VALUE, H_BULK };
 
 #define AM_STALL_S 120.0          /* a wait with no progress this long is a failure */
 
 struct am_pe {
     int id;                       /* global PE id */
+    struct ini_pe *pe;            /* the library's node */
     struct em3d_ghosts *gh;       /* its ghosts, by source kind: am_run.ghosts[id] */
     const double **from[2];       /* by destination kind */
     uint64_t got[2];              /* ghost values received (replies, puts), by kind */
-    uint64_t arrived[2];          /* local PE 0: other clusters at barrier n, by n % 2 */
     uint64_t errors;
     uint64_t sent;                /* messages this PE sent */
-    uint64_t dilate_cpu0, dilate_wall0;
     /* the trace (em3d_am_trace.c); tr NULL: not traced */
     struct ini_cn_trace *tr;
     uint32_t get_cause;           /* get: the action the next request is sent in */
     uint32_t fills[2];            /* fills of each kind done: the next one's join key */
     int filling[2];               /* a fill of that kind has been picked up */
     uint32_t fill_done;           /* the action that completed the current fill */
-    uint32_t bar_local;           /* local PE 0: n + 1 once barrier n's local arrivals are all in */
-    uint32_t bar_done;            /* local PE 0: the action that released barrier n */
-    uint64_t resumed;             /* TSC of the node's last return from a request (0: none) */
 };
 
 /* An action being recorded (em3d_am_trace.c). */
@@ -53,38 +49,31 @@ struct amt_act {
     uint8_t kind;
     uint16_t peer;
 };
-enum { AMT_FILL = 1, AMT_PUBLISH, AMT_BARRIER };                    /* request kinds */
-enum { AMT_JOIN_FILL = 1, AMT_JOIN_ARRIVALS, AMT_JOIN_RELEASE };    /* join sites */
+/* Request kinds: the barrier's is the library's INI_CN_REQ_BARRIER (3). */
+enum { AMT_FILL = 1, AMT_PUBLISH };
+enum { AMT_JOIN_FILL = 1 };       /* join sites; the barrier's are the library's */
 
 struct am_run {
     const struct em3d_graph *g;
     struct ini_cn *cn;
     int variant, window;
     int cluster, n_local;
-    int leader[EM3D_MAX_PES];     /* by cluster: the global id of its first PE */
     uint32_t bulk_values;         /* values that fit in one bulk message */
     double *val[2];
     /* every PE's ghosts: the owners (put, bulk) read the readers' lists */
     struct em3d_ghosts (*ghosts)[2];
     struct am_pe *pe;             /* by local index */
-    atomic_uint bar_count, bar_gen;
-    double dilate;                /* MGS_DILATE, else the dilate knob; <= 1: off */
-    uint64_t clock_cost_ns;
     double t0, t1;                /* global PE 0: the steps' start and end */
-    /* the trace (em3d_am_trace.c) */
-    int traced;
-    atomic_uint tr_next_action, tr_next_req;
-    atomic_uint bar_last_action;  /* the action of the cluster's last arrival at the barrier */
-    atomic_uint bar_release;      /* the action that released it */
+    int traced;                   /* the trace (em3d_am_trace.c) */
 };
 
 /* em3d_am_trace.c: the records of a traced run (all return at once when
  * the run is not traced) */
 void     amt_init(struct am_run *r);
-uint32_t amt_begin(struct am_run *r, struct am_pe *s, int kind, int peer, uint32_t ref, struct amt_act *a);
+uint32_t amt_begin(const struct am_run *r, const struct am_pe *s, int kind, int peer, uint32_t ref, struct amt_act *a);
 void     amt_end(const struct am_pe *s, const struct amt_act *a);
-uint32_t amt_req_begin(struct am_run *r, struct am_pe *s, uint64_t *submit);
-void     amt_req_done(struct am_pe *s, uint32_t id, int kind, uint32_t done, uint64_t submit);
+uint32_t amt_req_begin(const struct am_run *r, const struct am_pe *s, uint64_t *submit);
+void     amt_req_done(const struct am_pe *s, uint32_t id, int kind, uint32_t done, uint64_t submit);
 void     amt_join(const struct am_pe *s, int site, uint32_t key, uint32_t action, int last);
 uint32_t amt_fill_key(const struct am_pe *s, int kind);
 void     amt_cause(const struct am_pe *s, int handler, uint32_t action);

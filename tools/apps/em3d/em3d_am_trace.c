@@ -11,25 +11,26 @@
  * What a node does is written as MGS writes its protocol thread's work:
  *
  *   actions   every handler run (on the message: a get answered, a value,
- *             a bulk message, another cluster's barrier arrival), and the
- *             pick-up of each of the node's own requests; a send names
- *             the action it was made in (am_send's cause)
+ *             a bulk message), and the pick-up of each of the node's own
+ *             requests; a send names the action it was made in
+ *             (am_send's cause)
  *   requests  per half-step a FILL (get: fetching the ghosts; put, bulk:
- *             waiting for them), for put and bulk a PUBLISH (the new
- *             values sent), and a BARRIER; each names the action that
- *             completed it and the node's previous return, so the
- *             computing in between is kept
+ *             waiting for them) and for put and bulk a PUBLISH (the new
+ *             values sent); each names the action that completed it and
+ *             the node's previous return, so the computing in between is
+ *             kept
  *   joins     FILL: every value's action and the pick-up, keyed by node
  *             and half-step, the last one completing the fill (values of
- *             put and bulk may all have come before the fill began);
- *             ARRIVALS: the cluster's nodes at barrier n, the last one's
- *             action sending the cluster's arrival to the other clusters;
- *             RELEASE: that action and the other clusters' arrivals, the
- *             last one releasing every node of the cluster.
+ *             put and bulk may all have come before the fill began).
+ * The barrier after each half-step records itself (ini_cn_barrier,
+ * ini/cn/cn_barrier.c: its BARRIER request, the joins of the cluster's
+ * arrivals and of the release, the other clusters' arrivals as actions).
  *
  * Action and request ids are per cluster (one process), from 1, taken
- * from atomics: each node's thread writes only its own buffer.  With
- * tracing off every function returns at once.
+ * from the library's atomics (ini_cn_trace_action_id, _req_id), which
+ * its barrier shares; the node's previous return is the library's too
+ * (ini_pe_trace_req).  Each node's thread writes only its own buffer.
+ * With tracing off every function returns at once.
  */
 #include "em3d_am.h"
 
@@ -38,21 +39,17 @@
 void amt_init(struct am_run *r)
 {
     r->traced = ini_pe_trace(ini_cn_pe(r->cn, 0)) != NULL;
-    atomic_init(&r->tr_next_action, 1);
-    atomic_init(&r->tr_next_req, 1);
-    atomic_init(&r->bar_last_action, 0);
-    atomic_init(&r->bar_release, 0);
     if (r->traced)
         ini_cn_trace_model(r->cn, INI_CN_HDR_NODE_HANDLERS);
     for (int l = 0; l < r->n_local; l++)
         r->pe[l].tr = r->traced ? ini_pe_trace(ini_cn_pe(r->cn, l)) : NULL;
 }
 
-uint32_t amt_begin(struct am_run *r, struct am_pe *s, int kind, int peer, uint32_t ref, struct amt_act *a)
+uint32_t amt_begin(const struct am_run *r, const struct am_pe *s, int kind, int peer, uint32_t ref, struct amt_act *a)
 {
     if (!s->tr)
         return 0;
-    *a = (struct amt_act){ .id = atomic_fetch_add(&r->tr_next_action, 1), .t0 = ini_cn_trace_tsc(),
+    *a = (struct amt_act){ .id = ini_cn_trace_action_id(r->cn), .t0 = ini_cn_trace_tsc(),
                            .kind = (uint8_t)kind, .peer = (uint16_t)peer, .ref = ref };
     return a->id;
 }
@@ -63,22 +60,18 @@ void amt_end(const struct am_pe *s, const struct amt_act *a)
         ini_cn_trace_action(s->tr, a->kind, (uint16_t)s->id, a->peer, a->id, a->ref, 0, a->t0, ini_cn_trace_tsc());
 }
 
-uint32_t amt_req_begin(struct am_run *r, struct am_pe *s, uint64_t *submit)
+uint32_t amt_req_begin(const struct am_run *r, const struct am_pe *s, uint64_t *submit)
 {
     if (!s->tr)
         return 0;
     *submit = ini_cn_trace_tsc();
-    return atomic_fetch_add(&r->tr_next_req, 1);
+    return ini_cn_trace_req_id(r->cn);
 }
 
-void amt_req_done(struct am_pe *s, uint32_t id, int kind, uint32_t done, uint64_t submit)
+void amt_req_done(const struct am_pe *s, uint32_t id, int kind, uint32_t done, uint64_t submit)
 {
-    if (!s->tr)
-        return;
-    uint64_t now = ini_cn_trace_tsc();
-    /* the thread: one per node, named by it */
-    ini_cn_trace_req(s->tr, kind, (uint16_t)s->id, id, done, (uint32_t)s->id, submit, now, s->resumed);
-    s->resumed = now;
+    if (s->tr)
+        ini_pe_trace_req(s->pe, kind, id, done, submit);
 }
 
 void amt_join(const struct am_pe *s, int site, uint32_t key, uint32_t action, int last)

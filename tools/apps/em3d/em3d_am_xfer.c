@@ -136,28 +136,6 @@ static void on_bulk(struct ini_pe *pe, int src_pe, const void *data, uint32_t le
     amt_end(s, &a);
 }
 
-static void on_arrive(struct ini_pe *pe, int src_pe, const void *data, uint32_t len, void *arg)
-{
-    struct am_run *r = arg;
-    struct am_pe *s = &r->pe[ini_pe_local(pe)];
-    uint32_t n;
-    if (len != sizeof n || ini_pe_local(pe) != 0) {
-        cli_pe_error(s->id, &s->errors, "bad barrier message from PE %d", src_pe);
-        return;
-    }
-    memcpy(&n, data, sizeof n);
-    struct amt_act a;
-    uint32_t act = amt_begin(r, s, INI_CN_ACT_MSG, src_pe, ini_pe_handling_seq(pe), &a);
-    s->arrived[n % 2]++;
-    /* The release's join: the last contribution lets the cluster go on,
-     * once its own arrivals are in (global_barrier). */
-    int last = s->bar_local == n + 1 && s->arrived[n % 2] == (uint64_t)(r->g->prm.n_clusters - 1);
-    amt_join(s, AMT_JOIN_RELEASE, n, act, last);
-    if (last)
-        s->bar_done = act;
-    amt_end(s, &a);
-}
-
 int am_register(struct am_run *r)
 {
     uint32_t max = (uint32_t)ini_cn_config(r->cn)->stack.max_message;
@@ -167,7 +145,7 @@ int am_register(struct am_run *r)
     }
     r->bulk_values = (max - (uint32_t)sizeof(struct bulk_hdr)) / sizeof(double);
     if (ini_cn_register(r->cn, H_GET, on_get, r) || ini_cn_register(r->cn, H_VALUE, on_value, r) ||
-        ini_cn_register(r->cn, H_BULK, on_bulk, r) || ini_cn_register(r->cn, H_ARRIVE, on_arrive, r)) {
+        ini_cn_register(r->cn, H_BULK, on_bulk, r)) {
         cli_error("cannot register the handlers");
         return -1;
     }

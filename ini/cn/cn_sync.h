@@ -1,0 +1,64 @@
+/*
+ * cn_sync.h - the state of the compute-node library's barrier
+ * (cn_barrier.c) and compute bursts (cn_work.c), kept inside struct
+ * ini_cn and struct ini_pe (ini_cn.c), which hand it out through the two
+ * accessors below.  Private to ini/cn/: the programs see ini_cn.h only.
+ *
+ * Ownership: struct cn_sync is the cluster process's, shared by its nodes'
+ * threads through atomics only, apart from the fields set at attach and
+ * read-only afterwards.  struct pe_sync is one node's, touched only by the
+ * thread that owns the node (its handlers run there too: the barrier's
+ * arrival handler runs on local node 0's thread, the only one that keeps
+ * arrival counts).
+ */
+#ifndef INI_CN_SYNC_H
+#define INI_CN_SYNC_H
+
+#include <stdatomic.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include "ini_cn.h"
+
+struct cn_sync {
+    /* set at attach (ini_cn_sync_init), read-only afterwards */
+    int cluster, n_local, n_clusters;
+    int leader[INI_MAX_CLUSTERS];    /* by cluster: the global id of its first node */
+    double dilate;                   /* ini_work_end's factor; <= 1: off */
+    uint64_t clock_cost_ns;          /* one CPU clock read, taken off each burst */
+    /* the cluster's meeting */
+    atomic_uint count, gen;
+    /* traced: the action of the cluster's last arrival at the current
+     * barrier, and the action that released it */
+    atomic_uint last_arrival, release;
+    /* trace ids (ini_cn_trace_action_id, ini_cn_trace_req_id) */
+    atomic_uint next_action, next_req;
+};
+
+struct pe_sync {
+    uint32_t barriers;               /* barriers this node has begun: the next one's number */
+    /* local node 0 only */
+    uint64_t arrived[2];             /* other clusters' arrivals at barrier n, by n % 2 */
+    uint32_t local_in;               /* n + 1 once barrier n's local arrivals are all in */
+    uint32_t done;                   /* traced: the action that released barrier n */
+    /* the current compute burst (dilated runs only) */
+    uint64_t work_cpu0, work_wall0;
+    uint64_t resumed;                /* traced: TSC of the node's last return from a request */
+};
+
+struct cn_sync *ini_cn_sync(struct ini_cn *cn);
+struct pe_sync *ini_pe_sync(struct ini_pe *pe);
+
+/* At attach: the leaders, the ids' first values and the dilation factor
+ * (ini_cn_sync_dilation).  0, or -1 with one line in err. */
+int ini_cn_sync_init(struct cn_sync *s, const struct ini_config *cfg, int cluster, char *err, size_t errlen);
+/* The dilation factor: MGS_DILATE, else `knob` (the configuration's
+ * `dilate`, after INI_KNOBS); called again when the knobs change.  0, or
+ * -1 with one line naming MGS_DILATE in err. */
+int ini_cn_sync_dilation(struct cn_sync *s, double knob, char *err, size_t errlen);
+
+/* The barrier's arrival message's handler (INI_CN_BARRIER_HANDLER),
+ * registered at attach with the struct ini_cn as its argument. */
+void ini_cn_barrier_on_arrive(struct ini_pe *pe, int src_pe, const void *data, uint32_t len, void *arg);
+
+#endif
