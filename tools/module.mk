@@ -21,7 +21,7 @@ $(OBJ)/tools/%.o: INC = -Itools $(INI_INC) -Imgs
 # model/    ini-model, the chapter 6 model
 # bench/    ini-bench, the layer-by-layer benchmark
 # thesis/   the chapter 5 experiments and make-run.sh (`make run`)
-# vtime/   vt-bench, what the virtual-time machine's turn costs on this host
+# vtime/   ini-vtime-bench, what the virtual-time machine's turn costs on this host
 # inimeasure/  the measurement scripts' one Python package (runs.py's
 #           readers, stats.py, the tables' scripts), run as
 #           `python3 -m inimeasure.NAME` with tools/ on PYTHONPATH

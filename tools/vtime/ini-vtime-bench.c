@@ -1,5 +1,5 @@
 /*
- * vt-bench - what the virtual-time machine's turn costs on this host: the
+ * ini-vtime-bench - what the virtual-time machine's turn costs on this host: the
  * host time of one hand-over of the turn between two processors, as
  * threads of one process and as two processes sharing the segment (inid
  * and a cluster's compute nodes are processes), and of an event that
@@ -7,7 +7,7 @@
  * of `--runs` runs of `--events` events each, with the least and the
  * greatest.
  *
- *   vt-bench [--events N] [--runs R]
+ *   ini-vtime-bench [--events N] [--runs R]
  */
 #include <pthread.h>
 #include <stdio.h>
@@ -97,7 +97,7 @@ static void figure(const char *what, uint32_t events, uint32_t runs, int procs, 
 
 int main(int argc, char **argv)
 {
-    cli_init("vt-bench", "usage: vt-bench [--events N] [--runs R]\n"
+    cli_init("ini-vtime-bench", "usage: ini-vtime-bench [--events N] [--runs R]\n"
                          "  the host time of the virtual-time machine's turn: a hand-over between two\n"
                          "  threads, between two processes, and an event that keeps the turn\n");
     uint32_t events = 20000, runs = 5;
