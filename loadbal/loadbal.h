@@ -24,11 +24,7 @@
 #include <stdatomic.h>
 #include <stdint.h>
 
-enum ini_policy { INI_POLICY_STATIC, INI_POLICY_ROUND_ROBIN, INI_POLICY_LOAD_AWARE };
-
-#define INI_LB_MAX_CHOICES  16    /* INIs one decision picks among (a cluster's) */
-#define INI_LB_MAX_CLUSTERS 64    /* destination clusters, each with its round-robin turn */
-#define INI_LB_MAX_INIS     128   /* INI ids whose load is known */
+#include "ini_policy.h"   /* enum ini_policy and the limits, for C and C++ */
 
 struct ini_lb_pe {
     enum ini_policy policy;

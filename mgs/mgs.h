@@ -46,6 +46,10 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#ifdef __cplusplus
+extern "C" {
+#endif
+
 /* Attaches to the cluster named by the launcher's environment (INI_CONFIG,
  * INI_CLUSTER, INI_SEGMENT; INI_RUN_DIR, else MGS_RUN_DIR, for the counters
  * file), maps the shared range and starts the protocol thread.  Idempotent.
@@ -176,5 +180,9 @@ void mgs_get_counters(struct mgs_counters *out);
  * Without it par.h is the pthreads implementation. */
 void par_use_mgs(void);
 int par_using_mgs(void);
+
+#ifdef __cplusplus
+}
+#endif
 
 #endif

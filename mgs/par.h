@@ -50,6 +50,10 @@
 
 #include <stddef.h>
 
+#ifdef __cplusplus
+extern "C" {
+#endif
+
 /* Largest number of threads P supported. */
 #define PAR_MAX_THREADS 256
 /* Largest vector length of a single par_sum call. */
@@ -100,5 +104,9 @@ int par_nthreads(void);
  * memory (or be NULL). Returns 0, or -1 if the threads could not be started
  * (then no worker has run). */
 int par_run(void (*worker)(void *arg), void *arg);
+
+#ifdef __cplusplus
+}
+#endif
 
 #endif /* MGS_PAR_H */

@@ -35,6 +35,10 @@
 
 #include "config.h"
 
+#ifdef __cplusplus
+extern "C" {
+#endif
+
 struct ini_cn;   /* one attached cluster process */
 struct ini_pe;   /* one compute node of it */
 
@@ -190,5 +194,9 @@ uint32_t ini_cn_trace_req_id(struct ini_cn *cn);
  * return from a request (so the computing in between is kept); now
  * becomes that return.  No effect when the run is not traced. */
 void ini_pe_trace_req(struct ini_pe *pe, int kind, uint32_t id, uint32_t done, uint64_t submit);
+
+#ifdef __cplusplus
+}
+#endif
 
 #endif

@@ -18,7 +18,11 @@
 #include <stdint.h>
 #include <stdio.h>
 
-#include "loadbal.h"    /* enum ini_policy: the policies are loadbal's */
+#include "ini_policy.h" /* enum ini_policy: the policies are loadbal's */
+
+#ifdef __cplusplus
+extern "C" {
+#endif
 
 #define INI_MAX_CLUSTERS     64
 #define INI_MAX_PES          256
@@ -51,9 +55,11 @@ int ini_config_mbuf_room(int mtu);
  * margin for the EAL, the ports and their queues. */
 int ini_config_eal_memory_needed_mb(int mtu);
 
+#ifndef __cplusplus   /* checked where the library is built, in C */
 _Static_assert(INI_MAX_INIS_PER_CLUSTER <= INI_LB_MAX_CHOICES && INI_MAX_CLUSTERS <= INI_LB_MAX_CLUSTERS &&
                    INI_MAX_INIS <= INI_LB_MAX_INIS,
                "the policies (loadbal.h) cover every cluster and INI");
+#endif
 
 /* Faults injected at an INI's ports (stack/fault.h).  Each rate is the
  * probability that a frame suffers that fault, applied once per frame on
@@ -271,5 +277,9 @@ void ini_fault_defaults(struct ini_fault_cfg *f);
  * spells them O_us, gap_us, per_byte_ns, latency_us, overhead_us) into *k,
  * keeping fields not named.  0, or -1 with a one-line message in err. */
 int ini_knobs_parse(const char *spec, struct ini_knobs *k, char *err, size_t errlen);
+
+#ifdef __cplusplus
+}
+#endif
 
 #endif

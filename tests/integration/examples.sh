@@ -65,7 +65,7 @@ run_all() {
 # 1. In the tree.
 [ -f build/libini.a ] && [ -f build/libmgs.a ] || fail "no build/libini.a, build/libmgs.a (make first)"
 mkdir -p "$WORK/include/ini" "$WORK/tree"
-ln -s "$PWD"/ini/cn/ini_cn.h "$PWD"/ini/config/config.h "$PWD/loadbal/loadbal.h" "$PWD/mgs/mgs.h" "$PWD/mgs/par.h" "$WORK/include/ini/"
+ln -s "$PWD"/ini/cn/ini_cn.h "$PWD"/ini/config/config.h "$PWD/loadbal/ini_policy.h" "$PWD/mgs/mgs.h" "$PWD/mgs/par.h" "$WORK/include/ini/"
 for prog in pingpong alltoall mgs_counter; do
     cc "${WARN[@]}" -O2 -I"$WORK/include" -o "$WORK/tree/$prog" "examples/$prog.c" \
         build/libmgs.a build/libini.a -lconfig -lpthread -lm ||

@@ -1,6 +1,7 @@
 #!/usr/bin/env bash
 # install: `make install DESTDIR=... PREFIX=/usr` installs programs,
-# libraries, headers, ini.pc, man pages and examples; a program of this
+# libraries, headers (each compiles alone as C, and all of them from C++
+# with g++ and clang++), ini.pc, man pages and examples; a program of this
 # test's own (an all-to-all with replies, tests/integration/progs/) builds
 # from that tree alone with gcc and with clang, against the shared and the
 # static libraries, and runs under ini-cluster with 0 errors.  So do the
@@ -21,7 +22,7 @@ make --no-print-directory install DESTDIR="$ROOT" PREFIX=/usr > "$W/install.log"
     { cat "$W/install.log"; userprog_fail "make install failed"; }
 P=$ROOT/usr
 for f in bin/inid bin/ini-cluster bin/ini-ping lib/libini.so.0 lib/libini.a lib/libmgs.so lib/libmgs.a \
-         lib/pkgconfig/ini.pc include/ini/ini_cn.h include/ini/config.h include/ini/loadbal.h \
+         lib/pkgconfig/ini.pc include/ini/ini_cn.h include/ini/config.h include/ini/ini_policy.h \
          include/ini/mgs.h include/ini/par.h share/ini/conf/default.cfg; do
     [ -e "$P/$f" ] || userprog_fail "not installed: /usr/$f"
 done
@@ -33,6 +34,16 @@ for h in "$P"/include/ini/*.h; do
         "$(gcc -print-file-name=include)" -isystem /usr/include/x86_64-linux-gnu -isystem /usr/include \
         -I"$P/include" -x c - || userprog_fail "$(basename "$h") does not compile alone"
 done
+# The same headers from C++: a program including all of them, calling
+# into both libraries, builds with g++ and clang++ and runs.
+cxxs=(g++)
+command -v clang++ > /dev/null && cxxs+=(clang++) || echo "install: clang++ not installed: g++ only"
+for cxx in "${cxxs[@]}"; do
+    userprog_build "$ROOT" /usr "$cxx" tests/integration/progs/headers.cc "$W/headers-$cxx" c++17
+    out=$("$W/headers-$cxx") || userprog_fail "the C++ program built by $cxx failed: $out"
+    [ "$out" = "headers: round-robin ok linked" ] || userprog_fail "the C++ program built by $cxx printed: $out"
+done
+echo "install: every public header builds from C++ (${cxxs[*]})"
 # No object in the static libraries is an LTO-only one (GCC's IL).
 for a in "$P"/lib/libini.a "$P"/lib/libmgs.a; do
     ! nm "$a" 2>/dev/null | grep -q '__gnu_lto' || userprog_fail "$a holds LTO objects"

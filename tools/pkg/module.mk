@@ -42,8 +42,9 @@ LIB_LDFLAGS = $(filter-out -flto%,$(LDFLAGS))
 SOVERSION := $(firstword $(subst ., ,$(INI_VERSION)))
 
 # The headers a user includes, self-contained as a set: ini_cn.h includes
-# config.h, which includes loadbal.h; mgs.h and par.h stand alone.
-PUBLIC_HEADERS := ini/cn/ini_cn.h ini/config/config.h loadbal/loadbal.h mgs/mgs.h mgs/par.h
+# config.h, which includes ini_policy.h; mgs.h and par.h stand alone.  C and
+# C++ (extern "C"; no _Atomic in them: tests/integration/install.sh).
+PUBLIC_HEADERS := ini/cn/ini_cn.h ini/config/config.h loadbal/ini_policy.h mgs/mgs.h mgs/par.h
 
 $(LIB_OBJ)/ini/%.o: INC = $(INI_LIB_INC)
 $(LIB_OBJ)/mgs/%.o: INC = -Imgs $(INI_LIB_INC)

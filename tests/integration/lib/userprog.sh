@@ -1,7 +1,7 @@
 # userprog.sh - sourced by install.sh and deb.sh: builds programs as a user
 # would, from an installed tree only, and runs them under the launcher.
 #
-#   userprog_build ROOT PREFIX CC SRC OUT   cc SRC $(pkg-config --cflags --libs ini)
+#   userprog_build ROOT PREFIX CC SRC OUT [STD]   cc -std=STD (c11) SRC $(pkg-config --cflags --libs ini)
 #       with pkg-config reading ROOT/PREFIX/lib*/pkgconfig and its paths
 #       moved under ROOT (PKG_CONFIG_SYSROOT_DIR), and nothing of the
 #       tree's on the include path
@@ -22,7 +22,7 @@ userprog_pcdir() {
 }
 
 userprog_build() {
-    local root=$1 prefix=$2 cc=$3 src=$4 out=$5 pcdir flags
+    local root=$1 prefix=$2 cc=$3 src=$4 out=$5 std=${6:-c11} pcdir flags
     pcdir=$(userprog_pcdir "$root" "$prefix")
     # The sysroot puts ROOT in front of every path of ini.pc, as for a tree
     # installed with DESTDIR or unpacked with dpkg -x.
@@ -33,7 +33,7 @@ userprog_build() {
     libdir=$root$(PKG_CONFIG_PATH="$pcdir" pkg-config --variable=libdir ini)
     echo "+ $cc $(basename "$src") $flags"
     # shellcheck disable=SC2086
-    $cc -std=c11 -Wall -Wextra -Werror -o "$out" "$src" $flags -Wl,-rpath,"$libdir" ||
+    $cc -std="$std" -Wall -Wextra -Werror -o "$out" "$src" $flags -Wl,-rpath,"$libdir" ||
         userprog_fail "$cc could not build $src against $root"
     # Linked against the installed shared libraries, not the tree's.
     ldd "$out" | grep -q "$libdir/libini.so" || userprog_fail "$out does not use $libdir/libini.so: $(ldd "$out")"
