@@ -134,7 +134,7 @@ static struct loader *loader_start(const char *path, const char *text, const str
     struct loader *ld = calloc(1, sizeof *ld);
     if (!ld) {
         if (err && errlen)
-            snprintf(err, errlen, "%s:0: file: out of memory", path ? path : "(null)");
+            snprintf(err, errlen, "%s: file: out of memory", path ? path : "(null)");
         return NULL;
     }
     ld->path = path ? path : "(null)";
@@ -219,7 +219,7 @@ int ini_config_load_text(const char *text, const char *name, struct ini_config *
 {
     if (!text) {
         if (err && errlen)
-            snprintf(err, errlen, "%s:0: file: no text given", name ? name : "(null)");
+            snprintf(err, errlen, "%s: file: no text given", name ? name : "(null)");
         return -1;
     }
     return load_common(name, text, cfg, err, errlen);

@@ -35,7 +35,8 @@ static const char *report_file(struct loader *ld, const char *file)
     return ld->file_buf;
 }
 
-/* Writes "FILE:LINE: FIELD: message" unless an error was already written.
+/* Writes "FILE:LINE: FIELD: message" ("FILE: FIELD: message" when the
+ * error is the whole file's, line 0) unless an error was already written.
  * Control characters (a string from the file may hold "\n") are replaced,
  * so that the error stays one line.  Always returns -1, for `return cfg_fail()`. */
 static int vfail(struct loader *ld, const char *file, int line, const char *field,
@@ -47,8 +48,11 @@ static int vfail(struct loader *ld, const char *file, int line, const char *fiel
     if (!ld->err || ld->errlen == 0)
         return -1;
     char shown[ERR_PATH_SHOWN];
-    int used = snprintf(ld->err, ld->errlen, "%s:%d: %s: ",
-                        ini_path_for_message(report_file(ld, file), shown, sizeof shown), line, field);
+    const char *path = ini_path_for_message(report_file(ld, file), shown, sizeof shown);
+    /* Line 0: the file as a whole (it cannot be opened, it is too large),
+     * "FILE: file: why", with no line to point at. */
+    int used = line > 0 ? snprintf(ld->err, ld->errlen, "%s:%d: %s: ", path, line, field)
+                        : snprintf(ld->err, ld->errlen, "%s: %s: ", path, field);
     if (used >= 0 && (size_t)used < ld->errlen)
         vsnprintf(ld->err + used, ld->errlen - (size_t)used, fmt, ap);
     for (char *c = ld->err; *c; c++)

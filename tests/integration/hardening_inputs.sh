@@ -129,13 +129,13 @@ fi
 
 # --- 13. odd inputs: FIFOs, a huge file, a very long path, a pipe
 mkfifo "$TMP/fifo.cfg"
-refused "a FIFO as configuration" "$TMP/fifo.cfg:0: file: not a regular file (a FIFO or pipe)" 20 \
+refused "a FIFO as configuration" "$TMP/fifo.cfg: file: not a regular file (a FIFO or pipe)" 20 \
     env INI_CONFIG="$TMP/fifo.cfg" INI_CLUSTER=0 INI_SEGMENT=/ini-none build/bin/ini-ping
 { cat conf/default.cfg; head -c 10000000 /dev/zero | tr '\0' '#'; echo; } > "$TMP/huge.cfg"
-refused "a 10 MB configuration" "huge.cfg:0: file: [0-9]* bytes, more than the limit of 1048576" 60 \
+refused "a 10 MB configuration" "huge.cfg: file: [0-9]* bytes, more than the limit of 1048576" 60 \
     $L run "$TMP/huge.cfg" --run-dir "$TMP/r13h" -- true
 long=$TMP/$(printf 'd%.0s' $(seq 1 1100)).cfg
-refused "a 1,100-character path: the reason survives" '\.\.\.d*\.cfg:0: file: path longer than 511 characters$' 20 \
+refused "a 1,100-character path: the reason survives" '\.\.\.d*\.cfg: file: path longer than 511 characters$' 20 \
     $L run "$long" --run-dir "$TMP/r13l" -- true
 timeout 120 $L run <(cat conf/default.cfg) --run-dir "$TMP/r13p" -- build/bin/ini-ping --sizes 64 --count 5 \
     > "$TMP/pipe.out" 2>&1

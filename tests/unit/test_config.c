@@ -646,7 +646,10 @@ static int check_rejected(const char *name, const char *path, int line, const ch
     char err[512], prefix[INI_PATH_LEN + 128];
     memset(&cfg, 0x5a, sizeof cfg);
     int rc = ini_config_load(path, &cfg, err, sizeof err);
-    snprintf(prefix, sizeof prefix, "%s:%d: %s: ", path, line, field);
+    if (line > 0)
+        snprintf(prefix, sizeof prefix, "%s:%d: %s: ", path, line, field);
+    else    /* the file as a whole: no line */
+        snprintf(prefix, sizeof prefix, "%s: %s: ", path, field);
 
     const char *problem = NULL;
     if (rc != -1)
@@ -723,7 +726,7 @@ static void test_odd_inputs(void **state)
     assert_int_equal(ini_config_load(path, cfg, err, sizeof err), -1);
     alarm(0);
     char want[INI_PATH_LEN + 128];
-    snprintf(want, sizeof want, "%s:0: file: not a regular file (a FIFO or pipe)", path);
+    snprintf(want, sizeof want, "%s: file: not a regular file (a FIFO or pipe)", path);
     assert_string_equal(err, want);
 
     size_t big = INI_CONFIG_MAX_BYTES + 1;
@@ -734,11 +737,11 @@ static void test_odd_inputs(void **state)
     text[big] = '\0';
     const char *p = write_file("huge.cfg", text);
     assert_int_equal(ini_config_load(p, cfg, err, sizeof err), -1);
-    snprintf(want, sizeof want, "%s:0: file: %zu bytes, more than the limit of %d", p, big,
+    snprintf(want, sizeof want, "%s: file: %zu bytes, more than the limit of %d", p, big,
              INI_CONFIG_MAX_BYTES);
     assert_string_equal(err, want);
     assert_int_equal(ini_config_load_text(text, "/dev/fd/63", cfg, err, sizeof err), -1);
-    assert_string_equal(err, "/dev/fd/63:0: file: more than the limit of 1048576 bytes");
+    assert_string_equal(err, "/dev/fd/63: file: more than the limit of 1048576 bytes");
     free(text);
 
     char *long_path = malloc(1201);
@@ -748,7 +751,7 @@ static void test_odd_inputs(void **state)
     memcpy(long_path + 1200 - 8, "/end.cfg", 8);
     long_path[1200] = '\0';
     assert_int_equal(ini_config_load(long_path, cfg, err, sizeof err), -1);
-    const char *tail = "/end.cfg:0: file: path longer than 511 characters";
+    const char *tail = "/end.cfg: file: path longer than 511 characters";
     assert_true(strlen(err) < sizeof err - 1);
     assert_non_null(strstr(err, "..."));
     assert_string_equal(err + strlen(err) - strlen(tail), tail);
@@ -817,12 +820,12 @@ static void test_unreadable(void **state)
 
     snprintf(path, sizeof path, "%s/does-not-exist.cfg", tmp_dir);
     assert_int_equal(ini_config_load(path, &cfg, err, sizeof err), -1);
-    snprintf(prefix, sizeof prefix, "%s:0: file: ", path);
+    snprintf(prefix, sizeof prefix, "%s: file: ", path);
     assert_memory_equal(err, prefix, strlen(prefix));
     assert_non_null(strstr(err, "No such file"));
 
     assert_int_equal(ini_config_load(tmp_dir, &cfg, err, sizeof err), -1);
-    snprintf(prefix, sizeof prefix, "%s:0: file: ", tmp_dir);
+    snprintf(prefix, sizeof prefix, "%s: file: ", tmp_dir);
     assert_memory_equal(err, prefix, strlen(prefix));
     assert_non_null(strstr(err, "directory"));
 }

@@ -357,7 +357,7 @@ static void load_config_or_exit(const char *path)
         free(config_text);
         config_text = read_stream_bounded(path, INI_CONFIG_MAX_BYTES, CONFIG_WAIT_MS, why, sizeof why);
         if (!config_text)
-            cli_bad_arg("%s:0: file: %s", ini_path_for_message(path, shown, sizeof shown), why);
+            cli_bad_arg("%s: file: %s", ini_path_for_message(path, shown, sizeof shown), why);
         if (ini_config_load_text(config_text, path, &cfg, err, sizeof err) < 0)
             cli_bad_arg("%s", err);
         return;
