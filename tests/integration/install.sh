@@ -58,11 +58,14 @@ if [ -d man ]; then
     [ "$(find "$P/share/man" -name '*.[1-8]*' 2>/dev/null | wc -l)" -ge "$n" ] || userprog_fail "man pages not installed"
 fi
 
-# Only the user programs: not the tests' helpers; Water as ini-water.
-for f in bin/water_compare bin/cluster-fake-inid bin/water share/man/man1/water.1 share/man/man1/water_compare.1; do
+# Only the user programs: not the tests' helpers; Water, EM3D and
+# synth-queue as ini-water, ini-em3d and ini-synth-queue.
+for f in bin/water_compare bin/cluster-fake-inid bin/water share/man/man1/water.1 share/man/man1/water_compare.1 \
+         bin/em3d bin/synth-queue share/man/man1/em3d.1; do
     [ ! -e "$P/$f" ] || userprog_fail "installed, and it should not be: /usr/$f"
 done
-for f in bin/ini-water share/man/man1/ini-water.1 share/ini/water/random.in; do
+for f in bin/ini-water share/man/man1/ini-water.1 share/ini/water/random.in bin/ini-em3d share/man/man1/ini-em3d.1 \
+         bin/ini-synth-queue share/man/man1/ini-synth-queue.1; do
     [ -e "$P/$f" ] || userprog_fail "not installed: /usr/$f"
 done
 head -n 3 "$P/share/man/man1/ini-water.1" | grep -q '^ini-water \\- ' || userprog_fail "ini-water.1 does not name ini-water"

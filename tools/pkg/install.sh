@@ -5,8 +5,8 @@
 #
 #   tools/pkg/install.sh install | uninstall
 #
-# Installed: the user programs (BINDIR; Water as ini-water, a name of its
-# own; the tests' helpers water_compare and cluster-fake-inid stay in the
+# Installed: the user programs (BINDIR; Water, EM3D and synth-queue as
+# ini-water, ini-em3d and ini-synth-queue, names of their own; the tests' helpers water_compare and cluster-fake-inid stay in the
 # tree), libini and libmgs (static, shared, links), the public headers
 # under include/ini, ini.pc, their man pages, the configurations
 # (DATADIR/ini/conf), Water's data file (DATADIR/ini/water, where
@@ -30,9 +30,11 @@ case "$mode" in
 esac
 MANIFEST=$DATADIR/ini/installed
 
-# Not installed: the tests' helpers.  Installed under another name: Water.
+# Not installed: the tests' helpers.  Installed under a name of the
+# project's (ini-NAME), not a generic one in BINDIR: Water, EM3D and
+# synth-queue.
 skipped() { case "$1" in water_compare|cluster-fake-inid) return 0 ;; esac; return 1; }
-installed_name() { [ "$1" = water ] && echo ini-water || echo "$1"; }
+installed_name() { case "$1" in water|em3d|synth-queue) echo "ini-$1" ;; *) echo "$1" ;; esac; }
 
 # One line per thing to install: MODE SOURCE DEST.  MODE is an octal file
 # mode, "link" (SOURCE is the link's target) or "man" (a page, renamed
