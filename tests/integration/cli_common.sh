@@ -33,6 +33,7 @@ PROGRAMS=(
     "water||--random"
     "em3d||--nodes"
     "water_compare||--tol"
+    "ini-vtime-bench||--events"
 )
 
 # run NAME ARGS...: the program's stdout, stderr and status in $TMP/out, $TMP/err, $status
