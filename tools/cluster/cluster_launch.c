@@ -521,12 +521,14 @@ void launch_print_counters(const struct launch *L, FILE *out)
 {
     for (int k = 0; k < L->n_daemons; k++) {
         const struct daemon *d = &L->daemons[k];
-        if (d->restarts)
-            fprintf(out, "ini %d (cluster %d): restarted %d time%s (the counters below are its last run's)\n",
-                    d->ini, d->cluster, d->restarts, d->restarts == 1 ? "" : "s");
         char path[PATH_MAX + 32];
         snprintf(path, sizeof path, "%s/ini%d.counters.json", L->run_dir, d->ini);
         FILE *f = fopen(path, "r");
+        /* A daemon killed past restart.max wrote no counters in its last run. */
+        if (d->restarts)
+            fprintf(out, "ini %d (cluster %d): restarted %d time%s (%s)\n", d->ini, d->cluster, d->restarts,
+                    d->restarts == 1 ? "" : "s",
+                    f ? "the counters below are its last run's" : "its last run wrote no counters");
         if (!f)
             continue;
         static char text[1 << 16];
