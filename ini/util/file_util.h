@@ -29,6 +29,13 @@ int ini_open_regular(const char *path, long long max_bytes, char *why, size_t wh
  * it. */
 char *ini_read_regular(const char *path, long long max_bytes, size_t *len, char *why, size_t whylen);
 
+/* What a child wrote on a pipe: reads fd to its end (EOF or an error),
+ * keeping the first cap - 1 bytes in buf, NUL-terminated, and discarding
+ * the rest, so that a writer with more to say never blocks on a full pipe
+ * while its reader waits for it to exit.  Retries on EINTR; does not close
+ * fd (the caller's).  Returns the number of bytes kept.  cap >= 1. */
+size_t ini_read_fd(int fd, char *buf, size_t cap);
+
 /* PATH for an error message: as is when it fits in buf (buflen bytes),
  * else its start and end around "...", so that the reason written after it
  * survives in a fixed-size message.  Returns buf. */
