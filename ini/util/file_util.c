@@ -90,6 +90,12 @@ size_t ini_read_fd(int fd, char *buf, size_t cap)
     return got;
 }
 
+void ini_free_each(void *const *ptrs, size_t n)
+{
+    for (size_t i = 0; i < n; i++)
+        free(ptrs[i]);
+}
+
 const char *ini_path_for_message(const char *path, char *buf, size_t buflen)
 {
     size_t n = strlen(path);

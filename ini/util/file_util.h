@@ -47,4 +47,12 @@ const char *ini_path_for_message(const char *path, char *buf, size_t buflen);
  * so that a check reads `return ini_fail(err, errlen, "...", ...);`. */
 int ini_fail(char *err, size_t errlen, const char *fmt, ...) __attribute__((format(printf, 3, 4)));
 
+/* What a loader allocated, freed in one statement: free() on each of the
+ * n pointers (NULL ones too, as free allows).  INI_FREE_ALL(a, b, c) lists
+ * them in place: a struct's arrays are freed field by field in one line
+ * each teardown, not one free() a line. */
+void ini_free_each(void *const *ptrs, size_t n);
+#define INI_FREE_ALL(...) \
+    ini_free_each((void *const[]){ __VA_ARGS__ }, sizeof((void *const[]){ __VA_ARGS__ }) / sizeof(void *))
+
 #endif

@@ -35,6 +35,8 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "file_util.h"
+
 /* Per-INI working data, sorted in FIFO order (arrival, then start). */
 struct ini_work {
     const struct trace_file *f;
@@ -123,16 +125,8 @@ static double union_length(struct interval *iv, size_t n, uint64_t clip_lo, uint
 
 static void work_free(struct ini_work *w)
 {
-    free(w->t1);
-    free(w->s);
-    free(w->done);
-    free(w->kind);
-    free(w->queue);
-    free(w->occ_lo);
-    free(w->occ_hi);
-    free(w->busy_lo);
-    free(w->busy_hi);
-    free(w->busy_before);
+    INI_FREE_ALL(w->t1, w->s, w->done, w->kind, w->queue, w->occ_lo, w->occ_hi, w->busy_lo, w->busy_hi,
+                 w->busy_before);
     memset(w, 0, sizeof(*w));
 }
 
@@ -341,23 +335,19 @@ static void acc_ini(struct perf_acc *a, const struct ini_work *w)
         residence += in_ini;
         a->qlen += m->qlen;
         a->n_msgs++;
-        switch (m->kind) {
-        case INI_TRACE_OUT:
-            a->n_out++;
-            a->len += m->len;
-            a->send += in_ini;
-            a->send_ns += cycles_to_ns(in_ini, f->info.tsc_hz);
-            break;
-        case INI_TRACE_IN:
-            a->n_in++;
-            a->len += m->len;
-            a->recv += in_ini;
-            a->recv_ns += cycles_to_ns(in_ini, f->info.tsc_hz);
-            break;
-        default:
+        if (m->kind != INI_TRACE_OUT && m->kind != INI_TRACE_IN) {
             a->n_local++;
             a->local += in_ini;
+            continue;
         }
+        /* outbound and inbound alike, each into its own sums */
+        bool out = m->kind == INI_TRACE_OUT;
+        uint64_t *n = out ? &a->n_out : &a->n_in;
+        double *cycles = out ? &a->send : &a->recv, *ns = out ? &a->send_ns : &a->recv_ns;
+        (*n)++;
+        a->len += m->len;
+        *cycles += in_ini;
+        *ns += cycles_to_ns(in_ini, f->info.tsc_hz);
     }
     for (size_t k = 0; k < w->n; k++)
         if (w->kind[k] != INI_TRACE_LOCAL) {

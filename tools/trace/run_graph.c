@@ -597,21 +597,10 @@ int run_graph_build(struct run_graph *g, const struct trace_run *ini, const stru
 void run_graph_free(struct run_graph *g)
 {
     for (int i = 0; g->inis && g->ini && i < g->ini->n_files; i++) {
-        free(g->inis[i].t1);
-        free(g->inis[i].s);
-        free(g->inis[i].done);
-        free(g->inis[i].msg);
-        free(g->inis[i].busy_lo);
-        free(g->inis[i].busy_hi);
-        free(g->inis[i].busy_before);
+        struct rg_ini *x = &g->inis[i];
+        INI_FREE_ALL(x->t1, x->s, x->done, x->msg, x->busy_lo, x->busy_hi, x->busy_before);
     }
-    free(g->inis);
-    free(g->msgs);
-    free(g->recvs);
-    free(g->actions);
-    free(g->reqs);
-    free(g->joins);
-    free(g->pe_cluster);
+    INI_FREE_ALL(g->inis, g->msgs, g->recvs, g->actions, g->reqs, g->joins, g->pe_cluster);
     memset(g, 0, sizeof(*g));
 }
 
