@@ -46,13 +46,6 @@ static inline void fx_ini_msg(struct ini_trace *t, int kind, uint16_t src, uint1
 }
 
 /* A compute node's records. */
-static inline struct ini_cn_trace_rec *fx_cn(struct ini_cn_trace *t, int kind, uint16_t pe)
-{
-    struct ini_cn_trace_rec *r = ini_cn_trace_next(t, kind);
-    r->pe = pe;
-    return r;
-}
-
 static inline void fx_send(struct ini_cn_trace *t, uint16_t pe, uint16_t to, uint32_t seq, uint8_t type,
                            uint32_t cause, int local, uint64_t at)
 {
@@ -63,9 +56,8 @@ static inline void fx_send(struct ini_cn_trace *t, uint16_t pe, uint16_t to, uin
 static inline void fx_recv(struct ini_cn_trace *t, uint16_t pe, uint16_t from, uint32_t seq, uint64_t t0,
                            uint64_t t1)
 {
-    struct ini_cn_trace_rec *r = fx_cn(t, INI_CN_RECV, pe);
+    struct ini_cn_trace_rec *r = ini_cn_trace_fill(t, INI_CN_RECV, 0, pe, seq, 0, 0);
     r->peer = from;
-    r->a = seq;
     r->t[0] = t0;
     r->t[1] = t1;
 }
