@@ -306,13 +306,21 @@ static void test_round_trip(void **state)
     fx_rmdir(dir);
 }
 
+/* A new run directory and *t ready for INI 0 alone in cluster 0, at
+ * `level`, its run from `start` to `end`: the test adds the records. */
+static char *one_ini_run(struct ini_trace *t, int level, uint64_t start, uint64_t end)
+{
+    char *dir = fx_mkdir();
+    assert_int_equal(fx_init(t, level, 8, 1000000000, 0, 0, 0, 1, 2, start, end), 0);
+    return dir;
+}
+
 /* A run directory with one valid detailed trace of INI 0 (cluster 0, one
  * INI); returns the directory, the trace's path in path. */
 static char *one_valid_run(char *path, size_t n)
 {
-    char *dir = fx_mkdir();
     struct ini_trace t;
-    assert_int_equal(fx_init(&t, INI_TRACE_DETAILED, 8, 1000000000, 0, 0, 0, 1, 2, 1000, 9000), 0);
+    char *dir = one_ini_run(&t, INI_TRACE_DETAILED, 1000, 9000);
     fx_out(&t, 0, 2, 1, 100, 1, 900, 1100, 1150, 1200, 1300, 1500);
     fx_out(&t, 0, 2, 1, 100, 1, 900, 2100, 2150, 2200, 2300, 2500);
     assert_int_equal(fx_write(&t, dir), 0);
@@ -433,38 +441,39 @@ static void test_unknown_kind(void **state)
     corrupt_byte(128 + 64, 9, "record 1: unknown kind 9");
 }
 
+/* The damaged one-INI run: the test has added its records to *t (from
+ * one_ini_run); writing it succeeds and loading the run refuses
+ * ini0.trace saying `says`. */
+static void expect_one_ini_error(struct ini_trace *t, char *dir, const char *says)
+{
+    assert_int_equal(fx_write(t, dir), 0);
+    expect_run_error(dir, "ini0.trace", says);
+    fx_rmdir(dir);
+}
+
 static void test_stamps_out_of_order(void **state)
 {
-    char *dir = fx_mkdir();
     struct ini_trace t;
-    assert_int_equal(fx_init(&t, INI_TRACE_DETAILED, 8, 1000000000, 0, 0, 0, 1, 2, 1000, 9000), 0);
+    char *dir = one_ini_run(&t, INI_TRACE_DETAILED, 1000, 9000);
     fx_out(&t, 0, 2, 1, 100, 1, 900, 1100, 1150, 1200, 1300, 1500);
     fx_in(&t, 2, 0, 1, 100, 0, 2000, 2010, 2300, 2200, 2400, 2500);   /* t3 > t4 */
-    assert_int_equal(fx_write(&t, dir), 0);
-    expect_run_error(dir, "ini0.trace", "record 1 (inbound): stamps out of order: t4 = 2200 < t3 = 2300");
-    fx_rmdir(dir);
+    expect_one_ini_error(&t, dir, "record 1 (inbound): stamps out of order: t4 = 2200 < t3 = 2300");
 }
 
 static void test_missing_stamp(void **state)
 {
-    char *dir = fx_mkdir();
     struct ini_trace t;
-    assert_int_equal(fx_init(&t, INI_TRACE_DETAILED, 8, 1000000000, 0, 0, 0, 1, 2, 1000, 9000), 0);
+    char *dir = one_ini_run(&t, INI_TRACE_DETAILED, 1000, 9000);
     fx_out(&t, 0, 2, 1, 100, 1, 0, 1100, 1150, 1200, 1300, 1500);     /* no t0 */
-    assert_int_equal(fx_write(&t, dir), 0);
-    expect_run_error(dir, "ini0.trace", "stamp t0 missing in a detailed trace");
-    fx_rmdir(dir);
+    expect_one_ini_error(&t, dir, "stamp t0 missing in a detailed trace");
 }
 
 static void test_record_outside_run(void **state)
 {
-    char *dir = fx_mkdir();
     struct ini_trace t;
-    assert_int_equal(fx_init(&t, INI_TRACE_SUMMARY, 8, 1000000000, 0, 0, 0, 1, 2, 1000, 2000), 0);
+    char *dir = one_ini_run(&t, INI_TRACE_SUMMARY, 1000, 2000);
     fx_local(&t, 0, 1, 8, 0, 1500, 1600, 2500);
-    assert_int_equal(fx_write(&t, dir), 0);
-    expect_run_error(dir, "ini0.trace", "outside the run");
-    fx_rmdir(dir);
+    expect_one_ini_error(&t, dir, "outside the run");
 }
 
 /* An empty summary trace of INI ini, index `index` in cluster 0 of
@@ -519,19 +528,14 @@ static void test_cluster_size_not_recorded(void **state)
     assert_int_equal(ini_trace_init(&t, INI_TRACE_SUMMARY, 8, 0, 0, 1000000000), 0);
     ini_trace_run_start(&t, 10);
     ini_trace_run_end(&t, 20);                  /* set_cluster never called */
-    assert_int_equal(fx_write(&t, dir), 0);
-    expect_run_error(dir, "ini0.trace", "number of INIs in the cluster was not recorded");
-    fx_rmdir(dir);
+    expect_one_ini_error(&t, dir, "number of INIs in the cluster was not recorded");
 }
 
 static void test_run_span_not_recorded(void **state)
 {
-    char *dir = fx_mkdir();
     struct ini_trace t;
-    assert_int_equal(fx_init(&t, INI_TRACE_SUMMARY, 8, 1000000000, 0, 0, 0, 1, 2, 0, 0), 0);
-    assert_int_equal(fx_write(&t, dir), 0);
-    expect_run_error(dir, "ini0.trace", "run span");
-    fx_rmdir(dir);
+    char *dir = one_ini_run(&t, INI_TRACE_SUMMARY, 0, 0);
+    expect_one_ini_error(&t, dir, "run span");
 }
 
 int main(void)
