@@ -489,6 +489,31 @@ static int cmp_split_pe(const void *a, const void *b)
     return (x->pe > y->pe) - (x->pe < y->pe);
 }
 
+/* A compute node's mark in split_cluster's row_of[] before it has a row. */
+enum { PE_UNSEEN = -1, PE_SEEN = -2, PE_LISTED = -3 };
+
+/* Every compute node of the n_inis INIs' records (w[]) marked `from` in
+ * row_of[] is marked `to`; each also gets the next zeroed row of rows[]
+ * when rows is not NULL.  Returns how many were remarked. */
+static int remark_pes(const struct ini_work *w, int n_inis, int *row_of, int from, int to,
+                      struct report_pe_split *rows)
+{
+    int n = 0;
+    for (int k = 0; k < n_inis; k++)
+        for (uint64_t j = 0; j < w[k].f->n; j++) {
+            int pe = msg_pe(&w[k].f->msgs[j]);
+            if (row_of[pe] != from)
+                continue;
+            row_of[pe] = to;
+            if (rows) {
+                memset(&rows[n], 0, sizeof(rows[n]));
+                rows[n].pe = pe;
+            }
+            n++;
+        }
+    return n;
+}
+
 /* Appends cluster c's rows to r->pe_split (one per compute node seen in its
  * INIs' records, ascending id).  row_of is scratch of 65536 ints, all -1
  * on entry and on return.  The work is in the number of records, not in
@@ -496,37 +521,17 @@ static int cmp_split_pe(const void *a, const void *b)
 static int split_cluster(struct report *r, struct report_cluster *c, const struct ini_work *w, int *row_of)
 {
     int n_inis = c->n_inis < REPORT_MAX_INIS_PER_CLUSTER ? c->n_inis : REPORT_MAX_INIS_PER_CLUSTER;
-    enum { UNSEEN = -1, SEEN = -2, LISTED = -3 };
-    int n_new = 0;
-    for (int k = 0; k < n_inis; k++)
-        for (uint64_t j = 0; j < w[k].f->n; j++) {
-            int pe = msg_pe(&w[k].f->msgs[j]);
-            if (row_of[pe] == UNSEEN) {
-                row_of[pe] = SEEN;
-                n_new++;
-            }
-        }
+    int n_new = remark_pes(w, n_inis, row_of, PE_UNSEEN, PE_SEEN, NULL);
     struct report_pe_split *grown = realloc(r->pe_split, (size_t)(r->n_pe_split + n_new + 1) * sizeof(*grown));
     if (!grown) {
-        for (int k = 0; k < n_inis; k++)
-            for (uint64_t j = 0; j < w[k].f->n; j++)
-                row_of[msg_pe(&w[k].f->msgs[j])] = UNSEEN;
+        remark_pes(w, n_inis, row_of, PE_SEEN, PE_UNSEEN, NULL);
         return -1;
     }
     r->pe_split = grown;
     c->first_pe = r->n_pe_split;
     c->n_split_pes = n_new;
     struct report_pe_split *rows = grown + c->first_pe;
-    int listed = 0;
-    for (int k = 0; k < n_inis; k++)
-        for (uint64_t j = 0; j < w[k].f->n; j++) {
-            int pe = msg_pe(&w[k].f->msgs[j]);
-            if (row_of[pe] == SEEN) {
-                row_of[pe] = LISTED;
-                memset(&rows[listed], 0, sizeof(rows[listed]));
-                rows[listed++].pe = pe;
-            }
-        }
+    remark_pes(w, n_inis, row_of, PE_SEEN, PE_LISTED, rows);
     qsort(rows, (size_t)n_new, sizeof(*rows), cmp_split_pe);
     for (int i = 0; i < n_new; i++)
         row_of[rows[i].pe] = c->first_pe + i;
@@ -542,7 +547,7 @@ static int split_cluster(struct report *r, struct report_cluster *c, const struc
     for (int i = 0; i < n_new; i++) {
         for (int k = 0; k < n_inis; k++)
             rows[i].inis_used += rows[i].sent[k] > 0;
-        row_of[rows[i].pe] = UNSEEN;
+        row_of[rows[i].pe] = PE_UNSEEN;
     }
     r->n_pe_split += n_new;
     return 0;
