@@ -485,30 +485,28 @@ static void write_empty(const char *dir, int ini, int index, int inis)
     assert_int_equal(fx_write(&t, dir), 0);
 }
 
-static void test_cluster_size_disagreement(void **state)
-{
-    char *dir = fx_mkdir();
-    write_empty(dir, 0, 0, 2);
-    write_empty(dir, 1, 1, 3);
-    expect_run_error(dir, "ini1.trace", "says cluster 0 has 3 INIs, but ini0.trace (INI 0) says 2");
-    fx_rmdir(dir);
-}
+/* Runs whose cluster 0 is not one consistent set of INIs: the empty
+ * traces written (INI, index, INIs in the cluster), the file the refusal
+ * names and what it says. */
+static const struct {
+    int n_traces;
+    int trace[2][3];
+    const char *names, *says;
+} shape_cases[] = {
+    { 2, { { 0, 0, 2 }, { 1, 1, 3 } }, "ini1.trace", "says cluster 0 has 3 INIs, but ini0.trace (INI 0) says 2" },
+    { 1, { { 0, 0, 2 } }, "ini0.trace", "cluster 0 has 2 INIs but 1 trace files" },   /* a missing sibling */
+    { 2, { { 0, 1, 2 }, { 1, 1, 2 } }, "ini1.trace", "same index 1" },
+};
 
-static void test_missing_sibling(void **state)
+static void test_cluster_shape_refusals(void **state)
 {
-    char *dir = fx_mkdir();
-    write_empty(dir, 0, 0, 2);
-    expect_run_error(dir, "ini0.trace", "cluster 0 has 2 INIs but 1 trace files");
-    fx_rmdir(dir);
-}
-
-static void test_duplicate_index(void **state)
-{
-    char *dir = fx_mkdir();
-    write_empty(dir, 0, 1, 2);
-    write_empty(dir, 1, 1, 2);
-    expect_run_error(dir, "ini1.trace", "same index 1");
-    fx_rmdir(dir);
+    for (size_t i = 0; i < sizeof(shape_cases) / sizeof(shape_cases[0]); i++) {
+        char *dir = fx_mkdir();
+        for (int k = 0; k < shape_cases[i].n_traces; k++)
+            write_empty(dir, shape_cases[i].trace[k][0], shape_cases[i].trace[k][1], shape_cases[i].trace[k][2]);
+        expect_run_error(dir, shape_cases[i].names, shape_cases[i].says);
+        fx_rmdir(dir);
+    }
 }
 
 static void test_name_and_header_disagree(void **state)
@@ -566,9 +564,7 @@ int main(void)
         cmocka_unit_test(test_stamps_out_of_order),
         cmocka_unit_test(test_missing_stamp),
         cmocka_unit_test(test_record_outside_run),
-        cmocka_unit_test(test_cluster_size_disagreement),
-        cmocka_unit_test(test_missing_sibling),
-        cmocka_unit_test(test_duplicate_index),
+        cmocka_unit_test(test_cluster_shape_refusals),
         cmocka_unit_test(test_name_and_header_disagree),
         cmocka_unit_test(test_cluster_size_not_recorded),
         cmocka_unit_test(test_run_span_not_recorded),
