@@ -6,7 +6,8 @@
  * open() or read(), and a huge file must be refused at once rather than
  * parsed for minutes.  Error messages are fixed-size lines, written by
  * ini_fail; a very long path must not push the reason out of them, hence
- * ini_path_for_message.
+ * ini_path_for_message.  Beside them: ini_read_fd, what a child wrote on
+ * a pipe, and INI_FREE_ALL, a loader's arrays freed in one statement.
  */
 #ifndef INI_FILE_UTIL_H
 #define INI_FILE_UTIL_H
