@@ -56,13 +56,21 @@ static void test_init_rejects_bad_arguments(void **state)
     assert_null(ini_trace_begin(&t, INI_TRACE_OUT, 1, 0));     /* left off */
 }
 
+/* INI 3 (cluster 1)'s trace in `mode`, one record of each kind: outbound (stamps
+ * t0..t5 = 10..60), inbound (t1..t6 = 70..120), local (t1, t2, t6 = 130,
+ * 140, 150). */
+static void three_records(struct ini_trace *t, enum ini_trace_mode mode)
+{
+    assert_int_equal(ini_trace_init(t, mode, 16, 3, 1, 1000000000), 0);
+    fx_out(t, 1, 9, 7, 100, 2, 10, 20, 30, 40, 50, 60);
+    fx_in(t, 9, 1, 7, 200, 0, 70, 80, 90, 100, 110, 120);
+    fx_local(t, 1, 2, 300, 1, 130, 140, 150);
+}
+
 static void test_summary_keeps_arrival_and_done(void **state)
 {
     struct ini_trace t;
-    assert_int_equal(ini_trace_init(&t, INI_TRACE_SUMMARY, 16, 3, 1, 1000000000), 0);
-    fx_out(&t, 1, 9, 7, 100, 2, 10, 20, 30, 40, 50, 60);
-    fx_in(&t, 9, 1, 7, 200, 0, 70, 80, 90, 100, 110, 120);
-    fx_local(&t, 1, 2, 300, 1, 130, 140, 150);
+    three_records(&t, INI_TRACE_SUMMARY);
     assert_int_equal(t.n, 3);
     const struct ini_trace_rec *o = &t.recs[0], *i = &t.recs[1], *l = &t.recs[2];
     /* outbound: slot k = t(k); only t1 (slot 1) and t5 (slot 5) kept */
@@ -87,10 +95,7 @@ static void test_summary_keeps_arrival_and_done(void **state)
 static void test_detailed_slots(void **state)
 {
     struct ini_trace t;
-    assert_int_equal(ini_trace_init(&t, INI_TRACE_DETAILED, 16, 3, 1, 1000000000), 0);
-    fx_out(&t, 1, 9, 7, 100, 2, 10, 20, 30, 40, 50, 60);
-    fx_in(&t, 9, 1, 7, 200, 0, 70, 80, 90, 100, 110, 120);
-    fx_local(&t, 1, 2, 300, 1, 130, 140, 150);
+    three_records(&t, INI_TRACE_DETAILED);
     struct ini_trace_rec *l = &t.recs[2];
     ini_trace_stamp(&t, l, INI_TS_IN_IP, 999);         /* no protocol stamps on a local message */
     const uint64_t out_slots[6] = { 10, 20, 30, 40, 50, 60 };   /* t0..t5 */
