@@ -158,6 +158,23 @@ static inline struct ini_cn_trace_rec *ini_cn_trace_next(struct ini_cn_trace *t,
     return r;
 }
 
+/* The next record (ini_cn_trace_next) with the fields all kinds share:
+ * tag, node and the words a, b, c (their meaning per kind); NULL when
+ * tracing is off or the buffer is full. */
+static inline struct ini_cn_trace_rec *ini_cn_trace_fill(struct ini_cn_trace *t, int kind, uint8_t tag, uint16_t pe,
+                                                         uint32_t a, uint32_t b, uint32_t c)
+{
+    struct ini_cn_trace_rec *r = ini_cn_trace_next(t, kind);
+    if (r) {
+        r->tag = tag;
+        r->pe = pe;
+        r->a = a;
+        r->b = b;
+        r->c = c;
+    }
+    return r;
+}
+
 /* The program's tag, cause and argument for the next messages sent from
  * this node (they stay until changed). */
 static inline void ini_cn_trace_tag(struct ini_cn_trace *t, uint8_t tag, uint32_t cause, uint32_t arg)
@@ -176,16 +193,11 @@ static inline void ini_cn_trace_tag(struct ini_cn_trace *t, uint8_t tag, uint32_
 static inline void ini_cn_trace_action(struct ini_cn_trace *t, int kind, uint16_t pe, uint16_t peer, uint32_t id,
                                        uint32_t ref, uint32_t parent, uint64_t t0, uint64_t t1)
 {
-    struct ini_cn_trace_rec *r = ini_cn_trace_next(t, INI_CN_ACTION);
+    struct ini_cn_trace_rec *r = ini_cn_trace_fill(t, INI_CN_ACTION, (uint8_t)kind, pe, id, ref, parent);
     if (!r)
         return;
-    r->tag = (uint8_t)kind;
     r->flags = kind == INI_CN_ACT_LOCAL ? INI_CN_LOCAL : 0;
-    r->pe = pe;
     r->peer = peer;
-    r->a = id;
-    r->b = ref;
-    r->c = parent;
     r->t[0] = t0;
     r->t[1] = t1;
 }
@@ -195,14 +207,9 @@ static inline void ini_cn_trace_action(struct ini_cn_trace *t, int kind, uint16_
 static inline void ini_cn_trace_req(struct ini_cn_trace *t, int kind, uint16_t pe, uint32_t id, uint32_t done,
                                     uint32_t thread, uint64_t submit, uint64_t complete, uint64_t resumed)
 {
-    struct ini_cn_trace_rec *r = ini_cn_trace_next(t, INI_CN_REQ);
+    struct ini_cn_trace_rec *r = ini_cn_trace_fill(t, INI_CN_REQ, (uint8_t)kind, pe, id, done, thread);
     if (!r)
         return;
-    r->tag = (uint8_t)kind;
-    r->pe = pe;
-    r->a = id;
-    r->b = done;
-    r->c = thread;
     r->t[0] = submit;
     r->t[1] = complete;
     r->t[2] = resumed;
@@ -213,14 +220,10 @@ static inline void ini_cn_trace_req(struct ini_cn_trace *t, int kind, uint16_t p
 static inline void ini_cn_trace_join(struct ini_cn_trace *t, int site, uint16_t pe, uint32_t key, uint32_t action,
                                      int last)
 {
-    struct ini_cn_trace_rec *r = ini_cn_trace_next(t, INI_CN_JOIN);
+    struct ini_cn_trace_rec *r = ini_cn_trace_fill(t, INI_CN_JOIN, (uint8_t)site, pe, key, action, 0);
     if (!r)
         return;
-    r->tag = (uint8_t)site;
     r->flags = last ? INI_CN_LAST : 0;
-    r->pe = pe;
-    r->a = key;
-    r->b = action;
     r->t[0] = ini_cn_trace_tsc();
 }
 

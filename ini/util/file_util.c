@@ -6,6 +6,7 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <stdarg.h>
+#include <stdbool.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -69,6 +70,30 @@ char *ini_read_regular(const char *path, long long max_bytes, size_t *len, char 
         *len = size;
     }
     return buf;
+}
+
+size_t ini_read_fd(int fd, char *buf, size_t cap)
+{
+    char sink[256];
+    size_t got = 0;
+    for (;;) {
+        bool full = got + 1 >= cap;
+        ssize_t k = full ? read(fd, sink, sizeof sink) : read(fd, buf + got, cap - 1 - got);
+        if (k < 0 && errno == EINTR)
+            continue;
+        if (k <= 0)
+            break;
+        if (!full)
+            got += (size_t)k;
+    }
+    buf[got] = '\0';
+    return got;
+}
+
+void ini_free_each(void *const *ptrs, size_t n)
+{
+    for (size_t i = 0; i < n; i++)
+        free(ptrs[i]);
 }
 
 const char *ini_path_for_message(const char *path, char *buf, size_t buflen)

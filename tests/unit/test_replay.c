@@ -148,24 +148,12 @@ static char *node_mode_run(unsigned flags)
     /* node 1 (PE 1): a request done at 10, then computing until 2000 */
     fx_action(&c1, 1, 1, INI_CN_ACT_REQ, 1, 1, 0, 10, 10);
     fx_req(&c1, 1, 1, 1, 1, 3, 0, 10, 10);
-    /* node 0 (PE 0) asks at 100 (its request 1, picked up by action 1) */
-    fx_action(&c0, 0, 1, INI_CN_ACT_REQ, 0, 1, 0, 100, 100);
-    fx_send(&c0, 0, 1, 1, 1, 1, 0, 100);
-    fx_ini_msg(&i0, INI_TRACE_OUT, 0, 1, 1, 1, 100, 100, 100, 150);
-    fx_ini_msg(&i1, INI_TRACE_IN, 0, 1, 0, 1, 0, 150, 150, 200);
-    /* node 1 answers when it stops computing */
-    fx_recv(&c1, 1, 0, 1, 2000, 2001);
-    fx_action(&c1, 1, 2, INI_CN_ACT_MSG, 0, 1, 0, 2000, 2001);
-    fx_send(&c1, 1, 0, 1, 2, 2, 0, 2000);
-    fx_ini_msg(&i1, INI_TRACE_OUT, 1, 0, 0, 1, 2000, 2000, 2000, 2050);
-    fx_ini_msg(&i0, INI_TRACE_IN, 1, 0, 1, 1, 0, 2050, 2050, 2100);
-    /* and makes its next request at 2000 (picked up once the answer is out) */
+    /* node 0 (PE 0) asks at 100; node 1 answers (its action 2) when it
+     * stops computing, at 2000; the answer completes node 0's request */
+    fx_request_answered(&i0, &i1, &c0, &c1, 2, 2100);
+    /* node 1 makes its next request at 2000 (picked up once the answer is out) */
     fx_action(&c1, 1, 3, INI_CN_ACT_REQ, 1, 2, 0, 2002, 2002);
     fx_req(&c1, 1, 2, 3, 1, 3, 10, 2000, 2002);
-    /* the answer completes node 0's request */
-    fx_recv(&c0, 0, 1, 1, 2100, 2101);
-    fx_action(&c0, 0, 2, INI_CN_ACT_MSG, 1, 1, 0, 2100, 2101);
-    fx_req(&c0, 0, 1, 2, 0, 1, 0, 100, 2101);
     assert_int_equal(fx_write(&i0, dir), 0);
     assert_int_equal(fx_write(&i1, dir), 0);
     assert_int_equal(fx_cn_write_flags(&c0, dir, 0, flags), 0);

@@ -30,21 +30,9 @@ static char *two_message_run(uint64_t answer_action_t0)
     struct ini_trace i0, i1;
     struct ini_cn_trace c0, c1;
     assert_int_equal(fx_two_clusters(&i0, &i1, &c0, &c1), 0);
-    /* node 0's request (its action 1) to node 1 */
-    fx_action(&c0, 0, 1, INI_CN_ACT_REQ, 0, 1, 0, 100, 100);
-    fx_send(&c0, 0, 1, 1, 1, 1, 0, 100);
-    fx_ini_msg(&i0, INI_TRACE_OUT, 0, 1, 1, 1, 100, 100, 100, 150);
-    fx_ini_msg(&i1, INI_TRACE_IN, 0, 1, 0, 1, 0, 150, 150, 200);
-    /* node 1's handler and action answer it */
-    fx_recv(&c1, 1, 0, 1, 2000, 2001);
-    fx_action(&c1, 1, 1, INI_CN_ACT_MSG, 0, 1, 0, 2000, 2001);
-    fx_send(&c1, 1, 0, 1, 2, 1, 0, 2000);
-    fx_ini_msg(&i1, INI_TRACE_OUT, 1, 0, 0, 1, 2000, 2000, 2000, 2050);
-    fx_ini_msg(&i0, INI_TRACE_IN, 1, 0, 1, 1, 0, 2050, 2050, 2100);
-    /* the answer's handler at node 0, and the action that processes it */
-    fx_recv(&c0, 0, 1, 1, 2100, 2101);
-    fx_action(&c0, 0, 2, INI_CN_ACT_MSG, 1, 1, 0, answer_action_t0, 2101);
-    fx_req(&c0, 0, 1, 2, 0, 1, 0, 100, 2101);
+    /* node 0's request to node 1, answered by node 1's action 1; node 0's
+     * action on the answer starts at answer_action_t0 */
+    fx_request_answered(&i0, &i1, &c0, &c1, 1, answer_action_t0);
     assert_int_equal(fx_two_write(dir, &i0, &i1, &c0, &c1), 0);
     return dir;
 }

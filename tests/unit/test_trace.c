@@ -56,13 +56,21 @@ static void test_init_rejects_bad_arguments(void **state)
     assert_null(ini_trace_begin(&t, INI_TRACE_OUT, 1, 0));     /* left off */
 }
 
+/* INI 3 (cluster 1)'s trace in `mode`, one record of each kind: outbound (stamps
+ * t0..t5 = 10..60), inbound (t1..t6 = 70..120), local (t1, t2, t6 = 130,
+ * 140, 150). */
+static void three_records(struct ini_trace *t, enum ini_trace_mode mode)
+{
+    assert_int_equal(ini_trace_init(t, mode, 16, 3, 1, 1000000000), 0);
+    fx_out(t, 1, 9, 7, 100, 2, 10, 20, 30, 40, 50, 60);
+    fx_in(t, 9, 1, 7, 200, 0, 70, 80, 90, 100, 110, 120);
+    fx_local(t, 1, 2, 300, 1, 130, 140, 150);
+}
+
 static void test_summary_keeps_arrival_and_done(void **state)
 {
     struct ini_trace t;
-    assert_int_equal(ini_trace_init(&t, INI_TRACE_SUMMARY, 16, 3, 1, 1000000000), 0);
-    fx_out(&t, 1, 9, 7, 100, 2, 10, 20, 30, 40, 50, 60);
-    fx_in(&t, 9, 1, 7, 200, 0, 70, 80, 90, 100, 110, 120);
-    fx_local(&t, 1, 2, 300, 1, 130, 140, 150);
+    three_records(&t, INI_TRACE_SUMMARY);
     assert_int_equal(t.n, 3);
     const struct ini_trace_rec *o = &t.recs[0], *i = &t.recs[1], *l = &t.recs[2];
     /* outbound: slot k = t(k); only t1 (slot 1) and t5 (slot 5) kept */
@@ -87,10 +95,7 @@ static void test_summary_keeps_arrival_and_done(void **state)
 static void test_detailed_slots(void **state)
 {
     struct ini_trace t;
-    assert_int_equal(ini_trace_init(&t, INI_TRACE_DETAILED, 16, 3, 1, 1000000000), 0);
-    fx_out(&t, 1, 9, 7, 100, 2, 10, 20, 30, 40, 50, 60);
-    fx_in(&t, 9, 1, 7, 200, 0, 70, 80, 90, 100, 110, 120);
-    fx_local(&t, 1, 2, 300, 1, 130, 140, 150);
+    three_records(&t, INI_TRACE_DETAILED);
     struct ini_trace_rec *l = &t.recs[2];
     ini_trace_stamp(&t, l, INI_TS_IN_IP, 999);         /* no protocol stamps on a local message */
     const uint64_t out_slots[6] = { 10, 20, 30, 40, 50, 60 };   /* t0..t5 */
@@ -306,13 +311,21 @@ static void test_round_trip(void **state)
     fx_rmdir(dir);
 }
 
+/* A new run directory and *t ready for INI 0 alone in cluster 0, at
+ * `level`, its run from `start` to `end`: the test adds the records. */
+static char *one_ini_run(struct ini_trace *t, int level, uint64_t start, uint64_t end)
+{
+    char *dir = fx_mkdir();
+    assert_int_equal(fx_init(t, level, 8, 1000000000, 0, 0, 0, 1, 2, start, end), 0);
+    return dir;
+}
+
 /* A run directory with one valid detailed trace of INI 0 (cluster 0, one
  * INI); returns the directory, the trace's path in path. */
 static char *one_valid_run(char *path, size_t n)
 {
-    char *dir = fx_mkdir();
     struct ini_trace t;
-    assert_int_equal(fx_init(&t, INI_TRACE_DETAILED, 8, 1000000000, 0, 0, 0, 1, 2, 1000, 9000), 0);
+    char *dir = one_ini_run(&t, INI_TRACE_DETAILED, 1000, 9000);
     fx_out(&t, 0, 2, 1, 100, 1, 900, 1100, 1150, 1200, 1300, 1500);
     fx_out(&t, 0, 2, 1, 100, 1, 900, 2100, 2150, 2200, 2300, 2500);
     assert_int_equal(fx_write(&t, dir), 0);
@@ -433,38 +446,39 @@ static void test_unknown_kind(void **state)
     corrupt_byte(128 + 64, 9, "record 1: unknown kind 9");
 }
 
+/* The damaged one-INI run: the test has added its records to *t (from
+ * one_ini_run); writing it succeeds and loading the run refuses
+ * ini0.trace saying `says`. */
+static void expect_one_ini_error(struct ini_trace *t, char *dir, const char *says)
+{
+    assert_int_equal(fx_write(t, dir), 0);
+    expect_run_error(dir, "ini0.trace", says);
+    fx_rmdir(dir);
+}
+
 static void test_stamps_out_of_order(void **state)
 {
-    char *dir = fx_mkdir();
     struct ini_trace t;
-    assert_int_equal(fx_init(&t, INI_TRACE_DETAILED, 8, 1000000000, 0, 0, 0, 1, 2, 1000, 9000), 0);
+    char *dir = one_ini_run(&t, INI_TRACE_DETAILED, 1000, 9000);
     fx_out(&t, 0, 2, 1, 100, 1, 900, 1100, 1150, 1200, 1300, 1500);
     fx_in(&t, 2, 0, 1, 100, 0, 2000, 2010, 2300, 2200, 2400, 2500);   /* t3 > t4 */
-    assert_int_equal(fx_write(&t, dir), 0);
-    expect_run_error(dir, "ini0.trace", "record 1 (inbound): stamps out of order: t4 = 2200 < t3 = 2300");
-    fx_rmdir(dir);
+    expect_one_ini_error(&t, dir, "record 1 (inbound): stamps out of order: t4 = 2200 < t3 = 2300");
 }
 
 static void test_missing_stamp(void **state)
 {
-    char *dir = fx_mkdir();
     struct ini_trace t;
-    assert_int_equal(fx_init(&t, INI_TRACE_DETAILED, 8, 1000000000, 0, 0, 0, 1, 2, 1000, 9000), 0);
+    char *dir = one_ini_run(&t, INI_TRACE_DETAILED, 1000, 9000);
     fx_out(&t, 0, 2, 1, 100, 1, 0, 1100, 1150, 1200, 1300, 1500);     /* no t0 */
-    assert_int_equal(fx_write(&t, dir), 0);
-    expect_run_error(dir, "ini0.trace", "stamp t0 missing in a detailed trace");
-    fx_rmdir(dir);
+    expect_one_ini_error(&t, dir, "stamp t0 missing in a detailed trace");
 }
 
 static void test_record_outside_run(void **state)
 {
-    char *dir = fx_mkdir();
     struct ini_trace t;
-    assert_int_equal(fx_init(&t, INI_TRACE_SUMMARY, 8, 1000000000, 0, 0, 0, 1, 2, 1000, 2000), 0);
+    char *dir = one_ini_run(&t, INI_TRACE_SUMMARY, 1000, 2000);
     fx_local(&t, 0, 1, 8, 0, 1500, 1600, 2500);
-    assert_int_equal(fx_write(&t, dir), 0);
-    expect_run_error(dir, "ini0.trace", "outside the run");
-    fx_rmdir(dir);
+    expect_one_ini_error(&t, dir, "outside the run");
 }
 
 /* An empty summary trace of INI ini, index `index` in cluster 0 of
@@ -476,30 +490,28 @@ static void write_empty(const char *dir, int ini, int index, int inis)
     assert_int_equal(fx_write(&t, dir), 0);
 }
 
-static void test_cluster_size_disagreement(void **state)
-{
-    char *dir = fx_mkdir();
-    write_empty(dir, 0, 0, 2);
-    write_empty(dir, 1, 1, 3);
-    expect_run_error(dir, "ini1.trace", "says cluster 0 has 3 INIs, but ini0.trace (INI 0) says 2");
-    fx_rmdir(dir);
-}
+/* Runs whose cluster 0 is not one consistent set of INIs: the empty
+ * traces written (INI, index, INIs in the cluster), the file the refusal
+ * names and what it says. */
+static const struct {
+    int n_traces;
+    int trace[2][3];
+    const char *names, *says;
+} shape_cases[] = {
+    { 2, { { 0, 0, 2 }, { 1, 1, 3 } }, "ini1.trace", "says cluster 0 has 3 INIs, but ini0.trace (INI 0) says 2" },
+    { 1, { { 0, 0, 2 } }, "ini0.trace", "cluster 0 has 2 INIs but 1 trace files" },   /* a missing sibling */
+    { 2, { { 0, 1, 2 }, { 1, 1, 2 } }, "ini1.trace", "same index 1" },
+};
 
-static void test_missing_sibling(void **state)
+static void test_cluster_shape_refusals(void **state)
 {
-    char *dir = fx_mkdir();
-    write_empty(dir, 0, 0, 2);
-    expect_run_error(dir, "ini0.trace", "cluster 0 has 2 INIs but 1 trace files");
-    fx_rmdir(dir);
-}
-
-static void test_duplicate_index(void **state)
-{
-    char *dir = fx_mkdir();
-    write_empty(dir, 0, 1, 2);
-    write_empty(dir, 1, 1, 2);
-    expect_run_error(dir, "ini1.trace", "same index 1");
-    fx_rmdir(dir);
+    for (size_t i = 0; i < sizeof(shape_cases) / sizeof(shape_cases[0]); i++) {
+        char *dir = fx_mkdir();
+        for (int k = 0; k < shape_cases[i].n_traces; k++)
+            write_empty(dir, shape_cases[i].trace[k][0], shape_cases[i].trace[k][1], shape_cases[i].trace[k][2]);
+        expect_run_error(dir, shape_cases[i].names, shape_cases[i].says);
+        fx_rmdir(dir);
+    }
 }
 
 static void test_name_and_header_disagree(void **state)
@@ -519,19 +531,14 @@ static void test_cluster_size_not_recorded(void **state)
     assert_int_equal(ini_trace_init(&t, INI_TRACE_SUMMARY, 8, 0, 0, 1000000000), 0);
     ini_trace_run_start(&t, 10);
     ini_trace_run_end(&t, 20);                  /* set_cluster never called */
-    assert_int_equal(fx_write(&t, dir), 0);
-    expect_run_error(dir, "ini0.trace", "number of INIs in the cluster was not recorded");
-    fx_rmdir(dir);
+    expect_one_ini_error(&t, dir, "number of INIs in the cluster was not recorded");
 }
 
 static void test_run_span_not_recorded(void **state)
 {
-    char *dir = fx_mkdir();
     struct ini_trace t;
-    assert_int_equal(fx_init(&t, INI_TRACE_SUMMARY, 8, 1000000000, 0, 0, 0, 1, 2, 0, 0), 0);
-    assert_int_equal(fx_write(&t, dir), 0);
-    expect_run_error(dir, "ini0.trace", "run span");
-    fx_rmdir(dir);
+    char *dir = one_ini_run(&t, INI_TRACE_SUMMARY, 0, 0);
+    expect_one_ini_error(&t, dir, "run span");
 }
 
 int main(void)
@@ -562,9 +569,7 @@ int main(void)
         cmocka_unit_test(test_stamps_out_of_order),
         cmocka_unit_test(test_missing_stamp),
         cmocka_unit_test(test_record_outside_run),
-        cmocka_unit_test(test_cluster_size_disagreement),
-        cmocka_unit_test(test_missing_sibling),
-        cmocka_unit_test(test_duplicate_index),
+        cmocka_unit_test(test_cluster_shape_refusals),
         cmocka_unit_test(test_name_and_header_disagree),
         cmocka_unit_test(test_cluster_size_not_recorded),
         cmocka_unit_test(test_run_span_not_recorded),

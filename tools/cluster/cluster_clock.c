@@ -5,6 +5,7 @@
 #include "cluster_clock.h"
 
 #include "cli.h"
+#include "file_util.h"
 
 #include <errno.h>
 #include <stdio.h>
@@ -43,11 +44,7 @@ static int run_capture(char *const *argv, char *out, size_t len)
         _exit(127);
     }
     close(fd[1]);
-    size_t got = 0;
-    ssize_t k;
-    while (got + 1 < len && (k = read(fd[0], out + got, len - 1 - got)) > 0)
-        got += (size_t)k;
-    out[got] = '\0';
+    ini_read_fd(fd[0], out, len);
     close(fd[0]);
     int st;
     while (waitpid(pid, &st, 0) < 0 && errno == EINTR)

@@ -213,12 +213,11 @@ double replay_run_ready(const struct run_graph *g, const struct rg_action *a)
 /* Each record's turn end in the run: its turn is the records with its t1
  * (a turn stamps everything it takes with its start), and a turn without
  * O sends what it made when it ends. */
-static const double *sort_t1;
-
-static int cmp_t1(const void *a, const void *b)
+/* Indices by their t1; arg: the t1 array. */
+static int cmp_t1(const void *a, const void *b, void *arg)
 {
-    double x = sort_t1[*(const int *)a], y = sort_t1[*(const int *)b];
-    return (x > y) - (x < y);
+    const double *t1 = arg;
+    return rg_cmp_double(t1[*(const int *)a], t1[*(const int *)b]);
 }
 
 static double *turn_ends(const struct run_graph *g, int f)
@@ -233,8 +232,7 @@ static double *turn_ends(const struct run_graph *g, int f)
     }
     for (uint64_t i = 0; i < n; i++)
         idx[i] = (int)i;
-    sort_t1 = g->inis[f].t1;
-    qsort(idx, (size_t)n, sizeof(int), cmp_t1);
+    qsort_r(idx, (size_t)n, sizeof(int), cmp_t1, g->inis[f].t1);
     for (uint64_t k = 0; k < n;) {
         uint64_t e = k;
         double last = 0;
@@ -315,18 +313,14 @@ static int setup_messages(struct replay *r, char *err, size_t errlen)
 }
 
 /* The protocol threads' lags: each top-level action against the end of
- * the one before it on its thread (qsort has no context: the replay whose
- * actions are sorted is this file's one static). */
-static const struct replay *sort_replay;
-
-static int cmp_action_t0(const void *a, const void *b)
+ * the one before it on its thread.  Actions by server, then start; arg:
+ * the replay. */
+static int cmp_action_t0(const void *a, const void *b, void *arg)
 {
-    const struct run_graph *g = sort_replay->g;
-    const struct rg_action *x = &g->actions[*(const int *)a], *y = &g->actions[*(const int *)b];
-    int sx = replay_server_of(sort_replay, x), sy = replay_server_of(sort_replay, y);
-    if (sx != sy)
-        return sx - sy;
-    return (x->t0 > y->t0) - (x->t0 < y->t0);
+    const struct replay *r = arg;
+    const struct rg_action *x = &r->g->actions[*(const int *)a], *y = &r->g->actions[*(const int *)b];
+    int c = rg_cmp_int(replay_server_of(r, x), replay_server_of(r, y));
+    return c ? c : rg_cmp_double(x->t0, y->t0);
 }
 
 static int cmp_interval(const void *a, const void *b)
@@ -409,8 +403,7 @@ static int setup_actions(struct replay *r, char *err, size_t errlen)
         free(busy);
         return ini_fail(err, errlen, "out of memory");
     }
-    sort_replay = r;
-    qsort(order, (size_t)m, sizeof(int), cmp_action_t0);
+    qsort_r(order, (size_t)m, sizeof(int), cmp_action_t0, r);
     for (int k = 0; k < m;) {
         int c = replay_server_of(r, &g->actions[order[k]]), ni = 0, nb = 0;
         double prev_end = -INFINITY;

@@ -12,8 +12,6 @@
 #include <math.h>
 #include <stdlib.h>
 
-static const struct run_graph *sort_g;
-
 /* Which completion a request follows: the graph knows (run_graph.c). */
 int replay_requests(struct replay *r)
 {
@@ -31,17 +29,16 @@ int replay_requests(struct replay *r)
     return replay_csr(&r->req_next, n, n, pred);
 }
 
-/* Joins by cluster, site, key, time. */
-static int cmp_join(const void *a, const void *b)
+/* Joins by cluster, site, key, time; arg: the graph. */
+static int cmp_join(const void *a, const void *b, void *arg)
 {
-    const struct rg_join *x = &sort_g->joins[*(const int *)a], *y = &sort_g->joins[*(const int *)b];
-    if (x->cluster != y->cluster)
-        return x->cluster - y->cluster;
-    if (x->site != y->site)
-        return x->site - y->site;
-    if (x->key != y->key)
-        return (x->key > y->key) - (x->key < y->key);
-    return (x->t > y->t) - (x->t < y->t);
+    const struct run_graph *g = arg;
+    const struct rg_join *x = &g->joins[*(const int *)a], *y = &g->joins[*(const int *)b];
+    int c;
+    if ((c = rg_cmp_int(x->cluster, y->cluster)) || (c = rg_cmp_int(x->site, y->site)) ||
+        (c = rg_cmp_u64(x->key, y->key)))
+        return c;
+    return rg_cmp_double(x->t, y->t);
 }
 
 static bool same_key(const struct run_graph *g, int i, int j)
@@ -64,8 +61,7 @@ int replay_joins(struct replay *r)
         order[i] = i;
         r->join_completer[i] = own[i] = -1;
     }
-    sort_g = g;
-    qsort(order, (size_t)n, sizeof(int), cmp_join);
+    qsort_r(order, (size_t)n, sizeof(int), cmp_join, (void *)g);
     for (int k = 0; k < n;) {
         int e = k;         /* the group: k .. e, closed by its LAST record at e */
         while (e < n && same_key(g, order[e], order[k]) && !g->joins[order[e]].last)

@@ -130,10 +130,8 @@ static void free_file(void *file)
 
 static const struct trace_format cn_format = {
     .prefix = "cn", .id_what = "cluster",
-    .header_size = INI_CN_TRACE_HEADER_SIZE, .rec_size = INI_CN_TRACE_RECORD_SIZE, .file_size = sizeof(struct cn_file),
-    .path_off = offsetof(struct cn_file, path), .name_off = offsetof(struct cn_file, name),
-    .shown_off = offsetof(struct cn_file, shown), .n_off = offsetof(struct cn_file, n),
-    .recs_off = offsetof(struct cn_file, recs), .elem_size = sizeof(struct ini_cn_trace_rec),
+    .header_size = INI_CN_TRACE_HEADER_SIZE, .rec_size = INI_CN_TRACE_RECORD_SIZE,
+    TRACE_FORMAT_LAYOUT(struct cn_file, recs),
     .header = check_header, .records = decode_records, .id = file_id, .cmp = cmp_cluster, .free = free_file,
 };
 

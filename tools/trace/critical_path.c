@@ -130,15 +130,13 @@ static bool walk(const struct run_graph *g, struct crit_step *s, int q)
 }
 
 /* Barrier requests by thread, then submit: the k-th of each thread is
- * barrier k. */
-static const struct run_graph *sort_g;
-
-static int cmp_barrier(const void *a, const void *b)
+ * barrier k.  arg: the graph. */
+static int cmp_barrier(const void *a, const void *b, void *arg)
 {
-    const struct rg_req *x = &sort_g->reqs[*(const int *)a], *y = &sort_g->reqs[*(const int *)b];
-    if (x->thread != y->thread)
-        return x->thread - y->thread;
-    return (x->submit > y->submit) - (x->submit < y->submit);
+    const struct run_graph *g = arg;
+    const struct rg_req *x = &g->reqs[*(const int *)a], *y = &g->reqs[*(const int *)b];
+    int c = rg_cmp_int(x->thread, y->thread);
+    return c ? c : rg_cmp_double(x->submit, y->submit);
 }
 
 /* Each step's end and the request that ended it. */
@@ -150,8 +148,7 @@ static int steps_of(const struct run_graph *g, struct crit_result *out, int *las
     for (int q = 0; q < g->n_reqs; q++)
         if (g->reqs[q].kind == REQ_BARRIER && g->reqs[q].thread >= 0)
             idx[n++] = q;
-    sort_g = g;
-    qsort(idx, (size_t)n, sizeof(int), cmp_barrier);
+    qsort_r(idx, (size_t)n, sizeof(int), cmp_barrier, (void *)g);
     /* the steps: as many as the thread with the fewest barriers made */
     int steps = n;
     for (int k = 0; k < n;) {

@@ -53,16 +53,13 @@ static int pe_index(const struct profile *p, int pe)
     return -1;
 }
 
-/* Messages by sender, then send time (qsort has no context: this file's
- * one static names the graph). */
-static const struct run_graph *sort_g;
-
-static int cmp_send_g(const void *a, const void *b)
+/* Messages by sender, then send time; arg: the graph. */
+static int cmp_send_g(const void *a, const void *b, void *arg)
 {
-    const struct rg_msg *x = &sort_g->msgs[*(const int *)a], *y = &sort_g->msgs[*(const int *)b];
-    if (x->src_pe != y->src_pe)
-        return x->src_pe - y->src_pe;
-    return (x->send > y->send) - (x->send < y->send);
+    const struct run_graph *g = arg;
+    const struct rg_msg *x = &g->msgs[*(const int *)a], *y = &g->msgs[*(const int *)b];
+    int c = rg_cmp_int(x->src_pe, y->src_pe);
+    return c ? c : rg_cmp_double(x->send, y->send);
 }
 
 static void count_messages(struct profile *p, const struct run_graph *g)
@@ -92,8 +89,7 @@ static void count_messages(struct profile *p, const struct run_graph *g)
     }
     if (!order)
         return;
-    sort_g = g;
-    qsort(order, (size_t)n, sizeof(int), cmp_send_g);
+    qsort_r(order, (size_t)n, sizeof(int), cmp_send_g, (void *)g);
     for (int i = 1; i < n; i++)
         if (g->msgs[order[i]].src_pe == g->msgs[order[i - 1]].src_pe) {
             p->gap_sum += g->msgs[order[i]].send - g->msgs[order[i - 1]].send;

@@ -35,6 +35,8 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "file_util.h"
+
 /* Per-INI working data, sorted in FIFO order (arrival, then start). */
 struct ini_work {
     const struct trace_file *f;
@@ -123,16 +125,8 @@ static double union_length(struct interval *iv, size_t n, uint64_t clip_lo, uint
 
 static void work_free(struct ini_work *w)
 {
-    free(w->t1);
-    free(w->s);
-    free(w->done);
-    free(w->kind);
-    free(w->queue);
-    free(w->occ_lo);
-    free(w->occ_hi);
-    free(w->busy_lo);
-    free(w->busy_hi);
-    free(w->busy_before);
+    INI_FREE_ALL(w->t1, w->s, w->done, w->kind, w->queue, w->occ_lo, w->occ_hi, w->busy_lo, w->busy_hi,
+                 w->busy_before);
     memset(w, 0, sizeof(*w));
 }
 
@@ -341,23 +335,19 @@ static void acc_ini(struct perf_acc *a, const struct ini_work *w)
         residence += in_ini;
         a->qlen += m->qlen;
         a->n_msgs++;
-        switch (m->kind) {
-        case INI_TRACE_OUT:
-            a->n_out++;
-            a->len += m->len;
-            a->send += in_ini;
-            a->send_ns += cycles_to_ns(in_ini, f->info.tsc_hz);
-            break;
-        case INI_TRACE_IN:
-            a->n_in++;
-            a->len += m->len;
-            a->recv += in_ini;
-            a->recv_ns += cycles_to_ns(in_ini, f->info.tsc_hz);
-            break;
-        default:
+        if (m->kind != INI_TRACE_OUT && m->kind != INI_TRACE_IN) {
             a->n_local++;
             a->local += in_ini;
+            continue;
         }
+        /* outbound and inbound alike, each into its own sums */
+        bool out = m->kind == INI_TRACE_OUT;
+        uint64_t *n = out ? &a->n_out : &a->n_in;
+        double *cycles = out ? &a->send : &a->recv, *ns = out ? &a->send_ns : &a->recv_ns;
+        (*n)++;
+        a->len += m->len;
+        *cycles += in_ini;
+        *ns += cycles_to_ns(in_ini, f->info.tsc_hz);
     }
     for (size_t k = 0; k < w->n; k++)
         if (w->kind[k] != INI_TRACE_LOCAL) {
@@ -499,6 +489,31 @@ static int cmp_split_pe(const void *a, const void *b)
     return (x->pe > y->pe) - (x->pe < y->pe);
 }
 
+/* A compute node's mark in split_cluster's row_of[] before it has a row. */
+enum { PE_UNSEEN = -1, PE_SEEN = -2, PE_LISTED = -3 };
+
+/* Every compute node of the n_inis INIs' records (w[]) marked `from` in
+ * row_of[] is marked `to`; each also gets the next zeroed row of rows[]
+ * when rows is not NULL.  Returns how many were remarked. */
+static int remark_pes(const struct ini_work *w, int n_inis, int *row_of, int from, int to,
+                      struct report_pe_split *rows)
+{
+    int n = 0;
+    for (int k = 0; k < n_inis; k++)
+        for (uint64_t j = 0; j < w[k].f->n; j++) {
+            int pe = msg_pe(&w[k].f->msgs[j]);
+            if (row_of[pe] != from)
+                continue;
+            row_of[pe] = to;
+            if (rows) {
+                memset(&rows[n], 0, sizeof(rows[n]));
+                rows[n].pe = pe;
+            }
+            n++;
+        }
+    return n;
+}
+
 /* Appends cluster c's rows to r->pe_split (one per compute node seen in its
  * INIs' records, ascending id).  row_of is scratch of 65536 ints, all -1
  * on entry and on return.  The work is in the number of records, not in
@@ -506,37 +521,17 @@ static int cmp_split_pe(const void *a, const void *b)
 static int split_cluster(struct report *r, struct report_cluster *c, const struct ini_work *w, int *row_of)
 {
     int n_inis = c->n_inis < REPORT_MAX_INIS_PER_CLUSTER ? c->n_inis : REPORT_MAX_INIS_PER_CLUSTER;
-    enum { UNSEEN = -1, SEEN = -2, LISTED = -3 };
-    int n_new = 0;
-    for (int k = 0; k < n_inis; k++)
-        for (uint64_t j = 0; j < w[k].f->n; j++) {
-            int pe = msg_pe(&w[k].f->msgs[j]);
-            if (row_of[pe] == UNSEEN) {
-                row_of[pe] = SEEN;
-                n_new++;
-            }
-        }
+    int n_new = remark_pes(w, n_inis, row_of, PE_UNSEEN, PE_SEEN, NULL);
     struct report_pe_split *grown = realloc(r->pe_split, (size_t)(r->n_pe_split + n_new + 1) * sizeof(*grown));
     if (!grown) {
-        for (int k = 0; k < n_inis; k++)
-            for (uint64_t j = 0; j < w[k].f->n; j++)
-                row_of[msg_pe(&w[k].f->msgs[j])] = UNSEEN;
+        remark_pes(w, n_inis, row_of, PE_SEEN, PE_UNSEEN, NULL);
         return -1;
     }
     r->pe_split = grown;
     c->first_pe = r->n_pe_split;
     c->n_split_pes = n_new;
     struct report_pe_split *rows = grown + c->first_pe;
-    int listed = 0;
-    for (int k = 0; k < n_inis; k++)
-        for (uint64_t j = 0; j < w[k].f->n; j++) {
-            int pe = msg_pe(&w[k].f->msgs[j]);
-            if (row_of[pe] == SEEN) {
-                row_of[pe] = LISTED;
-                memset(&rows[listed], 0, sizeof(rows[listed]));
-                rows[listed++].pe = pe;
-            }
-        }
+    remark_pes(w, n_inis, row_of, PE_SEEN, PE_LISTED, rows);
     qsort(rows, (size_t)n_new, sizeof(*rows), cmp_split_pe);
     for (int i = 0; i < n_new; i++)
         row_of[rows[i].pe] = c->first_pe + i;
@@ -552,7 +547,7 @@ static int split_cluster(struct report *r, struct report_cluster *c, const struc
     for (int i = 0; i < n_new; i++) {
         for (int k = 0; k < n_inis; k++)
             rows[i].inis_used += rows[i].sent[k] > 0;
-        row_of[rows[i].pe] = UNSEEN;
+        row_of[rows[i].pe] = PE_UNSEEN;
     }
     r->n_pe_split += n_new;
     return 0;

@@ -326,28 +326,31 @@ static void resolve(struct builder *b)
 
 /* ---- which completion each request follows ---- */
 
-static const struct run_graph *sort_g;
-static const int *sort_thread;
+/* What cmp_req_thread sorts by: the graph and each request's thread
+ * (thread_ids). */
+struct req_thread_ctx {
+    const struct run_graph *g;
+    const int *thread;
+};
 
 /* Requests by cluster, thread, submit. */
-static int cmp_req_thread(const void *a, const void *b)
+static int cmp_req_thread(const void *a, const void *b, void *arg)
 {
-    int i = *(const int *)a, j = *(const int *)b;
-    const struct rg_req *x = &sort_g->reqs[i], *y = &sort_g->reqs[j];
-    if (x->cluster != y->cluster)
-        return x->cluster - y->cluster;
-    if (sort_thread[i] != sort_thread[j])
-        return sort_thread[i] - sort_thread[j];
-    return (x->submit > y->submit) - (x->submit < y->submit);
+    const struct req_thread_ctx *k = arg;
+    int i = *(const int *)a, j = *(const int *)b, c;
+    const struct rg_req *x = &k->g->reqs[i], *y = &k->g->reqs[j];
+    if ((c = rg_cmp_int(x->cluster, y->cluster)) || (c = rg_cmp_int(k->thread[i], k->thread[j])))
+        return c;
+    return rg_cmp_double(x->submit, y->submit);
 }
 
-/* Requests by cluster, completion. */
-static int cmp_req_complete(const void *a, const void *b)
+/* Requests by cluster, completion; arg: the graph. */
+static int cmp_req_complete(const void *a, const void *b, void *arg)
 {
-    const struct rg_req *x = &sort_g->reqs[*(const int *)a], *y = &sort_g->reqs[*(const int *)b];
-    if (x->cluster != y->cluster)
-        return x->cluster - y->cluster;
-    return (x->complete > y->complete) - (x->complete < y->complete);
+    const struct run_graph *g = arg;
+    const struct rg_req *x = &g->reqs[*(const int *)a], *y = &g->reqs[*(const int *)b];
+    int c = rg_cmp_int(x->cluster, y->cluster);
+    return c ? c : rg_cmp_double(x->complete, y->complete);
 }
 
 /* The latest request of cluster c completed at or before t (by[] sorted
@@ -400,10 +403,9 @@ static int link_requests(struct run_graph *g)
     }
     for (int q = 0; q < n; q++)
         order[q] = by[q] = q;
-    sort_g = g;
-    sort_thread = thread;
-    qsort(order, (size_t)n, sizeof(int), cmp_req_thread);
-    qsort(by, (size_t)n, sizeof(int), cmp_req_complete);
+    struct req_thread_ctx ctx = { g, thread };
+    qsort_r(order, (size_t)n, sizeof(int), cmp_req_thread, &ctx);
+    qsort_r(by, (size_t)n, sizeof(int), cmp_req_complete, g);
     for (int k = 0; k < n; k++) {
         int q = order[k];
         struct rg_req *x = &g->reqs[q];
@@ -595,21 +597,10 @@ int run_graph_build(struct run_graph *g, const struct trace_run *ini, const stru
 void run_graph_free(struct run_graph *g)
 {
     for (int i = 0; g->inis && g->ini && i < g->ini->n_files; i++) {
-        free(g->inis[i].t1);
-        free(g->inis[i].s);
-        free(g->inis[i].done);
-        free(g->inis[i].msg);
-        free(g->inis[i].busy_lo);
-        free(g->inis[i].busy_hi);
-        free(g->inis[i].busy_before);
+        struct rg_ini *x = &g->inis[i];
+        INI_FREE_ALL(x->t1, x->s, x->done, x->msg, x->busy_lo, x->busy_hi, x->busy_before);
     }
-    free(g->inis);
-    free(g->msgs);
-    free(g->recvs);
-    free(g->actions);
-    free(g->reqs);
-    free(g->joins);
-    free(g->pe_cluster);
+    INI_FREE_ALL(g->inis, g->msgs, g->recvs, g->actions, g->reqs, g->joins, g->pe_cluster);
     memset(g, 0, sizeof(*g));
 }
 

@@ -124,4 +124,21 @@ double rg_busy_in(const struct run_graph *g, int f, double a, double b);
 /* "message", "local message", "request". */
 const char *rg_action_kind_name(int kind);
 
+/* Three-way comparisons for the sorts of index arrays over a graph
+ * (qsort_r with the graph as context): -1, 0 or 1; NaN equals all. */
+static inline int rg_cmp_int(int a, int b)
+{
+    return (a > b) - (a < b);
+}
+
+static inline int rg_cmp_u64(uint64_t a, uint64_t b)
+{
+    return (a > b) - (a < b);
+}
+
+static inline int rg_cmp_double(double a, double b)
+{
+    return (a > b) - (a < b);
+}
+
 #endif

@@ -221,17 +221,15 @@ static void tracks(struct tl *t)
  * another core: TSC skew between this machine's virtual CPUs has put the
  * return up to tens of us before it, and slices of one track must nest.
  * NULL when out of memory (the completion is used). */
-static const struct run_graph *by_thread_g;
-
-/* Requests in order of thread, then submission. */
-static int by_thread(const void *a, const void *b)
+/* Requests in order of thread, then submission; arg: the graph. */
+static int by_thread(const void *a, const void *b, void *arg)
 {
-    const struct rg_req *x = &by_thread_g->reqs[*(const int *)a], *y = &by_thread_g->reqs[*(const int *)b];
-    if (x->cluster != y->cluster)
-        return x->cluster - y->cluster;
-    if (x->thread != y->thread)
-        return x->thread - y->thread;
-    return (x->submit > y->submit) - (x->submit < y->submit);
+    const struct run_graph *g = arg;
+    const struct rg_req *x = &g->reqs[*(const int *)a], *y = &g->reqs[*(const int *)b];
+    int c;
+    if ((c = rg_cmp_int(x->cluster, y->cluster)) || (c = rg_cmp_int(x->thread, y->thread)))
+        return c;
+    return rg_cmp_double(x->submit, y->submit);
 }
 
 static double *wait_ends(const struct run_graph *g)
@@ -248,8 +246,7 @@ static double *wait_ends(const struct run_graph *g)
         end[q] = g->reqs[q].complete;
         order[q] = q;
     }
-    by_thread_g = g;
-    qsort(order, (size_t)g->n_reqs, sizeof(*order), by_thread);
+    qsort_r(order, (size_t)g->n_reqs, sizeof(*order), by_thread, (void *)g);
     for (int k = 1; k < g->n_reqs; k++) {
         const struct rg_req *p = &g->reqs[order[k - 1]], *r = &g->reqs[order[k]];
         if (p->cluster == r->cluster && p->thread == r->thread && !isnan(r->resumed) && r->resumed < end[order[k - 1]])

@@ -189,10 +189,8 @@ static void free_file(void *file)
 
 static const struct trace_format ini_format = {
     .prefix = "ini", .id_what = "INI",
-    .header_size = INI_TRACE_HEADER_SIZE, .rec_size = INI_TRACE_RECORD_SIZE, .file_size = sizeof(struct trace_file),
-    .path_off = offsetof(struct trace_file, path), .name_off = offsetof(struct trace_file, name),
-    .shown_off = offsetof(struct trace_file, shown), .n_off = offsetof(struct trace_file, n),
-    .recs_off = offsetof(struct trace_file, msgs), .elem_size = sizeof(struct trace_msg),
+    .header_size = INI_TRACE_HEADER_SIZE, .rec_size = INI_TRACE_RECORD_SIZE,
+    TRACE_FORMAT_LAYOUT(struct trace_file, msgs),
     .header = check_header, .records = decode_records, .id = file_id, .cmp = cmp_file_by_id, .free = free_file,
 };
 

@@ -33,6 +33,14 @@ struct trace_format {
     void (*free)(void *file);
 };
 
+/* A trace_format's layout fields for the file struct TYPE, its records
+ * in its array field RECS: the contract above, stated once for both
+ * loaders. */
+#define TRACE_FORMAT_LAYOUT(type, recs)                                                                    \
+    .file_size = sizeof(type), .path_off = offsetof(type, path), .name_off = offsetof(type, name),          \
+    .shown_off = offsetof(type, shown), .n_off = offsetof(type, n), .recs_off = offsetof(type, recs),       \
+    .elem_size = sizeof(*((type *)0)->recs)
+
 /* A file from disk (streamed) or from its bytes in memory: 0, or -1 with
  * the error in err and the file freed. */
 int trace_load_file(const struct trace_format *k, void *file, const char *path, char *err, size_t errlen);

@@ -46,13 +46,6 @@ static inline void fx_ini_msg(struct ini_trace *t, int kind, uint16_t src, uint1
 }
 
 /* A compute node's records. */
-static inline struct ini_cn_trace_rec *fx_cn(struct ini_cn_trace *t, int kind, uint16_t pe)
-{
-    struct ini_cn_trace_rec *r = ini_cn_trace_next(t, kind);
-    r->pe = pe;
-    return r;
-}
-
 static inline void fx_send(struct ini_cn_trace *t, uint16_t pe, uint16_t to, uint32_t seq, uint8_t type,
                            uint32_t cause, int local, uint64_t at)
 {
@@ -63,9 +56,8 @@ static inline void fx_send(struct ini_cn_trace *t, uint16_t pe, uint16_t to, uin
 static inline void fx_recv(struct ini_cn_trace *t, uint16_t pe, uint16_t from, uint32_t seq, uint64_t t0,
                            uint64_t t1)
 {
-    struct ini_cn_trace_rec *r = fx_cn(t, INI_CN_RECV, pe);
+    struct ini_cn_trace_rec *r = ini_cn_trace_fill(t, INI_CN_RECV, 0, pe, seq, 0, 0);
     r->peer = from;
-    r->a = seq;
     r->t[0] = t0;
     r->t[1] = t1;
 }
@@ -111,6 +103,29 @@ static inline int fx_two_clusters(struct ini_trace *i0, struct ini_trace *i1, st
     fx_ini_open(i0, INI_TRACE_DETAILED, 0, 0, 0, 1, 1);
     fx_ini_open(i1, INI_TRACE_DETAILED, 1, 1, 0, 1, 1);
     return ini_cn_trace_init(c0, 64) == 0 && ini_cn_trace_init(c1, 64) == 0 ? 0 : -1;
+}
+
+/* One request answered, on fx_two_clusters' traces: node 0 asks at 100
+ * (its request 1, picked up by its action 1; type 1, seq 1) through INI 0
+ * [100, 150] and INI 1 [150, 200]; node 1's handler [2000, 2001] and its
+ * action answer_id answer (type 2, seq 1) through INI 1 [2000, 2050] and
+ * INI 0 [2050, 2100]; node 0's handler [2100, 2101] and its action 2,
+ * from done_t0 to 2101, complete request 1. */
+static inline void fx_request_answered(struct ini_trace *i0, struct ini_trace *i1, struct ini_cn_trace *c0,
+                                       struct ini_cn_trace *c1, uint32_t answer_id, uint64_t done_t0)
+{
+    fx_action(c0, 0, 1, INI_CN_ACT_REQ, 0, 1, 0, 100, 100);
+    fx_send(c0, 0, 1, 1, 1, 1, 0, 100);
+    fx_ini_msg(i0, INI_TRACE_OUT, 0, 1, 1, 1, 100, 100, 100, 150);
+    fx_ini_msg(i1, INI_TRACE_IN, 0, 1, 0, 1, 0, 150, 150, 200);
+    fx_recv(c1, 1, 0, 1, 2000, 2001);
+    fx_action(c1, 1, answer_id, INI_CN_ACT_MSG, 0, 1, 0, 2000, 2001);
+    fx_send(c1, 1, 0, 1, 2, answer_id, 0, 2000);
+    fx_ini_msg(i1, INI_TRACE_OUT, 1, 0, 0, 1, 2000, 2000, 2000, 2050);
+    fx_ini_msg(i0, INI_TRACE_IN, 1, 0, 1, 1, 0, 2050, 2050, 2100);
+    fx_recv(c0, 0, 1, 1, 2100, 2101);
+    fx_action(c0, 0, 2, INI_CN_ACT_MSG, 1, 1, 0, done_t0, 2101);
+    fx_req(c0, 0, 1, 2, 0, 1, 0, 100, 2101);
 }
 
 /* The four traces of fx_two_clusters written into dir: 0, or -1. */
