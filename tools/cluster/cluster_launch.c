@@ -441,13 +441,17 @@ void launch_teardown(struct launch *L)
     for (int k = 0; k < L->n_daemons; k++)
         if (L->daemons[k].pid > 0 && !L->daemons[k].running)
             reap_runtime_dir(L->tag, L->daemons[k].ini);
-    /* A daemon unlinks its state region when it stops cleanly; one killed
-     * leaves it (docs/transport.md, "An INI that restarts"). */
+    /* A daemon unlinks its state region and its doorbell when it stops
+     * cleanly; one killed leaves them (docs/restart.md). */
     for (int k = 0; k < L->n_daemons; k++) {
-        char name[64];
+        char name[PATH_MAX + 32];
+        if (L->daemons[k].pid <= 0 || L->daemons[k].running)
+            continue;
         snprintf(name, sizeof name, "/ini-%s-i%d", L->tag, L->daemons[k].ini);
-        if (L->daemons[k].pid > 0 && !L->daemons[k].running)
-            shm_unlink(name);
+        shm_unlink(name);
+        /* and its doorbell FIFO (inid_port.c), in the run directory */
+        snprintf(name, sizeof name, "%s/ini%d.wake", L->run_dir, L->daemons[k].ini);
+        unlink(name);
     }
     for (int c = 0; c < L->cfg->n_clusters; c++) {
         if (L->segs[c].seg) {
