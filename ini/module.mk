@@ -56,7 +56,7 @@ LIBINI_SRCS := $(CONFIG_SRCS) ini/util/file_util.c ini/util/counters.c \
                ini/cn/ring.c ini/cn/segment.c ini/cn/fabric.c ini/cn/ini_cn.c \
                ini/cn/cn_barrier.c ini/cn/cn_work.c \
                ini/trace/trace.c ini/trace/trace_cn.c \
-               ini/vtime/vt_machine.c ini/vtime/vt_cost.c
+               ini/vtime/vt_machine.c ini/vtime/vt_node.c ini/vtime/vt_cost.c
 LIBINI      := $(BUILD)/libini.a
 # Made afresh: `ar r` would keep the members of sources since removed.
 $(LIBINI): $(LIBINI_SRCS:%.c=$(OBJ)/%.o)

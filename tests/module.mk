@@ -59,7 +59,7 @@ $(BIN)/test_ini_cn: $(LIBINI)
 
 # The virtual-time machine and its cost model (ini/vtime/), on threads.
 UNIT_TESTS += $(BIN)/test_vtime
-$(BIN)/test_vtime: $(OBJ)/ini/vtime/vt_machine.o $(OBJ)/ini/vtime/vt_cost.o
+$(BIN)/test_vtime: $(OBJ)/ini/vtime/vt_machine.o $(OBJ)/ini/vtime/vt_node.o $(OBJ)/ini/vtime/vt_cost.o
 
 # The library's barrier (over real daemons: it runs itself under the
 # ini-cluster beside it, which it needs built) and compute bursts.

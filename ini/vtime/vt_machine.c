@@ -87,11 +87,16 @@ static void unlock(struct ini_vt_machine *m)
     pthread_mutex_unlock(&m->lock);
 }
 
+/* A waiting slot's next event: its own or its earliest input, but never
+ * before its clock: an input that arrived while it was busy (a handler,
+ * a service) waits until the slot is free. */
 static uint64_t key_of(const struct ini_vt_slot *s)
 {
     uint64_t next = atomic_load_explicit(&s->next, memory_order_relaxed);
     uint64_t inbox = atomic_load_explicit(&s->inbox, memory_order_relaxed);
-    return next < inbox ? next : inbox;
+    uint64_t clock = atomic_load_explicit(&s->clock, memory_order_relaxed);
+    uint64_t k = next < inbox ? next : inbox;
+    return k < clock ? clock : k;
 }
 
 /* The earliest time a computing slot still allows, over all but `except`;
@@ -221,6 +226,16 @@ enum ini_vt_grant ini_vt_wait_turn(struct ini_vt_machine *m, uint32_t id, uint64
         return how;
     *at = atomic_load_explicit(&s->clock, memory_order_relaxed);
     return INI_VT_GRANTED;
+}
+
+void ini_vt_arrive_computing(struct ini_vt_machine *m, uint32_t id)
+{
+    lock(m);
+    INI_ASSERT(atomic_load_explicit(&m->slots[id].state, memory_order_relaxed) == INI_VT_ABSENT);
+    atomic_store_explicit(&m->slots[id].state, INI_VT_COMPUTING, memory_order_release);
+    if (m->turn < 0)
+        pick(m, -1);
+    unlock(m);
 }
 
 void ini_vt_compute(struct ini_vt_machine *m, uint32_t id)

@@ -38,8 +38,10 @@
  *              has come (and a slot that never comes must be done)
  *   WAITING    in ini_vt_wait_turn: its next event is min(next, inbox),
  *              where `next` is its own (a burst's end, a timer) and
- *              `inbox` the earliest stamp posted to it since it last ran;
- *              UINT64_MAX: nothing due (a node blocked on a reply)
+ *              `inbox` the earliest stamp posted to it since it last ran,
+ *              but not before its clock (an input that came while it was
+ *              busy waits for it); UINT64_MAX: nothing due (a node
+ *              blocked on a reply)
  *   RUNNING    holds the turn (at most one slot)
  *   COMPUTING  runs host code from `clock`; no event at or after
  *              clock + lookahead may run until it waits again
@@ -136,6 +138,10 @@ void ini_vt_slot_init(struct ini_vt_machine *m, uint32_t id, const char *name, u
  * earliest keeps the turn without sleeping: between two events of one
  * slot there is no hand-over. */
 enum ini_vt_grant ini_vt_wait_turn(struct ini_vt_machine *m, uint32_t id, uint64_t next, uint64_t *at);
+
+/* Slot `id` arrives computing: it runs host code from time 0 (a compute
+ * node's first burst) without having held the turn. */
+void ini_vt_arrive_computing(struct ini_vt_machine *m, uint32_t id);
 
 /* The holder `id` returns to host code that runs from its clock (a
  * compute burst): it gives up the turn; until it waits for the turn again,

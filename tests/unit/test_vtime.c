@@ -27,6 +27,7 @@
 
 #include "vt_cost.h"
 #include "vt_machine.h"
+#include "vt_node.h"
 #include "splitmix.h"
 
 static struct ini_vt_machine *machine(uint32_t n)
@@ -278,6 +279,92 @@ static void test_compute_holds_back(void **state)
     free(h.m);
 }
 
+
+/* ---- a compute node's events (vt_node.h) ---- */
+
+#define NQ 64
+struct nq { uint64_t stamp[NQ]; int from[NQ]; int head, tail; };   /* one node's inputs, in arrival order */
+
+struct nodes {
+    struct ini_vt_machine *m;
+    struct ini_vt_node node[2];
+    struct nq q[2];
+    uint64_t served_at[2][8];
+    int n_served[2];
+    uint64_t handler_cycles[2], reply_cycles, reply_latency;
+};
+struct node_ctx { struct nodes *w; int id; };
+
+static void nq_put(struct nq *q, uint64_t stamp, int from)
+{
+    q->stamp[q->tail % NQ] = stamp;
+    q->from[q->tail++ % NQ] = from;
+}
+
+static uint64_t nq_earliest(void *ctx)
+{
+    struct node_ctx *c = ctx;
+    struct nq *q = &c->w->q[c->id];
+    return q->head == q->tail ? INI_VT_NEVER : q->stamp[q->head % NQ];
+}
+
+/* Node 1's handler answers node 0; node 0's only notes the time. */
+static uint64_t nq_serve(void *ctx, uint64_t at)
+{
+    struct node_ctx *c = ctx;
+    struct nodes *w = c->w;
+    w->q[c->id].head++;
+    w->served_at[c->id][w->n_served[c->id]++] = at;
+    if (c->id == 1) {
+        struct ini_vt_node *n = &w->node[1];
+        nq_put(&w->q[0], n->clock + w->reply_cycles + w->reply_latency, 1);
+        assert_int_equal(ini_vt_node_send(n, 0, w->reply_cycles, w->reply_latency), 0);
+    }
+    return w->handler_cycles[c->id];
+}
+
+static void *node1_run(void *arg)
+{
+    struct nodes *w = arg;
+    struct node_ctx c = { w, 1 };
+    struct ini_vt_inputs in = { nq_earliest, nq_serve, &c };
+    ini_vt_node_start(&w->node[1], w->m, 1);
+    /* a long burst, interrupted by node 0's request */
+    assert_int_equal(ini_vt_node_enter(&w->node[1], 1000, &in), 0);
+    ini_vt_node_stop(&w->node[1]);
+    return NULL;
+}
+
+static void test_node_interrupt_known_answer(void **state)
+{
+    (void)state;
+    struct nodes w = { .m = machine(2), .handler_cycles = { 5, 30 }, .reply_cycles = 10, .reply_latency = 50 };
+    ini_vt_slot_init(w.m, 0, "pe 0", 50);
+    ini_vt_slot_init(w.m, 1, "pe 1", 50);
+    struct node_ctx c = { &w, 0 };
+    struct ini_vt_inputs in = { nq_earliest, nq_serve, &c };
+    pthread_t th;
+    pthread_create(&th, NULL, node1_run, &w);
+    struct ini_vt_node *a = &w.node[0];
+    ini_vt_node_start(a, w.m, 0);
+    assert_int_equal(ini_vt_node_enter(a, 100, &in), 0);       /* a burst of 100 */
+    assert_int_equal(a->clock, 100);
+    nq_put(&w.q[1], 100 + 10 + 50, 0);
+    assert_int_equal(ini_vt_node_send(a, 1, 10, 50), 0);       /* sent at 110, arrives at 160 */
+    assert_int_equal(ini_vt_node_wait(a, &in), 0);             /* the reply */
+    assert_int_equal(a->clock, 225);
+    ini_vt_node_stop(a);                                       /* the turn moves on to node 1 */
+    pthread_join(th, NULL);
+    /* node 1: interrupted at 160; its reply sent at 170 arrives at 220;
+     * its handler ends at 200, and its burst at 1000 + 40 */
+    assert_int_equal(w.served_at[1][0], 160);
+    assert_int_equal(w.node[1].clock, 1040);
+    assert_int_equal(w.node[1].interrupts, 1);
+    assert_int_equal(w.node[1].interrupt_cycles, 40);
+    assert_int_equal(w.served_at[0][0], 220);
+    free(w.m);
+}
+
 /* ---- the machine stops, saying why ---- */
 
 /* Two slots, "pe 0" and `name1`: slot 1 waits for input only, on a thread
@@ -376,6 +463,7 @@ int main(void)
         cmocka_unit_test(test_deterministic),
         cmocka_unit_test(test_deterministic_with_bursts),
         cmocka_unit_test(test_compute_holds_back),
+        cmocka_unit_test(test_node_interrupt_known_answer),
         cmocka_unit_test(test_deadlock_named),
         cmocka_unit_test(test_causality_violation_named),
         cmocka_unit_test(test_bad_machines_refused),
