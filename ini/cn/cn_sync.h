@@ -79,7 +79,7 @@ struct ini_cn_trace *cn_pe_trace(struct ini_pe *pe);
 struct cn_auto_trace *cn_pe_auto(struct ini_pe *pe);
 
 /* cn_trace.c, called traced only (pe's trace set): */
-void     cn_auto_send(struct ini_pe *pe, uint16_t handler);            /* before a send is stamped */
+void     cn_auto_send(struct ini_pe *pe, uint16_t handler, uint64_t tsc);   /* before its SEND record */
 uint32_t cn_auto_handler_begin(struct ini_pe *pe, struct cn_auto_trace *at);
 void     cn_auto_handler_end(struct ini_pe *pe, struct cn_auto_trace *at, uint32_t act, uint16_t src,
                              uint32_t seq, uint64_t t0);

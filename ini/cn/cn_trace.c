@@ -30,7 +30,9 @@
  * that one file never mixes two models.  The barrier's records stay the
  * barrier's (in_library: its waits and sends are not the program's).
  *
- * Cost: called only when the run is traced; a few stores and two atomic
+ * Cost: called only when the run is traced (inside ini_cn.c's existing
+ * `if (pe->trace)` branches: untraced, ini_send has no extra branch and
+ * ini_poll and ini_wait one each); a few stores and two atomic
  * id increments per handler or burst of sends, no allocation, lock or
  * system call.  Each node's state is its thread's (cn_sync.h).
  */
@@ -38,14 +40,14 @@
 
 #include "trace_cn.h"
 
-void cn_auto_send(struct ini_pe *pe, uint16_t handler)
+void cn_auto_send(struct ini_pe *pe, uint16_t handler, uint64_t tsc)
 {
     struct cn_auto_trace *at = cn_pe_auto(pe);
     if (!at || at->in_library)
         return;
     if (!at->handler_act && !at->program_act) {
         struct ini_cn *cn = ini_pe_cn(pe);
-        at->program_t0 = ini_cn_trace_tsc();
+        at->program_t0 = tsc;
         at->program_req = ini_cn_trace_req_id(cn);
         at->program_act = ini_cn_trace_action_id(cn);
     }

@@ -488,8 +488,6 @@ int ini_send(struct ini_pe *pe, int dst_pe, uint16_t handler, const void *buf, u
         else
             __builtin_ia32_pause();
     }
-    if (pe->trace)
-        cn_auto_send(pe, handler);
     uint64_t t = rdtsc();
     memcpy(rec->data, &t, sizeof(t));
     struct ini_am_hdr *h = ini_fabric_out_am(rec);
@@ -503,8 +501,10 @@ int ini_send(struct ini_pe *pe, int dst_pe, uint16_t handler, const void *buf, u
     if (len)
         memcpy(h + 1, buf, len);
     ini_fabric_publish(&pe->out[i]);
-    if (pe->trace)
+    if (pe->trace) {
+        cn_auto_send(pe, handler, t);   /* the library's cause and tag for it (cn_trace.c) */
         ini_cn_trace_send(pe->trace, (uint16_t)pe->id, (uint16_t)dst_pe, seq, len, 0, t);
+    }
     struct ini_seg_ini *ini = &cn->seg->inis[i];
     atomic_fetch_add_explicit(&ini->submitted, 1, memory_order_relaxed);
     if (ini_fabric_consumer_sleeps(&ini->sleeping))
