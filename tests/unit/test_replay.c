@@ -192,6 +192,9 @@ static void test_replay_node_mode(void **state)
     assert_float_equal(node_mode_span(INI_CN_HDR_NODE_HANDLERS, 2.0, &measured), 2201 - 10, 0.5);
     /* MGS's model keeps the handler's wait: the request's passes count too */
     assert_float_equal(node_mode_span(0, 2.0, &measured), 2301 - 10, 0.5);
+    /* the library's records for any program (bit 1) replay as the node model */
+    assert_float_equal(node_mode_span(INI_CN_HDR_NODE_HANDLERS | INI_CN_HDR_LIBRARY, 2.0, &measured), 2201 - 10,
+                       0.5);
 }
 
 /* ---- the window and a turn's own cost ---- */
@@ -442,6 +445,13 @@ static void test_cn_reader_refuses(void **state)
     b[8] = 9;
     expect_refused(path, b, n, "unknown format version 9");
     b[8] = 1;
+    ini_trace_put16(b + 14, INI_CN_HDR_NODE_HANDLERS | INI_CN_HDR_LIBRARY);   /* the library's: read */
+    assert_int_equal(cn_file_load_mem(&f, path, b, n, err, sizeof(err)), 0);
+    assert_int_equal(f.info.flags, INI_CN_HDR_NODE_HANDLERS | INI_CN_HDR_LIBRARY);
+    cn_file_free(&f);
+    ini_trace_put16(b + 14, 4);
+    expect_refused(path, b, n, "unknown header flags 0x4");
+    ini_trace_put16(b + 14, 0);
     b[128] = 77;
     expect_refused(path, b, n, "record 0: unknown kind 77");
     b[128] = INI_CN_ACTION;
