@@ -54,7 +54,7 @@ CONFIG_SRCS := $(addprefix ini/config/,config_names.c config_spec.c config_value
                config_load.c config_groups.c config_machine.c config_check.c)
 LIBINI_SRCS := $(CONFIG_SRCS) ini/util/file_util.c ini/util/counters.c \
                ini/cn/ring.c ini/cn/segment.c ini/cn/fabric.c ini/cn/ini_cn.c \
-               ini/cn/cn_barrier.c ini/cn/cn_work.c \
+               ini/cn/cn_barrier.c ini/cn/cn_work.c ini/cn/cn_trace.c \
                ini/trace/trace.c ini/trace/trace_cn.c \
                ini/vtime/vt_machine.c ini/vtime/vt_node.c ini/vtime/vt_cost.c
 LIBINI      := $(BUILD)/libini.a

@@ -69,7 +69,7 @@ static int meet(struct ini_pe *pe, uint64_t stall_us, uint32_t act, uint32_t n)
     unsigned arrived = atomic_fetch_add(&s->count, 1) + 1;
     int last = arrived == (unsigned)s->n_local;
     if (act)
-        ini_cn_trace_join(ini_pe_trace(pe), INI_CN_SITE_BARRIER_ARRIVALS, (uint16_t)ini_pe_id(pe), n, act, last);
+        ini_cn_trace_join(cn_pe_trace(pe), INI_CN_SITE_BARRIER_ARRIVALS, (uint16_t)ini_pe_id(pe), n, act, last);
     if (last) {
         if (act)
             atomic_store(&s->last_arrival, act);
@@ -92,7 +92,7 @@ static int meet(struct ini_pe *pe, uint64_t stall_us, uint32_t act, uint32_t n)
 static int send_arrivals(struct ini_pe *pe, uint32_t n, uint32_t cause)
 {
     const struct cn_sync *s = ini_cn_sync(ini_pe_cn(pe));
-    struct ini_cn_trace *tr = ini_pe_trace(pe);
+    struct ini_cn_trace *tr = cn_pe_trace(pe);
     uint8_t tag = tr ? tr->next_tag : 0;
     uint32_t was_cause = tr ? tr->next_cause : 0, arg = tr ? tr->next_arg : 0;
     ini_cn_trace_tag(tr, (uint8_t)INI_CN_BARRIER_HANDLER, cause, 0);
@@ -118,7 +118,7 @@ static int leader_round(struct ini_pe *pe, uint64_t stall_us, uint32_t n)
      * (on_arrive); whichever comes last lets the cluster go on. */
     p->local_in = n + 1;
     int done = p->arrived[n % 2] >= others;
-    ini_cn_trace_join(ini_pe_trace(pe), INI_CN_SITE_BARRIER_RELEASE, (uint16_t)ini_pe_id(pe), n, local, done);
+    ini_cn_trace_join(cn_pe_trace(pe), INI_CN_SITE_BARRIER_RELEASE, (uint16_t)ini_pe_id(pe), n, local, done);
     if (done)
         p->done = local;
     uint64_t last = UINT64_MAX, since = 0;
@@ -142,7 +142,7 @@ void ini_cn_barrier_on_arrive(struct ini_pe *pe, int src_pe, const void *data, u
         return;
     }
     memcpy(&n, data, sizeof n);
-    struct ini_cn_trace *tr = ini_pe_trace(pe);
+    struct ini_cn_trace *tr = cn_pe_trace(pe);
     uint32_t act = tr ? ini_cn_trace_action_id(cn) : 0;
     uint64_t t0 = tr ? ini_cn_trace_tsc() : 0;
     p->arrived[n % 2]++;
@@ -157,11 +157,11 @@ void ini_cn_barrier_on_arrive(struct ini_pe *pe, int src_pe, const void *data, u
                             ini_pe_handling_seq(pe), 0, t0, ini_cn_trace_tsc());
 }
 
-int ini_cn_barrier(struct ini_pe *pe, uint64_t stall_us)
+static int barrier_run(struct ini_pe *pe, uint64_t stall_us)
 {
     struct ini_cn *cn = ini_pe_cn(pe);
     struct pe_sync *p = ini_pe_sync(pe);
-    struct ini_cn_trace *tr = ini_pe_trace(pe);
+    struct ini_cn_trace *tr = cn_pe_trace(pe);
     uint32_t n = p->barriers++;
     /* traced: the request and its pick-up, the node's arrival */
     uint32_t req = 0, act = 0;
@@ -183,4 +183,18 @@ int ini_cn_barrier(struct ini_pe *pe, uint64_t stall_us)
     if (tr)
         ini_pe_trace_req(pe, INI_CN_REQ_BARRIER, req, atomic_load(&ini_cn_sync(cn)->release), submit);
     return 0;
+}
+
+/* Traced for a program the library records (cn_trace.c): the sends before
+ * it end, and its waits and sends are the barrier's, not the program's. */
+int ini_cn_barrier(struct ini_pe *pe, uint64_t stall_us)
+{
+    struct cn_auto_trace *at = cn_pe_auto(pe);
+    if (!at)
+        return barrier_run(pe, stall_us);
+    cn_auto_program_end(pe);
+    at->in_library = 1;
+    int rc = barrier_run(pe, stall_us);
+    at->in_library = 0;
+    return rc;
 }

@@ -46,6 +46,16 @@ struct pe_sync {
     uint64_t resumed;                /* traced: TSC of the node's last return from a request */
 };
 
+/* The library's own trace records for a program that writes none
+ * (cn_trace.c), one node's, touched only by its thread.  Ids 0: none. */
+struct cn_auto_trace {
+    uint32_t program_act, program_req;   /* the open "program" action: sends between handlers */
+    uint64_t program_t0;
+    uint32_t handler_act;            /* the action of the handler running */
+    uint32_t last_act;               /* the last handler's action in the current wait */
+    int in_library;                  /* inside the barrier, which records itself */
+};
+
 struct cn_sync *ini_cn_sync(struct ini_cn *cn);
 struct pe_sync *ini_pe_sync(struct ini_pe *pe);
 
@@ -60,5 +70,21 @@ int ini_cn_sync_dilation(struct cn_sync *s, double knob, char *err, size_t errle
 /* The barrier's arrival message's handler (INI_CN_BARRIER_HANDLER),
  * registered at attach with the struct ini_cn as its argument. */
 void ini_cn_barrier_on_arrive(struct ini_pe *pe, int src_pe, const void *data, uint32_t len, void *arg);
+
+/* The node's trace buffer, NULL when not traced; unlike ini_pe_trace,
+ * does not take the trace over from the library. */
+struct ini_cn_trace *cn_pe_trace(struct ini_pe *pe);
+/* The node's library records, NULL when not traced or when the program
+ * took the trace over (ini_pe_trace). */
+struct cn_auto_trace *cn_pe_auto(struct ini_pe *pe);
+
+/* cn_trace.c, called traced only (pe's trace set): */
+void     cn_auto_send(struct ini_pe *pe, uint16_t handler, uint64_t tsc);   /* before its SEND record */
+uint32_t cn_auto_handler_begin(struct ini_pe *pe, struct cn_auto_trace *at);
+void     cn_auto_handler_end(struct ini_pe *pe, struct cn_auto_trace *at, uint32_t act, uint16_t src,
+                             uint32_t seq, uint64_t t0);
+void     cn_auto_program_end(struct ini_pe *pe);                       /* closes the program action */
+uint64_t cn_auto_wait_begin(struct ini_pe *pe);                        /* 0: not recorded */
+void     cn_auto_wait_end(struct ini_pe *pe, uint64_t submit, int ran);
 
 #endif

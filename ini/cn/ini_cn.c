@@ -47,6 +47,7 @@ struct ini_pe {
     struct ini_pe_stats stats;
     struct ini_cn_trace *trace;               /* NULL: not tracing (trace_cn.h) */
     uint32_t handling_seq;                    /* sequence of the message whose handler runs */
+    struct cn_auto_trace at;                  /* the library's own records (cn_trace.c) */
     struct pe_sync sync;                      /* the barrier's and the bursts' (cn_sync.h) */
 };
 
@@ -74,6 +75,7 @@ struct ini_cn {
     struct ini_cn_trace *traces;
     struct ini_cn_trace_info trace_info;
     char trace_path[512];
+    _Atomic int program_traces;               /* the program took the trace over (ini_pe_trace) */
     struct cn_sync sync;                      /* the barrier's and the bursts' (cn_sync.h) */
 };
 
@@ -161,6 +163,11 @@ static void trace_close(struct ini_cn *cn)
 {
     if (!cn->traces)
         return;
+    if (!atomic_load(&cn->program_traces)) {
+        for (int p = 0; p < cn->n_pes; p++)
+            cn_auto_program_end(&cn->pes[p]);
+        cn->trace_info.flags |= INI_CN_HDR_NODE_HANDLERS | INI_CN_HDR_LIBRARY;
+    }
     ini_cn_trace_anchor(&cn->trace_info.end_tsc, &cn->trace_info.end_ns);
     if (ini_cn_trace_write(cn->trace_path, &cn->trace_info, cn->traces, cn->n_pes) < 0)
         fprintf(stderr, "ini: cannot write %s: %s\n", cn->trace_path, strerror(errno));
@@ -354,7 +361,20 @@ int ini_pe_id(const struct ini_pe *pe) { return pe->id; }
 int ini_pe_local(const struct ini_pe *pe) { return pe->local; }
 struct ini_cn *ini_pe_cn(struct ini_pe *pe) { return pe->cn; }
 const struct ini_pe_stats *ini_pe_stats(const struct ini_pe *pe) { return &pe->stats; }
-struct ini_cn_trace *ini_pe_trace(struct ini_pe *pe) { return pe->trace; }
+/* The program's own records begin: the library's stop (cn_trace.c). */
+struct ini_cn_trace *ini_pe_trace(struct ini_pe *pe)
+{
+    if (pe->trace)
+        atomic_store_explicit(&pe->cn->program_traces, 1, memory_order_relaxed);
+    return pe->trace;
+}
+struct ini_cn_trace *cn_pe_trace(struct ini_pe *pe) { return pe->trace; }
+struct cn_auto_trace *cn_pe_auto(struct ini_pe *pe)
+{
+    if (!pe->trace || atomic_load_explicit(&pe->cn->program_traces, memory_order_relaxed))
+        return NULL;
+    return &pe->at;
+}
 
 void ini_cn_trace_model(struct ini_cn *cn, unsigned flags)
 {
@@ -428,6 +448,8 @@ int ini_cn_run(struct ini_cn *cn, int (*fn)(struct ini_pe *pe, void *arg), void 
     return failed;
 }
 
+static int poll_pe(struct ini_pe *pe);
+
 static int inis_stopped(const struct ini_cn *cn)
 {
     for (int i = 0; i < cn->n_inis; i++)
@@ -458,7 +480,7 @@ int ini_send(struct ini_pe *pe, int dst_pe, uint16_t handler, const void *buf, u
         /* Keep draining our own deliveries so that two PEs sending to
          * each other through full rings cannot deadlock. */
         if (!pe->in_handler)
-            ini_poll(pe);
+            poll_pe(pe);
         /* The INI that drains this ring may be waiting for our core
          * (idle.yield_us, idle.colocate): give it over, not spin on it. */
         if (cn->yield_us)
@@ -479,8 +501,10 @@ int ini_send(struct ini_pe *pe, int dst_pe, uint16_t handler, const void *buf, u
     if (len)
         memcpy(h + 1, buf, len);
     ini_fabric_publish(&pe->out[i]);
-    if (pe->trace)
+    if (pe->trace) {
+        cn_auto_send(pe, handler, t);   /* the library's cause and tag for it (cn_trace.c) */
         ini_cn_trace_send(pe->trace, (uint16_t)pe->id, (uint16_t)dst_pe, seq, len, 0, t);
+    }
     struct ini_seg_ini *ini = &cn->seg->inis[i];
     atomic_fetch_add_explicit(&ini->submitted, 1, memory_order_relaxed);
     if (ini_fabric_consumer_sleeps(&ini->sleeping))
@@ -497,7 +521,11 @@ static void run_traced(struct ini_pe *pe, const struct handler_slot *hs, const s
 {
     uint64_t t0 = rdtsc();
     pe->handling_seq = h->pe_seq;
+    struct cn_auto_trace *at = h->handler != INI_CN_BARRIER_HANDLER ? cn_pe_auto(pe) : NULL;
+    uint32_t act = at ? cn_auto_handler_begin(pe, at) : 0;
     hs->fn(pe, h->src_pe, h + 1, h->len, hs->arg);
+    if (at)
+        cn_auto_handler_end(pe, at, act, h->src_pe, h->pe_seq, t0);
     struct ini_cn_trace_rec *r = ini_cn_trace_next(pe->trace, INI_CN_RECV);
     if (!r)
         return;
@@ -509,7 +537,7 @@ static void run_traced(struct ini_pe *pe, const struct handler_slot *hs, const s
     r->t[1] = rdtsc();
 }
 
-int ini_poll(struct ini_pe *pe)
+static int poll_pe(struct ini_pe *pe)
 {
     struct ini_cn *cn = pe->cn;
     int ran = 0;
@@ -593,7 +621,7 @@ static inline __attribute__((always_inline)) int wait_loop(struct ini_pe **pes, 
     for (;;) {
         int ran = 0;
         for (int k = 0; k < n; k++)
-            ran += ini_poll(pes[k]);
+            ran += poll_pe(pes[k]);
         if (ran)
             return ran;
         int kicked = 0;
@@ -654,9 +682,26 @@ static inline __attribute__((always_inline)) int wait_group(struct ini_pe **pes,
     return r;
 }
 
+/* Traced, a program's poll or wait that ran handlers is one of its
+ * requests (cn_trace.c); the library's own waits (the barrier's) are not. */
+int ini_poll(struct ini_pe *pe)
+{
+    if (!pe->trace)
+        return poll_pe(pe);
+    uint64_t submit = cn_auto_wait_begin(pe);
+    int ran = poll_pe(pe);
+    cn_auto_wait_end(pe, submit, ran);
+    return ran;
+}
+
 int ini_wait(struct ini_pe *pe, uint64_t timeout_us)
 {
-    return wait_group(&pe, 1, timeout_us);
+    if (!pe->trace)
+        return wait_group(&pe, 1, timeout_us);
+    uint64_t submit = cn_auto_wait_begin(pe);
+    int ran = wait_group(&pe, 1, timeout_us);
+    cn_auto_wait_end(pe, submit, ran);
+    return ran;
 }
 
 int ini_wait_any(struct ini_pe **pes, int n, uint64_t timeout_us)

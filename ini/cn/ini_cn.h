@@ -195,6 +195,28 @@ uint32_t ini_cn_trace_req_id(struct ini_cn *cn);
  * becomes that return.  No effect when the run is not traced. */
 void ini_pe_trace_req(struct ini_pe *pe, int kind, uint32_t id, uint32_t done, uint64_t submit);
 
+/* ---- Any program traced (ini/cn/cn_trace.c) ----
+ *
+ * In a traced run the library records, for a program that writes no
+ * records of its own (one that never calls ini_pe_trace), what the tools
+ * need (docs/api.md, "Tracing your program"): an ACTION for each handler
+ * run, whose sends name it as their cause; a "program" action for the
+ * sends made between handlers, ended by the node's next poll, wait,
+ * barrier or mark (a request of kind INI_CN_REQ_SEND); each ini_poll or
+ * ini_wait that ran handlers as a request (INI_CN_REQ_WAIT) completed by
+ * the last of them.  A program that calls ini_pe_trace writes its own
+ * (MGS, EM3D): the library then records only its SEND and RECV records
+ * and the barrier, as before. */
+#define INI_CN_REQ_WAIT 0xf0   /* REQ kind: an ini_poll or ini_wait that ran handlers */
+#define INI_CN_REQ_SEND 0xf1   /* REQ kind: the sends made between two handlers or waits */
+#define INI_CN_REQ_MARK 0xf2   /* REQ kind: ini_pe_trace_mark */
+
+/* The program's own mark: ends one step of pe's run and starts the next,
+ * for `ini-trace critical` (a run without barriers), with the program's
+ * number for it.  One ACTION and one REQ record; nothing when the run is
+ * not traced.  From the node's thread, outside a handler. */
+void ini_pe_trace_mark(struct ini_pe *pe, uint32_t mark);
+
 #ifdef __cplusplus
 }
 #endif

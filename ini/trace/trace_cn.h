@@ -70,6 +70,9 @@ enum ini_cn_trace_kind {
  * thread per cluster runs every action, compute threads make requests. */
 #define INI_CN_HDR_NODE_HANDLERS 1u   /* each node runs its own actions (its handlers), on
                                          its own thread, only between its computing */
+#define INI_CN_HDR_LIBRARY 2u         /* the compute-node library wrote the actions and requests,
+                                         for a program that writes none (ini/cn/cn_trace.c):
+                                         message types are handler ids, requests INI_CN_REQ_* */
 
 /* record flags */
 #define INI_CN_LOCAL 1u      /* SEND, ACTION: a message the program delivered itself, no INI */

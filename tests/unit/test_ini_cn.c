@@ -9,6 +9,13 @@
  * the second (this test plays the INI: it puts the record into the PE's
  * delivery ring through the fabric, as inid does) and by a kick of the
  * second, and runs the handlers of both PEs' messages.
+ *
+ * Traced (INI_TRACE, INI_RUN_DIR), the library records for a program that
+ * writes nothing itself (ini/cn/cn_trace.c): the handler's ACTION, named
+ * by its send and by the wait's request; the program's sends between
+ * handlers in one action and request; a mark; the header's flags.  A
+ * program that took its buffer (ini_pe_trace) gets no ACTION or REQ from
+ * the library.
  */
 #include <setjmp.h>
 #include <stdarg.h>
@@ -25,6 +32,7 @@
 #include <stdatomic.h>
 #include <string.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <time.h>
 #include <unistd.h>
 
@@ -32,6 +40,7 @@
 #include "fabric.h"
 #include "ini_cn.h"
 #include "segment.h"
+#include "trace_cn.h"
 
 #define CFG "conf/default.cfg"
 #define LIMIT_US 10000000ull            /* ini_wait's limit: a kick is far quicker */
@@ -129,19 +138,24 @@ static void record_handler(struct ini_pe *pe, int src_pe, const void *data, uint
     s->count++;
 }
 
-/* Plays the INI: delivers `value` to local PE pe_local from PE 2, through
- * the fabric, and wakes whoever sleeps for that PE. */
-static void deliver(int pe_local, uint32_t value)
+/* Plays the INI: delivers `value` to local PE pe_local from PE 2 for
+ * `handler`, through the fabric, and wakes whoever sleeps for that PE. */
+static void deliver_to(int pe_local, uint16_t handler, uint32_t value)
 {
     struct ini_ring_prod prod;
     ini_ring_prod_attach(&prod, ini_segment_ring(seg, pe_local, 0, INI_TO_PE));
     uint8_t msg[sizeof(struct ini_am_hdr) + sizeof value];
     struct ini_am_hdr h = { .src_pe = 2, .dst_pe = (uint16_t)cfg.clusters[0].pes[pe_local],
-                            .handler = H_RECORD, .len = sizeof value };
+                            .handler = handler, .len = sizeof value };
     memcpy(msg, &h, sizeof h);
     memcpy(msg + sizeof h, &value, sizeof value);
     assert_int_equal(ini_fabric_put(&prod, msg, sizeof msg), 0);
     ini_fabric_wake_pe(seg, pe_local);
+}
+
+static void deliver(int pe_local, uint32_t value)
+{
+    deliver_to(pe_local, H_RECORD, value);
 }
 
 /* Waits (without a time limit) until the group's thread sleeps: PE 1's
@@ -328,6 +342,152 @@ static void test_second_attach_is_refused(void **state)
         fail_msg("attach after detach: %s", err);
 }
 
+/* ---- the library's trace records (cn_trace.c) ---- */
+
+#define H_ECHO 8
+#define H_REPLY 9
+
+/* Sends the value back to PE 2 (another cluster's), from the handler. */
+static void echo_handler(struct ini_pe *pe, int src_pe, const void *data, uint32_t len, void *arg)
+{
+    (void)arg;
+    assert_int_equal(ini_send(pe, src_pe, H_REPLY, data, len), 0);
+}
+
+/* Re-attaches the cluster traced into a fresh directory (returned). */
+static void attach_traced(char dir[64])
+{
+    char err[256];
+    snprintf(dir, 64, "/tmp/ini-test-cn-trace-%d", (int)getpid());
+    mkdir(dir, 0700);
+    ini_cn_detach(cn);
+    setenv("INI_TRACE", "detailed", 1);
+    setenv("INI_RUN_DIR", dir, 1);
+    cn = ini_cn_attach(CFG, 0, seg_name, err, sizeof err);
+    unsetenv("INI_TRACE");
+    unsetenv("INI_RUN_DIR");
+    if (!cn)
+        fail_msg("traced attach: %s", err);
+    assert_int_equal(ini_cn_register(cn, H_ECHO, echo_handler, NULL), 0);
+}
+
+/* Detaches (which writes DIR/cn0.trace), reads PE 0's records into recs
+ * (at most max), re-attaches untraced; returns how many, flags in *flags. */
+static int detach_and_read(const char *dir, struct ini_cn_trace_rec *recs, int max, unsigned *flags)
+{
+    char path[128], err[256];
+    ini_cn_detach(cn);
+    snprintf(path, sizeof path, "%s/cn0.trace", dir);
+    FILE *f = fopen(path, "rb");
+    assert_non_null(f);
+    uint8_t head[INI_CN_TRACE_HEADER_SIZE], rec[INI_CN_TRACE_RECORD_SIZE];
+    assert_int_equal(fread(head, sizeof head, 1, f), 1);
+    struct ini_cn_trace_header h;
+    ini_cn_trace_decode_header(head, &h);
+    *flags = h.info.flags;
+    int n = 0;
+    while (n < max && fread(rec, sizeof rec, 1, f) == 1) {
+        ini_cn_trace_decode_rec(rec, &recs[n]);
+        n += recs[n].pe == cfg.clusters[0].pes[0];
+    }
+    fclose(f);
+    unlink(path);
+    rmdir(dir);
+    cn = ini_cn_attach(CFG, 0, seg_name, err, sizeof err);
+    if (!cn)
+        fail_msg("attach after the traced one: %s", err);
+    return n;
+}
+
+/* The first record of `kind` (and tag, when tag >= 0) whose word (a, b,
+ * c or d by index) is v; NULL if none.  word < 0: any. */
+static const struct ini_cn_trace_rec *find(const struct ini_cn_trace_rec *r, int n, int kind, int tag, int word,
+                                           uint32_t v)
+{
+    for (int i = 0; i < n; i++) {
+        const uint32_t w[4] = { r[i].a, r[i].b, r[i].c, r[i].d };
+        if (r[i].kind == kind && (tag < 0 || r[i].tag == tag) && (word < 0 || w[word] == v))
+            return &r[i];
+    }
+    return NULL;
+}
+
+static int count(const struct ini_cn_trace_rec *r, int n, int kind)
+{
+    int k = 0;
+    for (int i = 0; i < n; i++)
+        k += r[i].kind == kind;
+    return k;
+}
+
+static void test_library_records_any_program(void **state)
+{
+    (void)state;
+    char dir[64];
+    attach_traced(dir);
+    struct ini_pe *pe = ini_cn_pe(cn, 0);
+    uint32_t v = 41;
+    deliver_to(0, H_ECHO, 40);
+    assert_int_equal(ini_wait(pe, LIMIT_US), 1);
+    assert_int_equal(ini_send(pe, 2, H_REPLY, &v, sizeof v), 0);
+    assert_int_equal(ini_send(pe, 3, H_REPLY, &v, sizeof v), 0);
+    ini_pe_trace_mark(pe, 7);
+    struct ini_cn_trace_rec r[64];
+    unsigned flags;
+    int n = detach_and_read(dir, r, 64, &flags);
+    assert_int_equal(flags, INI_CN_HDR_NODE_HANDLERS | INI_CN_HDR_LIBRARY);
+    /* the handler: its action on PE 2's message 0, its send, the wait it completed */
+    const struct ini_cn_trace_rec *h = find(r, n, INI_CN_ACTION, INI_CN_ACT_MSG, -1, 0);
+    assert_non_null(h);
+    assert_int_equal(h->peer, 2);
+    assert_int_equal(h->b, 0);
+    const struct ini_cn_trace_rec *s = find(r, n, INI_CN_SEND, H_REPLY, 2, h->a);
+    assert_non_null(s);
+    assert_int_equal(s->peer, 2);
+    assert_non_null(find(r, n, INI_CN_REQ, INI_CN_REQ_WAIT, 1, h->a));
+    /* the program's two sends: one action, picked up by a SEND request */
+    const struct ini_cn_trace_rec *p = find(r, n, INI_CN_ACTION, INI_CN_ACT_REQ, -1, 0);
+    assert_non_null(p);
+    assert_int_not_equal(p->a, h->a);
+    const struct ini_cn_trace_rec *q = find(r, n, INI_CN_REQ, INI_CN_REQ_SEND, 1, p->a);
+    assert_non_null(q);
+    assert_int_equal(q->a, p->b);
+    int sends = 0;
+    for (int i = 0; i < n; i++)
+        sends += r[i].kind == INI_CN_SEND && r[i].c == p->a;
+    assert_int_equal(sends, 2);
+    /* the mark, with the program's number */
+    const struct ini_cn_trace_rec *m = find(r, n, INI_CN_REQ, INI_CN_REQ_MARK, 3, 7);
+    assert_non_null(m);
+    assert_non_null(find(r, n, INI_CN_ACTION, INI_CN_ACT_REQ, 0, m->b));
+    /* once each: handler, program, mark; wait, sends, mark */
+    assert_int_equal(count(r, n, INI_CN_ACTION), 3);
+    assert_int_equal(count(r, n, INI_CN_REQ), 3);
+    assert_int_equal(count(r, n, INI_CN_SEND), 3);
+    assert_int_equal(count(r, n, INI_CN_RECV), 1);
+}
+
+static void test_program_that_traces_itself_gets_no_library_records(void **state)
+{
+    (void)state;
+    char dir[64];
+    attach_traced(dir);
+    struct ini_pe *pe = ini_cn_pe(cn, 0);
+    assert_non_null(ini_pe_trace(pe));          /* the program takes the trace over */
+    uint32_t v = 41;
+    deliver_to(0, H_ECHO, 40);
+    assert_int_equal(ini_wait(pe, LIMIT_US), 1);
+    assert_int_equal(ini_send(pe, 2, H_REPLY, &v, sizeof v), 0);
+    struct ini_cn_trace_rec r[64];
+    unsigned flags;
+    int n = detach_and_read(dir, r, 64, &flags);
+    assert_int_equal(flags, 0);
+    assert_int_equal(count(r, n, INI_CN_ACTION), 0);
+    assert_int_equal(count(r, n, INI_CN_REQ), 0);
+    assert_int_equal(count(r, n, INI_CN_SEND), 2);
+    assert_int_equal(count(r, n, INI_CN_RECV), 1);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -340,6 +500,8 @@ int main(void)
         cmocka_unit_test(test_ring_fifo_of_dead_reader_is_not_fatal),
         cmocka_unit_test(test_ring_fifo_follows_a_restarted_reader),
         cmocka_unit_test(test_second_attach_is_refused),
+        cmocka_unit_test(test_library_records_any_program),
+        cmocka_unit_test(test_program_that_traces_itself_gets_no_library_records),
     };
     return cmocka_run_group_tests(tests, setup, teardown);
 }

@@ -54,6 +54,7 @@
 #include <cmocka.h>
 
 #include "critical.h"
+#include "ini_cn.h"           /* INI_CN_REQ_MARK */
 #include "loop_harness.h"
 #include "replay.h"
 #include "replay_rules.h"
@@ -191,6 +192,9 @@ static void test_replay_node_mode(void **state)
     assert_float_equal(node_mode_span(INI_CN_HDR_NODE_HANDLERS, 2.0, &measured), 2201 - 10, 0.5);
     /* MGS's model keeps the handler's wait: the request's passes count too */
     assert_float_equal(node_mode_span(0, 2.0, &measured), 2301 - 10, 0.5);
+    /* the library's records for any program (bit 1) replay as the node model */
+    assert_float_equal(node_mode_span(INI_CN_HDR_NODE_HANDLERS | INI_CN_HDR_LIBRARY, 2.0, &measured), 2201 - 10,
+                       0.5);
 }
 
 /* ---- the window and a turn's own cost ---- */
@@ -298,8 +302,9 @@ static void test_replay_window(void **state)
 
 /* The run of test_critical_chain; last_parent: the parent of node 0's
  * last action (0: none; its own id 3 makes the damaged run of
- * test_critical_refuses_a_cycle). */
-static char *chain_run_with(uint32_t last_parent)
+ * test_critical_refuses_a_cycle); end_kind: the kind of the requests
+ * that end the step (3: the barrier). */
+static char *chain_run_ending(uint32_t last_parent, int end_kind)
 {
     char *dir = fx_mkdir();
     struct ini_trace i0, i1;
@@ -322,12 +327,17 @@ static char *chain_run_with(uint32_t last_parent)
     fx_req(&c0, 0, 1, 2, 0, 0, 0, 100, 187);               /* the fault, done at 187 */
     /* node 0 resumes at 190, computes to 240, reaches the barrier last */
     fx_action(&c0, 0, 3, INI_CN_ACT_REQ, 0, 2, last_parent, 242, 243);
-    fx_req(&c0, 0, 2, 3, 0, 3, 190, 240, 243);
+    fx_req(&c0, 0, 2, 3, 0, end_kind, 190, 240, 243);
     /* node 1 reached it at 50 */
     fx_action(&c1, 1, 2, INI_CN_ACT_REQ, 1, 1, 0, 51, 52);
-    fx_req(&c1, 1, 1, 2, 1, 3, 0, 50, 230);
+    fx_req(&c1, 1, 1, 2, 1, end_kind, 0, 50, 230);
     assert_int_equal(fx_two_write(dir, &i0, &i1, &c0, &c1), 0);
     return dir;
+}
+
+static char *chain_run_with(uint32_t last_parent)
+{
+    return chain_run_ending(last_parent, 3);
 }
 
 static char *chain_run(void)
@@ -335,14 +345,16 @@ static char *chain_run(void)
     return chain_run_with(0);
 }
 
-static void test_critical_chain(void **state)
+/* The chain of chain_run_ending(0, end_kind), whose step end `ends` finds. */
+static void expect_chain(int end_kind, enum crit_ends ends)
 {
-    char *dir = chain_run();
+    char *dir = chain_run_ending(0, end_kind);
     struct run_files rf;
     char err[TRACE_ERR_LEN];
     assert_int_equal(run_files_load(&rf, dir, err, sizeof(err)), 0);
     struct crit_result r;
     assert_int_equal(critical_run(&rf.g, &r, err, sizeof(err)), 0);
+    assert_int_equal(r.ends, ends);
     assert_int_equal(r.n_steps, 1);
     const struct crit_step *s = &r.steps[0];
     assert_float_equal(s->start, 50 - 1, 1e-6);     /* the clock's origin is tick 1 */
@@ -367,6 +379,21 @@ static void test_critical_chain(void **state)
     critical_free(&r);
     run_files_free(&rf);
     fx_rmdir(dir);
+}
+
+static void test_critical_chain(void **state)
+{
+    expect_chain(3, CRIT_BY_BARRIERS);
+}
+
+/* The same run with the program's marks (ini_pe_trace_mark) where the
+ * barrier was, and with neither (the last requests a fault, MGS's kind
+ * 0): the same step, ended by the marks, or the whole run as one step
+ * ending at the latest completion, node 0's at 243. */
+static void test_critical_without_barriers(void **state)
+{
+    expect_chain(INI_CN_REQ_MARK, CRIT_BY_MARKS);
+    expect_chain(0, CRIT_WHOLE_RUN);
 }
 
 /* A chain of causes that comes back to itself (an action its own parent,
@@ -418,6 +445,13 @@ static void test_cn_reader_refuses(void **state)
     b[8] = 9;
     expect_refused(path, b, n, "unknown format version 9");
     b[8] = 1;
+    ini_trace_put16(b + 14, INI_CN_HDR_NODE_HANDLERS | INI_CN_HDR_LIBRARY);   /* the library's: read */
+    assert_int_equal(cn_file_load_mem(&f, path, b, n, err, sizeof(err)), 0);
+    assert_int_equal(f.info.flags, INI_CN_HDR_NODE_HANDLERS | INI_CN_HDR_LIBRARY);
+    cn_file_free(&f);
+    ini_trace_put16(b + 14, 4);
+    expect_refused(path, b, n, "unknown header flags 0x4");
+    ini_trace_put16(b + 14, 0);
     b[128] = 77;
     expect_refused(path, b, n, "record 0: unknown kind 77");
     b[128] = INI_CN_ACTION;
@@ -514,6 +548,7 @@ int main(void)
         cmocka_unit_test(test_replay_node_mode),
         cmocka_unit_test(test_replay_window),
         cmocka_unit_test(test_critical_chain),
+        cmocka_unit_test(test_critical_without_barriers),
         cmocka_unit_test(test_critical_refuses_a_cycle),
         cmocka_unit_test(test_cn_reader_refuses),
         cmocka_unit_test(test_graph_needs_version_2),

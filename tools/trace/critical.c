@@ -22,8 +22,10 @@ static void text_row(const char *label, const struct crit_step *s)
 static void print_text(const char *dir, const struct crit_result *r)
 {
     printf("ini-trace critical: %s\n", dir);
-    printf("Critical path of each step between barriers: the share of the step each kind of segment took "
-           "(times in ms on the run's clock)\n");
+    static const char *const what[] = { "each step between barriers", "each step between the program's marks",
+                                        "the run (no barrier or mark: one step)" };
+    printf("Critical path of %s: the share of the step each kind of segment took "
+           "(times in ms on the run's clock)\n", what[r->ends]);
     printf("%-6s %10s %10s", "step", "start", "length");
     for (int k = 0; k < CRIT_KINDS; k++)
         printf(" %9s", crit_seg_name(k));

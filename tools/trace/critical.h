@@ -51,7 +51,12 @@ struct crit_step {
     int thread;                     /* the thread that left the barrier last */
 };
 
+/* What ends the steps: barriers; without any, the program's marks
+ * (ini_pe_trace_mark); without those, the run is one step. */
+enum crit_ends { CRIT_BY_BARRIERS, CRIT_BY_MARKS, CRIT_WHOLE_RUN };
+
 struct crit_result {
+    enum crit_ends ends;
     int n_steps;
     struct crit_step *steps;
     struct crit_step total;         /* sums (start, end: the first step's start, the last's end) */

@@ -1,6 +1,10 @@
 /*
- * critical_path.c - the chain that set each barrier step's length
- * (critical.h).
+ * critical_path.c - the chain that set each step's length (critical.h).
+ *
+ * A step ends at a barrier (REQ_BARRIER: MGS's, the library's); a run
+ * with none ends its steps at the program's marks (ini_pe_trace_mark,
+ * INI_CN_REQ_MARK); a run with neither is one step, ended by its last
+ * request's completion, so that any traced program has a path to follow.
  */
 #include "critical.h"
 
@@ -9,6 +13,7 @@
 #include <string.h>
 
 #include "file_util.h"
+#include "ini_cn.h"     /* INI_CN_REQ_MARK */
 
 #define REQ_BARRIER 3       /* MGS's request kind of a barrier of every compute thread (mgs_internal.h) */
 
@@ -139,14 +144,15 @@ static int cmp_barrier(const void *a, const void *b, void *arg)
     return c ? c : rg_cmp_double(x->submit, y->submit);
 }
 
-/* Each step's end and the request that ended it. */
-static int steps_of(const struct run_graph *g, struct crit_result *out, int *last_req)
+/* Each step's end and the request that ended it: the requests of kind
+ * `kind`, the k-th of each thread ending step k. */
+static int steps_of(const struct run_graph *g, int kind, struct crit_result *out, int *last_req)
 {
     int n = 0, *idx = malloc(((size_t)g->n_reqs + 1) * sizeof(int));
     if (!idx)
         return -1;
     for (int q = 0; q < g->n_reqs; q++)
-        if (g->reqs[q].kind == REQ_BARRIER && g->reqs[q].thread >= 0)
+        if (g->reqs[q].kind == kind && g->reqs[q].thread >= 0)
             idx[n++] = q;
     qsort_r(idx, (size_t)n, sizeof(int), cmp_barrier, (void *)g);
     /* the steps: as many as the thread with the fewest barriers made */
@@ -184,18 +190,58 @@ static int steps_of(const struct run_graph *g, struct crit_result *out, int *las
     return 0;
 }
 
+/* A run with neither barriers nor marks: one step, ended by the latest
+ * completion of any request. */
+static int one_step(const struct run_graph *g, struct crit_result *out, int *last_req)
+{
+    int q_last = -1;
+    for (int q = 0; q < g->n_reqs; q++)
+        if (g->reqs[q].thread >= 0 && (q_last < 0 || g->reqs[q].complete > g->reqs[q_last].complete))
+            q_last = q;
+    if (q_last < 0)
+        return 0;
+    out->steps = calloc(1, sizeof(*out->steps));
+    if (!out->steps)
+        return -1;
+    out->steps[0].end = g->reqs[q_last].complete;
+    out->steps[0].thread = g->reqs[q_last].thread;
+    last_req[0] = q_last;
+    out->n_steps = 1;
+    return 0;
+}
+
+/* The steps: between barriers, else marks, else the whole run. */
+static int find_steps(const struct run_graph *g, struct crit_result *out, int *last_req)
+{
+    if (steps_of(g, REQ_BARRIER, out, last_req) < 0)
+        return -1;
+    out->ends = CRIT_BY_BARRIERS;
+    if (out->n_steps)
+        return 0;
+    critical_free(out);
+    if (steps_of(g, INI_CN_REQ_MARK, out, last_req) < 0)
+        return -1;
+    out->ends = CRIT_BY_MARKS;
+    if (out->n_steps)
+        return 0;
+    critical_free(out);
+    out->ends = CRIT_WHOLE_RUN;
+    return one_step(g, out, last_req);
+}
+
 int critical_run(const struct run_graph *g, struct crit_result *out, char *err, size_t errlen)
 {
     memset(out, 0, sizeof(*out));
     int *last = malloc(((size_t)g->n_reqs + 1) * sizeof(int));
-    if (!last || steps_of(g, out, last) < 0) {
+    if (!last || find_steps(g, out, last) < 0) {
         free(last);
         return ini_fail(err, errlen, "out of memory");
     }
     if (out->n_steps == 0) {
         free(last);
         critical_free(out);
-        return ini_fail(err, errlen, "%s: no barrier in the run: no step to follow", g->ini->shown);
+        return ini_fail(err, errlen, "%s: no request in the compute nodes' traces: no path to follow",
+                        g->ini->shown);
     }
     double first = INFINITY;
     for (int q = 0; q < g->n_reqs; q++)

@@ -40,6 +40,7 @@
 #include "cli.h"
 #include "commands.h"
 #include "mgs_internal.h"      /* the names of MGS's message types and request kinds */
+#include "ini_cn.h"           /* the library's request kinds and barrier handler */
 #include "report.h"
 #include "run_graph.h"
 
@@ -57,9 +58,41 @@ struct tl {
     int *ini_cluster;           /* per INI file: its cluster */
     int flows_out_of_order;     /* flows left out: clock skew put a point before the one it follows */
     double worst_skew_ns;       /* the most a point lay before its predecessor */
+    bool library;               /* the library wrote the nodes' records (library_run) */
 };
 
-#define type_name mgs_msg_name
+/* Names of message types and request kinds: MGS's, or for a run whose
+ * records the compute-node library wrote (INI_CN_HDR_LIBRARY, any
+ * program: ini_cn.h, "Any program traced") its handler ids and request
+ * kinds.  The barrier's are the library's in every run. */
+static bool library_run(const struct run_graph *g)
+{
+    for (int f = 0; f < g->cn->n_files; f++)
+        if (g->cn->files[f].info.flags & INI_CN_HDR_LIBRARY)
+            return true;
+    return false;
+}
+
+static const char *req_name(const struct tl *t, int kind)
+{
+    switch (kind) {
+    case INI_CN_REQ_WAIT: return "poll/wait";
+    case INI_CN_REQ_SEND: return "sends";
+    case INI_CN_REQ_MARK: return "mark";
+    default: return t->library && kind == INI_CN_REQ_BARRIER ? "barrier" : mgs_req_name(kind);
+    }
+}
+
+/* buf: at least 16 bytes */
+static const char *type_name(const struct tl *t, int type, char *buf)
+{
+    if (!t->library)
+        return mgs_msg_name(type);
+    if (type == INI_CN_BARRIER_HANDLER)
+        return "barrier";
+    snprintf(buf, 16, "h%d", type);
+    return buf;
+}
 
 static bool in_window(const struct tl *t, double a, double b)
 {
@@ -133,8 +166,8 @@ static void message(struct tl *t, int k)
 {
     const struct run_graph *g = t->g;
     const struct rg_msg *m = &g->msgs[k];
-    char name[64];
-    const char *ty = type_name(m->type);
+    char name[64], tbuf[16];
+    const char *ty = type_name(t, m->type, tbuf);
     int src = PID(m->src_cluster), dst = m->dst_cluster >= 0 ? PID(m->dst_cluster) : src;
     double last = m->send;
     if (m->out_file >= 0) {
@@ -281,7 +314,7 @@ static void threads(struct tl *t)
             from = fmax(from, g->reqs[r->pred].complete);
         if (!isnan(r->resumed))
             slice(t, pid, tid, "compute", "compute", from, r->submit, -1);
-        snprintf(name, sizeof name, "wait: %s", mgs_req_name(r->kind));
+        snprintf(name, sizeof name, "wait: %s", req_name(t, r->kind));
         slice(t, pid, tid, name, "wait", r->submit, end ? end[q] : r->complete, -1);
     }
     free(end);
@@ -291,13 +324,13 @@ static void threads(struct tl *t)
 static void actions(struct tl *t)
 {
     const struct run_graph *g = t->g;
-    char name[128];
+    char name[128], tbuf[16];
     for (int a = 0; a < g->n_actions; a++) {
         const struct rg_action *x = &g->actions[a];
         if (x->kind == INI_CN_ACT_REQ)
-            snprintf(name, sizeof name, "request %s", x->req >= 0 ? mgs_req_name(g->reqs[x->req].kind) : "?");
+            snprintf(name, sizeof name, "request %s", x->req >= 0 ? req_name(t, g->reqs[x->req].kind) : "?");
         else
-            snprintf(name, sizeof name, "on %s", x->msg >= 0 ? type_name(g->msgs[x->msg].type) : "?");
+            snprintf(name, sizeof name, "on %s", x->msg >= 0 ? type_name(t, g->msgs[x->msg].type, tbuf) : "?");
         slice(t, PID(x->cluster), TID_PE(x->pe), name, "action", x->t0, x->t1, -1);
     }
 }
@@ -345,7 +378,7 @@ int cmd_timeline(int argc, char **argv)
         run_files_free(&rf);
         cli_bad_arg("%s: %s", out, strerror(errno));
     }
-    struct tl t = { .o = o, .g = &rf.g, .from = from, .to = to, .sample = sample, .first = 1 };
+    struct tl t = { .o = o, .g = &rf.g, .from = from, .to = to, .sample = sample, .first = 1, .library = library_run(&rf.g) };
     fprintf(o, "{\"displayTimeUnit\":\"ns\",\"otherData\":{\"run\":");
     report_json_str(o, dir);
     fprintf(o, ",\"clock\":\"us since the run's first anchor, every host on the launcher's clock (clocks.tsv)\","

@@ -91,8 +91,11 @@ static void print_text(const char *dir, const struct replay_result *rr, const st
         printf("  the window and a turn's own cost not modelled (no counters beside the traces)\n");
     printf("  %llu messages, %llu INI passes; %llu events kept at their measured time (nothing in the run caused them)\n",
            (unsigned long long)rr->msgs, (unsigned long long)rr->passes, (unsigned long long)rr->anchored);
-    printf("  program span (first request to last completion): measured %.4f s, replayed %.4f s (%+.1f%%)\n",
-           rr->span_ns / 1e9, rr->replay_span_ns / 1e9, 100 * (rr->replay_span_ns / rr->span_ns - 1));
+    if (rr->span_ns > 0)
+        printf("  program span (first request to last completion): measured %.4f s, replayed %.4f s (%+.1f%%)\n",
+               rr->span_ns / 1e9, rr->replay_span_ns / 1e9, 100 * (rr->replay_span_ns / rr->span_ns - 1));
+    else   /* no request recorded: no span to compare (an untraced program, or one that never waited) */
+        printf("  program span: none (the compute nodes' traces hold no request: nothing waited for a reply)\n");
     if (!isnan(prog_ns))
         printf("  run time (time-c*.txt): measured %.4f s, predicted %.4f s\n", prog_ns / 1e9,
                (prog_ns + rr->replay_span_ns - rr->span_ns) / 1e9);
