@@ -264,7 +264,8 @@ static void test_compute_holds_back(void **state)
     pthread_t e, l;
     pthread_create(&e, NULL, hold_early, &h);
     pthread_create(&l, NULL, hold_late, &h);
-    while (!atomic_load(&h.granted_early))
+    /* both have stated their events: 105 ran beside the burst, 110 waits */
+    while (!atomic_load(&h.granted_early) || atomic_load(&h.m->slots[2].next) != 110)
         sched_yield();
     for (int i = 0; i < 1000; i++)
         sched_yield();
