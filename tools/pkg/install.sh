@@ -10,10 +10,13 @@
 # tree), libini and libmgs (static, shared, links), the public headers
 # under include/ini, ini.pc, their man pages, the configurations
 # (DATADIR/ini/conf), Water's data file (DATADIR/ini/water, where
-# ini-water looks for it), the Wireshark dissector (DATADIR/ini/wireshark),
+# ini-water looks for it), the Wireshark dissector (DATADIR/ini/wireshark,
+# and WIRESHARK_PLUGINDIR: where Wireshark and tshark load it, so that
+# INI frames decode with no -X option; module.mk finds that folder),
 # the examples' source and the documents (DOCDIR).  With PKG_SYSTEMD=1 (the Debian package) also the systemd
 # template unit, in $SYSTEMD_UNITDIR.  Everything lands under
-# $DESTDIR$PREFIX (and the unit's directory); nothing outside is touched.
+# $DESTDIR$PREFIX (and the unit's and the plugin's directories); nothing
+# outside is touched.
 #
 # install also writes DATADIR/ini/installed: every file it put and every
 # directory it had to create; uninstall removes those files, then those
@@ -73,6 +76,7 @@ entries() {
     done
     echo "0644 tools/apps/water/data/random.in $DATADIR/ini/water/random.in"
     echo "0644 tools/wireshark/ini.lua $DATADIR/ini/wireshark/ini.lua"
+    [ -z "${WIRESHARK_PLUGINDIR-}" ] || echo "0644 tools/wireshark/ini.lua $WIRESHARK_PLUGINDIR/ini.lua"
     for f in examples/*; do
         [ -f "$f" ] && echo "0644 $f $DOCDIR/examples/$(basename "$f")"
     done
