@@ -4,7 +4,8 @@
 --
 --   tshark -X lua_script:tools/wireshark/ini.lua -r FILE -V
 --   wireshark -X lua_script:tools/wireshark/ini.lua FILE
---   (or copy it to ~/.local/lib/wireshark/plugins/)
+--   (`make install` puts it in the Lua plugin folder tshark loads, `tshark -G
+--   folders`; or copy it to ~/.local/lib/wireshark/plugins/)
 --
 -- Transport header (stack/swp.h), multi-byte fields big-endian, by the
 -- configuration's stack.seq_bits:
