@@ -35,6 +35,7 @@ void ini_arp_init(struct ini_arp *arp, uint64_t tsc_hz)
 {
     memset(arp, 0, sizeof *arp);
     arp->retry_cycles = tsc_hz / 1000 * INI_ARP_RETRY_MS;
+    arp->reass_cycles = tsc_hz / 1000 * INI_ICMP_REASS_MS;
 }
 
 /* Builds and queues one ARP packet on queue txq; dst NULL: broadcast. */
@@ -159,21 +160,11 @@ static uint16_t fold(uint32_t sum)
     return (uint16_t)~sum;
 }
 
-int ini_icmp_echo_input(struct ini_netif *nf, struct rte_mbuf *m)
+/* Turns a received frame's headers into its answer's: MACs and addresses
+ * swapped, a fresh TTL and the header checksum; id, flags and fragment
+ * offset stay (a reply's fragment matches its request's). */
+static void answer_headers(struct rte_ether_hdr *eth, uint8_t *ip, uint32_t ihl, uint32_t my_ip)
 {
-    struct rte_ether_hdr *eth = rte_pktmbuf_mtod(m, struct rte_ether_hdr *);
-    uint8_t *ip = (uint8_t *)(eth + 1);
-    uint32_t avail = m->data_len - RTE_ETHER_HDR_LEN;
-    uint32_t ihl = (uint32_t)(ip[0] & 0x0f) * 4;
-    if (ip[9] != 1 || (ip[0] >> 4) != 4 || ihl < 20 || avail < ihl + 8)
-        return 0;
-    uint32_t tot = (uint32_t)(ip[2] << 8 | ip[3]);
-    uint32_t my_ip = ip4_addr_get_u32(netif_ip4_addr(&nf->netif)), dst;
-    memcpy(&dst, ip + 16, 4);
-    /* Only an echo request for us, whole (no fragments), with sound sums. */
-    if (ip[ihl] != 8 || dst != my_ip || (ip[6] & 0x3f) || ip[7] || tot < ihl + 8 || tot > avail ||
-        fold(sum16(ip, ihl, 0)) != 0 || fold(sum16(ip + ihl, tot - ihl, 0)) != 0)
-        return 0;
     struct rte_ether_addr mac = eth->src_addr;
     eth->src_addr = eth->dst_addr;
     eth->dst_addr = mac;
@@ -183,10 +174,124 @@ int ini_icmp_echo_input(struct ini_netif *nf, struct rte_mbuf *m)
     ip[10] = ip[11] = 0;
     uint16_t c = fold(sum16(ip, ihl, 0));
     ip[10] = (uint8_t)(c >> 8), ip[11] = (uint8_t)c;
+}
+
+static uint8_t *frame_ip(struct rte_mbuf *m)
+{
+    return rte_pktmbuf_mtod_offset(m, uint8_t *, RTE_ETHER_HDR_LEN);
+}
+
+static uint32_t ip_ihl(const uint8_t *ip) { return (uint32_t)(ip[0] & 0x0f) * 4; }
+static uint32_t ip_payload(const uint8_t *ip) { return (uint32_t)(ip[2] << 8 | ip[3]) - ip_ihl(ip); }
+static uint32_t ip_offset(const uint8_t *ip) { return (uint32_t)((ip[6] & 0x1f) << 8 | ip[7]) * 8; }
+
+static void reass_free(struct ini_icmp_reass *r)
+{
+    for (uint32_t i = 0; i < r->n; i++)
+        rte_pktmbuf_free(r->frag[i]);
+    r->n = 0;
+}
+
+/* Whether [off, off + len) meets a fragment held. */
+static int reass_overlaps(struct ini_icmp_reass *r, uint32_t off, uint32_t len)
+{
+    for (uint32_t i = 0; i < r->n; i++) {
+        const uint8_t *ip = frame_ip(r->frag[i]);
+        uint32_t o = ip_offset(ip), l = ip_payload(ip);
+        if (off < o + l && o < off + len)
+            return 1;
+    }
+    return 0;
+}
+
+/* The request is whole: if it is an echo request with a sound ICMP sum
+ * (summed fragment by fragment: offsets are multiples of 8, so every
+ * fragment starts on a 16-bit word), each fragment becomes the reply's,
+ * the first with type 0 and its sum adjusted for that alone (RFC 1624):
+ * the data are not touched. */
+static void reass_answer(struct ini_netif *nf, struct ini_icmp_reass *r, uint32_t my_ip)
+{
+    uint32_t sum = 0;
+    uint8_t *icmp = NULL;
+    for (uint32_t i = 0; i < r->n; i++) {
+        uint8_t *ip = frame_ip(r->frag[i]);
+        sum += sum16(ip + ip_ihl(ip), ip_payload(ip), 0);
+        sum = (sum & 0xffff) + (sum >> 16);
+        if (ip_offset(ip) == 0 && ip_payload(ip) >= 8)
+            icmp = ip + ip_ihl(ip);
+    }
+    if (!icmp || icmp[0] != 8 || fold(sum) != 0) {
+        reass_free(r);
+        return;
+    }
+    icmp[0] = 0;                         /* echo reply: the sum's word 0x0800 is now 0 */
+    uint32_t c = (uint32_t)(icmp[2] << 8 | icmp[3]) + 0x0800u;
+    c = (c & 0xffff) + (c >> 16);
+    icmp[2] = (uint8_t)(c >> 8), icmp[3] = (uint8_t)c;
+    for (uint32_t i = 0; i < r->n; i++) {
+        struct rte_mbuf *m = r->frag[i];
+        uint8_t *ip = frame_ip(m);
+        answer_headers(rte_pktmbuf_mtod(m, struct rte_ether_hdr *), ip, ip_ihl(ip), my_ip);
+        ini_netif_send_frame(nf, ini_netif_txq_of_port(nf, m->port), m);
+    }
+    r->n = 0;
+    nf->arp.stats.icmp_echo_replies++;
+}
+
+/* A fragment (checked: IPv4, for us, a sound header): held with those of
+ * its datagram, answered when they are all there; a bad or odd one drops
+ * the datagram.  The frame is taken. */
+static void echo_fragment(struct ini_netif *nf, struct rte_mbuf *m, uint8_t *ip, uint32_t my_ip)
+{
+    struct ini_icmp_reass *r = &nf->arp.reass;
+    uint32_t src, off = ip_offset(ip), len = ip_payload(ip);
+    memcpy(&src, ip + 12, 4);
+    uint16_t id = (uint16_t)(ip[4] << 8 | ip[5]);
+    int more = ip[6] & 0x20;
+    uint64_t now = rte_rdtsc();
+    if (r->n && (r->src != src || r->id != id || now - r->started > nf->arp.reass_cycles))
+        reass_free(r);
+    if (!len || (more && (len & 7)) || off + len > 65535 - 20 || r->n == INI_ICMP_FRAGS ||
+        (!more && r->total) || (r->total && off + len > r->total) || reass_overlaps(r, off, len)) {
+        reass_free(r);
+        rte_pktmbuf_free(m);
+        return;
+    }
+    if (!r->n)
+        *r = (struct ini_icmp_reass){ .src = src, .id = id, .started = now };
+    r->frag[r->n++] = m;
+    r->have += len;
+    if (!more)
+        r->total = off + len;
+    if (r->total && r->have == r->total)
+        reass_answer(nf, r, my_ip);
+}
+
+int ini_icmp_echo_input(struct ini_netif *nf, struct rte_mbuf *m)
+{
+    struct rte_ether_hdr *eth = rte_pktmbuf_mtod(m, struct rte_ether_hdr *);
+    uint8_t *ip = (uint8_t *)(eth + 1);
+    uint32_t avail = m->data_len - RTE_ETHER_HDR_LEN;
+    uint32_t ihl = ip_ihl(ip);
+    if (ip[9] != 1 || (ip[0] >> 4) != 4 || ihl < 20 || avail < ihl)
+        return 0;
+    uint32_t tot = (uint32_t)(ip[2] << 8 | ip[3]);
+    uint32_t my_ip = ip4_addr_get_u32(netif_ip4_addr(&nf->netif)), dst;
+    memcpy(&dst, ip + 16, 4);
+    if (dst != my_ip || tot < ihl || tot > avail || fold(sum16(ip, ihl, 0)) != 0)
+        return 0;
+    if ((ip[6] & 0x3f) || ip[7]) {       /* MF or an offset: a fragment */
+        echo_fragment(nf, m, ip, my_ip);
+        return 1;
+    }
+    /* A whole echo request, with a sound sum. */
+    if (tot < ihl + 8 || ip[ihl] != 8 || fold(sum16(ip + ihl, tot - ihl, 0)) != 0)
+        return 0;
+    answer_headers(eth, ip, ihl, my_ip);
     uint8_t *icmp = ip + ihl;
     icmp[0] = 0;                         /* echo reply; code, id, sequence and data stay */
     icmp[2] = icmp[3] = 0;
-    c = fold(sum16(icmp, tot - ihl, 0));
+    uint16_t c = fold(sum16(icmp, tot - ihl, 0));
     icmp[2] = (uint8_t)(c >> 8), icmp[3] = (uint8_t)c;
     nf->arp.stats.icmp_echo_replies++;
     ini_netif_send_frame(nf, ini_netif_txq_of_port(nf, m->port), m);

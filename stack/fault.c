@@ -34,6 +34,14 @@ void ini_fault_init(struct ini_fault *f, const struct ini_fault_params *cfg, uin
     f->n_held = 0;
 }
 
+static void drop(struct ini_fault *f, struct rte_mbuf *m)
+{
+    f->stats.dropped++;
+    if (f->on_drop)
+        f->on_drop(f->drop_ctx, f, m);
+    rte_pktmbuf_free(m);
+}
+
 static void corrupt(struct ini_fault *f, struct rte_mbuf *m)
 {
     uint32_t first = RTE_ETHER_HDR_LEN + 20;    /* past the IP header */
@@ -60,8 +68,7 @@ uint16_t ini_fault_apply(struct ini_fault *f, uint64_t now, struct rte_mbuf **pk
         struct rte_mbuf *m = pkts[i];
         f->stats.frames++;
         if (chance(f, f->cfg.drop)) {
-            f->stats.dropped++;
-            rte_pktmbuf_free(m);
+            drop(f, m);
             continue;
         }
         if (chance(f, f->cfg.corrupt)) {
@@ -88,8 +95,7 @@ uint16_t ini_fault_apply(struct ini_fault *f, uint64_t now, struct rte_mbuf **pk
             out[k++] = m;
             f->passed++;
         } else {
-            rte_pktmbuf_free(m);
-            f->stats.dropped++;
+            drop(f, m);
         }
     }
     /* Release held frames whose time or turn has come, oldest first. */

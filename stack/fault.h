@@ -54,6 +54,11 @@ struct ini_fault_held {
     uint64_t release_count;   /* or once this many frames have passed */
 };
 
+struct ini_fault;
+/* Told of each frame the injector drops, before it frees it (m stays the
+ * injector's): the daemon's capture records it (ini/daemon/capture.h). */
+typedef void ini_fault_drop_fn(void *ctx, const struct ini_fault *f, struct rte_mbuf *m);
+
 struct ini_fault {
     struct ini_fault_params cfg;
     uint64_t rng;
@@ -63,6 +68,8 @@ struct ini_fault {
     uint32_t n_held;
     struct ini_fault_held held[INI_FAULT_HOLD];
     struct ini_fault_stats stats;
+    ini_fault_drop_fn *on_drop;            /* NULL (the default): nobody is told */
+    void *drop_ctx;
 };
 
 /* Sets f up to inject cfg's faults, drawing from a stream of its own: the

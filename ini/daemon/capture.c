@@ -18,6 +18,7 @@
 #define BT_EPB 0x00000006u
 #define LINKTYPE_ETHERNET 1
 #define OPT_END 0
+#define OPT_COMMENT 1
 #define OPT_SHB_USERAPPL 4
 #define OPT_IF_NAME 2
 #define OPT_IF_TSRESOL 9
@@ -287,7 +288,7 @@ int ini_capture_reserve(struct ini_capture *c, size_t bytes, uint32_t frames)
 uint8_t *ini_capture_frame(struct ini_capture *c, uint32_t iface, uint32_t flags, uint64_t tsc,
                            uint32_t len)
 {
-    size_t size = ini_capture_frame_size(c, len);
+    size_t size = ini_capture_frame_size(c, len, flags);
     uint32_t caplen = ini_capture_caplen(c, len);
     if (c->fd < 0 || c->failed || c->full || c->len + size > c->cap)
         return NULL;
@@ -303,7 +304,10 @@ uint8_t *ini_capture_frame(struct ini_capture *c, uint32_t iface, uint32_t flags
     uint8_t *data = p + 28;
     p = data + pad4(caplen);
     memset(p - (pad4(caplen) - caplen), 0, pad4(caplen) - caplen);
-    p = put_opt(p, OPT_EPB_FLAGS, &flags, 4);
+    uint32_t epb_flags = flags & ~INI_CAPTURE_DROPPED;
+    p = put_opt(p, OPT_EPB_FLAGS, &epb_flags, 4);
+    if (flags & INI_CAPTURE_DROPPED)
+        p = put_opt(p, OPT_COMMENT, INI_CAPTURE_DROPPED_NOTE, sizeof INI_CAPTURE_DROPPED_NOTE - 1);
     p = put_opt(p, OPT_END, NULL, 0);
     put32(p, (uint32_t)size);
     c->len += size;

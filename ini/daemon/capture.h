@@ -8,6 +8,14 @@
  * epb_flags (inbound or outbound), all little-endian (pcapng lets the
  * writer pick; the byte-order magic tells readers).
  *
+ * A frame the sending side's fault injector dropped (--fault, side tx:
+ * stack/fault.c decides before the frame reaches the port) is recorded
+ * all the same, outbound, with the comment INI_CAPTURE_DROPPED_NOTE
+ * (pcapng opt_comment; Wireshark's frame.comment): pcapng has no flag
+ * for "not sent".  So the capture holds the original of every
+ * retransmission, and tools/wireshark/ini.lua marks the resend as one
+ * (ini_swp.retransmission) and the original as dropped.
+ *
  * Bounds, as tcpdump's -C, -W and -s (struct ini_capture_opts):
  *   limit  a file never grows past this many bytes.  At the limit the
  *          capture stops (the frames after it are counted, not recorded)
@@ -45,6 +53,12 @@
 #define INI_CAPTURE_BUF        (4u << 20)
 #define INI_CAPTURE_IN         1u    /* epb_flags direction: inbound */
 #define INI_CAPTURE_OUT        2u    /* outbound */
+/* Not a pcapng bit (cleared before epb_flags are written): the frame was
+ * dropped by fault injection, and gets the comment below. */
+#define INI_CAPTURE_DROPPED    (1u << 31)
+#define INI_CAPTURE_DROPPED_NOTE "dropped by fault injection (not sent)"
+/* The comment option's bytes: code, length, text padded to 32 bits. */
+#define INI_CAPTURE_NOTE_BYTES (4u + ((sizeof INI_CAPTURE_DROPPED_NOTE - 1 + 3u) & ~3u))
 #define INI_CAPTURE_MAX_IFACES 16
 #define INI_CAPTURE_LIMIT_DEFAULT (256ull << 20)   /* bytes per file: 256 MiB */
 #define INI_CAPTURE_LIMIT_MIN     (1ull << 20)     /* as tcpdump -C's unit */
@@ -100,10 +114,11 @@ static inline uint32_t ini_capture_caplen(const struct ini_capture *c, uint32_t 
 {
     return c->opts.snap && len > c->opts.snap ? c->opts.snap : len;
 }
-/* Bytes a frame of len bytes takes in the file. */
-static inline size_t ini_capture_frame_size(const struct ini_capture *c, uint32_t len)
+/* Bytes a frame of len bytes with these flags takes in the file. */
+static inline size_t ini_capture_frame_size(const struct ini_capture *c, uint32_t len, uint32_t flags)
 {
-    return 32 + ((ini_capture_caplen(c, len) + 3u) & ~3u) + 12;
+    return 32 + ((ini_capture_caplen(c, len) + 3u) & ~3u) + 12 +
+           (flags & INI_CAPTURE_DROPPED ? INI_CAPTURE_NOTE_BYTES : 0);
 }
 /* Makes sure `bytes` more, for `frames` frames, fit in the buffer and in
  * the file (its limit), writing the buffer out, or going on to the ring's
@@ -112,7 +127,8 @@ static inline size_t ini_capture_frame_size(const struct ini_capture *c, uint32_
  * a ring: the frames are counted in not_recorded, or bytes > the
  * buffer). */
 int ini_capture_reserve(struct ini_capture *c, size_t bytes, uint32_t frames);
-/* Appends one frame's block and returns where its ini_capture_caplen
+/* Appends one frame's block (flags: a direction, INI_CAPTURE_DROPPED)
+ * and returns where its ini_capture_caplen
  * bytes go (the caller copies them there before the next call), or NULL
  * when it does not fit (call ini_capture_reserve first for a batch). */
 uint8_t *ini_capture_frame(struct ini_capture *c, uint32_t iface, uint32_t flags, uint64_t tsc,

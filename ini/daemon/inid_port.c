@@ -461,7 +461,7 @@ static uint16_t capture_batch(struct inid *d, int k, uint32_t dir, struct rte_mb
     struct ini_capture *c = &d->cap;
     size_t need = 0;
     for (uint16_t i = 0; i < n; i++)
-        need += ini_capture_frame_size(c, pkts[i]->pkt_len);
+        need += ini_capture_frame_size(c, pkts[i]->pkt_len, dir);
     if (ini_capture_reserve(c, need, n) < 0)
         return 0;
     uint64_t now = rte_rdtsc();
@@ -501,6 +501,15 @@ static uint16_t capture_xmit(struct ini_netif *nf, struct ini_txq *q, struct rte
     return sent;
 }
 
+/* A frame the transmit side's fault injector dropped: recorded as sent,
+ * with a comment that says it was not (capture.h), so that its resend
+ * shows as a retransmission of it. */
+static void capture_dropped(void *ctx, const struct ini_fault *f, struct rte_mbuf *m)
+{
+    struct inid *d = ctx;
+    capture_batch(d, (int)(f - d->tx_fault), INI_CAPTURE_OUT | INI_CAPTURE_DROPPED, &m, 1, NULL);
+}
+
 void inid_capture_rx(struct inid *d, int k, struct rte_mbuf **pkts, uint16_t n)
 {
     if (n)
@@ -531,6 +540,10 @@ int inid_capture_init(struct inid *d)
     }
     d->stack.nf.xmit = capture_xmit;
     d->stack.nf.xmit_ctx = d;
+    for (int k = 0; k < d->n_ports; k++) {
+        d->tx_fault[k].on_drop = capture_dropped;
+        d->tx_fault[k].drop_ctx = d;
+    }
     return 0;
 }
 

@@ -16,7 +16,20 @@
 #      no ACK shows a seq.  Without the script, the capture read with
 #      `-d udp.port==7400,data` (docs/launcher.md) shows no QUIC and
 #      nothing malformed.
-#   3. As root with `ip netns`: real traffic, captured on the af_packet LAN's
+#   3. The same under sending-side faults (--fault drop=0.02, side tx):
+#      the frames the injector dropped are in the capture (a pcapng
+#      comment says so, ini_swp.fault_dropped, as many as its counters),
+#      and again every resend is marked a retransmission, as many as the
+#      counters say.
+#   4. --capture-snap 128: no frame [BAD CRC]; the truncated DATA frames
+#      say their CRC is unchecked, the whole ones (empty messages) have a
+#      correct CRC.
+#   5. `make install DESTDIR=... PREFIX=/usr/local` puts the script in the
+#      folder tshark loads Lua plugins from (tshark -G folders); tshark,
+#      loading it from there (a test HOME whose personal plugin folder is
+#      the installed one) and given no -X or -d option, shows the launcher's
+#      capture with no QUIC, nothing malformed, every UDP frame as INI.
+#   6. As root with `ip netns`: real traffic, captured on the af_packet LAN's
 #      bridge during an ini-ping run with 5% dropped frames: DATA, ACK and NAK
 #      frames decoded, every CRC correct, no malformed frame.
 # Exit 77 (skipped) without tshark.
@@ -106,7 +119,65 @@ for i in 0 1; do
     echo "$NAME: launcher's capture, INI $i: $marked retransmissions marked, as its counters say; $acks ACKs by their ack; without the script -d udp.port==7400,data: no QUIC, nothing malformed"
 done
 
-# 3. Real traffic on the af_packet LAN.
+# 3. Sending-side faults: the dropped originals are recorded.
+build/bin/ini-cluster run conf/default.cfg --capture --fault drop=0.02,seed=5 --run-dir "$WORK/txf" \
+    --timeout 120 -- build/bin/ini-ping --sizes 64,3000,65000 --count 20 > "$WORK/txf.out" 2>&1 ||
+    { cat "$WORK/txf.out"; fail "ini-ping with --capture and tx drops failed"; }
+for i in 0 1; do
+    read -r made dropped < <("$PY" -c 'import json, sys; j = json.load(open(sys.argv[1])); t = j["transport"]
+print(t["retx_timer"] + t["retx_nak"], j["faults"]["dropped"])' "$WORK/txf/ini$i.counters.json")
+    f=$WORK/txf/ini$i.pcapng
+    marked=$(tshark_ -r "$f" -Y 'ini_swp.retransmission && frame.packet_flags_direction == 2' | wc -l)
+    shown=$(tshark_ -r "$f" -Y 'frame.comment contains "dropped by fault injection"' | wc -l)
+    flagged=$(tshark_ -r "$f" -Y 'ini_swp.fault_dropped' | wc -l)
+    [ "$made" -gt 0 ] && [ "$marked" = "$made" ] ||
+        fail "INI $i, tx faults: $marked outbound frames marked as retransmissions, the counters say $made"
+    [ "$dropped" -gt 0 ] && [ "$shown" = "$dropped" ] && [ "$flagged" -gt 0 ] && [ "$flagged" -le "$dropped" ] ||
+        fail "INI $i, tx faults: $shown frames with the drop comment ($flagged INI ones), the injector dropped $dropped"
+    echo "$NAME: tx faults, INI $i: $dropped dropped frames recorded with their comment ($flagged INI frames, the rest ARP/fragments); $marked retransmissions marked, as its counters say"
+done
+
+# 4. A snapped capture: the CRC of a truncated frame is not checked.
+build/bin/ini-cluster run conf/default.cfg --capture --capture-snap 128 --run-dir "$WORK/snap" --timeout 120 -- \
+    build/bin/ini-ping --sizes 0,64,3000 --count 20 > "$WORK/snap.out" 2>&1 ||
+    { cat "$WORK/snap.out"; fail "ini-ping with --capture-snap 128 failed"; }
+tshark_ -r "$WORK/snap/ini0.pcapng" -Y 'ini_swp.op == 1' -T fields -e _ws.col.Info > "$WORK/snap.info" ||
+    fail "tshark failed on the snapped capture"
+snapped() { tshark_ -r "$WORK/snap/ini0.pcapng" -Y "$1" | wc -l; }
+bad=$(grep -c 'BAD CRC' "$WORK/snap.info")
+wrong=$(snapped 'ini_swp.crc_ok == 0')
+unchecked=$(grep -c 'CRC unchecked: frame truncated' "$WORK/snap.info")
+unchecked_field=$(snapped 'ini_swp.crc_unchecked')
+whole=$(snapped 'ini_swp.crc_ok == 1')
+data=$(wc -l < "$WORK/snap.info")
+# 2 PEs x 2 clusters x 20 requests x 3 sizes, echoed: 480 DATA frames at
+# least in all, a third of them empty messages (whole frames).
+[ "$bad" = 0 ] && [ "$wrong" = 0 ] && [ "$unchecked" = "$unchecked_field" ] && [ "$unchecked" -ge 320 ] &&
+    [ "$whole" -ge 80 ] && [ "$((unchecked + whole))" = "$data" ] ||
+    fail "--capture-snap 128: $bad [BAD CRC] ($wrong crc_ok false), $unchecked unchecked ($unchecked_field by field), $whole correct, of $data DATA frames"
+echo "$NAME: --capture-snap 128: no BAD CRC; $unchecked truncated DATA frames unchecked, $whole whole ones correct"
+
+# 5. Installed: where tshark loads it, no option needed.
+make --no-print-directory install DESTDIR="$WORK/root" PREFIX=/usr/local > "$WORK/install.log" 2>&1 ||
+    { cat "$WORK/install.log"; fail "make install failed"; }
+global=$(tshark -G folders 2> /dev/null | awk -F'\t' '/^Global Lua Plugins:/ { print $2 }')
+[ -n "$global" ] && [ -f "$WORK/root$global/ini.lua" ] ||
+    fail "make install did not put ini.lua in tshark's Lua plugin folder '$global'"
+mkdir -p "$WORK/home/.local/lib/wireshark"
+ln -s "$WORK/root$global" "$WORK/home/.local/lib/wireshark/plugins"
+HOME=$WORK/home tshark -r "$WORK/cap/ini0.pcapng" > "$WORK/installed.txt" 2> /dev/null ||
+    fail "tshark failed with the installed plugin"
+quic=$(grep -c 'QUIC' "$WORK/installed.txt")
+malformed=$(grep -c 'Malformed' "$WORK/installed.txt")
+udp=$(tshark -r "$WORK/cap/ini0.pcapng" -Y 'udp.port == 7400 && !ip.flags.mf && ip.frag_offset == 0' 2> /dev/null | wc -l)
+ini=$(HOME=$WORK/home tshark -r "$WORK/cap/ini0.pcapng" -Y ini_swp 2> /dev/null | wc -l)
+[ "$quic" = 0 ] && [ "$malformed" = 0 ] && [ "$ini" -gt 0 ] && [ "$ini" -ge "$udp" ] ||
+    fail "installed plugin: $quic QUIC, $malformed malformed, $ini INI frames of $udp whole UDP datagrams"
+make --no-print-directory uninstall DESTDIR="$WORK/root" PREFIX=/usr/local > /dev/null 2>&1
+[ ! -e "$WORK/root$global/ini.lua" ] || fail "make uninstall left $global/ini.lua"
+echo "$NAME: installed into $global: tshark with no option shows $ini INI frames, no QUIC, nothing malformed"
+
+# 6. Real traffic on the af_packet LAN.
 if [ "$(id -u)" -ne 0 ] || ! ip netns list > /dev/null 2>&1 || ! command -v dumpcap > /dev/null; then
     echo "$NAME: PASS (crafted capture only: real capture needs root, 'ip netns' and dumpcap)"
     exit 0

@@ -10,10 +10,13 @@
 # tree), libini and libmgs (static, shared, links), the public headers
 # under include/ini, ini.pc, their man pages, the configurations
 # (DATADIR/ini/conf), Water's data file (DATADIR/ini/water, where
-# ini-water looks for it), the Wireshark dissector (DATADIR/ini/wireshark),
+# ini-water looks for it), the Wireshark dissector (DATADIR/ini/wireshark,
+# and WIRESHARK_PLUGINDIR: where Wireshark and tshark load it, so that
+# INI frames decode with no -X option; module.mk finds that folder),
 # the examples' source and the documents (DOCDIR).  With PKG_SYSTEMD=1 (the Debian package) also the systemd
 # template unit, in $SYSTEMD_UNITDIR.  Everything lands under
-# $DESTDIR$PREFIX (and the unit's directory); nothing outside is touched.
+# $DESTDIR$PREFIX (and the unit's and the plugin's directories); nothing
+# outside is touched.
 #
 # install also writes DATADIR/ini/installed: every file it put and every
 # directory it had to create; uninstall removes those files, then those
@@ -35,6 +38,22 @@ MANIFEST=$DATADIR/ini/installed
 # synth-queue.
 skipped() { case "$1" in water_compare|cluster-fake-inid) return 0 ;; esac; return 1; }
 installed_name() { case "$1" in water|em3d|synth-queue) echo "ini-$1" ;; *) echo "$1" ;; esac; }
+
+# Whether the dissector can go to WIRESHARK_PLUGINDIR: always into a
+# DESTDIR; on this system, if its nearest existing directory is writable.
+# A user's install (PREFIX in a home directory, not root) leaves
+# Wireshark's global folder alone and says where to put the script.
+plugin_dir_writable() {
+    [ -n "${WIRESHARK_PLUGINDIR-}" ] || return 1
+    [ -z "$D" ] || return 0
+    local dir=$WIRESHARK_PLUGINDIR
+    while [ ! -d "$dir" ]; do dir=$(dirname "$dir"); done
+    [ -w "$dir" ] && return 0
+    [ "$mode" != install ] || echo "install.sh: $WIRESHARK_PLUGINDIR is not writable: the Wireshark dissector is" \
+        "only in $DATADIR/ini/wireshark (make install WIRESHARK_PLUGINDIR=~/.local/lib/wireshark/plugins" \
+        "puts it where Wireshark loads it for you)" >&2
+    return 1
+}
 
 # One line per thing to install: MODE SOURCE DEST.  MODE is an octal file
 # mode, "link" (SOURCE is the link's target) or "man" (a page, renamed
@@ -73,6 +92,7 @@ entries() {
     done
     echo "0644 tools/apps/water/data/random.in $DATADIR/ini/water/random.in"
     echo "0644 tools/wireshark/ini.lua $DATADIR/ini/wireshark/ini.lua"
+    plugin_dir_writable && echo "0644 tools/wireshark/ini.lua $WIRESHARK_PLUGINDIR/ini.lua"
     for f in examples/*; do
         [ -f "$f" ] && echo "0644 $f $DOCDIR/examples/$(basename "$f")"
     done

@@ -17,8 +17,9 @@
 # programs (Water as ini-water), both libraries, the public headers under
 # an `ini/` prefix (#include <ini/ini_cn.h>), ini.pc, the man pages of
 # man/, the configurations of conf/ (share/ini/conf), Water's data file
-# (share/ini/water), the examples' source and the documents
-# (share/doc/ini), and runs ldconfig (as root, without DESTDIR);
+# (share/ini/water), the Wireshark dissector where Wireshark and tshark
+# load it (WIRESHARK_PLUGINDIR, below), the examples' source and the
+# documents (share/doc/ini), and runs ldconfig (as root, without DESTDIR);
 # tools/pkg/install.sh says what and why.  `make uninstall`, with the same
 # variables, removes all of it.  `make deb` builds the Debian package
 # (debian/, tools/pkg/deb.sh).
@@ -33,6 +34,17 @@ INSTALL    ?= install
 # The Debian package also installs the systemd unit (debian/rules).
 PKG_SYSTEMD ?= 0
 SYSTEMD_UNITDIR ?= /lib/systemd/system
+# The dissector (tools/wireshark/ini.lua) goes where the installed
+# Wireshark loads Lua plugins from: its global Lua plugin folder, as
+# `tshark -G folders` names it (Debian: /usr/lib/<multiarch>/wireshark/
+# plugins, what the .deb uses too).  A Wireshark under /usr looks neither
+# in /usr/local nor in LIBDIR, so a `make install` elsewhere would leave
+# captures undecoded (UDP port 7400 then reads as QUIC).  Without tshark,
+# $(LIBDIR)/wireshark/plugins, where a Wireshark built with the same
+# PREFIX looks.  Like the systemd unit, it may lie outside PREFIX; the
+# install's list records it, so uninstall removes it.
+WIRESHARK_PLUGINDIR ?= $(or $(shell tshark -G folders 2>/dev/null | \
+	awk -F'\t' '/^Global Lua Plugins:/ { print $$2 }'),$(LIBDIR)/wireshark/plugins)
 
 LIB_DIR  := $(BUILD)/lib
 LIB_OBJ  := $(BUILD)/obj-lib
@@ -111,7 +123,7 @@ PKG_VARS = PKG_BINS='$(BINS)' PKG_LIB_DIR='$(LIB_DIR)' PKG_VERSION='$(INI_VERSIO
 	PKG_HEADERS='$(PUBLIC_HEADERS)' INSTALL='$(INSTALL)' DESTDIR='$(DESTDIR)' PREFIX='$(PREFIX)' \
 	BINDIR='$(BINDIR)' LIBDIR='$(LIBDIR)' INCLUDEDIR='$(INCLUDEDIR)' DATADIR='$(DATADIR)' \
 	MANDIR='$(MANDIR)' DOCDIR='$(DOCDIR)' BUILD='$(BUILD)' PKG_SYSTEMD='$(PKG_SYSTEMD)' \
-	SYSTEMD_UNITDIR='$(SYSTEMD_UNITDIR)'
+	SYSTEMD_UNITDIR='$(SYSTEMD_UNITDIR)' WIRESHARK_PLUGINDIR='$(WIRESHARK_PLUGINDIR)'
 install: build-all libs
 	rm -f $(LIB_DIR)/ini.pc
 	$(MAKE) --no-print-directory $(LIB_DIR)/ini.pc

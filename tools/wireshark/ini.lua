@@ -4,7 +4,8 @@
 --
 --   tshark -X lua_script:tools/wireshark/ini.lua -r FILE -V
 --   wireshark -X lua_script:tools/wireshark/ini.lua FILE
---   (or copy it to ~/.local/lib/wireshark/plugins/)
+--   (`make install` puts it in the Lua plugin folder tshark loads, `tshark -G
+--   folders`; or copy it to ~/.local/lib/wireshark/plugins/)
 --
 -- Transport header (stack/swp.h), multi-byte fields big-endian, by the
 -- configuration's stack.seq_bits:
@@ -35,6 +36,18 @@
 -- expert note; a duplicate the network made looks the same.  The sequence
 -- numbers of a flow are compared modulo their width, so a wrapped 8- or
 -- 16-bit number starts afresh.
+--
+-- Truncated frames (`--capture-snap`, tcpdump -s): lengths are taken from
+-- what the frame had on the wire (the IP header's), and a DATA frame's
+-- CRC32C, which covers bytes the capture does not hold, is not computed:
+-- "[CRC unchecked: frame truncated]" (ini_swp.crc_unchecked), never a
+-- mismatch.
+--
+-- Frames dropped by fault injection on the sending side (`--fault`, side
+-- tx) are in the INI's capture all the same, outbound, with the pcapng
+-- comment "dropped by fault injection (not sent)" (ini/daemon/capture.h):
+-- they show as "[Dropped by fault injection]" (ini_swp.fault_dropped),
+-- and the frame that sends them again as their retransmission.
 --
 -- Without this script Wireshark has no dissector for port 7400, and its
 -- QUIC heuristic takes some frames for QUIC (a first segment from INI 0
@@ -74,6 +87,8 @@ local f = {
     width   = ProtoField.uint8("ini_swp.seq_bits", "Sequence-number width (bits)", base.DEC),
     crc     = ProtoField.uint32("ini_swp.crc", "CRC32C of the message", base.HEX),
     crc_ok  = ProtoField.bool("ini_swp.crc_ok", "CRC32C correct"),
+    crc_unchecked = ProtoField.bool("ini_swp.crc_unchecked", "CRC32C unchecked: frame truncated"),
+    dropped = ProtoField.bool("ini_swp.fault_dropped", "Dropped by fault injection (not sent)"),
     retx    = ProtoField.bool("ini_swp.retransmission", "Retransmission"),
     retx_of = ProtoField.framenum("ini_swp.retransmission_of", "Retransmission of frame", base.NONE),
     msg_len = ProtoField.uint32("ini_swp.msg_len", "Message bytes (AM header and payload)", base.DEC),
@@ -139,6 +154,16 @@ end
 
 local function hdr_len(bits) return 2 + 2 * (bits / 8) end
 
+-- The pcapng comment capture.c gives a frame the fault injector dropped.
+local frame_comment = Field.new("frame.comment")
+local DROPPED_NOTE = "dropped by fault injection"
+local function fault_dropped()
+    for _, c in ipairs({ frame_comment() }) do
+        if tostring(c.value):find(DROPPED_NOTE, 1, true) then return true end
+    end
+    return false
+end
+
 -- Retransmissions, found on the first pass in frame order and kept per
 -- frame (retx_of[frame]: the frame it repeats, or false), so that later
 -- passes and redraws give the same answer.  flows[key] holds, per sender,
@@ -179,13 +204,15 @@ local function read_seq(tvb, offset, bits)
     return tvb(offset, 4):uint()
 end
 
--- The width of this datagram: the preference, else from the length.
-local function guess_width(tvb)
+-- The width of this datagram: the preference, else from the length it
+-- had on the wire (n; the capture may hold fewer bytes).
+local function guess_width(tvb, n)
     if swp.prefs.seq_bits ~= 0 then return swp.prefs.seq_bits end
-    local n = tvb:len()
     local op = bit32.band(tvb(0, 1):uint(), 0x1f)
     if bit32.band(tvb(0, 1):uint(), 0xc0) ~= 0 and op == 1 then
-        -- A segment: no AM length to go by; the width whose CRC matches.
+        -- A segment: no AM length to go by; the width whose CRC matches
+        -- (a truncated one: the default width, its CRC cannot be checked).
+        if n > tvb:len() then return 32 end
         for _, bits in ipairs({ 32, 16, 8 }) do
             local off = hdr_len(bits) + 4
             if n > off and crc32c(tvb, off, n - off) == tvb(off - 4, 4):le_uint() then return bits end
@@ -201,15 +228,17 @@ local function guess_width(tvb)
     end
     for _, bits in ipairs({ 32, 16, 8 }) do
         local off = hdr_len(bits) + 4
-        if n >= off + 16 and tvb(off + 8, 4):le_uint() == n - off - 16 then return bits end
+        if n >= off + 16 and tvb:len() >= off + 12 and tvb(off + 8, 4):le_uint() == n - off - 16 then
+            return bits
+        end
     end
     return 32
 end
 
 -- first_segment: the AM header's length counts the segments that follow too.
-local function dissect_am(tvb, pinfo, tree, offset, first_segment)
-    local n = tvb:len() - offset
-    local t = tree:add(am, tvb(offset, n))
+-- n: the message's bytes on the wire (the capture may hold fewer).
+local function dissect_am(tvb, tree, offset, n, first_segment)
+    local t = tree:add(am, tvb(offset))
     if n < 16 then
         t:add_proto_expert_info(e_short)
         return ""
@@ -223,19 +252,19 @@ local function dissect_am(tvb, pinfo, tree, offset, first_segment)
     local lt = t:add_le(a.len, tvb(offset + 8, 4))
     t:add_le(a.pe_seq, tvb(offset + 12, 4))
     if len ~= n - 16 and not (first_segment and len > n - 16) then lt:add_proto_expert_info(e_len) end
-    if n > 16 then t:add(a.payload, tvb(offset + 16, n - 16)) end
+    if n > 16 and tvb:len() > offset + 16 then t:add(a.payload, tvb(offset + 16)) end
     t:append_text(string.format(", PE %d -> PE %d, handler %d, %d bytes", src, dst, handler, len))
     return string.format(" PE %d->%d h=%d len=%d", src, dst, handler, len)
 end
 
 function swp.dissector(tvb, pinfo, tree)
-    local n = tvb:len()
-    if n < 4 then return 0 end
+    local n = tvb:reported_len()           -- on the wire; tvb:len() is what was captured
+    if tvb:len() < 4 then return 0 end
     pinfo.cols.protocol = "INI"
     local op = bit32.band(tvb(0, 1):uint(), 0x1f)
     local flags = bit32.band(tvb(0, 1):uint(), 0xc0)
     local retx = bit32.band(tvb(0, 1):uint(), 0x20)
-    local bits = guess_width(tvb)
+    local bits = guess_width(tvb, n)
     local hl = hdr_len(bits)
     local t = tree:add(swp, tvb(0, math.min(n, hl)))
     local ot = t:add(f.op, tvb(0, 1), op)
@@ -290,6 +319,10 @@ function swp.dissector(tvb, pinfo, tree)
         end
     end
     t:add(f.width, bits):set_generated()
+    if fault_dropped() then
+        t:add(f.dropped, true):set_generated()
+        info = info .. " [Dropped by fault injection]"
+    end
     if op == 1 then
         local first = retransmission(pinfo, conn, seq, bits)
         if first then
@@ -315,7 +348,12 @@ function swp.dissector(tvb, pinfo, tree)
             local mlen = n - hl - 4
             local ct = t:add_le(f.crc, tvb(hl, 4))
             t:add(f.msg_len, mlen):set_generated()
-            if swp.prefs.check_crc then
+            if n > tvb:len() then
+                -- The CRC covers bytes the capture does not hold.
+                t:add(f.crc_unchecked, true):set_generated()
+                ct:append_text(" [CRC unchecked: frame truncated]")
+                info = info .. " [CRC unchecked: frame truncated]"
+            elseif swp.prefs.check_crc then
                 local ok = crc32c(tvb, hl + 4, mlen) == tvb(hl, 4):le_uint()
                 t:add(f.crc_ok, ok):set_generated()
                 if not ok then
@@ -324,7 +362,7 @@ function swp.dissector(tvb, pinfo, tree)
                 end
             end
             if bit32.band(flags, 0x40) == 0 then    -- a whole message or a first segment
-                info = info .. dissect_am(tvb, pinfo, tree, hl + 4, flags ~= 0)
+                info = info .. dissect_am(tvb, tree, hl + 4, mlen, flags ~= 0)
             end
         end
     end
