@@ -35,6 +35,7 @@
 # Exit 77 (skipped) without tshark.
 set -u
 cd "$(dirname "$0")/../.."
+. tests/integration/lib/lan.sh
 NAME=dissector
 LUA=tools/wireshark/ini.lua
 fail() { echo "$NAME: FAIL: $*"; exit 1; }
@@ -186,13 +187,7 @@ fi
 build/bin/ini-cluster run conf/af_packet.cfg --run-dir "$WORK/run" --fault drop=0.05,seed=3 --timeout 120 -- \
     build/bin/ini-ping --sizes 64,3000 --count 400 --window 4 > "$WORK/run.out" 2>&1 &
 launcher=$!
-lan=
-for _ in $(seq 200); do   # the LAN namespace is named after the run's tag, known once it exists
-    lan=$(ip netns list | awk -v tag="$(printf '%x' "$launcher")" '$1 == "ini-" tag "-lan" { print $1 }')
-    [ -n "$lan" ] && ip netns exec "$lan" ip link show inibr0 > /dev/null 2>&1 && break
-    lan=
-    sleep 0.05
-done
+lan=$(lan_of_run "$launcher" 200)
 [ -n "$lan" ] || { wait "$launcher"; cat "$WORK/run.out"; fail "no LAN namespace of run $launcher"; }
 ip netns exec "$lan" dumpcap -q -i inibr0 -w "$WORK/lan.pcapng" -a duration:60 > "$WORK/dumpcap.out" 2>&1 &
 dumpcap_pid=$!

@@ -12,6 +12,7 @@
 set -u
 cd "$(dirname "$0")/../.."
 . tests/integration/lib/common.sh
+. tests/integration/lib/lan.sh
 if [ "$(id -u)" -ne 0 ] || ! ip netns list > /dev/null 2>&1 || ! command -v ping > /dev/null; then
     echo "icmp_big: SKIP: needs root, 'ip netns' and ping"
     exit 77
@@ -20,13 +21,7 @@ test_start icmp_big build/bin/ini-cluster build/bin/inid
 # The cluster idles (sleep) while the LAN pings it.
 build/bin/ini-cluster run conf/af_packet.cfg --run-dir "$TMP/run" --timeout 120 -- sleep 30 > "$TMP/run.out" 2>&1 &
 launcher=$!
-lan=
-for _ in $(seq 300); do   # the LAN namespace is named after the run's tag, known once it exists
-    lan=$(ip netns list | awk -v tag="$(printf '%x' "$launcher")" '$1 == "ini-" tag "-lan" { print $1 }')
-    [ -n "$lan" ] && ip netns exec "$lan" ip link show inibr0 > /dev/null 2>&1 && break
-    lan=
-    sleep 0.05
-done
+lan=$(lan_of_run "$launcher" 300)
 if [ -z "$lan" ]; then
     wait "$launcher"
     cat "$TMP/run.out"

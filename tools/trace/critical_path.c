@@ -213,18 +213,18 @@ static int one_step(const struct run_graph *g, struct crit_result *out, int *las
 /* The steps: between barriers, else marks, else the whole run. */
 static int find_steps(const struct run_graph *g, struct crit_result *out, int *last_req)
 {
-    if (steps_of(g, REQ_BARRIER, out, last_req) < 0)
-        return -1;
-    out->ends = CRIT_BY_BARRIERS;
-    if (out->n_steps)
-        return 0;
-    critical_free(out);
-    if (steps_of(g, INI_CN_REQ_MARK, out, last_req) < 0)
-        return -1;
-    out->ends = CRIT_BY_MARKS;
-    if (out->n_steps)
-        return 0;
-    critical_free(out);
+    static const struct { int kind; enum crit_ends ends; } by[] = {
+        { REQ_BARRIER, CRIT_BY_BARRIERS },
+        { INI_CN_REQ_MARK, CRIT_BY_MARKS },
+    };
+    for (size_t i = 0; i < sizeof by / sizeof by[0]; i++) {
+        if (steps_of(g, by[i].kind, out, last_req) < 0)
+            return -1;
+        out->ends = by[i].ends;
+        if (out->n_steps)
+            return 0;
+        critical_free(out);
+    }
     out->ends = CRIT_WHOLE_RUN;
     return one_step(g, out, last_req);
 }
