@@ -116,6 +116,10 @@ counters word 's/\("cycles": \)[0-9]*/\1many/'
 refused "whatif on busy cycles that are no number" "ini0.counters.json: busy.cycles: 'many'" "$TMP/word"
 cp -r "$RUN" "$TMP/fifo" && rm "$TMP/fifo/ini0.counters.json" && mkfifo "$TMP/fifo/ini0.counters.json"
 refused "whatif with a FIFO for counters" "ini0.counters.json: not a regular file" "$TMP/fifo"
+cp -r "$RUN" "$TMP/cut" && head -c 200 "$RUN/ini0.counters.json" > "$TMP/cut/ini0.counters.json"
+refused "whatif with a counters file cut short" "ini0.counters.json: damaged: not one JSON object" "$TMP/cut"
+cp -r "$RUN" "$TMP/garbage" && echo garbage > "$TMP/garbage/ini0.counters.json"
+refused "whatif with garbage for counters" "ini0.counters.json: damaged: not one JSON object" "$TMP/garbage"
 cp -r "$RUN" "$TMP/nocounters" && rm "$TMP/nocounters"/ini*.counters.json
 if "$TRACE" whatif "$RUN" > "$TMP/withcounters.out" 2>&1 && grep -q "window of [0-9]* slots" "$TMP/withcounters.out" &&
    "$TRACE" whatif "$TMP/nocounters" > "$TMP/nocounters.out" 2>&1 && grep -q "no counters beside the traces" "$TMP/nocounters.out"; then

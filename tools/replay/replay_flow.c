@@ -55,7 +55,7 @@ struct counters {
  * read whole (the groups read come last) into c: 1, or 0 when there is
  * none (a run from before inid wrote them, or a trace copied alone), or -1
  * with the reason in err when it is there but cannot be read (a FIFO, too
- * large, unreadable). */
+ * large, unreadable) or is not one JSON object (cut short, garbage). */
 static int counters_read(const struct trace_file *f, struct counters *c, char *err, size_t errlen)
 {
     char path[sizeof(f->path) + 16], why[128];
@@ -69,7 +69,18 @@ static int counters_read(const struct trace_file *f, struct counters *c, char *e
     ini_path_for_message(path, c->shown, sizeof c->shown);
     size_t len;
     c->text = ini_read_regular(path, 1 << 26, &len, why, sizeof why);
-    return c->text ? 1 : ini_fail(err, errlen, "%s: %s", c->shown, why);
+    if (!c->text)
+        return ini_fail(err, errlen, "%s: %s", c->shown, why);
+    /* inid writes one JSON object; a file cut short or replaced by
+     * anything else is damaged, not absent: say so rather than replay
+     * without it. */
+    while (len > 0 && strchr(" \t\r\n", c->text[len - 1]))
+        len--;
+    size_t lead = strspn(c->text, " \t\r\n");
+    if (lead >= len || c->text[lead] != '{' || c->text[len - 1] != '}')
+        return ini_fail(err, errlen, "%s: damaged: not one JSON object (cut short, or not an INI's counters file)",
+                        c->shown);
+    return 1;
 }
 
 /* The number at "key" in the top-level object "group" of counters c
