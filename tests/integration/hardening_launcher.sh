@@ -135,9 +135,14 @@ fi
 
 # --- 11 (own session). A background child that starts its own session
 # (setsid) leaves the program's process group; the launcher, a child
-# subreaper, still ends it with the run.
+# subreaper, still ends it with the run. The program waits until the child
+# has its own session (the pid file is written after setsid), so the
+# launcher cannot end it as part of the group first.
 $L run conf/default.cfg $FAKE --run-dir "$TMP/r11s" -- \
-    sh -c 'setsid sleep 300 & echo $! > "$INI_RUN_DIR/bg$INI_CLUSTER.pid"' > "$TMP/r11s.out" 2>&1
+    sh -c 'f="$INI_RUN_DIR/bg$INI_CLUSTER.pid"
+           setsid sh -c "echo \$\$ > $f.tmp && mv $f.tmp $f && exec sleep 300" &
+           i=0; while [ ! -s "$f" ] && [ $i -lt 100 ]; do sleep 0.05; i=$((i + 1)); done' \
+    > "$TMP/r11s.out" 2>&1
 rc=$?
 sleep 0.2
 left="" n=0
