@@ -152,8 +152,7 @@ static int trace_open(struct ini_cn *cn, char *err, size_t errlen)
     struct ini_cn_trace_info *in = &cn->trace_info;
     in->cluster = cn->cluster;
     in->n_pes = cn->n_pes;
-    if (gethostname(in->host, sizeof in->host - 1) != 0)
-        in->host[0] = '\0';
+    ini_trace_host_name(in->host);
     ini_cn_trace_anchor(&in->start_tsc, &in->start_ns);
     return 0;
 }

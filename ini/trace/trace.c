@@ -17,6 +17,17 @@
 #include <time.h>
 #include <unistd.h>
 
+void ini_trace_host_name(char host[INI_TRACE_HOST_LEN])
+{
+    const char *given = getenv("INI_TRACE_HOST");
+    memset(host, 0, INI_TRACE_HOST_LEN);
+    if (given && *given)
+        snprintf(host, INI_TRACE_HOST_LEN, "%s", given);
+    else if (gethostname(host, INI_TRACE_HOST_LEN - 1) != 0)
+        host[0] = '\0';
+    host[INI_TRACE_HOST_LEN - 1] = '\0';
+}
+
 int ini_trace_init(struct ini_trace *t, enum ini_trace_mode mode, uint32_t capacity,
                    int ini_id, int cluster_id, uint64_t tsc_hz)
 {
@@ -26,8 +37,7 @@ int ini_trace_init(struct ini_trace *t, enum ini_trace_mode mode, uint32_t capac
         .tsc_hz = tsc_hz, .ini_id = ini_id, .cluster_id = cluster_id,
         .pe_policy = -1, .ini_policy = -1,
     };
-    if (gethostname(t->info.host, sizeof(t->info.host) - 1) != 0)
-        t->info.host[0] = '\0';
+    ini_trace_host_name(t->info.host);
     if (mode == INI_TRACE_OFF)
         return 0;
     if ((mode != INI_TRACE_SUMMARY && mode != INI_TRACE_DETAILED) || capacity == 0 || tsc_hz == 0) {

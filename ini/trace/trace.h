@@ -181,6 +181,11 @@ struct ini_trace {
 
 /* Allocates and touches the buffer of `capacity` records (none when mode is
  * INI_TRACE_OFF).  0, or -1 with errno set (EINVAL, ENOMEM). */
+/* The name a trace gives its host (its line of the run's clocks.tsv):
+ * $INI_TRACE_HOST when set (a run across hosts: the launcher's name for
+ * the host, which need not be what the host calls itself), else
+ * gethostname; NUL-terminated, at most INI_TRACE_HOST_LEN - 1 characters. */
+void ini_trace_host_name(char host[INI_TRACE_HOST_LEN]);
 int  ini_trace_init(struct ini_trace *t, enum ini_trace_mode mode, uint32_t capacity,
                     int ini_id, int cluster_id, uint64_t tsc_hz);
 /* The INI's place in its cluster, for the per-cluster reports. */

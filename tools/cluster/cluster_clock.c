@@ -1,77 +1,43 @@
 /*
  * cluster_clock.c - each host's clock offset, written to RUN_DIR/clocks.tsv
- * (cluster_clock.h).
+ * (cluster_clock.h).  The exchange itself is cluster_remote.c's (it owns
+ * the channel to each host part); this is the arithmetic and the file.
  */
 #include "cluster_clock.h"
 
 #include "cli.h"
-#include "file_util.h"
 
 #include <errno.h>
 #include <stdio.h>
-#include <stdlib.h>
 #include <string.h>
-#include <sys/wait.h>
 #include <time.h>
 #include <unistd.h>
 
-char *const clock_probe_argv[] = { "sh", "-c", "hostname; date +%s%N", NULL };
-
-static int64_t realtime_ns(void)
+int64_t clock_realtime_ns(void)
 {
     struct timespec ts;
     clock_gettime(CLOCK_REALTIME, &ts);
     return (int64_t)ts.tv_sec * 1000000000 + ts.tv_nsec;
 }
 
-/* Runs argv, its stdout into out (NUL-terminated); its exit status, or -1. */
-static int run_capture(char *const *argv, char *out, size_t len)
+void clock_best_init(struct clock_best *b)
 {
-    int fd[2];
-    if (pipe(fd) < 0)
-        return -1;
-    pid_t pid = fork();
-    if (pid < 0) {
-        close(fd[0]);
-        close(fd[1]);
-        return -1;
-    }
-    if (pid == 0) {
-        dup2(fd[1], 1);
-        close(fd[0]);
-        close(fd[1]);
-        execvp(argv[0], argv);
-        _exit(127);
-    }
-    close(fd[1]);
-    ini_read_fd(fd[0], out, len);
-    close(fd[0]);
-    int st;
-    while (waitpid(pid, &st, 0) < 0 && errno == EINTR)
-        ;
-    return WIFEXITED(st) ? WEXITSTATUS(st) : -1;
+    *b = (struct clock_best){ 0, -1, 0 };
 }
 
-int clock_measure(char *const *argv, struct clock_entry *e, char *err, size_t errlen)
+void clock_sample(struct clock_best *b, int64_t t0, int64_t theirs, int64_t t1)
 {
-    e->rtt_ns = -1;
-    for (int k = 0; k < CLOCK_MEASURE_SAMPLES; k++) {
-        char out[512], host[256];
-        long long theirs;
-        int64_t t0 = realtime_ns();
-        int st = run_capture(argv, out, sizeof out);
-        int64_t t1 = realtime_ns();
-        if (st != 0 || sscanf(out, "%255s %lld", host, &theirs) != 2) {
-            snprintf(err, errlen, "%s: cannot read the host's clock (status %d)", argv[0], st);
-            return -1;
-        }
-        if (e->rtt_ns < 0 || t1 - t0 < e->rtt_ns) {
-            snprintf(e->host, sizeof e->host, "%s", host);
-            e->rtt_ns = t1 - t0;
-            e->offset_ns = t0 + (t1 - t0) / 2 - theirs;
-        }
-    }
-    return 0;
+    int64_t rtt = t1 - t0;
+    if (rtt < 0 || (b->rtt_ns >= 0 && rtt >= b->rtt_ns))
+        return;
+    b->rtt_ns = rtt;
+    b->at_ns = t0 + rtt / 2;
+    b->offset_ns = b->at_ns - theirs;
+}
+
+int64_t clock_uncertainty_ns(const struct clock_best *b)
+{
+    return b->rtt_ns < 0 ? 0 : (b->rtt_ns + 1) / 2;
 }
 
 void clock_local(struct clock_entry *e)
@@ -79,7 +45,16 @@ void clock_local(struct clock_entry *e)
     if (gethostname(e->host, sizeof e->host - 1) != 0)
         snprintf(e->host, sizeof e->host, "localhost");
     e->host[sizeof e->host - 1] = '\0';
-    e->offset_ns = e->rtt_ns = 0;
+    e->start = (struct clock_best){ 0, 0, clock_realtime_ns() };
+    e->end = e->start;
+}
+
+static void write_entry(FILE *f, const struct clock_entry *e)
+{
+    const struct clock_best *end = e->end.rtt_ns >= 0 ? &e->end : &e->start;
+    fprintf(f, "%s\t%lld\t%lld\t%lld\t%lld\t%lld\t%lld\n", e->host, (long long)e->start.offset_ns,
+            (long long)clock_uncertainty_ns(&e->start), (long long)e->start.at_ns, (long long)end->offset_ns,
+            (long long)clock_uncertainty_ns(end), (long long)end->at_ns);
 }
 
 int clock_write(const char *run_dir, const struct clock_entry *e, int n, char *err, size_t errlen)
@@ -91,13 +66,13 @@ int clock_write(const char *run_dir, const struct clock_entry *e, int n, char *e
         snprintf(err, errlen, "%s: %s", path, strerror(errno));
         return -1;
     }
-    fprintf(f, "host\toffset_ns\trtt_ns\n");
+    fprintf(f, "host\toffset_ns\tuncertainty_ns\tat_ns\tend_offset_ns\tend_uncertainty_ns\tend_at_ns\n");
     for (int i = 0; i < n; i++) {
         int seen = 0;
         for (int j = 0; j < i; j++)
             seen |= strcmp(e[j].host, e[i].host) == 0;
         if (!seen)
-            fprintf(f, "%s\t%lld\t%lld\n", e[i].host, (long long)e[i].offset_ns, (long long)e[i].rtt_ns);
+            write_entry(f, &e[i]);
     }
     if (fclose(f) != 0) {
         snprintf(err, errlen, "%s: %s", path, strerror(errno));

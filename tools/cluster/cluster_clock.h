@@ -1,19 +1,32 @@
 /*
- * cluster_clock.h - the run's one clock: at the start of a run the
- * launcher writes RUN_DIR/clocks.tsv, each host's CLOCK_REALTIME offset
- * from the launcher's, so that `ini-trace timeline` and the replay put the
+ * cluster_clock.h - the run's one clock: the launcher writes
+ * RUN_DIR/clocks.tsv, each host's CLOCK_REALTIME offset from the
+ * launcher's, so that `ini-trace timeline`, `critical` and `whatif` put the
  * traces of every host on one time line (docs/traces.md, "One clock").
  *
- *   host<TAB>offset_ns<TAB>rtt_ns      header line
- *   NAME<TAB>OFFSET<TAB>RTT            one line per host: add OFFSET to the
- *                                      host's clock to get the launcher's;
- *                                      RTT bounds the error (+- RTT / 2)
+ *   host offset_ns uncertainty_ns at_ns end_offset_ns end_uncertainty_ns end_at_ns
  *
- * Host names are what each host calls itself (gethostname), the name its
- * traces carry.  On one host the file has that host with offset 0.  Across
- * hosts each host is asked CLOCK_MEASURE_SAMPLES times, over the run's own
- * way of reaching it (ssh or srun), for its name and clock; the sample with
- * the least round trip gives the offset, as Cristian's algorithm does.
+ * one tab-separated line per host after that header: add OFFSET to the
+ * host's clock to get the launcher's, as measured at AT (the launcher's
+ * CLOCK_REALTIME) with the true offset within +- UNCERTAINTY; the END
+ * columns are the same measured again when the host's programs ended (the
+ * start's again when that measurement failed), so a reader corrects drift
+ * by interpolating between the two.
+ *
+ * Hosts are named as the launcher names them (the configuration's host,
+ * the ssh target, Slurm's node name), not what they call themselves (the
+ * lab's namespaces all answer `vm`): each host part passes its name to its
+ * daemons and programs in INI_TRACE_HOST, which their traces carry.
+ *
+ * Measured NTP's way over the head's channel to each host part, a pipe
+ * through the ssh or srun connection already open (cluster_remote.h): the
+ * head sends "clock", the part answers its CLOCK_REALTIME at once;
+ * CLOCK_ROUNDS rounds, the sample with the least round trip kept (its
+ * offset assumes the two halves equal, so the error is within half the
+ * round trip, the uncertainty written).  Over an open connection a round
+ * trip is tens of microseconds on one machine, where a new ssh or srun per
+ * sample took 10-400 ms (issue 46).  On one host the file has that host
+ * (gethostname) with offset 0.
  */
 #ifndef CLUSTER_CLOCK_H
 #define CLUSTER_CLOCK_H
@@ -21,18 +34,29 @@
 #include <stddef.h>
 #include <stdint.h>
 
-#define CLOCK_MEASURE_SAMPLES 5
-/* What a host is asked to run (argv of the part's command). */
-extern char *const clock_probe_argv[];
+#define CLOCK_ROUNDS 32
+#define CLOCK_REQUEST "clock"       /* head -> part, one line */
+#define CLOCK_REPLY   "@@ini clock "  /* part -> head: then its CLOCK_REALTIME in ns */
+
+/* One measurement: the least-delay sample so far (rtt_ns < 0: none). */
+struct clock_best {
+    int64_t offset_ns, rtt_ns, at_ns;
+};
 
 struct clock_entry {
     char host[256];
-    int64_t offset_ns, rtt_ns;
+    struct clock_best start, end;   /* end.rtt_ns < 0: not measured at the end */
 };
 
-/* Runs argv (a command that reaches the host and runs clock_probe_argv)
- * CLOCK_MEASURE_SAMPLES times; 0 with e filled, or -1 with a reason. */
-int clock_measure(char *const *argv, struct clock_entry *e, char *err, size_t errlen);
+int64_t clock_realtime_ns(void);
+/* Starts a measurement. */
+void clock_best_init(struct clock_best *b);
+/* One round: the head's clock t0 when it asked, theirs the host's answer,
+ * t1 when the answer came; kept if its round trip is the least so far.
+ * A sample with t1 < t0 (the head's clock stepped) is passed over. */
+void clock_sample(struct clock_best *b, int64_t t0, int64_t theirs, int64_t t1);
+/* Half the round trip: the bound on the offset's error. */
+int64_t clock_uncertainty_ns(const struct clock_best *b);
 /* This host: offset 0. */
 void clock_local(struct clock_entry *e);
 /* RUN_DIR/clocks.tsv from n entries (a host named twice is written once).

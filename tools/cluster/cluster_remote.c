@@ -34,6 +34,8 @@
 #define READY_EXTRA_MS   30000   /* ssh or srun start-up, on top of LAUNCH_READY_MS */
 #define PART_STOP_MS     (LAUNCH_STOP_MS + 10000)
 #define CTL_READY        "@@ini ready"
+#define CTL_END          "@@ini end"     /* the part's programs are done: its clock again, then EOF */
+#define END_WAIT_MS      10000           /* how long a part waits for the head's end measurement */
 #define LINE_MAX_LEN     8192
 
 /* ---- the parts, seen from the head ---- */
@@ -51,6 +53,10 @@ struct part {
     int in_fd;                   /* its stdin; -1 once closed */
     struct stream out, err;
     int ready, running, wstatus;
+    int ended, end_done;         /* said CTL_END; measured again and told to stop */
+    int clk_got;                 /* an answer to the last clock request came */
+    int64_t clk_theirs, clk_t1;  /* its clock, and ours when the answer came */
+    struct clock_best clk_start, clk_end;
 };
 
 static const char *part_name(const struct part *p)
@@ -191,6 +197,16 @@ static void part_line(struct part *p, int is_err, const char *line)
     if (!is_err) {
         if (!strcmp(line, CTL_READY)) {
             p->ready = 1;
+            return;
+        }
+        if (!strncmp(line, CLOCK_REPLY, strlen(CLOCK_REPLY))) {
+            p->clk_t1 = clock_realtime_ns();
+            p->clk_theirs = strtoll(line + strlen(CLOCK_REPLY), NULL, 10);
+            p->clk_got = 1;
+            return;
+        }
+        if (!strcmp(line, CTL_END)) {
+            p->ended = 1;
             return;
         }
         printf("%s\n", line);
@@ -434,24 +450,55 @@ static void own_path(char *out, size_t len)
     out[n > 0 ? n : 0] = 0;
 }
 
-/* RUN_DIR/clocks.tsv: every host's clock against the head's, asked the
- * way its part is started (cluster_clock.h). */
-static void measure_clocks(enum remote_engine engine, const struct remote_opts *o, struct part *parts, int n)
+/* CLOCK_ROUNDS rounds of "clock" over part p's channel, the least-delay
+ * sample into b (cluster_clock.h); 0, or -1 when it did not answer. */
+static int measure_part(struct part *p, struct clock_best *b)
 {
-    static struct clock_entry e[INI_MAX_CLUSTERS + 1];
-    static char cmd[16384];
-    char *argv[160], ssh_buf[1024], err[512];
-    clock_local(&e[0]);
-    int m = 1;
+    clock_best_init(b);
+    for (int k = 0; k < CLOCK_ROUNDS; k++) {
+        p->clk_got = 0;
+        int64_t t0 = clock_realtime_ns();
+        if (p->in_fd < 0 || write(p->in_fd, CLOCK_REQUEST "\n", sizeof CLOCK_REQUEST) != (ssize_t)sizeof CLOCK_REQUEST)
+            return -1;
+        int64_t give_up = now_ms() + 2000;
+        while (!p->clk_got && p->running && now_ms() < give_up)
+            pump_parts(p, 1, 20);
+        if (!p->clk_got)
+            return -1;
+        clock_sample(b, t0, p->clk_theirs, p->clk_t1);
+    }
+    return 0;
+}
+
+/* RUN_DIR/clocks.tsv: every part's clock against the head's, each named as
+ * the head names it (its traces carry that name: INI_TRACE_HOST). */
+static void write_clocks(const struct remote_opts *o, const struct part *parts, int n)
+{
+    static struct clock_entry e[INI_MAX_CLUSTERS];
+    char err[512];
+    int m = 0;
     for (int i = 0; i < n; i++) {
-        engine_argv(engine, o, &parts[i], clock_probe_argv, argv, 160, cmd, sizeof cmd, ssh_buf, sizeof ssh_buf);
-        if (clock_measure(argv, &e[m], err, sizeof err) == 0)
-            m++;
-        else
-            cli_error("host %s: clock offset not measured: %s", part_name(&parts[i]), err);
+        if (parts[i].clk_start.rtt_ns < 0)
+            continue;
+        snprintf(e[m].host, sizeof e[m].host, "%.31s", part_name(&parts[i]));   /* INI_TRACE_HOST_LEN */
+        e[m].start = parts[i].clk_start;
+        e[m].end = parts[i].clk_end;
+        m++;
     }
     if (clock_write(o->run_dir, e, m, err, sizeof err) < 0)
         cli_error("%s", err);
+}
+
+/* Every part's clock at the start; one that does not answer is named (its
+ * traces cannot then be put on the run's clock). */
+static void measure_clocks(const struct remote_opts *o, struct part *parts, int n)
+{
+    for (int i = 0; i < n; i++) {
+        clock_best_init(&parts[i].clk_end);
+        if (measure_part(&parts[i], &parts[i].clk_start) < 0)
+            cli_error("host %s: clock offset not measured: no answer to the clock request", part_name(&parts[i]));
+    }
+    write_clocks(o, parts, n);
 }
 
 /* Starts every host's part, each command line logged in
@@ -534,6 +581,13 @@ static int supervise_parts(const struct remote_opts *o, struct part *parts, int 
     int64_t deadline = o->timeout_s ? now_ms() + o->timeout_s * 1000 : 0;
     while (parts_running(parts, n)) {
         pump_parts(parts, n, 20);
+        for (int i = 0; i < n; i++)
+            if (parts[i].ended && !parts[i].end_done) {
+                /* Its programs are done: its clock again (drift), then stop it. */
+                parts[i].end_done = 1;
+                measure_part(&parts[i], &parts[i].clk_end);
+                close_stdin(&parts[i]);
+            }
         for (int i = 0; i < n && !exit_code; i++) {
             int code = parts[i].running ? 0 : status_to_exit_code(parts[i].wstatus);
             if (code) {
@@ -565,7 +619,6 @@ int remote_run(const struct ini_config *cfg, enum remote_engine engine, const st
         cli_bad_arg("%s", err);
     if (make_run_dir(o->run_dir, 0, err, sizeof err) < 0)
         cli_bad_arg("%s", err);
-    measure_clocks(engine, o, parts, n);
 
     /* One tag for the whole run, unique across the hosts' /dev/shm. */
     char tag[LAUNCH_TAG_LEN];
@@ -582,12 +635,14 @@ int remote_run(const struct ini_config *cfg, enum remote_engine engine, const st
         printf("run directory: %s\n", o->run_dir);
         return exit_code;
     }
+    measure_clocks(o, parts, n);
     for (int i = 0; i < n; i++)
         if (write(parts[i].in_fd, "go\n", 3) != 3)
             cli_error("host %s: cannot send go: %s", part_name(&parts[i]), strerror(errno));
 
     exit_code = supervise_parts(o, parts, n);
     stop_parts(parts, n);
+    write_clocks(o, parts, n);
     printf("run directory: %s\n", o->run_dir);
     return exit_code;
 }
@@ -608,19 +663,48 @@ static void relay_pump(struct relay *r, int n, int final)
     }
 }
 
-/* 1 once the head closed our stdin (or it said something else than go). */
-static int head_gone(int *saw_go)
+/* What the head says on our stdin, waiting up to ms for it: a "clock"
+ * line is answered at once (cluster_clock.h), "go" sets *saw_go; 1 once
+ * the head closed our stdin, else 0. */
+static int head_says(int ms, int *saw_go)
 {
+    static char line[64];
+    static size_t len;
     struct pollfd pfd = { .fd = 0, .events = POLLIN };
-    if (poll(&pfd, 1, 0) <= 0)
+    if (poll(&pfd, 1, ms) <= 0)
         return 0;
-    char c;
-    ssize_t r = read(0, &c, 1);
+    char buf[256];
+    ssize_t r = read(0, buf, sizeof buf);
     if (r <= 0)
-        return 1;
-    if (c == '\n')
-        *saw_go = 1;
+        return r < 0 && errno == EINTR ? 0 : 1;
+    for (ssize_t i = 0; i < r; i++) {
+        if (buf[i] != '\n') {
+            if (len < sizeof line - 1)
+                line[len++] = buf[i];
+            continue;
+        }
+        line[len] = 0;
+        len = 0;
+        if (!strcmp(line, CLOCK_REQUEST)) {
+            printf(CLOCK_REPLY "%lld\n", (long long)clock_realtime_ns());
+            fflush(stdout);
+        } else {
+            *saw_go = 1;
+        }
+    }
     return 0;
+}
+
+/* The programs are done: CTL_END, then the head's clock requests answered
+ * until it closes our stdin (or END_WAIT_MS). */
+static void end_with_head(void)
+{
+    printf(CTL_END "\n");
+    fflush(stdout);
+    int go = 1;
+    int64_t give_up = now_ms() + END_WAIT_MS;
+    while (!head_says(20, &go) && !launch_stop_signal && now_ms() < give_up)
+        ;
 }
 
 /* host-run's --cluster list into selected; a bad cluster exits 2. */
@@ -683,12 +767,11 @@ static int wait_for_go(struct launch *L)
         struct daemon *dead = launch_poll_daemons(L);
         if (dead)
             launch_report_deaths(L, dead, "before the programs started");
-        if (dead || launch_stop_signal || head_gone(&go)) {
+        if (dead || launch_stop_signal || head_says(go ? 0 : 10, &go)) {
             launch_stop_daemons(L, LAUNCH_STOP_MS);
             launch_teardown(L);
             return 1;
         }
-        sleep_ms(go ? 0 : 10);
     }
     return 0;
 }
@@ -736,7 +819,7 @@ static int supervise_host_programs(struct launch *L, struct program *progs, stru
             exit_code = 1;
             break;
         }
-        if (head_gone(&go) || launch_stop_signal) {
+        if (head_says(0, &go) || launch_stop_signal) {
             if (!exit_code)
                 exit_code = launch_stop_signal ? 128 + launch_stop_signal : 1;
             break;
@@ -756,6 +839,8 @@ int remote_host_part(const struct ini_config *cfg, const struct remote_opts *o, 
     int selected[INI_MAX_CLUSTERS] = { 0 };
     char err[1024];
     select_host_clusters(cfg, clusters, selected);
+    if (host && *host)
+        setenv("INI_TRACE_HOST", host, 1);   /* our daemons' and programs' traces name us as the head does */
     if (!tag)
         cli_bad_arg("host-run: --tag is required");
     if (make_run_dir(o->run_dir, 1, err, sizeof err) < 0)
@@ -780,12 +865,13 @@ int remote_host_part(const struct ini_config *cfg, const struct remote_opts *o, 
     int exit_code = supervise_host_programs(&L, progs, relay, n);
     programs_stop(progs, n);
     relay_pump(relay, n, 1);
+    if (!exit_code)
+        end_with_head();
     if (launch_stop_daemons(&L, LAUNCH_STOP_MS) && !exit_code)
         exit_code = 1;
     launch_teardown(&L);
     launch_print_counters(&L, stdout);
     fflush(NULL);
-    (void)host;
     return exit_code;
 }
 

@@ -9,13 +9,19 @@
  * standard streams:
  *
  *   part -> head, stdout   the programs' stdout lines, "[cC] " in front,
- *                          and the control line "@@ini ready" once every
- *                          daemon of the part is READY
+ *                          and the control lines "@@ini ready" once every
+ *                          daemon of the part is READY, "@@ini clock NS"
+ *                          answering "clock", "@@ini end" once its
+ *                          programs ended well
  *   part -> head, stderr   the programs' stderr lines ("[cC] ") and the
  *                          part's own messages ("ini-cluster: ..."), which
  *                          the head shows as "ini-cluster: host H: ..."
- *   head -> part, stdin    "go" once every part is ready (so no program
- *                          sends before every INI can receive); end of
+ *   head -> part, stdin    "clock" (answered at once with the part's
+ *                          CLOCK_REALTIME: cluster_clock.h), 32 times once
+ *                          every part is ready and again after its "end";
+ *                          "go" once every part is ready and its clock
+ *                          measured (so no program sends before every INI
+ *                          can receive); end of
  *                          file means "stop": the part stops its programs
  *                          and daemons, cleans up and exits.  That also
  *                          covers a head that died or a dropped ssh

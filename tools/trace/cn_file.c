@@ -11,6 +11,8 @@
 
 #include <dirent.h>
 #include <errno.h>
+#include <math.h>
+#include <stdbool.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -188,6 +190,34 @@ void cn_run_free(struct cn_run *run)
     run->n_files = 0;
 }
 
+/* One line of clocks.tsv into entry t->n; 0, or -1 (malformed). */
+static int clock_line(struct clock_table *t, const char *line, bool old_form)
+{
+    int k = t->n;
+    char host[INI_TRACE_HOST_LEN + 1], extra;
+    long long v[6];
+    if (old_form) {
+        if (sscanf(line, "%32s %lld %lld %c", host, &v[0], &v[1], &extra) != 3 || v[1] < 0)
+            return -1;
+        v[1] = (v[1] + 1) / 2;
+        v[2] = v[5] = 0;
+        v[3] = v[0];
+        v[4] = v[1];
+    } else if (sscanf(line, "%32s %lld %lld %lld %lld %lld %lld %c", host, &v[0], &v[1], &v[2], &v[3], &v[4], &v[5],
+                      &extra) != 7 || v[1] < 0 || v[4] < 0 || v[5] < v[2]) {
+        return -1;
+    }
+    snprintf(t->host[k], sizeof(t->host[k]), "%s", host);
+    t->offset_ns[k] = v[0];
+    t->uncertainty_ns[k] = v[1];
+    t->at_ns[k] = v[2];
+    t->end_offset_ns[k] = v[3];
+    t->end_uncertainty_ns[k] = v[4];
+    t->end_at_ns[k] = v[5];
+    t->n++;
+    return 0;
+}
+
 int clock_table_load(struct clock_table *t, const char *dir, char *err, size_t errlen)
 {
     memset(t, 0, sizeof(*t));
@@ -205,37 +235,54 @@ int clock_table_load(struct clock_table *t, const char *dir, char *err, size_t e
     }
     char line[512];
     int ln = 0, rc = 0;
+    bool old_form = false;
     while (rc == 0 && fgets(line, sizeof(line), fp)) {
         ln++;
-        if (ln == 1 || line[0] == '#' || line[0] == '\n')
-            continue;                    /* the header line */
-        char host[INI_TRACE_HOST_LEN + 1];
-        long long off, rtt;
-        char extra;
+        if (ln == 1) {
+            old_form = strstr(line, "rtt_ns") != NULL;   /* the header line names the form */
+            continue;
+        }
+        if (line[0] == '#' || line[0] == '\n')
+            continue;
         if (t->n == CLOCK_MAX_HOSTS)
             rc = ini_fail(err, errlen, "%s:%d: more than %d hosts", shown, ln, CLOCK_MAX_HOSTS);
-        else if (sscanf(line, "%32s %lld %lld %c", host, &off, &rtt, &extra) != 3 || rtt < 0)
-            rc = ini_fail(err, errlen, "%s:%d: expected HOST OFFSET_NS RTT_NS", shown, ln);
-        else {
-            snprintf(t->host[t->n], sizeof(t->host[t->n]), "%s", host);
-            t->offset_ns[t->n] = off;
-            t->rtt_ns[t->n] = rtt;
-            t->n++;
-        }
+        else if (clock_line(t, line, old_form) < 0)
+            rc = ini_fail(err, errlen, old_form ? "%s:%d: expected HOST OFFSET_NS RTT_NS"
+                                                : "%s:%d: expected HOST OFFSET_NS UNCERTAINTY_NS AT_NS END_OFFSET_NS "
+                                                  "END_UNCERTAINTY_NS END_AT_NS", shown, ln);
     }
     fclose(fp);
     return rc;
 }
 
-int clock_table_offset(const struct clock_table *t, const char *host, int64_t *offset_ns)
+int clock_table_offset(const struct clock_table *t, const char *host, double when_ns, int64_t *offset_ns)
 {
     *offset_ns = 0;
     if (t->n == 0)
         return 0;
     for (int i = 0; i < t->n; i++)
         if (strcmp(t->host[i], host) == 0) {
-            *offset_ns = t->offset_ns[i];
+            double a = (double)t->at_ns[i] - (double)t->offset_ns[i];        /* on the host's clock */
+            double b = (double)t->end_at_ns[i] - (double)t->end_offset_ns[i];
+            double o = (double)t->offset_ns[i];
+            if (b > a)
+                o += ((double)t->end_offset_ns[i] - o) * (when_ns - a) / (b - a);
+            *offset_ns = (int64_t)llround(o);
             return 0;
         }
     return -1;
+}
+
+int64_t clock_table_uncertainty(const struct clock_table *t, int *which)
+{
+    int64_t u = 0;
+    *which = -1;
+    for (int i = 0; i < t->n; i++) {
+        int64_t x = t->uncertainty_ns[i] > t->end_uncertainty_ns[i] ? t->uncertainty_ns[i] : t->end_uncertainty_ns[i];
+        if (*which < 0 || x > u) {
+            u = x;
+            *which = i;
+        }
+    }
+    return u;
 }

@@ -47,20 +47,28 @@ int  cn_run_load_mem(struct cn_run *run, const char *dir, const struct trace_ima
                      size_t errlen);
 void cn_run_free(struct cn_run *run);
 
-/* RUN_DIR/clocks.tsv: one line per host, "HOST<TAB>OFFSET_NS<TAB>RTT_NS"
- * after a header line; OFFSET_NS is what to add to the host's
- * CLOCK_REALTIME to get the launcher's. */
+/* RUN_DIR/clocks.tsv (tools/cluster/cluster_clock.h): after a header line,
+ * one line per host, "HOST OFFSET_NS UNCERTAINTY_NS AT_NS END_OFFSET_NS
+ * END_UNCERTAINTY_NS END_AT_NS" (tab-separated); OFFSET_NS is what to add
+ * to the host's CLOCK_REALTIME to get the launcher's, measured at AT_NS and
+ * again at END_AT_NS.  The earlier form "HOST OFFSET_NS RTT_NS" (header
+ * "host offset_ns rtt_ns") is read too: uncertainty RTT / 2, no drift. */
 #define CLOCK_MAX_HOSTS 64
 struct clock_table {
     int n;
     char host[CLOCK_MAX_HOSTS][INI_TRACE_HOST_LEN];
-    int64_t offset_ns[CLOCK_MAX_HOSTS];
-    int64_t rtt_ns[CLOCK_MAX_HOSTS];
+    int64_t offset_ns[CLOCK_MAX_HOSTS], uncertainty_ns[CLOCK_MAX_HOSTS], at_ns[CLOCK_MAX_HOSTS];
+    int64_t end_offset_ns[CLOCK_MAX_HOSTS], end_uncertainty_ns[CLOCK_MAX_HOSTS], end_at_ns[CLOCK_MAX_HOSTS];
 };
 /* 0 (n = 0 when the file is absent), or -1 with "FILE:LINE: why". */
 int clock_table_load(struct clock_table *t, const char *dir, char *err, size_t errlen);
-/* The offset of host; 0 when the table is empty.  -1 when the table has
+/* The offset of host at its clock's instant when_ns: the start's and the
+ * end's interpolated (drift), or the start's alone when they were measured
+ * at one instant; 0 when the table is empty.  -1 when the table has
  * entries but not this host. */
-int clock_table_offset(const struct clock_table *t, const char *host, int64_t *offset_ns);
+int clock_table_offset(const struct clock_table *t, const char *host, double when_ns, int64_t *offset_ns);
+/* The largest uncertainty of any host's offset (ns; 0 for an empty
+ * table), and that host's index into *which (-1 when none). */
+int64_t clock_table_uncertainty(const struct clock_table *t, int *which);
 
 #endif

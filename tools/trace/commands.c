@@ -33,6 +33,22 @@ void cmd_load(struct run_files *rf, const char *dir)
         cli_bad_arg("%s", err);
 }
 
+void cmd_clock_note(FILE *o, const struct run_files *rf, const char *what, double size_ns)
+{
+    const struct clock_table *t = &rf->clocks;
+    if (t->n == 0) {
+        fprintf(o, "clock: no clocks.tsv: every host's clock taken as the launcher's (uncertainty unknown)\n");
+        return;
+    }
+    int which;
+    double u = (double)clock_table_uncertainty(t, &which);
+    fprintf(o, "clock: %d host%s on the launcher's clock (clocks.tsv), offsets uncertain by up to +-%.1f us "
+               "(host %s)\n", t->n, t->n == 1 ? "" : "s", u / 1e3, t->host[which]);
+    if (!isnan(size_ns) && 2 * u > size_ns)
+        fprintf(o, "clock: warning: two hosts' offsets may be off by up to %.1f us together, more than %s "
+                   "(%.1f us): read what crosses hosts with care\n", 2 * u / 1e3, what, size_ns / 1e3);
+}
+
 double run_program_time_ns(const char *dir)
 {
     DIR *d = opendir(dir);

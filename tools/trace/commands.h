@@ -11,6 +11,8 @@
 #ifndef TRACE_COMMANDS_H
 #define TRACE_COMMANDS_H
 
+#include <stdio.h>
+
 struct run_files;
 
 /* A command's operand: arg when it is the first (the RUN_DIR), else exit 2
@@ -23,6 +25,13 @@ void cmd_load(struct run_files *rf, const char *dir);
 /* The command line of a command whose only flag is --format: its
  * RUN_DIR (NULL if none), the format's index in formats into *fmt. */
 const char *cmd_format_only(int argc, char **argv, const char *const *formats, int *fmt);
+
+/* The run's clocks, one line to o: how many hosts, the largest
+ * uncertainty of their offsets (clocks.tsv), and a second line warning
+ * when twice that (two hosts' errors) is larger than size_ns, what the
+ * command reports that the offsets bear on (`what`, e.g. "the shortest
+ * wire span drawn between hosts"); no warning when size_ns is NAN. */
+void cmd_clock_note(FILE *o, const struct run_files *rf, const char *what, double size_ns);
 
 int cmd_whatif(int argc, char **argv);
 int cmd_timeline(int argc, char **argv);

@@ -89,6 +89,10 @@ int cmd_critical(int argc, char **argv)
         print_json(dir, &r);
     else
         print_text(dir, &r);
+    /* The wire share rests on the offsets: each wire segment between hosts
+     * is one host's stamp minus another's. */
+    cmd_clock_note(fmt ? stderr : stdout, &rf, "a message's mean time on the wire between hosts",
+                   rg_wire_between_hosts(&rf.g).mean_ns);
     critical_free(&r);
     run_files_free(&rf);
     return fflush(stdout) == 0 ? 0 : 2;

@@ -37,6 +37,10 @@ $(BIN)/test_replay: $(TRACE_LIB_OBJS)
 $(BIN)/test_trace: $(TRACE_LIB_OBJS)
 $(BIN)/test_trace_mem: $(TRACE_LIB_OBJS)
 $(BIN)/test_trace_report: $(TRACE_LIB_OBJS)
+# test_clock: the launcher's least-delay clock sample (tools/cluster/
+# cluster_clock.c) and clocks.tsv as the tools read it back.
+UNIT_TESTS += $(BIN)/test_clock
+$(BIN)/test_clock: $(OBJ)/tools/cluster/cluster_clock.o $(TRACE_LIB_OBJS) $(CLI_OBJ)
 # test_timeline: `ini-trace timeline` in process, on hand-built runs.
 UNIT_TESTS += $(BIN)/test_timeline
 $(OBJ)/tests/unit/test_timeline.o: EXTRA := -Itools/trace -Itools

@@ -154,7 +154,8 @@ static int clocks_of(struct run_graph *g, const struct clock_table *ct, struct c
         const struct cn_file *fc = is_ini ? NULL : &g->cn->files[i - g->ini->n_files];
         const char *name = is_ini ? fi->info.host : fc->info.host;
         int64_t off;
-        if (clock_table_offset(ct, name, &off) < 0) {
+        double when = is_ini ? (double)fi->info.start_ns : (double)fc->info.start_ns;
+        if (clock_table_offset(ct, name, when, &off) < 0) {
             rc = ini_fail(err, errlen, "%s: host '%s' is not in the run's clocks.tsv", is_ini ? fi->shown : fc->shown, name);
             break;
         }
@@ -164,8 +165,10 @@ static int clocks_of(struct run_graph *g, const struct clock_table *ct, struct c
             host_anchor(x, fi->info.start_tsc, (double)fi->info.start_ns + (double)off);
             x->nominal_hz = (double)fi->info.tsc_hz;
         } else {
+            int64_t end_off;
+            clock_table_offset(ct, name, (double)fc->info.end_ns, &end_off);   /* drift: the offset then */
             host_anchor(x, fc->info.start_tsc, (double)fc->info.start_ns + (double)off);
-            host_anchor(x, fc->info.end_tsc, (double)fc->info.end_ns + (double)off);
+            host_anchor(x, fc->info.end_tsc, (double)fc->info.end_ns + (double)end_off);
         }
     }
     double origin = INFINITY;
@@ -627,6 +630,25 @@ void run_files_free(struct run_files *rf)
     run_graph_free(&rf->g);
     cn_run_free(&rf->cn);
     trace_run_free(&rf->ini);
+}
+
+struct rg_wire rg_wire_between_hosts(const struct run_graph *g)
+{
+    struct rg_wire w = { 0, NAN, NAN };
+    double sum = 0;
+    for (int m = 0; m < g->n_msgs; m++) {
+        const struct rg_msg *x = &g->msgs[m];
+        if (x->out_file < 0 || x->in_file < 0 ||
+            !strcmp(g->ini->files[x->out_file].info.host, g->ini->files[x->in_file].info.host))
+            continue;
+        double t = g->inis[x->in_file].t1[x->in_i] - g->inis[x->out_file].done[x->out_i];
+        w.min_ns = w.n ? fmin(w.min_ns, t) : t;
+        sum += t;
+        w.n++;
+    }
+    if (w.n)
+        w.mean_ns = sum / w.n;
+    return w;
 }
 
 const char *rg_action_kind_name(int kind)

@@ -118,6 +118,13 @@ struct run_files {
 int  run_files_load(struct run_files *rf, const char *dir, char *err, size_t errlen);
 void run_files_free(struct run_files *rf);
 
+/* The messages' time on the wire between INIs on different hosts (from
+ * the sending INI's done to the receiving INI's arrival), the span that
+ * the hosts' clock offsets bear on: how many, the least and the mean (ns;
+ * NAN when none). */
+struct rg_wire { int n; double min_ns, mean_ns; };
+struct rg_wire rg_wire_between_hosts(const struct run_graph *g);
+
 /* How long INI file f was serving messages within [a, b] (ns). */
 double rg_busy_in(const struct run_graph *g, int f, double a, double b);
 

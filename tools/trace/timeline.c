@@ -395,11 +395,13 @@ int cmd_timeline(int argc, char **argv)
     fprintf(o, "\n]}\n");
     int bad = ferror(o) | (fclose(o) != 0);
     int n_msgs = rf.g.n_msgs;
-    run_files_free(&rf);
     if (bad) {
+        run_files_free(&rf);
         cli_error("%s: write error", out);
         return 1;
     }
+    cmd_clock_note(stdout, &rf, "the shortest wire span it draws between hosts", rg_wire_between_hosts(&rf.g).min_ns);
+    run_files_free(&rf);
     printf("ini-trace: wrote %s: %d messages%s\n", out, (n_msgs + sample - 1) / sample,
            sample > 1 ? " (sampled)" : "");
     if (t.flows_out_of_order)

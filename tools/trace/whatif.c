@@ -214,6 +214,9 @@ int cmd_whatif(int argc, char **argv)
         print_csv(&rr, &rep, &m, prog);
     else
         print_text(dir, &rr, &rep, &m, prog);
+    /* The replay takes each message's wire time between hosts from the run. */
+    cmd_clock_note(fmt == REPORT_TEXT ? stdout : stderr, &rf, "a message's mean time on the wire between hosts",
+                   rg_wire_between_hosts(&rf.g).mean_ns);
     report_free(&rep);
     replay_free(&rr);
     run_files_free(&rf);
