@@ -37,6 +37,8 @@
 #define CTL_END          "@@ini end"     /* the part's programs are done: its clock again, then EOF */
 #define END_WAIT_MS      10000           /* how long a part waits for the head's end measurement */
 #define LINE_MAX_LEN     8192
+#define HELD_LINES       8               /* ssh's or srun's own lines kept until the part is up */
+#define GRACE_MS         3000            /* after one part failed to start, for the others' verdicts */
 
 /* ---- the parts, seen from the head ---- */
 
@@ -57,6 +59,9 @@ struct part {
     int clk_got;                 /* an answer to the last clock request came */
     int64_t clk_theirs, clk_t1;  /* its clock, and ours when the answer came */
     struct clock_best clk_start, clk_end;
+    int n_held;                  /* stderr lines not the part's own, held while it starts */
+    char held[HELD_LINES][256];
+    int table;                   /* its stdout is a `status` table to merge (status_line) */
 };
 
 static const char *part_name(const struct part *p)
@@ -191,12 +196,39 @@ static int start_part(struct part *p, char *const *argv, char *err, size_t errle
     return 0;
 }
 
+/* A stderr line of a part that is not up yet and not the part's own
+ * ("ini-cluster: ..."): ssh's, srun's or the remote shell's.  Held, to be
+ * said in one line naming the host if the part fails (part_failed), or
+ * passed on once it is up. */
+static void hold_line(struct part *p, const char *line)
+{
+    if (p->n_held == HELD_LINES) {
+        memmove(p->held[0], p->held[1], sizeof p->held[0] * (HELD_LINES - 1));
+        p->n_held--;
+    }
+    snprintf(p->held[p->n_held++], sizeof p->held[0], "%s", line);
+}
+
+static void release_held(struct part *p)
+{
+    for (int i = 0; i < p->n_held; i++)
+        fprintf(stderr, "%s\n", p->held[i]);
+    p->n_held = 0;
+}
+
+static void status_line(const struct part *p, const char *line);
+
 /* One complete line from a part. */
 static void part_line(struct part *p, int is_err, const char *line)
 {
     if (!is_err) {
         if (!strcmp(line, CTL_READY)) {
             p->ready = 1;
+            release_held(p);
+            return;
+        }
+        if (p->table) {
+            status_line(p, line);
             return;
         }
         if (!strncmp(line, CLOCK_REPLY, strlen(CLOCK_REPLY))) {
@@ -215,6 +247,8 @@ static void part_line(struct part *p, int is_err, const char *line)
     /* The part's own messages name the host they come from. */
     if (!strncmp(line, "ini-cluster: ", 13))
         fprintf(stderr, "ini-cluster: host %s: %s\n", part_name(p), line + 13);
+    else if (!p->ready && line[0])
+        hold_line(p, line);
     else
         fprintf(stderr, "%s\n", line);
 }
@@ -539,26 +573,86 @@ static int start_parts(enum remote_engine engine, const struct remote_opts *o, s
     return 0;
 }
 
-/* Waits until every part says READY: 0, else the exit status. */
+/* What to do about ssh's or srun's last words, by what they say. */
+static const char *hint_for(enum remote_engine engine, const char *said)
+{
+    static const char *const hints[][2] = {
+        { "Host key verification failed", "the host's key is not known here: connect once with ssh and accept "
+          "it (or ssh-keyscan the host into ~/.ssh/known_hosts); a lab's hosts: --ssh \"$(ini-lab ssh)\"" },
+        { "Permission denied", "ssh must log in without a password (BatchMode): install your key there "
+          "(ssh-copy-id), or name one with --ssh \"ssh -i KEY\"" },
+        { "Could not resolve hostname", "the name is not known here: check the configuration's host names" },
+        { "Connection refused", "no sshd answers there: start it, or give the port with --ssh \"ssh -p PORT\"" },
+        { "timed out", "the host does not answer: is it up and reachable from here?" },
+        { "No route to host", "the host does not answer: is it up and reachable from here?" },
+        { "not found", "ini-cluster is not at this path there: install it at the same path on every host, or "
+          "name its path there with --remote-launcher" },
+        { "No such file or directory", "ini-cluster is not at this path there: install it at the same path on "
+          "every host, or name its path there with --remote-launcher" },
+    };
+    for (size_t k = 0; k < sizeof hints / sizeof hints[0]; k++)
+        if (strstr(said, hints[k][0]))
+            return hints[k][1];
+    return engine == ENGINE_SLURM ? "check the allocation (salloc -N, one node per cluster) and that slurmd "
+                                    "runs on that node"
+                                  : "check that `ssh -o BatchMode=yes HOST true` works from here, or give the "
+                                    "ssh command with --ssh";
+}
+
+/* A part that ended before it was up because ssh or srun failed (ssh's
+ * status 255, the remote shell's 127, or srun with words of its own): one
+ * line with the host, what they said last (the lines before it passed
+ * over) and a hint; 1.  Else 0, its held lines left. */
+static int transport_failed(enum remote_engine engine, struct part *p)
+{
+    int st = WIFEXITED(p->wstatus) ? WEXITSTATUS(p->wstatus) : -1;
+    if (!p->n_held || (engine != ENGINE_SLURM && (!p->host[0] || (st != 255 && st != 127))))
+        return 0;
+    const char *said = p->held[p->n_held - 1];
+    cli_error("host %s: %s failed: %s (hint: %s)", part_name(p), engine == ENGINE_SLURM ? "srun" : "ssh", said,
+              hint_for(engine, said));
+    p->n_held = 0;
+    return 1;
+}
+
+/* One line for a part that ended before it was up (its own messages, if
+ * any, were shown as they came). */
+static void part_failed(enum remote_engine engine, struct part *p)
+{
+    if (transport_failed(engine, p))
+        return;
+    release_held(p);
+    char how[64];
+    cli_error("host %s (clusters %s) failed while starting: %s exited with %s", part_name(p), p->clusters,
+              engine == ENGINE_SLURM ? "srun" : p->host[0] ? "ssh" : "its launcher",
+              describe_status(p->wstatus, how, sizeof how));
+}
+
+/* Waits until every part says READY: 0, else the exit status.  Once one
+ * fails the others get GRACE_MS to be up or fail too, so that every host
+ * that cannot start is named (one line each). */
 static int wait_parts_ready(enum remote_engine engine, struct part *parts, int n)
 {
     int exit_code = 0;
-    int64_t ready_deadline = now_ms() + LAUNCH_READY_MS + READY_EXTRA_MS;
+    int64_t ready_deadline = now_ms() + LAUNCH_READY_MS + READY_EXTRA_MS, grace = 0;
     for (;;) {
         pump_parts(parts, n, 20);
-        int ready = 0;
+        int settled = 0;
         for (int i = 0; i < n; i++) {
-            ready += parts[i].ready;
-            if (!parts[i].running && !exit_code) {
-                char how[64];
-                cli_error("host %s (clusters %s) failed while starting: %s exited with %s", part_name(&parts[i]),
-                          parts[i].clusters, engine == ENGINE_SLURM ? "srun" : parts[i].host[0] ? "ssh" : "its launcher",
-                          describe_status(parts[i].wstatus, how, sizeof how));
+            settled += parts[i].ready || !parts[i].running;
+            if (!parts[i].ready && !parts[i].running && !grace) {
                 exit_code = 1;
+                grace = now_ms() + GRACE_MS;
             }
         }
-        if (ready == n || exit_code)
+        if (exit_code && (settled == n || now_ms() > grace || launch_stop_signal)) {
+            for (int i = 0; i < n; i++)
+                if (!parts[i].ready && !parts[i].running)
+                    part_failed(engine, &parts[i]);
             return exit_code;
+        }
+        if (settled == n)
+            return 0;
         if (launch_stop_signal) {
             cli_error("interrupted while starting; stopping every host");
             return 128 + launch_stop_signal;
@@ -877,6 +971,52 @@ int remote_host_part(const struct ini_config *cfg, const struct remote_opts *o, 
 
 /* ---- up / status / down on every host ---- */
 
+/* `status` across hosts, one table: each host's lines about its daemons
+ * ("inid ...", "supervisor ...") with the host in front, then its rows of
+ * the live figures under one header with a host column. */
+static struct {
+    FILE *states, *rows;
+    char *states_buf, *rows_buf;
+    size_t states_len, rows_len;
+    char header[256];
+} merged;
+
+static void status_line(const struct part *p, const char *line)
+{
+    if (!strncmp(line, "run directory: ", 15))
+        return;                             /* each host's own: the head prints the run's */
+    if (strstr(line, " INI cluster ") || !strncmp(line, " INI ", 5)) {
+        snprintf(merged.header, sizeof merged.header, "%s", line);
+        return;
+    }
+    if (!strncmp(line, "inid ", 5) || !strncmp(line, "supervisor ", 11) || !merged.header[0])
+        fprintf(merged.states, "host %s: %s\n", part_name(p), line);
+    else
+        fprintf(merged.rows, "%-12s %s\n", part_name(p), line);
+}
+
+static void status_merge_begin(void)
+{
+    merged.states = open_memstream(&merged.states_buf, &merged.states_len);
+    merged.rows = open_memstream(&merged.rows_buf, &merged.rows_len);
+    merged.header[0] = 0;
+    if (!merged.states || !merged.rows) {
+        cli_error("out of memory");
+        exit(1);
+    }
+}
+
+static void status_merge_print(void)
+{
+    fclose(merged.states);
+    fclose(merged.rows);
+    fputs(merged.states_buf, stdout);
+    if (merged.header[0])
+        printf("%-12s %s\n%s", "host", merged.header, merged.rows_buf);
+    free(merged.states_buf);
+    free(merged.rows_buf);
+}
+
 int remote_each_host(const struct ini_config *cfg, const char *cmd, const struct remote_opts *o)
 {
     static struct part parts[INI_MAX_CLUSTERS];
@@ -885,7 +1025,9 @@ int remote_each_host(const struct ini_config *cfg, const char *cmd, const struct
     if (n < 0)
         cli_bad_arg("%s", err);
     own_path(self, sizeof self);
-    int worst = 0;
+    int worst = 0, table = !strcmp(cmd, "status");
+    if (table)
+        status_merge_begin();
     for (int i = 0; i < n; i++) {
         struct part *p = &parts[i];
         p->in_fd = p->out.fd = p->err.fd = -1;
@@ -909,6 +1051,7 @@ int remote_each_host(const struct ini_config *cfg, const char *cmd, const struct
         char *argv[160], ssh_buf[1024];
         static char line[16384];
         engine_argv(ENGINE_SSH, o, p, part, argv, 160, line, sizeof line, ssh_buf, sizeof ssh_buf);
+        p->table = table;
         if (start_part(p, argv, err, sizeof err) < 0) {
             cli_error("host %s: %s", part_name(p), err);
             worst = worst ? worst : 1;
@@ -918,9 +1061,13 @@ int remote_each_host(const struct ini_config *cfg, const char *cmd, const struct
         while (p->running)
             pump_parts(p, 1, 20);
         int code = status_to_exit_code(p->wstatus);
+        if (!code || !transport_failed(ENGINE_SSH, p))
+            release_held(p);                /* the host's own messages named it already */
         if (code && !worst)
             worst = code;
     }
+    if (table)
+        status_merge_print();
     printf("run directory: %s\n", o->run_dir);
     return worst;
 }
