@@ -190,8 +190,15 @@ static int eal_init(struct inid *d, int argc, char **argv, int extra)
     ADD("%s", huge ? "--in-memory" : "--no-huge");    /* --in-memory: no shared config either */
     ADD("-m");
     ADD("%d", d->cfg.eal_memory_mb);
-    if (!huge)
-        ADD("--no-shconf");
+    /* Without hugepages the shared config stays on (no --no-shconf): the
+     * memif driver registers a multi-process action at probe, and with
+     * the multi-process channel off every daemon's log said "Failed to
+     * register mp action callback: Operation not supported" (issue 46).
+     * What it adds (the config lock, mp_socket, the memory maps' files)
+     * lives in the daemon's own runtime directory, named by its file
+     * prefix, which inid and the launcher remove as before; a restarted
+     * daemon, a new primary under the same prefix, clears what a killed
+     * one left (EAL's own clean-up of a primary's runtime directory). */
     /* Telemetry stays on: inid serves /ini/... commands on its socket in
      * /var/run/dpdk/ini-TAG-ID (inid_telemetry.c). */
     /* memif's connection messages (connected, disconnect received and its

@@ -6,7 +6,11 @@
 # and the examples build from the extracted files alone with gcc via
 # pkg-config and run under the extracted ini-cluster with 0 errors.  The
 # package holds the user programs only (Water as ini-water, with its data
-# file), a copyright file, and depends on what its programs link.
+# file), a copyright file, and depends on what its programs link, and on
+# nothing the build host merely happens to have (ini-bench's UCX and
+# libfabric peers are left out of the package: BENCH_PEERS=none); the
+# daemons the extracted launcher starts log no "Failed to register mp
+# action callback" (DPDK's multi-process channel, issue 46, point 9).
 # dpkg-buildpackage and debhelper are the test's own tools (make deps
 # installs them): without them the test fails, it does not skip.
 set -u
@@ -34,6 +38,10 @@ if [ -d man ] && [ -n "$(find man -name '*.[1-8]')" ]; then
 fi
 dpkg -I "$DEB" | grep -q 'Depends:.*libconfig' || userprog_fail "$DEB does not depend on libconfig"
 dpkg -I "$DEB" | grep -q 'Depends:.*libsodium' || userprog_fail "$DEB does not depend on libsodium (inid links it)"
+dpkg -I "$DEB" | grep -Eiq '^ *(Depends|Pre-Depends):.*(ucx|libucp|libuct|libucs|libfabric)' &&
+    userprog_fail "$DEB depends on UCX or libfabric (the build host's): $(dpkg -I "$DEB" | grep 'Depends:')"
+objdump -p "$ROOT/usr/bin/ini-bench" | grep -Eq 'NEEDED +lib(ucp|uct|ucs|fabric)' &&
+    userprog_fail "the package's ini-bench links UCX or libfabric: $(objdump -p "$ROOT/usr/bin/ini-bench" | grep -E 'NEEDED +lib(uc|fabric)')"
 for f in usr/bin/ini-water usr/share/ini/water/random.in usr/share/doc/ini/copyright usr/share/man/man1/ini-water.1.gz \
          "usr/lib/$MA/wireshark/plugins/ini.lua"; do
     [ -e "$ROOT/$f" ] || userprog_fail "$DEB has no /$f"
@@ -55,6 +63,9 @@ run_extracted() {
     USERPROG_RC=$?
     for f in "$dir"/cluster*.out; do cat "$f"; done >> "$USERPROG_OUT"
     sed 's/^/    /' "$USERPROG_OUT"
+    ls "$dir"/ini*.log > /dev/null 2>&1 || userprog_fail "no daemon log in $dir"
+    ! grep -l 'mp action callback' "$dir"/ini*.log ||
+        userprog_fail "a daemon log says DPDK's 'Failed to register mp action callback'"
     rm -rf "$dir"
 }
 run_extracted "$W/alltoall" 4
