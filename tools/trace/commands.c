@@ -40,6 +40,10 @@ void cmd_clock_note(FILE *o, const struct run_files *rf, const char *what, doubl
         fprintf(o, "clock: no clocks.tsv: every host's clock taken as the launcher's (uncertainty unknown)\n");
         return;
     }
+    if (t->n == 1) {
+        fprintf(o, "clock: one host (%s): every stamp on its own clock, no offset to be uncertain of\n", t->host[0]);
+        return;
+    }
     int which;
     double u = (double)clock_table_uncertainty(t, &which);
     fprintf(o, "clock: %d host%s on the launcher's clock (clocks.tsv), offsets uncertain by up to +-%.1f us "
