@@ -207,6 +207,8 @@ static int eal_init(struct inid *d, int argc, char **argv, int extra)
     else
         ADD("--lcores=0@(0-%ld)", cores - 1);
     int vdevs = inid_ports_eal_args(d, store + s, INI_NETIF_MAX_PORTS);
+    if (vdevs < 0)
+        return -1;
     for (int k = 0; k < vdevs; k++)
         eal_argv[n++] = store[s++];
     /* Only the devices named are probed: never the host's own NIC. */
@@ -227,8 +229,15 @@ static int eal_init(struct inid *d, int argc, char **argv, int extra)
     eal_argv[n] = NULL;
 #undef ADD
     printf("inid %d: EAL", d->me->id);
-    for (int k = 1; k < n; k++)
-        printf(" %s", eal_argv[k]);
+    for (int k = 1; k < n; k++) {
+        /* memif's secret stays out of the log */
+        const char *secret = strstr(eal_argv[k], ",secret=");
+        const char *rest = secret ? strchr(secret + 1, ',') : NULL;
+        if (secret)
+            printf(" %.*s,secret=(hidden)%s", (int)(secret - eal_argv[k]), eal_argv[k], rest ? rest : "");
+        else
+            printf(" %s", eal_argv[k]);
+    }
     printf("\n");
     int rc = rte_eal_init(n, eal_argv);
     if (rc < 0) {
