@@ -14,7 +14,8 @@
  *   part -> head, stderr   the programs' stderr lines ("[cC] ") and the
  *                          part's own messages ("ini-cluster: ..."), which
  *                          the head shows as "ini-cluster: host H: ..."
- *   head -> part, stdin    "go" once every part is ready (so no program
+ *   head -> part, stdin    first "secrets EPOCH KEY" (hex; cluster_secret.h),
+ *                          then "go" once every part is ready (so no program
  *                          sends before every INI can receive); end of
  *                          file means "stop": the part stops its programs
  *                          and daemons, cleans up and exits.  That also

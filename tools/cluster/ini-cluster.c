@@ -704,7 +704,7 @@ static int cmd_run(int argc, char **argv)
     install_signal_handlers();
     char tag[LAUNCH_TAG_LEN];
     pick_tag(tag, sizeof tag);
-    set_run_secrets(run_dir, NULL);
+    set_run_secrets(run_dir, o.secrets);
     static struct launch L;
     launch_init(&L, &cfg, config_abs, run_dir, tag, inid, NULL);
 
