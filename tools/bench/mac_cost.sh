@@ -69,7 +69,7 @@ measure_inproc() {
     [ "$mac" = on ] && flag=--mac
     raw=$OUT/raw/t$turn-inproc-$mac-rtt.txt
     $B --inproc --pingpong --size 8 --count 20000 $flag > "$raw" 2>&1
-    row "$turn" inproc "$mac" inproc_rtt_cycles "$(awk '/cycles per round trip/ { print $(NF-1) }' "$raw" | tr -d ';')"
+    row "$turn" inproc "$mac" inproc_rtt_cycles "$(awk '/cycles per round trip/ { for (i = 1; i < NF; i++) if ($i == "total") print $(i + 1) }' "$raw")"
     raw=$OUT/raw/t$turn-inproc-$mac-64k.txt
     $B --inproc --layer reliable --size 65000 --count 400 $flag > "$raw" 2>&1
     row "$turn" inproc "$mac" inproc_64k_cycles "$(awk '$1 == "reliable" { print $4 }' "$raw")"
