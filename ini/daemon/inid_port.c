@@ -115,6 +115,19 @@ static void memif_unlink_stale(const struct inid *d, int lo, int hi)
         fprintf(stderr, "inid %d: %s: %s\n", d->me->id, path, strerror(errno));
 }
 
+/* At a clean stop: the server's socket files, and the directory once the
+ * last INI leaves it (rmdir fails while another's socket is still there;
+ * a killed INI leaves its socket to its restart, memif_unlink_stale). */
+static void memif_remove_sockets(const struct inid *d)
+{
+    char dir[INI_PATH_LEN];
+    for (int j = 0; j < d->cfg.n_inis; j++)
+        if (d->cfg.inis[j].cluster != d->me->cluster && d->me->id < j)
+            memif_unlink_stale(d, d->me->id, j);
+    memif_dir(d, dir, sizeof dir);
+    rmdir(dir);
+}
+
 static int memif_eal_args(const struct inid *d, char args[][INID_ARG_LEN], int max)
 {
     int n = 0;
@@ -537,6 +550,8 @@ void inid_ports_close(struct inid *d)
             close(d->peer_wake_fd[k]);
     for (int c = 0; c < INI_MAX_CLUSTERS; c++)
         ini_segment_detach(d->peer_seg[c]);
+    if (d->cfg.net_mode == INI_NET_MEMIF)
+        memif_remove_sockets(d);
     /* The ports themselves are left to the process's exit (inid.c). */
     d->n_ports = 0;
 }
