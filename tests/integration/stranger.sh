@@ -19,7 +19,12 @@
 #      the memif socket's path (taking the link) and to connect to it and
 #      to the telemetry sockets: every attempt refused; inid 0 is back;
 #   3. ini-ping through the machine afterwards (both clusters, 0 to 65,000
-#      bytes): every message verified, 0 errors.
+#      bytes): every message verified, 0 errors;
+#   4. memif's secret: a run whose INI 1 (through a wrapper, --inid) has
+#      another epoch, so another secret, as an impostor of the run's owner
+#      who could reach the socket would: the server refuses it ("Incorrect
+#      secret" in INI 1's log), the link never comes up, the run fails
+#      (about 20 s: the launcher's wait for links).
 #
 # Needs root (to become uid 65534) and setpriv (else exit 77).
 set -u
@@ -129,4 +134,21 @@ for c in 0 1; do
         { fail "cluster $c: not '$want' (rc $rc0/$rc1)"; cat "$TMP/ping.$c"; }
 done
 $L down "$CFG" --run-dir "$RUN" > "$TMP/down.out" 2>&1 || fail "down: $(cat "$TMP/down.out")"
+
+# ---- 4. a client without the run's secret ---------------------------------
+cat > "$TMP/other-epoch-inid" <<EOF
+#!/usr/bin/env bash
+for a in "\$@"; do [ "\$prev" = --ini ] && ini=\$a; prev=\$a; done
+[ "\$ini" = 1 ] && export INI_RUN_EPOCH=0123456789abcdef0123456789abcdef
+exec $PWD/build/bin/inid "\$@"
+EOF
+chmod +x "$TMP/other-epoch-inid"
+timeout 120 $L run "$CFG" --inid "$TMP/other-epoch-inid" --run-dir "$TMP/impostor" --timeout 30 -- \
+    build/bin/ini-ping --count 5 --timeout-ms 5000 > "$TMP/impostor.out" 2>&1
+rc=$?
+if [ $rc != 0 ] && grep -q "Incorrect secret" "$TMP/impostor/ini1.log" && ! grep -q "^verified" "$TMP/impostor.out"; then
+    ok "a client with another secret: refused by the server (Incorrect secret), the run failed ($rc)"
+else
+    fail "a client with another secret: run exit $rc; $(grep -c 'Incorrect secret' "$TMP/impostor/ini1.log") refusals"
+fi
 test_end
