@@ -3,7 +3,8 @@
 # ini-cluster        the launcher (ini-cluster.c + cluster_util.c,
 #                    cluster_net.c, cluster_launch.c, cluster_program.c:
 #                    the programs' contract, cluster_supervise.c: daemons
-#                    restarted; docs/launcher.md) and its
+#                    restarted, cluster_secret.c: the run's epoch and key;
+#                    docs/launcher.md) and its
 #                    configuration generator (cluster_gen.c, `gen`)
 # cluster-fake-inid  a stand-in for inid that forwards through the segments
 #                    without a network: the "no INI" baseline of the thesis's
