@@ -375,5 +375,7 @@ uint32_t ini_swp_segment_bytes(const struct ini_swp *s);
  * or a datagram in IP fragments). */
 uint32_t ini_swp_window_cost(const struct ini_swp_params *p, uint32_t am_len);
 uint32_t ini_swp_send_timers(const struct ini_swp *s);
+/* Whether every datagram carries the MAC (params.auth at open). */
+int ini_swp_authenticated(const struct ini_swp *s);
 
 #endif

@@ -17,6 +17,11 @@
 
 #include <sodium.h>
 
+int ini_swp_authenticated(const struct ini_swp *s)
+{
+    return s->tag_len != 0;
+}
+
 int swp_mac_keys(struct ini_swp *s, const struct ini_swp_params *prm)
 {
     /* The run's keys: the machine's key bound to this run's epoch, so

@@ -15,6 +15,11 @@ $(BIN)/test_%: $(OBJ)/tests/unit/test_%.o
 UNIT_TESTS += $(BIN)/test_config
 $(BIN)/test_config: $(OBJ)/tools/cluster/cluster_gen.o $(OBJ)/ini/daemon/eal_args.o $(LIBINI)
 
+# The run's secrets as the launcher draws, hands and applies them
+# (tools/cluster/cluster_secret.c).
+UNIT_TESTS += $(BIN)/test_secret
+$(BIN)/test_secret: $(OBJ)/tools/cluster/cluster_secret.o $(LIBINI)
+
 # Tests of the stack: two INIs joined in one process (loop_harness), on
 # the harness's fake clock (its sys_now replaces stack/lwip_port.c's).
 STACK_TEST_OBJS := $(OBJ)/tests/unit/loop_harness.o $(filter-out $(OBJ)/stack/lwip_port.o,$(STACK_OBJS))

@@ -170,9 +170,16 @@ struct ini_trace_cfg {
  * never the key.  With it every transport datagram carries a MAC
  * (docs/transport.md).  Empty: no key. */
 #define INI_KEY_LEN 32
+/* security.mac: auto (the default) puts the MAC on every link that leaves
+ * the host (af_packet, pci: a LAN others may reach) and leaves it off on
+ * memif, whose links only the run's owner can reach; with no key_file the
+ * launcher draws a run key (docs/security.md "Who is trusted"). */
+enum ini_mac_mode { INI_MAC_AUTO = 0, INI_MAC_ON, INI_MAC_OFF };
 struct ini_security_cfg {
     char key_file[INI_PATH_LEN];      /* resolved against the file's directory */
+    enum ini_mac_mode mac;
 };
+
 
 /* restart = { max = N; window_s = S; }: the launcher restarts an INI that
  * exits abnormally (a signal, or a non-zero status while the run is live)
@@ -235,6 +242,9 @@ void ini_config_default_mac(int ini_id, uint8_t mac[6]);
 
 /* 1 if cfg names a host for some cluster (the machine spans hosts). */
 int ini_config_has_hosts(const struct ini_config *cfg);
+/* Whether the run's datagrams carry the MAC: a key_file, mac = on, or
+ * mac = auto in a mode whose links leave the host. */
+int ini_config_mac_on(const struct ini_config *cfg);
 /* 1 if device is a PCI address (0000:03:00.0 or 03:00.0), 0 if not. */
 int ini_device_is_pci(const char *device);
 /* 1 if name is a Linux interface name (1..15 letters, digits, '_', '-',
@@ -249,6 +259,7 @@ extern const char *const ini_idle_mode_names[];
 extern const char *const ini_trace_mode_names[];
 extern const char *const ini_eal_huge_names[];
 extern const char *const ini_policy_names[];
+extern const char *const ini_mac_mode_names[];
 /* The value of name in names (one of the tables above); -1 if none. */
 int ini_name_parse(const char *const *names, const char *name);
 

@@ -116,18 +116,27 @@ static int load_stack(struct loader *ld, const config_setting_t *root)
     return cfg_read_bool(ld, g, "nak", &st->nak) < 0 ? -1 : 0;
 }
 
-/* security = { key_file = "path"; }: the path is checked here, so that a
- * bad key stops the run before anything starts; inid reads the key. */
+/* security = { key_file = "path"; mac = auto|on|off; }: the path is
+ * checked here, so that a bad key stops the run before anything starts;
+ * inid reads the key. */
 static int load_security(struct loader *ld, const config_setting_t *root)
 {
-    static const char *const allowed[] = { "key_file", NULL };
+    static const char *const allowed[] = { "key_file", "mac", NULL };
     const config_setting_t *g, *kf;
     const char *text;
     char why[INI_PATH_LEN + 160];
     uint8_t key[INI_KEY_LEN];
-    int found = cfg_read_group(ld, root, "security", allowed, &g);
-    if (found <= 0 || !(kf = cfg_member(g, "key_file")))
-        return found < 0 ? -1 : 0;
+    int mac, found = cfg_read_group(ld, root, "security", allowed, &g);
+    if (found <= 0)
+        return found;
+    switch (cfg_read_enum(ld, g, "mac", ini_mac_mode_names, &mac)) {
+    case -1: return -1;
+    case 1:  ld->cfg.security.mac = (enum ini_mac_mode)mac; break;
+    }
+    if (!(kf = cfg_member(g, "key_file")))
+        return 0;
+    if (ld->cfg.security.mac == INI_MAC_OFF)
+        return cfg_fail_at(ld, kf, "a key with mac = \"off\": say one or the other");
     if (cfg_string(ld, kf, NULL, INI_PATH_LEN, &text) < 0)
         return -1;
     if (text[0] == '\0')

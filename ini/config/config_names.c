@@ -26,6 +26,17 @@ const char *const ini_policy_names[] = {
     [INI_POLICY_LOAD_AWARE] = "load-aware", NULL,
 };
 
+const char *const ini_mac_mode_names[] = {
+    [INI_MAC_AUTO] = "auto", [INI_MAC_ON] = "on", [INI_MAC_OFF] = "off", NULL,
+};
+
+int ini_config_mac_on(const struct ini_config *cfg)
+{
+    if (cfg->security.key_file[0] || cfg->security.mac == INI_MAC_ON)
+        return 1;
+    return cfg->security.mac == INI_MAC_AUTO && cfg->net_mode != INI_NET_MEMIF;
+}
+
 int ini_name_parse(const char *const *names, const char *name)
 {
     if (!name)

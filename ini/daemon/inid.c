@@ -214,6 +214,8 @@ static int eal_init(struct inid *d, int argc, char **argv, int extra)
     else
         ADD("--lcores=0@(0-%ld)", cores - 1);
     int vdevs = inid_ports_eal_args(d, store + s, INI_NETIF_MAX_PORTS);
+    if (vdevs < 0)
+        return -1;
     for (int k = 0; k < vdevs; k++)
         eal_argv[n++] = store[s++];
     /* Only the devices named are probed: never the host's own NIC. */
@@ -234,8 +236,15 @@ static int eal_init(struct inid *d, int argc, char **argv, int extra)
     eal_argv[n] = NULL;
 #undef ADD
     printf("inid %d: EAL", d->me->id);
-    for (int k = 1; k < n; k++)
-        printf(" %s", eal_argv[k]);
+    for (int k = 1; k < n; k++) {
+        /* memif's secret stays out of the log */
+        const char *secret = strstr(eal_argv[k], ",secret=");
+        const char *rest = secret ? strchr(secret + 1, ',') : NULL;
+        if (secret)
+            printf(" %.*s,secret=(hidden)%s", (int)(secret - eal_argv[k]), eal_argv[k], rest ? rest : "");
+        else
+            printf(" %s", eal_argv[k]);
+    }
     printf("\n");
     int rc = rte_eal_init(n, eal_argv);
     if (rc < 0) {
@@ -291,21 +300,32 @@ static int run_epoch(uint8_t epoch[INI_SWP_EPOCH_LEN])
     return ok ? 0 : -1;
 }
 
-/* With security.key_file: the machine's key, and the run's epoch, which
- * the launcher draws at random and gives every daemon of the run in
- * INI_RUN_EPOCH (32 hex digits): frames recorded in another run with the
- * same key fail the MAC (docs/transport.md). */
+/* The MAC's key: security.key_file, the machine's; else, with the MAC on
+ * (security.mac, ini_config_mac_on), the run key the launcher drew and
+ * wrote 0600 in the run directory, named by INI_RUN_KEY.  And the run's
+ * epoch, which the launcher draws at random and gives every daemon of the
+ * run in INI_RUN_EPOCH (32 hex digits): frames recorded in another run
+ * with the same key fail the MAC (docs/transport.md). */
 static int auth_params(struct inid *d, struct ini_swp_params *prm)
 {
     char why[INI_PATH_LEN + 160];
-    if (ini_key_file_read(d->cfg.security.key_file, prm->key, why, sizeof(why)) < 0) {
-        fprintf(stderr, "inid %d: %s: security.key_file: %s\n", d->me->id, d->cfg.path, why);
+    const char *run_key = getenv("INI_RUN_KEY");
+    const char *path = d->cfg.security.key_file[0] ? d->cfg.security.key_file : run_key;
+    const char *what = d->cfg.security.key_file[0] ? "security.key_file" : "INI_RUN_KEY (the run key)";
+    if (!path || !*path) {
+        fprintf(stderr, "inid %d: %s: the MAC is on (security.mac) but INI_RUN_KEY, the run key's file that "
+                "ini-cluster draws, is not set; set security.mac = \"off\" or start inid through ini-cluster\n",
+                d->me->id, d->cfg.path);
+        return -1;
+    }
+    if (ini_key_file_read(path, prm->key, why, sizeof(why)) < 0) {
+        fprintf(stderr, "inid %d: %s: %s: %s\n", d->me->id, d->cfg.path, what, why);
         return -1;
     }
     const char *e = getenv("INI_RUN_EPOCH");
     if (run_epoch(prm->epoch) < 0) {
         fprintf(stderr, "inid %d: INI_RUN_EPOCH: %s (the run's epoch, %d hex digits, which ini-cluster sets; "
-                        "security.key_file needs it)\n",
+                        "the MAC needs it)\n",
                 d->me->id, e ? "malformed" : "not set", 2 * INI_SWP_EPOCH_LEN);
         explicit_bzero(prm->key, sizeof(prm->key));
         return -1;
@@ -336,7 +356,7 @@ static int stack_open(struct inid *d)
     prm.deliver = inid_transport_deliver;
     prm.release = inid_transport_release;
     prm.ctx = d;
-    if (d->cfg.security.key_file[0] && auth_params(d, &prm.swp) < 0)
+    if (ini_config_mac_on(&d->cfg) && auth_params(d, &prm.swp) < 0)
         return -1;
     /* The state region belongs to this run: its epoch (the launcher's),
      * with a key or without (docs/transport.md, "An INI that restarts"). */

@@ -147,8 +147,9 @@ void inid_write_counters(struct inid *d)
     /* The transport's flow control as configured, and the turns that did
      * work: `ini-trace whatif` models the window and a turn's own cost
      * (busy time outside any message's service) from these. */
-    fprintf(f, "  \"stack\": {\"window\": %u, \"ack_timeout_us\": %d, \"segment_bytes\": %u},\n",
-            ini_swp_window(d->stack.swp), d->cfg.stack.ack_timeout_us, ini_swp_segment_bytes(d->stack.swp));
+    fprintf(f, "  \"stack\": {\"window\": %u, \"ack_timeout_us\": %d, \"segment_bytes\": %u, \"mac\": %d},\n",
+            ini_swp_window(d->stack.swp), d->cfg.stack.ack_timeout_us, ini_swp_segment_bytes(d->stack.swp),
+            ini_swp_authenticated(d->stack.swp));
     fprintf(f, "  \"loop\": {\"iterations\": %llu, \"work_turns\": %llu, \"idle_sleeps\": %llu, "
                "\"kept_yields\": %llu, \"avg_queue\": %.3f, \"max_queue\": %llu}\n}\n",
             (unsigned long long)s->loops, (unsigned long long)s->work_turns, (unsigned long long)s->idle_sleeps,

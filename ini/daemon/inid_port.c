@@ -2,7 +2,8 @@
  * inid_port.c - the DPDK ports of an INI, by network mode:
  *   memif      one memif port per INI of every other cluster (a full mesh of
  *              point-to-point links); the lower INI id is the server, the
- *              sockets are abstract, named after the run tag;
+ *              control sockets are files in a directory only the run's
+ *              owner can enter (below);
  *   af_packet  one port on the veth the launcher made for this INI (i<ID>)
  *              inside its cluster's network namespace, bridged to the LAN;
  *   pci        the device named by the INI's devargs (a real NIC).
@@ -18,10 +19,12 @@
 #include <string.h>
 #include <sys/epoll.h>
 #include <sys/stat.h>
+#include <sys/un.h>
 #include <time.h>
 #include <unistd.h>
 
 #include <rte_ethdev.h>
+#include <sodium.h>
 
 #include "fabric.h"
 #include "stack_config.h"
@@ -37,24 +40,127 @@ static void port_name(const struct inid *d, int peer, char *buf, size_t len)
         snprintf(buf, len, "net_af_packet%d", d->me->id);
 }
 
+/* memif's control sockets.  A socket in Linux's abstract namespace has
+ * no permissions: any local user could connect to it, get memif's
+ * greeting and, before the peer INI connects or while a killed INI
+ * restarts, take the link.  So each link's socket is a file,
+ * DIR/ini-LO-HI.sock, in DIR = RUN_DIR/memif, a directory of mode 0700
+ * that whichever INI comes first makes: only the run's owner (and root)
+ * can reach it.  A run directory too long for sun_path (108 bytes) puts
+ * DIR at /tmp/ini-memif-UID-TAG instead, made and checked the same way;
+ * so does one with a character devargs cannot carry (comma, space). */
+#define MEMIF_SOCK_NAME_MAX sizeof("/ini-9999-9999.sock")
+
+static void memif_dir(const struct inid *d, char *out, size_t len)
+{
+    size_t n = (size_t)snprintf(out, len, "%s/memif", d->run_dir);
+    if (n + MEMIF_SOCK_NAME_MAX > sizeof(((struct sockaddr_un *)0)->sun_path) || strpbrk(d->run_dir, ", \t\n"))
+        snprintf(out, len, "/tmp/ini-memif-%u-%s", (unsigned)geteuid(), d->tag);
+}
+
+static void memif_sock_path(const struct inid *d, int lo, int hi, char *out, size_t len)
+{
+    char dir[INI_PATH_LEN];
+    memif_dir(d, dir, sizeof dir);
+    snprintf(out, len, "%s/ini-%d-%d.sock", dir, lo, hi);
+}
+
+/* DIR made 0700, or found as a directory of ours that nobody else can
+ * enter (another user may have made one in /tmp first): 0, or -1. */
+static int memif_private_dir(const struct inid *d)
+{
+    char dir[INI_PATH_LEN];
+    struct stat st;
+    memif_dir(d, dir, sizeof dir);
+    if (mkdir(dir, 0700) < 0 && errno != EEXIST) {
+        fprintf(stderr, "inid %d: memif socket directory %s: %s\n", d->me->id, dir, strerror(errno));
+        return -1;
+    }
+    if (lstat(dir, &st) < 0 || !S_ISDIR(st.st_mode) || st.st_uid != geteuid() || (st.st_mode & 077)) {
+        fprintf(stderr, "inid %d: memif socket directory %s is not a directory of uid %u with mode 0700; "
+                "refusing to put the run's sockets there\n", d->me->id, dir, (unsigned)geteuid());
+        return -1;
+    }
+    return 0;
+}
+
+/* memif's connection secret (devarg secret=, at most 24 characters): a
+ * second lock beside the directory, drawn from the run's epoch, which the
+ * launcher gives only to the run's daemons.  A client that does not send
+ * it is refused by the server.  Empty without an epoch (inid by hand). */
+static void memif_secret(char out[25])
+{
+    const char *e = getenv("INI_RUN_EPOCH");
+    out[0] = 0;
+    if (!e || !*e)
+        return;
+    static const char label[] = "ini memif secret v1";
+    uint8_t h[12];
+    crypto_generichash_state st;
+    crypto_generichash_init(&st, NULL, 0, sizeof h);
+    crypto_generichash_update(&st, (const uint8_t *)label, sizeof label);
+    crypto_generichash_update(&st, (const uint8_t *)e, strlen(e));
+    crypto_generichash_final(&st, h, sizeof h);
+    sodium_bin2hex(out, 25, h, sizeof h);
+}
+
+/* A memif server's socket left by a killed predecessor (SIGKILL closes no
+ * listener) makes the new bind fail with EADDRINUSE: the server removes
+ * it before its EAL init creates the listener. */
+static void memif_unlink_stale(const struct inid *d, int lo, int hi)
+{
+    char path[INI_PATH_LEN + 32];
+    memif_sock_path(d, lo, hi, path, sizeof path);
+    if (unlink(path) < 0 && errno != ENOENT)
+        fprintf(stderr, "inid %d: %s: %s\n", d->me->id, path, strerror(errno));
+}
+
+/* At a clean stop: the server's socket files, and the directory once the
+ * last INI leaves it (rmdir fails while another's socket is still there;
+ * a killed INI leaves its socket to its restart, memif_unlink_stale). */
+static void memif_remove_sockets(const struct inid *d)
+{
+    char dir[INI_PATH_LEN];
+    for (int j = 0; j < d->cfg.n_inis; j++)
+        if (d->cfg.inis[j].cluster != d->me->cluster && d->me->id < j)
+            memif_unlink_stale(d, d->me->id, j);
+    memif_dir(d, dir, sizeof dir);
+    rmdir(dir);
+}
+
+static int memif_eal_args(const struct inid *d, char args[][INID_ARG_LEN], int max)
+{
+    int n = 0;
+    const struct ini_node_cfg *me = d->me;
+    char secret[25], secret_arg[40] = "";
+    if (memif_private_dir(d) < 0)
+        return -1;
+    memif_secret(secret);
+    if (secret[0])
+        snprintf(secret_arg, sizeof secret_arg, ",secret=%s", secret);
+    for (int j = 0; j < d->cfg.n_inis && n < max; j++) {
+        const struct ini_node_cfg *peer = &d->cfg.inis[j];
+        if (peer->cluster == me->cluster)
+            continue;
+        int lo = me->id < j ? me->id : j, hi = me->id < j ? j : me->id;
+        char path[INI_PATH_LEN + 32];
+        memif_sock_path(d, lo, hi, path, sizeof path);
+        if (me->id == lo)
+            memif_unlink_stale(d, lo, hi);
+        snprintf(args[n++], INID_ARG_LEN, "--vdev=net_memif%d,role=%s,id=0,socket=%s,socket-abstract=no%s,bsize=%u",
+                 j, me->id == lo ? "server" : "client", path, secret_arg, ini_stack_memif_bsize(d->cfg.stack.mtu));
+    }
+    sodium_memzero(secret, sizeof secret);
+    return n;
+}
+
 int inid_ports_eal_args(const struct inid *d, char args[][INID_ARG_LEN], int max)
 {
     int n = 0;
     const struct ini_node_cfg *me = d->me;
     switch (d->cfg.net_mode) {
     case INI_NET_MEMIF:
-        for (int j = 0; j < d->cfg.n_inis && n < max; j++) {
-            const struct ini_node_cfg *peer = &d->cfg.inis[j];
-            if (peer->cluster == me->cluster)
-                continue;
-            int lo = me->id < j ? me->id : j, hi = me->id < j ? j : me->id;
-            snprintf(args[n++], INID_ARG_LEN,
-                     "--vdev=net_memif%d,role=%s,id=0,socket=ini-%s-%d-%d,socket-abstract=yes,"
-                     "bsize=%u",
-                     j, me->id == lo ? "server" : "client", d->tag, lo, hi,
-                     ini_stack_memif_bsize(d->cfg.stack.mtu));
-        }
-        break;
+        return memif_eal_args(d, args, max);
     case INI_NET_AF_PACKET:
         if (me->devargs[0])
             snprintf(args[n++], INID_ARG_LEN, "--vdev=%s", me->devargs);
@@ -73,13 +179,13 @@ int inid_ports_eal_args(const struct inid *d, char args[][INID_ARG_LEN], int max
     return n;
 }
 
-/* Whether the memif server of the link (lo, hi) listens: its abstract
- * socket "@ini-TAG-lo-hi" appears in /proc/net/unix with the accepting
- * flag (__SO_ACCEPTCON, 0x10000).  Start-up only. */
+/* Whether the memif server of the link (lo, hi) listens: its socket
+ * appears in /proc/net/unix with the accepting flag (__SO_ACCEPTCON,
+ * 0x10000).  Start-up only. */
 static int memif_server_listening(const struct inid *d, int lo, int hi)
 {
-    char want[96], line[512];
-    snprintf(want, sizeof(want), "@ini-%s-%d-%d", d->tag, lo, hi);
+    char want[INI_PATH_LEN + 32], line[512];
+    memif_sock_path(d, lo, hi, want, sizeof want);
     FILE *f = fopen("/proc/net/unix", "r");
     if (!f)
         return 1;       /* cannot tell: let the start and its retries decide */
@@ -444,6 +550,8 @@ void inid_ports_close(struct inid *d)
             close(d->peer_wake_fd[k]);
     for (int c = 0; c < INI_MAX_CLUSTERS; c++)
         ini_segment_detach(d->peer_seg[c]);
+    if (d->cfg.net_mode == INI_NET_MEMIF)
+        memif_remove_sockets(d);
     /* The ports themselves are left to the process's exit (inid.c). */
     d->n_ports = 0;
 }

@@ -29,7 +29,8 @@
 #      loading it from there (a test HOME whose personal plugin folder is
 #      the installed one) and given no -X or -d option, shows the launcher's
 #      capture with no QUIC, nothing malformed, every UDP frame as INI.
-#   6. As root with `ip netns`: real traffic, captured on the af_packet LAN's
+#   6. As root with `ip netns`: real traffic (with the MAC, the LAN's default:
+#      every frame shows its 16-byte tag), captured on the af_packet LAN's
 #      bridge during an ini-ping run with 5% dropped frames: DATA, ACK and NAK
 #      frames decoded, every CRC correct, no malformed frame.
 # Exit 77 (skipped) without tshark.
@@ -212,4 +213,8 @@ echo "$NAME: af_packet capture: $data DATA, $acks ACK, $naks NAK frames; $bad_cr
 [ "$naks" -gt 0 ] || fail "no NAK decoded (5% of frames were dropped)"
 [ "$bad_crc" -eq 0 ] || fail "$bad_crc DATA frames with a wrong CRC32C"
 [ "$malformed" -eq 0 ] || fail "$malformed frames with expert notes: $(grep -v 'Retransmission of frame' "$WORK/lan.fields" | awk 'NF > 2' | head -n 3)"
+# The LAN carries the MAC by default (issue 49): every frame shows its tag.
+tagged=$(tshark_ -r "$WORK/lan.pcapng" -Y ini_swp.mac_tag 2> /dev/null | wc -l)
+[ "$tagged" -ge "$((data + acks + naks))" ] ||
+    fail "$tagged frames show a MAC tag, of $((data + acks + naks)) DATA, ACK and NAK"
 echo "$NAME: PASS"

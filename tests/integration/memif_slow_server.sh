@@ -31,9 +31,9 @@ cat > "$TMP/slow-inid" <<EOF
 real=$PWD/build/bin/inid
 EOF
 cat >> "$TMP/slow-inid" <<'EOF'
-args=("$@") ini= tag=
+args=("$@") ini= dir=
 while [ $# -gt 0 ]; do
-    case $1 in --ini) ini=$2; shift ;; --tag) tag=$2; shift ;; esac
+    case $1 in --ini) ini=$2; shift ;; --run-dir) dir=$2; shift ;; esac
     shift
 done
 if [ "$ini" != 0 ]; then
@@ -44,7 +44,7 @@ fi
 child=$!
 trap 'kill -TERM $child 2> /dev/null' TERM INT
 for _ in $(seq 2500); do
-    grep -q "@ini-$tag-0-1\$" /proc/net/unix && break
+    grep -q " $dir/memif/ini-0-1.sock\$" /proc/net/unix && break
     sleep 0.002
 done
 kill -STOP $child

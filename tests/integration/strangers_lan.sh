@@ -1,7 +1,9 @@
 #!/usr/bin/env bash
-# strangers_lan: frames from a stranger on the emulated LAN, with the key on
-# (docs/transport.md "Strangers refused", "Floods").  conf/af_packet.cfg with
-# security.key_file, brought up with `ini-cluster up`; a third, plain
+# strangers_lan: frames from a stranger on the emulated LAN, with no
+# security setting (docs/security.md "Strangers refused", "Who is trusted"):
+# conf/af_packet.cfg as shipped, so the MAC is on under the run key the
+# launcher draws (RUN_DIR/run.key, 0600; STRANGERS_KEY=file uses a machine
+# key in security.key_file instead), brought up with `ini-cluster up`; a third, plain
 # namespace gets a veth on the run's bridge (ini-TAG-lan, cluster_net.c)
 # and sends raw frames with tests/integration/lib/strangers.py, only to the
 # two INIs, for a bounded count and time:
@@ -13,7 +15,8 @@
 #     errors; each INI counted every forged frame as a MAC failure (or, the
 #     ACK too short to hold a tag, a bad header), every one from the
 #     stranger's address as rx_not_peer, and every replay as a duplicate or
-#     out of window; nothing forged was delivered.
+#     out of window; nothing forged was delivered; both INIs' counters say
+#     the MAC was on (stack.mac) and the summary says "MAC: on (run key)".
 #  b. ini-ping at 64 bytes between the two INIs, without and then with a
 #     flood of 1,000-byte datagrams, first and middle fragments (half from
 #     a spoofed INI address) at the rate the script manages: 0 errors both
@@ -36,16 +39,23 @@ L=build/bin/ini-cluster
 W=$(mktemp -d /tmp/ini-strangers.XXXXXX)
 failures=0
 fail() { echo "$NAME: FAIL: $*"; failures=$((failures + 1)); }
-CFG=$W/keyed.cfg
+CFG=$W/lan.cfg
 cleanup() {
     [ -f "$W/run/state" ] && $L down "$CFG" --run-dir "$W/run" > /dev/null 2>&1
     ip netns del "$STR" 2> /dev/null
     rm -rf "$W"
 }
 trap cleanup EXIT
-head -c 32 /dev/urandom > "$W/ini.key"
-chmod 600 "$W/ini.key"
-sed 's/^version = 1;/version = 1;\nsecurity = { key_file = "ini.key"; };/' conf/af_packet.cfg > "$CFG"
+if [ "${STRANGERS_KEY:-run}" = file ]; then
+    head -c 32 /dev/urandom > "$W/ini.key"
+    chmod 600 "$W/ini.key"
+    sed 's/^version = 1;/version = 1;\nsecurity = { key_file = "ini.key"; };/' conf/af_packet.cfg > "$CFG"
+    MAC_SAYS="MAC: on (security.key_file)"
+else
+    grep -q security conf/af_packet.cfg && { echo "$NAME: FAIL: conf/af_packet.cfg has a security setting"; exit 1; }
+    cp conf/af_packet.cfg "$CFG"
+    MAC_SAYS="MAC: on (run key)"
+fi
 
 # up CONFIG: the daemons, and the stranger's veth on the run's bridge.
 up() {
@@ -92,7 +102,14 @@ kill "$cap" 2> /dev/null; wait "$cap" 2> /dev/null
 forger=$!
 run_ping 0,64,1000 1500 forged
 wait "$forger" || { fail "strangers.py forge: $(cat "$W/forge.err")"; }
+if [ "${STRANGERS_KEY:-run}" = run ]; then
+    [ "$(stat -c '%a %s' "$W/run/run.key" 2> /dev/null)" = "600 32" ] || fail "run.key: not 32 bytes, mode 600"
+fi
 down
+grep -qxF "$MAC_SAYS" "$W/down.out" || fail "down's summary does not say '$MAC_SAYS'"
+for i in 0 1; do
+    grep -q '"mac": 1' "$W/run/ini$i.counters.json" || fail "INI $i: counters do not say the MAC was on"
+done
 if [ -s "$W/forge.json" ]; then
     python3 - "$W/forge.json" "$W/run" <<'PY' || fail "forged frames: counters"
 import json, sys

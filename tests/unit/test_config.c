@@ -161,6 +161,9 @@ static void test_conf_default(void **state)
     assert_mac(cfg->inis[1].mac, 0x02, 0x00, 0xc6, 0x12, 0x00, 0x01);
     assert_int_equal(cfg->stack.max_message, 65000);
     assert_int_equal(cfg->n_eal_args, 0);
+    /* memif: links only the run's owner reaches, no MAC by default */
+    assert_int_equal(cfg->security.mac, INI_MAC_AUTO);
+    assert_false(ini_config_mac_on(cfg));
 }
 
 static void test_conf_af_packet(void **state)
@@ -168,6 +171,9 @@ static void test_conf_af_packet(void **state)
     const struct ini_config *cfg = load_shipped("conf/af_packet.cfg", INI_NET_AF_PACKET, 2, 4, 2);
     assert_string_equal(cfg->bridge, "inibr0");
     assert_mac(cfg->inis[0].mac, 0x02, 0x00, 0xc6, 0x12, 0x00, 0x00);
+    /* a LAN: the MAC by default, under the launcher's run key */
+    assert_true(ini_config_mac_on(cfg));
+    assert_string_equal(cfg->security.key_file, "");
 }
 
 static void test_conf_4x2(void **state)
@@ -416,6 +422,13 @@ static const struct bad_case bad_cases[] = {
     { "syntax error", "version = 1;\nstack = { mtu = ; };\n" CLUSTERS, 2, "syntax", "syntax error" },
     { "duplicate name", "version = 1;\nversion = 1;\n" CLUSTERS, 2, "syntax", "duplicate" },
     { "mixed array", "version = 1;\neal = { args = [\"a\", 1]; };\n" CLUSTERS, 2, "syntax", "array" },
+
+    /* security.mac: auto, on or off, and no key with off */
+    { "mac value", "version = 1;\nsecurity = { mac = \"maybe\"; };\n" CLUSTERS, 2, "security.mac",
+      "unknown value \"maybe\" (expected auto, on or off)" },
+    { "mac not a string", "version = 1;\nsecurity = { mac = 0; };\n" CLUSTERS, 2, "security.mac", "string" },
+    { "mac off with a key", "version = 1;\nsecurity = { mac = \"off\";\n key_file = \"k\"; };\n" CLUSTERS, 3,
+      "security.key_file", "a key with mac = \"off\"" },
 
     /* required fields */
     { "no version", "network = { mode = \"memif\"; };\n" CLUSTERS, 0, "version", "missing" },
@@ -671,6 +684,24 @@ static int check_rejected(const char *name, const char *path, int line, const ch
         print_error("case \"%s\": %s\n  expected: %s... %s\n  got:      %s\n", name, problem, prefix,
                     message, rc == -1 ? err : "(no error)");
     return problem ? 1 : 0;
+}
+
+/* security.mac: auto is on where links leave the host, off on memif;
+ * on and off say so in any mode. */
+static void test_mac_modes(void **state)
+{
+    static const struct { const char *mode, *mac; int on; } cases[] = {
+        { "memif", "auto", 0 },     { "memif", "on", 1 },     { "memif", "off", 0 },
+        { "af_packet", "auto", 1 }, { "af_packet", "on", 1 }, { "af_packet", "off", 0 },
+    };
+    for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
+        char text[1024], err[512];
+        static struct ini_config cfg;
+        snprintf(text, sizeof text, "version = 1;\nnetwork = { mode = \"%s\"; };\nsecurity = { mac = \"%s\"; };\n%s",
+                 cases[i].mode, cases[i].mac, CLUSTERS);
+        assert_int_equal(ini_config_load_text(text, "mac.cfg", &cfg, err, sizeof err), 0);
+        assert_int_equal(ini_config_mac_on(&cfg), cases[i].on);
+    }
 }
 
 static void test_invalid_files(void **state)
@@ -1150,6 +1181,7 @@ int main(void)
         cmocka_unit_test(test_generate_rejects),
         cmocka_unit_test(test_memif_port_limit),
         cmocka_unit_test(test_names),
+        cmocka_unit_test(test_mac_modes),
         cmocka_unit_test(test_hosts_and_devices),
         cmocka_unit_test(test_eal_args),
     };

@@ -15,6 +15,7 @@
 
 #include "cluster_net.h"
 #include "cluster_reap.h"
+#include "cluster_secret.h"
 #include "cluster_util.h"
 
 volatile sig_atomic_t launch_stop_signal;
@@ -523,6 +524,7 @@ static void json_compact(const char *text, char *out, size_t len)
 
 void launch_print_counters(const struct launch *L, FILE *out)
 {
+    fprintf(out, "%s\n", secrets_mac_summary(L->cfg));
     for (int k = 0; k < L->n_daemons; k++) {
         const struct daemon *d = &L->daemons[k];
         char path[PATH_MAX + 32];

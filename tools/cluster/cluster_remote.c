@@ -28,6 +28,7 @@
 #include "cli.h"
 #include "cluster_clock.h"
 #include "cluster_program.h"
+#include "cluster_secret.h"
 #include "cluster_supervise.h"
 #include "cluster_util.h"
 
@@ -541,6 +542,11 @@ static int start_parts(enum remote_engine engine, const struct remote_opts *o, s
                        const char *tag)
 {
     char err[1024], self[PATH_MAX];
+    struct run_secrets secrets;
+    if (secrets_draw(&secrets, err, sizeof err) < 0) {
+        cli_error("%s", err);
+        return 1;
+    }
     own_path(self, sizeof self);
     const char *launcher = o->remote_launcher ? o->remote_launcher : self;
     char logpath[PATH_MAX + 32];
@@ -560,16 +566,19 @@ static int start_parts(enum remote_engine engine, const struct remote_opts *o, s
             fprintf(log, "\n");
             fflush(log);
         }
-        if (start_part(p, argv, err, sizeof err) < 0) {
-            cli_error("host %s: %s", part_name(p), err);
-            stop_parts(parts, i);
+        /* The run's epoch and key: the part's first line (cluster_secret.h). */
+        if (start_part(p, argv, err, sizeof err) < 0 || secrets_send(p->in_fd, &secrets) < 0) {
+            cli_error("host %s: %s", part_name(p), p->in_fd < 0 ? err : "cannot hand it the run's secrets");
+            stop_parts(parts, i + (p->in_fd >= 0));
             if (log)
                 fclose(log);
+            explicit_bzero(&secrets, sizeof secrets);
             return 1;
         }
     }
     if (log)
         fclose(log);
+    explicit_bzero(&secrets, sizeof secrets);
     return 0;
 }
 
@@ -939,6 +948,11 @@ int remote_host_part(const struct ini_config *cfg, const struct remote_opts *o, 
         cli_bad_arg("host-run: --tag is required");
     if (make_run_dir(o->run_dir, 1, err, sizeof err) < 0)
         cli_bad_arg("%s", err);
+    struct run_secrets secrets;
+    if (secrets_receive(0, &secrets, READY_EXTRA_MS, err, sizeof err) < 0 ||
+        secrets_apply(&secrets, cfg, o->run_dir, err, sizeof err) < 0)
+        cli_bad_arg("host-run: %s", err);
+    explicit_bzero(&secrets, sizeof secrets);
     char inid[PATH_MAX];
     host_inid_path(o, inid, sizeof inid);
     static struct launch L;
@@ -1025,6 +1039,10 @@ int remote_each_host(const struct ini_config *cfg, const char *cmd, const struct
     if (n < 0)
         cli_bad_arg("%s", err);
     own_path(self, sizeof self);
+    /* One epoch and key for every host's `up`: their INIs talk to each other. */
+    struct run_secrets secrets;
+    if (secrets_draw(&secrets, err, sizeof err) < 0)
+        cli_bad_arg("%s", err);
     int worst = 0, table = !strcmp(cmd, "status");
     if (table)
         status_merge_begin();
@@ -1043,6 +1061,8 @@ int remote_each_host(const struct ini_config *cfg, const char *cmd, const struct
         part[k++] = "--launch";
         part[k++] = "local";
         if (!strcmp(cmd, "up")) {
+            part[k++] = "--secrets";
+            part[k++] = "stdin";
             part[k++] = "--cluster";
             part[k++] = p->clusters;
             daemon_flags(o, part, &k, 64);
@@ -1057,6 +1077,8 @@ int remote_each_host(const struct ini_config *cfg, const char *cmd, const struct
             worst = worst ? worst : 1;
             continue;
         }
+        if (!strcmp(cmd, "up") && secrets_send(p->in_fd, &secrets) < 0)
+            cli_error("host %s: cannot hand it the run's secrets", part_name(p));
         close_stdin(p);
         while (p->running)
             pump_parts(p, 1, 20);
@@ -1068,6 +1090,7 @@ int remote_each_host(const struct ini_config *cfg, const char *cmd, const struct
     }
     if (table)
         status_merge_print();
+    explicit_bzero(&secrets, sizeof secrets);
     printf("run directory: %s\n", o->run_dir);
     return worst;
 }

@@ -16,7 +16,8 @@
  *   part -> head, stderr   the programs' stderr lines ("[cC] ") and the
  *                          part's own messages ("ini-cluster: ..."), which
  *                          the head shows as "ini-cluster: host H: ..."
- *   head -> part, stdin    "clock" (answered at once with the part's
+ *   head -> part, stdin    first "secrets EPOCH KEY" (hex; cluster_secret.h);
+ *                          "clock" (answered at once with the part's
  *                          CLOCK_REALTIME: cluster_clock.h), 32 times once
  *                          every part is ready and again after its "end";
  *                          "go" once every part is ready and its clock

@@ -69,6 +69,7 @@
 #include "cluster_input.h"
 #include "cluster_launch.h"
 #include "cluster_reap.h"
+#include "cluster_secret.h"
 #include "cluster_supervise.h"
 #include "cluster_net.h"
 #include "cluster_program.h"
@@ -119,6 +120,7 @@ struct options {
     const char *ssh;           /* --ssh "CMD ARGS" */
     const char *remote_launcher;
     const char *tag, *host;    /* host-run: the head's tag, this host's name */
+    const char *secrets;       /* up --secrets stdin: the head's epoch and key (cluster_secret.h) */
 };
 
 static int parse_long(const char *s, long min, long max, long *out)
@@ -177,12 +179,15 @@ static int parse_hosts_option(const char *cmd, const char *name, unsigned accept
                       : !strcmp(name, "--ssh") && (accepted & F_HOSTS) ? &o->ssh
                       : !strcmp(name, "--remote-launcher") && (accepted & F_HOSTS) ? &o->remote_launcher
                       : !strcmp(name, "--tag") && (accepted & F_PART) ? &o->tag
-                      : !strcmp(name, "--host") && (accepted & F_PART) ? &o->host : NULL;
+                      : !strcmp(name, "--host") && (accepted & F_PART) ? &o->host
+                      : !strcmp(name, "--secrets") && (accepted & F_HOSTS) ? &o->secrets : NULL;
     if (!slot)
         return 0;
     *slot = take_value(cmd, name, value, i, argc, argv);
     if (slot == &o->eal)
         eal_option(cmd, o);
+    if (slot == &o->secrets && strcmp(o->secrets, "stdin"))
+        cli_bad_arg("%s: --secrets: only \"stdin\" (where a head across hosts writes them)", cmd);
     if (slot == &o->launch) {
         static const char *const engines[] = { "local", "ssh", "slurm", NULL };
         cli_parse_choice("--launch", o->launch, engines);
@@ -435,18 +440,17 @@ static void pick_tag(char *tag, size_t len)
     }
 }
 
-/* The run's epoch: 16 random bytes in INI_RUN_EPOCH, inherited by every
- * daemon of the run.  With security.key_file the transport binds its MAC
- * key to it, so frames recorded in an earlier run are refused. */
-static void set_run_epoch(void)
+/* The run's epoch and, with the MAC on and no key_file, its run key
+ * (cluster_secret.h): drawn here, or read from stdin where a head across
+ * hosts started this launcher with --secrets stdin. */
+static void set_run_secrets(const char *run_dir, const char *from)
 {
-    uint8_t e[16];
-    char hex[2 * sizeof e + 1];
-    if (getrandom(e, sizeof e, 0) != (ssize_t)sizeof e)
-        cli_bad_arg("cannot draw the run's epoch: %s", strerror(errno));
-    for (size_t i = 0; i < sizeof e; i++)
-        snprintf(hex + 2 * i, 3, "%02x", e[i]);
-    setenv("INI_RUN_EPOCH", hex, 1);
+    struct run_secrets s;
+    char err[PATH_MAX + 128];
+    if ((from ? secrets_receive(0, &s, 30000, err, sizeof err) : secrets_draw(&s, err, sizeof err)) < 0 ||
+        secrets_apply(&s, &cfg, run_dir, err, sizeof err) < 0)
+        cli_bad_arg("%s", err);
+    explicit_bzero(&s, sizeof s);
 }
 
 static const char *stop_signal_name(int sig)
@@ -700,7 +704,7 @@ static int cmd_run(int argc, char **argv)
     install_signal_handlers();
     char tag[LAUNCH_TAG_LEN];
     pick_tag(tag, sizeof tag);
-    set_run_epoch();
+    set_run_secrets(run_dir, o.secrets);
     static struct launch L;
     launch_init(&L, &cfg, config_abs, run_dir, tag, inid, NULL);
 
@@ -984,7 +988,7 @@ static int cmd_up(int argc, char **argv)
     install_signal_handlers();
     char tag[LAUNCH_TAG_LEN];
     pick_tag(tag, sizeof tag);
-    set_run_epoch();
+    set_run_secrets(run_dir, o.secrets);
     static struct launch L;
     launch_init(&L, &cfg, config_abs, run_dir, tag, inid, selected);
     if (ini_config_has_hosts(&cfg))

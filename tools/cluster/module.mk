@@ -3,7 +3,8 @@
 # ini-cluster        the launcher (ini-cluster.c + cluster_util.c,
 #                    cluster_net.c, cluster_launch.c, cluster_program.c:
 #                    the programs' contract, cluster_supervise.c: daemons
-#                    restarted; docs/launcher.md) and its
+#                    restarted, cluster_secret.c: the run's epoch and key;
+#                    docs/launcher.md) and its
 #                    configuration generator (cluster_gen.c, `gen`)
 # cluster-fake-inid  a stand-in for inid that forwards through the segments
 #                    without a network: the "no INI" baseline of the thesis's
@@ -11,7 +12,7 @@
 #                    (ini-cluster run --inid PATH)
 CLUSTER_OBJS := $(addprefix $(OBJ)/tools/cluster/,ini-cluster.o cluster_util.o cluster_net.o cluster_launch.o \
                   cluster_telemetry.o cluster_input.o cluster_reap.o cluster_remote.o cluster_gen.o cluster_program.o \
-                  cluster_clock.o cluster_supervise.o)
+                  cluster_clock.o cluster_supervise.o cluster_secret.o)
 $(CLUSTER_OBJS) $(OBJ)/tools/cluster/cluster_fake_inid.o: EXTRA := -Itools
 
 BINS += $(BIN)/ini-cluster $(BIN)/cluster-fake-inid

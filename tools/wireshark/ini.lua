@@ -12,6 +12,10 @@
 --    8 bits:  op(1) conn(1) seq(1) ack(1)   4 bytes
 --   16 bits:  op(1) conn(1) seq(2) ack(2)   6 bytes
 --   32 bits:  op(1) conn(1) seq(4) ack(4)  10 bytes (the default)
+-- With the MAC (security.mac, on by default on a LAN since issue 49) a
+-- 16-byte tag follows the header: DATA is header, tag, CRC, message; ACK,
+-- NAK and PROBE header and tag; SYNC header, tag, body.  The tag is shown,
+-- not checked (the run key is not in the capture).
 -- op: 1 DATA, 2 ACK, 3 NAK, 4 PROBE, 5 SYNC in the low five bits; a DATA frame's two
 -- high bits place a segment in its message (stack.segmentation): 0x80 MORE
 -- (segments follow), 0x40 CONT (not the first); neither: a whole message;
@@ -85,6 +89,7 @@ local f = {
     seq     = ProtoField.uint32("ini_swp.seq", "Sequence number", base.DEC),
     ack     = ProtoField.uint32("ini_swp.ack", "Acknowledgement (next expected)", base.DEC),
     width   = ProtoField.uint8("ini_swp.seq_bits", "Sequence-number width (bits)", base.DEC),
+    tag     = ProtoField.bytes("ini_swp.mac_tag", "MAC tag (not checked: no key in the capture)"),
     crc     = ProtoField.uint32("ini_swp.crc", "CRC32C of the message", base.HEX),
     crc_ok  = ProtoField.bool("ini_swp.crc_ok", "CRC32C correct"),
     crc_unchecked = ProtoField.bool("ini_swp.crc_unchecked", "CRC32C unchecked: frame truncated"),
@@ -126,6 +131,8 @@ swp.experts = { e_bad_op, e_short, e_crc, e_len, e_retx }
 
 swp.prefs.seq_bits = Pref.enum("Sequence-number width", 0, "stack.seq_bits of the configuration (auto: from the length)",
                                { { 1, "auto", 0 }, { 2, "8", 8 }, { 3, "16", 16 }, { 4, "32", 32 } }, false)
+swp.prefs.mac = Pref.enum("MAC tag", 0, "security.mac of the run (auto: from the CRC and the lengths)",
+                          { { 1, "auto", 0 }, { 2, "off", 1 }, { 3, "on", 2 } }, false)
 swp.prefs.check_crc = Pref.bool("Verify CRC32C", true, "Compute the CRC32C of each DATA message")
 swp.prefs.port = Pref.uint("UDP port", 7400, "The INIs' UDP port (INI_UDP_PORT)")
 
@@ -204,35 +211,40 @@ local function read_seq(tvb, offset, bits)
     return tvb(offset, 4):uint()
 end
 
--- The width of this datagram: the preference, else from the length it
--- had on the wire (n; the capture may hold fewer bytes).
-local function guess_width(tvb, n)
-    if swp.prefs.seq_bits ~= 0 then return swp.prefs.seq_bits end
+local TAG = 16
+local function tags_to_try()
+    if swp.prefs.mac == 1 then return { 0 } end
+    if swp.prefs.mac == 2 then return { TAG } end
+    return { 0, TAG }
+end
+
+-- The width and the tag of this datagram (bits, tag bytes): the
+-- preferences, else from the length it had on the wire (n; the capture may
+-- hold fewer bytes) and, for segments, the CRC that matches.
+local function layout_of(tvb, n, bits, tag)
     local op = bit32.band(tvb(0, 1):uint(), 0x1f)
+    local hl = hdr_len(bits) + tag
     if bit32.band(tvb(0, 1):uint(), 0xc0) ~= 0 and op == 1 then
-        -- A segment: no AM length to go by; the width whose CRC matches
-        -- (a truncated one: the default width, its CRC cannot be checked).
-        if n > tvb:len() then return 32 end
-        for _, bits in ipairs({ 32, 16, 8 }) do
-            local off = hdr_len(bits) + 4
-            if n > off and crc32c(tvb, off, n - off) == tvb(off - 4, 4):le_uint() then return bits end
-        end
-        return 32
+        -- A segment: no AM length to go by; the layout whose CRC matches.
+        local off = hl + 4
+        return n <= tvb:len() and n > off and crc32c(tvb, off, n - off) == tvb(off - 4, 4):le_uint()
     end
-    if op ~= 1 then
-        local body = op == 5 and SYNC_BODY or 0
-        for _, bits in ipairs({ 32, 16, 8 }) do
-            if n == hdr_len(bits) + body then return bits end
-        end
-        return 32
-    end
-    for _, bits in ipairs({ 32, 16, 8 }) do
-        local off = hdr_len(bits) + 4
-        if n >= off + 16 and tvb:len() >= off + 12 and tvb(off + 8, 4):le_uint() == n - off - 16 then
-            return bits
+    if op ~= 1 then return n == hl + (op == 5 and SYNC_BODY or 0) end
+    local off = hl + 4
+    return n >= off + 16 and tvb:len() >= off + 12 and tvb(off + 8, 4):le_uint() == n - off - 16
+end
+
+local function guess_layout(tvb, n)
+    local widths = swp.prefs.seq_bits ~= 0 and { swp.prefs.seq_bits } or { 32, 16, 8 }
+    local tags = tags_to_try()
+    for _, tag in ipairs(tags) do
+        for _, bits in ipairs(widths) do
+            if layout_of(tvb, n, bits, tag) then return bits, tag end
         end
     end
-    return 32
+    -- Nothing matched (a truncated segment, a damaged frame): the default
+    -- width, and the tag only when the preference says so.
+    return widths[1], swp.prefs.mac == 2 and TAG or 0
 end
 
 -- first_segment: the AM header's length counts the segments that follow too.
@@ -264,9 +276,9 @@ function swp.dissector(tvb, pinfo, tree)
     local op = bit32.band(tvb(0, 1):uint(), 0x1f)
     local flags = bit32.band(tvb(0, 1):uint(), 0xc0)
     local retx = bit32.band(tvb(0, 1):uint(), 0x20)
-    local bits = guess_width(tvb, n)
+    local bits, tag = guess_layout(tvb, n)
     local hl = hdr_len(bits)
-    local t = tree:add(swp, tvb(0, math.min(n, hl)))
+    local t = tree:add(swp, tvb(0, math.min(n, hl + tag)))
     local ot = t:add(f.op, tvb(0, 1), op)
     local reply = op == 5 and flags == 0x80
     if reply then
@@ -284,7 +296,7 @@ function swp.dissector(tvb, pinfo, tree)
         pinfo.cols.info = string.format("INI unknown opcode %d", op)
         return n
     end
-    if n < hl + (op == 5 and SYNC_BODY or 0) then
+    if n < hl + tag + (op == 5 and SYNC_BODY or 0) then
         t:add_proto_expert_info(e_short)
         pinfo.cols.info = "INI " .. OPS[op] .. " (short)"
         return n
@@ -305,6 +317,8 @@ function swp.dissector(tvb, pinfo, tree)
         t:append_text(string.format(", %s, conn %d, seq %d, ack %d", OPS[op], conn, seq, ack))
         info = string.format("%s conn=%d seq=%d ack=%d", OPS[op], conn, seq, ack)
     end
+    if tag > 0 and tvb:len() >= hl + tag then t:add(f.tag, tvb(hl, tag)) end
+    hl = hl + tag                       -- what follows the header and the tag
     if op == 5 then
         t:set_len(hl + SYNC_BODY)
         local inc, answers = tvb(hl, 4):uint(), tvb(hl + 4, 4):uint()
