@@ -54,9 +54,9 @@ CONFIG_SRCS := $(addprefix ini/config/,config_names.c config_spec.c config_value
                config_load.c config_groups.c config_machine.c config_check.c)
 LIBINI_SRCS := $(CONFIG_SRCS) ini/util/file_util.c ini/util/counters.c \
                ini/cn/ring.c ini/cn/segment.c ini/cn/fabric.c ini/cn/ini_cn.c \
-               ini/cn/cn_barrier.c ini/cn/cn_work.c ini/cn/cn_trace.c \
+               ini/cn/cn_barrier.c ini/cn/cn_work.c ini/cn/cn_trace.c ini/cn/cn_vtime.c \
                ini/trace/trace.c ini/trace/trace_cn.c \
-               ini/vtime/vt_machine.c ini/vtime/vt_node.c ini/vtime/vt_cost.c
+               ini/vtime/vt_machine.c ini/vtime/vt_node.c ini/vtime/vt_cost.c ini/vtime/vt_shm.c
 LIBINI      := $(BUILD)/libini.a
 # Made afresh: `ar r` would keep the members of sources since removed.
 $(LIBINI): $(LIBINI_SRCS:%.c=$(OBJ)/%.o)
@@ -66,7 +66,7 @@ $(LIBINI): $(LIBINI_SRCS:%.c=$(OBJ)/%.o)
 
 # inid links the stack (stack/module.mk), DPDK and lwIP.
 INID_SRCS  := $(addprefix ini/daemon/,inid.c inid_port.c inid_loop.c inid_fabric.c inid_knobs.c \
-              inid_telemetry.c inid_counters.c inid_state.c capture.c eal_args.c)
+              inid_telemetry.c inid_counters.c inid_state.c inid_vtime.c capture.c eal_args.c)
 INID_OBJS  := $(INID_SRCS:%.c=$(OBJ)/%.o)
 $(INID_OBJS): EXTRA := $(LWIP_CFLAGS)
 $(INID_OBJS): DPDK := yes

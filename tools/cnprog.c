@@ -63,6 +63,14 @@ void cnprog_register(struct ini_cn *cn, uint16_t id, ini_handler_fn fn)
 
 uint64_t cnprog_now_ns(void) { return ini_mono_ns(); }
 
+uint64_t cnprog_pe_now_ns(const struct cnprog_pe *c)
+{
+    uint64_t hz = ini_cn_vtime_hz(ini_pe_cn(c->pe));
+    if (!hz)
+        return ini_mono_ns();
+    return (uint64_t)((unsigned __int128)ini_pe_vtime(c->pe) * 1000000000u / hz);
+}
+
 void cnprog_pe_init(struct cnprog_pe *c, struct ini_cn *cn, const struct ini_config *cfg, int local)
 {
     c->pe = ini_cn_pe(cn, local);

@@ -56,6 +56,9 @@ void cnprog_pe_init(struct cnprog_pe *c, struct ini_cn *cn, const struct ini_con
 
 /* CLOCK_MONOTONIC in nanoseconds. */
 uint64_t cnprog_now_ns(void);
+/* The node's own time in ns: its virtual clock in the virtual-time mode
+ * (ini_pe_vtime), else cnprog_now_ns. */
+uint64_t cnprog_pe_now_ns(const struct cnprog_pe *c);
 
 /* One slice of PE c's wait for messages (ini_wait, running their handlers
  * on this thread).  0: go on waiting.  -1: the INIs stopped (c->fatal set)

@@ -22,62 +22,14 @@
 #include <unistd.h>
 
 #include "clock.h"
+#include "cn_internal.h"
 #include "cn_sync.h"
+#include "cn_vtime.h"
 #include "fabric.h"
 #include "loadbal.h"
 #include "trace_cn.h"
 
 _Static_assert(INI_CN_BARRIER_HANDLER == INI_MAX_HANDLERS - 1, "the barrier's handler is the last id");
-
-struct handler_slot {
-    ini_handler_fn fn;
-    void *arg;
-};
-
-struct ini_pe {
-    _Alignas(64) struct ini_cn *cn;
-    int id, local;
-    int in_handler;
-    int next_in;                              /* ring to read first: fairness */
-    _Atomic uint32_t kicked;                  /* ini_pe_kick: ini_wait returns */
-    uint32_t seq;
-    struct ini_lb_pe lb;
-    struct ini_ring_prod out[INI_MAX_INIS_PER_CLUSTER];
-    struct ini_ring_cons in[INI_MAX_INIS_PER_CLUSTER];
-    struct ini_pe_stats stats;
-    struct ini_cn_trace *trace;               /* NULL: not tracing (trace_cn.h) */
-    uint32_t handling_seq;                    /* sequence of the message whose handler runs */
-    struct cn_auto_trace at;                  /* the library's own records (cn_trace.c) */
-    struct pe_sync sync;                      /* the barrier's and the bursts' (cn_sync.h) */
-};
-
-/* Doorbell FIFOs of the cluster's INIs, opened once per process. */
-struct ini_wake {
-    int fd[INI_MAX_INIS_PER_CLUSTER];
-};
-
-struct ini_cn {
-    struct ini_config cfg;
-    struct ini_segment *seg;
-    int claim_fd;                             /* holds the segment's lock: one program per cluster */
-    int cluster;
-    int n_pes, n_inis;
-    int spin_us;
-    int yield_us;                             /* after spinning, sched_yield this long */
-    int adaptive;                             /* PEs sleep when idle */
-    uint64_t overhead_ns;                     /* Δo knob, per send and per receive */
-    int overhead_sleep;
-    struct handler_slot handlers[INI_MAX_HANDLERS];
-    struct ini_pe *pes;
-    struct ini_wake wake;
-    /* The compute nodes' trace (trace_cn.h): one buffer per PE, written
-     * to trace_path at detach.  NULL when not tracing. */
-    struct ini_cn_trace *traces;
-    struct ini_cn_trace_info trace_info;
-    char trace_path[512];
-    _Atomic int program_traces;               /* the program took the trace over (ini_pe_trace) */
-    struct cn_sync sync;                      /* the barrier's and the bursts' (cn_sync.h) */
-};
 
 static inline uint64_t now_us(void) { return ini_mono_ns() / 1000u; }
 static inline uint64_t now_ns(void) { return ini_mono_ns(); }
@@ -239,7 +191,8 @@ struct ini_cn *ini_cn_attach(const char *cfg_path, int cluster, const char *segm
             ini_ring_cons_attach(&pe->in[i], ini_segment_ring(cn->seg, p, i, INI_TO_PE));
         }
     }
-    if (trace_open(cn, err, errlen) < 0 || ini_cn_sync_init(&cn->sync, &cn->cfg, cluster, err, errlen) < 0)
+    if (trace_open(cn, err, errlen) < 0 || ini_cn_sync_init(&cn->sync, &cn->cfg, cluster, err, errlen) < 0 ||
+        cn_vt_attach(&cn->vt, cn->cfg.n_pes, err, errlen) < 0)
         goto fail;
     cn->handlers[INI_CN_BARRIER_HANDLER] = (struct handler_slot){ ini_cn_barrier_on_arrive, cn };
     return cn;
@@ -322,6 +275,11 @@ void ini_cn_detach(struct ini_cn *cn)
 {
     if (!cn)
         return;
+    if (cn->vt.m) {
+        for (int p = 0; p < cn->n_pes; p++)
+            cn_vt_pe_stop(&cn->pes[p]);    /* a node that never ran holds the machine no longer */
+        cn_vt_detach(&cn->vt);
+    }
     trace_close(cn);
     for (int i = 0; i < cn->n_inis; i++)
         if (cn->wake.fd[i] >= 0)
@@ -423,7 +381,11 @@ static void *run_thread(void *p)
 {
     struct run_arg *ra = p;
     colocate(ra->pe);
+    if (ra->pe->cn->vt.m)
+        cn_vt_pe_start(ra->pe);
     ra->rc = ra->fn(ra->pe, ra->arg);
+    if (ra->pe->cn->vt.m)
+        cn_vt_pe_stop(ra->pe);      /* its program's part is over: it sends nothing more */
     return NULL;
 }
 
@@ -465,6 +427,11 @@ int ini_send(struct ini_pe *pe, int dst_pe, uint16_t handler, const void *buf, u
         errno = EINVAL;
         return -1;
     }
+    const int vt = cn->vt.m != NULL, lead = vt && !pe->in_handler;   /* lead: the call's own event */
+    if (lead && cn_vt_enter(pe) < 0) {
+        errno = EPIPE;
+        return -1;
+    }
     if (cn->overhead_ns)
         spend_overhead(cn);
     int i = ini_lb_pe_pick(&pe->lb);
@@ -472,10 +439,14 @@ int ini_send(struct ini_pe *pe, int dst_pe, uint16_t handler, const void *buf, u
     struct ini_rec *rec;
     while (!(rec = ini_fabric_reserve(&pe->out[i], rec_len))) {
         pe->stats.send_waits++;
-        if (inis_stopped(cn)) {
+        if (inis_stopped(cn) || (vt && cn_vt_yield(pe) < 0)) {
+            if (lead)
+                cn_vt_leave(pe);
             errno = EPIPE;
             return -1;
         }
+        if (vt)
+            continue;       /* the INI took records meanwhile, or time moved on */
         /* Keep draining our own deliveries so that two PEs sending to
          * each other through full rings cannot deadlock. */
         if (!pe->in_handler)
@@ -487,7 +458,9 @@ int ini_send(struct ini_pe *pe, int dst_pe, uint16_t handler, const void *buf, u
         else
             __builtin_ia32_pause();
     }
-    uint64_t t = rdtsc();
+    /* The headroom: when it was submitted (the TSC), or in virtual time
+     * when it reaches the INI. */
+    uint64_t t = vt ? cn_vt_send_stamp(pe) : rdtsc();
     memcpy(rec->data, &t, sizeof(t));
     struct ini_am_hdr *h = ini_fabric_out_am(rec);
     h->src_pe = (uint16_t)pe->id;
@@ -512,6 +485,15 @@ int ini_send(struct ini_pe *pe, int dst_pe, uint16_t handler, const void *buf, u
     pe->stats.sent++;
     pe->stats.sent_bytes += len;
     pe->stats.sent_per_ini[i]++;
+    if (vt) {
+        int rc = cn_vt_post_send(pe, i, t);
+        if (lead)
+            cn_vt_leave(pe);
+        if (rc < 0) {
+            errno = EPIPE;
+            return -1;
+        }
+    }
     return 0;
 }
 
@@ -536,6 +518,29 @@ static void run_traced(struct ini_pe *pe, const struct handler_slot *hs, const s
     r->t[1] = rdtsc();
 }
 
+void cn_handle_record(struct ini_pe *pe, int ini, struct ini_rec *rec, uint64_t end)
+{
+    struct ini_cn *cn = pe->cn;
+    const struct ini_am_hdr *h = (const struct ini_am_hdr *)rec->data;
+    const struct handler_slot *hs = &cn->handlers[h->handler];
+    if (cn->overhead_ns)
+        spend_overhead(cn);
+    if (hs->fn) {
+        pe->in_handler = 1;
+        if (pe->trace)
+            run_traced(pe, hs, h);
+        else
+            hs->fn(pe, h->src_pe, h + 1, h->len, hs->arg);
+        pe->in_handler = 0;
+    } else {
+        fprintf(stderr, "ini: PE %d: message from PE %u for unregistered handler %u dropped\n",
+                pe->id, h->src_pe, h->handler);
+    }
+    ini_ring_release_to(&pe->in[ini], end);
+    pe->stats.received++;
+    pe->stats.received_bytes += h->len;
+}
+
 static int poll_pe(struct ini_pe *pe)
 {
     struct ini_cn *cn = pe->cn;
@@ -547,24 +552,7 @@ static int poll_pe(struct ini_pe *pe)
         uint64_t end;
         /* A bounded batch per ring keeps one busy INI from starving the others. */
         for (int b = 0; b < 32 && (rec = ini_ring_next(in, &end)); b++) {
-            const struct ini_am_hdr *h = (const struct ini_am_hdr *)rec->data;
-            const struct handler_slot *hs = &cn->handlers[h->handler];
-            if (cn->overhead_ns)
-                spend_overhead(cn);
-            if (hs->fn) {
-                pe->in_handler = 1;
-                if (pe->trace)
-                    run_traced(pe, hs, h);
-                else
-                    hs->fn(pe, h->src_pe, h + 1, h->len, hs->arg);
-                pe->in_handler = 0;
-            } else {
-                fprintf(stderr, "ini: PE %d: message from PE %u for unregistered handler %u dropped\n",
-                        pe->id, h->src_pe, h->handler);
-            }
-            ini_ring_release_to(in, end);
-            pe->stats.received++;
-            pe->stats.received_bytes += h->len;
+            cn_handle_record(pe, i, rec, end);
             ran++;
         }
     }
@@ -683,8 +671,23 @@ static inline __attribute__((always_inline)) int wait_group(struct ini_pe **pes,
 
 /* Traced, a program's poll or wait that ran handlers is one of its
  * requests (cn_trace.c); the library's own waits (the barrier's) are not. */
+/* ini_poll and ini_wait in virtual time: the inputs due by the end of the
+ * node's burst; a wait with none waits for the next (its timeout does not
+ * apply: nothing but a message ends the wait of an emulated processor). */
+static int vt_poll_wait(struct ini_pe *pe, int wait)
+{
+    int ran = pe->in_handler ? 0 : cn_vt_enter(pe);
+    if (ran == 0 && wait)
+        ran = cn_vt_wait(pe);
+    if (!pe->in_handler)
+        cn_vt_leave(pe);
+    return ran;
+}
+
 int ini_poll(struct ini_pe *pe)
 {
+    if (pe->cn->vt.m)
+        return vt_poll_wait(pe, 0);
     if (!pe->trace)
         return poll_pe(pe);
     uint64_t submit = cn_auto_wait_begin(pe);
@@ -695,6 +698,8 @@ int ini_poll(struct ini_pe *pe)
 
 int ini_wait(struct ini_pe *pe, uint64_t timeout_us)
 {
+    if (pe->cn->vt.m)
+        return vt_poll_wait(pe, 1);
     if (!pe->trace)
         return wait_group(&pe, 1, timeout_us);
     uint64_t submit = cn_auto_wait_begin(pe);
@@ -714,5 +719,7 @@ int ini_wait_any(struct ini_pe **pes, int n, uint64_t timeout_us)
             errno = EINVAL;
             return -1;
         }
+    if (pes[0]->cn->vt.m)
+        return n == 1 ? vt_poll_wait(pes[0], 1) : (errno = ENOTSUP, -1);
     return wait_group(pes, n, timeout_us);
 }

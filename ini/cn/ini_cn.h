@@ -180,6 +180,17 @@ int ini_cn_barrier(struct ini_pe *pe, uint64_t stall_us);
  * change for it.  Bursts do not nest.  A burst may send (EM3D's sends
  * its new values), but ini_wait and ini_cn_barrier belong outside it:
  * their waiting is not computing. */
+/* Declares `cycles` of the emulated machine's computing, done by the
+ * caller since its last library call: in the virtual-time mode
+ * (docs/architecture.md, "Virtual time") the node's clock moves on by
+ * them when it next reaches the network; in the other modes nothing.  A
+ * program that declares its work runs the same to the cycle every time. */
+void ini_work_cycles(struct ini_pe *pe, uint64_t cycles);
+/* The node's clock in the virtual-time mode, cycles of the emulated
+ * machine (its clock rate: ini_cn_vtime_hz); 0 in the other modes. */
+uint64_t ini_pe_vtime(const struct ini_pe *pe);
+/* The emulated machine's cycles per second; 0 when not a virtual run. */
+uint64_t ini_cn_vtime_hz(const struct ini_cn *cn);
 void ini_work_begin(struct ini_pe *pe);
 void ini_work_end(struct ini_pe *pe);
 /* The dilation factor ini_work_end applies (1: none). */

@@ -109,6 +109,19 @@ struct ini_rec *ini_ring_next(struct ini_ring_cons *c, uint64_t *end)
     }
 }
 
+struct ini_rec *ini_ring_peek(struct ini_ring_cons *c)
+{
+    struct ini_ring *r = c->ring;
+    for (;;) {
+        if (!ini_ring_has_unread(c))
+            return NULL;
+        struct ini_rec *rec = (struct ini_rec *)(r->data + (c->cursor & r->mask));
+        if (rec->type != INI_REC_PAD)
+            return rec;
+        c->cursor += rec->bytes;       /* a pad is nobody's: step over it */
+    }
+}
+
 void ini_ring_release_to(struct ini_ring_cons *c, uint64_t pos)
 {
     atomic_store_explicit(&c->ring->head, pos, memory_order_release);

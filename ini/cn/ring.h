@@ -84,6 +84,10 @@ void ini_ring_publish(struct ini_ring_prod *p);
  * skipped.  *end receives the position just after the record, for
  * ini_ring_release_to().  The record stays valid until released. */
 struct ini_rec *ini_ring_next(struct ini_ring_cons *c, uint64_t *end);
+/* The next unread record, without moving the cursor past it (pads before
+ * it are skipped), or NULL: what ini_ring_next would return next.  The
+ * virtual-time mode looks at a record's stamp before it takes it. */
+struct ini_rec *ini_ring_peek(struct ini_ring_cons *c);
 /* Gives every byte before `pos` back to the producer. */
 void ini_ring_release_to(struct ini_ring_cons *c, uint64_t pos);
 /* True when records are published beyond the cursor (cheap check). */

@@ -44,6 +44,7 @@
 #include "inid_counters.h"
 #include "inid_fabric.h"
 #include "inid_loop.h"
+#include "inid_vtime.h"
 #include "inid_port.h"
 #include "inid_state.h"
 #include "inid_telemetry.h"
@@ -455,12 +456,20 @@ int main(int argc, char **argv)
     if (inid_ports_wait_up(d, 20000) < 0 || inid_idle_init(d) < 0 || inid_capture_init(d) < 0 ||
         trace_init(d) < 0)
         return 1;
+    if (inid_vt_setup(d, err, sizeof err) < 0) {
+        fprintf(stderr, "inid %d: %s\n", d->me->id, err);
+        return 1;
+    }
     atomic_store(&d->seg->inis[d->local].state, INI_SEG_READY);
     printf("inid %d: cluster %d, %d port(s) (%d with rx interrupts), %s mode, idle %s: ready\n",
            d->me->id, d->cluster, d->n_ports, d->n_intr, ini_net_mode_name(d->cfg.net_mode),
            ini_idle_mode_name(d->idle));
 
-    inid_loop(d);
+    if (d->vt)
+        inid_vt_loop(d);
+    else
+        inid_loop(d);
+    inid_vt_close(d);
 
     shut_down(d);
     /* Everything the run produced is written.  Tearing DPDK down from

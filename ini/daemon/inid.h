@@ -94,6 +94,7 @@ struct inid_stats {
 };
 
 struct inid_dur;   /* inid_state.h */
+struct inid_vt;    /* inid_vtime.h */
 
 struct inid {
     /* identity */
@@ -176,6 +177,10 @@ struct inid {
 
     uint64_t tsc_hz;
     volatile sig_atomic_t stop;
+    /* the virtual-time mode (inid_vtime.h), or NULL; vt_extra: the bytes
+     * a delivery reserves for its stamp (0 when not virtual) */
+    struct inid_vt *vt;
+    uint32_t vt_extra;
     struct inid_stats stats;
 };
 

@@ -31,6 +31,7 @@
 #include "inid_fabric.h"
 #include "inid_port.h"
 #include "inid_state.h"
+#include "inid_vtime.h"
 #include "stack_config.h"
 
 enum { DONE = 0, STALL = 1 };
@@ -94,10 +95,12 @@ static inline void spend_O(struct inid *d, uint64_t arrive, uint64_t begun)
  * which ring, and up to where, the message is published. */
 static int deliver_pbuf(struct inid *d, int pe, struct pbuf *p, uint16_t off, uint32_t len, int arm)
 {
-    struct ini_rec *rec = ini_fabric_reserve(&d->deliver[pe], len);
+    struct ini_rec *rec = ini_fabric_reserve(&d->deliver[pe], len + d->vt_extra);
     if (!rec)
         return -1;
     pbuf_copy_partial(p, rec->data, (u16_t)len, off);
+    if (d->vt)
+        inid_vt_delivered(d, pe, rec);
     if (arm) {
         struct ini_swp_intent *in = d->swp_intent;
         in->where = (uint32_t)pe;
@@ -274,10 +277,12 @@ static int deliver_local(struct inid *d, struct work *w, struct ini_rec *rec, ui
     struct ini_am_hdr *h = ini_fabric_out_am(rec);
     uint32_t am_len = rec->len - INI_HEADROOM;
     int local = -1 - w->target;
-    struct ini_rec *to = ini_fabric_reserve(&d->deliver[local], am_len);
+    struct ini_rec *to = ini_fabric_reserve(&d->deliver[local], am_len + d->vt_extra);
     if (!to)
         return STALL;
     memcpy(to->data, h, am_len);
+    if (d->vt)
+        inid_vt_delivered(d, local, to);
     inid_state_local_arm(d->dur, (uint32_t)local, w->pe, d->deliver[local].tail,
                          d->out[w->pe].end[w->slot] - rec->bytes);
     ini_fabric_publish(&d->deliver[local]);
@@ -423,33 +428,39 @@ TURN_PIECE int run_queue(struct inid *d, uint64_t now)
 
 /* ---- sources ---- */
 
+/* Takes PE pe's next record into the work queue: 1, or 0 when it has
+ * none, its in-flight list is full or the queue has no room. */
+TURN_PIECE int take_record(struct inid *d, int pe, uint64_t now)
+{
+    struct out_ring *o = &d->out[pe];
+    struct ini_rec *rec;
+    uint64_t end;
+    if (!(o->tail - o->head < INID_RING_INFLIGHT && queue_room(d) > 0 &&
+          d->n_stalled + queue_len(d) < INID_QUEUE_SIZE - 1 && (rec = ini_ring_next(&o->cons, &end))))
+        return 0;
+    uint32_t slot = o->tail++;
+    o->end[slot % INID_RING_INFLIGHT] = end;
+    o->done[slot % INID_RING_INFLIGHT] = 0;
+    o->rec[slot % INID_RING_INFLIGHT] = rec;
+    struct work *w = &d->queue[d->q_tail % INID_QUEUE_SIZE];
+    w->kind = WORK_OUT;
+    w->target = INT16_MIN;
+    w->pe = (uint8_t)pe;
+    w->slot = (uint16_t)(slot % INID_RING_INFLIGHT);
+    w->qlen = queue_len(d);
+    w->t_arrive = now;
+    w->rec = rec;
+    d->q_tail++;
+    INI_ASSERT(queue_len(d) + d->n_stalled < INID_QUEUE_SIZE);
+    return 1;
+}
+
 TURN_PIECE int poll_pes(struct inid *d, uint64_t now)
 {
     int n = 0;
-    for (int pe = 0; pe < d->n_pes; pe++) {
-        struct out_ring *o = &d->out[pe];
-        struct ini_rec *rec;
-        uint64_t end;
-        while (o->tail - o->head < INID_RING_INFLIGHT && queue_room(d) > 0 &&
-               d->n_stalled + queue_len(d) < INID_QUEUE_SIZE - 1 &&
-               (rec = ini_ring_next(&o->cons, &end))) {
-            uint32_t slot = o->tail++;
-            o->end[slot % INID_RING_INFLIGHT] = end;
-            o->done[slot % INID_RING_INFLIGHT] = 0;
-            o->rec[slot % INID_RING_INFLIGHT] = rec;
-            struct work *w = &d->queue[d->q_tail % INID_QUEUE_SIZE];
-            w->kind = WORK_OUT;
-            w->target = INT16_MIN;
-            w->pe = (uint8_t)pe;
-            w->slot = (uint16_t)(slot % INID_RING_INFLIGHT);
-            w->qlen = queue_len(d);
-            w->t_arrive = now;
-            w->rec = rec;
-            d->q_tail++;
-            INI_ASSERT(queue_len(d) + d->n_stalled < INID_QUEUE_SIZE);
+    for (int pe = 0; pe < d->n_pes; pe++)
+        while (take_record(d, pe, now))
             n++;
-        }
-    }
     return n;
 }
 
@@ -762,4 +773,24 @@ int inid_loop(void *arg)
         loop(d, 0);
     }
     return 0;
+}
+
+/* ---- the pieces the virtual-time loop runs (inid_vtime.c) ---- */
+
+int inid_turn_retry(struct inid *d, uint64_t now) { return retry_backlogs(d) + retry_stalled(d, now); }
+int inid_take_record(struct inid *d, int pe, uint64_t now) { return take_record(d, pe, now); }
+int inid_run_queue(struct inid *d, uint64_t now) { return run_queue(d, now); }
+int inid_flush(struct inid *d) { return flush_ports(d); }
+void inid_publish_load(struct inid *d) { publish_load(d); }
+
+/* A frame received, into the work queue (the caller checked its room). */
+void inid_take_frame(struct inid *d, struct rte_mbuf *m, uint64_t now)
+{
+    struct work *w = &d->queue[d->q_tail % INID_QUEUE_SIZE];
+    w->kind = WORK_IN;
+    w->qlen = queue_len(d);
+    w->t_arrive = now;
+    w->m = m;
+    d->q_tail++;
+    INI_ASSERT(queue_len(d) <= INID_QUEUE_SIZE);
 }

@@ -13,4 +13,16 @@ int inid_loop(void *arg);
  * (0: taken, -1: not now, the transport offers it again). */
 int inid_transport_deliver(void *ctx, int src_ini, struct pbuf *p, uint16_t off, struct ini_rx_meta *rx);
 
+/* The pieces of a turn, for the virtual-time loop (inid_vtime.c), which
+ * serves one input per event: retries (backlogs, stalled work), one
+ * record of PE pe (1 if taken), one received frame, the queue run to
+ * completion, the ports flushed (frames still waiting returned), the
+ * load published. */
+int inid_turn_retry(struct inid *d, uint64_t now);
+int inid_take_record(struct inid *d, int pe, uint64_t now);
+void inid_take_frame(struct inid *d, struct rte_mbuf *m, uint64_t now);
+int inid_run_queue(struct inid *d, uint64_t now);
+int inid_flush(struct inid *d);
+void inid_publish_load(struct inid *d);
+
 #endif

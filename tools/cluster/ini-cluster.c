@@ -79,6 +79,7 @@
 #include "capture.h"
 #include "config.h"
 #include "file_util.h"
+#include "cluster_vtime.h"
 
 #define DEFAULT_TIMEOUT_S   600
 #define CONFIG_WAIT_MS      10000   /* a configuration stream must yield data within this */
@@ -87,7 +88,8 @@ static const char *usage_text =
     "usage: ini-cluster run CONFIG [--run-dir DIR] [--policy P] [--ini-policy P] [--idle MODE]\n"
     "                          [--trace MODE] [--fault SPEC] [--knob SPEC] [--segment on|off]\n"
     "                          [--capture] [--capture-limit SIZE] [--capture-ring N] [--capture-snap BYTES]\n"
-    "                          [--timeout SEC]\n"
+    "                          [--timeout SEC] [--time real|virtual] [--vt-costs NAME]\n"
+    "                          [--vt-compute declared|measured] [--vt-k K] [--vt-hz HZ]\n"
     "                          [--eal ARGS] [--launch local|ssh|slurm] [--ssh CMD] [--remote-launcher PATH]\n"
     "                          -- PROGRAM ARGS...\n"
     "       ini-cluster up CONFIG [--cluster C,...] [--run-dir DIR] [--policy P] [--ini-policy P]\n"
@@ -121,6 +123,7 @@ struct options {
     const char *remote_launcher;
     const char *tag, *host;    /* host-run: the head's tag, this host's name */
     const char *secrets;       /* up --secrets stdin: the head's epoch and key (cluster_secret.h) */
+    struct vtime_opts vt;      /* run: --time virtual (cluster_vtime.h) */
 };
 
 static int parse_long(const char *s, long min, long max, long *out)
@@ -306,6 +309,9 @@ static void parse_flag(const char *cmd, int argc, char **argv, int *i, unsigned 
         value = take_value(cmd, name, value, i, argc, argv);
         if (parse_long(value, 0, 10L * 365 * 86400, &o->timeout_s) < 0)
             cli_bad_arg("--timeout: '%s' is not a number of seconds (0: no limit)", value);
+    } else if ((accepted & F_TIMEOUT) && !strncmp(name, "--", 2) && (!strcmp(name, "--time") ||
+               !strncmp(name, "--vt-", 5))) {
+        vtime_option(&o->vt, name, take_value(cmd, name, value, i, argc, argv));
     } else if (!strcmp(name, "--cluster") && (accepted & F_CLUSTER)) {
         o->clusters = take_value(cmd, name, value, i, argc, argv);
     } else if (!parse_hosts_option(cmd, name, accepted, o, value, i, argc, argv)) {
@@ -695,6 +701,8 @@ static int cmd_run(int argc, char **argv)
     parse_options("run", argc, argv, F_RUNDIR | F_DAEMON | F_TIMEOUT | F_PROGRAM | F_HOSTS, &o);
     load_config_or_exit(o.config);
     enum remote_engine engine = remote_pick_engine(&cfg, o.launch);
+    if (engine != ENGINE_LOCAL && o.vt.virtual_time)
+        cli_bad_arg("--time virtual: one host only (the machine's clocks are in this host's shared memory)");
     if (engine != ENGINE_LOCAL)
         return run_across_hosts(&o, engine);
 
@@ -707,9 +715,16 @@ static int cmd_run(int argc, char **argv)
     set_run_secrets(run_dir, o.secrets);
     static struct launch L;
     launch_init(&L, &cfg, config_abs, run_dir, tag, inid, NULL);
+    static struct vtime_run vt;
+    char err[1024];
+    if (vtime_start(&vt, &o.vt, &cfg, tag, err, sizeof err) < 0) {
+        cli_error("%s", err);
+        return 1;
+    }
 
     int rc = bring_up(&L, &o.daemon, 0);
     if (rc) {
+        vtime_finish(&vt, run_dir, stdout);
         printf("run directory: %s\n", run_dir);
         return rc;
     }
@@ -718,6 +733,7 @@ static int cmd_run(int argc, char **argv)
     if (start_programs(&L, &o, progs) < 0) {
         launch_stop_daemons(&L, LAUNCH_STOP_MS);
         launch_teardown(&L);
+        vtime_finish(&vt, run_dir, stdout);
         printf("run directory: %s\n", run_dir);
         return 1;
     }
@@ -729,6 +745,8 @@ static int cmd_run(int argc, char **argv)
     launch_teardown(&L);
     end_escaped_descendants();
     launch_print_counters(&L, stdout);
+    if (vtime_finish(&vt, run_dir, stdout) && !exit_code)
+        exit_code = 1;
     printf("run directory: %s\n", run_dir);
     return exit_code;
 }

@@ -12,7 +12,7 @@
 #                    (ini-cluster run --inid PATH)
 CLUSTER_OBJS := $(addprefix $(OBJ)/tools/cluster/,ini-cluster.o cluster_util.o cluster_net.o cluster_launch.o \
                   cluster_telemetry.o cluster_input.o cluster_reap.o cluster_remote.o cluster_gen.o cluster_program.o \
-                  cluster_clock.o cluster_supervise.o cluster_secret.o)
+                  cluster_clock.o cluster_supervise.o cluster_secret.o cluster_vtime.o)
 $(CLUSTER_OBJS) $(OBJ)/tools/cluster/cluster_fake_inid.o: EXTRA := -Itools
 
 BINS += $(BIN)/ini-cluster $(BIN)/cluster-fake-inid

@@ -338,10 +338,10 @@ static void on_request(struct ini_pe *pe, int src, const void *data, uint32_t le
 
 static void on_reply(struct ini_pe *pe, int src, const void *data, uint32_t len, void *arg)
 {
-    uint64_t t = cnprog_now_ns();
     struct pe_state *st = &states[ini_pe_local(pe)];
+    uint64_t t = cnprog_pe_now_ns(&st->c);
     const uint8_t *p = data;
-    st->c.last_progress_ns = t;
+    st->c.last_progress_ns = cnprog_now_ns();
 
     /* The request it answers: the oldest one outstanding to that PE whose
      * sequence number agrees with as many of its bytes as the message
@@ -455,6 +455,8 @@ static int send_one(struct pe_state *st, int size_idx)
         st->c.fatal = errno == EPIPE;
         return -1;
     }
+    if (ini_cn_vtime_hz(ini_pe_cn(st->c.pe)))
+        s->t_send_ns = cnprog_pe_now_ns(&st->c);   /* virtual time: the send's own event */
     return 0;
 }
 
@@ -682,6 +684,16 @@ int main(int argc, char **argv)
     uint64_t t_start = cnprog_now_ns();
     int failed = ini_cn_run(cn, pe_main, NULL);
     double secs = (double)(cnprog_now_ns() - t_start) / 1e9;
+    uint64_t hz = ini_cn_vtime_hz(cn);
+    if (hz) {       /* the emulated machine's time: the latest node's clock */
+        uint64_t end = 0;
+        for (int p = 0; p < n_pes; p++)
+            if (ini_pe_vtime(ini_cn_pe(cn, p)) > end)
+                end = ini_pe_vtime(ini_cn_pe(cn, p));
+        secs = (double)end / (double)hz;
+        printf("virtual time: %llu cycles at %.0f MHz (round trips below in emulated us)\n",
+               (unsigned long long)end, (double)hz / 1e6);
+    }
 
     print_table(n_pes);
     uint64_t errors = print_summary(n_pes, failed, secs);

@@ -1,0 +1,359 @@
+/*
+ * inid_vtime.c - an INI in the virtual-time mode (inid_vtime.h).
+ *
+ * One event per turn of the machine: the INI states when its next input
+ * is due (the earliest frame waiting in its heap, the earliest record of
+ * its compute nodes, its transport's next timer), waits for the turn at
+ * that time, serves that one input with the real stack, and charges what
+ * the input made it do (messages, bytes, frames, counted by the stack's
+ * own counters) to its clock.  Then what it produced leaves stamped with
+ * the end of that work: frames carry it plus the wire's latency, records
+ * delivered to compute nodes plus the delivery's.  Serving one input per
+ * turn, and not all that are there, is what keeps it conservative: a
+ * processor whose turn comes earlier than our next input may still send
+ * us something due before it.
+ */
+#include "inid_vtime.h"
+
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+
+#include <rte_ethdev.h>
+#include <rte_mbuf.h>
+
+#include "ini_assert.h"
+#include "inid_loop.h"
+#include "vt_shm.h"
+
+/* ---- the virtual clock as the stack's TSC ---- */
+
+static inline uint64_t tsc_of(const struct inid *d, uint64_t cycles)
+{
+    return INID_VT_TSC_BASE + (uint64_t)((unsigned __int128)cycles * d->tsc_hz / d->vt->m->hz);
+}
+
+/* The first cycle at or after TSC value t. */
+static inline uint64_t cycles_of(const struct inid *d, uint64_t t)
+{
+    if (t == UINT64_MAX)
+        return INI_VT_NEVER;
+    if (t <= INID_VT_TSC_BASE)
+        return 0;
+    unsigned __int128 x = (unsigned __int128)(t - INID_VT_TSC_BASE) * d->vt->m->hz;
+    return (uint64_t)((x + d->tsc_hz - 1) / d->tsc_hz);
+}
+
+/* ---- frames received ahead of their time: a heap on (stamp, order) ---- */
+
+static inline int frame_before(const struct inid_vt_frame *a, const struct inid_vt_frame *b)
+{
+    return a->stamp < b->stamp || (a->stamp == b->stamp && a->order < b->order);
+}
+
+static void heap_push(struct inid_vt *v, struct inid_vt_frame f)
+{
+    uint32_t i = v->n_pending++;
+    while (i > 0 && frame_before(&f, &v->pending[(i - 1) / 2])) {
+        v->pending[i] = v->pending[(i - 1) / 2];
+        i = (i - 1) / 2;
+    }
+    v->pending[i] = f;
+}
+
+static struct inid_vt_frame heap_pop(struct inid_vt *v)
+{
+    struct inid_vt_frame top = v->pending[0], last = v->pending[--v->n_pending];
+    uint32_t i = 0, n = v->n_pending;
+    for (;;) {
+        uint32_t c = 2 * i + 1;
+        if (c >= n)
+            break;
+        if (c + 1 < n && frame_before(&v->pending[c + 1], &v->pending[c]))
+            c++;
+        if (!frame_before(&v->pending[c], &last))
+            break;
+        v->pending[i] = v->pending[c];
+        i = c;
+    }
+    if (n)
+        v->pending[i] = last;
+    return top;
+}
+
+/* ---- the link: a stamp behind every frame ---- */
+
+/* The netif's transmit (ini_xmit_fn): each frame leaves with the INI's
+ * current send stamp behind it; frames the port refused lose it again
+ * (they are stamped anew when they go).  The peer's turn is posted once
+ * per burst that went. */
+static uint16_t vt_xmit(struct ini_netif *nf, struct ini_txq *q, struct rte_mbuf **pkts, uint16_t n)
+{
+    struct inid *d = nf->xmit_ctx;
+    struct inid_vt *v = d->vt;
+    uint16_t stamped = 0;
+    for (; stamped < n; stamped++) {
+        char *t = rte_pktmbuf_append(pkts[stamped], INID_VT_STAMP_LEN);
+        if (!t)
+            break;                  /* no tailroom: it waits (never with our pool's room) */
+        memcpy(t, &v->tx_stamp, INID_VT_STAMP_LEN);
+    }
+    uint16_t sent = rte_eth_tx_burst(q->port, 0, pkts, stamped);
+    for (uint16_t i = sent; i < stamped; i++)
+        rte_pktmbuf_trim(pkts[i], INID_VT_STAMP_LEN);
+    int peer = q->port < INI_NETIF_MAX_PORTS ? v->peer_of_port[q->port] : -1;
+    if (sent && peer >= 0)
+        ini_vt_post(v->m, v->slot, ini_vt_ini_slot((int)v->n_pes_total, peer), v->tx_stamp);
+    v->frames_out += sent;
+    return sent;
+}
+
+/* Every frame the ports hold, stamp read and cut off, into the heap. */
+static void drain_ports(struct inid *d)
+{
+    struct inid_vt *v = d->vt;
+    struct rte_mbuf *pkts[INI_NETIF_BURST];
+    for (int k = 0; k < d->n_ports; k++) {
+        uint16_t got;
+        while (v->n_pending + INI_NETIF_BURST <= INID_VT_PENDING &&
+               (got = rte_eth_rx_burst(d->ports[k], 0, pkts, INI_NETIF_BURST)) > 0) {
+            for (uint16_t i = 0; i < got; i++) {
+                struct rte_mbuf *m = pkts[i];
+                uint64_t stamp;
+                const void *s = m->pkt_len >= INID_VT_STAMP_LEN
+                                ? rte_pktmbuf_read(m, m->pkt_len - INID_VT_STAMP_LEN, INID_VT_STAMP_LEN, &stamp)
+                                : NULL;
+                if (!s || rte_pktmbuf_trim(m, INID_VT_STAMP_LEN) < 0) {
+                    rte_pktmbuf_free(m);            /* not a frame of this mode */
+                    continue;
+                }
+                memcpy(&stamp, s, sizeof stamp);
+                heap_push(v, (struct inid_vt_frame){ stamp, v->order++, m, (uint16_t)k });
+                v->frames_in++;
+            }
+        }
+    }
+}
+
+/* ---- what is due ---- */
+
+/* The stamp of PE pe's next record (its headroom), INI_VT_NEVER when it
+ * has none the loop could take now. */
+static uint64_t record_stamp(struct inid *d, int pe)
+{
+    struct out_ring *o = &d->out[pe];
+    if (o->tail - o->head >= INID_RING_INFLIGHT)
+        return INI_VT_NEVER;
+    struct ini_rec *rec = ini_ring_peek(&o->cons);
+    if (!rec)
+        return INI_VT_NEVER;
+    uint64_t stamp;
+    memcpy(&stamp, rec->data, sizeof stamp);
+    return stamp;
+}
+
+/* The earliest input: *pe is the PE whose record it is, or -1 (a frame,
+ * which goes first on a tie: it was sent earlier in the machine's order). */
+static uint64_t earliest_input(struct inid *d, int *pe)
+{
+    struct inid_vt *v = d->vt;
+    uint64_t best = v->n_pending ? v->pending[0].stamp : INI_VT_NEVER;
+    *pe = -1;
+    for (int p = 0; p < d->n_pes; p++) {
+        uint64_t s = record_stamp(d, p);
+        if (s < best) {
+            best = s;
+            *pe = p;
+        }
+    }
+    return best;
+}
+
+/* ---- the cost of an event ---- */
+
+struct work_count {
+    uint64_t out_msgs, out_bytes, local_msgs, in_msgs, in_bytes;
+    uint64_t segs_sent, msgs_sent, segs_received, msgs_delivered;
+};
+
+static struct work_count count_work(const struct inid *d)
+{
+    struct ini_swp_stats t = ini_swp_totals(d->stack.swp);
+    return (struct work_count){
+        d->stats.out_msgs, d->stats.out_bytes, d->stats.local_msgs, d->stats.in_msgs, d->stats.in_bytes,
+        t.segs_sent, t.msgs_sent, t.segs_received, t.msgs_delivered,
+    };
+}
+
+static inline uint64_t more(uint64_t a, uint64_t b) { return a > b ? a - b : 0; }
+
+/* What the work between two counts costs (vt_cost.h): each side's
+ * messages, bytes and frames after a message's first. */
+static uint64_t cost_of(const struct ini_vt_costs *c, const struct work_count *a, const struct work_count *b)
+{
+    uint64_t sent = (b->out_msgs - a->out_msgs) + (b->local_msgs - a->local_msgs);
+    uint64_t got = b->in_msgs - a->in_msgs;
+    uint64_t sframes = more(b->segs_sent - a->segs_sent, b->msgs_sent - a->msgs_sent);
+    uint64_t rframes = more(b->segs_received - a->segs_received, b->msgs_delivered - a->msgs_delivered);
+    double x = 0;
+    if (sent || sframes)
+        x += c->send.per_pass + c->send.per_message * (double)sent +
+             c->send.per_byte * (double)(b->out_bytes - a->out_bytes) + c->send.per_frame * (double)sframes;
+    if (got || rframes)
+        x += c->recv.per_pass + c->recv.per_message * (double)got +
+             c->recv.per_byte * (double)(b->in_bytes - a->in_bytes) + c->recv.per_frame * (double)rframes;
+    return (uint64_t)(x + 0.5);
+}
+
+/* ---- one event ---- */
+
+void inid_vt_delivered(struct inid *d, int pe, struct ini_rec *rec)
+{
+    struct inid_vt *v = d->vt;
+    _Atomic uint64_t *at = ini_vt_delivery_stamp(rec->data, rec->len);
+    atomic_store_explicit(at, INI_VT_NEVER, memory_order_relaxed);   /* not due until stamped */
+    INI_ASSERT(v->n_fix < INID_VT_FIX);
+    v->fix_at[v->n_fix] = at;
+    v->fix_pe[v->n_fix++] = (uint16_t)pe;
+}
+
+/* The event's deliveries get their arrival; each PE's turn is posted. */
+static void stamp_deliveries(struct inid *d)
+{
+    struct inid_vt *v = d->vt;
+    uint64_t at = v->clock + (uint64_t)v->costs.deliver;
+    uint64_t posted = 0;          /* PEs posted (local indices < 64) */
+    for (uint32_t i = 0; i < v->n_fix; i++) {
+        atomic_store_explicit(v->fix_at[i], at, memory_order_release);
+        uint16_t pe = v->fix_pe[i];
+        if (pe < 64 && (posted >> pe & 1))
+            continue;
+        posted |= pe < 64 ? 1ull << pe : 0;
+        int global = d->cfg.clusters[d->cluster].pes[pe];
+        ini_vt_post(v->m, v->slot, ini_vt_pe_slot(global), at);
+    }
+    v->n_fix = 0;
+}
+
+/* Serves the input due at the turn's time T, if any, with the
+ * transport's timers; charges it; sends what it made. */
+static void run_event(struct inid *d, uint64_t T)
+{
+    struct inid_vt *v = d->vt;
+    uint64_t now = tsc_of(d, T);
+    v->clock = T;
+    v->tx_stamp = T + (uint64_t)v->costs.wire;
+    struct work_count a = count_work(d);
+    drain_ports(d);
+    ini_stack_poll(&d->stack, now);
+    inid_turn_retry(d, now);
+    int pe;
+    if (earliest_input(d, &pe) <= T) {
+        if (pe < 0)
+            inid_take_frame(d, heap_pop(v).m, now);
+        else
+            inid_take_record(d, pe, now);
+    }
+    inid_run_queue(d, now);
+    /* What the input listed for the transport's next turn (its ack, a
+     * delivery the window let through) belongs to this event. */
+    ini_stack_poll(&d->stack, now);
+    inid_turn_retry(d, now);
+    struct work_count b = count_work(d);
+    uint64_t cost = cost_of(&v->costs, &a, &b);
+    v->charged += cost;
+    v->clock = ini_vt_charge(v->m, v->slot, cost);
+    stamp_deliveries(d);
+    v->tx_stamp = v->clock + (uint64_t)v->costs.wire;
+    inid_flush(d);
+    inid_publish_load(d);
+    v->events++;
+}
+
+/* When the INI's next event is due: its earliest input or its
+ * transport's next timer, never before the end of the event it just had
+ * (an input that arrived meanwhile is served then). */
+static uint64_t next_due(struct inid *d)
+{
+    int pe;
+    uint64_t e = earliest_input(d, &pe);
+    uint64_t t = cycles_of(d, ini_swp_next_deadline(d->stack.swp));
+    uint64_t now = d->vt->clock;
+    if (e <= now)
+        return now;             /* an input waited while the last one was served */
+    /* A timer the last event's poll left due would come back at once:
+     * one cycle later, so that time moves. */
+    if (t <= now)
+        t = now + 1;
+    return e < t ? e : t;
+}
+
+int inid_vt_loop(struct inid *d)
+{
+    struct inid_vt *v = d->vt;
+    while (!d->stop) {
+        uint64_t T;
+        drain_ports(d);
+        enum ini_vt_grant g = ini_vt_wait_turn(v->m, v->slot, next_due(d), &T);
+        if (g != INI_VT_GRANTED) {
+            printf("inid %d: virtual time stopped at cycle %llu: %s\n", d->me->id,
+                   (unsigned long long)v->clock, ini_vt_why(v->m));
+            fflush(stdout);
+            break;
+        }
+        run_event(d, T);
+    }
+    /* The machine stopped (its compute nodes ended, or it was stuck):
+     * the daemon waits for its stop as in the other modes. */
+    while (!d->stop) {
+        struct timespec ts = { 0, 20 * 1000 * 1000 };
+        nanosleep(&ts, NULL);
+    }
+    return 0;
+}
+
+int inid_vt_setup(struct inid *d, char *err, size_t errlen)
+{
+    const char *name = getenv(INI_VT_ENV);
+    if (!name || !*name)
+        return 0;
+    struct inid_vt *v = calloc(1, sizeof *v);
+    if (!v) {
+        snprintf(err, errlen, "virtual time: out of memory");
+        return -1;
+    }
+    if (ini_vt_costs_from_env(&v->costs, err, errlen) < 0 || !(v->m = ini_vt_shm_attach(name, err, errlen))) {
+        free(v);
+        return -1;
+    }
+    v->n_pes_total = (uint32_t)d->cfg.n_pes;
+    v->slot = ini_vt_ini_slot(d->cfg.n_pes, d->me->id);
+    if (v->slot >= v->m->n_slots) {
+        snprintf(err, errlen, "virtual time: %s has %u slots, INI %d needs slot %u", name, v->m->n_slots,
+                 d->me->id, v->slot);
+        ini_vt_shm_detach(v->m);
+        free(v);
+        return -1;
+    }
+    for (int k = 0; k < INI_NETIF_MAX_PORTS; k++)
+        v->peer_of_port[k] = -1;
+    for (int k = 0; k < d->n_ports; k++)
+        if (d->ports[k] < INI_NETIF_MAX_PORTS)
+            v->peer_of_port[d->ports[k]] = (int16_t)d->port_peer[k];
+    d->stack.nf.xmit = vt_xmit;
+    d->stack.nf.xmit_ctx = d;
+    d->vt = v;
+    d->vt_extra = INI_VT_DELIVERY_ROOM;
+    return 0;
+}
+
+void inid_vt_close(struct inid *d)
+{
+    if (!d->vt)
+        return;
+    ini_vt_done(d->vt->m, d->vt->slot);
+    ini_vt_shm_detach(d->vt->m);
+    free(d->vt);
+    d->vt = NULL;
+}

@@ -1,0 +1,72 @@
+#!/usr/bin/env bash
+# vtime_ping: the virtual-time mode (`ini-cluster run --time virtual`,
+# docs/architecture.md "Virtual time") through the real stack.
+#   1. Known answer: 2 clusters x 1 compute node x 1 INI, the thesis cost
+#      set, nothing else on the machine's path: a round trip of B bytes
+#      (one frame) is exactly the cost model's sum, twice
+#      round(2330.6 + 2.5370 B) + round(2502.1 + 2.5821 B) cycles
+#      (64 B: 10,320 cycles, 516.0 us at 20 MHz; 1,000 B: 19,904, 995.2 us).
+#   2. Determinism: conf/default.cfg (2 x 2 x 1, contention at each INI),
+#      three sizes, run twice, and once with another job loading both
+#      cores: the same virtual time to the cycle and the same table.
+#   3. A planted causality violation (INI_VT_PLANT_EARLY: a send stamped
+#      a cycle before the sender's clock) stops the run, named, exit 1.
+# Every run also verifies every message (ini-ping's checks).
+set -u
+cd "$(dirname "$0")/../.."
+. tests/integration/lib/common.sh
+test_start vtime_ping build/bin/ini-cluster build/bin/inid build/bin/ini-ping
+L=build/bin/ini-cluster
+
+vrun() {    # NAME CONFIG PING-ARGS...: runs, output in $TMP/NAME.out; its status
+    local name=$1 cfg=$2
+    shift 2
+    timeout 300 $L run "$cfg" --time virtual --timeout 240 --run-dir "$TMP/$name" -- \
+        build/bin/ini-ping "$@" > "$TMP/$name.out" 2>&1
+}
+vcycles() { sed -n 's/^virtual time: \([0-9]*\) cycles (.*/\1/p' "$TMP/$1.out"; }
+table() { grep -E '^(\[c[0-9]\] )? +[0-9]+ +[0-9]+ ' "$TMP/$1.out"; }
+verified() { grep -c "verified .* messages, 0 errors" "$TMP/$1.out"; }
+
+# --- 1. known answer
+$L gen 2 1 1 -o "$TMP/c211.cfg" > /dev/null
+if vrun known "$TMP/c211.cfg" --sizes 64,1000 --count 10; then
+    want64=$(python3 -c 'r=round; print(2*(r(2330.6+2.5370*64)+r(2502.1+2.5821*64))*50/1000)')
+    want1k=$(python3 -c 'r=round; print(2*(r(2330.6+2.5370*1000)+r(2502.1+2.5821*1000))*50/1000)')
+    got64=$(awk '$1 == 64 { print $3, $7 }' "$TMP/known.out")
+    got1k=$(awk '$1 == 1000 { print $3, $7 }' "$TMP/known.out")
+    exp64=$(printf '%.1f %.1f' "$want64" "$want64"); exp1k=$(printf '%.1f %.1f' "$want1k" "$want1k")
+    if [ "$got64" = "$exp64" ] && [ "$got1k" = "$exp1k" ] && [ "$(verified known)" = 2 ]; then
+        ok "known answer: round trips (min max) 64 B $got64 us, 1000 B $got1k us = the cost model's sums"
+    else
+        fail "known answer: 64 B '$got64' (want $exp64), 1000 B '$got1k' (want $exp1k); see $TMP/known.out"
+    fi
+else
+    fail "known-answer run failed: $(tail -3 "$TMP/known.out")"
+fi
+
+# --- 2. determinism, alone and loaded
+ARGS=(--sizes 64,1400,16000 --count 8)
+vrun d1 conf/default.cfg "${ARGS[@]}"; r1=$?
+vrun d2 conf/default.cfg "${ARGS[@]}"; r2=$?
+( while :; do :; done ) & h1=$!
+( while :; do :; done ) & h2=$!
+vrun d3 conf/default.cfg "${ARGS[@]}"; r3=$?
+kill $h1 $h2 2>/dev/null; wait $h1 $h2 2>/dev/null
+c1=$(vcycles d1) c2=$(vcycles d2) c3=$(vcycles d3)
+if [ $r1$r2$r3 = 000 ] && [ -n "$c1" ] && [ "$c1" = "$c2" ] && [ "$c1" = "$c3" ] &&
+   [ "$(table d1)" = "$(table d2)" ] && [ "$(table d1)" = "$(table d3)" ] &&
+   [ "$(verified d1)$(verified d2)$(verified d3)" = 222 ]; then
+    ok "deterministic: $c1 cycles in 3 runs (one with both cores loaded), the same round-trip tables, every message verified"
+else
+    fail "not deterministic: status $r1 $r2 $r3, cycles '$c1' '$c2' '$c3'; see $TMP/d*.out"
+fi
+
+# --- 3. a planted causality violation
+INI_VT_PLANT_EARLY=3 vrun plant "$TMP/c211.cfg" --sizes 64 --count 10; rp=$?
+if [ $rp -ne 0 ] && grep -q "stopped: virtual time: causality: pe [01] sent to ini [01] a message stamped" "$TMP/plant.out"; then
+    ok "planted violation caught: exit $rp, $(grep -o 'causality: [^;]*' "$TMP/plant.out" | head -1)"
+else
+    fail "planted violation not caught (exit $rp): $(grep 'virtual time' "$TMP/plant.out")"
+fi
+test_end
