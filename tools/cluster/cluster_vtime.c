@@ -64,6 +64,15 @@ int vtime_start(struct vtime_run *r, const struct vtime_opts *o, const struct in
     return 0;
 }
 
+void vtime_programs_ended(struct vtime_run *r)
+{
+    if (!r->m)
+        return;
+    for (int p = 0; p < r->n_pes; p++)
+        if (atomic_load(&r->m->slots[ini_vt_pe_slot(p)].state) != INI_VT_DONE)
+            ini_vt_done(r->m, ini_vt_pe_slot(p));
+}
+
 /* The run's virtual time: the latest clock of a compute node. */
 static uint64_t end_time(const struct vtime_run *r)
 {

@@ -43,6 +43,11 @@ int vtime_option(struct vtime_opts *o, const char *name, const char *value);
 int vtime_start(struct vtime_run *r, const struct vtime_opts *o, const struct ini_config *cfg, const char *tag,
                 char *err, size_t errlen);
 
+/* The programs have exited: their compute nodes (those that never
+ * started too) leave the machine, so that INIs waiting for them are told
+ * it stopped and can see their own stop. */
+void vtime_programs_ended(struct vtime_run *r);
+
 /* The summary line on out, RUN_DIR/vtime.json; then the machine is
  * removed.  1 when it stopped early (a deadlock, a causality violation:
  * the run failed), else 0. */

@@ -731,6 +731,7 @@ static int cmd_run(int argc, char **argv)
 
     static struct program progs[INI_MAX_CLUSTERS];
     if (start_programs(&L, &o, progs) < 0) {
+        vtime_programs_ended(&vt);
         launch_stop_daemons(&L, LAUNCH_STOP_MS);
         launch_teardown(&L);
         vtime_finish(&vt, run_dir, stdout);
@@ -738,6 +739,7 @@ static int cmd_run(int argc, char **argv)
         return 1;
     }
     int exit_code = supervise_programs(&L, progs, o.timeout_s);
+    vtime_programs_ended(&vt);
 
     /* Step 4. */
     if (launch_stop_daemons(&L, LAUNCH_STOP_MS) && !exit_code)
