@@ -131,6 +131,9 @@ struct ini_swp_params {
     int send_timeout_us, ack_timeout_us;
     int nak;                         /* send NAKs on out-of-order arrival */
     int segment;                     /* send messages longer than a frame as segments */
+    int grant_start;                 /* frames a connection may send before its receiver's first
+                                        grant (docs/transport.md, "Many senders into one");
+                                        0: the window */
     uint64_t tsc_hz;                 /* the TSC's rate; 0: rte_get_tsc_hz() at open */
     /* Authentication (docs/transport.md, "Strangers refused"): with
      * `auth` set, every datagram carries a MAC under a key derived from
@@ -191,7 +194,8 @@ typedef void (*ini_release_fn)(void *ctx, void *cookie);
     X(bad_header) X(bad_conn) X(bad_ack) X(crc_errors) X(udp_checksum_errors)      \
     X(send_errors) X(timer_errors) X(mac_fail) X(tx_held)                          \
     X(segs_sent) X(segs_received) X(seg_errors)                                   \
-    X(syncs_sent) X(resyncs) X(replayed) X(sync_errors)
+    X(syncs_sent) X(resyncs) X(replayed) X(sync_errors)                          \
+    X(cwnd_cuts) X(retx_held)
 
 struct ini_swp_stats {
 #define INI_SWP_FIELD(name) uint64_t name;
@@ -357,6 +361,14 @@ struct ini_swp_conn_info {
      * logged messages to send again. */
     uint32_t delivered, next_seq, logged;
     int unsynced, replaying;
+    /* Congestion control (docs/transport.md, "Many senders into one"):
+     * the frames it may have in flight now (<= the window), its round
+     * trip as the sender measures it and as the receiver does (from a
+     * NAK to the retransmission), in TSC ticks (0: no sample yet), and
+     * the SEND timer's expiries since a frame last came from the peer. */
+    uint32_t cwnd, grant;            /* ... and the receiver's credit: it sends at most the least */
+    uint64_t srtt_ticks, rx_srtt_ticks;
+    uint32_t quiet;
     const struct ini_swp_stats *stats;   /* its counters, live: read with relaxed loads */
 };
 /* Fills *ci for the connection to INI `peer`: 0, or -1 when there is none

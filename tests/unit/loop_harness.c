@@ -23,6 +23,7 @@ struct ini_config loop_cfg;
 struct loop_side loop_a, loop_b;
 uint64_t loop_now = 1;
 int loop_segmentation;
+int loop_grant_start;
 static struct rte_mempool *pool;
 
 /* Frames on the wire wait in the receiver's inbox until the sender's
@@ -233,6 +234,9 @@ static void setup_side(struct loop_side *s, const uint8_t *key, const uint8_t *e
     char err[256];
     ini_stack_params_from_config(&prm, &loop_cfg, s->id, LOOP_HZ);
     prm.pool = pool;
+    /* The scripted tests count frames from a full window at once; the
+     * credit's small start has its own tests (test_swp.c, "credit"). */
+    prm.swp.grant_start = loop_grant_start;
     prm.deliver = deliver;
     prm.release = release;
     prm.ctx = s;
