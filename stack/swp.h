@@ -22,9 +22,18 @@
  * `ack` is cumulative: the next sequence number the sender of the frame
  * expects, i.e. everything before it has arrived.  DATA carries a message
  * and a piggy-backed ack (and the flag RETX when it was sent before); ACK
- * carries only the ack; NAK asks for the message `seq` (and carries the
- * ack too); PROBE says "I have sent everything before `seq`": the
- * receiver NAKs what it lacks of that, or acknowledges.
+ * carries only the ack and, in a 2-byte body, the receiver's grant; NAK
+ * asks for the run of frames from `seq` (a body: the run's length and the
+ * grant, 2 bytes each; none: one frame) and carries the ack too; PROBE
+ * says "I have sent everything before `seq`": the receiver NAKs what it
+ * lacks of that, or acknowledges.
+ *
+ * Congestion control (docs/transport.md, "Many senders into one"): a
+ * connection has at most the least of the window, its congestion window
+ * (AIMD: halved on a loss signal once per round trip, +1 frame per
+ * window acknowledged) and its receiver's grant (the receiver's budget of
+ * 4 windows shared among the peers sending to it; 8 frames until the
+ * first grant comes) in flight.
  *
  * Segments (stack.segmentation, docs/transport.md "Segments"): with
  * `segment` set, a message longer than one frame is sent as segments of

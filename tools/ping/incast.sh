@@ -7,7 +7,7 @@
 # one row per run to OUT (a runs.tsv: tools/inimeasure/incast.py says its
 # columns), writing its header if OUT is new.  The run's directory is
 # kept under OUT's directory, in runs/LABEL-SENDERSxCOUNTxSIZE-N/
-# (counters files, the target's incast.json, the output).
+# (counters files, the target's incast.json, the output, the launcher's log).
 #   usage: [WINDOW=N] tools/ping/incast.sh LABEL SENDERS COUNT SIZE OUT [TIMEOUT_S]
 # Needs root (network namespaces).  Exits with ini-cluster's status.
 PROG=incast; . "$(dirname "$0")/../lib/options.sh"
@@ -36,7 +36,7 @@ wall=$(echo "$(date +%s.%N) - $t0" | bc)
 mv "$RUN.out" "$RUN/output.txt"
 # Only what the table needs stays: the counters, the report, the output.
 find "$RUN" -maxdepth 1 -type f ! -name '*.counters.json' ! -name incast.json ! -name output.txt \
-    ! -name 'cluster*.out' -delete
+    ! -name 'cluster*.out' ! -name launcher.log -delete
 [ -s "$OUT" ] || python3 -m inimeasure.incast --header > "$OUT"
 python3 -m inimeasure.incast "$RUN" "$LABEL" "$SENDERS" "$COUNT" "$SIZE" "$rc" "$(printf %.1f "$wall")" >> "$OUT"
 tail -n 1 "$OUT"

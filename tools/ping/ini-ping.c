@@ -38,6 +38,9 @@
  * then, last, "verified N messages, E errors" (N: echoes this process
  * originated and verified); it exits 1 if E > 0, 2 on bad arguments.
  *
+ * --incast [--to PE] [--solo on|off] runs the many-into-one workload of
+ * issue 50 instead (tools/ping/incast.c).
+ *
  * --inject corrupt|duplicate|drop checks the checker: the echo side then
  * damages every 50th echo (flips its last byte, sends it twice, or drops
  * it), and the run must fail naming the damage (tests/integration/
