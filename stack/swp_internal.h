@@ -75,14 +75,15 @@ struct swp_tx_slot {
     uint8_t release;          /* the message's last frame: give it back when acknowledged */
     uint8_t sent;             /* transmitted once: the next one carries INI_SWP_F_RETX */
     uint8_t resent;           /* transmitted again: no round-trip sample from its ack (Karn) */
-    int naked;                /* retransmitted on a NAK already */
+    int naked;                /* retransmissions on a NAK so far */
 };
 
 struct swp_rx_slot {
     struct pbuf *p;           /* NULL: not received */
     uint16_t off;
     uint8_t flags;            /* the frame's segment flags */
-    uint64_t nak_tsc;         /* empty: when it was last NAKed (0: not yet) */
+    uint64_t nak_tsc;         /* empty: when it was last NAKed (0: not yet) ... */
+    uint32_t naks;            /* ... and how often (each waits twice as long, up to 32 times) */
 };
 
 /* A connection.  What an INI that restarts must find again to go on
@@ -267,6 +268,17 @@ static inline uint64_t in_flight_for(const struct ini_swp *s, const struct swp_c
     return g < lo ? lo : g > hi ? hi : g;
 }
 
+/* A wait after the n-th try (n >= 1): doubled for each try after the
+ * first, at most 16 times nak_gap (8 ms by default): a peer that does not
+ * read its port gets fewer frames, never none for long. */
+static inline uint64_t backed_off(const struct ini_swp *s, uint64_t wait, uint32_t n)
+{
+    uint64_t hi = 16 * s->nak_gap;
+    for (uint32_t i = 1; i < n && wait < hi; i++)
+        wait <<= 1;
+    return wait < hi ? wait : hi;
+}
+
 /* c has work for the next turn (ini_swp_poll, swp.h). */
 static inline void list_later(struct ini_swp *s, struct swp_conn *c)
 {
@@ -392,8 +404,9 @@ static inline void take_ack(struct ini_swp *s, struct swp_conn *c)
 /* A NAK for the n frames from seq: retransmits them (swp_window.c). */
 void swp_handle_nak(struct ini_swp *s, struct swp_conn *c, uint32_t seq, uint32_t n);
 /* A loss signal (a NAK for a frame not asked for before): the
- * congestion window halves, once per round trip. */
-void swp_cwnd_loss(struct ini_swp *s, struct swp_conn *c);
+ * congestion window halves, once per round trip; `again` (a
+ * retransmission lost too) halves it even within that round trip. */
+void swp_cwnd_loss(struct ini_swp *s, struct swp_conn *c, int again);
 /* After in-order progress: an ACK now, or the ACK timer. */
 void swp_schedule_ack(struct ini_swp *s, struct swp_conn *c);
 
@@ -421,6 +434,7 @@ int  swp_send_frame(struct ini_swp *s, struct swp_conn *c, uint8_t op, uint32_t 
 static inline void rcv_next(struct ini_swp *s, struct swp_conn *c, struct swp_rx_slot *r)
 {
     r->nak_tsc = 0;
+    r->naks = 0;
     c->rcv_nxt = (c->rcv_nxt + 1) & s->seq_mask;
     c->rcv_unacked++;
 }

@@ -247,12 +247,19 @@ static inline uint64_t nak_interval(const struct ini_swp *s, const struct swp_co
     return g < s->nak_gap ? s->nak_gap : g > 16 * s->nak_gap ? 16 * s->nak_gap : g;
 }
 
-/* Slot k is missing and may be asked for now. */
+/* Slot k is missing and may be asked for now: never asked, or asked
+ * longer ago than the interval, doubled for each NAK before
+ * (backed_off: a sender whose answers do not come is not asked faster). */
 static inline int nak_due(const struct ini_swp *s, const struct swp_conn *c, uint32_t k, uint64_t gap)
 {
     const struct swp_rx_slot *r = rx_slot((struct ini_swp *)s, (struct swp_conn *)c, k);
+    if (r->p)
+        return 0;
+    if (!r->nak_tsc)
+        return 1;
+    gap = backed_off(s, gap, r->naks);
     /* nak_tsc is the turn's time or'ed with 1: it may be a tick ahead */
-    return !r->p && !(r->nak_tsc && (s->now < r->nak_tsc || s->now - r->nak_tsc < gap));
+    return s->now >= r->nak_tsc && s->now - r->nak_tsc >= gap;
 }
 
 int swp_nak_runs(struct ini_swp *s, struct swp_conn *c, uint32_t lo, uint32_t hi, int tail)
@@ -271,8 +278,11 @@ int swp_nak_runs(struct ini_swp *s, struct swp_conn *c, uint32_t lo, uint32_t hi
         /* A run that nothing received follows may be on its way. */
         if (k == hi ? !tail : !rx_slot(s, c, k)->p)
             continue;
-        for (uint32_t j = 0; j < n; j++)
-            rx_slot(s, c, (first + j) & s->seq_mask)->nak_tsc = s->now | 1;
+        for (uint32_t j = 0; j < n; j++) {
+            struct swp_rx_slot *r = rx_slot(s, c, (first + j) & s->seq_mask);
+            r->nak_tsc = s->now | 1;
+            r->naks++;
+        }
         swp_send_nak(s, c, first, n);
         c->stats.naks_sent++;
         naks++;

@@ -85,9 +85,9 @@ static inline void cwnd_acked(struct ini_swp *s, struct swp_conn *c, uint32_t n)
     }
 }
 
-void swp_cwnd_loss(struct ini_swp *s, struct swp_conn *c)
+void swp_cwnd_loss(struct ini_swp *s, struct swp_conn *c, int again)
 {
-    if (c->in_recovery)
+    if (c->in_recovery && !again)
         return;                     /* one cut per round trip: this loss is of the same window */
     uint32_t floor = s->window < INI_SWP_CWND_MIN ? s->window : INI_SWP_CWND_MIN;
     c->cwnd = c->cwnd / 2 < floor ? floor : c->cwnd / 2;
@@ -181,18 +181,20 @@ static int take_later(struct ini_swp *s)
  * frame retransmits it at once (a later frame arrived: it is lost, the
  * link keeps the order of frames) and is a loss signal; a repeated or
  * duplicated NAK only once the last copy can no longer be in flight (a
- * round trip since it left, in_flight_for), so NAKs cannot cause a
- * storm of copies. */
+ * round trip since it left, in_flight_for, doubled for each copy sent
+ * before, backed_off: a receiver that does not read its port loses
+ * the copies too, and must not be buried in more), so NAKs cannot cause
+ * a storm of copies.  A copy lost again halves the congestion window
+ * again. */
 static int nak_one(struct ini_swp *s, struct swp_conn *c, uint32_t seq)
 {
     struct swp_tx_slot *t = tx_slot(s, c, seq);
-    if (t->naked && s->now - t->last_tx < in_flight_for(s, c)) {
+    if (t->naked && s->now - t->last_tx < backed_off(s, in_flight_for(s, c), (uint32_t)t->naked)) {
         c->stats.retx_held++;
         return 0;
     }
-    if (!t->naked)
-        swp_cwnd_loss(s, c);
-    t->naked = 1;
+    swp_cwnd_loss(s, c, t->naked > 0);
+    t->naked++;
     if (swp_transmit(s, c, seq, NULL) < 0)
         return 0;
     t->resent = 1;
@@ -213,7 +215,7 @@ void swp_handle_nak(struct ini_swp *s, struct swp_conn *c, uint32_t seq, uint32_
     uint32_t in_flight = dist(s, c->snd_una, c->snd_nxt), sent = 0;
     if (n > s->window)
         n = s->window;              /* bogus: no gap is wider than the window */
-    for (uint32_t k = 0; k < n && sent < c->cwnd; k++) {
+    for (uint32_t k = 0; k < n && sent < c->limit; k++) {
         uint32_t q = (seq + k) & s->seq_mask;
         if (dist(s, c->snd_una, q) >= in_flight)
             continue;               /* acknowledged meanwhile, or bogus */
@@ -267,7 +269,7 @@ static inline void send_timer_expired(struct ini_swp *s, uint16_t conn, uint32_t
         return;                     /* acknowledged: a stale record */
     if ((!tx_slot(s, c, seq)->flags || seq == c->snd_una) && swp_transmit(s, c, seq, NULL) == 0) {
         tx_slot(s, c, seq)->resent = 1;
-        swp_cwnd_loss(s, c);        /* a timeout: a loss signal too */
+        swp_cwnd_loss(s, c, 0);     /* a timeout: a loss signal too */
         c->stats.retx_timer++;
     }
     start_timer(s, &s->send_timers, conn, seq);
