@@ -6,8 +6,9 @@
 # --incast: the first sender alone first, then all of them), and appends
 # one row per run to OUT (a runs.tsv: tools/inimeasure/incast.py says its
 # columns), writing its header if OUT is new.  The run's directory is
-# kept under OUT's directory, in runs/LABEL-SENDERSxCOUNTxSIZE-N/
-# (counters files, the target's incast.json, the output, the launcher's log).
+# kept under OUT's directory, in runs/LABEL-SENDERSxCOUNTxSIZE-N/ (the
+# target's counters file, compute node's output and incast.json, the
+# launcher's output with every INI's summary line, the launcher's log).
 #   usage: [WINDOW=N] tools/ping/incast.sh LABEL SENDERS COUNT SIZE OUT [TIMEOUT_S]
 # Needs root (network namespaces).  Exits with ini-cluster's status.
 PROG=incast; . "$(dirname "$0")/../lib/options.sh"
@@ -39,5 +40,9 @@ find "$RUN" -maxdepth 1 -type f ! -name '*.counters.json' ! -name incast.json ! 
     ! -name 'cluster*.out' ! -name launcher.log -delete
 [ -s "$OUT" ] || python3 -m inimeasure.incast --header > "$OUT"
 python3 -m inimeasure.incast "$RUN" "$LABEL" "$SENDERS" "$COUNT" "$SIZE" "$rc" "$(printf %.1f "$wall")" >> "$OUT"
+# The row has the senders' figures; of the files, the target's stay (the
+# output has every INI's summary line).
+find "$RUN" -maxdepth 1 -type f \( \( -name 'ini*.counters.json' ! -name ini0.counters.json \) -o \
+    \( -name 'cluster*.out' ! -name cluster0.out \) \) -delete
 tail -n 1 "$OUT"
 exit "$rc"
