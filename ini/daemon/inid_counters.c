@@ -48,6 +48,7 @@ const struct ini_counter inid_port_counters[] = {
     INI_COUNTER_SAME(struct inid_port_rx, rx_missed),
     INI_COUNTER_SAME(struct inid_port_rx, rx_errors),
     INI_COUNTER_SAME(struct inid_port_rx, rx_nombuf),
+    INI_COUNTER_SAME(struct inid_port_rx, pool_free),
 };
 const size_t inid_port_counters_n = INI_COUNTERS_N(inid_port_counters);
 const size_t inid_swp_counters_n = INI_COUNTERS_N(inid_swp_counters);
@@ -57,6 +58,8 @@ const size_t inid_link_counters_n = INI_COUNTERS_N(inid_link_counters);
 void inid_port_rx(const struct inid *d, struct inid_port_rx *r)
 {
     memset(r, 0, sizeof(*r));
+    if (d->stack.pool)
+        r->pool_free = rte_mempool_avail_count(d->stack.pool);
     for (int k = 0; k < d->n_ports; k++) {
         struct rte_eth_stats st;
         if (rte_eth_stats_get(d->ports[k], &st) != 0)

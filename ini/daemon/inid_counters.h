@@ -23,6 +23,7 @@ extern const size_t inid_swp_counters_n, inid_message_counters_n, inid_link_coun
  * DPDK's own /ethdev/stats reads them the same way. */
 struct inid_port_rx {
     uint64_t rx_packets, rx_missed, rx_errors, rx_nombuf;
+    uint64_t pool_free;     /* the INI's mbufs free now: af_xdp takes none in while it cannot refill its ring */
 };
 void inid_port_rx(const struct inid *d, struct inid_port_rx *r);
 extern const struct ini_counter inid_port_counters[];
