@@ -11,6 +11,9 @@
 #      cores: the same virtual time to the cycle and the same table.
 #   3. A planted causality violation (INI_VT_PLANT_EARLY: a send stamped
 #      a cycle before the sender's clock) stops the run, named, exit 1.
+#   4. Independence from the daemon count: 8 clusters (8 daemons on the
+#      host's 2 cores), each node pinging the next cluster's: every node's
+#      round trips are the 2-daemon machine's, 516.0 and 995.2 us.
 # Every run also verifies every message (ini-ping's checks).
 set -u
 cd "$(dirname "$0")/../.."
@@ -68,5 +71,19 @@ if [ $rp -ne 0 ] && grep -q "stopped: virtual time: causality: pe [01] sent to i
     ok "planted violation caught: exit $rp, $(grep -o 'causality: [^;]*' "$TMP/plant.out" | head -1)"
 else
     fail "planted violation not caught (exit $rp): $(grep 'virtual time' "$TMP/plant.out")"
+fi
+
+# --- 4. the service does not follow how many daemons share the cores
+$L gen 8 1 1 -o "$TMP/c811.cfg" > /dev/null
+if vrun eight "$TMP/c811.cfg" --pattern pairs --sizes 64,1000 --count 10; then
+    rows=$(table eight | sed 's/^\[c[0-9]*\] //' | awk '{ print $1, $3, $7 }' | sort | uniq -c | tr -s ' ')
+    want=$(printf " 8 1000 995.2 995.2\n 8 64 516.0 516.0")
+    if [ "$rows" = "$want" ] && [ "$(grep -c 'verified 20 messages, 0 errors' "$TMP/eight.out")" = 8 ]; then
+        ok "8 daemons: all 8 nodes' round trips (min max) as with 2: 516.0 and 995.2 us"
+    else
+        fail "8 daemons: round trips '$rows', want '$want'; see $TMP/eight.out"
+    fi
+else
+    fail "8-cluster run failed: $(tail -3 "$TMP/eight.out")"
 fi
 test_end
