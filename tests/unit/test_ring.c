@@ -56,6 +56,34 @@ static void test_empty_and_order(void **state)
     free(r);
 }
 
+/* ini_ring_peek: the record ini_ring_next would give, across a pad
+ * record at the wrap, without taking it. */
+static void test_peek(void **state)
+{
+    struct ini_ring_prod p;
+    struct ini_ring_cons c;
+    struct ini_ring *r = new_attached_ring(4096, &p, &c);
+    uint64_t end;
+    assert_null(ini_ring_peek(&c));
+    for (int i = 0; i < 3; i++) {                 /* 3 x 1024 bytes, then wrap */
+        assert_non_null(ini_ring_reserve(&p, 1000));
+        ini_ring_publish(&p);
+        assert_non_null(ini_ring_next(&c, &end));
+        ini_ring_release_to(&c, end);
+    }
+    struct ini_rec *rec = ini_ring_reserve(&p, 1500);    /* pad to the end, then this */
+    assert_non_null(rec);
+    memset(rec->data, 7, 1500);
+    ini_ring_publish(&p);
+    struct ini_rec *seen = ini_ring_peek(&c);
+    assert_ptr_equal(seen, rec);
+    assert_ptr_equal(ini_ring_peek(&c), rec);      /* still there */
+    assert_ptr_equal(ini_ring_next(&c, &end), rec);
+    ini_ring_release_to(&c, end);
+    assert_null(ini_ring_peek(&c));
+    free(r);
+}
+
 static void test_full_and_wrap(void **state)
 {
     struct ini_ring_prod p;
@@ -139,6 +167,7 @@ int main(void)
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_empty_and_order),
         cmocka_unit_test(test_full_and_wrap),
+        cmocka_unit_test(test_peek),
         cmocka_unit_test(test_two_threads),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
