@@ -34,6 +34,7 @@ PROGRAMS=(
     "em3d||--nodes"
     "water_compare||--tol"
     "ini-vtime-bench||--events"
+    "ini-vtime-queue||--rho"
 )
 
 # run NAME ARGS...: the program's stdout, stderr and status in $TMP/out, $TMP/err, $status
