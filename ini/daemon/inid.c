@@ -238,6 +238,27 @@ static int eal_init(struct inid *d, int argc, char **argv, int extra)
     return 0;
 }
 
+/* INI_TEST_LEAK_MBUFS=N (0-1000): the daemon leaks N mbufs a second, a
+ * leak planted for tests/integration/soak_quick.sh, which must see
+ * ini-soak fail on it.  Unset or empty: no leak.  0, or -1 after one line. */
+static int test_leak_init(struct inid *d)
+{
+    const char *e = getenv("INI_TEST_LEAK_MBUFS");
+    if (!e || !e[0])
+        return 0;
+    char *end;
+    long n = strtol(e, &end, 10);
+    if (*end || n < 0 || n > 1000) {
+        fprintf(stderr, "inid %d: INI_TEST_LEAK_MBUFS: '%s' is not a count of mbufs a second (0-1000)\n",
+                d->me->id, e);
+        return -1;
+    }
+    d->test_leak_per_s = (uint64_t)n;
+    if (n)
+        fprintf(stderr, "inid %d: INI_TEST_LEAK_MBUFS: leaking %ld mbuf(s) a second (a test)\n", d->me->id, n);
+    return 0;
+}
+
 /* The process's settings: signals, and the knobs in TSC cycles. */
 static void process_init(struct inid *d)
 {
@@ -413,6 +434,8 @@ int main(int argc, char **argv)
     if (inid_telemetry_init(d) < 0)
         return 1;
     process_init(d);
+    if (test_leak_init(d) < 0)
+        return 1;
     int st = stack_open(d);
     if (st < 0)
         return st == -2 && d->resume ? INI_EXIT_NO_RESUME : 1;

@@ -177,6 +177,9 @@ struct inid {
     uint64_t tsc_hz;
     volatile sig_atomic_t stop;
     struct inid_stats stats;
+    /* A planted leak for the soak's own test (INI_TEST_LEAK_MBUFS, inid.c):
+     * mbufs taken from the pool and never given back, each second; 0. */
+    uint64_t test_leak_per_s, test_leak_next;
 };
 
 #endif
