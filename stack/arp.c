@@ -267,6 +267,11 @@ static void echo_fragment(struct ini_netif *nf, struct rte_mbuf *m, uint8_t *ip,
         reass_answer(nf, r, my_ip);
 }
 
+void ini_icmp_reass_drop(struct ini_netif *nf)
+{
+    reass_free(&nf->arp.reass);
+}
+
 int ini_icmp_echo_input(struct ini_netif *nf, struct rte_mbuf *m)
 {
     struct rte_ether_hdr *eth = rte_pktmbuf_mtod(m, struct rte_ether_hdr *);

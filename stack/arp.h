@@ -85,6 +85,9 @@ struct ini_arp {
  * ICMP fragment, not for a timer).  Otherwise 0 and the frame stays the
  * caller's. */
 int ini_icmp_echo_input(struct ini_netif *nf, struct rte_mbuf *m);
+/* Frees the fragments of an echo request held so far (the netif closes:
+ * ini_netif_close). */
+void ini_icmp_reass_drop(struct ini_netif *nf);
 
 /* Called by the netif at init. */
 void ini_arp_init(struct ini_arp *arp, uint64_t tsc_hz);

@@ -8,6 +8,7 @@
 #include "lwip/ip.h"
 #include "lwip/ip4.h"
 #include "lwip/ip4_frag.h"
+#include "lwip/memp.h"
 #include "lwip/stats.h"
 #include "lwip/timeouts.h"
 #include "lwip/udp.h"
@@ -335,6 +336,22 @@ struct ini_ip_stats ini_dgram_ip_stats(const struct ini_dgram *dg)
         .reass_timeouts = dg->stats.reass_timeouts,
         .reass_evictions = dg->stats.reass_evictions,
     };
+}
+
+/* lwIP's pools, by name (its memp_std.h list, as lwIP's memp.h builds
+ * its enum from it). */
+static const char *const memp_names[MEMP_MAX] = {
+#define LWIP_MEMPOOL(name, num, size, desc) #name,
+#include "lwip/priv/memp_std.h"
+};
+
+int ini_dgram_pool_used(int i, const char **name, unsigned *used)
+{
+    if (i < 0 || i >= MEMP_MAX)
+        return -1;
+    *name = memp_names[i];
+    *used = __atomic_load_n(&lwip_stats.memp[i]->used, __ATOMIC_RELAXED);
+    return MEMP_MAX;
 }
 
 /* ---- set-up ---- */

@@ -224,5 +224,9 @@ void ini_dgram_timers(struct ini_dgram *dg);
 /* lwIP's counters (one lwIP per process: shared by its endpoints) and this
  * endpoint's reassembly losses. */
 struct ini_ip_stats ini_dgram_ip_stats(const struct ini_dgram *dg);
+/* lwIP's pool number i (0 up to the count it returns): its name and its
+ * elements in use, read with relaxed loads (safe from a telemetry thread);
+ * the count of pools, or -1 past the last. */
+int ini_dgram_pool_used(int i, const char **name, unsigned *used);
 
 #endif

@@ -182,6 +182,9 @@ struct inid {
     struct inid_vt *vt;
     uint32_t vt_extra;
     struct inid_stats stats;
+    /* A planted leak for the soak's own test (INI_TEST_LEAK_MBUFS, inid.c):
+     * mbufs taken from the pool and never given back, each second; 0. */
+    uint64_t test_leak_per_s, test_leak_next;
 };
 
 #endif

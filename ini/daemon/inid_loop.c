@@ -688,6 +688,17 @@ static void hand_over_core(struct inid *d, struct loop_clock *c)
     }
 }
 
+/* The leak planted by INI_TEST_LEAK_MBUFS (inid.c), once a second from
+ * the 100 ms timer tick: never on the message path. */
+static void test_leak(struct inid *d, uint64_t now)
+{
+    if (now < d->test_leak_next)
+        return;
+    d->test_leak_next = now + d->tsc_hz;
+    for (uint64_t i = 0; i < d->test_leak_per_s; i++)
+        (void)rte_pktmbuf_alloc(d->stack.pool);
+}
+
 /* The end of a turn: lwIP's timers when due, then the busy cycles of a
  * turn that did work (n), or the idle path. */
 TURN_PIECE void end_turn(struct inid *d, struct loop_clock *c, uint64_t now, int n)
@@ -697,6 +708,8 @@ TURN_PIECE void end_turn(struct inid *d, struct loop_clock *c, uint64_t now, int
         inid_ports_relink(d);
         c->next_timers = now + c->timer_period;
         ini_capture_tick(&d->cap, now);
+        if (d->test_leak_per_s)
+            test_leak(d, now);
     }
     if (n) {
         /* Two TSC reads per turn, not per message. */

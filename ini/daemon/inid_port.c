@@ -14,6 +14,7 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <limits.h>
+#include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -440,6 +441,15 @@ void inid_ports_relink(struct inid *d)
             d->relink_pid[k] = pid;
             d->relink_gap[k] = 1;
             d->relink_wait[k] = 1;
+        } else if (pe && (pid == 0 || (kill(pid, 0) != 0 && errno == ESRCH))) {
+            /* The server is dead or being restarted (the launcher clears
+             * its pid first) and its successor has not written its pid:
+             * it may listen already but refuses ("ID not found") until its
+             * ports start, and a start that connected then waits out the
+             * handshake grace (2.4 s) before it may try again: most of a
+             * 3.1 s restart under load (issue 48).  The new pid restarts
+             * the link at once (above). */
+            continue;
         } else if (d->relink_wait[k] > 1) {
             d->relink_wait[k]--;
         } else {

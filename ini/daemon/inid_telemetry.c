@@ -16,6 +16,10 @@
  *                deliveries, maximum and time average
  *   /ini/util    busy cycles, TSC now and its rate, the loop's busy share
  *                since start
+ *   /ini/resources  what a leak would grow (tools/soak/ini-soak samples
+ *                it): mbufs in use and in the pool, the transport's
+ *                running SEND and ACK timers, and the elements in use of
+ *                every lwIP pool, by name
  *
  * Concurrency.  The callbacks run on DPDK's telemetry thread, never on the
  * INI's lcore, and take no lock: the protocol loop must not wait for a
@@ -42,6 +46,7 @@
 
 #include <rte_cycles.h>
 #include <rte_eal.h>
+#include <rte_mempool.h>
 #include <rte_telemetry.h>
 
 #include "counters.h"
@@ -189,6 +194,36 @@ static int cmd_util(const char *cmd, const char *params, struct rte_tel_data *in
     return 0;
 }
 
+/* The mempool's count reads the per-lcore caches of a loop that may be
+ * moving mbufs: a figure off by a few in flight, never torn. */
+static int cmd_resources(const char *cmd, const char *params, struct rte_tel_data *info)
+{
+    const struct inid *d = tel_inid;
+    rte_tel_data_start_dict(info);
+    add_identity(info, d);
+    rte_tel_data_add_dict_u64(info, "mbufs_in_use", rte_mempool_in_use_count(d->stack.pool));
+    rte_tel_data_add_dict_u64(info, "mbufs_total", d->stack.pool->size);
+    uint64_t send = 0, ack = 0;
+    struct ini_swp_conn_info c;
+    for (int p = 0; p < d->cfg.n_inis; p++) {
+        if (ini_swp_conn(d->stack.swp, p, &c) < 0)
+            continue;
+        send += c.in_flight;            /* every unacknowledged message has one */
+        ack += c.ack_timer != 0;
+    }
+    rte_tel_data_add_dict_u64(info, "send_timers", send);
+    rte_tel_data_add_dict_u64(info, "ack_timers", ack);
+    struct rte_tel_data *g = group();
+    if (g) {
+        const char *name;
+        unsigned used;
+        for (int i = 0; ini_dgram_pool_used(i, &name, &used) >= 0; i++)
+            rte_tel_data_add_dict_u64(g, name, used);
+        rte_tel_data_add_dict_container(info, "lwip_pools", g, 0);
+    }
+    return 0;
+}
+
 int inid_telemetry_init(const struct inid *d)
 {
     tel_inid = d;
@@ -199,7 +234,9 @@ int inid_telemetry_init(const struct inid *d)
         rte_telemetry_register_cmd("/ini/queue", cmd_queue,
                                    "The INI's work queue: length, stalled, maximum, average. No parameters") < 0 ||
         rte_telemetry_register_cmd("/ini/util", cmd_util,
-                                   "Busy cycles, TSC and utilization since start. No parameters") < 0) {
+                                   "Busy cycles, TSC and utilization since start. No parameters") < 0 ||
+        rte_telemetry_register_cmd("/ini/resources", cmd_resources,
+                                   "mbufs, timers and lwIP pool elements in use. No parameters") < 0) {
         fprintf(stderr, "inid %d: cannot register the telemetry commands\n", d->me->id);
         return -1;
     }

@@ -35,6 +35,7 @@
  * for later frames is covered inside one input (up to 64 records).
  */
 #include <stddef.h>
+#include <stdio.h>
 #include <stdint.h>
 #include <string.h>
 
@@ -164,7 +165,9 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
     if (flags & 4)
         loop_run(1000000000ull, 1);
     loop_reset_transport(NULL, NULL, NULL);
-    if (loop_mbufs_in_use() != mbufs_idle)
+    if (loop_mbufs_in_use() != mbufs_idle) {
+        fprintf(stderr, "fuzz_rx: %u mbufs in use after the input, %u before\n", loop_mbufs_in_use(), mbufs_idle);
         abort();                        /* an mbuf was not given back */
+    }
     return 0;
 }
