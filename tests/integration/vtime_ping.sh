@@ -14,6 +14,10 @@
 #   4. Independence from the daemon count: 8 clusters (8 daemons on the
 #      host's 2 cores), each node pinging the next cluster's: every node's
 #      round trips are the 2-daemon machine's, 516.0 and 995.2 us.
+#   5. The synthetic workload (ini-synth --cycles 200, W and o declared):
+#      twice the same virtual time and the same per-cluster lines; without
+#      --cycles it refuses (exit 2: a host-time --duration is not
+#      deterministic).
 # Every run also verifies every message (ini-ping's checks).
 set -u
 cd "$(dirname "$0")/../.."
@@ -85,5 +89,24 @@ if vrun eight "$TMP/c811.cfg" --pattern pairs --sizes 64,1000 --count 10; then
     fi
 else
     fail "8-cluster run failed: $(tail -3 "$TMP/eight.out")"
+fi
+
+# --- 5. ini-synth in virtual time
+srun() { timeout 300 $L run conf/default.cfg --time virtual --timeout 240 --run-dir "$TMP/$1" -- \
+             build/bin/ini-synth "${@:2}" > "$TMP/$1.out" 2>&1; }
+srun s1 --cycles 200; q1=$?
+srun s2 --cycles 200; q2=$?
+l1=$(grep -E 'cluster [01]: 2 PEs, 400 cycles, mean R .*, 0 errors' "$TMP/s1.out" | sort)
+l2=$(grep -E 'cluster [01]: 2 PEs, 400 cycles, mean R .*, 0 errors' "$TMP/s2.out" | sort)
+if [ $q1$q2 = 00 ] && [ "$(echo "$l1" | wc -l)" = 2 ] && [ "$l1" = "$l2" ] && [ "$(vcycles s1)" = "$(vcycles s2)" ]; then
+    ok "ini-synth twice: $(vcycles s1) cycles both times; $(echo $l1 | tr -d '[]')"
+else
+    fail "ini-synth not deterministic: status $q1 $q2, cycles $(vcycles s1) $(vcycles s2); see $TMP/s1.out $TMP/s2.out"
+fi
+srun s3 --duration 1; q3=$?
+if [ $q3 -ne 0 ] && grep -q "ini-synth: --time virtual: give --cycles N" "$TMP/s3.out"; then
+    ok "ini-synth without --cycles refused in virtual time"
+else
+    fail "ini-synth --duration in virtual time: status $q3; see $TMP/s3.out"
 fi
 test_end

@@ -228,6 +228,12 @@ static void parse_args(int argc, char **argv)
 
 /* ---- clocks and costs ---- */
 
+/* A virtual-time run (ini-cluster run --time virtual, docs/virtual-time.md):
+ * W and o are declared to the emulated machine (ini_work_cycles) instead
+ * of slept or spun, and every time is read on the node's virtual clock,
+ * turned into this program's microseconds (a cycle is --scale us). */
+static int vt;
+
 static uint64_t now_ns(void) { return ini_mono_ns(); }
 
 /* The clock work is measured on: wall time when sleeping (the timed wait
@@ -246,12 +252,16 @@ static uint64_t draw_ns(uint64_t *rng, double mean_us)
     return (uint64_t)llround(us * 1000.0);
 }
 
-/* Spends a handler's cost: sleeps or spins `ns` on the work clock.  Polls
- * nothing: a handler is atomic. */
-static void spend(uint64_t ns)
+/* Spends a handler's cost: sleeps or spins `ns` on the work clock, or in
+ * virtual time declares it.  Polls nothing: a handler is atomic. */
+static void spend(struct ini_pe *pe, uint64_t ns)
 {
     if (!ns)
         return;
+    if (vt) {
+        ini_work_cycles(pe, (uint64_t)llround((double)ns / 1000.0 / opt.scale));
+        return;
+    }
     if (opt.mode == MODE_SLEEP) {
         ini_sleep_until_ns(now_ns() + ns);
         return;
@@ -341,14 +351,15 @@ static void on_request(struct ini_pe *pe, int src, const void *data, uint32_t le
         return;
     }
     /* The handler's cost o comes first, then the reply (figure 6-2). */
-    spend(draw_ns(&st->rng, opt.o_us));
+    uint64_t o = draw_ns(&st->rng, opt.o_us);
+    spend(pe, o);
     if (ini_send(pe, src, H_REPLY, &m, sizeof m) < 0) {
         report(st, "cannot reply to PE %d: %s", src, strerror(errno));
         st->c.fatal = errno == EPIPE;
     }
     st->req_from[src]++;
-    st->handler_work_ns += work_clock_ns() - w0;
-    sum_add(&st->req_handler, now_ns() - t0);
+    st->handler_work_ns += vt ? o : work_clock_ns() - w0;
+    sum_add(&st->req_handler, vt ? o : now_ns() - t0);
     st->c.last_progress_ns = now_ns();
 }
 
@@ -367,10 +378,11 @@ static void on_reply(struct ini_pe *pe, int src, const void *data, uint32_t len,
         return;
     }
     /* The reply handler costs o too (R_y of the model). */
-    spend(draw_ns(&st->rng, opt.o_us));
+    uint64_t o = draw_ns(&st->rng, opt.o_us);
+    spend(pe, o);
     st->reply_in = 1;
-    st->handler_work_ns += work_clock_ns() - w0;
-    sum_add(&st->reply_handler, now_ns() - t0);
+    st->handler_work_ns += vt ? o : work_clock_ns() - w0;
+    sum_add(&st->reply_handler, vt ? o : now_ns() - t0);
     st->c.last_progress_ns = now_ns();
 }
 
@@ -448,16 +460,28 @@ static int pick_destination(struct pe_state *st)
     return -1;   /* not reached: n_others > 0 is checked at start */
 }
 
-/* One compute/request cycle; 0, or -1 when the PE must give up. */
-static int one_cycle(struct pe_state *st)
+/* The time a cycle is measured on: the host's, or the node's virtual
+ * clock in this program's nanoseconds (a cycle is --scale us). */
+static uint64_t cycle_clock_ns(const struct pe_state *st)
 {
-    uint64_t start = now_ns();
+    if (!vt)
+        return now_ns();
+    return (uint64_t)llround((double)ini_pe_vtime(st->c.pe) * opt.scale * 1000.0);
+}
 
-    /* Work W: wait (sleep mode) or spin until W of work is done, handlers
-     * that run meanwhile pushing the end back by their own cost. */
-    uint64_t W_ns = draw_ns(&st->rng, st->W_us);
-    uint64_t w_start = work_clock_ns();
+/* Work W: wait (sleep mode) or spin until W of work is done, handlers that
+ * run meanwhile pushing the end back by their own cost; in virtual time,
+ * declared, and the library's poll makes the handlers that arrive during
+ * it interrupts.  The work achieved; 0, or -1 when the INIs stopped. */
+static int work_phase(struct pe_state *st, uint64_t W_ns, uint64_t *work)
+{
     st->handler_work_ns = 0;
+    if (vt) {
+        spend(st->c.pe, W_ns);
+        *work = W_ns;
+        return ini_poll(st->c.pe) < 0 ? -1 : 0;
+    }
+    uint64_t w_start = work_clock_ns();
     for (;;) {
         uint64_t end = w_start + W_ns + st->handler_work_ns, w = work_clock_ns();
         if (w >= end)
@@ -466,14 +490,24 @@ static int one_cycle(struct pe_state *st)
             ini_poll(st->c.pe);
             continue;
         }
-        if (ini_wait(st->c.pe, (end - w + 999) / 1000) < 0) {
-            report(st, "the INIs stopped while working");
-            st->c.fatal = 1;
+        if (ini_wait(st->c.pe, (end - w + 999) / 1000) < 0)
             return -1;
-        }
     }
-    uint64_t work_end = now_ns();
-    sum_add(&st->work, work_clock_ns() - w_start - st->handler_work_ns);
+    *work = work_clock_ns() - w_start - st->handler_work_ns;
+    return 0;
+}
+
+/* One compute/request cycle; 0, or -1 when the PE must give up. */
+static int one_cycle(struct pe_state *st)
+{
+    uint64_t start = cycle_clock_ns(st), work;
+    if (work_phase(st, draw_ns(&st->rng, st->W_us), &work) < 0) {
+        report(st, "the INIs stopped while working");
+        st->c.fatal = 1;
+        return -1;
+    }
+    uint64_t work_end = cycle_clock_ns(st);
+    sum_add(&st->work, work);
     sum_add(&st->R_w, work_end - start);
 
     /* The request, then block until its reply has been handled. */
@@ -496,7 +530,7 @@ static int one_cycle(struct pe_state *st)
             return -1;
         }
     st->waiting = 0;
-    uint64_t end = now_ns();
+    uint64_t end = cycle_clock_ns(st);
     sum_add(&st->blocked, end - work_end);
     sum_add(&st->R, end - start);
     return 0;
@@ -541,7 +575,7 @@ static int pe_main(struct ini_pe *pe, void *arg)
 
 /* ---- report ---- */
 
-static const char *mode_name(void) { return mode_names[opt.mode]; }
+static const char *mode_name(void) { return vt ? "virtual" : mode_names[opt.mode]; }
 static const char *dist_name(void) { return dist_names[opt.dist]; }
 
 static void pattern_text(char *buf, size_t len)
@@ -661,6 +695,10 @@ int main(int argc, char **argv)
     cfg = ini_cn_config(cn);
     my_cluster = ini_cn_cluster(cn);
     cnprog_need_message(cfg, sizeof(struct synth_msg), "messages");
+    vt = ini_cn_vtime_hz(cn) != 0;
+    if (vt && !opt.cycles)
+        cli_bad_arg("--time virtual: give --cycles N (a --duration of host time would end the run at a point "
+                    "the host chooses)");
     if (cfg->n_clusters < 2)
         cli_bad_arg("%s has one cluster: no inter-cluster requests to make", cfg->path);
     if (opt.pattern == PATTERN_HOTSPOT) {
