@@ -128,6 +128,27 @@ static void trace_close(struct ini_cn *cn)
     cn->traces = NULL;
 }
 
+/* Compute node p of the cluster cl, attached to its rings. */
+static void init_pe(struct ini_cn *cn, const struct ini_cluster_cfg *cl, int p)
+{
+    struct ini_pe *pe = &cn->pes[p];
+    pe->cn = cn;
+    pe->local = p;
+    pe->id = cl->pes[p];
+    pe->lb.policy = cn->cfg.pe_policy;
+    pe->lb.n_inis = cn->n_inis;
+    pe->lb.rr_next = (uint32_t)p;          /* spread PEs' first choices */
+    for (int i = 0; i < cn->n_inis; i++) {
+        if (cl->inis[i] == cn->cfg.pes[pe->id].static_ini)
+            pe->lb.static_local = i;
+        pe->lb.submitted[i] = &cn->seg->inis[i].submitted;
+        pe->lb.processed[i] = &cn->seg->inis[i].processed;
+        pe->lb.inbound[i] = &cn->seg->inis[i].inbound;
+        ini_ring_prod_attach(&pe->out[i], ini_segment_ring(cn->seg, p, i, INI_TO_INI));
+        ini_ring_cons_attach(&pe->in[i], ini_segment_ring(cn->seg, p, i, INI_TO_PE));
+    }
+}
+
 struct ini_cn *ini_cn_attach(const char *cfg_path, int cluster, const char *segment,
                              char *err, size_t errlen)
 {
@@ -173,24 +194,8 @@ struct ini_cn *ini_cn_attach(const char *cfg_path, int cluster, const char *segm
         goto fail;
     }
     memset(cn->pes, 0, sizeof(struct ini_pe) * (size_t)cn->n_pes);
-    for (int p = 0; p < cn->n_pes; p++) {
-        struct ini_pe *pe = &cn->pes[p];
-        pe->cn = cn;
-        pe->local = p;
-        pe->id = cl->pes[p];
-        pe->lb.policy = cn->cfg.pe_policy;
-        pe->lb.n_inis = cn->n_inis;
-        pe->lb.rr_next = (uint32_t)p;          /* spread PEs' first choices */
-        for (int i = 0; i < cn->n_inis; i++) {
-            if (cl->inis[i] == cn->cfg.pes[pe->id].static_ini)
-                pe->lb.static_local = i;
-            pe->lb.submitted[i] = &cn->seg->inis[i].submitted;
-            pe->lb.processed[i] = &cn->seg->inis[i].processed;
-            pe->lb.inbound[i] = &cn->seg->inis[i].inbound;
-            ini_ring_prod_attach(&pe->out[i], ini_segment_ring(cn->seg, p, i, INI_TO_INI));
-            ini_ring_cons_attach(&pe->in[i], ini_segment_ring(cn->seg, p, i, INI_TO_PE));
-        }
-    }
+    for (int p = 0; p < cn->n_pes; p++)
+        init_pe(cn, cl, p);
     if (trace_open(cn, err, errlen) < 0 || ini_cn_sync_init(&cn->sync, &cn->cfg, cluster, err, errlen) < 0 ||
         cn_vt_attach(&cn->vt, cn->cfg.n_pes, err, errlen) < 0)
         goto fail;
