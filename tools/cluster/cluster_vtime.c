@@ -32,10 +32,7 @@ int vtime_option(struct vtime_opts *o, const char *name, const char *value)
         double v = strtod(value, &end);
         if (*end || !(v > 0 && v <= 1e12))
             cli_bad_arg("%s: '%s' is not a positive number", name, value);
-        if (name[5] == 'k')
-            o->k = value;
-        else
-            o->hz = value;
+        *(strcmp(name, "--vt-k") ? &o->hz : &o->k) = value;
     } else {
         return 0;
     }
