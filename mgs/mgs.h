@@ -122,6 +122,20 @@ void mgs_cluster_barrier(double *values, int count);
  * summary line on stderr, protocol thread stopped, INIs detached. */
 void mgs_stop(void);
 
+/* The virtual-time mode (`ini-cluster run --time virtual`; docs/mgs.md,
+ * "Virtual time"): MGS runs on every node, as on Alewife, and no protocol
+ * thread is started.  Each compute node of the cluster is a thread from
+ * mgs_start to mgs_stop (node 0 the caller's); between two pieces of work
+ * a node serves the messages that reach it.  mgs_virtual: 1 in this mode.
+ * mgs_start_nodes runs fn(arg, local) once on each node 1..n-1 of this
+ * cluster and returns at once (the caller, node 0, does its own part);
+ * only in this mode.  mgs_work_cycles declares the calling node's
+ * computing, in cycles of the emulated machine (ini_work_cycles); a no-op
+ * in the other modes. */
+int mgs_virtual(void);
+void mgs_start_nodes(void (*fn)(void *arg, int local), void *arg);
+void mgs_work_cycles(uint64_t cycles);
+
 /* Counters, per cluster (see docs/mgs.md). */
 enum mgs_msg_type {
     MGS_M_RREQ = 1,     /* read fetch request, client -> home */

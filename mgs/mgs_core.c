@@ -168,6 +168,11 @@ static void hand_over(struct mgs *g, struct mgs_request *r)
  * handler too: atomics, clocks and futex calls only. */
 static void submit_and_wait(struct mgs *g, struct mgs_request *r)
 {
+    if (g->vt.on) {
+        r->thread = tls_thread;
+        mgs_vt_submit(g, r);      /* the node handles it itself (mgs_vtime.c) */
+        return;
+    }
     mgs_dilate_compute(g);
     if (g->tr.on) {
         r->t_submit = ini_cn_trace_tsc();
@@ -184,6 +189,10 @@ static void submit_and_wait(struct mgs *g, struct mgs_request *r)
 void mgs_complete(struct mgs_request *r)
 {
     mgs_trace_req_done(mgs_g, r);
+    if (mgs_g->vt.on) {
+        mgs_vt_complete(mgs_g, r);
+        return;
+    }
     if (atomic_exchange_explicit(&r->done, 1, memory_order_acq_rel) == 2)
         futex(&r->done, FUTEX_WAKE_PRIVATE, 1);
 }
@@ -237,6 +246,8 @@ static inline bool seq_before(uint32_t a, uint32_t b)
     return (int32_t)(a - b) < 0;
 }
 
+static int process_ready(struct mgs *g);
+
 /* INI handler, on the protocol thread inside ini_poll: copy, restore the
  * per-source order, queue.  No protocol step runs here. */
 static void on_ini_message(struct ini_pe *pe, int src_pe, const void *data, uint32_t len, void *arg)
@@ -284,6 +295,10 @@ static void on_ini_message(struct ini_pe *pe, int src_pe, const void *data, uint
         *p = m;
         g->stats.reorder_held++;
     }
+    /* Virtual time: the node it reached runs the protocol's steps now,
+     * inside its handler, as Alewife's handlers did. */
+    if (g->vt.on)
+        process_ready(g);
 }
 
 void mgs_send(int from, int to_pe, int type, uint16_t aux, uint32_t arg, const void *p1, uint32_t l1,
@@ -291,6 +306,8 @@ void mgs_send(int from, int to_pe, int type, uint16_t aux, uint32_t arg, const v
 {
     struct mgs *g = mgs_g;
     int dst = g->pe_cluster[to_pe];
+    if (g->vt.on)
+        from = mgs_vt_self();     /* the node running the step sends it, from its own endpoint */
     struct mgs_hdr h = { .seq = 0, .type = (uint8_t)type, .src = (uint8_t)g->cluster, .aux = aux, .arg = arg };
     if (dst == g->cluster) {
         struct mgs_msg *m = malloc(sizeof *m + l1 + l2);
@@ -305,7 +322,10 @@ void mgs_send(int from, int to_pe, int type, uint16_t aux, uint32_t arg, const v
         if (l2)
             memcpy(m->payload + l1, p2, l2);
         m->trace_seq = mgs_trace_local_send(g, from, to_pe, type, arg, l1 + l2);
-        mgs_queue_push(&g->ready, m);
+        if (g->vt.on)
+            mgs_vt_send_local(g, m);
+        else
+            mgs_queue_push(&g->ready, m);
         g->stats.msg[type].local++;
         return;
     }
@@ -368,7 +388,7 @@ static void blob_send(struct mgs *g, struct mgs_request *r)
     mgs_complete(r);
 }
 
-static void handle_request(struct mgs *g, struct mgs_request *r)
+void mgs_handle_request(struct mgs *g, struct mgs_request *r)
 {
     switch (r->kind) {
     case MGS_REQ_FAULT:
@@ -424,7 +444,7 @@ static int drain_requests(struct mgs *g)
         list->next = NULL;
         struct mgs_trace_act act;
         mgs_trace_begin_req(g, &act, list);
-        handle_request(g, list);
+        mgs_handle_request(g, list);
         mgs_trace_end(g, &act);
         list = next;
         n++;
@@ -432,32 +452,40 @@ static int drain_requests(struct mgs *g)
     return n;
 }
 
+/* One message's step; m is freed unless the step kept it (deferred). */
+void mgs_process_msg(struct mgs *g, struct mgs_msg *m)
+{
+    bool kept = false;
+    struct mgs_trace_act act;
+    if (g->vt.on)
+        mgs_vt_charge(g, m->len);
+    mgs_trace_begin_msg(g, &act, m);
+    switch (m->h.type) {
+    case MGS_M_LOCK_REQ:
+    case MGS_M_LOCK_FWD:
+    case MGS_M_TOKEN:
+    case MGS_M_ARRIVE:
+    case MGS_M_GO:
+        mgs_sync_message(m);
+        break;
+    case MGS_M_BLOB:
+        blob_message(g, m);
+        break;
+    default:
+        kept = mgs_page_message(m);
+        break;
+    }
+    mgs_trace_end(g, &act);
+    if (!kept)
+        free(m);
+}
+
 static int process_ready(struct mgs *g)
 {
     int n = 0;
     struct mgs_msg *m;
     while ((m = mgs_queue_pop(&g->ready))) {
-        bool kept = false;
-        struct mgs_trace_act act;
-        mgs_trace_begin_msg(g, &act, m);
-        switch (m->h.type) {
-        case MGS_M_LOCK_REQ:
-        case MGS_M_LOCK_FWD:
-        case MGS_M_TOKEN:
-        case MGS_M_ARRIVE:
-        case MGS_M_GO:
-            mgs_sync_message(m);
-            break;
-        case MGS_M_BLOB:
-            blob_message(g, m);
-            break;
-        default:
-            kept = mgs_page_message(m);
-            break;
-        }
-        mgs_trace_end(g, &act);
-        if (!kept)
-            free(m);
+        mgs_process_msg(g, m);
         n++;
     }
     return n;
@@ -561,6 +589,7 @@ static int attach_inis(struct mgs *g, char *err, size_t errlen)
     g->n_pes = ini_cn_n_pes(g->cn);
     for (int k = 0; k < g->n_pes; k++)
         g->pes[k] = ini_cn_pe(g->cn, k);
+    g->vt.on = ini_cn_vtime_hz(g->cn) > 0;
     return 0;
 }
 
@@ -667,6 +696,8 @@ static int start_protocol(struct mgs *g, char *err, size_t errlen)
     }
     mgs_g = g;
     mgs_trace_init(g);
+    if (g->vt.on)
+        return mgs_vt_start(g, err, errlen);   /* every node runs the protocol: no thread of its own */
     if (pthread_create(&g->server, NULL, protocol_thread, g) != 0) {
         mgs_g = NULL;
         sigaction(SIGSEGV, &previous_segv, NULL);
@@ -897,8 +928,12 @@ void mgs_stop(void)
     mgs_cluster_barrier(g->machine, MGS_T_COUNT);
     atomic_store(&g->protocol_mode, false);
     atomic_store_explicit(&g->stop, true, memory_order_release);
-    kick_protocol_thread(g);
-    pthread_join(g->server, NULL);
+    if (g->vt.on) {
+        mgs_vt_stop(g);
+    } else {
+        kick_protocol_thread(g);
+        pthread_join(g->server, NULL);
+    }
     g->stopped = true;
     mgs_stats_write(g);
     if (g->cluster == 0)

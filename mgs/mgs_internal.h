@@ -59,6 +59,7 @@ struct mgs_msg {
     int16_t to_local;        /* the node of this cluster it is for (local index) */
     uint32_t trace_seq;      /* its name in the traces: the sender's sequence (ini_pe_handling_seq),
                                 or MGS's local sequence for a message to this cluster */
+    struct ini_vt_event ev;  /* virtual time: a message inside the cluster (mgs_vtime.c) */
     struct mgs_hdr h;
     uint8_t payload[];
 };
@@ -107,6 +108,11 @@ struct mgs_request {
      * name, given when the protocol thread takes it */
     uint64_t t_submit, t_resumed;
     uint32_t trace_id;
+    /* virtual time (mgs_vtime.c): the node that made it, and the event by
+     * which another node that finished it tells it so */
+    int node;
+    bool wake_pending;
+    struct ini_vt_event wake;
 };
 
 /* ---- units --------------------------------------------------------------- */
@@ -220,6 +226,18 @@ struct mgs {
     /* Standalone (no INIs, no pe): the protocol thread's futex word. */
     _Atomic uint32_t own_bell, own_bell_sleeping;
 
+    /* virtual time (mgs_vtime.c): every node runs the protocol */
+    struct {
+        bool on;
+        pthread_t threads[INI_MAX_PES_PER_CLUSTER];
+        void (*job)(void *arg, int local);
+        void *job_arg;
+        int go[INI_MAX_PES_PER_CLUSTER];        /* set by an event: 1 work, 2 stop */
+        int stopped;                            /* nodes that acknowledged the stop */
+        uint64_t steps[INI_MAX_PES_PER_CLUSTER];  /* protocol steps each node ran (requests, messages) */
+        struct ini_vt_event job_ev[INI_MAX_PES_PER_CLUSTER], ack[INI_MAX_PES_PER_CLUSTER];
+    } vt;
+
     /* requests from compute threads */
     _Atomic(struct mgs_request *) requests;
     pthread_t server;
@@ -325,6 +343,21 @@ static inline int mgs_thread_node(const struct mgs *g, int thread)
 void mgs_queue_push(struct mgs_msg_queue *q, struct mgs_msg *m);
 void mgs_queue_push_front(struct mgs_msg_queue *q, struct mgs_msg *m);
 struct mgs_msg *mgs_queue_pop(struct mgs_msg_queue *q);
+
+/* the protocol's steps (mgs_core.c), run by the protocol thread, or in
+ * virtual time by the node that holds the turn */
+void mgs_handle_request(struct mgs *g, struct mgs_request *r);
+void mgs_process_msg(struct mgs *g, struct mgs_msg *m);
+
+/* virtual time (mgs_vtime.c) */
+int mgs_vt_self(void);                       /* the calling thread's node */
+int mgs_vt_start(struct mgs *g, char *err, size_t errlen);
+void mgs_vt_stop(struct mgs *g);
+void mgs_vt_submit(struct mgs *g, struct mgs_request *r);
+void mgs_vt_complete(struct mgs *g, struct mgs_request *r);
+void mgs_vt_send_local(struct mgs *g, struct mgs_msg *m);
+/* Declares a handler's cycles, `bytes` copied (the header comment). */
+void mgs_vt_charge(struct mgs *g, uint64_t bytes);
 
 /* page protocol (mgs_page.c) */
 int mgs_page_init(struct mgs *g);

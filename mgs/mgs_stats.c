@@ -128,7 +128,11 @@ static void json_nodes(FILE *f, const struct mgs *g)
                 ini_pe_id(g->pes[k]), (unsigned long long)ps->sent, (unsigned long long)ps->received);
         for (int i = 0; i < n_inis; i++)
             fprintf(f, "%s%llu", i ? ", " : "", (unsigned long long)ps->sent_per_ini[i]);
-        fprintf(f, "] }");
+        fprintf(f, "]");
+        if (g->vt.on)    /* MGS on every node: the steps this node ran, and its clock at the end */
+            fprintf(f, ", \"protocol_steps\": %llu, \"vtime_cycles\": %llu", (unsigned long long)g->vt.steps[k],
+                    (unsigned long long)ini_pe_vtime(g->pes[k]));
+        fprintf(f, " }");
     }
     fprintf(f, "\n  ],\n");
 }

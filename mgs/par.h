@@ -49,6 +49,7 @@
 #define MGS_PAR_H
 
 #include <stddef.h>
+#include <stdint.h>
 
 #ifdef __cplusplus
 extern "C" {
@@ -104,6 +105,13 @@ int par_nthreads(void);
  * memory (or be NULL). Returns 0, or -1 if the threads could not be started
  * (then no worker has run). */
 int par_run(void (*worker)(void *arg), void *arg);
+
+/* Declares `cycles` of computing done by the calling thread since its last
+ * par_* call, in cycles of the emulated machine: in MGS's virtual-time
+ * mode its node's clock moves on by them (mgs_work_cycles, ini_work_cycles);
+ * elsewhere nothing.  A program that declares its work runs the same to
+ * the cycle every time (docs/virtual-time.md). */
+void par_work(uint64_t cycles);
 
 #ifdef __cplusplus
 }

@@ -48,6 +48,7 @@ int par_threads_locks_create(unsigned count, par_lock_t *first);
 void par_threads_lock(par_lock_t id);
 void par_threads_unlock(par_lock_t id);
 void par_threads_barrier(void);
+void par_threads_work(uint64_t cycles);
 void par_threads_sum(double *values, int count);
 int par_threads_self(void);
 int par_threads_nthreads(void);
@@ -137,6 +138,24 @@ static void *thread_main(void *p)
     return NULL;
 }
 
+/* Virtual time: node `local` of this cluster runs its part (mgs_start_nodes). */
+static void node_part(void *p, int local)
+{
+    struct thread_start *s = p;
+    run_one(s->id + local, s->worker, s->arg);
+}
+
+/* par_run's threads in virtual time: the cluster's nodes are MGS's own
+ * threads, each serving its messages when not working (mgs.h); the last
+ * barrier of run_one is the join. */
+static void run_virtual(int base, void (*worker)(void *), void *arg)
+{
+    static struct thread_start job;
+    job = (struct thread_start){ base, worker, arg };
+    mgs_start_nodes(node_part, &job);
+    run_one(base, worker, arg);
+}
+
 static int mgsp_run(void (*worker)(void *), void *arg)
 {
     if (!pm.initialised || pm.running || !worker)
@@ -152,6 +171,12 @@ static int mgsp_run(void (*worker)(void *), void *arg)
     pm.running = true;
     int cluster = mgs_cluster();
     int local = mgs_local_threads(cluster), base = mgs_thread_base(cluster);
+    if (mgs_virtual()) {
+        run_virtual(base, worker, arg);
+        mgs_thread_enter(base);
+        pm.running = false;
+        return 0;
+    }
     pthread_t threads[PAR_MAX_THREADS];
     struct thread_start starts[PAR_MAX_THREADS];
     for (int i = 1; i < local; i++) {
@@ -246,4 +271,12 @@ int par_nthreads(void) { return use_mgs ? pm.nthreads : par_threads_nthreads(); 
 int par_run(void (*worker)(void *arg), void *arg)
 {
     return use_mgs ? mgsp_run(worker, arg) : par_threads_run(worker, arg);
+}
+
+void par_work(uint64_t cycles)
+{
+    if (use_mgs)
+        mgs_work_cycles(cycles);
+    else
+        par_threads_work(cycles);
 }

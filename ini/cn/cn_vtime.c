@@ -1,20 +1,24 @@
 /*
  * cn_vtime.c - a compute node as an emulated processor (cn_vtime.h).
  *
- * The node's inputs are its rings from the cluster's INIs; a delivered
- * record carries its arrival stamp in its last word (vt_shm.h), which the
- * INI writes once the delivery's event is charged (until then it reads as
- * "never").  The earliest stamp among the rings' next records is the
- * node's next input; records of one ring arrive in stamp order, so a
- * ring's next record is its earliest.
+ * The node's inputs are its rings from the cluster's INIs and the events
+ * nodes of its own process post to it (ini_vt_post_local: a message inside
+ * the cluster).  A delivered record carries its arrival stamp in its last
+ * word (vt_shm.h), which the INI writes once the delivery's event is
+ * charged (until then it reads as "never").  The earliest stamp among the
+ * rings' next records and the local list's head is the node's next input;
+ * records of one ring arrive in stamp order, so a ring's next record is
+ * its earliest, and the local list is kept sorted.
  */
 #include "cn_vtime.h"
 
+#include <errno.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include "clock.h"
+#include "ini_assert.h"
 #include "cn_internal.h"
 #include "vt_shm.h"
 
@@ -48,6 +52,12 @@ int cn_vt_attach(struct cn_vt *v, int n_pes_total, char *err, size_t errlen)
     v->plant_early = plant ? strtoull(plant, NULL, 10) : 0;
     v->n_pes_total = n_pes_total;
     return 0;
+}
+
+void cn_vt_group(struct cn_vt *v, const int *pes, int n, int cluster)
+{
+    for (int k = 0; k < n; k++)
+        ini_vt_slot_group(v->m, ini_vt_pe_slot(pes[k]), (uint32_t)cluster + 1);
 }
 
 void cn_vt_detach(struct cn_vt *v)
@@ -117,24 +127,50 @@ static uint64_t earliest_ring(struct ini_pe *pe, int *ring)
     return best;
 }
 
+/* The earliest of the node's local events (ini_vt_post_local). */
+static uint64_t local_stamp(struct ini_pe *pe)
+{
+    uint64_t next = atomic_load_explicit(&pe->vt.local_next, memory_order_acquire);
+    return next ? next - 1 : INI_VT_NEVER;
+}
+
 static uint64_t input_earliest(void *ctx)
 {
     int ring;
-    return earliest_ring(ctx, &ring);
+    uint64_t r = earliest_ring(ctx, &ring), l = local_stamp(ctx);
+    return l < r ? l : r;
 }
 
-/* Runs the earliest input's handler; its cycles: what it declared (or
- * its CPU time times K). */
+/* Takes the head of the node's local events (the turn is held). */
+static struct ini_vt_event *local_pop(struct ini_pe *pe)
+{
+    struct ini_vt_event *ev = pe->vt.local;
+    pe->vt.local = ev->next;
+    atomic_store_explicit(&pe->vt.local_next, pe->vt.local ? pe->vt.local->at + 1 : 0, memory_order_release);
+    ev->next = NULL;
+    return ev;
+}
+
+/* Runs the earliest input's handler (a ring's record before a local event
+ * of the same time); its cycles: what it declared (or its CPU time times
+ * K). */
 static uint64_t input_serve(void *ctx, uint64_t at)
 {
     struct ini_pe *pe = ctx;
     int ring;
     (void)at;
-    earliest_ring(pe, &ring);
-    uint64_t end;
-    struct ini_rec *rec = ini_ring_next(&pe->in[ring], &end);
+    uint64_t r = earliest_ring(pe, &ring);
     burst_cycles(pe);                    /* what came before is the burst's, already charged */
-    cn_handle_record(pe, ring, rec, end);
+    if (local_stamp(pe) < r) {
+        struct ini_vt_event *ev = local_pop(pe);
+        pe->in_handler++;
+        ev->fn(pe, ev);
+        pe->in_handler--;
+    } else {
+        uint64_t end;
+        struct ini_rec *rec = ini_ring_next(&pe->in[ring], &end);
+        cn_handle_record(pe, ring, rec, end);
+    }
     pe->vt.served++;
     return burst_cycles(pe);
 }
@@ -203,9 +239,73 @@ int cn_vt_post_send(struct ini_pe *pe, int ini, uint64_t stamp)
 
 /* ---- the public calls (ini_cn.h) ---- */
 
+int ini_pe_hold(struct ini_pe *pe)
+{
+    if (!pe->cn->vt.m)
+        return 0;
+    INI_ASSERT(pe->in_handler == 0);
+    if (cn_vt_enter(pe) < 0) {
+        errno = EPIPE;
+        return -1;
+    }
+    pe->in_handler = 1;
+    pe->vt.held = 1;
+    return 0;
+}
+
+void ini_pe_release(struct ini_pe *pe)
+{
+    if (!pe->cn->vt.m)
+        return;
+    INI_ASSERT(pe->in_handler == 1);
+    pe->in_handler = 0;
+    pe->vt.held = 0;
+    cn_vt_leave(pe);
+}
+
+void ini_pe_done(struct ini_pe *pe)
+{
+    if (!pe->cn->vt.m)
+        return;
+    pe->in_handler = 0;
+    pe->vt.held = 0;
+    cn_vt_pe_stop(pe);
+}
+
+int ini_vt_post_local(struct ini_pe *from, struct ini_pe *to, uint64_t delay, struct ini_vt_event *ev)
+{
+    struct cn_vt *v = &from->cn->vt;
+    if (!v->m || from->in_handler == 0 || to->cn != from->cn) {
+        errno = EINVAL;
+        return -1;
+    }
+    if (delay < (uint64_t)v->costs.handover)
+        delay = (uint64_t)v->costs.handover;
+    ev->at = from->vt.node.clock + delay;
+    ev->order = v->local_order++;
+    struct ini_vt_event **p = &to->vt.local;
+    while (*p && ((*p)->at < ev->at || ((*p)->at == ev->at && (*p)->order < ev->order)))
+        p = &(*p)->next;
+    ev->next = *p;
+    *p = ev;
+    atomic_store_explicit(&to->vt.local_next, to->vt.local->at + 1, memory_order_release);
+    if (ini_vt_post(v->m, from->vt.node.slot, ini_vt_pe_slot(to->id), ev->at) < 0) {
+        errno = EPIPE;
+        return -1;
+    }
+    return 0;
+}
+
 void ini_work_cycles(struct ini_pe *pe, uint64_t cycles)
 {
-    if (pe->cn->vt.m)
+    if (!pe->cn->vt.m)
+        return;
+    /* Holding the turn outside a handler (ini_pe_hold): the work is the
+     * node's event, charged now, so that what it sends next leaves after
+     * it.  Otherwise it ends the burst or the handler it belongs to. */
+    if (pe->vt.held && pe->in_handler == 1)
+        pe->vt.node.clock = ini_vt_charge(pe->cn->vt.m, pe->vt.node.slot, cycles);
+    else
         pe->vt.declared += cycles;
 }
 

@@ -24,6 +24,7 @@
 #ifndef INI_CN_VTIME_H
 #define INI_CN_VTIME_H
 
+#include <stdatomic.h>
 #include <stdint.h>
 
 #include "vt_cost.h"
@@ -31,6 +32,7 @@
 #include "vt_node.h"
 
 struct ini_pe;
+struct ini_vt_event;
 
 enum cn_vt_compute { CN_VT_DECLARED = 0, CN_VT_MEASURED };
 
@@ -42,6 +44,7 @@ struct cn_vt {
     double cycles_per_cpu_ns;     /* measured: K * hz / 1e9 */
     int n_pes_total;              /* the run's compute nodes: INI i is slot n_pes_total + i */
     uint64_t plant_early;         /* tests: INI_VT_PLANT_EARLY (cn_vt_send_stamp) */
+    uint64_t local_order;         /* ini_vt_post_local's posts, for ties (turn holders only) */
 };
 
 /* A node's. */
@@ -52,12 +55,22 @@ struct cn_vt_pe {
     uint64_t cpu_mark;            /* measured: the thread's CPU time at the last event */
     uint64_t served;              /* handlers run by the current call */
     uint64_t sends;               /* records handed to INIs */
+    int held;                     /* ini_pe_hold: the program's thread holds the turn */
+    /* Events from nodes of this process (ini_vt_post_local), sorted by
+     * (at, order): written and read by turn holders only; local_next, the
+     * head's time plus one (0: none), is read without the turn too
+     * (take_turn's hint; the post to the machine is what counts). */
+    struct ini_vt_event *local;
+    _Atomic uint64_t local_next;
 };
 
 /* Maps the machine the environment names; v->m stays NULL when none.
  * 0, or -1 with a one-line reason in err. */
 int cn_vt_attach(struct cn_vt *v, int n_pes_total, char *err, size_t errlen);
 void cn_vt_detach(struct cn_vt *v);
+/* The cluster's compute nodes (global ids) share its memory: one group
+ * of the machine (ini_vt_slot_group). */
+void cn_vt_group(struct cn_vt *v, const int *pes, int n, int cluster);
 
 /* The node joins (computing from 0) / leaves for good. */
 void cn_vt_pe_start(struct ini_pe *pe);

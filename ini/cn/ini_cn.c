@@ -199,6 +199,8 @@ struct ini_cn *ini_cn_attach(const char *cfg_path, int cluster, const char *segm
     if (trace_open(cn, err, errlen) < 0 || ini_cn_sync_init(&cn->sync, &cn->cfg, cluster, err, errlen) < 0 ||
         cn_vt_attach(&cn->vt, cn->cfg.n_pes, err, errlen) < 0)
         goto fail;
+    if (cn->vt.m)
+        cn_vt_group(&cn->vt, cl->pes, cl->n_pes, cluster);
     cn->handlers[INI_CN_BARRIER_HANDLER] = (struct handler_slot){ ini_cn_barrier_on_arrive, cn };
     return cn;
 fail:
@@ -531,12 +533,12 @@ void cn_handle_record(struct ini_pe *pe, int ini, struct ini_rec *rec, uint64_t 
     if (cn->overhead_ns)
         spend_overhead(cn);
     if (hs->fn) {
-        pe->in_handler = 1;
+        pe->in_handler++;      /* a held turn (ini_pe_hold) counts as one */
         if (pe->trace)
             run_traced(pe, hs, h);
         else
             hs->fn(pe, h->src_pe, h + 1, h->len, hs->arg);
-        pe->in_handler = 0;
+        pe->in_handler--;
     } else {
         fprintf(stderr, "ini: PE %d: message from PE %u for unregistered handler %u dropped\n",
                 pe->id, h->src_pe, h->handler);

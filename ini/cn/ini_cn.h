@@ -191,6 +191,39 @@ void ini_work_cycles(struct ini_pe *pe, uint64_t cycles);
 uint64_t ini_pe_vtime(const struct ini_pe *pe);
 /* The emulated machine's cycles per second; 0 when not a virtual run. */
 uint64_t ini_cn_vtime_hz(const struct ini_cn *cn);
+
+/* Holding a node's turn (virtual time), for a runtime that runs its own
+ * protocol on the node's thread (MGS on every node, as on Alewife): between
+ * ini_pe_hold and ini_pe_release the thread is the node's event: ini_send
+ * sends at the node's clock, ini_wait serves the node's next input (its
+ * handler runs inside the call), ini_work_cycles charges the node.
+ * ini_pe_hold ends the node's compute burst first, serving the inputs due
+ * by its end.  Outside the virtual-time mode both are no-ops.  Holds do
+ * not nest; a handler already holds.  0, or -1 (errno EPIPE) when the
+ * machine stopped. */
+int ini_pe_hold(struct ini_pe *pe);
+void ini_pe_release(struct ini_pe *pe);
+/* The node leaves the virtual-time machine for good (its thread ends,
+ * holding the turn or not): from then on it holds back nothing.  A no-op
+ * outside virtual time. */
+void ini_pe_done(struct ini_pe *pe);
+
+/* An event one node posts to a node of its own cluster in virtual time,
+ * without the INIs: a message inside the cluster, carried by its hardware
+ * (as Alewife's mesh carried MGS's messages within an SSMP).  The caller
+ * owns the storage until fn runs; fn runs on `to`'s thread, holding its
+ * turn, at the event's time, in (time, post) order among its inputs. */
+struct ini_vt_event {
+    struct ini_vt_event *next;
+    uint64_t at;                 /* set by ini_vt_post_local */
+    uint64_t order;              /* ties: the order of the posts */
+    void (*fn)(struct ini_pe *pe, struct ini_vt_event *ev);
+};
+/* Posted by `from`, which holds its turn, to arrive `delay` cycles after
+ * from's clock (at least the cost set's hand-over: nothing is quicker).
+ * 0, or -1 with errno EINVAL (not a virtual run, not held, another
+ * cluster) or EPIPE (the machine stopped). */
+int ini_vt_post_local(struct ini_pe *from, struct ini_pe *to, uint64_t delay, struct ini_vt_event *ev);
 void ini_work_begin(struct ini_pe *pe);
 void ini_work_end(struct ini_pe *pe);
 /* The dilation factor ini_work_end applies (1: none). */

@@ -87,6 +87,14 @@ static void unlock(struct ini_vt_machine *m)
     pthread_mutex_unlock(&m->lock);
 }
 
+void ini_vt_slot_group(struct ini_vt_machine *m, uint32_t id, uint32_t group)
+{
+    INI_ASSERT(id < m->n_slots);
+    lock(m);
+    m->slots[id].group = group;
+    unlock(m);
+}
+
 /* A waiting slot's next event: its own or its earliest input, but never
  * before its clock: an input that arrived while it was busy (a handler,
  * a service) waits until the slot is free. */
@@ -99,9 +107,11 @@ static uint64_t key_of(const struct ini_vt_slot *s)
     return k < clock ? clock : k;
 }
 
-/* The earliest time a computing slot still allows, over all but `except`;
- * INI_VT_NEVER when none computes.  An absent slot holds time at 0. */
-static uint64_t compute_bound(const struct ini_vt_machine *m, int except)
+/* The earliest time a computing slot still allows to a slot of `group`
+ * (0: any slot), over all but `except`; INI_VT_NEVER when none computes.
+ * An absent slot holds time at 0.  A computing slot of the same group
+ * allows nothing from its clock on (vt_machine.h, ini_vt_slot_group). */
+static uint64_t compute_bound(const struct ini_vt_machine *m, int except, uint32_t group)
 {
     uint64_t bound = INI_VT_NEVER;
     for (uint32_t i = 0; i < m->n_slots; i++) {
@@ -110,7 +120,8 @@ static uint64_t compute_bound(const struct ini_vt_machine *m, int except)
         if ((int)i == except || (state != INI_VT_COMPUTING && state != INI_VT_ABSENT))
             continue;
         uint64_t c = atomic_load_explicit(&s->clock, memory_order_relaxed);
-        uint64_t b = c + s->lookahead < c ? INI_VT_NEVER : c + s->lookahead;
+        uint64_t ahead = group && s->group == group ? 0 : s->lookahead;
+        uint64_t b = c + ahead < c ? INI_VT_NEVER : c + ahead;
         if (b < bound)
             bound = b;
     }
@@ -138,7 +149,7 @@ static int earliest_waiting(const struct ini_vt_machine *m, uint64_t *key)
 
 static int any_computing(const struct ini_vt_machine *m)
 {
-    return compute_bound(m, -1) != INI_VT_NEVER;
+    return compute_bound(m, -1, 0) != INI_VT_NEVER;
 }
 
 static int all_done(const struct ini_vt_machine *m)
@@ -180,7 +191,7 @@ static void pick(struct ini_vt_machine *m, int self)
         }
         return;
     }
-    if (key >= compute_bound(m, -1))
+    if (key >= compute_bound(m, -1, m->slots[best].group))
         return;                  /* a computing slot may yet send before it */
     struct ini_vt_slot *s = &m->slots[best];
     INI_ASSERT(key >= atomic_load_explicit(&s->clock, memory_order_relaxed));
@@ -252,6 +263,7 @@ uint64_t ini_vt_charge(struct ini_vt_machine *m, uint32_t from, uint64_t cycles)
     INI_ASSERT(m->turn == (int)from);
     uint64_t t = atomic_load_explicit(&s->clock, memory_order_relaxed) + cycles;
     atomic_store_explicit(&s->clock, t, memory_order_relaxed);
+    s->busy += cycles;
     return t;
 }
 

@@ -98,7 +98,9 @@ struct ini_vt_slot {
     _Atomic uint32_t state;     /* enum ini_vt_state */
     _Atomic uint32_t wake;      /* futex word: 1 once the turn is given */
     uint64_t lookahead;         /* least latency of anything it sends */
+    uint32_t group;             /* shares memory with the slots of its group (0: none) */
     uint64_t events;            /* turns it was given */
+    uint64_t busy;              /* cycles charged to it (ini_vt_charge): its work */
     char name[24];              /* "pe 3", "ini 1": for messages */
 };
 
@@ -129,6 +131,14 @@ int ini_vt_init(struct ini_vt_machine *m, uint32_t n_slots, uint64_t hz, char *e
  * computes, events up to that far past its clock may still run; 0 makes
  * its compute bursts hold every other event. */
 void ini_vt_slot_init(struct ini_vt_machine *m, uint32_t id, const char *name, uint64_t lookahead);
+
+/* Slot `id` shares memory with every slot of `group` (1 and up; a
+ * cluster's compute nodes, one process): while it computes, no event of
+ * its group at or after its clock may run, whatever its lookahead, since
+ * that event could change memory its host code is reading (a page MGS
+ * maps or takes away), and whether the code saw the change would then
+ * depend on the host.  Set before the slot first computes. */
+void ini_vt_slot_group(struct ini_vt_machine *m, uint32_t id, uint32_t group);
 
 /* Slot `id` gives up the turn (or stops computing), states its own next
  * event `next` (INI_VT_NEVER: it only waits for input), and waits until it

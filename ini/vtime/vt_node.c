@@ -82,6 +82,17 @@ int ini_vt_node_send(struct ini_vt_node *n, uint32_t to, uint64_t cycles, uint64
 
 void ini_vt_node_leave(struct ini_vt_node *n)
 {
+    /* The node's work (handlers, what it charged holding the turn) took
+     * its clock past the time the machine is at: before its host code
+     * runs from that clock, every event before it must have run, or one
+     * of them (another node of its cluster) could change memory the code
+     * reads, earlier in virtual time but later on the host.  So it takes
+     * the turn again at its clock; nothing is served, and the clock does
+     * not move. */
+    uint64_t t;
+    if (ini_vt_wait_turn(n->m, n->slot, n->clock, &t) != INI_VT_GRANTED)
+        return;                 /* the machine stopped: the node's next call says so */
+    n->clock = t;
     ini_vt_compute(n->m, n->slot);
 }
 

@@ -32,7 +32,7 @@ vrun() {    # NAME CONFIG PING-ARGS...: runs, output in $TMP/NAME.out; its statu
         build/bin/ini-ping "$@" > "$TMP/$name.out" 2>&1
 }
 vcycles() { sed -n 's/^virtual time: \([0-9]*\) cycles (.*/\1/p' "$TMP/$1.out"; }
-table() { grep -E '^(\[c[0-9]\] )? +[0-9]+ +[0-9]+ ' "$TMP/$1.out"; }
+table() { grep -E '^(\[c[0-9]\] )? +[0-9]+ +[0-9]+ ' "$TMP/$1.out" | sort; }   # the clusters' lines come in the host's order
 verified() { grep -c "verified .* messages, 0 errors" "$TMP/$1.out"; }
 
 # --- 1. known answer

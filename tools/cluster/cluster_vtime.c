@@ -82,6 +82,31 @@ static uint64_t end_time(const struct vtime_run *r)
     return end;
 }
 
+/* RUN_DIR/vtime.json: the run's time, and each processor's clock, turns
+ * and busy cycles (its work: an INI's service, a node's handlers), from
+ * which its utilization is busy / cycles. */
+static void write_json(const struct ini_vt_machine *m, const char *run_dir, uint64_t end, uint64_t events,
+                       const char *why)
+{
+    char path[4200];
+    snprintf(path, sizeof path, "%s/vtime.json", run_dir);
+    FILE *f = fopen(path, "w");
+    if (!f)
+        return;
+    fprintf(f, "{\"cycles\": %llu, \"hz\": %llu, \"seconds\": %.9f, \"events\": %llu, \"handovers\": %llu, "
+               "\"why\": \"%s\", \"slots\": [",
+            (unsigned long long)end, (unsigned long long)m->hz, (double)end / (double)m->hz,
+            (unsigned long long)events, (unsigned long long)m->handovers, why);
+    for (uint32_t s = 0; s < m->n_slots; s++) {
+        const struct ini_vt_slot *x = &m->slots[s];
+        fprintf(f, "%s\n  {\"name\": \"%s\", \"clock\": %llu, \"events\": %llu, \"busy\": %llu}", s ? "," : "",
+                x->name, (unsigned long long)atomic_load(&x->clock), (unsigned long long)x->events,
+                (unsigned long long)x->busy);
+    }
+    fprintf(f, "\n]}\n");
+    fclose(f);
+}
+
 int vtime_finish(struct vtime_run *r, const char *run_dir, FILE *out)
 {
     if (!r->m)
@@ -99,16 +124,7 @@ int vtime_finish(struct vtime_run *r, const char *run_dir, FILE *out)
     fprintf(out, "virtual time: %llu cycles (%.6f s at %.0f MHz), %llu events, %llu hand-overs%s%s\n",
             (unsigned long long)end, secs, (double)r->m->hz / 1e6, (unsigned long long)events,
             (unsigned long long)r->m->handovers, *why ? "; stopped: " : "", why);
-    char path[4200];
-    snprintf(path, sizeof path, "%s/vtime.json", run_dir);
-    FILE *f = fopen(path, "w");
-    if (f) {
-        fprintf(f, "{\"cycles\": %llu, \"hz\": %llu, \"seconds\": %.9f, \"events\": %llu, \"handovers\": %llu, "
-                   "\"why\": \"%s\"}\n",
-                (unsigned long long)end, (unsigned long long)r->m->hz, secs, (unsigned long long)events,
-                (unsigned long long)r->m->handovers, why);
-        fclose(f);
-    }
+    write_json(r->m, run_dir, end, events, why);
     int stopped = *why != 0;       /* why lives in the machine: read before the unmap */
     ini_vt_shm_detach(r->m);
     shm_unlink(r->name);

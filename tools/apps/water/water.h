@@ -108,8 +108,20 @@ typedef struct water_energies {
     double ten, pota, potr, potrf, xtt, avgt, xvir;
 } water_energies;
 
+/* The computing Water declares to an emulated machine (par_work: MGS's
+ * virtual-time mode), per kernel call, in x86-64 instructions of this
+ * code as callgrind counts them (gcc -O2; docs/results/vtime-water/README.md
+ * says how each was derived); times work_scale they are the emulated
+ * machine's cycles. */
+#define WATER_WORK_PAIR_FORCE  1332   /* water_pair_force, one pair */
+#define WATER_WORK_PAIR_ENERGY 1196   /* water_pair_energy, one pair */
+#define WATER_WORK_MOL_INTRA    540   /* intra_phase, one molecule */
+#define WATER_WORK_MOL_STEP    1000   /* predict, correct, boundary, kinetic: one molecule */
+#define WATER_WORK_SCALE_DEFAULT 1.0  /* emulated cycles per instruction */
+
 typedef struct water_options {
     bool deterministic; /* fixed-order reductions (see water_worker) */
+    double work_scale;  /* --work-scale: emulated cycles per declared instruction */
     bool full;          /* also print energies with %.17g */
     FILE *out;          /* used by thread 0 only (it runs in the initial process) */
 } water_options;

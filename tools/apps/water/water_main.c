@@ -48,6 +48,7 @@ static const char usage_text[] =
     "  --full           after each energy block also print\n"
     "                   \"FULL step TEN POTA POTR POTRF XTT AVGT XVIR\" with %.17g\n"
     "  --deterministic  fixed-order reductions: results independent of thread timing\n"
+    "  --work-scale K   in virtual time, emulated cycles per declared instruction (default 1)\n"
     "  --mgs            run on the MGS shared memory, under ini-cluster run (NumProcs =\n"
     "                   the configuration's compute nodes)\n"
     "  --input FILE     read the input from FILE instead of stdin\n";
@@ -187,7 +188,7 @@ int main(int argc, char **argv)
     const char *random_path = NULL;
     const char *input_path = NULL;
     bool use_mgs = false;
-    water_options opt = { .out = stdout };
+    water_options opt = { .out = stdout, .work_scale = WATER_WORK_SCALE_DEFAULT };
     cli_init("water", usage_text);
     for (int i = 1; i < argc; i++) {
         const char *arg = argv[i];
@@ -199,6 +200,12 @@ int main(int argc, char **argv)
             opt.full = true;
         } else if (!strcmp(arg, "--deterministic")) {
             opt.deterministic = true;
+        } else if (!strcmp(arg, "--work-scale")) {
+            const char *v = cli_value(argc, argv, &i);
+            char *end;
+            opt.work_scale = strtod(v, &end);
+            if (*end || !(opt.work_scale > 0 && opt.work_scale <= 1e6))
+                cli_bad_arg("--work-scale %s: expected cycles per instruction above 0, at most 1e6", v);
         } else if (!strcmp(arg, "--mgs")) {
             use_mgs = true;
         } else if (!strcmp(arg, "--input")) {

@@ -60,8 +60,24 @@ static void add_under_lock(par_lock_t lock, double *shared, const double *local,
 }
 
 /* Intramolecular forces of own molecules into slot 7; returns their virial. */
+/* Declares `units` calls of a kernel of `per` instructions (water.h). */
+static void declare(const worker_view *w, long units, long per)
+{
+    par_work((uint64_t)((double)units * (double)per * w->sys->opt.work_scale + 0.5));
+}
+
+/* Pairs this thread computes: each own molecule with its partners. */
+static long own_pairs(const worker_view *w)
+{
+    long n = 0;
+    for (long a = w->first; a < w->end; a++)
+        n += water_partner_count(w->sys->c.nmol, a);
+    return n;
+}
+
 static double intra_phase(const worker_view *w)
 {
+    declare(w, w->end - w->first, WATER_WORK_MOL_INTRA);
     for (long m = w->first; m < w->end; m++)
         water_intra_force(&w->mol[m]);
     double lv = 0.0;
@@ -116,6 +132,7 @@ static double force_phase(const worker_view *w, int slot)
             water_pair_force(c, &w->mol[a], &w->mol[b], mine[a], mine[b], &lvir);
         }
     }
+    declare(w, own_pairs(w), WATER_WORK_PAIR_FORCE);
 
     if (w->deterministic) {
         par_barrier(); /* all private arrays complete */
@@ -160,6 +177,7 @@ static void potential_energy(const worker_view *w, double pot[3])
         for (long t = 1; t <= partners; t++)
             water_pair_energy(c, &w->mol[a], &w->mol[(a + t) % c->nmol], &local[1], &local[2]);
     }
+    declare(w, own_pairs(w), WATER_WORK_PAIR_ENERGY);
     if (w->deterministic) {
         par_sum(local, 3);
         for (int i = 0; i < 3; i++)
@@ -280,6 +298,7 @@ void water_worker(void *system)
 
         for (long m = w.first; m < w.end; m++)
             water_predict(&w.mol[m]);
+        declare(&w, w.end - w.first, WATER_WORK_MOL_STEP);
         double intra_virial = intra_phase(&w);
         if (!w.deterministic)
             add_under_lock(sys->vir_lock, &sys->sums->vir, &intra_virial, 1);

@@ -1,0 +1,90 @@
+#!/usr/bin/env bash
+# vtime_water: Water on MGS in the virtual-time mode (docs/virtual-time.md,
+# "MGS on every node"), through the real stack.
+#   1. The right answer: 2 clusters x 2 nodes x 1 INI, 64 molecules, 2
+#      steps, --deterministic: every line but the wall-clock timings equals
+#      the plain-threads run with 4 threads.
+#   2. MGS on every node: no protocol thread; each of the 4 nodes ran
+#      protocol steps of its own (mgs-cluster<C>.json, nodes[].protocol_steps
+#      > 0), and a node's final clock is at most the run's.
+#   3. Determinism: the same virtual time to the cycle in 3 runs, one with
+#      another job loading both cores.
+#   4. The thesis's 16-node machine (2 clusters x 8 nodes x 1 INI, 343
+#      molecules, 2 steps as in seed 002): the right answer (XTT as the
+#      threads run) and a virtual time; vtime.json names 18 processors.
+set -u
+cd "$(dirname "$0")/../.."
+. tests/integration/lib/common.sh
+water_test_start vtime_water build/bin/ini-cluster build/bin/inid
+L=build/bin/ini-cluster
+
+input() { printf '  1.5e-16   %s  2   6\n -1      3000     2  0\n%s 6.212752\n' "$1" "$2"; }   # MOLS THREADS
+no_times() { grep -vE '(COMPUTESTART|COMPUTEEND|COMPUTETIME|time|Time)' | grep -vE '^(\[c[0-9]+\] |MAC|INI |virtual time|run directory|mgs )' |
+             sed -E 's/^\[c0\] //' | grep -v '^\[c'; }
+vcycles() { sed -n 's/^virtual time: \([0-9]*\) cycles (.*/\1/p' "$TMP/$1.out"; }
+vrun() {    # NAME CONFIG INPUT: Water on MGS in virtual time, output in $TMP/NAME.out; its status
+    timeout 600 $L run "$2" --time virtual --timeout 550 --run-dir "$TMP/$1" -- \
+        "$WATER" --mgs --deterministic --random "$RANDOM_IN" < "$3" > "$TMP/$1.out" 2>&1
+}
+
+$L gen 2 2 1 -o "$TMP/c221.cfg" > /dev/null
+input 64 4 > "$TMP/in64"
+"$WATER" --deterministic --random "$RANDOM_IN" < "$TMP/in64" > "$TMP/threads64.out" 2>&1
+
+# --- 1, 2: the answer, and the protocol on every node
+if vrun v1 "$TMP/c221.cfg" "$TMP/in64"; then
+    if diff <(no_times < "$TMP/threads64.out") <(no_times < "$TMP/v1.out") > "$TMP/v1.diff"; then
+        ok "64 molecules on 2 x 2 nodes in virtual time: the threads run's output ($(vcycles v1) cycles)"
+    else
+        fail "64 molecules: output differs from the threads run; see $TMP/v1.diff"
+    fi
+    steps=$(python3 - "$TMP/v1" "$(vcycles v1)" <<'EOF'
+import json, sys, glob
+d, end = sys.argv[1], int(sys.argv[2])
+out = []
+for f in sorted(glob.glob(d + '/mgs-cluster*.json')):
+    for n in json.load(open(f))['nodes']:
+        ok = n['protocol_steps'] > 0 and 0 < n['vtime_cycles'] <= end
+        out.append('%d:%d%s' % (n['pe'], n['protocol_steps'], '' if ok else '!'))
+print(' '.join(out))
+EOF
+)
+    if [ "$(wc -w <<< "$steps")" = 4 ] && ! grep -q '!' <<< "$steps"; then
+        ok "every node ran its own protocol steps (pe:steps $steps)"
+    else
+        fail "protocol steps per node: '$steps' (want 4 nodes, each > 0, clock <= the run's)"
+    fi
+else
+    fail "64-molecule run failed: $(tail -3 "$TMP/v1.out")"
+fi
+
+# --- 3: determinism, alone and loaded
+vrun v2 "$TMP/c221.cfg" "$TMP/in64"; r2=$?
+( while :; do :; done ) & h1=$!
+( while :; do :; done ) & h2=$!
+vrun v3 "$TMP/c221.cfg" "$TMP/in64"; r3=$?
+kill $h1 $h2 2>/dev/null; wait $h1 $h2 2>/dev/null
+c1=$(vcycles v1) c2=$(vcycles v2) c3=$(vcycles v3)
+if [ "$r2$r3" = 00 ] && [ -n "$c1" ] && [ "$c1" = "$c2" ] && [ "$c1" = "$c3" ]; then
+    ok "deterministic: $c1 cycles in 3 runs, one with both cores loaded"
+else
+    fail "not deterministic: status $r2 $r3, cycles '$c1' '$c2' '$c3'"
+fi
+
+# --- 4: the thesis's 16-node machine
+$L gen 2 8 1 -o "$TMP/c281.cfg" > /dev/null
+input 343 16 > "$TMP/in343"
+"$WATER" --deterministic --random "$RANDOM_IN" < "$TMP/in343" > "$TMP/threads343.out" 2>&1
+want=$(grep -o 'XTT = [0-9.]*' "$TMP/threads343.out")
+if vrun big "$TMP/c281.cfg" "$TMP/in343"; then
+    got=$(grep -o 'XTT = [0-9.]*' "$TMP/big.out" | sort -u)
+    slots=$(python3 -c 'import json,sys; print(len(json.load(open(sys.argv[1]))["slots"]))' "$TMP/big/vtime.json")
+    if [ -n "$want" ] && [ "$got" = "$want" ] && [ "$slots" = 18 ]; then
+        ok "16 nodes (2 x 8, 1 INI each), 343 molecules: $got as the threads run, $(vcycles big) cycles, $slots processors"
+    else
+        fail "16-node run: '$got' (want '$want'), $slots processors (want 18)"
+    fi
+else
+    fail "16-node run failed: $(tail -3 "$TMP/big.out")"
+fi
+test_end
