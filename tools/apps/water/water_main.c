@@ -183,10 +183,19 @@ static const char *default_random(char *path, size_t len, char *err, size_t errl
     return NULL;
 }
 
+/* --work-scale's value: emulated cycles per declared instruction. */
+static double work_scale(const char *v)
+{
+    char *end;
+    double k = strtod(v, &end);
+    if (*end || !(k > 0 && k <= 1e6))
+        cli_bad_arg("--work-scale %s: expected cycles per instruction above 0, at most 1e6", v);
+    return k;
+}
+
 int main(int argc, char **argv)
 {
-    const char *random_path = NULL;
-    const char *input_path = NULL;
+    const char *random_path = NULL, *input_path = NULL;
     bool use_mgs = false;
     water_options opt = { .out = stdout, .work_scale = WATER_WORK_SCALE_DEFAULT };
     cli_init("water", usage_text);
@@ -201,11 +210,7 @@ int main(int argc, char **argv)
         } else if (!strcmp(arg, "--deterministic")) {
             opt.deterministic = true;
         } else if (!strcmp(arg, "--work-scale")) {
-            const char *v = cli_value(argc, argv, &i);
-            char *end;
-            opt.work_scale = strtod(v, &end);
-            if (*end || !(opt.work_scale > 0 && opt.work_scale <= 1e6))
-                cli_bad_arg("--work-scale %s: expected cycles per instruction above 0, at most 1e6", v);
+            opt.work_scale = work_scale(cli_value(argc, argv, &i));
         } else if (!strcmp(arg, "--mgs")) {
             use_mgs = true;
         } else if (!strcmp(arg, "--input")) {
