@@ -57,6 +57,32 @@ static int wait_step(struct ini_pe *pe, uint64_t stall_us, uint64_t progress, ui
     return 0;
 }
 
+/* Virtual time: node pe is told the meeting is over. */
+static void on_woken(struct ini_pe *pe, struct ini_vt_event *ev)
+{
+    (void)ev;
+    ini_pe_sync(pe)->woken = 1;
+}
+
+/* The last arrival releases the others: a kick, or in virtual time an
+ * event each (the node holds its turn: barrier_run). */
+static void release_others(struct ini_pe *pe)
+{
+    struct ini_cn *cn = ini_pe_cn(pe);
+    int vt = ini_cn_vtime_hz(cn) > 0;
+    for (int l = 0; l < ini_cn_sync(cn)->n_local; l++) {
+        if (l == ini_pe_local(pe))
+            continue;
+        struct ini_pe *other = ini_cn_pe(cn, l);
+        if (!vt) {
+            ini_pe_kick(other);
+            continue;
+        }
+        ini_pe_sync(other)->wake.fn = on_woken;
+        ini_vt_post_local(pe, other, 0, &ini_pe_sync(other)->wake);
+    }
+}
+
 /* Step 1 or 3: the cluster's nodes meet.  act, n: traced, this node's
  * arrival at barrier n (its join contribution; the last arrival's action
  * is left in last_arrival for the first node); act 0: the second
@@ -75,12 +101,17 @@ static int meet(struct ini_pe *pe, uint64_t stall_us, uint32_t act, uint32_t n)
             atomic_store(&s->last_arrival, act);
         atomic_store(&s->count, 0);
         atomic_fetch_add(&s->gen, 1);
-        for (int l = 0; l < s->n_local; l++)
-            if (l != ini_pe_local(pe))
-                ini_pe_kick(ini_cn_pe(cn, l));
+        release_others(pe);
         return 0;
     }
     uint64_t last_seen = 0, since = ini_mono_ns();
+    if (ini_cn_vtime_hz(cn) > 0) {      /* its own wake event, not the generation: the event's storage is reused */
+        while (!ini_pe_sync(pe)->woken)
+            if (wait_step(pe, stall_us, 0, &last_seen, &since) != 0)
+                return -1;
+        ini_pe_sync(pe)->woken = 0;
+        return 0;
+    }
     while (atomic_load(&s->gen) == gen)
         if (wait_step(pe, stall_us, 0, &last_seen, &since) != 0)
             return -1;
@@ -189,6 +220,16 @@ static int barrier_run(struct ini_pe *pe, uint64_t stall_us)
  * it end, and its waits and sends are the barrier's, not the program's. */
 int ini_cn_barrier(struct ini_pe *pe, uint64_t stall_us)
 {
+    /* Virtual time: the barrier is the node's event, its turn held
+     * throughout, so that the cluster's arrivals come in virtual-time
+     * order and each wait serves the node's inputs. */
+    if (ini_cn_vtime_hz(ini_pe_cn(pe)) > 0) {
+        if (ini_pe_hold(pe) != 0)
+            return -1;
+        int rc = barrier_run(pe, stall_us);
+        ini_pe_release(pe);
+        return rc;
+    }
     struct cn_auto_trace *at = cn_pe_auto(pe);
     if (!at)
         return barrier_run(pe, stall_us);

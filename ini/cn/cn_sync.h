@@ -44,6 +44,10 @@ struct pe_sync {
     /* the current compute burst (dilated runs only) */
     uint64_t work_cpu0, work_wall0;
     uint64_t resumed;                /* traced: TSC of the node's last return from a request */
+    /* virtual time: the meeting's last arrival wakes the others by an
+     * event (a kick cannot end an emulated processor's wait) */
+    struct ini_vt_event wake;
+    int woken;
 };
 
 /* The library's own trace records for a program that writes none
