@@ -11,7 +11,9 @@
 #      its resync with the restarted INI 1;
 #   2. under `up`: the supervisor says the same line in launcher.log and
 #      stops the machine; `status` exits 1 and says each daemon and the
-#      supervisor not running, and where to read why; `down` exits 0.
+#      supervisor not running, and where to read why; `down` exits 0 and
+#      its summary says INI 1's restart as run's does (the supervisor
+#      writes each daemon's restarts into RUN_DIR/state).
 set -u
 cd "$(dirname "$0")/../.."
 . tests/integration/lib/common.sh
@@ -82,4 +84,8 @@ st=$($L status "$CFG" --run-dir "$UPDIR"); rc=$?
     ok "up: status exits 1: every daemon and the supervisor not running, why in launcher.log" ||
     { fail "up: status exited $rc:"; echo "$st"; }
 $L down "$CFG" --run-dir "$UPDIR" > "$TMP/down.out" 2>&1 && UPDIR= || { fail "down exited $?"; cat "$TMP/down.out"; }
+[ "$(grep -c "^ini 1 (cluster 1): restarted 1 time (its last run wrote no counters)$" "$TMP/down.out")" = 1 ] &&
+    grep -q "^INI 0 (cluster 0): sent " "$TMP/down.out" &&
+    ok "down: its summary says 'ini 1 (cluster 1): restarted 1 time (its last run wrote no counters)'" ||
+    { fail "down: no line for the restarted INI 1 (the supervisor's count) or none for INI 0"; cat "$TMP/down.out"; }
 test_end
