@@ -82,7 +82,8 @@ pids=()
 # while /ini/resources is asked every 2 ms: the restarted daemon's socket
 # answers before its stack exists, and a command read it there (a SIGSEGV,
 # issue 46); now it answers null until the daemon has started.
-python3 - "/var/run/dpdk/ini-$TAG-1/dpdk_telemetry.v2" "$RUN_DIR/launcher.log" > "$RUN_DIR/ask.out" <<'PY' &
+python3 - "/var/run/dpdk/ini-$TAG-1/dpdk_telemetry.v2" "$RUN_DIR/launcher.log" "$RUN_DIR/ask.ready" \
+    > "$RUN_DIR/ask.out" <<'PY' &
 import socket, sys, time
 nulls = figures = 0
 end = time.time() + 30
@@ -96,13 +97,15 @@ while time.time() < end and "inid 1 (cluster 1) is back" not in open(sys.argv[2]
             r = s.recv(1 << 20)
             nulls += r == b'{"/ini/resources":null}'
             figures += b'"mbufs_in_use"' in r
+            if figures == 1:
+                open(sys.argv[3], "w").close()      # the kill may come
     except OSError:
         pass
     time.sleep(0.002)
 print(nulls, figures)
 PY
 asker=$!
-sleep 0.5
+for _ in $(seq 100); do [ -e "$RUN_DIR/ask.ready" ] && break; sleep 0.1; done
 kill -KILL "$(awk '$1 == "daemon" && $2 == 1 { print $3 }' "$RUN_DIR/state")"
 for _ in $(seq 300); do grep -q "inid 1 (cluster 1) is back" "$RUN_DIR/launcher.log" && break; sleep 0.1; done
 grep -q "inid 1 (cluster 1) is back" "$RUN_DIR/launcher.log" || fail "inid 1 not restarted: $(tail -3 "$RUN_DIR/launcher.log")"
