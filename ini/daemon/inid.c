@@ -192,14 +192,13 @@ static int eal_init(struct inid *d, int argc, char **argv, int extra)
     ADD("%s", huge ? "--in-memory" : "--no-huge");    /* --in-memory: no shared config either */
     ADD("-m");
     ADD("%d", d->cfg.eal_memory_mb);
-    /* Without hugepages, no shared config either (--no-shconf).  Leaving
-     * it on silenced the memif driver's "Failed to register mp action
-     * callback" (issue 46), but a daemon restarted under `up` after a
-     * kill then crashed at start (SIGSEGV after the memif probe, in
-     * soak_quick.sh's kill), so the noise is back until that is
-     * understood. */
-    if (!huge)
-        ADD("--no-shconf");
+    /* Without hugepages the shared config stays on (no --no-shconf): the
+     * memif driver registers a multi-process action at probe, and with
+     * the multi-process channel off every daemon's log said "Failed to
+     * register mp action callback: Operation not supported" (issue 46).
+     * What it adds (the config, its lock, mp_socket, the memory segment
+     * lists' files) lives in the daemon's own runtime directory, named by
+     * its file prefix, which inid and the launcher remove as before. */
     /* Telemetry stays on: inid serves /ini/... commands on its socket in
      * /var/run/dpdk/ini-TAG-ID (inid_telemetry.c). */
     /* memif's connection messages (connected, disconnect received and its
@@ -464,8 +463,6 @@ int main(int argc, char **argv)
     /* Whichever way inid leaves, it removes its DPDK runtime directory:
      * atexit for the error paths, by hand before the final _exit. */
     atexit(inid_telemetry_cleanup);
-    if (inid_telemetry_init(d) < 0)
-        return 1;
     process_init(d);
     if (test_leak_init(d) < 0)
         return 1;
@@ -490,6 +487,11 @@ int main(int argc, char **argv)
         fprintf(stderr, "inid %d: %s\n", d->me->id, err);
         return 1;
     }
+    /* The /ini/... commands only now: the socket answers from EAL's start,
+     * and one read the transport before stack_open made it (a SIGSEGV as
+     * ini-soak sampled a restarting daemon); until now, a null reply. */
+    if (inid_telemetry_init(d) < 0)
+        return 1;
     t_phase[4] = ini_mono_ns();
     printf("inid %d: start: EAL %.0f ms, stack %.0f ms, ports %.0f ms, links up %.0f ms\n", d->me->id,
            (double)(t_phase[1] - t_phase[0]) / 1e6, (double)(t_phase[2] - t_phase[1]) / 1e6,

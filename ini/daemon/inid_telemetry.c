@@ -21,6 +21,12 @@
  *                running SEND and ACK timers, and the elements in use of
  *                every lwIP pool, by name
  *
+ * The commands are registered once the daemon has started (inid.c, just
+ * before ready): the socket itself answers from EAL's start, and a
+ * command asked earlier would read a transport and a pool not yet made.
+ * Until then telemetry replies null for them (ini-soak counts a sample
+ * without figures).
+ *
  * Concurrency.  The callbacks run on DPDK's telemetry thread, never on the
  * INI's lcore, and take no lock: the protocol loop must not wait for a
  * reader.  Every figure is a naturally aligned 64-bit (or narrower)

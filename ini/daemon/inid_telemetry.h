@@ -7,8 +7,8 @@
 
 #include "inid.h"
 
-/* Registers the /ini/... telemetry commands (after EAL init); 0 or -1
- * after saying why. */
+/* Registers the /ini/... telemetry commands, once everything they read
+ * exists (the stack, the ports): 0 or -1 after saying why. */
 int  inid_telemetry_init(const struct inid *d);
 /* Removes this run's DPDK runtime directory (at exit). */
 void inid_telemetry_cleanup(void);

@@ -5,8 +5,9 @@
 # reads /ini/stats, /ini/conns, /ini/queue and /ini/util, and the message
 # counters grow between two readings; `ini-cluster status` shows non-zero
 # messages/s for every INI.  Then inid 1 is killed with SIGKILL: up's
-# supervisor restarts it, and `status` shows restarts 1 for INI 1 and 0 for
-# INI 0, as /ini/stats does.  After `ini-cluster down` nothing of the run is
+# supervisor restarts it (while /ini/resources is asked every 2 ms: null
+# replies until it has started, figures before and after), and `status`
+# shows restarts 1 for INI 1 and 0 for INI 0, as /ini/stats does.  After `ini-cluster down` nothing of the run is
 # left in /var/run/dpdk.
 set -u
 cd "$(dirname "$0")/../.."
@@ -77,10 +78,42 @@ for p in "${pids[@]}"; do kill "$p" 2> /dev/null; done
 wait 2> /dev/null
 pids=()
 
-# Restarts in status (issue 34): inid 1 killed, back under up's supervisor.
+# Restarts in status (issue 34): inid 1 killed, back under up's supervisor,
+# while /ini/resources is asked every 2 ms: the restarted daemon's socket
+# answers before its stack exists, and a command read it there (a SIGSEGV,
+# issue 46); now it answers null until the daemon has started.
+python3 - "/var/run/dpdk/ini-$TAG-1/dpdk_telemetry.v2" "$RUN_DIR/launcher.log" "$RUN_DIR/ask.ready" \
+    > "$RUN_DIR/ask.out" <<'PY' &
+import socket, sys, time
+nulls = figures = 0
+end = time.time() + 30
+while time.time() < end and "inid 1 (cluster 1) is back" not in open(sys.argv[2]).read():
+    try:
+        with socket.socket(socket.AF_UNIX, socket.SOCK_SEQPACKET) as s:
+            s.settimeout(1)
+            s.connect(sys.argv[1])
+            s.recv(1 << 16)
+            s.send(b"/ini/resources")
+            r = s.recv(1 << 20)
+            nulls += r == b'{"/ini/resources":null}'
+            figures += b'"mbufs_in_use"' in r
+            if figures == 1:
+                open(sys.argv[3], "w").close()      # the kill may come
+    except OSError:
+        pass
+    time.sleep(0.002)
+print(nulls, figures)
+PY
+asker=$!
+for _ in $(seq 100); do [ -e "$RUN_DIR/ask.ready" ] && break; sleep 0.1; done
 kill -KILL "$(awk '$1 == "daemon" && $2 == 1 { print $3 }' "$RUN_DIR/state")"
 for _ in $(seq 300); do grep -q "inid 1 (cluster 1) is back" "$RUN_DIR/launcher.log" && break; sleep 0.1; done
 grep -q "inid 1 (cluster 1) is back" "$RUN_DIR/launcher.log" || fail "inid 1 not restarted: $(tail -3 "$RUN_DIR/launcher.log")"
+wait $asker
+read -r nulls figures < "$RUN_DIR/ask.out"
+[ "${nulls:-0}" -ge 1 ] && [ "${figures:-0}" -ge 1 ] ||
+    fail "/ini/resources asked across the restart: $nulls null replies (the restarting daemon), $figures with figures"
+echo "telemetry: /ini/resources across the restart: $figures replies with figures, $nulls null (before inid 1 had started)"
 st=$($L status $CONFIG --run-dir "$RUN_DIR") || { echo "$st"; fail "status exited non-zero after inid 1 came back"; }
 echo "$st"
 echo "$st" | grep -q '^ *INI .* restarts  *resyncs$' || fail "status: no restarts and resyncs columns"

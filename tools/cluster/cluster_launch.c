@@ -573,6 +573,11 @@ int launch_write_state(const struct launch *L, char *err, size_t errlen)
             fprintf(f, "cluster %d %s\n", c, L->segs[c].name);
     for (int k = 0; k < L->n_daemons; k++)
         fprintf(f, "daemon %d %d\n", L->daemons[k].ini, (int)L->daemons[k].pid);
+    /* down's summary says them, as run's does: a daemon the supervisor
+     * gave up on past restart.max has no counters of its last run. */
+    for (int k = 0; k < L->n_daemons; k++)
+        if (L->daemons[k].restarts)
+            fprintf(f, "restarts %d %d\n", L->daemons[k].ini, L->daemons[k].restarts);
     if (L->supervisor)
         fprintf(f, "supervisor %d\n", (int)L->supervisor);
     if (fclose(f) != 0 || rename(tmp, path) < 0) {
@@ -597,6 +602,7 @@ int launch_read_state(struct launch *L, const struct ini_config *cfg, const char
     char line[PATH_MAX + 64], tag[LAUNCH_TAG_LEN] = "", config[PATH_MAX] = "", inid[PATH_MAX] = "";
     int selected[INI_MAX_CLUSTERS] = { 0 }, net = 0, lineno = 0, supervisor = 0;
     pid_t pids[INI_MAX_INIS] = { 0 };
+    int restarts[INI_MAX_INIS] = { 0 };
     while (fgets(line, sizeof line, f)) {
         lineno++;
         line[strcspn(line, "\n")] = 0;
@@ -619,6 +625,9 @@ int launch_read_state(struct launch *L, const struct ini_config *cfg, const char
         else if (!strcmp(word, "daemon") && sscanf(rest, "%d %d", &a, &b) == 2 && a >= 0 &&
                  a < cfg->n_inis)
             pids[a] = b;
+        else if (!strcmp(word, "restarts") && sscanf(rest, "%d %d", &a, &b) == 2 && a >= 0 &&
+                 a < cfg->n_inis && b >= 0)
+            restarts[a] = b;
         else if (!strcmp(word, "supervisor") && sscanf(rest, "%d", &a) == 1 && a > 0)
             supervisor = a;
         else {
@@ -641,6 +650,7 @@ int launch_read_state(struct launch *L, const struct ini_config *cfg, const char
     for (int k = 0; k < L->n_daemons; k++) {
         struct daemon *d = &L->daemons[k];
         d->pid = pids[d->ini];
+        d->restarts = restarts[d->ini];
         d->own_child = 0;
         /* A recycled pid must not be mistaken for our daemon. */
         d->running = d->pid > 0 && process_alive(d->pid) && process_has_arg(d->pid, tag);

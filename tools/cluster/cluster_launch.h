@@ -143,7 +143,8 @@ void launch_teardown(struct launch *L);
  * wrote one. */
 void launch_print_counters(const struct launch *L, FILE *out);
 
-/* RUN_DIR/state: what `down` and `status` need to find the daemons. */
+/* RUN_DIR/state: what `down` and `status` need to find the daemons, and
+ * each one's restarts so far (down's summary says them). */
 int launch_write_state(const struct launch *L, char *err, size_t errlen);
 /* Reads RUN_DIR/state into L (cfg must already be loaded).  -1 with reason
  * if absent or unreadable (errno ENOENT when absent). */
