@@ -430,13 +430,19 @@ TURN_PIECE int run_queue(struct inid *d, uint64_t now)
 
 /* Takes PE pe's next record into the work queue: 1, or 0 when it has
  * none, its in-flight list is full or the queue has no room. */
+TURN_PIECE int record_room(const struct inid *d, int pe)
+{
+    const struct out_ring *o = &d->out[pe];
+    return o->tail - o->head < INID_RING_INFLIGHT && queue_room(d) > 0 &&
+           d->n_stalled + queue_len(d) < INID_QUEUE_SIZE - 1;
+}
+
 TURN_PIECE int take_record(struct inid *d, int pe, uint64_t now)
 {
     struct out_ring *o = &d->out[pe];
     struct ini_rec *rec;
     uint64_t end;
-    if (!(o->tail - o->head < INID_RING_INFLIGHT && queue_room(d) > 0 &&
-          d->n_stalled + queue_len(d) < INID_QUEUE_SIZE - 1 && (rec = ini_ring_next(&o->cons, &end))))
+    if (!(record_room(d, pe) && (rec = ini_ring_next(&o->cons, &end))))
         return 0;
     uint32_t slot = o->tail++;
     o->end[slot % INID_RING_INFLIGHT] = end;
@@ -792,6 +798,7 @@ int inid_loop(void *arg)
 
 int inid_turn_retry(struct inid *d, uint64_t now) { return retry_backlogs(d) + retry_stalled(d, now); }
 int inid_take_record(struct inid *d, int pe, uint64_t now) { return take_record(d, pe, now); }
+int inid_record_room(const struct inid *d, int pe) { return record_room(d, pe); }
 int inid_run_queue(struct inid *d, uint64_t now) { return run_queue(d, now); }
 int inid_flush(struct inid *d) { return flush_ports(d); }
 void inid_publish_load(struct inid *d) { publish_load(d); }

@@ -20,6 +20,9 @@ int inid_transport_deliver(void *ctx, int src_ini, struct pbuf *p, uint16_t off,
  * load published. */
 int inid_turn_retry(struct inid *d, uint64_t now);
 int inid_take_record(struct inid *d, int pe, uint64_t now);
+/* Whether a record of PE pe could be taken now (its in-flight list and
+ * the work queue have room). */
+int inid_record_room(const struct inid *d, int pe);
 void inid_take_frame(struct inid *d, struct rte_mbuf *m, uint64_t now);
 int inid_run_queue(struct inid *d, uint64_t now);
 int inid_flush(struct inid *d);

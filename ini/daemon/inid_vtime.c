@@ -88,12 +88,59 @@ static struct inid_vt_frame heap_pop(struct inid_vt *v)
  * current send stamp behind it; frames the port refused lose it again
  * (they are stamped anew when they go).  The peer's turn is posted once
  * per burst that went. */
+/* The INI a frame goes to: its port's peer (memif: a port per peer), or
+ * on a port shared by every peer (af_packet, pci) the owner of the IPv4
+ * destination; -1 for a frame that is not IPv4 (ARP). */
+static int frame_peer(const struct inid *d, uint16_t port, const struct rte_mbuf *m)
+{
+    int peer = port < INI_NETIF_MAX_PORTS ? d->vt->peer_of_port[port] : -1;
+    if (peer >= 0)
+        return peer;
+    const uint8_t *f = rte_pktmbuf_mtod(m, const uint8_t *);
+    if (rte_pktmbuf_data_len(m) < 34 || f[12] != 0x08 || f[13] != 0x00)
+        return -1;
+    uint32_t dst;
+    memcpy(&dst, f + 30, sizeof dst);
+    for (int i = 0; i < d->cfg.n_inis; i++)
+        if (d->cfg.inis[i].ip == dst)
+            return i;
+    return -1;
+}
+
+/* The frames that went count at their INIs (await_frames), and each such
+ * INI's turn is posted once. */
+static void post_sent(struct inid *d, const int16_t *peer, uint16_t sent)
+{
+    struct inid_vt *v = d->vt;
+    for (uint16_t i = 0; i < sent; i++) {
+        if (peer[i] < 0)
+            continue;
+        uint64_t k = 0;
+        for (uint16_t j = i; j < sent; j++)
+            if (peer[j] == peer[i])
+                k++;
+        int seen = 0;
+        for (uint16_t j = 0; j < i && !seen; j++)
+            seen = peer[j] == peer[i];
+        if (seen)
+            continue;
+        uint32_t to = ini_vt_ini_slot((int)v->n_pes_total, peer[i]);
+        atomic_fetch_add_explicit(&v->m->slots[to].frames, k, memory_order_release);
+        ini_vt_post(v->m, v->slot, to, v->tx_stamp);
+    }
+}
+
+/* The netif's transmit (ini_xmit_fn): each frame leaves with the INI's
+ * current send stamp behind it; frames the port refused lose it again
+ * (they are stamped anew when they go). */
 static uint16_t vt_xmit(struct ini_netif *nf, struct ini_txq *q, struct rte_mbuf **pkts, uint16_t n)
 {
     struct inid *d = nf->xmit_ctx;
     struct inid_vt *v = d->vt;
+    int16_t peer[INI_NETIF_BURST];
     uint16_t stamped = 0;
-    for (; stamped < n; stamped++) {
+    for (; stamped < n && stamped < INI_NETIF_BURST; stamped++) {
+        peer[stamped] = (int16_t)frame_peer(d, q->port, pkts[stamped]);
         char *t = rte_pktmbuf_append(pkts[stamped], INID_VT_STAMP_LEN);
         if (!t)
             break;                  /* no tailroom: it waits (never with our pool's room) */
@@ -102,9 +149,7 @@ static uint16_t vt_xmit(struct ini_netif *nf, struct ini_txq *q, struct rte_mbuf
     uint16_t sent = rte_eth_tx_burst(q->port, 0, pkts, stamped);
     for (uint16_t i = sent; i < stamped; i++)
         rte_pktmbuf_trim(pkts[i], INID_VT_STAMP_LEN);
-    int peer = q->port < INI_NETIF_MAX_PORTS ? v->peer_of_port[q->port] : -1;
-    if (sent && peer >= 0)
-        ini_vt_post(v->m, v->slot, ini_vt_ini_slot((int)v->n_pes_total, peer), v->tx_stamp);
+    post_sent(d, peer, sent);
     v->frames_out += sent;
     return sent;
 }
@@ -136,6 +181,32 @@ static void drain_ports(struct inid *d)
     }
 }
 
+/* Every frame sent to this INI before its turn is in the heap before the
+ * turn's event: memif puts a frame in the peer's ring as it is sent, but
+ * a kernel link (af_packet, af_xdp) delivers it a little later, and a
+ * turn that looked before it came would serve a later input first.  A
+ * frame that never comes (the kernel dropped it) is waited for 2 s of the
+ * host's time, then counted late: the transport resends it. */
+static void await_frames(struct inid *d)
+{
+    struct inid_vt *v = d->vt;
+    uint64_t want = atomic_load_explicit(&v->m->slots[v->slot].frames, memory_order_acquire);
+    if (v->frames_in + v->frames_lost >= want)
+        return;
+    uint64_t t0 = ini_mono_ns();
+    while (v->frames_in + v->frames_lost < want) {
+        drain_ports(d);
+        if (v->n_pending + INI_NETIF_BURST > INID_VT_PENDING)
+            return;                 /* the heap is full: what it holds comes first anyway */
+        if (ini_mono_ns() - t0 > 2000000000ull) {
+            v->frames_lost = want - v->frames_in;
+            printf("inid %d: virtual time: %llu frame(s) sent to it never came (counted lost)\n", d->me->id,
+                   (unsigned long long)(want - v->frames_in));
+            return;
+        }
+    }
+}
+
 /* ---- what is due ---- */
 
 /* The stamp of PE pe's next record (its headroom), INI_VT_NEVER when it
@@ -143,8 +214,8 @@ static void drain_ports(struct inid *d)
 static uint64_t record_stamp(struct inid *d, int pe)
 {
     struct out_ring *o = &d->out[pe];
-    if (o->tail - o->head >= INID_RING_INFLIGHT)
-        return INI_VT_NEVER;
+    if (!inid_record_room(d, pe))
+        return INI_VT_NEVER;     /* not due until the transport makes room: a record it cannot take would hold the turn */
     struct ini_rec *rec = ini_ring_peek(&o->cons);
     if (!rec)
         return INI_VT_NEVER;
@@ -245,7 +316,7 @@ static void run_event(struct inid *d, uint64_t T)
     v->clock = T;
     v->tx_stamp = T + (uint64_t)v->costs.wire;
     struct work_count a = count_work(d);
-    drain_ports(d);
+    await_frames(d);
     ini_stack_poll(&d->stack, now);
     inid_turn_retry(d, now);
     int pe;

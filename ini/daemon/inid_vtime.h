@@ -63,6 +63,7 @@ struct inid_vt {
     int16_t peer_of_port[INI_NETIF_MAX_PORTS];   /* DPDK port id -> peer INI id */
     /* counted */
     uint64_t events, frames_in, frames_out, late_frames, charged;
+    uint64_t frames_lost;         /* sent to it, never came (await_frames) */
 };
 
 /* Maps the run's machine when the environment names one (INI_VTIME):

@@ -225,7 +225,9 @@ enum ini_vt_grant ini_vt_wait_turn(struct ini_vt_machine *m, uint32_t id, uint64
     INI_ASSERT(id < m->n_slots);
     struct ini_vt_slot *s = &m->slots[id];
     lock(m);
-    INI_ASSERT(next >= atomic_load_explicit(&s->clock, memory_order_relaxed));
+    /* A `next` before the clock (an input that came while the slot was
+     * busy, as a node's hint may see it) means "due at once": key_of
+     * takes the later of the two. */
     atomic_store_explicit(&s->wake, 0, memory_order_relaxed);
     atomic_store_explicit(&s->next, next, memory_order_relaxed);
     release(m, id, INI_VT_WAITING);

@@ -101,6 +101,7 @@ struct ini_vt_slot {
     uint32_t group;             /* shares memory with the slots of its group (0: none) */
     uint64_t events;            /* turns it was given */
     uint64_t busy;              /* cycles charged to it (ini_vt_charge): its work */
+    _Atomic uint64_t frames;    /* an INI's: frames other INIs have sent it, so far */
     char name[24];              /* "pe 3", "ini 1": for messages */
 };
 
