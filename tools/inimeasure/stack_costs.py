@@ -34,7 +34,8 @@ number comes from:
       a turn's own cost as ini-trace whatif takes it: each INI's busy
       cycles in its counters (turns that did work) less the union of its
       messages' service intervals in the traces, over its work turns
-      (breakdown.sh keeps each run's counters beside its report).
+      (breakdown.sh keeps each run's counters beside its report since
+      3005422; for runs without them it is 0, said so in the output).
   wire
       c2c_path's wire phase, the two directions' mean (skew-free), median
       of the round trips: memif from one INI to the other.
@@ -106,9 +107,7 @@ def turn_cost(run):
             die("run %d: ini %s: no counters or no work turns" % (run["run"], c["ini"]), 1)
         extra += max(0, c["busy"]["cycles"] - inis[c["ini"]]["busy_cycles"])
         turns += c["loop"]["work_turns"]
-    if not turns:
-        die("run %d: no counters (breakdown.sh before it kept them)" % run["run"], 1)
-    return extra / turns
+    return extra / turns if turns else None
 
 
 def fit_nonneg(y, lengths, nframes):
@@ -183,10 +182,14 @@ def main(argv):
     seg = per_size(reps, "receive_breakdown", RECV_COLS)[1400]
     print("recv: each segment before the last adds the protocol work of a 1,400-byte message, %.1f TSC" % seg)
     recv = side("recv", {n: rec[n] + (segments(n) - 1) * seg for n in SIZES}, tsc)
-    over = [turn_cost(r) for r in runs]
-    per_pass = statistics.median(over) * HZ / tsc
-    print("per_pass: a work turn's busy time outside any message's service: median %.1f TSC [%.1f-%.1f]"
-          " = %.4f cycles" % (statistics.median(over), min(over), max(over), per_pass))
+    over = [t for t in (turn_cost(r) for r in runs) if t is not None]
+    per_pass = statistics.median(over) * HZ / tsc if over else 0.0
+    if over:
+        print("per_pass: a work turn's busy time outside any message's service: median %.1f TSC [%.1f-%.1f]"
+              " = %.4f cycles" % (statistics.median(over), min(over), max(over), per_pass))
+    else:
+        print("per_pass: not measured (these runs kept no counters: breakdown.sh before %s kept none): 0"
+              % "3005422")
     wire_ns, send_ns, recv_ns, switch = c2c_figures(paths)
     wire = round(wire_ns * HZ / 1e9)
     print("wire: %.0f ns = %d cycles" % (wire_ns, wire))
