@@ -17,6 +17,11 @@
  *           tools/inimeasure/thesis_costs.py: within 3.4% of every send total
  *           and 7.9% of every receive total from 0 to 65,000 bytes
  *           (docs/results/vtime-thesis-costs.txt)
+ *   stack   this stack's own costs, from quiet single-INI runs of the real
+ *           stack (tools/inimeasure/stack_costs.py: the traced breakdown
+ *           per module, the compute-to-compute path's phases), in cycles of
+ *           the emulated clock at 20 MHz (host ns x 0.02), with their dates,
+ *           commits and CPU (docs/results/vtime-stack-costs.txt)
  * The wire's latency and the compute node's hand-over to its INI are
  * parameters of their own; the thesis's "IO delay" (5,800 cycles, an
  * average message through an unloaded INI) is its send and receive totals
@@ -46,7 +51,10 @@ struct ini_vt_costs {
     double deliver;         /* an INI's delivery to the compute node's input */
 };
 
-/* Fills *c with the named set ("thesis").  0, or -1 when unknown. */
+/* The names ini_vt_costs_named knows, for messages. */
+#define INI_VT_COST_SETS "thesis, stack"
+
+/* Fills *c with the named set (INI_VT_COST_SETS).  0, or -1 when unknown. */
 int ini_vt_costs_named(const char *name, struct ini_vt_costs *c);
 
 /* Cycles of one side's work for a message of `bytes` in `frames` frames

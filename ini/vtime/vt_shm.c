@@ -92,7 +92,7 @@ int ini_vt_costs_from_env(struct ini_vt_costs *c, char *err, size_t errlen)
     if (!name || !*name)
         name = "thesis";
     if (ini_vt_costs_named(name, c) < 0) {
-        snprintf(err, errlen, "%s: unknown cost set '%s' (thesis)", INI_VT_COSTS_ENV, name);
+        snprintf(err, errlen, "%s: unknown cost set '%s' (" INI_VT_COST_SETS ")", INI_VT_COSTS_ENV, name);
         return -1;
     }
     return 0;

@@ -11,7 +11,7 @@
  *
  * The environment of a virtual run (set by `ini-cluster run --time virtual`):
  *   INI_VTIME        the object's name ("/ini-TAG-vt")
- *   INI_VT_COSTS     the cost set's name (vt_cost.h: "thesis")
+ *   INI_VT_COSTS     the cost set's name (vt_cost.h: "thesis", "stack")
  */
 #ifndef INI_VT_SHM_H
 #define INI_VT_SHM_H

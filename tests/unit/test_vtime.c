@@ -456,6 +456,36 @@ static void test_thesis_costs(void **state)
     assert_int_equal(ini_vt_side_cycles(&s, 3, 10, 2), 21 + 100 + 5 + 1000);
 }
 
+/* The stack set (docs/results/vtime-stack-costs.txt): no parameter below
+ * 0 (each is charged on its own), whole-cycle latencies, and per side the
+ * derivation's model within its stated error of the measured 65,000-byte
+ * totals (127.114 and 223.940 cycles at 20 MHz: +11.7%, -4.4%). */
+static void test_stack_costs(void **state)
+{
+    (void)state;
+    struct ini_vt_costs c;
+    assert_int_equal(ini_vt_costs_named("stack", &c), 0);
+    assert_string_equal(c.name, "stack");
+    const struct ini_vt_side *sides[] = { &c.send, &c.recv };
+    for (int i = 0; i < 2; i++) {
+        assert_true(sides[i]->per_pass >= 0 && sides[i]->per_message > 0);
+        assert_true(sides[i]->per_byte >= 0 && sides[i]->per_frame >= 0);
+    }
+    const double lat[] = { c.wire, c.handover, c.deliver };
+    for (int i = 0; i < 3; i++)
+        assert_true(lat[i] >= 0 && lat[i] == (double)(uint64_t)lat[i]);
+    uint32_t segs = (65000 + 1457) / 1458;          /* 45 segments of 1,458 bytes */
+    double s = (double)ini_vt_side_cycles(&c.send, 0, 65000, segs);
+    double r = (double)ini_vt_side_cycles(&c.recv, 0, 65000, segs);
+    assert_true(s > 127.114 * 0.88 && s < 127.114 * 1.12);
+    assert_true(r > 223.940 * 0.95 && r < 223.940 * 1.05);
+    /* what vtime_costs.sh's known answer adds up: 64 B and 1,000 B */
+    assert_int_equal(ini_vt_side_cycles(&c.send, 1, 64, 1), 2);
+    assert_int_equal(ini_vt_side_cycles(&c.recv, 1, 64, 1), 4);
+    assert_int_equal(ini_vt_side_cycles(&c.send, 1, 1000, 1), 4);
+    assert_int_equal(ini_vt_side_cycles(&c.recv, 1, 1000, 1), 7);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -469,6 +499,7 @@ int main(void)
         cmocka_unit_test(test_causality_violation_named),
         cmocka_unit_test(test_bad_machines_refused),
         cmocka_unit_test(test_thesis_costs),
+        cmocka_unit_test(test_stack_costs),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -21,7 +21,7 @@ int vtime_option(struct vtime_opts *o, const char *name, const char *value)
     } else if (!strcmp(name, "--vt-costs")) {
         struct ini_vt_costs c;
         if (ini_vt_costs_named(value, &c) < 0)
-            cli_bad_arg("--vt-costs: '%s' is not a cost set (thesis)", value);
+            cli_bad_arg("--vt-costs: '%s' is not a cost set (" INI_VT_COST_SETS ")", value);
         o->costs = value;
     } else if (!strcmp(name, "--vt-compute")) {
         if (strcmp(value, "declared") && strcmp(value, "measured"))

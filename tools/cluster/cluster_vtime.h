@@ -7,7 +7,7 @@
  * Flags (run only, one host):
  *   --time real|virtual       real (the default) is the real-time mode, or
  *                             dilation when the `dilate` knob is set
- *   --vt-costs NAME           the cost set (vt_cost.h): thesis
+ *   --vt-costs NAME           the cost set (vt_cost.h): thesis (the default), stack
  *   --vt-compute declared|measured, --vt-k K   a node's bursts (cn_vtime.h)
  *   --vt-hz HZ                the emulated clock rate (20000000)
  * The summary: the run's virtual time (the latest compute node's clock

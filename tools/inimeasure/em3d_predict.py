@@ -17,7 +17,9 @@ inter-cluster edges), from the medians over its repetitions:
         time over passes: water_model.run_figures)
   o   = the compute node's handler time per message (--o-us, default 10)
   W   = T0 / c - 2 o, T0 the median run time of the same version, INIs
-        and policy at share 0 (the same compute, no inter-cluster values)
+        and policy at share 0 (the same compute, no inter-cluster values);
+        a negative W (T0 / c < 2 o) is solved at 0, one warning line on
+        stderr per point naming it, W, T0, c and 2o (water_model.fitted_w)
   predicted time = c x R (R: the model's cycle time, mva), over the edges
   a compute node processes (steps x nodes x degree: em3d's RESULT line).
 
@@ -138,8 +140,9 @@ def predict(pts, part, o_us, bin, errs):
         if c <= 0:
             continue
         n = max(1, round(pes / inis))
-        W = t0 * 1e6 / c - 2 * o_us
-        p = water_model.solve(bin, "mva", n, W, o_us, O)
+        what = "%s %s %dx%d %d INIs %s inter %g" % (part, variant, clusters, pes, inis, pol, inter)
+        W, W_model = water_model.fitted_w("em3d_predict.py", what, t0, c, o_us)
+        p = water_model.solve(bin, "mva", n, W_model, o_us, O)
         edges = pts[k][0]["edges"]
         meas = statistics.median(r["upe"] for r in pts[k])
         pred = c * p["R"] / edges

@@ -28,31 +28,37 @@ def frames(length):
     return max(1, math.ceil((length + 8) / 1480))
 
 
-def solve3(a, b):
-    """Solves the 3x3 system a x = b by Gaussian elimination with pivoting."""
+def solve(a, b):
+    """Solves the n x n system a x = b by Gaussian elimination with pivoting."""
+    n = len(b)
     m = [row[:] + [v] for row, v in zip(a, b)]
-    for c in range(3):
-        p = max(range(c, 3), key=lambda r: abs(m[r][c]))
+    for c in range(n):
+        p = max(range(c, n), key=lambda r: abs(m[r][c]))
         m[c], m[p] = m[p], m[c]
-        for r in range(3):
+        for r in range(n):
             if r != c:
                 f = m[r][c] / m[c][c]
                 m[r] = [x - f * y for x, y in zip(m[r], m[c])]
-    return [m[i][3] / m[i][i] for i in range(3)]
+    return [m[i][n] / m[i][i] for i in range(n)]
 
 
-def fit(totals):
-    """Least squares on relative error: rows scaled by 1/total."""
-    rows = [[1.0, float(n), float(frames(n) - 1)] for n in LENGTHS]
-    ata = [[0.0] * 3 for _ in range(3)]
-    atb = [0.0] * 3
+def fit(totals, lengths=LENGTHS, nframes=frames, cols=(0, 1, 2)):
+    """Least squares on relative error: rows scaled by 1/total.  `lengths`
+    are the totals' message lengths, `nframes(length)` their frames; only
+    the parameters in `cols` (0 per_message, 1 per_byte, 2 per_frame) are
+    fitted, the others are 0."""
+    rows = [[[1.0, float(n), float(nframes(n) - 1)][i] for i in cols] for n in lengths]
+    k = len(cols)
+    ata = [[0.0] * k for _ in range(k)]
+    atb = [0.0] * k
     for row, y in zip(rows, totals):
         w = 1.0 / y
-        for i in range(3):
+        for i in range(k):
             atb[i] += row[i] * w * y * w
-            for j in range(3):
+            for j in range(k):
                 ata[i][j] += row[i] * w * row[j] * w
-    return solve3(ata, atb)
+    x = solve(ata, atb)
+    return [x[cols.index(i)] if i in cols else 0.0 for i in range(3)]
 
 
 def report(name, totals):

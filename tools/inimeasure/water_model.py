@@ -26,7 +26,9 @@ medians over its repetitions:
         the traces do not see it; its effect on Q_o is small against W).
   W   = T0 / c - 2 o, T0 the median no-INI run time at this cluster size:
         the time between a node's inter-cluster requests when messages
-        cost nothing, handlers taken out.
+        cost nothing, handlers taken out.  ini-model takes no negative
+        time: a negative W is solved at 0 and said on stderr (one line:
+        "warning: cP-iI-POLICY: fitted W = ... us is negative (T0, c, 2o)").
   l = L = 0 (memif: the wire costs nothing measurable against O).
 
 Measured beside it: queue_len and utilization of the report's "machine"
@@ -56,9 +58,24 @@ PES = 16
 die = dier("water_model.py")
 
 
+def fitted_w(prog, what, t0_s, c, o_us):
+    """W = T0 / c - 2 o in us, and the W the model is solved at: the same,
+    or 0 when it came out negative (T0 / c < 2 o: the handlers' assumed
+    time exceeds the whole time between a node's requests), which ini-model
+    refuses.  A negative W is said on stderr, one line naming the point and
+    its inputs, so that no table's reader takes the prediction for one made
+    at the W it prints (issue 45: 70 EM3D points were clamped unsaid)."""
+    W = t0_s * 1e6 / c - 2 * o_us
+    if W >= 0:
+        return W, W
+    sys.stderr.write("%s: warning: %s: fitted W = %.1f us is negative (T0 = %.6g s, c = %.6g cycles a node, "
+                     "2o = %g us); the model is solved at W = 0\n" % (prog, what, W, t0_s, c, 2 * o_us))
+    return W, 0.0
+
+
 def solve(ini_model, kind, n, W, o, O):
     try:
-        p = model.solve(N=n, W=max(W, 0), o=o, O=O, model=kind, cv2=1 if kind == "logpc" else None, bin=ini_model)
+        p = model.solve(N=n, W=W, o=o, O=O, model=kind, cv2=1 if kind == "logpc" else None, bin=ini_model)
     except model.Error as e:
         die("ini-model failed (N=%d W=%g o=%g O=%g): %s" % (n, W, o, O, e), 1)
     return {k: p[k] for k in ("R", "Q_o", "U_o")}
@@ -163,14 +180,14 @@ def model_rows(rundir, cells, t0, kinds, o_us, ini_model):
         if c <= 0:
             continue
         O = med(runs, "O_us")
-        W = t0[size] * 1e6 / c - 2 * o_us
+        W, W_model = fitted_w("water_model.py", "c%d-i%d-%s" % (size, inis, pol), t0[size], c, o_us)
         row = {"policy": pol, "size": size, "inis": inis, "N": n, "reps": len(runs), "c": c,
                "W_us": W, "o_us": o_us, "O_us": O, "O_src": runs[0]["O_src"],
                "R_meas_us": med(runs, "time_s") * 1e6 / c,
                "Q_meas": med(runs, "queue_len"), "U_meas": med(runs, "utilization")}
         row["Q_mm1"] = row["U_meas"] / (1 - row["U_meas"]) if row["U_meas"] < 1 else float("inf")
         for kind in kinds:
-            p = solve(ini_model, kind, n, W, o_us, O)
+            p = solve(ini_model, kind, n, W_model, o_us, O)
             row["R_%s_us" % kind] = p["R"]
             row["Q_%s" % kind] = p["Q_o"]
             row["U_%s" % kind] = p["U_o"]

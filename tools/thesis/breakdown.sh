@@ -13,7 +13,8 @@
 #       OUT      output prefix (default docs/results/breakdown-runs):
 #                OUT.txt (the tables), OUT/reports.jsonl (one line per run:
 #                its load average at the start, the mode, "report": its
-#                ini-trace report)
+#                ini-trace report, "counters": each INI's busy, loop and
+#                stack counters, tools/inimeasure/stack_costs.py's per pass)
 #       SEGMENT  off (IP fragments, the thesis's design; default) or on
 set -eu
 cd "$(dirname "$0")/../.."
@@ -68,10 +69,13 @@ for i in $(seq 1 "$RUNS"); do
         build/bin/ini-ping --sizes $SIZES --count 300 > "$TMP/run$i.out" 2>&1 ||
         { echo "breakdown: run $i failed: $(tail -n 1 "$TMP/run$i.out")" >&2; exit 1; }
     build/bin/ini-trace report "$TMP/run$i" --format json > "$TMP/report.json"
-    python3 -c 'import json, sys
+    python3 -c 'import glob, json, sys
+cnt = [json.load(open(f)) for f in sorted(glob.glob(sys.argv[5] + "/ini*.counters.json"))]
 print(json.dumps({"run": int(sys.argv[1]), "loadavg": sys.argv[2], "segment": sys.argv[3],
-                  "report": json.load(open(sys.argv[4]))}, separators=(",", ":")))' \
-        "$i" "$la" "$SEG" "$TMP/report.json" >> "$OUT/reports.jsonl"
+                  "report": json.load(open(sys.argv[4])),
+                  "counters": [{k: c.get(k) for k in ("ini", "busy", "loop", "stack")} for c in cnt]},
+                 separators=(",", ":")))' \
+        "$i" "$la" "$SEG" "$TMP/report.json" "$TMP/run$i" >> "$OUT/reports.jsonl"
 done
 tables "$OUT" > "$OUT.txt"
 cat "$OUT.txt"
