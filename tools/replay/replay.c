@@ -527,6 +527,7 @@ static int output_file(struct replay *r, int i, struct trace_file *f, double hz,
         .cluster_inis = c->n_inis, .cluster_pes = c->n_pes,
         .pe_policy = (int8_t)r->lb_pe[c->pes[0]].policy, .ini_policy = (int8_t)x->lb.policy,
         .start_tsc = to_tsc(first, hz), .end_tsc = to_tsc(last, hz) + 1,
+        .clock = r->g->ini->files[0].info.clock,     /* a virtual run's replay is in emulated time too */
     };
     return 0;
 }
