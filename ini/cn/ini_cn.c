@@ -693,24 +693,22 @@ static int vt_poll_wait(struct ini_pe *pe, int wait)
 
 int ini_poll(struct ini_pe *pe)
 {
-    if (pe->cn->vt.m)
-        return vt_poll_wait(pe, 0);
+    const int vt = pe->cn->vt.m != NULL;
     if (!pe->trace)
-        return poll_pe(pe);
-    uint64_t submit = cn_auto_wait_begin(pe);
-    int ran = poll_pe(pe);
+        return vt ? vt_poll_wait(pe, 0) : poll_pe(pe);
+    uint64_t submit = cn_auto_wait_begin(pe);     /* traced in virtual time too */
+    int ran = vt ? vt_poll_wait(pe, 0) : poll_pe(pe);
     cn_auto_wait_end(pe, submit, ran);
     return ran;
 }
 
 int ini_wait(struct ini_pe *pe, uint64_t timeout_us)
 {
-    if (pe->cn->vt.m)
-        return vt_poll_wait(pe, 1);
+    const int vt = pe->cn->vt.m != NULL;
     if (!pe->trace)
-        return wait_group(&pe, 1, timeout_us);
+        return vt ? vt_poll_wait(pe, 1) : wait_group(&pe, 1, timeout_us);
     uint64_t submit = cn_auto_wait_begin(pe);
-    int ran = wait_group(&pe, 1, timeout_us);
+    int ran = vt ? vt_poll_wait(pe, 1) : wait_group(&pe, 1, timeout_us);
     cn_auto_wait_end(pe, submit, ran);
     return ran;
 }
