@@ -684,31 +684,37 @@ static inline __attribute__((always_inline)) int wait_group(struct ini_pe **pes,
 static int vt_poll_wait(struct ini_pe *pe, int wait)
 {
     int ran = pe->in_handler ? 0 : cn_vt_enter(pe);
-    if (ran == 0 && wait)
-        ran = cn_vt_wait(pe);
+    /* Traced, the request starts where the burst ended: the handlers that
+     * interrupted the burst belong to it, not to a wait. */
+    uint64_t submit = pe->trace ? cn_auto_wait_begin(pe) : 0;
+    int waited = ran == 0 && wait ? cn_vt_wait(pe) : 0;
     if (!pe->in_handler)
         cn_vt_leave(pe);
-    return ran;
+    if (pe->trace)
+        cn_auto_wait_end(pe, submit, waited);
+    return ran ? ran : waited;
 }
 
 int ini_poll(struct ini_pe *pe)
 {
-    const int vt = pe->cn->vt.m != NULL;
+    if (pe->cn->vt.m)
+        return vt_poll_wait(pe, 0);
     if (!pe->trace)
-        return vt ? vt_poll_wait(pe, 0) : poll_pe(pe);
-    uint64_t submit = cn_auto_wait_begin(pe);     /* traced in virtual time too */
-    int ran = vt ? vt_poll_wait(pe, 0) : poll_pe(pe);
+        return poll_pe(pe);
+    uint64_t submit = cn_auto_wait_begin(pe);
+    int ran = poll_pe(pe);
     cn_auto_wait_end(pe, submit, ran);
     return ran;
 }
 
 int ini_wait(struct ini_pe *pe, uint64_t timeout_us)
 {
-    const int vt = pe->cn->vt.m != NULL;
+    if (pe->cn->vt.m)
+        return vt_poll_wait(pe, 1);
     if (!pe->trace)
-        return vt ? vt_poll_wait(pe, 1) : wait_group(&pe, 1, timeout_us);
+        return wait_group(&pe, 1, timeout_us);
     uint64_t submit = cn_auto_wait_begin(pe);
-    int ran = vt ? vt_poll_wait(pe, 1) : wait_group(&pe, 1, timeout_us);
+    int ran = wait_group(&pe, 1, timeout_us);
     cn_auto_wait_end(pe, submit, ran);
     return ran;
 }

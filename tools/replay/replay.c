@@ -66,9 +66,12 @@ static int setup_clusters(struct replay *r, char *err, size_t errlen)
             return ini_fail(err, errlen, "cluster %d: more than %d compute nodes", c, INI_MAX_PES_PER_CLUSTER);
         r->cl[c].pes[r->cl[c].n_pes++] = pe;
     }
-    for (int f = 0; f < g->cn->n_files; f++)
+    for (int f = 0; f < g->cn->n_files; f++) {
         if (g->cn->files[f].info.flags & INI_CN_HDR_NODE_HANDLERS)
             r->node_mode = true;
+        if (g->cn->files[f].info.flags & INI_CN_HDR_VIRTUAL)
+            r->interrupts = true;
+    }
     r->n_srv = r->node_mode ? g->max_pe : r->n_clusters;
     r->as_run = true;
     for (int c = 0; c < r->n_clusters; c++) {

@@ -329,8 +329,10 @@ static int on_req_complete(struct replay *r, int q, double now)
         double at = now + (g->reqs[s].submit - g->reqs[q].complete);
         rc |= sim_push(r, at, EV_REQ_SUBMIT, s);
         /* Node mode: the node's thread computes until then and takes
-         * no action meanwhile. */
-        if (r->node_mode && g->reqs[s].pe == pe && pe >= 0 && pe < r->n_srv && at > r->srv[pe].blocked_until) {
+         * no action meanwhile; in virtual time handlers interrupt the
+         * compute (Alewife's), whose measured length includes them. */
+        if (r->node_mode && !r->interrupts && g->reqs[s].pe == pe && pe >= 0 && pe < r->n_srv &&
+            at > r->srv[pe].blocked_until) {
             r->srv[pe].blocked_until = at;
             rc |= sim_push(r, at, EV_SERVER_UNBLOCK, pe);
         }
