@@ -610,6 +610,7 @@ int replay_run(const struct run_graph *g, const struct replay_params *p, struct 
     /* O asked, else the run's O; in virtual time an INI serves one input
      * per event and its frames leave at that event's end, never a batch's. */
     bool virt = g->ini->n_files && g->ini->files[0].info.clock == INI_TRACE_CLOCK_VIRTUAL;
+    r.one_input = virt;
     for (int i = 0; rc == 0 && i < r.n_inis; i++)
         r.inis[i].flush_at_end = !virt && (isnan(p->O_us) ? out->O_run_us == 0 : p->O_us == 0);
     if (rc == 0)
