@@ -50,9 +50,11 @@ uint64_t cn_trace_now(struct ini_pe *pe)
     const struct cn_vt *v = &pe->cn->vt;
     if (!v->m)
         return ini_cn_trace_tsc();
-    uint64_t c = pe->vt.node.clock + pe->vt.declared;
-    if (v->compute == CN_VT_MEASURED && pe->vt.state == 1)
-        c += (uint64_t)((double)(ini_thread_cpu_ns() - pe->vt.cpu_mark) * v->cycles_per_cpu_ns + 0.5);
+    uint64_t c = pe->vt.node.clock + pe->vt.declared, cpu;
+    /* Measured: the calling thread's CPU since the node's mark (the
+     * detach reads every node from one thread: never below the mark). */
+    if (v->compute == CN_VT_MEASURED && pe->vt.state == 1 && (cpu = ini_thread_cpu_ns()) > pe->vt.cpu_mark)
+        c += (uint64_t)((double)(cpu - pe->vt.cpu_mark) * v->cycles_per_cpu_ns + 0.5);
     return c + INI_TRACE_VT_ORIGIN;
 }
 
