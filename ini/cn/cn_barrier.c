@@ -94,8 +94,9 @@ static int meet(struct ini_pe *pe, uint64_t stall_us, uint32_t act, uint32_t n)
     unsigned gen = atomic_load(&s->gen);
     unsigned arrived = atomic_fetch_add(&s->count, 1) + 1;
     int last = arrived == (unsigned)s->n_local;
-    if (act)
-        ini_cn_trace_join(cn_pe_trace(pe), INI_CN_SITE_BARRIER_ARRIVALS, (uint16_t)ini_pe_id(pe), n, act, last);
+    if (act)        /* traced */
+        ini_cn_trace_join_at(cn_pe_trace(pe), INI_CN_SITE_BARRIER_ARRIVALS, (uint16_t)ini_pe_id(pe), n, act, last,
+                             cn_trace_now(pe));
     if (last) {
         if (act)
             atomic_store(&s->last_arrival, act);
@@ -149,7 +150,9 @@ static int leader_round(struct ini_pe *pe, uint64_t stall_us, uint32_t n)
      * (on_arrive); whichever comes last lets the cluster go on. */
     p->local_in = n + 1;
     int done = p->arrived[n % 2] >= others;
-    ini_cn_trace_join(cn_pe_trace(pe), INI_CN_SITE_BARRIER_RELEASE, (uint16_t)ini_pe_id(pe), n, local, done);
+    if (cn_pe_trace(pe))
+        ini_cn_trace_join_at(cn_pe_trace(pe), INI_CN_SITE_BARRIER_RELEASE, (uint16_t)ini_pe_id(pe), n, local, done,
+                             cn_trace_now(pe));
     if (done)
         p->done = local;
     uint64_t last = UINT64_MAX, since = 0;
@@ -175,17 +178,18 @@ void ini_cn_barrier_on_arrive(struct ini_pe *pe, int src_pe, const void *data, u
     memcpy(&n, data, sizeof n);
     struct ini_cn_trace *tr = cn_pe_trace(pe);
     uint32_t act = tr ? ini_cn_trace_action_id(cn) : 0;
-    uint64_t t0 = tr ? ini_cn_trace_tsc() : 0;
+    uint64_t t0 = tr ? cn_trace_now(pe) : 0;
     p->arrived[n % 2]++;
     /* The last contribution lets the cluster go on, once its own
      * arrivals are in (leader_round). */
     int last = p->local_in == n + 1 && p->arrived[n % 2] == (uint64_t)(s->n_clusters - 1);
-    ini_cn_trace_join(tr, INI_CN_SITE_BARRIER_RELEASE, (uint16_t)ini_pe_id(pe), n, act, last);
+    if (tr)
+        ini_cn_trace_join_at(tr, INI_CN_SITE_BARRIER_RELEASE, (uint16_t)ini_pe_id(pe), n, act, last, cn_trace_now(pe));
     if (last)
         p->done = act;
     if (tr)
         ini_cn_trace_action(tr, INI_CN_ACT_MSG, (uint16_t)ini_pe_id(pe), (uint16_t)src_pe, act,
-                            ini_pe_handling_seq(pe), 0, t0, ini_cn_trace_tsc());
+                            ini_pe_handling_seq(pe), 0, t0, cn_trace_now(pe));
 }
 
 static int barrier_run(struct ini_pe *pe, uint64_t stall_us)
@@ -198,12 +202,12 @@ static int barrier_run(struct ini_pe *pe, uint64_t stall_us)
     uint32_t req = 0, act = 0;
     uint64_t submit = 0;
     if (tr) {
-        submit = ini_cn_trace_tsc();
+        submit = cn_trace_now(pe);
         req = ini_cn_trace_req_id(cn);
         act = ini_cn_trace_action_id(cn);
-        uint64_t t0 = ini_cn_trace_tsc();   /* read first: arguments have no order of evaluation */
+        uint64_t t0 = cn_trace_now(pe);   /* read first: arguments have no order of evaluation */
         ini_cn_trace_action(tr, INI_CN_ACT_REQ, (uint16_t)ini_pe_id(pe), (uint16_t)ini_pe_id(pe), act, req, 0, t0,
-                            ini_cn_trace_tsc());
+                            cn_trace_now(pe));
     }
     if (meet(pe, stall_us, act, n) != 0)
         return -1;

@@ -90,5 +90,11 @@ void     cn_auto_handler_end(struct ini_pe *pe, struct cn_auto_trace *at, uint32
 void     cn_auto_program_end(struct ini_pe *pe);                       /* closes the program action */
 uint64_t cn_auto_wait_begin(struct ini_pe *pe);                        /* 0: not recorded */
 void     cn_auto_wait_end(struct ini_pe *pe, uint64_t submit, int ran);
+/* The node's time for a trace stamp: the host's TSC, or in virtual time
+ * its emulated clock (trace.h, enum ini_trace_clock). */
+uint64_t cn_trace_now(struct ini_pe *pe);
+/* At the trace's write, in virtual time: the header's flag and its
+ * anchors on the emulated clock (from cycle 0 to the latest node's). */
+void     cn_trace_virtual_anchors(struct ini_cn *cn);
 
 #endif

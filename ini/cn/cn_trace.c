@@ -38,7 +38,48 @@
  */
 #include "cn_sync.h"
 
+#include "clock.h"
+#include "cn_internal.h"
 #include "trace_cn.h"
+
+/* In virtual time a node's "now" is its clock plus the burst it has
+ * computed since its last event (what it declared, or its CPU time times
+ * K): the time the machine will charge it at, without charging it. */
+uint64_t cn_trace_now(struct ini_pe *pe)
+{
+    const struct cn_vt *v = &pe->cn->vt;
+    if (!v->m)
+        return ini_cn_trace_tsc();
+    uint64_t c = pe->vt.node.clock + pe->vt.declared, cpu;
+    /* Measured: the calling thread's CPU since the node's mark (the
+     * detach reads every node from one thread: never below the mark). */
+    if (v->compute == CN_VT_MEASURED && pe->vt.state == 1 && (cpu = ini_thread_cpu_ns()) > pe->vt.cpu_mark)
+        c += (uint64_t)((double)(cpu - pe->vt.cpu_mark) * v->cycles_per_cpu_ns + 0.5);
+    return c + INI_TRACE_VT_ORIGIN;
+}
+
+static uint64_t vt_ns(const struct cn_vt *v, uint64_t x)
+{
+    return (uint64_t)(((unsigned __int128)x * 1000000000u + v->m->hz / 2) / v->m->hz);
+}
+
+void cn_trace_virtual_anchors(struct ini_cn *cn)
+{
+    const struct cn_vt *v = &cn->vt;
+    if (!v->m)
+        return;
+    uint64_t end = INI_TRACE_VT_ORIGIN + 1;    /* a span, even for nodes that did nothing */
+    for (int p = 0; p < cn->n_pes; p++) {
+        uint64_t t = cn_trace_now(&cn->pes[p]) + (uint64_t)v->costs.handover;   /* a send's stamp at the latest */
+        end = t > end ? t : end;
+    }
+    struct ini_cn_trace_info *in = &cn->trace_info;
+    in->flags |= INI_CN_HDR_VIRTUAL;
+    in->start_tsc = INI_TRACE_VT_ORIGIN;
+    in->start_ns = vt_ns(v, INI_TRACE_VT_ORIGIN);
+    in->end_tsc = end;
+    in->end_ns = vt_ns(v, end);
+}
 
 void cn_auto_send(struct ini_pe *pe, uint16_t handler, uint64_t tsc)
 {
@@ -62,7 +103,7 @@ void cn_auto_program_end(struct ini_pe *pe)
         return;
     uint16_t id = (uint16_t)ini_pe_id(pe);
     ini_cn_trace_action(cn_pe_trace(pe), INI_CN_ACT_REQ, id, id, at->program_act, at->program_req, 0,
-                        at->program_t0, ini_cn_trace_tsc());
+                        at->program_t0, cn_trace_now(pe));
     ini_pe_trace_req(pe, INI_CN_REQ_SEND, at->program_req, at->program_act, at->program_t0);
     at->program_act = 0;
 }
@@ -77,7 +118,7 @@ void cn_auto_handler_end(struct ini_pe *pe, struct cn_auto_trace *at, uint32_t a
                          uint64_t t0)
 {
     ini_cn_trace_action(cn_pe_trace(pe), INI_CN_ACT_MSG, (uint16_t)ini_pe_id(pe), src, act, seq, 0, t0,
-                        ini_cn_trace_tsc());
+                        cn_trace_now(pe));
     at->handler_act = 0;
     at->last_act = act;
 }
@@ -89,7 +130,7 @@ uint64_t cn_auto_wait_begin(struct ini_pe *pe)
         return 0;
     cn_auto_program_end(pe);
     at->last_act = 0;
-    return ini_cn_trace_tsc();
+    return cn_trace_now(pe);
 }
 
 void cn_auto_wait_end(struct ini_pe *pe, uint64_t submit, int ran)
@@ -109,7 +150,7 @@ void ini_pe_trace_mark(struct ini_pe *pe, uint32_t mark)
     struct ini_cn *cn = ini_pe_cn(pe);
     uint16_t id = (uint16_t)ini_pe_id(pe);
     uint32_t req = ini_cn_trace_req_id(cn), act = ini_cn_trace_action_id(cn);
-    uint64_t t = ini_cn_trace_tsc();
+    uint64_t t = cn_trace_now(pe);
     ini_cn_trace_action(tr, INI_CN_ACT_REQ, id, id, act, req, 0, t, t);
     ini_pe_trace_req(pe, INI_CN_REQ_MARK, req, act, t);
     if (tr->n && tr->recs[tr->n - 1].kind == INI_CN_REQ && tr->recs[tr->n - 1].a == req)

@@ -120,6 +120,7 @@ static void trace_close(struct ini_cn *cn)
         cn->trace_info.flags |= INI_CN_HDR_NODE_HANDLERS | INI_CN_HDR_LIBRARY;
     }
     ini_cn_trace_anchor(&cn->trace_info.end_tsc, &cn->trace_info.end_ns);
+    cn_trace_virtual_anchors(cn);
     if (ini_cn_trace_write(cn->trace_path, &cn->trace_info, cn->traces, cn->n_pes) < 0)
         fprintf(stderr, "ini: cannot write %s: %s\n", cn->trace_path, strerror(errno));
     for (int p = 0; p < cn->n_pes; p++)
@@ -282,12 +283,12 @@ void ini_cn_detach(struct ini_cn *cn)
 {
     if (!cn)
         return;
+    trace_close(cn);                       /* first: in virtual time its anchors read the clocks */
     if (cn->vt.m) {
         for (int p = 0; p < cn->n_pes; p++)
             cn_vt_pe_stop(&cn->pes[p]);    /* a node that never ran holds the machine no longer */
         cn_vt_detach(&cn->vt);
     }
-    trace_close(cn);
     for (int i = 0; i < cn->n_inis; i++)
         if (cn->wake.fd[i] >= 0)
             close(cn->wake.fd[i]);
@@ -354,7 +355,7 @@ void ini_pe_trace_req(struct ini_pe *pe, int kind, uint32_t id, uint32_t done, u
 {
     if (!pe->trace)
         return;
-    uint64_t now = ini_cn_trace_tsc();
+    uint64_t now = cn_trace_now(pe);
     /* the thread: one per node, named by it */
     ini_cn_trace_req(pe->trace, kind, (uint16_t)pe->id, id, done, (uint32_t)pe->id, submit, now, pe->sync.resumed);
     pe->sync.resumed = now;
@@ -481,8 +482,9 @@ int ini_send(struct ini_pe *pe, int dst_pe, uint16_t handler, const void *buf, u
         memcpy(h + 1, buf, len);
     ini_fabric_publish(&pe->out[i]);
     if (pe->trace) {
-        cn_auto_send(pe, handler, t);   /* the library's cause and tag for it (cn_trace.c) */
-        ini_cn_trace_send(pe->trace, (uint16_t)pe->id, (uint16_t)dst_pe, seq, len, 0, t);
+        uint64_t ts = vt ? t + INI_TRACE_VT_ORIGIN : t;     /* a trace stamp (trace.h) */
+        cn_auto_send(pe, handler, ts);  /* the library's cause and tag for it (cn_trace.c) */
+        ini_cn_trace_send(pe->trace, (uint16_t)pe->id, (uint16_t)dst_pe, seq, len, 0, ts);
     }
     struct ini_seg_ini *ini = &cn->seg->inis[i];
     atomic_fetch_add_explicit(&ini->submitted, 1, memory_order_relaxed);
@@ -507,7 +509,7 @@ int ini_send(struct ini_pe *pe, int dst_pe, uint16_t handler, const void *buf, u
 /* A handler run with its RECV record (trace_cn.h). */
 static void run_traced(struct ini_pe *pe, const struct handler_slot *hs, const struct ini_am_hdr *h)
 {
-    uint64_t t0 = rdtsc();
+    uint64_t t0 = cn_trace_now(pe);
     pe->handling_seq = h->pe_seq;
     struct cn_auto_trace *at = h->handler != INI_CN_BARRIER_HANDLER ? cn_pe_auto(pe) : NULL;
     uint32_t act = at ? cn_auto_handler_begin(pe, at) : 0;
@@ -522,7 +524,7 @@ static void run_traced(struct ini_pe *pe, const struct handler_slot *hs, const s
     r->a = h->pe_seq;
     r->b = h->len;
     r->t[0] = t0;
-    r->t[1] = rdtsc();
+    r->t[1] = cn_trace_now(pe);
 }
 
 void cn_handle_record(struct ini_pe *pe, int ini, struct ini_rec *rec, uint64_t end)
@@ -684,11 +686,15 @@ static inline __attribute__((always_inline)) int wait_group(struct ini_pe **pes,
 static int vt_poll_wait(struct ini_pe *pe, int wait)
 {
     int ran = pe->in_handler ? 0 : cn_vt_enter(pe);
-    if (ran == 0 && wait)
-        ran = cn_vt_wait(pe);
+    /* Traced, the request starts where the burst ended: the handlers that
+     * interrupted the burst belong to it, not to a wait. */
+    uint64_t submit = pe->trace ? cn_auto_wait_begin(pe) : 0;
+    int waited = ran == 0 && wait ? cn_vt_wait(pe) : 0;
     if (!pe->in_handler)
         cn_vt_leave(pe);
-    return ran;
+    if (pe->trace)
+        cn_auto_wait_end(pe, submit, waited);
+    return ran ? ran : waited;
 }
 
 int ini_poll(struct ini_pe *pe)

@@ -414,7 +414,8 @@ static void shut_down(struct inid *d)
 {
     atomic_store(&d->seg->inis[d->local].state, INI_SEG_STOPPED);
     d->stats.run_end = rte_rdtsc();
-    ini_trace_run_end(&d->trace, d->stats.run_end);
+    if (d->trace.info.clock != INI_TRACE_CLOCK_VIRTUAL)     /* virtual: inid_vt_close ended it */
+        ini_trace_run_end(&d->trace, d->stats.run_end);
     if (d->trace.mode != INI_TRACE_OFF) {
         char path[INI_PATH_LEN + 32];
         snprintf(path, sizeof(path), "%.*s/ini%d.trace", INI_PATH_LEN - 1, d->run_dir, d->me->id);

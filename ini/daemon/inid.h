@@ -181,6 +181,11 @@ struct inid {
      * a delivery reserves for its stamp (0 when not virtual) */
     struct inid_vt *vt;
     uint32_t vt_extra;
+    /* Telemetry's clock in virtual time (inid_telemetry.c): the machine's
+     * rate (0: not a virtual run), the INI's clock and its charged cycles,
+     * stored by the virtual loop after each event (plain stores, read
+     * relaxed: they outlive d->vt) */
+    uint64_t vt_hz, vt_clock, vt_busy;
     struct inid_stats stats;
     /* A planted leak for the soak's own test (INI_TEST_LEAK_MBUFS, inid.c):
      * mbufs taken from the pool and never given back, each second; 0. */

@@ -76,8 +76,13 @@ static void add_identity(struct rte_tel_data *info, const struct inid *d)
 {
     rte_tel_data_add_dict_int(info, "ini", d->me->id);
     rte_tel_data_add_dict_int(info, "cluster", d->cluster);
-    rte_tel_data_add_dict_u64(info, "tsc", rte_rdtsc());
-    rte_tel_data_add_dict_u64(info, "tsc_hz", d->tsc_hz);
+    /* In virtual time the clock is the INI's own, in the emulated
+     * machine's cycles (its trace's, trace.h), so rates between two
+     * queries are per emulated second. */
+    uint64_t vt_hz = d->vt_hz;
+    rte_tel_data_add_dict_u64(info, "tsc", vt_hz ? RELAXED(d->vt_clock) + INI_TRACE_VT_ORIGIN : rte_rdtsc());
+    rte_tel_data_add_dict_u64(info, "tsc_hz", vt_hz ? vt_hz : d->tsc_hz);
+    rte_tel_data_add_dict_string(info, "clock", vt_hz ? "virtual" : "host");
     /* this INI's incarnation: restarts so far (docs/transport.md) */
     rte_tel_data_add_dict_u64(info, "restarts", ini_swp_incarnation(d->stack.swp));
 }
@@ -176,6 +181,11 @@ static int cmd_util(const char *cmd, const char *params, struct rte_tel_data *in
     add_identity(info, d);
     uint64_t now = rte_rdtsc(), start = RELAXED(d->stats.run_start);
     uint64_t busy = RELAXED(d->stats.busy_cycles);
+    if (d->vt_hz) {             /* the cycles its events were charged, over its clock */
+        now = RELAXED(d->vt_clock) + INI_TRACE_VT_ORIGIN;
+        start = INI_TRACE_VT_ORIGIN;
+        busy = RELAXED(d->vt_busy);
+    }
     rte_tel_data_add_dict_u64(info, "run_start", start);
     rte_tel_data_add_dict_u64(info, "busy_cycles", busy);
     /* The loop's busy share since start, in thousandths (not the report's

@@ -45,6 +45,62 @@ static inline uint64_t cycles_of(const struct inid *d, uint64_t t)
     return (uint64_t)((x + d->tsc_hz - 1) / d->tsc_hz);
 }
 
+/* ---- the trace in virtual time (trace.h, enum ini_trace_clock) ---- */
+
+/* The ns of the machine's clock at trace stamp x (the anchors' side). */
+static uint64_t trace_ns(const struct inid *d, uint64_t x)
+{
+    return (uint64_t)(((unsigned __int128)x * 1000000000u + d->vt->m->hz / 2) / d->vt->m->hz);
+}
+
+/* The trace counts the machine's cycles from its start, at its rate. */
+static void trace_setup(struct inid *d)
+{
+    struct ini_trace_info *in = &d->trace.info;
+    in->clock = INI_TRACE_CLOCK_VIRTUAL;
+    in->tsc_hz = d->vt->m->hz;
+    in->start_tsc = INI_TRACE_VT_ORIGIN;
+    in->start_ns = trace_ns(d, INI_TRACE_VT_ORIGIN);
+}
+
+/* The records the event that started at T committed (index n0 on) take
+ * its virtual times: the arrival the input carried (the loop gave the
+ * stack that stamp as a TSC of the virtual clock), the submit the compute
+ * node stamped, every module stamp at T (the cost model charges an event
+ * whole, not per module: its time shows in the last module), and the
+ * done stamp at the event's end.  The real loop's host stamps (it reads
+ * the TSC itself) are overwritten here, so inid_loop.c stays as it is. */
+static void trace_event(struct inid *d, uint32_t n0, uint64_t T)
+{
+    struct ini_trace *tr = &d->trace;
+    const int detailed = tr->mode == INI_TRACE_DETAILED;
+    for (uint32_t i = n0; i < tr->n; i++) {
+        struct ini_trace_rec *r = &tr->recs[i];
+        int first = ini_trace_first_stamp(r->kind), arrive = INI_TS_ENQUEUE - first;
+        for (int k = 0; k < INI_TRACE_SLOTS - 1; k++) {
+            if (first == INI_TS_SUBMIT && k == INI_TS_SUBMIT)
+                r->slot[k] = detailed ? r->slot[k] + INI_TRACE_VT_ORIGIN : 0;   /* cycles already */
+            else if (r->slot[k])
+                r->slot[k] = (k == arrive ? cycles_of(d, r->slot[k]) : T) + INI_TRACE_VT_ORIGIN;
+        }
+        r->slot[INI_TRACE_SLOTS - 1] = d->vt->clock + INI_TRACE_VT_ORIGIN;
+    }
+}
+
+/* The trace's span ends at the run's end as the launcher states it (the
+ * latest compute node's clock), or at the INI's last record if later. */
+static void trace_end(struct inid *d)
+{
+    struct inid_vt *v = d->vt;
+    struct ini_trace *tr = &d->trace;
+    uint64_t end = tr->n ? tr->recs[tr->n - 1].slot[INI_TRACE_SLOTS - 1] : INI_TRACE_VT_ORIGIN;
+    for (uint32_t p = 0; p < v->n_pes_total; p++) {
+        uint64_t c = atomic_load(&v->m->slots[ini_vt_pe_slot((int)p)].clock) + INI_TRACE_VT_ORIGIN;
+        end = c > end ? c : end;
+    }
+    ini_trace_run_end(tr, end);
+}
+
 /* ---- frames received ahead of their time: a heap on (stamp, order) ---- */
 
 static inline int frame_before(const struct inid_vt_frame *a, const struct inid_vt_frame *b)
@@ -316,15 +372,21 @@ static void run_event(struct inid *d, uint64_t T)
     v->clock = T;
     v->tx_stamp = T + (uint64_t)v->costs.wire;
     struct work_count a = count_work(d);
+    uint32_t n0 = d->trace.n;
     await_frames(d);
     ini_stack_poll(&d->stack, now);
     inid_turn_retry(d, now);
     int pe;
-    if (earliest_input(d, &pe) <= T) {
-        if (pe < 0)
-            inid_take_frame(d, heap_pop(v).m, now);
-        else
-            inid_take_record(d, pe, now);
+    uint64_t at = earliest_input(d, &pe);
+    if (at <= T) {
+        /* Its arrival, as the time it entered the queue (only the trace
+         * reads a work item's arrival). */
+        if (pe < 0) {
+            struct inid_vt_frame f = heap_pop(v);
+            inid_take_frame(d, f.m, tsc_of(d, f.stamp));
+        } else {
+            inid_take_record(d, pe, tsc_of(d, at));
+        }
     }
     inid_run_queue(d, now);
     /* What the input listed for the transport's next turn (its ack, a
@@ -335,6 +397,10 @@ static void run_event(struct inid *d, uint64_t T)
     uint64_t cost = cost_of(&v->costs, &a, &b);
     v->charged += cost;
     v->clock = ini_vt_charge(v->m, v->slot, cost);
+    if (d->trace.n != n0)
+        trace_event(d, n0, T);
+    __atomic_store_n(&d->vt_clock, v->clock, __ATOMIC_RELAXED);
+    __atomic_store_n(&d->vt_busy, v->charged, __ATOMIC_RELAXED);
     stamp_deliveries(d);
     v->tx_stamp = v->clock + (uint64_t)v->costs.wire;
     inid_flush(d);
@@ -416,6 +482,8 @@ int inid_vt_setup(struct inid *d, char *err, size_t errlen)
     d->stack.nf.xmit_ctx = d;
     d->vt = v;
     d->vt_extra = INI_VT_DELIVERY_ROOM;
+    d->vt_hz = v->m->hz;
+    trace_setup(d);
     return 0;
 }
 
@@ -423,6 +491,7 @@ void inid_vt_close(struct inid *d)
 {
     if (!d->vt)
         return;
+    trace_end(d);
     ini_vt_done(d->vt->m, d->vt->slot);
     ini_vt_shm_detach(d->vt->m);
     free(d->vt);

@@ -182,6 +182,7 @@ static const struct ini_trace_field header_fields[] = {
     H(8, version, 1),          H(10, header_size, 1),     H(12, record_size, 1),     H(14, mode, 1),
     H(16, info.tsc_hz, 1),     H(24, info.ini_id, 1),     H(28, info.cluster_id, 1), H(32, info.ini_index, 1),
     H(36, info.cluster_inis, 1), H(40, info.cluster_pes, 1), H(44, info.pe_policy, 1), H(45, info.ini_policy, 1),
+    H(46, info.clock, 2),
     H(48, n, 1),               H(56, dropped, 1),         H(64, info.start_tsc, 1),  H(72, info.end_tsc, 1),
     H(80, info.start_ns, 2),   H(88, info.O_ns, 2),       H(92, info.O_exp, 2),
     INI_TRACE_TEXT(96, struct ini_trace_header, info.host, 2),

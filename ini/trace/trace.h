@@ -152,6 +152,19 @@ _Static_assert(offsetof(struct ini_trace_rec, slot) == 16, "stamps start at byte
 
 #define INI_TRACE_HOST_LEN 32                /* the header's host name field */
 
+/* What the stamps count.  A run in virtual time (docs/virtual-time.md)
+ * stamps its records with the emulated machine's cycles, not the host's
+ * TSC: the header's tsc_hz is then the machine's clock rate (20 MHz by
+ * default), so every reader turns stamps into emulated seconds as it
+ * turns TSC cycles into host ones.  Because a stamp of 0 means "not
+ * recorded" and the machine starts at cycle 0, a stamp is the cycle plus
+ * INI_TRACE_VT_ORIGIN; the run's span starts there. */
+enum ini_trace_clock {
+    INI_TRACE_CLOCK_HOST = 0,      /* the host's TSC */
+    INI_TRACE_CLOCK_VIRTUAL = 1,   /* the emulated machine's cycles, + INI_TRACE_VT_ORIGIN */
+};
+#define INI_TRACE_VT_ORIGIN 1
+
 /* The INI and run a trace describes: the file header minus format fields. */
 struct ini_trace_info {
     uint64_t tsc_hz;
@@ -160,6 +173,7 @@ struct ini_trace_info {
     int32_t  cluster_inis;     /* INIs in the cluster; 0 = not recorded */
     int32_t  cluster_pes;      /* compute nodes in the cluster; 0 = not recorded */
     int8_t   pe_policy, ini_policy;   /* enum ini_policy, -1 = not recorded */
+    uint8_t  clock;                   /* enum ini_trace_clock (version 2; 0 in older files) */
     uint64_t start_tsc, end_tsc;      /* the run: before the first arrival, after the last done */
     /* Version 2: start_tsc's instant on the host's CLOCK_REALTIME (ns;
      * 0 = not recorded), with the host's name, so that the traces of

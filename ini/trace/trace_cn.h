@@ -73,6 +73,8 @@ enum ini_cn_trace_kind {
 #define INI_CN_HDR_LIBRARY 2u         /* the compute-node library wrote the actions and requests,
                                          for a program that writes none (ini/cn/cn_trace.c):
                                          message types are handler ids, requests INI_CN_REQ_* */
+#define INI_CN_HDR_VIRTUAL 4u         /* a virtual-time run: stamps and anchors are the emulated
+                                         machine's cycles (+ INI_TRACE_VT_ORIGIN) and its ns (trace.h) */
 
 /* record flags */
 #define INI_CN_LOCAL 1u      /* SEND, ACTION: a message the program delivered itself, no INI */
@@ -218,16 +220,23 @@ static inline void ini_cn_trace_req(struct ini_cn_trace *t, int kind, uint16_t p
     r->t[2] = resumed;
 }
 
-/* Action `action`'s contribution to join `key` of `site`, now; last: the
- * one that let its action go on. */
-static inline void ini_cn_trace_join(struct ini_cn_trace *t, int site, uint16_t pe, uint32_t key, uint32_t action,
-                                     int last)
+/* Action `action`'s contribution to join `key` of `site`, at `when`;
+ * last: the one that let its action go on. */
+static inline void ini_cn_trace_join_at(struct ini_cn_trace *t, int site, uint16_t pe, uint32_t key,
+                                        uint32_t action, int last, uint64_t when)
 {
     struct ini_cn_trace_rec *r = ini_cn_trace_fill(t, INI_CN_JOIN, (uint8_t)site, pe, key, action, 0);
     if (!r)
         return;
     r->flags = last ? INI_CN_LAST : 0;
-    r->t[0] = ini_cn_trace_tsc();
+    r->t[0] = when;
+}
+
+/* The same, now (the TSC). */
+static inline void ini_cn_trace_join(struct ini_cn_trace *t, int site, uint16_t pe, uint32_t key, uint32_t action,
+                                     int last)
+{
+    ini_cn_trace_join_at(t, site, pe, key, action, last, ini_cn_trace_tsc());
 }
 
 /* A message sent by PE pe to peer, with the node's current tag. */

@@ -164,6 +164,7 @@ static void test_file_layout(void **state)
     ini_trace_set_knobs(&t, 397.5, 1);
     snprintf(t.info.host, sizeof(t.info.host), "h1");
     t.info.start_ns = 0x0102030405060708ull;
+    t.info.clock = INI_TRACE_CLOCK_VIRTUAL;
     assert_int_equal(fx_write(&t, dir), 0);
 
     char path[1024];
@@ -184,6 +185,8 @@ static void test_file_layout(void **state)
     assert_int_equal(ini_trace_get32(b + 40), 4);           /* PEs in cluster */
     assert_int_equal(b[44], INI_POLICY_STATIC);
     assert_int_equal(b[45], INI_POLICY_ROUND_ROBIN);
+    assert_int_equal(b[46], 1);                             /* clock: virtual time's */
+    assert_int_equal(b[47], 0);
     assert_int_equal(ini_trace_get64(b + 48), 1);           /* records */
     assert_int_equal(ini_trace_get64(b + 56), 7);           /* dropped */
     assert_int_equal(ini_trace_get64(b + 64), 1000);        /* start */

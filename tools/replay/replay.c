@@ -66,9 +66,12 @@ static int setup_clusters(struct replay *r, char *err, size_t errlen)
             return ini_fail(err, errlen, "cluster %d: more than %d compute nodes", c, INI_MAX_PES_PER_CLUSTER);
         r->cl[c].pes[r->cl[c].n_pes++] = pe;
     }
-    for (int f = 0; f < g->cn->n_files; f++)
+    for (int f = 0; f < g->cn->n_files; f++) {
         if (g->cn->files[f].info.flags & INI_CN_HDR_NODE_HANDLERS)
             r->node_mode = true;
+        if (g->cn->files[f].info.flags & INI_CN_HDR_VIRTUAL)
+            r->interrupts = true;
+    }
     r->n_srv = r->node_mode ? g->max_pe : r->n_clusters;
     r->as_run = true;
     for (int c = 0; c < r->n_clusters; c++) {
@@ -527,6 +530,7 @@ static int output_file(struct replay *r, int i, struct trace_file *f, double hz,
         .cluster_inis = c->n_inis, .cluster_pes = c->n_pes,
         .pe_policy = (int8_t)r->lb_pe[c->pes[0]].policy, .ini_policy = (int8_t)x->lb.policy,
         .start_tsc = to_tsc(first, hz), .end_tsc = to_tsc(last, hz) + 1,
+        .clock = r->g->ini->files[0].info.clock,     /* a virtual run's replay is in emulated time too */
     };
     return 0;
 }
@@ -603,8 +607,12 @@ int replay_run(const struct run_graph *g, const struct replay_params *p, struct 
         rc = setup_inis(&r, err, errlen);
     if (rc == 0)
         rc = setup_messages(&r, err, errlen);
-    for (int i = 0; rc == 0 && i < r.n_inis; i++)     /* O asked, else the run's O */
-        r.inis[i].flush_at_end = isnan(p->O_us) ? out->O_run_us == 0 : p->O_us == 0;
+    /* O asked, else the run's O; in virtual time an INI serves one input
+     * per event and its frames leave at that event's end, never a batch's. */
+    bool virt = g->ini->n_files && g->ini->files[0].info.clock == INI_TRACE_CLOCK_VIRTUAL;
+    r.one_input = virt;
+    for (int i = 0; rc == 0 && i < r.n_inis; i++)
+        r.inis[i].flush_at_end = !virt && (isnan(p->O_us) ? out->O_run_us == 0 : p->O_us == 0);
     if (rc == 0)
         rc = replay_flow_setup(&r, err, errlen);
     if (rc == 0)

@@ -152,7 +152,11 @@ int replay_flow_setup(struct replay *r, char *err, size_t errlen)
         double w = 0, ack_us = 0, s = 0, busy = 0, turns = 0;
         int found = counters_read(tf, &c, err, errlen);
         int flow = found == 1 ? flow_of_ini(&c, &w, &ack_us, &s, err, errlen) : 0;
-        int cost_known = found == 1 && flow >= 0 ? turns_of_ini(&c, &busy, &turns, err, errlen) : 0;
+        /* In virtual time a turn costs nothing beyond its messages (the
+         * cost model charges per event), and the counters' busy cycles
+         * are the host's: the cost is known, 0. */
+        int virt = tf->info.clock == INI_TRACE_CLOCK_VIRTUAL;
+        int cost_known = virt ? 1 : found == 1 && flow >= 0 ? turns_of_ini(&c, &busy, &turns, err, errlen) : 0;
         if (flow == 1) {
             window = (int)w;
             seg = s;
@@ -162,7 +166,7 @@ int replay_flow_setup(struct replay *r, char *err, size_t errlen)
             double svc = 0;
             for (uint64_t i = 0; i < tf->n; i++)
                 svc += g->inis[f].done[i] - g->inis[f].s[i];
-            cost[tf->info.cluster_id] += fmax(busy * 1e9 / (double)tf->info.tsc_hz - svc, 0) / turns;
+            cost[tf->info.cluster_id] += virt ? 0 : fmax(busy * 1e9 / (double)tf->info.tsc_hz - svc, 0) / turns;
             n_cost[tf->info.cluster_id]++;
         }
         rc = found < 0 || flow < 0 || cost_known < 0 ? -1 : 0;

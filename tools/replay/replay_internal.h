@@ -201,6 +201,8 @@ struct replay {
     struct ini_sim *inis;
     struct ini_lb_pe *lb_pe;    /* per global PE */
     bool node_mode;             /* servers per node, blocked while their thread computes */
+    bool interrupts;            /* node mode of a virtual-time run: actions run at arrival, during compute */
+    bool one_input;             /* a virtual-time run: an INI serves one input per event, earliest first */
     int n_srv;
     struct server *srv;         /* per cluster, or per node (node_mode) */
     int *blk_first;             /* node mode, per node: its computing intervals in the run,

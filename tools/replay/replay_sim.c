@@ -138,6 +138,18 @@ static int cmp_item(const void *a, const void *b)
     return (x->avail > y->avail) - (x->avail < y->avail);
 }
 
+/* The virtual-time INI's order (inid_vtime.c): the earliest arrival, a
+ * frame before a compute node's record on a tie, then the lower node. */
+static int cmp_arrival(const void *a, const void *b)
+{
+    const struct item *x = a, *y = b;
+    if (x->avail != y->avail)
+        return (x->avail > y->avail) - (x->avail < y->avail);
+    if (x->in != y->in)
+        return y->in - x->in;
+    return x->in ? 0 : x->pe_local - y->pe_local;
+}
+
 static int record(struct ini_sim *x, const struct out_rec *o)
 {
     struct out_rec *n = replay_grow(x->recs, x->n_recs, &x->cap_recs, sizeof(*n), 1024);
@@ -197,12 +209,15 @@ static int turn(struct replay *r, int ini, double now)
 {
     struct ini_sim *x = &r->inis[ini];
     int n = x->n_wait, sent = 0, rc = 0, *out = r->turn_out;
-    qsort(x->wait, (size_t)n, sizeof(*x->wait), cmp_item);
+    qsort(x->wait, (size_t)n, sizeof(*x->wait), r->one_input ? cmp_arrival : cmp_item);
+    if (r->one_input && n > 1)
+        n = 1;                  /* virtual time: one input per event; the others wait for the next */
     struct item *batch = malloc(((size_t)n + 1) * sizeof(*batch));
     if (!batch)
         return -1;
     memcpy(batch, x->wait, (size_t)n * sizeof(*batch));
-    x->n_wait = 0;
+    x->n_wait -= n;
+    memmove(x->wait, x->wait + n, (size_t)x->n_wait * sizeof(*x->wait));
     x->until = fmax(now, x->until) + x->turn_cost;
     for (int m; rc >= 0 && (m = replay_flow_next_stalled(r, ini)) >= 0;) {
         struct item it = { .msg = m, .ack = -1, .avail = now };
@@ -329,8 +344,10 @@ static int on_req_complete(struct replay *r, int q, double now)
         double at = now + (g->reqs[s].submit - g->reqs[q].complete);
         rc |= sim_push(r, at, EV_REQ_SUBMIT, s);
         /* Node mode: the node's thread computes until then and takes
-         * no action meanwhile. */
-        if (r->node_mode && g->reqs[s].pe == pe && pe >= 0 && pe < r->n_srv && at > r->srv[pe].blocked_until) {
+         * no action meanwhile; in virtual time handlers interrupt the
+         * compute (Alewife's), whose measured length includes them. */
+        if (r->node_mode && !r->interrupts && g->reqs[s].pe == pe && pe >= 0 && pe < r->n_srv &&
+            at > r->srv[pe].blocked_until) {
             r->srv[pe].blocked_until = at;
             rc |= sim_push(r, at, EV_SERVER_UNBLOCK, pe);
         }

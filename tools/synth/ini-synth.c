@@ -288,7 +288,11 @@ static double sum_mean_us(const struct sum *s) { return s->n ? s->total_ns / (do
 
 struct pe_state {
     struct cnprog_pe c;                /* first: the PE, its progress and errors */
-    uint64_t rng;
+    /* Two streams: the program's draws (W, destinations) and the handlers'
+     * (o), so that a PE's program draws the same W and destinations
+     * whatever order the handlers run in (how many INIs, which policy):
+     * runs that differ only in the machine then run the same workload. */
+    uint64_t rng, rng_o;
     double W_us;                       /* this PE's mean W (hot sources: shorter) */
 
     /* the request in flight (one at a time: the thread blocks) */
@@ -351,7 +355,7 @@ static void on_request(struct ini_pe *pe, int src, const void *data, uint32_t le
         return;
     }
     /* The handler's cost o comes first, then the reply (figure 6-2). */
-    uint64_t o = draw_ns(&st->rng, opt.o_us);
+    uint64_t o = draw_ns(&st->rng_o, opt.o_us);
     spend(pe, o);
     if (ini_send(pe, src, H_REPLY, &m, sizeof m) < 0) {
         report(st, "cannot reply to PE %d: %s", src, strerror(errno));
@@ -378,7 +382,7 @@ static void on_reply(struct ini_pe *pe, int src, const void *data, uint32_t len,
         return;
     }
     /* The reply handler costs o too (R_y of the model). */
-    uint64_t o = draw_ns(&st->rng, opt.o_us);
+    uint64_t o = draw_ns(&st->rng_o, opt.o_us);
     spend(pe, o);
     st->reply_in = 1;
     st->handler_work_ns += vt ? o : work_clock_ns() - w0;
@@ -714,6 +718,7 @@ int main(int argc, char **argv)
         struct pe_state *st = &states[p];
         cnprog_pe_init(&st->c, cn, cfg, p);
         st->rng = opt.seed ^ (0x9e3779b97f4a7c15ull * (uint64_t)(st->c.id + 1));
+        st->rng_o = st->rng ^ 0xd1b54a32d192ed03ull;
         st->W_us = p < opt.hot_sources ? opt.W_us / opt.hot_factor : opt.W_us;
     }
     cnprog_register(cn, H_REQUEST, on_request);

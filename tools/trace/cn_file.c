@@ -47,7 +47,7 @@ static int check_header(void *file, const uint8_t *h, uint64_t size, char *err, 
                     INI_CN_TRACE_VERSION, INI_CN_TRACE_HEADER_SIZE, INI_CN_TRACE_RECORD_SIZE);
     struct ini_cn_trace_info *in = &f->info;
     *in = hd.info;
-    if (in->flags & ~(INI_CN_HDR_NODE_HANDLERS | INI_CN_HDR_LIBRARY))
+    if (in->flags & ~(INI_CN_HDR_NODE_HANDLERS | INI_CN_HDR_LIBRARY | INI_CN_HDR_VIRTUAL))
         return ini_fail(err, errlen, "%s: unknown header flags 0x%x", p, in->flags);
     f->n = in->records;
     uint64_t body = size - INI_CN_TRACE_HEADER_SIZE;

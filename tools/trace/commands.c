@@ -36,6 +36,11 @@ void cmd_load(struct run_files *rf, const char *dir)
 void cmd_clock_note(FILE *o, const struct run_files *rf, const char *what, double size_ns)
 {
     const struct clock_table *t = &rf->clocks;
+    if (rf->ini.n_files && rf->ini.files[0].info.clock == INI_TRACE_CLOCK_VIRTUAL) {
+        fprintf(o, "clock: virtual time: every stamp on the emulated machine's clock (%.3f MHz), no offset to be "
+                   "uncertain of\n", (double)rf->ini.files[0].info.tsc_hz / 1e6);
+        return;
+    }
     if (t->n == 0) {
         fprintf(o, "clock: no clocks.tsv: every host's clock taken as the launcher's (uncertainty unknown)\n");
         return;

@@ -617,6 +617,7 @@ static void report_counts(struct report *r, const struct trace_run *run)
             r->n_summary++;
         r->recorded += run->files[i].n;
         r->dropped += run->files[i].dropped;
+        r->n_virtual += run->files[i].info.clock == INI_TRACE_CLOCK_VIRTUAL;
     }
     if (r->dropped)
         note(r, "%llu messages were not recorded (trace buffers full): every table covers only the "
@@ -638,6 +639,7 @@ static void report_ini_row(struct report *r, int k, const struct ini_work *w, st
     ri->mode = f->mode;
     ri->dropped = f->dropped;
     ri->tsc_hz = f->info.tsc_hz;
+    ri->virtual_clock = f->info.clock == INI_TRACE_CLOCK_VIRTUAL;
     struct perf_acc a = { 0 };
     acc_ini(&a, w);
     ri->perf = acc_finish(&a);
@@ -703,6 +705,12 @@ static void report_notes(struct report *r, const struct trace_run *run)
         note(r, "summary traces only: the send and receive breakdowns (tables 5.1, 5.2) need trace.mode = detailed");
     else if (r->n_summary)
         note(r, "breakdowns from the %d detailed traces only (%d summary)", r->n_detailed, r->n_summary);
+    if (r->n_virtual)
+        note(r, "virtual time: every time is the emulated machine's (%.3f MHz); its cost model charges an INI's "
+                "event whole, so a detailed breakdown puts an event's time in its last module",
+             (double)run->files[0].info.tsc_hz / 1e6);
+    if (r->n_virtual && r->n_virtual != r->n_files)
+        note(r, "%d of %d files are a virtual-time run's: their times are not the others'", r->n_virtual, r->n_files);
     if (r->n_summary)
         note(r, "summary traces have no dequeue stamp: service start taken as max(arrival, previous done) "
                 "(FIFO, run to completion)");

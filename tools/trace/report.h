@@ -100,6 +100,7 @@ struct report_ini {
     int mode;
     uint64_t dropped;
     uint64_t tsc_hz;
+    bool virtual_clock;             /* its stamps are emulated cycles (trace.h) */
     struct report_perf perf;
     double share;                   /* its messages / its cluster's (any kind) */
 };
@@ -115,6 +116,7 @@ struct report_cluster {
 struct report {
     char dir[1024];
     int n_files, n_detailed, n_summary;
+    int n_virtual;                  /* files of a virtual-time run (trace.h, enum ini_trace_clock) */
     uint64_t recorded, dropped;     /* messages in the files, messages their full buffers missed */
     int pe_policy, ini_policy;      /* -1 not recorded, -2 files disagree */
     bool pow2_buckets;

@@ -201,10 +201,10 @@ static void text_split(FILE *o, const struct report *r)
 
 /* ---- text ----------------------------------------------------------- */
 
-static void text_breakdown(FILE *o, const struct report_breakdown *bd,
-                           const char *title, const char *const cols[REPORT_COLS], bool ns)
+static void text_breakdown(FILE *o, const struct report_breakdown *bd, const char *title,
+                           const char *const cols[REPORT_COLS], bool ns, const char *cycles)
 {
-    fprintf(o, "%s, mean %s per message\n", title, ns ? "nanoseconds" : "TSC cycles");
+    fprintf(o, "%s, mean %s per message\n", title, ns ? "nanoseconds" : cycles);
     fprintf(o, "%-13s %8s", "len (bytes)", "msgs");
     for (int c = 0; c < REPORT_COLS; c++)
         fprintf(o, " %10s", cols[c]);
@@ -275,9 +275,12 @@ static void text_mis_row(FILE *o, const char *cluster, int clu_size, int ios, co
 static void print_text(FILE *o, const struct report *r)
 {
     fprintf(o, "ini-trace report: %s\n", r->dir);
-    fprintf(o, "  %d trace files (%d detailed, %d summary), %d clusters; TSC %.3f MHz; "
+    /* A virtual-time run's stamps are the emulated machine's cycles (trace.h). */
+    const char *cycles = r->n_virtual ? "emulated cycles" : "TSC cycles";
+    fprintf(o, "  %d trace files (%d detailed, %d summary), %d clusters; %s %.3f MHz; "
                "policies: compute %s, INI %s\n",
             r->n_files, r->n_detailed, r->n_summary, r->n_clusters,
+            r->n_virtual ? "virtual time, the emulated machine's clock" : "TSC",
             r->n_inis ? (double)r->inis[0].tsc_hz / 1e6 : 0.0, policy_name(r->pe_policy),
             policy_name(r->ini_policy));
     fprintf(o, "  messages: %llu recorded, %llu dropped (trace buffer full)\n",
@@ -289,14 +292,14 @@ static void print_text(FILE *o, const struct report *r)
     if (r->n_detailed == 0) {
         fprintf(o, "Table 5.1 / 5.2: n/a: summary traces only (set trace.mode = detailed)\n\n");
     } else {
-        text_breakdown(o, &r->send, "Table 5.1: time breakdown among sending modules", send_cols, false);
-        text_breakdown(o, &r->send, "Table 5.1: time breakdown among sending modules", send_cols, true);
-        text_breakdown(o, &r->recv, "Table 5.2: time breakdown among receiving modules", recv_cols, false);
-        text_breakdown(o, &r->recv, "Table 5.2: time breakdown among receiving modules", recv_cols, true);
+        text_breakdown(o, &r->send, "Table 5.1: time breakdown among sending modules", send_cols, false, cycles);
+        text_breakdown(o, &r->send, "Table 5.1: time breakdown among sending modules", send_cols, true, cycles);
+        text_breakdown(o, &r->recv, "Table 5.2: time breakdown among receiving modules", recv_cols, false, cycles);
+        text_breakdown(o, &r->recv, "Table 5.2: time breakdown among receiving modules", recv_cols, true, cycles);
     }
 
-    fprintf(o, "%s: INI node performance per cluster (times in TSC cycles; msg time = time in the send "
-               "INI + time in the receive INI)\n", perf_table(r->ini_policy));
+    fprintf(o, "%s: INI node performance per cluster (times in %s; msg time = time in the send "
+               "INI + time in the receive INI)\n", perf_table(r->ini_policy), cycles);
     fprintf(o, "%-7s %8s %7s %-5s %8s %8s %6s %8s %10s %10s %10s %10s %9s %9s %11s %7s\n", "cluster", "clu size",
             "ios/clu", "INI", "out", "in", "local", "msg len", "send time", "recv time", "msg time",
             "msg ns", "queue len", "q@arrive", "utilization", "share");
@@ -612,9 +615,9 @@ static void print_json(FILE *o, const struct report *r)
             fprintf(o, "%s\n      {\"ini\": %d, \"index\": %d, \"file\": ", k > cl->first_ini ? "," : "",
                     ri->ini_id, ri->ini_index);
             report_json_str(o, ri->file);
-            fprintf(o, ", \"mode\": \"%s\", \"dropped\": %llu, \"tsc_hz\": %llu, ",
+            fprintf(o, ", \"mode\": \"%s\", \"dropped\": %llu, \"tsc_hz\": %llu, \"clock\": \"%s\", ",
                     ri->mode == INI_TRACE_DETAILED ? "detailed" : "summary", (unsigned long long)ri->dropped,
-                    (unsigned long long)ri->tsc_hz);
+                    (unsigned long long)ri->tsc_hz, ri->virtual_clock ? "virtual" : "host");
             json_perf(o, &ri->perf);
             fprintf(o, ", ");
             report_json_num(o, "share", ri->share, false);
