@@ -105,6 +105,12 @@ static int cmd_stats(const char *cmd, const char *params, struct rte_tel_data *i
         add_counters(g, inid_link_counters, inid_link_counters_n, &d->stack.nf.stats);
         rte_tel_data_add_dict_container(info, "link", g, 0);
     }
+    if ((g = group())) {
+        struct inid_port_rx port;
+        inid_port_rx(d, &port);
+        add_counters(g, inid_port_counters, inid_port_counters_n, &port);
+        rte_tel_data_add_dict_container(info, "port", g, 0);
+    }
     return 0;
 }
 
@@ -126,7 +132,12 @@ static int cmd_conns(const char *cmd, const char *params, struct rte_tel_data *i
         rte_tel_data_add_dict_u64(g, "snd_una", c.snd_una);
         rte_tel_data_add_dict_u64(g, "snd_nxt", c.snd_nxt);
         rte_tel_data_add_dict_u64(g, "in_flight", c.in_flight);
-        rte_tel_data_add_dict_int(g, "full", c.in_flight >= window);
+        rte_tel_data_add_dict_int(g, "full", c.in_flight >= (c.cwnd < c.grant ? c.cwnd : c.grant));
+        rte_tel_data_add_dict_u64(g, "cwnd", c.cwnd);
+        rte_tel_data_add_dict_u64(g, "grant", c.grant);
+        rte_tel_data_add_dict_u64(g, "srtt_us", c.srtt_ticks * 1000000 / (d->tsc_hz ? d->tsc_hz : 1));
+        rte_tel_data_add_dict_u64(g, "rx_srtt_us", c.rx_srtt_ticks * 1000000 / (d->tsc_hz ? d->tsc_hz : 1));
+        rte_tel_data_add_dict_u64(g, "quiet", c.quiet);
         rte_tel_data_add_dict_u64(g, "rcv_nxt", c.rcv_nxt);
         rte_tel_data_add_dict_u64(g, "ack_sent", c.ack_sent);
         /* Every unacknowledged message has its SEND timer running. */
