@@ -408,10 +408,10 @@ static inline void take_ack(struct ini_swp *s, struct swp_conn *c)
 }
 /* A NAK for the n frames from seq: retransmits them (swp_window.c). */
 void swp_handle_nak(struct ini_swp *s, struct swp_conn *c, uint32_t seq, uint32_t n);
-/* A loss signal (a NAK for a frame not asked for before): the
- * congestion window halves, once per round trip; `again` (a
- * retransmission lost too) halves it even within that round trip. */
-void swp_cwnd_loss(struct ini_swp *s, struct swp_conn *c, int again);
+/* A loss signal (a NAK, or a SEND timer's retransmission): the
+ * congestion window halves, at most once per round trip (not again until
+ * the acks pass what was sent at the cut). */
+void swp_cwnd_loss(struct ini_swp *s, struct swp_conn *c);
 /* After in-order progress: an ACK now, or the ACK timer. */
 void swp_schedule_ack(struct ini_swp *s, struct swp_conn *c);
 

@@ -347,11 +347,16 @@ static void outside_window(struct ini_swp *s, struct swp_conn *c, uint32_t seq, 
     pbuf_free(p);
 }
 
-/* A retransmission filled slot r: the time since its last NAK is a round
- * trip of a NAK and its answer (the receiver's NAK interval). */
+/* A retransmission filled slot r: the time since its NAK is a round trip
+ * of a NAK and its answer (the receiver's NAK interval), when the slot
+ * was asked for once (Karn: after more NAKs the copy may answer any of
+ * them; timed from the last, samples grew with the interval they set,
+ * to its cap of 8 ms, and a 44-fragment datagram under the fault mix,
+ * which needs some 160 tries, waited seconds: reliability.sh
+ * mix64k-off). */
 static inline void rx_rtt_sample(struct ini_swp *s, struct swp_conn *c, const struct swp_rx_slot *r)
 {
-    if (!r->nak_tsc || s->now < r->nak_tsc)
+    if (!r->nak_tsc || r->naks != 1 || s->now < r->nak_tsc)
         return;
     uint64_t x = s->now - r->nak_tsc;
     c->rx_srtt = c->rx_srtt ? (7 * c->rx_srtt + x) / 8 : x;

@@ -571,6 +571,37 @@ static void test_loss_halves_cwnd_once(void **state)
     assert_int_equal(ci.cwnd, 8);                     /* 16 halved */
 }
 
+/* A lost frame whose first retransmission is lost too: the congestion
+ * window is cut once for the round trip, not again for the copy; and the
+ * ack that the recovery brings, for frames held above the gap since
+ * their first send, gives no round-trip sample (it times the recovery:
+ * with it the sender's in-flight guard grew to its cap, reliability.sh
+ * mix64k-off). */
+static void test_lost_again_cut_once_no_rtt_sample(void **state)
+{
+    for (uint32_t i = 0; i < 8; i++)
+        assert_int_equal(loop_send(&loop_a, i, 64), 0);
+    loop_run(MS / 20, 20);
+    assert_all_delivered(8);
+    struct ini_swp_conn_info ci;
+    assert_int_equal(ini_swp_conn(loop_a.st.swp, 1, &ci), 0);
+    uint64_t clean = ci.srtt_ticks;
+    assert_true(clean > 0);
+    uint64_t a_sent = loop_a.frames_out;
+    on_a(a_sent + 2, WIRE_DROP);            /* message 10 */
+    on_a(a_sent + 4, WIRE_DROP);            /* and its first retransmission (after 11 showed the gap) */
+    for (uint32_t i = 8; i < 16; i++)
+        assert_int_equal(loop_send(&loop_a, i, 64), 0);
+    loop_run(MS / 20, 200);
+    assert_all_delivered(16);
+    assert_int_equal(SWP_A(retx_nak), 2);
+    assert_int_equal(SWP_A(cwnd_cuts), 1);
+    assert_int_equal(ini_swp_conn(loop_a.st.swp, 1, &ci), 0);
+    print_message("srtt %llu ticks clean, %llu after the recovery\n", (unsigned long long)clean,
+                  (unsigned long long)ci.srtt_ticks);
+    assert_true(ci.srtt_ticks <= 2 * clean);
+}
+
 /* The random mix with the small start: every message exactly once. */
 static void test_credit_random_mix(void **state)
 {
@@ -1086,6 +1117,7 @@ int main(void)
         T(test_sender_asleep_no_retransmission),
 #define C(f) cmocka_unit_test_setup_teardown(f, setup_credit, teardown)
         C(test_credit_start_then_window), C(test_loss_halves_cwnd_once), C(test_credit_random_mix),
+        C(test_lost_again_cut_once_no_rtt_sample),
 #define K(f) cmocka_unit_test_setup_teardown(f, setup_keyed, teardown)
         K(test_mac_random_mix),         K(test_mac_forged_data_dropped), K(test_mac_forged_ack_ignored),
         K(test_mac_replay_not_delivered_twice), K(test_mac_old_epoch_refused),
