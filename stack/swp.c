@@ -98,6 +98,11 @@ int ini_swp_conn(const struct ini_swp *s, int peer, struct ini_swp_conn_info *ci
     ci->logged = RELAXED(c->dc->tail) - RELAXED(c->dc->head);
     ci->unsynced = RELAXED(c->unsynced);
     ci->replaying = RELAXED(c->replaying);
+    ci->cwnd = RELAXED(c->cwnd);
+    ci->grant = RELAXED(c->grant);
+    ci->srtt_ticks = RELAXED(c->srtt);
+    ci->rx_srtt_ticks = RELAXED(c->rx_srtt);
+    ci->quiet = RELAXED(c->quiet);
     ci->stats = &c->stats;
     return 0;
 }
@@ -134,6 +139,7 @@ void ini_swp_params_default(struct ini_swp_params *p)
     *p = (struct ini_swp_params){
         .mtu = d.mtu, .window = d.window, .seq_bits = d.seq_bits, .send_timeout_us = d.send_timeout_us,
         .ack_timeout_us = d.ack_timeout_us, .nak = d.nak, .segment = d.segment,
+        .grant_start = INI_SWP_GRANT_START,
     };
 }
 
@@ -158,6 +164,10 @@ static int alloc_conns(struct ini_swp *s, const struct ini_swp_params *prm, uint
         if (!prm->connect[i] || i == prm->me)
             continue;
         c->peer = i;
+        c->cwnd = s->window;        /* the fixed window's speed until a loss ... */
+        c->grant = c->grant_sent =
+            prm->grant_start <= 0 || (uint32_t)prm->grant_start > s->window ? s->window : (uint32_t)prm->grant_start;
+        set_limit(c);               /* ... once the receiver grants it */
         ini_dgram_dst_init(&c->dst, prm->ip[i]);
         c->tx = calloc(slots, sizeof(*c->tx));
         c->rx = calloc(slots, sizeof(*c->rx));
@@ -168,6 +178,8 @@ static int alloc_conns(struct ini_swp *s, const struct ini_swp_params *prm, uint
     uint64_t send_ticks = tsc_hz / 1000000 * (uint64_t)prm->send_timeout_us;
     uint64_t ack_ticks = tsc_hz / 1000000 * (uint64_t)prm->ack_timeout_us;
     s->nak_gap = send_ticks / 4;
+    s->rx_budget = INI_SWP_RX_BUDGET_WINDOWS * s->window;
+    s->active_span = s->nak_gap;    /* a peer that sent within the last probe interval sends now */
     /* With NAKs, a SEND timer sends a probe, not the frame (swp.h): it
      * costs a header, so it may go sooner than a retransmission would,
      * after the least time between two NAKs. */

@@ -22,9 +22,18 @@
  * `ack` is cumulative: the next sequence number the sender of the frame
  * expects, i.e. everything before it has arrived.  DATA carries a message
  * and a piggy-backed ack (and the flag RETX when it was sent before); ACK
- * carries only the ack; NAK asks for the message `seq` (and carries the
- * ack too); PROBE says "I have sent everything before `seq`": the
- * receiver NAKs what it lacks of that, or acknowledges.
+ * carries only the ack and, in a 2-byte body, the receiver's grant; NAK
+ * asks for the run of frames from `seq` (a body: the run's length and the
+ * grant, 2 bytes each; none: one frame) and carries the ack too; PROBE
+ * says "I have sent everything before `seq`": the receiver NAKs what it
+ * lacks of that, or acknowledges.
+ *
+ * Congestion control (docs/transport.md, "Many senders into one"): a
+ * connection has at most the least of the window, its congestion window
+ * (AIMD: halved on a loss signal once per round trip, +1 frame per
+ * window acknowledged) and its receiver's grant (the receiver's budget of
+ * 4 windows shared among the peers sending to it; 8 frames until the
+ * first grant comes) in flight.
  *
  * Segments (stack.segmentation, docs/transport.md "Segments"): with
  * `segment` set, a message longer than one frame is sent as segments of
@@ -131,6 +140,9 @@ struct ini_swp_params {
     int send_timeout_us, ack_timeout_us;
     int nak;                         /* send NAKs on out-of-order arrival */
     int segment;                     /* send messages longer than a frame as segments */
+    int grant_start;                 /* frames a connection may send before its receiver's first
+                                        grant (docs/transport.md, "Many senders into one");
+                                        0: the window */
     uint64_t tsc_hz;                 /* the TSC's rate; 0: rte_get_tsc_hz() at open */
     /* Authentication (docs/transport.md, "Strangers refused"): with
      * `auth` set, every datagram carries a MAC under a key derived from
@@ -191,7 +203,8 @@ typedef void (*ini_release_fn)(void *ctx, void *cookie);
     X(bad_header) X(bad_conn) X(bad_ack) X(crc_errors) X(udp_checksum_errors)      \
     X(send_errors) X(timer_errors) X(mac_fail) X(tx_held)                          \
     X(segs_sent) X(segs_received) X(seg_errors)                                   \
-    X(syncs_sent) X(resyncs) X(replayed) X(sync_errors)
+    X(syncs_sent) X(resyncs) X(replayed) X(sync_errors)                          \
+    X(cwnd_cuts) X(retx_held)
 
 struct ini_swp_stats {
 #define INI_SWP_FIELD(name) uint64_t name;
@@ -357,6 +370,14 @@ struct ini_swp_conn_info {
      * logged messages to send again. */
     uint32_t delivered, next_seq, logged;
     int unsynced, replaying;
+    /* Congestion control (docs/transport.md, "Many senders into one"):
+     * the frames it may have in flight now (<= the window), its round
+     * trip as the sender measures it and as the receiver does (from a
+     * NAK to the retransmission), in TSC ticks (0: no sample yet), and
+     * the SEND timer's expiries since a frame last came from the peer. */
+    uint32_t cwnd, grant;            /* ... and the receiver's credit: it sends at most the least */
+    uint64_t srtt_ticks, rx_srtt_ticks;
+    uint32_t quiet;
     const struct ini_swp_stats *stats;   /* its counters, live: read with relaxed loads */
 };
 /* Fills *ci for the connection to INI `peer`: 0, or -1 when there is none

@@ -74,14 +74,16 @@ struct swp_tx_slot {
     uint8_t flags;            /* INI_SWP_F_MORE, INI_SWP_F_CONT: a segment's place */
     uint8_t release;          /* the message's last frame: give it back when acknowledged */
     uint8_t sent;             /* transmitted once: the next one carries INI_SWP_F_RETX */
-    int naked;                /* retransmitted on a NAK already */
+    uint8_t resent;           /* transmitted again: no round-trip sample from its ack (Karn) */
+    int naked;                /* retransmissions on a NAK so far */
 };
 
 struct swp_rx_slot {
     struct pbuf *p;           /* NULL: not received */
     uint16_t off;
     uint8_t flags;            /* the frame's segment flags */
-    uint64_t nak_tsc;         /* empty: when it was last NAKed (0: not yet) */
+    uint64_t nak_tsc;         /* empty: when it was last NAKed (0: not yet) ... */
+    uint32_t naks;            /* ... and how often (each waits twice as long, up to 32 times) */
 };
 
 /* A connection.  What an INI that restarts must find again to go on
@@ -137,6 +139,23 @@ struct swp_conn {
     uint8_t  replaying, unsynced;
     uint32_t peer_inc;
     uint32_t quiet;
+    /* Congestion control (docs/transport.md, "Many senders into one"):
+     * the frames this connection may have in flight, cwnd <= window,
+     * halved on a loss signal at most once per round trip (not again
+     * until snd_una passes `recover`), one more per window of frames
+     * acknowledged (cwnd_acc counts them).  The sender's round trip
+     * (srtt, rttvar: TSC ticks, 0 until the first sample) says when a
+     * frame may still be in flight; the receiver's (rx_srtt: from a NAK
+     * to the retransmission it brought) how often it asks for a gap. */
+    uint32_t cwnd, cwnd_acc, recover;
+    uint8_t  in_recovery;
+    uint64_t srtt, rttvar, rx_srtt;
+    /* Receiver-driven credit: the frames the peer lets this INI have in
+     * flight to it (grant, from its ACKs and NAKs), the least of that and
+     * cwnd (limit: what send_room compares); as the receiver, the grant
+     * last sent to the peer and when its last DATA frame came. */
+    uint32_t grant, limit, grant_sent;
+    uint64_t last_data;
     struct ini_swp_stats stats;
 };
 
@@ -157,6 +176,12 @@ struct ini_swp {
     uint32_t seq_mask, window;
     uint32_t slot_mask;            /* slots per connection - 1: a power of two >= window */
     uint64_t nak_gap;              /* TSC: least time between two NAKs / NAK retransmissions */
+    /* Credit (docs/transport.md, "Many senders into one"): the frames all
+     * peers together may have in flight to this INI (rx_budget), shared
+     * among the n_active connections whose DATA came within active_span,
+     * counted again at active_due. */
+    uint32_t rx_budget, n_active;
+    uint64_t active_span, active_due;
     int use_nak;
     ini_deliver_fn deliver;
     ini_release_fn release;
@@ -199,6 +224,64 @@ static inline void start_timer(struct ini_swp *s, struct timer_list *l, uint16_t
 static inline uint32_t dist(const struct ini_swp *s, uint32_t from, uint32_t to)
 {
     return (to - from) & s->seq_mask;
+}
+
+/* c may send another frame: fewer than its congestion window in flight
+ * (cwnd <= window, so its slots are free).  The per-message path's one
+ * comparison of congestion control. */
+static inline int send_room(const struct ini_swp *s, const struct swp_conn *c)
+{
+    return dist(s, c->snd_una, c->snd_nxt) < c->limit;
+}
+
+/* After cwnd or grant changed. */
+static inline void set_limit(struct swp_conn *c)
+{
+    c->limit = c->cwnd < c->grant ? c->cwnd : c->grant;
+}
+
+/* How long after a frame's last transmission it may still be in flight:
+ * the sender's smoothed round trip and four deviations (RFC 6298's
+ * RTO shape), at least nak_gap (as before congestion control: copies
+ * of a datagram of 44 IP fragments sent faster crowd lwIP's reassembly
+ * and none completes, reliability.sh mix64k-off), at most 16 of them;
+ * nak_gap until a round trip is measured. */
+#define INI_SWP_CWND_MIN 2   /* frames: a loss never stops a connection */
+/* A connection's credit before its receiver has said anything: small, so
+ * that many senders starting at once (a gather's first round) cannot
+ * overrun the receiver before its first ACK shares its budget out; one
+ * sender alone gets the whole window with that ACK. */
+#define INI_SWP_GRANT_START 8
+/* The receiver's budget, in windows: what every peer together may have in
+ * flight to it.  The receiving port's ring holds 1,024 frames (inid_port.c
+ * RX_DESC) and must take the frames that come while the loop is off its
+ * core; a quarter of it is 4 windows of 64 (docs/transport.md). */
+#define INI_SWP_RX_BUDGET_WINDOWS 4
+
+/* The receiver's grant to c: its budget shared among the peers sending
+ * now, between INI_SWP_CWND_MIN and the window (swp_rx.c). */
+uint32_t swp_grant_for(struct ini_swp *s, struct swp_conn *c);
+
+static inline uint64_t in_flight_for(const struct ini_swp *s, const struct swp_conn *c)
+{
+    if (!c->srtt)
+        return s->nak_gap;
+    uint64_t g = c->srtt + 4 * c->rttvar, lo = s->nak_gap, hi = 16 * s->nak_gap;
+    return g < lo ? lo : g > hi ? hi : g;
+}
+
+/* A wait after the n-th try (n >= 1): doubled for each try after the
+ * first, up to 4 times nak_gap (2 ms by default), or wait itself if
+ * longer: a peer that does not read its port gets fewer frames, never
+ * none for long.  Not more: a datagram of 44 IP fragments under 10%
+ * frame loss needs some 100 tries (reliability.sh mix64k-off), and at
+ * 8 ms each its sender saw nothing for 10 s. */
+static inline uint64_t backed_off(const struct ini_swp *s, uint64_t wait, uint32_t n)
+{
+    uint64_t hi = 4 * s->nak_gap > wait ? 4 * s->nak_gap : wait;
+    for (uint32_t i = 1; i < n && wait < hi; i++)
+        wait <<= 1;
+    return wait < hi ? wait : hi;
 }
 
 /* c has work for the next turn (ini_swp_poll, swp.h). */
@@ -323,8 +406,12 @@ static inline void take_ack(struct ini_swp *s, struct swp_conn *c)
         swp_handle_ack(s, c, c->ack_in);
     }
 }
-/* A NAK for seq: retransmits it, at once the first time. */
-void swp_handle_nak(struct ini_swp *s, struct swp_conn *c, uint32_t seq);
+/* A NAK for the n frames from seq: retransmits them (swp_window.c). */
+void swp_handle_nak(struct ini_swp *s, struct swp_conn *c, uint32_t seq, uint32_t n);
+/* A loss signal (a NAK, or a SEND timer's retransmission): the
+ * congestion window halves, at most once per round trip (not again until
+ * the acks pass what was sent at the cut). */
+void swp_cwnd_loss(struct ini_swp *s, struct swp_conn *c);
 /* After in-order progress: an ACK now, or the ACK timer. */
 void swp_schedule_ack(struct ini_swp *s, struct swp_conn *c);
 
@@ -339,6 +426,8 @@ void swp_fill_slot(struct ini_swp *s, struct swp_tx_slot *t, uint8_t *am, uint32
 int  swp_transmit(struct ini_swp *s, struct swp_conn *c, uint32_t seq, struct ini_swp_tx_stamps *ts);
 /* An ACK or NAK frame; our ack rides on it. */
 void swp_send_control(struct ini_swp *s, struct swp_conn *c, uint8_t op, uint32_t seq);
+/* A NAK for the n missing frames from seq (a body of two bytes when n > 1). */
+void swp_send_nak(struct ini_swp *s, struct swp_conn *c, uint32_t seq, uint32_t n);
 /* A header-only frame with the given op byte (opcode and flags), seq, ack
  * and a body of blen bytes (a SYNC's); 0, or -1 (counted). */
 int  swp_send_frame(struct ini_swp *s, struct swp_conn *c, uint8_t op, uint32_t seq, uint32_t ack,
@@ -350,6 +439,7 @@ int  swp_send_frame(struct ini_swp *s, struct swp_conn *c, uint8_t op, uint32_t 
 static inline void rcv_next(struct ini_swp *s, struct swp_conn *c, struct swp_rx_slot *r)
 {
     r->nak_tsc = 0;
+    r->naks = 0;
     c->rcv_nxt = (c->rcv_nxt + 1) & s->seq_mask;
     c->rcv_unacked++;
 }
@@ -375,9 +465,12 @@ static inline int rx_gap(struct ini_swp *s, struct swp_conn *c)
 /* Delivers in order from the bottom of the receive window; returns the
  * frames taken. */
 int  swp_deliver_in_order(struct ini_swp *s, struct swp_conn *c, struct ini_rx_meta *rx);
-/* Asks for the missing frame seq, at most once per nak_gap: 1 when the
- * NAK went. */
-int  swp_nak_one(struct ini_swp *s, struct swp_conn *c, uint32_t seq);
+/* Asks for the missing frames in [lo, hi): one NAK per run of empty
+ * slots that a held frame follows (or hi, with tail set: the sender's
+ * probe says it sent them), for the slots of it not asked for within the
+ * receiver's NAK interval (a round trip, at least nak_gap); returns the
+ * NAKs sent. */
+int  swp_nak_runs(struct ini_swp *s, struct swp_conn *c, uint32_t lo, uint32_t hi, int tail);
 /* The peer's probe: it has sent every frame before seq. */
 void swp_handle_probe(struct ini_swp *s, struct swp_conn *c, uint32_t seq);
 

@@ -143,7 +143,7 @@ void swp_replay(struct ini_swp *s, struct swp_conn *c)
     struct swp_dur_conn *dc = c->dc;
     if (c->unsynced)
         return;                         /* not before the peer has said where to resume */
-    while (c->replay != dc->tail && !c->pend_left && dist(s, c->snd_una, c->snd_nxt) < s->window) {
+    while (c->replay != dc->tail && !c->pend_left && send_room(s, c)) {
         const struct swp_dur_ent *e = &dc->log[c->replay & s->log_mask];
         if (e->first != c->snd_nxt) {
             c->stats.sync_errors++;     /* cannot be: the log is in sequence order */

@@ -237,16 +237,57 @@ int swp_deliver_in_order(struct ini_swp *s, struct swp_conn *c, struct ini_rx_me
     return n;
 }
 
-/* Asks for the missing message seq, at most once per nak_gap. */
-int swp_nak_one(struct ini_swp *s, struct swp_conn *c, uint32_t seq)
+/* How long the receiver waits before it asks for a frame again: a
+ * round trip from its NAK to the retransmission (rx_srtt, twice, for the
+ * sender's pacing and the queues on the way), at least nak_gap, at most
+ * 16 of them. */
+static inline uint64_t nak_interval(const struct ini_swp *s, const struct swp_conn *c)
 {
-    struct swp_rx_slot *r = rx_slot(s, c, seq);
-    if (r->nak_tsc && s->now - r->nak_tsc < s->nak_gap)
+    uint64_t g = 2 * c->rx_srtt;
+    return g < s->nak_gap ? s->nak_gap : g > 16 * s->nak_gap ? 16 * s->nak_gap : g;
+}
+
+/* Slot k is missing and may be asked for now: never asked, or asked
+ * longer ago than the interval, doubled for each NAK before
+ * (backed_off: a sender whose answers do not come is not asked faster). */
+static inline int nak_due(const struct ini_swp *s, const struct swp_conn *c, uint32_t k, uint64_t gap)
+{
+    const struct swp_rx_slot *r = rx_slot((struct ini_swp *)s, (struct swp_conn *)c, k);
+    if (r->p)
         return 0;
-    r->nak_tsc = s->now | 1;
-    swp_send_control(s, c, INI_SWP_NAK, seq);
-    c->stats.naks_sent++;
-    return 1;
+    if (!r->nak_tsc)
+        return 1;
+    gap = backed_off(s, gap, r->naks);
+    /* nak_tsc is the turn's time or'ed with 1: it may be a tick ahead */
+    return s->now >= r->nak_tsc && s->now - r->nak_tsc >= gap;
+}
+
+int swp_nak_runs(struct ini_swp *s, struct swp_conn *c, uint32_t lo, uint32_t hi, int tail)
+{
+    uint64_t gap = nak_interval(s, c);
+    int naks = 0;
+    uint32_t k = lo;
+    while (k != hi) {
+        if (!nak_due(s, c, k, gap)) {
+            k = (k + 1) & s->seq_mask;
+            continue;
+        }
+        uint32_t first = k, n = 0;
+        for (; k != hi && nak_due(s, c, k, gap); k = (k + 1) & s->seq_mask, n++)
+            ;
+        /* A run that nothing received follows may be on its way. */
+        if (k == hi ? !tail : !rx_slot(s, c, k)->p)
+            continue;
+        for (uint32_t j = 0; j < n; j++) {
+            struct swp_rx_slot *r = rx_slot(s, c, (first + j) & s->seq_mask);
+            r->nak_tsc = s->now | 1;
+            r->naks++;
+        }
+        swp_send_nak(s, c, first, n);
+        c->stats.naks_sent++;
+        naks++;
+    }
+    return naks;
 }
 
 /* The peer has sent every frame before seq, and this probe left after
@@ -261,27 +302,24 @@ void swp_handle_probe(struct ini_swp *s, struct swp_conn *c, uint32_t seq)
     uint32_t sent = dist(s, c->rcv_nxt, seq);
     int naked = 0;
     if (s->use_nak && sent <= s->window)        /* else an old probe, or a bogus one */
-        for (uint32_t k = c->rcv_nxt; k != seq; k = (k + 1) & s->seq_mask)
-            if (!rx_slot(s, c, k)->p)
-                naked |= swp_nak_one(s, c, k);
+        naked = swp_nak_runs(s, c, c->rcv_nxt, seq, 1);
     if (!naked) {                               /* a NAK carries our ack */
         swp_send_control(s, c, INI_SWP_ACK, 0);
         c->stats.acks_bare++;
     }
 }
 
-/* Frame seq (ahead of rcv_nxt) has arrived after a gap: asks for each
- * message of the gap, the run of empty slots just below it.  Frames
- * mostly arrive in order, so that run was skipped just now; one loss is
- * one NAK, and losses in different places of a window of segments are
- * asked for at once, not one round trip after the other. */
+/* Frame seq (ahead of rcv_nxt) has arrived after a gap: asks for the
+ * gap, the run of empty slots just below it, in one NAK.  Frames mostly
+ * arrive in order, so that run was skipped just now; losses in
+ * different places of a window of segments are asked for at once, not
+ * one round trip after the other. */
 static void nak_gap_below(struct ini_swp *s, struct swp_conn *c, uint32_t seq)
 {
     uint32_t lo = seq;
     while (lo != c->rcv_nxt && !rx_slot(s, c, (lo - 1) & s->seq_mask)->p)
         lo = (lo - 1) & s->seq_mask;
-    for (uint32_t k = lo; k != seq; k = (k + 1) & s->seq_mask)
-        swp_nak_one(s, c, k);
+    swp_nak_runs(s, c, lo, (seq + 1) & s->seq_mask, 0);
 }
 
 /* A duplicate: one the link made, or, when it is a retransmission
@@ -309,6 +347,21 @@ static void outside_window(struct ini_swp *s, struct swp_conn *c, uint32_t seq, 
     pbuf_free(p);
 }
 
+/* A retransmission filled slot r: the time since its NAK is a round trip
+ * of a NAK and its answer (the receiver's NAK interval), when the slot
+ * was asked for once (Karn: after more NAKs the copy may answer any of
+ * them; timed from the last, samples grew with the interval they set,
+ * to its cap of 8 ms, and a 44-fragment datagram under the fault mix,
+ * which needs some 160 tries, waited seconds: reliability.sh
+ * mix64k-off). */
+static inline void rx_rtt_sample(struct ini_swp *s, struct swp_conn *c, const struct swp_rx_slot *r)
+{
+    if (!r->nak_tsc || r->naks != 1 || s->now < r->nak_tsc)
+        return;
+    uint64_t x = s->now - r->nak_tsc;
+    c->rx_srtt = c->rx_srtt ? (7 * c->rx_srtt + x) / 8 : x;
+}
+
 /* A DATA frame that passed every check: kept in its slot of the receive
  * window (flags: its segment flags, and RETX), delivered in order. */
 static void handle_data(struct ini_swp *s, struct swp_conn *c, uint32_t seq, uint8_t flags, struct pbuf *p,
@@ -328,6 +381,7 @@ static void handle_data(struct ini_swp *s, struct swp_conn *c, uint32_t seq, uin
     if (flags & INI_SWP_F_RETX) {
         c->stats.retx_after_loss++;     /* a frame this INI lacked */
         flags &= (uint8_t)~INI_SWP_F_RETX;
+        rx_rtt_sample(s, c, r);
     }
     if (ahead == 0 && c->n_held == 0) {
         if (!c->asm_head && !(flags & (INI_SWP_F_MORE | INI_SWP_F_CONT))) {
@@ -363,13 +417,72 @@ static void handle_data(struct ini_swp *s, struct swp_conn *c, uint32_t seq, uin
          * may be lost, and no later frame may come to show it: the end of
          * a message of many segments). */
         if (s->use_nak && c->n_held && !rx_slot(s, c, c->rcv_nxt)->p)
-            swp_nak_one(s, c, c->rcv_nxt);
+            swp_nak_runs(s, c, c->rcv_nxt, (c->rcv_nxt + s->window) & s->seq_mask, 0);
     } else if (s->use_nak && !rx_slot(s, c, (seq - 1) & s->seq_mask)->p) {
         nak_gap_below(s, c, seq);   /* the end of a gap: ask for what it lacks */
     }
     /* While a gap lasts, the ACK timer asks for it again (ini_swp_poll). */
     if (rx_gap(s, c) && !timer_list_conn_active(&s->ack_timers, (uint16_t)c->peer))
         start_timer(s, &s->ack_timers, (uint16_t)c->peer, 0);
+}
+
+/* The body of an ACK (the grant) or a NAK (the run's length, the grant):
+ * into n (1 without one) and c's grant (unchanged without one). */
+static void control_body(struct ini_swp *s, struct swp_conn *c, const struct ini_swp_hdr *h, struct pbuf *p,
+                         uint32_t *n)
+{
+    uint8_t b[4];
+    uint16_t at = (uint16_t)(s->hdr_len + s->tag_len), len = (uint16_t)(p->tot_len - at);
+    *n = 1;
+    if (p->tot_len <= at || (h->op != INI_SWP_ACK && h->op != INI_SWP_NAK))
+        return;
+    len = len > 4 ? 4 : len;
+    pbuf_copy_partial(p, b, len, at);
+    uint16_t gat = h->op == INI_SWP_NAK ? 2 : 0;
+    if (h->op == INI_SWP_NAK && len >= 2)
+        *n = ((uint32_t)b[0] << 8 | b[1]) ? ((uint32_t)b[0] << 8 | b[1]) : 1;
+    if (len >= gat + 2) {
+        uint32_t g = (uint32_t)b[gat] << 8 | b[gat + 1];
+        c->grant = g < 1 ? 1 : g > s->window ? s->window : g;
+        set_limit(c);
+    }
+}
+
+/* c's last DATA frame came within active_span (its stamp is the turn's
+ * time or'ed with 1: never 0, and at most 1 tick ahead of now). */
+static inline int sending_now(const struct ini_swp *s, const struct swp_conn *c)
+{
+    return c->last_data && (s->now < c->last_data || s->now - c->last_data < s->active_span);
+}
+
+/* Counts the connections whose DATA came within active_span (at most
+ * once per quarter of it: not per frame). */
+static void count_active(struct ini_swp *s)
+{
+    uint32_t n = 0;
+    for (int i = 0; i < s->n_inis; i++)
+        n += s->conns[i].peer >= 0 && sending_now(s, &s->conns[i]);
+    s->n_active = n;
+    s->active_due = s->now + s->active_span / 4;
+}
+
+uint32_t swp_grant_for(struct ini_swp *s, struct swp_conn *c)
+{
+    (void)c;
+    if (s->now >= s->active_due)
+        count_active(s);
+    uint32_t g = s->rx_budget / (s->n_active ? s->n_active : 1);
+    uint32_t lo = s->window < INI_SWP_CWND_MIN ? s->window : INI_SWP_CWND_MIN;
+    return g < lo ? lo : g > s->window ? s->window : g;
+}
+
+/* A DATA frame from c: it is sending now (one more sharing the budget,
+ * until the next count). */
+static inline void note_data(struct ini_swp *s, struct swp_conn *c)
+{
+    if (!sending_now(s, c))
+        s->n_active++;
+    c->last_data = s->now | 1;
 }
 
 void ini_swp_input(void *ctx, struct pbuf *p, uint32_t src, uint32_t dst, int sum_ok, struct ini_rx_meta *rx)
@@ -387,6 +500,7 @@ void ini_swp_input(void *ctx, struct pbuf *p, uint32_t src, uint32_t dst, int su
     }
     c->quiet = 0;                   /* the peer answers: its probes' back-off ends */
     if (h.op == INI_SWP_DATA) {
+        note_data(s, c);
         if (!c->unsynced)           /* else its ack is for frames this INI no longer knows */
             swp_defer_ack(s, c, h.ack);
         handle_data(s, c, h.seq, h.flags, p, rx);
@@ -401,10 +515,12 @@ void ini_swp_input(void *ctx, struct pbuf *p, uint32_t src, uint32_t dst, int su
         pbuf_free(p);               /* an ACK, NAK or probe before the SYNC's answer: old news */
         return;
     }
+    uint32_t n;
+    control_body(s, c, &h, p, &n);
     take_ack(s, c);
     swp_handle_ack(s, c, h.ack);
     if (h.op == INI_SWP_NAK)
-        swp_handle_nak(s, c, h.seq);
+        swp_handle_nak(s, c, h.seq, n);
     else if (h.op == INI_SWP_PROBE)
         swp_handle_probe(s, c, h.seq);
     pbuf_free(p);

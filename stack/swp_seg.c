@@ -19,7 +19,7 @@
 static int push_segments(struct ini_swp *s, struct swp_conn *c, struct ini_swp_tx_stamps *ts)
 {
     int sent = 0;
-    while (c->pend_left && dist(s, c->snd_una, c->snd_nxt) < s->window) {
+    while (c->pend_left && send_room(s, c)) {
         uint32_t seq = c->snd_nxt;
         uint32_t n = c->pend_left < s->seg_max ? c->pend_left : s->seg_max;
         int first = c->pend_at == c->pend_start;

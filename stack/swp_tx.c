@@ -46,16 +46,42 @@ int swp_send_frame(struct ini_swp *s, struct swp_conn *c, uint8_t op, uint32_t s
     return 0;
 }
 
-/* Sends a header-only frame (ACK, NAK or PROBE) with our ack. */
-void swp_send_control(struct ini_swp *s, struct swp_conn *c, uint8_t op, uint32_t seq)
+/* Sends a control frame (ACK, NAK or PROBE, and a NAK's body) with our
+ * ack. */
+static void send_control(struct ini_swp *s, struct swp_conn *c, uint8_t op, uint32_t seq, const uint8_t *body,
+                         uint16_t blen)
 {
-    if (swp_send_frame(s, c, op, seq, c->rcv_nxt, NULL, 0) < 0)
+    if (swp_send_frame(s, c, op, seq, c->rcv_nxt, body, blen) < 0)
         return;                     /* counted; the ACK timer tries again */
     c->ack_sent = c->rcv_nxt;
     c->rcv_unacked = 0;
     c->ack_forced = 0;
     timer_list_cancel_conn(&s->ack_timers, (uint16_t)c->peer);
     ini_netif_flush(s->dg->nf);
+}
+
+/* An ACK carries the receiver's grant (2 bytes, big-endian); a probe
+ * nothing. */
+void swp_send_control(struct ini_swp *s, struct swp_conn *c, uint8_t op, uint32_t seq)
+{
+    if (op != INI_SWP_ACK) {
+        send_control(s, c, op, seq, NULL, 0);
+        return;
+    }
+    uint32_t g = swp_grant_for(s, c);
+    uint8_t body[2] = { (uint8_t)(g >> 8), (uint8_t)g };
+    c->grant_sent = g;
+    send_control(s, c, op, seq, body, 2);
+}
+
+/* A NAK: the length of the run it asks for, then the grant, each 2
+ * bytes, big-endian (both at most a window). */
+void swp_send_nak(struct ini_swp *s, struct swp_conn *c, uint32_t seq, uint32_t n)
+{
+    uint32_t g = swp_grant_for(s, c);
+    uint8_t body[4] = { (uint8_t)(n >> 8), (uint8_t)n, (uint8_t)(g >> 8), (uint8_t)g };
+    c->grant_sent = g;
+    send_control(s, c, INI_SWP_NAK, seq, body, 4);
 }
 
 /* The UDP payload's sum from the message's (its CRC's and message's,
@@ -196,6 +222,7 @@ void swp_fill_slot(struct ini_swp *s, struct swp_tx_slot *t, uint8_t *am, uint32
     t->cookie = cookie;
     t->naked = 0;
     t->sent = 0;
+    t->resent = 0;
     t->flags = flags;
     t->release = (uint8_t)release;
     t->crc_pending = !s->tag_len && len + (uint32_t)s->data_hdr_len <= s->frame_max;
@@ -238,11 +265,11 @@ int ini_swp_send(struct ini_swp *s, int peer, uint8_t *am, uint32_t am_len, void
 {
     struct swp_conn *c = &s->conns[peer];
     s->now = now;
-    if (c->ack_deferred && dist(s, c->snd_una, c->snd_nxt) >= s->window)
+    if (c->ack_deferred && !send_room(s, c))
         take_ack(s, c);             /* room the peer has made already */
     /* A connection still replaying, or waiting for its SYNC's answer,
      * counts as full: new messages wait behind (swp_resync.c). */
-    if (c->pend_left || c->replaying || c->unsynced || dist(s, c->snd_una, c->snd_nxt) >= s->window) {
+    if (c->pend_left || c->replaying || c->unsynced || !send_room(s, c)) {
         c->stats.window_full++;
         return -1;
     }

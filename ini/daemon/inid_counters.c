@@ -13,6 +13,9 @@
 #include "inid_counters.h"
 
 #include <stdio.h>
+#include <string.h>
+
+#include <rte_ethdev.h>
 
 #define SWP_COUNTER(name) INI_COUNTER_SAME(struct ini_swp_stats, name),
 const struct ini_counter inid_swp_counters[] = { INI_SWP_COUNTERS(SWP_COUNTER) };
@@ -40,9 +43,58 @@ const struct ini_counter inid_link_counters[] = {
     INI_COUNTER_SAME(struct ini_netif_stats, rx_not_ip),
     INI_COUNTER_SAME(struct ini_netif_stats, rx_not_peer),
 };
+const struct ini_counter inid_port_counters[] = {
+    INI_COUNTER_SAME(struct inid_port_rx, rx_packets),
+    INI_COUNTER_SAME(struct inid_port_rx, rx_missed),
+    INI_COUNTER_SAME(struct inid_port_rx, rx_errors),
+    INI_COUNTER_SAME(struct inid_port_rx, rx_nombuf),
+    INI_COUNTER_SAME(struct inid_port_rx, pool_free),
+};
+const size_t inid_port_counters_n = INI_COUNTERS_N(inid_port_counters);
 const size_t inid_swp_counters_n = INI_COUNTERS_N(inid_swp_counters);
 const size_t inid_message_counters_n = INI_COUNTERS_N(inid_message_counters);
 const size_t inid_link_counters_n = INI_COUNTERS_N(inid_link_counters);
+
+void inid_port_rx(const struct inid *d, struct inid_port_rx *r)
+{
+    memset(r, 0, sizeof(*r));
+    if (d->stack.pool)
+        r->pool_free = rte_mempool_avail_count(d->stack.pool);
+    for (int k = 0; k < d->n_ports; k++) {
+        struct rte_eth_stats st;
+        if (rte_eth_stats_get(d->ports[k], &st) != 0)
+            continue;
+        r->rx_packets += st.ipackets;
+        r->rx_missed += st.imissed;
+        r->rx_errors += st.ierrors;
+        r->rx_nombuf += st.rx_nombuf;
+    }
+}
+
+/* The drivers' extended counters that are not zero and name a drop, a
+ * miss or a full or empty ring (af_xdp's rx_dropped, rx_ring_full,
+ * rx_fill_ring_empty_descs ...): where the port lost frames, in the
+ * driver's words.  At most 64 per port. */
+static void json_port_xstats(FILE *f, const struct inid *d)
+{
+    fprintf(f, "  \"port_xstats\": {");
+    const char *sep = "";
+    for (int k = 0; k < d->n_ports; k++) {
+        struct rte_eth_xstat_name names[64];
+        struct rte_eth_xstat vals[64];
+        int n = rte_eth_xstats_get_names(d->ports[k], names, 64);
+        int m = rte_eth_xstats_get(d->ports[k], vals, 64);
+        for (int i = 0; n > 0 && m > 0 && i < n && i < m && i < 64; i++) {
+            const char *nm = names[vals[i].id < (uint64_t)n ? vals[i].id : (uint64_t)i].name;
+            if (vals[i].value && (strstr(nm, "drop") || strstr(nm, "miss") || strstr(nm, "full") ||
+                                  strstr(nm, "empty") || strstr(nm, "err"))) {
+                fprintf(f, "%s\"%d.%s\": %llu", sep, k, nm, (unsigned long long)vals[i].value);
+                sep = ", ";
+            }
+        }
+    }
+    fprintf(f, "},\n");
+}
 
 /* One group of counters, "key": {...} on one line. */
 static void json_group(FILE *f, const char *key, const struct ini_counter *t, size_t n, const void *stats)
@@ -98,6 +150,8 @@ void inid_write_counters(struct inid *d)
     const struct inid_stats *s = &d->stats;
     const struct ini_swp_stats total = ini_swp_totals(d->stack.swp), *w = &total;
     const struct ini_ip_stats ip = ini_dgram_ip_stats(&d->stack.dg);
+    struct inid_port_rx port;
+    inid_port_rx(d, &port);
     struct ini_fault_stats fs = { 0 };
     for (int k = 0; k < d->n_ports; k++) {
         ini_fault_stats_add(&fs, &d->tx_fault[k].stats);
@@ -113,19 +167,24 @@ void inid_write_counters(struct inid *d)
      * loss, or spurious: of a frame already here). */
     fprintf(f, "  \"summary\": \"INI %d (cluster %d): sent %llu msgs / %llu B, delivered %llu msgs / %llu B, "
                "local %llu; retransmitted %llu (timer) + %llu (NAK), received %llu after a loss + %llu spurious, "
-               "NAKs %llu sent, checksum drops %u, duplicates %llu, reassembly drops %u; "
-               "restarts %u, resyncs %llu\",\n",
+               "NAKs %llu sent, checksum drops %u, duplicates %llu, reassembly drops %u, "
+               "receive drops %llu (port) + %llu (stack); restarts %u, resyncs %llu\",\n",
             d->me->id, d->cluster, (unsigned long long)w->msgs_sent, (unsigned long long)w->bytes_sent,
             (unsigned long long)w->msgs_delivered, (unsigned long long)w->bytes_delivered,
             (unsigned long long)s->local_msgs, (unsigned long long)w->retx_timer,
             (unsigned long long)w->retx_nak, (unsigned long long)w->retx_after_loss,
             (unsigned long long)w->retx_spurious, (unsigned long long)w->naks_sent, chk,
             (unsigned long long)w->duplicates, (unsigned)(ip.reass_timeouts + ip.reass_evictions),
+            (unsigned long long)(port.rx_missed + port.rx_errors + port.rx_nombuf),
+            (unsigned long long)(w->out_of_window + w->bad_header + w->bad_conn + w->crc_errors +
+                                 w->udp_checksum_errors + w->mac_fail + ip.ip_drops + ip.udp_drops),
             ini_swp_incarnation(d->stack.swp), (unsigned long long)w->resyncs);
     json_transport(f, d, w);
     json_group(f, "messages", inid_message_counters, INI_COUNTERS_N(inid_message_counters), s);
     json_ip(f, &ip, w);
     json_group(f, "link", inid_link_counters, INI_COUNTERS_N(inid_link_counters), &d->stack.nf.stats);
+    json_group(f, "port", inid_port_counters, INI_COUNTERS_N(inid_port_counters), &port);
+    json_port_xstats(f, d);
     json_group(f, "faults", fault_counters, INI_COUNTERS_N(fault_counters), &fs);
     json_group(f, "arp", arp_counters, INI_COUNTERS_N(arp_counters), &d->stack.nf.arp.stats);
     uint64_t run = s->run_end > s->run_start ? s->run_end - s->run_start : 0;

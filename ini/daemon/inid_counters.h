@@ -15,6 +15,20 @@
 extern const struct ini_counter inid_swp_counters[], inid_message_counters[], inid_link_counters[];
 extern const size_t inid_swp_counters_n, inid_message_counters_n, inid_link_counters_n;
 
+/* The receive side of the INI's ports, from DPDK's port statistics
+ * (rte_eth_stats_get, summed over its ports): frames taken, frames the
+ * port missed (the socket's or the ring's: af_xdp's drops when its
+ * ring is full or has no buffer, a NIC's imissed), frames in error and
+ * frames dropped for want of an mbuf.  Any thread (the telemetry's too):
+ * DPDK's own /ethdev/stats reads them the same way. */
+struct inid_port_rx {
+    uint64_t rx_packets, rx_missed, rx_errors, rx_nombuf;
+    uint64_t pool_free;     /* the INI's mbufs free now: af_xdp takes none in while it cannot refill its ring */
+};
+void inid_port_rx(const struct inid *d, struct inid_port_rx *r);
+extern const struct ini_counter inid_port_counters[];
+extern const size_t inid_port_counters_n;
+
 /* Writes RUN_DIR/ini<ID>.counters.json from d's figures (after the loop);
  * a file that cannot be opened is said on stderr, and the daemon goes on
  * stopping. */

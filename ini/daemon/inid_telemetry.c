@@ -45,7 +45,9 @@
 #include "inid_telemetry.h"
 
 #include <dirent.h>
+#include <errno.h>
 #include <limits.h>
+#include <stdatomic.h>
 #include <stdio.h>
 #include <string.h>
 #include <unistd.h>
@@ -63,6 +65,24 @@
 /* The daemon's state (inid.c's one global): telemetry callbacks take no
  * context argument in DPDK 22.11. */
 static const struct inid *tel_inid;
+/* Set once the daemon is ready (inid_telemetry_ready).  The socket is up
+ * from EAL's start, before the transport, the mbuf pool and the ports
+ * exist; a reader then (ini-soak's sampler polling a daemon the launcher
+ * restarts) made the commands read through their null pointers, and the
+ * restarted daemon died of SIGSEGV before it was ready (soak_quick.sh, 2
+ * of 3 runs; every time with /ini/stats polled during a restart).  Until
+ * then every command answers null, as DPDK does for a command that fails. */
+static atomic_int tel_ready;
+
+void inid_telemetry_ready(void)
+{
+    atomic_store_explicit(&tel_ready, 1, memory_order_release);
+}
+
+static int not_ready(void)
+{
+    return !atomic_load_explicit(&tel_ready, memory_order_acquire);
+}
 
 /* Adds the n counters of table, read from stats, to the dict d. */
 static void add_counters(struct rte_tel_data *d, const struct ini_counter *table, size_t n,
@@ -99,6 +119,8 @@ static struct rte_tel_data *group(void)
 
 static int cmd_stats(const char *cmd, const char *params, struct rte_tel_data *info)
 {
+    if (not_ready())
+        return -EAGAIN;
     const struct inid *d = tel_inid;
     rte_tel_data_start_dict(info);
     add_identity(info, d);
@@ -116,11 +138,19 @@ static int cmd_stats(const char *cmd, const char *params, struct rte_tel_data *i
         add_counters(g, inid_link_counters, inid_link_counters_n, &d->stack.nf.stats);
         rte_tel_data_add_dict_container(info, "link", g, 0);
     }
+    if ((g = group())) {
+        struct inid_port_rx port;
+        inid_port_rx(d, &port);
+        add_counters(g, inid_port_counters, inid_port_counters_n, &port);
+        rte_tel_data_add_dict_container(info, "port", g, 0);
+    }
     return 0;
 }
 
 static int cmd_conns(const char *cmd, const char *params, struct rte_tel_data *info)
 {
+    if (not_ready())
+        return -EAGAIN;
     const struct inid *d = tel_inid;
     rte_tel_data_start_dict(info);
     add_identity(info, d);
@@ -137,7 +167,12 @@ static int cmd_conns(const char *cmd, const char *params, struct rte_tel_data *i
         rte_tel_data_add_dict_u64(g, "snd_una", c.snd_una);
         rte_tel_data_add_dict_u64(g, "snd_nxt", c.snd_nxt);
         rte_tel_data_add_dict_u64(g, "in_flight", c.in_flight);
-        rte_tel_data_add_dict_int(g, "full", c.in_flight >= window);
+        rte_tel_data_add_dict_int(g, "full", c.in_flight >= (c.cwnd < c.grant ? c.cwnd : c.grant));
+        rte_tel_data_add_dict_u64(g, "cwnd", c.cwnd);
+        rte_tel_data_add_dict_u64(g, "grant", c.grant);
+        rte_tel_data_add_dict_u64(g, "srtt_us", c.srtt_ticks * 1000000 / (d->tsc_hz ? d->tsc_hz : 1));
+        rte_tel_data_add_dict_u64(g, "rx_srtt_us", c.rx_srtt_ticks * 1000000 / (d->tsc_hz ? d->tsc_hz : 1));
+        rte_tel_data_add_dict_u64(g, "quiet", c.quiet);
         rte_tel_data_add_dict_u64(g, "rcv_nxt", c.rcv_nxt);
         rte_tel_data_add_dict_u64(g, "ack_sent", c.ack_sent);
         /* Every unacknowledged message has its SEND timer running. */
@@ -154,6 +189,8 @@ static int cmd_conns(const char *cmd, const char *params, struct rte_tel_data *i
 
 static int cmd_queue(const char *cmd, const char *params, struct rte_tel_data *info)
 {
+    if (not_ready())
+        return -EAGAIN;
     const struct inid *d = tel_inid;
     rte_tel_data_start_dict(info);
     add_identity(info, d);
@@ -176,6 +213,8 @@ static int cmd_queue(const char *cmd, const char *params, struct rte_tel_data *i
 
 static int cmd_util(const char *cmd, const char *params, struct rte_tel_data *info)
 {
+    if (not_ready())
+        return -EAGAIN;
     const struct inid *d = tel_inid;
     rte_tel_data_start_dict(info);
     add_identity(info, d);
@@ -203,6 +242,8 @@ static int cmd_util(const char *cmd, const char *params, struct rte_tel_data *in
  * moving mbufs: a figure off by a few in flight, never torn. */
 static int cmd_resources(const char *cmd, const char *params, struct rte_tel_data *info)
 {
+    if (not_ready())
+        return -EAGAIN;
     const struct inid *d = tel_inid;
     rte_tel_data_start_dict(info);
     add_identity(info, d);

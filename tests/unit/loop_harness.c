@@ -23,6 +23,7 @@ struct ini_config loop_cfg;
 struct loop_side loop_a, loop_b;
 uint64_t loop_now = 1;
 int loop_segmentation;
+int loop_grant_start;
 static struct rte_mempool *pool;
 
 /* Frames on the wire wait in the receiver's inbox until the sender's
@@ -233,6 +234,9 @@ static void setup_side(struct loop_side *s, const uint8_t *key, const uint8_t *e
     char err[256];
     ini_stack_params_from_config(&prm, &loop_cfg, s->id, LOOP_HZ);
     prm.pool = pool;
+    /* The scripted tests count frames from a full window at once; the
+     * credit's small start has its own tests (test_swp.c, "credit"). */
+    prm.swp.grant_start = loop_grant_start;
     prm.deliver = deliver;
     prm.release = release;
     prm.ctx = s;
@@ -449,8 +453,11 @@ const char *loop_check_delivered(uint32_t n)
 
 int loop_send(struct loop_side *s, uint32_t tag, uint32_t len)
 {
+    /* The next of 64 buffers, taken only when the send is: a refused
+     * send must not overwrite a message still unacknowledged (the
+     * transport retransmits from the buffer it borrowed). */
     static int next[2];
-    uint8_t *am = bufs[s->id][next[s->id]++ % 64] + INI_SWP_MAXHDR;
+    uint8_t *am = bufs[s->id][next[s->id] % 64] + INI_SWP_MAXHDR;
     struct ini_am_hdr h = { 0, 1, 0, 0, len - 16, 0 };
     memcpy(am, &h, sizeof(h));
     for (uint32_t i = 16; i < len; i++)
@@ -458,6 +465,8 @@ int loop_send(struct loop_side *s, uint32_t tag, uint32_t len)
     if (len >= 20)
         memcpy(am + 16, &tag, 4);
     int rc = ini_swp_send(s->st.swp, s->other->id, am, len, NULL, loop_now, NULL);
+    if (rc == 0)
+        next[s->id]++;
     loop_flush(s);
     return rc;
 }

@@ -69,6 +69,9 @@ extern uint64_t loop_now;
 /* stack.segmentation of the pairs loop_setup* make (default 0: IP
  * fragments); loop_reset_transport keeps loop_cfg's. */
 extern int loop_segmentation;
+/* The transport's grant_start for the sides set up next (0: the window,
+ * what the scripted tests count on). */
+extern int loop_grant_start;
 
 /* EAL, mbuf pool, lwIP; once per process.  0 or -1. */
 int  loop_global_init(const char *name);

@@ -38,6 +38,9 @@
  * then, last, "verified N messages, E errors" (N: echoes this process
  * originated and verified); it exits 1 if E > 0, 2 on bad arguments.
  *
+ * --incast [--to PE] [--solo on|off] runs the many-into-one workload of
+ * issue 50 instead (tools/ping/incast.c).
+ *
  * --inject corrupt|duplicate|drop checks the checker: the echo side then
  * damages every 50th echo (flips its last byte, sends it twice, or drops
  * it), and the run must fail naming the damage (tests/integration/
@@ -59,10 +62,12 @@
 #include "cli.h"
 #include "cnprog.h"
 #include "ini_cn.h"
+#include "ping/incast.h"
+#include "ping/ping_msg.h"
 
 enum { H_REQUEST = 1, H_REPLY = 2, H_DONE = 3 };
 
-#define HDR_BYTES     16
+#define HDR_BYTES     PING_HDR_BYTES
 #define MAX_SIZES     64
 #define MAX_WINDOW    64
 #define DONE_MAGIC    0x454e4f44u   /* "DONE" */
@@ -77,7 +82,8 @@ static struct {
     int pairs;
     long timeout_ms;
     enum { INJECT_NONE, INJECT_CORRUPT, INJECT_DUPLICATE, INJECT_DROP } inject;
-} opt = { { 0, 64, 1024 }, 3, 100, 1, 0, 10000, INJECT_NONE };
+    int incast, to, solo;   /* --incast (incast.h): to PE `to`, one sender alone first */
+} opt = { { 0, 64, 1024 }, 3, 100, 1, 0, 10000, INJECT_NONE, 0, 0, 1 };
 
 #define INJECT_EVERY 50
 
@@ -86,6 +92,7 @@ static struct {
 static const char usage_text[] =
     "usage: ini-ping [--sizes N,N,...] [--count N] [--window W] [--pattern all|pairs]"
     " [--timeout-ms MS]\n                [--inject corrupt|duplicate|drop]\n"
+    "       ini-ping --incast [--to PE] [--solo on|off] [--sizes N,...] [--count N] [--timeout-ms MS]\n"
     "       ini-ping --help | --version\n"
     "(run under ini-cluster run CONFIG -- ini-ping ...)\n";
 
@@ -122,6 +129,13 @@ static void parse_args(int argc, char **argv)
             /* In the order of the enum, after INJECT_NONE. */
             static const char *const injects[] = { "corrupt", "duplicate", "drop", NULL };
             opt.inject = INJECT_CORRUPT + cli_parse_choice(a, cli_value(argc, argv, &i), injects);
+        } else if (!strcmp(a, "--incast")) {
+            opt.incast = 1;
+        } else if (!strcmp(a, "--to")) {
+            opt.to = (int)cli_parse_long(a, cli_value(argc, argv, &i), 0, INI_MAX_PES - 1);
+        } else if (!strcmp(a, "--solo")) {
+            static const char *const onoff[] = { "off", "on", NULL };
+            opt.solo = cli_parse_choice(a, cli_value(argc, argv, &i), onoff);
         } else if (a[0] == '-') {
             cli_unknown_option(a);
         } else {
@@ -132,51 +146,10 @@ static void parse_args(int argc, char **argv)
 
 /* ---- message contents ---- */
 
-struct ping_hdr {
-    uint16_t src, dst;
-    uint32_t seq, size, sum;
-};
-_Static_assert(sizeof(struct ping_hdr) == HDR_BYTES, "ping header is 16 bytes");
-
 static const struct { const char *name; int off, len; } FIELDS[] = {
     { "source", 0, 2 }, { "destination", 2, 2 }, { "sequence", 4, 4 },
     { "size", 8, 4 },   { "checksum", 12, 4 },
 };
-
-static uint32_t checksum(const uint8_t *p, size_t n)
-{
-    uint64_t h = 0x9e3779b97f4a7c15ull ^ n;
-    size_t i = 0;
-    for (; i + 8 <= n; i += 8) {
-        uint64_t w;
-        memcpy(&w, p + i, 8);
-        h = (h ^ w) * 0x100000001b3ull;
-        h ^= h >> 29;
-    }
-    for (; i < n; i++)
-        h = (h ^ p[i]) * 0x100000001b3ull;
-    return (uint32_t)(h ^ (h >> 32));
-}
-
-/* Fills buf[0..size) with the message (src, dst, seq); returns its header. */
-static struct ping_hdr make_message(uint8_t *buf, uint32_t size, int src, int dst, uint32_t seq)
-{
-    struct ping_hdr h = { (uint16_t)src, (uint16_t)dst, seq, size, 0 };
-    if (size > HDR_BYTES) {
-        uint64_t x = ((uint64_t)src << 48) ^ ((uint64_t)dst << 32) ^ seq ^ ((uint64_t)size << 20);
-        uint32_t i = HDR_BYTES;
-        for (; i < size; i += 8) {   /* splitmix64 */
-            uint64_t z = (x += 0x9e3779b97f4a7c15ull);
-            z = (z ^ (z >> 30)) * 0xbf58476d1ce4e5b9ull;
-            z = (z ^ (z >> 27)) * 0x94d049bb133111ebull;
-            z ^= z >> 31;
-            memcpy(buf + i, &z, size - i < 8 ? size - i : 8);
-        }
-    }
-    h.sum = checksum(buf + HDR_BYTES, size > HDR_BYTES ? size - HDR_BYTES : 0);
-    memcpy(buf, &h, size < HDR_BYTES ? size : HDR_BYTES);
-    return h;
-}
 
 /* ---- per-PE state ---- */
 
@@ -294,7 +267,7 @@ static void on_request(struct ini_pe *pe, int src, const void *data, uint32_t le
     if (have_seq)
         memcpy(&seq, p + 4, 4);
     struct ping_hdr want = { (uint16_t)src, (uint16_t)st->c.id, ordered ? st->req_base[src] : seq, len,
-                             checksum(p + HDR_BYTES, len > HDR_BYTES ? len - HDR_BYTES : 0) };
+                             ping_checksum(p + HDR_BYTES, len > HDR_BYTES ? len - HDR_BYTES : 0) };
     if (ordered) {
         if (check_header(st, what, p, len, &want, 0) < 0 && have_seq)
             st->req_base[src] = seq;   /* resynchronise: one error, not a cascade */
@@ -380,7 +353,7 @@ static void on_reply(struct ini_pe *pe, int src, const void *data, uint32_t len,
     }
     if (bad || check_header(st, what, p, len, &match->hdr, 0) < 0)
         return;
-    if (len > HDR_BYTES && checksum(p + HDR_BYTES, len - HDR_BYTES) != match->hdr.sum) {
+    if (len > HDR_BYTES && ping_checksum(p + HDR_BYTES, len - HDR_BYTES) != match->hdr.sum) {
         report(st, "%s: payload corrupted (checksum mismatch)", what);
         return;
     }
@@ -443,7 +416,7 @@ static int send_one(struct pe_state *st, int size_idx)
     s->dst = dst;
     s->seq = st->next_seq_to[dst]++;
     s->size_idx = size_idx;
-    s->hdr = make_message(st->buf, size, st->c.id, dst, s->seq);
+    s->hdr = ping_make_message(st->buf, size, st->c.id, dst, s->seq);
     s->used = 1;
     st->outstanding++;
     st->sent_to[dst]++;
@@ -667,6 +640,12 @@ int main(int argc, char **argv)
     ordered = pe_policy == INI_POLICY_STATIC && ini_policy == INI_POLICY_STATIC;
 
     uint32_t max_size = check_config();
+    if (opt.incast) {
+        struct incast_opt io = { opt.sizes, opt.n_sizes, opt.count, opt.timeout_ms, opt.to, opt.solo, ordered };
+        int rc = ping_incast(cn, cfg, &io);
+        ini_cn_detach(cn);
+        return rc;
+    }
     int n_pes = ini_cn_n_pes(cn);
     if (setup_states(n_pes, max_size) < 0)
         return 1;

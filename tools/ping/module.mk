@@ -2,7 +2,7 @@
 # launcher (ini-cluster run CONFIG -- ini-ping), and loss_vs_size.sh, its
 # delivery times under frame loss (docs/results/loss-vs-size.txt).
 BINS += $(BIN)/ini-ping
-$(OBJ)/tools/ping/ini-ping.o: EXTRA := -Itools
-$(BIN)/ini-ping: $(OBJ)/tools/ping/ini-ping.o $(CLI_OBJ) $(CNPROG_OBJ) $(LIBINI)
+$(OBJ)/tools/ping/ini-ping.o $(OBJ)/tools/ping/incast.o $(OBJ)/tools/ping/ping_msg.o: EXTRA := -Itools
+$(BIN)/ini-ping: $(OBJ)/tools/ping/ini-ping.o $(OBJ)/tools/ping/incast.o $(OBJ)/tools/ping/ping_msg.o $(CLI_OBJ) $(CNPROG_OBJ) $(LIBINI)
 	@mkdir -p $(dir $@)
 	$(CC) $(LDFLAGS) -o $@ $^ $(CONFIG_LIBS) -lpthread -lm

@@ -14,7 +14,8 @@
 --   32 bits:  op(1) conn(1) seq(4) ack(4)  10 bytes (the default)
 -- With the MAC (security.mac, on by default on a LAN since issue 49) a
 -- 16-byte tag follows the header: DATA is header, tag, CRC, message; ACK,
--- NAK and PROBE header and tag; SYNC header, tag, body.  The tag is shown,
+-- NAK and PROBE header and tag (then an ACK's grant, a NAK's run and grant,
+-- when they carry them); SYNC header, tag, body.  The tag is shown,
 -- not checked (the run key is not in the capture).
 -- op: 1 DATA, 2 ACK, 3 NAK, 4 PROBE, 5 SYNC in the low five bits; a DATA frame's two
 -- high bits place a segment in its message (stack.segmentation): 0x80 MORE
@@ -229,7 +230,13 @@ local function layout_of(tvb, n, bits, tag)
         local off = hl + 4
         return n <= tvb:len() and n > off and crc32c(tvb, off, n - off) == tvb(off - 4, 4):le_uint()
     end
-    if op ~= 1 then return n == hl + (op == 5 and SYNC_BODY or 0) end
+    if op ~= 1 then
+        -- Control frames: SYNC has its body; an ACK may carry the grant (2
+        -- bytes), a NAK the run's length and the grant (4); a PROBE nothing.
+        local body = n - hl
+        if op == 5 then return body == SYNC_BODY end
+        return body == 0 or (op == 2 and body == 2) or (op == 3 and body == 4)
+    end
     local off = hl + 4
     return n >= off + 16 and tvb:len() >= off + 12 and tvb(off + 8, 4):le_uint() == n - off - 16
 end
