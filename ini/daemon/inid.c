@@ -497,7 +497,6 @@ int main(int argc, char **argv)
     printf("inid %d: start: EAL %.0f ms, stack %.0f ms, ports %.0f ms, links up %.0f ms\n", d->me->id,
            (double)(t_phase[1] - t_phase[0]) / 1e6, (double)(t_phase[2] - t_phase[1]) / 1e6,
            (double)(t_phase[3] - t_phase[2]) / 1e6, (double)(t_phase[4] - t_phase[3]) / 1e6);
-    inid_telemetry_ready();
     atomic_store(&d->seg->inis[d->local].state, INI_SEG_READY);
     printf("inid %d: cluster %d, %d port(s) (%d with rx interrupts), %s mode, idle %s: ready\n",
            d->me->id, d->cluster, d->n_ports, d->n_intr, ini_net_mode_name(d->cfg.net_mode),

@@ -45,9 +45,7 @@
 #include "inid_telemetry.h"
 
 #include <dirent.h>
-#include <errno.h>
 #include <limits.h>
-#include <stdatomic.h>
 #include <stdio.h>
 #include <string.h>
 #include <unistd.h>
@@ -65,24 +63,6 @@
 /* The daemon's state (inid.c's one global): telemetry callbacks take no
  * context argument in DPDK 22.11. */
 static const struct inid *tel_inid;
-/* Set once the daemon is ready (inid_telemetry_ready).  The socket is up
- * from EAL's start, before the transport, the mbuf pool and the ports
- * exist; a reader then (ini-soak's sampler polling a daemon the launcher
- * restarts) made the commands read through their null pointers, and the
- * restarted daemon died of SIGSEGV before it was ready (soak_quick.sh, 2
- * of 3 runs; every time with /ini/stats polled during a restart).  Until
- * then every command answers null, as DPDK does for a command that fails. */
-static atomic_int tel_ready;
-
-void inid_telemetry_ready(void)
-{
-    atomic_store_explicit(&tel_ready, 1, memory_order_release);
-}
-
-static int not_ready(void)
-{
-    return !atomic_load_explicit(&tel_ready, memory_order_acquire);
-}
 
 /* Adds the n counters of table, read from stats, to the dict d. */
 static void add_counters(struct rte_tel_data *d, const struct ini_counter *table, size_t n,
@@ -119,8 +99,6 @@ static struct rte_tel_data *group(void)
 
 static int cmd_stats(const char *cmd, const char *params, struct rte_tel_data *info)
 {
-    if (not_ready())
-        return -EAGAIN;
     const struct inid *d = tel_inid;
     rte_tel_data_start_dict(info);
     add_identity(info, d);
@@ -149,8 +127,6 @@ static int cmd_stats(const char *cmd, const char *params, struct rte_tel_data *i
 
 static int cmd_conns(const char *cmd, const char *params, struct rte_tel_data *info)
 {
-    if (not_ready())
-        return -EAGAIN;
     const struct inid *d = tel_inid;
     rte_tel_data_start_dict(info);
     add_identity(info, d);
@@ -189,8 +165,6 @@ static int cmd_conns(const char *cmd, const char *params, struct rte_tel_data *i
 
 static int cmd_queue(const char *cmd, const char *params, struct rte_tel_data *info)
 {
-    if (not_ready())
-        return -EAGAIN;
     const struct inid *d = tel_inid;
     rte_tel_data_start_dict(info);
     add_identity(info, d);
@@ -213,8 +187,6 @@ static int cmd_queue(const char *cmd, const char *params, struct rte_tel_data *i
 
 static int cmd_util(const char *cmd, const char *params, struct rte_tel_data *info)
 {
-    if (not_ready())
-        return -EAGAIN;
     const struct inid *d = tel_inid;
     rte_tel_data_start_dict(info);
     add_identity(info, d);
@@ -242,8 +214,6 @@ static int cmd_util(const char *cmd, const char *params, struct rte_tel_data *in
  * moving mbufs: a figure off by a few in flight, never torn. */
 static int cmd_resources(const char *cmd, const char *params, struct rte_tel_data *info)
 {
-    if (not_ready())
-        return -EAGAIN;
     const struct inid *d = tel_inid;
     rte_tel_data_start_dict(info);
     add_identity(info, d);

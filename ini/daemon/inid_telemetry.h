@@ -10,8 +10,6 @@
 /* Registers the /ini/... telemetry commands, once everything they read
  * exists (the stack, the ports): 0 or -1 after saying why. */
 int  inid_telemetry_init(const struct inid *d);
-/* The daemon is ready: the commands answer from now on (before, null). */
-void inid_telemetry_ready(void);
 /* Removes this run's DPDK runtime directory (at exit). */
 void inid_telemetry_cleanup(void);
 
