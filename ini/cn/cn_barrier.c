@@ -227,19 +227,18 @@ int ini_cn_barrier(struct ini_pe *pe, uint64_t stall_us)
     /* Virtual time: the barrier is the node's event, its turn held
      * throughout, so that the cluster's arrivals come in virtual-time
      * order and each wait serves the node's inputs. */
-    if (ini_cn_vtime_hz(ini_pe_cn(pe)) > 0) {
-        if (ini_pe_hold(pe) != 0)
-            return -1;
-        int rc = barrier_run(pe, stall_us);
-        ini_pe_release(pe);
-        return rc;
-    }
+    int vt = ini_cn_vtime_hz(ini_pe_cn(pe)) > 0;
+    if (vt && ini_pe_hold(pe) != 0)
+        return -1;
     struct cn_auto_trace *at = cn_pe_auto(pe);
-    if (!at)
-        return barrier_run(pe, stall_us);
-    cn_auto_program_end(pe);
-    at->in_library = 1;
+    if (at) {
+        cn_auto_program_end(pe);
+        at->in_library = 1;
+    }
     int rc = barrier_run(pe, stall_us);
-    at->in_library = 0;
+    if (at)
+        at->in_library = 0;
+    if (vt)
+        ini_pe_release(pe);
     return rc;
 }

@@ -140,10 +140,6 @@ static struct inid_vt_frame heap_pop(struct inid_vt *v)
 
 /* ---- the link: a stamp behind every frame ---- */
 
-/* The netif's transmit (ini_xmit_fn): each frame leaves with the INI's
- * current send stamp behind it; frames the port refused lose it again
- * (they are stamped anew when they go).  The peer's turn is posted once
- * per burst that went. */
 /* The INI a frame goes to: its port's peer (memif: a port per peer), or
  * on a port shared by every peer (af_packet, pci) the owner of the IPv4
  * destination; -1 for a frame that is not IPv4 (ARP). */
@@ -168,20 +164,15 @@ static int frame_peer(const struct inid *d, uint16_t port, const struct rte_mbuf
 static void post_sent(struct inid *d, const int16_t *peer, uint16_t sent)
 {
     struct inid_vt *v = d->vt;
-    for (uint16_t i = 0; i < sent; i++) {
-        if (peer[i] < 0)
+    uint16_t count[INI_MAX_INIS] = { 0 };
+    for (uint16_t i = 0; i < sent; i++)
+        if (peer[i] >= 0)
+            count[peer[i]]++;
+    for (int j = 0; j < d->cfg.n_inis; j++) {
+        if (!count[j])
             continue;
-        uint64_t k = 0;
-        for (uint16_t j = i; j < sent; j++)
-            if (peer[j] == peer[i])
-                k++;
-        int seen = 0;
-        for (uint16_t j = 0; j < i && !seen; j++)
-            seen = peer[j] == peer[i];
-        if (seen)
-            continue;
-        uint32_t to = ini_vt_ini_slot((int)v->n_pes_total, peer[i]);
-        atomic_fetch_add_explicit(&v->m->slots[to].frames, k, memory_order_release);
+        uint32_t to = ini_vt_ini_slot((int)v->n_pes_total, j);
+        atomic_fetch_add_explicit(&v->m->slots[to].frames, count[j], memory_order_release);
         ini_vt_post(v->m, v->slot, to, v->tx_stamp);
     }
 }
