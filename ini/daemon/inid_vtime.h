@@ -39,7 +39,7 @@
 #define INID_VT_PENDING   8192     /* frames received ahead of their time */
 #define INID_VT_FIX       (2 * INID_QUEUE_SIZE)
 #define INID_VT_TSC_BASE  (1ull << 32)
-#define INID_VT_STAMP_LEN 8        /* the stamp behind a frame or a delivery */
+#define INID_VT_STAMP_LEN INI_VT_FRAME_STAMP   /* the stamp behind a frame or a delivery */
 
 struct inid_vt_frame {
     uint64_t stamp, order;

@@ -75,6 +75,7 @@ extern "C" {
 #define INI_VT_MAGIC    0x56544d31u   /* "VTM1" */
 #define INI_VT_NEVER    UINT64_MAX    /* no event due */
 #define INI_VT_MAX_SLOTS 256          /* 128 compute nodes and 128 INIs */
+#define INI_VT_FRAME_STAMP 8          /* bytes of send time behind every frame on a link */
 
 enum ini_vt_state {
     INI_VT_ABSENT = 0,

@@ -78,7 +78,7 @@ int launch_network_up(struct launch *L, char *err, size_t errlen)
     char log[PATH_MAX + 16];
     snprintf(log, sizeof log, "%s/network.log", L->run_dir);
     char why[768];
-    if (net_setup(L->cfg, L->tag, L->selected, log, why, sizeof why) < 0) {
+    if (net_setup(L->cfg, L->tag, L->selected, L->link_slack, log, why, sizeof why) < 0) {
         snprintf(err, errlen, "network setup failed: %s (see %s)", why, log);
         return -1;
     }
@@ -287,6 +287,9 @@ void launch_report_deaths(struct launch *L, struct daemon *first, const char *wh
 
 int launch_wait_ready(struct launch *L, int timeout_ms)
 {
+    /* 64 daemons starting at once on 2 cores need about 30 s for their
+     * EALs alone: the wait grows with how many start. */
+    timeout_ms += LAUNCH_READY_PER_DAEMON_MS * L->n_daemons;
     int64_t deadline = now_ms() + timeout_ms;
     for (;;) {
         struct daemon *dead = launch_poll_daemons(L);

@@ -23,6 +23,7 @@
 #define LAUNCH_TAG_LEN      16
 #define LAUNCH_MAX_FAULTS   16
 #define LAUNCH_READY_MS     30000   /* daemons must be READY within this */
+#define LAUNCH_READY_PER_DAEMON_MS 500  /* and this more per daemon: each EAL start costs ~0.5 s of a core */
 #define LAUNCH_STOP_MS      10000   /* daemons get this long to stop on SIGTERM */
 #define LAUNCH_LOG_TAIL     12      /* log lines quoted when a daemon dies */
 
@@ -60,6 +61,7 @@ struct launch {
     char inid_path[PATH_MAX];
     int selected[INI_MAX_CLUSTERS]; /* clusters brought up */
     int af_packet;
+    int link_slack;                 /* bytes a frame carries past the MTU (virtual time's stamp) */
     int net_up;
     struct {
         char name[64];
@@ -106,7 +108,8 @@ int launch_restart_daemon(struct launch *L, struct daemon *d, char *err, size_t 
  * first or did not within timeout_ms (nothing reported: the caller does). */
 int launch_wait_one_ready(struct launch *L, struct daemon *d, int timeout_ms);
 
-/* Waits until every daemon's segment state is READY.  Returns 0; -1 after
+/* Waits until every daemon's segment state is READY (timeout_ms plus
+ * LAUNCH_READY_PER_DAEMON_MS per daemon).  Returns 0; -1 after
  * printing which daemon died or timed out (with its log's last lines); or
  * the signal number when launch_stop_signal interrupted the wait. */
 int launch_wait_ready(struct launch *L, int timeout_ms);

@@ -138,13 +138,17 @@ static int ip_cmd(const char *log_path, char *err, size_t errlen, const char *ns
     return run_command(argv, NULL, log_path, err, errlen);
 }
 
-int net_setup(const struct ini_config *cfg, const char *tag, const int *selected,
+int net_setup(const struct ini_config *cfg, const char *tag, const int *selected, int slack,
               const char *log_path, char *err, size_t errlen)
 {
     char lan[64], lan_path[256], mtu[16];
     net_lan_name(lan, sizeof lan, tag);
     net_ns_path(lan_path, sizeof lan_path, lan);
-    snprintf(mtu, sizeof mtu, "%d", cfg->stack.mtu);
+    /* The links carry the stack's MTU and `slack` bytes more: in virtual
+     * time each frame has its send time behind it, and a full-size frame
+     * with its stamp would be dropped by the veth (silently: the INI then
+     * waits for it and resends it, forever). */
+    snprintf(mtu, sizeof mtu, "%d", cfg->stack.mtu + slack);
     char bridge[sizeof cfg->bridge];
     snprintf(bridge, sizeof bridge, "%s", cfg->bridge);
 

@@ -38,7 +38,7 @@ void net_ns_path(char *buf, size_t len, const char *ns_name);
 /* Builds the network for the clusters with selected[c] != 0 (all of them
  * when selected is NULL).  On failure removes what it made and returns -1
  * with a one-line reason. */
-int net_setup(const struct ini_config *cfg, const char *tag, const int *selected,
+int net_setup(const struct ini_config *cfg, const char *tag, const int *selected, int slack,
               const char *log_path, char *err, size_t errlen);
 
 /* Deletes the namespaces of the selected clusters and the lan namespace;

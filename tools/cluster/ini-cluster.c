@@ -715,6 +715,7 @@ static int cmd_run(int argc, char **argv)
     set_run_secrets(run_dir, o.secrets);
     static struct launch L;
     launch_init(&L, &cfg, config_abs, run_dir, tag, inid, NULL);
+    L.link_slack = o.vt.virtual_time ? INI_VT_FRAME_STAMP : 0;
     static struct vtime_run vt;
     char err[1024];
     if (vtime_start(&vt, &o.vt, &cfg, tag, err, sizeof err) < 0) {
