@@ -12,6 +12,10 @@
 #   4. The thesis's 16-node machine (2 clusters x 8 nodes x 1 INI, 343
 #      molecules, 2 steps as in seed 002): the right answer (XTT as the
 #      threads run) and a virtual time; vtime.json names 18 processors.
+#   5. On the af_packet LAN (veth pairs, a bridge), where the links carry
+#      the MTU plus the 8-byte stamp behind each frame: 64 molecules on
+#      2 x 2 x 1, the threads run's output, the same cycles in 2 runs, 0
+#      frames counted lost, 0 resends.
 set -u
 cd "$(dirname "$0")/../.."
 . tests/integration/lib/common.sh
@@ -86,5 +90,19 @@ if vrun big "$TMP/c281.cfg" "$TMP/in343"; then
     fi
 else
     fail "16-node run failed: $(tail -3 "$TMP/big.out")"
+fi
+
+# --- 5: af_packet
+$L gen 2 2 1 --mode af_packet -o "$TMP/a221.cfg" > /dev/null
+vrun a1 "$TMP/a221.cfg" "$TMP/in64"; ra1=$?
+vrun a2 "$TMP/a221.cfg" "$TMP/in64"; ra2=$?
+a1=$(vcycles a1) a2=$(vcycles a2)
+lost=$(cat "$TMP"/a1/ini*.log "$TMP"/a2/ini*.log | grep -c 'never came')
+resent=$(grep -h '^INI ' "$TMP/a1.out" "$TMP/a2.out" | grep -vc 'retransmitted 0 (timer) + 0 (NAK)')
+if [ "$ra1$ra2" = 00 ] && diff <(no_times < "$TMP/threads64.out") <(no_times < "$TMP/a1.out") > "$TMP/a1.diff" &&
+   [ -n "$a1" ] && [ "$a1" = "$a2" ] && [ "$lost" = 0 ] && [ "$resent" = 0 ]; then
+    ok "af_packet: 64 molecules on 2 x 2 x 1, the threads run's output, $a1 cycles in 2 runs, 0 frames lost, 0 resends"
+else
+    fail "af_packet: status $ra1 $ra2, cycles '$a1' '$a2', $lost frame losses, $resent INIs resent; see $TMP/a1.diff"
 fi
 test_end

@@ -63,6 +63,7 @@ static int pe_main(struct ini_pe *pe, void *arg)
             ini_work_begin(pe);
             em3d_update(r->val[k] + (size_t)s->id * g->half, g->half, d,
                         g->weight[k] + (size_t)s->id * g->half * d, s->from[k]);
+            ini_work_cycles(pe, em3d_update_work(g));   /* virtual time: the update's cycles */
             int last = step == g->prm.steps - 1 && k == EM3D_H;
             int rc = push && !last ? am_publish(r, pe, k) : 0;
             ini_work_end(pe);

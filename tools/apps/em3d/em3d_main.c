@@ -29,7 +29,7 @@
 
 static const char usage_text[] =
     "usage: em3d [--variant V] [--nodes N] [--degree D] [--inter F] [--intra F] [--steps S]\n"
-    "            [--seed N] [--window W] [--layout CxP]\n"
+    "            [--seed N] [--window W] [--layout CxP] [--work-scale K]\n"
     "       em3d --help | --version\n"
     "  --variant V   simple or ghost (shared memory: MGS under ini-cluster run, threads\n"
     "                outside it), get, put or bulk (active messages, under ini-cluster run),\n"
@@ -43,6 +43,8 @@ static const char usage_text[] =
     "  --window W    get: requests in flight per compute node (default 64)\n"
     "  --layout CxP  outside the launcher: C clusters of P compute nodes (default 2x2);\n"
     "                under it the configuration gives the layout\n"
+    "  --work-scale K  in virtual time, emulated cycles per declared instruction\n"
+    "                (default 1; the update's 13 + 7 x degree instructions a vertex)\n"
     "Prints the check against the sequential reference and a line\n"
     "  RESULT variant=V ... seconds=T us_per_edge=U check=ok|FAILED\n"
     "Exit status: 0 values equal to the reference, 1 they differ or the run failed, 2 bad input.\n";
@@ -64,7 +66,8 @@ static void parse_layout(const char *flag, const char *s, struct options *o)
 static void parse_args(int argc, char **argv, struct options *o)
 {
     *o = (struct options){ .variant = EM3D_GHOST, .window = 64, .clusters = 2, .per_cluster = 2,
-                           .prm = { .nodes = 500, .degree = 20, .inter = 0.2, .steps = 10, .seed = 1 } };
+                           .prm = { .nodes = 500, .degree = 20, .inter = 0.2, .steps = 10, .seed = 1,
+                                    .work_scale = 1 } };
     const char *a;
     for (int i = 0; (a = cli_next_arg(argc, argv, &i));) {
         if (!strcmp(a, "--variant"))
@@ -85,6 +88,8 @@ static void parse_args(int argc, char **argv, struct options *o)
             o->window = (int)cli_parse_long(a, cli_value(argc, argv, &i), 1, 1 << 20);
         else if (!strcmp(a, "--layout"))
             parse_layout(a, cli_value(argc, argv, &i), o);
+        else if (!strcmp(a, "--work-scale"))
+            o->prm.work_scale = cli_parse_double(a, cli_value(argc, argv, &i), 1e-6, 1e6);
         else if (a[0] == '-')
             cli_unknown_option(a);
         else

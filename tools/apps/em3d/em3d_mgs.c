@@ -117,6 +117,7 @@ static void worker(void *arg)
                 fill_ghosts(c, &w.gh[!k], !k);
             em3d_update(&c->shared[k][(size_t)me * c->stride], g->half, g->prm.degree,
                         g->weight[k] + (size_t)me * g->half * g->prm.degree, w.from[k]);
+            par_work(em3d_update_work(g));   /* virtual time: the update's cycles */
             par_barrier();
         }
     double t1 = em3d_now();
