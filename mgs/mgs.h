@@ -135,6 +135,9 @@ void mgs_stop(void);
 int mgs_virtual(void);
 void mgs_start_nodes(void (*fn)(void *arg, int local), void *arg);
 void mgs_work_cycles(uint64_t cycles);
+/* The calling node's clock in emulated seconds (virtual time), -1 in the
+ * other modes: what a program's own timings read on the emulated machine. */
+double mgs_vtime_seconds(void);
 
 /* Counters, per cluster (see docs/mgs.md). */
 enum mgs_msg_type {

@@ -232,3 +232,10 @@ void mgs_work_cycles(uint64_t cycles)
     if (g && g->vt.on)
         ini_work_cycles(self_pe(g), cycles);
 }
+
+double mgs_vtime_seconds(void)
+{
+    struct mgs *g = mgs_g;
+    uint64_t hz = g && g->vt.on ? ini_cn_vtime_hz(g->cn) : 0;
+    return hz ? (double)ini_pe_vtime(self_pe(g)) / (double)hz : -1;
+}

@@ -13,7 +13,7 @@ $(OBJ)/mgs/%.o: INC = -Imgs $(INI_LIB_INC)
 LIBMGS_SRCS := mgs/mgs_core.c mgs/mgs_page.c mgs/mgs_sync.c mgs/mgs_stats.c mgs/mgs_diff.c mgs/mgs_trace.c \
 	mgs/mgs_names.c mgs/mgs_dilate.c mgs/mgs_vtime.c mgs/par_mgs.c
 LIBMGS := $(BUILD)/libmgs.a
-PAR_RENAMED_FUNCS := init finalize malloc locks_create lock unlock barrier sum self nthreads run work
+PAR_RENAMED_FUNCS := init finalize malloc locks_create lock unlock barrier sum self nthreads run work vtime_seconds
 PAR_THREADS_RENAMED := $(OBJ)/mgs/par_threads_renamed.o
 $(PAR_THREADS_RENAMED): mgs/par_threads.c
 	@mkdir -p $(dir $@)

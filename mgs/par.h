@@ -112,6 +112,10 @@ int par_run(void (*worker)(void *arg), void *arg);
  * elsewhere nothing.  A program that declares its work runs the same to
  * the cycle every time (docs/virtual-time.md). */
 void par_work(uint64_t cycles);
+/* The calling thread's clock in emulated seconds in MGS's virtual-time
+ * mode (its node's), -1 elsewhere: a program times its phases with it on
+ * the emulated machine and with its own clock otherwise. */
+double par_vtime_seconds(void);
 
 #ifdef __cplusplus
 }

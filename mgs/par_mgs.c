@@ -49,6 +49,7 @@ void par_threads_lock(par_lock_t id);
 void par_threads_unlock(par_lock_t id);
 void par_threads_barrier(void);
 void par_threads_work(uint64_t cycles);
+double par_threads_vtime_seconds(void);
 void par_threads_sum(double *values, int count);
 int par_threads_self(void);
 int par_threads_nthreads(void);
@@ -280,3 +281,5 @@ void par_work(uint64_t cycles)
     else
         par_threads_work(cycles);
 }
+
+double par_vtime_seconds(void) { return use_mgs ? mgs_vtime_seconds() : par_threads_vtime_seconds(); }

@@ -1,8 +1,9 @@
 #!/usr/bin/env bash
 # vtime_em3d: EM3D in the virtual-time mode (docs/virtual-time.md), through
 # the real stack on 2 clusters x 2 nodes x 1 INI (memif), 2 steps.
-#   1. get (active messages) and ghost (MGS): check=ok, and the same
-#      virtual time to the cycle in 2 runs.
+#   1. get (active messages) and ghost (MGS): check=ok, the same virtual
+#      time to the cycle in 2 runs, and RESULT's seconds on the emulated
+#      machine's clock (clock=virtual, above 0, at most the run's).
 #   2. Declared work (em3d.h, em3d_update_work: 13 instructions a vertex
 #      and 7 an edge, times --work-scale): ghost at --work-scale 10 takes
 #      9 x 4 half-steps x 250 vertices x (13 + 7 x 20) = 1,377,000 cycles
@@ -27,9 +28,11 @@ for v in get ghost; do
     erun ${v}1 --variant $v; r1=$?
     erun ${v}2 --variant $v; r2=$?
     c1=$(vcycles ${v}1) c2=$(vcycles ${v}2)
+    secs=$(grep -o 'seconds=[0-9.]* .*clock=virtual' "$TMP/${v}1.out" | sed 's/seconds=\([0-9.]*\) .*/\1/')
     if [ "$r1$r2" = 00 ] && grep -q 'check=ok' "$TMP/${v}1.out" && grep -q 'check=ok' "$TMP/${v}2.out" &&
-       [ -n "$c1" ] && [ "$c1" = "$c2" ]; then
-        ok "$v: check=ok, $c1 cycles in 2 runs"
+       [ -n "$c1" ] && [ "$c1" = "$c2" ] && [ -n "$secs" ] &&
+       python3 -c 'import sys; s = float(sys.argv[1]); sys.exit(not 0 < s <= int(sys.argv[2]) / 20e6)' "$secs" "$c1"; then
+        ok "$v: check=ok, $c1 cycles in 2 runs, RESULT seconds=$secs on the emulated clock"
     else
         fail "$v: status $r1 $r2, cycles '$c1' '$c2'; $(grep -h -o 'check=[a-zA-Z]*' "$TMP/${v}1.out" "$TMP/${v}2.out" | tr '\n' ' ')"
     fi

@@ -195,7 +195,7 @@ em3d_run() {
     local rc=$? line
     line=$(grep '^RESULT ' "$dir/cluster0.out" 2> /dev/null)
     if [ $rc != 0 ] || [[ $line != *" check=ok"* ]]; then
-        runs_fail "$dir" "exit $rc${line:+, ${line##* }}"; rm -rf "$dir"; return
+        runs_fail "$dir" "exit $rc${line:+, check=${line##*check=}}"; rm -rf "$dir"; return
     fi
     # the RESULT line's fields as the run's program record
     python3 -c 'import json,sys; print(json.dumps({k: v for k, v in (f.split("=", 1) for f in sys.argv[1].split()[1:])}))' \

@@ -151,6 +151,7 @@ struct em3d_result {
     double seconds;                 /* the steps, between two global barriers */
     uint64_t checked, mismatches;   /* values compared (both kinds, every PE) */
     double maxdiff;
+    int virtual_clock;              /* seconds are the emulated machine's (virtual time) */
 };
 /* par.h: over MGS when par_use_mgs() was called, else pthreads. */
 int em3d_run_par(const struct em3d_graph *g, double *const ref[2], int variant, struct em3d_result *res);

@@ -46,6 +46,13 @@ static int barrier(struct am_run *r, struct ini_pe *pe)
     return -1;
 }
 
+/* Seconds on the node's clock: the emulated machine's in virtual time. */
+static double now(const struct am_run *r, const struct ini_pe *pe)
+{
+    uint64_t hz = ini_cn_vtime_hz(r->cn);
+    return hz ? (double)ini_pe_vtime(pe) / (double)hz : em3d_now();
+}
+
 static int pe_main(struct ini_pe *pe, void *arg)
 {
     struct am_run *r = arg;
@@ -55,7 +62,7 @@ static int pe_main(struct ini_pe *pe, void *arg)
     if ((push && am_publish(r, pe, EM3D_H) != 0) || barrier(r, pe) != 0)
         return 1;
     if (s->id == 0)
-        r->t0 = em3d_now();
+        r->t0 = now(r, pe);
     for (int step = 0; step < g->prm.steps; step++)
         for (int k = 0; k < 2; k++) {
             if (am_fill(r, pe, !k) != 0)
@@ -71,7 +78,7 @@ static int pe_main(struct ini_pe *pe, void *arg)
                 return 1;
         }
     if (s->id == 0)
-        r->t1 = em3d_now();
+        r->t1 = now(r, pe);
     return s->errors != 0;
 }
 
@@ -143,7 +150,7 @@ int em3d_run_am(struct ini_cn *cn, const struct em3d_graph *g, double *const ref
     if (!r)
         return -1;
     int failed = ini_cn_run(cn, pe_main, r);
-    *res = (struct em3d_result){ r->t1 - r->t0, 0, 0, 0 };
+    *res = (struct em3d_result){ r->t1 - r->t0, 0, 0, 0, ini_cn_vtime_hz(cn) != 0 };
     for (int l = 0; l < r->n_local; l++)
         for (int k = 0; k < 2; k++) {
             size_t at = (size_t)r->pe[l].id * g->half;

@@ -164,11 +164,13 @@ void em3d_report(const struct em3d_graph *g, int variant, const char *mode, cons
                "difference %.3g)\n",
                (unsigned long long)res->mismatches, (unsigned long long)res->checked, res->maxdiff);
     printf("RESULT variant=%s mode=%s clusters=%d pes=%d nodes=%d degree=%d inter=%.4f intra=%.4f steps=%d "
-           "seed=%llu edges_inter=%llu edges_intra=%llu edges_local=%llu seconds=%.6f us_per_edge=%.6f check=%s\n",
+           "seed=%llu edges_inter=%llu edges_intra=%llu edges_local=%llu seconds=%.6f us_per_edge=%.6f check=%s "
+           "clock=%s\n",
            em3d_variant_names[variant], mode, p->n_clusters, p->n_pes, p->nodes, p->degree, p->inter, p->intra,
            p->steps, (unsigned long long)p->seed, (unsigned long long)g->edges_inter,
            (unsigned long long)g->edges_intra, (unsigned long long)g->edges_local, res->seconds,
-           res->seconds * 1e6 / per_pe_edges, variant == EM3D_SEQ ? "reference" : res->mismatches ? "FAILED" : "ok");
+           res->seconds * 1e6 / per_pe_edges, variant == EM3D_SEQ ? "reference" : res->mismatches ? "FAILED" : "ok",
+           res->virtual_clock ? "virtual" : "host");
 }
 
 int main(int argc, char **argv)

@@ -96,6 +96,13 @@ static int first_of_cluster(const struct em3d_graph *g, int me)
     return me == 0 || g->prm.cluster_of[me - 1] != g->prm.cluster_of[me];
 }
 
+/* Seconds: the emulated machine's in virtual time, else the host's. */
+static double now(void)
+{
+    double v = par_vtime_seconds();
+    return v >= 0 ? v : em3d_now();
+}
+
 static void worker(void *arg)
 {
     struct par_ctx *c = arg;
@@ -110,7 +117,7 @@ static void worker(void *arg)
         view_free(&w);
         return;
     }
-    double t0 = em3d_now();
+    double t0 = now();
     for (int s = 0; s < g->prm.steps; s++)
         for (int k = 0; k < 2; k++) {
             if (c->variant == EM3D_GHOST)
@@ -120,12 +127,12 @@ static void worker(void *arg)
             par_work(em3d_update_work(g));   /* virtual time: the update's cycles */
             par_barrier();
         }
-    double t1 = em3d_now();
+    double t1 = now();
     double sums[3];
     check_own(c, me, sums);
     par_sum(sums, 3);           /* the largest difference comes as a sum: a bound, said so */
     if (first_of_cluster(g, me))   /* thread 0 in cluster 0: its time is the run's */
-        c->res = (struct em3d_result){ t1 - t0, (uint64_t)sums[0], (uint64_t)sums[1], sums[2] };
+        c->res = (struct em3d_result){ t1 - t0, (uint64_t)sums[0], (uint64_t)sums[1], sums[2], par_vtime_seconds() >= 0 };
     view_free(&w);
 }
 
