@@ -235,6 +235,7 @@ struct mgs {
         int go[INI_MAX_PES_PER_CLUSTER];        /* set by an event: 1 work, 2 stop */
         int stopped;                            /* nodes that acknowledged the stop */
         uint64_t steps[INI_MAX_PES_PER_CLUSTER];  /* protocol steps each node ran (requests, messages) */
+        uint64_t last_local_at;                 /* when the cluster's last local message arrives */
         struct ini_vt_event job_ev[INI_MAX_PES_PER_CLUSTER], ack[INI_MAX_PES_PER_CLUSTER];
     } vt;
 

@@ -116,12 +116,23 @@ static void on_local_message(struct ini_pe *pe, struct ini_vt_event *ev)
     mgs_process_msg(mgs_g, m);
 }
 
-/* m, made by mgs_send for node m->to_local of this cluster, leaves now. */
+/* m, made by mgs_send for node m->to_local of this cluster, leaves now.
+ * The cluster's local messages arrive in the order they were sent, as the
+ * other modes' single ready queue has them: the protocol needs the pair
+ * order (an INV after the DATA it follows, docs/mgs.md "Order"), and two
+ * nodes' clocks need not be in the order their steps ran (a handler moves
+ * its node's clock on), so a message sent later by a node whose clock is
+ * behind must not arrive first.  It arrives at least a cycle after the
+ * last one (a tie between two nodes' events would go by their slots, not
+ * by the order of the posts). */
 void mgs_vt_send_local(struct mgs *g, struct mgs_msg *m)
 {
+    uint64_t now = ini_pe_vtime(self_pe(g)), last = g->vt.last_local_at;
+    uint64_t delay = last && last + 1 > now ? last + 1 - now : 0;
     m->ev.fn = on_local_message;
-    if (ini_vt_post_local(self_pe(g), g->pes[m->to_local], 0, &m->ev) != 0)
+    if (ini_vt_post_local(self_pe(g), g->pes[m->to_local], delay, &m->ev) != 0)
         mgs_fatal("the virtual-time machine stopped (%s)", strerror(errno));
+    g->vt.last_local_at = m->ev.at;
 }
 
 /* ---- the nodes' threads ---------------------------------------------------- */

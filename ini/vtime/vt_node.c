@@ -21,12 +21,24 @@ void ini_vt_node_start(struct ini_vt_node *n, struct ini_vt_machine *m, uint32_t
 /* Holding the turn at n->clock: serves every input stamped by then, the
  * earliest first, each handler at the node's clock (the message waited
  * while the node was busy), charged to it with whatever the handler's own
- * sends charged.  Returns how many it served; *spent, the cycles. */
+ * sends charged.  A handler moves the clock on; before the next one the
+ * node takes the turn again at its new clock, so that every other event
+ * before it has run first: a handler may post to another node of its
+ * cluster (MGS's DATA to the faulting node) and then to itself (an INV),
+ * and the nodes share memory, so the other node's event must not run
+ * after this one's later one.  Between two handlers of a node that is
+ * still the earliest there is no hand-over (ini_vt_wait_turn).  Returns
+ * how many it served, or -1 if the machine stopped; *spent, the cycles. */
 static int serve_due(struct ini_vt_node *n, const struct ini_vt_inputs *in, uint64_t *spent)
 {
     int served = 0;
-    uint64_t start = n->clock;
+    uint64_t start = n->clock, t;
     while (in->earliest(in->ctx) <= n->clock) {
+        if (served) {
+            if (ini_vt_wait_turn(n->m, n->slot, n->clock, &t) != INI_VT_GRANTED)
+                return -1;
+            n->clock = t;
+        }
         uint64_t h = in->serve(in->ctx, n->clock);
         n->clock = ini_vt_charge(n->m, n->slot, h);
         served++;
@@ -54,7 +66,10 @@ int ini_vt_node_enter(struct ini_vt_node *n, uint64_t cycles, const struct ini_v
         if (take_turn(n, end, in) < 0)
             return -1;
         uint64_t at = n->clock;
-        if (serve_due(n, in, &spent) && at < end) {   /* handlers inside the burst */
+        int served = serve_due(n, in, &spent);
+        if (served < 0)
+            return -1;
+        if (served && at < end) {   /* handlers inside the burst */
             n->interrupts++;
             n->interrupt_cycles += spent;
         }
@@ -67,11 +82,12 @@ int ini_vt_node_enter(struct ini_vt_node *n, uint64_t cycles, const struct ini_v
 int ini_vt_node_wait(struct ini_vt_node *n, const struct ini_vt_inputs *in)
 {
     uint64_t spent;
+    int served;
     do {
         if (take_turn(n, INI_VT_NEVER, in) < 0)
             return -1;
-    } while (serve_due(n, in, &spent) == 0);
-    return 0;
+    } while ((served = serve_due(n, in, &spent)) == 0);
+    return served < 0 ? -1 : 0;
 }
 
 int ini_vt_node_send(struct ini_vt_node *n, uint32_t to, uint64_t cycles, uint64_t latency)
