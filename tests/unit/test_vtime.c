@@ -12,6 +12,8 @@
  *     time between their events;
  *   - conservative: a computing processor holds back every event at or
  *     after its clock plus lookahead, and only those;
+ *   - between two handlers a node takes the turn again: another node's
+ *     event that falls inside the first handler runs before the second;
  *   - a deadlock and a causality violation stop the machine, named;
  *   - the thesis cost set against tables 5.1 and 5.2.
  */
@@ -366,6 +368,63 @@ static void test_node_interrupt_known_answer(void **state)
     free(w.m);
 }
 
+/* ---- between two handlers the turn is taken again ---- */
+
+/* Node 0 has inputs at 10 and 20 and a handler of 100 cycles; node 1 an
+ * input at 50.  Node 0's second input waits for its first handler (to
+ * 110), and node 1's at 50 must run before it, on the host too: nodes of
+ * a cluster share memory (MGS's state), and the host order is what they
+ * see.  ran[][] is each handler's place in the host order. */
+struct two { struct nodes w; int seq, ran[2][4]; };
+
+static uint64_t two_serve(void *ctx, uint64_t at)
+{
+    struct node_ctx *c = ctx;
+    struct two *t = (struct two *)c->w;
+    t->w.q[c->id].head++;
+    t->w.served_at[c->id][t->w.n_served[c->id]] = at;
+    t->ran[c->id][t->w.n_served[c->id]++] = t->seq++;
+    return t->w.handler_cycles[c->id];
+}
+
+static void *two_node1(void *arg)
+{
+    struct two *t = arg;
+    struct node_ctx c = { &t->w, 1 };
+    struct ini_vt_inputs in = { nq_earliest, two_serve, &c };
+    ini_vt_node_start(&t->w.node[1], t->w.m, 1);
+    assert_int_equal(ini_vt_node_wait(&t->w.node[1], &in), 0);
+    ini_vt_node_stop(&t->w.node[1]);
+    return NULL;
+}
+
+static void test_turn_between_handlers(void **state)
+{
+    (void)state;
+    struct two t = { .w = { .m = machine(2), .handler_cycles = { 100, 7 } } };
+    ini_vt_slot_init(t.w.m, 0, "pe 0", 0);
+    ini_vt_slot_init(t.w.m, 1, "pe 1", 0);
+    nq_put(&t.w.q[0], 10, 0);
+    nq_put(&t.w.q[0], 20, 0);
+    nq_put(&t.w.q[1], 50, 0);
+    struct node_ctx c = { &t.w, 0 };
+    struct ini_vt_inputs in = { nq_earliest, two_serve, &c };
+    pthread_t th;
+    ini_vt_node_start(&t.w.node[0], t.w.m, 0);
+    pthread_create(&th, NULL, two_node1, &t);
+    assert_int_equal(ini_vt_node_wait(&t.w.node[0], &in), 0);
+    ini_vt_node_stop(&t.w.node[0]);
+    pthread_join(th, NULL);
+    assert_int_equal(t.w.served_at[0][0], 10);
+    assert_int_equal(t.w.served_at[0][1], 110);     /* waited for the first handler */
+    assert_int_equal(t.w.served_at[1][0], 50);
+    assert_int_equal(t.w.node[0].clock, 210);
+    assert_int_equal(t.ran[0][0], 0);
+    assert_int_equal(t.ran[1][0], 1);                /* node 1's event at 50 ran before ... */
+    assert_int_equal(t.ran[0][1], 2);                /* ... node 0's second handler at 110 */
+    free(t.w.m);
+}
+
 /* ---- the machine stops, saying why ---- */
 
 /* Two slots, "pe 0" and `name1`: slot 1 waits for input only, on a thread
@@ -495,6 +554,7 @@ int main(void)
         cmocka_unit_test(test_deterministic_with_bursts),
         cmocka_unit_test(test_compute_holds_back),
         cmocka_unit_test(test_node_interrupt_known_answer),
+        cmocka_unit_test(test_turn_between_handlers),
         cmocka_unit_test(test_deadlock_named),
         cmocka_unit_test(test_causality_violation_named),
         cmocka_unit_test(test_bad_machines_refused),
