@@ -140,23 +140,38 @@ static struct inid_vt_frame heap_pop(struct inid_vt *v)
 
 /* ---- the link: a stamp behind every frame ---- */
 
+#define PEER_EVERY (-2)     /* a broadcast: every other INI of the LAN */
+
 /* The INI a frame goes to: its port's peer (memif: a port per peer), or
- * on a port shared by every peer (af_packet, pci) the owner of the IPv4
- * destination; -1 for a frame that is not IPv4 (ARP). */
+ * on a port shared by every peer (af_packet, pci) the owner of the
+ * destination MAC, PEER_EVERY for a broadcast; -1 for no INI's.  The MAC,
+ * not the IP: it is what the LAN delivers by (an ARP frame has no IP). */
 static int frame_peer(const struct inid *d, uint16_t port, const struct rte_mbuf *m)
 {
     int peer = port < INI_NETIF_MAX_PORTS ? d->vt->peer_of_port[port] : -1;
     if (peer >= 0)
         return peer;
     const uint8_t *f = rte_pktmbuf_mtod(m, const uint8_t *);
-    if (rte_pktmbuf_data_len(m) < 34 || f[12] != 0x08 || f[13] != 0x00)
+    if (rte_pktmbuf_data_len(m) < 14)
         return -1;
-    uint32_t dst;
-    memcpy(&dst, f + 30, sizeof dst);
+    if (f[0] & 1)
+        return PEER_EVERY;
     for (int i = 0; i < d->cfg.n_inis; i++)
-        if (d->cfg.inis[i].ip == dst)
+        if (memcmp(d->cfg.inis[i].mac, f, 6) == 0)
             return i;
     return -1;
+}
+
+/* A frame a port shared by every peer handed this INI that is addressed
+ * to another: the LAN's bridge floods a unicast frame until it has learnt
+ * where its MAC is.  The sender counted it at its owner only, so counting
+ * it here would let a turn start before a frame it waits for has come. */
+static int frame_foreign(const struct inid *d, uint16_t port, const struct rte_mbuf *m)
+{
+    if (port < INI_NETIF_MAX_PORTS && d->vt->peer_of_port[port] >= 0)
+        return 0;
+    const uint8_t *f = rte_pktmbuf_mtod(m, const uint8_t *);
+    return rte_pktmbuf_data_len(m) >= 14 && !(f[0] & 1) && memcmp(f, d->me->mac, 6) != 0;
 }
 
 /* The frames that went count at their INIs (await_frames), and each such
@@ -165,9 +180,13 @@ static void post_sent(struct inid *d, const int16_t *peer, uint16_t sent)
 {
     struct inid_vt *v = d->vt;
     uint16_t count[INI_MAX_INIS] = { 0 };
-    for (uint16_t i = 0; i < sent; i++)
+    for (uint16_t i = 0; i < sent; i++) {
         if (peer[i] >= 0)
             count[peer[i]]++;
+        else if (peer[i] == PEER_EVERY)
+            for (int j = 0; j < d->cfg.n_inis; j++)
+                count[j] += j != d->me->id;
+    }
     for (int j = 0; j < d->cfg.n_inis; j++) {
         if (!count[j])
             continue;
@@ -218,6 +237,11 @@ static void drain_ports(struct inid *d)
                                 : NULL;
                 if (!s || rte_pktmbuf_trim(m, INID_VT_STAMP_LEN) < 0) {
                     rte_pktmbuf_free(m);            /* not a frame of this mode */
+                    continue;
+                }
+                if (frame_foreign(d, d->ports[k], m)) {
+                    rte_pktmbuf_free(m);
+                    v->frames_foreign++;
                     continue;
                 }
                 memcpy(&stamp, s, sizeof stamp);
@@ -482,6 +506,10 @@ void inid_vt_close(struct inid *d)
 {
     if (!d->vt)
         return;
+    struct inid_vt *v = d->vt;
+    printf("inid %d: virtual time: %llu frames out, %llu in, %llu never came, %llu another INI's (flooded)\n",
+           d->me->id, (unsigned long long)v->frames_out, (unsigned long long)v->frames_in,
+           (unsigned long long)v->frames_lost, (unsigned long long)v->frames_foreign);
     trace_end(d);
     ini_vt_done(d->vt->m, d->vt->slot);
     ini_vt_shm_detach(d->vt->m);

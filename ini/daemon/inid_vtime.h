@@ -64,6 +64,7 @@ struct inid_vt {
     /* counted */
     uint64_t events, frames_in, frames_out, late_frames, charged;
     uint64_t frames_lost;         /* sent to it, never came (await_frames) */
+    uint64_t frames_foreign;      /* another INI's, flooded by the LAN's bridge: not counted in */
 };
 
 /* Maps the run's machine when the environment names one (INI_VTIME):
