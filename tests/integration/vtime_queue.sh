@@ -7,6 +7,14 @@
 # at rho 0.5 and 0.8 (20,000 messages each) within 5% of M/D/1, every
 # message arrived in order, and the rho 0.5 run again gives the same mean
 # to the digit (the same seed, the same run).
+# The INI's counters average on its virtual clock: one cluster, so every
+# input is a compute node's (local) message and the counters' area and
+# the trace report's Little's law cover the same intervals.  Each run's
+# queue.time_avg equals the report's queue len and busy.share its
+# utilization (to the 4 decimals printed: 0.0001), busy.cycles its busy
+# cycles exactly, run_seconds its run cycles / 20 MHz (to the 6 decimals
+# printed: 0.5 us);
+# the rho 0.5 run again writes the same queue and busy lines.
 set -u
 cd "$(dirname "$0")/../.."
 . tests/integration/lib/common.sh
@@ -15,9 +23,33 @@ L=build/bin/ini-cluster
 $L gen 1 2 1 -o "$TMP/one.cfg" > /dev/null
 
 qrun() {    # NAME RHO: the queue line of a run, or "" when it failed
-    timeout 300 $L run "$TMP/one.cfg" --time virtual --timeout 240 --run-dir "$TMP/$1" -- \
+    timeout 300 $L run "$TMP/one.cfg" --time virtual --trace summary --timeout 240 --run-dir "$TMP/$1" -- \
         build/bin/ini-vtime-queue --rho "$2" --count 20000 > "$TMP/$1.out" 2>&1 &&
         grep -o 'queue: .*' "$TMP/$1.out"
+}
+# NAME: "" when run NAME's counters agree with its trace report, else why.
+counters_vs_report() {
+    build/bin/ini-trace report "$TMP/$1" --format csv > "$TMP/$1.csv" 2> "$TMP/$1.err" ||
+        { echo "ini-trace report: $(tail -n 1 "$TMP/$1.err")"; return; }
+    python3 - "$TMP/$1/ini0.counters.json" "$TMP/$1.csv" <<'EOF'
+import csv, json, sys
+c = json.load(open(sys.argv[1]))
+rows = list(csv.reader(open(sys.argv[2])))
+i = next(k for k, r in enumerate(rows) if r[:4] == ["cluster", "clu_size", "ios_per_clu", "ini"])
+r = dict(zip(rows[i], rows[i + 1]))
+q, b = c["queue"], c["busy"]
+bad = [f"{name} {got} against {want}" for name, got, want, tol in [
+    ("queue.time_avg", q["time_avg"], float(r["queue_len"]), 1e-4),
+    ("busy.share", b["share"], float(r["utilization"]), 1e-4),
+    ("busy.cycles", b["cycles"], int(r["busy_cycles"]), 0),
+    ("run_seconds", q["run_seconds"], int(r["run_cycles"]) / 20e6, 5e-7)]
+    if abs(got - want) > tol + 1e-9]
+if q.get("clock") != "virtual":
+    bad.append(f"clock {q.get('clock')!r}")
+if b["cycles"] == 0:
+    bad.append("no busy cycles")
+print("; ".join(bad))
+EOF
 }
 for rho in 0.5 0.8; do
     line=$(qrun "r$rho" "$rho")
@@ -27,6 +59,13 @@ for rho in 0.5 0.8; do
     else
         fail "rho $rho: '$line' (want a ratio within 5% of M/D/1, 0 errors); see $TMP/r$rho.out"
     fi
+    why=$(counters_vs_report "r$rho")
+    counters=$(grep -E '"(queue|busy)"' "$TMP/r$rho/ini0.counters.json" 2>/dev/null | tr -s ' ' | tr -d '\n')
+    if [ -z "$why" ] && [ -n "$counters" ]; then
+        ok "rho $rho: counters as the report:$counters"
+    else
+        fail "rho $rho: counters against the report: ${why:-no counters}"
+    fi
 done
 again=$(qrun again 0.5)
 first=$(grep -o 'queue: .*' "$TMP/r0.5.out")
@@ -34,5 +73,11 @@ if [ -n "$again" ] && [ "$again" = "$first" ]; then
     ok "rho 0.5 again: the same line"
 else
     fail "rho 0.5 again: '$again' against '$first'"
+fi
+lines() { grep -E '"(queue|busy)"' "$TMP/$1/ini0.counters.json" 2>/dev/null; }
+if [ -n "$(lines again)" ] && [ "$(lines again)" = "$(lines r0.5)" ]; then
+    ok "rho 0.5 again: the same counters"
+else
+    fail "rho 0.5 again: counters '$(lines again | tr -d '\n')' against '$(lines r0.5 | tr -d '\n')'"
 fi
 test_end
