@@ -14,7 +14,10 @@
 # utilization (to the 4 decimals printed: 0.0001), busy.cycles its busy
 # cycles exactly, run_seconds its run cycles / 20 MHz (to the 6 decimals
 # printed: 0.5 us);
-# the rho 0.5 run again writes the same queue and busy lines.
+# the rho 0.5 run again writes the same queue and busy lines.  Telemetry's
+# /ini/queue, asked once the machine has stopped (the program wrapped),
+# gives queue_avg_milli = 1000 x the counters' time_avg (within 1: the
+# one truncated, the other rounded), on the virtual clock, twice the same.
 set -u
 cd "$(dirname "$0")/../.."
 . tests/integration/lib/common.sh
@@ -73,6 +76,27 @@ if [ -n "$again" ] && [ "$again" = "$first" ]; then
     ok "rho 0.5 again: the same line"
 else
     fail "rho 0.5 again: '$again' against '$first'"
+fi
+# Telemetry's average, asked by DPDK's client after the program ends.
+tel_run() {     # NAME: the /ini/queue reply of a rho 0.8 run of 2,000 messages
+    timeout 300 $L run "$TMP/one.cfg" --time virtual --timeout 240 --run-dir "$TMP/$1" -- \
+        "$TMP/wrap.sh" build/bin/ini-vtime-queue --rho 0.8 --count 2000 > "$TMP/$1.out" 2>&1
+    grep -h '^{"/ini/queue"' "$TMP/$1/cluster0.out"
+}
+if command -v dpdk-telemetry.py > /dev/null; then
+    printf '#!/bin/bash\n"$@" || exit\necho /ini/queue | timeout 10 dpdk-telemetry.py -f "ini-$INI_TAG-0" 2> /dev/null | grep "^{"\n' \
+        > "$TMP/wrap.sh" && chmod +x "$TMP/wrap.sh"
+    t1=$(tel_run tel1) t2=$(tel_run tel2)
+    milli=$(echo "$t1" | sed -n 's/.*"clock": "virtual".*"queue_avg_milli": \([0-9]*\)}}$/\1/p')
+    avg=$(sed -n 's/.*"time_avg": \([0-9.]*\).*/\1/p' "$TMP/tel1/ini0.counters.json")
+    if [ -n "$milli" ] && [ -n "$avg" ] && [ "$t1" = "$t2" ] &&
+       awk -v m="$milli" -v a="$avg" 'BEGIN { d = m - 1000 * a; exit !(d >= -1 && d <= 1 && m > 0) }'; then
+        ok "telemetry /ini/queue: queue_avg_milli $milli, counters' time_avg $avg, virtual clock, twice the same"
+    else
+        fail "telemetry /ini/queue: '$t1' then '$t2', counters' time_avg '$avg'; see $TMP/tel1.out"
+    fi
+else
+    ok "telemetry /ini/queue: not checked (dpdk-telemetry.py not installed: Debian package dpdk-dev)"
 fi
 lines() { grep -E '"(queue|busy)"' "$TMP/$1/ini0.counters.json" 2>/dev/null; }
 if [ -n "$(lines again)" ] && [ "$(lines again)" = "$(lines r0.5)" ]; then
