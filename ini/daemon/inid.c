@@ -413,7 +413,8 @@ static int trace_init(struct inid *d)
 static void shut_down(struct inid *d)
 {
     atomic_store(&d->seg->inis[d->local].state, INI_SEG_STOPPED);
-    d->stats.run_end = rte_rdtsc();
+    if (!d->vt_hz)                  /* virtual: inid_vt_close set it in cycles */
+        d->stats.run_end = rte_rdtsc();
     if (d->trace.info.clock != INI_TRACE_CLOCK_VIRTUAL)     /* virtual: inid_vt_close ended it */
         ini_trace_run_end(&d->trace, d->stats.run_end);
     if (d->trace.mode != INI_TRACE_OFF) {

@@ -85,7 +85,10 @@ struct inid_stats {
     uint64_t bad_dst, bad_msg, refused, deferred, stalls;
     uint64_t loops, idle_sleeps, queue_sum, queue_samples, queue_max;
     /* time-weighted number of messages in the INI (queued, stalled or in
-     * service): the model's Q_o is queue_area / run length */
+     * service): the model's Q_o is queue_area / run length.  In virtual
+     * time all four count the INI's clock in emulated cycles (from 0):
+     * the area is the sum of its inputs' (event end - arrival), busy the
+     * cycles its events were charged (inid_vtime.c) */
     uint64_t queue_area, run_start, run_end;
     uint64_t busy_cycles;     /* TSC cycles of the loop turns that did work */
     uint64_t work_turns;      /* those turns */

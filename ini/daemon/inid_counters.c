@@ -138,6 +138,24 @@ static void json_ip(FILE *f, const struct ini_ip_stats *ip, const struct ini_swp
             (unsigned long long)ip->reass_evictions, (unsigned)ip->frag_drops, (unsigned)ip->frag_errors);
 }
 
+/* The queue's time-average and the loop's busy share over the run.  In
+ * virtual time the span, the area and the busy cycles are the INI's
+ * clock's, in emulated cycles (inid_vtime.c); else the TSC's. */
+static void json_time(FILE *f, const struct inid *d, const struct ini_swp_stats *w)
+{
+    const struct inid_stats *s = &d->stats;
+    uint64_t run = s->run_end > s->run_start ? s->run_end - s->run_start : 0;
+    uint64_t handled = w->msgs_sent + w->msgs_delivered + s->local_msgs;
+    fprintf(f, "  \"queue\": {\"time_avg\": %.4f, \"run_seconds\": %.*f, \"clock\": \"%s\"},\n",
+            run ? (double)s->queue_area / (double)run : 0.0, d->vt_hz ? 6 : 3,
+            (double)run / (double)(d->vt_hz ? d->vt_hz : d->tsc_hz), d->vt_hz ? "virtual" : "host");
+    /* The loop's busy share, not the report's utilization (docs/traces.md,
+     * "Utilization and queue length: one definition"). */
+    fprintf(f, "  \"busy\": {\"cycles\": %llu, \"share\": %.4f, \"cycles_per_message\": %.1f},\n",
+            (unsigned long long)s->busy_cycles, run ? (double)s->busy_cycles / (double)run : 0.0,
+            handled ? (double)s->busy_cycles / (double)handled : 0.0);
+}
+
 void inid_write_counters(struct inid *d)
 {
     char path[INI_PATH_LEN + 64];
@@ -187,15 +205,7 @@ void inid_write_counters(struct inid *d)
     json_port_xstats(f, d);
     json_group(f, "faults", fault_counters, INI_COUNTERS_N(fault_counters), &fs);
     json_group(f, "arp", arp_counters, INI_COUNTERS_N(arp_counters), &d->stack.nf.arp.stats);
-    uint64_t run = s->run_end > s->run_start ? s->run_end - s->run_start : 0;
-    uint64_t handled = w->msgs_sent + w->msgs_delivered + s->local_msgs;
-    fprintf(f, "  \"queue\": {\"time_avg\": %.4f, \"run_seconds\": %.3f},\n",
-            run ? (double)s->queue_area / (double)run : 0.0, (double)run / (double)d->tsc_hz);
-    /* The loop's busy share, not the report's utilization (docs/traces.md,
-     * "Utilization and queue length: one definition"). */
-    fprintf(f, "  \"busy\": {\"cycles\": %llu, \"share\": %.4f, \"cycles_per_message\": %.1f},\n",
-            (unsigned long long)s->busy_cycles, run ? (double)s->busy_cycles / (double)run : 0.0,
-            handled ? (double)s->busy_cycles / (double)handled : 0.0);
+    json_time(f, d, w);
     const struct inid_dilation *dil = &d->knobs.dil;
     if (dil->factor > 0)
         fprintf(f, "  \"dilation\": {\"factor\": %.4f, \"turns\": %llu, \"cpu_ns\": %llu, \"wait_cycles\": %llu, "

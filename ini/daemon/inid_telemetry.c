@@ -179,6 +179,8 @@ static int cmd_queue(const char *cmd, const char *params, struct rte_tel_data *i
     rte_tel_data_add_dict_u64(info, "queue_max", RELAXED(d->stats.queue_max));
     uint64_t now = rte_rdtsc(), start = RELAXED(d->stats.run_start);
     uint64_t area = RELAXED(d->stats.queue_area);
+    if (d->vt_hz)               /* the area is in the INI's cycles, from cycle 0 (inid_vtime.c) */
+        now = RELAXED(d->vt_clock);
     /* Time average of queued + stalled since start, in thousandths. */
     rte_tel_data_add_dict_u64(info, "queue_avg_milli",
                               now > start ? (uint64_t)((double)area * 1000.0 / (double)(now - start)) : 0);

@@ -87,18 +87,31 @@ static void trace_event(struct inid *d, uint32_t n0, uint64_t T)
     }
 }
 
-/* The trace's span ends at the run's end as the launcher states it (the
- * latest compute node's clock), or at the INI's last record if later. */
-static void trace_end(struct inid *d)
+/* The run's end as the launcher states it: the latest compute node's
+ * clock, in cycles. */
+static uint64_t nodes_end(const struct inid *d)
 {
-    struct inid_vt *v = d->vt;
-    struct ini_trace *tr = &d->trace;
-    uint64_t end = tr->n ? tr->recs[tr->n - 1].slot[INI_TRACE_SLOTS - 1] : INI_TRACE_VT_ORIGIN;
-    for (uint32_t p = 0; p < v->n_pes_total; p++) {
-        uint64_t c = atomic_load(&v->m->slots[ini_vt_pe_slot((int)p)].clock) + INI_TRACE_VT_ORIGIN;
+    uint64_t end = 0;
+    for (uint32_t p = 0; p < d->vt->n_pes_total; p++) {
+        uint64_t c = atomic_load(&d->vt->m->slots[ini_vt_pe_slot((int)p)].clock);
         end = c > end ? c : end;
     }
+    return end;
+}
+
+/* The trace's span ends at the run's end, or at the INI's last record if
+ * later.  The counters' span ends there too, or later if a charged event
+ * after the last record (run_event) ended later: a record's event is
+ * charged, so only work that leaves no record can make them differ. */
+static void trace_end(struct inid *d)
+{
+    struct ini_trace *tr = &d->trace;
+    uint64_t end = nodes_end(d) + INI_TRACE_VT_ORIGIN;
+    if (tr->n && tr->recs[tr->n - 1].slot[INI_TRACE_SLOTS - 1] > end)
+        end = tr->recs[tr->n - 1].slot[INI_TRACE_SLOTS - 1];
     ini_trace_run_end(tr, end);
+    if (end - INI_TRACE_VT_ORIGIN > d->stats.run_end)
+        d->stats.run_end = end - INI_TRACE_VT_ORIGIN;
 }
 
 /* ---- frames received ahead of their time: a heap on (stamp, order) ---- */
@@ -393,9 +406,10 @@ static void run_event(struct inid *d, uint64_t T)
     inid_turn_retry(d, now);
     int pe;
     uint64_t at = earliest_input(d, &pe);
-    if (at <= T) {
-        /* Its arrival, as the time it entered the queue (only the trace
-         * reads a work item's arrival). */
+    const int took = at <= T;
+    if (took) {
+        /* Its arrival, as the time it entered the queue (the trace
+         * reads a work item's arrival; the counters' area uses at). */
         if (pe < 0) {
             struct inid_vt_frame f = heap_pop(v);
             inid_take_frame(d, f.m, tsc_of(d, f.stamp));
@@ -412,6 +426,14 @@ static void run_event(struct inid *d, uint64_t T)
     uint64_t cost = cost_of(&v->costs, &a, &b);
     v->charged += cost;
     v->clock = ini_vt_charge(v->m, v->slot, cost);
+    /* The counters' averages on the INI's clock (Little's law: the
+     * input was in the INI from its arrival to the event's end). */
+    if (took)
+        d->stats.queue_area += v->clock - at;
+    if (cost) {
+        d->stats.busy_cycles += cost;
+        d->stats.run_end = v->clock;
+    }
     if (d->trace.n != n0)
         trace_event(d, n0, T);
     __atomic_store_n(&d->vt_clock, v->clock, __ATOMIC_RELAXED);
@@ -498,6 +520,7 @@ int inid_vt_setup(struct inid *d, char *err, size_t errlen)
     d->vt = v;
     d->vt_extra = INI_VT_DELIVERY_ROOM;
     d->vt_hz = v->m->hz;
+    d->stats.run_start = d->stats.run_end = 0;     /* the counters' span: cycle 0 on (trace_end) */
     trace_setup(d);
     return 0;
 }

@@ -59,6 +59,8 @@ expect_error "fig63: N out of range"   "--N: 0 is not in"          "$F" tools/sy
 expect_error "fig63: bad duration"     "--duration: 'x'"           "$F" tools/synth/fig63.sh --duration x
 expect_error "fig63: bad scale"        "--scale: '-1'"             "$F" tools/synth/fig63.sh --scale -1
 expect_error "fig63: bad measure"      "--measure: 'guess'"        "$F" tools/synth/fig63.sh --measure guess
+expect_error "fig63: bad time mode"    "--time: 'host'"            "$F" tools/synth/fig63.sh --time host
+expect_error "fig63: bad cycles"       "--cycles: '0'"             "$F" tools/synth/fig63.sh --time virtual --cycles 0
 
 for prog in "$SYNTH --help" "$QUEUE --help" "tools/synth/fig63.sh --help"; do
     if $prog > "$TMP/out" 2>&1 && grep -qi usage "$TMP/out"; then

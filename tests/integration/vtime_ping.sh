@@ -18,6 +18,8 @@
 #      twice the same virtual time and the same per-cluster lines; without
 #      --cycles it refuses (exit 2: a host-time --duration is not
 #      deterministic).
+#   6. A knob (--knob O=...) is refused in virtual time (exit 2, one
+#      line): the virtual-time loop charges no knob to a clock.
 # Every run also verifies every message (ini-ping's checks).
 set -u
 cd "$(dirname "$0")/../.."
@@ -109,4 +111,6 @@ if [ $q3 -ne 0 ] && grep -q "ini-synth: --time virtual: give --cycles N" "$TMP/s
 else
     fail "ini-synth --duration in virtual time: status $q3; see $TMP/s3.out"
 fi
+expect_error "a knob in virtual time" "are not modelled in virtual time" "ini-cluster: " \
+    $L run conf/default.cfg --time virtual --knob O=100 -- build/bin/ini-synth --cycles 5
 test_end

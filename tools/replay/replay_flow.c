@@ -153,8 +153,8 @@ int replay_flow_setup(struct replay *r, char *err, size_t errlen)
         int found = counters_read(tf, &c, err, errlen);
         int flow = found == 1 ? flow_of_ini(&c, &w, &ack_us, &s, err, errlen) : 0;
         /* In virtual time a turn costs nothing beyond its messages (the
-         * cost model charges per event), and the counters' busy cycles
-         * are the host's: the cost is known, 0. */
+         * cost model charges per event, and the counters' busy cycles are
+         * those charges): the cost is known, 0. */
         int virt = tf->info.clock == INI_TRACE_CLOCK_VIRTUAL;
         int cost_known = virt ? 1 : found == 1 && flow >= 0 ? turns_of_ini(&c, &busy, &turns, err, errlen) : 0;
         if (flow == 1) {

@@ -12,7 +12,7 @@
 #   tools/sweeps/sweep.sh [--quick] [--reps N] [--seed S] [--calibration FILE]
 #        [--layouts "2x8:2 4x4:2"] [--policies static,round-robin]
 #        [--knobs O,overhead,gap,per_byte,latency] [--values KNOB=V1,V2,...]
-#        [--no-water] [--no-synth] [--load-limit X] [--out DIR] [--plan]
+#        [--no-water] [--no-synth] [--load-limit X] [--out DIR] [--plan] [--time real]
 #
 # Workloads:
 #   water  Water on MGS (343 molecules, 2 steps, 16 compute nodes) per
@@ -36,20 +36,27 @@
 # run with the counts the predictions come from (the ini-trace report, the
 # programs' mgs-cluster*.json or synth-cluster*.json, the --knob given);
 # errors.log only when something failed; then sweep_fit.py's files.
-# --plan prints meta.txt and the run order and writes nothing.
+# --plan prints meta.txt and the run order and writes nothing.  Real time
+# only: --time virtual is refused (exit 2), as every point is a knob and
+# the virtual machine charges no knob to a clock (docs/virtual-time.md).
 # Exit status 0, 1 when runs failed, 2 on bad arguments.
 PROG=sweep; . "$(dirname "$0")/../lib/options.sh"
 CMDLINE="tools/sweeps/sweep.sh $*"
 
 QUICK=0 REPS=5 SEED= CALIB= LAYOUTS="2x8:2 4x4:2" POLICIES="static,round-robin"
-KNOBS="O,overhead,gap,per_byte,latency" WATER=1 SYNTH=1 LOADLIM=none OUT= PLAN=0 VALUES=()
+KNOBS="O,overhead,gap,per_byte,latency" WATER=1 SYNTH=1 LOADLIM=none OUT= PLAN=0 VALUES=() TIME=real
 NMOL=343 NSTEP=2 SYNTH_CYCLES=300 SAMPLE_S=1
 # --values may be given more than once
 option_other() { [ "$1" = --values ] || return 0; need "$@"; VALUES+=("$2"); OPT_SHIFT=2; }
 show_help() { help_between '^#   tools' '^#        \[--no-water'; }
 parse_options "--quick:QUICK=1 --reps=REPS --seed=SEED --calibration=CALIB --layouts=LAYOUTS
     --policies=POLICIES --knobs=KNOBS --no-water:WATER=0 --no-synth:SYNTH=0 --load-limit=LOADLIM
-    --out=OUT --plan:PLAN=1" "$@"
+    --out=OUT --plan:PLAN=1 --time=TIME" "$@"
+case $TIME in
+    real) ;;
+    virtual) die "--time virtual: knobs are not modelled in virtual time (docs/virtual-time.md); vary --vt-costs instead" ;;
+    *) die "--time: '$TIME' is not real or virtual" ;;
+esac
 
 # Knob values (the base, 0, is shared by all knobs of a workload).  Chosen
 # from the base runs' message counts so that the predicted slowdown spans

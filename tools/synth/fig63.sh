@@ -5,12 +5,19 @@
 #
 # usage: tools/synth/fig63.sh [--quick] [--N LIST] [--duration SEC] [--scale US_PER_CYCLE]
 #                             [--seed S] [--out DIR] [--keep-runs] [--measure trace|counters]
+#                             [--time real|virtual] [--cycles N]
 #
 # The machine: 2 clusters of N PEs and 1 INI each (ini-cluster gen 2 N 1),
 # memif, adaptive idle (more threads than cores), every PE running the
 # compute/request cycle of figure 6-2 with the thesis's parameters
 # W = 41789, o = 742, O = 2336 cycles, l = L = 0, exponentially
-# distributed on the PE side (the model's assumption).  Cycles become time
+# distributed on the PE side (the model's assumption).  --time virtual
+# runs it on the emulated machine (docs/virtual-time.md): W and o are
+# declared, the INI's service is the thesis cost set (about 2,500 cycles
+# a side per message, in place of O: no knob), each PE makes --cycles
+# cycles (default 200, --quick 50) instead of running --duration seconds,
+# and the host's load does not matter (no wait for a quiet machine).
+# Otherwise (real time, the default): cycles become time
 # by --scale microseconds per cycle (default 0.5: the 20 MHz Alewife
 # stretched 10 times, so that O = 1168 us is large against the tens of
 # microseconds a sleeping thread takes to wake up here).  W and o are spent
@@ -48,7 +55,7 @@ O_CYCLES=2336
 die_usage() { die "$@"; }
 fail() { echo "fig63.sh: $*" >&2; exit 1; }
 
-quick=0 N_LIST="" duration="" scale=0.5 seed=1 out="" keep=0 measure=trace
+quick=0 N_LIST="" duration="" scale=0.5 seed=1 out="" keep=0 measure=trace time=real pe_cycles=""
 while [ $# -gt 0 ]; do
     case "$1" in
         --quick) quick=1; shift; continue ;;
@@ -63,6 +70,8 @@ while [ $# -gt 0 ]; do
         --seed) seed=$2 ;;
         --out) out=$2 ;;
         --measure) measure=$2 ;;
+        --time) time=$2 ;;
+        --cycles) pe_cycles=$2 ;;
         *) die_usage "unknown option '$1'" ;;
     esac
     shift 2
@@ -80,6 +89,9 @@ done
 [[ "$scale" =~ ^[0-9]*\.?[0-9]+$ ]] && awk -v s="$scale" 'BEGIN { exit !(s > 0) }' ||
     die_usage "--scale: '$scale' is not a positive number"
 [[ "$seed" =~ ^[0-9]+$ ]] || die_usage "--seed: '$seed' is not a number"
+case "$time" in real|virtual) ;; *) die_usage "--time: '$time' is not real or virtual" ;; esac
+[ -n "$pe_cycles" ] || { if [ "$quick" = 1 ]; then pe_cycles=50; else pe_cycles=200; fi; }
+[[ "$pe_cycles" =~ ^[0-9]+$ ]] && [ "$pe_cycles" -ge 1 ] || die_usage "--cycles: '$pe_cycles' is not a whole number >= 1"
 case "$measure" in trace) trace_mode=detailed ;; counters) trace_mode=off ;;
     *) die_usage "--measure: '$measure' is not trace or counters" ;; esac
 if [ -z "$out" ]; then
@@ -123,7 +135,9 @@ knob_ok() {
 }
 O_us=$(awk -v c=$O_CYCLES -v s="$scale" 'BEGIN { printf "%g", c * s }')
 knob=""
-if knob_ok "O=1,O_mode=sleep"; then
+if [ "$time" = virtual ]; then
+    :   # the cost set is the INI's service; the launcher refuses knobs here
+elif knob_ok "O=1,O_mode=sleep"; then
     knob="O=$O_us,O_mode=sleep"
     # Exponential INI service, as the model assumes, where inid offers it.
     knob_ok "O=1,O_mode=sleep,O_dist=exp" && knob="$knob,O_dist=exp"
@@ -139,7 +153,11 @@ echo "N,Q_measured,Q_model,rel_err,Q_model_eff,rel_err_eff,Q_mva,Q_fifo,R_measur
 
 settings="W = $W_CYCLES, o = $o_CYCLES, O = $O_CYCLES cycles, l = L = 0; scale $scale us/cycle"
 settings="$settings (W = $(awk -v c=$W_CYCLES -v s="$scale" 'BEGIN{printf "%g", c*s}') us, o = $(awk -v c=$o_CYCLES -v s="$scale" 'BEGIN{printf "%g", c*s}') us, O = $O_us us)"
-settings="$settings; ini-synth --mode sleep --dist exp; knob ${knob:-none}; ${duration} s per N; seed $seed"
+if [ "$time" = virtual ]; then
+    settings="$settings; --time virtual (thesis costs); ini-synth --dist exp; $pe_cycles cycles per PE; seed $seed"
+else
+    settings="$settings; ini-synth --mode sleep --dist exp; knob ${knob:-none}; ${duration} s per N; seed $seed"
+fi
 header=$(printf "%3s %9s %9s %8s %9s %8s %9s %9s %10s %10s %6s" N Q_meas Q_model err Q_eff err_eff Q_mva Q_fifo R_meas_us R_model_us U)
 echo "figure 6-3: $settings"
 echo "$header"
@@ -180,17 +198,24 @@ for n in "${Ns[@]}"; do
     grep -q "mode = \"$trace_mode\"" "$cfg" && grep -q 'mode = "adaptive"' "$cfg" ||
         fail "cannot set trace and idle modes in $cfg (has ini-cluster gen changed its output?)"
 
-    wait_quiet
-    printf "[%d/%d] N = %d: running %d s ...\n" "$k" "${#Ns[@]}" "$n" "$duration" >&2
+    if [ "$time" = virtual ]; then
+        printf "[%d/%d] N = %d: running %d cycles per PE in virtual time ...\n" "$k" "${#Ns[@]}" "$n" "$pe_cycles" >&2
+        span=(--time virtual --timeout 1800) stop=(--cycles "$pe_cycles")
+    else
+        wait_quiet
+        printf "[%d/%d] N = %d: running %d s ...\n" "$k" "${#Ns[@]}" "$n" "$duration" >&2
+        span=(--timeout $((duration * 4 + 120))) stop=(--duration "$duration")
+    fi
     start=$(date +%s)
     disturbed=0
-    "$bin"/ini-cluster run "$cfg" --run-dir "$run" ${knob:+--knob "$knob"} --timeout $((duration * 4 + 120)) -- \
+    "$bin"/ini-cluster run "$cfg" --run-dir "$run" ${knob:+--knob "$knob"} "${span[@]}" -- \
         "$bin"/ini-synth --W $W_CYCLES --o $o_CYCLES --scale "$scale" --mode sleep --dist exp \
-        --duration "$duration" --seed "$seed" > "$work/run-n$n.log" 2>&1 &
+        "${stop[@]}" --seed "$seed" > "$work/run-n$n.log" 2>&1 &
     pid=$!
     while kill -0 "$pid" 2>/dev/null; do
         sleep 1
-        [ "$(other_inids)" -gt 0 ] && disturbed=1
+        # virtual time: the host's company changes nothing
+        [ "$time" = real ] && [ "$(other_inids)" -gt 0 ] && disturbed=1
         [ -t 2 ] && printf "\r      %3d s" $(( $(date +%s) - start )) >&2
     done
     wait "$pid"
@@ -240,6 +265,11 @@ for n in "${Ns[@]}"; do
         done | awk '$1 > 0 { c += $1; r += $1 * $2; w += $1 * $3; o += $1 * $4 }
                     END { if (c) printf "%d %.3f %.3f %.3f\n", c, r / c, w / c, o / c }')
     [ -n "$Q" ] && [ -n "${R_meas:-}" ] || { echo "fig63.sh: N = $n: no measurement in $run" >&2; failed=1; continue; }
+    # Virtual time: the traces' and counters' microseconds are the emulated
+    # machine's (20 MHz), ini-synth's are --scale us a cycle.
+    if [ "$time" = virtual ] && [ -n "$O_eff" ]; then
+        O_eff=$(awk -v x="$O_eff" -v s="$scale" 'BEGIN { printf "%.3f", x * 20 * s }')
+    fi
     [ -n "$O_eff" ] || O_eff=$O_us
 
     read -r Qm Rm < <(model_q "$n" $W_CYCLES $o_CYCLES $O_CYCLES)

@@ -1,12 +1,21 @@
 #!/usr/bin/env bash
 # knob_sweep.sh: mean cycle time R of ini-synth (sleep mode) against one
 # knob, varied alone (seed 000, section 3.2), with a least-squares line.
-#   usage: tools/synth/knob_sweep.sh [KNOB] [VALUES] [SECONDS]
+#   usage: tools/synth/knob_sweep.sh [--time real] [KNOB] [VALUES] [SECONDS]
 #   default: overhead (Δo, microseconds, spent sleeping) over 0,50,100,200,400
 # Every cycle pays Δo four times on its critical path (the request's send
 # and receive, the reply's send and receive), so the slope should be near 4.
+# Real time only: --time virtual is refused (exit 2), since the virtual
+# machine charges no knob to a clock (docs/virtual-time.md, "Flags").
 set -eu
 cd "$(dirname "$0")/../.."
+if [ "${1:-}" = --time ]; then
+    case ${2:-} in
+        real) shift 2 ;;
+        virtual) echo "knob_sweep.sh: --time virtual: knobs are not modelled in virtual time (docs/virtual-time.md); vary --vt-costs instead" >&2; exit 2 ;;
+        *) echo "knob_sweep.sh: --time: '${2:-}' is not real or virtual" >&2; exit 2 ;;
+    esac
+fi
 KNOB=${1:-overhead}
 VALUES=${2:-0,50,100,200,400}
 DUR=${3:-8}
