@@ -41,6 +41,7 @@
 #include "inid_cli.h"
 
 #include "eal_args.h"
+#include "inid_clock.h"
 #include "fabric.h"
 #include "inid_counters.h"
 #include "inid_fabric.h"
@@ -408,10 +409,11 @@ static int trace_init(struct inid *d)
     return 0;
 }
 
-/* After the loop: the INI stopped, its trace and counters written, its
- * ports' side released. */
+/* After the loop: the clocks' end (across hosts), the INI stopped, its
+ * trace and counters written, its ports' side released. */
 static void shut_down(struct inid *d)
 {
+    inid_clock_end(d, inid_loop);   /* across hosts: the clocks measured again, the loop still answering */
     atomic_store(&d->seg->inis[d->local].state, INI_SEG_STOPPED);
     if (!d->vt_hz)                  /* virtual: inid_vt_close set it in cycles */
         d->stats.run_end = rte_rdtsc();
@@ -492,7 +494,7 @@ int main(int argc, char **argv)
     /* The /ini/... commands only now: the socket answers from EAL's start,
      * and one read the transport before stack_open made it (a SIGSEGV as
      * ini-soak sampled a restarting daemon); until now, a null reply. */
-    if (inid_telemetry_init(d) < 0)
+    if (inid_telemetry_init(d) < 0 || inid_clock_init(d) < 0)
         return 1;
     t_phase[4] = ini_mono_ns();
     printf("inid %d: start: EAL %.0f ms, stack %.0f ms, ports %.0f ms, links up %.0f ms\n", d->me->id,

@@ -40,6 +40,7 @@
 #include "segment.h"
 #include "fault.h"
 #include "stack.h"
+#include "clocksync.h"
 #include "loadbal.h"
 #include "trace.h"
 #include "capture.h"
@@ -177,6 +178,12 @@ struct inid {
     int capture;
     struct ini_capture_opts cap_opts;
     struct ini_capture cap;
+
+    /* across hosts: the clock exchange with the other clusters' INIs
+     * (inid_clock.h); clk_on 0 otherwise; clk_stop_at, the end's window */
+    int clk_on;
+    int64_t clk_stop_at;
+    struct ini_clocksync clk;
 
     uint64_t tsc_hz;
     volatile sig_atomic_t stop;

@@ -28,6 +28,7 @@
 
 #include "fabric.h"
 #include "ini_assert.h"
+#include "inid_clock.h"
 #include "inid_fabric.h"
 #include "inid_port.h"
 #include "inid_state.h"
@@ -771,6 +772,8 @@ TURN_PIECE void loop(struct inid *d, const int dilated)
          * the previous turn waited, or now) */
         uint64_t arrive = dilated && queue_len(d) ? d->queue[d->q_head % INID_QUEUE_SIZE].t_arrive : now;
         n += run_queue(d, now);
+        if (d->clk_on)
+            n += inid_clock_turn(d);        /* across hosts: at the start and the end only */
         publish_load(d);
         if (dilated && n)
             dilate_turn(d, arrive, now, first_rec);   /* what it made leaves at its end */

@@ -69,6 +69,10 @@ for f in bin/ini-water share/man/man1/ini-water.1 share/ini/water/random.in bin/
     [ -e "$P/$f" ] || userprog_fail "not installed: /usr/$f"
 done
 head -n 3 "$P/share/man/man1/ini-water.1" | grep -q '^ini-water \\- ' || userprog_fail "ini-water.1 does not name ini-water"
+grep -q '^\.BR ini-synth-queue (1)' "$P/share/man/man1/ini-synth.1" ||
+    userprog_fail "ini-synth.1 does not refer to ini-synth-queue(1)"
+! grep -l '^\.BR \(water\|em3d\|synth-queue\) (1)' "$P"/share/man/man1/*.1 ||
+    userprog_fail "installed pages refer to programs by names not installed (above)"
 (cd "$W" && printf '1.5e-16 8 1 6 -1 3000 1 0 1 6.2\n' | "$P/bin/ini-water" > water.out 2> water.err) ||
     userprog_fail "ini-water, run elsewhere, did not find its installed data file: $(cat "$W/water.err")"
 

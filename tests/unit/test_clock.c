@@ -11,7 +11,14 @@
  *    first or after the last extrapolated on the same line;
  *  - the earlier form "host offset_ns rtt_ns" reads with uncertainty
  *    RTT / 2 and no drift;
- *  - a damaged line is refused naming the file and the line.
+ *  - a damaged line is refused naming the file and the line;
+ *  - the INIs' measurements over their links (RUN_DIR/ini<ID>.clock)
+ *    replace the channel's: every host put on the reference host's clock
+ *    (the least channel round trip) by the path of least total round
+ *    trip over the links (either way; round a slow direct link), its
+ *    uncertainty half that; a host without a path keeps the channel's
+ *    offset, uncertain by both channels' errors; an end that moved less
+ *    than both errors keeps the start's offset (no drift resolved).
  */
 #include <setjmp.h>
 #include <stdarg.h>
@@ -97,12 +104,78 @@ static void earlier_form_and_damage(void **state)
     fx_rmdir(dir);
 }
 
+static void ini_file(const char *dir, int id, const char *lines)
+{
+    char path[4096];
+    snprintf(path, sizeof path, "%s/ini%d.clock", dir, id);
+    FILE *f = fopen(path, "w");
+    assert_non_null(f);
+    fprintf(f, CLOCK_INI_FILE_HEADER "%s", lines);
+    fclose(f);
+}
+
+static void inis_links_replace_channel(void **state)
+{
+    (void)state;
+    char *dir = fx_mkdir(), err[256], note[256];
+    struct clock_entry e[5];
+    memset(e, 0, sizeof e);
+    const char *names[5] = { "h0", "h1", "h2", "h3", "h4" };
+    const struct clock_best chan[5] = { { 100000, 80000, 1000000000 }, { -200000, 60000, 1000000000 },
+                                        { 50000, 120000, 1000000000 }, { 3000, 90000, 1000000000 },
+                                        { 1000, 100000, 1000000000 } };
+    for (int i = 0; i < 5; i++) {
+        snprintf(e[i].host, sizeof e[i].host, "%s", names[i]);
+        e[i].start = chan[i];
+        clock_best_init(&e[i].end);
+    }
+    int host_of_ini[6] = { 0, 1, 2, 2, 3, 4 };
+    /* INI 1 (h1) measured h0 (+7 us, +40 us at the end: a drift beyond
+     * both errors) and h2 (a round trip of 30 us, beaten below) */
+    ini_file(dir, 1, "0\t7000\t20000\t1000000000\t40000\t22000\t3000000000\n"
+                     "2\t-3000\t30000\t1000000000\t0\t-1\t0\n");
+    /* INI 3 (h2) measured h1 the other way: h2 = h1 + 2.9 us */
+    ini_file(dir, 3, "1\t2900\t10000\t1000002900\t3100\t12000\t3000003100\n");
+    /* INI 4 (h3): h1 slowly (h3 = h1 - 50 us, a round trip of 400 us),
+     * h0 fast (h3 = h0 - 1 us): by way of h0, +8 us to h1, 22 us */
+    ini_file(dir, 4, "1\t-50000\t400000\t1000000000\t0\t-1\t0\n"
+                     "0\t-1000\t2000\t1000000000\t0\t-1\t0\n");
+    assert_int_equal(clock_from_inis(dir, e, 5, host_of_ini, 6, note, sizeof note), 3);
+    assert_non_null(strstr(note, "over the INIs' links: 3 hosts against host h1"));
+    assert_int_equal(clock_write_note(dir, e, 5, note, err, sizeof err), 0);
+    struct clock_table t;
+    assert_int_equal(clock_table_load(&t, dir, err, sizeof err), 0);
+    assert_int_equal(t.n, 5);
+    assert_string_equal(t.how, note);
+    const int64_t off[5] = { -193000, -200000, -202900, -192000, 1000 };
+    const int64_t unc[5] = { 10000, 0, 5000, 11000, 80000 };
+    /* h2's end moved by 0.2 us, within both errors: the start's offset,
+     * uncertain by the start's error and twice the end's (5 + 2 x 6 us) */
+    const int64_t end_off[5] = { -160000, -200000, -202900, -192000, 1000 };
+    const int64_t end_unc[5] = { 11000, 0, 17000, 11000, 80000 };
+    for (int i = 0; i < 5; i++) {
+        assert_string_equal(t.host[i], names[i]);
+        assert_int_equal(t.offset_ns[i], off[i]);
+        assert_int_equal(t.uncertainty_ns[i], unc[i]);
+        assert_int_equal(t.end_offset_ns[i], end_off[i]);
+        assert_int_equal(t.end_uncertainty_ns[i], end_unc[i]);
+    }
+    /* No file at all: nothing changes. */
+    fx_rmdir(dir);
+    dir = fx_mkdir();
+    e[0].start = chan[0];
+    assert_int_equal(clock_from_inis(dir, e, 5, host_of_ini, 6, note, sizeof note), 0);
+    assert_int_equal(e[0].start.offset_ns, 100000);
+    fx_rmdir(dir);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(least_delay_kept),
         cmocka_unit_test(written_and_read_back),
         cmocka_unit_test(earlier_form_and_damage),
+        cmocka_unit_test(inis_links_replace_channel),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

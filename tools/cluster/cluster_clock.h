@@ -34,34 +34,43 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include "clock_sample.h"   /* struct clock_best, clock_sample: NTP's arithmetic */
+
 #define CLOCK_ROUNDS 32
 #define CLOCK_REQUEST "clock"       /* head -> part, one line */
 #define CLOCK_REPLY   "@@ini clock "  /* part -> head: then its CLOCK_REALTIME in ns */
-
-/* One measurement: the least-delay sample so far (rtt_ns < 0: none). */
-struct clock_best {
-    int64_t offset_ns, rtt_ns, at_ns;
-};
 
 struct clock_entry {
     char host[256];
     struct clock_best start, end;   /* end.rtt_ns < 0: not measured at the end */
 };
 
-int64_t clock_realtime_ns(void);
-/* Starts a measurement. */
-void clock_best_init(struct clock_best *b);
-/* One round: the head's clock t0 when it asked, theirs the host's answer,
- * t1 when the answer came; kept if its round trip is the least so far.
- * A sample with t1 < t0 (the head's clock stepped) is passed over. */
-void clock_sample(struct clock_best *b, int64_t t0, int64_t theirs, int64_t t1);
-/* Half the round trip: the bound on the offset's error. */
-int64_t clock_uncertainty_ns(const struct clock_best *b);
 /* This host: offset 0. */
 void clock_local(struct clock_entry *e);
 /* RUN_DIR/clocks.tsv from n entries (a host named twice is written once).
  * 0, or -1 with a reason. */
 int clock_write(const char *run_dir, const struct clock_entry *e, int n, char *err, size_t errlen);
+/* The same with a line "# NOTE" after the header (NULL: none): how the
+ * offsets were measured, which the trace tools print. */
+int clock_write_note(const char *run_dir, const struct clock_entry *e, int n, const char *note, char *err,
+                     size_t errlen);
+
+/* The INIs' own measurements in place of the channel's (stack/clocksync.h):
+ * every RUN_DIR/ini<ID>.clock of the n_inis INIs, host_of_ini[ID] the
+ * index into e of that INI's host (-1: unknown).  A reference host R is
+ * chosen (the one with the least round trip over the channel, among those
+ * with INIs); every host measured over the links gets
+ *   offset = R's channel offset + its offset to R over the links,
+ * by the path of least total round trip (each link the least round trip
+ * between any two INIs of its two hosts, either way), that sum as its
+ * round trip, so that its uncertainty bounds its error against R: the error of R's offset to the launcher shifts every
+ * host alike and changes no time between hosts.  R's end offset is its
+ * start's (the run's clock is R's, shifted once).  A host with no path
+ * to R keeps the channel's offset, its round trip the sum of its
+ * own and R's.  Returns the hosts put on R's clock over the links (0:
+ * nothing changed), with a line for clock_write_note in note. */
+int clock_from_inis(const char *run_dir, struct clock_entry *e, int n, const int *host_of_ini, int n_inis,
+                    char *note, size_t notelen);
 /* A run on this host alone: the file with this host; a failure is
  * reported on stderr (the run goes on; its traces then have no offsets). */
 void clock_write_local(const char *run_dir);

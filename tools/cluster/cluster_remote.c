@@ -505,22 +505,47 @@ static int measure_part(struct part *p, struct clock_best *b)
     return 0;
 }
 
+/* Each INI's part (its cluster's), as an index into the entries write_clocks
+ * makes (entry[part], -1: a part left out). */
+static void ini_hosts(const struct ini_config *cfg, const struct part *parts, int n, const int *entry, int *host_of_ini)
+{
+    for (int i = 0; i < cfg->n_inis; i++)
+        host_of_ini[i] = -1;
+    for (int k = 0; k < n; k++) {
+        char copy[sizeof parts[k].clusters];
+        snprintf(copy, sizeof copy, "%s", parts[k].clusters);
+        for (char *save = NULL, *t = strtok_r(copy, ",", &save); t; t = strtok_r(NULL, ",", &save))
+            for (int i = 0; i < cfg->n_inis; i++)
+                if (cfg->inis[i].cluster == atoi(t))
+                    host_of_ini[i] = entry[k];
+    }
+}
+
 /* RUN_DIR/clocks.tsv: every part's clock against the head's, each named as
- * the head names it (its traces carry that name: INI_TRACE_HOST). */
-static void write_clocks(const struct remote_opts *o, const struct part *parts, int n)
+ * the head names it (its traces carry that name: INI_TRACE_HOST).  With
+ * cfg (the run's end), the INIs' own measurements over their links
+ * replace the channel's where they have them (cluster_clock.h). */
+static void write_clocks(const struct remote_opts *o, const struct ini_config *cfg, const struct part *parts, int n)
 {
     static struct clock_entry e[INI_MAX_CLUSTERS];
-    char err[512];
+    static int host_of_ini[INI_MAX_INIS];
+    int entry[INI_MAX_CLUSTERS];
+    char err[512], note[256] = "over the launcher's channel to each host (ssh or srun)";
     int m = 0;
     for (int i = 0; i < n; i++) {
+        entry[i] = -1;
         if (parts[i].clk_start.rtt_ns < 0)
             continue;
         snprintf(e[m].host, sizeof e[m].host, "%.31s", part_name(&parts[i]));   /* INI_TRACE_HOST_LEN */
         e[m].start = parts[i].clk_start;
         e[m].end = parts[i].clk_end;
-        m++;
+        entry[i] = m++;
     }
-    if (clock_write(o->run_dir, e, m, err, sizeof err) < 0)
+    if (cfg) {
+        ini_hosts(cfg, parts, n, entry, host_of_ini);
+        clock_from_inis(o->run_dir, e, m, host_of_ini, cfg->n_inis, note, sizeof note);
+    }
+    if (clock_write_note(o->run_dir, e, m, note, err, sizeof err) < 0)
         cli_error("%s", err);
 }
 
@@ -533,7 +558,7 @@ static void measure_clocks(const struct remote_opts *o, struct part *parts, int 
         if (measure_part(&parts[i], &parts[i].clk_start) < 0)
             cli_error("host %s: clock offset not measured: no answer to the clock request", part_name(&parts[i]));
     }
-    write_clocks(o, parts, n);
+    write_clocks(o, NULL, parts, n);
 }
 
 /* Starts every host's part, each command line logged in
@@ -745,7 +770,7 @@ int remote_run(const struct ini_config *cfg, enum remote_engine engine, const st
 
     exit_code = supervise_parts(o, parts, n);
     stop_parts(parts, n);
-    write_clocks(o, parts, n);
+    write_clocks(o, cfg, parts, n);
     printf("run directory: %s\n", o->run_dir);
     return exit_code;
 }
@@ -944,6 +969,7 @@ int remote_host_part(const struct ini_config *cfg, const struct remote_opts *o, 
     select_host_clusters(cfg, clusters, selected);
     if (host && *host)
         setenv("INI_TRACE_HOST", host, 1);   /* our daemons' and programs' traces name us as the head does */
+    setenv("INI_CLOCK_SYNC", "1", 1);        /* our daemons measure their clocks against the other hosts' INIs */
     if (!tag)
         cli_bad_arg("host-run: --tag is required");
     if (make_run_dir(o->run_dir, 1, err, sizeof err) < 0)

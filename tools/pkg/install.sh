@@ -111,13 +111,15 @@ install_man() {
     page=$(basename "$dest")
     old=$(basename "$src"); old=${old%.*}
     new=${page%.*}
+    # Every page names the renamed programs by their installed names.
+    local refs='s/^\.BR \(water\|em3d\|synth-queue\) (1)/.BR ini-\1 (1)/'
     if [ "$old" = "$new" ]; then
-        $INSTALL -m 0644 "$src" "$dest"
+        sed -e "$refs" "$src" > "$dest"
     else
         sed -e "1s/^\.TH [^ ]*/.TH $(echo "$new" | tr 'a-z' 'A-Z')/" \
-            -e "s/^$old \\\\-/$new \\\\-/; s/^\.B $old\$/.B $new/" "$src" > "$dest"
-        chmod 0644 "$dest"
+            -e "s/^$old \\\\-/$new \\\\-/; s/^\.B $old\$/.B $new/" -e "$refs" "$src" > "$dest"
     fi
+    chmod 0644 "$dest"
 }
 
 # Makes the directories of dest that do not exist yet, recording them.

@@ -242,6 +242,10 @@ int clock_table_load(struct clock_table *t, const char *dir, char *err, size_t e
             old_form = strstr(line, "rtt_ns") != NULL;   /* the header line names the form */
             continue;
         }
+        if (line[0] == '#' && !t->how[0]) {
+            snprintf(t->how, sizeof(t->how), "%s", line + 1 + (line[1] == ' '));
+            t->how[strcspn(t->how, "\n")] = '\0';
+        }
         if (line[0] == '#' || line[0] == '\n')
             continue;
         if (t->n == CLOCK_MAX_HOSTS)

@@ -59,6 +59,7 @@ struct clock_table {
     char host[CLOCK_MAX_HOSTS][INI_TRACE_HOST_LEN];
     int64_t offset_ns[CLOCK_MAX_HOSTS], uncertainty_ns[CLOCK_MAX_HOSTS], at_ns[CLOCK_MAX_HOSTS];
     int64_t end_offset_ns[CLOCK_MAX_HOSTS], end_uncertainty_ns[CLOCK_MAX_HOSTS], end_at_ns[CLOCK_MAX_HOSTS];
+    char how[256];        /* the launcher's note "# ..." after the header: how they were measured ("": not said) */
 };
 /* 0 (n = 0 when the file is absent), or -1 with "FILE:LINE: why". */
 int clock_table_load(struct clock_table *t, const char *dir, char *err, size_t errlen);

@@ -35,12 +35,16 @@ void cmd_load(struct run_files *rf, const char *dir)
 
 void cmd_clock_note(FILE *o, const struct run_files *rf, const char *what, double size_ns)
 {
-    const struct clock_table *t = &rf->clocks;
     if (rf->ini.n_files && rf->ini.files[0].info.clock == INI_TRACE_CLOCK_VIRTUAL) {
         fprintf(o, "clock: virtual time: every stamp on the emulated machine's clock (%.3f MHz), no offset to be "
                    "uncertain of\n", (double)rf->ini.files[0].info.tsc_hz / 1e6);
         return;
     }
+    cmd_clock_table_note(o, &rf->clocks, what, size_ns);
+}
+
+void cmd_clock_table_note(FILE *o, const struct clock_table *t, const char *what, double size_ns)
+{
     if (t->n == 0) {
         fprintf(o, "clock: no clocks.tsv: every host's clock taken as the launcher's (uncertainty unknown)\n");
         return;
@@ -53,7 +57,11 @@ void cmd_clock_note(FILE *o, const struct run_files *rf, const char *what, doubl
     double u = (double)clock_table_uncertainty(t, &which);
     fprintf(o, "clock: %d host%s on the launcher's clock (clocks.tsv), offsets uncertain by up to +-%.1f us "
                "(host %s)\n", t->n, t->n == 1 ? "" : "s", u / 1e3, t->host[which]);
-    if (!isnan(size_ns) && 2 * u > size_ns)
+    if (t->how[0])
+        fprintf(o, "clock: measured %s\n", t->how);
+    if (!what)
+        fprintf(o, "clock: report reads each INI on its own clock: no figure of it depends on the offsets\n");
+    else if (!isnan(size_ns) && 2 * u > size_ns)
         fprintf(o, "clock: warning: two hosts' offsets may be off by up to %.1f us together, more than %s "
                    "(%.1f us): read what crosses hosts with care\n", 2 * u / 1e3, what, size_ns / 1e3);
 }

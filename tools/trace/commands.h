@@ -14,6 +14,7 @@
 #include <stdio.h>
 
 struct run_files;
+struct clock_table;
 
 /* A command's operand: arg when it is the first (the RUN_DIR), else exit 2
  * ("unexpected argument"; an unknown flag: "unknown option"). */
@@ -32,6 +33,9 @@ const char *cmd_format_only(int argc, char **argv, const char *const *formats, i
  * command reports that the offsets bear on (`what`, e.g. "the shortest
  * wire span drawn between hosts"); no warning when size_ns is NAN. */
 void cmd_clock_note(FILE *o, const struct run_files *rf, const char *what, double size_ns);
+/* The same from the table alone (not virtual time); what NULL: a reader
+ * that uses no offsets (`report`), which says so and never warns. */
+void cmd_clock_table_note(FILE *o, const struct clock_table *t, const char *what, double size_ns);
 
 int cmd_whatif(int argc, char **argv);
 int cmd_timeline(int argc, char **argv);

@@ -22,10 +22,12 @@
  * is given; then the missing files are named on stderr and the report is
  * made from the others.
  */
+#include <math.h>
 #include <stdio.h>
 #include <string.h>
 
 #include "cli.h"
+#include "cn_file.h"
 #include "commands.h"
 #include "report.h"
 #include "trace_file.h"
@@ -39,6 +41,18 @@ static const char usage_text[] =
     "       ini-trace profile RUN_DIR [--format text|csv|json]\n"
     "       ini-trace --help | --version\n"
     "(see docs/traces.md)\n";
+
+/* Across hosts (clocks.tsv with two or more), the offsets' uncertainty,
+ * though no figure of the report uses them; stderr unless text. */
+static void report_clock(const char *dir, enum report_format fmt)
+{
+    struct clock_table t;
+    char err[TRACE_ERR_LEN];
+    if (clock_table_load(&t, dir, err, sizeof(err)) < 0)
+        cli_error("%s", err);
+    else if (t.n >= 2)
+        cmd_clock_table_note(fmt == REPORT_TEXT ? stdout : stderr, &t, NULL, NAN);
+}
 
 /* An INI that ran without a trace file: an error, or with --partial a
  * line on stderr naming the files the report goes without. */
@@ -127,6 +141,7 @@ int main(int argc, char **argv)
     } else {
         report_print(stdout, &rep, fmt);
     }
+    report_clock(dir, fmt);
     report_free(&rep);
     trace_run_free(&run);
     if (fflush(stdout) != 0) {

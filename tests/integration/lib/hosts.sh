@@ -67,8 +67,10 @@ hosts_finish() {
 # it exited non-zero naming WHO ("host h1", a regex) and inid 1, and left no
 # process and no shared-memory segment behind.  KILL_RC: its exit status.
 hosts_kill_check() {
-    local head_pid=$1 cfg=$2 dir=$3 log=$4 who=$5 inid_pid= t left tag
-    for t in $(seq 1 300); do
+    local head_pid=$1 cfg=$2 dir=$3 log=$4 who=$5 inid_pid= left tag end=$((SECONDS + 30))
+    # 30 s by the clock, not 300 turns: under load (load average 38 on 2
+    # cores) one pgrep -f took 1.75 s, and 300 turns outlasted the run.
+    while [ $SECONDS -lt $end ]; do
         inid_pid=$(pgrep -f -- "inid .*--config $cfg --ini 1 " | head -n 1)
         [ -n "$inid_pid" ] && grep -q 'echoes\|bytes' "$dir/cluster1.out" 2> /dev/null && break
         sleep 0.1
