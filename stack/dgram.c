@@ -172,10 +172,9 @@ int ini_dgram_frame_send(struct ini_dgram *dg, struct ini_dgram_frame *f, uint16
  * fragments of `piece` bytes in the mbufs ms, as ip4_frag would, and
  * queues them. */
 static void queue_frags(struct ini_dgram *dg, const struct ini_dgram_dst *d, struct rte_mbuf **ms, uint32_t n,
-                        uint32_t piece, const uint8_t *payload, uint32_t len, uint16_t payload_sum)
+                        uint32_t piece, const uint8_t *payload, uint32_t len, uint16_t payload_sum, uint16_t id)
 {
     uint32_t total = len + UDP_HLEN, off = 0;       /* off: in the datagram, UDP header included */
-    uint16_t id = lwip_htons(dg->ip_id++);
     struct ini_txq *q = &dg->nf->txqs[d->slot->txq];
     for (uint32_t k = 0; k < n; k++) {
         uint32_t flen = total - off < piece ? total - off : piece;
@@ -198,7 +197,7 @@ static void queue_frags(struct ini_dgram *dg, const struct ini_dgram_dst *d, str
 }
 
 int ini_dgram_send_frags(struct ini_dgram *dg, struct ini_dgram_dst *dst, const uint8_t *payload, uint32_t len,
-                         uint16_t payload_sum)
+                         uint16_t payload_sum, uint32_t *ip_id)
 {
     uint32_t total = len + UDP_HLEN;
     uint32_t piece = ini_dgram_frag_piece(dg);
@@ -209,7 +208,9 @@ int ini_dgram_send_frags(struct ini_dgram *dg, struct ini_dgram_dst *dst, const 
             dg->nf->stats.tx_no_mbuf++;
             return -1;
         }
-        queue_frags(dg, dst, ms, n, piece, payload, len, payload_sum);
+        if (!*ip_id)
+            *ip_id = 1u << 16 | dg->ip_id++;
+        queue_frags(dg, dst, ms, n, piece, payload, len, payload_sum, lwip_htons((u16_t)*ip_id));
         return 0;
     }
     /* Not covered: lwIP fragments a pbuf over the payload, and the link

@@ -203,9 +203,17 @@ static inline uint32_t ini_dgram_frames(const struct ini_dgram *dg, uint32_t len
     return (len + 8 + piece - 1) / piece;
 }
 /* Several frames: len bytes at payload (summing to payload_sum), in IP
- * fragments.  0: queued; -1: no buffers, or lwIP refused it. */
+ * fragments.  *ip_id: 0 for a new datagram, which gets the next IP id
+ * (stored as 1 << 16 | id); a copy passes it again and keeps the id, so
+ * that the receiver's reassembly completes the datagram from fragments
+ * of any of its copies (RFC 791, "Identification": an identical
+ * retransmission may carry the same identifier).  Only the first
+ * fragment may differ between copies (UDP and transport headers), and a
+ * fragment of an offset already held is dropped whole, so whatever
+ * combination completes is consistent.  0: queued; -1: no buffers, or
+ * lwIP refused it. */
 int ini_dgram_send_frags(struct ini_dgram *dg, struct ini_dgram_dst *dst, const uint8_t *payload, uint32_t len,
-                         uint16_t payload_sum);
+                         uint16_t payload_sum, uint32_t *ip_id);
 /* The same for a payload of two pieces, head_len bytes at head (copied)
  * and body_len at body (referenced until sent): through lwIP. */
 int ini_dgram_send_parts(struct ini_dgram *dg, struct ini_dgram_dst *dst, const uint8_t *head, uint16_t head_len,

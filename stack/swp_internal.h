@@ -76,6 +76,7 @@ struct swp_tx_slot {
     uint8_t sent;             /* transmitted once: the next one carries INI_SWP_F_RETX */
     uint8_t resent;           /* transmitted again: no round-trip sample from its ack (Karn) */
     int naked;                /* retransmissions on a NAK so far */
+    uint32_t ip_id;           /* IP fragments: 1 << 16 | the first copy's IP id, which copies keep */
 };
 
 struct swp_rx_slot {
@@ -273,9 +274,11 @@ static inline uint64_t in_flight_for(const struct ini_swp *s, const struct swp_c
 /* A wait after the n-th try (n >= 1): doubled for each try after the
  * first, up to 4 times nak_gap (2 ms by default), or wait itself if
  * longer: a peer that does not read its port gets fewer frames, never
- * none for long.  Not more: a datagram of 44 IP fragments under 10%
- * frame loss needs some 100 tries (reliability.sh mix64k-off), and at
- * 8 ms each its sender saw nothing for 10 s. */
+ * none for long.  Not more: at 8 ms each, a datagram of 44 IP fragments
+ * under 10% frame loss, which needed some 100 tries while each copy had
+ * to arrive whole, left its sender without an answer for 10 s
+ * (reliability.sh mix64k-off; copies now keep their IP id and complete
+ * each other in reassembly, ini_dgram_send_frags, some 3 tries). */
 static inline uint64_t backed_off(const struct ini_swp *s, uint64_t wait, uint32_t n)
 {
     uint64_t hi = 4 * s->nak_gap > wait ? 4 * s->nak_gap : wait;

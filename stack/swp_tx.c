@@ -151,7 +151,7 @@ static int tx_fragments(struct ini_swp *s, struct swp_conn *c, struct swp_tx_slo
     uint16_t sum = frame_sum(s, t, wire);
     if (ts)
         ts->t_out_udp = rte_rdtsc();        /* the fragments are cut below: IP starts here */
-    return ini_dgram_send_frags(s->dg, &c->dst, wire, t->am_len + (uint32_t)s->data_hdr_len, sum);
+    return ini_dgram_send_frags(s->dg, &c->dst, wire, t->am_len + (uint32_t)s->data_hdr_len, sum, &t->ip_id);
 }
 
 /* Several frames with a MAC: header, MAC and CRC do not fit the ring's
@@ -223,6 +223,7 @@ void swp_fill_slot(struct ini_swp *s, struct swp_tx_slot *t, uint8_t *am, uint32
     t->naked = 0;
     t->sent = 0;
     t->resent = 0;
+    t->ip_id = 0;
     t->flags = flags;
     t->release = (uint8_t)release;
     t->crc_pending = !s->tag_len && len + (uint32_t)s->data_hdr_len <= s->frame_max;

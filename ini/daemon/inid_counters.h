@@ -24,6 +24,10 @@ extern const size_t inid_swp_counters_n, inid_message_counters_n, inid_link_coun
 struct inid_port_rx {
     uint64_t rx_packets, rx_missed, rx_errors, rx_nombuf;
     uint64_t pool_free;     /* the INI's mbufs free now: af_xdp takes none in while it cannot refill its ring */
+    /* af_xdp ports only, from the kernel: frames its sockets lost to a
+     * full receive ring, fill-ring reads that found no buffer, invalid
+     * fill descriptors (XDP_STATISTICS); the interface's rx_dropped. */
+    uint64_t xsk_ring_full, xsk_fill_empty, xsk_invalid, if_rx_dropped;
 };
 void inid_port_rx(const struct inid *d, struct inid_port_rx *r);
 extern const struct ini_counter inid_port_counters[];

@@ -234,6 +234,42 @@ static void test_duplicate_fragment(void **state)
     assert_int_equal(ini_swp_totals(loop_b.st.swp).duplicates, 0);
 }
 
+/* Fragments of two copies of one datagram: the wire drops the middle
+ * fragment of the first copy and the first fragment of the second (the
+ * one with the UDP and transport headers, whose ack and RETX flag
+ * differ between copies).  The copy keeps the first's IP id, so b's
+ * reassembly completes the datagram from fragments of both: one
+ * retransmission, where copies with ids of their own need each to
+ * arrive whole (under reliability.sh's fault mix, some 150 copies of a
+ * 44-fragment datagram). */
+static uint16_t frag_ids[8];
+static int n_frag_ids;
+
+static enum wire_fate two_copies(struct loop_side *from, uint64_t n, const uint8_t *f, uint32_t len)
+{
+    const uint8_t *ip = f + 14;
+    uint16_t frag = (uint16_t)(ip[6] << 8 | ip[7]);
+    if (from != &loop_a || len < 34 || !(frag & 0x3fff))
+        return WIRE_PASS;                   /* not a fragment */
+    int k = n_frag_ids < 8 ? n_frag_ids++ : 7;     /* 3 fragments a copy */
+    frag_ids[k] = (uint16_t)(ip[4] << 8 | ip[5]);
+    return k == 1 || k == 3 ? WIRE_DROP : WIRE_PASS;
+}
+
+static void test_copies_share_ip_id(void **state)
+{
+    n_frag_ids = 0;
+    loop_a.script = two_copies;
+    assert_int_equal(loop_send(&loop_a, 0, 3000), 0);     /* 3 fragments */
+    loop_run(MS / 20, 40);
+    assert_all_delivered(1);
+    assert_int_equal(n_frag_ids, 6);                      /* two copies, no third */
+    for (int k = 1; k < 6; k++)
+        assert_int_equal(frag_ids[k], frag_ids[0]);
+    assert_int_equal(SWP_A(retx_nak), 1);
+    assert_int_equal(SWP_B(udp_checksum_errors) + SWP_B(crc_errors) + SWP_B(duplicates), 0);
+}
+
 /* Message 0 is held back on the wire: 1 waits in b's window, b's NAK
  * (sent at once) brings 0 again before 2, and 0..2 are delivered in
  * order; the original 0, released late, is a duplicate. */
@@ -1108,7 +1144,8 @@ int main(void)
         T(test_in_order_and_piggyback), T(test_deferred_ack_opens_full_window), T(test_send_timer_at_next_turn),
         T(test_loss_recovered_by_nak), T(test_tail_loss_recovered_by_probe),
         T(test_loss_recovered_by_timer_without_naks),
-        T(test_duplicate_dropped),      T(test_duplicate_fragment),    T(test_reorder),               T(test_ack_loss),
+        T(test_duplicate_dropped),      T(test_duplicate_fragment),    T(test_copies_share_ip_id),
+        T(test_reorder),               T(test_ack_loss),
         T(test_nak_loss),               T(test_window_full),           T(test_wraparound),
         T(test_wraparound_odd_window),
         T(test_refused_delivery),       T(test_stack_open_refuses_bad_params),

@@ -75,7 +75,7 @@ def row(run_dir, label, senders, count, size, status, wall):
     stack_drops += target.get("ip", {}).get("drops", 0) + target.get("udp", {}).get("drops", 0)
     vals = [label, senders, count, size, status, wall, verified, expected, solo, inc, ratio, frames, retx,
             100.0 * retx / frames if frames else 0.0, naks, lost, naks / lost if lost else 0.0,
-            t.get("probes_received", 0), port.get("rx_missed", 0) + port.get("rx_errors", 0) + port.get("rx_nombuf", 0), stack_drops,
+            t.get("probes_received", 0), port.get("rx_missed", 0) + port.get("xsk_ring_full", 0) + port.get("rx_errors", 0) + port.get("rx_nombuf", 0), stack_drops,
             target.get("link", {}).get("rx_frames", 0)]
     return "\t".join(fmt(v) for v in vals)
 
