@@ -204,7 +204,7 @@ typedef void (*ini_release_fn)(void *ctx, void *cookie);
     X(send_errors) X(timer_errors) X(mac_fail) X(tx_held)                          \
     X(segs_sent) X(segs_received) X(seg_errors)                                   \
     X(syncs_sent) X(resyncs) X(replayed) X(sync_errors)                          \
-    X(cwnd_cuts) X(retx_held)
+    X(cwnd_cuts) X(retx_held) X(tx_copied) X(rx_checked)
 
 struct ini_swp_stats {
 #define INI_SWP_FIELD(name) uint64_t name;

@@ -198,6 +198,7 @@ int swp_transmit(struct ini_swp *s, struct swp_conn *c, uint32_t seq, struct ini
     }
     t->last_tx = s->now;
     t->sent = 1;
+    c->stats.tx_copied += t->am_len;    /* every path copies the message once into its frames */
     if (c->ack_sent != c->rcv_nxt || c->rcv_unacked)
         c->stats.acks_piggy++;
     c->ack_sent = c->rcv_nxt;

@@ -427,14 +427,19 @@ static int inis_stopped(const struct ini_cn *cn)
     return 0;
 }
 
-int ini_send(struct ini_pe *pe, int dst_pe, uint16_t handler, const void *buf, uint32_t len)
+/* ini_send's writer: the caller's buffer copied into the record. */
+static void copy_in(void *dst, uint32_t len, void *buf)
+{
+    memcpy(dst, buf, len);
+}
+
+/* Sends a message of len bytes that write(dst, len, arg) puts into its
+ * ring record (flags: the record's, INI_REC_F_INPLACE when that is no
+ * copy); the arguments checked by the caller. */
+static int send_rec(struct ini_pe *pe, int dst_pe, uint16_t handler, uint32_t len, ini_write_fn write, void *arg,
+                    uint16_t flags)
 {
     struct ini_cn *cn = pe->cn;
-    if (dst_pe < 0 || dst_pe >= cn->cfg.n_pes || handler >= INI_MAX_HANDLERS ||
-        len > (uint32_t)cn->cfg.stack.max_message || (len && !buf)) {
-        errno = EINVAL;
-        return -1;
-    }
     const int vt = cn->vt.m != NULL, lead = vt && !pe->in_handler;   /* lead: the call's own event */
     if (lead && cn_vt_enter(pe) < 0) {
         errno = EPIPE;
@@ -478,8 +483,9 @@ int ini_send(struct ini_pe *pe, int dst_pe, uint16_t handler, const void *buf, u
     h->len = len;
     uint32_t seq = pe->seq++;
     h->pe_seq = seq;
+    rec->flags = flags;
     if (len)
-        memcpy(h + 1, buf, len);
+        write(h + 1, len, arg);
     ini_fabric_publish(&pe->out[i]);
     if (pe->trace) {
         uint64_t ts = vt ? t + INI_TRACE_VT_ORIGIN : t;     /* a trace stamp (trace.h) */
@@ -504,6 +510,27 @@ int ini_send(struct ini_pe *pe, int dst_pe, uint16_t handler, const void *buf, u
         }
     }
     return 0;
+}
+
+int ini_send(struct ini_pe *pe, int dst_pe, uint16_t handler, const void *buf, uint32_t len)
+{
+    if (dst_pe < 0 || dst_pe >= pe->cn->cfg.n_pes || handler >= INI_MAX_HANDLERS ||
+        len > (uint32_t)pe->cn->cfg.stack.max_message || (len && !buf)) {
+        errno = EINVAL;
+        return -1;
+    }
+    return send_rec(pe, dst_pe, handler, len, copy_in, (void *)buf, 0);
+}
+
+int ini_send_inplace(struct ini_pe *pe, int dst_pe, uint16_t handler, uint32_t len, ini_write_fn write,
+                     void *arg)
+{
+    if (dst_pe < 0 || dst_pe >= pe->cn->cfg.n_pes || handler >= INI_MAX_HANDLERS ||
+        len > (uint32_t)pe->cn->cfg.stack.max_message || (len && !write)) {
+        errno = EINVAL;
+        return -1;
+    }
+    return send_rec(pe, dst_pe, handler, len, write, arg, INI_REC_F_INPLACE);
 }
 
 /* A handler run with its RECV record (trace_cn.h). */

@@ -85,6 +85,16 @@ struct ini_cn *ini_pe_cn(struct ini_pe *pe);
  * length) or EPIPE (the INIs stopped).  The buffer is the caller's again on
  * return. */
 int ini_send(struct ini_pe *pe, int dst_pe, uint16_t handler, const void *buf, uint32_t len);
+/* Writes a message's len bytes at dst, its place in the ring (ini_send_inplace). */
+typedef void (*ini_write_fn)(void *dst, uint32_t len, void *arg);
+/* ini_send without the copy: write(dst, len, arg) writes the message
+ * straight into its record in the ring to the INI, which then sends it
+ * from there (a large message that would otherwise be built in a buffer
+ * and copied).  write runs once, before the record is published; it must
+ * fill all len bytes and call nothing of this library.  Returns as
+ * ini_send does (EINVAL also for a NULL write with len > 0). */
+int ini_send_inplace(struct ini_pe *pe, int dst_pe, uint16_t handler, uint32_t len, ini_write_fn write,
+                     void *arg);
 
 /* Runs handlers of delivered messages; returns how many ran. */
 int ini_poll(struct ini_pe *pe);

@@ -30,6 +30,11 @@
 
 #define INI_HEADROOM 16
 
+/* ini_rec.flags of a compute node's message written in its ring record
+ * by the program itself (ini_send_inplace), not copied there by ini_send:
+ * the INI counts the copies of the compute-node path by it. */
+#define INI_REC_F_INPLACE 0x1u
+
 #define INI_MAX_HANDLERS 256
 
 #endif

@@ -95,6 +95,11 @@ struct inid_stats {
     uint64_t work_turns;      /* those turns */
     uint64_t kept_yields;     /* idle.colocate: yields the scheduler kept, so the daemon slept (fabric.h) */
     uint64_t processed;       /* compute-node messages finished (sent, delivered locally, dropped) */
+    /* Bytes copied on the compute-node path (docs/performance.md, "Copies
+     * of a message"): by the compute nodes into their rings, for the
+     * messages this INI took (0 for those written in place, INI_REC_F_INPLACE),
+     * and by this INI into the compute nodes' rings. */
+    uint64_t cn_copied, ring_copied;
 };
 
 struct inid_dur;   /* inid_state.h */

@@ -37,6 +37,8 @@ const struct ini_counter inid_message_counters[] = {
     INI_COUNTER_SAME(struct inid_stats, deferred),
     INI_COUNTER_SAME(struct inid_stats, refused),
     INI_COUNTER_SAME(struct inid_stats, stalls),
+    INI_COUNTER_SAME(struct inid_stats, cn_copied),
+    INI_COUNTER_SAME(struct inid_stats, ring_copied),
 };
 const struct ini_counter inid_link_counters[] = {
     INI_COUNTER_SAME(struct ini_netif_stats, rx_frames),

@@ -100,6 +100,7 @@ static int deliver_pbuf(struct inid *d, int pe, struct pbuf *p, uint16_t off, ui
     if (!rec)
         return -1;
     pbuf_copy_partial(p, rec->data, (u16_t)len, off);
+    d->stats.ring_copied += len;
     if (d->vt)
         inid_vt_delivered(d, pe, rec);
     if (arm) {
@@ -282,6 +283,7 @@ static int deliver_local(struct inid *d, struct work *w, struct ini_rec *rec, ui
     if (!to)
         return STALL;
     memcpy(to->data, h, am_len);
+    d->stats.ring_copied += am_len;
     if (d->vt)
         inid_vt_delivered(d, local, to);
     inid_state_local_arm(d->dur, (uint32_t)local, w->pe, d->deliver[local].tail,
@@ -457,6 +459,8 @@ TURN_PIECE int take_record(struct inid *d, int pe, uint64_t now)
     w->qlen = queue_len(d);
     w->t_arrive = now;
     w->rec = rec;
+    if (!(rec->flags & INI_REC_F_INPLACE) && rec->len > INI_HEADROOM)
+        d->stats.cn_copied += rec->len - INI_HEADROOM;
     d->q_tail++;
     INI_ASSERT(queue_len(d) + d->n_stalled < INID_QUEUE_SIZE);
     return 1;

@@ -14,7 +14,9 @@
 # measure every checksum path the CPU has; `--mtu 9000` must move 64 KB
 # in 9,000-byte frames without a retransmission; `--probe` and
 # `--handover` must print their figures; `--cn-trace` must keep a traced
-# run that tools/inimeasure/c2c_path.py splits into phases.
+# run that tools/inimeasure/c2c_path.py splits into phases.  The
+# compute-to-compute layer's copies per byte delivered must be those of
+# the path (docs/performance.md, "Copies of a message").
 # The figures themselves are not judged (other work on the machine moves
 # them); docs/performance.md is where they are.
 set -u
@@ -100,6 +102,23 @@ for name in ["ucx-am-tcp", "ucx-am-sm", "ofi-rxd-udp"]:
         errors.append(f"{name}: neither measured nor skipped with a reason: {l!r}")
     else:
         print(f"bench_quick: {name} skipped: {l['error']}")
+# The compute-node path's copies per byte delivered (the INIs' counters):
+# the compute nodes write in place (--cn-inplace 1, the default): none by
+# them; one INI copy into frames, one into the destination's ring, one
+# read by the receive checks (each within the retransmissions' and the
+# small messages' headers' share; the checks count frames of 512 bytes
+# and more only); memif copies every frame each way, headers and ACKs
+# included.
+cp = layers.get("compute-to-compute", {}).get("copies")
+if not isinstance(cp, dict):
+    errors.append(f"compute-to-compute: no copies ({cp!r})")
+else:
+    want_cp = {"cn": (0, 0), "frames": (1, 1.1), "rings": (1, 1.1), "checked": (0.9, 1.1),
+               "link_out": (1, 1.5), "link_in": (1, 1.5)}
+    for k, (lo, hi) in want_cp.items():
+        v = cp.get(k, -1)
+        if not lo <= v <= hi:
+            errors.append(f"compute-to-compute: copies {k} = {v!r}, expected {lo}..{hi}")
 for e in errors:
     print(f"bench_quick: FAIL: {e}")
 if errors:

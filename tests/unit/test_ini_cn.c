@@ -16,6 +16,9 @@
  * handlers in one action and request; a mark; the header's flags.  A
  * program that took its buffer (ini_pe_trace) gets no ACTION or REQ from
  * the library.
+ *
+ * ini_send_inplace: the writer's bytes land in the record the INI reads,
+ * marked as written in place; ini_send's copy is not.
  */
 #include <setjmp.h>
 #include <stdarg.h>
@@ -488,6 +491,57 @@ static void test_program_that_traces_itself_gets_no_library_records(void **state
     assert_int_equal(count(r, n, INI_CN_RECV), 1);
 }
 
+/* ini_send_inplace's writer: a pattern from the byte at arg. */
+static void write_pattern(void *dst, uint32_t len, void *arg)
+{
+    uint8_t *d = dst, first = *(const uint8_t *)arg;
+    for (uint32_t i = 0; i < len; i++)
+        d[i] = (uint8_t)(first + i);
+}
+
+/* Plays the INI: the next record PE 0 sent to the cluster's INI, its
+ * header and payload checked against handler 9, PE 2, len bytes of the
+ * pattern from `first`; returns its flags. */
+static uint16_t take_sent(struct ini_ring_cons *c, uint32_t len, uint8_t first)
+{
+    uint64_t end;
+    struct ini_rec *rec = ini_ring_next(c, &end);
+    assert_non_null(rec);
+    assert_int_equal(rec->len, INI_HEADROOM + sizeof(struct ini_am_hdr) + len);
+    const struct ini_am_hdr *h = ini_fabric_out_am(rec);
+    assert_int_equal(h->dst_pe, 2);
+    assert_int_equal(h->handler, 9);
+    assert_int_equal(h->len, len);
+    uint8_t want[4096];
+    write_pattern(want, len, &first);
+    assert_memory_equal(h + 1, want, len);
+    ini_ring_release_to(c, end);
+    return rec->flags;
+}
+
+/* ini_send copies the caller's buffer into the ring; ini_send_inplace has
+ * the writer put the same bytes there itself, and marks the record so
+ * (the INI's cn_copied counts only the first); a NULL writer is refused
+ * and publishes nothing. */
+static void test_send_inplace_writes_the_record(void **state)
+{
+    (void)state;
+    struct ini_pe *pe = ini_cn_pe(cn, 0);
+    struct ini_ring_cons c;
+    ini_ring_cons_attach(&c, ini_segment_ring(seg, 0, 0, INI_TO_INI));
+    uint8_t buf[3000], first = 7;
+    write_pattern(buf, sizeof buf, &first);
+    assert_int_equal(ini_send(pe, 2, 9, buf, sizeof buf), 0);
+    assert_int_equal(ini_send_inplace(pe, 2, 9, sizeof buf, write_pattern, &first), 0);
+    errno = 0;
+    assert_int_equal(ini_send_inplace(pe, 2, 9, 10, NULL, NULL), -1);
+    assert_int_equal(errno, EINVAL);
+    assert_int_equal(take_sent(&c, sizeof buf, 7) & INI_REC_F_INPLACE, 0);
+    assert_int_equal(take_sent(&c, sizeof buf, 7) & INI_REC_F_INPLACE, INI_REC_F_INPLACE);
+    assert_false(ini_ring_has_unread(&c));
+    assert_int_equal(ini_pe_stats(pe)->sent, 2);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -500,6 +554,7 @@ int main(void)
         cmocka_unit_test(test_ring_fifo_of_dead_reader_is_not_fatal),
         cmocka_unit_test(test_ring_fifo_follows_a_restarted_reader),
         cmocka_unit_test(test_second_attach_is_refused),
+        cmocka_unit_test(test_send_inplace_writes_the_record),
         cmocka_unit_test(test_library_records_any_program),
         cmocka_unit_test(test_program_that_traces_itself_gets_no_library_records),
     };

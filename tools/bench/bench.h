@@ -67,6 +67,11 @@ struct bench_params {
 
 struct stat2 { double min, med; };
 
+/* The copies of the compute-node path, in the order a message meets them
+ * (docs/performance.md, "Copies of a message"). */
+enum { BENCH_COPY_CN, BENCH_COPY_FRAMES, BENCH_COPY_LINK_OUT, BENCH_COPY_LINK_IN, BENCH_COPY_RINGS, BENCH_COPY_N };
+extern const char *const bench_copy_names[BENCH_COPY_N];
+
 struct layer_result {
     int ok;
     int skipped;              /* a peer not available here: err says why; not a failure */
@@ -78,6 +83,10 @@ struct layer_result {
     struct stat2 flood[BENCH_MAX_DEPTHS]; /* ns per 8-byte message at depths[i] */
     struct stat2 size_ns[BENCH_MAX_SIZES];/* ns per message at sizes[i], bw_depth */
     uint64_t retransmissions;             /* reliable layers: should be 0 */
+    /* compute-to-compute: bytes copied per byte of payload delivered, on
+     * each copy of the path (BENCH_COPY_*: from both INIs' counters), and
+     * bytes read by the receive checks in a pass of their own; 0 elsewhere */
+    double copies[BENCH_COPY_N], checked;
     double seconds;                       /* the layer's measuring time */
     double preempt_per_s;                 /* involuntary context switches of the
                                            * measuring process: another task took
@@ -175,6 +184,7 @@ struct bench_setup {
     int cn_window;            /* INI window of the cluster run */
     int cn_yield_us;          /* idle.yield_us of the cluster run, -1: the configuration's default */
     int cn_colocate;          /* idle.colocate of the cluster run, -1: default */
+    int cn_inplace;           /* 1: the compute nodes write messages in place (ini_send_inplace), 0: ini_send */
     int segment;              /* stack.segmentation of the reliable and compute-to-compute layers */
     int mtu;                  /* the frames every memif layer moves (--mtu; BENCH_MTU) */
     int split;                /* --split: time the ping-pong's receive polls and send calls */

@@ -40,13 +40,24 @@
 static struct {
     struct ini_pe *pe;
     int peer_pe;
+    int inplace;        /* --cn-inplace */
     struct bench_eng eng;
 } C;
 
 static uint8_t c_src[BENCH_MAX_MSG];
 
+/* The message written where it is sent from: the engine's header; the
+ * rest stands for what a program computes in place (not written, as a
+ * program's result would not be written twice). */
+static void c_write(void *dst, uint32_t len, void *h)
+{
+    memcpy(dst, h, BENCH_HDR);
+}
+
 static int c_send(void *ctx, const uint8_t h[BENCH_HDR], uint32_t len)
 {
+    if (C.inplace)
+        return ini_send_inplace(C.pe, C.peer_pe, H_BENCH, len, c_write, (void *)h);
     memcpy(c_src, h, BENCH_HDR);
     return ini_send(C.pe, C.peer_pe, H_BENCH, c_src, len);
 }
@@ -80,6 +91,7 @@ static int pe_main(struct ini_pe *pe, void *arg)
     const struct ini_config *cfg = ini_cn_config(cn);
     int me = ini_cn_cluster(cn);
     C.pe = pe;
+    C.inplace = a->setup.cn_inplace;
     C.peer_pe = cfg->clusters[1 - me].pes[0];
     if (me == 1) {
         bench_serve(&C.eng);
@@ -141,21 +153,59 @@ static int rm_entry(const char *path, const struct stat *st, int flag, struct FT
     return remove(path);
 }
 
-/* Retransmissions (timer + NAK) in an inid counters file; 0 if absent. */
-static uint64_t counters_retx(const char *path)
+const char *const bench_copy_names[BENCH_COPY_N] = { "compute node into its ring", "INI into frames",
+                                                     "memif out", "memif in", "INI into a compute node's ring" };
+
+/* A counters file's text (at most n - 1 bytes), or "" when absent. */
+static void counters_text(const char *path, char *buf, size_t n)
 {
-    char buf[8192];
+    buf[0] = '\0';
     FILE *f = fopen(path, "r");
     if (!f)
-        return 0;
-    size_t n = fread(buf, 1, sizeof(buf) - 1, f);
+        return;
+    buf[fread(buf, 1, n - 1, f)] = '\0';
     fclose(f);
-    buf[n] = '\0';
-    const char *t = strstr(buf, "\"transport\": {");
-    unsigned long long timer = 0, nak = 0;
-    if (t && (t = strstr(t, "\"retx_timer\":")))
-        sscanf(t, "\"retx_timer\": %llu, \"retx_nak\": %llu", &timer, &nak);
-    return timer + nak;
+}
+
+/* Counter `name` of group `group` ("transport" holds the totals, before
+ * the connections'); 0 if absent. */
+static uint64_t counter_of(const char *buf, const char *group, const char *name)
+{
+    char key[64];
+    snprintf(key, sizeof(key), "\"%s\": {", group);
+    const char *t = strstr(buf, key);
+    snprintf(key, sizeof(key), "\"%s\": ", name);
+    unsigned long long v = 0;
+    if (t && (t = strstr(t, key)))
+        sscanf(t + strlen(key), "%llu", &v);
+    return v;
+}
+
+/* What the run's counters say: retransmissions (timer + NAK), and the
+ * bytes each copy of the path moved (both INIs: the figures are per byte
+ * the compute nodes received).  memif's driver copies every frame it
+ * sends and every one it receives (no zero-copy without hugepages), so
+ * its copies are the link's bytes, headers and ACKs included. */
+static void read_counters(const char *run_dir, struct layer_result *r)
+{
+    uint64_t c[BENCH_COPY_N] = { 0 }, checked = 0, payload = 0;
+    static char buf[32768];
+    for (int i = 0; i < 2; i++) {
+        char path[PATH_MAX + 32];
+        snprintf(path, sizeof(path), "%s/ini%d.counters.json", run_dir, i);
+        counters_text(path, buf, sizeof(buf));
+        r->retransmissions += counter_of(buf, "transport", "retx_timer") + counter_of(buf, "transport", "retx_nak");
+        c[BENCH_COPY_CN] += counter_of(buf, "messages", "cn_copied");
+        c[BENCH_COPY_FRAMES] += counter_of(buf, "transport", "tx_copied");
+        c[BENCH_COPY_LINK_OUT] += counter_of(buf, "link", "tx_bytes");
+        c[BENCH_COPY_LINK_IN] += counter_of(buf, "link", "rx_bytes");
+        c[BENCH_COPY_RINGS] += counter_of(buf, "messages", "ring_copied");
+        checked += counter_of(buf, "transport", "rx_checked");
+        payload += counter_of(buf, "transport", "bytes_delivered");
+    }
+    for (int k = 0; k < BENCH_COPY_N && payload; k++)
+        r->copies[k] = (double)c[k] / (double)payload;
+    r->checked = payload ? (double)checked / (double)payload : 0;
 }
 
 static int write_config(const char *path, const struct bench_setup *s)
@@ -244,11 +294,7 @@ int bench_cn_layer(const struct bench_setup *s, struct layer_result *r)
                  WIFEXITED(st) ? WEXITSTATUS(st) : 128 + WTERMSIG(st), log);
         return -1;
     }
-    for (int i = 0; i < 2; i++) {
-        char counters[PATH_MAX + 32];
-        snprintf(counters, sizeof(counters), "%s/ini%d.counters.json", run_dir, i);
-        r->retransmissions += counters_retx(counters);
-    }
+    read_counters(run_dir, r);
     if (r->ok && !(WIFEXITED(st) && WEXITSTATUS(st) == 0) && s->p.verbose)
         cli_error("ini-cluster exited with status %d (results kept); see %s",
                   WIFEXITED(st) ? WEXITSTATUS(st) : 128 + WTERMSIG(st), log);

@@ -169,6 +169,21 @@ static void sweep_tables(FILE *f, const struct bench_setup *s, const struct laye
     layer_rows(f, s, res, p->n_sizes, bw_cell, " %7.2f");
 }
 
+/* The compute-node path's copies, from the INIs' counters: bytes per byte
+ * delivered, mostly the largest messages' (every size the run sent). */
+static void copies_line(FILE *f, const struct bench_setup *s, const struct layer_result *r)
+{
+    if (!s->layers_on[L_CN] || !r->ok)
+        return;
+    double sum = 0;
+    for (int k = 0; k < BENCH_COPY_N; k++)
+        sum += r->copies[k];
+    fprintf(f, "\ncompute-to-compute: %.2f copies per byte delivered (", sum);
+    for (int k = 0; k < BENCH_COPY_N; k++)
+        fprintf(f, "%s%s %.2f", k ? ", " : "", bench_copy_names[k], r->copies[k]);
+    fprintf(f, "), %.2f read by the receive checks apart\n", r->checked);
+}
+
 /* The rest, and a warning when other tasks took a polling layer's cores. */
 static void other_table(FILE *f, const struct bench_setup *s, const struct layer_result *res)
 {
@@ -184,6 +199,7 @@ static void other_table(FILE *f, const struct bench_setup *s, const struct layer
                 r->preempt_per_s);
         busy |= r->preempt_per_s > BENCH_BUSY_PREEMPT && l != L_CN && l != L_KERNEL;
     }
+    copies_line(f, s, &res[L_CN]);
     if (busy)
         fprintf(f, "\nWARNING: other tasks took the benchmark's cores (preempt/s above %d for a polling layer):\n"
                    "the figures are not those of dedicated cores; rerun on a quiet machine.\n",
@@ -311,6 +327,11 @@ static void json(FILE *f, const struct bench_setup *s, const struct layer_result
                    "\"seconds\": %.2f, \"preemptions_per_s\": %.1f,\n",
                 r->o_s_call.med, r->g1.med, r->best_depth, (unsigned long long)r->retransmissions, r->seconds,
                 r->preempt_per_s);
+        if (l == L_CN)
+            fprintf(f, "     \"copies\": {\"cn\": %.4f, \"frames\": %.4f, \"link_out\": %.4f, \"link_in\": %.4f, "
+                       "\"rings\": %.4f, \"checked\": %.4f},\n",
+                    r->copies[BENCH_COPY_CN], r->copies[BENCH_COPY_FRAMES], r->copies[BENCH_COPY_LINK_OUT],
+                    r->copies[BENCH_COPY_LINK_IN], r->copies[BENCH_COPY_RINGS], r->checked);
         fprintf(f, "     \"flood\": [");
         for (int i = 0; i < p->n_depths; i++)
             fprintf(f, "%s{\"depth\": %d, \"ns_per_msg\": %.2f, \"min_ns_per_msg\": %.2f, \"rate_mps\": %.4f}",

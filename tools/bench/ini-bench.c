@@ -9,7 +9,7 @@
  *             [--runs N] [--count N] [--budget-ms N] [--depths LIST]
  *             [--sizes LIST] [--bw-depth N] [--window N] [--cores A,B]
  *             [--cn-idle auto|poll|adaptive] [--cn-window N]
- *             [--cn-yield-us N] [--cn-colocate 0|1] [--segment on|off]
+ *             [--cn-yield-us N] [--cn-colocate 0|1] [--cn-inplace 0|1] [--segment on|off]
  *             [--mtu N] [--split] [--rtt-bytes B] [--plot FILE | --no-plot] [--save PREFIX]
  *             [--verbose]
  *   ini-bench --inproc [...]     the stack path in one process (callgrind)
@@ -81,7 +81,8 @@ static const char usage_text[] =
     "usage: ini-bench [--quick] [--format table|csv|json] [--layers LIST] [--runs N] [--count N]\n"
     "                 [--budget-ms N] [--depths LIST] [--sizes LIST] [--bw-depth N] [--window N]\n"
     "                 [--cores A,B] [--cn-idle auto|poll|adaptive] [--cn-window N]\n"
-    "                 [--cn-yield-us N] [--cn-colocate 0|1] [--cn-trace DIR] [--segment on|off] [--mtu N] [--split]\n"
+    "                 [--cn-yield-us N] [--cn-colocate 0|1] [--cn-inplace 0|1] [--cn-trace DIR] [--segment on|off]\n"
+    "                 [--mtu N] [--split]"
     "                 [--rtt-bytes B]\n"
     "                 [--plot FILE | --no-plot] [--save PREFIX] [--verbose]\n"
     "       ini-bench --inproc [--layer raw|udp-ip|reliable|all] [--count N] [--window W] [--size B] [--mac]\n"
@@ -105,7 +106,7 @@ struct bench_opts {
     const char *plot, *layers, *depths, *sizes, *cores, *save, *cn_trace;
     int no_plot;
     long runs, count, budget_ms, bw_depth, window, cn_window, rtt_bytes;
-    long cn_yield_us, cn_colocate, mtu;
+    long cn_yield_us, cn_colocate, cn_inplace, mtu;
 };
 
 /* The options that take a number: flag, field of struct bench_opts, range. */
@@ -122,6 +123,9 @@ static const struct long_option {
     { "--window", offsetof(struct bench_opts, window), 1, 512 },
     { "--cn-yield-us", offsetof(struct bench_opts, cn_yield_us), 0, 1000000 },
     { "--cn-colocate", offsetof(struct bench_opts, cn_colocate), 0, 1 },
+    /* 1: the compute nodes write each message into its ring record
+     * (ini_send_inplace, no copy); 0: build it in a buffer, ini_send copies */
+    { "--cn-inplace", offsetof(struct bench_opts, cn_inplace), 0, 1 },
     /* the frames of every memif layer, raw included (so that the layers
      * compare), and the compute-to-compute run's stack.mtu */
     { "--mtu", offsetof(struct bench_opts, mtu), 576, 9000 },
@@ -207,6 +211,7 @@ static void apply_numbers(struct bench_setup *s, const struct bench_opts *o)
     s->cn_window = (int)o->cn_window;
     s->cn_yield_us = (int)o->cn_yield_us;
     s->cn_colocate = (int)o->cn_colocate;
+    s->cn_inplace = (int)o->cn_inplace;
     s->mtu = (int)o->mtu;
     s->cn_trace = o->cn_trace;
     if (s->cn_trace && !dir_new_or_empty(s->cn_trace))
@@ -429,7 +434,8 @@ int main(int argc, char **argv)
      * (idle.colocate; idle.yield_us at the configuration's default). */
     struct bench_opts o = {
         .fmt = FMT_TABLE, .runs = 10, .count = -1, .budget_ms = -1, .bw_depth = 16, .window = 16,
-        .cn_window = 64, .rtt_bytes = BENCH_HDR, .cn_yield_us = -1, .cn_colocate = 1, .mtu = BENCH_MTU,
+        .cn_window = 64, .rtt_bytes = BENCH_HDR, .cn_yield_us = -1, .cn_colocate = 1, .cn_inplace = 1,
+        .mtu = BENCH_MTU,
     };
     s.cn_idle = -1;
     s.segment = ini_swp_defaults().segment;
