@@ -19,7 +19,8 @@
 #
 #   bash tests/integration/restart_frozen.sh [COUNT] [SEED] [FREEZE]
 #       COUNT  requests per size and compute node (default 3000), SEED for
-#              the faults (default: the time), FREEZE seconds (default 2)
+#              the faults and the freeze's point, 0.2-1.7 s into the run
+#              (default: the time), FREEZE seconds (default 2)
 set -u
 cd "$(dirname "$0")/../.."
 . tests/integration/lib/common.sh
@@ -28,6 +29,7 @@ test_start restart_frozen build/bin/ini-cluster build/bin/inid build/bin/ini-pin
 COUNT=${1:-3000}
 SEED=${2:-$(date +%s)}
 FREEZE=${3:-2}
+RANDOM=$SEED
 CFG=conf/default.cfg
 SIZES=0,100,1473,9000
 echo "restart_frozen: $CFG, $COUNT requests of each of $SIZES bytes per compute node, seed $SEED, frozen $FREEZE s"
@@ -36,22 +38,7 @@ build/bin/ini-cluster run $CFG --run-dir "$DIR" --fault "drop=0.01,dup=0.01,reor
     -- build/bin/ini-ping --sizes $SIZES --count "$COUNT" --timeout-ms 60000 > "$OUT" 2>&1 &
 launcher=$!
 
-pid=
-for _ in $(seq 600); do
-    pid=$(pgrep -f -- "inid .*--ini 1 --tag [0-9a-f]* --run-dir $DIR( |\$)") && [ -s "$DIR/cluster1.out" ] && break
-    pid=
-    sleep 0.1
-done
-if [ -z "$pid" ]; then
-    fail "no inid 1 running with cluster 1's program"
-else
-    sleep 0.5
-    kill -0 "$launcher" 2> /dev/null || fail "the run ended before the freeze (raise COUNT)"
-    kill -STOP "$pid"
-    sleep "$FREEZE"
-    kill -KILL "$pid"
-    echo "restart_frozen: inid 1 (pid $pid) frozen $FREEZE s, then killed"
-fi
+RESTART_FREEZE=$FREEZE restart_kill 1 $launcher "$DIR" "$OUT" "inid 1 (cluster 1) is back"
 wait $launcher
 rc=$?
 [ "$rc" -eq 0 ] && ok "the run exited 0" || { fail "the run exited $rc"; tail -30 "$OUT" | sed 's/^/    /'; }
