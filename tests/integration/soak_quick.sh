@@ -5,7 +5,8 @@
 #     every ping round verified with 0 errors, the kill counted and the
 #     restart seen, Water's output equal to the plain run's, no leak in
 #     verdict.tsv, and a samples.tsv row per daemon and sample with the
-#     telemetry's figures (mbufs, timers, lwIP pools) filled.
+#     telemetry's figures (mbufs, timers, lwIP pools) filled, and a
+#     host.tsv row per sample (load, steal, the soak's longest sleep).
 #  2. 60 s with a planted leak (INI_TEST_LEAK_MBUFS=5: each daemon leaks
 #     5 mbufs a second): exit 1, one line on stderr naming the leak of
 #     mbufs_in_use, and verdict.tsv flags mbufs_in_use and nothing else.
@@ -40,8 +41,18 @@ rows=$(awk 'NR > 1' "$TMP/clean/samples.tsv" | wc -l)
 full=$(awk -F'\t' 'NR > 1 && $6 != "" && $7 != "" && $9 != "" && $4 != ""' "$TMP/clean/samples.tsv" | wc -l)
 [ "$rows" -ge 30 ] && [ $((full * 10)) -ge $((rows * 9)) ] && ok "clean: $full of $rows sample rows with every figure" ||
     fail "clean: $full of $rows sample rows with every figure"
+# host.tsv: a row per sample time, each figure a number; the soak's
+# longest sleep at least the 0.25 s it asks for (after the first sample)
+times=$(awk -F'\t' 'NR > 1 { print $1 }' "$TMP/clean/samples.tsv" | sort -u | wc -l)
+hrows=$(awk -F'\t' 'NR > 1 && $2 ~ /^[0-9.]+$/ && $4 ~ /^[0-9]+$/ && $5 ~ /^[0-9.]+$/ && $6 ~ /^[0-9.]+$/ &&
+                     (NR == 2 || $6 >= 0.25)' "$TMP/clean/host.tsv" | wc -l)
+[ "$hrows" = "$times" ] && ok "clean: host.tsv, $hrows rows (load, steal, the soak's longest sleep: $(awk -F'\t' 'NR > 2 { if ($6 > m) m = $6 } END { print m }' "$TMP/clean/host.tsv") s)" ||
+    fail "clean: host.tsv has $hrows well-formed rows, samples.tsv $times sample times"
 judged=$(awk -F'\t' 'NR > 1 && $3 == "mbufs_in_use"' "$TMP/clean/verdict.tsv" | wc -l)
-[ "$judged" -ge 3 ] || fail "clean: mbufs_in_use judged for $judged daemon incarnations, not at least 3"
+# At least 2: the two kills may fall on the same INI (drawn at random),
+# whose incarnations then live under 25 s, too short to judge after the
+# warm-up; the other two INIs' are judged (3 when the kills hit two INIs).
+[ "$judged" -ge 2 ] || fail "clean: mbufs_in_use judged for $judged daemon incarnations, not at least 2"
 
 # 2. The planted leak.
 INI_TEST_LEAK_MBUFS=5 $SOAK --duration "$DUR" --interval 3 --warmup 15 --kill-every 0 --water-every 0 \

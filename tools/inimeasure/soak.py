@@ -4,7 +4,7 @@ faults and restarts, with nothing lost and nothing growing
 
     ini-soak [--duration S] [--config FILE] [--out DIR] [--interval S]
              [--warmup S] [--kill-every S] [--fault SPEC] [--count N]
-             [--sizes N,...] [--bin DIR] [--water-every S]
+             [--sizes N,...] [--bin DIR] [--water-every S] [--ping-timeout S]
 
 `ini-cluster up` brings the machine up (default: a generated 3 clusters x
 2 compute nodes x 1 INI, memif) with the fault mix; then, until the
@@ -12,18 +12,25 @@ duration is over:
 
   traffic   ini-ping in every cluster, round after round, every size; a
             round that does not verify every message with 0 errors (a
-            message lost, duplicated or damaged) fails the soak at once
+            message lost, duplicated or damaged; a request not answered
+            within --ping-timeout seconds counts as lost) fails the soak at
+            once
   kills     every --kill-every seconds an INI chosen at random is killed
             (SIGKILL); up's supervisor restarts it; the soak counts it and
             the time the supervisor says it took to come back
-  water     every --water-every seconds (0: never) Water runs on its own
-            machine (ini-cluster run conf/default.cfg) and its output is
-            compared with the known one (water_compare)
+  water     every --water-every seconds (0: never) Water on MGS runs on
+            the machine, between two ping rounds, and its output is
+            compared with the plain threads' run of the same input
   samples   every --interval seconds, per daemon: RSS, open descriptors,
             and from its telemetry socket (/ini/resources, /ini/stats):
             mbufs in use, SEND and ACK timers, lwIP pool elements in use,
             restarts and resyncs; per machine: /dev/shm and run-directory
-            sizes.  One row per daemon and sample in OUT/samples.tsv.
+            sizes.  One row per daemon and sample in OUT/samples.tsv; and
+            one per sample in OUT/host.tsv: the host's load, the CPU time
+            its hypervisor took, and the soak's own longest sleep since the
+            last sample (0.25 s asked: longer when the host did not run it;
+            a host that runs none of the soak's processes for a minute looks
+            to ini-ping like an INI that does not answer).
 
 At the end (or on the first failure) every resource is judged on the
 samples after --warmup of each daemon's incarnation: a least-squares
@@ -48,13 +55,13 @@ from inimeasure.soak_stats import judge, FLOORS
 
 USAGE = ("usage: ini-soak [--duration S] [--config FILE] [--out DIR] [--interval S] [--warmup S]\n"
          "                [--kill-every S] [--fault SPEC] [--count N] [--sizes N,...] [--bin DIR]\n"
-         "                [--water-every S]\n"
+         "                [--water-every S] [--ping-timeout S]\n"
          "       ini-soak --help | --version")
 DEFAULTS = {"--duration": "3600", "--config": "", "--out": "soak-out", "--interval": "10",
             "--warmup": "120", "--kill-every": "180", "--water-every": "300",
             "--fault": "drop=0.01,dup=0.01,reorder=0.01,corrupt=0.005,delay=0.01,seed=7",
-            "--count": "20", "--sizes": "0,1,100,1472,1473,9000,32768,65000", "--bin": "build/bin"}
-NUMERIC = ("--duration", "--interval", "--warmup", "--kill-every", "--water-every", "--count")
+            "--count": "20", "--ping-timeout": "60", "--sizes": "0,1,100,1472,1473,9000,32768,65000", "--bin": "build/bin"}
+NUMERIC = ("--duration", "--interval", "--warmup", "--kill-every", "--water-every", "--count", "--ping-timeout")
 COLUMNS = ["t_s", "ini", "pid", "rss_kb", "fds", "mbufs_in_use", "send_timers", "ack_timers",
            "lwip_in_use", "restarts", "resyncs", "msgs_sent", "msgs_delivered", "shm_kb", "rundir_kb"]
 
@@ -86,7 +93,7 @@ def parse_args(argv):
             v = float(a[k])
         except ValueError:
             v = -1
-        if not (v >= 0 and math.isfinite(v)) or (k in ("--interval", "--count") and v <= 0):
+        if not (v >= 0 and math.isfinite(v)) or (k in ("--interval", "--count", "--ping-timeout") and v <= 0):
             die("%s: '%s' is not a number of the right range" % (k, a[k]))
         a[k] = v
     a["--count"] = int(a["--count"])
@@ -163,6 +170,25 @@ def floor_read(tag, ini, reads=5):
     return best
 
 
+HOST_COLUMNS = ["t_s", "load1", "load5", "runnable", "steal_s", "loop_max_s"]
+
+
+def host_figures():
+    """The load averages, the runnable tasks and the CPU time (s) the
+    hypervisor has taken from this host since boot (steal), or ''."""
+    load1 = load5 = runnable = steal = ""
+    try:
+        f = open("/proc/loadavg").read().split()
+        load1, load5, runnable = f[0], f[1], f[3].split("/")[0]
+        for line in open("/proc/stat"):
+            if line.startswith("cpu "):
+                steal = round(int(line.split()[8]) / os.sysconf("SC_CLK_TCK"), 2)
+                break
+    except (OSError, IndexError, ValueError):
+        pass
+    return [load1, load5, runnable, steal]
+
+
 def sample(t, run_dir, st):
     """The rows of one sample: one per daemon."""
     tag = st.get("tag", "")
@@ -192,6 +218,7 @@ class Soak:
         self.rows, self.events, self.failure = [], [], None
         self.count = {"ping_rounds": 0, "verified": 0, "kills": 0, "water_runs": 0}
         self.pings = []
+        self.last_turn = self.loop_max = 0.0
 
     def log(self, what):
         t = round(time.monotonic() - self.t0, 1) if hasattr(self, "t0") else 0.0
@@ -231,7 +258,7 @@ class Soak:
     def start_pings(self):
         n = self.count["ping_rounds"]
         argv = [os.path.join(self.bin, "ini-ping"), "--sizes", self.a["--sizes"], "--count",
-                str(self.a["--count"]), "--timeout-ms", "60000"]
+                str(self.a["--count"]), "--timeout-ms", str(int(self.a["--ping-timeout"] * 1000))]
         self.pings = [(c, self.in_cluster(c, argv, os.path.join(self.out, "ping%d.out" % c)))
                       for c in self.clusters]
         self.ping_round = n
@@ -295,7 +322,15 @@ class Soak:
 
     def sample(self):
         self.state = read_state(self.run_dir)
-        rows = sample(time.monotonic() - self.t0, self.run_dir, self.state)
+        t = time.monotonic() - self.t0
+        rows = sample(t, self.run_dir, self.state)
+        host = os.path.join(self.out, "host.tsv")
+        new_host = not os.path.exists(host)
+        with open(host, "a") as f:
+            if new_host:
+                f.write("\t".join(HOST_COLUMNS) + "\n")
+            f.write("\t".join(str(x) for x in [round(t, 1)] + host_figures() + [round(self.loop_max, 2)]) + "\n")
+        self.loop_max = 0.0
         path = os.path.join(self.out, "samples.tsv")
         new = not os.path.exists(path)
         with open(path, "a") as f:
@@ -311,6 +346,9 @@ class Soak:
         self.start_pings()
         while not self.failure:
             now = time.monotonic() - self.t0
+            # From the end of the last turn's work: its 0.25 s sleep, and
+            # longer only when the host did not run the soak.
+            self.loop_max = max(self.loop_max, now - self.last_turn)
             over = now >= a["--duration"]
             if all(p.poll() is not None for _, p in self.pings):
                 self.check_pings()
@@ -326,6 +364,7 @@ class Soak:
             if now >= due["sample"]:
                 self.sample()
                 due["sample"] = now + a["--interval"]
+            self.last_turn = time.monotonic() - self.t0
             time.sleep(0.25)
         for _, p in self.pings:
             p.kill()
@@ -359,7 +398,8 @@ class Soak:
         back = self.restarts()
         resyncs = max((int(r["resyncs"]) for r in self.rows if r["resyncs"] != ""), default=0)
         lines = ["duration_s\t%.0f" % (time.monotonic() - self.t0), "config\t%s" % self.cfg,
-                 "fault\t%s" % self.a["--fault"], "sizes\t%s" % self.a["--sizes"]]
+                 "fault\t%s" % self.a["--fault"], "sizes\t%s" % self.a["--sizes"],
+                 "ping_timeout_s\t%g" % self.a["--ping-timeout"]]
         lines += ["%s\t%d" % kv for kv in self.count.items()]
         lines += ["restarts_seen\t%d" % len(back),
                   "restart_ms\t%s" % ",".join(str(ms) for _, ms in back),

@@ -9,7 +9,10 @@
 #       started, checks it is in network namespace NETNS when given, waits
 #       a random 0.2-1.7 s, kills it with SIGKILL, and waits until OUT holds
 #       K lines matching BACK (the launcher's "is back"); 1 (after fail) if
-#       any of it does not happen, or the run ended first
+#       any of it does not happen, or the run ended first.  With
+#       RESTART_FREEZE=S in the environment, inid 1 is first frozen with
+#       SIGSTOP for S seconds (its rings fill with records it does not
+#       take), then killed
 #   restart_ini_counters DIR SPEC...
 #       the counters of the run in DIR, one SPEC "I:RESTARTS:RESYNCS" an
 #       INI ('-': that figure not checked): inid I's restarts and resyncs
@@ -33,8 +36,12 @@ restart_kill() {
     fi
     sleep "$(printf '0.%d' $((2 + RANDOM % 15)))" 2>/dev/null || sleep 1
     kill -0 "$launcher" 2>/dev/null || { fail "kill $k: the run ended first (raise COUNT)"; return 1; }
+    if [ -n "${RESTART_FREEZE:-}" ]; then
+        kill -STOP "$pid"
+        sleep "$RESTART_FREEZE"
+    fi
     kill -KILL "$pid"
-    echo "restart: killed inid 1 (pid $pid${netns:+, in $netns}), kill $k"
+    echo "restart: killed inid 1 (pid $pid${netns:+, in $netns}${RESTART_FREEZE:+, frozen $RESTART_FREEZE s before}), kill $k"
     for _ in $(seq 600); do
         n=$(grep -c -- "$back" "$out")
         [ "$n" -ge "$k" ] && return 0
