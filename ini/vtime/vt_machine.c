@@ -225,6 +225,14 @@ enum ini_vt_grant ini_vt_wait_turn(struct ini_vt_machine *m, uint32_t id, uint64
     INI_ASSERT(id < m->n_slots);
     struct ini_vt_slot *s = &m->slots[id];
     lock(m);
+    /* Stopped before this call (another slot's causality violation, say):
+     * stop() has woken everyone already and will not again, so waiting
+     * now would be for ever. */
+    enum ini_vt_grant was = atomic_load_explicit(&m->stopped, memory_order_acquire);
+    if (was != INI_VT_GRANTED) {
+        unlock(m);
+        return was;
+    }
     /* A `next` before the clock (an input that came while the slot was
      * busy, as a node's hint may see it) means "due at once": key_of
      * takes the later of the two. */

@@ -9,6 +9,8 @@
 #      9 x 4 half-steps x 250 vertices x (13 + 7 x 20) = 1,377,000 cycles
 #      more than at 1 (within 1%: each half-step ends in a barrier and
 #      every node declares the same work, so the update is on the path).
+# The cycles of 1 are also the committed ones (vt_golden,
+# tests/integration/vtime_golden.tsv).
 set -u
 cd "$(dirname "$0")/../.."
 . tests/integration/lib/common.sh
@@ -36,6 +38,7 @@ for v in get ghost; do
     else
         fail "$v: status $r1 $r2, cycles '$c1' '$c2'; $(grep -h -o 'check=[a-zA-Z]*' "$TMP/${v}1.out" "$TMP/${v}2.out" | tr '\n' ' ')"
     fi
+    vt_golden em3d-$v-c221 "$c1"
 done
 
 # --- 2

@@ -20,7 +20,11 @@
 #      deterministic).
 #   6. A knob (--knob O=...) is refused in virtual time (exit 2, one
 #      line): the virtual-time loop charges no knob to a clock.
-# Every run also verifies every message (ini-ping's checks).
+#   7. af_packet with 3 INIs on the LAN's bridge, which floods a unicast
+#      frame to every port until it has learnt the MAC: twice the same
+#      cycles, flooded frames set aside (> 0), none counted lost.
+# Every run also verifies every message (ini-ping's checks).  The cycles
+# of 2 and 5 are also the committed ones (vt_golden, vtime_golden.tsv).
 set -u
 cd "$(dirname "$0")/../.."
 . tests/integration/lib/common.sh
@@ -70,6 +74,7 @@ if [ $r1$r2$r3 = 000 ] && [ -n "$c1" ] && [ "$c1" = "$c2" ] && [ "$c1" = "$c3" ]
 else
     fail "not deterministic: status $r1 $r2 $r3, cycles '$c1' '$c2' '$c3'; see $TMP/d*.out"
 fi
+vt_golden ping-default "$c1"
 
 # --- 3. a planted causality violation
 INI_VT_PLANT_EARLY=3 vrun plant "$TMP/c211.cfg" --sizes 64 --count 10; rp=$?
@@ -105,6 +110,7 @@ if [ $q1$q2 = 00 ] && [ "$(echo "$l1" | wc -l)" = 2 ] && [ "$l1" = "$l2" ] && [ 
 else
     fail "ini-synth not deterministic: status $q1 $q2, cycles $(vcycles s1) $(vcycles s2); see $TMP/s1.out $TMP/s2.out"
 fi
+vt_golden synth-default "$(vcycles s1)"
 srun s3 --duration 1; q3=$?
 if [ $q3 -ne 0 ] && grep -q "ini-synth: --time virtual: give --cycles N" "$TMP/s3.out"; then
     ok "ini-synth without --cycles refused in virtual time"
@@ -113,4 +119,17 @@ else
 fi
 expect_error "a knob in virtual time" "are not modelled in virtual time" "ini-cluster: " \
     $L run conf/default.cfg --time virtual --knob O=100 -- build/bin/ini-synth --cycles 5
+
+# --- 7: af_packet, 3 INIs
+$L gen 3 1 1 --mode af_packet -o "$TMP/a311.cfg" > /dev/null
+vrun a1 "$TMP/a311.cfg" --sizes 64,4000 --count 5; ra1=$?
+vrun a2 "$TMP/a311.cfg" --sizes 64,4000 --count 5; ra2=$?
+flooded=$(sed -n "s/.* \([0-9]*\) another INI's (flooded)/\1/p" "$TMP"/a1/ini*.log | awk '{s += $1} END {print s + 0}')
+lost=$(cat "$TMP"/a1/ini*.log "$TMP"/a2/ini*.log | grep -c 'never came (counted lost)')
+if [ "$ra1$ra2" = 00 ] && [ -n "$(vcycles a1)" ] && [ "$(vcycles a1)" = "$(vcycles a2)" ] &&
+   [ "$(verified a1)$(verified a2)" = 33 ] && [ "$flooded" -gt 0 ] && [ "$lost" = 0 ]; then
+    ok "af_packet, 3 INIs: $(vcycles a1) cycles twice, $flooded flooded frames set aside, none lost"
+else
+    fail "af_packet, 3 INIs: status $ra1 $ra2, cycles '$(vcycles a1)' '$(vcycles a2)', verified $(verified a1) $(verified a2), flooded $flooded, lost $lost"
+fi
 test_end

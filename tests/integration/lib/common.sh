@@ -81,6 +81,22 @@ expect_error() {
     fi
 }
 
+# vt_golden CASE CYCLES: a virtual-time run's cycles against the committed
+# figure in tests/integration/vtime_golden.tsv (as SimGrid's tesh files
+# hold simulated times): declared work gives the same cycles on every host
+# and CPU kind, so a difference is a change of the model or a bug.  A
+# change meant to move them updates the file in the same commit.
+vt_golden() {
+    local case=$1 got=$2 want cpu
+    want=$(awk -F'\t' -v c="$case" '$1 == c { print $2 }' tests/integration/vtime_golden.tsv)
+    cpu=$(sed -n 's/^model name[[:space:]]*: //p' /proc/cpuinfo | head -1)
+    if [ -n "$want" ] && [ "$got" = "$want" ]; then
+        ok "golden $case: $got cycles, as committed ($cpu)"
+    else
+        fail "golden $case: $got cycles, committed '$want' ($cpu); if the change was meant to move them, update tests/integration/vtime_golden.tsv"
+    fi
+}
+
 test_end() {
     if [ "$failures" -eq 0 ]; then
         echo "$TEST_NAME: PASS"
