@@ -7,9 +7,11 @@
 # SIGSTOP for FREEZE seconds (its compute nodes go on publishing requests
 # and echoes that nobody takes, its peer's frames and acks wait), then
 # killed with SIGKILL; the launcher restarts it.  Asserted:
-#   - the restarted inid said it resumed with at least 1 message to send
-#     (records published into its rings and not sent: taken again from the
-#     rings, docs/restart.md "What is rebuilt at start");
+#   - the restarted inid said it resumed (reported: how many messages it
+#     took again from its rings to send, docs/restart.md "What is rebuilt
+#     at start"; not asserted: whether the freeze catches a record not yet
+#     taken depends on its point, and a quiet host's full CI run caught 0
+#     to send, 2 in flight);
 #   - the run exits 0 and ini-ping verified every message of both clusters
 #     with 0 errors (none lost, doubled or reordered across the freeze and
 #     the restart);
@@ -46,8 +48,8 @@ rc=$?
 resumed=$(grep -h "resumed (incarnation 1)" "$DIR"/ini1.log* 2> /dev/null)
 echo "    $resumed"
 to_send=$(echo "$resumed" | sed -n 's/.*, \([0-9]*\) to send, .*/\1/p')
-[ "${to_send:-0}" -ge 1 ] && ok "the restarted inid 1 took $to_send message(s) again from its rings to send" ||
-    fail "the restarted inid 1 said '$resumed', expected at least 1 to send"
+[ -n "$to_send" ] && ok "the restarted inid 1 resumed: $to_send message(s) taken again from its rings to send ('$resumed')" ||
+    fail "the restarted inid 1 did not say it resumed ('$resumed')"
 n=$(( $(echo "$SIZES" | tr ',' '\n' | wc -l) * 2 * COUNT ))
 for c in 0 1; do
     got=$(grep '^verified ' "$DIR/cluster$c.out" 2> /dev/null | tail -n 1)
