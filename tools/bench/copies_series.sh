@@ -12,7 +12,8 @@
 #                               and ucx-am-sm, the ratios c2c/raw, c2c/ucx-sm,
 #                               reliable/raw, the c2c layer's copies and
 #                               checking passes per byte, its retransmissions
-#       OUT/turnT-inplaceI.json each run's ini-bench JSON report
+#       OUT/reports.jsonl       each run's ini-bench JSON report, one line
+#                               a run, with its turn and inplace added
 #
 # The ratios are within one run: the machine's speed moves between runs.
 set -eu
@@ -63,5 +64,13 @@ for t in $(seq 1 "$TURNS"); do
         [ -s "$OUT/errors.tmp" ] && sed "s/^/turn $t inplace $ip: /" "$OUT/errors.tmp" >> "$OUT/errors.log"
         rm -f "$OUT/errors.tmp"
         row "$t" "$ip" "$start" "$load" "$rc" "$json" | tee -a "$TSV"
+        python3 -c 'import json, sys
+try:
+    r = json.load(open(sys.argv[1]))
+except (OSError, ValueError):
+    sys.exit(0)   # a run that wrote no report: its row and errors.log say why
+r.update(turn=int(sys.argv[2]), inplace=int(sys.argv[3]))
+print(json.dumps(r, separators=(",", ":")))' "$json" "$t" "$ip" >> "$OUT/reports.jsonl"
+        rm -f "$json"
     done
 done
