@@ -3,6 +3,7 @@ docs/results/em3d-local-sqrt): the messages each INI should carry, from the
 geometry alone, and one runs.tsv row from a virtual-time run.
 
     PYTHONPATH=tools python3 -m inimeasure.em3d_local predict B R DEGREE STEPS [COST T0 A]
+    PYTHONPATH=tools python3 -m inimeasure.em3d_local compare RUNS_TSV MODEL_TSV
     PYTHONPATH=tools python3 -m inimeasure.em3d_local row RUN_DIR OUTPUT RC T0 T1 "C INIS VARIANT REP LOAD" COMMIT
 
 predict: per cluster size c (1, 2, 4, 8) the expected number of other
@@ -147,6 +148,28 @@ def row(run_dir, out_path, rc, t0, t1, cell, commit):
     return "\t".join(fields)
 
 
+def compare(runs_path, model_path):
+    """Each run of get and put beside the geometry's model (model.tsv) and
+    beside its version's c = 1 run: the ratios the predictions are judged on."""
+    def rows(path):
+        lines = [l.rstrip("\n").split("\t") for l in open(path) if l.strip()]
+        return [dict(zip(lines[0], l)) for l in lines[1:]]
+    model = {(r["c"], r["inis"], r["variant"]): r for r in rows(model_path)}
+    runs = [r for r in rows(runs_path) if r["variant"] in ("get", "put") and r["cycles"] != "NA"]
+    base = {r["variant"]: r for r in runs if r["c"] == "1" and r["rep"] == "1"}
+    print("c\tinis\tvariant\trep\tmsgs/model\tbytes/model\tcycles/model\tu/model"
+          "\tmsgs/c1\tbytes/c1\tu/c1\tqueue/c1\tcycles/c1")
+    for r in runs:
+        m, b = model.get((r["c"], r["inis"], r["variant"])), base.get(r["variant"])
+        if not m or not b:
+            continue
+        f = lambda a, x, y: float(a[x]) / float(y) if float(y) else float("nan")
+        print("%s\t%s\t%s\t%s\t%s" % (r["c"], r["inis"], r["variant"], r["rep"], "\t".join("%.3f" % v for v in (
+            f(r, "msgs_mean", m["msgs_mean"]), f(r, "bytes_mean", m["bytes_mean"]), f(r, "cycles", m["cycles"]),
+            f(r, "u_mean", m["u_mean"]), f(r, "msgs_mean", b["msgs_mean"]), f(r, "bytes_mean", b["bytes_mean"]),
+            f(r, "u_mean", b["u_mean"]), f(r, "queue_mean", b["queue_mean"]), f(r, "cycles", b["cycles"])))))
+
+
 HEADER = ("c\tinis\tvariant\trep\tload\tcycles\tedges_inter\tmsgs_mean\tmsgs_max\tbytes_mean\tbytes_max"
           "\tu_mean\tu_max\tqueue_mean\tqueue_max\thost_s\tcheck\tcommit")
 
@@ -158,12 +181,14 @@ def main():
         except ValueError:
             die("predict: B R DEGREE STEPS are integers, COST T0 A numbers")
         predict(*args)
+    elif len(sys.argv) == 4 and sys.argv[1] == "compare":
+        compare(sys.argv[2], sys.argv[3])
     elif len(sys.argv) == 2 and sys.argv[1] == "header":
         print(HEADER)
     elif len(sys.argv) == 9 and sys.argv[1] == "row":
         print(row(*sys.argv[2:9]))
     else:
-        die("usage: predict B R DEGREE STEPS [COST T0 A] | header | row RUN_DIR OUTPUT RC T0 T1 'C INIS VARIANT REP LOAD' COMMIT")
+        die("usage: predict B R DEGREE STEPS [COST T0 A] | compare RUNS_TSV MODEL_TSV | header | row RUN_DIR OUTPUT RC T0 T1 'C INIS VARIANT REP LOAD' COMMIT")
 
 
 if __name__ == "__main__":

@@ -13,7 +13,8 @@
 #              inter-cluster traffic to carry, left out.
 # --variants   get, put, ghost (MGS), bulk (default get,put,ghost)
 # --reps       runs a cell (default 1: the run is deterministic; the
-#              README shows one cell run twice, equal to the cycle)
+#              README shows one cell run twice, equal to the cycle); a
+#              run already in DIR/runs.tsv is not made again
 # The graph: --graph local, --nodes 512 (16 x 16 cells a node), --radius 2,
 # --degree 20, --steps 2, --seed 1; --work-scale K (default 100) the
 # emulated cycles per declared instruction; `thesis` costs, memif, static
@@ -61,7 +62,15 @@ run_cell() {
 
 for cell in ${CELLS//,/ }; do
     for v in ${VARIANTS//,/ }; do
-        for rep in $(seq 1 "$REPS"); do run_cell "${cell%:*}" "${cell#*:}" "$v" "$rep"; done
+        for rep in $(seq 1 "$REPS"); do
+            # a run already in runs.tsv is kept, not made again: --reps 2 adds the second
+            if awk -F'\t' -v c="${cell%:*}" -v i="${cell#*:}" -v v="$v" -v r="$rep" \
+                '$1 == c && $2 == i && $3 == v && $4 == r {found = 1} END {exit !found}' "$TSV"; then
+                echo "$PROG: c=${cell%:*} INIs ${cell#*:} $v rep $rep is in $TSV already"
+                continue
+            fi
+            run_cell "${cell%:*}" "${cell#*:}" "$v" "$rep"
+        done
     done
 done
 echo "$PROG: rows in $TSV"
