@@ -24,7 +24,8 @@
 #   logp        docs/results/logp-knobs, logp-knobs-sleep and logp-overlap:
 #               tools/bench/logp.sh tables (their .txt, .csv and .dat)
 #   em3d        docs/results/em3d-uniform-beta1, -replay and -sqrt (reports.jsonl.xz):
-#               em3d_tables.py and em3d_predict.py (every em3d-*.txt, .csv)
+#               em3d_tables.py and em3d_predict.py (every em3d-*.txt, .csv);
+#               em3d-local-sqrt: em3d_local.py compare (compare.tsv)
 # (Figures' PNGs are gnuplot's and not compared.)  Then every path under
 # docs/results/ that the docs name (docs/*.md, README.md,
 # tests/fuzz/RUNS.md; globs and {a,b} expanded) exists, in the tree or in
@@ -150,6 +151,14 @@ for n in em3d-uniform-beta1 em3d-uniform-beta1-replay em3d-uniform-beta1-sqrt; d
         fail "em3d_predict.py $n: $(tail -n 1 "$tmp/err")"
     same "$n" $(cd "$R/$n" && ls em3d-*.txt em3d-*.csv 2> /dev/null)
 done
+# the local graph's sqrt test: compare.tsv from runs.tsv and the model
+n=em3d-local-sqrt
+if [ -d "$R/$n" ]; then
+    python3 -m inimeasure.em3d_local compare "$R/$n/runs.tsv" "$R/$n/model.tsv" > "$tmp/$n-compare.tsv" 2> "$tmp/err" ||
+        fail "em3d_local compare $n: $(tail -n 1 "$tmp/err")"
+    cmp -s "$R/$n/compare.tsv" "$tmp/$n-compare.tsv" || fail "$n/compare.tsv is not what em3d_local compare makes"
+    echo "ok:   $n: compare.tsv made again, identical"
+fi
 for n in water-profile water-profile-settings; do
     mkdir -p "$tmp/$R/$n" && cp "$R/$n"/{meta.txt,profiles.jsonl} "$tmp/$R/$n/"
     python3 -m inimeasure.profile_table "$tmp/$R/$n" > /dev/null 2> "$tmp/err" || fail "profile_table.py $n: $(tail -n 1 "$tmp/err")"

@@ -10,7 +10,10 @@
  *   each with a weight.  An edge's source is, with probability `inter`, a
  *   vertex of a PE of another cluster, with probability `intra` one of
  *   another PE of the same cluster (memory the hardware shares), else one
- *   of the PE's own.  A step updates every E value from its H sources,
+ *   of the PE's own (--graph random, the default).  With --graph local
+ *   the vertices are cells of a 2-D grid and a source is a cell within
+ *   distance R: which edges cross clusters follows from the blocks'
+ *   geometry (em3d_grid.c).  A step updates every E value from its H sources,
  *   then every H value from its E sources:
  *       v  <-  v - (w_1 x_1 + w_2 x_2 + ... + w_d x_d)
  *   summed left to right in edge order by one kernel, em3d_update, which
@@ -50,6 +53,10 @@
 enum em3d_kind { EM3D_E = 0, EM3D_H = 1 };
 enum em3d_variant { EM3D_SIMPLE, EM3D_GHOST, EM3D_GET, EM3D_PUT, EM3D_BULK, EM3D_SEQ };
 extern const char *const em3d_variant_names[];   /* by enum em3d_variant, NULL-terminated */
+/* random: sources drawn by the inter and intra shares, anywhere; local:
+ * on a 2-D grid within a radius (em3d_grid.c), the shares an outcome. */
+enum em3d_graph_kind { EM3D_GRAPH_RANDOM, EM3D_GRAPH_LOCAL };
+extern const char *const em3d_graph_names[];     /* by enum em3d_graph_kind, NULL-terminated */
 
 struct em3d_params {
     int n_pes;                      /* compute nodes of the machine */
@@ -58,6 +65,8 @@ struct em3d_params {
     int nodes;                      /* vertices per PE, even: nodes/2 of each kind */
     int degree;                     /* in-edges of every vertex */
     double inter, intra;            /* shares of edges from another cluster, another PE of this one */
+    int graph;                      /* enum em3d_graph_kind */
+    int radius;                     /* local: grid distance of an edge's source, at most R */
     int steps;
     uint64_t seed;
     double work_scale;              /* --work-scale: emulated cycles per declared instruction */
@@ -90,6 +99,25 @@ static inline int em3d_cluster_of_vertex(const struct em3d_graph *g, uint32_t v)
 {
     return g->prm.cluster_of[em3d_owner(g, v)];
 }
+
+/* ---- em3d_grid.c: the local graph's geometry ----
+ * A torus of w x h cells, one E and one H vertex a cell.  PE pe owns a
+ * b x b block (b * b = nodes / 2, its i-th vertex of a kind at row i / b,
+ * column i % b of the block); the machine's n_pes blocks are mx x my, a
+ * cluster's per = px x py of them and the clusters cx x cy: each the
+ * factor pair nearest a square, long side along x (16 nodes: 4 x 4;
+ * clusters of 2: 2 x 1, 8: 4 x 2), turned if the machine needs it. */
+struct em3d_grid {
+    int b, per, mx, my, px, py, cx, cy, w, h;
+};
+/* 0, or -1 with a one-line reason naming the parameter in err. */
+int em3d_grid_layout(const struct em3d_params *p, struct em3d_grid *gr, char *err, size_t errlen);
+void em3d_grid_cell(const struct em3d_grid *gr, uint32_t v, int *x, int *y);
+/* The vertex (of either kind: the index is the same) at cell (x, y), taken around the torus. */
+uint32_t em3d_grid_vertex(const struct em3d_grid *gr, int x, int y);
+/* Cells outside a cluster within distance radius of it: the boundary
+ * values a cluster can read of one kind, from the geometry alone. */
+uint64_t em3d_grid_halo(const struct em3d_grid *gr, int radius);
 
 /* ---- em3d_ghost.c: ghost vertices ---- */
 

@@ -22,6 +22,7 @@
 #include <string.h>
 
 const char *const em3d_variant_names[] = { "simple", "ghost", "get", "put", "bulk", "seq", NULL };
+const char *const em3d_graph_names[] = { "random", "local", NULL };
 
 void em3d_layout_even(struct em3d_params *p, int clusters, int pes_per_cluster)
 {
@@ -64,6 +65,10 @@ int em3d_params_check(const struct em3d_params *p, char *err, size_t errlen)
         snprintf(err, errlen, "--nodes, --degree: %d x %d x %d compute nodes is more than 2^30 edges", p->nodes,
                  p->degree, p->n_pes);
         return -1;
+    }
+    if (p->graph == EM3D_GRAPH_LOCAL) {   /* its shares come from the geometry */
+        struct em3d_grid gr;
+        return em3d_grid_layout(p, &gr, err, errlen);
     }
     if (!(p->inter >= 0 && p->intra >= 0 && p->inter + p->intra <= 1.0)) {
         snprintf(err, errlen, "--inter %g, --intra %g: shares from 0 to 1 whose sum is at most 1", p->inter, p->intra);
@@ -136,6 +141,35 @@ static void generate_part(struct em3d_graph *g, int pe, int k, uint64_t *s, cons
     }
 }
 
+/* The local graph's part of PE pe of kind k: each in-edge's source a cell
+ * of the (2R+1) x (2R+1) window around the vertex's cell, uniformly (so a
+ * source may come twice, as in the random graph), drawn in the same
+ * order of draws as generate_part's. */
+static void generate_local(struct em3d_graph *g, const struct em3d_grid *gr, int pe, int k, uint64_t *s)
+{
+    const struct em3d_params *p = &g->prm;
+    const int r = p->radius, side = 2 * r + 1, cl = p->cluster_of[pe];
+    for (int i = 0; i < g->half; i++) {
+        size_t v = (size_t)pe * g->half + i;
+        int x, y;
+        em3d_grid_cell(gr, (uint32_t)v, &x, &y);
+        g->init[k][v] = uniform(s);
+        for (int j = 0; j < p->degree; j++) {
+            int dx = below(s, side) - r, dy = below(s, side) - r;
+            uint32_t src = em3d_grid_vertex(gr, x + dx, y + dy);
+            int owner = em3d_owner(g, src);
+            if (p->cluster_of[owner] != cl)
+                g->edges_inter++;
+            else if (owner != pe)
+                g->edges_intra++;
+            else
+                g->edges_local++;
+            g->src[k][v * p->degree + j] = src;
+            g->weight[k][v * p->degree + j] = (uniform(s) - 0.5) / p->degree;
+        }
+    }
+}
+
 int em3d_graph_build(struct em3d_graph *g, const struct em3d_params *p)
 {
     memset(g, 0, sizeof *g);
@@ -157,11 +191,23 @@ int em3d_graph_build(struct em3d_graph *g, const struct em3d_params *p)
         em3d_graph_free(g);
         return -1;
     }
+    struct em3d_grid gr;
+    char err[256];
+    if (p->graph == EM3D_GRAPH_LOCAL && em3d_grid_layout(p, &gr, err, sizeof err) != 0) {
+        free(pt);   /* unchecked parameters: the caller checks them first */
+        em3d_graph_free(g);
+        return -1;
+    }
     for (int pe = 0; pe < p->n_pes; pe++) {
         uint64_t s = p->seed * 0x2545f4914f6cdd1du ^ ((uint64_t)pe + 1) * 0x9e3779b97f4a7c15u;
-        find_partners(p, pe, pt);
-        generate_part(g, pe, EM3D_E, &s, pt);
-        generate_part(g, pe, EM3D_H, &s, pt);
+        if (p->graph != EM3D_GRAPH_LOCAL)
+            find_partners(p, pe, pt);
+        for (int k = EM3D_E; k <= EM3D_H; k++) {
+            if (p->graph == EM3D_GRAPH_LOCAL)
+                generate_local(g, &gr, pe, k, &s);
+            else
+                generate_part(g, pe, k, &s, pt);
+        }
     }
     free(pt);
     return 0;

@@ -29,7 +29,8 @@
 
 static const char usage_text[] =
     "usage: em3d [--variant V] [--nodes N] [--degree D] [--inter F] [--intra F] [--steps S]\n"
-    "            [--seed N] [--window W] [--layout CxP] [--work-scale K]\n"
+    "            [--seed N] [--window W] [--layout CxP] [--work-scale K] [--graph random|local]\n"
+    "            [--radius R]\n"
     "       em3d --help | --version\n"
     "  --variant V   simple or ghost (shared memory: MGS under ini-cluster run, threads\n"
     "                outside it), get, put or bulk (active messages, under ini-cluster run),\n"
@@ -43,6 +44,11 @@ static const char usage_text[] =
     "  --window W    get: requests in flight per compute node (default 64)\n"
     "  --layout CxP  outside the launcher: C clusters of P compute nodes (default 2x2);\n"
     "                under it the configuration gives the layout\n"
+    "  --graph G     random (default: sources drawn by --inter and --intra) or local:\n"
+    "                each node a b x b block of a 2-D torus (b x b = N/2), each cluster a\n"
+    "                block of its nodes', sources within grid distance R (Chebyshev); the\n"
+    "                shares crossing nodes and clusters then follow from the geometry\n"
+    "  --radius R    local: the sources' greatest distance, 1..b (default 2)\n"
     "  --work-scale K  in virtual time, emulated cycles per declared instruction\n"
     "                (default 1; the update's 13 + 7 x degree instructions a vertex)\n"
     "Prints the check against the sequential reference and a line\n"
@@ -50,7 +56,7 @@ static const char usage_text[] =
     "Exit status: 0 values equal to the reference, 1 they differ or the run failed, 2 bad input.\n";
 
 struct options {
-    int variant, window, clusters, per_cluster, layout_given;
+    int variant, window, clusters, per_cluster, layout_given, shares_given, radius_given;
     struct em3d_params prm;
 };
 
@@ -67,7 +73,7 @@ static void parse_args(int argc, char **argv, struct options *o)
 {
     *o = (struct options){ .variant = EM3D_GHOST, .window = 64, .clusters = 2, .per_cluster = 2,
                            .prm = { .nodes = 500, .degree = 20, .inter = 0.2, .steps = 10, .seed = 1,
-                                    .work_scale = 1 } };
+                                    .work_scale = 1, .radius = 2 } };
     const char *a;
     for (int i = 0; (a = cli_next_arg(argc, argv, &i));) {
         if (!strcmp(a, "--variant"))
@@ -77,9 +83,13 @@ static void parse_args(int argc, char **argv, struct options *o)
         else if (!strcmp(a, "--degree"))
             o->prm.degree = (int)cli_parse_long(a, cli_value(argc, argv, &i), 1, EM3D_MAX_DEGREE);
         else if (!strcmp(a, "--inter"))
-            o->prm.inter = cli_parse_double(a, cli_value(argc, argv, &i), 0, 1);
+            o->prm.inter = cli_parse_double(a, cli_value(argc, argv, &i), 0, 1), o->shares_given = 1;
         else if (!strcmp(a, "--intra"))
-            o->prm.intra = cli_parse_double(a, cli_value(argc, argv, &i), 0, 1);
+            o->prm.intra = cli_parse_double(a, cli_value(argc, argv, &i), 0, 1), o->shares_given = 1;
+        else if (!strcmp(a, "--graph"))
+            o->prm.graph = cli_parse_choice(a, cli_value(argc, argv, &i), em3d_graph_names);
+        else if (!strcmp(a, "--radius"))
+            o->prm.radius = (int)cli_parse_long(a, cli_value(argc, argv, &i), 1, 1 << 20), o->radius_given = 1;
         else if (!strcmp(a, "--steps"))
             o->prm.steps = (int)cli_parse_long(a, cli_value(argc, argv, &i), 1, 1000000);
         else if (!strcmp(a, "--seed"))
@@ -97,6 +107,12 @@ static void parse_args(int argc, char **argv, struct options *o)
     }
     if (o->prm.nodes % 2)
         cli_bad_arg("--nodes: %d is odd (half the vertices are E, half H)", o->prm.nodes);
+    if (o->prm.graph == EM3D_GRAPH_LOCAL && o->shares_given)
+        cli_bad_arg("--inter, --intra: the local graph's shares come from its geometry (--radius), not given");
+    if (o->prm.graph != EM3D_GRAPH_LOCAL && o->radius_given)
+        cli_bad_arg("--radius: only with --graph local");
+    if (o->prm.graph == EM3D_GRAPH_LOCAL)
+        o->prm.inter = o->prm.intra = 0;   /* drawn by the geometry; RESULT reports the edges */
 }
 
 static int is_message_variant(int v) { return v == EM3D_GET || v == EM3D_PUT || v == EM3D_BULK; }
@@ -171,6 +187,13 @@ void em3d_report(const struct em3d_graph *g, int variant, const char *mode, cons
            (unsigned long long)g->edges_intra, (unsigned long long)g->edges_local, res->seconds,
            res->seconds * 1e6 / per_pe_edges, variant == EM3D_SEQ ? "reference" : res->mismatches ? "FAILED" : "ok",
            res->virtual_clock ? "virtual" : "host");
+    struct em3d_grid gr;
+    char err[256];
+    /* A line of its own, so RESULT stays as its readers parse it; halo:
+     * the other clusters' cells of one kind a cluster can read (em3d_grid_halo). */
+    if (p->graph == EM3D_GRAPH_LOCAL && em3d_grid_layout(p, &gr, err, sizeof err) == 0)
+        printf("GRAPH graph=local radius=%d grid=%dx%d block=%d cluster=%dx%d clusters=%dx%d halo=%llu\n", p->radius,
+               gr.w, gr.h, gr.b, gr.px, gr.py, gr.cx, gr.cy, (unsigned long long)em3d_grid_halo(&gr, p->radius));
 }
 
 int main(int argc, char **argv)
