@@ -54,7 +54,9 @@ extern "C" {
  * INI_CLUSTER, INI_SEGMENT; INI_RUN_DIR, else MGS_RUN_DIR, for the counters
  * file), maps the shared range and starts the protocol thread.  Idempotent.
  * Environment knobs: MGS_SHARED_MB (range size in MiB, 1..65536, default
- * 64), MGS_UNIT_PAGES (pages per coherence unit, default 1), MGS_BASE
+ * 64), MGS_UNIT_PAGES (pages per coherence unit, default 1) or
+ * MGS_UNIT_BYTES (bytes per unit, a power of two from 256, smaller than a
+ * page too: sub-page units, docs/mgs.md), MGS_BASE
  * (address of the range, default 0x3f0000000000), MGS_DILATE (time
  * dilation of the compute threads, 1..1000) and MGS_DILATE_PROTOCOL (of
  * the protocol thread), both by default the configuration's `dilate` knob,
@@ -173,6 +175,10 @@ struct mgs_counters {
     struct mgs_msg_counters msg[MGS_M_TYPES];
     uint64_t read_faults, write_faults, spurious_faults;
     uint64_t pages_fetched, upgrades;           /* fetched units; read-only -> write */
+    /* Units smaller than a page: faults served for another unit of the
+     * faulting page than the one accessed, and units dropped from a flush
+     * unchanged (made writable only because a sibling was written). */
+    uint64_t sibling_faults, unchanged_releases;
     uint64_t diffs_sent, diff_bytes, diff_changed_bytes, diff_max_bytes, clean_acks;
     uint64_t invalidations;                     /* INV received (copies dropped) */
     uint64_t inv_sent;                          /* as home */

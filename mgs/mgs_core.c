@@ -232,10 +232,30 @@ static void on_segv(int sig, siginfo_t *si, void *context)
 
 /* ---- memory protection ------------------------------------------------ */
 
+/* A unit of a page or more is protected as its state says.  Units smaller
+ * than a page share their page's protection, which must be the most
+ * restrictive of theirs: an access the page allowed to one unit could
+ * otherwise reach a sibling that has no copy, or no twin to diff against.
+ * (PROT_NONE, PROT_READ, PROT_READ | PROT_WRITE: their intersection is the
+ * most restrictive.) */
 void mgs_protect(uint32_t unit, int prot)
 {
     struct mgs *g = mgs_g;
-    if (mprotect(g->app + (size_t)unit * g->unit, g->unit, prot) != 0)
+    g->units[unit].prot = (uint8_t)prot;
+    uint8_t *addr = g->app + (size_t)unit * g->unit;
+    size_t len = g->unit;
+    if (g->units_per_page > 1) {
+        size_t page = unit / g->units_per_page;
+        const struct mgs_unit *first = &g->units[page * g->units_per_page];
+        for (uint32_t k = 0; k < g->units_per_page; k++)
+            prot &= first[k].prot;
+        if (g->page_prot[page] == prot)
+            return;
+        g->page_prot[page] = (uint8_t)prot;
+        addr = g->app + page * g->page;
+        len = g->page;
+    }
+    if (mprotect(addr, len, prot) != 0)
         mgs_fatal("mprotect unit %u: %s (vm.max_map_count too low?)", unit, strerror(errno));
 }
 
@@ -606,6 +626,40 @@ static void standalone_machine(struct mgs *g, int n)
     g->max_message = 65000;
 }
 
+/* The coherence unit: MGS_UNIT_BYTES (a power of two, 256 bytes to the
+ * diff's limit; below a page, units share pages), else MGS_UNIT_PAGES
+ * pages (default 1). */
+static int read_unit(struct mgs *g, char *err, size_t errlen)
+{
+    long page = sysconf(_SC_PAGESIZE);
+    const char *bytes = getenv("MGS_UNIT_BYTES"), *pages = getenv("MGS_UNIT_PAGES");
+    g->page = (size_t)page;
+    if (bytes && *bytes) {
+        char *end;
+        unsigned long long v = strtoull(bytes, &end, 0);
+        if (*end || v < 256 || v > MGS_DIFF_MAX_UNIT || (v & (v - 1))) {
+            snprintf(err, errlen, "MGS_UNIT_BYTES=%s: a unit is a power of two from 256 to %u bytes", bytes,
+                     MGS_DIFF_MAX_UNIT);
+            return -1;
+        }
+        if (pages && *pages) {
+            snprintf(err, errlen, "MGS_UNIT_BYTES=%s: set MGS_UNIT_BYTES or MGS_UNIT_PAGES, not both", bytes);
+            return -1;
+        }
+        g->unit = (size_t)v;
+    } else {
+        long unit_pages = env_long("MGS_UNIT_PAGES", 1);
+        g->unit = (size_t)(unit_pages * page);
+        if (unit_pages < 1 || g->unit > MGS_DIFF_MAX_UNIT) {
+            snprintf(err, errlen, "MGS_UNIT_PAGES=%ld: a unit must be 1..%u bytes of whole pages", unit_pages,
+                     MGS_DIFF_MAX_UNIT);
+            return -1;
+        }
+    }
+    g->units_per_page = g->unit < g->page ? (uint32_t)(g->page / g->unit) : 1;
+    return 0;
+}
+
 /* The run directory and the MGS_* settings of the environment
  * (docs/mgs.md), checked. */
 static int read_env(struct mgs *g, char *err, size_t errlen)
@@ -615,15 +669,9 @@ static int read_env(struct mgs *g, char *err, size_t errlen)
         run_dir = getenv("MGS_RUN_DIR");
     snprintf(g->run_dir, sizeof g->run_dir, "%s", run_dir ? run_dir : "");
 
-    long page = sysconf(_SC_PAGESIZE);
-    long unit_pages = env_long("MGS_UNIT_PAGES", 1);
     long shared_mb = env_long("MGS_SHARED_MB", DEFAULT_SHARED_MB);
-    g->unit = (size_t)(unit_pages * page);
-    if (unit_pages < 1 || g->unit > MGS_DIFF_MAX_UNIT) {
-        snprintf(err, errlen, "MGS_UNIT_PAGES=%ld: a unit must be 1..%u bytes of whole pages", unit_pages,
-                 MGS_DIFF_MAX_UNIT);
+    if (read_unit(g, err, errlen) != 0)
         return -1;
-    }
     if (g->max_message < sizeof(struct mgs_hdr) + g->unit) {
         snprintf(err, errlen, "stack.max_message %u is smaller than an MGS unit message (%zu)",
                  g->max_message, sizeof(struct mgs_hdr) + g->unit);
@@ -669,8 +717,10 @@ static int map_range(struct mgs *g, char *err, size_t errlen)
     g->units = calloc(g->n_units, sizeof *g->units);
     g->sendbuf = malloc(g->max_message);
     g->diffbuf = malloc(mgs_diff_max_size(g->unit));
+    if (g->units_per_page > 1)
+        g->page_prot = calloc(g->size / g->page, 1);   /* PROT_NONE once the protocol starts */
     if (g->sys == MAP_FAILED || g->master == MAP_FAILED || !g->units || !g->sendbuf || !g->diffbuf ||
-        mgs_page_init(g) != 0) {
+        (g->units_per_page > 1 && !g->page_prot) || mgs_page_init(g) != 0) {
         snprintf(err, errlen, "out of memory for the MGS state");
         return -1;
     }
@@ -723,6 +773,7 @@ static void free_state(struct mgs *g)
     free(g->units);
     free(g->sendbuf);
     free(g->diffbuf);
+    free(g->page_prot);
     free(g);
 }
 

@@ -133,6 +133,7 @@ struct mgs_unit {
     bool want_write;          /* FETCHING: a waiter wants to write */
     bool in_duq;
     uint8_t *twin;
+    uint8_t prot;             /* the access its state allows (PROT_*): units smaller than a page share it */
     struct mgs_request *waiters;
     /* home side (units homed here) */
     uint64_t copyset;         /* clusters holding a copy */
@@ -204,6 +205,12 @@ struct mgs {
     int8_t pe_local[INI_MAX_PES];
     uintptr_t base;
     size_t size, unit, n_units;
+    /* Units smaller than a page (MGS_UNIT_BYTES): units_per_page > 1, and
+     * each page of the application view has the most restrictive of its
+     * units' protections, page_prot[page] (the hardware protects pages). */
+    size_t page;
+    uint32_t units_per_page;
+    uint8_t *page_prot;
     uint32_t max_message;
     char run_dir[512];
 

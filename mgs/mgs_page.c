@@ -104,6 +104,39 @@ static void start_flush(struct mgs *g, int from)
     g->duq_len = 0;
 }
 
+/* Units smaller than a page: a unit is made writable when a sibling on its
+ * page is written (the page has one protection), so units on the DUQ may
+ * never have changed.  Before a flush each such unit goes back to
+ * read-only with no REL: the home already counts this cluster as a holder
+ * of a copy that is still current.  It is protected before the second
+ * comparison, so that no thread can change it behind the comparison; a
+ * unit that did change keeps its access and is released. */
+static void duq_drop_unchanged(struct mgs *g)
+{
+    if (g->units_per_page <= 1)
+        return;
+    for (size_t i = 0; i < g->duq_len;) {
+        uint32_t u = g->duq[i];
+        struct mgs_unit *U = &g->units[u];
+        if (memcmp(U->twin, mgs_sys_unit(g, u), g->unit) != 0) {
+            i++;
+            continue;
+        }
+        mgs_protect(u, PROT_READ);
+        if (memcmp(U->twin, mgs_sys_unit(g, u), g->unit) != 0) {
+            mgs_protect(u, PROT_READ | PROT_WRITE);
+            i++;
+            continue;
+        }
+        free(U->twin);
+        U->twin = NULL;
+        U->state = MGS_RO;
+        U->in_duq = false;
+        g->duq[i] = g->duq[--g->duq_len];
+        g->stats.unchanged_releases++;
+    }
+}
+
 static void run_conts(struct mgs_cont *list)
 {
     /* The list is newest first; run in request order. */
@@ -120,6 +153,8 @@ static void flush_done(struct mgs *g)
     struct mgs_cont *done = g->flush.current, *waiting = g->flush.next;
     g->flush.current = g->flush.next = NULL;
     g->flush.active = false;
+    if (waiting)
+        duq_drop_unchanged(g);
     if (waiting) {
         if (g->duq_len == 0) {
             /* Nothing was written since: the finished flush covers them. */
@@ -149,6 +184,7 @@ static void flush_reply(struct mgs *g)
 void mgs_flush_request(struct mgs_cont *c)
 {
     struct mgs *g = mgs_g;
+    duq_drop_unchanged(g);
     if (!g->flush.active) {
         if (g->duq_len == 0) {
             c->next = NULL;
@@ -190,12 +226,37 @@ static void complete_waiters(struct mgs_unit *U)
     }
 }
 
+/* Whether a unit's state allows the access. */
+static bool unit_allows(const struct mgs_unit *U, bool write)
+{
+    return write ? U->state == MGS_RW || U->state == MGS_SW : U->state >= MGS_RO;
+}
+
+/* The unit a fault at unit u is served for.  With units smaller than a
+ * page, u may allow the access and still fault, because its page has the
+ * most restrictive protection of its units: the first sibling that does
+ * not allow it is served instead, and the thread faults again until every
+ * unit of the page allows the access (one unit served a fault).  If all
+ * do, another thread's fault opened the page meanwhile: u, spurious. */
+static uint32_t fault_unit(struct mgs *g, uint32_t u, bool write)
+{
+    if (g->units_per_page <= 1 || !unit_allows(&g->units[u], write))
+        return u;
+    uint32_t first = u - u % g->units_per_page;
+    for (uint32_t k = first; k < first + g->units_per_page; k++)
+        if (!unit_allows(&g->units[k], write)) {
+            g->stats.sibling_faults++;
+            return k;
+        }
+    return u;
+}
+
 void mgs_page_fault(struct mgs_request *r)
 {
     struct mgs *g = mgs_g;
-    uint32_t u = r->unit;
-    if (u >= g->n_units)
-        mgs_fatal("fault outside the range (unit %u)", u);
+    if (r->unit >= g->n_units)
+        mgs_fatal("fault outside the range (unit %u)", r->unit);
+    uint32_t u = fault_unit(g, r->unit, r->write);
     struct mgs_unit *U = &g->units[u];
     switch (U->state) {
     case MGS_INVALID:

@@ -22,13 +22,14 @@ $(LIBMGS): $(LIBMGS_SRCS:%.c=$(OBJ)/%.o) $(PAR_THREADS_RENAMED)
 	@mkdir -p $(dir $@)
 	$(AR) rcs $@ $^
 
-UNIT_TESTS += $(BIN)/test_mgs_diff $(BIN)/test_mgs_standalone $(BIN)/test_mgs_dilate
+UNIT_TESTS += $(BIN)/test_mgs_diff $(BIN)/test_mgs_standalone $(BIN)/test_mgs_subunit $(BIN)/test_mgs_dilate
 $(BIN)/test_mgs_diff: $(OBJ)/mgs/mgs_diff.o
 $(BIN)/test_mgs_standalone: $(LIBMGS) $(LIBINI)
+$(BIN)/test_mgs_subunit: $(LIBMGS) $(LIBINI)
 $(BIN)/test_mgs_dilate: $(OBJ)/mgs/mgs_dilate.o $(LIBINI)
 
 .PHONY: mgs
-mgs: $(LIBMGS) $(BIN)/mgs-litmus $(BIN)/test_mgs_diff $(BIN)/test_mgs_standalone $(BIN)/test_mgs_dilate $(BIN)/water
+mgs: $(LIBMGS) $(BIN)/mgs-litmus $(BIN)/test_mgs_diff $(BIN)/test_mgs_standalone $(BIN)/test_mgs_subunit $(BIN)/test_mgs_dilate $(BIN)/water
 
 
 

@@ -4,7 +4,8 @@
 # policies spread one pair's messages over different INI pairs), under each
 # scheduling policy (compute-node and INI policy alike), each with inid's
 # fault injection on (2% drop, dup, reorder); plus the same three without
-# faults, and one run on 4 clusters with 2-page coherence units.
+# faults, and runs on 4 clusters with 2-page, 1 KiB and 256-byte coherence
+# units (MGS_UNIT_BYTES: units that share a page).
 #
 # Every litmus test asserts the exact final memory contents in every cluster
 # (see the program's header); a run passes when the program exits 0 and
@@ -74,8 +75,17 @@ done
 for policy in static round-robin load-aware; do
     litmus "3x2-$policy" "$tmp/3x2.cfg" 3 --policy "$policy" --ini-policy "$policy"
 done
-MGS_UNIT_PAGES=2 litmus "4x2-2-page-units-round-robin-faults" "$tmp/4x2.cfg" 4 --policy round-robin \
+MGS_UNIT_BYTES='' MGS_UNIT_PAGES=2 litmus "4x2-2-page-units-round-robin-faults" "$tmp/4x2.cfg" 4 --policy round-robin \
     --ini-policy round-robin --fault "drop=0.02,dup=0.02,reorder=0.02,corrupt=0.01,seed=5"
+# Units smaller than a page (4 and 16 to a page): siblings share the page's
+# protection, so a unit's fault can be served for another unit.
+for bytes in 1024 256; do
+    MGS_UNIT_BYTES=$bytes litmus "4x2-$bytes-byte-units-round-robin-faults" "$tmp/4x2.cfg" 4 --policy round-robin \
+        --ini-policy round-robin --fault "drop=0.02,dup=0.02,reorder=0.02,corrupt=0.01,seed=7"
+    sib=$(json_sum sibling_faults "$tmp/4x2-$bytes-byte-units-round-robin-faults")
+    [ "${sib:-0}" -gt 0 ] && echo "info: $bytes-byte units: $sib faults served for a sibling unit" ||
+        { echo "FAIL: $bytes-byte units: no fault was served for a sibling unit"; failures=$((failures + 1)); }
+done
 
 [ "$failures" -eq 0 ] && echo "mgs_litmus: all $runs runs passed" || echo "mgs_litmus: $failures of $runs runs failed"
 [ "$failures" -eq 0 ]

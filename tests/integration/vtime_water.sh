@@ -24,10 +24,7 @@ cd "$(dirname "$0")/../.."
 water_test_start vtime_water build/bin/ini-cluster build/bin/inid
 L=build/bin/ini-cluster
 
-input() { printf '  1.5e-16   %s  2   6\n -1      3000     2  0\n%s 6.212752\n' "$1" "$2"; }   # MOLS THREADS
-no_times() { grep -vE '(COMPUTESTART|COMPUTEEND|COMPUTETIME|time|Time)' | grep -vE '^(\[c[0-9]+\] |MAC|INI |virtual time|run directory|mgs )' |
-             sed -E 's/^\[c0\] //' | grep -v '^\[c'; }
-vcycles() { sed -n 's/^virtual time: \([0-9]*\) cycles (.*/\1/p' "$TMP/$1.out"; }
+. tests/integration/lib/vtime_water.sh
 vrun() {    # NAME CONFIG INPUT: Water on MGS in virtual time, output in $TMP/NAME.out; its status
     timeout 600 $L run "$2" --time virtual --timeout 550 --run-dir "$TMP/$1" -- \
         "$WATER" --mgs --deterministic --random "$RANDOM_IN" < "$3" > "$TMP/$1.out" 2>&1
