@@ -20,9 +20,20 @@ die = dier("vtime_grid_tables")
 CELLS = [(p, i) for p in (1, 2, 4, 8) for i in (1, 2, 4, 8) if i <= p]
 
 
+def qarrivals(d):
+    """{run: queue at arrival} of DIR/qarrival.tsv (vtime_qarrival's lines,
+    kept because the traces are too large to commit), or {} without it."""
+    try:
+        lines = open(d + "/qarrival.tsv").read().splitlines()
+    except OSError:
+        return {}
+    return {f[0].rsplit("/", 1)[-1]: float(f[1]) for f in (x.split("\t") for x in lines)}
+
+
 def load(d):
-    """{(costs, P, I): figures} of the first declared run of each cell."""
-    out = {}
+    """{(costs, P, I): figures} of the first declared run of each cell; the
+    queue at arrival from qarrival.tsv, else counted from the traces."""
+    out, kept = {}, qarrivals(d)
     for line in open(d + "/reports.jsonl"):
         j = json.loads(line)
         key = (j["costs"], int(j["pes"]), int(j["inis"]))
@@ -31,7 +42,8 @@ def load(d):
         m, mis = j["report"]["machine"], j["report"].get("misrouting_all") or {}
         out[key] = {"U": m["utilization"], "Q": m["queue_len"], "msg": m["msg_cycles"],
                     "count": mis.get("mis_sched_count_rate"), "time": mis.get("mis_sched_time_rate"),
-                    "qarr": vtime_qarrival.run_queue("%s/runs/%s" % (d, j["run"]))[0], "run": j["run"]}
+                    "qarr": kept[j["run"]] if j["run"] in kept else
+                    vtime_qarrival.run_queue("%s/runs/%s" % (d, j["run"]))[0], "run": j["run"]}
     for row in open(d + "/runs.tsv").read().splitlines()[1:]:
         f = row.split("\t")
         key = (f[0], int(f[6]), int(f[7]))
@@ -133,6 +145,38 @@ def sqrt_cells(g):
     print("- F9 slowdown over the stack null: " + ", ".join("%.3f" % x for x in sd))
 
 
+def measured(d):
+    """The measured-work runs: per cell the median, range and the median's
+    ratio to P:1's, beside the declared grid's ratio (M1, M3); a run that
+    did not end with the right answer is counted apart, not in the median."""
+    cyc, dec, bad = {}, {}, []
+    for row in open(d + "/runs.tsv").read().splitlines()[1:]:
+        f = row.split("\t")
+        if f[0] != "thesis" or f[3] != "-" or f[10] == "NA":
+            continue
+        key = (int(f[6]), int(f[7]))
+        if f[19] != "1":
+            bad.append("%d:%d rep %s (%s cycles)" % (key + (f[8], f[10])))
+        elif f[1] == "measured":
+            cyc.setdefault(key, []).append(float(f[10]) / 1e6)
+        else:
+            dec.setdefault(key, float(f[10]) / 1e6)
+    if not cyc:
+        return
+    print("\n| P:I | runs | median (Mcycles) | range | spread from the median | over P:1 | declared over P:1 |")
+    print("|---|---|---|---|---|---|---|")
+    med = {k: sorted(v)[len(v) // 2] for k, v in cyc.items()}
+    for p, i in CELLS:
+        v = cyc.get((p, i))
+        if not v:
+            continue
+        m = med[(p, i)]
+        print("| %d:%d | %d | %.3f | %.3f-%.3f | %.2f%% | %.4f | %.4f |" % (
+            p, i, len(v), m, min(v), max(v), 100 * max(abs(x - m) for x in v) / m,
+            m / med[(p, 1)], dec[(p, i)] / dec[(p, 1)]))
+    print("\nruns without the right answer, not in the medians: %s" % ("; ".join(bad) or "none"))
+
+
 def main():
     if len(sys.argv) != 2:
         die("usage: vtime_grid_tables DIR")
@@ -140,6 +184,7 @@ def main():
     grid_table(g, mo)
     print()
     judge(g, mo)
+    measured(sys.argv[1])
 
 
 if __name__ == "__main__":

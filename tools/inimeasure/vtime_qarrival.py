@@ -58,7 +58,7 @@ def main():
         die("usage: vtime_qarrival RUN_DIR...")
     for run in sys.argv[1:]:
         q, n, per = run_queue(run)
-        print("%s\t%.4f\t%d\t%s" % (run, q, n, " ".join("%d:%.4f" % (i, per[i]) for i in sorted(per))))
+        print("%s\t%.6f\t%d\t%s" % (run, q, n, " ".join("%d:%.4f" % (i, per[i]) for i in sorted(per))))
 
 
 if __name__ == "__main__":
