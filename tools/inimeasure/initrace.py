@@ -28,10 +28,12 @@ OUT, IN, LOCAL = 1, 2, 3            # enum ini_trace_kind
 die = dier("initrace.py", 1)
 
 
-def read(path):
+def read(path, arrival=False):
     """(INI id, [(kind, first stamp, done stamp)]) of one trace file: its
     header checked against trace.h's sizes, so that a file of another
-    layout is refused rather than misread."""
+    layout is refused rather than misread.  With arrival, the first stamp
+    is the arrival t1 instead (slot 1 of an outbound record: a summary
+    trace leaves its slot 0, the submission, empty)."""
     with open(path, "rb") as f:
         b = f.read()
     if len(b) < HEADER_SIZE or b[:8] != MAGIC:
@@ -48,15 +50,16 @@ def read(path):
     for k in range(n):
         off = HEADER_SIZE + RECORD_SIZE * k
         kind = b[off]
-        first, done = struct.unpack_from("<Q32xQ", b, off + 16)
-        recs.append((kind, first, done))
+        first, t1, done = struct.unpack_from("<QQ24xQ", b, off + 16)
+        recs.append((kind, t1 if arrival and kind == OUT else first, done))
     return ini, recs
 
 
-def hands(run):
-    """{INI id: [(kind, first, done)]} of every ini*.trace in RUN."""
+def hands(run, arrival=False):
+    """{INI id: [(kind, first, done)]} of every ini*.trace in RUN (read's
+    arrival: t1 for first)."""
     out = {}
     for path in sorted(glob.glob(os.path.join(run, "ini*.trace"))):
-        ini, recs = read(path)
+        ini, recs = read(path, arrival)
         out[ini] = recs
     return out
