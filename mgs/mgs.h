@@ -188,6 +188,8 @@ struct mgs_counters {
     uint64_t lock_acquires, lock_local_handoffs, lock_remote_acquires, lock_token_departures;
     uint64_t barriers, barrier_wait_us, barrier_max_us;
     uint64_t reorder_held;                      /* messages that arrived out of order */
+    uint64_t local_held;                        /* virtual time: a local message that reached its
+                                                   node before an earlier one was handled */
     uint64_t dilate_sleeps, dilate_sleep_us;    /* MGS_DILATE: compute threads' sleeps */
     /* Dilation: the dilated work's CPU time and wall-clock span (span/CPU =
      * the factor), compute threads and protocol thread. */

@@ -243,6 +243,8 @@ struct mgs {
         int stopped;                            /* nodes that acknowledged the stop */
         uint64_t steps[INI_MAX_PES_PER_CLUSTER];  /* protocol steps each node ran (requests, messages) */
         uint64_t last_local_at;                 /* when the cluster's last local message arrives */
+        uint32_t local_sent, local_handled;     /* local messages: sequence of the next sent, next handled */
+        struct mgs_msg *local_held;             /* handled by nobody yet: reached before an earlier one */
         struct ini_vt_event job_ev[INI_MAX_PES_PER_CLUSTER], ack[INI_MAX_PES_PER_CLUSTER];
     } vt;
 

@@ -98,7 +98,7 @@ static const struct ini_counter protocol_counters[] = {
     MGS_COUNTER(dilate_sleep_us),      MGS_COUNTER(dilate_cpu_us),      MGS_COUNTER(dilate_span_us),
     MGS_COUNTER(protocol_dilate_sleeps), MGS_COUNTER(protocol_dilate_sleep_us),
     MGS_COUNTER(protocol_dilate_cpu_us), MGS_COUNTER(protocol_dilate_span_us),
-    MGS_COUNTER(sibling_faults),       MGS_COUNTER(unchanged_releases),
+    MGS_COUNTER(sibling_faults),       MGS_COUNTER(unchanged_releases), MGS_COUNTER(local_held),
 };
 
 /* "messages": each type's counters, one a line. */

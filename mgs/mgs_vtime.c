@@ -109,11 +109,37 @@ void mgs_vt_submit(struct mgs *g, struct mgs_request *r)
 
 /* ---- messages inside the cluster ------------------------------------------ */
 
+/* A local message is handled in the order it was sent, whichever node it
+ * reached first.  Stamping it after the last one (mgs_vt_send_local) is not
+ * enough: its receiver's clock may be ahead of the stamp (its last handler
+ * moved it on), so it waits, while a later message to another node, whose
+ * clock is behind, is handled at its own stamp and overtakes it.  That is
+ * how a RECALL came before the SWGRANT it follows (docs/virtual-time.md).
+ * So a message that reaches its node before an earlier one was handled is
+ * held, and the node that handles the earlier one handles it next, as the
+ * remote channel's hold does (on_ini_message). */
 static void on_local_message(struct ini_pe *pe, struct ini_vt_event *ev)
 {
     (void)pe;
+    struct mgs *g = mgs_g;
     struct mgs_msg *m = (struct mgs_msg *)((char *)ev - offsetof(struct mgs_msg, ev));
-    mgs_process_msg(mgs_g, m);
+    if (m->h.seq != g->vt.local_handled) {
+        struct mgs_msg **p = &g->vt.local_held;
+        while (*p && (int32_t)((*p)->h.seq - m->h.seq) < 0)
+            p = &(*p)->next;
+        m->next = *p;
+        *p = m;
+        g->stats.local_held++;
+        return;
+    }
+    for (;;) {
+        g->vt.local_handled++;
+        mgs_process_msg(g, m);
+        m = g->vt.local_held;
+        if (!m || m->h.seq != g->vt.local_handled)
+            break;
+        g->vt.local_held = m->next;
+    }
 }
 
 /* m, made by mgs_send for node m->to_local of this cluster, leaves now.
@@ -124,11 +150,12 @@ static void on_local_message(struct ini_pe *pe, struct ini_vt_event *ev)
  * its node's clock on), so a message sent later by a node whose clock is
  * behind must not arrive first.  It arrives at least a cycle after the
  * last one (a tie between two nodes' events would go by their slots, not
- * by the order of the posts). */
+ * by the order of the posts), and is handled after it (on_local_message). */
 void mgs_vt_send_local(struct mgs *g, struct mgs_msg *m)
 {
     uint64_t now = ini_pe_vtime(self_pe(g)), last = g->vt.last_local_at;
     uint64_t delay = last && last + 1 > now ? last + 1 - now : 0;
+    m->h.seq = g->vt.local_sent++;
     m->ev.fn = on_local_message;
     if (ini_vt_post_local(self_pe(g), g->pes[m->to_local], delay, &m->ev) != 0)
         mgs_fatal("the virtual-time machine stopped (%s)", strerror(errno));
@@ -233,6 +260,9 @@ void mgs_vt_stop(struct mgs *g)
     ini_pe_release(self_pe(g));
     for (int k = 1; k < g->n_pes; k++)
         pthread_join(g->vt.threads[k], NULL);
+    if (g->vt.local_held)   /* every local message is handled before the nodes stop */
+        mgs_fatal("local message %u was never handled (next expected %u)", g->vt.local_held->h.seq,
+                  g->vt.local_handled);
 }
 
 int mgs_virtual(void) { return mgs_g && mgs_g->vt.on; }
