@@ -32,7 +32,15 @@
 #include "water_kernels.h"
 
 /* The timings' clock: milliseconds, monotonic (water.h, water_timing). */
-static uint64_t water_now_ms(void) { return ini_mono_ns() / 1000000u; }
+/* In MGS's virtual time it is the node's emulated clock: the timings live
+ * in shared memory (water_setup.c), and MGS sends their changed bytes, so
+ * a host clock here made the run's bytes, and its cycles, depend on the
+ * host's uptime (a 4-byte value above 2^24 ms, 4 h 40 min; 3 below). */
+static uint64_t water_now_ms(void)
+{
+    double v = par_vtime_seconds();
+    return v >= 0 ? (uint64_t)(v * 1000.0) : ini_mono_ns() / 1000000u;
+}
 
 /* A thread's view of the system: its id, its molecules and its private array. */
 typedef struct worker_view {
