@@ -107,7 +107,8 @@ void ini_netif_flush_queue(struct ini_netif *nf, struct ini_txq *q)
 {
     if (q->fault) {
         struct rte_mbuf *out[2 * INI_NETIF_BURST + INI_FAULT_HOLD];
-        uint16_t n = ini_fault_apply(q->fault, rte_rdtsc(), q->pkts, q->n, out, RTE_DIM(out));
+        uint64_t now = nf->clock ? *nf->clock : rte_rdtsc();
+        uint16_t n = ini_fault_apply(q->fault, now, q->pkts, q->n, out, RTE_DIM(out));
         send_burst(nf, q, out, n);
     } else {
         send_burst(nf, q, q->pkts, q->n);

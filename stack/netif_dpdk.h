@@ -111,6 +111,11 @@ struct ini_netif {
     int n_txqs;
     struct ini_txq txqs[INI_NETIF_MAX_PORTS];
     int tx_dirty;                      /* a queue may hold frames: ini_netif_flush has work */
+    /* The time the queues' fault injectors read, in TSC cycles: the TSC
+     * when NULL; else the owner's clock (inid's virtual-time loop points
+     * it at the stamp of the event it serves, so a frame held back for a
+     * reorder or a delay leaves at the same virtual time on any host). */
+    const uint64_t *clock;
     struct ini_peer_slot peers[INI_PEER_HASH];
     int n_learned;                     /* slots ARP added (at most INI_PEER_LEARNED_MAX) */
     struct ini_netif_stats stats;

@@ -397,6 +397,7 @@ static void run_event(struct inid *d, uint64_t T)
 {
     struct inid_vt *v = d->vt;
     uint64_t now = tsc_of(d, T);
+    v->now_tsc = now;
     v->clock = T;
     v->tx_stamp = T + (uint64_t)v->costs.wire;
     struct work_count a = count_work(d);
@@ -517,6 +518,7 @@ int inid_vt_setup(struct inid *d, char *err, size_t errlen)
             v->peer_of_port[d->ports[k]] = (int16_t)d->port_peer[k];
     d->stack.nf.xmit = vt_xmit;
     d->stack.nf.xmit_ctx = d;
+    d->stack.nf.clock = &v->now_tsc;
     d->vt = v;
     d->vt_extra = INI_VT_DELIVERY_ROOM;
     d->vt_hz = v->m->hz;

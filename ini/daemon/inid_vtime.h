@@ -53,6 +53,7 @@ struct inid_vt {
     struct ini_vt_costs costs;
     uint64_t clock;                 /* the INI's virtual time, cycles */
     uint64_t tx_stamp;              /* what a frame handed to a port now carries */
+    uint64_t now_tsc;               /* the event's time as the stack's TSC: the faults' clock */
     uint64_t order;                 /* frames received so far (the heap's tie-break) */
     uint32_t n_pending;
     struct inid_vt_frame pending[INID_VT_PENDING];

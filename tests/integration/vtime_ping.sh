@@ -23,6 +23,9 @@
 #   7. af_packet with 3 INIs on the LAN's bridge, which floods a unicast
 #      frame to every port until it has learnt the MAC: twice the same
 #      cycles, flooded frames set aside (> 0), none counted lost.
+#   8. The fault mix in virtual time (drops, duplicates, reorders and
+#      corruption at the senders, seeded): every message verified,
+#      resends and checksum drops counted (> 0), the same cycles twice.
 # Every run also verifies every message (ini-ping's checks).  The cycles
 # of 2 and 5 are also the committed ones (vt_golden, vtime_golden.tsv).
 set -u
@@ -132,4 +135,20 @@ if [ "$ra1$ra2" = 00 ] && [ -n "$(vcycles a1)" ] && [ "$(vcycles a1)" = "$(vcycl
 else
     fail "af_packet, 3 INIs: status $ra1 $ra2, cycles '$(vcycles a1)' '$(vcycles a2)', verified $(verified a1) $(verified a2), flooded $flooded, lost $lost"
 fi
+
+# --- 8: faults
+FAULT=drop=0.05,dup=0.02,reorder=0.02,corrupt=0.01,seed=5
+frun() { timeout 300 $L run conf/default.cfg --time virtual --timeout 240 --fault $FAULT --run-dir "$TMP/$1" -- \
+             build/bin/ini-ping --sizes 64,1000,9000 --count 50 > "$TMP/$1.out" 2>&1; }
+frun f1; rf1=$?
+frun f2; rf2=$?
+resent=$(grep -o '+ [0-9]* (NAK)' "$TMP/f1.out" | awk '{s += $2} END {print s + 0}')
+bad=$(grep -o 'checksum drops [0-9]*' "$TMP/f1.out" | awk '{s += $3} END {print s + 0}')
+if [ "$rf1$rf2" = 00 ] && [ -n "$(vcycles f1)" ] && [ "$(vcycles f1)" = "$(vcycles f2)" ] &&
+   [ "$(grep -c 'verified 300 messages, 0 errors' "$TMP/f1.out")" -ge 1 ] && [ "$resent" -gt 0 ] && [ "$bad" -gt 0 ]; then
+    ok "faults ($FAULT): every message verified, $resent resent, $bad corrupt frames dropped, $(vcycles f1) cycles twice"
+else
+    fail "faults: status $rf1 $rf2, cycles '$(vcycles f1)' '$(vcycles f2)', $resent resent, $bad checksum drops; see $TMP/f1.out"
+fi
+vt_golden ping-fault-default "$(vcycles f1)"
 test_end
