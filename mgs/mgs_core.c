@@ -170,7 +170,13 @@ static void submit_and_wait(struct mgs *g, struct mgs_request *r)
 {
     if (g->vt.on) {
         r->thread = tls_thread;
+        if (g->tr.on) {           /* the node's clock: where its burst ended */
+            r->t_submit = mgs_trace_now(g);
+            r->t_resumed = tls_resumed;
+        }
         mgs_vt_submit(g, r);      /* the node handles it itself (mgs_vtime.c) */
+        if (g->tr.on)
+            tls_resumed = mgs_trace_now(g);
         return;
     }
     mgs_dilate_compute(g);
@@ -408,7 +414,7 @@ static void blob_send(struct mgs *g, struct mgs_request *r)
     mgs_complete(r);
 }
 
-void mgs_handle_request(struct mgs *g, struct mgs_request *r)
+static void serve_request(struct mgs *g, struct mgs_request *r)
 {
     switch (r->kind) {
     case MGS_REQ_FAULT:
@@ -451,6 +457,16 @@ void mgs_handle_request(struct mgs *g, struct mgs_request *r)
     }
 }
 
+/* One request's action, on the protocol thread (drain_requests) or, in
+ * virtual time, on its node's own (mgs_vt_submit). */
+void mgs_handle_request(struct mgs *g, struct mgs_request *r)
+{
+    struct mgs_trace_act act;
+    mgs_trace_begin_req(g, &act, r);
+    serve_request(g, r);
+    mgs_trace_end(g, &act);
+}
+
 static int drain_requests(struct mgs *g)
 {
     struct mgs_request *list = atomic_exchange_explicit(&g->requests, NULL, memory_order_acquire);
@@ -462,10 +478,7 @@ static int drain_requests(struct mgs *g)
     while (list) {
         struct mgs_request *next = list->next;
         list->next = NULL;
-        struct mgs_trace_act act;
-        mgs_trace_begin_req(g, &act, list);
         mgs_handle_request(g, list);
-        mgs_trace_end(g, &act);
         list = next;
         n++;
     }
@@ -477,9 +490,9 @@ void mgs_process_msg(struct mgs *g, struct mgs_msg *m)
 {
     bool kept = false;
     struct mgs_trace_act act;
-    if (g->vt.on)
-        mgs_vt_charge(g, m->len);
     mgs_trace_begin_msg(g, &act, m);
+    if (g->vt.on)     /* inside the action: its length is the handler's cost */
+        mgs_vt_charge(g, m->len);
     switch (m->h.type) {
     case MGS_M_LOCK_REQ:
     case MGS_M_LOCK_FWD:
@@ -902,7 +915,7 @@ void mgs_thread_enter(int global_id)
 {
     tls_thread = global_id;
     if (mgs_g->tr.on)
-        tls_resumed = ini_cn_trace_tsc();
+        tls_resumed = mgs_trace_now(mgs_g);
     mgs_dilate_compute_thread(mgs_g, tls_thread);
 }
 

@@ -397,6 +397,8 @@ struct mgs_trace_act {
     int kind, node, src_pe;
 };
 void mgs_trace_init(struct mgs *g);
+/* The stamp now: the TSC, or in virtual time the calling node's clock. */
+uint64_t mgs_trace_now(struct mgs *g);
 /* An action (ini/trace/trace_cn.h) on a message or request, run by `node`. */
 void mgs_trace_begin(struct mgs *g, struct mgs_trace_act *a, int kind, int node, int src_pe, uint32_t ref);
 void mgs_trace_end(struct mgs *g, const struct mgs_trace_act *a);

@@ -58,6 +58,8 @@ uint64_t cn_trace_now(struct ini_pe *pe)
     return c + INI_TRACE_VT_ORIGIN;
 }
 
+uint64_t ini_pe_trace_now(struct ini_pe *pe) { return cn_trace_now(pe); }
+
 static uint64_t vt_ns(const struct cn_vt *v, uint64_t x)
 {
     return (uint64_t)(((unsigned __int128)x * 1000000000u + v->m->hz / 2) / v->m->hz);

@@ -132,6 +132,13 @@ const struct ini_pe_stats *ini_pe_stats(const struct ini_pe *pe);
  * joins, tags of the messages it sends), from the node's thread. */
 struct ini_cn_trace;
 struct ini_cn_trace *ini_pe_trace(struct ini_pe *pe);
+/* The stamp a record of pe's gets now (ini/trace/trace_cn.h): the TSC,
+ * or in the virtual-time mode the node's clock plus the burst it has
+ * computed since its last event, + INI_TRACE_VT_ORIGIN, the clock the
+ * library's own records and the header's anchors use (a program's records
+ * must share it, or the tools cannot join them).  From the node's thread,
+ * or the thread holding its turn. */
+uint64_t ini_pe_trace_now(struct ini_pe *pe);
 /* Inside a handler: the sending node's sequence number of the message
  * being handled (the name the traces give it). */
 uint32_t ini_pe_handling_seq(const struct ini_pe *pe);

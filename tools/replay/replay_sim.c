@@ -187,8 +187,13 @@ static int serve(struct replay *r, int ini, const struct item *it, uint32_t qlen
     }
     double s = fmax(t1, x->until), done = s + (it->in ? ms->svc_i : ms->svc_o);
     x->until = done;
+    /* A virtual-time INI stamps an input's arrival as its t1, not its
+     * event's start (inid_vtime.c), so that its wait shows in the report
+     * as the run's does. */
+    double stamp = r->one_input ? fmin(it->avail, t1) : t1;
     struct out_rec o = { .kind = it->in ? INI_TRACE_IN : INI_TRACE_OUT, .src = (uint16_t)m->src_pe,
-                         .dst = (uint16_t)m->dst_pe, .len = m->len, .qlen = qlen, .seq = m->seq, .t1 = t1, .done = done };
+                         .dst = (uint16_t)m->dst_pe, .len = m->len, .qlen = qlen, .seq = m->seq, .t1 = stamp,
+                         .done = done };
     if (net) {
         ms->carried_load = load_of(x);
         o.peer = (uint16_t)ms->in_ini;

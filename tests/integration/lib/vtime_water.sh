@@ -1,5 +1,5 @@
 # vtime_water.sh - helpers of the tests that run Water on MGS in virtual
-# time (vtime_water.sh, vtime_water_subunit.sh).  Sourced after common.sh's
+# time (vtime_water.sh, vtime_water_subunit.sh, vtime_water_trace.sh).  Sourced after common.sh's
 # water_test_start, which sets TMP.
 #
 # input MOLS THREADS    Water's input: MOLS molecules, 2 steps, THREADS
