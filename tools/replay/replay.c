@@ -38,6 +38,20 @@ static double median(double *v, int n)
 
 /* ---- clusters, INIs, policies ---- */
 
+/* A message an INI took from a compute node names that node; the policies'
+ * state is per PE id (r->lb_pe, INI_MAX_PES of them), so an id beyond the
+ * configuration's limit is a damaged trace, refused here. */
+static int check_senders(const struct run_graph *g, char *err, size_t errlen)
+{
+    for (int k = 0; k < g->n_msgs; k++) {
+        const struct rg_msg *m = &g->msgs[k];
+        if (m->out_file >= 0 && (m->src_pe < 0 || m->src_pe >= INI_MAX_PES))
+            return ini_fail(err, errlen, "trace: message %d comes from PE %d (PE ids are below %d)", k, m->src_pe,
+                            INI_MAX_PES);
+    }
+    return 0;
+}
+
 static int setup_clusters(struct replay *r, char *err, size_t errlen)
 {
     const struct run_graph *g = r->g;
@@ -602,7 +616,9 @@ int replay_run(const struct run_graph *g, const struct replay_params *p, struct 
     struct replay r = { .g = g, .p = *p, .res = out };
     if (!(p->service_scale > 0 && p->service_scale < 1e6))
         return ini_fail(err, errlen, "--service-scale %g: expected a factor above 0", p->service_scale);
-    int rc = setup_clusters(&r, err, errlen);
+    int rc = check_senders(g, err, errlen);
+    if (rc == 0)
+        rc = setup_clusters(&r, err, errlen);
     if (rc == 0)
         rc = setup_inis(&r, err, errlen);
     if (rc == 0)
