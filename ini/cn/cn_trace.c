@@ -90,7 +90,12 @@ void cn_auto_send(struct ini_pe *pe, uint16_t handler, uint64_t tsc)
         return;
     if (!at->handler_act && !at->program_act) {
         struct ini_cn *cn = ini_pe_cn(pe);
-        at->program_t0 = tsc;
+        /* In virtual time tsc is the send's arrival at the INI, the
+         * node's clock plus the hand-over: the action starts on the node,
+         * at its clock (else a burst of sends with nothing computed after
+         * it ends before it starts). */
+        uint64_t now = cn_trace_now(pe);
+        at->program_t0 = tsc < now ? tsc : now;
         at->program_req = ini_cn_trace_req_id(cn);
         at->program_act = ini_cn_trace_action_id(cn);
     }
