@@ -93,6 +93,7 @@ struct inid_stats {
     uint64_t queue_area, run_start, run_end;
     uint64_t busy_cycles;     /* TSC cycles of the loop turns that did work */
     uint64_t work_turns;      /* those turns */
+    uint64_t pass_cycles;     /* virtual time: of busy_cycles, the passes' own (vt_cost.h per_pass) */
     uint64_t kept_yields;     /* idle.colocate: yields the scheduler kept, so the daemon slept (fabric.h) */
     uint64_t processed;       /* compute-node messages finished (sent, delivered locally, dropped) */
     /* Bytes copied on the compute-node path (docs/performance.md, "Copies

@@ -214,9 +214,14 @@ static void json_time(FILE *f, const struct inid *d, const struct ini_swp_stats 
             (double)run / (double)(d->vt_hz ? d->vt_hz : d->tsc_hz), d->vt_hz ? "virtual" : "host");
     /* The loop's busy share, not the report's utilization (docs/traces.md,
      * "Utilization and queue length: one definition"). */
-    fprintf(f, "  \"busy\": {\"cycles\": %llu, \"share\": %.4f, \"cycles_per_message\": %.1f},\n",
+    fprintf(f, "  \"busy\": {\"cycles\": %llu, \"share\": %.4f, \"cycles_per_message\": %.1f",
             (unsigned long long)s->busy_cycles, run ? (double)s->busy_cycles / (double)run : 0.0,
             handled ? (double)s->busy_cycles / (double)handled : 0.0);
+    /* virtual time: the passes' own share of those cycles, which the
+     * replay charges per turn (tools/replay/replay_flow.c) */
+    if (d->vt_hz)
+        fprintf(f, ", \"pass_cycles\": %llu", (unsigned long long)s->pass_cycles);
+    fprintf(f, "},\n");
 }
 
 void inid_write_counters(struct inid *d)

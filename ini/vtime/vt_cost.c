@@ -18,19 +18,21 @@ static const struct ini_vt_costs thesis = {
     .deliver = 0,
 };
 
-/* tools/inimeasure/stack_costs.py on the quiet single-INI runs of this
- * stack (docs/results/vtime-stack-costs.txt: what each number comes from,
- * the dates, commits and CPU), host nanoseconds x 20e6 / 1e9.  per_frame
- * is 0: a message of several segments takes a cheaper path per byte than
- * a one-frame message, which this model's form cannot hold without a
- * negative per_frame; per_pass is 0: not measured on a quiet run. */
+/* tools/inimeasure/stack_costs.py on quiet single-INI runs of this stack
+ * made on 2026-12-03 at fde6395 (docs/results/vtime-stack-costs.txt: what
+ * each number comes from, the load, the CPU), host nanoseconds x 20e6 /
+ * 1e9.  per_frame is 0: a message of several segments takes a cheaper
+ * path per byte than a one-frame message, which this model's form cannot
+ * hold without a negative per_frame.  per_pass is a work turn's busy time
+ * outside any message's service (each INI's counters less its traces):
+ * 60% of the INI's busy time on that run, so most of what an INI costs. */
 static const struct ini_vt_costs stack = {
     .name = "stack",
-    .send = { .per_pass = 0, .per_message = 2.0279, .per_byte = 0.002153, .per_frame = 0 },
-    .recv = { .per_pass = 0, .per_message = 3.4896, .per_byte = 0.003240, .per_frame = 0 },
-    .wire = 5,
-    .handover = 3,
-    .deliver = 5,
+    .send = { .per_pass = 37.7367, .per_message = 2.3941, .per_byte = 0.002924, .per_frame = 0 },
+    .recv = { .per_pass = 37.7367, .per_message = 4.1246, .per_byte = 0.003622, .per_frame = 0 },
+    .wire = 6,
+    .handover = 5,
+    .deliver = 6,
 };
 
 int ini_vt_costs_named(const char *name, struct ini_vt_costs *c)

@@ -12,7 +12,10 @@
  * Each side (sending, receiving) costs
  *     per_pass * passes + per_message + per_byte * bytes + per_frame * (frames - 1)
  * cycles for one message of `bytes` in `frames` frames (segments or IP
- * fragments).  Named sets:
+ * fragments).  The virtual loop serves one input an event, an event being
+ * one pass: an event that did work pays per_pass once (the larger side's
+ * figure; it is measured per work turn), after its outputs have left
+ * (inid_vtime.c, charge_pass).  Named sets:
  *   thesis  tables 5.1 and 5.2 of the thesis (seed 002), fitted by
  *           tools/inimeasure/thesis_costs.py: within 3.4% of every send total
  *           and 7.9% of every receive total from 0 to 65,000 bytes

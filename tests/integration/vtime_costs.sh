@@ -3,12 +3,20 @@
 # `ini-cluster run --time virtual --vt-costs NAME` (ini/vtime/vt_cost.c).
 #   1. Known answer with the `stack` set (this stack's own costs,
 #      docs/results/vtime-stack-costs.txt): 2 clusters x 1 compute node x
-#      1 INI, ini-ping of 64 and 1,000 bytes (one segment): every round trip
-#      is exactly the cost model's sum, computed here from the set's numbers
-#      as vt_cost.c holds them,
-#        2 x (handover + round(send) + wire + round(recv) + deliver)
-#      with side = per_pass + per_message + per_byte x bytes; and it is not
-#      the thesis set's (516.0 us at 64 B).
+#      1 INI, each node pinging the other once (ini-ping --count 1, 64
+#      and 1,000 bytes in two runs): the round trip is exactly the cost
+#      model's walk, computed here from the set's numbers as vt_cost.c
+#      holds them.  Each INI event costs its messages' work
+#      (per_message + per_byte x bytes, rounded), after which its outputs
+#      leave; then its pass (per_pass) keeps the INI busy.  The walk: the
+#      ping is taken at the hand-over, sent, and waits at the peer INI for
+#      the end of that INI's own ping's pass; delivered; its bare ACK back
+#      costs the sender's INI a pass; the pong record waits for that pass;
+#      the pong waits at the first INI for its pong's pass.  With a
+#      per_pass of 0 it is 2 x (handover + send + wire + recv + deliver).
+#      Also: it is not the thesis set's (516.0 us at 64 B), and the
+#      counters give the passes' cycles (busy.pass_cycles = per_pass x
+#      work_turns).
 #   2. An unknown set is refused: exit 2, one line naming it and the sets.
 set -u
 cd "$(dirname "$0")/../.."
@@ -25,25 +33,36 @@ src = open("ini/vtime/vt_cost.c").read()
 body = re.search(r'\.name = "%s",(.*?)\n};' % name, src, re.S).group(1)
 side = lambda s: {k: float(v) for k, v in re.findall(r'\.(\w+) = ([-0-9.]+)', re.search(r'\.%s = \{([^}]*)\}' % s, body).group(1))}
 one = lambda k: float(re.search(r'\.%s = ([-0-9.]+)' % k, body).group(1))
-cost = lambda d: round(d["per_pass"] + d["per_message"] + d["per_byte"] * n)
-c = 2 * (int(one("handover")) + cost(side("send")) + int(one("wire")) + cost(side("recv")) + int(one("deliver")))
+msg = lambda d: round(d["per_message"] + d["per_byte"] * n)
+S, R, P = msg(side("send")), msg(side("recv")), round(max(side("send")["per_pass"], side("recv")["per_pass"]))
+h, W, D = int(one("handover")), int(one("wire")), int(one("deliver"))
+sent = h + S; free = sent + P                   # both INIs take their node's ping
+took = max(sent + W, free); free = took + R + P  # the peer's ping, after that pass
+dlv = took + R + D                              # delivered; its bare ACK leaves at took + R
+free = max(took + R + W, free) + P              # the peer's ACK, a pass of its own
+took = max(dlv + h, free); free = took + S + P  # the pong record
+took = max(took + S + W, free)                  # the peer's pong, after that pass
+c = took + R + D
 print("%.1f %d" % (c * 50 / 1000, c))
 PY
 }
 
 $L gen 2 1 1 -o "$TMP/c211.cfg" > /dev/null
-timeout 300 $L run "$TMP/c211.cfg" --time virtual --vt-costs stack --timeout 240 --run-dir "$TMP/run" -- \
-    build/bin/ini-ping --sizes 64,1000 --count 10 > "$TMP/stack.out" 2>&1; rc=$?
-read -r w64 c64 <<< "$(want stack 64)"
-read -r w1k c1k <<< "$(want stack 1000)"
-got64=$(awk '$1 == 64 { print $3, $7 }' "$TMP/stack.out")
-got1k=$(awk '$1 == 1000 { print $3, $7 }' "$TMP/stack.out")
-if [ $rc = 0 ] && [ "$got64" = "$w64 $w64" ] && [ "$got1k" = "$w1k $w1k" ] && [ "$w64" != 516.0 ] &&
-   [ "$(grep -c 'verified .* messages, 0 errors' "$TMP/stack.out")" = 2 ]; then
-    ok "stack set: round trips (min max) 64 B $got64 us ($c64 cycles), 1000 B $got1k us ($c1k cycles) = the cost model's sums"
-else
-    fail "stack set: exit $rc, 64 B '$got64' (want $w64 twice), 1000 B '$got1k' (want $w1k twice); see $TMP/stack.out"
-fi
+pass=$(python3 -c 'import re; print(round(float(re.search(r"\.name = \"stack\",.*?per_pass = ([0-9.]+)", open("ini/vtime/vt_cost.c").read(), re.S).group(1))))')
+for n in 64 1000; do
+    timeout 300 $L run "$TMP/c211.cfg" --time virtual --vt-costs stack --timeout 240 --run-dir "$TMP/run$n" -- \
+        build/bin/ini-ping --sizes $n --count 1 > "$TMP/stack$n.out" 2>&1; rc=$?
+    read -r w c <<< "$(want stack $n)"
+    got=$(awk -v n=$n '$1 == n { print $3, $7 }' "$TMP/stack$n.out")
+    pc=$(python3 -c 'import json, sys; d = json.load(open(sys.argv[1])); print(d["busy"]["pass_cycles"], d["loop"]["work_turns"])' \
+         "$TMP/run$n/ini0.counters.json" 2> /dev/null)
+    if [ $rc = 0 ] && [ "$got" = "$w $w" ] && [ "$w" != 516.0 ] && [ "${pc% *}" = $((pass * ${pc#* })) ] &&
+       grep -q 'verified 1 messages, 0 errors' "$TMP/stack$n.out"; then
+        ok "stack set: $n B round trip $w us ($c cycles) = the cost model's walk; passes $pc (cycles, turns)"
+    else
+        fail "stack set: $n B: exit $rc, round trip (min max) '$got' (want $w twice), passes '$pc' (per_pass $pass); see $TMP/stack$n.out"
+    fi
+done
 
 $L run "$TMP/c211.cfg" --time virtual --vt-costs nope -- build/bin/ini-ping --count 1 > "$TMP/nope.out" 2>&1; rn=$?
 if [ $rn = 2 ] && grep -q "^ini-cluster: --vt-costs: 'nope' is not a cost set (thesis, stack)$" "$TMP/nope.out"; then

@@ -138,6 +138,18 @@ static int turns_of_ini(const struct counters *c, double *busy, double *turns, c
     return rc == 1 ? *turns > 0 : rc;      /* no turn that did work: no cost to spread */
 }
 
+/* A virtual-time INI's passes' own cycles and its work turns: 1 (both 0
+ * when its counters predate them), -1 on a bad one. */
+static int passes_of_ini(const struct counters *c, double *pass, double *turns, char *err, size_t errlen)
+{
+    int rc = counter_get(c, "busy", "pass_cycles", 0, 1e19, pass, err, errlen);
+    if (rc == 1)
+        rc = counter_get(c, "loop", "work_turns", 0, 1e18, turns, err, errlen);
+    if (rc == 0)
+        *pass = *turns = 0;
+    return rc < 0 ? -1 : 1;
+}
+
 int replay_flow_setup(struct replay *r, char *err, size_t errlen)
 {
     const struct run_graph *g = r->g;
@@ -152,11 +164,14 @@ int replay_flow_setup(struct replay *r, char *err, size_t errlen)
         double w = 0, ack_us = 0, s = 0, busy = 0, turns = 0;
         int found = counters_read(tf, &c, err, errlen);
         int flow = found == 1 ? flow_of_ini(&c, &w, &ack_us, &s, err, errlen) : 0;
-        /* In virtual time a turn costs nothing beyond its messages (the
-         * cost model charges per event, and the counters' busy cycles are
-         * those charges): the cost is known, 0. */
+        /* In virtual time a turn's own cost is the cost model's per-pass
+         * charge, which the counters give apart (busy.pass_cycles over the
+         * work turns; absent before 2026-12-03 and with a set whose
+         * per_pass is 0: the cost is known, 0). */
         int virt = tf->info.clock == INI_TRACE_CLOCK_VIRTUAL;
-        int cost_known = virt ? 1 : found == 1 && flow >= 0 ? turns_of_ini(&c, &busy, &turns, err, errlen) : 0;
+        double pass = 0;
+        int cost_known = virt ? (found == 1 ? passes_of_ini(&c, &pass, &turns, err, errlen) : 1)
+                         : found == 1 && flow >= 0 ? turns_of_ini(&c, &busy, &turns, err, errlen) : 0;
         if (flow == 1) {
             window = (int)w;
             seg = s;
@@ -166,7 +181,8 @@ int replay_flow_setup(struct replay *r, char *err, size_t errlen)
             double svc = 0;
             for (uint64_t i = 0; i < tf->n; i++)
                 svc += g->inis[f].done[i] - g->inis[f].s[i];
-            cost[tf->info.cluster_id] += virt ? 0 : fmax(busy * 1e9 / (double)tf->info.tsc_hz - svc, 0) / turns;
+            cost[tf->info.cluster_id] += virt ? (turns > 0 ? pass * 1e9 / (double)tf->info.tsc_hz / turns : 0)
+                                              : fmax(busy * 1e9 / (double)tf->info.tsc_hz - svc, 0) / turns;
             n_cost[tf->info.cluster_id]++;
         }
         rc = found < 0 || flow < 0 || cost_known < 0 ? -1 : 0;

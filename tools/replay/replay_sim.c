@@ -223,7 +223,10 @@ static int turn(struct replay *r, int ini, double now)
     memcpy(batch, x->wait, (size_t)n * sizeof(*batch));
     x->n_wait -= n;
     memmove(x->wait, x->wait + n, (size_t)x->n_wait * sizeof(*x->wait));
-    x->until = fmax(now, x->until) + x->turn_cost;
+    /* A virtual-time INI pays its pass after its input (inid_vtime.c's
+     * charge_pass); a real one at the turn's start (inid_loop.c). */
+    double after = r->one_input ? x->turn_cost : 0;
+    x->until = fmax(now, x->until) + x->turn_cost - after;
     for (int m; rc >= 0 && (m = replay_flow_next_stalled(r, ini)) >= 0;) {
         struct item it = { .msg = m, .ack = -1, .avail = now };
         if ((rc = serve(r, ini, &it, 0, now, true)) > 0)
@@ -234,6 +237,7 @@ static int turn(struct replay *r, int ini, double now)
             out[sent++] = batch[k].msg;
     for (int k = 0; rc >= 0 && x->flush_at_end && k < sent; k++)
         rc = sim_push(r, x->until + r->wire, EV_IN_AVAIL, out[k]);
+    x->until += after;
     free(batch);
     return rc < 0 ? -1 : sim_push(r, x->until, EV_BATCH_END, ini);
 }
