@@ -16,7 +16,7 @@
 #      per_pass of 0 it is 2 x (handover + send + wire + recv + deliver).
 #      Also: it is not the thesis set's (516.0 us at 64 B), and the
 #      counters give the passes' cycles (busy.pass_cycles = per_pass x
-#      work_turns).
+#      work_turns), and its traces read (critical, timeline).
 #   2. An unknown set is refused: exit 2, one line naming it and the sets.
 set -u
 cd "$(dirname "$0")/../.."
@@ -50,7 +50,7 @@ PY
 $L gen 2 1 1 -o "$TMP/c211.cfg" > /dev/null
 pass=$(python3 -c 'import re; print(round(float(re.search(r"\.name = \"stack\",.*?per_pass = ([0-9.]+)", open("ini/vtime/vt_cost.c").read(), re.S).group(1))))')
 for n in 64 1000; do
-    timeout 300 $L run "$TMP/c211.cfg" --time virtual --vt-costs stack --timeout 240 --run-dir "$TMP/run$n" -- \
+    timeout 300 $L run "$TMP/c211.cfg" --time virtual --vt-costs stack --trace detailed --timeout 240 --run-dir "$TMP/run$n" -- \
         build/bin/ini-ping --sizes $n --count 1 > "$TMP/stack$n.out" 2>&1; rc=$?
     read -r w c <<< "$(want stack $n)"
     got=$(awk -v n=$n '$1 == n { print $3, $7 }' "$TMP/stack$n.out")
@@ -63,6 +63,16 @@ for n in 64 1000; do
         fail "stack set: $n B: exit $rc, round trip (min max) '$got' (want $w twice), passes '$pc' (per_pass $pass); see $TMP/stack$n.out"
     fi
 done
+
+# The traced run reads back: a set with a hand-over of its own once made
+# the compute nodes' trace refused ("record 1 (ACTION): ends before it
+# starts (1 < 4)"), the action stamped at the send's arrival at the INI.
+if build/bin/ini-trace critical "$TMP/run64" > "$TMP/critical.txt" 2>&1 &&
+   build/bin/ini-trace timeline "$TMP/run64" -o "$TMP/timeline.json" > /dev/null 2>&1; then
+    ok "stack set's traces read: critical and timeline ($(grep -c '"ph"' "$TMP/timeline.json") events)"
+else
+    fail "stack set's traces refused: $(tail -1 "$TMP/critical.txt")"
+fi
 
 $L run "$TMP/c211.cfg" --time virtual --vt-costs nope -- build/bin/ini-ping --count 1 > "$TMP/nope.out" 2>&1; rn=$?
 if [ $rn = 2 ] && grep -q "^ini-cluster: --vt-costs: 'nope' is not a cost set (thesis, stack)$" "$TMP/nope.out"; then
