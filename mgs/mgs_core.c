@@ -98,6 +98,11 @@ static long futex(_Atomic uint32_t *word, int op, uint32_t val)
 
 /* ---- queues --------------------------------------------------------------- */
 
+static inline bool seq_before(uint32_t a, uint32_t b)
+{
+    return (int32_t)(a - b) < 0;
+}
+
 void mgs_queue_push(struct mgs_msg_queue *q, struct mgs_msg *m)
 {
     m->next = NULL;
@@ -110,6 +115,21 @@ void mgs_queue_push_front(struct mgs_msg_queue *q, struct mgs_msg *m)
     q->head = m;
     if (!q->tail)
         q->tail = m;
+}
+
+/* Holds m in *list, sorted by seq (wrapping, as the sequences do), before
+ * any held message of the same seq: the remote channel's early arrivals
+ * (on_ini_message) and virtual time's local messages (on_local_message)
+ * wait there for the ones sent before them.  Returns whether the message
+ * after m has m's seq, which the remote channel calls a duplicate. */
+bool mgs_hold_by_seq(struct mgs_msg **list, struct mgs_msg *m)
+{
+    struct mgs_msg **p = list;
+    while (*p && seq_before((*p)->h.seq, m->h.seq))
+        p = &(*p)->next;
+    m->next = *p;
+    *p = m;
+    return m->next && m->next->h.seq == m->h.seq;
 }
 
 struct mgs_msg *mgs_queue_pop(struct mgs_msg_queue *q)
@@ -267,11 +287,6 @@ void mgs_protect(uint32_t unit, int prot)
 
 /* ---- the channel ------------------------------------------------------------ */
 
-static inline bool seq_before(uint32_t a, uint32_t b)
-{
-    return (int32_t)(a - b) < 0;
-}
-
 static int process_ready(struct mgs *g);
 
 /* INI handler, on the protocol thread inside ini_poll: copy, restore the
@@ -312,13 +327,8 @@ static void on_ini_message(struct ini_pe *pe, int src_pe, const void *data, uint
         mgs_fatal("message %u from cluster %d delivered twice (expected %u)", h.seq, src,
                   g->recv_seq[src]);
     } else {
-        struct mgs_msg **p = &g->held[src];
-        while (*p && seq_before((*p)->h.seq, h.seq))
-            p = &(*p)->next;
-        if (*p && (*p)->h.seq == h.seq)
+        if (mgs_hold_by_seq(&g->held[src], m))
             mgs_fatal("message %u from cluster %d delivered twice (held)", h.seq, src);
-        m->next = *p;
-        *p = m;
         g->stats.reorder_held++;
     }
     /* Virtual time: the node it reached runs the protocol's steps now,

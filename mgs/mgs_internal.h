@@ -353,6 +353,7 @@ static inline int mgs_thread_node(const struct mgs *g, int thread)
 void mgs_queue_push(struct mgs_msg_queue *q, struct mgs_msg *m);
 void mgs_queue_push_front(struct mgs_msg_queue *q, struct mgs_msg *m);
 struct mgs_msg *mgs_queue_pop(struct mgs_msg_queue *q);
+bool mgs_hold_by_seq(struct mgs_msg **list, struct mgs_msg *m);
 
 /* the protocol's steps (mgs_core.c), run by the protocol thread, or in
  * virtual time by the node that holds the turn */

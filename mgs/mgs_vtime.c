@@ -124,11 +124,7 @@ static void on_local_message(struct ini_pe *pe, struct ini_vt_event *ev)
     struct mgs *g = mgs_g;
     struct mgs_msg *m = (struct mgs_msg *)((char *)ev - offsetof(struct mgs_msg, ev));
     if (m->h.seq != g->vt.local_handled) {
-        struct mgs_msg **p = &g->vt.local_held;
-        while (*p && (int32_t)((*p)->h.seq - m->h.seq) < 0)
-            p = &(*p)->next;
-        m->next = *p;
-        *p = m;
+        (void)mgs_hold_by_seq(&g->vt.local_held, m);   /* local seqs are unique (mgs_vt_send_local) */
         g->stats.local_held++;
         return;
     }

@@ -4,10 +4,13 @@ and the run directories (the queue at arrival, counted from the traces by
 inimeasure.vtime_qarrival), with the registered findings of
 DIR/predictions.txt judged.
 
-    PYTHONPATH=tools python3 -m inimeasure.vtime_grid_tables DIR
+    PYTHONPATH=tools python3 -m inimeasure.vtime_grid_tables DIR [SERIES]
 
 Per cell, the first declared-work run of each cost set (every run is in
-runs.tsv; a repeated cell is the determinism check, F0).
+runs.tsv; a repeated cell is the determinism check, F0).  A DIR that keeps
+several series in one table (a `series` column in runs.tsv, a "series"
+field in reports.jsonl: docs/results/vtime-grid/local-order) gives the
+tables of SERIES alone, default "grid"; a DIR without the column, all.
 """
 import json
 import math
@@ -30,12 +33,26 @@ def qarrivals(d):
     return {f[0].rsplit("/", 1)[-1]: float(f[1]) for f in (x.split("\t") for x in lines)}
 
 
-def load(d):
+def runs_rows(d, series):
+    """DIR/runs.tsv's rows (lists of fields) of the series, or all of them
+    when the table has no series column."""
+    lines = open(d + "/runs.tsv").read().splitlines()
+    head = lines[0].split("\t")
+    col = head.index("series") if "series" in head else None
+    rows = (row.split("\t") for row in lines[1:])
+    return [f for f in rows if col is None or f[col] == series]
+
+
+def reports(d, series):
+    """DIR/reports.jsonl's reports of the series (a line without the field: any)."""
+    return [j for j in map(json.loads, open(d + "/reports.jsonl")) if j.get("series", series) == series]
+
+
+def load(d, series):
     """{(costs, P, I): figures} of the first declared run of each cell; the
     queue at arrival from qarrival.tsv, else counted from the traces."""
     out, kept = {}, qarrivals(d)
-    for line in open(d + "/reports.jsonl"):
-        j = json.loads(line)
+    for j in reports(d, series):
         key = (j["costs"], int(j["pes"]), int(j["inis"]))
         if j["compute"] != "declared" or key in out:
             continue
@@ -44,8 +61,7 @@ def load(d):
                     "count": mis.get("mis_sched_count_rate"), "time": mis.get("mis_sched_time_rate"),
                     "qarr": kept[j["run"]] if j["run"] in kept else
                     vtime_qarrival.run_queue("%s/runs/%s" % (d, j["run"]))[0], "run": j["run"]}
-    for row in open(d + "/runs.tsv").read().splitlines()[1:]:
-        f = row.split("\t")
+    for f in runs_rows(d, series):
         key = (f[0], int(f[6]), int(f[7]))
         if f[1] == "declared" and key in out and "T" not in out[key]:
             out[key].update(T=float(f[10]) / 1e6, msgs=int(f[15]))
@@ -145,13 +161,12 @@ def sqrt_cells(g):
     print("- F9 slowdown over the stack null: " + ", ".join("%.3f" % x for x in sd))
 
 
-def measured(d):
+def measured(d, series):
     """The measured-work runs: per cell the median, range and the median's
     ratio to P:1's, beside the declared grid's ratio (M1, M3); a run that
     did not end with the right answer is counted apart, not in the median."""
     cyc, dec, bad = {}, {}, []
-    for row in open(d + "/runs.tsv").read().splitlines()[1:]:
-        f = row.split("\t")
+    for f in runs_rows(d, series):
         if f[0] != "thesis" or f[3] != "-" or f[10] == "NA":
             continue
         key = (int(f[6]), int(f[7]))
@@ -178,13 +193,16 @@ def measured(d):
 
 
 def main():
-    if len(sys.argv) != 2:
-        die("usage: vtime_grid_tables DIR")
-    g, mo = load(sys.argv[1]), model(sys.argv[1])
+    if len(sys.argv) not in (2, 3):
+        die("usage: vtime_grid_tables DIR [SERIES]")
+    d, series = sys.argv[1], sys.argv[2] if len(sys.argv) == 3 else "grid"
+    g, mo = load(d, series), model(d)
+    if not g:
+        die("%s: no declared run of series '%s'" % (d, series))
     grid_table(g, mo)
     print()
     judge(g, mo)
-    measured(sys.argv[1])
+    measured(d, series)
 
 
 if __name__ == "__main__":

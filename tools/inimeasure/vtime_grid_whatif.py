@@ -7,8 +7,10 @@ grid's multi-INI cells from its one-INI runs, and their judgement
 
 predict: for each one-INI run DIR/runs/COSTS-declared-cP-i1-r1 (made by
 tools/thesis/vtime_grid.sh) replays it with I = 1 (as it ran) and every
-I = 2, 4, 8 up to P INIs a cluster, keeps each replay's JSON in
-DIR/whatif/cP-i1-to-iI.json and prints one row a cell: the one-INI run's
+I = 2, 4, 8 up to P INIs a cluster, keeps each replay's JSON as a line of
+DIR/whatif.jsonl (its "replay" field naming it, cP-i1-to-iI; until the
+results were tidied, a file DIR/whatif/cP-i1-to-iI.json each) and prints
+one row a cell: the one-INI run's
 cycles, the replay's span as it ran and with I, and two predictions of the
 cell's cycles, `raw` (the replay's span, in cycles: what whatif says) and
 `scaled` (the one-INI run's cycles x replay(I) / replay(1): the replay's
@@ -35,15 +37,16 @@ die = dier("vtime_grid_whatif")
 HZ = 20e6     # the emulated machine's clock (the thesis costs' and the stack set's)
 
 
-def replay(run, inis, out):
-    """The replay's span (s) of run with `inis` INIs a cluster, its JSON kept in out."""
+def replay(run, inis, out, name):
+    """The replay's span (s) of run with `inis` INIs a cluster, its JSON
+    (with "replay": name first) a line appended to the list out."""
     r = subprocess.run(["build/bin/ini-trace", "whatif", run, "--inis-per-cluster", str(inis), "--format", "json"],
                        capture_output=True, text=True)
     if r.returncode != 0:
         die("whatif %s --inis-per-cluster %d: %s" % (run, inis, r.stderr.strip().splitlines()[-1:]))
-    with open(out, "w") as f:
-        f.write(r.stdout)
-    return json.loads(r.stdout)["whatif"]["replay_span_s"]
+    j = json.loads(r.stdout)
+    out.append(json.dumps(dict(replay=name, **j)) + "\n")
+    return j["whatif"]["replay_span_s"]
 
 
 def cycles_of(run_out):
@@ -55,18 +58,24 @@ def cycles_of(run_out):
 
 
 def predict(d, costs):
-    os.makedirs(os.path.join(d, "whatif"), exist_ok=True)
+    out = []      # written once every replay is made: a failed one leaves the old file
+    predict_cells(d, costs, out)
+    with open(os.path.join(d, "whatif.jsonl"), "w") as f:
+        f.writelines(out)
+
+
+def predict_cells(d, costs, out):
     print("P\tI\tT1_cycles\treplay_as_run_s\treplay_s\traw_cycles\tscaled_cycles")
     for p in (2, 4, 8):
         run = os.path.join(d, "runs", "%s-declared-c%d-i1-r1" % (costs, p))
         if not os.path.isdir(run):
             die("%s: no one-INI run of cell %d:1 (tools/thesis/vtime_grid.sh --cells %d:1)" % (run, p, p))
         t1 = cycles_of(run + ".out")
-        as_run = replay(run, 1, os.path.join(d, "whatif", "c%d-i1-to-i1.json" % p))
+        as_run = replay(run, 1, out, "c%d-i1-to-i1" % p)
         for i in (2, 4, 8):
             if i > p:
                 continue
-            s = replay(run, i, os.path.join(d, "whatif", "c%d-i1-to-i%d.json" % (p, i)))
+            s = replay(run, i, out, "c%d-i1-to-i%d" % (p, i))
             print("%d\t%d\t%d\t%.6f\t%.6f\t%.0f\t%.0f" % (p, i, t1, as_run, s, s * HZ, t1 * s / as_run))
 
 

@@ -15,17 +15,9 @@
 # bandwidth taken).  Then one declared-work run per load (the null: its
 # cycles must not move).  One row per run in DIR/runs.tsv, with the host's
 # one-minute load at the start.  DIR defaults to a new directory under /tmp.
-set -u
-cd "$(dirname "$0")/../.."
+PROG=vtime_measured.sh; . "$(dirname "$0")/../lib/options.sh"
 OUT="" REPS=5 K=50
-while [ $# -gt 0 ]; do
-    case $1 in
-        --out) OUT=$2; shift 2 ;;
-        --reps) REPS=$2; shift 2 ;;
-        --k) K=$2; shift 2 ;;
-        *) echo "vtime_measured.sh: unknown argument $1" >&2; exit 2 ;;
-    esac
-done
+parse_options "--out=OUT --reps=REPS --k=K" "$@"
 [ -n "$OUT" ] || OUT=$(mktemp -d /tmp/vtime-measured.XXXXXX)
 mkdir -p "$OUT/runs"
 L=build/bin/ini-cluster W=build/bin/water RANDOM_IN=tools/apps/water/data/random.in

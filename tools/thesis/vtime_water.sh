@@ -14,18 +14,9 @@
 # loading both host cores.  One row per run in DIR/runs.tsv (the host's
 # seconds too: the emulation's cost).  DIR defaults to a new directory
 # under /tmp: a quick run never overwrites committed results.
-set -u
-cd "$(dirname "$0")/../.."
+PROG=vtime_water.sh; . "$(dirname "$0")/../lib/options.sh"
 OUT="" REPS=2 NODES=both SCALE=13.92 MODE=memif
-while [ $# -gt 0 ]; do
-    case $1 in
-        --out) OUT=$2; shift 2 ;;
-        --reps) REPS=$2; shift 2 ;;
-        --nodes) NODES=$2; shift 2 ;;
-        --mode) MODE=$2; shift 2 ;;
-        *) echo "vtime_water.sh: unknown argument $1" >&2; exit 2 ;;
-    esac
-done
+parse_options "--out=OUT --reps=REPS --nodes=NODES --mode=MODE" "$@"
 [ -n "$OUT" ] || OUT=$(mktemp -d /tmp/vtime-water.XXXXXX)
 mkdir -p "$OUT/runs"
 L=build/bin/ini-cluster W=build/bin/water RANDOM_IN=tools/apps/water/data/random.in
@@ -46,7 +37,7 @@ run_cell() {
         "$W" --mgs --work-scale $SCALE --random "$RANDOM_IN" < "$OUT/runs/in$nodes" > "$dir.out" 2>&1
     local rc=$? t1=$(date +%s.%N)
     [ -n "$h1" ] && { kill $h1 $h2; wait $h1 $h2; } 2>/dev/null
-    PYTHONPATH=tools python3 -m inimeasure.vtime_row "$dir" "$dir.out" "$rc" "$t0" "$t1" "$nodes $c $p $i $rep $load" \
+    python3 -m inimeasure.vtime_row "$dir" "$dir.out" "$rc" "$t0" "$t1" "$nodes $c $p $i $rep $load" \
         "$(git rev-parse --short HEAD)" >> "$TSV"
     tail -1 "$TSV"
 }
