@@ -3,7 +3,7 @@
 # --capture in virtual time), from the top of the tree, built.  Writes
 # DIR/runs.tsv (a row a run), DIR/reports.jsonl (a line per run and INI:
 # its counters file), DIR/compare.tsv (files compared between runs) and
-# DIR/runs.tar.xz (the run directories).  Refuses a DIR that has runs.tsv:
+# DIR/runs.tar.xz (the run directories but their captures).  Refuses a DIR that has runs.tsv:
 # a quick run never overwrites committed results.
 set -u
 cd "$(dirname "$0")/../../.." || exit 2
@@ -77,7 +77,9 @@ for pair in "p1-1 p1-2" "p6-1 p6-2"; do
         printf '%s\t%s\t%s\t%s\t%s\n' "$a" "$b" "$f" "$same" "$(stat -c %s "$OUT/runs/$a/$f")" >> "$OUT/compare.tsv"
     done
 done
-rm -rf "$OUT"/runs/*/memif
+# The captures (17 MB) are counted (runs.tsv) and compared (compare.tsv),
+# not kept: run.sh makes them again, the same bytes.
+rm -rf "$OUT"/runs/*/memif "$OUT"/runs/*/*.pcapng
 tar -C "$OUT" -cJf "$OUT/runs.tar.xz" runs && rm -rf "$OUT/runs"
 column -t -s $'\t' "$OUT/runs.tsv" | cut -c1-250
 column -t -s $'\t' "$OUT/compare.tsv"
