@@ -12,6 +12,10 @@
 #      part 2 (the capture does not move the emulated machine), the files
 #      identical, and on memif as many frames received by one INI as the
 #      other sent.
+#   3. A capture of vtime_ping part 8's run (the mix at the senders),
+#      twice: its cycles (the capture moves nothing), the files identical,
+#      each frame a sender's injector dropped recorded with its note, and
+#      each INI received what its peer recorded sent less those.
 set -u
 cd "$(dirname "$0")/../.."
 . tests/integration/lib/common.sh
@@ -88,4 +92,25 @@ else
     fail "capture: status $rc1 $rc2, cycles '$(vcycles c1)' '$(vcycles c2)', $(same_files c1 c2 ini0.pcapng ini1.pcapng) of 2 identical, ini0 out $out0 in $in0, ini1 out $out1 in $in1"
 fi
 vt_golden ping-default "$(vcycles c1)"
+
+# --- 3. a capture of the senders' fault mix
+trun() {
+    timeout 300 $L run conf/default.cfg --time virtual --timeout 240 --capture \
+        --fault drop=0.05,dup=0.02,reorder=0.02,corrupt=0.01,seed=5 --run-dir "$TMP/$1" -- \
+        build/bin/ini-ping --sizes 64,1000,9000 --count 50 > "$TMP/$1.out" 2>&1
+}
+trun t1; rt1=$?
+trun t2; rt2=$?
+read -r _ in0 _ out0 _ _ _ drop0 < <(python3 $COUNT "$TMP/t1/ini0.pcapng" 2> /dev/null || echo x 0 x 0 x 0 x 0)
+read -r _ in1 _ out1 _ _ _ drop1 < <(python3 $COUNT "$TMP/t1/ini1.pcapng" 2> /dev/null || echo x 0 x 0 x 0 x 0)
+fd0=$(python3 -c 'import json, sys; print(json.load(open(sys.argv[1]))["faults"]["dropped"])' "$TMP/t1/ini0.counters.json" 2> /dev/null)
+fd1=$(python3 -c 'import json, sys; print(json.load(open(sys.argv[1]))["faults"]["dropped"])' "$TMP/t1/ini1.counters.json" 2> /dev/null)
+if [ "$rt1$rt2" = 00 ] && [ "$(vcycles t1)" = "$(vcycles t2)" ] && [ "$(same_files t1 t2 ini0.pcapng ini1.pcapng)" = 2 ] &&
+   [ "$drop0" -gt 0 ] && [ "$drop0" = "$fd0" ] && [ "$drop1" = "$fd1" ] &&
+   [ "$in1" = $((out0 - drop0)) ] && [ "$in0" = $((out1 - drop1)) ]; then
+    ok "capture of tx faults: 2 files identical twice; ini0 recorded $out0 out, $drop0 of them dropped (its injector: $fd0), ini1 received $in1"
+else
+    fail "capture of tx faults: status $rt1 $rt2, cycles '$(vcycles t1)' '$(vcycles t2)', ini0 out $out0 dropped $drop0 (injector $fd0) in $in0, ini1 out $out1 dropped $drop1 (injector $fd1) in $in1"
+fi
+vt_golden ping-fault-default "$(vcycles t1)"
 test_end
