@@ -56,6 +56,11 @@ $(OBJ)/tests/unit/test_loadbal.o: INC = -Iloadbal
 UNIT_TESTS += $(BIN)/test_assert
 $(OBJ)/tests/unit/test_assert.o: INC = -Itimers
 
+# The capture's pcapng time stamps, on the host's clock and the emulated
+# machine's (ini/daemon/capture.c).
+UNIT_TESTS += $(BIN)/test_capture
+$(BIN)/test_capture: $(OBJ)/ini/daemon/capture.o
+
 UNIT_TESTS += $(BIN)/test_ring
 $(BIN)/test_ring: $(LIBINI)
 

@@ -316,6 +316,14 @@ uint8_t *ini_capture_frame(struct ini_capture *c, uint32_t iface, uint32_t flags
     return data;
 }
 
+void ini_capture_set_clock(struct ini_capture *c, uint64_t hz)
+{
+    c->ns_base = 0;
+    c->tsc_base = 0;
+    c->tsc_hz = hz;
+    c->last_write = 0;
+}
+
 void ini_capture_tick(struct ini_capture *c, uint64_t tsc_now)
 {
     if (c->fd < 0 || !c->len || tsc_now - c->last_write < c->tsc_hz)

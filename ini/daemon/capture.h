@@ -39,7 +39,8 @@
  * capture (counted, said once on stderr); the INI goes on.
  *
  * Time stamps come from the TSC, turned into nanoseconds since the epoch
- * from one (CLOCK_REALTIME, TSC) pair taken at open.
+ * from one (CLOCK_REALTIME, TSC) pair taken at open; or, in virtual time,
+ * from the emulated machine's clock (ini_capture_set_clock).
  *
  * Ownership: struct ini_capture is the caller's (in struct inid); the
  * buffer and the file descriptor are the capture's, freed by close.
@@ -105,6 +106,12 @@ int ini_capture_parse_snap(const char *s, uint32_t *out, char *err, size_t errle
  * with a one-line reason in err (and c->fd = -1). */
 int ini_capture_open(struct ini_capture *c, const char *path, const struct ini_capture_opts *o,
                      uint64_t tsc_now, uint64_t tsc_hz, char *err, size_t errlen);
+/* The capture's time stamps from another clock: a frame's `tsc` is then
+ * ticks of `hz` since that clock's zero, and its stamp ns = tsc * 10^9 /
+ * hz since the epoch.  The virtual-time mode (inid_vtime.c) gives the
+ * machine's cycles: a capture of a virtual run holds emulated time, the
+ * same bytes in every run.  Before the first frame. */
+void ini_capture_set_clock(struct ini_capture *c, uint64_t hz);
 /* Declares an Ethernet interface named name; returns its id (0, 1, ...
  * in call order).  All interfaces before the first frame. */
 int ini_capture_add_iface(struct ini_capture *c, const char *name);

@@ -184,6 +184,10 @@ struct inid {
     int capture;
     struct ini_capture_opts cap_opts;
     struct ini_capture cap;
+    /* The capture's clock (ini_capture_set_clock's units) when not NULL:
+     * the virtual-time loop points it at the emulated time of the frames
+     * it records; NULL: the TSC */
+    const uint64_t *cap_clock;
 
     /* across hosts: the clock exchange with the other clusters' INIs
      * (inid_clock.h); clk_on 0 otherwise; clk_stop_at, the end's window */

@@ -24,6 +24,9 @@ int inid_take_record(struct inid *d, int pe, uint64_t now);
  * the work queue have room). */
 int inid_record_room(const struct inid *d, int pe);
 void inid_take_frame(struct inid *d, struct rte_mbuf *m, uint64_t now);
+/* Whether one more received frame fits (the work queue has room beside
+ * what is stalled): the receive faults may pass on several in one event. */
+int inid_frame_room(const struct inid *d);
 int inid_run_queue(struct inid *d, uint64_t now);
 int inid_flush(struct inid *d);
 void inid_publish_load(struct inid *d);

@@ -568,13 +568,9 @@ void inid_ports_close(struct inid *d)
 
 /* ---- capture (--capture): the frames of every port, as on the wire ---- */
 
-/* Records n frames of port k into the capture buffer, every one or none
- * (room for the whole batch is made first, so no write happens between
- * them); returns how many.  off[i], unless NULL, receives where frame i's
- * block starts.  The copy is the only work per frame: no allocation, no
- * system call. */
-static uint16_t capture_batch(struct inid *d, int k, uint32_t dir, struct rte_mbuf **pkts, uint16_t n,
-                          size_t *off)
+/* The copy is the only work per frame: no allocation, no system call. */
+uint16_t inid_capture_batch(struct inid *d, int k, uint32_t dir, struct rte_mbuf **pkts, uint16_t n,
+                            size_t *off)
 {
     struct ini_capture *c = &d->cap;
     size_t need = 0;
@@ -582,7 +578,7 @@ static uint16_t capture_batch(struct inid *d, int k, uint32_t dir, struct rte_mb
         need += ini_capture_frame_size(c, pkts[i]->pkt_len, dir);
     if (ini_capture_reserve(c, need, n) < 0)
         return 0;
-    uint64_t now = rte_rdtsc();
+    uint64_t now = d->cap_clock ? *d->cap_clock : rte_rdtsc();
     for (uint16_t i = 0; i < n; i++) {
         struct rte_mbuf *m = pkts[i];
         if (off)
@@ -612,7 +608,7 @@ static uint16_t capture_xmit(struct ini_netif *nf, struct ini_txq *q, struct rte
     int k = (int)(q - nf->txqs);
     size_t off[2 * INI_NETIF_BURST + INI_FAULT_HOLD + INI_NETIF_BACKLOG];
     uint16_t rec = n < RTE_DIM(off) ? n : (uint16_t)RTE_DIM(off);
-    uint16_t recorded = capture_batch(d, k, INI_CAPTURE_OUT, pkts, rec, off);
+    uint16_t recorded = inid_capture_batch(d, k, INI_CAPTURE_OUT, pkts, rec, off);
     uint16_t sent = rte_eth_tx_burst(q->port, 0, pkts, n);
     if (sent < recorded)
         ini_capture_truncate(&d->cap, off[sent]);
@@ -625,13 +621,13 @@ static uint16_t capture_xmit(struct ini_netif *nf, struct ini_txq *q, struct rte
 static void capture_dropped(void *ctx, const struct ini_fault *f, struct rte_mbuf *m)
 {
     struct inid *d = ctx;
-    capture_batch(d, (int)(f - d->tx_fault), INI_CAPTURE_OUT | INI_CAPTURE_DROPPED, &m, 1, NULL);
+    inid_capture_batch(d, (int)(f - d->tx_fault), INI_CAPTURE_OUT | INI_CAPTURE_DROPPED, &m, 1, NULL);
 }
 
 void inid_capture_rx(struct inid *d, int k, struct rte_mbuf **pkts, uint16_t n)
 {
     if (n)
-        capture_batch(d, k, INI_CAPTURE_IN, pkts, n, NULL);
+        inid_capture_batch(d, k, INI_CAPTURE_IN, pkts, n, NULL);
 }
 
 int inid_capture_init(struct inid *d)

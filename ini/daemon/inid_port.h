@@ -34,6 +34,13 @@ void inid_wake_peers(struct inid *d);
  * inid_capture_rx records received bursts.  0, or -1 after saying why. */
 int  inid_capture_init(struct inid *d);
 void inid_capture_rx(struct inid *d, int k, struct rte_mbuf **pkts, uint16_t n);
+/* Records n frames of port k (dir: INI_CAPTURE_IN or _OUT, capture.h)
+ * into the capture buffer, every one or none (room for the whole batch is
+ * made first, so no write happens between them); returns how many.
+ * off[i], unless NULL, receives where frame i's block starts (for
+ * ini_capture_truncate).  Stamped by d->cap_clock, or the TSC. */
+uint16_t inid_capture_batch(struct inid *d, int k, uint32_t dir, struct rte_mbuf **pkts, uint16_t n,
+                            size_t *off);
 void inid_capture_close(struct inid *d);
 /* The EAL argument that opens kernel interface me->device (default i<ID>)
  * as this INI's port; returns 1 (the number of arguments written). */

@@ -25,6 +25,7 @@
 
 #include "ini_assert.h"
 #include "inid_loop.h"
+#include "inid_port.h"
 #include "vt_shm.h"
 
 /* ---- the virtual clock as the stack's TSC ---- */
@@ -218,6 +219,13 @@ static uint16_t vt_xmit(struct ini_netif *nf, struct ini_txq *q, struct rte_mbuf
     struct inid_vt *v = d->vt;
     int16_t peer[INI_NETIF_BURST];
     uint16_t stamped = 0;
+    /* The capture records them as the stack made them (without the stamp),
+     * at the time they leave; those the port refuses are taken out again,
+     * as capture_xmit does in the other modes. */
+    size_t off[INI_NETIF_BURST];
+    uint16_t recorded = d->cap.fd < 0 ? 0
+                        : inid_capture_batch(d, (int)(q - nf->txqs), INI_CAPTURE_OUT, pkts,
+                                             n < INI_NETIF_BURST ? n : INI_NETIF_BURST, off);
     for (; stamped < n && stamped < INI_NETIF_BURST; stamped++) {
         peer[stamped] = (int16_t)frame_peer(d, q->port, pkts[stamped]);
         char *t = rte_pktmbuf_append(pkts[stamped], INID_VT_STAMP_LEN);
@@ -228,6 +236,8 @@ static uint16_t vt_xmit(struct ini_netif *nf, struct ini_txq *q, struct rte_mbuf
     uint16_t sent = rte_eth_tx_burst(q->port, 0, pkts, stamped);
     for (uint16_t i = sent; i < stamped; i++)
         rte_pktmbuf_trim(pkts[i], INID_VT_STAMP_LEN);
+    if (sent < recorded)
+        ini_capture_truncate(&d->cap, off[sent]);
     post_sent(d, peer, sent);
     v->frames_out += sent;
     return sent;
@@ -289,6 +299,77 @@ static void await_frames(struct inid *d)
             return;
         }
     }
+}
+
+/* ---- receive faults and the capture of what is received ----
+ *
+ * A received frame meets its port's receive fault injector as the heap
+ * gives it up to the event that serves it, not as it enters the heap.
+ * On entry the heap would undo the injector's work (it orders frames by
+ * stamp, so a frame held for a reorder or a delay would come out in its
+ * old place unless its stamp were rewritten, and a frame held for
+ * `depth` later ones waits on frames that may not have come yet), and
+ * entry happens whenever the host's polls find a frame (drain_ports): a
+ * host time.  On leaving, a port's frames meet its injector one an event,
+ * in the heap's order (stamp, then the port's ring order), so its draws
+ * and what it holds are the same in every run; the frame is judged at
+ * its arrival (its stamp), and what the injector passes on is served by
+ * the event at T >= that arrival, never earlier.  What it holds leaves by
+ * the virtual clock: next_due wakes the INI at the earliest release
+ * (held_due), and release_held passes on what is due by then. */
+
+/* Frames an injector passed on into the work queue, arrived at cycle at;
+ * those beyond its room are lost, as in the real loop (a receive ring
+ * that overflows). */
+static void take_frames(struct inid *d, struct rte_mbuf **m, uint16_t n, uint64_t at)
+{
+    for (uint16_t i = 0; i < n; i++) {
+        if (inid_frame_room(d))
+            inid_take_frame(d, m[i], tsc_of(d, at));
+        else
+            rte_pktmbuf_free(m[i]);
+    }
+}
+
+/* The frame the heap gave up: captured as received, before the faults,
+ * at the event's time (cap_now: the real loop's capture too stamps a
+ * frame when the loop takes it, and so the file is in time order: an
+ * event starts no earlier than the last one's frames left); then through
+ * its port's injector at its arrival. */
+static void receive_frame(struct inid *d, struct inid_vt_frame f)
+{
+    if (d->cap.fd >= 0)
+        inid_capture_rx(d, f.port, &f.m, 1);
+    if (!d->rx_faults) {
+        take_frames(d, &f.m, 1, f.stamp);
+        return;
+    }
+    struct rte_mbuf *out[2 + INI_FAULT_HOLD];
+    uint16_t n = ini_fault_apply(&d->rx_fault[f.port], tsc_of(d, f.stamp), &f.m, 1, out, RTE_DIM(out));
+    take_frames(d, out, n, f.stamp);
+}
+
+/* The frames the receive injectors held (reorders, delays) whose time
+ * has come by T, arrived at T. */
+static void release_held(struct inid *d, uint64_t T)
+{
+    struct rte_mbuf *out[INI_FAULT_HOLD];
+    for (int k = 0; d->rx_faults && k < d->n_ports; k++)
+        if (ini_fault_holding(&d->rx_fault[k]))
+            take_frames(d, out, ini_fault_apply(&d->rx_fault[k], tsc_of(d, T), NULL, 0, out, RTE_DIM(out)), T);
+}
+
+/* The first cycle at which a receive injector releases a frame it holds
+ * by its time (one held for `depth` later frames leaves with them, which
+ * are inputs of their own), INI_VT_NEVER when none. */
+static uint64_t held_due(const struct inid *d)
+{
+    uint64_t t = UINT64_MAX;
+    for (int k = 0; d->rx_faults && k < d->n_ports; k++)
+        for (uint32_t i = 0; i < d->rx_fault[k].n_held; i++)
+            if (d->rx_fault[k].held[i].release_tsc < t)
+                t = d->rx_fault[k].held[i].release_tsc;
+    return cycles_of(d, t);
 }
 
 /* ---- what is due ---- */
@@ -426,6 +507,7 @@ static void run_event(struct inid *d, uint64_t T)
     v->now_tsc = now;
     v->clock = T;
     v->tx_stamp = T + (uint64_t)v->costs.wire;
+    v->cap_now = T;
     struct work_count a = count_work(d);
     uint32_t n0 = d->trace.n;
     await_frames(d);
@@ -437,13 +519,12 @@ static void run_event(struct inid *d, uint64_t T)
     if (took) {
         /* Its arrival, as the time it entered the queue (the trace
          * reads a work item's arrival; the counters' area uses at). */
-        if (pe < 0) {
-            struct inid_vt_frame f = heap_pop(v);
-            inid_take_frame(d, f.m, tsc_of(d, f.stamp));
-        } else {
+        if (pe < 0)
+            receive_frame(d, heap_pop(v));
+        else
             inid_take_record(d, pe, tsc_of(d, at));
-        }
     }
+    release_held(d, T);
     inid_run_queue(d, now);
     /* What the input listed for the transport's next turn (its ack, a
      * delivery the window let through) belongs to this event. */
@@ -465,6 +546,7 @@ static void run_event(struct inid *d, uint64_t T)
         trace_event(d, n0, T);
     stamp_deliveries(d);
     v->tx_stamp = v->clock + (uint64_t)v->costs.wire;
+    v->cap_now = v->clock;
     inid_flush(d);
     charge_pass(d, took || cost || memcmp(&a, &b, sizeof a) != 0);
     __atomic_store_n(&d->vt_clock, v->clock, __ATOMIC_RELAXED);
@@ -479,9 +561,10 @@ static void run_event(struct inid *d, uint64_t T)
 static uint64_t next_due(struct inid *d)
 {
     int pe;
-    uint64_t e = earliest_input(d, &pe);
+    uint64_t e = earliest_input(d, &pe), h = held_due(d);
     uint64_t t = cycles_of(d, ini_swp_next_deadline(d->stack.swp));
     uint64_t now = d->vt->clock;
+    e = h < e ? h : e;          /* a held frame is an input at its release */
     if (e <= now)
         return now;             /* an input waited while the last one was served */
     /* A timer the last event's poll left due would come back at once:
@@ -546,6 +629,10 @@ int inid_vt_setup(struct inid *d, char *err, size_t errlen)
     d->stack.nf.xmit = vt_xmit;
     d->stack.nf.xmit_ctx = d;
     d->stack.nf.clock = &v->now_tsc;
+    if (d->cap.fd >= 0) {
+        ini_capture_set_clock(&d->cap, v->m->hz);
+        d->cap_clock = &v->cap_now;
+    }
     d->vt = v;
     d->vt_extra = INI_VT_DELIVERY_ROOM;
     d->vt_hz = v->m->hz;

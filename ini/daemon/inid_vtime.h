@@ -22,7 +22,10 @@
  * arrival order); records of compute nodes wait in their rings until their
  * stamp is due.  The transport's timers and lwIP see a TSC that runs with
  * the virtual clock (INID_VT_TSC_BASE + cycles scaled to the TSC's rate),
- * so a SEND timer of 2 ms is 2 ms of the emulated machine.
+ * so a SEND timer of 2 ms is 2 ms of the emulated machine.  Fault
+ * injection (--fault, either side) and --capture act by the same clock:
+ * the receive side's injector as a frame leaves the heap
+ * (inid_vtime.c, receive_frame), the capture stamped in emulated time.
  *
  * Compiled apart from inid_loop.c's loop (as dilation is): the real-time
  * loop pays one predictable branch per delivery (d->vt == NULL).
@@ -54,6 +57,7 @@ struct inid_vt {
     uint64_t clock;                 /* the INI's virtual time, cycles */
     uint64_t tx_stamp;              /* what a frame handed to a port now carries */
     uint64_t now_tsc;               /* the event's time as the stack's TSC: the faults' clock */
+    uint64_t cap_now;               /* the capture's clock (d->cap_clock): cycles */
     uint64_t order;                 /* frames received so far (the heap's tie-break) */
     uint32_t n_pending;
     struct inid_vt_frame pending[INID_VT_PENDING];
