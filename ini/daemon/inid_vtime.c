@@ -217,6 +217,16 @@ static uint16_t vt_xmit(struct ini_netif *nf, struct ini_txq *q, struct rte_mbuf
 {
     struct inid *d = nf->xmit_ctx;
     struct inid_vt *v = d->vt;
+    /* A queue that fills while an event works (a message of more than a
+     * burst of frames) is flushed at once: its frames wait in the queue's
+     * backlog for the event's end, where they leave stamped with it (they
+     * once left stamped with the event's start, before the work that made
+     * them was charged).  A backlog too full to hold them lets them go. */
+    if (!v->leaving) {
+        if (q->n_backlog + n <= INI_NETIF_BACKLOG)
+            return 0;
+        v->frames_early += n;
+    }
     int16_t peer[INI_NETIF_BURST];
     uint16_t stamped = 0;
     /* The capture records them as the stack made them (without the stamp),
@@ -359,16 +369,28 @@ static void release_held(struct inid *d, uint64_t T)
             take_frames(d, out, ini_fault_apply(&d->rx_fault[k], tsc_of(d, T), NULL, 0, out, RTE_DIM(out)), T);
 }
 
-/* The first cycle at which a receive injector releases a frame it holds
- * by its time (one held for `depth` later frames leaves with them, which
- * are inputs of their own), INI_VT_NEVER when none. */
+static uint64_t earliest_release(const struct ini_fault *f, uint64_t t)
+{
+    for (uint32_t i = 0; i < f->n_held; i++)
+        if (f->held[i].release_tsc < t)
+            t = f->held[i].release_tsc;
+    return t;
+}
+
+/* The first cycle at which an injector releases a frame it holds by its
+ * time (one held for `depth` later frames leaves with them, which are
+ * inputs of their own), INI_VT_NEVER when none.  A receive injector's
+ * frame is then an input; a send injector's leaves at the flush of the
+ * event at that cycle, stamped with it (before 2026-12-03 it waited for
+ * whatever event came next, so a delay lasted longer than its setting). */
 static uint64_t held_due(const struct inid *d)
 {
     uint64_t t = UINT64_MAX;
-    for (int k = 0; d->rx_faults && k < d->n_ports; k++)
-        for (uint32_t i = 0; i < d->rx_fault[k].n_held; i++)
-            if (d->rx_fault[k].held[i].release_tsc < t)
-                t = d->rx_fault[k].held[i].release_tsc;
+    for (int k = 0; k < d->n_ports; k++) {
+        if (d->rx_faults)
+            t = earliest_release(&d->rx_fault[k], t);
+        t = earliest_release(&d->tx_fault[k], t);
+    }
     return cycles_of(d, t);
 }
 
@@ -500,6 +522,14 @@ static void charge_pass(struct inid *d, int worked)
     d->stats.run_end = v->clock;
 }
 
+static int holding_tx(const struct inid *d)
+{
+    for (int k = 0; k < d->n_ports; k++)
+        if (ini_fault_holding(&d->tx_fault[k]))
+            return 1;
+    return 0;
+}
+
 static void run_event(struct inid *d, uint64_t T)
 {
     struct inid_vt *v = d->vt;
@@ -508,6 +538,14 @@ static void run_event(struct inid *d, uint64_t T)
     v->clock = T;
     v->tx_stamp = T + (uint64_t)v->costs.wire;
     v->cap_now = T;
+    /* What a send injector held whose time has come leaves first, at T: a
+     * delay is the link's, not the INI's work (it leaves at the start of
+     * the first event at or after its release: next_due makes one). */
+    if (holding_tx(d)) {
+        v->leaving = 1;
+        inid_flush(d);
+    }
+    v->leaving = 0;
     struct work_count a = count_work(d);
     uint32_t n0 = d->trace.n;
     await_frames(d);
@@ -545,8 +583,12 @@ static void run_event(struct inid *d, uint64_t T)
     if (d->trace.n != n0)
         trace_event(d, n0, T);
     stamp_deliveries(d);
+    /* The event's frames leave now, at its end: stamped with it, judged
+     * by the send faults at it (a delay counts from there), captured at it. */
     v->tx_stamp = v->clock + (uint64_t)v->costs.wire;
+    v->now_tsc = tsc_of(d, v->clock);
     v->cap_now = v->clock;
+    v->leaving = 1;
     inid_flush(d);
     charge_pass(d, took || cost || memcmp(&a, &b, sizeof a) != 0);
     __atomic_store_n(&d->vt_clock, v->clock, __ATOMIC_RELAXED);
@@ -564,7 +606,7 @@ static uint64_t next_due(struct inid *d)
     uint64_t e = earliest_input(d, &pe), h = held_due(d);
     uint64_t t = cycles_of(d, ini_swp_next_deadline(d->stack.swp));
     uint64_t now = d->vt->clock;
-    e = h < e ? h : e;          /* a held frame is an input at its release */
+    e = h < e ? h : e;          /* a held frame is due at its release */
     if (e <= now)
         return now;             /* an input waited while the last one was served */
     /* A timer the last event's poll left due would come back at once:
@@ -613,6 +655,7 @@ int inid_vt_setup(struct inid *d, char *err, size_t errlen)
         return -1;
     }
     v->n_pes_total = (uint32_t)d->cfg.n_pes;
+    v->leaving = 1;                 /* outside an event frames go at once */
     v->slot = ini_vt_ini_slot(d->cfg.n_pes, d->me->id);
     if (v->slot >= v->m->n_slots) {
         snprintf(err, errlen, "virtual time: %s has %u slots, INI %d needs slot %u", name, v->m->n_slots,
@@ -646,9 +689,11 @@ void inid_vt_close(struct inid *d)
     if (!d->vt)
         return;
     struct inid_vt *v = d->vt;
-    printf("inid %d: virtual time: %llu frames out, %llu in, %llu never came, %llu another INI's (flooded)\n",
-           d->me->id, (unsigned long long)v->frames_out, (unsigned long long)v->frames_in,
-           (unsigned long long)v->frames_lost, (unsigned long long)v->frames_foreign);
+    printf("inid %d: virtual time: %llu frames out (%llu before their event's end), %llu in, %llu never came, "
+           "%llu another INI's (flooded)\n",
+           d->me->id, (unsigned long long)v->frames_out, (unsigned long long)v->frames_early,
+           (unsigned long long)v->frames_in, (unsigned long long)v->frames_lost,
+           (unsigned long long)v->frames_foreign);
     trace_end(d);
     ini_vt_done(d->vt->m, d->vt->slot);
     ini_vt_shm_detach(d->vt->m);

@@ -57,6 +57,7 @@ struct inid_vt {
     uint64_t clock;                 /* the INI's virtual time, cycles */
     uint64_t tx_stamp;              /* what a frame handed to a port now carries */
     uint64_t now_tsc;               /* the event's time as the stack's TSC: the faults' clock */
+    int leaving;                    /* 0 while an event works: frames wait for its end (vt_xmit) */
     uint64_t cap_now;               /* the capture's clock (d->cap_clock): cycles */
     uint64_t order;                 /* frames received so far (the heap's tie-break) */
     uint32_t n_pending;
@@ -68,6 +69,7 @@ struct inid_vt {
     int16_t peer_of_port[INI_NETIF_MAX_PORTS];   /* DPDK port id -> peer INI id */
     /* counted */
     uint64_t events, frames_in, frames_out, late_frames, charged;
+    uint64_t frames_early;        /* left before their event's end: its queue's backlog was full */
     uint64_t frames_lost;         /* sent to it, never came (await_frames) */
     uint64_t frames_foreign;      /* another INI's, flooded by the LAN's bridge: not counted in */
 };

@@ -16,6 +16,11 @@
 #      twice: its cycles (the capture moves nothing), the files identical,
 #      each frame a sender's injector dropped recorded with its note, and
 #      each INI received what its peer recorded sent less those.
+#   4. A delay's known answer: every frame delayed (delay=1) by 100 us at
+#      the senders, then by 250 us at the receivers: each round trip of
+#      ini-ping (64 and 1,000 B, 3 each, 2 clusters x 1 node x 1 INI) is
+#      the undelayed one plus twice the delay (a held frame leaves, or
+#      comes in, at its release, not when its INI is next free).
 set -u
 cd "$(dirname "$0")/../.."
 . tests/integration/lib/common.sh
@@ -113,4 +118,26 @@ else
     fail "capture of tx faults: status $rt1 $rt2, cycles '$(vcycles t1)' '$(vcycles t2)', ini0 out $out0 dropped $drop0 (injector $fd0) in $in0, ini1 out $out1 dropped $drop1 (injector $fd1) in $in1"
 fi
 vt_golden ping-fault-default "$(vcycles t1)"
+# --- 4. a delay's known answer
+$L gen 2 1 1 -o "$TMP/c211.cfg" > /dev/null
+drun() {    # NAME [FAULT]: min and max round trip per size, "64:min:max 1000:min:max"
+    timeout 300 $L run "$TMP/c211.cfg" --time virtual --timeout 240 ${2:+--fault $2} -- \
+        build/bin/ini-ping --sizes 64,1000 --count 3 > "$TMP/$1.out" 2>&1 || echo "exit $?"
+    awk '$1 == 64 || $1 == 1000 { printf "%s:%s:%s ", $1, $3, $7 }' "$TMP/$1.out" | head -c 60
+}
+base=$(drun d0) tx=$(drun dtx side=tx,delay=1,delay_us=100,seed=1) rx=$(drun drx side=rx,delay=1,delay_us=250,seed=1)
+want=$(python3 -c '
+import sys
+def plus(line, us):
+    out = []
+    for cell in line.split():
+        n, lo, hi = cell.split(":")
+        out.append("%s:%.1f:%.1f" % (n, float(lo) + 2 * us, float(hi) + 2 * us))
+    return " ".join(out)
+print(plus(sys.argv[1], 100) + "|" + plus(sys.argv[1], 250))' "$base" 2> /dev/null)
+if [ -n "$base" ] && [ "$(echo $tx)|$(echo $rx)" = "$want" ]; then
+    ok "delay known answer: undelayed $base; +100 us at the senders $tx; +250 us at the receivers $rx"
+else
+    fail "delay: undelayed '$base', senders '$tx', receivers '$rx' (want '$want'); see $TMP/d*.out"
+fi
 test_end
