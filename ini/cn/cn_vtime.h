@@ -84,9 +84,10 @@ int cn_vt_enter(struct ini_pe *pe);
 int cn_vt_wait(struct ini_pe *pe);
 /* Gives up the turn: the program computes again. */
 void cn_vt_leave(struct ini_pe *pe);
-/* Holding the turn, the node's ring to an INI is full: lets the machine
- * run until later than now (the INI takes records), 0, or -1 if stopped. */
-int cn_vt_yield(struct ini_pe *pe);
+/* Holding the turn, the node's ring to its INI number `ini` is full: lets
+ * the machine run until that INI's clock (serving the node's due inputs
+ * meanwhile, unless inside a handler), 0, or -1 if stopped. */
+int cn_vt_yield(struct ini_pe *pe, int ini);
 
 /* Holding the turn: the arrival stamp of a record the node hands to an
  * INI now, and its post once the record is published (local index ini). */

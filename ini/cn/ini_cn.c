@@ -452,7 +452,7 @@ static int send_rec(struct ini_pe *pe, int dst_pe, uint16_t handler, uint32_t le
     struct ini_rec *rec;
     while (!(rec = ini_fabric_reserve(&pe->out[i], rec_len))) {
         pe->stats.send_waits++;
-        if (inis_stopped(cn) || (vt && cn_vt_yield(pe) < 0)) {
+        if (inis_stopped(cn) || (vt && cn_vt_yield(pe, i) < 0)) {
             if (lead)
                 cn_vt_leave(pe);
             errno = EPIPE;

@@ -90,6 +90,22 @@ int ini_vt_node_wait(struct ini_vt_node *n, const struct ini_vt_inputs *in)
     return served < 0 ? -1 : 0;
 }
 
+int ini_vt_node_until(struct ini_vt_node *n, uint64_t until, const struct ini_vt_inputs *in, int serve)
+{
+    uint64_t spent, t;
+    if (serve) {
+        if (take_turn(n, until, in) < 0)
+            return -1;
+        return serve_due(n, in, &spent) < 0 ? -1 : 0;
+    }
+    if (until > n->clock)
+        n->clock = ini_vt_charge(n->m, n->slot, until - n->clock);
+    if (ini_vt_wait_turn(n->m, n->slot, n->clock, &t) != INI_VT_GRANTED)
+        return -1;
+    n->clock = t;
+    return 0;
+}
+
 int ini_vt_node_send(struct ini_vt_node *n, uint32_t to, uint64_t cycles, uint64_t latency)
 {
     n->clock = ini_vt_charge(n->m, n->slot, cycles);

@@ -65,6 +65,16 @@ int ini_vt_node_enter(struct ini_vt_node *n, uint64_t cycles, const struct ini_v
  * waits for an input no one will send: a deadlock). */
 int ini_vt_node_wait(struct ini_vt_node *n, const struct ini_vt_inputs *in);
 
+/* Holding the turn and unable to go on before `until` (its ring to an
+ * INI full: the INI takes nothing before its own clock): waits for the
+ * turn at `until`.  With `serve` (not inside a handler) an input due
+ * before then wakes it first and is served, as a node of the other modes
+ * drains its deliveries while it waits to send; without, the node spends
+ * the wait (charged to it: it is blocked, so its inputs cannot run), so
+ * that a due input it cannot serve does not give it the turn again and
+ * again at the same time.  0, or -1 when the machine stopped. */
+int ini_vt_node_until(struct ini_vt_node *n, uint64_t until, const struct ini_vt_inputs *in, int serve);
+
 /* Holding the turn: charges `cycles` of the node's own work (a send's
  * overhead) and posts a message to slot `to` arriving `latency` cycles
  * after the node's clock.  0, or -1 on a causality violation. */

@@ -26,6 +26,12 @@
 #   8. The fault mix in virtual time (drops, duplicates, reorders and
 #      corruption at the senders, seeded): every message verified,
 #      resends and checksum drops counted (> 0), the same cycles twice.
+#   9. A full ring: 20 messages of 65,000 B with 16 outstanding on
+#      2 x 1 x 1 fill each node's ring to its INI, busy 440,000 cycles a
+#      message: the node waits for its INI's clock (it once crept a cycle
+#      a hand-over and the run outlived its timeout): every message
+#      verified, the same cycles twice, and as with 64 outstanding (the
+#      INI is the bottleneck either way).
 # Every run also verifies every message (ini-ping's checks).  The cycles
 # of 2 and 5 are also the committed ones (vt_golden, vtime_golden.tsv).
 set -u
@@ -151,4 +157,17 @@ else
     fail "faults: status $rf1 $rf2, cycles '$(vcycles f1)' '$(vcycles f2)', $resent resent, $bad checksum drops; see $TMP/f1.out"
 fi
 vt_golden ping-fault-default "$(vcycles f1)"
+
+# --- 9: a full ring
+$L gen 2 1 1 -o "$TMP/c211f.cfg" > /dev/null
+for r in r16a r16b r64; do
+    vrun $r "$TMP/c211f.cfg" --sizes 65000 --count 20 --window ${r:1:2}; echo $? > "$TMP/$r.rc"
+done
+if [ "$(cat "$TMP"/r16a.rc "$TMP"/r16b.rc "$TMP"/r64.rc | tr -d '\n')" = 000 ] && [ -n "$(vcycles r16a)" ] &&
+   [ "$(vcycles r16a)" = "$(vcycles r16b)" ] && [ "$(vcycles r16a)" = "$(vcycles r64)" ] &&
+   [ "$(verified r16a)$(verified r64)" = 22 ]; then
+    ok "full ring: 20 x 65,000 B, 16 and 64 outstanding: every message verified, $(vcycles r16a) cycles each time"
+else
+    fail "full ring: status $(cat "$TMP"/r16a.rc "$TMP"/r16b.rc "$TMP"/r64.rc | tr '\n' ' '), cycles '$(vcycles r16a)' '$(vcycles r16b)' '$(vcycles r64)'; see $TMP/r16a.out"
+fi
 test_end
