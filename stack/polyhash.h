@@ -22,10 +22,12 @@
  * of different lengths differ in the PRF's input.  The sum is never sent,
  * so one H serves the whole run (hash-then-PRF).
  *
- * Speed: with PCLMULQDQ (every x86-64 since 2010; checked at run time)
- * eight blocks at a time against precomputed H^1..H^8, one reduction per
- * eight; otherwise a portable constant-time multiply giving the same bits
- * (the hosts of one run may differ in CPU), ~30x slower.
+ * Speed (checked at run time, fastest first): with VPCLMULQDQ on 256
+ * bits (AVX2), sixteen blocks against precomputed H^16..H^1, two blocks a
+ * multiply, one reduction per sixteen; with PCLMULQDQ (every x86-64
+ * since 2010), eight blocks per reduction; otherwise a portable
+ * constant-time multiply giving the same bits (the hosts of one run may
+ * differ in CPU), some 100-300x slower.
  */
 #ifndef INI_POLYHASH_H
 #define INI_POLYHASH_H
@@ -34,7 +36,7 @@
 #include <stdint.h>
 
 #define INI_POLYHASH_LEN 16
-#define INI_POLYHASH_AGG 8     /* blocks per reduction on the fast path */
+#define INI_POLYHASH_POWERS 16 /* H^1..H^16: blocks per reduction on the fastest path */
 
 /* A field element: lo holds x^0..x^63, hi x^64..x^127 (bytes 0-7, 8-15). */
 struct ini_gf128 {
@@ -45,11 +47,12 @@ struct ini_gf128 {
  * has up to the limit it is given (tests compare them). */
 enum ini_polyhash_path {
     INI_POLYHASH_PORTABLE,
-    INI_POLYHASH_CLMUL,
+    INI_POLYHASH_CLMUL,      /* PCLMULQDQ, one block per multiply */
+    INI_POLYHASH_VCLMUL,     /* VPCLMULQDQ on 256 bits (AVX2): two */
 };
 
 struct ini_polyhash_key {
-    struct ini_gf128 pow[INI_POLYHASH_AGG];   /* dot-powers: pow[k] = H^(k+1) */
+    struct ini_gf128 pow[INI_POLYHASH_POWERS];   /* dot-powers: pow[k] = H^(k+1) */
     enum ini_polyhash_path path;
 };
 

@@ -44,7 +44,7 @@ int swp_mac_keys(struct ini_swp *s, const struct ini_swp_params *prm)
     crypto_generichash_update(&st, label, sizeof(label));
     crypto_generichash_update(&st, prm->epoch, INI_SWP_EPOCH_LEN);
     crypto_generichash_final(&st, keys, sizeof(keys));
-    ini_polyhash_key(&s->hash_key, keys, INI_POLYHASH_CLMUL);
+    ini_polyhash_key(&s->hash_key, keys, INI_POLYHASH_VCLMUL);
     memcpy(s->tag_key, keys + INI_POLYHASH_LEN, sizeof(s->tag_key));
     sodium_memzero(keys, sizeof(keys));
     return 0;

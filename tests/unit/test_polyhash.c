@@ -2,7 +2,7 @@
  * test_polyhash.c - the MAC's inner hash (stack/polyhash.c) against a
  * plain bitwise GF(2^128) reference written from the definition (field
  * x^128 + x^127 + x^126 + x^121 + 1, dot(a, b) = a * b * x^-128):
- * both paths (PCLMULQDQ, portable) on random inputs of every length
+ * the three paths (VPCLMULQDQ, PCLMULQDQ, portable) on random inputs of every length
  * 0..2,000 split at random points into any number of pieces (the
  * receiver hashes a pbuf chain piece by piece), and known answers: RFC
  * 8452's POLYVAL example and vectors derived from the reference.
@@ -138,13 +138,16 @@ static int cmp_size(const void *a, const void *b)
     return x < y ? -1 : x > y;
 }
 
-/* Both paths' keys from h: the fast one is the portable one on a CPU
- * without PCLMULQDQ (the test then checks that path twice). */
-static void keys_of(const uint8_t h[16], struct ini_polyhash_key *fast, struct ini_polyhash_key *port)
+#define NPATHS 3
+
+/* The key on each path up to the fastest the CPU has (a path the CPU
+ * lacks falls back to a slower one, which is then checked twice). */
+static void keys_of(const uint8_t h[16], struct ini_polyhash_key keys[NPATHS])
 {
-    ini_polyhash_key(fast, h, INI_POLYHASH_CLMUL);
-    ini_polyhash_key(port, h, INI_POLYHASH_PORTABLE);
-    assert_int_equal(port->path, INI_POLYHASH_PORTABLE);
+    for (int p = 0; p < NPATHS; p++) {
+        ini_polyhash_key(&keys[p], h, (enum ini_polyhash_path)p);
+        assert_true((int)keys[p].path <= p);
+    }
 }
 
 /* ---- the tests ---- */
@@ -153,12 +156,15 @@ static void test_path_taken(void **state)
 {
     (void)state;
     uint8_t h[16] = { 1 };
-    struct ini_polyhash_key fast, port;
-    keys_of(h, &fast, &port);
+    struct ini_polyhash_key keys[NPATHS];
+    keys_of(h, keys);
     int clmul = __builtin_cpu_supports("pclmul") && __builtin_cpu_supports("sse4.1");
-    assert_int_equal(fast.path, clmul ? INI_POLYHASH_CLMUL : INI_POLYHASH_PORTABLE);
-    if (!clmul)
-        print_message("no PCLMULQDQ here: the fast path is not tested\n");
+    int vclmul = clmul && __builtin_cpu_supports("vpclmulqdq") && __builtin_cpu_supports("avx2");
+    assert_int_equal(keys[INI_POLYHASH_CLMUL].path, clmul ? INI_POLYHASH_CLMUL : INI_POLYHASH_PORTABLE);
+    assert_int_equal(keys[INI_POLYHASH_VCLMUL].path,
+                     vclmul ? INI_POLYHASH_VCLMUL : keys[INI_POLYHASH_CLMUL].path);
+    if (!vclmul)
+        print_message("no %s here: that path is not tested\n", clmul ? "VPCLMULQDQ" : "PCLMULQDQ");
 }
 
 static void test_dot_matches_reference(void **state)
@@ -185,17 +191,17 @@ static void test_rfc8452_example(void **state)
     unhex("f7a3b47b846119fae5b7866cf5e5b77e", want, 16);
     ref_hash(h, m, 32, got);
     assert_memory_equal(got, want, 16);
-    struct ini_polyhash_key fast, port;
-    keys_of(h, &fast, &port);
-    hash_pieces(&fast, m, 32, NULL, 0, got);
-    assert_memory_equal(got, want, 16);
-    hash_pieces(&port, m, 32, NULL, 0, got);
-    assert_memory_equal(got, want, 16);
+    struct ini_polyhash_key keys[NPATHS];
+    keys_of(h, keys);
+    for (int k = 0; k < NPATHS; k++) {
+        hash_pieces(&keys[k], m, 32, NULL, 0, got);
+        assert_memory_equal(got, want, 16);
+    }
 }
 
 /* One length: a random key and message, the whole, two pieces (the
- * sender's CRC + message) and up to eight pieces (a pbuf chain), on both
- * paths, against the reference. */
+ * sender's CRC + message) and up to eight pieces (a pbuf chain), on every
+ * path, against the reference. */
 static void check_length(size_t len)
 {
     uint8_t h[16], m[MAXLEN], want[16], got[16];
@@ -203,10 +209,10 @@ static void check_length(size_t len)
         h[j] = rnd8();
     for (size_t j = 0; j < len; j++)
         m[j] = rnd8();
-    struct ini_polyhash_key keys[2];
-    keys_of(h, &keys[0], &keys[1]);
+    struct ini_polyhash_key keys[NPATHS];
+    keys_of(h, keys);
     ref_hash(h, m, len, want);
-    for (int k = 0; k < 2; k++) {
+    for (int k = 0; k < NPATHS; k++) {
         size_t cuts[8];
         hash_pieces(&keys[k], m, len, NULL, 0, got);
         assert_memory_equal(got, want, 16);
@@ -239,10 +245,10 @@ static void test_every_split(void **state)
         h[j] = rnd8();
     for (size_t j = 0; j < sizeof(m); j++)
         m[j] = rnd8();
-    struct ini_polyhash_key keys[2];
-    keys_of(h, &keys[0], &keys[1]);
+    struct ini_polyhash_key keys[NPATHS];
+    keys_of(h, keys);
     ref_hash(h, m, sizeof(m), want);
-    for (int k = 0; k < 2; k++)
+    for (int k = 0; k < NPATHS; k++)
         for (size_t cut = 0; cut <= sizeof(m); cut++) {
             hash_pieces(&keys[k], m, sizeof(m), &cut, 1, got);
             assert_memory_equal(got, want, 16);
@@ -275,13 +281,13 @@ static void test_known_answers(void **state)
         h[i] = (uint8_t)(i + 1);
     for (int i = 0; i < MAXLEN; i++)
         m[i] = (uint8_t)(i * 7 + 3);
-    struct ini_polyhash_key keys[2];
-    keys_of(h, &keys[0], &keys[1]);
+    struct ini_polyhash_key keys[NPATHS];
+    keys_of(h, keys);
     for (size_t i = 0; i < sizeof(kat) / sizeof(kat[0]); i++) {
         unhex(kat[i].sum, want, 16);
         ref_hash(h, m, kat[i].len, got);
         assert_memory_equal(got, want, 16);
-        for (int k = 0; k < 2; k++) {
+        for (int k = 0; k < NPATHS; k++) {
             hash_pieces(&keys[k], m, kat[i].len, NULL, 0, got);
             assert_memory_equal(got, want, 16);
         }
