@@ -27,7 +27,8 @@
  * multiply, one reduction per sixteen; with PCLMULQDQ (every x86-64
  * since 2010), eight blocks per reduction; otherwise a portable
  * constant-time multiply giving the same bits (the hosts of one run may
- * differ in CPU), some 100-300x slower.
+ * differ in CPU): 59 TSC cycles a byte against 0.17 (VPCLMULQDQ) and
+ * 0.40 (PCLMULQDQ) on the machine of docs/results/mac-fast/.
  */
 #ifndef INI_POLYHASH_H
 #define INI_POLYHASH_H
