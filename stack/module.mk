@@ -9,5 +9,5 @@ $(OBJ)/stack/%.o: DPDK := yes
 # helpers inline into one another, 23 fewer instructions a message and
 # hop in the ping-pong under callgrind (docs/performance.md).
 $(OBJ)/stack/%.o: OPT = -O3
-STACK_SRCS := stack/stack.c stack/netif_dpdk.c stack/dgram.c stack/arp.c stack/checksum.c stack/swp.c stack/swp_window.c stack/swp_tx.c stack/swp_rx.c stack/swp_seg.c stack/swp_mac.c stack/swp_durable.c stack/swp_resync.c stack/fault.c stack/clocksync.c stack/lwip_port.c timers/timer_list.c
+STACK_SRCS := stack/stack.c stack/netif_dpdk.c stack/dgram.c stack/arp.c stack/checksum.c stack/swp.c stack/swp_window.c stack/swp_tx.c stack/swp_rx.c stack/swp_seg.c stack/swp_mac.c stack/polyhash.c stack/swp_durable.c stack/swp_resync.c stack/fault.c stack/clocksync.c stack/lwip_port.c timers/timer_list.c
 STACK_OBJS := $(STACK_SRCS:%.c=$(OBJ)/%.o)

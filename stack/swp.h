@@ -16,7 +16,8 @@
  * send, and checked after the UDP checksum.
  * With a key (security.key_file), a 16-byte MAC follows the header, before
  * the CRC, in every frame: SipHash-2-4-128 over the destination INI id, the
- * header, the length and a Poly1305 sum of everything behind the MAC, under
+ * header, the length and a GF(2^128) polynomial sum (stack/polyhash.h) of
+ * everything behind the MAC, under
  * keys derived from the machine's key and the run's random epoch
  * (docs/transport.md).
  * `ack` is cumulative: the next sequence number the sender of the frame

@@ -32,6 +32,7 @@
 
 #include "ini_assert.h"
 #include "swp.h"
+#include "polyhash.h"
 #include "timer_list.h"
 
 /* ---- the durable region (swp_durable.c) ----
@@ -67,7 +68,7 @@ struct swp_tx_slot {
     void *cookie;
     uint64_t last_tx;         /* TSC of the last (re)transmission */
     uint32_t crc;             /* CRC32C of the message */
-    uint8_t inner[INI_SWP_TAG_LEN];   /* with a key: Poly1305 of CRC + message, once */
+    uint8_t inner[INI_SWP_TAG_LEN];   /* with a key: polyhash of CRC + message, once */
     uint16_t msg_sum;         /* ones' complement sum of CRC + message, for the UDP checksum ... */
     uint8_t msg_sum_valid;    /* ... once summed (messages of several frames only) */
     uint8_t crc_pending;      /* CRC and sum not yet taken: in the first copy (transmit) */
@@ -172,7 +173,7 @@ struct ini_swp {
     uint32_t seg_max;              /* bytes of message in one segment: frame_max - data_hdr_len */
     int n_pending;                 /* connections with a message taken in part */
     uint32_t pend_frames;          /* their segments not sent yet (ini_swp_pending_frames) */
-    uint8_t hash_key[32];          /* the run's Poly1305 key (tag_len != 0) ... */
+    struct ini_polyhash_key hash_key; /* the run's inner-sum key (tag_len != 0) ... */
     uint8_t tag_key[16];           /* ... and its SipHash key */
     uint32_t seq_mask, window;
     uint32_t slot_mask;            /* slots per connection - 1: a power of two >= window */

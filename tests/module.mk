@@ -76,6 +76,11 @@ $(BIN)/test_vtime: $(OBJ)/ini/vtime/vt_machine.o $(OBJ)/ini/vtime/vt_node.o $(OB
 UNIT_TESTS += $(BIN)/test_cn_barrier
 $(BIN)/test_cn_barrier: $(LIBINI)
 
+# The MAC's inner hash (stack/polyhash.c), both paths, against a bitwise
+# reference.
+UNIT_TESTS += $(BIN)/test_polyhash
+$(BIN)/test_polyhash: $(OBJ)/stack/polyhash.o
+
 UNIT_TESTS += $(BIN)/test_checksum
 $(BIN)/test_checksum: $(OBJ)/stack/checksum.o
 # SSE4.2, as the stack is built (DPDK's -march=corei7): the inline CRC.

@@ -9,7 +9,7 @@
 # every function that ran there must be ours (ini-bench and what is built
 # into it: stack/, timers/, lwIP), one of libc's string functions,
 # DPDK's mempool ring (the lock-free refill of the per-lcore mbuf cache)
-# or libsodium's (the MAC's arithmetic).  A malloc, a mutex or a system
+# or libsodium's (the MAC's SipHash; its inner sum is stack/polyhash.c).  A malloc, a mutex or a system
 # call would be a libc (or libpthread) function and show, whoever called
 # it; lwIP's heap (mem_malloc) is refused by name.  Symbols are bound at
 # start (LD_BIND_NOW), so the dynamic linker's first-call lookups stay
