@@ -11,6 +11,7 @@
 #include "inid_port.h"
 #include "clock.h"
 
+#include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
 #include <limits.h>
@@ -19,11 +20,15 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/epoll.h>
+#include <sys/mman.h>
+#include <sys/socket.h>
 #include <sys/stat.h>
 #include <sys/un.h>
 #include <time.h>
 #include <unistd.h>
+#include <linux/if_xdp.h>
 
+#include <rte_dev.h>
 #include <rte_ethdev.h>
 #include <sodium.h>
 
@@ -313,6 +318,93 @@ static int setup_port(struct inid *d, int k)
     }
     rte_eth_promiscuous_enable(port);
     return 0;
+}
+
+/* The AF_XDP sockets the process still holds after its port was closed:
+ * DPDK 22.11's af_xdp close deletes the socket but not its umem (it
+ * frees the umem only when its count was 2: `__atomic_sub_fetch(...) - 1
+ * == 0`), and the umem's descriptor is the socket's, with the fill and
+ * completion rings mapped on it.  The socket thus stays bound to the
+ * interface's queue and a new one cannot bind (EBUSY).  Each is released
+ * here: its mappings (/proc/self/maps names them socket:[INODE]) and its
+ * descriptor.  Nothing uses them any more: the port that did is closed. */
+static void release_xsk_leftovers(void)
+{
+    DIR *dir = opendir("/proc/self/fd");
+    if (!dir)
+        return;
+    struct dirent *e;
+    while ((e = readdir(dir)) != NULL) {
+        int fd = atoi(e->d_name);
+        struct xdp_statistics st;
+        socklen_t len = sizeof(st);
+        char link[64], self[64], line[512];
+        if (e->d_name[0] < '0' || e->d_name[0] > '9' || fd == dirfd(dir) ||
+            getsockopt(fd, SOL_XDP, XDP_STATISTICS, &st, &len) != 0)
+            continue;
+        snprintf(self, sizeof self, "/proc/self/fd/%d", fd);
+        ssize_t n = readlink(self, link, sizeof link - 1);
+        FILE *maps = n > 0 ? fopen("/proc/self/maps", "r") : NULL;
+        if (n > 0)
+            link[n] = 0;
+        while (maps && fgets(line, sizeof line, maps)) {
+            unsigned long lo, hi;
+            char *name = strrchr(line, ' ');
+            if (name && sscanf(line, "%lx-%lx", &lo, &hi) == 2 && strncmp(name + 1, link, strlen(link)) == 0)
+                munmap((void *)lo, hi - lo);
+        }
+        if (maps)
+            fclose(maps);
+        close(fd);
+    }
+    closedir(dir);
+}
+
+/* af_xdp's driver has no queue restart, and its dev_stop/dev_start leave
+ * the socket as it is: the port is closed, its device unplugged and
+ * probed again from the same vdev argument (a new socket, its fill ring
+ * filled afresh), and set up as at start.  What the old socket held is
+ * lost to the transport's recovery, as any lost frame.  0, or -1 after
+ * one line. */
+int inid_port_reopen(struct inid *d, int k)
+{
+    char arg[1][INID_ARG_LEN], name[RTE_DEV_NAME_MAX_LEN];
+    uint16_t old = d->ports[k], port;
+    if (inid_ports_eal_args(d, arg, 1) != 1 || strncmp(arg[0], "--vdev=", 7) != 0) {
+        fprintf(stderr, "inid %d: port %u: not a vdev: cannot reopen it\n", d->me->id, old);
+        return -1;
+    }
+    const char *comma = strchr(arg[0] + 7, ',');
+    snprintf(name, sizeof name, "%.*s", comma ? (int)(comma - arg[0] - 7) : (int)sizeof name - 1, arg[0] + 7);
+    int rc = rte_eth_dev_stop(old);
+    if (rc == 0)
+        rc = rte_eth_dev_close(old);
+    if (rc == 0)
+        rc = rte_eal_hotplug_remove("vdev", name);
+    /* The kernel unbinds the old socket's buffer pool from the queue in a
+     * deferred work item after the close: a socket made before it has run
+     * cannot bind (EBUSY, seen in the queue's set-up; the failed set-up
+     * keeps its fill ring's 2,048 mbufs), so the probe waits first and
+     * tries again, waiting twice as long, up to 4 times. */
+    if (rc == 0)
+        release_xsk_leftovers();
+    for (int wait_ms = 20; rc == 0 && wait_ms <= 160; wait_ms *= 2) {
+        usleep((useconds_t)wait_ms * 1000u);
+        if (rte_eal_hotplug_add("vdev", name, comma ? comma + 1 : "") != 0 ||
+            rte_eth_dev_get_port_by_name(name, &port) != 0)
+            break;
+        d->ports[k] = port;
+        for (int q = 0; q < d->stack.nf.n_txqs; q++)
+            if (d->stack.nf.txqs[q].port == old)
+                d->stack.nf.txqs[q].port = port;
+        old = port;
+        if (setup_port(d, k) == 0)
+            return 0;
+        rte_eth_dev_close(port);
+        rte_eal_hotplug_remove("vdev", name);
+    }
+    fprintf(stderr, "inid %d: port %s: reopen failed\n", d->me->id, name);
+    return -1;
 }
 
 int inid_ports_init(struct inid *d)

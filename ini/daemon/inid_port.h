@@ -19,6 +19,9 @@ int inid_ports_init(struct inid *d);
  * server was not there yet); 0, or -1 on timeout. */
 int inid_ports_wait_up(struct inid *d, int timeout_ms);
 void inid_ports_close(struct inid *d);
+/* Closes port k and opens it again from its vdev argument, set up as at
+ * start (inid_wedge.c: af_xdp's wedged socket).  0, or -1 after one line. */
+int inid_port_reopen(struct inid *d, int k);
 /* memif: restarts the ports of this INI's client side whose server went
  * away (a restarted INI's: docs/transport.md, "An INI that restarts"),
  * which do not reconnect by themselves; called every lwIP timer period. */
