@@ -96,7 +96,8 @@ static void reset(struct inid *d, uint64_t missed, uint64_t now)
     struct inid_port_rx before, after;
     inid_port_rx(d, &before);
     uint64_t t0 = rte_rdtsc();
-    int rc = inid_port_reopen(d, 0);
+    struct inid_reopen how;
+    int rc = inid_port_reopen(d, 0, &how);
     uint64_t took = rte_rdtsc() - t0;
     inid_port_rx(d, &after);
     carry_over(d, &before, &after);
@@ -104,9 +105,10 @@ static void reset(struct inid *d, uint64_t missed, uint64_t now)
     w->resets++;
     double ms = 1e3 / (double)d->tsc_hz;
     fprintf(stderr, "inid %d: port wedged: %llu frames missed (fill ring empty) in %.1f ms with nothing "
-            "received; reopened%s (reset %llu, %.1f ms; mbufs free %llu -> %llu)\n", d->me->id,
-            (unsigned long long)missed, (double)(now - w->quiet_since) * ms, rc < 0 ? " and FAILED" : "",
-            (unsigned long long)w->resets, (double)took * ms, (unsigned long long)before.pool_free,
+            "received; reopened%s (reset %llu, %.1f ms: closed in %.1f ms, %u set-up(s); mbufs free %llu -> %llu)\n",
+            d->me->id, (unsigned long long)missed, (double)(now - w->quiet_since) * ms, rc < 0 ? " and FAILED" : "",
+            (unsigned long long)w->resets, (double)took * ms, (double)how.close_cycles * ms, how.attempts,
+            (unsigned long long)before.pool_free,
             (unsigned long long)after.pool_free);
     if (rc < 0) {
         /* the port is gone: the daemon cannot go on without it */
@@ -129,7 +131,10 @@ void inid_wedge_check(struct inid *d, uint64_t now)
         fprintf(stderr, "inid %d: INI_TEST_WEDGE: port not polled from %llu frames on (a test)\n", d->me->id,
                 (unsigned long long)rx);
     }
-    if (rx != w->rx_seen) {             /* frames arrive: no system call */
+    /* Frames arrive, or the loop's queue is too full for it to poll the
+     * port (inid_loop.c, poll_ports): not a wedge, and no system call. */
+    uint32_t queued = d->q_tail - d->q_head;
+    if (rx != w->rx_seen || queued + d->n_stalled + 2 * INI_NETIF_BURST >= INID_QUEUE_SIZE) {
         w->rx_seen = rx;
         w->quiet_since = 0;
         return;
