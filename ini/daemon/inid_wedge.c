@@ -25,6 +25,7 @@
 #include <string.h>
 
 #include <rte_ethdev.h>
+#include <rte_spinlock.h>
 
 #include "inid.h"
 #include "inid_counters.h"
@@ -33,6 +34,10 @@
 #define WEDGE_PERIOD_US  1000     /* the check's period */
 #define WEDGE_WINDOW_US  2000     /* nothing received for this long, while misses grow */
 #define WEDGE_HOLDOFF_US 10000    /* a new socket's first frames come after this */
+
+static rte_spinlock_t port_lock = RTE_SPINLOCK_INITIALIZER;
+void inid_wedge_port_lock(void) { rte_spinlock_lock(&port_lock); }
+void inid_wedge_port_unlock(void) { rte_spinlock_unlock(&port_lock); }
 
 /* INI_TEST_WEDGE=N (1-1000000000): after N frames the loop stops polling
  * the port until the check reopens it: the reset path, provoked (a test:
@@ -97,7 +102,9 @@ static void reset(struct inid *d, uint64_t missed, uint64_t now)
     inid_port_rx(d, &before);
     uint64_t t0 = rte_rdtsc();
     struct inid_reopen how;
+    rte_spinlock_lock(&port_lock);
     int rc = inid_port_reopen(d, 0, &how);
+    rte_spinlock_unlock(&port_lock);
     uint64_t took = rte_rdtsc() - t0;
     inid_port_rx(d, &after);
     carry_over(d, &before, &after);

@@ -44,6 +44,11 @@ int inid_wedge_init(struct inid *d);
 /* The check, at most once a period (the loop's end of turn calls it when
  * due): no system call while frames arrive. */
 void inid_wedge_check(struct inid *d, uint64_t now);
+/* Held while the port is reopened, and by readers of its statistics on
+ * other threads (the telemetry's inid_port_rx), which must not ask a
+ * port being closed and probed. */
+void inid_wedge_port_lock(void);
+void inid_wedge_port_unlock(void);
 static inline int inid_wedge_due(const struct inid_wedge *w, uint64_t now)
 {
     return w->on && now >= w->next_check;
