@@ -23,7 +23,9 @@ void inid_ports_close(struct inid *d);
  * start (inid_wedge.c: af_xdp's wedged socket).  0, or -1 after one line. */
 struct inid_reopen {
     uint64_t close_cycles;      /* stop, close, unplug: TSC cycles */
+    uint64_t unbind_cycles;     /* the wait for the kernel to free the queue */
     unsigned attempts;          /* probes and set-ups tried */
+    int asked_kernel;           /* the kernel said when the queue was free */
 };
 int inid_port_reopen(struct inid *d, int k, struct inid_reopen *r);
 /* memif: restarts the ports of this INI's client side whose server went

@@ -112,9 +112,11 @@ static void reset(struct inid *d, uint64_t missed, uint64_t now)
     w->resets++;
     double ms = 1e3 / (double)d->tsc_hz;
     fprintf(stderr, "inid %d: port wedged: %llu frames missed (fill ring empty) in %.1f ms with nothing "
-            "received; reopened%s (reset %llu, %.1f ms: closed in %.1f ms, %u set-up(s); mbufs free %llu -> %llu)\n",
+            "received; reopened%s (reset %llu, %.1f ms: closed in %.1f ms, queue freed in %.1f ms%s, %u set-up(s); "
+            "mbufs free %llu -> %llu)\n",
             d->me->id, (unsigned long long)missed, (double)(now - w->quiet_since) * ms, rc < 0 ? " and FAILED" : "",
-            (unsigned long long)w->resets, (double)took * ms, (double)how.close_cycles * ms, how.attempts,
+            (unsigned long long)w->resets, (double)took * ms, (double)how.close_cycles * ms,
+            (double)how.unbind_cycles * ms, how.asked_kernel ? "" : " (not asked)", how.attempts,
             (unsigned long long)before.pool_free,
             (unsigned long long)after.pool_free);
     if (rc < 0) {
