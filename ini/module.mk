@@ -66,7 +66,8 @@ $(LIBINI): $(LIBINI_SRCS:%.c=$(OBJ)/%.o)
 
 # inid links the stack (stack/module.mk), DPDK and lwIP.
 INID_SRCS  := $(addprefix ini/daemon/,inid.c inid_port.c inid_loop.c inid_fabric.c inid_knobs.c \
-              inid_telemetry.c inid_counters.c inid_state.c inid_vtime.c inid_clock.c capture.c eal_args.c)
+              inid_telemetry.c inid_counters.c inid_state.c inid_vtime.c inid_clock.c capture.c eal_args.c \
+              inid_wedge.c xsk_queue.c)
 INID_OBJS  := $(INID_SRCS:%.c=$(OBJ)/%.o)
 $(INID_OBJS): EXTRA := $(LWIP_CFLAGS)
 $(INID_OBJS): DPDK := yes

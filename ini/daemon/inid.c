@@ -494,7 +494,7 @@ int main(int argc, char **argv)
     /* The /ini/... commands only now: the socket answers from EAL's start,
      * and one read the transport before stack_open made it (a SIGSEGV as
      * ini-soak sampled a restarting daemon); until now, a null reply. */
-    if (inid_telemetry_init(d) < 0 || inid_clock_init(d) < 0)
+    if (inid_telemetry_init(d) < 0 || inid_clock_init(d) < 0 || inid_wedge_init(d) < 0)
         return 1;
     t_phase[4] = ini_mono_ns();
     printf("inid %d: start: EAL %.0f ms, stack %.0f ms, ports %.0f ms, links up %.0f ms\n", d->me->id,

@@ -38,6 +38,7 @@
 #include "counters.h"
 #include "ring.h"
 #include "segment.h"
+#include "inid_wedge.h"
 #include "fault.h"
 #include "stack.h"
 #include "clocksync.h"
@@ -210,6 +211,8 @@ struct inid {
     /* A planted leak for the soak's own test (INI_TEST_LEAK_MBUFS, inid.c):
      * mbufs taken from the pool and never given back, each second; 0. */
     uint64_t test_leak_per_s, test_leak_next;
+    /* The af_xdp port's wedge check and its resets (inid_wedge.h). */
+    struct inid_wedge wedge;
 };
 
 #endif

@@ -62,6 +62,7 @@ const struct ini_counter inid_port_counters[] = {
     INI_COUNTER_SAME(struct inid_port_rx, xsk_fill_empty),
     INI_COUNTER_SAME(struct inid_port_rx, xsk_invalid),
     INI_COUNTER_SAME(struct inid_port_rx, if_rx_dropped),
+    INI_COUNTER_SAME(struct inid_port_rx, wedge_resets),
 };
 const size_t inid_port_counters_n = INI_COUNTERS_N(inid_port_counters);
 const size_t inid_swp_counters_n = INI_COUNTERS_N(inid_swp_counters);
@@ -114,9 +115,25 @@ static uint64_t iface_rx_dropped(uint16_t port)
     return n;
 }
 
+/* What the port's earlier sockets counted before each reopening, and
+ * the reopenings (inid_wedge.c). */
+static void port_carry(const struct inid *d, struct inid_port_rx *r)
+{
+    const struct inid_port_carry *c = &d->wedge.carry;
+    r->rx_packets += c->rx_packets;
+    r->rx_missed += c->rx_missed;
+    r->rx_errors += c->rx_errors;
+    r->rx_nombuf += c->rx_nombuf;
+    r->xsk_ring_full += c->xsk_ring_full;
+    r->xsk_fill_empty += c->xsk_fill_empty;
+    r->xsk_invalid += c->xsk_invalid;
+    r->wedge_resets = d->wedge.resets;
+}
+
 void inid_port_rx(const struct inid *d, struct inid_port_rx *r)
 {
     memset(r, 0, sizeof(*r));
+    inid_wedge_port_lock();         /* not while the port is reopened */
     if (d->cfg.net_mode != INI_NET_MEMIF)
         xsk_stats(r);
     if (d->stack.pool)
@@ -132,6 +149,8 @@ void inid_port_rx(const struct inid *d, struct inid_port_rx *r)
         if (d->cfg.net_mode != INI_NET_MEMIF)
             r->if_rx_dropped += iface_rx_dropped(d->ports[k]);
     }
+    port_carry(d, r);
+    inid_wedge_port_unlock();
 }
 
 /* The drivers' extended counters that are not zero and name a drop, a
@@ -254,7 +273,7 @@ void inid_write_counters(struct inid *d)
     fprintf(f, "  \"summary\": \"INI %d (cluster %d): sent %llu msgs / %llu B, delivered %llu msgs / %llu B, "
                "local %llu; retransmitted %llu (timer) + %llu (NAK), received %llu after a loss + %llu spurious, "
                "NAKs %llu sent, checksum drops %u, duplicates %llu, reassembly drops %u, "
-               "receive drops %llu (port) + %llu (stack); restarts %u, resyncs %llu\",\n",
+               "receive drops %llu (port) + %llu (stack), port resets %llu; restarts %u, resyncs %llu\",\n",
             d->me->id, d->cluster, (unsigned long long)w->msgs_sent, (unsigned long long)w->bytes_sent,
             (unsigned long long)w->msgs_delivered, (unsigned long long)w->bytes_delivered,
             (unsigned long long)s->local_msgs, (unsigned long long)w->retx_timer,
@@ -264,7 +283,7 @@ void inid_write_counters(struct inid *d)
             (unsigned long long)(port.rx_missed + port.xsk_ring_full + port.rx_errors + port.rx_nombuf),
             (unsigned long long)(w->out_of_window + w->bad_header + w->bad_conn + w->crc_errors +
                                  w->udp_checksum_errors + w->mac_fail + ip.ip_drops + ip.udp_drops),
-            ini_swp_incarnation(d->stack.swp), (unsigned long long)w->resyncs);
+            (unsigned long long)port.wedge_resets, ini_swp_incarnation(d->stack.swp), (unsigned long long)w->resyncs);
     json_transport(f, d, w);
     json_group(f, "messages", inid_message_counters, INI_COUNTERS_N(inid_message_counters), s);
     json_ip(f, &ip, w);

@@ -28,6 +28,9 @@ struct inid_port_rx {
      * full receive ring, fill-ring reads that found no buffer, invalid
      * fill descriptors (XDP_STATISTICS); the interface's rx_dropped. */
     uint64_t xsk_ring_full, xsk_fill_empty, xsk_invalid, if_rx_dropped;
+    /* the times the port was found wedged and reopened (inid_wedge.c);
+     * the counters above include what its earlier sockets counted */
+    uint64_t wedge_resets;
 };
 void inid_port_rx(const struct inid *d, struct inid_port_rx *r);
 extern const struct ini_counter inid_port_counters[];

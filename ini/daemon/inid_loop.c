@@ -480,7 +480,8 @@ TURN_PIECE int poll_ports(struct inid *d, uint64_t now)
     int n = 0;
     struct rte_mbuf *pkts[INI_NETIF_BURST];
     for (int k = 0; k < d->n_ports; k++) {
-        if (queue_room(d) < INI_NETIF_BURST || d->n_stalled + queue_len(d) + INI_NETIF_BURST >= INID_QUEUE_SIZE)
+        if (queue_room(d) < INI_NETIF_BURST || d->n_stalled + queue_len(d) + INI_NETIF_BURST >= INID_QUEUE_SIZE ||
+            d->wedge.stalled)
             break;
         uint16_t got = rte_eth_rx_burst(d->ports[k], 0, pkts, INI_NETIF_BURST);
         if (d->cap.fd >= 0)
@@ -722,6 +723,8 @@ TURN_PIECE void end_turn(struct inid *d, struct loop_clock *c, uint64_t now, int
         if (d->test_leak_per_s)
             test_leak(d, now);
     }
+    if (inid_wedge_due(&d->wedge, now))
+        inid_wedge_check(d, now);       /* at most once a millisecond: inid_wedge.c */
     if (n) {
         /* Two TSC reads per turn, not per message. */
         d->stats.busy_cycles += rte_rdtsc() - now;

@@ -11,6 +11,7 @@
 #include "inid_port.h"
 #include "clock.h"
 
+#include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
 #include <limits.h>
@@ -19,16 +20,21 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/epoll.h>
+#include <sys/mman.h>
+#include <sys/socket.h>
 #include <sys/stat.h>
 #include <sys/un.h>
 #include <time.h>
 #include <unistd.h>
+#include <linux/if_xdp.h>
 
+#include <rte_dev.h>
 #include <rte_ethdev.h>
 #include <sodium.h>
 
 #include "fabric.h"
 #include "stack_config.h"
+#include "xsk_queue.h"
 
 #define RX_DESC 1024
 #define TX_DESC 1024
@@ -313,6 +319,108 @@ static int setup_port(struct inid *d, int k)
     }
     rte_eth_promiscuous_enable(port);
     return 0;
+}
+
+/* The AF_XDP sockets the process still holds after its port was closed:
+ * DPDK 22.11's af_xdp close deletes the socket but not its umem (it
+ * frees the umem only when its count was 2: `__atomic_sub_fetch(...) - 1
+ * == 0`), and the umem's descriptor is the socket's, with the fill and
+ * completion rings mapped on it.  The socket thus stays bound to the
+ * interface's queue and a new one cannot bind (EBUSY).  Each is released
+ * here: its mappings (/proc/self/maps names them socket:[INODE]) and its
+ * descriptor.  Nothing uses them any more: the port that did is closed. */
+static void release_xsk_leftovers(void)
+{
+    DIR *dir = opendir("/proc/self/fd");
+    if (!dir)
+        return;
+    struct dirent *e;
+    while ((e = readdir(dir)) != NULL) {
+        int fd = atoi(e->d_name);
+        struct xdp_statistics st;
+        socklen_t len = sizeof(st);
+        char link[64], self[64], line[512];
+        if (e->d_name[0] < '0' || e->d_name[0] > '9' || fd == dirfd(dir) ||
+            getsockopt(fd, SOL_XDP, XDP_STATISTICS, &st, &len) != 0)
+            continue;
+        snprintf(self, sizeof self, "/proc/self/fd/%d", fd);
+        ssize_t n = readlink(self, link, sizeof link - 1);
+        FILE *maps = n > 0 ? fopen("/proc/self/maps", "r") : NULL;
+        if (n > 0)
+            link[n] = 0;
+        while (maps && fgets(line, sizeof line, maps)) {
+            unsigned long lo, hi;
+            char *name = strrchr(line, ' ');
+            if (name && sscanf(line, "%lx-%lx", &lo, &hi) == 2 && strncmp(name + 1, link, strlen(link)) == 0)
+                munmap((void *)lo, hi - lo);
+        }
+        if (maps)
+            fclose(maps);
+        close(fd);
+    }
+    closedir(dir);
+}
+
+/* af_xdp's driver has no queue restart, and its dev_stop/dev_start leave
+ * the socket as it is: the port is closed, its device unplugged and
+ * probed again from the same vdev argument (a new socket, its fill ring
+ * filled afresh), and set up as at start.  What the old socket held is
+ * lost to the transport's recovery, as any lost frame.  0, or -1 after
+ * one line. */
+int inid_port_reopen(struct inid *d, int k, struct inid_reopen *r)
+{
+    char arg[1][INID_ARG_LEN], name[RTE_DEV_NAME_MAX_LEN];
+    uint16_t old = d->ports[k], port;
+    if (inid_ports_eal_args(d, arg, 1) != 1 || strncmp(arg[0], "--vdev=", 7) != 0) {
+        fprintf(stderr, "inid %d: port %u: not a vdev: cannot reopen it\n", d->me->id, old);
+        return -1;
+    }
+    const char *comma = strchr(arg[0] + 7, ',');
+    snprintf(name, sizeof name, "%.*s", comma ? (int)(comma - arg[0] - 7) : (int)sizeof name - 1, arg[0] + 7);
+    uint64_t t0 = rte_rdtsc();
+    memset(r, 0, sizeof(*r));
+    struct rte_eth_dev_info info;
+    unsigned ifindex = rte_eth_dev_info_get(old, &info) == 0 ? info.if_index : 0;
+    /* The kernel's view is trusted only if it sees the socket now. */
+    int kernel_says = ifindex && ini_xsk_queue_bound(ifindex, 0) == 1;
+    int rc = rte_eth_dev_stop(old);
+    if (rc == 0)
+        rc = rte_eth_dev_close(old);
+    if (rc == 0)
+        rc = rte_eal_hotplug_remove("vdev", name);
+    /* The kernel unbinds the old socket's buffer pool from the queue in a
+     * deferred work item after the close: a socket made before it has run
+     * cannot bind (EBUSY, seen in the queue's set-up; the failed set-up
+     * keeps its fill ring's 2,048 mbufs).  So the set-up waits until the
+     * kernel says the queue is free (up to 20 s: under load the work item
+     * waited more than 1.5 s, rows d6), or, if it cannot say, 50 ms; then
+     * tries, and again after twice as long, up to 5 times. */
+    if (rc == 0)
+        release_xsk_leftovers();
+    r->close_cycles = rte_rdtsc() - t0;
+    uint64_t t1 = rte_rdtsc();
+    r->asked_kernel = kernel_says;
+    for (int i = 0; rc == 0 && kernel_says && i < 10000 && ini_xsk_queue_bound(ifindex, 0) == 1; i++)
+        usleep(2000);
+    r->unbind_cycles = rte_rdtsc() - t1;
+    for (int wait_ms = kernel_says ? 0 : 50; rc == 0 && wait_ms <= 800; wait_ms = wait_ms ? 2 * wait_ms : 50) {
+        usleep((useconds_t)wait_ms * 1000u);
+        r->attempts++;
+        if (rte_eal_hotplug_add("vdev", name, comma ? comma + 1 : "") != 0 ||
+            rte_eth_dev_get_port_by_name(name, &port) != 0)
+            break;
+        d->ports[k] = port;
+        for (int q = 0; q < d->stack.nf.n_txqs; q++)
+            if (d->stack.nf.txqs[q].port == old)
+                d->stack.nf.txqs[q].port = port;
+        old = port;
+        if (setup_port(d, k) == 0)
+            return 0;
+        rte_eth_dev_close(port);
+        rte_eal_hotplug_remove("vdev", name);
+    }
+    fprintf(stderr, "inid %d: port %s: reopen failed\n", d->me->id, name);
+    return -1;
 }
 
 int inid_ports_init(struct inid *d)

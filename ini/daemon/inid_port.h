@@ -19,6 +19,15 @@ int inid_ports_init(struct inid *d);
  * server was not there yet); 0, or -1 on timeout. */
 int inid_ports_wait_up(struct inid *d, int timeout_ms);
 void inid_ports_close(struct inid *d);
+/* Closes port k and opens it again from its vdev argument, set up as at
+ * start (inid_wedge.c: af_xdp's wedged socket).  0, or -1 after one line. */
+struct inid_reopen {
+    uint64_t close_cycles;      /* stop, close, unplug: TSC cycles */
+    uint64_t unbind_cycles;     /* the wait for the kernel to free the queue */
+    unsigned attempts;          /* probes and set-ups tried */
+    int asked_kernel;           /* the kernel said when the queue was free */
+};
+int inid_port_reopen(struct inid *d, int k, struct inid_reopen *r);
 /* memif: restarts the ports of this INI's client side whose server went
  * away (a restarted INI's: docs/transport.md, "An INI that restarts"),
  * which do not reconnect by themselves; called every lwIP timer period. */

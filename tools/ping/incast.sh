@@ -8,7 +8,8 @@
 # columns), writing its header if OUT is new.  The run's directory is
 # kept under OUT's directory, in runs/LABEL-SENDERSxCOUNTxSIZE-N/ (the
 # target's counters file, compute node's output and incast.json, the
-# launcher's output with every INI's summary line, the launcher's log).
+# launcher's output with every INI's summary line, the launcher's log,
+# the target INI's log: its port resets, one line each).
 #   usage: [WINDOW=N] tools/ping/incast.sh LABEL SENDERS COUNT SIZE OUT [TIMEOUT_S]
 # Needs root (network namespaces).  Exits with ini-cluster's status.
 PROG=incast; . "$(dirname "$0")/../lib/options.sh"
@@ -37,7 +38,7 @@ wall=$(echo "$(date +%s.%N) - $t0" | bc)
 mv "$RUN.out" "$RUN/output.txt"
 # Only what the table needs stays: the counters, the report, the output.
 find "$RUN" -maxdepth 1 -type f ! -name '*.counters.json' ! -name incast.json ! -name output.txt \
-    ! -name 'cluster*.out' ! -name launcher.log -delete
+    ! -name 'cluster*.out' ! -name launcher.log ! -name ini0.log -delete
 [ -s "$OUT" ] || python3 -m inimeasure.incast --header > "$OUT"
 python3 -m inimeasure.incast "$RUN" "$LABEL" "$SENDERS" "$COUNT" "$SIZE" "$rc" "$(printf %.1f "$wall")" >> "$OUT"
 # The row has the senders' figures; of the files, the target's stay (the
