@@ -133,7 +133,7 @@ static void port_carry(const struct inid *d, struct inid_port_rx *r)
 void inid_port_rx(const struct inid *d, struct inid_port_rx *r)
 {
     memset(r, 0, sizeof(*r));
-    inid_wedge_port_lock();         /* not while the port is reopened */
+    inid_wedge_port_lock(d);        /* not while the port is reopened */
     if (d->cfg.net_mode != INI_NET_MEMIF)
         xsk_stats(r);
     if (d->stack.pool)
@@ -150,7 +150,7 @@ void inid_port_rx(const struct inid *d, struct inid_port_rx *r)
             r->if_rx_dropped += iface_rx_dropped(d->ports[k]);
     }
     port_carry(d, r);
-    inid_wedge_port_unlock();
+    inid_wedge_port_unlock(d);
 }
 
 /* The drivers' extended counters that are not zero and name a drop, a

@@ -20,24 +20,24 @@
  */
 #include "inid_wedge.h"
 
+#include "inid.h"
+#include "inid_counters.h"
+#include "inid_port.h"
+
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include <rte_ethdev.h>
-#include <rte_spinlock.h>
-
-#include "inid.h"
-#include "inid_counters.h"
-#include "inid_port.h"
 
 #define WEDGE_PERIOD_US  1000     /* the check's period */
 #define WEDGE_WINDOW_US  2000     /* nothing received for this long, while misses grow */
 #define WEDGE_HOLDOFF_US 10000    /* a new socket's first frames come after this */
 
-static rte_spinlock_t port_lock = RTE_SPINLOCK_INITIALIZER;
-void inid_wedge_port_lock(void) { rte_spinlock_lock(&port_lock); }
-void inid_wedge_port_unlock(void) { rte_spinlock_unlock(&port_lock); }
+/* The lock is the daemon's state, taken by readers that hold it const
+ * (a lock is state they may change). */
+void inid_wedge_port_lock(const struct inid *d) { rte_spinlock_lock((rte_spinlock_t *)&d->wedge.lock); }
+void inid_wedge_port_unlock(const struct inid *d) { rte_spinlock_unlock((rte_spinlock_t *)&d->wedge.lock); }
 
 /* INI_TEST_WEDGE=N (1-1000000000): after N frames the loop stops polling
  * the port until the check reopens it: the reset path, provoked (a test:
@@ -62,6 +62,7 @@ int inid_wedge_init(struct inid *d)
     struct inid_wedge *w = &d->wedge;
     struct rte_eth_dev_info info;
     memset(w, 0, sizeof(*w));
+    rte_spinlock_init(&w->lock);
     if (test_init(d) < 0)
         return -1;
     w->on = d->cfg.net_mode != INI_NET_MEMIF && d->n_ports == 1 && d->vt == NULL &&
@@ -102,9 +103,9 @@ static void reset(struct inid *d, uint64_t missed, uint64_t now)
     inid_port_rx(d, &before);
     uint64_t t0 = rte_rdtsc();
     struct inid_reopen how;
-    rte_spinlock_lock(&port_lock);
+    inid_wedge_port_lock(d);
     int rc = inid_port_reopen(d, 0, &how);
-    rte_spinlock_unlock(&port_lock);
+    inid_wedge_port_unlock(d);
     uint64_t took = rte_rdtsc() - t0;
     inid_port_rx(d, &after);
     carry_over(d, &before, &after);

@@ -14,6 +14,8 @@
 
 #include <stdint.h>
 
+#include <rte_spinlock.h>
+
 struct inid;
 
 /* The port's counters that start again from 0 on a new socket or port,
@@ -36,6 +38,9 @@ struct inid_wedge {
      * (stalled), as a wedged port gives nothing, until the reset. */
     uint64_t test_after;
     int test_fired, stalled;
+    /* Held while the port is reopened and while the telemetry thread
+     * reads its statistics (inid_wedge_port_lock). */
+    rte_spinlock_t lock;
 };
 
 /* After the ports are set up: arms the check for a single af_xdp port and
@@ -47,8 +52,8 @@ void inid_wedge_check(struct inid *d, uint64_t now);
 /* Held while the port is reopened, and by readers of its statistics on
  * other threads (the telemetry's inid_port_rx), which must not ask a
  * port being closed and probed. */
-void inid_wedge_port_lock(void);
-void inid_wedge_port_unlock(void);
+void inid_wedge_port_lock(const struct inid *d);
+void inid_wedge_port_unlock(const struct inid *d);
 static inline int inid_wedge_due(const struct inid_wedge *w, uint64_t now)
 {
     return w->on && now >= w->next_check;
