@@ -813,12 +813,12 @@ int inid_run_queue(struct inid *d, uint64_t now) { return run_queue(d, now); }
 int inid_flush(struct inid *d) { return flush_ports(d); }
 void inid_publish_load(struct inid *d) { publish_load(d); }
 
-/* A frame received, into the work queue (the caller checked its room). */
 int inid_frame_room(const struct inid *d)
 {
     return queue_room(d) > 0 && d->n_stalled + queue_len(d) < INID_QUEUE_SIZE - 1;
 }
 
+/* A frame received, into the work queue (the caller checked its room). */
 void inid_take_frame(struct inid *d, struct rte_mbuf *m, uint64_t now)
 {
     struct work *w = &d->queue[d->q_tail % INID_QUEUE_SIZE];

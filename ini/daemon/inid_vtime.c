@@ -495,8 +495,6 @@ static void stamp_deliveries(struct inid *d)
     v->n_fix = 0;
 }
 
-/* Serves the input due at the turn's time T, if any, with the
- * transport's timers; charges it; sends what it made. */
 /* The pass's own cost, after what the event sent and delivered has left
  * stamped with the end of its messages' work: the rest of a turn (its
  * polls, flushes, ACKs and timers) keeps the INI busy, so it delays the
@@ -530,6 +528,8 @@ static int holding_tx(const struct inid *d)
     return 0;
 }
 
+/* Serves the input due at the turn's time T, if any, with the
+ * transport's timers; charges it; sends what it made. */
 static void run_event(struct inid *d, uint64_t T)
 {
     struct inid_vt *v = d->vt;
@@ -590,7 +590,7 @@ static void run_event(struct inid *d, uint64_t T)
     v->cap_now = v->clock;
     v->leaving = 1;
     inid_flush(d);
-    charge_pass(d, took || cost || memcmp(&a, &b, sizeof a) != 0);
+    charge_pass(d, took || memcmp(&a, &b, sizeof a) != 0);    /* a cost implies counts that moved */
     __atomic_store_n(&d->vt_clock, v->clock, __ATOMIC_RELAXED);
     __atomic_store_n(&d->vt_busy, v->charged, __ATOMIC_RELAXED);
     inid_publish_load(d);

@@ -17,24 +17,26 @@
 # Needs root and `ip netns` (else it exits 77: skipped).
 set -u
 cd "$(dirname "$0")/../.."
-fail() { echo "wedge_reset: FAIL: $*"; exit 1; }
-if [ "$(id -u)" -ne 0 ]; then echo "wedge_reset: SKIP: needs root (network namespaces)"; exit 77; fi
-if ! ip netns list > /dev/null 2>&1; then echo "wedge_reset: SKIP: 'ip netns' is unavailable"; exit 77; fi
-[ -x build/bin/ini-cluster ] && [ -x build/bin/ini-ping ] && [ -x build/bin/inid ] || fail "build first (make)"
-TMP=$(mktemp -d /tmp/ini-wedge.XXXXXX)
-trap 'rm -rf "$TMP"' EXIT
-build/bin/ini-cluster gen 3 1 1 --mode af_packet -o "$TMP/c.cfg" > /dev/null || fail "gen"
+. tests/integration/lib/common.sh
+test_start wedge_reset build/bin/ini-cluster build/bin/ini-ping build/bin/inid
+test_need_netns
+build/bin/ini-cluster gen 3 1 1 --mode af_packet -o "$TMP/c.cfg" > /dev/null || { fail "gen"; test_end; }
 INI_TEST_WEDGE=1000 build/bin/ini-cluster run "$TMP/c.cfg" --run-dir "$TMP/run" --timeout 120 -- \
     build/bin/ini-ping --incast --sizes 65000 --count 20 --timeout-ms 60000 > "$TMP/out" 2>&1
 rc=$?
-[ "$rc" -eq 0 ] || { cat "$TMP/out"; fail "the run exited with $rc"; }
+[ "$rc" -eq 0 ] || fail "the run exited with $rc (see $TMP/out)"
 grep -q '^verified 60 messages, 0 errors$' "$TMP/run/cluster0.out" ||
     fail "cluster 0: '$(grep '^verified' "$TMP/run/cluster0.out")', expected 'verified 60 messages, 0 errors'"
 resets() { python3 -c 'import json, sys; print(json.load(open(sys.argv[1]))["port"]["wedge_resets"])' "$1" 2>&1; }
-[ "$(resets "$TMP/run/ini0.counters.json")" = 1 ] || fail "ini0: wedge_resets $(resets "$TMP/run/ini0.counters.json"), expected 1"
-for i in 1 2; do
-    [ "$(resets "$TMP/run/ini$i.counters.json")" = 0 ] || fail "ini$i: wedge_resets $(resets "$TMP/run/ini$i.counters.json"), expected 0"
+for i in 0 1 2; do
+    want=$([ $i = 0 ] && echo 1 || echo 0)
+    [ "$(resets "$TMP/run/ini$i.counters.json")" = "$want" ] ||
+        fail "ini$i: wedge_resets $(resets "$TMP/run/ini$i.counters.json"), expected $want"
 done
 grep -q '^INI 0 (cluster 0): .*, port resets 1; restarts 0, resyncs [0-9]*$' "$TMP/out" || fail "INI 0's summary line does not say 'port resets 1'"
-[ "$(grep -c 'port wedged: .* reopened (reset 1, ' "$TMP/run/ini0.log")" = 1 ] || fail "ini0.log: no single 'port wedged ... reopened (reset 1' line"
-echo "wedge_reset: PASS (60 messages checked; ini0: $(grep -o 'reopened (reset 1, .*)' "$TMP/run/ini0.log"))"
+if [ "$(grep -c 'port wedged: .* reopened (reset 1, ' "$TMP/run/ini0.log" 2>/dev/null)" = 1 ]; then
+    ok "60 messages checked; ini0: $(grep -o 'reopened (reset 1, .*)' "$TMP/run/ini0.log")"
+else
+    fail "ini0.log: no single 'port wedged ... reopened (reset 1' line"
+fi
+test_end

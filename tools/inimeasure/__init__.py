@@ -27,3 +27,20 @@ def dier(prog, code=2):
         sys.exit(code)
     return die
 
+
+
+def tsv_rows(path, width, prog):
+    """The data rows of the tab-separated table PATH (its first line the
+    header) as (line number, fields), each of WIDTH fields; a file that
+    cannot be read or a row of another width stops the script PROG with
+    one line naming the file and line."""
+    die = dier(prog)
+    try:
+        lines = open(path).read().splitlines()
+    except OSError as e:
+        die(f"{path}: {e.strerror}")
+    for n, line in enumerate(lines[1:], 2):
+        f = line.split("\t")
+        if len(f) != width:
+            die(f"{path}:{n}: not {width} tab-separated fields")
+        yield n, f

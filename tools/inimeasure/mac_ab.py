@@ -13,20 +13,17 @@ dropped.  Prints Markdown."""
 import statistics
 import sys
 
+if not __package__:
+    sys.exit("mac_ab.py: run it as `PYTHONPATH=tools python3 -m inimeasure.mac_ab` from the repository's root")
+from inimeasure import tsv_rows  # noqa: E402
+
 MEASURES = [("inproc_64k_cycles", "64 KB send + receive, stack only (cycles per message)"),
             ("inproc_rtt_cycles", "8 B round trip, stack only (cycles)")]
 
 
 def read(path):
     v, builds = {}, []
-    try:
-        lines = open(path).read().splitlines()
-    except OSError as e:
-        sys.exit(f"mac_ab: {path}: {e.strerror}")
-    for n, line in enumerate(lines[1:], 2):
-        f = line.split("\t")
-        if len(f) != 6:
-            sys.exit(f"mac_ab: {path}:{n}: not 6 tab-separated fields")
+    for n, f in tsv_rows(path, 6, "mac_ab"):
         try:
             v[(int(f[0]), f[1], f[2], f[3])] = float(f[4])
         except ValueError:

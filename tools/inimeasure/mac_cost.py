@@ -15,7 +15,7 @@ import sys
 
 if not __package__:
     sys.exit("mac_cost.py: run it as `PYTHONPATH=tools python3 -m inimeasure.mac_cost` from the repository's root")
-from inimeasure import stats  # noqa: E402
+from inimeasure import stats, tsv_rows  # noqa: E402
 
 ORDER = [("memif", "rtt_p50_us", "8 B round trip, median (us)"),
          ("af_packet", "rtt_p50_us", "8 B round trip, median (us)"),
@@ -28,14 +28,7 @@ ORDER = [("memif", "rtt_p50_us", "8 B round trip, median (us)"),
 def read(paths):
     cells, turns = {}, {}
     for path in paths:
-        try:
-            lines = open(path).read().splitlines()
-        except OSError as e:
-            sys.exit(f"mac_cost: {path}: {e.strerror}")
-        for n, line in enumerate(lines[1:], 2):
-            f = line.split("\t")
-            if len(f) != 5:
-                sys.exit(f"mac_cost: {path}:{n}: not 5 tab-separated fields")
+        for n, f in tsv_rows(path, 5, "mac_cost"):
             try:
                 v = float(f[4])
             except ValueError:

@@ -179,7 +179,7 @@ int replay_flow_setup(struct replay *r, char *err, size_t errlen)
         }
         if (cost_known == 1) {
             double svc = 0;
-            for (uint64_t i = 0; i < tf->n; i++)
+            for (uint64_t i = 0; !virt && i < tf->n; i++)      /* virtual time needs no service sum */
                 svc += g->inis[f].done[i] - g->inis[f].s[i];
             cost[tf->info.cluster_id] += virt ? (turns > 0 ? pass * 1e9 / (double)tf->info.tsc_hz / turns : 0)
                                               : fmax(busy * 1e9 / (double)tf->info.tsc_hz - svc, 0) / turns;

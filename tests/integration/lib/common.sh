@@ -12,6 +12,8 @@
 #     fresh directory, /tmp/ini-NAME.XXXXXX, and failures is 0.  At exit
 #     TMP is removed, unless something failed: then it is kept, and said,
 #     for a look at the outputs.
+# test_need_netns       root and `ip netns` (the LAN modes' namespaces),
+#     else "NAME: SKIP: ..." and status 77 (skipped)
 # test_need_data FILE   a data file the test reads, else
 #     "NAME: FAIL: data file FILE missing", status 1
 # water_test_start NAME [PROGRAM...]
@@ -47,6 +49,11 @@ test_cleanup() {
     else
         echo "$TEST_NAME: files kept in $TMP"
     fi
+}
+
+test_need_netns() {
+    if [ "$(id -u)" -ne 0 ]; then echo "$TEST_NAME: SKIP: needs root (network namespaces)"; exit 77; fi
+    if ! ip netns list > /dev/null 2>&1; then echo "$TEST_NAME: SKIP: 'ip netns' is unavailable"; exit 77; fi
 }
 
 test_need_data() {
