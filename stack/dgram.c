@@ -115,7 +115,7 @@ static inline void write_udp(const struct ini_dgram *dg, const struct ini_dgram_
     st16(udp, nport);
     st16(udp + 2, nport);
     st16(udp + 4, ulen);
-    st16(udp + 6, usum ? usum : 0xffff);
+    st16(udp + 6, dg->no_checksum ? 0 : usum ? usum : 0xffff);
 }
 
 /* ---- send ---- */
@@ -379,6 +379,12 @@ int ini_dgram_open(struct ini_dgram *dg, struct ini_netif *nf, uint16_t port, in
     }
     udp_recv(dg->pcb, lwip_recv, dg);
     return 0;
+}
+
+void ini_dgram_no_checksum(struct ini_dgram *dg)
+{
+    dg->no_checksum = 1;
+    udp_setflags(dg->pcb, (u8_t)(udp_flags(dg->pcb) | UDP_FLAGS_NOCHKSUM));
 }
 
 void ini_dgram_close(struct ini_dgram *dg)

@@ -111,6 +111,7 @@ struct ini_dgram {
     uint16_t ip_id;                   /* IP id of the datagrams sent here */
     uint16_t frame_max;               /* UDP payload of one frame: MTU - 28 */
     int predict_rx;                   /* header prediction on receive (tests turn it off) */
+    int no_checksum;                  /* UDP checksum 0 on send: the transport's MAC checks instead */
     ini_dgram_input_fn input;
     void *ctx;
     /* A datagram lwIP's UDP handed up during ip4_input, for
@@ -129,6 +130,10 @@ int  ini_dgram_open(struct ini_dgram *dg, struct ini_netif *nf, uint16_t port, i
  * reassembly (the process's: another stack's too), whose frames are the
  * link's. */
 void ini_dgram_close(struct ini_dgram *dg);
+/* From now on datagrams leave with a UDP checksum of 0 ("none", RFC 768),
+ * the payload sums given to the send functions unused: for a transport
+ * whose MAC covers every byte the checksum would (swp.h). */
+void ini_dgram_no_checksum(struct ini_dgram *dg);
 /* A destination at ip (network order), not looked up yet. */
 void ini_dgram_dst_init(struct ini_dgram_dst *d, uint32_t ip);
 

@@ -233,6 +233,8 @@ struct ini_swp *ini_swp_open(const struct ini_swp_params *prm, struct ini_dgram 
         ini_swp_close(s);
         return NULL;
     }
+    if (s->tag_len)
+        ini_dgram_no_checksum(dg);  /* the MAC covers what the UDP checksum would */
     return s;
 }
 

@@ -2,9 +2,10 @@
  * swp_mac.c - the transport's authentication (swp.h "Strangers refused",
  * docs/transport.md).
  *
- * Hash, then PRF: the bytes behind the tag (CRC and message, or nothing)
- * go through a polynomial hash over GF(2^128) (POLYVAL's, stack/
- * polyhash.h) under a secret key H of the run (the "inner" sum, 16
+ * Hash, then PRF: the bytes behind the tag (the CRC field, 0 under the
+ * MAC, and the message; or nothing) go through a polynomial hash over
+ * GF(2^128) (POLYVAL's, stack/polyhash.h) under a secret key H of the
+ * run (the "inner" sum, 16
  * bytes); the tag is SipHash-2-4-128 under a second key of the run over
  * the destination INI, the header, the length and the inner sum.  The
  * hash is universal for messages of one length (two different ones
@@ -13,9 +14,12 @@
  * key for many messages because its result is never shown, only passed
  * through the PRF.  By carry-less multiplication it takes 0.17 TSC cycles
  * a byte where libsodium's Poly1305 (issue 49's first inner hash) took
- * 1.90 in the same conditions (docs/results/mac-fast/).  The inner sum of a message is the same for
- * each of its transmissions, so the sender takes it once, at the first
- * send, and a retransmission (a new ack) costs one SipHash of ~31 bytes.
+ * 1.90 in the same conditions (docs/results/mac-fast/).  The inner sum
+ * of a message is the same for each of its transmissions, so the sender
+ * takes it once, at the first send, and a retransmission (a new ack)
+ * costs one SipHash of ~31 bytes.  Under the MAC the CRC and the UDP
+ * checksum are left out: the MAC catches every change they would, and
+ * they were two more passes over each message (docs/results/mac-nocrc/).
  * docs/transport.md has the argument.
  */
 #include "swp_internal.h"
@@ -32,10 +36,11 @@ int swp_mac_keys(struct ini_swp *s, const struct ini_swp_params *prm)
     /* The run's keys: the machine's key bound to this run's epoch, so
      * that frames recorded in another run (same key, another epoch)
      * fail the MAC. */
-    /* v2: the inner hash changed from Poly1305 (v1) to polyhash; another
-     * label gives other keys, so a v1 and a v2 INI fail each other's MAC
-     * instead of one of them mis-reading the other's sums. */
-    static const uint8_t label[] = "ini swp run keys v2";
+    /* v3: under the MAC the CRC and the UDP checksum are left out (v2
+     * sent them; v1 had Poly1305 as its inner hash).  Another label gives
+     * other keys, so INIs of two versions fail each other's MAC, counted
+     * as mac_fail, instead of mis-reading each other's frames. */
+    static const uint8_t label[] = "ini swp run keys v3";
     uint8_t keys[INI_POLYHASH_LEN + sizeof(s->tag_key)];
     crypto_generichash_state st;
     if (sodium_init() < 0)

@@ -160,36 +160,54 @@ static int read_header(const struct ini_swp *s, const struct pbuf *p, struct ini
     return 0;
 }
 
+/* The checks of a datagram under the MAC, which covers every byte the
+ * UDP checksum and the CRC would (the sender leaves both out: swp_tx.c
+ * swp_fill_slot): one pass, the inner hash's.  A damaged frame is then
+ * counted as a stranger's (mac_fail). */
+static uint64_t *check_mac(struct ini_swp *s, const struct pbuf *p, struct ini_rx_meta *rx)
+{
+    if (rx->stamp)
+        rx->t_in_udp = rte_rdtsc();
+    return swp_mac_ok(s, p) ? NULL : &s->stats.mac_fail;
+}
+
 /* What a datagram must pass before the protocol believes anything in it,
  * in this order: its UDP checksum, its MAC (a frame that fails it is a
  * stranger's, and none of its fields is looked at), its header, its
  * connection (and source address), and a DATA frame's CRC (not its
  * sequence number, not its piggy-backed ack is believed before: a
- * damaged ack could release messages the peer never received).  Returns
- * the counter of the first check it fails, or NULL with its header in h
- * and its connection in *cp. */
+ * damaged ack could release messages the peer never received).  With a
+ * MAC, the MAC alone stands for the checksum and the CRC.  Returns the
+ * counter of the first check it fails, or NULL with its header in h and
+ * its connection in *cp. */
 static uint64_t *check_datagram(struct ini_swp *s, struct pbuf *p, uint32_t src, uint32_t dst, int sum_ok,
                                 struct ini_rx_meta *rx, struct ini_swp_hdr *h, struct swp_conn **cp)
 {
     uint32_t crc;
-    const uint32_t *crc_done;
-    if (!checksum_ok(s, p, src, dst, sum_ok, &crc, &crc_done))
-        return &s->stats.udp_checksum_errors;
-    if (rx->stamp)
-        rx->t_in_udp = rte_rdtsc();
-    if (s->tag_len && !swp_mac_ok(s, p))
-        return &s->stats.mac_fail;
+    const uint32_t *crc_done = NULL;
+    if (s->tag_len) {
+        uint64_t *fail = check_mac(s, p, rx);
+        if (fail)
+            return fail;
+    } else {
+        if (!checksum_ok(s, p, src, dst, sum_ok, &crc, &crc_done))
+            return &s->stats.udp_checksum_errors;
+        if (rx->stamp)
+            rx->t_in_udp = rte_rdtsc();
+    }
     if (read_header(s, p, h) < 0)
         return &s->stats.bad_header;
     struct swp_conn *c = h->conn < s->n_inis ? &s->conns[h->conn] : NULL;
     if (!c || c->peer < 0 || c->dst.ip != src)
         return &s->stats.bad_conn;
     *cp = c;
-    if (h->op == INI_SWP_DATA) {
+    if (h->op == INI_SWP_DATA && !s->tag_len) {
         if (!crc_ok(s, p, crc_done))
             return &c->stats.crc_errors;
         if (crc_done)       /* the one-pass check of a long frame; a short one's is inline, hot */
             c->stats.rx_checked += p->tot_len - (uint32_t)s->data_hdr_len;
+    } else if (h->op == INI_SWP_DATA) {
+        c->stats.rx_checked += p->tot_len - (uint32_t)s->data_hdr_len;     /* the MAC's one pass */
     }
     return NULL;
 }

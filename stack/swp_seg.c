@@ -12,8 +12,8 @@
 /* ---- sending ---- */
 
 /* Sends the segments of c's message in progress that the window takes:
- * each gets the next sequence number, its CRC (and MAC sum) once, its
- * SEND timer.  ts, unless NULL, gets the first one's UDP stamp.  A
+ * each gets the next sequence number, its CRC (with a MAC, its inner sum
+ * instead) once, its SEND timer.  ts, unless NULL, gets the first one's UDP stamp.  A
  * transmission that fails (no transmit buffer) leaves the rest for
  * ini_swp_poll().  Returns the segments sent. */
 static int push_segments(struct ini_swp *s, struct swp_conn *c, struct ini_swp_tx_stamps *ts)

@@ -39,7 +39,7 @@ int swp_send_frame(struct ini_swp *s, struct swp_conn *c, uint8_t op, uint32_t s
         swp_inner_of(s, body, blen, NULL, 0, inner);
         swp_tag_of(s, c->peer, wire, blen, inner, wire + s->hdr_len);
     }
-    if (ini_dgram_frame_send(s->dg, &fr, ini_chksum(wire, len)) < 0) {
+    if (ini_dgram_frame_send(s->dg, &fr, s->tag_len ? 0 : ini_chksum(wire, len)) < 0) {
         s->stats.send_errors++;
         return -1;
     }
@@ -85,8 +85,8 @@ void swp_send_nak(struct ini_swp *s, struct swp_conn *c, uint32_t seq, uint32_t 
 }
 
 /* The UDP payload's sum from the message's (its CRC's and message's,
- * kept: fill_slot) and the front's (the header, and the MAC if any:
- * crc_off bytes at wire).  Both start at even offsets. */
+ * kept: fill_slot) and the front's (the header: crc_off bytes at wire;
+ * without a MAC, the only case summed).  Both start at even offsets. */
 static inline uint16_t frame_sum(const struct ini_swp *s, const struct swp_tx_slot *t, const uint8_t *wire)
 {
     return ini_sum_fold(ini_sum_small(t->msg_sum, wire, (size_t)s->crc_off));
@@ -109,16 +109,19 @@ static inline uint16_t copy_first(struct ini_swp *s, struct swp_tx_slot *t, uint
     return ini_sum_fold(ini_sum_small(acc, wire, (size_t)s->data_hdr_len));
 }
 
-/* A later transmission (or the first with a MAC, whose CRC was taken
- * before): message and CRC copied, the MAC written, the frame summed from
- * the message's sum if there is one, else hot, here. */
+/* A later transmission (or the first with a MAC, whose inner sum was
+ * taken before): message and CRC copied, the MAC written, the frame
+ * summed from the message's sum if there is one, else hot, here; with a
+ * MAC not at all (no UDP checksum: ini_dgram_no_checksum). */
 static inline uint16_t copy_again(struct ini_swp *s, struct swp_conn *c, struct swp_tx_slot *t, uint8_t *wire,
                                   uint32_t len)
 {
     memcpy(wire + s->data_hdr_len, t->am, t->am_len);
     memcpy(wire + s->crc_off, &t->crc, 4);
-    if (s->tag_len)
+    if (s->tag_len) {
         swp_tag_of(s, c->peer, wire, len - (uint32_t)s->crc_off, t->inner, wire + s->hdr_len);
+        return 0;
+    }
     return t->msg_sum_valid ? frame_sum(s, t, wire) : ini_chksum(wire, (int)len);
 }
 
@@ -163,10 +166,9 @@ static int tx_parts(struct ini_swp *s, struct swp_conn *c, struct swp_tx_slot *t
     hdr_write(wire, h, s->seq_bits);
     memcpy(wire + s->crc_off, &t->crc, 4);
     swp_tag_of(s, c->peer, wire, 4 + t->am_len, t->inner, wire + s->hdr_len);
-    uint16_t sum = frame_sum(s, t, wire);
     if (ts)
         ts->t_out_udp = rte_rdtsc();
-    return ini_dgram_send_parts(s->dg, &c->dst, wire, (uint16_t)s->data_hdr_len, t->am, t->am_len, sum);
+    return ini_dgram_send_parts(s->dg, &c->dst, wire, (uint16_t)s->data_hdr_len, t->am, t->am_len, 0);
 }
 
 /* (Re)transmits message `seq` of connection c from its slot, by the path
@@ -209,12 +211,15 @@ int swp_transmit(struct ini_swp *s, struct swp_conn *c, uint32_t seq, struct ini
 
 /* Fills slot t for a message (or segment) of len bytes at am, its CRC and
  * its sum for the UDP checksum: taken as the first transmission copies it
- * into its frame (crc_pending) when it fits one frame and has no MAC;
- * else here, once (a MAC covers the CRC, and a message of several frames
- * is not copied in one piece): a small message's CRC inline, its frame
- * summed hot at each transmission (cheaper than a pass that sums too); a
- * longer one's CRC and sum in one pass, the sum kept.  With a MAC, its
- * inner sum too, once per message. */
+ * into its frame (crc_pending) when it fits one frame; else here, once (a
+ * message of several frames is not copied in one piece): a small
+ * message's CRC inline, its frame summed hot at each transmission
+ * (cheaper than a pass that sums too); a longer one's CRC and sum in one
+ * pass, the sum kept.  With a MAC, neither: its inner sum instead, once
+ * per message, the CRC field 0 and the UDP checksum none.  The MAC
+ * catches every change the CRC and the checksum would, so they would be
+ * two more passes over the message for nothing (issue 49: they were half
+ * of what the MAC cost). */
 void swp_fill_slot(struct ini_swp *s, struct swp_tx_slot *t, uint8_t *am, uint32_t len, void *cookie,
                    uint8_t flags, int release)
 {
@@ -230,6 +235,12 @@ void swp_fill_slot(struct ini_swp *s, struct swp_tx_slot *t, uint8_t *am, uint32
     t->crc_pending = !s->tag_len && len + (uint32_t)s->data_hdr_len <= s->frame_max;
     if (t->crc_pending)
         return;
+    if (s->tag_len) {
+        t->crc = 0;
+        t->msg_sum_valid = 0;
+        swp_inner_of(s, (const uint8_t *)&t->crc, 4, am, len, t->inner);
+        return;
+    }
     if (len <= INI_SMALL_MAX) {
         t->crc = ini_crc32c_small(0, am, len);
         t->msg_sum_valid = 0;
@@ -239,8 +250,6 @@ void swp_fill_slot(struct ini_swp *s, struct swp_tx_slot *t, uint8_t *am, uint32
         t->msg_sum = ini_sum_fold(ini_sum_small(acc, &t->crc, 4));
         t->msg_sum_valid = 1;
     }
-    if (s->tag_len)
-        swp_inner_of(s, (const uint8_t *)&t->crc, 4, am, len, t->inner);
 }
 
 int swp_send_message(struct ini_swp *s, struct swp_conn *c, uint8_t *am, uint32_t am_len, void *cookie,

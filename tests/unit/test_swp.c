@@ -779,6 +779,36 @@ static void test_mac_old_epoch_refused(void **state)
     assert_int_equal(ini_swp_totals(loop_b.st.swp).mac_fail, 1);
 }
 
+/* Under the MAC the sender leaves the UDP checksum (0: none) and the CRC
+ * (0) out, and the receiver reads neither: a frame damaged in its message
+ * fails the MAC alone, counted once, and is not delivered. */
+static void test_mac_stands_for_checksum_and_crc(void **state)
+{
+    enum { ETH = 14, IPH = 20, UDPH = 8 };
+    uint32_t lens[2] = { 64, 1000 };
+    for (int i = 0; i < 2; i++) {
+        n_recorded = 0;
+        loop_a.script = record_a;
+        assert_int_equal(loop_send(&loop_a, (uint32_t)i, lens[i]), 0);
+        loop_a.script = NULL;
+        assert_int_equal(n_recorded, 1);
+        uint8_t *f = recorded[0];
+        uint32_t front = recorded_len[0] - ETH - IPH - UDPH - lens[i];   /* header, tag, CRC */
+        assert_int_equal(f[ETH + IPH + 6] | f[ETH + IPH + 7], 0);
+        for (uint32_t k = front - 4; k < front; k++)
+            assert_int_equal(f[ETH + IPH + UDPH + k], 0);
+        f[recorded_len[0] - 3] ^= 0x10;                         /* a bit of the message */
+        uint64_t got = loop_b.n_got;
+        replay(0);
+        assert_int_equal(loop_b.n_got, got);
+        assert_int_equal(ini_swp_totals(loop_b.st.swp).mac_fail, (uint64_t)i + 1);
+    }
+    assert_int_equal(ini_swp_totals(loop_b.st.swp).crc_errors, 0);
+    assert_int_equal(ini_swp_totals(loop_b.st.swp).udp_checksum_errors, 0);
+    loop_run(MS, 3);
+    assert_all_delivered(2);
+}
+
 /* ---- messages in segments (stack.segmentation) ---- */
 
 #define SEG 1462u                       /* message bytes per segment: 1500 - 20 - 8 - 6 - 4 */
@@ -1158,6 +1188,7 @@ int main(void)
 #define K(f) cmocka_unit_test_setup_teardown(f, setup_keyed, teardown)
         K(test_mac_random_mix),         K(test_mac_forged_data_dropped), K(test_mac_forged_ack_ignored),
         K(test_mac_replay_not_delivered_twice), K(test_mac_old_epoch_refused),
+        K(test_mac_stands_for_checksum_and_crc),
 #define S(f) cmocka_unit_test_setup_teardown(f, setup_seg, teardown_seg)
         S(test_seg_in_order),           S(test_seg_ack_at_next_turn_sends_more),
         S(test_seg_loss_first),         S(test_seg_loss_middle),
