@@ -172,7 +172,7 @@ int inid_ports_eal_args(const struct inid *d, char args[][INID_ARG_LEN], int max
         if (me->devargs[0])
             snprintf(args[n++], INID_ARG_LEN, "--vdev=%s", me->devargs);
         else
-            n += inid_kernel_iface_vdev(me, args[n]);
+            n += inid_kernel_iface_vdev(me, d->cfg.stack.segmentation && d->cfg.stack.mtu <= 1500, args[n]);
         break;
     case INI_NET_PCI:
         if (!me->devargs[0])
@@ -787,15 +787,26 @@ void inid_capture_close(struct inid *d)
 }
 
 /* A kernel interface as an INI's port (af_packet mode, or pci mode with an
- * interface name as the device): DPDK's af_xdp driver.  Not af_packet:
- * DPDK 22.11's af_packet driver joins a PACKET_FANOUT group with the
- * DEFRAG flag, and the kernel then reassembles IPv4 fragments into frames
- * larger than its ring slots, which are lost (docs/deploy.md has the
- * measurements).  The default interface is the launcher's veth i<ID>. */
-int inid_kernel_iface_vdev(const struct ini_node_cfg *me, char arg[INID_ARG_LEN])
+ * interface name as the device).  The launcher's veth i<ID> (no device
+ * named) in segment mode with frames of at most 1,500 bytes: DPDK's
+ * af_packet driver with a ring of INID_PACKET_FRAMES slots.  DPDK 22.11's
+ * af_xdp driver keeps 2,048 buffers on its socket's fill ring and puts one
+ * back only for each frame its receive call takes off, so under many
+ * senders the kernel finds that ring empty and drops (tens of thousands of
+ * frames a run, docs/results/incast/README.md, rows d7 and e); af_packet's
+ * ring slots go back to the kernel as each frame is copied out.  Otherwise
+ * af_xdp: its af_packet rival joins a PACKET_FANOUT group with the DEFRAG
+ * flag, and the kernel then reassembles IPv4 fragments into frames larger
+ * than its 2 KB ring slots, which are lost (docs/deploy.md has the
+ * measurements); a named device (a NIC) keeps the driver its deployment
+ * was measured with. */
+int inid_kernel_iface_vdev(const struct ini_node_cfg *me, int packet_ok, char arg[INID_ARG_LEN])
 {
     if (me->device[0])
         snprintf(arg, INID_ARG_LEN, "--vdev=net_af_xdp%d,iface=%s", me->id, me->device);
+    else if (packet_ok)
+        snprintf(arg, INID_ARG_LEN, "--vdev=net_af_packet%d,iface=i%d,framecnt=%d", me->id, me->id,
+                 INID_PACKET_FRAMES);
     else
         snprintf(arg, INID_ARG_LEN, "--vdev=net_af_xdp%d,iface=i%d", me->id, me->id);
     return 1;
@@ -809,5 +820,5 @@ int inid_device_eal_arg(const struct ini_node_cfg *me, char arg[INID_ARG_LEN])
         snprintf(arg, INID_ARG_LEN, "--allow=%s", me->device);
         return 1;
     }
-    return inid_kernel_iface_vdev(me, arg);
+    return inid_kernel_iface_vdev(me, 0, arg);
 }
