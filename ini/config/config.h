@@ -42,6 +42,9 @@ extern "C" {
 #define INI_CONFIG_VERSION   1        /* the format's version: version = 1; in every file */
 
 enum ini_net_mode   { INI_NET_MEMIF, INI_NET_AF_PACKET, INI_NET_PCI };
+/* network.port: the DPDK driver of a kernel interface (ini/daemon/inid_port.c,
+ * inid_kernel_iface_vdev says what auto picks). */
+enum ini_kernel_port { INI_PORT_AUTO, INI_PORT_AF_XDP, INI_PORT_AF_PACKET };
 enum ini_idle_mode  { INI_IDLE_POLL, INI_IDLE_ADAPTIVE, INI_IDLE_AUTO };
 enum ini_trace_mode { INI_TRACE_OFF, INI_TRACE_SUMMARY, INI_TRACE_DETAILED };
 /* eal.hugepages: auto uses them when the host has enough free (ini/daemon/eal_args.h). */
@@ -200,6 +203,7 @@ struct ini_config {
     char path[INI_PATH_LEN];          /* the file it came from */
     enum ini_net_mode net_mode;       /* network.mode, default memif */
     char bridge[16];                  /* af_packet: bridge name, default "inibr0" */
+    enum ini_kernel_port port;        /* network.port, default auto */
     enum ini_policy pe_policy;        /* policy.compute, default static */
     enum ini_policy ini_policy;       /* policy.ini, default static */
     struct ini_stack_cfg stack;
@@ -260,6 +264,7 @@ extern const char *const ini_trace_mode_names[];
 extern const char *const ini_eal_huge_names[];
 extern const char *const ini_policy_names[];
 extern const char *const ini_mac_mode_names[];
+extern const char *const ini_kernel_port_names[];
 /* The value of name in names (one of the tables above); -1 if none. */
 int ini_name_parse(const char *const *names, const char *name);
 

@@ -14,15 +14,19 @@
 
 static int load_network(struct loader *ld, const config_setting_t *root)
 {
-    static const char *const allowed[] = { "mode", "bridge", NULL };
+    static const char *const allowed[] = { "mode", "bridge", "port", NULL };
     const config_setting_t *g, *bridge;
-    int mode;
+    int mode, port;
     int found = cfg_read_group(ld, root, "network", allowed, &g);
     if (found <= 0)
         return found;
     switch (cfg_read_enum(ld, g, "mode", ini_net_mode_names, &mode)) {
     case -1: return -1;
     case 1:  ld->cfg.net_mode = (enum ini_net_mode)mode; break;
+    }
+    switch (cfg_read_enum(ld, g, "port", ini_kernel_port_names, &port)) {
+    case -1: return -1;
+    case 1:  ld->cfg.port = (enum ini_kernel_port)port; break;
     }
     if ((bridge = cfg_member(g, "bridge"))) {
         const char *text;

@@ -12,6 +12,9 @@
 const char *const ini_net_mode_names[] = {
     [INI_NET_MEMIF] = "memif", [INI_NET_AF_PACKET] = "af_packet", [INI_NET_PCI] = "pci", NULL,
 };
+const char *const ini_kernel_port_names[] = {
+    [INI_PORT_AUTO] = "auto", [INI_PORT_AF_XDP] = "af_xdp", [INI_PORT_AF_PACKET] = "af_packet", NULL,
+};
 const char *const ini_idle_mode_names[] = {
     [INI_IDLE_POLL] = "poll", [INI_IDLE_ADAPTIVE] = "adaptive", [INI_IDLE_AUTO] = "auto", NULL,
 };

@@ -18,7 +18,8 @@ extern const size_t inid_swp_counters_n, inid_message_counters_n, inid_link_coun
 /* The receive side of the INI's ports, from DPDK's port statistics
  * (rte_eth_stats_get, summed over its ports): frames taken, frames the
  * port missed (the socket's or the ring's: af_xdp's drops when its
- * ring is full or has no buffer, a NIC's imissed), frames in error and
+ * ring is full or has no buffer, af_packet's when its ring has no free
+ * slot, a NIC's imissed), frames in error and
  * frames dropped for want of an mbuf.  Any thread (the telemetry's too):
  * DPDK's own /ethdev/stats reads them the same way. */
 struct inid_port_rx {

@@ -161,6 +161,8 @@ static int memif_eal_args(const struct inid *d, char args[][INID_ARG_LEN], int m
     return n;
 }
 
+static int lan_port_is_packet(const struct inid *d);   /* below, with its reasons */
+
 int inid_ports_eal_args(const struct inid *d, char args[][INID_ARG_LEN], int max)
 {
     int n = 0;
@@ -172,7 +174,7 @@ int inid_ports_eal_args(const struct inid *d, char args[][INID_ARG_LEN], int max
         if (me->devargs[0])
             snprintf(args[n++], INID_ARG_LEN, "--vdev=%s", me->devargs);
         else
-            n += inid_kernel_iface_vdev(me, args[n]);
+            n += inid_kernel_iface_vdev(me, lan_port_is_packet(d), args[n]);
         break;
     case INI_NET_PCI:
         if (!me->devargs[0])
@@ -786,18 +788,39 @@ void inid_capture_close(struct inid *d)
     ini_capture_close(&d->cap);
 }
 
-/* A kernel interface as an INI's port (af_packet mode, or pci mode with an
- * interface name as the device): DPDK's af_xdp driver.  Not af_packet:
- * DPDK 22.11's af_packet driver joins a PACKET_FANOUT group with the
- * DEFRAG flag, and the kernel then reassembles IPv4 fragments into frames
- * larger than its ring slots, which are lost (docs/deploy.md has the
- * measurements).  The default interface is the launcher's veth i<ID>. */
-int inid_kernel_iface_vdev(const struct ini_node_cfg *me, char arg[INID_ARG_LEN])
+/* The driver of a kernel interface in af_packet mode (network.port).
+ * auto: DPDK's af_packet driver, with a ring of INID_PACKET_FRAMES slots,
+ * for the launcher's veth i<ID> (no device named) in segment mode (the
+ * mode's MTU is at most 1,500: its 2 KB slots hold a frame).  DPDK
+ * 22.11's af_xdp driver keeps 2,048 buffers on its socket's fill ring and
+ * puts one back only for each frame its receive call takes off, so under
+ * many senders the kernel finds that ring empty and drops (tens of
+ * thousands of frames a run, docs/results/incast/README.md, rows d7 and
+ * e); af_packet hands each ring slot back as the frame is copied out.  Otherwise af_xdp: the
+ * af_packet driver joins a PACKET_FANOUT group with the DEFRAG flag, and
+ * the kernel then reassembles IPv4 fragments (fragment mode's, a Linux
+ * host's large ping) into frames larger than its 2 KB slots, which are
+ * lost (docs/deploy.md has the measurements); a named device (a NIC)
+ * keeps the driver its deployment was measured with. */
+static int lan_port_is_packet(const struct inid *d)
 {
+    if (d->cfg.port != INI_PORT_AUTO)
+        return d->cfg.port == INI_PORT_AF_PACKET;
+    return !d->me->device[0] && d->cfg.stack.segmentation;
+}
+
+int inid_kernel_iface_vdev(const struct ini_node_cfg *me, int packet, char arg[INID_ARG_LEN])
+{
+    char iface[sizeof me->device + 16];
     if (me->device[0])
-        snprintf(arg, INID_ARG_LEN, "--vdev=net_af_xdp%d,iface=%s", me->id, me->device);
+        snprintf(iface, sizeof iface, "%s", me->device);
     else
-        snprintf(arg, INID_ARG_LEN, "--vdev=net_af_xdp%d,iface=i%d", me->id, me->id);
+        snprintf(iface, sizeof iface, "i%d", me->id);
+    if (packet)
+        snprintf(arg, INID_ARG_LEN, "--vdev=net_af_packet%d,iface=%s,framecnt=%d", me->id, iface,
+                 INID_PACKET_FRAMES);
+    else
+        snprintf(arg, INID_ARG_LEN, "--vdev=net_af_xdp%d,iface=%s", me->id, iface);
     return 1;
 }
 
@@ -809,5 +832,5 @@ int inid_device_eal_arg(const struct ini_node_cfg *me, char arg[INID_ARG_LEN])
         snprintf(arg, INID_ARG_LEN, "--allow=%s", me->device);
         return 1;
     }
-    return inid_kernel_iface_vdev(me, arg);
+    return inid_kernel_iface_vdev(me, 0, arg);
 }

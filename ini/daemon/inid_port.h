@@ -52,8 +52,14 @@ uint16_t inid_capture_batch(struct inid *d, int k, uint32_t dir, struct rte_mbuf
                             size_t *off);
 void inid_capture_close(struct inid *d);
 /* The EAL argument that opens kernel interface me->device (default i<ID>)
- * as this INI's port; returns 1 (the number of arguments written). */
-int inid_kernel_iface_vdev(const struct ini_node_cfg *me, char arg[INID_ARG_LEN]);
+ * as this INI's port, with DPDK's af_packet driver if packet, else its
+ * af_xdp driver (inid_port.c says which network.port picks); returns 1
+ * (the number of arguments written). */
+int inid_kernel_iface_vdev(const struct ini_node_cfg *me, int packet, char arg[INID_ARG_LEN]);
+/* The af_packet port's ring slots (2 KB each, receive and transmit): the
+ * incast runs lost 7% of the data with DPDK's default of 512, none with
+ * 4,096 (docs/results/incast/README.md). */
+#define INID_PACKET_FRAMES 4096
 /* pci mode without devargs: the EAL argument for me->device; returns 1. */
 int inid_device_eal_arg(const struct ini_node_cfg *me, char arg[INID_ARG_LEN]);
 /* Builds the vdev argument of each port of this INI into args (EAL form). */

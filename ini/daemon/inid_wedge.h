@@ -34,6 +34,9 @@ struct inid_wedge {
     uint64_t rx_seen, quiet_missed, quiet_since, quiet_loops;
     uint64_t resets;
     struct inid_port_carry carry;
+    /* An af_packet port's ring drops read so far (inid_counters.c): each
+     * read of PACKET_STATISTICS clears the kernel's count.  Under the lock. */
+    uint64_t packet_drops;
     /* INI_TEST_WEDGE=N: after N frames the loop stops polling the port
      * (stalled), as a wedged port gives nothing, until the reset. */
     uint64_t test_after;

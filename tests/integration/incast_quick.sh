@@ -9,9 +9,10 @@
 #     frames the senders sent;
 #   - the target's NAKs at most 2 per frame it received after a loss (0
 #     when none was lost): NAKs cannot storm;
-#   - the target's port was never found wedged: port.wedge_resets is in
-#     its counters file and 0 (an af_xdp socket that keeps receiving is
-#     not reopened: ini/daemon/inid_wedge.c);
+#   - the target's port is DPDK's af_packet driver with its ring of
+#     4,096 slots (the LAN's default in segment mode: its EAL line) and
+#     was never reopened: port.wedge_resets is in its counters file and 0
+#     (the wedge check is af_xdp's only: ini/daemon/inid_wedge.c);
 #   - no namespace left behind.
 # The goodput of both phases is printed (speed belongs to the benchmark:
 # tools/ping/incast.sh, docs/results/incast/).  Needs root and `ip netns`
@@ -40,6 +41,8 @@ read -r verified expected frames retx naks lost < <(awk -F'\t' 'NR == 2 {print $
 [ "$frames" -gt 0 ] || fail "no data frames counted"
 [ $((retx * 20)) -lt "$frames" ] || fail "$retx retransmissions for $frames data frames: 5% or more"
 [ "$naks" -le $((2 * lost)) ] || fail "$naks NAKs for $lost frames lost: more than 2 per lost frame"
+grep -q -- '--vdev=net_af_packet0,iface=i0,framecnt=4096 ' "$RUN/ini0.log" ||
+    fail "the target's EAL line has no --vdev=net_af_packet0,iface=i0,framecnt=4096: $(head -n 1 "$RUN/ini0.log")"
 resets=$(python3 -c 'import json, sys; print(json.load(open(sys.argv[1]))["port"]["wedge_resets"])' "$RUN/ini0.counters.json" 2>&1)
 [ "$resets" = 0 ] || fail "the target's port.wedge_resets is '$resets', expected 0"
 tag=$(sed -n 's/.* --tag \([^ ]*\) .*/\1/p' "$RUN/launcher.log" 2>/dev/null | head -n 1)

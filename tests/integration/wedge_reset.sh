@@ -1,12 +1,12 @@
 #!/usr/bin/env bash
 # wedge_reset: the af_xdp port's wedge recovery (ini/daemon/inid_wedge.c),
-# provoked.  Three clusters on the af_packet LAN; two senders send 20
-# messages of 65,000 B each to compute node 0 (ini-ping --incast, one
-# alone first).  INI_TEST_WEDGE=1000 makes every INI stop polling its
-# port once it has received 1,000 frames, as a wedged port delivers
-# nothing; only the target receives that many.  It does not empty the
-# kernel's fill ring (nothing in the process can), so what this checks is
-# the detection of "nothing received" and the reopening, not the
+# provoked.  Three clusters on the af_packet LAN, every port af_xdp
+# (network.port); two senders send 20 messages of 65,000 B each to compute
+# node 0 (ini-ping --incast, one alone first).  INI_TEST_WEDGE=1000
+# makes every INI stop polling its port once it has received 1,000
+# frames, as a wedged port delivers nothing; only the target receives
+# that many.  It does not empty the kernel's fill ring (nothing in the
+# process can), so what this checks is the detection of "nothing received" and the reopening, not the
 # kernel's side.  Asserts:
 #   - every message verified (3 x 20), 0 errors, exit status 0: the
 #     reopened port receives, and the frames lost in the reset are
@@ -21,6 +21,10 @@ cd "$(dirname "$0")/../.."
 test_start wedge_reset build/bin/ini-cluster build/bin/ini-ping build/bin/inid
 test_need_netns
 build/bin/ini-cluster gen 3 1 1 --mode af_packet -o "$TMP/c.cfg" > /dev/null || { fail "gen"; test_end; }
+# network.port's auto is af_packet on the LAN (segments): af_xdp, the
+# driver the check is for, is asked for.
+sed -i 's/port = "auto";/port = "af_xdp";/' "$TMP/c.cfg"
+grep -q 'port = "af_xdp";' "$TMP/c.cfg" || { fail "network.port not set in the configuration"; test_end; }
 INI_TEST_WEDGE=1000 build/bin/ini-cluster run "$TMP/c.cfg" --run-dir "$TMP/run" --timeout 120 -- \
     build/bin/ini-ping --incast --sizes 65000 --count 20 --timeout-ms 60000 > "$TMP/out" 2>&1
 rc=$?

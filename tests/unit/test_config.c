@@ -154,6 +154,7 @@ static void test_conf_default(void **state)
 {
     const struct ini_config *cfg = load_shipped("conf/default.cfg", INI_NET_MEMIF, 2, 4, 2);
     assert_string_equal(cfg->bridge, "inibr0");
+    assert_int_equal(cfg->port, INI_PORT_AUTO);
     assert_int_equal(cfg->clusters[1].pes[0], 2);
     assert_int_equal(cfg->pes[3].static_ini, 1);
     assert_int_equal(cfg->inis[0].ip, ip_of("198.18.0.1"));
@@ -288,7 +289,7 @@ static void test_every_field(void **state)
 {
     const char *path = write_file("full.cfg",
         "version = 1;\n"
-        "network = { mode = \"pci\"; bridge = \"br-test\"; };\n"
+        "network = { mode = \"pci\"; bridge = \"br-test\"; port = \"af_packet\"; };\n"
         "policy  = { compute = \"round-robin\"; ini = \"load-aware\"; };\n"
         "stack   = { mtu = 9000; window = 128; seq_bits = 8; send_timeout_us = 10000000;\n"
         "            ack_timeout_us = 1; max_message = 1; nak = false; segmentation = false; };\n"
@@ -309,6 +310,7 @@ static void test_every_field(void **state)
     assert_scalar_fields(c, SCALAR_FULL);
     assert_int_equal(c->stack.segmentation, 0);
     assert_string_equal(c->bridge, "br-test");
+    assert_int_equal(c->port, INI_PORT_AF_PACKET);
     assert_string_equal(c->eal_args[1], "--log-level=7");
 
     /* Cluster 1 lists pes [3, 1] and static [1, 0]: PE 3 -> INI 1, PE 1 -> INI 0;
@@ -491,6 +493,8 @@ static const struct bad_case bad_cases[] = {
 
     /* unknown enum names */
     { "unknown network mode", WITH("network = { mode = \"tap\"; };"), 2, "network.mode", "unknown value \"tap\"" },
+    { "unknown network port", WITH("network = { port = \"af_xpd\"; };"), 2, "network.port",
+      "unknown value \"af_xpd\" (expected auto, af_xdp or af_packet)" },
     { "unknown compute policy", WITH("policy = { compute = \"random\"; };"), 2, "policy.compute", "round-robin" },
     { "unknown INI policy", WITH("policy = { ini = \"Static\"; };"), 2, "policy.ini", "unknown value" },
     { "unknown idle mode", WITH("idle = { mode = \"sleep\"; };"), 2, "idle.mode", "poll, adaptive or auto" },

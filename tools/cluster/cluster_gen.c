@@ -96,7 +96,7 @@ static void write_groups(FILE *out, const struct gen_machine *m)
             "# configuration generator (ini-cluster gen %d %d %d --mode %s).\n"
             "# Every optional group is spelled out with its default; see docs/config.md.\n"
             "version = %d;\n"
-            "network = { mode = \"%s\"; bridge = \"%s\"; };\n"
+            "network = { mode = \"%s\"; bridge = \"%s\"; port = \"auto\"; };\n"
             "policy  = { compute = \"%s\"; ini = \"%s\"; };\n"
             "stack   = { mtu = %d; window = %d; seq_bits = %d; send_timeout_us = %d;\n"
             "            ack_timeout_us = %d; max_message = %d; nak = %s; segmentation = %s; };\n"

@@ -10,7 +10,7 @@
 # target's counters file, compute node's output and incast.json, the
 # launcher's output with every INI's summary line, the launcher's log,
 # the target INI's log: its port resets, one line each).
-#   usage: [WINDOW=N] tools/ping/incast.sh LABEL SENDERS COUNT SIZE OUT [TIMEOUT_S]
+#   usage: [WINDOW=N] [DEVARGS=TEMPLATE] tools/ping/incast.sh LABEL SENDERS COUNT SIZE OUT [TIMEOUT_S]
 # Needs root (network namespaces).  Exits with ini-cluster's status.
 PROG=incast; . "$(dirname "$0")/../lib/options.sh"
 case ${1-} in -h|--help) help_header; exit 0 ;; esac
@@ -29,6 +29,14 @@ build/bin/ini-cluster gen $((SENDERS + 1)) 1 1 --mode af_packet -o "$CFG" || exi
 if [ -n "${WINDOW:-}" ]; then
     posint WINDOW "$WINDOW"
     sed -i "s/window = [0-9]*;/window = $WINDOW;/" "$CFG"
+fi
+# DEVARGS=TEMPLATE: every INI's port from devargs, {ID} its id (e.g.
+# 'net_af_packet{ID},iface=i{ID},framecnt=4096': DPDK's af_packet driver
+# instead of the default af_xdp one).
+if [ -n "${DEVARGS:-}" ]; then
+    case $DEVARGS in *'"'*|*'|'*) die "DEVARGS: no quote or bar allowed" ;; esac
+    tmpl=$(printf %s "$DEVARGS" | sed 's/[&\\]/\\&/g; s/{ID}/\\1/g')
+    sed -i -E "s|\{ id = ([0-9]+); core = |{ id = \\1; devargs = \"$tmpl\"; core = |" "$CFG"
 fi
 t0=$(date +%s.%N)
 build/bin/ini-cluster run "$CFG" --run-dir "$RUN" --timeout "$TIMEOUT" -- \
