@@ -168,35 +168,61 @@ VCLMUL_FN static inline __m128i fold_lanes(__m256i v)
     return _mm_xor_si128(_mm256_castsi256_si128(v), _mm256_extracti128_si256(v, 1));
 }
 
-VCLMUL_FN static struct ini_gf128 blocks_vclmul(struct ini_gf128 a, const struct ini_polyhash_key *k,
-                                                const uint8_t *p, size_t n)
+/* Block i of a run of n blocks at p followed by one more at `last`. */
+VCLMUL_FN static inline __m128i block_at(const uint8_t *p, size_t n, const uint8_t *last, size_t i)
 {
-    __m256i pw[VCLMUL_AGG / 2], pk[VCLMUL_AGG / 2];
-    for (int j = 0; j < VCLMUL_AGG / 2; j++) {   /* H^(16-2j) low lane, H^(15-2j) high */
-        pw[j] = _mm256_set_m128i(pow_of(k, VCLMUL_AGG - 2 - 2 * j),
-                                 pow_of(k, VCLMUL_AGG - 1 - 2 * j));
-        pk[j] = halves(pw[j]);
+    return _mm_loadu_si128((const __m128i *)(const void *)(i < n ? p + i * INI_POLYHASH_LEN : last));
+}
+
+/* One step over m = n (+ 1 with `last`) blocks, 1 <= m <= 16, against
+ * H^m..H^1, acc added to the first: a segment's tail (and its padded
+ * last block) in one reduction, where one step per block, or per 8, cost
+ * a reduction's latency each. */
+VCLMUL_FN static __m128i tail_vclmul(__m128i acc, const struct ini_polyhash_key *k, const uint8_t *p, size_t n,
+                                     const uint8_t *last)
+{
+    size_t m = n + (last != NULL);
+    __m256i lo = _mm256_setzero_si256(), mid = lo, hi = lo;
+    for (size_t i = 0; i < m; i += 2) {
+        int pair = i + 1 < m;
+        __m128i b0 = block_at(p, n, last, i), b1 = pair ? block_at(p, n, last, i + 1) : _mm_setzero_si128();
+        if (i == 0)
+            b0 = _mm_xor_si128(b0, acc);
+        __m256i w = _mm256_set_m128i(pair ? pow_of(k, (int)(m - 2 - i)) : _mm_setzero_si128(),
+                                     pow_of(k, (int)(m - 1 - i)));
+        mul_acc2(_mm256_set_m128i(b1, b0), w, halves(w), &lo, &mid, &hi);
     }
+    __m128i l = fold_lanes(lo), h = fold_lanes(hi);
+    return reduce(l, _mm_xor_si128(fold_lanes(mid), _mm_xor_si128(l, h)), h);
+}
+
+/* n blocks at p, then the block at `last` unless NULL. */
+VCLMUL_FN static struct ini_gf128 blocks_vclmul(struct ini_gf128 a, const struct ini_polyhash_key *k,
+                                                const uint8_t *p, size_t n, const uint8_t *last)
+{
     __m128i acc = _mm_set_epi64x((long long)a.hi, (long long)a.lo);
-    for (; n >= VCLMUL_AGG; n -= VCLMUL_AGG, p += VCLMUL_AGG * INI_POLYHASH_LEN) {
-        __m256i lo = _mm256_setzero_si256(), mid = lo, hi = lo;
-        __m256i x = _mm256_xor_si256(_mm256_loadu_si256((const __m256i *)(const void *)p),
-                                     _mm256_zextsi128_si256(acc));
-        mul_acc2(x, pw[0], pk[0], &lo, &mid, &hi);
-        for (int j = 1; j < VCLMUL_AGG / 2; j++) {
-            x = _mm256_loadu_si256((const __m256i *)(const void *)(p + 2 * j * INI_POLYHASH_LEN));
-            mul_acc2(x, pw[j], pk[j], &lo, &mid, &hi);
+    if (n >= VCLMUL_AGG) {
+        __m256i pw[VCLMUL_AGG / 2], pk[VCLMUL_AGG / 2];
+        for (int j = 0; j < VCLMUL_AGG / 2; j++) {   /* H^(16-2j) low lane, H^(15-2j) high */
+            pw[j] = _mm256_set_m128i(pow_of(k, VCLMUL_AGG - 2 - 2 * j), pow_of(k, VCLMUL_AGG - 1 - 2 * j));
+            pk[j] = halves(pw[j]);
         }
-        __m128i l = fold_lanes(lo), h = fold_lanes(hi);
-        acc = reduce(l, _mm_xor_si128(fold_lanes(mid), _mm_xor_si128(l, h)), h);
+        for (; n >= VCLMUL_AGG; n -= VCLMUL_AGG, p += VCLMUL_AGG * INI_POLYHASH_LEN) {
+            __m256i lo = _mm256_setzero_si256(), mid = lo, hi = lo;
+            __m256i x = _mm256_xor_si256(_mm256_loadu_si256((const __m256i *)(const void *)p),
+                                         _mm256_zextsi128_si256(acc));
+            mul_acc2(x, pw[0], pk[0], &lo, &mid, &hi);
+            for (int j = 1; j < VCLMUL_AGG / 2; j++) {
+                x = _mm256_loadu_si256((const __m256i *)(const void *)(p + 2 * j * INI_POLYHASH_LEN));
+                mul_acc2(x, pw[j], pk[j], &lo, &mid, &hi);
+            }
+            __m128i l = fold_lanes(lo), h = fold_lanes(hi);
+            acc = reduce(l, _mm_xor_si128(fold_lanes(mid), _mm_xor_si128(l, h)), h);
+        }
     }
-    struct ini_gf128 r = { (uint64_t)_mm_cvtsi128_si64(acc), (uint64_t)_mm_extract_epi64(acc, 1) };
-    /* The ymm registers' upper halves cleared before the SSE code of the
-     * tail: gcc 12 leaves out its vzeroupper on a tail call, and the
-     * legacy-SSE tail then ran ~300 TSC cycles slower (measured on this
-     * Zen 3: a 1,456-byte segment 612 cycles, 1,280 bytes 294). */
-    _mm256_zeroupper();
-    return n ? blocks_clmul(r, k, p, n) : r;
+    if (n || last)
+        acc = tail_vclmul(acc, k, p, n, last);
+    return (struct ini_gf128){ (uint64_t)_mm_cvtsi128_si64(acc), (uint64_t)_mm_extract_epi64(acc, 1) };
 }
 
 static enum ini_polyhash_path fastest(void)
@@ -236,9 +262,10 @@ void ini_polyhash_init(struct ini_polyhash *st, const struct ini_polyhash_key *k
 static void absorb(struct ini_polyhash *st, const uint8_t *p, size_t n)
 {
 #ifdef POLYHASH_X86
-    /* Fewer blocks than one wide step: not worth loading its powers. */
-    if (st->key->path == INI_POLYHASH_VCLMUL && n >= VCLMUL_AGG) {
-        st->acc = blocks_vclmul(st->acc, st->key, p, n);
+    /* One block: a plain multiply; more, one wide step per 16 and one for
+     * the rest. */
+    if (st->key->path == INI_POLYHASH_VCLMUL && n > 1) {
+        st->acc = blocks_vclmul(st->acc, st->key, p, n, NULL);
         return;
     }
     if (st->key->path >= INI_POLYHASH_CLMUL) {
@@ -273,6 +300,29 @@ void ini_polyhash_update(struct ini_polyhash *st, const void *data, size_t len)
     len %= INI_POLYHASH_LEN;
     memcpy(st->buf, p, len);
     st->nbuf = (unsigned)len;
+}
+
+void ini_polyhash_last(struct ini_polyhash *st, const void *data, size_t len, uint8_t out[INI_POLYHASH_LEN])
+{
+    const uint8_t *p = data;
+    if (st->nbuf) {                     /* a block begun: completed first, the usual way */
+        size_t take = INI_POLYHASH_LEN - st->nbuf;
+        take = take < len ? take : len;
+        ini_polyhash_update(st, p, take);
+        p += take;
+        len -= take;
+    }
+#ifdef POLYHASH_X86
+    if (!st->nbuf && st->key->path == INI_POLYHASH_VCLMUL && len > INI_POLYHASH_LEN) {
+        size_t full = len / INI_POLYHASH_LEN, rem = len % INI_POLYHASH_LEN;
+        uint8_t pad[INI_POLYHASH_LEN] = { 0 };
+        memcpy(pad, p + full * INI_POLYHASH_LEN, rem);
+        st->acc = blocks_vclmul(st->acc, st->key, p, full, rem ? pad : NULL);
+        len = 0;
+    }
+#endif
+    ini_polyhash_update(st, p, len);
+    ini_polyhash_final(st, out);
 }
 
 void ini_polyhash_final(struct ini_polyhash *st, uint8_t out[INI_POLYHASH_LEN])

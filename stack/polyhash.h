@@ -72,6 +72,11 @@ void ini_polyhash_key(struct ini_polyhash_key *k, const uint8_t h[INI_POLYHASH_L
 void ini_polyhash_init(struct ini_polyhash *st, const struct ini_polyhash_key *k);
 void ini_polyhash_update(struct ini_polyhash *st, const void *data, size_t len);
 void ini_polyhash_final(struct ini_polyhash *st, uint8_t out[INI_POLYHASH_LEN]);
+/* ini_polyhash_update(st, data, len) then ini_polyhash_final(st, out), the
+ * same bits, with the last blocks and the padded partial one in a single
+ * step on the fastest path (a 1,466-byte segment: one reduction instead
+ * of three). */
+void ini_polyhash_last(struct ini_polyhash *st, const void *data, size_t len, uint8_t out[INI_POLYHASH_LEN]);
 
 /* dot(a, b) on the portable path: the tests' bridge to their reference. */
 struct ini_gf128 ini_gf128_dot(struct ini_gf128 a, struct ini_gf128 b);

@@ -85,8 +85,7 @@ void swp_inner_of(const struct ini_swp *s, const uint8_t *a, size_t la, const ui
     struct ini_polyhash st;
     ini_polyhash_init(&st, &s->hash_key);
     ini_polyhash_update(&st, a, la);
-    ini_polyhash_update(&st, b, lb);
-    ini_polyhash_final(&st, inner);
+    ini_polyhash_last(&st, b, lb, inner);
 }
 
 /* Checks the tag of a received datagram (a pbuf chain) addressed to us. */
@@ -100,14 +99,14 @@ int swp_mac_ok(const struct ini_swp *s, const struct pbuf *p)
     ini_polyhash_init(&st, &s->hash_key);
     uint16_t off = front;
     for (const struct pbuf *q = p; q; q = q->next) {
-        if (off >= q->len) {
-            off = (uint16_t)(off - q->len);
-            continue;
-        }
-        ini_polyhash_update(&st, (const uint8_t *)q->payload + off, (size_t)(q->len - off));
-        off = 0;
+        const uint8_t *b = (const uint8_t *)q->payload + off;
+        size_t n = off < q->len ? (size_t)(q->len - off) : 0;
+        off = off < q->len ? 0 : (uint16_t)(off - q->len);
+        if (!q->next)
+            ini_polyhash_last(&st, b, n, inner);     /* a segment: its one piece */
+        else
+            ini_polyhash_update(&st, b, n);
     }
-    ini_polyhash_final(&st, inner);
     swp_tag_of(s, s->me, head, (uint32_t)(p->tot_len - front), inner, want);
     return crypto_verify_16(want, head + s->hdr_len) == 0;
 }

@@ -117,9 +117,10 @@ static void unhex(const char *s, uint8_t *out, size_t n)
     }
 }
 
-/* The hash of m in pieces: the cuts (sorted, within 0..len) end them. */
+/* The hash of m in pieces: the cuts (sorted, within 0..len) end them;
+ * the last piece by ini_polyhash_last when `last`, else update + final. */
 static void hash_pieces(const struct ini_polyhash_key *k, const uint8_t *m, size_t len,
-                        const size_t *cuts, int ncuts, uint8_t out[16])
+                        const size_t *cuts, int ncuts, uint8_t out[16], int last)
 {
     struct ini_polyhash st;
     size_t at = 0;
@@ -127,6 +128,10 @@ static void hash_pieces(const struct ini_polyhash_key *k, const uint8_t *m, size
     for (int i = 0; i < ncuts; i++) {
         ini_polyhash_update(&st, m + at, cuts[i] - at);
         at = cuts[i];
+    }
+    if (last) {
+        ini_polyhash_last(&st, m + at, len - at, out);
+        return;
     }
     ini_polyhash_update(&st, m + at, len - at);
     ini_polyhash_final(&st, out);
@@ -194,14 +199,14 @@ static void test_rfc8452_example(void **state)
     struct ini_polyhash_key keys[NPATHS];
     keys_of(h, keys);
     for (int k = 0; k < NPATHS; k++) {
-        hash_pieces(&keys[k], m, 32, NULL, 0, got);
+        hash_pieces(&keys[k], m, 32, NULL, 0, got, 0);
         assert_memory_equal(got, want, 16);
     }
 }
 
 /* One length: a random key and message, the whole, two pieces (the
  * sender's CRC + message) and up to eight pieces (a pbuf chain), on every
- * path, against the reference. */
+ * path and both ways of ending, against the reference. */
 static void check_length(size_t len)
 {
     uint8_t h[16], m[MAXLEN], want[16], got[16];
@@ -212,18 +217,18 @@ static void check_length(size_t len)
     struct ini_polyhash_key keys[NPATHS];
     keys_of(h, keys);
     ref_hash(h, m, len, want);
-    for (int k = 0; k < NPATHS; k++) {
+    for (int k = 0; k < NPATHS * 2; k++) {      /* each path, ending with update + final, then last */
         size_t cuts[8];
-        hash_pieces(&keys[k], m, len, NULL, 0, got);
+        hash_pieces(&keys[k / 2], m, len, NULL, 0, got, k & 1);
         assert_memory_equal(got, want, 16);
         cuts[0] = rnd_below(len + 1);
-        hash_pieces(&keys[k], m, len, cuts, 1, got);
+        hash_pieces(&keys[k / 2], m, len, cuts, 1, got, k & 1);
         assert_memory_equal(got, want, 16);
         int n = 1 + (int)rnd_below(8);
         for (int i = 0; i < n; i++)
             cuts[i] = rnd_below(len + 1);
         qsort(cuts, (size_t)n, sizeof(cuts[0]), cmp_size);
-        hash_pieces(&keys[k], m, len, cuts, n, got);
+        hash_pieces(&keys[k / 2], m, len, cuts, n, got, k & 1);
         assert_memory_equal(got, want, 16);
     }
 }
@@ -250,7 +255,7 @@ static void test_every_split(void **state)
     ref_hash(h, m, sizeof(m), want);
     for (int k = 0; k < NPATHS; k++)
         for (size_t cut = 0; cut <= sizeof(m); cut++) {
-            hash_pieces(&keys[k], m, sizeof(m), &cut, 1, got);
+            hash_pieces(&keys[k], m, sizeof(m), &cut, 1, got, 0);
             assert_memory_equal(got, want, 16);
         }
 }
@@ -288,7 +293,7 @@ static void test_known_answers(void **state)
         ref_hash(h, m, kat[i].len, got);
         assert_memory_equal(got, want, 16);
         for (int k = 0; k < NPATHS; k++) {
-            hash_pieces(&keys[k], m, kat[i].len, NULL, 0, got);
+            hash_pieces(&keys[k], m, kat[i].len, NULL, 0, got, 0);
             assert_memory_equal(got, want, 16);
         }
     }
