@@ -9,6 +9,8 @@
 #                       round trip (both INIs)
 #
 #   tools/bench/mac_ab.sh OUT_DIR TURNS NAME_A BENCH_A NAME_B BENCH_B
+#   SEGMENT=on|off (default off: IP fragments, ini-bench's default; the
+#   system's default is on) picks the 64 KB run's --segment.
 # OUT_DIR/runs.tsv: turn, build, mac, measure, value, load (1-minute load
 # average at the run); OUT_DIR/raw.txt: every run's output, each under a
 # "==> tTURN-BUILD-MAC-WHAT.txt <==" line (one file, the layout
@@ -32,7 +34,8 @@ one() {   # one TURN BUILD MAC
     local turn=$1 build=$2 mac=$3 flag= raw=$OUT/.run.txt load
     [ "$mac" = on ] && flag=--mac
     load=$(cut -d' ' -f1 /proc/loadavg)
-    "${BENCH[$build]}" --inproc --layer reliable --size 65000 --count 400 $flag > "$raw" 2>&1
+    "${BENCH[$build]}" --inproc --layer reliable --size 65000 --count 400 --segment "${SEGMENT:-off}" $flag \
+        > "$raw" 2>&1
     keep "t$turn-$build-$mac-64k.txt" "$raw"
     printf '%s\t%s\t%s\tinproc_64k_cycles\t%s\t%s\n' "$turn" "$build" "$mac" \
         "$(awk '$1 == "reliable" { print $4 }' "$raw")" "$load" >> "$TSV"
