@@ -168,24 +168,38 @@ VCLMUL_FN static inline __m128i fold_lanes(__m256i v)
     return _mm_xor_si128(_mm256_castsi256_si128(v), _mm256_extracti128_si256(v, 1));
 }
 
-/* Block i of a run of n blocks at p followed by one more at `last`. */
-VCLMUL_FN static inline __m128i block_at(const uint8_t *p, size_t n, const uint8_t *last, size_t i)
+/* What the fastest path reads: n blocks at p, then one more at `last`
+ * unless NULL (a padded partial block); the n blocks are also copied to
+ * dst unless NULL (the sender's copy into its frame, in the same pass). */
+struct run {
+    const uint8_t *p;
+    uint8_t *dst;
+    size_t n;
+    const uint8_t *last;
+};
+
+/* Block i of the run (stored to dst too, if one of the n). */
+VCLMUL_FN static inline __m128i block_at(const struct run *r, size_t i)
 {
-    return _mm_loadu_si128((const __m128i *)(const void *)(i < n ? p + i * INI_POLYHASH_LEN : last));
+    if (i >= r->n)
+        return _mm_loadu_si128((const __m128i *)(const void *)r->last);
+    __m128i b = _mm_loadu_si128((const __m128i *)(const void *)(r->p + i * INI_POLYHASH_LEN));
+    if (r->dst)
+        _mm_storeu_si128((__m128i *)(void *)(r->dst + i * INI_POLYHASH_LEN), b);
+    return b;
 }
 
-/* One step over m = n (+ 1 with `last`) blocks, 1 <= m <= 16, against
- * H^m..H^1, acc added to the first: a segment's tail (and its padded
- * last block) in one reduction, where one step per block, or per 8, cost
- * a reduction's latency each. */
-VCLMUL_FN static __m128i tail_vclmul(__m128i acc, const struct ini_polyhash_key *k, const uint8_t *p, size_t n,
-                                     const uint8_t *last)
+/* One step over the run's m = n (+ 1 with `last`) blocks, 1 <= m <= 16,
+ * against H^m..H^1, acc added to the first: a segment's tail (and its
+ * padded last block) in one reduction, where one step per block, or per
+ * 8, cost a reduction's latency each. */
+VCLMUL_FN static __m128i tail_vclmul(__m128i acc, const struct ini_polyhash_key *k, const struct run *r)
 {
-    size_t m = n + (last != NULL);
+    size_t m = r->n + (r->last != NULL);
     __m256i lo = _mm256_setzero_si256(), mid = lo, hi = lo;
     for (size_t i = 0; i < m; i += 2) {
         int pair = i + 1 < m;
-        __m128i b0 = block_at(p, n, last, i), b1 = pair ? block_at(p, n, last, i + 1) : _mm_setzero_si128();
+        __m128i b0 = block_at(r, i), b1 = pair ? block_at(r, i + 1) : _mm_setzero_si128();
         if (i == 0)
             b0 = _mm_xor_si128(b0, acc);
         __m256i w = _mm256_set_m128i(pair ? pow_of(k, (int)(m - 2 - i)) : _mm_setzero_si128(),
@@ -196,32 +210,42 @@ VCLMUL_FN static __m128i tail_vclmul(__m128i acc, const struct ini_polyhash_key 
     return reduce(l, _mm_xor_si128(fold_lanes(mid), _mm_xor_si128(l, h)), h);
 }
 
-/* n blocks at p, then the block at `last` unless NULL. */
-VCLMUL_FN static struct ini_gf128 blocks_vclmul(struct ini_gf128 a, const struct ini_polyhash_key *k,
-                                                const uint8_t *p, size_t n, const uint8_t *last)
+/* Sixteen blocks at p (and to dst) against H^16..H^1, acc added to the
+ * first. */
+VCLMUL_FN static inline __m128i step_vclmul(__m128i acc, const __m256i *pw, const __m256i *pk, const uint8_t *p,
+                                            uint8_t *dst)
+{
+    __m256i lo = _mm256_setzero_si256(), mid = lo, hi = lo;
+    for (int j = 0; j < VCLMUL_AGG / 2; j++) {
+        __m256i x = _mm256_loadu_si256((const __m256i *)(const void *)(p + 2 * j * INI_POLYHASH_LEN));
+        if (dst)
+            _mm256_storeu_si256((__m256i *)(void *)(dst + 2 * j * INI_POLYHASH_LEN), x);
+        if (j == 0)
+            x = _mm256_xor_si256(x, _mm256_zextsi128_si256(acc));
+        mul_acc2(x, pw[j], pk[j], &lo, &mid, &hi);
+    }
+    __m128i l = fold_lanes(lo), h = fold_lanes(hi);
+    return reduce(l, _mm_xor_si128(fold_lanes(mid), _mm_xor_si128(l, h)), h);
+}
+
+VCLMUL_FN static struct ini_gf128 blocks_vclmul(struct ini_gf128 a, const struct ini_polyhash_key *k, struct run r)
 {
     __m128i acc = _mm_set_epi64x((long long)a.hi, (long long)a.lo);
-    if (n >= VCLMUL_AGG) {
+    if (r.n >= VCLMUL_AGG) {
         __m256i pw[VCLMUL_AGG / 2], pk[VCLMUL_AGG / 2];
         for (int j = 0; j < VCLMUL_AGG / 2; j++) {   /* H^(16-2j) low lane, H^(15-2j) high */
             pw[j] = _mm256_set_m128i(pow_of(k, VCLMUL_AGG - 2 - 2 * j), pow_of(k, VCLMUL_AGG - 1 - 2 * j));
             pk[j] = halves(pw[j]);
         }
-        for (; n >= VCLMUL_AGG; n -= VCLMUL_AGG, p += VCLMUL_AGG * INI_POLYHASH_LEN) {
-            __m256i lo = _mm256_setzero_si256(), mid = lo, hi = lo;
-            __m256i x = _mm256_xor_si256(_mm256_loadu_si256((const __m256i *)(const void *)p),
-                                         _mm256_zextsi128_si256(acc));
-            mul_acc2(x, pw[0], pk[0], &lo, &mid, &hi);
-            for (int j = 1; j < VCLMUL_AGG / 2; j++) {
-                x = _mm256_loadu_si256((const __m256i *)(const void *)(p + 2 * j * INI_POLYHASH_LEN));
-                mul_acc2(x, pw[j], pk[j], &lo, &mid, &hi);
-            }
-            __m128i l = fold_lanes(lo), h = fold_lanes(hi);
-            acc = reduce(l, _mm_xor_si128(fold_lanes(mid), _mm_xor_si128(l, h)), h);
+        for (; r.n >= VCLMUL_AGG; r.n -= VCLMUL_AGG) {
+            acc = step_vclmul(acc, pw, pk, r.p, r.dst);
+            r.p += VCLMUL_AGG * INI_POLYHASH_LEN;
+            if (r.dst)
+                r.dst += VCLMUL_AGG * INI_POLYHASH_LEN;
         }
     }
-    if (n || last)
-        acc = tail_vclmul(acc, k, p, n, last);
+    if (r.n || r.last)
+        acc = tail_vclmul(acc, k, &r);
     return (struct ini_gf128){ (uint64_t)_mm_cvtsi128_si64(acc), (uint64_t)_mm_extract_epi64(acc, 1) };
 }
 
@@ -265,7 +289,7 @@ static void absorb(struct ini_polyhash *st, const uint8_t *p, size_t n)
     /* One block: a plain multiply; more, one wide step per 16 and one for
      * the rest. */
     if (st->key->path == INI_POLYHASH_VCLMUL && n > 1) {
-        st->acc = blocks_vclmul(st->acc, st->key, p, n, NULL);
+        st->acc = blocks_vclmul(st->acc, st->key, (struct run){ p, NULL, n, NULL });
         return;
     }
     if (st->key->path >= INI_POLYHASH_CLMUL) {
@@ -304,12 +328,22 @@ void ini_polyhash_update(struct ini_polyhash *st, const void *data, size_t len)
 
 void ini_polyhash_last(struct ini_polyhash *st, const void *data, size_t len, uint8_t out[INI_POLYHASH_LEN])
 {
-    const uint8_t *p = data;
+    ini_polyhash_copy_last(st, NULL, data, len, out);
+}
+
+void ini_polyhash_copy_last(struct ini_polyhash *st, void *dst, const void *src, size_t len,
+                            uint8_t out[INI_POLYHASH_LEN])
+{
+    const uint8_t *p = src;
+    uint8_t *d = dst;
     if (st->nbuf) {                     /* a block begun: completed first, the usual way */
         size_t take = INI_POLYHASH_LEN - st->nbuf;
         take = take < len ? take : len;
+        if (d)
+            memcpy(d, p, take);
         ini_polyhash_update(st, p, take);
         p += take;
+        d = d ? d + take : NULL;
         len -= take;
     }
 #ifdef POLYHASH_X86
@@ -317,10 +351,14 @@ void ini_polyhash_last(struct ini_polyhash *st, const void *data, size_t len, ui
         size_t full = len / INI_POLYHASH_LEN, rem = len % INI_POLYHASH_LEN;
         uint8_t pad[INI_POLYHASH_LEN] = { 0 };
         memcpy(pad, p + full * INI_POLYHASH_LEN, rem);
-        st->acc = blocks_vclmul(st->acc, st->key, p, full, rem ? pad : NULL);
+        st->acc = blocks_vclmul(st->acc, st->key, (struct run){ p, d, full, rem ? pad : NULL });
+        if (d)
+            memcpy(d + full * INI_POLYHASH_LEN, pad, rem);
         len = 0;
     }
 #endif
+    if (d && len)
+        memcpy(d, p, len);
     ini_polyhash_update(st, p, len);
     ini_polyhash_final(st, out);
 }

@@ -71,7 +71,7 @@ struct swp_tx_slot {
     uint8_t inner[INI_SWP_TAG_LEN];   /* with a key: polyhash of CRC + message, once */
     uint16_t msg_sum;         /* ones' complement sum of CRC + message, for the UDP checksum ... */
     uint8_t msg_sum_valid;    /* ... once summed (messages of several frames only) */
-    uint8_t crc_pending;      /* CRC and sum not yet taken: in the first copy (transmit) */
+    uint8_t crc_pending;      /* CRC and sum (with a key: inner sum) not yet taken: in the first copy */
     uint8_t flags;            /* INI_SWP_F_MORE, INI_SWP_F_CONT: a segment's place */
     uint8_t release;          /* the message's last frame: give it back when acknowledged */
     uint8_t sent;             /* transmitted once: the next one carries INI_SWP_F_RETX */
@@ -527,6 +527,8 @@ void swp_tag_of(const struct ini_swp *s, int dst, const uint8_t *hdr, uint32_t l
                 const uint8_t inner[INI_SWP_TAG_LEN], uint8_t tag[INI_SWP_TAG_LEN]);
 void swp_inner_of(const struct ini_swp *s, const uint8_t *a, size_t la, const uint8_t *b, size_t lb,
                   uint8_t inner[INI_SWP_TAG_LEN]);
+void swp_inner_copy(const struct ini_swp *s, uint8_t *dst, const uint8_t *msg, size_t len,
+                    uint8_t inner[INI_SWP_TAG_LEN]);
 int  swp_mac_ok(const struct ini_swp *s, const struct pbuf *p);
 
 #endif

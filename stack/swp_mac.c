@@ -88,6 +88,18 @@ void swp_inner_of(const struct ini_swp *s, const uint8_t *a, size_t la, const ui
     ini_polyhash_last(&st, b, lb, inner);
 }
 
+/* The inner sum of a DATA frame's CRC field (0) and message, the message
+ * copied to dst in the same pass. */
+void swp_inner_copy(const struct ini_swp *s, uint8_t *dst, const uint8_t *msg, size_t len,
+                    uint8_t inner[INI_SWP_TAG_LEN])
+{
+    static const uint8_t no_crc[4];
+    struct ini_polyhash st;
+    ini_polyhash_init(&st, &s->hash_key);
+    ini_polyhash_update(&st, no_crc, sizeof(no_crc));
+    ini_polyhash_copy_last(&st, dst, msg, len, inner);
+}
+
 /* Checks the tag of a received datagram (a pbuf chain) addressed to us. */
 int swp_mac_ok(const struct ini_swp *s, const struct pbuf *p)
 {

@@ -109,8 +109,23 @@ static inline uint16_t copy_first(struct ini_swp *s, struct swp_tx_slot *t, uint
     return ini_sum_fold(ini_sum_small(acc, wire, (size_t)s->data_hdr_len));
 }
 
-/* A later transmission (or the first with a MAC, whose inner sum was
- * taken before): message and CRC copied, the MAC written, the frame
+/* The first transmission of a message with a MAC: copied and hashed in
+ * one pass (the inner sum kept for a retransmission), the CRC field 0,
+ * the tag written; no UDP sum (ini_dgram_no_checksum). */
+static inline uint16_t copy_first_keyed(struct ini_swp *s, struct swp_conn *c, struct swp_tx_slot *t, uint8_t *wire,
+                                        uint32_t len)
+{
+    t->crc = 0;
+    t->crc_pending = 0;
+    t->msg_sum_valid = 0;
+    memcpy(wire + s->crc_off, &t->crc, 4);
+    swp_inner_copy(s, wire + s->data_hdr_len, t->am, t->am_len, t->inner);
+    swp_tag_of(s, c->peer, wire, len - (uint32_t)s->crc_off, t->inner, wire + s->hdr_len);
+    return 0;
+}
+
+/* A later transmission (or the first of several frames with a MAC, whose
+ * inner sum was taken before): message and CRC copied, the MAC written, the frame
  * summed from the message's sum if there is one, else hot, here; with a
  * MAC not at all (no UDP checksum: ini_dgram_no_checksum). */
 static inline uint16_t copy_again(struct ini_swp *s, struct swp_conn *c, struct swp_tx_slot *t, uint8_t *wire,
@@ -136,7 +151,9 @@ static int tx_frame(struct ini_swp *s, struct swp_conn *c, struct swp_tx_slot *t
     if (!wire)
         return -1;
     hdr_write(wire, h, s->seq_bits);
-    uint16_t sum = t->crc_pending ? copy_first(s, t, wire) : copy_again(s, c, t, wire, len);
+    uint16_t sum = !t->crc_pending ? copy_again(s, c, t, wire, len)
+                   : s->tag_len    ? copy_first_keyed(s, c, t, wire, len)
+                                   : copy_first(s, t, wire);
     if (ts)
         ts->t_out_udp = rte_rdtsc();
     return ini_dgram_frame_send(s->dg, &fr, sum);
@@ -216,10 +233,10 @@ int swp_transmit(struct ini_swp *s, struct swp_conn *c, uint32_t seq, struct ini
  * message's CRC inline, its frame summed hot at each transmission
  * (cheaper than a pass that sums too); a longer one's CRC and sum in one
  * pass, the sum kept.  With a MAC, neither: its inner sum instead, once
- * per message, the CRC field 0 and the UDP checksum none.  The MAC
- * catches every change the CRC and the checksum would, so they would be
- * two more passes over the message for nothing (issue 49: they were half
- * of what the MAC cost). */
+ * per message (in the first copy too when it fits one frame), the CRC
+ * field 0 and the UDP checksum none.  The MAC catches every change the
+ * CRC and the checksum would, so they would be two more passes over the
+ * message for nothing (issue 49: they were half of what the MAC cost). */
 void swp_fill_slot(struct ini_swp *s, struct swp_tx_slot *t, uint8_t *am, uint32_t len, void *cookie,
                    uint8_t flags, int release)
 {
@@ -232,7 +249,7 @@ void swp_fill_slot(struct ini_swp *s, struct swp_tx_slot *t, uint8_t *am, uint32
     t->ip_id = 0;
     t->flags = flags;
     t->release = (uint8_t)release;
-    t->crc_pending = !s->tag_len && len + (uint32_t)s->data_hdr_len <= s->frame_max;
+    t->crc_pending = len + (uint32_t)s->data_hdr_len <= s->frame_max;
     if (t->crc_pending)
         return;
     if (s->tag_len) {

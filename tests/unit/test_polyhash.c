@@ -233,11 +233,39 @@ static void check_length(size_t len)
     }
 }
 
+/* ini_polyhash_copy_last: the hash of the whole and a copy of what it
+ * read, after a first piece of `cut` bytes (a block begun, or not). */
+static void check_copy(size_t len)
+{
+    uint8_t h[16], m[MAXLEN], copy[MAXLEN + 1], want[16], got[16];
+    for (int j = 0; j < 16; j++)
+        h[j] = rnd8();
+    for (size_t j = 0; j < len; j++)
+        m[j] = rnd8();
+    struct ini_polyhash_key keys[NPATHS];
+    keys_of(h, keys);
+    ref_hash(h, m, len, want);
+    for (int k = 0; k < NPATHS; k++) {
+        size_t cut = k ? rnd_below(len < 20 ? len + 1 : 20) : 0;
+        struct ini_polyhash st;
+        memset(copy, 0xa5, sizeof(copy));
+        ini_polyhash_init(&st, &keys[k]);
+        ini_polyhash_update(&st, m, cut);
+        ini_polyhash_copy_last(&st, copy, m + cut, len - cut, got);
+        assert_memory_equal(got, want, 16);
+        if (len > cut)
+            assert_memory_equal(copy, m + cut, len - cut);
+        assert_int_equal(copy[len - cut], 0xa5);        /* not a byte more */
+    }
+}
+
 static void test_every_length(void **state)
 {
     (void)state;
-    for (size_t len = 0; len <= MAXLEN; len++)
+    for (size_t len = 0; len <= MAXLEN; len++) {
         check_length(len);
+        check_copy(len);
+    }
 }
 
 /* Every split point of one 300-byte message (18 full blocks and a part:
