@@ -204,19 +204,34 @@ static void test_rfc8452_example(void **state)
     }
 }
 
+/* A random key (on every path) and message of len bytes, and the
+ * reference's hash of it. */
+struct random_case {
+    uint8_t m[MAXLEN], want[16];
+    struct ini_polyhash_key keys[NPATHS];
+};
+
+static void random_case(size_t len, struct random_case *c)
+{
+    uint8_t h[16];
+    for (int j = 0; j < 16; j++)
+        h[j] = rnd8();
+    for (size_t j = 0; j < len; j++)
+        c->m[j] = rnd8();
+    keys_of(h, c->keys);
+    ref_hash(h, c->m, len, c->want);
+}
+
 /* One length: a random key and message, the whole, two pieces (the
  * sender's CRC + message) and up to eight pieces (a pbuf chain), on every
  * path and both ways of ending, against the reference. */
 static void check_length(size_t len)
 {
-    uint8_t h[16], m[MAXLEN], want[16], got[16];
-    for (int j = 0; j < 16; j++)
-        h[j] = rnd8();
-    for (size_t j = 0; j < len; j++)
-        m[j] = rnd8();
-    struct ini_polyhash_key keys[NPATHS];
-    keys_of(h, keys);
-    ref_hash(h, m, len, want);
+    struct random_case c;
+    random_case(len, &c);
+    const uint8_t *m = c.m, *want = c.want;
+    const struct ini_polyhash_key *keys = c.keys;
+    uint8_t got[16];
     for (int k = 0; k < NPATHS * 2; k++) {      /* each path, ending with update + final, then last */
         size_t cuts[8];
         hash_pieces(&keys[k / 2], m, len, NULL, 0, got, k & 1);
@@ -237,14 +252,11 @@ static void check_length(size_t len)
  * read, after a first piece of `cut` bytes (a block begun, or not). */
 static void check_copy(size_t len)
 {
-    uint8_t h[16], m[MAXLEN], copy[MAXLEN + 1], want[16], got[16];
-    for (int j = 0; j < 16; j++)
-        h[j] = rnd8();
-    for (size_t j = 0; j < len; j++)
-        m[j] = rnd8();
-    struct ini_polyhash_key keys[NPATHS];
-    keys_of(h, keys);
-    ref_hash(h, m, len, want);
+    struct random_case c;
+    random_case(len, &c);
+    const uint8_t *m = c.m, *want = c.want;
+    const struct ini_polyhash_key *keys = c.keys;
+    uint8_t copy[MAXLEN + 1], got[16];
     for (int k = 0; k < NPATHS; k++) {
         size_t cut = k ? rnd_below(len < 20 ? len + 1 : 20) : 0;
         struct ini_polyhash st;
