@@ -13,7 +13,8 @@
 --   16 bits:  op(1) conn(1) seq(2) ack(2)   6 bytes
 --   32 bits:  op(1) conn(1) seq(4) ack(4)  10 bytes (the default)
 -- With the MAC (security.mac, on by default on a LAN since issue 49) a
--- 16-byte tag follows the header: DATA is header, tag, CRC, message; ACK,
+-- 16-byte tag follows the header: DATA is header, tag, CRC (0 under the
+-- MAC since it covers the message: "not sent"), message; ACK,
 -- NAK and PROBE header and tag (then an ACK's grant, a NAK's run and grant,
 -- when they carry them); SYNC header, tag, body.  The tag is shown,
 -- not checked (the run key is not in the capture).
@@ -94,6 +95,7 @@ local f = {
     crc     = ProtoField.uint32("ini_swp.crc", "CRC32C of the message", base.HEX),
     crc_ok  = ProtoField.bool("ini_swp.crc_ok", "CRC32C correct"),
     crc_unchecked = ProtoField.bool("ini_swp.crc_unchecked", "CRC32C unchecked: frame truncated"),
+    crc_none = ProtoField.bool("ini_swp.crc_none", "CRC32C not sent: the MAC covers the message"),
     dropped = ProtoField.bool("ini_swp.fault_dropped", "Dropped by fault injection (not sent)"),
     retx    = ProtoField.bool("ini_swp.retransmission", "Retransmission"),
     retx_of = ProtoField.framenum("ini_swp.retransmission_of", "Retransmission of frame", base.NONE),
@@ -227,8 +229,11 @@ local function layout_of(tvb, n, bits, tag)
     local hl = hdr_len(bits) + tag
     if bit32.band(tvb(0, 1):uint(), 0xc0) ~= 0 and op == 1 then
         -- A segment: no AM length to go by; the layout whose CRC matches.
+        -- Under the MAC the CRC field is 0 (not sent: the MAC covers it).
         local off = hl + 4
-        return n <= tvb:len() and n > off and crc32c(tvb, off, n - off) == tvb(off - 4, 4):le_uint()
+        if n > tvb:len() or n <= off then return false end
+        local field = tvb(off - 4, 4):le_uint()
+        return (tag > 0 and field == 0) or crc32c(tvb, off, n - off) == field
     end
     if op ~= 1 then
         -- Control frames: SYNC has its body; an ACK may carry the grant (2
@@ -374,6 +379,9 @@ function swp.dissector(tvb, pinfo, tree)
                 t:add(f.crc_unchecked, true):set_generated()
                 ct:append_text(" [CRC unchecked: frame truncated]")
                 info = info .. " [CRC unchecked: frame truncated]"
+            elseif tag > 0 and tvb(hl, 4):le_uint() == 0 then
+                t:add(f.crc_none, true):set_generated()
+                ct:append_text(" [not sent: the MAC covers the message]")
             elseif swp.prefs.check_crc then
                 local ok = crc32c(tvb, hl + 4, mlen) == tvb(hl, 4):le_uint()
                 t:add(f.crc_ok, ok):set_generated()
