@@ -1,11 +1,13 @@
 /*
  * swp_tx.c - the transport's transmission (swp.h, swp_internal.h): a
- * message's slot filled once (its CRC, its sum for the UDP checksum, its
- * MAC's inner sum), then each (re)transmission by one of three paths:
+ * message's slot filled once (its CRC and its sum for the UDP checksum;
+ * with a MAC neither, its inner sum instead), then each (re)transmission
+ * by one of three paths:
  *
  *   tx_frame      a message that fits one frame: copied straight into a
- *                 transmit mbuf behind the header, checked and summed in
- *                 the same pass the first time (stack/dgram.h, predicted)
+ *                 transmit mbuf behind the header, checked and summed (or
+ *                 hashed) in the same pass the first time (stack/dgram.h,
+ *                 predicted)
  *   tx_fragments  a longer one (segmentation off): header and CRC in the
  *                 ring's headroom, the datagram cut into IP fragments
  *   tx_parts      a longer one with a MAC: the header, MAC and CRC do not
@@ -124,10 +126,9 @@ static inline uint16_t copy_first_keyed(struct ini_swp *s, struct swp_conn *c, s
     return 0;
 }
 
-/* A later transmission (or the first of several frames with a MAC, whose
- * inner sum was taken before): message and CRC copied, the MAC written, the frame
- * summed from the message's sum if there is one, else hot, here; with a
- * MAC not at all (no UDP checksum: ini_dgram_no_checksum). */
+/* A later transmission: message and CRC copied, the MAC written, the
+ * frame summed from the message's sum if there is one, else hot, here;
+ * with a MAC not at all (no UDP checksum: ini_dgram_no_checksum). */
 static inline uint16_t copy_again(struct ini_swp *s, struct swp_conn *c, struct swp_tx_slot *t, uint8_t *wire,
                                   uint32_t len)
 {
