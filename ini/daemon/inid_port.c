@@ -788,9 +788,21 @@ void inid_capture_close(struct inid *d)
     ini_capture_close(&d->cap);
 }
 
+/* Whether kernel interface `name` is a virtual one (a veth, a bridge: the
+ * kernel files it under /sys/devices/virtual/net), not a NIC.  Start-up
+ * only; an interface sysfs does not show counts as a NIC. */
+static int iface_is_virtual(const char *name)
+{
+    char link[96], real[PATH_MAX];
+    snprintf(link, sizeof link, "/sys/class/net/%.63s", name);
+    return realpath(link, real) && strstr(real, "/devices/virtual/") != NULL;
+}
+
 /* The driver of a kernel interface in af_packet mode (network.port).
  * auto: DPDK's af_packet driver, with a ring of INID_PACKET_FRAMES slots,
- * for the launcher's veth i<ID> (no device named) in segment mode (the
+ * for the launcher's veth i<ID> (no device named) or a named virtual
+ * device (a lab host's veth d0: rows h1, h2 of the README, af_xdp 0 of 3
+ * runs complete there, af_packet 3 of 3) in segment mode (the
  * mode's MTU is at most 1,500: its 2 KB slots hold a frame).  DPDK
  * 22.11's af_xdp driver keeps 2,048 buffers on its socket's fill ring and
  * puts one back only for each frame its receive call takes off, so under
@@ -800,13 +812,13 @@ void inid_capture_close(struct inid *d)
  * af_packet driver joins a PACKET_FANOUT group with the DEFRAG flag, and
  * the kernel then reassembles IPv4 fragments (fragment mode's, a Linux
  * host's large ping) into frames larger than its 2 KB slots, which are
- * lost (docs/deploy.md has the measurements); a named device (a NIC)
- * keeps the driver its deployment was measured with. */
+ * lost (docs/deploy.md has the measurements); a named NIC keeps the
+ * driver its deployment was measured with. */
 static int lan_port_is_packet(const struct inid *d)
 {
     if (d->cfg.port != INI_PORT_AUTO)
         return d->cfg.port == INI_PORT_AF_PACKET;
-    return !d->me->device[0] && d->cfg.stack.segmentation;
+    return d->cfg.stack.segmentation && (!d->me->device[0] || iface_is_virtual(d->me->device));
 }
 
 int inid_kernel_iface_vdev(const struct ini_node_cfg *me, int packet, char arg[INID_ARG_LEN])

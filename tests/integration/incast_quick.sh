@@ -7,7 +7,7 @@
 #     first), which checks every byte;
 #  2. hosts (tools/ping/incast_hosts.sh): three namespace hosts of
 #     tools/cluster/ini-lab, a cluster each, launched over ssh, with
-#     network.port af_packet on their device d0; two senders x 30.
+#     network.port auto on their device d0 (a veth); two senders x 30.
 # Asserts outcomes, not speed, of each:
 #   - every message verified (senders x 30 + 30 solo), 0 errors, exit
 #     status 0, and the table's row says so;
@@ -16,8 +16,8 @@
 #   - the target's NAKs at most 2 per frame it received after a loss (0
 #     when none was lost): NAKs cannot storm;
 #   - the target's port is DPDK's af_packet driver with its ring of
-#     4,096 slots (the LAN's default in segment mode, the hosts' by
-#     PORT=af_packet: its EAL line) and was never reopened:
+#     4,096 slots (auto's choice in segment mode for the LAN's veths and
+#     the hosts' virtual d0: its EAL line) and was never reopened:
 #     port.wedge_resets is in its counters file and 0 (the wedge check is
 #     af_xdp's only: ini/daemon/inid_wedge.c);
 #   - no namespace left behind (the run's, the lab's).
@@ -65,7 +65,7 @@ bash tools/ping/incast.sh lan 7 $COUNT 65000 "$TMP/lan.tsv" 300 > "$TMP/lan.row"
 check lan 7 $? i0
 if command -v sshd > /dev/null || [ -x /usr/sbin/sshd ]; then
     # Its lab is inc<its PID> (tools/ping/incast_hosts.sh).
-    PORT=af_packet bash tools/ping/incast_hosts.sh hosts 2 $COUNT 65000 "$TMP/hosts.tsv" 300 > "$TMP/hosts.row" 2>&1 &
+    bash tools/ping/incast_hosts.sh hosts 2 $COUNT 65000 "$TMP/hosts.tsv" 300 > "$TMP/hosts.row" 2>&1 &
     lab=inc$!
     wait $!
     rc=$?

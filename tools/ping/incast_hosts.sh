@@ -12,7 +12,7 @@
 # to OUT (columns: tools/inimeasure/incast.py), the files in
 # runs/LABEL-SENDERSxCOUNTxSIZE-N/ under OUT's directory.
 #   usage: [LAB=NAME] [PORT=auto|af_xdp|af_packet] [WINDOW=N] [DEVARGS=TEMPLATE] tools/ping/incast_hosts.sh LABEL SENDERS COUNT SIZE OUT [TIMEOUT_S]
-# PORT: network.port (a named device's `auto` is af_xdp: docs/config.md);
+# PORT: network.port (auto: af_packet on a virtual device such as the lab's veth d0, af_xdp on a NIC: docs/config.md);
 # WINDOW, DEVARGS as incast.sh's.  LAB=NAME: a lab already up (ini-lab
 # --name NAME up N, N > SENDERS), left up; without it the run brings up
 # a lab of its own, SENDERS + 1 hosts named inc<PID>, and takes it down
