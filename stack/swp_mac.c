@@ -5,8 +5,8 @@
  * Hash, then PRF: the bytes behind the tag (the CRC field, 0 under the
  * MAC, and the message; or nothing) go through a polynomial hash over
  * GF(2^128) (POLYVAL's, stack/polyhash.h) under a secret key H of the
- * run (the "inner" sum, 16
- * bytes); the tag is SipHash-2-4-128 under a second key of the run over
+ * run (the "inner" sum, 16 bytes); the tag is SipHash-2-4-128 under a
+ * second key of the run over
  * the destination INI, the header, the length and the inner sum.  The
  * hash is universal for messages of one length (two different ones
  * collide with probability <= blocks / 2^128 over H), which is all the
@@ -111,9 +111,10 @@ int swp_mac_ok(const struct ini_swp *s, const struct pbuf *p)
     ini_polyhash_init(&st, &s->hash_key);
     uint16_t off = front;
     for (const struct pbuf *q = p; q; q = q->next) {
-        const uint8_t *b = (const uint8_t *)q->payload + off;
-        size_t n = off < q->len ? (size_t)(q->len - off) : 0;
-        off = off < q->len ? 0 : (uint16_t)(off - q->len);
+        uint16_t skip = off < q->len ? off : q->len;     /* the front, in this pbuf */
+        const uint8_t *b = (const uint8_t *)q->payload + skip;
+        size_t n = (size_t)(q->len - skip);
+        off = (uint16_t)(off - skip);
         if (!q->next)
             ini_polyhash_last(&st, b, n, inner);     /* a segment: its one piece */
         else

@@ -802,18 +802,18 @@ static int iface_is_virtual(const char *name)
  * auto: DPDK's af_packet driver, with a ring of INID_PACKET_FRAMES slots,
  * for the launcher's veth i<ID> (no device named) or a named virtual
  * device (a lab host's veth d0: rows h1, h2 of the README, af_xdp 0 of 3
- * runs complete there, af_packet 3 of 3) in segment mode (the
- * mode's MTU is at most 1,500: its 2 KB slots hold a frame).  DPDK
- * 22.11's af_xdp driver keeps 2,048 buffers on its socket's fill ring and
- * puts one back only for each frame its receive call takes off, so under
- * many senders the kernel finds that ring empty and drops (tens of
- * thousands of frames a run, docs/results/incast/README.md, rows d7 and
- * e); af_packet hands each ring slot back as the frame is copied out.  Otherwise af_xdp: the
+ * runs complete there, af_packet 3 of 3) in segment mode (the mode's MTU
+ * is at most 1,500: its 2 KB slots hold a frame).  DPDK 22.11's af_xdp
+ * driver keeps 2,048 buffers on its socket's fill ring and puts one back
+ * only for each frame its receive call takes off, so under many senders
+ * the kernel finds that ring empty and drops (tens of thousands of frames
+ * a run, docs/results/incast/README.md, rows d7 and e); af_packet hands
+ * each ring slot back as the frame is copied out.  Otherwise af_xdp: the
  * af_packet driver joins a PACKET_FANOUT group with the DEFRAG flag, and
  * the kernel then reassembles IPv4 fragments (fragment mode's, a Linux
  * host's large ping) into frames larger than its 2 KB slots, which are
- * lost (docs/deploy.md has the measurements); a named NIC keeps the
- * driver its deployment was measured with. */
+ * lost (docs/deploy.md has the measurements); a NIC keeps the driver its
+ * deployment was measured with. */
 static int lan_port_is_packet(const struct inid *d)
 {
     if (d->cfg.port != INI_PORT_AUTO)
