@@ -1,12 +1,15 @@
 #!/usr/bin/env bash
 # copies_series.sh - 64 KB compute node to compute node beside raw memif,
 # the reliable layer and UCX over shared memory, in the same ini-bench
-# run, with the compute nodes writing in place (--cn-inplace 1) and
-# through ini_send's copy (0) in turns (the order alternating), every run
-# kept (docs/performance.md, "Copies of a message").
+# run, one ini-bench flag taking two values in turns (the order
+# alternating), every run kept (docs/performance.md, "Copies of a
+# message").  By default the flag is --cn-inplace, 1 and 0: the compute
+# nodes writing in place or through ini_send's copy.
 #
-#   tools/bench/copies_series.sh TURNS OUT [-- INI-BENCH-FLAGS...]
-#       OUT/runs.tsv            one row per run: turn, inplace, start (UTC),
+#   tools/bench/copies_series.sh TURNS OUT [--vary FLAG A B] [-- INI-BENCH-FLAGS...]
+#       OUT/runs.tsv            one row per run: turn, the flag's value
+#                               (column "inplace", or the flag's name without
+#                               its dashes), start (UTC),
 #                               1-minute load, exit status, Gbit/s at 65,000
 #                               bytes of raw-dpdk, reliable, compute-to-compute
 #                               and ucx-am-sm, the ratios c2c/raw, c2c/ucx-sm,
@@ -18,16 +21,25 @@
 # The ratios are within one run: the machine's speed moves between runs.
 set -eu
 cd "$(dirname "$0")/../.."
-[ $# -ge 2 ] || { echo "usage: copies_series.sh TURNS OUT [-- INI-BENCH-FLAGS...]" >&2; exit 2; }
+usage="usage: copies_series.sh TURNS OUT [--vary FLAG A B] [-- INI-BENCH-FLAGS...]"
+[ $# -ge 2 ] || { echo "$usage" >&2; exit 2; }
 TURNS=$1 OUT=$2
 shift 2
+FLAG=--cn-inplace A=1 BV=0 COL=inplace
+if [ "${1-}" = "--vary" ]; then
+    [ $# -ge 4 ] || { echo "$usage" >&2; exit 2; }
+    FLAG=$2 A=$3 BV=$4
+    COL=$(echo "${FLAG#--}" | tr - _)
+    [ "$FLAG" = --cn-inplace ] && COL=inplace
+    shift 4
+fi
 [ "${1-}" = "--" ] && shift
 case $TURNS in '' | *[!0-9]*) echo "copies_series.sh: TURNS: expected a number, got '$TURNS'" >&2; exit 2 ;; esac
 B=build/bin/ini-bench
 [ -x $B ] || { echo "copies_series.sh: build first (make)" >&2; exit 2; }
 mkdir -p "$OUT"
 TSV=$OUT/runs.tsv
-[ -f "$TSV" ] || printf 'turn\tinplace\tstart\tload1\trc\traw_gbps\treliable_gbps\tc2c_gbps\tucx_sm_gbps\tc2c_over_raw\tc2c_over_ucx_sm\treliable_over_raw\tc2c_copies\tc2c_checked\tc2c_retx\n' > "$TSV"
+[ -f "$TSV" ] || printf 'turn\t%s\tstart\tload1\trc\traw_gbps\treliable_gbps\tc2c_gbps\tucx_sm_gbps\tc2c_over_raw\tc2c_over_ucx_sm\treliable_over_raw\tc2c_copies\tc2c_checked\tc2c_retx\n' "$COL" > "$TSV"
 
 row() {   # TURN INPLACE START LOAD RC JSON: one line of runs.tsv
     python3 - "$@" <<'PY'
@@ -52,16 +64,16 @@ PY
 }
 
 for t in $(seq 1 "$TURNS"); do
-    order="1 0"
-    [ $((t % 2)) -eq 0 ] && order="0 1"
+    order="$A $BV"
+    [ $((t % 2)) -eq 0 ] && order="$BV $A"
     for ip in $order; do
-        json=$OUT/turn$t-inplace$ip.json
+        json=$OUT/turn$t-$COL$ip.json
         start=$(date -u +%Y-%m-%dT%H:%M:%SZ)
         load=$(cut -d' ' -f1 /proc/loadavg)
         rc=0
         $B --layers raw-dpdk,reliable,compute-to-compute,ucx-am-sm --sizes 8,65000 --depths 16 \
-            --cn-inplace "$ip" --no-plot --format json "$@" > "$json" 2> "$OUT/errors.tmp" || rc=$?
-        [ -s "$OUT/errors.tmp" ] && sed "s/^/turn $t inplace $ip: /" "$OUT/errors.tmp" >> "$OUT/errors.log"
+            "$FLAG" "$ip" --no-plot --format json "$@" > "$json" 2> "$OUT/errors.tmp" || rc=$?
+        [ -s "$OUT/errors.tmp" ] && sed "s/^/turn $t $COL $ip: /" "$OUT/errors.tmp" >> "$OUT/errors.log"
         rm -f "$OUT/errors.tmp"
         row "$t" "$ip" "$start" "$load" "$rc" "$json" | tee -a "$TSV"
         python3 -c 'import json, sys
@@ -69,8 +81,9 @@ try:
     r = json.load(open(sys.argv[1]))
 except (OSError, ValueError):
     sys.exit(0)   # a run that wrote no report: its row and errors.log say why
-r.update(turn=int(sys.argv[2]), inplace=int(sys.argv[3]))
-print(json.dumps(r, separators=(",", ":")))' "$json" "$t" "$ip" >> "$OUT/reports.jsonl"
+r["turn"] = int(sys.argv[2])
+r[sys.argv[3]] = int(sys.argv[4])
+print(json.dumps(r, separators=(",", ":")))' "$json" "$t" "$COL" "$ip" >> "$OUT/reports.jsonl"
         rm -f "$json"
     done
 done
