@@ -199,6 +199,18 @@ struct ini_restart_cfg {
     int window_s;             /* seconds, default 60 */
 };
 
+/* rings = { bytes = N; }: the data bytes of each shared-memory ring
+ * between a compute node and an INI of its cluster (two per pair, one each
+ * way; ini/cn/ring.h).  A power of two; a ring holds a record of at most
+ * half its bytes, so it must hold stack.max_message and the record's
+ * headers (INI_RING_MSG_OVERHEAD).  The sending INI keeps each message in
+ * its ring until the transport has it acknowledged, so the ring also bounds
+ * the bytes a compute node has in flight through one INI. */
+#define INI_RING_BYTES_DEFAULT  (1 << 20)
+#define INI_RING_BYTES_MIN      (1 << 17)
+#define INI_RING_BYTES_MAX      (1 << 30)
+#define INI_RING_MSG_OVERHEAD   64
+
 struct ini_config {
     char path[INI_PATH_LEN];          /* the file it came from */
     enum ini_net_mode net_mode;       /* network.mode, default memif */
@@ -217,6 +229,7 @@ struct ini_config {
     char eal_args[INI_MAX_EAL_ARGS][128];
     int eal_memory_mb;                /* eal.memory_mb, default 256 */
     enum ini_eal_huge eal_hugepages;  /* eal.hugepages, default auto */
+    int ring_bytes;                   /* rings.bytes, default INI_RING_BYTES_DEFAULT */
 
     int n_clusters, n_pes, n_inis;
     struct ini_cluster_cfg clusters[INI_MAX_CLUSTERS];

@@ -219,6 +219,31 @@ static int load_knobs(struct loader *ld, const config_setting_t *root)
     return cfg_load_kv_group(ld, root, "knobs", allowed, cfg_knob_set, &ld->cfg.knobs);
 }
 
+/* rings = { bytes = N; }: read after stack, whose max_message a ring must
+ * hold (a record takes at most half a ring: ini_ring_max_message). */
+static int load_rings(struct loader *ld, const config_setting_t *root)
+{
+    static const char *const allowed[] = { "bytes", NULL };
+    const config_setting_t *g, *s;
+    int found = cfg_read_group(ld, root, "rings", allowed, &g);
+    if (found <= 0 || !(s = cfg_member(g, "bytes")))
+        return found < 0 ? -1 : 0;
+    int bytes;
+    if (cfg_int_in_range(ld, s, INI_RING_BYTES_MIN, INI_RING_BYTES_MAX, &bytes) < 0)
+        return -1;
+    if (bytes & (bytes - 1))
+        return cfg_fail_at(ld, s, "%d is not a power of two", bytes);
+    /* Holds for every size while INI_MAX_MESSAGE_LIMIT stays 65000 (the
+     * smallest ring holds 65,456 bytes); checked so that raising the
+     * limit cannot break the rings. */
+    long long holds = bytes / 2 - 16 - INI_RING_MSG_OVERHEAD;
+    if (holds < ld->cfg.stack.max_message)
+        return cfg_fail_at(ld, s, "%d holds messages of at most %lld bytes, less than stack.max_message (%d): "
+                           "at least %d", bytes, holds, ld->cfg.stack.max_message, bytes * 2);
+    ld->cfg.ring_bytes = bytes;
+    return 0;
+}
+
 static int load_eal(struct loader *ld, const config_setting_t *root)
 {
     static const char *const allowed[] = { "memory_mb", "hugepages", "args", NULL };
@@ -259,7 +284,7 @@ int cfg_load_structure(struct loader *ld, const config_setting_t *root)
 {
     static const char *const allowed[] = { "version", "network", "policy", "stack", "idle",
                                            "trace", "eal", "faults", "knobs", "clusters", "security", "restart",
-                                           NULL };
+                                           "rings", NULL };
     const config_setting_t *version = cfg_member(root, "version");
     long long value = 0;
 
@@ -275,6 +300,7 @@ int cfg_load_structure(struct loader *ld, const config_setting_t *root)
                            value, INI_CONFIG_VERSION);
     if (cfg_check_group(ld, root, allowed) < 0 ||
         load_network(ld, root) < 0 || load_policy(ld, root) < 0 || load_stack(ld, root) < 0 ||
+        load_rings(ld, root) < 0 ||
         load_idle(ld, root) < 0 || load_trace(ld, root) < 0 || load_eal(ld, root) < 0 ||
         load_restart(ld, root) < 0 ||
         cfg_load_faults(ld, root, &ld->cfg.faults) < 0 || load_knobs(ld, root) < 0 ||

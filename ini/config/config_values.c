@@ -45,6 +45,7 @@ void ini_config_defaults(struct ini_config *cfg)
                                        .colocate = INI_IDLE_COLOCATE_DEFAULT };
     cfg->trace = (struct ini_trace_cfg){ .mode = INI_TRACE_OFF, .records = 1048576 };
     cfg->eal_memory_mb = 256;
+    cfg->ring_bytes = INI_RING_BYTES_DEFAULT;
     cfg->restart = (struct ini_restart_cfg){ .max = INI_RESTART_MAX_DEFAULT,
                                              .window_s = INI_RESTART_WINDOW_S_DEFAULT };
     ini_fault_defaults(&cfg->faults);

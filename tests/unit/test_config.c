@@ -235,6 +235,7 @@ static const struct scalar_field scalar_fields[] = {
     { FIELD(restart.max),           { INI_RESTART_MAX_DEFAULT, 100 } },
     { FIELD(restart.window_s),      { INI_RESTART_WINDOW_S_DEFAULT, 86400 } },
     { FIELD(n_eal_args),            { 0, 2 } },
+    { FIELD(ring_bytes),            { INI_RING_BYTES_DEFAULT, 1 << 30 } },
 };
 
 _Static_assert(sizeof(enum ini_net_mode) == sizeof(int) && sizeof(enum ini_policy) == sizeof(int) &&
@@ -298,6 +299,7 @@ static void test_every_field(void **state)
         "trace   = { mode = \"detailed\"; records = 67108864; };\n"
         "eal     = { memory_mb = 16384; args = [ \"--no-telemetry\", \"--log-level=7\" ]; };\n"
         "restart = { max = 100; window_s = 86400; };\n"
+        "rings   = { bytes = 1073741824; };\n"
         "clusters = (\n"
         "  { id = 1; pes = [3, 1];\n"
         "    inis = ( { id = 1; core = 1023; ip = \"198.19.255.254\"; mac = \"AA:bb:cc:dd:ee:ff\";\n"
@@ -639,6 +641,13 @@ static const struct bad_case bad_cases[] = {
     { "af_packet jumbo", WITH("network = { mode = \"af_packet\"; };\nstack = { mtu = 9000; };"), 3,
       "stack.mtu", "9000 is above 1500, the largest MTU of DPDK 22.11's af_packet driver" },
     { "memory too large", WITH("eal = { memory_mb = 16385; };"), 2, "eal.memory_mb", "out of range" },
+    /* issue 47: the rings' size is configurable, within what a ring can be */
+    { "rings too small", WITH("rings = { bytes = 65536; };"), 2, "rings.bytes", "out of range 131072..1073741824" },
+    { "rings too large", WITH("rings = { bytes = 2147483647; };"), 2, "rings.bytes", "out of range" },
+    { "rings not a power of two", WITH("rings = { bytes = 196608; };"), 2, "rings.bytes",
+      "196608 is not a power of two" },
+    { "rings unknown", WITH("rings = { size = 4; };"), 2, "rings.size", "unknown" },
+    { "rings not a group", WITH("rings = 4;"), 2, "rings", "group" },
     { "core -2",
       ONE_INI("core = -2; ip = \"198.18.0.1\";"),
       2, "clusters[0].inis[0].core", "out of range -1..1023" },

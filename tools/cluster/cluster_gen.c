@@ -103,6 +103,7 @@ static void write_groups(FILE *out, const struct gen_machine *m)
             "idle    = { mode = \"%s\"; spin_us = %d; max_sleep_us = %d; yield_us = %d; colocate = %s; };\n"
             "trace   = { mode = \"%s\"; records = %d; };\n"
             "eal     = { memory_mb = %d; hugepages = \"auto\"; args = [ ]; };\n"
+            "rings   = { bytes = %d; };\n"
             "clusters = (\n",
             m->n_clusters, m->n_clusters > 1 ? "s" : "", m->pes_per_cluster, m->pes_per_cluster > 1 ? "s" : "",
             m->inis_per_cluster, m->inis_per_cluster > 1 ? "s" : "", mode,
@@ -114,7 +115,7 @@ static void write_groups(FILE *out, const struct gen_machine *m)
             d.stack.segmentation ? "true" : "false",
             ini_idle_mode_name(d.idle.mode), d.idle.spin_us, d.idle.max_sleep_us, d.idle.yield_us,
             d.idle.colocate ? "true" : "false",
-            ini_trace_mode_name(d.trace.mode), d.trace.records, d.eal_memory_mb);
+            ini_trace_mode_name(d.trace.mode), d.trace.records, d.eal_memory_mb, d.ring_bytes);
 }
 
 /* Cluster c: its host, compute nodes, INIs and static mapping (blocks). */

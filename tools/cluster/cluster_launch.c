@@ -53,10 +53,10 @@ int launch_create_segments(struct launch *L, char *err, size_t errlen)
     for (int c = 0; c < L->cfg->n_clusters; c++) {
         if (!L->selected[c])
             continue;
-        L->segs[c].seg = ini_segment_create(L->segs[c].name, L->cfg, c, INI_SEG_RING_SIZE_DEFAULT);
+        L->segs[c].seg = ini_segment_create(L->segs[c].name, L->cfg, c, (uint64_t)L->cfg->ring_bytes);
         if (!L->segs[c].seg) {
             int e = errno;
-            uint64_t bytes = ini_segment_bytes(L->cfg, c, INI_SEG_RING_SIZE_DEFAULT);
+            uint64_t bytes = ini_segment_bytes(L->cfg, c, (uint64_t)L->cfg->ring_bytes);
             if (e == ENOSPC || e == ENOMEM || e == EFBIG)
                 snprintf(err, errlen, "cannot create segment %s of cluster %d: cannot allocate %llu "
                          "bytes (%.1f MiB) in /dev/shm: %s (make /dev/shm larger, or free it)",
