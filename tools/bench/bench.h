@@ -185,6 +185,7 @@ struct bench_setup {
     int cn_yield_us;          /* idle.yield_us of the cluster run, -1: the configuration's default */
     int cn_colocate;          /* idle.colocate of the cluster run, -1: default */
     int cn_inplace;           /* 1: the compute nodes write messages in place (ini_send_inplace), 0: ini_send */
+    int cn_ring_bytes;        /* rings.bytes of the cluster run, 0: the default */
     int segment;              /* stack.segmentation of the reliable and compute-to-compute layers */
     int mtu;                  /* the frames every memif layer moves (--mtu; BENCH_MTU) */
     int split;                /* --split: time the ping-pong's receive polls and send calls */

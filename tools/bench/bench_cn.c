@@ -214,7 +214,9 @@ static int write_config(const char *path, const struct bench_setup *s)
     if (!f)
         return -1;
     const char *idle = s->cn_idle < 0 ? "auto" : s->cn_idle ? "adaptive" : "poll";
-    char extra[96] = "";
+    char extra[96] = "", rings[64] = "";
+    if (s->cn_ring_bytes)
+        snprintf(rings, sizeof(rings), "rings   = { bytes = %d; };\n", s->cn_ring_bytes);
     if (s->cn_yield_us >= 0)
         snprintf(extra, sizeof(extra), " yield_us = %d;", s->cn_yield_us);
     if (s->cn_colocate >= 0)
@@ -228,12 +230,13 @@ static int write_config(const char *path, const struct bench_setup *s)
                "            ack_timeout_us = 200; max_message = %d; nak = true; segmentation = %s; };\n"
                "idle    = { mode = \"%s\"; spin_us = 5; max_sleep_us = 1000;%s };\n"
                "trace   = { mode = \"%s\"; records = 4194304; };\n"
+               "%s"
                "clusters = (\n"
                "  { id = 0; pes = [0]; inis = ( { id = 0; core = %d; ip = \"198.18.0.1\"; } ); },\n"
                "  { id = 1; pes = [1]; inis = ( { id = 1; core = %d; ip = \"198.18.0.2\"; } ); }\n"
                ");\n",
             s->mtu, s->cn_window, BENCH_MAX_MSG, s->segment ? "true" : "false", idle, extra,
-            s->cn_trace ? "detailed" : "off", s->cores[0],
+            s->cn_trace ? "detailed" : "off", rings, s->cores[0],
             s->cores[1]);
     return fclose(f);
 }

@@ -9,7 +9,8 @@
  *             [--runs N] [--count N] [--budget-ms N] [--depths LIST]
  *             [--sizes LIST] [--bw-depth N] [--window N] [--cores A,B]
  *             [--cn-idle auto|poll|adaptive] [--cn-window N]
- *             [--cn-yield-us N] [--cn-colocate 0|1] [--cn-inplace 0|1] [--segment on|off]
+ *             [--cn-yield-us N] [--cn-colocate 0|1] [--cn-inplace 0|1] [--cn-ring-bytes N]
+ *             [--segment on|off]
  *             [--mtu N] [--split] [--rtt-bytes B] [--plot FILE | --no-plot] [--save PREFIX]
  *             [--verbose]
  *   ini-bench --inproc [...]     the stack path in one process (callgrind)
@@ -52,6 +53,7 @@
 #include "bench.h"
 #include "bench_logp.h"
 #include "cli.h"
+#include "config.h"             /* INI_RING_BYTES_MIN and _MAX */
 #include "stack_defaults.h"     /* the transport's default segmentation */
 
 #include <dirent.h>
@@ -81,9 +83,8 @@ static const char usage_text[] =
     "usage: ini-bench [--quick] [--format table|csv|json] [--layers LIST] [--runs N] [--count N]\n"
     "                 [--budget-ms N] [--depths LIST] [--sizes LIST] [--bw-depth N] [--window N]\n"
     "                 [--cores A,B] [--cn-idle auto|poll|adaptive] [--cn-window N]\n"
-    "                 [--cn-yield-us N] [--cn-colocate 0|1] [--cn-inplace 0|1] [--cn-trace DIR] [--segment on|off]\n"
-    "                 [--mtu N] [--split]"
-    "                 [--rtt-bytes B]\n"
+    "                 [--cn-yield-us N] [--cn-colocate 0|1] [--cn-inplace 0|1] [--cn-ring-bytes N] [--cn-trace DIR]\n"
+    "                 [--segment on|off] [--mtu N] [--split] [--rtt-bytes B]\n"
     "                 [--plot FILE | --no-plot] [--save PREFIX] [--verbose]\n"
     "       ini-bench --inproc [--layer raw|udp-ip|reliable|all] [--count N] [--window W] [--size B] [--mac]\n"
     "                        [--segment on|off] [--mtu N]\n"
@@ -106,7 +107,7 @@ struct bench_opts {
     const char *plot, *layers, *depths, *sizes, *cores, *save, *cn_trace;
     int no_plot;
     long runs, count, budget_ms, bw_depth, window, cn_window, rtt_bytes;
-    long cn_yield_us, cn_colocate, cn_inplace, mtu;
+    long cn_yield_us, cn_colocate, cn_inplace, cn_ring_bytes, mtu;
 };
 
 /* The options that take a number: flag, field of struct bench_opts, range. */
@@ -126,6 +127,8 @@ static const struct long_option {
     /* 1: the compute nodes write each message into its ring record
      * (ini_send_inplace, no copy); 0: build it in a buffer, ini_send copies */
     { "--cn-inplace", offsetof(struct bench_opts, cn_inplace), 0, 1 },
+    /* the compute-to-compute run's rings.bytes (a power of two) */
+    { "--cn-ring-bytes", offsetof(struct bench_opts, cn_ring_bytes), INI_RING_BYTES_MIN, INI_RING_BYTES_MAX },
     /* the frames of every memif layer, raw included (so that the layers
      * compare), and the compute-to-compute run's stack.mtu */
     { "--mtu", offsetof(struct bench_opts, mtu), 576, 9000 },
@@ -212,6 +215,9 @@ static void apply_numbers(struct bench_setup *s, const struct bench_opts *o)
     s->cn_yield_us = (int)o->cn_yield_us;
     s->cn_colocate = (int)o->cn_colocate;
     s->cn_inplace = (int)o->cn_inplace;
+    s->cn_ring_bytes = (int)o->cn_ring_bytes;
+    if (s->cn_ring_bytes & (s->cn_ring_bytes - 1))
+        cli_bad_arg("--cn-ring-bytes: %d is not a power of two", s->cn_ring_bytes);
     s->mtu = (int)o->mtu;
     s->cn_trace = o->cn_trace;
     if (s->cn_trace && !dir_new_or_empty(s->cn_trace))
