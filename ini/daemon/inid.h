@@ -149,6 +149,10 @@ struct inid {
     struct work queue[INID_QUEUE_SIZE];
     uint32_t n_stalled;
     struct work stalled[INID_QUEUE_SIZE];
+    /* this turn, a port gave a whole burst: more frames are waiting, and
+     * a colocated compute node is handed the core after they are taken
+     * (inid_loop.c, end_turn) */
+    int rx_burst_full;
 
     /* adaptive idle: the INI sleeps in epoll on its doorbell FIFO and on
      * the receive interrupts of the ports that have them */

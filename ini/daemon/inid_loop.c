@@ -478,12 +478,14 @@ TURN_PIECE int poll_pes(struct inid *d, uint64_t now)
 TURN_PIECE int poll_ports(struct inid *d, uint64_t now)
 {
     int n = 0;
+    d->rx_burst_full = 0;
     struct rte_mbuf *pkts[INI_NETIF_BURST];
     for (int k = 0; k < d->n_ports; k++) {
         if (queue_room(d) < INI_NETIF_BURST || d->n_stalled + queue_len(d) + INI_NETIF_BURST >= INID_QUEUE_SIZE ||
             d->wedge.stalled)
             break;
         uint16_t got = rte_eth_rx_burst(d->ports[k], 0, pkts, INI_NETIF_BURST);
+        d->rx_burst_full |= got == INI_NETIF_BURST;
         if (d->cap.fd >= 0)
             inid_capture_rx(d, k, pkts, got);      /* as received, before rx faults */
         struct rte_mbuf **in = pkts;
@@ -731,14 +733,27 @@ TURN_PIECE void end_turn(struct inid *d, struct loop_clock *c, uint64_t now, int
         d->stats.work_turns++;
         c->last_work = now;
         c->backoff_us = 8;
-        uint64_t given = d->stats.in_msgs + d->stats.local_msgs;
-        /* A waiting compute node on this core has a message: hand it the
-         * core, by sleeping when the scheduler keeps us (fabric.h,
-         * "Sharing a core"). */
-        if (c->colocated && given != c->handed && ini_fabric_pes_wait(d->seg, c->colocated))
-            hand_over_core(d, c);
+        /* A whole burst came in: more frames wait, taken before the
+         * hand-over below (a hand-over per turn of a large message's
+         * segments held its rate back: docs/results/c2c-handover).  A
+         * round trip's lone frame never fills a burst. */
+        if (d->rx_burst_full)
+            return;
+    }
+    /* A waiting compute node on this core has a message: hand it the
+     * core, by sleeping when the scheduler keeps us (fabric.h, "Sharing
+     * a core"). */
+    uint64_t given = d->stats.in_msgs + d->stats.local_msgs;
+    if (given != c->handed) {
         c->handed = given;
-    } else if (c->colocated && now - c->last_work <= c->yield && ini_fabric_pes_wait(d->seg, c->colocated)) {
+        if (c->colocated && ini_fabric_pes_wait(d->seg, c->colocated)) {
+            hand_over_core(d, c);
+            return;
+        }
+    }
+    if (n)
+        return;
+    if (c->colocated && now - c->last_work <= c->yield && ini_fabric_pes_wait(d->seg, c->colocated)) {
         /* Its compute nodes wait on this core: what arrives is theirs,
          * taken at once rather than after a switch to them and back. */
     } else if (d->idle == INI_IDLE_ADAPTIVE && now - c->last_work > c->spin) {

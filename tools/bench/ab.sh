@@ -5,7 +5,7 @@
 # compared only within a turn, never a run of one against a run of another
 # at another time.
 #
-#   tools/bench/ab.sh 64k|small|c2c TURNS on|off BIN BIN...
+#   tools/bench/ab.sh 64k|small|c2c|c2c64 TURNS on|off BIN BIN...
 #
 # Each turn runs every BIN once, the order rotating from turn to turn, with
 # --segment on|off, and prints one line per run: the load average at its
@@ -24,11 +24,15 @@
 #          round trip and UCX active messages' over TCP loopback (us,
 #          median of 10 runs) and their ratio, the figure of issue 32's
 #          target (the state column is not measured here: -)
+#   c2c64  ini-bench --layers raw-dpdk,compute-to-compute --depths 16
+#          --sizes 8,65000 --runs 5 --count 4000: raw's and the compute-to-
+#          compute layer's Gbit/s at 65,000 bytes, their ratio, and the
+#          compute-to-compute 8-byte round trip (us, median of 5 runs)
 # Every run is printed; none is dropped.
 set -u
 case ${1-} in -h|--help) sed -n '2,/^set -u/p' "$0" | sed -e '$d' -e 's/^# \{0,1\}//'; exit 0 ;; esac
 me=${AB_NAME:-ab}
-[ $# -ge 4 ] || { echo "$me: usage: ${AB_USAGE:-ab.sh 64k|small|c2c} TURNS on|off BIN BIN..." >&2; exit 2; }
+[ $# -ge 4 ] || { echo "$me: usage: ${AB_USAGE:-ab.sh 64k|small|c2c|c2c64} TURNS on|off BIN BIN..." >&2; exit 2; }
 what=$1 turns=$2 seg=$3
 shift 3
 case $what in
@@ -38,7 +42,9 @@ small) bench=(--layers raw-dpdk,reliable --depths 16,64 --sizes 8,16 --runs 5 --
      header=(turn bin load state raw_rtt rel_rtt ratio raw@64 rel@64) hfmt="%4s %-22s %5s %-5s %7s %7s %7s %7s %7s\n" ;;
 c2c) bench=(--layers compute-to-compute,ucx-am-tcp --depths 1 --sizes 8,16 --runs 10 --count 2000)
      header=(turn bin load state c2c_rtt ucx_rtt ratio) hfmt="%4s %-22s %5s %-4s %7s %7s %7s\n" ;;
-*) echo "$me: expected 64k, small or c2c, got '$what'" >&2; exit 2 ;;
+c2c64) bench=(--layers raw-dpdk,compute-to-compute --depths 16 --sizes 8,65000 --runs 5 --count 4000)
+     header=(turn bin load state raw_gb c2c_gb ratio c2c_rtt) hfmt="%4s %-22s %5s %-4s %7s %7s %7s %7s\n" ;;
+*) echo "$me: expected 64k, small, c2c or c2c64, got '$what'" >&2; exit 2 ;;
 esac
 case $turns in ''|*[!0-9]*|0) echo "$me: TURNS: expected a positive integer, got '$turns'" >&2; exit 2 ;; esac
 case $seg in on|off) ;; *) echo "$me: expected on or off for --segment, got '$seg'" >&2; exit 2 ;; esac
@@ -62,9 +68,10 @@ try:
         sys.exit(0)
     turn_us = raw["rtt_turns_ns"] / 1000
     state = "fast" if turn_us < 1 else "slow"
-    if what == "64k":
+    if what in ("64k", "c2c64"):
         a, b = raw["gbps_64k"], rel["gbps_64k"]
-        print(f"{t:>4} {name:<22} {la:5.2f} {state:<4} {a:7.2f} {b:7.2f} {b / a:7.3f}")
+        rtt = f" {rel['rtt_ns'] / 1000:7.2f}" if what == "c2c64" else ""
+        print(f"{t:>4} {name:<22} {la:5.2f} {state:<4} {a:7.2f} {b:7.2f} {b / a:7.3f}{rtt}")
     else:
         at64 = lambda l: next(f["rate_mps"] for f in l["flood"] if f["depth"] == 64)
         b, ratio = rel["rtt_turns_ns"] / 1000, rel["rtt_turns_ratio"]
