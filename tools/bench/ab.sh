@@ -70,7 +70,8 @@ try:
     state = "fast" if turn_us < 1 else "slow"
     if what in ("64k", "c2c64"):
         a, b = raw["gbps_64k"], rel["gbps_64k"]
-        rtt = f" {rel['rtt_ns'] / 1000:7.2f}" if what == "c2c64" else ""
+        c_us = rel["rtt_ns"] / 1000
+        rtt = f" {c_us:7.2f}" if what == "c2c64" else ""
         print(f"{t:>4} {name:<22} {la:5.2f} {state:<4} {a:7.2f} {b:7.2f} {b / a:7.3f}{rtt}")
     else:
         at64 = lambda l: next(f["rate_mps"] for f in l["flood"] if f["depth"] == 64)
