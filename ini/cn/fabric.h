@@ -59,8 +59,10 @@
  * (`waiting` of its struct ini_seg_pe, ini_fabric_pe_waits): its INI then
  * keeps the core and polls instead of yielding at every idle turn, so
  * that a frame that arrives is taken at once, not after the compute
- * node's turn and a switch, and hands the core over right after it has
- * delivered to it.
+ * node's turn and a switch, and hands the core over once it has delivered
+ * to it and drained its port (a turn whose receive burst came back full
+ * takes the frames behind it first: a large message's segments then
+ * reach the compute node in one hand-over, not one a turn).
  *
  * A yield is not a hand-over.  Under Linux's EEVDF scheduler (6.6 on)
  * sched_yield only pushes the caller's deadline back: when the other task

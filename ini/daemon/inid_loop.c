@@ -713,8 +713,9 @@ static void test_leak(struct inid *d, uint64_t now)
         (void)rte_pktmbuf_alloc(d->stack.pool);
 }
 
-/* The end of a turn: lwIP's timers when due, then the busy cycles of a
- * turn that did work (n), or the idle path. */
+/* The end of a turn: lwIP's timers when due, the busy cycles of a turn
+ * that did work (n), the core handed to a colocated compute node that has
+ * a message, or the idle path. */
 TURN_PIECE void end_turn(struct inid *d, struct loop_clock *c, uint64_t now, int n)
 {
     if (now >= c->next_timers) {
