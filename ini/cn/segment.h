@@ -26,7 +26,6 @@
 
 #define INI_SEG_MAGIC   0x31474553494e49ull   /* "INISEG1" */
 #define INI_SEG_VERSION 2
-#define INI_SEG_RING_SIZE_DEFAULT (1u << 20)
 
 enum ini_seg_state { INI_SEG_ABSENT = 0, INI_SEG_READY = 1, INI_SEG_STOPPED = 2 };
 enum ini_ring_dir  { INI_TO_INI = 0, INI_TO_PE = 1 };
