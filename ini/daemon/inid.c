@@ -285,7 +285,9 @@ static void process_init(struct inid *d)
      * (fabric.c turns the write's SIGPIPE into EPIPE; any other write to a
      * dead reader gets EPIPE too). */
     signal(SIGPIPE, SIG_IGN);
-    d->tsc_hz = rte_get_tsc_hz();
+    /* In virtual time the TSC is the machine's, at a rate of its own
+     * (inid_vtime.h, INID_VT_TSC_HZ); else the host's. */
+    d->tsc_hz = inid_vt_requested() ? INID_VT_TSC_HZ : rte_get_tsc_hz();
     inid_knobs_init(&d->knobs, &d->cfg.knobs, d->tsc_hz, d->me->id);
     /* Sleeps (adaptive idle, the O knob in sleep mode) end when asked, not
      * up to the default 50 us later. */

@@ -640,6 +640,12 @@ int inid_vt_loop(struct inid *d)
     return 0;
 }
 
+int inid_vt_requested(void)
+{
+    const char *name = getenv(INI_VT_ENV);
+    return name && *name;
+}
+
 int inid_vt_setup(struct inid *d, char *err, size_t errlen)
 {
     const char *name = getenv(INI_VT_ENV);

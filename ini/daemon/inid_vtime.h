@@ -74,6 +74,19 @@ struct inid_vt {
     uint64_t frames_foreign;      /* another INI's, flooded by the LAN's bridge: not counted in */
 };
 
+/* The daemon's TSC rate in a virtual run: fixed, not the host's.  The
+ * transport's timers, the fault injector's holds and every conversion
+ * between the machine's cycles and TSC ticks (tsc_of, cycles_of) count in
+ * it, so they round the same on every host: with the host's rate the
+ * fault mix of vtime_ping took 41,155,978 cycles on a host whose TSC ran
+ * at 2.45 GHz and 42,527,088 on one at 2.60.  A multiple of the default
+ * 20 MHz machine and of 1 MHz (timers are set in microseconds). */
+#define INID_VT_TSC_HZ 2000000000ull
+
+/* 1 when the environment names a virtual run's machine (INI_VTIME): the
+ * daemon then runs its TSC at INID_VT_TSC_HZ (inid.c). */
+int inid_vt_requested(void);
+
 /* Maps the run's machine when the environment names one (INI_VTIME):
  * d->vt set, deliveries leave room for their stamp.  0 (also when not a
  * virtual run), or -1 with a one-line reason in err. */
