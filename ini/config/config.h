@@ -202,8 +202,9 @@ struct ini_restart_cfg {
 /* rings = { bytes = N; }: the data bytes of each shared-memory ring
  * between a compute node and an INI of its cluster (two per pair, one each
  * way; ini/cn/ring.h).  A power of two; a ring holds a record of at most
- * half its bytes, so it must hold stack.max_message and the record's
- * headers (INI_RING_MSG_OVERHEAD).  The sending INI keeps each message in
+ * half its bytes, so it must hold stack.max_message and what goes with it
+ * (INI_RING_MSG_OVERHEAD: the record's 16-byte header, the transport's
+ * headroom and the message header, 16 each, and virtual time's stamp).  The sending INI keeps each message in
  * its ring until the transport has it acknowledged, so the ring also bounds
  * the bytes a compute node has in flight through one INI. */
 #define INI_RING_BYTES_DEFAULT  (1 << 20)

@@ -234,9 +234,9 @@ static int load_rings(struct loader *ld, const config_setting_t *root)
     if (bytes & (bytes - 1))
         return cfg_fail_at(ld, s, "%d is not a power of two", bytes);
     /* Holds for every size while INI_MAX_MESSAGE_LIMIT stays 65000 (the
-     * smallest ring holds 65,456 bytes); checked so that raising the
+     * smallest ring holds 65,472 bytes); checked so that raising the
      * limit cannot break the rings. */
-    long long holds = bytes / 2 - 16 - INI_RING_MSG_OVERHEAD;
+    long long holds = bytes / 2 - INI_RING_MSG_OVERHEAD;
     if (holds < ld->cfg.stack.max_message)
         return cfg_fail_at(ld, s, "%d holds messages of at most %lld bytes, less than stack.max_message (%d): "
                            "at least %d", bytes, holds, ld->cfg.stack.max_message, bytes * 2);

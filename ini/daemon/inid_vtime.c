@@ -648,9 +648,9 @@ int inid_vt_requested(void)
 
 int inid_vt_setup(struct inid *d, char *err, size_t errlen)
 {
-    const char *name = getenv(INI_VT_ENV);
-    if (!name || !*name)
+    if (!inid_vt_requested())
         return 0;
+    const char *name = getenv(INI_VT_ENV);
     struct inid_vt *v = calloc(1, sizeof *v);
     if (!v) {
         snprintf(err, errlen, "virtual time: out of memory");

@@ -8,24 +8,26 @@
 # retransmission (memif loses nothing).
 set -u
 cd "$(dirname "$0")/../.."
+. tests/integration/lib/common.sh
 . tests/integration/lib/ping.sh
+test_start rings build/bin/ini-cluster build/bin/ini-ping build/bin/inid
 L=build/bin/ini-cluster
-TMP=$(mktemp -d /tmp/ini-rings.XXXXXX)
-trap 'rm -rf "$TMP"' EXIT
 
 for bytes in 131072 16777216; do
     cfg=$TMP/r$bytes.cfg
-    $L gen 2 2 1 -o "$cfg" > /dev/null || { echo "rings: FAIL: gen"; exit 1; }
+    $L gen 2 2 1 -o "$cfg" > /dev/null || { fail "gen"; break; }
     sed -i "s/rings   = { bytes = [0-9]*; };/rings   = { bytes = $bytes; };/" "$cfg"
-    grep -q "bytes = $bytes;" "$cfg" || { echo "rings: FAIL: cannot set rings.bytes in $cfg"; exit 1; }
+    grep -q "bytes = $bytes;" "$cfg" || { fail "cannot set rings.bytes in $cfg"; break; }
 
     # The segment's size, seen by a program of the run.
-    out=$($L run "$cfg" --run-dir "$TMP/seg$bytes" -- sh -c 'stat -c %s "/dev/shm$INI_SEGMENT"' 2>&1)
-    size=$(grep -h '^[0-9][0-9]*$' "$TMP/seg$bytes/cluster0.out" | head -n 1)
-    [ -n "$size" ] || { echo "$out"; echo "rings: FAIL: rings.bytes $bytes: no segment size"; exit 1; }
+    $L run "$cfg" --run-dir "$TMP/seg$bytes" -- sh -c 'stat -c %s "/dev/shm$INI_SEGMENT"' > "$TMP/seg$bytes.out" 2>&1
+    size=$(grep -h '^[0-9][0-9]*$' "$TMP/seg$bytes/cluster0.out" 2>/dev/null | head -n 1)
     low=$((2 * 2 * bytes)) high=$((2 * 2 * bytes + 1048576))
-    [ "$size" -ge "$low" ] && [ "$size" -lt "$high" ] ||
-        { echo "rings: FAIL: rings.bytes $bytes: segment of $size bytes, expected $low..$high"; exit 1; }
+    if [ -n "$size" ] && [ "$size" -ge "$low" ] && [ "$size" -lt "$high" ]; then
+        ok "rings.bytes $bytes: segment of $size bytes (2 x 2 rings and headers)"
+    else
+        fail "rings.bytes $bytes: segment of '$size' bytes, expected $low..$high; see $TMP/seg$bytes.out"
+    fi
 
     ping_run "rings-$bytes" "$cfg" 8,65000 200 --
     retx=$(python3 - "$RUN_DIR" <<'PY'
@@ -33,8 +35,11 @@ import glob, json, sys
 print(sum(json.load(open(f))["transport"]["retx_nak"] for f in glob.glob(sys.argv[1] + "/ini*.counters.json")))
 PY
 )
-    [ "$retx" = 0 ] || ping_fail "rings.bytes $bytes: $retx retransmissions on memif"
-    echo "rings: rings.bytes $bytes: segment $size bytes, 2 x 2 x 200 x 2 messages verified, 0 retransmissions"
+    if [ "$retx" = 0 ]; then
+        ok "rings.bytes $bytes: 2 x 2 x 200 x 2 messages of 8 and 65,000 bytes verified, 0 retransmissions"
+    else
+        fail "rings.bytes $bytes: $retx retransmissions on memif"
+    fi
     ping_cleanup
 done
-echo "rings: PASS"
+test_end
